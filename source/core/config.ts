@@ -1,0 +1,312 @@
+/**
+ * Configuration: the `mcpServers` map in the shape Claude Desktop and Cursor
+ * use, plus hangar's own per-server fields and a top-level `hangar` object of
+ * global defaults. Validated once, here, with zod; every problem is reported
+ * with the file, the JSON path and what was expected. Unknown keys are errors
+ * so a typo never silently does nothing. The rest of the engine only sees the
+ * resolved `HangarConfig`, with every default filled in.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import {z} from 'zod';
+import {defaultConfigCandidates, defaultStateDir} from './paths.js';
+
+/** Server names become tool prefixes (`<server>__<tool>`), so they must be safe there and unambiguous. */
+export const serverNamePattern = /^[A-Za-z0-9](?:[A-Za-z0-9-]|_(?!_))*$/;
+export const serverNameMaxLength = 32;
+
+const seconds = (what: string) =>
+	z.number({error: `expected a number of seconds (${what})`}).nonnegative({error: `expected ${what} to be 0 or more`});
+
+const positiveSeconds = (what: string) =>
+	z.number({error: `expected a number of seconds (${what})`}).positive({error: `expected ${what} to be more than 0`});
+
+const toolDefinitionSchema = z.strictObject({
+	name: z.string().min(1),
+	title: z.string().optional(),
+	description: z.string().optional(),
+	inputSchema: z.looseObject({type: z.literal('object')}).optional(),
+	outputSchema: z.looseObject({type: z.literal('object')}).optional(),
+	annotations: z.record(z.string(), z.unknown()).optional(),
+});
+
+const serverSchema = z
+	.strictObject({
+		type: z.enum(['stdio', 'http', 'streamable-http', 'sse']).optional(),
+		command: z.string().min(1, {error: 'expected a non-empty command'}).optional(),
+		args: z.array(z.string(), {error: 'expected an array of strings'}).optional(),
+		env: z.record(z.string(), z.string(), {error: 'expected an object of string values'}).optional(),
+		cwd: z.string().optional(),
+		url: z.url({error: 'expected an http(s) URL'}).optional(),
+		headers: z.record(z.string(), z.string()).optional(),
+		lazy: z.boolean().optional(),
+		idleTimeoutSeconds: seconds('idleTimeoutSeconds').optional(),
+		callTimeoutSeconds: positiveSeconds('callTimeoutSeconds').optional(),
+		startTimeoutSeconds: positiveSeconds('startTimeoutSeconds').optional(),
+		tools: z.array(toolDefinitionSchema).optional(),
+		disabled: z.boolean().optional(),
+		quarantined: z.boolean().optional(),
+	})
+	.superRefine((server, context) => {
+		if (server.command === undefined && server.url === undefined) {
+			context.addIssue({code: 'custom', message: 'expected either "command" (a subprocess) or "url" (a remote server)'});
+		}
+
+		if (server.command !== undefined && server.url !== undefined) {
+			context.addIssue({code: 'custom', message: 'expected only one of "command" and "url", not both'});
+		}
+
+		if (server.url === undefined && (server.headers !== undefined)) {
+			context.addIssue({code: 'custom', path: ['headers'], message: '"headers" only applies to "url" servers'});
+		}
+
+		if (server.command === undefined && (server.args !== undefined || server.env !== undefined || server.cwd !== undefined)) {
+			context.addIssue({code: 'custom', message: '"args", "env" and "cwd" only apply to "command" servers'});
+		}
+	});
+
+const hangarSchema = z.strictObject({
+	stateDir: z.string().optional(),
+	healthIntervalSeconds: seconds('healthIntervalSeconds').optional(),
+	pingTimeoutSeconds: positiveSeconds('pingTimeoutSeconds').optional(),
+	failureThreshold: z.int().min(1).optional(),
+	backoffMinSeconds: positiveSeconds('backoffMinSeconds').optional(),
+	backoffMaxSeconds: positiveSeconds('backoffMaxSeconds').optional(),
+	restartBudget: z
+		.strictObject({
+			maxRestarts: z.int().min(1),
+			windowSeconds: positiveSeconds('windowSeconds'),
+		})
+		.optional(),
+	startTimeoutSeconds: positiveSeconds('startTimeoutSeconds').optional(),
+	stopGraceSeconds: positiveSeconds('stopGraceSeconds').optional(),
+	idleTimeoutSeconds: seconds('idleTimeoutSeconds').optional(),
+	callTimeoutSeconds: positiveSeconds('callTimeoutSeconds').optional(),
+	lazy: z.boolean().optional(),
+	maxMessageBytes: z.int().min(1024).optional(),
+	logLines: z.int().min(10).optional(),
+});
+
+const fileSchema = z.strictObject({
+	$schema: z.string().optional(),
+	hangar: hangarSchema.optional(),
+	mcpServers: z.record(z.string(), serverSchema, {error: 'expected an object mapping server names to servers'}),
+});
+
+export type ToolDefinition = z.infer<typeof toolDefinitionSchema>;
+
+export type StdioLaunch = {kind: 'stdio'; command: string; args: string[]; env: Record<string, string>; cwd: string};
+export type RemoteLaunch = {kind: 'remote'; url: string; headers: Record<string, string>; transport: 'auto' | 'streamable-http' | 'sse'};
+
+export type ServerConfig = {
+	name: string;
+	launch: StdioLaunch | RemoteLaunch;
+	lazy: boolean;
+	idleTimeoutMs: number;
+	callTimeoutMs: number;
+	startTimeoutMs: number;
+	tools: ToolDefinition[] | undefined;
+	disabled: boolean;
+	quarantined: boolean;
+};
+
+export type HangarSettings = {
+	stateDir: string;
+	healthIntervalMs: number;
+	pingTimeoutMs: number;
+	failureThreshold: number;
+	backoffMinMs: number;
+	backoffMaxMs: number;
+	restartBudget: {maxRestarts: number; windowMs: number};
+	stopGraceMs: number;
+	maxMessageBytes: number;
+	logLines: number;
+};
+
+export type HangarConfig = {
+	/** Absolute path of the file it came from (or a label for configs built in code). */
+	path: string;
+	hangar: HangarSettings;
+	servers: ServerConfig[];
+};
+
+export const defaults = {
+	healthIntervalSeconds: 30,
+	pingTimeoutSeconds: 5,
+	failureThreshold: 3,
+	backoffMinSeconds: 1,
+	backoffMaxSeconds: 60,
+	restartBudget: {maxRestarts: 5, windowSeconds: 60},
+	startTimeoutSeconds: 30,
+	stopGraceSeconds: 2,
+	idleTimeoutSeconds: 300,
+	callTimeoutSeconds: 60,
+	lazy: true,
+	maxMessageBytes: 4 * 1024 * 1024,
+	logLines: 500,
+} as const;
+
+export type ConfigIssue = {path: string; message: string};
+
+export class ConfigError extends Error {
+	constructor(
+		readonly file: string,
+		readonly issues: ConfigIssue[],
+	) {
+		super(
+			`Invalid configuration in ${file}:\n${issues.map(issue => `  - ${issue.path}: ${issue.message}`).join('\n')}\n` +
+				'Fix these entries (see the configuration reference in the README) and run `mcp-hangar --check-config` again.',
+		);
+		this.name = 'ConfigError';
+	}
+}
+
+function jsonPath(segments: ReadonlyArray<PropertyKey>): string {
+	let out = '$';
+	for (const segment of segments) {
+		if (typeof segment === 'number') out += `[${segment}]`;
+		else if (typeof segment === 'string' && /^[A-Za-z_$][\w$]*$/.test(segment)) out += `.${segment}`;
+		else out += `[${JSON.stringify(String(segment))}]`;
+	}
+
+	return out;
+}
+
+function describeIssue(issue: z.core.$ZodIssue): string {
+	if (issue.code === 'unrecognized_keys') {
+		return `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map(key => `"${key}"`).join(', ')} (check the spelling against the README's configuration reference)`;
+	}
+
+	return issue.message;
+}
+
+/** Validates parsed JSON; returns the resolved config or throws ConfigError. */
+export function parseConfig(raw: unknown, file: string, options: {stateDir?: string | undefined} = {}): HangarConfig {
+	const parsed = fileSchema.safeParse(raw);
+	if (!parsed.success) {
+		throw new ConfigError(
+			file,
+			parsed.error.issues.map(issue => ({path: jsonPath(issue.path), message: describeIssue(issue)})),
+		);
+	}
+
+	const issues: ConfigIssue[] = [];
+	for (const name of Object.keys(parsed.data.mcpServers)) {
+		if (!serverNamePattern.test(name) || name.length > serverNameMaxLength || name.endsWith('_')) {
+			issues.push({
+				path: jsonPath(['mcpServers', name]),
+				message: `bad server name "${name}": expected 1-${serverNameMaxLength} letters, digits, "-" or single "_" (no "__", not ending in "_"), because it becomes the tool prefix "<server>__<tool>"`,
+			});
+		}
+	}
+
+	const h = parsed.data.hangar ?? {};
+	if ((h.backoffMinSeconds ?? defaults.backoffMinSeconds) > (h.backoffMaxSeconds ?? defaults.backoffMaxSeconds)) {
+		issues.push({path: '$.hangar.backoffMinSeconds', message: 'expected backoffMinSeconds to be at most backoffMaxSeconds'});
+	}
+
+	if (issues.length > 0) throw new ConfigError(file, issues);
+
+	const baseDir = path.dirname(file);
+	const ms = (value: number) => Math.round(value * 1000);
+	const settings: HangarSettings = {
+		stateDir: path.resolve(baseDir, options.stateDir ?? h.stateDir ?? defaultStateDir()),
+		healthIntervalMs: ms(h.healthIntervalSeconds ?? defaults.healthIntervalSeconds),
+		pingTimeoutMs: ms(h.pingTimeoutSeconds ?? defaults.pingTimeoutSeconds),
+		failureThreshold: h.failureThreshold ?? defaults.failureThreshold,
+		backoffMinMs: ms(h.backoffMinSeconds ?? defaults.backoffMinSeconds),
+		backoffMaxMs: ms(h.backoffMaxSeconds ?? defaults.backoffMaxSeconds),
+		restartBudget: {
+			maxRestarts: h.restartBudget?.maxRestarts ?? defaults.restartBudget.maxRestarts,
+			windowMs: ms(h.restartBudget?.windowSeconds ?? defaults.restartBudget.windowSeconds),
+		},
+		stopGraceMs: ms(h.stopGraceSeconds ?? defaults.stopGraceSeconds),
+		maxMessageBytes: h.maxMessageBytes ?? defaults.maxMessageBytes,
+		logLines: h.logLines ?? defaults.logLines,
+	};
+
+	const variables: Record<string, string | undefined> = {
+		...process.env,
+		HANGAR_CONFIG_DIR: baseDir,
+		HANGAR_STATE_DIR: settings.stateDir,
+	};
+	const servers = Object.entries(parsed.data.mcpServers).map(([name, server]): ServerConfig => {
+		const expand = (value: string, at: Array<string | number>) => expandVariables(value, variables, jsonPath(['mcpServers', name, ...at]), issues);
+		const expandAll = (record: Record<string, string> | undefined, key: string) =>
+			Object.fromEntries(Object.entries(record ?? {}).map(([k, v]) => [k, expand(v, [key, k])]));
+		const launch: StdioLaunch | RemoteLaunch =
+			server.url === undefined
+				? {
+						kind: 'stdio',
+						command: expand(server.command!, ['command']),
+						args: (server.args ?? []).map((arg, index) => expand(arg, ['args', index])),
+						env: expandAll(server.env, 'env'),
+						cwd: path.resolve(baseDir, expand(server.cwd ?? '.', ['cwd'])),
+					}
+				: {
+						kind: 'remote',
+						url: expand(server.url, ['url']),
+						headers: expandAll(server.headers, 'headers'),
+						transport: server.type === 'sse' ? 'sse' : server.type === 'http' || server.type === 'streamable-http' ? 'streamable-http' : 'auto',
+					};
+		return {
+			name,
+			launch,
+			lazy: server.lazy ?? h.lazy ?? defaults.lazy,
+			idleTimeoutMs: ms(server.idleTimeoutSeconds ?? h.idleTimeoutSeconds ?? defaults.idleTimeoutSeconds),
+			callTimeoutMs: ms(server.callTimeoutSeconds ?? h.callTimeoutSeconds ?? defaults.callTimeoutSeconds),
+			startTimeoutMs: ms(server.startTimeoutSeconds ?? h.startTimeoutSeconds ?? defaults.startTimeoutSeconds),
+			tools: server.tools,
+			disabled: server.disabled ?? false,
+			quarantined: server.quarantined ?? false,
+		};
+	});
+
+	if (issues.length > 0) throw new ConfigError(file, issues);
+	return {path: file, hangar: settings, servers};
+}
+
+/**
+ * Expands `${VAR}` and `${VAR:-default}` from the environment (plus
+ * HANGAR_CONFIG_DIR and HANGAR_STATE_DIR), as Claude Code does in .mcp.json.
+ * An unset variable without a default is a config error, not an empty string.
+ */
+function expandVariables(value: string, variables: Record<string, string | undefined>, at: string, issues: ConfigIssue[]): string {
+	return value.replaceAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (whole, name: string, fallback: string | undefined) => {
+		const found = variables[name];
+		if (found !== undefined && found !== '') return found;
+		if (fallback !== undefined) return fallback;
+		issues.push({path: at, message: `variable \${${name}} is not set (set it in the environment or write \${${name}:-default})`});
+		return whole;
+	});
+}
+
+/** Reads and validates a config file. Throws ConfigError for every problem, including unreadable files. */
+export function loadConfig(file: string, options: {stateDir?: string | undefined} = {}): HangarConfig {
+	const absolute = path.resolve(file);
+	let text: string;
+	try {
+		text = fs.readFileSync(absolute, 'utf8');
+	} catch (error) {
+		const code = (error as NodeJS.ErrnoException).code;
+		throw new ConfigError(absolute, [
+			{path: '$', message: code === 'ENOENT' ? 'file not found (pass --config PATH, or create ./mcp-hangar.json)' : `cannot read the file (${code ?? String(error)})`},
+		]);
+	}
+
+	let raw: unknown;
+	try {
+		raw = JSON.parse(text);
+	} catch (error) {
+		throw new ConfigError(absolute, [{path: '$', message: `not valid JSON: ${(error as Error).message}`}]);
+	}
+
+	return parseConfig(raw, absolute, options);
+}
+
+/** The config file to use: the explicit one, else ./mcp-hangar.json, else the user config dir. */
+export function resolveConfigPath(explicit: string | undefined): string {
+	if (explicit !== undefined) return path.resolve(explicit);
+	const candidates = defaultConfigCandidates();
+	return candidates.find(candidate => fs.existsSync(candidate)) ?? candidates[0]!;
+}

@@ -1,0 +1,104 @@
+/**
+ * Typed errors for everything a user or client can see. Each error names the
+ * upstream (when there is one), the operation that failed, what happened and
+ * what to do next, so a message can be read as a sentence and acted on. The
+ * JSON-RPC codes are hangar's own, in the range the MCP SDK leaves free
+ * (-32003..-32019); the README's error table is checked against this list by
+ * a test.
+ */
+
+export const ErrorCode = {
+	/** A request arrived in a connection state that does not allow it (e.g. before `initialize`). */
+	ProtocolSequence: -32003,
+	/** The upstream is stopped, quarantined, disabled or dead and will not be started for this call. */
+	UpstreamUnavailable: -32004,
+	/** The upstream's circuit breaker is open: calls fail fast until the next probe. */
+	CircuitOpen: -32005,
+	/** The upstream process exited while the call was in flight. */
+	UpstreamCrashed: -32006,
+	/** The call did not finish within the upstream's `callTimeoutSeconds`. */
+	CallTimeout: -32007,
+	/** The upstream could not be started (spawn failed, init failed, start timeout). */
+	StartFailed: -32008,
+	/** A message was larger than `hangar.maxMessageBytes`. */
+	MessageTooLarge: -32009,
+	/** The upstream connection failed (transport error) or the upstream answered with a protocol error. */
+	UpstreamError: -32010,
+	/** Hangar is shutting down and does not accept new calls. */
+	ShuttingDown: -32011,
+} as const;
+
+export type ErrorCodeName = keyof typeof ErrorCode;
+
+/** JSON-RPC standard codes hangar also produces. */
+export const JsonRpcCode = {
+	ParseError: -32_700,
+	InvalidRequest: -32_600,
+	MethodNotFound: -32_601,
+	InvalidParams: -32_602,
+	InternalError: -32_603,
+} as const;
+
+export type HangarErrorOptions = {
+	code: ErrorCodeName;
+	upstream?: string | undefined;
+	operation: string;
+	/** What happened, as a sentence fragment without the upstream name. */
+	message: string;
+	/** What to do next. */
+	hint?: string | undefined;
+	/** Extra machine-readable facts (exit code, next retry time, ...). */
+	details?: Record<string, unknown> | undefined;
+	cause?: unknown;
+};
+
+export class HangarError extends Error {
+	readonly codeName: ErrorCodeName;
+	readonly code: number;
+	readonly upstream: string | undefined;
+	readonly operation: string;
+	readonly hint: string | undefined;
+	readonly details: Record<string, unknown>;
+
+	constructor(options: HangarErrorOptions) {
+		const subject = options.upstream === undefined ? '' : `upstream "${options.upstream}": `;
+		const hint = options.hint === undefined ? '' : ` ${options.hint}`;
+		super(`${subject}${options.operation} failed: ${options.message}.${hint}`, {cause: options.cause});
+		this.name = 'HangarError';
+		this.codeName = options.code;
+		this.code = ErrorCode[options.code];
+		this.upstream = options.upstream;
+		this.operation = options.operation;
+		this.hint = options.hint;
+		this.details = options.details ?? {};
+	}
+
+	/** The `data` member of a JSON-RPC error built from this error. */
+	toData(): Record<string, unknown> {
+		return {
+			error: this.codeName,
+			upstream: this.upstream,
+			operation: this.operation,
+			hint: this.hint,
+			...this.details,
+		};
+	}
+}
+
+/** Raised when a state machine is asked for a transition its table does not allow. */
+export class InvalidTransitionError extends Error {
+	constructor(
+		readonly machine: string,
+		readonly from: string,
+		readonly event: string,
+		readonly subject: string,
+	) {
+		super(`${machine} "${subject}": event "${event}" is not allowed in state "${from}"`);
+		this.name = 'InvalidTransitionError';
+	}
+}
+
+export function errorMessage(error: unknown): string {
+	if (error instanceof Error) return error.message;
+	return String(error);
+}

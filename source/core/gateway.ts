@@ -1,0 +1,228 @@
+/**
+ * One client's MCP session with hangar: a low-level SDK `Server` (it passes
+ * upstream JSON Schemas through untouched, which `McpServer` would not) on a
+ * `Transport`, behind a guard that enforces the per-connection protocol state
+ * machine. The same class will serve `--stdio`, local socket clients and HTTP
+ * sessions; it only reads the supervisor's state and sends it calls.
+ */
+import {Server} from '@modelcontextprotocol/sdk/server/index.js';
+import type {Transport} from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+	CallToolRequestSchema,
+	ListToolsRequestSchema,
+	type CallToolResult,
+	type JSONRPCMessage,
+	type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import {checkRequest, createConnectionMachine} from './connection-state.js';
+import {ErrorCode, HangarError, JsonRpcCode, errorMessage} from './errors.js';
+import type {Logger} from './logger.js';
+import {statusJson, statusTool} from './status.js';
+import type {Supervisor} from './supervisor.js';
+import {UpstreamRpcError} from './upstream-client.js';
+
+export const serverInfo = {name: 'mcp-hangar', version: '0.1.0'};
+
+const instructions =
+	'mcp-hangar serves the tools of several upstream MCP servers. Tool names are "<server>__<tool>". ' +
+	'Call hangar_list to see every upstream\'s live state (ready, cold, degraded, dead, ...), breaker, failures and latency.';
+
+/** A JSON-RPC error the SDK sends as is (code, message, data). */
+class RpcError extends Error {
+	constructor(
+		readonly code: number,
+		message: string,
+		readonly data?: unknown,
+	) {
+		super(message);
+	}
+}
+
+/**
+ * Sits between a transport and the SDK server: requests the connection state
+ * does not allow are answered here with -32003 and never reach the server.
+ */
+class GuardedTransport implements Transport {
+	onclose?: () => void;
+	onerror?: (error: Error) => void;
+	onmessage?: (message: JSONRPCMessage) => void;
+	readonly machine;
+
+	constructor(
+		private readonly inner: Transport & {reply?: (id: string | number | null, code: number, message: string, data?: unknown) => void},
+		subject: string,
+		private readonly logger: Logger,
+	) {
+		this.machine = createConnectionMachine(subject);
+	}
+
+	async start(): Promise<void> {
+		this.inner.onclose = () => {
+			if (this.machine.can('close')) this.machine.apply('close', 'the transport closed');
+			this.onclose?.();
+		};
+
+		this.inner.onerror = error => this.onerror?.(error);
+		this.inner.onmessage = message => this.receive(message);
+		await this.inner.start();
+	}
+
+	private receive(message: JSONRPCMessage): void {
+		const record = message as {method?: unknown; id?: string | number};
+		if (typeof record.method === 'string') {
+			const method = record.method;
+			if ('id' in message) {
+				const check = checkRequest(this.machine.state, method);
+				if (!check.allowed) {
+					void this.inner.send({
+						jsonrpc: '2.0',
+						id: record.id!,
+						error: {
+							code: ErrorCode.ProtocolSequence,
+							message: `Protocol sequence error: ${check.reason}`,
+							data: {error: 'ProtocolSequence', state: this.machine.state, method},
+						},
+					} as JSONRPCMessage);
+					return;
+				}
+
+				if (method === 'initialize') this.machine.apply('initialize', 'initialize request received');
+			} else if (method === 'notifications/initialized') {
+				if (this.machine.can('initialized')) {
+					this.machine.apply('initialized', 'notifications/initialized received');
+				} else {
+					this.logger.warn(`ignored notifications/initialized in state ${this.machine.state}`);
+					return;
+				}
+			}
+		}
+
+		this.onmessage?.(message);
+	}
+
+	async send(message: JSONRPCMessage, options?: Parameters<Transport['send']>[1]): Promise<void> {
+		return this.inner.send(message, options);
+	}
+
+	async close(): Promise<void> {
+		await this.inner.close();
+	}
+}
+
+export type GatewaySessionOptions = {
+	supervisor: Supervisor;
+	transport: Transport;
+	logger: Logger;
+	/** A label for logs ("stdio", a socket peer, an HTTP session id). */
+	label: string;
+};
+
+export class GatewaySession {
+	readonly server: Server;
+	private readonly guard: GuardedTransport;
+	private readonly supervisor: Supervisor;
+	private readonly logger: Logger;
+	private readonly unsubscribe: () => void;
+	private closedListeners: Array<() => void> = [];
+
+	constructor(options: GatewaySessionOptions) {
+		this.supervisor = options.supervisor;
+		this.logger = options.logger;
+		this.guard = new GuardedTransport(options.transport, options.label, options.logger);
+		this.server = new Server(serverInfo, {capabilities: {tools: {listChanged: true}}, instructions});
+		this.server.onerror = error => this.logger.debug(`session error: ${error.message}`);
+		this.server.setRequestHandler(ListToolsRequestSchema, () => ({tools: this.listTools()}));
+		this.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => this.callTool(request.params, extra));
+
+		const onToolsChanged = () => {
+			const state = this.guard.machine.state;
+			if (state === 'ready' || state === 'initializing') {
+				this.server.sendToolListChanged().catch(() => {});
+			}
+		};
+
+		this.supervisor.on('toolsChanged', onToolsChanged);
+		this.unsubscribe = () => this.supervisor.off('toolsChanged', onToolsChanged);
+		this.server.onclose = () => {
+			this.unsubscribe();
+			for (const listener of this.closedListeners) listener();
+		};
+	}
+
+	get connectionState() {
+		return this.guard.machine.state;
+	}
+
+	async start(): Promise<void> {
+		await this.server.connect(this.guard);
+	}
+
+	onClose(listener: () => void): void {
+		this.closedListeners.push(listener);
+	}
+
+	async close(): Promise<void> {
+		await this.server.close();
+	}
+
+	private listTools(): Tool[] {
+		const tools: Tool[] = this.supervisor.tools().map(tool => ({...tool.definition, name: tool.name}) as Tool);
+		tools.push(statusTool);
+		return tools;
+	}
+
+	private async callTool(
+		params: {name: string; arguments?: Record<string, unknown> | undefined; _meta?: Record<string, unknown> | undefined},
+		extra: {signal: AbortSignal; sendNotification: (notification: never) => Promise<void>; _meta?: {progressToken?: string | number} | undefined},
+	): Promise<CallToolResult> {
+		if (params.name === statusTool.name) {
+			const extraKeys = Object.keys(params.arguments ?? {});
+			if (extraKeys.length > 0) {
+				throw new RpcError(JsonRpcCode.InvalidParams, `hangar_list takes no arguments; unknown: ${extraKeys.join(', ')}`);
+			}
+
+			const json = statusJson(this.supervisor);
+			return {content: [{type: 'text', text: JSON.stringify(json)}], structuredContent: json};
+		}
+
+		const target = await this.supervisor.resolveToolWhenKnown(params.name, extra.signal);
+		if (target === undefined) {
+			const closest = this.supervisor.closestTools(params.name);
+			throw new RpcError(
+				JsonRpcCode.InvalidParams,
+				`Unknown tool "${params.name}".${closest.length > 0 ? ` Closest matches: ${closest.join(', ')}.` : ''} Tool names are "<server>__<tool>"; call tools/list or hangar_list to see them.`,
+				{error: 'UnknownTool', tool: params.name, closest},
+			);
+		}
+
+		const progressToken = extra._meta?.progressToken;
+		const {progressToken: _ignored, ...meta} = (params._meta ?? {}) as Record<string, unknown>;
+		const send = extra.sendNotification as (notification: {method: string; params: Record<string, unknown>}) => Promise<void>;
+		try {
+			return await this.supervisor.call(target.server, target.tool, params.arguments, {
+				signal: extra.signal,
+				meta,
+				onProgress:
+					progressToken === undefined
+						? undefined
+						: update => {
+								if (extra.signal.aborted) return;
+								send({
+									method: 'notifications/progress',
+									params: {
+										progressToken,
+										progress: update.progress,
+										...(update.total === undefined ? {} : {total: update.total}),
+										...(update.message === undefined ? {} : {message: update.message}),
+									},
+								}).catch(() => {});
+							},
+			});
+		} catch (error) {
+			if (error instanceof HangarError) throw new RpcError(error.code, error.message, error.toData());
+			if (error instanceof UpstreamRpcError) throw new RpcError(error.code, error.message, error.data);
+			this.logger.error(`unexpected error in tools/call ${params.name}: ${errorMessage(error)}`);
+			throw new RpcError(JsonRpcCode.InternalError, `upstream "${target.server}": tools/call "${target.tool}" failed: ${errorMessage(error)}`);
+		}
+	}
+}

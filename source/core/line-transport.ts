@@ -1,0 +1,181 @@
+/**
+ * Newline-delimited JSON-RPC over a pair of streams (stdin/stdout for
+ * `--stdio`; later a socket), as an SDK `Transport`. Unlike the SDK's stdio
+ * transport it answers bad input itself and keeps reading:
+ *
+ * - a line that is not JSON gets -32700 (id null);
+ * - JSON that is not a JSON-RPC 2.0 message (or a batch) gets -32600;
+ * - a line longer than `maxMessageBytes` is discarded as it streams in and
+ *   gets -32009, with the request id if one can be found at its start.
+ *
+ * Only serialized JSON-RPC is ever written to the output stream.
+ */
+import type {Readable, Writable} from 'node:stream';
+import type {Transport} from '@modelcontextprotocol/sdk/shared/transport.js';
+import type {JSONRPCMessage} from '@modelcontextprotocol/sdk/types.js';
+import {ErrorCode, JsonRpcCode} from './errors.js';
+
+type Id = string | number | null;
+
+function guessId(prefix: string): Id {
+	const match = /"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)/.exec(prefix);
+	if (match === null) return null;
+	try {
+		return JSON.parse(match[1]!) as string | number;
+	} catch {
+		return null;
+	}
+}
+
+export class LineTransport implements Transport {
+	onclose?: () => void;
+	onerror?: (error: Error) => void;
+	onmessage?: (message: JSONRPCMessage) => void;
+
+	private chunks: string[] = [];
+	private size = 0;
+	private discarding: {prefix: string; bytes: number} | undefined;
+	private closed = false;
+
+	constructor(
+		private readonly input: Readable,
+		private readonly output: Writable,
+		private readonly maxMessageBytes: number,
+	) {}
+
+	async start(): Promise<void> {
+		this.input.setEncoding('utf8');
+		this.input.on('data', (chunk: string) => this.onData(chunk));
+		this.input.on('end', () => this.finish());
+		this.input.on('close', () => this.finish());
+		this.input.on('error', error => {
+			this.onerror?.(error);
+			this.finish();
+		});
+		this.output.on('error', error => {
+			// EPIPE: the client went away. Nothing more can be written.
+			this.onerror?.(error);
+			this.finish();
+		});
+	}
+
+	private onData(chunk: string): void {
+		let rest = chunk;
+		while (rest.length > 0) {
+			const newline = rest.indexOf('\n');
+			const piece = newline === -1 ? rest : rest.slice(0, newline);
+			rest = newline === -1 ? '' : rest.slice(newline + 1);
+
+			if (this.discarding !== undefined) {
+				this.discarding.bytes += piece.length;
+			} else {
+				this.chunks.push(piece);
+				this.size += piece.length;
+				if (this.size > this.maxMessageBytes) {
+					this.discarding = {prefix: this.chunks.join('').slice(0, 1024), bytes: this.size};
+					this.chunks = [];
+					this.size = 0;
+				}
+			}
+
+			if (newline !== -1) this.endLine();
+		}
+	}
+
+	private endLine(): void {
+		if (this.discarding !== undefined) {
+			const {prefix, bytes} = this.discarding;
+			this.discarding = undefined;
+			this.reply(
+				guessId(prefix),
+				ErrorCode.MessageTooLarge,
+				`message of ${bytes} bytes refused: the limit is ${this.maxMessageBytes} bytes (hangar.maxMessageBytes)`,
+			);
+			return;
+		}
+
+		const line = this.chunks.join('').replace(/\r$/, '');
+		this.chunks = [];
+		this.size = 0;
+		if (line.trim() === '') return;
+		this.handleLine(line);
+	}
+
+	private handleLine(line: string): void {
+		let value: unknown;
+		try {
+			value = JSON.parse(line);
+		} catch (error) {
+			this.reply(null, JsonRpcCode.ParseError, `Parse error: the line is not valid JSON (${(error as Error).message})`);
+			return;
+		}
+
+		if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+			this.reply(null, JsonRpcCode.InvalidRequest, Array.isArray(value) ? 'Invalid Request: JSON-RPC batches are not supported by MCP' : 'Invalid Request: expected a JSON-RPC object');
+			return;
+		}
+
+		const message = value as Record<string, unknown>;
+		const id = message['id'];
+		const validId = typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id));
+		const replyId: Id = validId ? (id as string | number) : null;
+		if (message['jsonrpc'] !== '2.0') {
+			this.reply(replyId, JsonRpcCode.InvalidRequest, 'Invalid Request: "jsonrpc" must be "2.0"');
+			return;
+		}
+
+		if ('method' in message) {
+			if (typeof message['method'] !== 'string') {
+				this.reply(replyId, JsonRpcCode.InvalidRequest, 'Invalid Request: "method" must be a string');
+				return;
+			}
+
+			if ('id' in message && !validId) {
+				this.reply(null, JsonRpcCode.InvalidRequest, 'Invalid Request: "id" must be a string or a number');
+				return;
+			}
+
+			if ('params' in message && (typeof message['params'] !== 'object' || message['params'] === null || Array.isArray(message['params']))) {
+				if (validId) this.reply(replyId, JsonRpcCode.InvalidParams, 'Invalid params: "params" must be an object');
+				return;
+			}
+		} else if (!validId || !('result' in message || 'error' in message)) {
+			this.reply(replyId, JsonRpcCode.InvalidRequest, 'Invalid Request: expected a request, a notification or a response');
+			return;
+		}
+
+		this.onmessage?.(message as JSONRPCMessage);
+	}
+
+	/** Writes a JSON-RPC error straight to the output (used for input the SDK never sees). */
+	reply(id: Id, code: number, message: string, data?: unknown): void {
+		void this.send({jsonrpc: '2.0', id, error: {code, message, ...(data === undefined ? {} : {data})}} as unknown as JSONRPCMessage);
+	}
+
+	async send(message: JSONRPCMessage): Promise<void> {
+		if (this.closed || this.output.destroyed || !this.output.writable) return;
+		const data = `${JSON.stringify(message)}\n`;
+		if (!this.output.write(data)) {
+			await new Promise<void>(resolve => {
+				const done = () => {
+					this.output.off('drain', done);
+					this.output.off('close', done);
+					resolve();
+				};
+
+				this.output.on('drain', done);
+				this.output.on('close', done);
+			});
+		}
+	}
+
+	async close(): Promise<void> {
+		this.finish();
+	}
+
+	private finish(): void {
+		if (this.closed) return;
+		this.closed = true;
+		this.onclose?.();
+	}
+}

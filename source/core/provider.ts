@@ -1,0 +1,1006 @@
+/**
+ * One upstream under supervision. It owns the lifecycle state machine, the
+ * circuit breaker, the restart policy, the metrics, the tool list (live,
+ * persisted or predefined, always with the time it was verified), the log
+ * buffer and the timers (restart, probe, health ping, idle stop).
+ *
+ * Every state change goes through `this.machine.apply(event, reason)`; the
+ * machine rejects anything its table does not allow. Calls, people and
+ * timers all meet here, so the rules are enforced in one place:
+ *
+ * - Concurrent callers of a cold upstream share one start promise.
+ * - A call gets a deadline of `callTimeoutMs` covering start and call; when it
+ *   passes the caller gets a CallTimeout error and the upstream request is
+ *   cancelled.
+ * - Timeouts, transport errors, crashes, failed pings and failed starts count
+ *   against the breaker; a tool result with `isError` does not.
+ */
+import {EventEmitter} from 'node:events';
+import {CircuitBreaker, type BreakerState} from './circuit-breaker.js';
+import type {HangarSettings, ServerConfig, ToolDefinition} from './config.js';
+import {HangarError, errorMessage} from './errors.js';
+import {LogBuffer} from './log-buffer.js';
+import type {Logger} from './logger.js';
+import {CallMetrics, type CallMetricsSnapshot} from './metrics.js';
+import {createProviderMachine, type ProviderEvent, type ProviderState, runningStates} from './provider-state.js';
+import {RestartPolicy} from './restart-policy.js';
+import type {TransitionRecord} from './state-machine.js';
+import type {StateStore} from './state-store.js';
+import {
+	ConnectionLostError,
+	UpstreamConnection,
+	UpstreamRpcError,
+	type CallToolResult,
+	type Progress,
+} from './upstream-client.js';
+import {describeExit, type ExitInfo} from './upstream-transport.js';
+
+export type ToolsSource = 'live' | 'cache' | 'config' | 'none';
+
+export type ProgressUpdate = {progress: number; total?: number | undefined; message?: string | undefined};
+
+export type CallContext = {
+	/** Aborted when the downstream client cancels. */
+	signal?: AbortSignal | undefined;
+	/** Called with progress for the downstream client (startup progress, then relayed upstream progress). */
+	onProgress?: ((update: ProgressUpdate) => void) | undefined;
+	/** `_meta` to forward upstream (without the progress token, which is replaced). */
+	meta?: Record<string, unknown> | undefined;
+	correlationId?: string | undefined;
+};
+
+export type TransitionEvent = TransitionRecord<ProviderState, ProviderEvent> & {provider: string};
+
+export type ProviderSnapshot = {
+	name: string;
+	state: ProviderState;
+	breaker: BreakerState;
+	pid: number | undefined;
+	transport: 'stdio' | 'remote';
+	lazy: boolean;
+	tools: number;
+	toolsSource: ToolsSource;
+	lastVerifiedAt: number | undefined;
+	calls: number;
+	failures: number;
+	toolErrors: number;
+	consecutiveFailures: number;
+	latencyMs: {p50: number | undefined; p95: number | undefined};
+	lastError: string | undefined;
+	nextRetryAt: number | undefined;
+	startedAt: number | undefined;
+	lastCallAt: number | undefined;
+	inFlight: number;
+	restarts: number;
+	stateSince: number;
+	lastExit: ExitInfo | undefined;
+};
+
+type StopTarget = 'cold' | 'stopped' | 'quarantined' | 'disabled';
+
+const settleEvent: Record<StopTarget, ProviderEvent> = {
+	cold: 'settle_cold',
+	stopped: 'settle_stopped',
+	quarantined: 'settle_quarantined',
+	disabled: 'settle_disabled',
+};
+
+class AbortReason extends Error {
+	constructor(readonly kind: 'deadline' | 'cancelled' | 'stopping' | 'start-timeout') {
+		super(kind);
+	}
+}
+
+function seconds(ms: number): string {
+	return `${Math.round(ms / 100) / 10} s`;
+}
+
+export class Provider extends EventEmitter<{
+	transition: [TransitionEvent];
+	tools: [];
+	activity: [];
+}> {
+	readonly log: LogBuffer;
+	readonly metrics = new CallMetrics();
+	readonly toolMetrics = new Map<string, CallMetrics>();
+	private readonly machine;
+	private readonly breaker: CircuitBreaker;
+	private readonly restartPolicy: RestartPolicy;
+
+	private connection: UpstreamConnection | undefined;
+	private startPromise: Promise<UpstreamConnection> | undefined;
+	private startAbort: AbortController | undefined;
+	private stopPromise: Promise<void> | undefined;
+
+	private toolList: ToolDefinition[] = [];
+	private toolsFrom: ToolsSource = 'none';
+	private toolsVerifiedAt: number | undefined;
+	private refreshing: Promise<void> | undefined;
+	private refreshAgain = false;
+
+	private inFlight = 0;
+	private lastActivityAt = Date.now();
+	private lastCallAt: number | undefined;
+	private startedAt: number | undefined;
+	private toolErrors = 0;
+	private restartCount = 0;
+	private lastExit: ExitInfo | undefined;
+	private restartAt: number | undefined;
+
+	private restartTimer: NodeJS.Timeout | undefined;
+	private probeTimer: NodeJS.Timeout | undefined;
+	private healthTimer: NodeJS.Timeout | undefined;
+	private idleTimer: NodeJS.Timeout | undefined;
+	private disposed = false;
+	private readonly createdAt = Date.now();
+
+	constructor(
+		readonly config: ServerConfig,
+		private readonly settings: HangarSettings,
+		private readonly store: StateStore,
+		private readonly logger: Logger,
+	) {
+		super();
+		this.log = new LogBuffer(settings.logLines);
+		const persisted = store.upstream(config.name);
+		const initial: ProviderState = config.disabled
+			? 'disabled'
+			: config.quarantined || persisted.admin?.state === 'quarantined'
+				? 'quarantined'
+				: 'cold';
+		this.machine = createProviderMachine(config.name, initial);
+		this.breaker = new CircuitBreaker({
+			threshold: settings.failureThreshold,
+			minMs: settings.backoffMinMs,
+			maxMs: settings.backoffMaxMs,
+		});
+		this.restartPolicy = new RestartPolicy({
+			maxRestarts: settings.restartBudget.maxRestarts,
+			windowMs: settings.restartBudget.windowMs,
+			minDelayMs: settings.backoffMinMs,
+			maxDelayMs: settings.backoffMaxMs,
+		});
+		this.machine.onTransition(record => {
+			this.logger.info(`${record.from} -> ${record.to}: ${record.reason}`, {upstream: config.name, event: record.event});
+			this.log.push('hangar', `${record.from} -> ${record.to}: ${record.reason}`, record.at);
+			this.emit('transition', {...record, provider: config.name});
+		});
+
+		if (persisted.tools !== undefined) {
+			this.toolList = persisted.tools;
+			this.toolsFrom = 'cache';
+			this.toolsVerifiedAt = persisted.toolsVerifiedAt;
+		} else if (config.tools !== undefined) {
+			this.toolList = config.tools;
+			this.toolsFrom = 'config';
+		}
+
+		if (persisted.lastExit !== undefined) {
+			this.lastExit = {code: persisted.lastExit.code, signal: persisted.lastExit.signal, at: persisted.lastExit.at};
+		}
+	}
+
+	get name(): string {
+		return this.config.name;
+	}
+
+	get state(): ProviderState {
+		return this.machine.state;
+	}
+
+	get tools(): readonly ToolDefinition[] {
+		return this.toolList;
+	}
+
+	get toolsSource(): ToolsSource {
+		return this.toolsFrom;
+	}
+
+	get toolsVerified(): number | undefined {
+		return this.toolsVerifiedAt;
+	}
+
+	get transitions(): ReadonlyArray<TransitionRecord<ProviderState, ProviderEvent>> {
+		return this.machine.transitions();
+	}
+
+	get pid(): number | undefined {
+		return this.connection?.pid;
+	}
+
+	/** Called once after construction: starts eager upstreams. */
+	launch(): void {
+		if (this.state !== 'cold') return;
+		if (!this.config.lazy) {
+			this.beginStart('start', 'lazy is false: started at launch').catch(() => {});
+		} else if (this.toolsFrom === 'none') {
+			// Nothing cached or predefined: start once to learn the tools; idle stop puts it back to cold.
+			this.beginStart('start', 'discovering tools (none cached or predefined)').catch(() => {});
+		}
+	}
+
+	snapshot(): ProviderSnapshot {
+		const m: CallMetricsSnapshot = this.metrics.snapshot();
+		return {
+			name: this.name,
+			state: this.state,
+			breaker: this.breaker.state,
+			pid: this.connection?.pid,
+			transport: this.config.launch.kind,
+			lazy: this.config.lazy,
+			tools: this.toolList.length,
+			toolsSource: this.toolsFrom,
+			lastVerifiedAt: this.toolsVerifiedAt,
+			calls: m.calls,
+			failures: m.failures,
+			toolErrors: this.toolErrors,
+			consecutiveFailures: this.breaker.consecutiveFailures,
+			latencyMs: m.latencyMs,
+			lastError: m.lastError,
+			nextRetryAt: this.nextRetryAt(),
+			startedAt: this.startedAt,
+			lastCallAt: this.lastCallAt,
+			inFlight: this.inFlight,
+			restarts: this.restartCount,
+			stateSince: this.machine.transitions().at(-1)?.at ?? this.createdAt,
+			lastExit: this.lastExit,
+		};
+	}
+
+	private nextRetryAt(): number | undefined {
+		if (this.state === 'degraded') return this.breaker.nextProbeAt;
+		if (this.state === 'dead') return this.restartAt;
+		return undefined;
+	}
+
+	// ---------------------------------------------------------------------
+	// Calls
+
+	async callTool(tool: string, args: Record<string, unknown> | undefined, context: CallContext = {}): Promise<CallToolResult> {
+		const began = performance.now();
+		this.inFlight += 1;
+		this.lastCallAt = Date.now();
+		this.lastActivityAt = this.lastCallAt;
+		this.clearIdleTimer();
+		this.emit('activity');
+
+		const controller = new AbortController();
+		const deadline = setTimeout(() => controller.abort(new AbortReason('deadline')), this.config.callTimeoutMs);
+		const onCancel = () => controller.abort(new AbortReason('cancelled'));
+		context.signal?.addEventListener('abort', onCancel, {once: true});
+		if (context.signal?.aborted) onCancel();
+
+		let phase: 'start' | 'call' = 'start';
+		const progress = new ProgressRelay(context.onProgress);
+		let countAsFailure = false;
+		try {
+			const connection = await this.ensureReady(`call to tool "${tool}"`, controller.signal, progress);
+			phase = 'call';
+			const result = await connection.callTool(tool, args, {
+				signal: controller.signal,
+				meta: context.meta,
+				onprogress: context.onProgress === undefined ? undefined : update => progress.upstream(update),
+			});
+			const ms = performance.now() - began;
+			this.metrics.recordSuccess(ms);
+			this.toolMetric(tool).recordSuccess(ms);
+			if (result.isError === true) this.toolErrors += 1;
+			if (this.state === 'ready') this.breaker.recordSuccess();
+			return result;
+		} catch (error) {
+			const mapped = this.mapCallError(error, tool, phase, controller.signal);
+			countAsFailure = mapped.countsForBreaker;
+			const ms = performance.now() - began;
+			if (!(mapped.error instanceof HangarError && mapped.error.codeName === 'CircuitOpen') || phase === 'call') {
+				this.metrics.recordFailure(ms, mapped.error.message);
+				this.toolMetric(tool).recordFailure(ms, mapped.error.message);
+			}
+
+			throw mapped.error;
+		} finally {
+			clearTimeout(deadline);
+			context.signal?.removeEventListener('abort', onCancel);
+			this.inFlight -= 1;
+			this.lastActivityAt = Date.now();
+			if (countAsFailure) this.recordBreakerFailure(`call to "${tool}" failed`);
+			this.scheduleIdle();
+			this.emit('activity');
+		}
+	}
+
+	private toolMetric(tool: string): CallMetrics {
+		let metric = this.toolMetrics.get(tool);
+		if (metric === undefined) {
+			metric = new CallMetrics();
+			this.toolMetrics.set(tool, metric);
+		}
+
+		return metric;
+	}
+
+	private mapCallError(
+		error: unknown,
+		tool: string,
+		phase: 'start' | 'call',
+		signal: AbortSignal,
+	): {error: Error; countsForBreaker: boolean} {
+		const operation = `tools/call "${tool}"`;
+		const reason: unknown = signal.aborted ? signal.reason : undefined;
+		if (reason instanceof AbortReason && reason.kind === 'deadline') {
+			const during = phase === 'start' ? 'while the upstream was starting' : 'waiting for the upstream to answer';
+			return {
+				error: new HangarError({
+					code: 'CallTimeout',
+					upstream: this.name,
+					operation,
+					message: `no answer within ${seconds(this.config.callTimeoutMs)} (timed out ${during}); the request was cancelled upstream`,
+					hint: 'Raise "callTimeoutSeconds" for this server if the tool is slow, or check its logs.',
+					details: {phase, timeoutMs: this.config.callTimeoutMs},
+				}),
+				// A timeout during a start is counted by the start itself, if it fails.
+				countsForBreaker: phase === 'call',
+			};
+		}
+
+		if (reason instanceof AbortReason && reason.kind === 'cancelled') {
+			return {
+				error: new HangarError({code: 'UpstreamError', upstream: this.name, operation, message: 'cancelled by the client'}),
+				countsForBreaker: false,
+			};
+		}
+
+		if (error instanceof HangarError) return {error, countsForBreaker: false};
+		if (error instanceof UpstreamRpcError) {
+			// The upstream answered: it is alive. Forward its error as it said it.
+			const forwarded = new UpstreamRpcError(error.code, `upstream "${this.name}": ${operation} failed: ${error.message}`, error.data);
+			return {error: forwarded, countsForBreaker: false};
+		}
+
+		if (error instanceof ConnectionLostError || !(this.connection?.isOpen ?? false)) {
+			const exit = this.lastExit;
+			const stderr = this.log.tail(5, 'stderr').map(line => line.text);
+			const what = exit === undefined ? 'the connection to the upstream closed' : `the upstream ${describeExit(exit)}`;
+			return {
+				error: new HangarError({
+					code: 'UpstreamCrashed',
+					upstream: this.name,
+					operation,
+					message: `${what} while the call was in flight${stderr.length > 0 ? `; last stderr: ${stderr.join(' | ')}` : ''}`,
+					hint: this.restartHint(),
+					details: {exitCode: exit?.code, signal: exit?.signal, stderrTail: stderr, nextRetryAt: this.nextRetryAt()},
+				}),
+				// The crash itself is counted once by the exit handler.
+				countsForBreaker: false,
+			};
+		}
+
+		return {
+			error: new HangarError({
+				code: 'UpstreamError',
+				upstream: this.name,
+				operation,
+				message: errorMessage(error),
+				hint: 'Check the upstream\'s logs (`l` in the TUI).',
+			}),
+			countsForBreaker: true,
+		};
+	}
+
+	private restartHint(): string {
+		if (this.state === 'dead' && this.restartAt !== undefined) {
+			return `It restarts automatically at ${new Date(this.restartAt).toISOString()}; retry after that.`;
+		}
+
+		if (this.state === 'dead') return 'Its restart budget is spent; start it by hand (hangar_start or `s` in the TUI) after fixing the cause.';
+		return 'Retry the call; hangar restarts crashed upstreams automatically.';
+	}
+
+	/** Resolves with a live connection, starting the upstream if it may be started on demand. */
+	private async ensureReady(why: string, signal: AbortSignal, progress: ProgressRelay): Promise<UpstreamConnection> {
+		for (;;) {
+			signal.throwIfAborted();
+			switch (this.state) {
+				case 'ready': {
+					return this.connection!;
+				}
+
+				case 'starting': {
+					return progress.during(`waiting for upstream "${this.name}" to start`, abortable(this.startPromise!, signal));
+				}
+
+				case 'cold': {
+					return progress.during(`starting upstream "${this.name}"`, abortable(this.beginStart('start', `on demand: ${why}`), signal));
+				}
+
+				case 'stopping': {
+					await abortable(this.stopPromise ?? Promise.resolve(), signal);
+					continue;
+				}
+
+				case 'degraded': {
+					const at = this.breaker.nextProbeAt;
+					throw new HangarError({
+						code: 'CircuitOpen',
+						upstream: this.name,
+						operation: why,
+						message: `the circuit breaker is open after ${this.breaker.consecutiveFailures} consecutive failures (last: ${this.metrics.lastError ?? 'unknown'})`,
+						hint: at === undefined ? 'A probe is running now; retry in a moment.' : `The next probe is at ${new Date(at).toISOString()} (in ${seconds(Math.max(0, at - Date.now()))}); retry after that.`,
+						details: {nextRetryAt: at},
+					});
+				}
+
+				case 'dead': {
+					const exit = this.lastExit === undefined ? 'failed' : describeExit(this.lastExit);
+					throw new HangarError({
+						code: 'UpstreamUnavailable',
+						upstream: this.name,
+						operation: why,
+						message: `the upstream is dead (it ${exit}; last error: ${this.metrics.lastError ?? this.lastTransitionReason()})`,
+						hint: this.restartHint(),
+						details: {state: 'dead', nextRetryAt: this.restartAt},
+					});
+				}
+
+				case 'stopped': {
+					throw new HangarError({
+						code: 'UpstreamUnavailable',
+						upstream: this.name,
+						operation: why,
+						message: 'the upstream was stopped by a person and does not start on demand',
+						hint: 'Start it again (hangar_start, or `s` in the TUI).',
+						details: {state: 'stopped'},
+					});
+				}
+
+				case 'quarantined': {
+					throw new HangarError({
+						code: 'UpstreamUnavailable',
+						upstream: this.name,
+						operation: why,
+						message: `the upstream is quarantined (${this.lastTransitionReason()}) and its calls are refused`,
+						hint: 'A person can lift the quarantine with `mcp-hangar approve` or `u` in the TUI.',
+						details: {state: 'quarantined'},
+					});
+				}
+
+				case 'disabled': {
+					throw new HangarError({
+						code: 'UpstreamUnavailable',
+						upstream: this.name,
+						operation: why,
+						message: 'the upstream is disabled in the config',
+						hint: 'Remove "disabled": true from its entry in the config and restart hangar.',
+						details: {state: 'disabled'},
+					});
+				}
+			}
+		}
+	}
+
+	private lastTransitionReason(): string {
+		return this.machine.transitions().at(-1)?.reason ?? 'no reason recorded';
+	}
+
+	/**
+	 * Waits until the tool list is known: used when a client calls a tool of
+	 * an upstream whose tools have never been listed (first run, no cache).
+	 * Starts a cold upstream; errors are left to the call that follows.
+	 */
+	async learnTools(signal: AbortSignal): Promise<void> {
+		if (this.state === 'starting') {
+			await abortable(this.startPromise!, signal).catch(() => {});
+		} else if (this.state === 'cold' && this.toolsFrom === 'none') {
+			await abortable(this.beginStart('start', 'on demand: a call named a tool of this upstream before its tools were known'), signal).catch(() => {});
+		}
+	}
+
+	// ---------------------------------------------------------------------
+	// Start
+
+	private beginStart(event: 'start', reason: string): Promise<UpstreamConnection> {
+		this.clearTimer('restart');
+		this.restartAt = undefined;
+		this.machine.apply(event, reason);
+		const controller = new AbortController();
+		this.startAbort = controller;
+		const timer = setTimeout(() => controller.abort(new AbortReason('start-timeout')), this.config.startTimeoutMs);
+		const began = performance.now();
+		const promise = (async () => {
+			let connection: UpstreamConnection | undefined;
+			try {
+				connection = await UpstreamConnection.open(
+					this.config,
+					this.log,
+					{
+						onClose: exit => this.onConnectionClosed(connection, exit),
+						onToolsChanged: () => this.refreshTools('the upstream sent notifications/tools/list_changed'),
+					},
+					controller.signal,
+					this.settings.stopGraceMs,
+				);
+				const tools = await connection.listTools(controller.signal);
+				controller.signal.throwIfAborted();
+				this.connection = connection;
+				this.startedAt = Date.now();
+				this.setTools(tools, 'live');
+				this.store.update(this.name, upstream => {
+					upstream.counters.starts += 1;
+				});
+				const ms = Math.round(performance.now() - began);
+				const pid = connection.pid === undefined ? '' : `pid ${connection.pid}, `;
+				if (this.breaker.state === 'closed') {
+					this.machine.apply('started', `started in ${ms} ms (${pid}${tools.length} tools)`);
+				} else {
+					this.breaker.recordSuccess();
+					this.machine.apply('started', `started in ${ms} ms (${pid}${tools.length} tools); circuit closed`);
+				}
+
+				this.scheduleHealth();
+				this.scheduleIdle();
+				return connection;
+			} catch (error) {
+				void connection?.close(this.settings.stopGraceMs);
+				throw this.onStartFailed(error, controller.signal, began);
+			} finally {
+				clearTimeout(timer);
+				if (this.startAbort === controller) this.startAbort = undefined;
+				this.startPromise = undefined;
+			}
+		})();
+		this.startPromise = promise;
+		// Callers that gave up (deadline, cancel) must not leave an unhandled rejection behind.
+		promise.catch(() => {});
+		return promise;
+	}
+
+	private onStartFailed(error: unknown, signal: AbortSignal, began: number): HangarError {
+		const reason: unknown = signal.aborted ? signal.reason : undefined;
+		if (reason instanceof AbortReason && reason.kind === 'stopping') {
+			return new HangarError({
+				code: 'UpstreamUnavailable',
+				upstream: this.name,
+				operation: 'start',
+				message: 'the start was interrupted because the upstream is being stopped',
+			});
+		}
+
+		const ms = Math.round(performance.now() - began);
+		const stderr = this.log.tail(5, 'stderr').map(line => line.text);
+		const startedAtWallClock = Date.now() - ms;
+		const exit = this.lastExit !== undefined && this.lastExit.at >= startedAtWallClock ? this.lastExit : undefined;
+		let what: string;
+		if (reason instanceof AbortReason && reason.kind === 'start-timeout') {
+			what = `no answer to initialize/tools/list within the start timeout of ${seconds(this.config.startTimeoutMs)}`;
+		} else if (exit !== undefined) {
+			what = `the process ${describeExit(exit)} during initialization`;
+		} else if (error instanceof ConnectionLostError || /connection closed/i.test(errorMessage(error))) {
+			what = 'the connection closed during initialization';
+		} else {
+			what = errorMessage(error);
+		}
+
+		const detail = `${what}${stderr.length > 0 ? `; last stderr: ${stderr.join(' | ')}` : ''}`;
+		this.metrics.lastError = `start failed: ${detail}`;
+		this.breaker.recordFailure(Date.now());
+		const delay = this.restartPolicy.recordCrash(Date.now());
+		this.store.update(this.name, upstream => {
+			upstream.counters.crashes += 1;
+		});
+		const plan = this.planRestart(delay);
+		this.machine.apply('start_failed', `start failed after ${ms} ms: ${detail}; ${plan}`);
+		return new HangarError({
+			code: 'StartFailed',
+			upstream: this.name,
+			operation: 'start',
+			message: detail,
+			hint: this.restartAt === undefined
+				? 'Check the command, args and env in the config, and the stderr lines above; then start it by hand.'
+				: `Hangar retries at ${new Date(this.restartAt).toISOString()}; check the command and its stderr if it keeps failing.`,
+			details: {stderrTail: stderr, nextRetryAt: this.restartAt},
+		});
+	}
+
+	/** Schedules an automatic restart when the budget allows; returns a sentence for the transition reason. */
+	private planRestart(delay: number | undefined): string {
+		const {maxRestarts, windowMs} = this.restartPolicy.budget;
+		if (delay === undefined) {
+			this.restartAt = undefined;
+			return `restart budget spent (${maxRestarts} failures within ${seconds(windowMs)}): stays dead until a person starts it`;
+		}
+
+		this.restartAt = Date.now() + delay;
+		this.clearTimer('restart');
+		this.restartTimer = setTimeout(() => {
+			this.restartTimer = undefined;
+			if (this.state !== 'dead' || this.disposed) return;
+			this.restartCount += 1;
+			this.beginStart('start', `automatic restart after ${seconds(delay)} backoff`).catch(() => {});
+		}, delay);
+		return `restarting in ${seconds(delay)}`;
+	}
+
+	private onConnectionClosed(connection: UpstreamConnection | undefined, exit: ExitInfo | undefined): void {
+		if (exit !== undefined) this.recordExit(exit);
+		// A start in progress (no connection handed out yet) handles its own failure.
+		if (connection === undefined || connection !== this.connection) return;
+		this.connection = undefined;
+		this.clearTimer('health');
+		this.clearTimer('probe');
+		this.clearIdleTimer();
+		if (this.state !== 'ready' && this.state !== 'degraded') return;
+
+		const stderr = this.log.tail(3, 'stderr').map(line => line.text);
+		const what = exit === undefined ? 'the connection closed' : `the process ${describeExit(exit)}`;
+		const detail = `${what}${stderr.length > 0 ? `; last stderr: ${stderr.join(' | ')}` : ''}`;
+		this.metrics.lastError = `crashed: ${detail}`;
+		this.breaker.recordFailure(Date.now());
+		const delay = this.restartPolicy.recordCrash(Date.now());
+		this.store.update(this.name, upstream => {
+			upstream.counters.crashes += 1;
+		});
+		this.machine.apply('crashed', `${detail}; ${this.planRestart(delay)}`);
+	}
+
+	private recordExit(exit: ExitInfo): void {
+		this.lastExit = exit;
+		const stderrTail = this.log.tail(10, 'stderr').map(line => line.text);
+		this.store.update(this.name, upstream => {
+			upstream.lastExit = {code: exit.code, signal: exit.signal, at: exit.at, stderrTail};
+		});
+	}
+
+	// ---------------------------------------------------------------------
+	// Tools
+
+	private setTools(tools: ToolDefinition[], source: ToolsSource): void {
+		this.toolList = tools;
+		this.toolsFrom = source;
+		this.toolsVerifiedAt = Date.now();
+		this.store.update(this.name, upstream => {
+			upstream.tools = tools;
+			upstream.toolsVerifiedAt = this.toolsVerifiedAt;
+		});
+		this.emit('tools');
+	}
+
+	/** Re-reads the tool list; coalesces bursts of list_changed into at most one extra refresh. */
+	refreshTools(why: string): void {
+		if (this.refreshing !== undefined) {
+			this.refreshAgain = true;
+			return;
+		}
+
+		const connection = this.connection;
+		if (connection === undefined) return;
+		this.refreshing = (async () => {
+			try {
+				const signal = AbortSignal.timeout(this.settings.pingTimeoutMs * 2);
+				const tools = await connection.listTools(signal);
+				if (connection === this.connection) {
+					this.log.push('hangar', `tool list refreshed (${tools.length} tools): ${why}`);
+					this.setTools(tools, 'live');
+				}
+			} catch (error) {
+				this.log.push('hangar', `tool list refresh failed: ${errorMessage(error)}`);
+			} finally {
+				this.refreshing = undefined;
+				if (this.refreshAgain) {
+					this.refreshAgain = false;
+					this.refreshTools(why);
+				}
+			}
+		})();
+	}
+
+	// ---------------------------------------------------------------------
+	// Breaker, probe, health
+
+	private recordBreakerFailure(what: string): void {
+		const opened = this.breaker.recordFailure(Date.now());
+		if (!opened) return;
+		if (this.state === 'ready') {
+			const at = this.breaker.nextProbeAt!;
+			this.machine.apply(
+				'trip',
+				`circuit opened after ${this.breaker.consecutiveFailures} consecutive failures (${what}: ${this.metrics.lastError ?? 'unknown'}); probe in ${seconds(at - Date.now())}`,
+			);
+			this.clearTimer('health');
+			this.scheduleProbe();
+		}
+	}
+
+	private scheduleProbe(): void {
+		this.clearTimer('probe');
+		const at = this.breaker.nextProbeAt;
+		if (at === undefined) return;
+		this.probeTimer = setTimeout(() => {
+			this.probeTimer = undefined;
+			void this.probe();
+		}, Math.max(0, at - Date.now()));
+	}
+
+	private async probe(): Promise<void> {
+		const connection = this.connection;
+		if (this.state !== 'degraded' || connection === undefined) return;
+		this.breaker.beginProbe();
+		const began = performance.now();
+		try {
+			await connection.ping(this.settings.pingTimeoutMs);
+			if (this.state !== 'degraded' || connection !== this.connection) return;
+			this.breaker.recordSuccess();
+			this.machine.apply('probe_ok', `probe ping answered in ${Math.round(performance.now() - began)} ms; circuit closed`);
+			this.scheduleHealth();
+			this.scheduleIdle();
+		} catch (error) {
+			if (this.state !== 'degraded' || connection !== this.connection) return;
+			this.breaker.recordFailure(Date.now());
+			const at = this.breaker.nextProbeAt!;
+			this.metrics.lastError = `probe failed: ${pingFailure(error, this.settings.pingTimeoutMs)}`;
+			this.machine.apply('probe_failed', `${this.metrics.lastError}; next probe in ${seconds(at - Date.now())}`);
+			this.scheduleProbe();
+		}
+	}
+
+	private scheduleHealth(): void {
+		this.clearTimer('health');
+		if (this.settings.healthIntervalMs <= 0) return;
+		this.healthTimer = setInterval(() => {
+			void this.healthCheck();
+		}, this.settings.healthIntervalMs);
+	}
+
+	private async healthCheck(): Promise<void> {
+		const connection = this.connection;
+		if (this.state !== 'ready' || connection === undefined) return;
+		try {
+			await connection.ping(this.settings.pingTimeoutMs);
+		} catch (error) {
+			if (this.state !== 'ready' || connection !== this.connection) return;
+			this.metrics.lastError = `health ping failed: ${pingFailure(error, this.settings.pingTimeoutMs)}`;
+			this.log.push('hangar', this.metrics.lastError);
+			this.recordBreakerFailure('health ping');
+			this.emit('activity');
+		}
+	}
+
+	// ---------------------------------------------------------------------
+	// Idle stop
+
+	private clearIdleTimer(): void {
+		this.clearTimer('idle');
+	}
+
+	private scheduleIdle(): void {
+		this.clearIdleTimer();
+		if (this.config.idleTimeoutMs <= 0 || this.inFlight > 0) return;
+		if (this.state !== 'ready' && this.state !== 'degraded') return;
+		const due = this.lastActivityAt + this.config.idleTimeoutMs - Date.now();
+		this.idleTimer = setTimeout(() => {
+			this.idleTimer = undefined;
+			if (this.inFlight > 0 || (this.state !== 'ready' && this.state !== 'degraded')) return;
+			const idleMs = Date.now() - this.lastActivityAt;
+			if (idleMs < this.config.idleTimeoutMs) {
+				this.scheduleIdle();
+				return;
+			}
+
+			this.stop('cold', `idle for ${seconds(idleMs)} (idleTimeoutSeconds ${this.config.idleTimeoutMs / 1000})`).catch(() => {});
+		}, Math.max(0, due));
+	}
+
+	// ---------------------------------------------------------------------
+	// Commands from people and from the supervisor
+
+	/** A person's start: from cold, stopped or dead (resets the restart budget). */
+	async start(reason = 'started by a person'): Promise<void> {
+		if (this.state === 'stopping') await this.stopPromise;
+		switch (this.state) {
+			case 'ready':
+			case 'degraded': {
+				return;
+			}
+
+			case 'starting': {
+				await this.startPromise;
+				return;
+			}
+
+			case 'quarantined':
+			case 'disabled': {
+				throw new HangarError({
+					code: 'UpstreamUnavailable',
+					upstream: this.name,
+					operation: 'start',
+					message: `the upstream is ${this.state}`,
+					hint: this.state === 'quarantined' ? 'Lift the quarantine first (`mcp-hangar approve`).' : 'Enable it in the config first.',
+				});
+			}
+
+			default: {
+				this.restartPolicy.reset();
+				this.breaker.recordSuccess();
+				await this.beginStart('start', reason);
+			}
+		}
+	}
+
+	/** Stops the upstream; `target` says where it lands (cold: idle, stopped: a person, ...). */
+	async stop(target: StopTarget, reason: string): Promise<void> {
+		if (this.state === 'stopping') {
+			await this.stopPromise;
+		}
+
+		if (runningStates.has(this.state)) {
+			this.machine.apply('stop', reason);
+			this.clearAllTimers();
+			const stopping = this.runStop(target, reason);
+			this.stopPromise = stopping;
+			try {
+				await stopping;
+			} finally {
+				if (this.stopPromise === stopping) this.stopPromise = undefined;
+			}
+
+			return;
+		}
+
+		// Not running: settle directly where the table allows it.
+		this.clearTimer('restart');
+		this.restartAt = undefined;
+		if (this.state === target) return;
+		const event: ProviderEvent | undefined =
+			target === 'stopped' ? 'person_stop' : target === 'quarantined' ? 'quarantine' : target === 'disabled' ? 'disable' : undefined;
+		if (event === undefined) return; // Going "cold" from a non-running state needs nothing.
+		this.machine.apply(event, reason);
+	}
+
+	private async runStop(target: StopTarget, reason: string): Promise<void> {
+		this.startAbort?.abort(new AbortReason('stopping'));
+		await this.startPromise?.catch(() => {});
+		const connection = this.connection;
+		this.connection = undefined;
+		let how = '';
+		if (connection !== undefined) {
+			const exit = await connection.close(this.settings.stopGraceMs);
+			if (exit !== undefined) {
+				this.recordExit(exit);
+				how = ` (${exit.stoppedBy === undefined ? describeExit(exit) : `ended by ${exit.stoppedBy}`})`;
+			}
+		}
+
+		this.machine.apply(settleEvent[target], `${reason}${how}`);
+	}
+
+	async restart(reason = 'restarted by a person'): Promise<void> {
+		await this.stop('cold', reason);
+		await this.start(reason);
+	}
+
+	async quarantine(reason: string): Promise<void> {
+		this.store.update(this.name, upstream => {
+			upstream.admin = {state: 'quarantined', at: Date.now(), reason};
+		});
+		await this.stop('quarantined', reason);
+	}
+
+	/** Lifts a quarantine (a person only) or re-enables: back to cold. */
+	release(reason: string): void {
+		this.store.update(this.name, upstream => {
+			upstream.admin = undefined;
+		});
+		this.machine.apply('release', reason);
+	}
+
+	/** Stops everything for shutdown and disposes timers; the provider is unusable afterwards. */
+	async shutdown(reason: string): Promise<void> {
+		this.disposed = true;
+		this.clearAllTimers();
+		if (runningStates.has(this.state)) await this.stop('cold', reason).catch(() => {});
+		this.clearAllTimers();
+	}
+
+	private clearTimer(which: 'restart' | 'probe' | 'health' | 'idle'): void {
+		switch (which) {
+			case 'restart': {
+				if (this.restartTimer !== undefined) clearTimeout(this.restartTimer);
+				this.restartTimer = undefined;
+				break;
+			}
+
+			case 'probe': {
+				if (this.probeTimer !== undefined) clearTimeout(this.probeTimer);
+				this.probeTimer = undefined;
+				break;
+			}
+
+			case 'health': {
+				if (this.healthTimer !== undefined) clearInterval(this.healthTimer);
+				this.healthTimer = undefined;
+				break;
+			}
+
+			case 'idle': {
+				if (this.idleTimer !== undefined) clearTimeout(this.idleTimer);
+				this.idleTimer = undefined;
+				break;
+			}
+		}
+	}
+
+	private clearAllTimers(): void {
+		this.clearTimer('restart');
+		this.clearTimer('probe');
+		this.clearTimer('health');
+		this.clearTimer('idle');
+		this.restartAt = undefined;
+	}
+}
+
+function pingFailure(error: unknown, timeoutMs: number): string {
+	const message = errorMessage(error);
+	if (/timed out/i.test(message)) return `no answer to ping within ${seconds(timeoutMs)}`;
+	return message;
+}
+
+/** Rejects as soon as `signal` aborts, without cancelling the shared work behind `promise`. */
+async function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+	signal.throwIfAborted();
+	return new Promise<T>((resolve, reject) => {
+		const onAbort = () => reject(signal.reason);
+		signal.addEventListener('abort', onAbort, {once: true});
+		promise.then(
+			value => {
+				signal.removeEventListener('abort', onAbort);
+				resolve(value);
+			},
+			(error: unknown) => {
+				signal.removeEventListener('abort', onAbort);
+				reject(error);
+			},
+		);
+	});
+}
+
+/**
+ * Keeps progress monotonic for one downstream call: startup notes come first
+ * (1, 2, ...), then upstream progress is shifted past them, because the
+ * protocol requires each value to be larger than the last.
+ */
+class ProgressRelay {
+	private offset = 0;
+	private last = 0;
+
+	constructor(private readonly send: ((update: ProgressUpdate) => void) | undefined) {}
+
+	/** Sends a note now and one a second while `work` runs, so clients that reset their timeout on progress keep waiting. */
+	async during<T>(message: string, work: Promise<T>): Promise<T> {
+		if (this.send === undefined) return work;
+		this.note(message);
+		const began = Date.now();
+		const ticker = setInterval(() => this.note(`${message} (${Math.round((Date.now() - began) / 1000)} s)`), 1000);
+		try {
+			return await work;
+		} finally {
+			clearInterval(ticker);
+		}
+	}
+
+	note(message: string): void {
+		if (this.send === undefined) return;
+		this.offset += 1;
+		this.last = this.offset;
+		this.send({progress: this.offset, message});
+	}
+
+	upstream(update: Progress): void {
+		if (this.send === undefined) return;
+		const progress = this.offset + update.progress;
+		if (progress <= this.last) return;
+		this.last = progress;
+		this.send({
+			progress,
+			total: update.total === undefined ? undefined : this.offset + update.total,
+			message: update.message,
+		});
+	}
+}

@@ -1,0 +1,48 @@
+/**
+ * Restart intensity, as OTP and systemd do it: at most `maxRestarts` crashes
+ * within `windowMs`; past that the upstream stays dead until a person starts
+ * it. The delay before each automatic restart grows with the number of
+ * crashes still inside the window (min doubling to max), so it resets by
+ * itself once the upstream has run long enough without crashing.
+ */
+
+export type RestartPolicyOptions = {
+	maxRestarts: number;
+	windowMs: number;
+	minDelayMs: number;
+	maxDelayMs: number;
+};
+
+export class RestartPolicy {
+	private crashes: number[] = [];
+
+	constructor(private readonly options: RestartPolicyOptions) {}
+
+	/** Records a crash; returns the delay before the next restart, or undefined when the budget is spent. */
+	recordCrash(now: number): number | undefined {
+		this.prune(now);
+		this.crashes.push(now);
+		if (this.crashes.length >= this.options.maxRestarts) return undefined;
+		const exponent = this.crashes.length - 1;
+		return Math.min(this.options.maxDelayMs, this.options.minDelayMs * 2 ** exponent);
+	}
+
+	crashesInWindow(now: number): number {
+		this.prune(now);
+		return this.crashes.length;
+	}
+
+	get budget(): {maxRestarts: number; windowMs: number} {
+		return {maxRestarts: this.options.maxRestarts, windowMs: this.options.windowMs};
+	}
+
+	/** A person started the upstream: give it a fresh budget. */
+	reset(): void {
+		this.crashes = [];
+	}
+
+	private prune(now: number): void {
+		const since = now - this.options.windowMs;
+		while (this.crashes.length > 0 && this.crashes[0]! <= since) this.crashes.shift();
+	}
+}

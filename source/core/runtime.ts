@@ -1,0 +1,93 @@
+/**
+ * Process-level wiring shared by every way of running hangar: open the state
+ * store, build the supervisor, and make sure that however the process ends
+ * (stdin EOF, SIGINT, SIGTERM, SIGHUP, an internal error) every upstream is
+ * stopped in order before it exits. The synchronous `exit` hook is the last
+ * resort that SIGKILLs any process group still alive.
+ */
+import {loadConfig, type HangarConfig} from './config.js';
+import {GatewaySession} from './gateway.js';
+import {LineTransport} from './line-transport.js';
+import type {Logger} from './logger.js';
+import {killAllProcessGroupsSync} from './process-registry.js';
+import {StateStore} from './state-store.js';
+import {Supervisor} from './supervisor.js';
+
+export async function createSupervisor(config: HangarConfig, logger: Logger): Promise<Supervisor> {
+	const store = await StateStore.open(config.hangar.stateDir, logger.child('state'));
+	for (const problem of store.problems) logger.warn(problem);
+	return new Supervisor(config, store, logger);
+}
+
+export type ExitController = {
+	/** Stops everything and exits with `code`. Safe to call more than once. */
+	exit: (reason: string, code: number) => Promise<never>;
+};
+
+/** Installs signal, error and exit hooks that stop `supervisor` before the process exits. */
+export function installExitHandlers(supervisor: Supervisor, logger: Logger, forceAfterMs: number): ExitController {
+	let exiting: Promise<never> | undefined;
+
+	const exit = async (reason: string, code: number): Promise<never> => {
+		exiting ??= (async () => {
+			const force = setTimeout(() => {
+				logger.error(`shutdown took longer than ${forceAfterMs} ms; killing the remaining upstreams`);
+				killAllProcessGroupsSync();
+				process.exit(code === 0 ? 1 : code);
+			}, forceAfterMs);
+			force.unref();
+			try {
+				await supervisor.shutdown(reason);
+			} catch (error) {
+				logger.error(`shutdown failed: ${(error as Error).message}`);
+			}
+
+			killAllProcessGroupsSync();
+			process.exit(code);
+		})();
+		return exiting;
+	};
+
+	for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+		process.on(signal, () => {
+			if (exiting !== undefined) {
+				// A second signal while stopping: stop waiting.
+				killAllProcessGroupsSync();
+				process.exit(1);
+			}
+
+			void exit(`received ${signal}`, 0);
+		});
+	}
+
+	process.on('uncaughtException', error => {
+		logger.error(`internal error: ${error.stack ?? error.message}`);
+		void exit('internal error', 1);
+	});
+	process.on('unhandledRejection', reason => {
+		// Logged, not fatal: one bad promise must not take every client's endpoint down.
+		logger.error(`unhandled rejection: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`);
+	});
+	process.on('exit', () => killAllProcessGroupsSync());
+	return {exit};
+}
+
+export type StdioOptions = {configPath: string; stateDir?: string | undefined; logger: Logger};
+
+/** `mcp-hangar --stdio`: one gateway session on stdin/stdout, an embedded supervisor behind it. */
+export async function serveStdio(options: StdioOptions): Promise<void> {
+	const {logger} = options;
+	const config = loadConfig(options.configPath, {stateDir: options.stateDir});
+	const supervisor = await createSupervisor(config, logger);
+	const grace = config.hangar.stopGraceMs;
+	const controller = installExitHandlers(supervisor, logger, grace * 2 + 8000);
+
+	const transport = new LineTransport(process.stdin, process.stdout, config.hangar.maxMessageBytes);
+	const session = new GatewaySession({supervisor, transport, logger: logger.child('gateway'), label: 'stdio'});
+	session.onClose(() => {
+		void controller.exit('stdin closed', 0);
+	});
+	await session.start();
+	supervisor.launch();
+	logger.info(`serving MCP on stdio with ${config.servers.length} upstreams`, {config: config.path, stateDir: config.hangar.stateDir});
+}

@@ -1,0 +1,178 @@
+/**
+ * The supervisor: every configured upstream as a `Provider`, the one state
+ * model that every surface reads (gateway `tools/list`, `hangar_list`, the
+ * call path, later the TUI). It publishes typed events (transitions, tool
+ * set changes, activity) and answers status from memory only, never by
+ * asking an upstream.
+ *
+ * The exposed tool set is derived from the providers: tools of quarantined,
+ * disabled and person-stopped upstreams are hidden, because calls to them
+ * would be refused; everything else is listed, from the live list or the
+ * cache, with the provider's state and the list's age alongside.
+ */
+import {EventEmitter} from 'node:events';
+import Fuse from 'fuse.js';
+import type {HangarConfig, ToolDefinition} from './config.js';
+import {HangarError} from './errors.js';
+import type {Logger} from './logger.js';
+import {Provider, type CallContext, type ProviderSnapshot, type TransitionEvent} from './provider.js';
+import type {ProviderState} from './provider-state.js';
+import type {StateStore} from './state-store.js';
+import {exposedToolName} from './tool-names.js';
+import type {CallToolResult} from './upstream-client.js';
+
+export type ExposedTool = {
+	/** `<server>__<tool>` as clients see it. */
+	name: string;
+	server: string;
+	/** The upstream's own name for it. */
+	tool: string;
+	definition: ToolDefinition;
+};
+
+const hiddenStates: ReadonlySet<ProviderState> = new Set(['quarantined', 'disabled', 'stopped']);
+
+export class Supervisor extends EventEmitter<{
+	transition: [TransitionEvent];
+	toolsChanged: [];
+	activity: [string];
+}> {
+	readonly providers = new Map<string, Provider>();
+	private exposed: ExposedTool[] = [];
+	private byName = new Map<string, ExposedTool>();
+	private signature = '';
+	private shuttingDown = false;
+	private fuse: Fuse<ExposedTool> | undefined;
+
+	constructor(
+		readonly config: HangarConfig,
+		readonly store: StateStore,
+		private readonly logger: Logger,
+	) {
+		super();
+		this.setMaxListeners(100);
+		for (const server of config.servers) {
+			const provider = new Provider(server, config.hangar, store, logger.child(server.name));
+			provider.on('transition', event => {
+				this.emit('transition', event);
+				this.recomputeTools();
+			});
+			provider.on('tools', () => this.recomputeTools());
+			provider.on('activity', () => this.emit('activity', server.name));
+			this.providers.set(server.name, provider);
+		}
+
+		this.recomputeTools();
+	}
+
+	/** Starts the upstreams that are not lazy. */
+	launch(): void {
+		for (const provider of this.providers.values()) provider.launch();
+	}
+
+	get isShuttingDown(): boolean {
+		return this.shuttingDown;
+	}
+
+	provider(name: string): Provider {
+		const provider = this.providers.get(name);
+		if (provider === undefined) {
+			const known = [...this.providers.keys()];
+			throw new HangarError({
+				code: 'UpstreamUnavailable',
+				upstream: name,
+				operation: 'lookup',
+				message: 'no upstream of that name is configured',
+				hint: known.length > 0 ? `Configured upstreams: ${known.join(', ')}.` : 'The config has no upstreams.',
+			});
+		}
+
+		return provider;
+	}
+
+	tools(): readonly ExposedTool[] {
+		return this.exposed;
+	}
+
+	resolveTool(name: string): ExposedTool | undefined {
+		return this.byName.get(name);
+	}
+
+	/**
+	 * Resolves an exposed name, waiting for the upstream it names to list its
+	 * tools when they are not known yet (first run without cache, or a start
+	 * in progress), so an early call is routed instead of refused.
+	 */
+	async resolveToolWhenKnown(name: string, signal: AbortSignal): Promise<ExposedTool | undefined> {
+		const known = this.byName.get(name);
+		if (known !== undefined) return known;
+		const split = name.indexOf('__');
+		if (split === -1) return undefined;
+		const provider = this.providers.get(name.slice(0, split));
+		if (provider === undefined || (provider.state !== 'starting' && !(provider.state === 'cold' && provider.toolsSource === 'none'))) {
+			return undefined;
+		}
+
+		await provider.learnTools(signal);
+		return this.byName.get(name);
+	}
+
+	/** Up to `limit` exposed tool names closest to `name`, for "did you mean" hints. */
+	closestTools(name: string, limit = 3): string[] {
+		this.fuse ??= new Fuse(this.exposed, {keys: ['name'], threshold: 0.6, ignoreLocation: true});
+		return this.fuse.search(name, {limit}).map(hit => hit.item.name);
+	}
+
+	async callTool(exposedName: string, args: Record<string, unknown> | undefined, context: CallContext = {}): Promise<CallToolResult> {
+		const target = this.byName.get(exposedName);
+		if (target === undefined) throw new Error(`unknown tool ${exposedName}`);
+		return this.call(target.server, target.tool, args, context);
+	}
+
+	async call(server: string, tool: string, args: Record<string, unknown> | undefined, context: CallContext = {}): Promise<CallToolResult> {
+		if (this.shuttingDown) {
+			throw new HangarError({
+				code: 'ShuttingDown',
+				upstream: server,
+				operation: `tools/call "${tool}"`,
+				message: 'hangar is shutting down',
+				hint: 'Retry once hangar is running again.',
+			});
+		}
+
+		return this.provider(server).callTool(tool, args, context);
+	}
+
+	list(): ProviderSnapshot[] {
+		return [...this.providers.values()].map(provider => provider.snapshot());
+	}
+
+	/** Stops every upstream in order (stdin close, SIGTERM, SIGKILL), in parallel, and flushes state. */
+	async shutdown(reason: string): Promise<void> {
+		if (this.shuttingDown) return;
+		this.shuttingDown = true;
+		this.logger.info(`shutting down: ${reason}`);
+		await Promise.all([...this.providers.values()].map(async provider => provider.shutdown(`hangar is shutting down (${reason})`)));
+		await this.store.close();
+	}
+
+	private recomputeTools(): void {
+		const exposed: ExposedTool[] = [];
+		for (const provider of this.providers.values()) {
+			if (hiddenStates.has(provider.state)) continue;
+			for (const definition of provider.tools) {
+				exposed.push({name: exposedToolName(provider.name, definition.name), server: provider.name, tool: definition.name, definition});
+			}
+		}
+
+		const signature = JSON.stringify(exposed.map(tool => [tool.name, tool.definition.description, tool.definition.inputSchema, tool.definition.outputSchema]));
+		this.exposed = exposed;
+		this.byName = new Map(exposed.map(tool => [tool.name, tool]));
+		this.fuse = undefined;
+		if (signature !== this.signature) {
+			const first = this.signature === '';
+			this.signature = signature;
+			if (!first) this.emit('toolsChanged');
+		}
+	}
+}

@@ -1,0 +1,28 @@
+/**
+ * Exposed tool names: `<server>__<tool>`, valid for `^[a-zA-Z0-9_-]{1,64}$`
+ * (the strictest rule clients apply). Characters outside that set become
+ * `_`; a name that was changed or is too long gets a stable hash suffix of
+ * the original, so the same upstream tool always gets the same exposed name
+ * and two different tools never collide.
+ */
+import {createHash} from 'node:crypto';
+
+export const separator = '__';
+export const maxToolNameLength = 64;
+const validName = /^[a-zA-Z0-9_-]{1,64}$/;
+
+function shortHash(text: string): string {
+	return createHash('sha256').update(text).digest('hex').slice(0, 8);
+}
+
+export function exposedToolName(server: string, tool: string): string {
+	const plain = `${server}${separator}${tool}`;
+	if (validName.test(plain)) return plain;
+	const cleaned = `${server}${separator}${tool.replaceAll(/[^a-zA-Z0-9_-]/g, '_')}`;
+	const suffix = `_${shortHash(plain)}`;
+	return `${cleaned.slice(0, maxToolNameLength - suffix.length)}${suffix}`;
+}
+
+export function isValidToolName(name: string): boolean {
+	return validName.test(name);
+}

@@ -1,0 +1,256 @@
+/**
+ * One live MCP session with one upstream, over stdio (a child process behind
+ * `ChildProcessTransport`) or over the network (Streamable HTTP, falling back
+ * to SSE). This is one of the few modules that import the MCP SDK; the rest
+ * of the engine sees `UpstreamConnection` only.
+ *
+ * Calls are sent with `client.request(..., CallToolResultSchema)` rather than
+ * `client.callTool`, so hangar forwards what the upstream said instead of
+ * re-judging its structured output.
+ */
+import {Client} from '@modelcontextprotocol/sdk/client/index.js';
+import {SSEClientTransport} from '@modelcontextprotocol/sdk/client/sse.js';
+import {StreamableHTTPClientTransport} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type {Transport} from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+	CallToolResultSchema,
+	EmptyResultSchema,
+	ListToolsResultSchema,
+	LoggingMessageNotificationSchema,
+	McpError,
+	ToolListChangedNotificationSchema,
+	type CallToolResult,
+	type Progress,
+} from '@modelcontextprotocol/sdk/types.js';
+import type {ServerConfig, ToolDefinition} from './config.js';
+import type {LogBuffer} from './log-buffer.js';
+import {ChildProcessTransport, type ExitInfo} from './upstream-transport.js';
+
+export type {CallToolResult, Progress};
+
+export const clientInfo = {name: 'mcp-hangar', version: '0.1.0'};
+
+/** A JSON-RPC error the upstream itself answered with (not a transport failure). */
+export class UpstreamRpcError extends Error {
+	constructor(
+		readonly code: number,
+		message: string,
+		readonly data: unknown,
+	) {
+		super(message);
+		this.name = 'UpstreamRpcError';
+	}
+}
+
+/** The connection closed under a request (crash, exit, network drop). */
+export class ConnectionLostError extends Error {
+	constructor(message = 'connection to the upstream closed') {
+		super(message);
+		this.name = 'ConnectionLostError';
+	}
+}
+
+export type ConnectionEvents = {
+	onClose: (exit: ExitInfo | undefined) => void;
+	onToolsChanged: () => void;
+};
+
+const NO_SDK_TIMEOUT = 2_147_000_000;
+
+export class UpstreamConnection {
+	private closedByUs = false;
+	private closed = false;
+
+	private constructor(
+		private readonly client: Client,
+		private readonly transport: Transport,
+		private readonly child: ChildProcessTransport | undefined,
+	) {}
+
+	/**
+	 * Spawns or connects, and runs `initialize`. Rejects when the signal
+	 * aborts (start timeout, stop) after tearing down whatever was started.
+	 */
+	static async open(
+		config: ServerConfig,
+		log: LogBuffer,
+		events: ConnectionEvents,
+		signal: AbortSignal,
+		graceMs: number,
+	): Promise<UpstreamConnection> {
+		const client = new Client(clientInfo, {capabilities: {}});
+		let connection: UpstreamConnection | undefined;
+		let transport: Transport;
+		let child: ChildProcessTransport | undefined;
+
+		if (config.launch.kind === 'stdio') {
+			child = new ChildProcessTransport(config.launch, log);
+			transport = child;
+		} else {
+			transport = await connectRemote(config, client, log, signal);
+		}
+
+		client.onerror = error => log.push('hangar', `protocol error: ${error.message}`);
+		client.onclose = () => {
+			if (connection === undefined || connection.closed) return;
+			connection.closed = true;
+			if (!connection.closedByUs) events.onClose(child?.exit);
+		};
+		client.setNotificationHandler(ToolListChangedNotificationSchema, () => events.onToolsChanged());
+		client.setNotificationHandler(LoggingMessageNotificationSchema, notification => {
+			const data = notification.params.data;
+			log.push('hangar', `log ${notification.params.level}: ${typeof data === 'string' ? data : JSON.stringify(data)}`);
+		});
+
+		connection = new UpstreamConnection(client, transport, child);
+		const abort = () => {
+			void connection?.close(graceMs);
+		};
+
+		signal.addEventListener('abort', abort, {once: true});
+		try {
+			if (config.launch.kind === 'stdio') {
+				await client.connect(transport, {signal, timeout: NO_SDK_TIMEOUT});
+			}
+
+			signal.throwIfAborted();
+			return connection;
+		} catch (error) {
+			await connection.close(graceMs);
+			throw error;
+		} finally {
+			signal.removeEventListener('abort', abort);
+		}
+	}
+
+	get pid(): number | undefined {
+		return this.child?.pid;
+	}
+
+	get exit(): ExitInfo | undefined {
+		return this.child?.exit;
+	}
+
+	get isOpen(): boolean {
+		return !this.closed;
+	}
+
+	get serverVersion(): {name: string; version: string} | undefined {
+		return this.client.getServerVersion();
+	}
+
+	get supportsToolListChanged(): boolean {
+		return this.client.getServerCapabilities()?.tools?.listChanged === true;
+	}
+
+	/** Lists every tool, following `nextCursor` pages. */
+	async listTools(signal: AbortSignal): Promise<ToolDefinition[]> {
+		const tools: ToolDefinition[] = [];
+		let cursor: string | undefined;
+		const seen = new Set<string>();
+		do {
+			const page = await this.request(
+				() =>
+					this.client.request(
+						{method: 'tools/list', params: cursor === undefined ? {} : {cursor}},
+						ListToolsResultSchema,
+						{signal, timeout: NO_SDK_TIMEOUT},
+					),
+			);
+			tools.push(...(page.tools as ToolDefinition[]));
+			cursor = page.nextCursor;
+			if (cursor !== undefined) {
+				if (seen.has(cursor)) break; // A server that repeats a cursor would loop forever.
+				seen.add(cursor);
+			}
+		} while (cursor !== undefined);
+
+		return tools;
+	}
+
+	async callTool(
+		name: string,
+		args: Record<string, unknown> | undefined,
+		options: {signal: AbortSignal; onprogress?: ((progress: Progress) => void) | undefined; meta?: Record<string, unknown> | undefined},
+	): Promise<CallToolResult> {
+		const params: Record<string, unknown> = {name};
+		if (args !== undefined) params['arguments'] = args;
+		if (options.meta !== undefined && Object.keys(options.meta).length > 0) params['_meta'] = options.meta;
+		return this.request(() =>
+			this.client.request({method: 'tools/call', params: params as {name: string}}, CallToolResultSchema, {
+				signal: options.signal,
+				timeout: NO_SDK_TIMEOUT,
+				...(options.onprogress === undefined ? {} : {onprogress: options.onprogress}),
+			}),
+		);
+	}
+
+	async ping(timeoutMs: number): Promise<void> {
+		await this.request(() => this.client.request({method: 'ping'}, EmptyResultSchema, {timeout: timeoutMs}));
+	}
+
+	/** Closes the session and stops the process (stdin close, SIGTERM, SIGKILL). */
+	async close(graceMs: number): Promise<ExitInfo | undefined> {
+		this.closedByUs = true;
+		if (this.child !== undefined) {
+			const exit = await this.child.stop(graceMs);
+			this.closed = true;
+			return exit;
+		}
+
+		this.closed = true;
+		try {
+			if (this.transport instanceof StreamableHTTPClientTransport) await this.transport.terminateSession().catch(() => {});
+			await this.transport.close();
+		} catch {}
+
+		return undefined;
+	}
+
+	/** Maps SDK errors to hangar's: the upstream's own JSON-RPC errors vs a lost connection. */
+	private async request<T>(run: () => Promise<T>): Promise<T> {
+		try {
+			return await run();
+		} catch (error) {
+			if (error instanceof McpError) {
+				if (error.code === -32_000 && (this.closed || error.message.includes('Connection closed'))) {
+					throw new ConnectionLostError();
+				}
+
+				// -32001 is the SDK's own timeout/abort; the caller knows which of its signals fired.
+				if (error.code !== -32_001) throw new UpstreamRpcError(error.code, stripSdkPrefix(error.message), error.data);
+			}
+
+			if (error instanceof Error && error.message === 'Not connected') throw new ConnectionLostError();
+			throw error;
+		}
+	}
+}
+
+function stripSdkPrefix(message: string): string {
+	return message.replace(/^MCP error -?\d+: /, '');
+}
+
+async function connectRemote(config: ServerConfig, client: Client, log: LogBuffer, signal: AbortSignal): Promise<Transport> {
+	if (config.launch.kind !== 'remote') throw new Error('not a remote server');
+	const url = new URL(config.launch.url);
+	const requestInit: RequestInit = {headers: config.launch.headers};
+	const order = config.launch.transport === 'auto' ? (['streamable-http', 'sse'] as const) : [config.launch.transport];
+	let lastError: unknown;
+	for (const kind of order) {
+		signal.throwIfAborted();
+		const transport: Transport =
+			kind === 'sse' ? new SSEClientTransport(url, {requestInit}) : new StreamableHTTPClientTransport(url, {requestInit});
+		try {
+			await client.connect(transport, {signal, timeout: NO_SDK_TIMEOUT});
+			log.push('hangar', `connected to ${url.origin} over ${kind}`);
+			return transport;
+		} catch (error) {
+			lastError = error;
+			log.push('hangar', `connecting over ${kind} failed: ${error instanceof Error ? error.message : String(error)}`);
+			await transport.close().catch(() => {});
+		}
+	}
+
+	throw lastError instanceof Error ? lastError : new Error(String(lastError));
+}

@@ -1,0 +1,166 @@
+/**
+ * Test support: temp configs, the built `mcp-hangar --stdio` driven by a real
+ * SDK client, the process table, and waiting on conditions instead of sleeping.
+ */
+import {randomUUID} from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import {fileURLToPath} from 'node:url';
+import {Client} from '@modelcontextprotocol/sdk/client/index.js';
+import {StdioClientTransport} from '@modelcontextprotocol/sdk/client/stdio.js';
+
+export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const cliPath = path.join(root, 'dist', 'cli.js');
+export const fixturePath = path.join(root, 'dist', 'demo', 'fixture-server.js');
+export const everythingPath = path.join(root, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
+export const memoryPath = path.join(root, 'node_modules', '@modelcontextprotocol', 'server-memory', 'dist', 'index.js');
+
+export type ServerEntry = Record<string, unknown>;
+
+export function tempDir(prefix = 'hangar-test-'): string {
+	return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+/** A fixture server entry: `node fixture-server.js --mode MODE ...args`. */
+export function fixture(mode: string, args: string[] = [], extra: ServerEntry = {}): ServerEntry {
+	return {command: process.execPath, args: [fixturePath, '--mode', mode, ...args], ...extra};
+}
+
+export function everything(extra: ServerEntry = {}): ServerEntry {
+	return {command: process.execPath, args: [everythingPath, 'stdio'], ...extra};
+}
+
+export function memory(dir: string, extra: ServerEntry = {}): ServerEntry {
+	return {command: process.execPath, args: [memoryPath], env: {MEMORY_FILE_PATH: path.join(dir, 'memory.jsonl')}, ...extra};
+}
+
+/** Fast timings so breaker, restart and idle behaviour show within seconds. */
+export const fastHangar = {
+	backoffMinSeconds: 0.3,
+	backoffMaxSeconds: 2,
+	stopGraceSeconds: 0.5,
+	healthIntervalSeconds: 0,
+	pingTimeoutSeconds: 2,
+};
+
+export function writeConfig(dir: string, servers: Record<string, ServerEntry>, hangar: Record<string, unknown> = {}): string {
+	const file = path.join(dir, 'mcp-hangar.json');
+	fs.writeFileSync(file, JSON.stringify({hangar: {stateDir: path.join(dir, 'state'), ...hangar}, mcpServers: servers}, null, 2));
+	return file;
+}
+
+export type HangarHandle = {
+	client: Client;
+	transport: StdioClientTransport;
+	tag: string;
+	pid: number;
+	stderr: () => string;
+	close: () => Promise<void>;
+};
+
+/** Spawns the built `mcp-hangar --stdio` and connects a real SDK client to it. */
+export async function startHangar(configFile: string, options: {args?: string[]; connect?: boolean} = {}): Promise<HangarHandle> {
+	const tag = randomUUID();
+	const transport = new StdioClientTransport({
+		command: process.execPath,
+		args: [cliPath, '--stdio', '--config', configFile, ...(options.args ?? [])],
+		env: {...(process.env as Record<string, string>), HANGAR_TEST_TAG: tag},
+		stderr: 'pipe',
+	});
+	let stderr = '';
+	transport.stderr?.on('data', (chunk: Buffer) => {
+		stderr += chunk.toString();
+	});
+	const client = new Client({name: 'hangar-test', version: '1.0.0'});
+	if (options.connect !== false) await client.connect(transport);
+	return {
+		client,
+		transport,
+		tag,
+		pid: transport.pid!,
+		stderr: () => stderr,
+		close: async () => {
+			await client.close();
+		},
+	};
+}
+
+/** Pids of live processes whose environment carries HANGAR_TEST_TAG=tag (hangar and everything it spawned). */
+export function processesWithTag(tag: string): number[] {
+	const needle = `HANGAR_TEST_TAG=${tag}`;
+	const found: number[] = [];
+	for (const entry of fs.readdirSync('/proc')) {
+		if (!/^\d+$/.test(entry)) continue;
+		try {
+			const environ = fs.readFileSync(`/proc/${entry}/environ`, 'utf8');
+			if (!environ.split('\0').includes(needle)) continue;
+			const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+			// A zombie is already dead; it only waits for its parent to reap it.
+			if (/\) Z /.test(stat)) continue;
+			found.push(Number(entry));
+		} catch {}
+	}
+
+	return found;
+}
+
+export async function waitFor<T>(
+	check: () => T | undefined | false | Promise<T | undefined | false>,
+	what: string,
+	timeoutMs = 30_000,
+	intervalMs = 25,
+): Promise<T> {
+	const deadline = Date.now() + timeoutMs;
+	let last: unknown;
+	for (;;) {
+		try {
+			const value = await check();
+			if (value !== undefined && value !== false) return value;
+		} catch (error) {
+			last = error;
+		}
+
+		if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last === undefined ? '' : ` (last error: ${String(last)})`}`);
+		await new Promise(resolve => setTimeout(resolve, intervalMs));
+	}
+}
+
+export type StatusEntry = {
+	name: string;
+	state: string;
+	breaker: string;
+	pid: number | null;
+	tools: number;
+	calls: number;
+	failures: number;
+	consecutiveFailures: number;
+	latencyMs: {p50: number | null; p95: number | null};
+	lastError: string | null;
+	lastVerifiedAt: string | null;
+	nextRetryAt: string | null;
+};
+
+export async function status(client: Client): Promise<StatusEntry[]> {
+	const result = await client.callTool({name: 'hangar_list', arguments: {}});
+	return (result.structuredContent as {providers: StatusEntry[]}).providers;
+}
+
+export async function statusOf(client: Client, name: string): Promise<StatusEntry> {
+	const entry = (await status(client)).find(provider => provider.name === name);
+	if (entry === undefined) throw new Error(`no upstream ${name} in hangar_list`);
+	return entry;
+}
+
+/** Waits until the process with `pid` is gone. */
+export async function waitForExit(pid: number, timeoutMs = 20_000): Promise<void> {
+	await waitFor(() => {
+		try {
+			process.kill(pid, 0);
+			const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+			return /\) Z /.test(stat);
+		} catch {
+			return true;
+		}
+	}, `process ${pid} to exit`, timeoutMs);
+}
