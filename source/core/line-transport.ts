@@ -17,14 +17,41 @@ import {ErrorCode, JsonRpcCode} from './errors.js';
 
 type Id = string | number | null;
 
+/**
+ * The top-level `"id"` of a message from the first bytes of its line, or null.
+ * Only a key of the outermost object counts (an `"id"` inside `params` must
+ * not be mistaken for the request's), and only a complete string or number
+ * value (one cut off by the end of the prefix could be the wrong id).
+ */
 function guessId(prefix: string): Id {
-	const match = /"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)/.exec(prefix);
-	if (match === null) return null;
-	try {
-		return JSON.parse(match[1]!) as string | number;
-	} catch {
-		return null;
+	let depth = 0;
+	let index = 0;
+	while (index < prefix.length) {
+		const char = prefix[index];
+		if (char === '"') {
+			const string = /^"(?:[^"\\]|\\.)*"/.exec(prefix.slice(index));
+			if (string === null) return null;
+			index += string[0].length;
+			if (depth === 1 && string[0] === '"id"' && /^\s*:/.test(prefix.slice(index))) {
+				const value = /^\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)\s*[,}]/.exec(prefix.slice(index));
+				if (value === null) return null;
+				try {
+					const id = JSON.parse(value[1]!) as string | number;
+					return typeof id === 'number' && !Number.isFinite(id) ? null : id;
+				} catch {
+					return null;
+				}
+			}
+
+			continue;
+		}
+
+		if (char === '{' || char === '[') depth += 1;
+		else if (char === '}' || char === ']') depth -= 1;
+		index += 1;
 	}
+
+	return null;
 }
 
 export class LineTransport implements Transport {
@@ -66,11 +93,13 @@ export class LineTransport implements Transport {
 			const piece = newline === -1 ? rest : rest.slice(0, newline);
 			rest = newline === -1 ? '' : rest.slice(newline + 1);
 
+			// The limit is in bytes: a character outside ASCII takes 2-4 of them.
+			const bytes = Buffer.byteLength(piece, 'utf8');
 			if (this.discarding !== undefined) {
-				this.discarding.bytes += piece.length;
+				this.discarding.bytes += bytes;
 			} else {
 				this.chunks.push(piece);
-				this.size += piece.length;
+				this.size += bytes;
 				if (this.size > this.maxMessageBytes) {
 					this.discarding = {prefix: this.chunks.join('').slice(0, 1024), bytes: this.size};
 					this.chunks = [];
@@ -139,7 +168,15 @@ export class LineTransport implements Transport {
 				if (validId) this.reply(replyId, JsonRpcCode.InvalidParams, 'Invalid params: "params" must be an object');
 				return;
 			}
-		} else if (!validId || !('result' in message || 'error' in message)) {
+		} else if ('result' in message || 'error' in message) {
+			// A response. JSON-RPC never answers a response (two peers doing so
+			// could bounce errors forever), so one that cannot be matched to a
+			// request is reported to the session's error handler and dropped.
+			if (!validId) {
+				this.onerror?.(new Error(`ignored a response with an invalid id: ${line.slice(0, 200)}`));
+				return;
+			}
+		} else {
 			this.reply(replyId, JsonRpcCode.InvalidRequest, 'Invalid Request: expected a request, a notification or a response');
 			return;
 		}

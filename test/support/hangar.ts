@@ -164,3 +164,35 @@ export async function waitForExit(pid: number, timeoutMs = 20_000): Promise<void
 		}
 	}, `process ${pid} to exit`, timeoutMs);
 }
+
+export type SpawnedHangar = {
+	child: import('node:child_process').ChildProcess;
+	client: Client;
+	tag: string;
+	exited: Promise<{code: number | null; signal: NodeJS.Signals | null}>;
+	stderr: () => string;
+};
+
+/**
+ * Spawns `mcp-hangar --stdio` with node's child_process (so a test can signal
+ * it and read its exit code) and connects an SDK client over its pipes.
+ */
+export async function spawnHangar(configFile: string, env: Record<string, string> = {}): Promise<SpawnedHangar> {
+	const {spawn} = await import('node:child_process');
+	const {LineTransport} = await import('../../source/core/line-transport.js');
+	const tag = randomUUID();
+	const child = spawn(process.execPath, [cliPath, '--stdio', '--config', configFile], {
+		env: {...process.env, ...env, HANGAR_TEST_TAG: tag},
+		stdio: ['pipe', 'pipe', 'pipe'],
+	});
+	let stderr = '';
+	child.stderr!.on('data', (chunk: Buffer) => {
+		stderr += chunk.toString();
+	});
+	const exited = new Promise<{code: number | null; signal: NodeJS.Signals | null}>(resolve => {
+		child.on('exit', (code, signal) => resolve({code, signal}));
+	});
+	const client = new Client({name: 'hangar-test', version: '1.0.0'});
+	await client.connect(new LineTransport(child.stdout!, child.stdin!, 64 * 1024 * 1024));
+	return {child, client, tag, exited, stderr: () => stderr};
+}

@@ -1,0 +1,102 @@
+/**
+ * Every process the bench starts carries BENCH_TAG=<uuid> in its environment
+ * (hangar passes its environment on to the upstreams it spawns, the hop to
+ * its child), so one scan of /proc finds all of them, whatever process group
+ * they ended up in. `sweep()` kills what is left; `liveTagged()` is what the
+ * bench reports as left behind at the end (it must be empty).
+ */
+import {randomUUID} from 'node:crypto';
+import fs from 'node:fs';
+
+export const benchTag = randomUUID();
+
+/** The environment for every child of the bench: ours plus the tag. */
+export function taggedEnv(extra = {}) {
+	return {...process.env, BENCH_TAG: benchTag, ...extra};
+}
+
+function isZombie(pid) {
+	try {
+		return /\) Z /.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
+	} catch {
+		return true;
+	}
+}
+
+/** Pids of live (non-zombie) processes carrying our tag, not counting the bench itself. */
+export function liveTagged() {
+	const needle = `BENCH_TAG=${benchTag}`;
+	const found = [];
+	for (const entry of fs.readdirSync('/proc')) {
+		if (!/^\d+$/.test(entry)) continue;
+		const pid = Number(entry);
+		if (pid === process.pid) continue;
+		try {
+			const environ = fs.readFileSync(`/proc/${entry}/environ`, 'utf8');
+			if (!environ.split('\0').includes(needle)) continue;
+			if (isZombie(pid)) continue;
+			found.push(pid);
+		} catch {}
+	}
+
+	return found;
+}
+
+export const sleep = ms => new Promise(resolve => setTimeout(resolve, ms));
+
+/** Waits up to `ms` for every tagged process to exit on its own. Returns what is still alive. */
+export async function waitForNoTagged(ms) {
+	const deadline = Date.now() + ms;
+	let alive = liveTagged();
+	while (alive.length > 0 && Date.now() < deadline) {
+		await sleep(50);
+		alive = liveTagged();
+	}
+
+	return alive;
+}
+
+/** SIGKILLs every tagged process (and its process group, when it leads one). Returns the pids it signalled. */
+export function killTagged() {
+	const pids = liveTagged();
+	for (const pid of pids) {
+		try {
+			process.kill(-pid, 'SIGKILL');
+		} catch {}
+
+		try {
+			process.kill(pid, 'SIGKILL');
+		} catch {}
+	}
+
+	return pids;
+}
+
+/**
+ * Waits up to `graceMs` for tagged processes to end by themselves, then kills
+ * the rest and waits for them to be gone. Returns how many had to be killed.
+ */
+export async function sweep(graceMs = 3000) {
+	let alive = await waitForNoTagged(graceMs);
+	if (alive.length === 0) return 0;
+	const killed = killTagged();
+	alive = await waitForNoTagged(3000);
+	if (alive.length > 0) killTagged();
+	return killed.length;
+}
+
+/** Resident set size of one process in KiB (VmRSS in /proc/<pid>/status); children are not included. */
+export function rssKiB(pid) {
+	const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+	const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(status);
+	if (match === null) throw new Error(`no VmRSS for pid ${pid}`);
+	return Number(match[1]);
+}
+
+/** CPU time (user + system) of one process in ms, from /proc/<pid>/stat. */
+export function cpuMs(pid) {
+	const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+	const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+	// Fields after the command: state(0) ... utime(11) stime(12), in clock ticks (100 per second on Linux).
+	return (Number(fields[11]) + Number(fields[12])) * 10;
+}

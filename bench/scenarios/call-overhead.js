@@ -1,0 +1,60 @@
+/**
+ * Scenario 1, call overhead: sequential tools/call of the fixture's echo tool
+ * on three paths (direct, minimal hop, hangar --stdio), each in front of its
+ * own `fixture-server --mode normal`. All three sessions are open at once and
+ * the measured calls are taken in interleaved rounds (rotating which path goes
+ * first), so drift on the machine (turbo, other load) lands on all three alike.
+ *
+ * Reported: p50/p95/p99 per path; each proxy's added latency over direct at
+ * each percentile; hangar's added latency as a multiple of the hop's.
+ */
+import {callTool, connectDirect, connectHangarWarm, connectHop} from '../lib/paths.js';
+import {nsToMs, round, summarize} from '../lib/stats.js';
+
+const args = {message: 'bench'};
+
+export async function callOverhead({calls, warmup, rounds}) {
+	const sessions = {};
+	try {
+		sessions.direct = await connectDirect();
+		sessions.hop = await connectHop();
+		sessions.hangar = await connectHangarWarm();
+		const names = Object.keys(sessions);
+
+		for (const name of names) {
+			const {client, tool} = sessions[name];
+			for (let i = 0; i < warmup; i++) await callTool(client, tool, args);
+		}
+
+		const samples = Object.fromEntries(names.map(name => [name, []]));
+		const perRound = Math.ceil(calls / rounds);
+		for (let r = 0; r < rounds; r++) {
+			const order = names.map((_, i) => names[(i + r) % names.length]);
+			for (const name of order) {
+				const {client, tool} = sessions[name];
+				const into = samples[name];
+				const count = Math.min(perRound, calls - into.length);
+				for (let i = 0; i < count; i++) {
+					const began = process.hrtime.bigint();
+					const result = await callTool(client, tool, args);
+					into.push(nsToMs(process.hrtime.bigint() - began));
+					if (result.content?.[0]?.text !== 'bench') throw new Error(`${name}: unexpected echo result ${JSON.stringify(result)}`);
+				}
+			}
+		}
+
+		const paths = Object.fromEntries(names.map(name => [name, summarize(samples[name])]));
+		const added = {};
+		const ratio = {};
+		for (const p of ['p50', 'p95', 'p99']) {
+			const hop = paths.hop[p] - paths.direct[p];
+			const hangar = paths.hangar[p] - paths.direct[p];
+			added[p] = {hop: round(hop, 3), hangar: round(hangar, 3)};
+			ratio[p] = hop > 0 ? round(hangar / hop, 2) : null;
+		}
+
+		return {calls, warmup, rounds, unit: 'ms', paths, addedMs: added, hangarOverHopAdded: ratio};
+	} finally {
+		await Promise.all(Object.values(sessions).map(async session => session.close()));
+	}
+}
