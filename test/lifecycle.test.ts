@@ -180,6 +180,24 @@ describe('provider lifecycle with real fixture upstreams', () => {
 		expect(t.transitions).toHaveLength(0);
 	});
 
+	it('counts missed health pings as failures and opens the breaker without any call', async () => {
+		const t = await startSupervisor(
+			{fx: fixture('hang-all', [], {lazy: false})},
+			{healthIntervalSeconds: 0.2, pingTimeoutSeconds: 0.2, backoffMinSeconds: 30, backoffMaxSeconds: 60},
+		);
+		await t.waitForState('fx', 'degraded', 20_000);
+		const trip = t.transitions.at(-1)!;
+		expect(trip.reason).toMatch(/^circuit opened after 3 consecutive failures \(health ping: health ping failed: no answer to ping within 0\.2 s\)/);
+		expect(t.supervisor.provider('fx').snapshot().calls).toBe(0);
+	});
+
+	it('notices an upstream that exits on its own while idle and restarts it', async () => {
+		const t = await startSupervisor({fx: fixture('normal', ['--exit-after-ms', '300'], {lazy: false})});
+		await t.waitForState('fx', 'dead');
+		expect(t.transitions.find(event => event.to === 'dead')!.reason).toMatch(/^the process exited with code 6/);
+		await t.waitForState('fx', 'ready');
+	});
+
 	it('relays cancellation from the caller to the upstream', async () => {
 		const t = await startSupervisor({fx: fixture('normal', [], {lazy: false})});
 		await t.waitForState('fx', 'ready');

@@ -6,8 +6,11 @@
  * `data`.
  *
  * - awaiting_initialize: only `initialize` and `ping` are served.
- * - initializing: `initialize` was answered; the spec lets the client send
- *   requests before its `notifications/initialized`, so they are served.
+ * - initializing: `initialize` was received; the spec lets the client send
+ *   requests before its `notifications/initialized`, so they are served. If
+ *   the `initialize` is answered with an error (bad params, an unsupported
+ *   version), `initialize_failed` goes back to awaiting_initialize so the
+ *   client can send a corrected one.
  * - ready: everything but a second `initialize`.
  * - closed: the connection ended; nothing is served.
  */
@@ -16,12 +19,12 @@ import {StateMachine, type TransitionTable} from './state-machine.js';
 export const connectionStates = ['awaiting_initialize', 'initializing', 'ready', 'closed'] as const;
 export type ConnectionState = (typeof connectionStates)[number];
 
-export const connectionEvents = ['initialize', 'initialized', 'close'] as const;
+export const connectionEvents = ['initialize', 'initialize_failed', 'initialized', 'close'] as const;
 export type ConnectionEvent = (typeof connectionEvents)[number];
 
 export const connectionTransitions: TransitionTable<ConnectionState, ConnectionEvent> = {
 	awaiting_initialize: {initialize: 'initializing', close: 'closed'},
-	initializing: {initialized: 'ready', close: 'closed'},
+	initializing: {initialize_failed: 'awaiting_initialize', initialized: 'ready', close: 'closed'},
 	ready: {close: 'closed'},
 	closed: {},
 };

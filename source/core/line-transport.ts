@@ -87,11 +87,11 @@ export class LineTransport implements Transport {
 	}
 
 	private onData(chunk: string): void {
-		let rest = chunk;
-		while (rest.length > 0) {
-			const newline = rest.indexOf('\n');
-			const piece = newline === -1 ? rest : rest.slice(0, newline);
-			rest = newline === -1 ? '' : rest.slice(newline + 1);
+		let start = 0;
+		while (start < chunk.length) {
+			const newline = chunk.indexOf('\n', start);
+			const piece = chunk.slice(start, newline === -1 ? chunk.length : newline);
+			start = newline === -1 ? chunk.length : newline + 1;
 
 			// The limit is in bytes: a character outside ASCII takes 2-4 of them.
 			const bytes = Buffer.byteLength(piece, 'utf8');

@@ -593,9 +593,11 @@ export class Provider extends EventEmitter<{
 			upstream: this.name,
 			operation: 'start',
 			message: detail,
-			hint: this.restartAt === undefined
-				? 'Check the command, args and env in the config, and the stderr lines above; then start it by hand.'
-				: `Hangar retries at ${new Date(this.restartAt).toISOString()}; check the command and its stderr if it keeps failing.`,
+			hint: `${this.restartAt === undefined ? 'It stays dead until a person starts it.' : `Hangar retries at ${new Date(this.restartAt).toISOString()}.`} ${
+				this.config.launch.kind === 'stdio'
+					? 'If it keeps failing, check its command, args and env in the config and its stderr.'
+					: 'If it keeps failing, check that the server is running and reachable at its url, and its headers.'
+			}`,
 			details: {stderrTail: stderr, nextRetryAt: this.restartAt},
 		});
 	}

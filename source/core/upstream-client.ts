@@ -236,7 +236,7 @@ async function connectRemote(config: ServerConfig, client: Client, log: LogBuffe
 	const url = new URL(config.launch.url);
 	const requestInit: RequestInit = {headers: config.launch.headers};
 	const order = config.launch.transport === 'auto' ? (['streamable-http', 'sse'] as const) : [config.launch.transport];
-	let lastError: unknown;
+	const failures: string[] = [];
 	for (const kind of order) {
 		signal.throwIfAborted();
 		const transport: Transport =
@@ -246,11 +246,26 @@ async function connectRemote(config: ServerConfig, client: Client, log: LogBuffe
 			log.push('hangar', `connected to ${url.origin} over ${kind}`);
 			return transport;
 		} catch (error) {
-			lastError = error;
-			log.push('hangar', `connecting over ${kind} failed: ${error instanceof Error ? error.message : String(error)}`);
+			const reason = networkReason(error);
+			failures.push(`${kind}: ${reason}`);
+			log.push('hangar', `connecting over ${kind} failed: ${reason}`);
 			await transport.close().catch(() => {});
 		}
 	}
 
-	throw lastError instanceof Error ? lastError : new Error(String(lastError));
+	throw new Error(`cannot connect to ${url.href} (${failures.join('; ')})`);
+}
+
+/** The most specific reason in an error chain (fetch hides ECONNREFUSED in `cause`). */
+function networkReason(error: unknown): string {
+	const parts: string[] = [];
+	let current: unknown = error;
+	for (let depth = 0; current !== undefined && current !== null && depth < 4; depth++) {
+		const record = current as {message?: unknown; code?: unknown; cause?: unknown};
+		if (typeof record.code === 'string') parts.push(record.code);
+		else if (typeof record.message === 'string' && record.message !== '') parts.push(record.message);
+		current = record.cause;
+	}
+
+	return parts.length > 0 ? parts.join(': ') : String(error);
 }
