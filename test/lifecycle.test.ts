@@ -81,7 +81,7 @@ describe('provider lifecycle with real fixture upstreams', () => {
 		const refused = await callError(t.supervisor.call('fx', 'echo', {message: 'x'}));
 		expect(refused.codeName).toBe('UpstreamUnavailable');
 		expect(refused.message).toContain('the upstream is dead');
-		expect(refused.message).toContain('start it by hand');
+		expect(refused.message).toContain('then start it again or restart hangar');
 	});
 
 	it('times out a hung call at callTimeoutSeconds with a clear error and cancels it upstream', async () => {
@@ -163,7 +163,7 @@ describe('provider lifecycle with real fixture upstreams', () => {
 		expect(t.supervisor.tools()).toHaveLength(0);
 		const refused = await callError(t.supervisor.call('fx', 'echo', {message: 'x'}));
 		expect(refused.message).toBe(
-			'upstream "fx": call to tool "echo" failed: the upstream was stopped by a person and does not start on demand. Start it again (hangar_start, or `s` in the TUI).',
+			'upstream "fx": call to tool "echo" failed: the upstream was stopped by a person and does not start on demand. Start it again, or restart hangar.',
 		);
 		await t.supervisor.provider('fx').start();
 		expect(t.supervisor.provider('fx').state).toBe('ready');

@@ -7,8 +7,8 @@
  */
 import {Server} from '@modelcontextprotocol/sdk/server/index.js';
 import type {Transport} from '@modelcontextprotocol/sdk/shared/transport.js';
+import {z} from 'zod';
 import {
-	CallToolRequestSchema,
 	ListToolsRequestSchema,
 	type CallToolResult,
 	type JSONRPCMessage,
@@ -87,6 +87,16 @@ class GuardedTransport implements Transport {
 				}
 
 				if (method === 'initialize') this.machine.apply('initialize', 'initialize request received');
+				if (method === 'tools/call') {
+					// Checked here so the client gets a readable -32602 instead of the SDK's schema dump.
+					try {
+						validateCallParams((message as {params?: unknown}).params);
+					} catch (error) {
+						const rpc = error as RpcError;
+						void this.inner.send({jsonrpc: '2.0', id: record.id!, error: {code: rpc.code, message: rpc.message}} as JSONRPCMessage);
+						return;
+					}
+				}
 			} else if (method === 'notifications/initialized') {
 				if (this.machine.can('initialized')) {
 					this.machine.apply('initialized', 'notifications/initialized received');
@@ -107,6 +117,34 @@ class GuardedTransport implements Transport {
 	async close(): Promise<void> {
 		await this.inner.close();
 	}
+}
+
+const lenientCallToolRequestSchema = z.object({
+	method: z.literal('tools/call'),
+	params: z.unknown().optional(),
+});
+
+type CallParams = {name: string; arguments?: Record<string, unknown> | undefined; _meta?: Record<string, unknown> | undefined};
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+	return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function validateCallParams(params: unknown): CallParams {
+	if (!isPlainObject(params)) throw new RpcError(JsonRpcCode.InvalidParams, 'Invalid params: tools/call needs params {"name": string, "arguments"?: object}');
+	if (typeof params['name'] !== 'string' || params['name'] === '') {
+		throw new RpcError(JsonRpcCode.InvalidParams, 'Invalid params: tools/call needs "name", the tool name as a string');
+	}
+
+	if (params['arguments'] !== undefined && !isPlainObject(params['arguments'])) {
+		throw new RpcError(JsonRpcCode.InvalidParams, `Invalid params: "arguments" of tools/call "${params['name']}" must be an object`);
+	}
+
+	if (params['_meta'] !== undefined && !isPlainObject(params['_meta'])) {
+		throw new RpcError(JsonRpcCode.InvalidParams, 'Invalid params: "_meta" must be an object');
+	}
+
+	return params as CallParams;
 }
 
 export type GatewaySessionOptions = {
@@ -132,7 +170,8 @@ export class GatewaySession {
 		this.server = new Server(serverInfo, {capabilities: {tools: {listChanged: true}}, instructions});
 		this.server.onerror = error => this.logger.debug(`session error: ${error.message}`);
 		this.server.setRequestHandler(ListToolsRequestSchema, () => ({tools: this.listTools()}));
-		this.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => this.callTool(request.params, extra));
+		// A lenient schema: bad params get a -32602 that says what is wrong, not the SDK's -32603 with a zod dump.
+		this.server.setRequestHandler(lenientCallToolRequestSchema, async (request, extra) => this.callTool(validateCallParams(request.params), extra));
 
 		const onToolsChanged = () => {
 			const state = this.guard.machine.state;
@@ -172,7 +211,7 @@ export class GatewaySession {
 	}
 
 	private async callTool(
-		params: {name: string; arguments?: Record<string, unknown> | undefined; _meta?: Record<string, unknown> | undefined},
+		params: CallParams,
 		extra: {signal: AbortSignal; sendNotification: (notification: never) => Promise<void>; _meta?: {progressToken?: string | number} | undefined},
 	): Promise<CallToolResult> {
 		if (params.name === statusTool.name) {
@@ -186,6 +225,15 @@ export class GatewaySession {
 		}
 
 		const target = await this.supervisor.resolveToolWhenKnown(params.name, extra.signal);
+		const hidden = target === undefined ? this.supervisor.hiddenOwner(params.name) : undefined;
+		if (hidden !== undefined) {
+			// The tool belongs to a stopped, quarantined or disabled upstream: say that, not "unknown tool".
+			await this.supervisor.call(hidden.server, hidden.tool, params.arguments).catch((error: unknown) => {
+				if (error instanceof HangarError) throw new RpcError(error.code, error.message, error.toData());
+				throw error;
+			});
+		}
+
 		if (target === undefined) {
 			const closest = this.supervisor.closestTools(params.name);
 			throw new RpcError(

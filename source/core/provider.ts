@@ -380,7 +380,7 @@ export class Provider extends EventEmitter<{
 				upstream: this.name,
 				operation,
 				message: errorMessage(error),
-				hint: 'Check the upstream\'s logs (`l` in the TUI).',
+				hint: 'Check the upstream\'s stderr in hangar\'s log.',
 			}),
 			countsForBreaker: true,
 		};
@@ -391,7 +391,7 @@ export class Provider extends EventEmitter<{
 			return `It restarts automatically at ${new Date(this.restartAt).toISOString()}; retry after that.`;
 		}
 
-		if (this.state === 'dead') return 'Its restart budget is spent; start it by hand (hangar_start or `s` in the TUI) after fixing the cause.';
+		if (this.state === 'dead') return 'Its restart budget is spent: fix the cause (see its stderr in hangar\'s log), then start it again or restart hangar.';
 		return 'Retry the call; hangar restarts crashed upstreams automatically.';
 	}
 
@@ -447,7 +447,7 @@ export class Provider extends EventEmitter<{
 						upstream: this.name,
 						operation: why,
 						message: 'the upstream was stopped by a person and does not start on demand',
-						hint: 'Start it again (hangar_start, or `s` in the TUI).',
+						hint: 'Start it again, or restart hangar.',
 						details: {state: 'stopped'},
 					});
 				}
@@ -457,8 +457,10 @@ export class Provider extends EventEmitter<{
 						code: 'UpstreamUnavailable',
 						upstream: this.name,
 						operation: why,
-						message: `the upstream is quarantined (${this.lastTransitionReason()}) and its calls are refused`,
-						hint: 'A person can lift the quarantine with `mcp-hangar approve` or `u` in the TUI.',
+						message: `the upstream is quarantined (${this.quarantineReason()}) and its calls are refused`,
+						hint: this.config.quarantined
+							? 'Remove "quarantined": true from its entry in the config and restart hangar once you trust it.'
+							: 'A person must lift the quarantine once they trust it.',
 						details: {state: 'quarantined'},
 					});
 				}
@@ -475,6 +477,13 @@ export class Provider extends EventEmitter<{
 				}
 			}
 		}
+	}
+
+	private quarantineReason(): string {
+		const admin = this.store.upstream(this.name).admin;
+		if (admin !== undefined) return admin.reason;
+		if (this.config.quarantined) return '"quarantined": true in the config';
+		return this.lastTransitionReason();
 	}
 
 	private lastTransitionReason(): string {
@@ -814,7 +823,7 @@ export class Provider extends EventEmitter<{
 					upstream: this.name,
 					operation: 'start',
 					message: `the upstream is ${this.state}`,
-					hint: this.state === 'quarantined' ? 'Lift the quarantine first (`mcp-hangar approve`).' : 'Enable it in the config first.',
+					hint: this.state === 'quarantined' ? 'Lift the quarantine first.' : 'Enable it in the config first.',
 				});
 			}
 

@@ -117,6 +117,15 @@ export class Supervisor extends EventEmitter<{
 		return this.byName.get(name);
 	}
 
+	/** For `<server>__<tool>` of an upstream whose tools are hidden (stopped, quarantined, disabled): who owns it. */
+	hiddenOwner(name: string): {server: string; tool: string} | undefined {
+		const split = name.indexOf('__');
+		if (split === -1) return undefined;
+		const provider = this.providers.get(name.slice(0, split));
+		if (provider === undefined || !hiddenStates.has(provider.state)) return undefined;
+		return {server: provider.name, tool: name.slice(split + 2)};
+	}
+
 	/** Up to `limit` exposed tool names closest to `name`, for "did you mean" hints. */
 	closestTools(name: string, limit = 3): string[] {
 		this.fuse ??= new Fuse(this.exposed, {keys: ['name'], threshold: 0.6, ignoreLocation: true});
