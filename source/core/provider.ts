@@ -303,6 +303,10 @@ export class Provider extends EventEmitter<{
 			this.inFlight -= 1;
 			this.lastActivityAt = Date.now();
 			if (countAsFailure) this.recordBreakerFailure(`call to "${tool}" failed`);
+			this.store.update(this.name, upstream => {
+				upstream.counters.calls += 1;
+				if (countAsFailure) upstream.counters.failures += 1;
+			});
 			this.scheduleIdle();
 			this.emit('activity');
 		}

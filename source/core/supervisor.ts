@@ -169,7 +169,11 @@ export class Supervisor extends EventEmitter<{
 		const exposed: ExposedTool[] = [];
 		for (const provider of this.providers.values()) {
 			if (hiddenStates.has(provider.state)) continue;
+			const seen = new Set<string>();
 			for (const definition of provider.tools) {
+				// An upstream that lists the same tool twice would make tools/list ambiguous.
+				if (seen.has(definition.name)) continue;
+				seen.add(definition.name);
 				exposed.push({name: exposedToolName(provider.name, definition.name), server: provider.name, tool: definition.name, definition});
 			}
 		}
