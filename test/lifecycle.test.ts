@@ -58,7 +58,7 @@ describe('provider lifecycle with real fixture upstreams', () => {
 	it('reports a crash during initialize as a failed start and stops restarting when the budget is spent', async () => {
 		const t = await startSupervisor(
 			{fx: fixture('crash-during-init', [], {tools: [{name: 'echo'}]})},
-			{restartBudget: {maxRestarts: 3, windowSeconds: 60}},
+			{restartBudget: {maxRestarts: 2, windowSeconds: 60}},
 		);
 		const error = await callError(t.supervisor.call('fx', 'echo', {message: 'x'}));
 		expect(error.codeName).toBe('StartFailed');
@@ -67,7 +67,7 @@ describe('provider lifecycle with real fixture upstreams', () => {
 
 		await t.waitForState('fx', 'dead');
 		await t.supervisor.provider('fx').snapshot();
-		// 3 failures in the window: two automatic restarts, then it stays dead.
+		// maxRestarts 2: two automatic restarts, and the third failure in the window leaves it dead.
 		await expectEventually(() => t.transitions.filter(event => event.to === 'dead').length === 3);
 		expect(t.path('fx')).toEqual([
 			'cold->starting', 'starting->dead',
@@ -75,7 +75,7 @@ describe('provider lifecycle with real fixture upstreams', () => {
 			'dead->starting', 'starting->dead',
 		]);
 		const last = t.transitions.at(-1)!;
-		expect(last.reason).toContain('restart budget spent (3 failures within 60 s): stays dead until a person starts it');
+		expect(last.reason).toContain('restart budget spent (3 failures within 60 s, at most 2 restarts): stays dead until a person starts it');
 		expect(t.supervisor.provider('fx').snapshot().nextRetryAt).toBeUndefined();
 
 		const refused = await callError(t.supervisor.call('fx', 'echo', {message: 'x'}));

@@ -22,7 +22,7 @@ export const ErrorCode = {
 	StartFailed: -32008,
 	/** A message was larger than `hangar.maxMessageBytes`. */
 	MessageTooLarge: -32009,
-	/** The upstream connection failed (transport error) or the upstream answered with a protocol error. */
+	/** The upstream connection failed (transport error), or the client cancelled. Protocol errors the upstream itself answers are forwarded with the upstream's own code. */
 	UpstreamError: -32010,
 	/** Hangar is shutting down and does not accept new calls. */
 	ShuttingDown: -32011,

@@ -205,7 +205,10 @@ export class GatewaySession {
 	}
 
 	private listTools(): Tool[] {
-		const tools: Tool[] = this.supervisor.tools().map(tool => ({...tool.definition, name: tool.name}) as Tool);
+		// Predefined tools may omit inputSchema; the protocol requires one.
+		const tools: Tool[] = this.supervisor
+			.tools()
+			.map(tool => ({...tool.definition, name: tool.name, inputSchema: tool.definition.inputSchema ?? {type: 'object'}}) as Tool);
 		tools.push(statusTool);
 		return tools;
 	}

@@ -142,6 +142,10 @@ export class Provider extends EventEmitter<{
 	) {
 		super();
 		this.log = new LogBuffer(settings.logLines);
+		// Upstream stderr and stray stdout also go to hangar's own log (stderr or --log-file), never to a terminal.
+		this.log.onLine(line => {
+			if (line.source !== 'hangar') this.logger.info(`${line.source}: ${line.text}`, {upstream: config.name});
+		});
 		const persisted = store.upstream(config.name);
 		const initial: ProviderState = config.disabled
 			? 'disabled'
@@ -620,7 +624,7 @@ export class Provider extends EventEmitter<{
 		const {maxRestarts, windowMs} = this.restartPolicy.budget;
 		if (delay === undefined) {
 			this.restartAt = undefined;
-			return `restart budget spent (${maxRestarts} failures within ${seconds(windowMs)}): stays dead until a person starts it`;
+			return `restart budget spent (${maxRestarts + 1} failures within ${seconds(windowMs)}, at most ${maxRestarts} restarts): stays dead until a person starts it`;
 		}
 
 		this.restartAt = Date.now() + delay;

@@ -1,7 +1,7 @@
 /**
- * Restart intensity, as OTP and systemd do it: at most `maxRestarts` crashes
- * within `windowMs`; past that the upstream stays dead until a person starts
- * it. The delay before each automatic restart grows with the number of
+ * Restart intensity, as OTP and systemd do it: at most `maxRestarts`
+ * automatic restarts within `windowMs`; the crash after that leaves the
+ * upstream dead until a person starts it. The delay before each automatic restart grows with the number of
  * crashes still inside the window (min doubling to max), so it resets by
  * itself once the upstream has run long enough without crashing.
  */
@@ -22,7 +22,7 @@ export class RestartPolicy {
 	recordCrash(now: number): number | undefined {
 		this.prune(now);
 		this.crashes.push(now);
-		if (this.crashes.length >= this.options.maxRestarts) return undefined;
+		if (this.crashes.length > this.options.maxRestarts) return undefined;
 		const exponent = this.crashes.length - 1;
 		return Math.min(this.options.maxDelayMs, this.options.minDelayMs * 2 ** exponent);
 	}
