@@ -77,11 +77,8 @@ describe('connection transition table', () => {
 	it('renders every transition in the Mermaid diagram', () => {
 		const diagram = toMermaid(connectionTransitions, 'awaiting_initialize');
 		expect(diagram.split('\n')[1]).toBe('    [*] --> awaiting_initialize');
-		for (const {state, event, to} of cells) {
-			const line = `    ${state} --> ${to}: ${event}`;
-			if (to === undefined) expect(diagram).not.toContain(`    ${state} --> undefined`);
-			else expect(diagram).toContain(line);
-		}
+		const allowed = cells.filter(cell => cell.to !== undefined);
+		expect(diagram.split('\n').slice(2).sort()).toEqual(allowed.map(({state, event, to}) => `    ${state} --> ${to}: ${event}`).sort());
 	});
 });
 

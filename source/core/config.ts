@@ -15,11 +15,25 @@ import {defaultConfigCandidates, defaultStateDir} from './paths.js';
 export const serverNamePattern = /^[A-Za-z0-9](?:[A-Za-z0-9-]|_(?!_))*$/;
 export const serverNameMaxLength = 32;
 
+/**
+ * The longest duration a Node timer can wait: above 2^31-1 ms it overflows
+ * and fires after 1 ms, so a "very long" timeout would act as an instant one.
+ */
+export const maxSeconds = Math.floor((2 ** 31 - 1) / 1000);
+
+const atMost = (what: string) => ({error: `expected ${what} to be at most ${maxSeconds} (about 24 days)`});
+
 const seconds = (what: string) =>
-	z.number({error: `expected a number of seconds (${what})`}).nonnegative({error: `expected ${what} to be 0 or more`});
+	z
+		.number({error: `expected a number of seconds (${what})`})
+		.nonnegative({error: `expected ${what} to be 0 or more`})
+		.max(maxSeconds, atMost(what));
 
 const positiveSeconds = (what: string) =>
-	z.number({error: `expected a number of seconds (${what})`}).positive({error: `expected ${what} to be more than 0`});
+	z
+		.number({error: `expected a number of seconds (${what})`})
+		.positive({error: `expected ${what} to be more than 0`})
+		.max(maxSeconds, atMost(what));
 
 const toolDefinitionSchema = z.strictObject({
 	name: z.string().min(1),
@@ -54,6 +68,14 @@ const serverSchema = z
 
 		if (server.command !== undefined && server.url !== undefined) {
 			context.addIssue({code: 'custom', message: 'expected only one of "command" and "url", not both'});
+		}
+
+		if (server.type === 'stdio' && server.url !== undefined && server.command === undefined) {
+			context.addIssue({code: 'custom', path: ['type'], message: 'expected "http", "streamable-http" or "sse" (or no "type") for a "url" server; "stdio" is for "command" servers'});
+		}
+
+		if (server.type !== undefined && server.type !== 'stdio' && server.command !== undefined && server.url === undefined) {
+			context.addIssue({code: 'custom', path: ['type'], message: `expected "stdio" (or no "type") for a "command" server; "${server.type}" is for "url" servers`});
 		}
 
 		if (server.url === undefined && (server.headers !== undefined)) {
@@ -210,7 +232,8 @@ export function parseConfig(raw: unknown, file: string, options: {stateDir?: str
 	const baseDir = path.dirname(file);
 	const ms = (value: number) => Math.round(value * 1000);
 	const settings: HangarSettings = {
-		stateDir: path.resolve(baseDir, options.stateDir ?? h.stateDir ?? defaultStateDir()),
+		// --state-dir is relative to where hangar was started; the config's own stateDir to the config file.
+		stateDir: options.stateDir === undefined ? path.resolve(baseDir, h.stateDir ?? defaultStateDir()) : path.resolve(options.stateDir),
 		healthIntervalMs: ms(h.healthIntervalSeconds ?? defaults.healthIntervalSeconds),
 		pingTimeoutMs: ms(h.pingTimeoutSeconds ?? defaults.pingTimeoutSeconds),
 		failureThreshold: h.failureThreshold ?? defaults.failureThreshold,
@@ -253,7 +276,10 @@ export function parseConfig(raw: unknown, file: string, options: {stateDir?: str
 			name,
 			launch,
 			lazy: server.lazy ?? h.lazy ?? defaults.lazy,
-			idleTimeoutMs: ms(server.idleTimeoutSeconds ?? h.idleTimeoutSeconds ?? defaults.idleTimeoutSeconds),
+			// An upstream started at launch (lazy: false) is meant to stay up: it is idle-stopped only if its own entry asks for it.
+			idleTimeoutMs: ms(
+				server.idleTimeoutSeconds ?? ((server.lazy ?? h.lazy ?? defaults.lazy) ? (h.idleTimeoutSeconds ?? defaults.idleTimeoutSeconds) : 0),
+			),
 			callTimeoutMs: ms(server.callTimeoutSeconds ?? h.callTimeoutSeconds ?? defaults.callTimeoutSeconds),
 			startTimeoutMs: ms(server.startTimeoutSeconds ?? h.startTimeoutSeconds ?? defaults.startTimeoutSeconds),
 			tools: server.tools,
@@ -294,14 +320,27 @@ export function loadConfig(file: string, options: {stateDir?: string | undefined
 		]);
 	}
 
+	// Editors on Windows may start the file with a byte order mark, which JSON.parse refuses.
+	if (text.startsWith('\uFEFF')) text = text.slice(1);
 	let raw: unknown;
 	try {
 		raw = JSON.parse(text);
 	} catch (error) {
-		throw new ConfigError(absolute, [{path: '$', message: `not valid JSON: ${(error as Error).message}`}]);
+		throw new ConfigError(absolute, [{path: '$', message: `not valid JSON: ${describeJsonError(text, error as Error)}`}]);
 	}
 
 	return parseConfig(raw, absolute, options);
+}
+
+/** JSON.parse's message, with the line and column when it gives a position (it only gives an offset). */
+function describeJsonError(text: string, error: Error): string {
+	const match = /at position (\d+)/.exec(error.message);
+	if (match === null) return error.message;
+	const position = Number(match[1]);
+	const before = text.slice(0, position);
+	const line = before.split('\n').length;
+	const column = position - before.lastIndexOf('\n');
+	return `${error.message} (line ${line}, column ${column})`;
 }
 
 /** The config file to use: the explicit one, else ./mcp-hangar.json, else the user config dir. */

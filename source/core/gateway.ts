@@ -9,6 +9,7 @@ import {Server} from '@modelcontextprotocol/sdk/server/index.js';
 import type {Transport} from '@modelcontextprotocol/sdk/shared/transport.js';
 import {z} from 'zod';
 import {
+	InitializeRequestSchema,
 	ListToolsRequestSchema,
 	type CallToolResult,
 	type JSONRPCMessage,
@@ -47,6 +48,8 @@ class GuardedTransport implements Transport {
 	onerror?: (error: Error) => void;
 	onmessage?: (message: JSONRPCMessage) => void;
 	readonly machine;
+	/** The id of the `initialize` request awaiting its answer. */
+	private pendingInitialize: string | number | undefined;
 
 	constructor(
 		private readonly inner: Transport & {reply?: (id: string | number | null, code: number, message: string, data?: unknown) => void},
@@ -86,7 +89,26 @@ class GuardedTransport implements Transport {
 					return;
 				}
 
-				if (method === 'initialize') this.machine.apply('initialize', 'initialize request received');
+				if (method === 'initialize' || method === 'tools/list') {
+					// Checked here: the SDK answers bad params with -32603 and a schema dump, and
+					// a refused initialize must leave the connection waiting for a good one.
+					const parsed = (method === 'initialize' ? InitializeRequestSchema : ListToolsRequestSchema).safeParse(message);
+					if (!parsed.success) {
+						const problems = parsed.error.issues.map(issue => `${issue.path.join('.')}: ${issue.message}`).join('; ');
+						void this.inner.send({
+							jsonrpc: '2.0',
+							id: record.id!,
+							error: {code: JsonRpcCode.InvalidParams, message: `Invalid params for "${method}": ${problems}`},
+						} as JSONRPCMessage);
+						return;
+					}
+				}
+
+				if (method === 'initialize') {
+					this.machine.apply('initialize', 'initialize request received');
+					this.pendingInitialize = record.id;
+				}
+
 				if (method === 'tools/call') {
 					// Checked here so the client gets a readable -32602 instead of the SDK's schema dump.
 					try {
@@ -111,6 +133,12 @@ class GuardedTransport implements Transport {
 	}
 
 	async send(message: JSONRPCMessage, options?: Parameters<Transport['send']>[1]): Promise<void> {
+		if (this.pendingInitialize !== undefined && 'id' in message && message.id === this.pendingInitialize && ('result' in message || 'error' in message)) {
+			this.pendingInitialize = undefined;
+			// Any other failure of initialize: let the client send a corrected one.
+			if ('error' in message && this.machine.can('initialize_failed')) this.machine.apply('initialize_failed', 'initialize was answered with an error');
+		}
+
 		return this.inner.send(message, options);
 	}
 

@@ -48,7 +48,10 @@ export class LogBuffer {
 
 /** Splits a byte stream into lines, calling `onLine` for each complete one. */
 export class LineSplitter {
-	private pending = '';
+	// The pieces of the unfinished line, joined once when it ends: re-scanning
+	// a growing string on every chunk made long lines quadratic.
+	private pending: string[] = [];
+	private pendingLength = 0;
 
 	constructor(
 		private readonly onLine: (line: string) => void,
@@ -56,19 +59,30 @@ export class LineSplitter {
 	) {}
 
 	write(chunk: string): void {
-		const text = this.pending + chunk;
-		const parts = text.split('\n');
-		this.pending = parts.pop() ?? '';
-		if (this.pending.length > this.maxLineLength) {
-			parts.push(this.pending);
-			this.pending = '';
+		let start = 0;
+		for (let newline = chunk.indexOf('\n'); newline !== -1; newline = chunk.indexOf('\n', start)) {
+			const tail = chunk.slice(start, newline);
+			const line = this.pending.length === 0 ? tail : this.take() + tail;
+			this.onLine(line.replace(/\r$/, ''));
+			start = newline + 1;
 		}
 
-		for (const part of parts) this.onLine(part.replace(/\r$/, ''));
+		if (start < chunk.length) {
+			const rest = chunk.slice(start);
+			this.pending.push(rest);
+			this.pendingLength += rest.length;
+			if (this.pendingLength > this.maxLineLength) this.onLine(this.take().replace(/\r$/, ''));
+		}
 	}
 
 	flush(): void {
-		if (this.pending !== '') this.onLine(this.pending);
-		this.pending = '';
+		if (this.pendingLength > 0) this.onLine(this.take());
+	}
+
+	private take(): string {
+		const text = this.pending.join('');
+		this.pending = [];
+		this.pendingLength = 0;
+		return text;
 	}
 }
