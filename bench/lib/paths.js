@@ -13,7 +13,7 @@ import {fileURLToPath} from 'node:url';
 import {Client} from '@modelcontextprotocol/sdk/client/index.js';
 import {StdioClientTransport} from '@modelcontextprotocol/sdk/client/stdio.js';
 import {CallToolResultSchema} from '@modelcontextprotocol/sdk/types.js';
-import {taggedEnv} from './processes.js';
+import {childrenOf, taggedEnv} from './processes.js';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const cliPath = path.join(root, 'dist', 'cli.js');
@@ -90,18 +90,24 @@ export async function connect(command, args, {name = 'hangar-bench', env = {}} =
 export async function connectDirect(mode = 'normal', extra = []) {
 	const [command, args] = fixtureCommand(mode, extra);
 	const session = await connect(command, args);
-	return {...session, tool: 'echo'};
+	return {...session, tool: 'echo', upstreamPid: session.pid};
 }
 
 export async function connectHop(mode = 'normal', extra = []) {
 	const [command, args] = fixtureCommand(mode, extra);
 	const session = await connect(process.execPath, [hopPath, command, ...args]);
-	return {...session, tool: 'echo'};
+	return {...session, tool: 'echo', proxyPid: session.pid, upstreamPid: childrenOf(session.pid)[0]};
 }
 
-/** Starts `mcp-hangar --stdio --config FILE` (the built dist/cli.js) and connects to it. */
+/**
+ * Which hangar to run: the built dist/cli.js, or another build given with
+ * --hangar-cli (to compare a candidate change against the same bench).
+ */
+export const hangarBuild = {cli: cliPath};
+
+/** Starts `mcp-hangar --stdio --config FILE` and connects to it. */
 export async function connectHangar(configFile, {args = []} = {}) {
-	return connect(process.execPath, [...hangarNodeArgs, cliPath, '--stdio', '--config', configFile, ...args]);
+	return connect(process.execPath, [...hangarNodeArgs, hangarBuild.cli, '--stdio', '--config', configFile, ...args]);
 }
 
 /** A warm hangar in front of one fixture server (lazy: false), ready to route `fx__echo`. */
@@ -109,8 +115,12 @@ export async function connectHangarWarm(mode = 'normal', extra = []) {
 	const dir = tempDir();
 	const file = writeHangarConfig(dir, {fx: serverEntry(fixtureCommand(mode, extra), {lazy: false})});
 	const session = await connectHangar(file);
+	let upstreamPid;
 	try {
-		await waitFor(async () => (await hangarList(session.client)).find(entry => entry.name === 'fx')?.state === 'ready', 'upstream fx to be ready', 30_000);
+		upstreamPid = await waitFor(async () => {
+			const entry = (await hangarList(session.client)).find(candidate => candidate.name === 'fx');
+			return entry?.state === 'ready' && entry.pid;
+		}, 'upstream fx to be ready', 30_000);
 	} catch (error) {
 		await session.close();
 		throw new Error(`${error.message}; hangar stderr: ${session.stderr()}`);
@@ -119,6 +129,8 @@ export async function connectHangarWarm(mode = 'normal', extra = []) {
 	return {
 		...session,
 		tool: 'fx__echo',
+		proxyPid: session.pid,
+		upstreamPid,
 		dir,
 		async close() {
 			await session.close();

@@ -100,3 +100,63 @@ export function cpuMs(pid) {
 	// Fields after the command: state(0) ... utime(11) stime(12), in clock ticks (100 per second on Linux).
 	return (Number(fields[11]) + Number(fields[12])) * 10;
 }
+
+/** Direct children of a process (from /proc/<pid>/task/<tid>/children). */
+export function childrenOf(pid) {
+	const found = new Set();
+	try {
+		for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
+			try {
+				for (const child of fs.readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').trim().split(/\s+/)) {
+					if (child !== '') found.add(Number(child));
+				}
+			} catch {}
+		}
+	} catch {}
+
+	return [...found];
+}
+
+/**
+ * CPU meter for the processes on one path: the bench itself (the client),
+ * the proxy (hop or hangar, when there is one) and the upstream. `stop()`
+ * returns the CPU ms each used since `start()`.
+ */
+export function cpuMeter({proxyPid, upstreamPid}) {
+	const read = () => ({
+		client: process.cpuUsage(),
+		proxy: proxyPid === undefined ? undefined : cpuMs(proxyPid),
+		upstream: cpuMs(upstreamPid),
+	});
+	const before = read();
+	return {
+		stop() {
+			const after = read();
+			const client = after.client;
+			return {
+				client: (client.user + client.system - before.client.user - before.client.system) / 1000,
+				proxy: proxyPid === undefined ? undefined : after.proxy - before.proxy,
+				upstream: after.upstream - before.upstream,
+			};
+		},
+	};
+}
+
+function cpuTimes() {
+	const line = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0];
+	const [user, nice, system, idle, iowait, irq, softirq, steal] = line.trim().split(/\s+/).slice(1).map(Number);
+	return {busy: user + nice + system + irq + softirq + steal, idle: idle + iowait};
+}
+
+/**
+ * How busy the whole machine is over `ms` (0..1, all CPUs together), measured
+ * while the bench itself does nothing: other load makes every number noisier.
+ */
+export async function machineBusy(ms = 250) {
+	const before = cpuTimes();
+	await sleep(ms);
+	const after = cpuTimes();
+	const busy = after.busy - before.busy;
+	const total = busy + after.idle - before.idle;
+	return total === 0 ? 0 : busy / total;
+}

@@ -9,7 +9,9 @@
  * each percentile; hangar's added latency as a multiple of the hop's.
  */
 import {callTool, connectDirect, connectHangarWarm, connectHop} from '../lib/paths.js';
+import {cpuMeter} from '../lib/processes.js';
 import {nsToMs, round, summarize} from '../lib/stats.js';
+import {perCall} from './throughput.js';
 
 const args = {message: 'bench'};
 
@@ -27,6 +29,7 @@ export async function callOverhead({calls, warmup, rounds}) {
 		}
 
 		const samples = Object.fromEntries(names.map(name => [name, []]));
+		const cpu = Object.fromEntries(names.map(name => [name, {client: 0, proxy: name === 'direct' ? undefined : 0, upstream: 0}]));
 		const perRound = Math.ceil(calls / rounds);
 		for (let r = 0; r < rounds; r++) {
 			const order = names.map((_, i) => names[(i + r) % names.length]);
@@ -34,16 +37,20 @@ export async function callOverhead({calls, warmup, rounds}) {
 				const {client, tool} = sessions[name];
 				const into = samples[name];
 				const count = Math.min(perRound, calls - into.length);
+				const meter = cpuMeter(sessions[name]);
 				for (let i = 0; i < count; i++) {
 					const began = process.hrtime.bigint();
 					const result = await callTool(client, tool, args);
 					into.push(nsToMs(process.hrtime.bigint() - began));
 					if (result.content?.[0]?.text !== 'bench') throw new Error(`${name}: unexpected echo result ${JSON.stringify(result)}`);
 				}
+
+				const used = meter.stop();
+				for (const key of Object.keys(used)) if (used[key] !== undefined) cpu[name][key] += used[key];
 			}
 		}
 
-		const paths = Object.fromEntries(names.map(name => [name, summarize(samples[name])]));
+		const paths = Object.fromEntries(names.map(name => [name, {...summarize(samples[name]), cpuUsPerCall: perCall(cpu[name], samples[name].length)}]));
 		const added = {};
 		const ratio = {};
 		for (const p of ['p50', 'p95', 'p99']) {
