@@ -303,6 +303,30 @@ describe('mcp-hangar --stdio on the wire', () => {
 		expect(expectError(list, -32_602, list.id!).message).toContain('Invalid params for "tools/list": params.cursor');
 	});
 
+	it('sends no response to a call the client cancelled, and keeps serving', async () => {
+		const hangar = startRaw();
+		await hangar.initialize();
+		await hangar.waitForTools('fx__sleep');
+		hangar.send({jsonrpc: '2.0', id: 'long', method: 'tools/call', params: {name: 'fx__sleep', arguments: {ms: 30_000}}});
+		hangar.send({jsonrpc: '2.0', method: 'notifications/cancelled', params: {requestId: 'long', reason: 'test'}});
+		// Lines are handled in order: once this call is answered, the cancel was processed long before.
+		const after = await hangar.request('tools/call', {name: 'fx__echo', arguments: {message: 'after'}});
+		expect(after.result).toMatchObject({content: [{type: 'text', text: 'after'}]});
+		expect(hangar.messages.filter(message => message.id === 'long')).toEqual([]);
+	});
+
+	it('refuses a second call that reuses the id of a call still in flight', async () => {
+		const hangar = startRaw();
+		await hangar.initialize();
+		await hangar.waitForTools('fx__sleep');
+		hangar.send({jsonrpc: '2.0', id: 'dup', method: 'tools/call', params: {name: 'fx__sleep', arguments: {ms: 500}}});
+		hangar.send({jsonrpc: '2.0', id: 'dup', method: 'tools/call', params: {name: 'fx__echo', arguments: {message: 'x'}}});
+		const first = await hangar.responseTo('dup');
+		expect(expectError(first, -32_600, 'dup').message).toContain('already in use');
+		await hangar.waitForMessage(message => message.id === 'dup' && 'result' in message, 'the sleep to finish', hangar.messages.indexOf(first) + 1);
+		expect(hangar.messages.filter(message => message.id === 'dup')).toHaveLength(2);
+	});
+
 	it('answers malformed JSON with -32700 and id null, and keeps serving', async () => {
 		const hangar = startRaw();
 		await hangar.initialize();

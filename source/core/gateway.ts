@@ -7,7 +7,6 @@
  */
 import {Server} from '@modelcontextprotocol/sdk/server/index.js';
 import type {Transport} from '@modelcontextprotocol/sdk/shared/transport.js';
-import {z} from 'zod';
 import {
 	InitializeRequestSchema,
 	ListToolsRequestSchema,
@@ -50,6 +49,10 @@ class GuardedTransport implements Transport {
 	readonly machine;
 	/** The id of the `initialize` request awaiting its answer. */
 	private pendingInitialize: string | number | undefined;
+	/** Serves `tools/call` itself (see GatewaySession.serveCall); set before start. */
+	onToolCall?: (id: string | number, params: CallParams) => void;
+	/** Told about every `notifications/cancelled` from the client. */
+	onCancelled?: (requestId: unknown) => void;
 
 	constructor(
 		private readonly inner: Transport & {reply?: (id: string | number | null, code: number, message: string, data?: unknown) => void},
@@ -109,16 +112,21 @@ class GuardedTransport implements Transport {
 					this.pendingInitialize = record.id;
 				}
 
-				if (method === 'tools/call') {
-					// Checked here so the client gets a readable -32602 instead of the SDK's schema dump.
+				if (method === 'tools/call' && this.onToolCall !== undefined) {
+					let params: CallParams;
 					try {
-						validateCallParams((message as {params?: unknown}).params);
+						params = validateCallParams((message as {params?: unknown}).params);
 					} catch (error) {
 						const rpc = error as RpcError;
 						void this.inner.send({jsonrpc: '2.0', id: record.id!, error: {code: rpc.code, message: rpc.message}} as JSONRPCMessage);
 						return;
 					}
+
+					this.onToolCall(record.id!, params);
+					return;
 				}
+			} else if (method === 'notifications/cancelled') {
+				this.onCancelled?.((message as {params?: {requestId?: unknown}}).params?.requestId);
 			} else if (method === 'notifications/initialized') {
 				if (this.machine.can('initialized')) {
 					this.machine.apply('initialized', 'notifications/initialized received');
@@ -146,11 +154,6 @@ class GuardedTransport implements Transport {
 		await this.inner.close();
 	}
 }
-
-const lenientCallToolRequestSchema = z.object({
-	method: z.literal('tools/call'),
-	params: z.unknown().optional(),
-});
 
 type CallParams = {name: string; arguments?: Record<string, unknown> | undefined; _meta?: Record<string, unknown> | undefined};
 
@@ -190,6 +193,7 @@ export class GatewaySession {
 	private readonly logger: Logger;
 	private readonly unsubscribe: () => void;
 	private closedListeners: Array<() => void> = [];
+	private readonly inflight = new Map<string | number, AbortController>();
 
 	constructor(options: GatewaySessionOptions) {
 		this.supervisor = options.supervisor;
@@ -198,8 +202,15 @@ export class GatewaySession {
 		this.server = new Server(serverInfo, {capabilities: {tools: {listChanged: true}}, instructions});
 		this.server.onerror = error => this.logger.debug(`session error: ${error.message}`);
 		this.server.setRequestHandler(ListToolsRequestSchema, () => ({tools: this.listTools()}));
-		// A lenient schema: bad params get a -32602 that says what is wrong, not the SDK's -32603 with a zod dump.
-		this.server.setRequestHandler(lenientCallToolRequestSchema, async (request, extra) => this.callTool(validateCallParams(request.params), extra));
+		// tools/call is the hot path: it is served by serveCall straight from the guard, without the
+		// SDK's three schema parses per call, and the upstream's result is forwarded as it came.
+		this.guard.onToolCall = (id, params) => {
+			void this.serveCall(id, params);
+		};
+
+		this.guard.onCancelled = requestId => {
+			if (typeof requestId === 'string' || typeof requestId === 'number') this.inflight.get(requestId)?.abort();
+		};
 
 		const onToolsChanged = () => {
 			const state = this.guard.machine.state;
@@ -212,6 +223,8 @@ export class GatewaySession {
 		this.unsubscribe = () => this.supervisor.off('toolsChanged', onToolsChanged);
 		this.server.onclose = () => {
 			this.unsubscribe();
+			for (const controller of this.inflight.values()) controller.abort();
+			this.inflight.clear();
 			for (const listener of this.closedListeners) listener();
 		};
 	}
@@ -241,9 +254,42 @@ export class GatewaySession {
 		return tools;
 	}
 
+	/** Answers one tools/call with exactly one response, or none when the client cancelled it. */
+	private async serveCall(id: string | number, params: CallParams): Promise<void> {
+		if (this.inflight.has(id)) {
+			await this.guard.send({
+				jsonrpc: '2.0',
+				id,
+				error: {code: JsonRpcCode.InvalidRequest, message: `Invalid Request: request id ${JSON.stringify(id)} is already in use by a call in flight`},
+			} as JSONRPCMessage);
+			return;
+		}
+
+		const controller = new AbortController();
+		this.inflight.set(id, controller);
+		try {
+			const result = await this.callTool(params, {
+				signal: controller.signal,
+				sendNotification: async notification => this.guard.send({jsonrpc: '2.0', ...notification} as JSONRPCMessage),
+				_meta: params._meta as {progressToken?: string | number} | undefined,
+			});
+			if (!controller.signal.aborted) await this.guard.send({jsonrpc: '2.0', id, result} as JSONRPCMessage);
+		} catch (error) {
+			if (controller.signal.aborted) return; // Cancelled: the protocol says no response.
+			const rpc = error instanceof RpcError ? error : new RpcError(JsonRpcCode.InternalError, errorMessage(error));
+			await this.guard.send({
+				jsonrpc: '2.0',
+				id,
+				error: {code: rpc.code, message: rpc.message, ...(rpc.data === undefined ? {} : {data: rpc.data})},
+			} as JSONRPCMessage);
+		} finally {
+			this.inflight.delete(id);
+		}
+	}
+
 	private async callTool(
 		params: CallParams,
-		extra: {signal: AbortSignal; sendNotification: (notification: never) => Promise<void>; _meta?: {progressToken?: string | number} | undefined},
+		extra: {signal: AbortSignal; sendNotification: (notification: {method: string; params: Record<string, unknown>}) => Promise<void>; _meta?: {progressToken?: string | number} | undefined},
 	): Promise<CallToolResult> {
 		if (params.name === statusTool.name) {
 			const extraKeys = Object.keys(params.arguments ?? {});
@@ -276,7 +322,7 @@ export class GatewaySession {
 
 		const progressToken = extra._meta?.progressToken;
 		const {progressToken: _ignored, ...meta} = (params._meta ?? {}) as Record<string, unknown>;
-		const send = extra.sendNotification as (notification: {method: string; params: Record<string, unknown>}) => Promise<void>;
+		const send = extra.sendNotification;
 		try {
 			return await this.supervisor.call(target.server, target.tool, params.arguments, {
 				signal: extra.signal,

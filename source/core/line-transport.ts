@@ -14,6 +14,7 @@ import type {Readable, Writable} from 'node:stream';
 import type {Transport} from '@modelcontextprotocol/sdk/shared/transport.js';
 import type {JSONRPCMessage} from '@modelcontextprotocol/sdk/types.js';
 import {ErrorCode, JsonRpcCode} from './errors.js';
+import {CoalescingWriter} from './write-coalescer.js';
 
 type Id = string | number | null;
 
@@ -63,12 +64,15 @@ export class LineTransport implements Transport {
 	private size = 0;
 	private discarding: {prefix: string; bytes: number} | undefined;
 	private closed = false;
+	private readonly writer: CoalescingWriter;
 
 	constructor(
 		private readonly input: Readable,
 		private readonly output: Writable,
 		private readonly maxMessageBytes: number,
-	) {}
+	) {
+		this.writer = new CoalescingWriter(output);
+	}
 
 	async start(): Promise<void> {
 		this.input.setEncoding('utf8');
@@ -191,19 +195,7 @@ export class LineTransport implements Transport {
 
 	async send(message: JSONRPCMessage): Promise<void> {
 		if (this.closed || this.output.destroyed || !this.output.writable) return;
-		const data = `${JSON.stringify(message)}\n`;
-		if (!this.output.write(data)) {
-			await new Promise<void>(resolve => {
-				const done = () => {
-					this.output.off('drain', done);
-					this.output.off('close', done);
-					resolve();
-				};
-
-				this.output.on('drain', done);
-				this.output.on('close', done);
-			});
-		}
+		await this.writer.write(`${JSON.stringify(message)}\n`);
 	}
 
 	async close(): Promise<void> {

@@ -28,8 +28,10 @@ import type {TransitionRecord} from './state-machine.js';
 import type {StateStore} from './state-store.js';
 import {
 	ConnectionLostError,
+	RequestCancelledError,
 	UpstreamConnection,
 	UpstreamRpcError,
+	UpstreamTimeoutError,
 	type CallToolResult,
 	type Progress,
 } from './upstream-client.js';
@@ -261,29 +263,30 @@ export class Provider extends EventEmitter<{
 	// Calls
 
 	async callTool(tool: string, args: Record<string, unknown> | undefined, context: CallContext = {}): Promise<CallToolResult> {
+		// The hot path: a ready upstream costs no extra timer or AbortController here; the
+		// SDK request's own timer is the deadline and the caller's signal cancels it.
 		const began = performance.now();
 		this.inFlight += 1;
 		this.lastCallAt = Date.now();
 		this.lastActivityAt = this.lastCallAt;
-		this.clearIdleTimer();
 		this.emit('activity');
 
-		const controller = new AbortController();
-		const deadline = setTimeout(() => controller.abort(new AbortReason('deadline')), this.config.callTimeoutMs);
-		const onCancel = () => controller.abort(new AbortReason('cancelled'));
-		context.signal?.addEventListener('abort', onCancel, {once: true});
-		if (context.signal?.aborted) onCancel();
-
 		let phase: 'start' | 'call' = 'start';
-		const progress = new ProgressRelay(context.onProgress);
+		const progress = context.onProgress === undefined ? undefined : new ProgressRelay(context.onProgress);
 		let countAsFailure = false;
 		try {
-			const connection = await this.ensureReady(`call to tool "${tool}"`, controller.signal, progress);
+			if (context.signal?.aborted) throw new RequestCancelledError();
+			const connection =
+				this.state === 'ready' && this.connection !== undefined
+					? this.connection
+					: await this.readyWithin(`call to tool "${tool}"`, context.signal, progress);
 			phase = 'call';
+			const remaining = Math.max(1, Math.round(this.config.callTimeoutMs - (performance.now() - began)));
 			const result = await connection.callTool(tool, args, {
-				signal: controller.signal,
+				signal: context.signal,
+				timeoutMs: remaining,
 				meta: context.meta,
-				onprogress: context.onProgress === undefined ? undefined : update => progress.upstream(update),
+				onprogress: progress === undefined ? undefined : update => progress.upstream(update),
 			});
 			const ms = performance.now() - began;
 			this.metrics.recordSuccess(ms);
@@ -292,7 +295,7 @@ export class Provider extends EventEmitter<{
 			if (this.state === 'ready') this.breaker.recordSuccess();
 			return result;
 		} catch (error) {
-			const mapped = this.mapCallError(error, tool, phase, controller.signal);
+			const mapped = this.mapCallError(error, tool, phase);
 			countAsFailure = mapped.countsForBreaker;
 			const ms = performance.now() - began;
 			if (!(mapped.error instanceof HangarError && mapped.error.codeName === 'CircuitOpen') || phase === 'call') {
@@ -302,8 +305,6 @@ export class Provider extends EventEmitter<{
 
 			throw mapped.error;
 		} finally {
-			clearTimeout(deadline);
-			context.signal?.removeEventListener('abort', onCancel);
 			this.inFlight -= 1;
 			this.lastActivityAt = Date.now();
 			if (countAsFailure) this.recordBreakerFailure(`call to "${tool}" failed`);
@@ -311,8 +312,28 @@ export class Provider extends EventEmitter<{
 				upstream.counters.calls += 1;
 				if (countAsFailure) upstream.counters.failures += 1;
 			});
-			this.scheduleIdle();
+			// The idle timer re-arms itself from lastActivityAt, so calls need not reset it.
+			if (this.idleTimer === undefined) this.scheduleIdle();
 			this.emit('activity');
+		}
+	}
+
+	/** The slow path: wait for (or trigger) a start, within the call's deadline and the caller's signal. */
+	private async readyWithin(why: string, signal: AbortSignal | undefined, progress: ProgressRelay | undefined): Promise<UpstreamConnection> {
+		const controller = new AbortController();
+		const deadline = setTimeout(() => controller.abort(new AbortReason('deadline')), this.config.callTimeoutMs);
+		const onCancel = () => controller.abort(new AbortReason('cancelled'));
+		signal?.addEventListener('abort', onCancel, {once: true});
+		try {
+			return await this.ensureReady(why, controller.signal, progress);
+		} catch (error) {
+			const reason: unknown = controller.signal.aborted ? controller.signal.reason : undefined;
+			if (reason instanceof AbortReason && reason.kind === 'deadline') throw new UpstreamTimeoutError(this.config.callTimeoutMs);
+			if (reason instanceof AbortReason && reason.kind === 'cancelled') throw new RequestCancelledError();
+			throw error;
+		} finally {
+			clearTimeout(deadline);
+			signal?.removeEventListener('abort', onCancel);
 		}
 	}
 
@@ -326,15 +347,9 @@ export class Provider extends EventEmitter<{
 		return metric;
 	}
 
-	private mapCallError(
-		error: unknown,
-		tool: string,
-		phase: 'start' | 'call',
-		signal: AbortSignal,
-	): {error: Error; countsForBreaker: boolean} {
+	private mapCallError(error: unknown, tool: string, phase: 'start' | 'call'): {error: Error; countsForBreaker: boolean} {
 		const operation = `tools/call "${tool}"`;
-		const reason: unknown = signal.aborted ? signal.reason : undefined;
-		if (reason instanceof AbortReason && reason.kind === 'deadline') {
+		if (error instanceof UpstreamTimeoutError) {
 			const during = phase === 'start' ? 'while the upstream was starting' : 'waiting for the upstream to answer';
 			return {
 				error: new HangarError({
@@ -350,7 +365,7 @@ export class Provider extends EventEmitter<{
 			};
 		}
 
-		if (reason instanceof AbortReason && reason.kind === 'cancelled') {
+		if (error instanceof RequestCancelledError) {
 			return {
 				error: new HangarError({code: 'UpstreamError', upstream: this.name, operation, message: 'cancelled by the client'}),
 				countsForBreaker: false,
@@ -404,7 +419,7 @@ export class Provider extends EventEmitter<{
 	}
 
 	/** Resolves with a live connection, starting the upstream if it may be started on demand. */
-	private async ensureReady(why: string, signal: AbortSignal, progress: ProgressRelay): Promise<UpstreamConnection> {
+	private async ensureReady(why: string, signal: AbortSignal, progress: ProgressRelay | undefined): Promise<UpstreamConnection> {
 		for (;;) {
 			signal.throwIfAborted();
 			switch (this.state) {
@@ -413,11 +428,13 @@ export class Provider extends EventEmitter<{
 				}
 
 				case 'starting': {
-					return progress.during(`waiting for upstream "${this.name}" to start`, abortable(this.startPromise!, signal));
+					const waiting = abortable(this.startPromise!, signal);
+					return progress === undefined ? waiting : progress.during(`waiting for upstream "${this.name}" to start`, waiting);
 				}
 
 				case 'cold': {
-					return progress.during(`starting upstream "${this.name}"`, abortable(this.beginStart('start', `on demand: ${why}`), signal));
+					const starting = abortable(this.beginStart('start', `on demand: ${why}`), signal);
+					return progress === undefined ? starting : progress.during(`starting upstream "${this.name}"`, starting);
 				}
 
 				case 'stopping': {
@@ -796,6 +813,7 @@ export class Provider extends EventEmitter<{
 		const due = this.lastActivityAt + this.config.idleTimeoutMs - Date.now();
 		this.idleTimer = setTimeout(() => {
 			this.idleTimer = undefined;
+			// With calls in flight, the last one to finish re-arms the timer.
 			if (this.inFlight > 0 || (this.state !== 'ready' && this.state !== 'degraded')) return;
 			const idleMs = Date.now() - this.lastActivityAt;
 			if (idleMs < this.config.idleTimeoutMs) {
@@ -956,6 +974,7 @@ export class Provider extends EventEmitter<{
 }
 
 function pingFailure(error: unknown, timeoutMs: number): string {
+	if (error instanceof UpstreamTimeoutError) return `no answer to ping within ${seconds(timeoutMs)}`;
 	const message = errorMessage(error);
 	if (/timed out/i.test(message)) return `no answer to ping within ${seconds(timeoutMs)}`;
 	return message;

@@ -12,8 +12,8 @@ import {Client} from '@modelcontextprotocol/sdk/client/index.js';
 import {SSEClientTransport} from '@modelcontextprotocol/sdk/client/sse.js';
 import {StreamableHTTPClientTransport} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type {Transport} from '@modelcontextprotocol/sdk/shared/transport.js';
+import {z} from 'zod';
 import {
-	CallToolResultSchema,
 	EmptyResultSchema,
 	ListToolsResultSchema,
 	LoggingMessageNotificationSchema,
@@ -30,6 +30,15 @@ export type {CallToolResult, Progress};
 
 export const clientInfo = {name: 'mcp-hangar', version: '0.1.0'};
 
+/**
+ * Accepts any object as a tools/call result: hangar forwards what the upstream
+ * said (structured content and all) instead of re-validating it, and skips a
+ * schema parse on the hot path.
+ */
+const passthroughResult = z.custom<CallToolResult>(value => typeof value === 'object' && value !== null && !Array.isArray(value), {
+	message: 'expected a tools/call result object',
+});
+
 /** A JSON-RPC error the upstream itself answered with (not a transport failure). */
 export class UpstreamRpcError extends Error {
 	constructor(
@@ -39,6 +48,22 @@ export class UpstreamRpcError extends Error {
 	) {
 		super(message);
 		this.name = 'UpstreamRpcError';
+	}
+}
+
+/** The request got no answer within its timeout; the SDK has sent notifications/cancelled upstream. */
+export class UpstreamTimeoutError extends Error {
+	constructor(readonly timeoutMs: number) {
+		super(`no answer within ${timeoutMs} ms`);
+		this.name = 'UpstreamTimeoutError';
+	}
+}
+
+/** The caller's signal aborted the request; the SDK has sent notifications/cancelled upstream. */
+export class RequestCancelledError extends Error {
+	constructor() {
+		super('cancelled by the caller');
+		this.name = 'RequestCancelledError';
 	}
 }
 
@@ -168,25 +193,38 @@ export class UpstreamConnection {
 		return tools;
 	}
 
+	/**
+	 * Calls a tool with a deadline of `timeoutMs`: the SDK's own request timer
+	 * is the deadline (one timer per call), and on expiry or abort it sends
+	 * notifications/cancelled upstream.
+	 */
 	async callTool(
 		name: string,
 		args: Record<string, unknown> | undefined,
-		options: {signal: AbortSignal; onprogress?: ((progress: Progress) => void) | undefined; meta?: Record<string, unknown> | undefined},
+		options: {
+			signal?: AbortSignal | undefined;
+			timeoutMs: number;
+			onprogress?: ((progress: Progress) => void) | undefined;
+			meta?: Record<string, unknown> | undefined;
+		},
 	): Promise<CallToolResult> {
 		const params: Record<string, unknown> = {name};
 		if (args !== undefined) params['arguments'] = args;
 		if (options.meta !== undefined && Object.keys(options.meta).length > 0) params['_meta'] = options.meta;
-		return this.request(() =>
-			this.client.request({method: 'tools/call', params: params as {name: string}}, CallToolResultSchema, {
-				signal: options.signal,
-				timeout: NO_SDK_TIMEOUT,
-				...(options.onprogress === undefined ? {} : {onprogress: options.onprogress}),
-			}),
+		return this.request(
+			() =>
+				this.client.request({method: 'tools/call', params: params as {name: string}}, passthroughResult, {
+					...(options.signal === undefined ? {} : {signal: options.signal}),
+					timeout: options.timeoutMs,
+					...(options.onprogress === undefined ? {} : {onprogress: options.onprogress}),
+				}),
+			options.signal,
+			options.timeoutMs,
 		);
 	}
 
 	async ping(timeoutMs: number): Promise<void> {
-		await this.request(() => this.client.request({method: 'ping'}, EmptyResultSchema, {timeout: timeoutMs}));
+		await this.request(() => this.client.request({method: 'ping'}, EmptyResultSchema, {timeout: timeoutMs}), undefined, timeoutMs);
 	}
 
 	/** Closes the session and stops the process (stdin close, SIGTERM, SIGKILL). */
@@ -208,16 +246,18 @@ export class UpstreamConnection {
 	}
 
 	/** Maps SDK errors to hangar's: the upstream's own JSON-RPC errors vs a lost connection. */
-	private async request<T>(run: () => Promise<T>): Promise<T> {
+	private async request<T>(run: () => Promise<T>, signal?: AbortSignal, timeoutMs?: number): Promise<T> {
 		try {
 			return await run();
 		} catch (error) {
+			if (signal?.aborted) throw new RequestCancelledError();
 			if (error instanceof McpError) {
 				if (error.code === -32_000 && (this.closed || error.message.includes('Connection closed'))) {
 					throw new ConnectionLostError();
 				}
 
-				// -32001 is the SDK's own timeout/abort; the caller knows which of its signals fired.
+				// -32001 is the SDK's own timer (the caller's abort was handled above).
+				if (error.code === -32_001 && timeoutMs !== undefined) throw new UpstreamTimeoutError(timeoutMs);
 				if (error.code !== -32_001) throw new UpstreamRpcError(error.code, stripSdkPrefix(error.message), error.data);
 			}
 

@@ -16,6 +16,7 @@ import type {JSONRPCMessage} from '@modelcontextprotocol/sdk/types.js';
 import type {StdioLaunch} from './config.js';
 import {LineSplitter, type LogBuffer} from './log-buffer.js';
 import {liveProcessGroups} from './process-registry.js';
+import {CoalescingWriter} from './write-coalescer.js';
 
 export type ExitInfo = {
 	code: number | null;
@@ -46,6 +47,7 @@ export class ChildProcessTransport implements Transport {
 	private readonly exitWaiters: Array<(exit: ExitInfo) => void> = [];
 	private closed = false;
 	private stopping: 'stdin-close' | 'SIGTERM' | 'SIGKILL' | undefined;
+	private writer: CoalescingWriter | undefined;
 
 	constructor(
 		private readonly launch: StdioLaunch,
@@ -158,10 +160,8 @@ export class ChildProcessTransport implements Transport {
 			throw new Error('upstream process is not running');
 		}
 
-		const data = `${JSON.stringify(message)}\n`;
-		if (!stdin.write(data)) {
-			await new Promise<void>(resolve => stdin.once('drain', resolve));
-		}
+		this.writer ??= new CoalescingWriter(stdin);
+		await this.writer.write(`${JSON.stringify(message)}\n`);
 	}
 
 	/** Stops the child in order (stdin close, SIGTERM, SIGKILL to the group) and resolves with how it exited. */
@@ -172,6 +172,7 @@ export class ChildProcessTransport implements Transport {
 		const pid = child.pid;
 
 		this.stopping = 'stdin-close';
+		this.writer?.flush();
 		child.stdin?.end();
 		let exit = await this.waitForExit(graceMs);
 		if (exit !== undefined) return exit;

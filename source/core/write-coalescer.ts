@@ -1,0 +1,51 @@
+/**
+ * Batches the lines written to one stream during an event-loop turn into a
+ * single write. Under load a turn handles many messages (a read of a pipe
+ * often carries several lines), and one write system call per message was
+ * the largest single cost of the proxy path; a sequential call pays only the
+ * wait until the end of the current turn (setImmediate).
+ */
+import type {Writable} from 'node:stream';
+
+export class CoalescingWriter {
+	private pending: string[] = [];
+	private scheduled = false;
+	private blocked = false;
+	private drainWaiters: Array<() => void> = [];
+
+	constructor(private readonly stream: Writable) {}
+
+	/** Queues `data`; resolves at once, or once the stream drains when it is applying backpressure. */
+	async write(data: string): Promise<void> {
+		this.pending.push(data);
+		if (!this.scheduled) {
+			this.scheduled = true;
+			setImmediate(this.flush);
+		}
+
+		if (this.blocked) {
+			await new Promise<void>(resolve => this.drainWaiters.push(resolve));
+		}
+	}
+
+	/** Writes whatever is queued now (before ending the stream, say). */
+	readonly flush = (): void => {
+		this.scheduled = false;
+		if (this.pending.length === 0) return;
+		const data = this.pending.length === 1 ? this.pending[0]! : this.pending.join('');
+		this.pending = [];
+		if (this.stream.destroyed || !this.stream.writable) return;
+		if (!this.stream.write(data) && !this.blocked) {
+			this.blocked = true;
+			const release = () => {
+				this.stream.off('drain', release);
+				this.stream.off('close', release);
+				this.blocked = false;
+				for (const waiter of this.drainWaiters.splice(0)) waiter();
+			};
+
+			this.stream.on('drain', release);
+			this.stream.on('close', release);
+		}
+	};
+}
