@@ -180,6 +180,23 @@ describe('provider lifecycle with real fixture upstreams', () => {
 		expect(t.transitions).toHaveLength(0);
 	});
 
+	it('starts upstreams at launch a few at a time, so hundreds of spawns cannot stall the gateway', async () => {
+		const servers = Object.fromEntries(Array.from({length: 10}, (_, i) => [`fx${i}`, fixture('slow-start', ['--delay-ms', '150'], {lazy: false})]));
+		const t = await startSupervisor(servers);
+		for (let i = 0; i < 10; i++) await t.waitForState(`fx${i}`, 'ready');
+		// Replay every transition since launch: how many upstreams were starting at once?
+		let starting = 0;
+		let most = 0;
+		for (const event of t.transitions) {
+			if (event.to === 'starting') starting += 1;
+			if (event.from === 'starting') starting -= 1;
+			most = Math.max(most, starting);
+		}
+
+		expect(most).toBe(4);
+		expect(t.transitions.filter(event => event.to === 'starting')).toHaveLength(10);
+	});
+
 	it('counts missed health pings as failures and opens the breaker without any call', async () => {
 		const t = await startSupervisor(
 			{fx: fixture('hang-all', [], {lazy: false})},

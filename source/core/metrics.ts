@@ -9,6 +9,8 @@ export class LatencyWindow {
 	private readonly samples: number[];
 	private index = 0;
 	private count = 0;
+	/** Sorted copy, kept until the next sample: status reads are far more frequent than they need to be. */
+	private sorted: number[] | undefined;
 
 	constructor(private readonly size = 256) {
 		this.samples = new Array<number>(size).fill(0);
@@ -18,11 +20,13 @@ export class LatencyWindow {
 		this.samples[this.index] = ms;
 		this.index = (this.index + 1) % this.size;
 		this.count = Math.min(this.count + 1, this.size);
+		this.sorted = undefined;
 	}
 
 	percentile(p: number): number | undefined {
 		if (this.count === 0) return undefined;
-		const sorted = this.samples.slice(0, this.count).sort((a, b) => a - b);
+		this.sorted ??= this.samples.slice(0, this.count).sort((a, b) => a - b);
+		const sorted = this.sorted;
 		const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
 		return Math.round(sorted[rank]! * 10) / 10;
 	}

@@ -214,15 +214,17 @@ export class Provider extends EventEmitter<{
 		return this.connection?.pid;
 	}
 
-	/** Called once after construction: starts eager upstreams. */
-	launch(): void {
-		if (this.state !== 'cold') return;
-		if (!this.config.lazy) {
-			this.beginStart('start', 'lazy is false: started at launch').catch(() => {});
-		} else if (this.toolsFrom === 'none') {
-			// Nothing cached or predefined: start once to learn the tools; idle stop puts it back to cold.
-			this.beginStart('start', 'discovering tools (none cached or predefined)').catch(() => {});
-		}
+	/** Whether `launch()` would start this upstream. */
+	get startsAtLaunch(): boolean {
+		return this.state === 'cold' && (!this.config.lazy || this.toolsFrom === 'none');
+	}
+
+	/** Called once after construction: starts eager upstreams; resolves when the start has settled. */
+	async launch(): Promise<void> {
+		if (!this.startsAtLaunch || this.disposed) return;
+		const reason = this.config.lazy ? 'discovering tools (none cached or predefined)' : 'lazy is false: started at launch';
+		// Nothing cached or predefined: start once to learn the tools; the idle stop puts it back to cold.
+		await this.beginStart('start', reason).catch(() => {});
 	}
 
 	snapshot(): ProviderSnapshot {

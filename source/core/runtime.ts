@@ -97,6 +97,6 @@ export async function serveStdio(options: StdioOptions): Promise<void> {
 		void controller.exit('stdin closed', 0);
 	});
 	await session.start();
-	supervisor.launch();
+	void supervisor.launch();
 	logger.info(`serving MCP on stdio with ${config.servers.length} upstreams`, {config: config.path, stateDir: config.hangar.stateDir});
 }

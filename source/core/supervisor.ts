@@ -65,9 +65,22 @@ export class Supervisor extends EventEmitter<{
 		this.recomputeTools();
 	}
 
-	/** Starts the upstreams that are not lazy. */
-	launch(): void {
-		for (const provider of this.providers.values()) provider.launch();
+	/**
+	 * Starts the upstreams that are not lazy, and those whose tools are not
+	 * known yet, a few at a time: spawning hundreds of processes at once would
+	 * stall the event loop (and every client's requests) for seconds.
+	 * A call to one still waiting in this queue starts it at once.
+	 */
+	launch(concurrency = 4): Promise<void> {
+		const queue = [...this.providers.values()].filter(provider => provider.startsAtLaunch);
+		const worker = async () => {
+			for (let provider = queue.shift(); provider !== undefined; provider = queue.shift()) {
+				if (this.shuttingDown) return;
+				await provider.launch();
+			}
+		};
+
+		return Promise.all(Array.from({length: Math.min(concurrency, queue.length)}, worker)).then(() => {});
 	}
 
 	get isShuttingDown(): boolean {

@@ -36,7 +36,7 @@ export async function startSupervisor(
 	const supervisor = new Supervisor(config, store, silentLogger);
 	const transitions: TransitionEvent[] = [];
 	supervisor.on('transition', event => transitions.push(event));
-	if (options.launch !== false) supervisor.launch();
+	if (options.launch !== false) void supervisor.launch();
 	open.push(supervisor);
 	return {
 		supervisor,
