@@ -3,9 +3,12 @@
  *
  *   node bench/spawn-counter.js COUNT_FILE [FIXTURE ARGS...]
  *
- * appends one line (its pid) to COUNT_FILE, then runs the fixture server in
- * this same process with the remaining arguments. The plain start and hangar's
- * cold start both use this command, so the wrapper costs both the same.
+ * appends one line to COUNT_FILE (its pid and the wall-clock time in ms, with
+ * sub-millisecond precision, at which node got to run this file), then runs the
+ * fixture server in this same process with the remaining arguments. The plain
+ * start and hangar's cold start both use this command, so the wrapper costs
+ * both the same; the time lets the bench split a start into "spawn + node boot"
+ * and the rest.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -18,6 +21,6 @@ if (countFile === undefined) {
 	process.exit(2);
 }
 
-fs.appendFileSync(countFile, `${process.pid}\n`);
+fs.appendFileSync(countFile, `${process.pid} ${(performance.timeOrigin + performance.now()).toFixed(3)}\n`);
 process.argv = [process.argv[0], fixture, ...rest];
 await import(pathToFileURL(fixture).href);

@@ -6,11 +6,12 @@
  * first), so drift on the machine (turbo, other load) lands on all three alike.
  *
  * Reported: p50/p95/p99 per path; each proxy's added latency over direct at
- * each percentile; hangar's added latency as a multiple of the hop's.
+ * each percentile; hangar's added latency as a multiple of the hop's, over all
+ * calls (the target's number) and within each round (to show the noise).
  */
 import {callTool, connectDirect, connectHangarWarm, connectHop} from '../lib/paths.js';
 import {cpuMeter} from '../lib/processes.js';
-import {nsToMs, round, summarize} from '../lib/stats.js';
+import {nsToMs, percentile, round, summarize} from '../lib/stats.js';
 import {perCall} from './throughput.js';
 
 const args = {message: 'bench'};
@@ -60,7 +61,16 @@ export async function callOverhead({calls, warmup, rounds}) {
 			ratio[p] = hop > 0 ? round(hangar / hop, 2) : null;
 		}
 
-		return {calls, warmup, rounds, unit: 'ms', paths, addedMs: added, hangarOverHopAdded: ratio};
+		// The same ratio within each round (paths measured minutes apart drift; within a round they do not):
+		// its spread shows how much of a run's ratio is the machine.
+		const byRound = [];
+		for (let r = 0; r < rounds; r++) {
+			const p50 = name => percentile(samples[name].slice(r * perRound, (r + 1) * perRound), 50);
+			const hop = p50('hop') - p50('direct');
+			byRound.push(hop > 0 ? round((p50('hangar') - p50('direct')) / hop, 2) : null);
+		}
+
+		return {calls, warmup, rounds, unit: 'ms', paths, addedMs: added, hangarOverHopAdded: ratio, hangarOverHopAddedP50ByRound: byRound};
 	} finally {
 		await Promise.all(Object.values(sessions).map(async session => session.close()));
 	}

@@ -1,0 +1,120 @@
+/**
+ * The benchmark's smoke run: `node bench/run.js --smoke` runs every scenario
+ * briefly. This asserts only that it completes, prints its table, writes a
+ * JSON file with every scenario and sane fields, and leaves no process behind.
+ * Nothing here is about speed, except one correctness check: 100 simultaneous
+ * calls to a cold upstream start it exactly once.
+ */
+import {execFile} from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import {describe, expect, it} from 'vitest';
+import {root, tempDir} from './support/hangar.js';
+
+type LatencySummary = {n: number; p50: number; p95: number; p99: number};
+type Scenario<T> = {status: string; error?: string; reason?: string; result: T};
+type Report = {
+	mode: string;
+	machine: {nproc: number; cpuModel: string; memTotalMiB: number; node: string};
+	scenarios: {
+		callOverhead: Scenario<{calls: number; paths: Record<'direct' | 'hop' | 'hangar', LatencySummary>; hangarOverHopAdded: {p50: number | null}}>;
+		throughput: Scenario<{paths: Record<'direct' | 'hop' | 'hangar', {calls: number; callsPerSecond: number}>; hangarVsDirect: number}>;
+		coldStart: Scenario<{calls: number; spawns: number[]; errors: number; plainStartSpawns: number[]; plainStartMs: {median: number}; lastAnswerMs: {median: number}}>;
+		statusUnderTrouble: Scenario<{
+			upstreams: number;
+			hung: number;
+			samples: number;
+			hungCallsInFlight: number;
+			calm: LatencySummary;
+			trouble: LatencySummary & {responseBytes: number};
+			troubleWithHistory: LatencySummary & {upstreamsWithHistory: number};
+		}>;
+		memory: Scenario<{points: Array<{upstreams: number; running: boolean; rssKiB: number}>; perUpstreamKiB: Record<string, number>}>;
+		tuiCpu: Scenario<unknown>;
+		bridgeOverhead: Scenario<unknown>;
+	};
+	targets: Record<string, {met: boolean | null}>;
+	cleanup: {leftBehind: number};
+};
+
+function runSmoke(out: string): Promise<{code: number | null; stdout: string; stderr: string}> {
+	return new Promise(resolve => {
+		execFile(process.execPath, [path.join(root, 'bench', 'run.js'), '--smoke', '--out', out], {cwd: root, timeout: 110_000, maxBuffer: 16 * 1024 * 1024}, (error, stdout, stderr) => {
+			resolve({code: error === null ? 0 : typeof error.code === 'number' ? error.code : null, stdout, stderr});
+		});
+	});
+}
+
+const positive = (value: unknown) => typeof value === 'number' && Number.isFinite(value) && value > 0;
+
+describe('bench/run.js --smoke', () => {
+	it('runs every scenario, prints the table and writes a complete JSON report', async () => {
+		const dir = tempDir('hangar-bench-smoke-');
+		const out = path.join(dir, 'smoke.json');
+		const run = await runSmoke(out);
+		expect(run.code, `bench failed:\n${run.stderr}\n${run.stdout}`).toBe(0);
+
+		// The table: a header and a row for every scenario, including the two kept for later.
+		expect(run.stdout).toMatch(/scenario\s+metric\s+value\s+target\s+result/);
+		for (const label of ['1 call overhead', '2 throughput', '3 cold start', '4 status', '5 memory', '6 TUI CPU', '7 stdio bridge']) {
+			expect(run.stdout).toContain(label);
+		}
+
+		const report = JSON.parse(fs.readFileSync(out, 'utf8')) as Report;
+		expect(report.mode).toBe('smoke');
+		expect(report.machine.nproc).toBeGreaterThan(0);
+		expect(report.machine.node).toBe(process.version);
+		const {scenarios} = report;
+		for (const name of ['callOverhead', 'throughput', 'coldStart', 'statusUnderTrouble', 'memory'] as const) {
+			expect(scenarios[name].status, `${name}: ${scenarios[name].error ?? ''}`).toBe('ok');
+		}
+
+		expect(scenarios.tuiCpu.status).toBe('skipped');
+		expect(scenarios.bridgeOverhead.status).toBe('skipped');
+
+		const overhead = scenarios.callOverhead.result;
+		for (const route of ['direct', 'hop', 'hangar'] as const) {
+			expect(overhead.paths[route].n).toBe(overhead.calls);
+			expect(positive(overhead.paths[route].p50)).toBe(true);
+			expect(overhead.paths[route].p99).toBeGreaterThanOrEqual(overhead.paths[route].p50);
+		}
+
+		const throughput = scenarios.throughput.result;
+		for (const route of ['direct', 'hop', 'hangar'] as const) {
+			expect(throughput.paths[route].calls).toBeGreaterThan(0);
+			expect(positive(throughput.paths[route].callsPerSecond)).toBe(true);
+		}
+
+		expect(positive(throughput.hangarVsDirect)).toBe(true);
+
+		// Correctness, not speed: concurrent callers of a cold upstream share one start.
+		const cold = scenarios.coldStart.result;
+		expect(cold.calls).toBe(100);
+		expect(cold.spawns.length).toBeGreaterThan(0);
+		for (const spawns of cold.spawns) expect(spawns).toBe(1);
+		for (const spawns of cold.plainStartSpawns) expect(spawns).toBe(1);
+		expect(cold.errors).toBe(0);
+		expect(positive(cold.plainStartMs.median)).toBe(true);
+		expect(positive(cold.lastAnswerMs.median)).toBe(true);
+
+		const status = scenarios.statusUnderTrouble.result;
+		expect(status.hungCallsInFlight).toBeGreaterThanOrEqual(status.hung);
+		expect(status.calm.n).toBe(status.samples);
+		expect(status.trouble.n).toBe(status.samples);
+		expect(positive(status.trouble.p99)).toBe(true);
+		expect(status.trouble.responseBytes).toBeGreaterThan(status.upstreams * 50);
+		expect(status.troubleWithHistory.n).toBe(status.samples);
+		expect(status.troubleWithHistory.upstreamsWithHistory).toBe(status.upstreams - status.hung);
+
+		const memory = scenarios.memory.result;
+		expect(memory.points.some(point => point.upstreams === 0)).toBe(true);
+		expect(memory.points.some(point => point.running)).toBe(true);
+		for (const point of memory.points) expect(positive(point.rssKiB)).toBe(true);
+		expect(Object.keys(memory.perUpstreamKiB).length).toBeGreaterThan(0);
+
+		// Every target is evaluated (met or missed; speed is not judged here).
+		for (const [name, target] of Object.entries(report.targets)) expect(typeof target.met, name).toBe('boolean');
+		expect(report.cleanup.leftBehind).toBe(0);
+		fs.rmSync(dir, {recursive: true, force: true});
+	}, 120_000);
+});
