@@ -115,6 +115,8 @@ export class Provider extends EventEmitter<{
 	private stopPromise: Promise<void> | undefined;
 
 	private toolList: ToolDefinition[] = [];
+	/** Bumped whenever the tool list's content changes (not when the same list is verified again). */
+	toolsRevision = 0;
 	private toolsFrom: ToolsSource = 'none';
 	private toolsVerifiedAt: number | undefined;
 	private refreshing: Promise<void> | undefined;
@@ -691,9 +693,11 @@ export class Provider extends EventEmitter<{
 	// Tools
 
 	private setTools(tools: ToolDefinition[], source: ToolsSource): void {
+		const changed = JSON.stringify(tools) !== JSON.stringify(this.toolList);
 		this.toolList = tools;
 		this.toolsFrom = source;
 		this.toolsVerifiedAt = Date.now();
+		if (changed) this.toolsRevision += 1;
 		this.store.update(this.name, upstream => {
 			upstream.tools = tools;
 			upstream.toolsVerifiedAt = this.toolsVerifiedAt;

@@ -41,6 +41,10 @@ export class Supervisor extends EventEmitter<{
 	private exposed: ExposedTool[] = [];
 	private byName = new Map<string, ExposedTool>();
 	private signature = '';
+	private dirty = true;
+	private emitScheduled = false;
+	private changedSinceEmit = false;
+	private initialized = false;
 	private shuttingDown = false;
 	private fuse: Fuse<ExposedTool> | undefined;
 
@@ -104,10 +108,12 @@ export class Supervisor extends EventEmitter<{
 	}
 
 	tools(): readonly ExposedTool[] {
+		this.ensureFresh();
 		return this.exposed;
 	}
 
 	resolveTool(name: string): ExposedTool | undefined {
+		this.ensureFresh();
 		return this.byName.get(name);
 	}
 
@@ -117,6 +123,7 @@ export class Supervisor extends EventEmitter<{
 	 * in progress), so an early call is routed instead of refused.
 	 */
 	async resolveToolWhenKnown(name: string, signal: AbortSignal): Promise<ExposedTool | undefined> {
+		this.ensureFresh();
 		const known = this.byName.get(name);
 		if (known !== undefined) return known;
 		const split = name.indexOf('__');
@@ -127,6 +134,7 @@ export class Supervisor extends EventEmitter<{
 		}
 
 		await provider.learnTools(signal);
+		this.ensureFresh();
 		return this.byName.get(name);
 	}
 
@@ -141,11 +149,13 @@ export class Supervisor extends EventEmitter<{
 
 	/** Up to `limit` exposed tool names closest to `name`, for "did you mean" hints. */
 	closestTools(name: string, limit = 3): string[] {
+		this.ensureFresh();
 		this.fuse ??= new Fuse(this.exposed, {keys: ['name'], threshold: 0.6, ignoreLocation: true});
 		return this.fuse.search(name, {limit}).map(hit => hit.item.name);
 	}
 
 	async callTool(exposedName: string, args: Record<string, unknown> | undefined, context: CallContext = {}): Promise<CallToolResult> {
+		this.ensureFresh();
 		const target = this.byName.get(exposedName);
 		if (target === undefined) throw new Error(`unknown tool ${exposedName}`);
 		return this.call(target.server, target.tool, args, context);
@@ -178,10 +188,35 @@ export class Supervisor extends EventEmitter<{
 		await this.store.close();
 	}
 
+	/**
+	 * The exposed set is derived on demand: events only mark it dirty, reads
+	 * rebuild it, and a microtask rebuilds it and emits `toolsChanged` once
+	 * for any burst of events (200 upstreams starting must not rebuild it 400
+	 * times). Whether it changed is judged from each provider's visibility and
+	 * tool-list revision, not by serializing every schema.
+	 */
 	private recomputeTools(): void {
+		this.dirty = true;
+		if (this.emitScheduled) return;
+		this.emitScheduled = true;
+		queueMicrotask(() => {
+			this.emitScheduled = false;
+			this.ensureFresh();
+			if (this.changedSinceEmit) {
+				this.changedSinceEmit = false;
+				this.emit('toolsChanged');
+			}
+		});
+	}
+
+	private ensureFresh(): void {
+		if (!this.dirty) return;
+		this.dirty = false;
 		const exposed: ExposedTool[] = [];
+		const parts: string[] = [];
 		for (const provider of this.providers.values()) {
 			if (hiddenStates.has(provider.state)) continue;
+			parts.push(`${provider.name}:${provider.toolsRevision}`);
 			const seen = new Set<string>();
 			for (const definition of provider.tools) {
 				// An upstream that lists the same tool twice would make tools/list ambiguous.
@@ -191,14 +226,15 @@ export class Supervisor extends EventEmitter<{
 			}
 		}
 
-		const signature = JSON.stringify(exposed.map(tool => [tool.name, tool.definition.description, tool.definition.inputSchema, tool.definition.outputSchema]));
 		this.exposed = exposed;
 		this.byName = new Map(exposed.map(tool => [tool.name, tool]));
 		this.fuse = undefined;
+		const signature = parts.join('|');
 		if (signature !== this.signature) {
-			const first = this.signature === '';
+			if (this.initialized) this.changedSinceEmit = true;
 			this.signature = signature;
-			if (!first) this.emit('toolsChanged');
 		}
+
+		this.initialized = true;
 	}
 }

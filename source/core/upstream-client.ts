@@ -12,6 +12,7 @@ import {Client} from '@modelcontextprotocol/sdk/client/index.js';
 import {SSEClientTransport} from '@modelcontextprotocol/sdk/client/sse.js';
 import {StreamableHTTPClientTransport} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type {Transport} from '@modelcontextprotocol/sdk/shared/transport.js';
+import {AjvJsonSchemaValidator} from '@modelcontextprotocol/sdk/validation/ajv';
 import {z} from 'zod';
 import {
 	EmptyResultSchema,
@@ -20,6 +21,7 @@ import {
 	McpError,
 	ToolListChangedNotificationSchema,
 	type CallToolResult,
+	type JSONRPCMessage,
 	type Progress,
 } from '@modelcontextprotocol/sdk/types.js';
 import type {ServerConfig, ToolDefinition} from './config.js';
@@ -82,9 +84,18 @@ export type ConnectionEvents = {
 
 const NO_SDK_TIMEOUT = 2_147_000_000;
 
+/** One JSON Schema validator for every upstream client: each Client would otherwise build its own Ajv (~120 KiB). */
+let sharedValidator: AjvJsonSchemaValidator | undefined;
+
+type Waiter = (message: JSONRPCMessage | Error) => void;
+
 export class UpstreamConnection {
 	private closedByUs = false;
 	private closed = false;
+	/** tools/call requests sent by the fast path, by their ("h"-prefixed string) id. */
+	private readonly pending = new Map<string, Waiter>();
+	private nextId = 0;
+	private fast = false;
 
 	private constructor(
 		private readonly client: Client,
@@ -103,7 +114,8 @@ export class UpstreamConnection {
 		signal: AbortSignal,
 		graceMs: number,
 	): Promise<UpstreamConnection> {
-		const client = new Client(clientInfo, {capabilities: {}});
+		sharedValidator ??= new AjvJsonSchemaValidator();
+		const client = new Client(clientInfo, {capabilities: {}, jsonSchemaValidator: sharedValidator});
 		let connection: UpstreamConnection | undefined;
 		let transport: Transport;
 		let child: ChildProcessTransport | undefined;
@@ -120,6 +132,7 @@ export class UpstreamConnection {
 			if (connection === undefined || connection.closed) return;
 			connection.closed = true;
 			if (!connection.closedByUs) events.onClose(child?.exit);
+			connection.failPending();
 		};
 		client.setNotificationHandler(ToolListChangedNotificationSchema, () => events.onToolsChanged());
 		client.setNotificationHandler(LoggingMessageNotificationSchema, notification => {
@@ -136,6 +149,7 @@ export class UpstreamConnection {
 		try {
 			if (config.launch.kind === 'stdio') {
 				await client.connect(transport, {signal, timeout: NO_SDK_TIMEOUT});
+				connection.installFastPath();
 			}
 
 			signal.throwIfAborted();
@@ -166,6 +180,109 @@ export class UpstreamConnection {
 
 	get supportsToolListChanged(): boolean {
 		return this.client.getServerCapabilities()?.tools?.listChanged === true;
+	}
+
+	/**
+	 * The hot path for stdio upstreams: tools/call without progress is sent and
+	 * matched here, by ids the SDK never uses (strings starting with "h"; the
+	 * SDK's are numbers), skipping the SDK request machinery. Everything else
+	 * (initialize, tools/list, ping, calls with progress, notifications)
+	 * still goes through the SDK client.
+	 */
+	installFastPath(): void {
+		const child = this.child;
+		const sdk = child?.onmessage;
+		if (child === undefined || sdk === undefined) return;
+		child.onmessage = message => {
+			const id = (message as {id?: unknown}).id;
+			if (typeof id === 'string' && id.startsWith('h') && !('method' in message)) {
+				const waiter = this.pending.get(id);
+				this.pending.delete(id);
+				// A late answer to a call that timed out or was cancelled is dropped, as the SDK would.
+				waiter?.(message);
+				return;
+			}
+
+			sdk(message);
+		};
+
+		this.fast = true;
+	}
+
+	/** Fails every fast-path call in flight: the connection is gone. */
+	failPending(): void {
+		const waiters = [...this.pending.values()];
+		this.pending.clear();
+		for (const waiter of waiters) waiter(new ConnectionLostError());
+	}
+
+	private async fastCall(
+		params: Record<string, unknown>,
+		options: {signal?: AbortSignal | undefined; timeoutMs: number},
+	): Promise<CallToolResult> {
+		const child = this.child!;
+		return new Promise<CallToolResult>((resolve, reject) => {
+			if (this.closed) {
+				reject(new ConnectionLostError());
+				return;
+			}
+
+			const id = `h${this.nextId++}`;
+			const cleanup = () => {
+				clearTimeout(timer);
+				options.signal?.removeEventListener('abort', onAbort);
+				this.pending.delete(id);
+			};
+
+			const cancel = (reason: string) => {
+				child.send({jsonrpc: '2.0', method: 'notifications/cancelled', params: {requestId: id, reason}}).catch(() => {});
+			};
+
+			const onAbort = () => {
+				cleanup();
+				cancel('cancelled by the client');
+				reject(new RequestCancelledError());
+			};
+
+			const timer = setTimeout(() => {
+				cleanup();
+				cancel(`no answer within ${options.timeoutMs} ms`);
+				reject(new UpstreamTimeoutError(options.timeoutMs));
+			}, options.timeoutMs);
+
+			this.pending.set(id, message => {
+				cleanup();
+				if (message instanceof Error) {
+					reject(message);
+					return;
+				}
+
+				const response = message as {result?: unknown; error?: {code?: unknown; message?: unknown; data?: unknown}};
+				if (response.error !== undefined) {
+					const code = typeof response.error.code === 'number' ? response.error.code : -32_603;
+					reject(new UpstreamRpcError(code, String(response.error.message ?? 'error without a message'), response.error.data));
+					return;
+				}
+
+				const result = response.result;
+				if (typeof result !== 'object' || result === null || Array.isArray(result)) {
+					reject(new Error('the upstream answered tools/call with a result that is not an object'));
+					return;
+				}
+
+				resolve(result as CallToolResult);
+			});
+			if (options.signal?.aborted) {
+				onAbort();
+				return;
+			}
+
+			options.signal?.addEventListener('abort', onAbort, {once: true});
+			child.send({jsonrpc: '2.0', id, method: 'tools/call', params} as JSONRPCMessage).catch(() => {
+				cleanup();
+				reject(new ConnectionLostError());
+			});
+		});
 	}
 
 	/** Lists every tool, following `nextCursor` pages. */
@@ -211,6 +328,7 @@ export class UpstreamConnection {
 		const params: Record<string, unknown> = {name};
 		if (args !== undefined) params['arguments'] = args;
 		if (options.meta !== undefined && Object.keys(options.meta).length > 0) params['_meta'] = options.meta;
+		if (this.fast && options.onprogress === undefined) return this.fastCall(params, options);
 		return this.request(
 			() =>
 				this.client.request({method: 'tools/call', params: params as {name: string}}, passthroughResult, {
