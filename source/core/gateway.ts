@@ -55,7 +55,7 @@ class GuardedTransport implements Transport {
 	onCancelled?: (requestId: unknown) => void;
 
 	constructor(
-		private readonly inner: Transport & {reply?: (id: string | number | null, code: number, message: string, data?: unknown) => void},
+		private readonly inner: Transport & {sendSerialized?: (line: string) => Promise<void>},
 		subject: string,
 		private readonly logger: Logger,
 	) {
@@ -152,6 +152,12 @@ class GuardedTransport implements Transport {
 
 	async close(): Promise<void> {
 		await this.inner.close();
+	}
+
+	/** Writes a response serialized by the caller, when the transport can take one. */
+	get sendSerialized(): ((line: string) => Promise<void>) | undefined {
+		const inner = this.inner;
+		return inner.sendSerialized === undefined ? undefined : async line => inner.sendSerialized!(line);
 	}
 }
 
@@ -265,6 +271,11 @@ export class GatewaySession {
 			return;
 		}
 
+		if (params.name === statusTool.name && this.guard.sendSerialized !== undefined) {
+			await this.serveStatus(id, params, this.guard.sendSerialized);
+			return;
+		}
+
 		const controller = new AbortController();
 		this.inflight.set(id, controller);
 		try {
@@ -285,6 +296,27 @@ export class GatewaySession {
 		} finally {
 			this.inflight.delete(id);
 		}
+	}
+
+	/**
+	 * hangar_list, serialized once: the JSON is built a single time and spliced
+	 * into the response as both structuredContent and its text form, instead
+	 * of stringifying a large object twice (with 200 upstreams the answer is
+	 * ~100 KB, and the copies were what drove its latency and GC).
+	 */
+	private async serveStatus(id: string | number, params: CallParams, write: (line: string) => Promise<void>): Promise<void> {
+		const extraKeys = Object.keys(params.arguments ?? {});
+		if (extraKeys.length > 0) {
+			await this.guard.send({
+				jsonrpc: '2.0',
+				id,
+				error: {code: JsonRpcCode.InvalidParams, message: `hangar_list takes no arguments; unknown: ${extraKeys.join(', ')}`},
+			} as JSONRPCMessage);
+			return;
+		}
+
+		const json = JSON.stringify(statusJson(this.supervisor));
+		await write(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"content":[{"type":"text","text":${JSON.stringify(json)}}],"structuredContent":${json}}}\n`);
 	}
 
 	private async callTool(

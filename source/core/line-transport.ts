@@ -194,8 +194,13 @@ export class LineTransport implements Transport {
 	}
 
 	async send(message: JSONRPCMessage): Promise<void> {
+		await this.sendSerialized(`${JSON.stringify(message)}\n`);
+	}
+
+	/** Writes one already serialized JSON-RPC message (ending in a newline). */
+	async sendSerialized(line: string): Promise<void> {
 		if (this.closed || this.output.destroyed || !this.output.writable) return;
-		await this.writer.write(`${JSON.stringify(message)}\n`);
+		await this.writer.write(line);
 	}
 
 	async close(): Promise<void> {
