@@ -580,6 +580,18 @@ describe('mcp-hangar --stdio on the wire', () => {
 		expect(hangar.stderr).toMatch(/\[fx\] starting -> ready/);
 	});
 
+	it('answers the calls still in flight when stdin closes, then exits', async () => {
+		const hangar = startRaw();
+		await hangar.initialize();
+		await hangar.waitForTools('fx__sleep');
+		hangar.send({jsonrpc: '2.0', id: 'last', method: 'tools/call', params: {name: 'fx__sleep', arguments: {ms: 300}}});
+		hangar.closeStdin();
+		const last = await hangar.responseTo('last');
+		expect(last.result).toMatchObject({content: [{type: 'text', text: 'slept 300'}]});
+		expect(await hangar.exited).toEqual({code: 0, signal: null});
+		await waitFor(() => processesWithTag(hangar.tag).length === 0, 'every process of this hangar to exit', 20_000);
+	});
+
 	it('exits with code 0 when stdin closes and leaves no process behind', async () => {
 		const hangar = startRaw();
 		await hangar.initialize();

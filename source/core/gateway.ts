@@ -186,7 +186,9 @@ function validateCallParams(params: unknown): CallParams {
 
 export type GatewaySessionOptions = {
 	supervisor: Supervisor;
-	transport: Transport;
+	transport: Transport & {onInputEnd?: () => void};
+	/** When the client closes its input, how long calls in flight may take to be answered before the session closes. */
+	drainMs?: number;
 	logger: Logger;
 	/** A label for logs ("stdio", a socket peer, an HTTP session id). */
 	label: string;
@@ -200,6 +202,7 @@ export class GatewaySession {
 	private readonly unsubscribe: () => void;
 	private closedListeners: Array<() => void> = [];
 	private readonly inflight = new Map<string | number, AbortController>();
+	private readonly serving = new Set<Promise<void>>();
 
 	constructor(options: GatewaySessionOptions) {
 		this.supervisor = options.supervisor;
@@ -211,8 +214,20 @@ export class GatewaySession {
 		// tools/call is the hot path: it is served by serveCall straight from the guard, without the
 		// SDK's three schema parses per call, and the upstream's result is forwarded as it came.
 		this.guard.onToolCall = (id, params) => {
-			void this.serveCall(id, params);
+			const serving = this.serveCall(id, params);
+			this.serving.add(serving);
+			void serving.finally(() => this.serving.delete(serving));
 		};
+
+		// A client that closes its input after its last request (a one-shot pipe) still gets the
+		// answers to calls in flight, for up to drainMs; then the session closes.
+		const transport = options.transport;
+		if ('onInputEnd' in transport) {
+			const drainMs = options.drainMs ?? 5000;
+			transport.onInputEnd = () => {
+				void this.drain(drainMs).then(async () => transport.close());
+			};
+		}
 
 		this.guard.onCancelled = requestId => {
 			if (typeof requestId === 'string' || typeof requestId === 'number') this.inflight.get(requestId)?.abort();
@@ -258,6 +273,19 @@ export class GatewaySession {
 			.map(tool => ({...tool.definition, name: tool.name, inputSchema: tool.definition.inputSchema ?? {type: 'object'}}) as Tool);
 		tools.push(statusTool);
 		return tools;
+	}
+
+	/** Resolves when every call in flight has been answered, or after `timeoutMs`. */
+	async drain(timeoutMs: number): Promise<void> {
+		if (this.serving.size === 0) return;
+		let timer: NodeJS.Timeout | undefined;
+		await Promise.race([
+			Promise.allSettled([...this.serving]),
+			new Promise<void>(resolve => {
+				timer = setTimeout(resolve, timeoutMs);
+			}),
+		]);
+		clearTimeout(timer);
 	}
 
 	/** Answers one tools/call with exactly one response, or none when the client cancelled it. */

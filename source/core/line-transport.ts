@@ -77,8 +77,8 @@ export class LineTransport implements Transport {
 	async start(): Promise<void> {
 		this.input.setEncoding('utf8');
 		this.input.on('data', (chunk: string) => this.onData(chunk));
-		this.input.on('end', () => this.finish());
-		this.input.on('close', () => this.finish());
+		this.input.on('end', () => this.inputDone());
+		this.input.on('close', () => this.inputDone());
 		this.input.on('error', error => {
 			this.onerror?.(error);
 			this.finish();
@@ -205,6 +205,21 @@ export class LineTransport implements Transport {
 
 	async close(): Promise<void> {
 		this.finish();
+	}
+
+	/**
+	 * Called when the input ends. When set, the owner may finish the work in
+	 * flight (answers are still written) and then calls close(); otherwise the
+	 * transport closes at once.
+	 */
+	onInputEnd?: () => void;
+	private inputEnded = false;
+
+	private inputDone(): void {
+		if (this.inputEnded) return;
+		this.inputEnded = true;
+		if (this.onInputEnd === undefined) this.finish();
+		else this.onInputEnd();
 	}
 
 	private finish(): void {
