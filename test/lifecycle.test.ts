@@ -82,6 +82,13 @@ describe('provider lifecycle with real fixture upstreams', () => {
 		expect(refused.codeName).toBe('UpstreamUnavailable');
 		expect(refused.message).toContain('the upstream is dead');
 		expect(refused.message).toContain('then start it again or restart hangar');
+		// Refusals are not new failures: they neither count nor replace the real cause in lastError.
+		const before = t.supervisor.provider('fx').snapshot();
+		await callError(t.supervisor.call('fx', 'echo', {message: 'x'}));
+		const after = t.supervisor.provider('fx').snapshot();
+		expect(after.failures).toBe(before.failures);
+		expect(after.lastError).toBe(before.lastError);
+		expect(after.lastError).toContain('fatal: cannot initialize');
 	});
 
 	it('times out a hung call at callTimeoutSeconds with a clear error and cancels it upstream', async () => {

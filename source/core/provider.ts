@@ -87,6 +87,9 @@ const settleEvent: Record<StopTarget, ProviderEvent> = {
 	disabled: 'settle_disabled',
 };
 
+/** Errors that refuse a call without trying the upstream. */
+const refusalCodes: ReadonlySet<string> = new Set(['CircuitOpen', 'UpstreamUnavailable']);
+
 class AbortReason extends Error {
 	constructor(readonly kind: 'deadline' | 'cancelled' | 'stopping' | 'start-timeout') {
 		super(kind);
@@ -302,7 +305,10 @@ export class Provider extends EventEmitter<{
 			const mapped = this.mapCallError(error, tool, phase);
 			countAsFailure = mapped.countsForBreaker;
 			const ms = performance.now() - began;
-			if (!(mapped.error instanceof HangarError && mapped.error.codeName === 'CircuitOpen') || phase === 'call') {
+			// A refusal (breaker open, dead, stopped, ...) is not a new failure of the upstream: counting it,
+			// and storing its message as lastError, would bury the real cause under copies of itself.
+			const refused = phase === 'start' && mapped.error instanceof HangarError && refusalCodes.has(mapped.error.codeName);
+			if (!refused) {
 				this.metrics.recordFailure(ms, mapped.error.message);
 				this.toolMetric(tool).recordFailure(ms, mapped.error.message);
 			}
@@ -459,12 +465,12 @@ export class Provider extends EventEmitter<{
 				}
 
 				case 'dead': {
-					const exit = this.lastExit === undefined ? 'failed' : describeExit(this.lastExit);
+					// The reason of the transition to dead says how it ended (exit, stderr, restart plan).
 					throw new HangarError({
 						code: 'UpstreamUnavailable',
 						upstream: this.name,
 						operation: why,
-						message: `the upstream is dead (it ${exit}; last error: ${this.metrics.lastError ?? this.lastTransitionReason()})`,
+						message: `the upstream is dead: ${this.lastTransitionReason()}`,
 						hint: this.restartHint(),
 						details: {state: 'dead', nextRetryAt: this.restartAt},
 					});
