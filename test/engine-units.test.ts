@@ -173,6 +173,19 @@ describe('state store', () => {
 		await again.close();
 	});
 
+	it('keeps lazy updates (call counters) in memory until the next write or close', async () => {
+		const dir = tempDir();
+		const store = await StateStore.open(dir, silentLogger, 1);
+		store.update('fx', upstream => {
+			upstream.counters.calls += 1;
+		}, true);
+		await new Promise(resolve => setTimeout(resolve, 50));
+		expect(fs.existsSync(path.join(dir, 'state.json'))).toBe(false);
+		await store.close();
+		const saved = JSON.parse(fs.readFileSync(path.join(dir, 'state.json'), 'utf8'));
+		expect(saved.upstreams.fx.counters.calls).toBe(1);
+	});
+
 	it('moves a corrupt file aside, reports it, and starts empty', async () => {
 		const dir = tempDir();
 		fs.writeFileSync(path.join(dir, 'state.json'), '{not json');

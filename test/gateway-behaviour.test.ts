@@ -1,6 +1,6 @@
 import {afterEach, describe, expect, it} from 'vitest';
 import {McpError} from '@modelcontextprotocol/sdk/types.js';
-import {everything, fastHangar, fixture, startHangar, status, statusOf, tempDir, waitFor, writeConfig, type HangarHandle} from './support/hangar.js';
+import {everything, fastHangar, fixture, startHangar, status, rejection, statusOf, tempDir, waitFor, writeConfig, type HangarHandle} from './support/hangar.js';
 
 let handles: HangarHandle[] = [];
 afterEach(async () => {
@@ -14,16 +14,7 @@ async function open(configFile: string): Promise<HangarHandle> {
 	return handle;
 }
 
-async function rpcError(promise: Promise<unknown>): Promise<McpError> {
-	try {
-		await promise;
-	} catch (error) {
-		if (error instanceof McpError) return error;
-		throw error;
-	}
-
-	throw new Error('expected an error');
-}
+const rpcError = async (promise: Promise<unknown>) => rejection(promise, McpError);
 
 describe('the stdio gateway end to end', () => {
 	it('answers a hung call with a CallTimeout error at the deadline, never silence', async () => {

@@ -1,20 +1,11 @@
 import {afterEach, describe, expect, it} from 'vitest';
 import {HangarError} from '../source/core/errors.js';
-import {fixture} from './support/hangar.js';
+import {fixture, rejection, waitFor} from './support/hangar.js';
 import {closeAll, startSupervisor} from './support/supervisor.js';
 
 afterEach(closeAll);
 
-async function callError(promise: Promise<unknown>): Promise<HangarError> {
-	try {
-		await promise;
-	} catch (error) {
-		if (error instanceof HangarError) return error;
-		throw error;
-	}
-
-	throw new Error('expected the call to fail');
-}
+const callError = async (promise: Promise<unknown>) => rejection(promise, HangarError);
 
 describe('provider lifecycle with real fixture upstreams', () => {
 	it('starts a lazy upstream on the first call and records every transition with a reason', async () => {
@@ -222,6 +213,23 @@ describe('provider lifecycle with real fixture upstreams', () => {
 		await t.waitForState('fx', 'ready');
 	});
 
+	it('keeps a person\'s quarantine across runs until it is lifted', async () => {
+		const first = await startSupervisor({fx: fixture('normal', [], {lazy: false})});
+		await first.waitForState('fx', 'ready');
+		await first.supervisor.provider('fx').quarantine('not trusted yet');
+		expect(first.path('fx').slice(-2)).toEqual(['ready->stopping', 'stopping->quarantined']);
+		expect(first.supervisor.provider('fx').pid).toBeUndefined();
+		await first.close();
+
+		const second = await startSupervisor({fx: fixture('normal', [], {lazy: false})}, {}, {dir: first.dir});
+		expect(second.supervisor.provider('fx').state).toBe('quarantined');
+		const refused = await callError(second.supervisor.call('fx', 'echo', {message: 'x'}));
+		expect(refused.message).toContain('quarantined (not trusted yet)');
+		second.supervisor.provider('fx').release('approved by a person');
+		await second.supervisor.call('fx', 'echo', {message: 'x'});
+		expect(second.path('fx')).toEqual(['quarantined->cold', 'cold->starting', 'starting->ready']);
+	});
+
 	it('relays cancellation from the caller to the upstream', async () => {
 		const t = await startSupervisor({fx: fixture('normal', [], {lazy: false})});
 		await t.waitForState('fx', 'ready');
@@ -248,9 +256,5 @@ describe('provider lifecycle with real fixture upstreams', () => {
 });
 
 async function expectEventually(check: () => boolean, timeoutMs = 20_000): Promise<void> {
-	const deadline = Date.now() + timeoutMs;
-	while (!check()) {
-		if (Date.now() > deadline) throw new Error('condition not met in time');
-		await new Promise(resolve => setTimeout(resolve, 20));
-	}
+	await waitFor(check, 'the condition', timeoutMs);
 }

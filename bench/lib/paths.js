@@ -110,6 +110,23 @@ export async function connectHangar(configFile, {args = []} = {}) {
 	return connect(process.execPath, [...hangarNodeArgs, hangarBuild.cli, '--stdio', '--config', configFile, ...args]);
 }
 
+/**
+ * Opens the three paths every latency scenario compares (direct, the minimal
+ * hop, a warm hangar), runs `work(sessions)` and closes them all, whatever
+ * happens.
+ */
+export async function withThreePaths(work) {
+	const sessions = {};
+	try {
+		sessions.direct = await connectDirect();
+		sessions.hop = await connectHop();
+		sessions.hangar = await connectHangarWarm();
+		return await work(sessions);
+	} finally {
+		await Promise.all(Object.values(sessions).map(async session => session.close()));
+	}
+}
+
 /** A warm hangar in front of one fixture server (lazy: false), ready to route `fx__echo`. */
 export async function connectHangarWarm(mode = 'normal', extra = []) {
 	const dir = tempDir();

@@ -54,10 +54,7 @@ export const targets = {
 	},
 	memory: {
 		description: 'under 1 MB resident memory per idle (configured, not started) upstream in the hangar process',
-		value: result => {
-			const lazy = Object.entries(result.perUpstreamKiB).filter(([key]) => key.startsWith('lazy'));
-			return lazy.length === 0 ? null : lazy.at(-1)[1];
-		},
+		value: result => lastPerUpstream(result, 'lazy'),
 		check: value => value !== null && value < 1024,
 		show: value => `${fmt(value, 0)} KiB`,
 		goal: '< 1024 KiB',
@@ -65,15 +62,18 @@ export const targets = {
 	memoryRunning: {
 		description: '(informational) resident memory per running idle upstream in the hangar process, same 1 MB bar',
 		scenario: 'memory',
-		value: result => {
-			const running = Object.entries(result.perUpstreamKiB).filter(([key]) => key.startsWith('running'));
-			return running.length === 0 ? null : running.at(-1)[1];
-		},
+		value: result => lastPerUpstream(result, 'running'),
 		check: value => value !== null && value < 1024,
 		show: value => `${fmt(value, 0)} KiB`,
 		goal: '< 1024 KiB',
 	},
 };
+
+/** The per-upstream memory of the largest measured count of `kind` ("lazy" or "running") upstreams. */
+function lastPerUpstream(result, kind) {
+	const entries = Object.entries(result.perUpstreamKiB).filter(([key]) => key.startsWith(kind));
+	return entries.length === 0 ? null : entries.at(-1)[1];
+}
 
 export function evaluateTargets(scenarios) {
 	const out = {};

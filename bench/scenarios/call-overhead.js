@@ -9,7 +9,7 @@
  * each percentile; hangar's added latency as a multiple of the hop's, over all
  * calls (the target's number) and within each round (to show the noise).
  */
-import {callTool, connectDirect, connectHangarWarm, connectHop} from '../lib/paths.js';
+import {callTool, withThreePaths} from '../lib/paths.js';
 import {cpuMeter} from '../lib/processes.js';
 import {nsToMs, percentile, round, summarize} from '../lib/stats.js';
 import {perCall} from './throughput.js';
@@ -17,11 +17,7 @@ import {perCall} from './throughput.js';
 const args = {message: 'bench'};
 
 export async function callOverhead({calls, warmup, rounds}) {
-	const sessions = {};
-	try {
-		sessions.direct = await connectDirect();
-		sessions.hop = await connectHop();
-		sessions.hangar = await connectHangarWarm();
+	return withThreePaths(async sessions => {
 		const names = Object.keys(sessions);
 
 		for (const name of names) {
@@ -71,7 +67,5 @@ export async function callOverhead({calls, warmup, rounds}) {
 		}
 
 		return {calls, warmup, rounds, unit: 'ms', paths, addedMs: added, hangarOverHopAdded: ratio, hangarOverHopAddedP50ByRound: byRound};
-	} finally {
-		await Promise.all(Object.values(sessions).map(async session => session.close()));
-	}
+	});
 }

@@ -10,7 +10,7 @@
  * direct; the CPU time per call each process on the path used (client =
  * the bench, proxy, upstream), which shows where the cycles go.
  */
-import {callTool, connectDirect, connectHangarWarm, connectHop} from '../lib/paths.js';
+import {callTool, withThreePaths} from '../lib/paths.js';
 import {cpuMeter} from '../lib/processes.js';
 import {round} from '../lib/stats.js';
 
@@ -46,11 +46,7 @@ export function perCall(cpu, calls) {
 }
 
 export async function throughput({inFlight, durationMs, warmupMs, rounds}) {
-	const sessions = {};
-	try {
-		sessions.direct = await connectDirect();
-		sessions.hop = await connectHop();
-		sessions.hangar = await connectHangarWarm();
+	return withThreePaths(async sessions => {
 		const names = Object.keys(sessions);
 		for (const name of names) await drive(sessions[name], inFlight, warmupMs);
 
@@ -92,7 +88,5 @@ export async function throughput({inFlight, durationMs, warmupMs, rounds}) {
 			hangarVsDirect: round(paths.hangar.callsPerSecond / paths.direct.callsPerSecond, 3),
 			hopVsDirect: round(paths.hop.callsPerSecond / paths.direct.callsPerSecond, 3),
 		};
-	} finally {
-		await Promise.all(Object.values(sessions).map(async session => session.close()));
-	}
+	});
 }

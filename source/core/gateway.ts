@@ -27,6 +27,11 @@ const instructions =
 	'mcp-hangar serves the tools of several upstream MCP servers. Tool names are "<server>__<tool>". ' +
 	'Call hangar_list to see every upstream\'s live state (ready, cold, degraded, dead, ...), breaker, failures and latency.';
 
+/** A JSON-RPC error response for `id`. */
+function errorResponse(id: string | number, code: number, message: string, data?: unknown): JSONRPCMessage {
+	return {jsonrpc: '2.0', id, error: {code, message, ...(data === undefined ? {} : {data})}} as JSONRPCMessage;
+}
+
 /** A JSON-RPC error the SDK sends as is (code, message, data). */
 class RpcError extends Error {
 	constructor(
@@ -80,15 +85,13 @@ class GuardedTransport implements Transport {
 			if ('id' in message) {
 				const check = checkRequest(this.machine.state, method);
 				if (!check.allowed) {
-					void this.inner.send({
-						jsonrpc: '2.0',
-						id: record.id!,
-						error: {
-							code: ErrorCode.ProtocolSequence,
-							message: `Protocol sequence error: ${check.reason}`,
-							data: {error: 'ProtocolSequence', state: this.machine.state, method},
-						},
-					} as JSONRPCMessage);
+					void this.inner.send(
+						errorResponse(record.id!, ErrorCode.ProtocolSequence, `Protocol sequence error: ${check.reason}`, {
+							error: 'ProtocolSequence',
+							state: this.machine.state,
+							method,
+						}),
+					);
 					return;
 				}
 
@@ -98,11 +101,7 @@ class GuardedTransport implements Transport {
 					const parsed = (method === 'initialize' ? InitializeRequestSchema : ListToolsRequestSchema).safeParse(message);
 					if (!parsed.success) {
 						const problems = parsed.error.issues.map(issue => `${issue.path.join('.')}: ${issue.message}`).join('; ');
-						void this.inner.send({
-							jsonrpc: '2.0',
-							id: record.id!,
-							error: {code: JsonRpcCode.InvalidParams, message: `Invalid params for "${method}": ${problems}`},
-						} as JSONRPCMessage);
+						void this.inner.send(errorResponse(record.id!, JsonRpcCode.InvalidParams, `Invalid params for "${method}": ${problems}`));
 						return;
 					}
 				}
@@ -118,7 +117,7 @@ class GuardedTransport implements Transport {
 						params = validateCallParams((message as {params?: unknown}).params);
 					} catch (error) {
 						const rpc = error as RpcError;
-						void this.inner.send({jsonrpc: '2.0', id: record.id!, error: {code: rpc.code, message: rpc.message}} as JSONRPCMessage);
+						void this.inner.send(errorResponse(record.id!, rpc.code, rpc.message));
 						return;
 					}
 
@@ -154,10 +153,10 @@ class GuardedTransport implements Transport {
 		await this.inner.close();
 	}
 
-	/** Writes a response serialized by the caller, when the transport can take one. */
-	get sendSerialized(): ((line: string) => Promise<void>) | undefined {
-		const inner = this.inner;
-		return inner.sendSerialized === undefined ? undefined : async line => inner.sendSerialized!(line);
+	/** Writes a message the caller serialized (newline-terminated); parsed again only for transports that need objects. */
+	async sendSerialized(line: string): Promise<void> {
+		if (this.inner.sendSerialized !== undefined) return this.inner.sendSerialized(line);
+		return this.inner.send(JSON.parse(line) as JSONRPCMessage);
 	}
 }
 
@@ -250,10 +249,6 @@ export class GatewaySession {
 		};
 	}
 
-	get connectionState() {
-		return this.guard.machine.state;
-	}
-
 	async start(): Promise<void> {
 		await this.server.connect(this.guard);
 	}
@@ -291,36 +286,26 @@ export class GatewaySession {
 	/** Answers one tools/call with exactly one response, or none when the client cancelled it. */
 	private async serveCall(id: string | number, params: CallParams): Promise<void> {
 		if (this.inflight.has(id)) {
-			await this.guard.send({
-				jsonrpc: '2.0',
-				id,
-				error: {code: JsonRpcCode.InvalidRequest, message: `Invalid Request: request id ${JSON.stringify(id)} is already in use by a call in flight`},
-			} as JSONRPCMessage);
+			await this.guard.send(
+				errorResponse(id, JsonRpcCode.InvalidRequest, `Invalid Request: request id ${JSON.stringify(id)} is already in use by a call in flight`),
+			);
 			return;
 		}
 
-		if (params.name === statusTool.name && this.guard.sendSerialized !== undefined) {
-			await this.serveStatus(id, params, this.guard.sendSerialized);
+		if (params.name === statusTool.name) {
+			await this.serveStatus(id, params);
 			return;
 		}
 
 		const controller = new AbortController();
 		this.inflight.set(id, controller);
 		try {
-			const result = await this.callTool(params, {
-				signal: controller.signal,
-				sendNotification: async notification => this.guard.send({jsonrpc: '2.0', ...notification} as JSONRPCMessage),
-				_meta: params._meta as {progressToken?: string | number} | undefined,
-			});
+			const result = await this.callTool(params, controller.signal);
 			if (!controller.signal.aborted) await this.guard.send({jsonrpc: '2.0', id, result} as JSONRPCMessage);
 		} catch (error) {
 			if (controller.signal.aborted) return; // Cancelled: the protocol says no response.
 			const rpc = error instanceof RpcError ? error : new RpcError(JsonRpcCode.InternalError, errorMessage(error));
-			await this.guard.send({
-				jsonrpc: '2.0',
-				id,
-				error: {code: rpc.code, message: rpc.message, ...(rpc.data === undefined ? {} : {data: rpc.data})},
-			} as JSONRPCMessage);
+			await this.guard.send(errorResponse(id, rpc.code, rpc.message, rpc.data));
 		} finally {
 			this.inflight.delete(id);
 		}
@@ -332,46 +317,24 @@ export class GatewaySession {
 	 * of stringifying a large object twice (with 200 upstreams the answer is
 	 * ~100 KB, and the copies were what drove its latency and GC).
 	 */
-	private async serveStatus(id: string | number, params: CallParams, write: (line: string) => Promise<void>): Promise<void> {
+	private async serveStatus(id: string | number, params: CallParams): Promise<void> {
 		const extraKeys = Object.keys(params.arguments ?? {});
 		if (extraKeys.length > 0) {
-			await this.guard.send({
-				jsonrpc: '2.0',
-				id,
-				error: {code: JsonRpcCode.InvalidParams, message: `hangar_list takes no arguments; unknown: ${extraKeys.join(', ')}`},
-			} as JSONRPCMessage);
+			await this.guard.send(errorResponse(id, JsonRpcCode.InvalidParams, `hangar_list takes no arguments; unknown: ${extraKeys.join(', ')}`));
 			return;
 		}
 
 		const json = JSON.stringify(statusJson(this.supervisor));
-		await write(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"content":[{"type":"text","text":${JSON.stringify(json)}}],"structuredContent":${json}}}\n`);
+		await this.guard.sendSerialized(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"content":[{"type":"text","text":${JSON.stringify(json)}}],"structuredContent":${json}}}\n`);
 	}
 
-	private async callTool(
-		params: CallParams,
-		extra: {signal: AbortSignal; sendNotification: (notification: {method: string; params: Record<string, unknown>}) => Promise<void>; _meta?: {progressToken?: string | number} | undefined},
-	): Promise<CallToolResult> {
-		if (params.name === statusTool.name) {
-			const extraKeys = Object.keys(params.arguments ?? {});
-			if (extraKeys.length > 0) {
-				throw new RpcError(JsonRpcCode.InvalidParams, `hangar_list takes no arguments; unknown: ${extraKeys.join(', ')}`);
-			}
-
-			const json = statusJson(this.supervisor);
-			return {content: [{type: 'text', text: JSON.stringify(json)}], structuredContent: json};
-		}
-
-		const target = await this.supervisor.resolveToolWhenKnown(params.name, extra.signal);
-		const hidden = target === undefined ? this.supervisor.hiddenOwner(params.name) : undefined;
-		if (hidden !== undefined) {
-			// The tool belongs to a stopped, quarantined or disabled upstream: say that, not "unknown tool".
-			await this.supervisor.call(hidden.server, hidden.tool, params.arguments).catch((error: unknown) => {
-				if (error instanceof HangarError) throw new RpcError(error.code, error.message, error.toData());
-				throw error;
-			});
-		}
-
-		if (target === undefined) {
+	/** Routes one call to its upstream and maps every failure to one JSON-RPC error. */
+	private async callTool(params: CallParams, signal: AbortSignal): Promise<CallToolResult> {
+		const target = await this.supervisor.resolveToolWhenKnown(params.name, signal);
+		// A tool of a stopped, quarantined or disabled upstream is hidden, but calling it gets that
+		// upstream's refusal (with its reason) rather than "unknown tool".
+		const route = target ?? this.supervisor.hiddenOwner(params.name);
+		if (route === undefined) {
 			const closest = this.supervisor.closestTools(params.name);
 			throw new RpcError(
 				JsonRpcCode.InvalidParams,
@@ -380,19 +343,17 @@ export class GatewaySession {
 			);
 		}
 
-		const progressToken = extra._meta?.progressToken;
-		const {progressToken: _ignored, ...meta} = (params._meta ?? {}) as Record<string, unknown>;
-		const send = extra.sendNotification;
+		const {progressToken, ...meta} = params._meta ?? {};
 		try {
-			return await this.supervisor.call(target.server, target.tool, params.arguments, {
-				signal: extra.signal,
+			return await this.supervisor.call(route.server, route.tool, params.arguments, {
+				signal,
 				meta,
 				onProgress:
-					progressToken === undefined
-						? undefined
-						: update => {
-								if (extra.signal.aborted) return;
-								send({
+					typeof progressToken === 'string' || typeof progressToken === 'number'
+						? update => {
+								if (signal.aborted) return;
+								const notification = {
+									jsonrpc: '2.0',
 									method: 'notifications/progress',
 									params: {
 										progressToken,
@@ -400,14 +361,16 @@ export class GatewaySession {
 										...(update.total === undefined ? {} : {total: update.total}),
 										...(update.message === undefined ? {} : {message: update.message}),
 									},
-								}).catch(() => {});
-							},
+								};
+								this.guard.send(notification as JSONRPCMessage).catch(() => {});
+							}
+						: undefined,
 			});
 		} catch (error) {
 			if (error instanceof HangarError) throw new RpcError(error.code, error.message, error.toData());
 			if (error instanceof UpstreamRpcError) throw new RpcError(error.code, error.message, error.data);
 			this.logger.error(`unexpected error in tools/call ${params.name}: ${errorMessage(error)}`);
-			throw new RpcError(JsonRpcCode.InternalError, `upstream "${target.server}": tools/call "${target.tool}" failed: ${errorMessage(error)}`);
+			throw new RpcError(JsonRpcCode.InternalError, `upstream "${route.server}": tools/call "${route.tool}" failed: ${errorMessage(error)}`);
 		}
 	}
 }

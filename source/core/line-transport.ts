@@ -189,7 +189,7 @@ export class LineTransport implements Transport {
 	}
 
 	/** Writes a JSON-RPC error straight to the output (used for input the SDK never sees). */
-	reply(id: Id, code: number, message: string, data?: unknown): void {
+	private reply(id: Id, code: number, message: string, data?: unknown): void {
 		void this.send({jsonrpc: '2.0', id, error: {code, message, ...(data === undefined ? {} : {data})}} as unknown as JSONRPCMessage);
 	}
 

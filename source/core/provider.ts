@@ -207,14 +207,6 @@ export class Provider extends EventEmitter<{
 		return this.toolsFrom;
 	}
 
-	get toolsVerified(): number | undefined {
-		return this.toolsVerifiedAt;
-	}
-
-	get transitions(): ReadonlyArray<TransitionRecord<ProviderState, ProviderEvent>> {
-		return this.machine.transitions();
-	}
-
 	get pid(): number | undefined {
 		return this.connection?.pid;
 	}
@@ -318,10 +310,14 @@ export class Provider extends EventEmitter<{
 			this.inFlight -= 1;
 			this.lastActivityAt = Date.now();
 			if (countAsFailure) this.recordBreakerFailure(`call to "${tool}" failed`);
-			this.store.update(this.name, upstream => {
-				upstream.counters.calls += 1;
-				if (countAsFailure) upstream.counters.failures += 1;
-			});
+			this.store.update(
+				this.name,
+				upstream => {
+					upstream.counters.calls += 1;
+					if (countAsFailure) upstream.counters.failures += 1;
+				},
+				true,
+			);
 			// The idle timer re-arms itself from lastActivityAt, so calls need not reset it.
 			if (this.idleTimer === undefined) this.scheduleIdle();
 			this.emit('activity');
@@ -672,7 +668,7 @@ export class Provider extends EventEmitter<{
 		this.connection = undefined;
 		this.clearTimer('health');
 		this.clearTimer('probe');
-		this.clearIdleTimer();
+		this.clearTimer('idle');
 		if (this.state !== 'ready' && this.state !== 'degraded') return;
 
 		const stderr = this.log.tail(3, 'stderr').map(line => line.text);
@@ -814,12 +810,8 @@ export class Provider extends EventEmitter<{
 	// ---------------------------------------------------------------------
 	// Idle stop
 
-	private clearIdleTimer(): void {
-		this.clearTimer('idle');
-	}
-
 	private scheduleIdle(): void {
-		this.clearIdleTimer();
+		this.clearTimer('idle');
 		if (this.config.idleTimeoutMs <= 0 || this.inFlight > 0) return;
 		if (this.state !== 'ready' && this.state !== 'degraded') return;
 		const due = this.lastActivityAt + this.config.idleTimeoutMs - Date.now();

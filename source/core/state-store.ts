@@ -49,6 +49,7 @@ function isAlive(pid: number): boolean {
 export class StateStore {
 	private db: Low<PersistedState> | undefined;
 	private timer: NodeJS.Timeout | undefined;
+	private dirty = false;
 	private writing: Promise<void> = Promise.resolve();
 	private lockHeld = false;
 	/** Problems found while loading, for the log and for status. */
@@ -74,13 +75,6 @@ export class StateStore {
 		return store;
 	}
 
-	/** A store that never touches the disk (for tests of pure logic). */
-	static memory(logger: Logger): StateStore {
-		const store = new StateStore('', logger, 0);
-		store.db = new Low<PersistedState>({read: async () => null, write: async () => {}}, emptyState());
-		return store;
-	}
-
 	get data(): PersistedState {
 		return this.db?.data ?? emptyState();
 	}
@@ -91,9 +85,16 @@ export class StateStore {
 		return data.upstreams[name];
 	}
 
-	update(name: string, change: (upstream: PersistedUpstream) => void): void {
+	/**
+	 * Changes one upstream's record. By default the file is rewritten soon
+	 * (debounced); `lazily` only marks it dirty, for changes too frequent to
+	 * deserve a write of their own (call counters on the hot path): they go out
+	 * with the next scheduled write, or at flush/close.
+	 */
+	update(name: string, change: (upstream: PersistedUpstream) => void, lazily = false): void {
 		change(this.upstream(name));
-		this.schedule();
+		this.dirty = true;
+		if (!lazily) this.schedule();
 	}
 
 	/** Writes any pending change now. */
@@ -101,9 +102,9 @@ export class StateStore {
 		if (this.timer !== undefined) {
 			clearTimeout(this.timer);
 			this.timer = undefined;
-			this.write();
 		}
 
+		if (this.dirty) this.write();
 		await this.writing;
 	}
 
@@ -189,6 +190,7 @@ export class StateStore {
 	private write(): void {
 		const db = this.db;
 		if (db === undefined || !this.lockHeld) return;
+		this.dirty = false;
 		this.writing = this.writing
 			.then(async () => db.write())
 			.catch((error: unknown) => {

@@ -59,14 +59,14 @@ export class Supervisor extends EventEmitter<{
 			const provider = new Provider(server, config.hangar, store, logger.child(server.name));
 			provider.on('transition', event => {
 				this.emit('transition', event);
-				this.recomputeTools();
+				this.markToolsDirty();
 			});
-			provider.on('tools', () => this.recomputeTools());
+			provider.on('tools', () => this.markToolsDirty());
 			provider.on('activity', () => this.emit('activity', server.name));
 			this.providers.set(server.name, provider);
 		}
 
-		this.recomputeTools();
+		this.markToolsDirty();
 	}
 
 	/**
@@ -85,10 +85,6 @@ export class Supervisor extends EventEmitter<{
 		};
 
 		return Promise.all(Array.from({length: Math.min(concurrency, queue.length)}, worker)).then(() => {});
-	}
-
-	get isShuttingDown(): boolean {
-		return this.shuttingDown;
 	}
 
 	provider(name: string): Provider {
@@ -110,11 +106,6 @@ export class Supervisor extends EventEmitter<{
 	tools(): readonly ExposedTool[] {
 		this.ensureFresh();
 		return this.exposed;
-	}
-
-	resolveTool(name: string): ExposedTool | undefined {
-		this.ensureFresh();
-		return this.byName.get(name);
 	}
 
 	/**
@@ -154,13 +145,6 @@ export class Supervisor extends EventEmitter<{
 		return this.fuse.search(name, {limit}).map(hit => hit.item.name);
 	}
 
-	async callTool(exposedName: string, args: Record<string, unknown> | undefined, context: CallContext = {}): Promise<CallToolResult> {
-		this.ensureFresh();
-		const target = this.byName.get(exposedName);
-		if (target === undefined) throw new Error(`unknown tool ${exposedName}`);
-		return this.call(target.server, target.tool, args, context);
-	}
-
 	async call(server: string, tool: string, args: Record<string, unknown> | undefined, context: CallContext = {}): Promise<CallToolResult> {
 		if (this.shuttingDown) {
 			throw new HangarError({
@@ -195,7 +179,7 @@ export class Supervisor extends EventEmitter<{
 	 * times). Whether it changed is judged from each provider's visibility and
 	 * tool-list revision, not by serializing every schema.
 	 */
-	private recomputeTools(): void {
+	private markToolsDirty(): void {
 		this.dirty = true;
 		if (this.emitScheduled) return;
 		this.emitScheduled = true;

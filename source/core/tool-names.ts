@@ -22,7 +22,3 @@ export function exposedToolName(server: string, tool: string): string {
 	const suffix = `_${shortHash(plain)}`;
 	return `${cleaned.slice(0, maxToolNameLength - suffix.length)}${suffix}`;
 }
-
-export function isValidToolName(name: string): boolean {
-	return validName.test(name);
-}

@@ -174,14 +174,6 @@ export class UpstreamConnection {
 		return !this.closed;
 	}
 
-	get serverVersion(): {name: string; version: string} | undefined {
-		return this.client.getServerVersion();
-	}
-
-	get supportsToolListChanged(): boolean {
-		return this.client.getServerCapabilities()?.tools?.listChanged === true;
-	}
-
 	/**
 	 * The hot path for stdio upstreams: tools/call without progress is sent and
 	 * matched here, by ids the SDK never uses (strings starting with "h"; the

@@ -9,6 +9,7 @@ import path from 'node:path';
 import {fileURLToPath} from 'node:url';
 import {Client} from '@modelcontextprotocol/sdk/client/index.js';
 import {StdioClientTransport} from '@modelcontextprotocol/sdk/client/stdio.js';
+import type {StatusEntry} from '../../source/core/status.js';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const cliPath = path.join(root, 'dist', 'cli.js');
@@ -126,20 +127,8 @@ export async function waitFor<T>(
 	}
 }
 
-export type StatusEntry = {
-	name: string;
-	state: string;
-	breaker: string;
-	pid: number | null;
-	tools: number;
-	calls: number;
-	failures: number;
-	consecutiveFailures: number;
-	latencyMs: {p50: number | null; p95: number | null};
-	lastError: string | null;
-	lastVerifiedAt: string | null;
-	nextRetryAt: string | null;
-};
+/** What hangar_list returns per upstream: the engine's own type, so tests and status cannot drift apart. */
+export type {StatusEntry};
 
 export async function status(client: Client): Promise<StatusEntry[]> {
 	const result = await client.callTool({name: 'hangar_list', arguments: {}});
@@ -195,4 +184,16 @@ export async function spawnHangar(configFile: string, env: Record<string, string
 	const client = new Client({name: 'hangar-test', version: '1.0.0'});
 	await client.connect(new LineTransport(child.stdout!, child.stdin!, 64 * 1024 * 1024));
 	return {child, client, tag, exited, stderr: () => stderr};
+}
+
+/** The error `promise` rejects with, checked to be a `type`; fails if it resolves or rejects with anything else. */
+export async function rejection<E extends Error>(promise: Promise<unknown>, type: abstract new (...args: never[]) => E): Promise<E> {
+	try {
+		await promise;
+	} catch (error) {
+		if (error instanceof type) return error;
+		throw error;
+	}
+
+	throw new Error(`expected a ${type.name}, but the promise resolved`);
 }
