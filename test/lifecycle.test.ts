@@ -225,7 +225,7 @@ describe('provider lifecycle with real fixture upstreams', () => {
 		expect(second.supervisor.provider('fx').state).toBe('quarantined');
 		const refused = await callError(second.supervisor.call('fx', 'echo', {message: 'x'}));
 		expect(refused.message).toContain('quarantined (not trusted yet)');
-		second.supervisor.provider('fx').release('approved by a person');
+		second.supervisor.provider('fx').approve('approved by a person');
 		await second.supervisor.call('fx', 'echo', {message: 'x'});
 		expect(second.path('fx')).toEqual(['quarantined->cold', 'cold->starting', 'starting->ready']);
 	});

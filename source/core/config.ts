@@ -107,6 +107,9 @@ const hangarSchema = z.strictObject({
 	lazy: z.boolean().optional(),
 	maxMessageBytes: z.int().min(1024).optional(),
 	logLines: z.int().min(10).optional(),
+	toolsRefreshSeconds: seconds('toolsRefreshSeconds').optional(),
+	quarantineNew: z.boolean().optional(),
+	exposure: z.enum(['direct', 'search'], {error: 'expected "direct" (every tool listed) or "search" (only the hangar_* tools; find tools with hangar_find_tools)'}).optional(),
 });
 
 const fileSchema = z.strictObject({
@@ -143,6 +146,12 @@ export type HangarSettings = {
 	stopGraceMs: number;
 	maxMessageBytes: number;
 	logLines: number;
+	/** How often a running upstream's tool list is re-read; older lists are shown as stale. 0: never. */
+	toolsRefreshMs: number;
+	/** Upstreams new to the state dir start quarantined until a person approves them. */
+	quarantineNew: boolean;
+	/** What tools/list serves: every upstream tool plus the hangar_* tools, or only the hangar_* tools. */
+	exposure: 'direct' | 'search';
 };
 
 export type HangarConfig = {
@@ -166,6 +175,9 @@ export const defaults = {
 	lazy: true,
 	maxMessageBytes: 4 * 1024 * 1024,
 	logLines: 500,
+	toolsRefreshSeconds: 600,
+	quarantineNew: false,
+	exposure: 'direct',
 } as const;
 
 export type ConfigIssue = {path: string; message: string};
@@ -246,6 +258,9 @@ export function parseConfig(raw: unknown, file: string, options: {stateDir?: str
 		stopGraceMs: ms(h.stopGraceSeconds ?? defaults.stopGraceSeconds),
 		maxMessageBytes: h.maxMessageBytes ?? defaults.maxMessageBytes,
 		logLines: h.logLines ?? defaults.logLines,
+		toolsRefreshMs: ms(h.toolsRefreshSeconds ?? defaults.toolsRefreshSeconds),
+		quarantineNew: h.quarantineNew ?? defaults.quarantineNew,
+		exposure: h.exposure ?? defaults.exposure,
 	};
 
 	const variables: Record<string, string | undefined> = {

@@ -36,6 +36,7 @@ import {
 	type Progress,
 } from './upstream-client.js';
 import {describeExit, type ExitInfo} from './upstream-transport.js';
+import {describeChanges, pinTools, toolChanges, type ToolChange} from './pins.js';
 
 export type ToolsSource = 'live' | 'cache' | 'config' | 'none';
 
@@ -78,7 +79,12 @@ export type ProviderSnapshot = {
 	lastExit: ExitInfo | undefined;
 };
 
-type StopTarget = 'cold' | 'stopped' | 'quarantined' | 'disabled';
+export type StopTarget = 'cold' | 'stopped' | 'quarantined' | 'disabled';
+
+/** One finished call, for the detail views. */
+export type CallRecord = {at: number; tool: string; ms: number; ok: boolean; error: string | undefined};
+
+const recentLimit = 50;
 
 const settleEvent: Record<StopTarget, ProviderEvent> = {
 	cold: 'settle_cold',
@@ -89,6 +95,13 @@ const settleEvent: Record<StopTarget, ProviderEvent> = {
 
 /** Errors that refuse a call without trying the upstream. */
 const refusalCodes: ReadonlySet<string> = new Set(['CircuitOpen', 'UpstreamUnavailable']);
+
+/** A freshly listed tool set changed a pinned tool. */
+class RugPull extends Error {
+	constructor(readonly changes: ToolChange[]) {
+		super('a pinned tool changed');
+	}
+}
 
 class AbortReason extends Error {
 	constructor(readonly kind: 'deadline' | 'cancelled' | 'stopping' | 'start-timeout') {
@@ -133,11 +146,17 @@ export class Provider extends EventEmitter<{
 	private restartCount = 0;
 	private lastExit: ExitInfo | undefined;
 	private restartAt: number | undefined;
+	/** Where a stop in progress lands. */
+	private stopTarget: StopTarget | undefined;
+	/** The last finished calls (a ring, oldest overwritten). */
+	private readonly recent: CallRecord[] = [];
+	private recentNext = 0;
 
 	private restartTimer: NodeJS.Timeout | undefined;
 	private probeTimer: NodeJS.Timeout | undefined;
 	private healthTimer: NodeJS.Timeout | undefined;
 	private idleTimer: NodeJS.Timeout | undefined;
+	private refreshTimer: NodeJS.Timeout | undefined;
 	private disposed = false;
 	private readonly createdAt = Date.now();
 
@@ -153,7 +172,18 @@ export class Provider extends EventEmitter<{
 		this.log.onLine(line => {
 			if (line.source !== 'hangar') this.logger.info(`${line.source}: ${line.text}`, {upstream: config.name});
 		});
+		const isNew = !store.has(config.name);
 		const persisted = store.upstream(config.name);
+		if (isNew) {
+			const now = Date.now();
+			store.update(config.name, upstream => {
+				upstream.firstSeenAt = now;
+				if (settings.quarantineNew && !config.disabled && !config.quarantined) {
+					upstream.admin = {state: 'quarantined', at: now, reason: 'new upstream: "quarantineNew" is on, so it waits for a person to approve it'};
+				}
+			});
+		}
+
 		const initial: ProviderState = config.disabled
 			? 'disabled'
 			: config.quarantined || persisted.admin?.state === 'quarantined'
@@ -209,6 +239,71 @@ export class Provider extends EventEmitter<{
 
 	get pid(): number | undefined {
 		return this.connection?.pid;
+	}
+
+	/** The recorded state transitions, oldest first (bounded). */
+	get transitions(): ReadonlyArray<TransitionRecord<ProviderState, ProviderEvent>> {
+		return this.machine.transitions();
+	}
+
+	/** The last finished calls, oldest first. */
+	recentCalls(): CallRecord[] {
+		return this.recent.length < recentLimit ? [...this.recent] : [...this.recent.slice(this.recentNext), ...this.recent.slice(0, this.recentNext)];
+	}
+
+	/** When a call last began or ended (or the upstream was created). */
+	get lastActivity(): number {
+		return this.lastActivityAt;
+	}
+
+	/** Where the stop in progress lands (only while stopping). */
+	get stoppingTo(): StopTarget | undefined {
+		return this.state === 'stopping' ? this.stopTarget : undefined;
+	}
+
+	/** Whether a call made now would be attempted (routed, or wait for a start) rather than refused. */
+	get callable(): boolean {
+		switch (this.state) {
+			case 'ready':
+			case 'starting':
+			case 'cold': {
+				return true;
+			}
+
+			case 'stopping': {
+				return this.stopTarget === 'cold';
+			}
+
+			default: {
+				return false;
+			}
+		}
+	}
+
+	/** Whether the tool list may be out of date: from a previous run or the config, or not verified within the refresh interval. */
+	get toolsStale(): boolean {
+		if (this.toolsFrom !== 'live') return true;
+		const interval = this.settings.toolsRefreshMs;
+		return interval > 0 && this.toolsVerifiedAt !== undefined && Date.now() - this.toolsVerifiedAt > interval;
+	}
+
+	/** Why it is quarantined, and what changed if a pinned tool changed; undefined when it is not quarantined. */
+	get quarantineInfo(): {reason: string; at: number | undefined; changes: ToolChange[]} | undefined {
+		if (this.state !== 'quarantined' && this.stopTarget !== 'quarantined') return undefined;
+		const admin = this.store.upstream(this.name).admin;
+		if (admin !== undefined) return {reason: admin.reason, at: admin.at, changes: admin.changes ?? []};
+		return {reason: this.quarantineReason(), at: this.machine.transitions().at(-1)?.at, changes: []};
+	}
+
+	/** Pinned tool hashes (set when a person approved the upstream), or undefined when nothing is pinned. */
+	get pins(): {approvedAt: number; tools: number | undefined} | undefined {
+		const pins = this.store.upstream(this.name).pins;
+		return pins === undefined ? undefined : {approvedAt: pins.approvedAt, tools: pins.tools === undefined ? undefined : Object.keys(pins.tools).length};
+	}
+
+	/** Whether a pinned tool's definition matches the pin: 'pinned', 'unpinned' (no pin for it). */
+	pinOf(tool: string): 'pinned' | 'unpinned' {
+		return this.store.upstream(this.name).pins?.tools?.[tool] === undefined ? 'unpinned' : 'pinned';
 	}
 
 	/** Whether `launch()` would start this upstream. */
@@ -291,6 +386,7 @@ export class Provider extends EventEmitter<{
 			this.metrics.recordSuccess(ms);
 			this.toolMetric(tool).recordSuccess(ms);
 			if (result.isError === true) this.toolErrors += 1;
+			this.remember({at: Date.now(), tool, ms, ok: result.isError !== true, error: result.isError === true ? 'the tool returned isError' : undefined});
 			if (this.state === 'ready') this.breaker.recordSuccess();
 			return result;
 		} catch (error) {
@@ -304,6 +400,8 @@ export class Provider extends EventEmitter<{
 				this.metrics.recordFailure(ms, mapped.error.message);
 				this.toolMetric(tool).recordFailure(ms, mapped.error.message);
 			}
+
+			this.remember({at: Date.now(), tool, ms, ok: false, error: mapped.error.message});
 
 			throw mapped.error;
 		} finally {
@@ -340,6 +438,15 @@ export class Provider extends EventEmitter<{
 		} finally {
 			clearTimeout(deadline);
 			signal?.removeEventListener('abort', onCancel);
+		}
+	}
+
+	private remember(record: CallRecord): void {
+		if (this.recent.length < recentLimit) {
+			this.recent.push(record);
+		} else {
+			this.recent[this.recentNext] = record;
+			this.recentNext = (this.recentNext + 1) % recentLimit;
 		}
 	}
 
@@ -560,6 +667,8 @@ export class Provider extends EventEmitter<{
 				);
 				const tools = await connection.listTools(controller.signal);
 				controller.signal.throwIfAborted();
+				const changes = this.pinnedChanges(tools);
+				if (changes.length > 0) throw new RugPull(changes);
 				this.connection = connection;
 				this.startedAt = Date.now();
 				this.setTools(tools, 'live');
@@ -579,6 +688,12 @@ export class Provider extends EventEmitter<{
 				this.scheduleIdle();
 				return connection;
 			} catch (error) {
+				if (error instanceof RugPull && connection !== undefined) {
+					const exit = await connection.close(this.settings.stopGraceMs);
+					if (exit !== undefined) this.recordExit(exit);
+					throw this.onRugPull(error.changes, 'stop');
+				}
+
 				void connection?.close(this.settings.stopGraceMs);
 				throw this.onStartFailed(error, controller.signal, began);
 			} finally {
@@ -642,6 +757,51 @@ export class Provider extends EventEmitter<{
 		});
 	}
 
+	/** Changes of pinned tools in a freshly listed tool set (none when nothing is pinned yet). */
+	private pinnedChanges(tools: readonly ToolDefinition[]): ToolChange[] {
+		const pins = this.store.upstream(this.name).pins;
+		if (pins === undefined) return [];
+		if (pins.tools === undefined) {
+			// Approved before its tools were known: the first list it serves is the one pinned.
+			this.store.update(this.name, upstream => {
+				upstream.pins = {approvedAt: pins.approvedAt, tools: pinTools(tools)};
+			});
+			this.log.push('hangar', `pinned ${tools.length} tools (approved before they were first listed)`);
+			return [];
+		}
+
+		return toolChanges(pins.tools, tools);
+	}
+
+	/**
+	 * A pinned tool changed: the upstream is quarantined with the diff, and its
+	 * new tool list is never exposed. From a start (`how` = 'stop': the start is
+	 * abandoned through stopping) or a refresh of a running upstream.
+	 */
+	private onRugPull(changes: ToolChange[], how: 'stop' | 'running'): HangarError {
+		const reason = `a pinned tool changed since a person approved it: ${describeChanges(changes)}`;
+		this.store.update(this.name, upstream => {
+			upstream.admin = {state: 'quarantined', at: Date.now(), reason, changes};
+		});
+		this.metrics.lastError = `quarantined: ${reason}`;
+		if (how === 'stop') {
+			this.stopTarget = 'quarantined';
+			this.machine.apply('stop', reason);
+			this.machine.apply('settle_quarantined', 'the process was stopped; its changed tools were never exposed');
+		} else {
+			void this.stop('quarantined', reason).catch(() => {});
+		}
+
+		return new HangarError({
+			code: 'UpstreamUnavailable',
+			upstream: this.name,
+			operation: 'tools/list',
+			message: `quarantined: ${reason}`,
+			hint: 'See the diff with hangar_details; if the change is expected, a person approves it again (TUI key u, or mcp-hangar approve).',
+			details: {state: 'quarantined', changes},
+		});
+	}
+
 	/** Schedules an automatic restart when the budget allows; returns a sentence for the transition reason. */
 	private planRestart(delay: number | undefined): string {
 		const {maxRestarts, windowMs} = this.restartPolicy.budget;
@@ -667,6 +827,7 @@ export class Provider extends EventEmitter<{
 		if (connection === undefined || connection !== this.connection) return;
 		this.connection = undefined;
 		this.clearTimer('health');
+		this.clearTimer('refresh');
 		this.clearTimer('probe');
 		this.clearTimer('idle');
 		if (this.state !== 'ready' && this.state !== 'degraded') return;
@@ -720,7 +881,13 @@ export class Provider extends EventEmitter<{
 			try {
 				const signal = AbortSignal.timeout(this.settings.pingTimeoutMs * 2);
 				const tools = await connection.listTools(signal);
-				if (connection === this.connection) {
+				if (connection === this.connection && (this.state === 'ready' || this.state === 'degraded')) {
+					const changes = this.pinnedChanges(tools);
+					if (changes.length > 0) {
+						this.onRugPull(changes, 'running');
+						return;
+					}
+
 					this.log.push('hangar', `tool list refreshed (${tools.length} tools): ${why}`);
 					this.setTools(tools, 'live');
 				}
@@ -787,6 +954,13 @@ export class Provider extends EventEmitter<{
 
 	private scheduleHealth(): void {
 		this.clearTimer('health');
+		this.clearTimer('refresh');
+		if (this.settings.toolsRefreshMs > 0) {
+			this.refreshTimer = setInterval(() => {
+				if (this.state === 'ready') this.refreshTools(`periodic refresh (toolsRefreshSeconds ${this.settings.toolsRefreshMs / 1000})`);
+			}, this.settings.toolsRefreshMs);
+		}
+
 		if (this.settings.healthIntervalMs <= 0) return;
 		this.healthTimer = setInterval(() => {
 			void this.healthCheck();
@@ -872,6 +1046,7 @@ export class Provider extends EventEmitter<{
 		}
 
 		if (runningStates.has(this.state)) {
+			this.stopTarget = target;
 			this.machine.apply('stop', reason);
 			this.clearAllTimers();
 			const stopping = this.runStop(target, reason);
@@ -924,12 +1099,40 @@ export class Provider extends EventEmitter<{
 		await this.stop('quarantined', reason);
 	}
 
-	/** Lifts a quarantine (a person only) or re-enables: back to cold. */
-	release(reason: string): void {
+	/**
+	 * A person approves the upstream: lifts a quarantine (back to cold) and pins
+	 * its tools as they are now (or as they are first listed, if unknown yet).
+	 * A quarantine set in the config file can only be lifted there.
+	 */
+	approve(reason: string): void {
+		if (this.state === 'quarantined' && this.config.quarantined) {
+			throw new HangarError({
+				code: 'UpstreamUnavailable',
+				upstream: this.name,
+				operation: 'approve',
+				message: 'it is quarantined by "quarantined": true in the config',
+				hint: 'Remove "quarantined": true from its entry in the config and restart hangar.',
+			});
+		}
+
+		if (this.state === 'disabled') {
+			throw new HangarError({
+				code: 'UpstreamUnavailable',
+				upstream: this.name,
+				operation: 'approve',
+				message: 'it is disabled in the config',
+				hint: 'Remove "disabled": true from its entry in the config and restart hangar.',
+			});
+		}
+
+		// The list in hand is pinned only if it is what the upstream serves now; a quarantined upstream's
+		// list is old (a rug pull's new list was never taken), so its next listing is the one pinned.
+		const current = this.state !== 'quarantined' && this.toolsFrom === 'live';
 		this.store.update(this.name, upstream => {
 			upstream.admin = undefined;
+			upstream.pins = {approvedAt: Date.now(), tools: current ? pinTools(this.toolList) : undefined};
 		});
-		this.machine.apply('release', reason);
+		if (this.state === 'quarantined') this.machine.apply('release', reason);
 	}
 
 	/** Stops everything for shutdown and disposes timers; the provider is unusable afterwards. */
@@ -940,8 +1143,14 @@ export class Provider extends EventEmitter<{
 		this.clearAllTimers();
 	}
 
-	private clearTimer(which: 'restart' | 'probe' | 'health' | 'idle'): void {
+	private clearTimer(which: 'restart' | 'probe' | 'health' | 'idle' | 'refresh'): void {
 		switch (which) {
+			case 'refresh': {
+				if (this.refreshTimer !== undefined) clearInterval(this.refreshTimer);
+				this.refreshTimer = undefined;
+				break;
+			}
+
 			case 'restart': {
 				if (this.restartTimer !== undefined) clearTimeout(this.restartTimer);
 				this.restartTimer = undefined;
@@ -973,6 +1182,7 @@ export class Provider extends EventEmitter<{
 		this.clearTimer('probe');
 		this.clearTimer('health');
 		this.clearTimer('idle');
+		this.clearTimer('refresh');
 		this.restartAt = undefined;
 	}
 }

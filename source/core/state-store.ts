@@ -18,6 +18,7 @@ import {Low} from 'lowdb';
 import {JSONFile} from 'lowdb/node';
 import type {ToolDefinition} from './config.js';
 import type {Logger} from './logger.js';
+import type {PinnedTool, ToolChange} from './pins.js';
 
 export type PersistedExit = {code: number | null; signal: string | null; at: number; stderrTail: string[]};
 
@@ -26,7 +27,12 @@ export type PersistedUpstream = {
 	toolsVerifiedAt?: number | undefined;
 	counters: {starts: number; crashes: number; calls: number; failures: number};
 	lastExit?: PersistedExit | undefined;
-	admin?: {state: 'quarantined'; at: number; reason: string} | undefined;
+	/** A person's quarantine (or one set by hangar: new upstream, changed pinned tool), with the diff for a rug pull. */
+	admin?: {state: 'quarantined'; at: number; reason: string; changes?: ToolChange[] | undefined} | undefined;
+	/** Set when a person approved the upstream: the tools as they were then (undefined until they are first listed). */
+	pins?: {approvedAt: number; tools?: Record<string, PinnedTool> | undefined} | undefined;
+	/** When this state dir first saw the upstream in a config. */
+	firstSeenAt?: number | undefined;
 };
 
 export type PersistedState = {version: 1; upstreams: Record<string, PersistedUpstream>};
@@ -77,6 +83,11 @@ export class StateStore {
 
 	get data(): PersistedState {
 		return this.db?.data ?? emptyState();
+	}
+
+	/** Whether there is any record of this upstream (it is not new to this state dir). */
+	has(name: string): boolean {
+		return Object.hasOwn(this.data.upstreams, name);
 	}
 
 	upstream(name: string): PersistedUpstream {

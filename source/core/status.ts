@@ -6,6 +6,7 @@
  */
 import type {Tool} from '@modelcontextprotocol/sdk/types.js';
 import type {Supervisor} from './supervisor.js';
+import {statusEntries, type StatusEntry} from './views.js';
 
 export const statusTool: Tool = {
 	name: 'hangar_list',
@@ -16,38 +17,8 @@ export const statusTool: Tool = {
 	annotations: {readOnlyHint: true, openWorldHint: false},
 };
 
-const iso = (ms: number | undefined): string | null => (ms === undefined ? null : new Date(ms).toISOString());
-
-export type StatusEntry = {
-	name: string;
-	state: string;
-	breaker: string;
-	pid: number | null;
-	tools: number;
-	calls: number;
-	failures: number;
-	consecutiveFailures: number;
-	latencyMs: {p50: number | null; p95: number | null};
-	lastError: string | null;
-	lastVerifiedAt: string | null;
-	nextRetryAt: string | null;
-};
+export type {StatusEntry} from './views.js';
 
 export function statusJson(supervisor: Supervisor): {providers: StatusEntry[]} {
-	return {
-		providers: supervisor.list().map(snapshot => ({
-			name: snapshot.name,
-			state: snapshot.state,
-			breaker: snapshot.breaker,
-			pid: snapshot.pid ?? null,
-			tools: snapshot.tools,
-			calls: snapshot.calls,
-			failures: snapshot.failures,
-			consecutiveFailures: snapshot.consecutiveFailures,
-			latencyMs: {p50: snapshot.latencyMs.p50 ?? null, p95: snapshot.latencyMs.p95 ?? null},
-			lastError: snapshot.lastError ?? null,
-			lastVerifiedAt: iso(snapshot.lastVerifiedAt),
-			nextRetryAt: iso(snapshot.nextRetryAt),
-		})),
-	};
+	return {providers: statusEntries(supervisor)};
 }

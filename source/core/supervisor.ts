@@ -30,6 +30,9 @@ export type ExposedTool = {
 	definition: ToolDefinition;
 };
 
+export const commands = ['start', 'stop', 'restart', 'quarantine', 'approve'] as const;
+export type Command = (typeof commands)[number];
+
 const hiddenStates: ReadonlySet<ProviderState> = new Set(['quarantined', 'disabled', 'stopped']);
 
 export class Supervisor extends EventEmitter<{
@@ -47,6 +50,9 @@ export class Supervisor extends EventEmitter<{
 	private initialized = false;
 	private shuttingDown = false;
 	private fuse: Fuse<ExposedTool> | undefined;
+	private searchIndex: Fuse<ExposedTool> | undefined;
+	/** When this supervisor was created. */
+	readonly startedAt = Date.now();
 
 	constructor(
 		readonly config: HangarConfig,
@@ -138,6 +144,83 @@ export class Supervisor extends EventEmitter<{
 		return {server: provider.name, tool: name.slice(split + 2)};
 	}
 
+	/**
+	 * Fuzzy search over the exposed tools (the same set tools/list serves, from
+	 * live lists or the cache, so cold upstreams are found too): tool names
+	 * weigh most, then descriptions and server names. Best first.
+	 */
+	searchTools(query: string, limit: number): Array<{tool: ExposedTool; score: number}> {
+		this.ensureFresh();
+		this.searchIndex ??= new Fuse(this.exposed, {
+			keys: [
+				{name: 'tool', weight: 3},
+				{name: 'name', weight: 1},
+				{name: 'definition.title', weight: 1},
+				{name: 'definition.description', weight: 2},
+				{name: 'server', weight: 1},
+			],
+			threshold: 0.4,
+			ignoreLocation: true,
+			includeScore: true,
+		});
+		return this.searchIndex.search(query, {limit}).map(hit => ({tool: hit.item, score: Math.round((1 - (hit.score ?? 1)) * 1000) / 1000}));
+	}
+
+	/**
+	 * A person's (or a management tool's) command on one upstream; resolves
+	 * with a sentence saying what happened, or rejects with a HangarError that
+	 * says why not and what to do. `approve` (lift a quarantine, pin tools)
+	 * is for people only: the gateway never offers it.
+	 */
+	async command(name: string, action: Command, via: string): Promise<string> {
+		const provider = this.provider(name);
+		if (this.shuttingDown) {
+			throw new HangarError({code: 'ShuttingDown', upstream: name, operation: action, message: 'hangar is shutting down', hint: 'Retry once hangar is running again.'});
+		}
+
+		switch (action) {
+			case 'start': {
+				if (provider.state === 'ready' || provider.state === 'degraded') return `"${name}" is already running (${provider.state}, pid ${provider.pid ?? 'remote'})`;
+				await provider.start(`started by a person (${via})`);
+				return `started "${name}" (${provider.state}${provider.pid === undefined ? '' : `, pid ${provider.pid}`}, ${provider.tools.length} tools)`;
+			}
+
+			case 'stop': {
+				if (provider.state === 'quarantined' || provider.state === 'disabled') {
+					throw new HangarError({code: 'UpstreamUnavailable', upstream: name, operation: 'stop', message: `it is ${provider.state}, not running`, hint: 'Nothing to stop.'});
+				}
+
+				if (provider.state === 'stopped') return `"${name}" is already stopped`;
+				await provider.stop('stopped', `stopped by a person (${via})`);
+				return `stopped "${name}": it does not start on demand until it is started again`;
+			}
+
+			case 'restart': {
+				if (provider.state === 'quarantined' || provider.state === 'disabled') await provider.start(`restarted by a person (${via})`); // Throws with the reason.
+				await provider.restart(`restarted by a person (${via})`);
+				return `restarted "${name}" (${provider.state}${provider.pid === undefined ? '' : `, pid ${provider.pid}`})`;
+			}
+
+			case 'quarantine': {
+				if (provider.state === 'quarantined') return `"${name}" is already quarantined`;
+				if (provider.state === 'disabled') {
+					throw new HangarError({code: 'UpstreamUnavailable', upstream: name, operation: 'quarantine', message: 'it is disabled in the config', hint: 'A disabled upstream never runs; nothing to quarantine.'});
+				}
+
+				await provider.quarantine(`quarantined by a person (${via})`);
+				return `quarantined "${name}": stopped, tools hidden, calls refused until a person approves it`;
+			}
+
+			case 'approve': {
+				const wasQuarantined = provider.state === 'quarantined';
+				provider.approve(`approved by a person (${via})`);
+				const pins = provider.pins;
+				const pinned = pins?.tools === undefined ? 'its tools are pinned when it first lists them' : `${pins.tools} tools pinned`;
+				return wasQuarantined ? `approved "${name}": quarantine lifted (now cold), ${pinned}` : `approved "${name}": ${pinned}`;
+			}
+		}
+	}
+
 	/** Up to `limit` exposed tool names closest to `name`, for "did you mean" hints. */
 	closestTools(name: string, limit = 3): string[] {
 		this.ensureFresh();
@@ -213,6 +296,7 @@ export class Supervisor extends EventEmitter<{
 		this.exposed = exposed;
 		this.byName = new Map(exposed.map(tool => [tool.name, tool]));
 		this.fuse = undefined;
+		this.searchIndex = undefined;
 		const signature = parts.join('|');
 		if (signature !== this.signature) {
 			if (this.initialized) this.changedSinceEmit = true;
