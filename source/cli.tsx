@@ -8,23 +8,34 @@ import meow from 'meow';
 import {ConfigError, loadConfig, resolveConfigPath} from './core/config.js';
 import {Logger, fileSink, logLevels, stderrSink, type LogLevel} from './core/logger.js';
 import {serveStdio} from './core/runtime.js';
+import {UsageError, adminCommand, callCommand, parseArgsJson, statusCommand} from './commands.js';
 
 const cli = meow(
 	`
   Usage
-    $ mcp-hangar --stdio [options]         Serve every upstream's tools as one MCP server on stdin/stdout
-    $ mcp-hangar --check-config [options]  Validate the config file and exit (non-zero on errors)
+    $ mcp-hangar tui [options]              Open the terminal UI: watch and steer every upstream live
+    $ mcp-hangar --stdio [options]          Serve every upstream's tools as one MCP server on stdin/stdout
+    $ mcp-hangar status [--json]            Show every upstream (the hangar_list view) for the config
+    $ mcp-hangar call SERVER TOOL [--args JSON] [--json]
+                                            Call one tool; its result on stdout, exit code 1 on error
+    $ mcp-hangar approve SERVER             Lift a quarantine and pin the upstream's tools
+    $ mcp-hangar quarantine SERVER          Quarantine an upstream: never started, tools hidden
+    $ mcp-hangar --check-config [options]   Validate the config file and exit (non-zero on errors)
 
   Options
     --config, -c PATH   Config file (default: ./mcp-hangar.json, then ~/.config/mcp-hangar/config.json)
     --state-dir PATH    Where hangar keeps its state (default: $MCP_HANGAR_STATE_DIR or ~/.local/state/mcp-hangar)
-    --log-file PATH     Write hangar's log to this file instead of stderr
-    --log-level LEVEL   debug, info, warn, error or silent (default: info)
+    --log-file PATH     Write hangar's log to this file instead of stderr (tui: default STATE_DIR/hangar.log)
+    --log-level LEVEL   debug, info, warn, error or silent (default: info; warn for status, call, approve, quarantine)
+    --json              status, call: print JSON instead of text
+    --args JSON         call: the tool's arguments as a JSON object
     --version           Print the version
     --help              Print this help
 
   Examples
-    $ mcp-hangar --check-config --config config.example.json
+    $ mcp-hangar tui --config config.example.json
+    $ mcp-hangar status --config config.example.json
+    $ mcp-hangar call everything echo --args '{"message":"hi"}' --config config.example.json
     $ mcp-hangar --stdio --config ~/mcp-hangar.json
 
   Add it to an MCP client (Claude Desktop, Cursor, Claude Code) as a stdio server:
@@ -38,20 +49,48 @@ const cli = meow(
 			config: {type: 'string', shortFlag: 'c'},
 			stateDir: {type: 'string'},
 			logFile: {type: 'string'},
-			logLevel: {type: 'string', default: 'info', choices: [...logLevels]},
+			logLevel: {type: 'string', choices: [...logLevels]},
+			json: {type: 'boolean', default: false},
+			args: {type: 'string'},
 		},
 	},
 );
 
 const {flags} = cli;
 const configPath = resolveConfigPath(flags.config);
-const logger = new Logger(flags.logFile === undefined ? stderrSink() : fileSink(flags.logFile), flags.logLevel as LogLevel);
+// One-shot commands keep stderr for their own messages: the engine's info lines would bury them.
+const oneShot = ['status', 'call', 'approve', 'quarantine'].includes(cli.input[0] ?? '');
+const logLevel = (flags.logLevel ?? (oneShot ? 'warn' : 'info')) as LogLevel;
+const logger = new Logger(flags.logFile === undefined ? stderrSink() : fileSink(flags.logFile), logLevel);
 
 async function main(): Promise<void> {
-	if (cli.input.length > 0) {
-		process.stderr.write(`mcp-hangar: unknown command "${cli.input[0]}". Run mcp-hangar --help for the commands.\n`);
-		process.exit(2);
+	const [command, ...rest] = cli.input;
+	if (command === 'tui') {
+		if (rest.length > 0) usage(`"tui" takes no arguments (got ${rest.join(' ')})`);
+		const {runTui} = await import('./tui.js');
+		await runTui({configPath, stateDir: flags.stateDir, logFile: flags.logFile, logLevel});
+		return;
 	}
+
+	if (command === 'status') {
+		if (rest.length > 0) usage(`"status" takes no arguments (got ${rest.join(' ')})`);
+		process.exitCode = await statusCommand({configPath, stateDir: flags.stateDir, logger, json: flags.json});
+		return;
+	}
+
+	if (command === 'call') {
+		if (rest.length !== 2) usage('"call" needs SERVER and TOOL, e.g. mcp-hangar call everything echo --args \'{"message":"hi"}\'');
+		process.exitCode = await callCommand({configPath, stateDir: flags.stateDir, logger, server: rest[0]!, tool: rest[1]!, args: parseArgsJson(flags.args), json: flags.json});
+		return;
+	}
+
+	if (command === 'approve' || command === 'quarantine') {
+		if (rest.length !== 1) usage(`"${command}" needs exactly one SERVER, e.g. mcp-hangar ${command} memory`);
+		process.exitCode = await adminCommand({configPath, stateDir: flags.stateDir, logger, server: rest[0]!, action: command});
+		return;
+	}
+
+	if (command !== undefined) usage(`unknown command "${command}"`);
 
 	if (flags.checkConfig) {
 		const config = loadConfig(configPath, {stateDir: flags.stateDir});
@@ -75,7 +114,13 @@ async function main(): Promise<void> {
 	cli.showHelp(2);
 }
 
+function usage(problem: string): never {
+	process.stderr.write(`mcp-hangar: ${problem}. Run mcp-hangar --help for the commands.\n`);
+	process.exit(2);
+}
+
 main().catch((error: unknown) => {
+	if (error instanceof UsageError) usage(error.message);
 	if (error instanceof ConfigError) {
 		process.stderr.write(`mcp-hangar: ${error.message}\n`);
 		process.exit(1);

@@ -17,7 +17,7 @@ import {connectionTransitions} from '../source/core/connection-state.js';
 import {ErrorCode, JsonRpcCode} from '../source/core/errors.js';
 import {providerStates, providerTransitions} from '../source/core/provider-state.js';
 import {toMermaid} from '../source/core/state-machine.js';
-import {statusJson} from '../source/core/status.js';
+import {statusJson} from '../source/core/management.js';
 import type {Supervisor} from '../source/core/supervisor.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -205,7 +205,7 @@ describe('docs/architecture.md', () => {
 
 	it('states the import rules, and the code keeps them', () => {
 		const rules = section(architecture, 'Rules');
-		const sdkModules = ['upstream-client.ts', 'upstream-transport.ts', 'line-transport.ts', 'gateway.ts', 'status.ts'];
+		const sdkModules = ['upstream-client.ts', 'upstream-transport.ts', 'line-transport.ts', 'gateway.ts', 'management.ts'];
 		for (const file of sdkModules) expect(rules).toContain(`\`${file}\``);
 		const core = path.join(root, 'source', 'core');
 		for (const file of fs.readdirSync(core).filter(name => /\.tsx?$/.test(name))) {

@@ -66,13 +66,13 @@ describe('provider lifecycle with real fixture upstreams', () => {
 			'dead->starting', 'starting->dead',
 		]);
 		const last = t.transitions.at(-1)!;
-		expect(last.reason).toContain('restart budget spent (3 failures within 60 s, at most 2 restarts): stays dead until a person starts it');
+		expect(last.reason).toContain('restart budget spent (3 failures within 60 s, at most 2 restarts): stays dead until it is started again');
 		expect(t.supervisor.provider('fx').snapshot().nextRetryAt).toBeUndefined();
 
 		const refused = await callError(t.supervisor.call('fx', 'echo', {message: 'x'}));
 		expect(refused.codeName).toBe('UpstreamUnavailable');
 		expect(refused.message).toContain('the upstream is dead');
-		expect(refused.message).toContain('then start it again or restart hangar');
+		expect(refused.message).toContain('then start it again (key s, or hangar_start)');
 		// Refusals are not new failures: they neither count nor replace the real cause in lastError.
 		const before = t.supervisor.provider('fx').snapshot();
 		await callError(t.supervisor.call('fx', 'echo', {message: 'x'}));
@@ -156,12 +156,12 @@ describe('provider lifecycle with real fixture upstreams', () => {
 	it('refuses calls to a person-stopped upstream until a person starts it again', async () => {
 		const t = await startSupervisor({fx: fixture('normal', [], {lazy: false})});
 		await t.waitForState('fx', 'ready');
-		await t.supervisor.provider('fx').stop('stopped', 'stopped by a person');
+		await t.supervisor.command('fx', 'stop', 'a person in a test');
 		expect(t.supervisor.provider('fx').state).toBe('stopped');
 		expect(t.supervisor.tools()).toHaveLength(0);
 		const refused = await callError(t.supervisor.call('fx', 'echo', {message: 'x'}));
-		expect(refused.message).toBe(
-			'upstream "fx": call to tool "echo" failed: the upstream was stopped by a person and does not start on demand. Start it again, or restart hangar.',
+		expect(refused.message).toMatch(
+			/^upstream "fx": call to tool "echo" failed: the upstream is stopped \(stopped by a person in a test \(ended by (stdin-close|SIGTERM|SIGKILL)\)\) and does not start on demand\. Start it again: key s in mcp-hangar tui, or the hangar_start tool \{"server": "fx"\}\.$/,
 		);
 		await t.supervisor.provider('fx').start();
 		expect(t.supervisor.provider('fx').state).toBe('ready');

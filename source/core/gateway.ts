@@ -17,15 +17,20 @@ import {
 import {checkRequest, createConnectionMachine} from './connection-state.js';
 import {ErrorCode, HangarError, JsonRpcCode, errorMessage} from './errors.js';
 import type {Logger} from './logger.js';
-import {statusJson, statusTool} from './status.js';
+import {ManagementParamsError, checkArguments, isManagementTool, managementTools, runManagementTool, statusJson} from './management.js';
 import type {Supervisor} from './supervisor.js';
 import {UpstreamRpcError} from './upstream-client.js';
 
 export const serverInfo = {name: 'mcp-hangar', version: '0.1.0'};
 
-const instructions =
-	'mcp-hangar serves the tools of several upstream MCP servers. Tool names are "<server>__<tool>". ' +
-	'Call hangar_list to see every upstream\'s live state (ready, cold, degraded, dead, ...), breaker, failures and latency.';
+const instructions = {
+	direct:
+		'mcp-hangar serves the tools of several upstream MCP servers. Tool names are "<server>__<tool>". ' +
+		'Call hangar_list to see every upstream\'s live state (ready, cold, degraded, dead, ...), breaker, failures and latency; hangar_find_tools searches every tool.',
+	search:
+		'mcp-hangar serves the tools of several upstream MCP servers. Find tools with hangar_find_tools (fuzzy search over names and descriptions; each hit has its input schema) and call them with hangar_call {server, tool, arguments}. ' +
+		'hangar_list shows every upstream\'s live state.',
+};
 
 /** A JSON-RPC error response for `id`. */
 function errorResponse(id: string | number, code: number, message: string, data?: unknown): JSONRPCMessage {
@@ -198,16 +203,20 @@ export class GatewaySession {
 	private readonly guard: GuardedTransport;
 	private readonly supervisor: Supervisor;
 	private readonly logger: Logger;
+	private readonly label: string;
 	private readonly unsubscribe: () => void;
 	private closedListeners: Array<() => void> = [];
 	private readonly inflight = new Map<string | number, AbortController>();
 	private readonly serving = new Set<Promise<void>>();
+	private readonly exposure: 'direct' | 'search';
 
 	constructor(options: GatewaySessionOptions) {
 		this.supervisor = options.supervisor;
 		this.logger = options.logger;
+		this.label = options.label;
 		this.guard = new GuardedTransport(options.transport, options.label, options.logger);
-		this.server = new Server(serverInfo, {capabilities: {tools: {listChanged: true}}, instructions});
+		this.exposure = options.supervisor.config.hangar.exposure;
+		this.server = new Server(serverInfo, {capabilities: {tools: {listChanged: true}}, instructions: instructions[this.exposure]});
 		this.server.onerror = error => this.logger.debug(`session error: ${error.message}`);
 		this.server.setRequestHandler(ListToolsRequestSchema, () => ({tools: this.listTools()}));
 		// tools/call is the hot path: it is served by serveCall straight from the guard, without the
@@ -233,6 +242,8 @@ export class GatewaySession {
 		};
 
 		const onToolsChanged = () => {
+			// In search exposure the list is the fixed set of hangar_* tools: upstream changes do not change it.
+			if (this.exposure === 'search') return;
 			const state = this.guard.machine.state;
 			if (state === 'ready' || state === 'initializing') {
 				this.server.sendToolListChanged().catch(() => {});
@@ -262,12 +273,19 @@ export class GatewaySession {
 	}
 
 	private listTools(): Tool[] {
+		if (this.exposure === 'search') return [...managementTools];
 		// Predefined tools may omit inputSchema; the protocol requires one.
 		const tools: Tool[] = this.supervisor
 			.tools()
 			.map(tool => ({...tool.definition, name: tool.name, inputSchema: tool.definition.inputSchema ?? {type: 'object'}}) as Tool);
-		tools.push(statusTool);
+		tools.push(...managementTools);
 		return tools;
+	}
+
+	/** Who is asking, for transition reasons: the client's name from initialize. */
+	private get via(): string {
+		const client = this.server.getClientVersion();
+		return client === undefined ? `an MCP client (${this.label})` : `MCP client "${client.name}"`;
 	}
 
 	/** Resolves when every call in flight has been answered, or after `timeoutMs`. */
@@ -292,7 +310,7 @@ export class GatewaySession {
 			return;
 		}
 
-		if (params.name === statusTool.name) {
+		if (params.name === 'hangar_list') {
 			await this.serveStatus(id, params);
 			return;
 		}
@@ -300,7 +318,10 @@ export class GatewaySession {
 		const controller = new AbortController();
 		this.inflight.set(id, controller);
 		try {
-			const result = await this.callTool(params, controller.signal);
+			const result =
+				isManagementTool(params.name) && params.name !== 'hangar_call'
+					? await this.serveManagement(params)
+					: await this.callTool(params, controller.signal);
 			if (!controller.signal.aborted) await this.guard.send({jsonrpc: '2.0', id, result} as JSONRPCMessage);
 		} catch (error) {
 			if (controller.signal.aborted) return; // Cancelled: the protocol says no response.
@@ -318,9 +339,10 @@ export class GatewaySession {
 	 * ~100 KB, and the copies were what drove its latency and GC).
 	 */
 	private async serveStatus(id: string | number, params: CallParams): Promise<void> {
-		const extraKeys = Object.keys(params.arguments ?? {});
-		if (extraKeys.length > 0) {
-			await this.guard.send(errorResponse(id, JsonRpcCode.InvalidParams, `hangar_list takes no arguments; unknown: ${extraKeys.join(', ')}`));
+		try {
+			checkArguments('hangar_list', params.arguments);
+		} catch (error) {
+			await this.guard.send(errorResponse(id, JsonRpcCode.InvalidParams, errorMessage(error)));
 			return;
 		}
 
@@ -328,8 +350,55 @@ export class GatewaySession {
 		await this.guard.sendSerialized(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"content":[{"type":"text","text":${JSON.stringify(json)}}],"structuredContent":${json}}}\n`);
 	}
 
-	/** Routes one call to its upstream and maps every failure to one JSON-RPC error. */
-	private async callTool(params: CallParams, signal: AbortSignal): Promise<CallToolResult> {
+	/** A management tool other than hangar_list and hangar_call: its JSON as structuredContent and text. */
+	private async serveManagement(params: CallParams): Promise<CallToolResult> {
+		try {
+			const args = checkArguments(params.name, params.arguments);
+			const json = await runManagementTool(this.supervisor, params.name, args, this.via);
+			return {content: [{type: 'text', text: JSON.stringify(json)}], structuredContent: json as Record<string, unknown>};
+		} catch (error) {
+			if (error instanceof ManagementParamsError) throw new RpcError(error.code, error.message);
+			if (error instanceof HangarError) throw new RpcError(error.code, error.message, error.toData());
+			this.logger.error(`unexpected error in ${params.name}: ${errorMessage(error)}`);
+			throw new RpcError(JsonRpcCode.InternalError, `${params.name} failed: ${errorMessage(error)}`);
+		}
+	}
+
+	/** Where a call goes: a `<server>__<tool>` name, or hangar_call's server and tool. */
+	private async route(params: CallParams, signal: AbortSignal): Promise<{server: string; tool: string; arguments: Record<string, unknown> | undefined}> {
+		if (params.name === 'hangar_call') {
+			let args: Record<string, unknown>;
+			try {
+				args = checkArguments('hangar_call', params.arguments);
+			} catch (error) {
+				throw new RpcError(JsonRpcCode.InvalidParams, errorMessage(error));
+			}
+
+			const server = args['server'] as string;
+			const tool = args['tool'] as string;
+			const provider = this.supervisor.providers.get(server);
+			if (provider === undefined) {
+				const known = [...this.supervisor.providers.keys()];
+				throw new RpcError(JsonRpcCode.InvalidParams, `Unknown server "${server}" in hangar_call. Configured servers: ${known.join(', ') || 'none'}.`, {
+					error: 'UnknownServer',
+					server,
+					known,
+				});
+			}
+
+			// A tool the upstream does not list is refused here, unless its list is not known yet (the call starts it).
+			if (provider.toolsSource !== 'none' && !provider.tools.some(definition => definition.name === tool)) {
+				const names = provider.tools.map(definition => definition.name);
+				throw new RpcError(
+					JsonRpcCode.InvalidParams,
+					`Unknown tool "${tool}" on server "${server}" (hangar_call). Its tools: ${names.join(', ') || 'none'}. Use hangar_find_tools to search every server.`,
+					{error: 'UnknownTool', server, tool},
+				);
+			}
+
+			return {server, tool, arguments: args['arguments'] as Record<string, unknown> | undefined};
+		}
+
 		const target = await this.supervisor.resolveToolWhenKnown(params.name, signal);
 		// A tool of a stopped, quarantined or disabled upstream is hidden, but calling it gets that
 		// upstream's refusal (with its reason) rather than "unknown tool".
@@ -338,14 +407,20 @@ export class GatewaySession {
 			const closest = this.supervisor.closestTools(params.name);
 			throw new RpcError(
 				JsonRpcCode.InvalidParams,
-				`Unknown tool "${params.name}".${closest.length > 0 ? ` Closest matches: ${closest.join(', ')}.` : ''} Tool names are "<server>__<tool>"; call tools/list or hangar_list to see them.`,
+				`Unknown tool "${params.name}".${closest.length > 0 ? ` Closest matches: ${closest.join(', ')}.` : ''} Tool names are "<server>__<tool>"; call tools/list, hangar_find_tools or hangar_list to see them.`,
 				{error: 'UnknownTool', tool: params.name, closest},
 			);
 		}
 
+		return {server: route.server, tool: route.tool, arguments: params.arguments};
+	}
+
+	/** Routes one call to its upstream and maps every failure to one JSON-RPC error. */
+	private async callTool(params: CallParams, signal: AbortSignal): Promise<CallToolResult> {
+		const route = await this.route(params, signal);
 		const {progressToken, ...meta} = params._meta ?? {};
 		try {
-			return await this.supervisor.call(route.server, route.tool, params.arguments, {
+			return await this.supervisor.call(route.server, route.tool, route.arguments, {
 				signal,
 				meta,
 				onProgress:

@@ -527,7 +527,7 @@ export class Provider extends EventEmitter<{
 			return `It restarts automatically at ${new Date(this.restartAt).toISOString()}; retry after that.`;
 		}
 
-		if (this.state === 'dead') return 'Its restart budget is spent: fix the cause (see its stderr in hangar\'s log), then start it again or restart hangar.';
+		if (this.state === 'dead') return `Its restart budget is spent: fix the cause (see its stderr: hangar_details, or key l in mcp-hangar tui), then start it again (key s, or hangar_start).`;
 		return 'Retry the call; hangar restarts crashed upstreams automatically.';
 	}
 
@@ -584,8 +584,8 @@ export class Provider extends EventEmitter<{
 						code: 'UpstreamUnavailable',
 						upstream: this.name,
 						operation: why,
-						message: 'the upstream was stopped by a person and does not start on demand',
-						hint: 'Start it again, or restart hangar.',
+						message: `the upstream is stopped (${this.lastTransitionReason()}) and does not start on demand`,
+						hint: `Start it again: key s in mcp-hangar tui, or the hangar_start tool {"server": "${this.name}"}.`,
 						details: {state: 'stopped'},
 					});
 				}
@@ -598,7 +598,7 @@ export class Provider extends EventEmitter<{
 						message: `the upstream is quarantined (${this.quarantineReason()}) and its calls are refused`,
 						hint: this.config.quarantined
 							? 'Remove "quarantined": true from its entry in the config and restart hangar once you trust it.'
-							: 'A person must lift the quarantine once they trust it.',
+							: `A person lifts it once they trust it: key u in mcp-hangar tui, or mcp-hangar approve ${this.name}.`,
 						details: {state: 'quarantined'},
 					});
 				}
@@ -748,7 +748,7 @@ export class Provider extends EventEmitter<{
 			upstream: this.name,
 			operation: 'start',
 			message: detail,
-			hint: `${this.restartAt === undefined ? 'It stays dead until a person starts it.' : `Hangar retries at ${new Date(this.restartAt).toISOString()}.`} ${
+			hint: `${this.restartAt === undefined ? 'It stays dead until it is started again (key s in mcp-hangar tui, or hangar_start).' : `Hangar retries at ${new Date(this.restartAt).toISOString()}.`} ${
 				this.config.launch.kind === 'stdio'
 					? 'If it keeps failing, check its command, args and env in the config and its stderr.'
 					: 'If it keeps failing, check that the server is running and reachable at its url, and its headers.'
@@ -797,7 +797,7 @@ export class Provider extends EventEmitter<{
 			upstream: this.name,
 			operation: 'tools/list',
 			message: `quarantined: ${reason}`,
-			hint: 'See the diff with hangar_details; if the change is expected, a person approves it again (TUI key u, or mcp-hangar approve).',
+			hint: `See the diff with hangar_details; if the change is expected, a person approves it again (key u in mcp-hangar tui, or mcp-hangar approve ${this.name}).`,
 			details: {state: 'quarantined', changes},
 		});
 	}
@@ -807,7 +807,7 @@ export class Provider extends EventEmitter<{
 		const {maxRestarts, windowMs} = this.restartPolicy.budget;
 		if (delay === undefined) {
 			this.restartAt = undefined;
-			return `restart budget spent (${maxRestarts + 1} failures within ${seconds(windowMs)}, at most ${maxRestarts} restarts): stays dead until a person starts it`;
+			return `restart budget spent (${maxRestarts + 1} failures within ${seconds(windowMs)}, at most ${maxRestarts} restarts): stays dead until it is started again`;
 		}
 
 		this.restartAt = Date.now() + delay;
@@ -1027,7 +1027,10 @@ export class Provider extends EventEmitter<{
 					upstream: this.name,
 					operation: 'start',
 					message: `the upstream is ${this.state}`,
-					hint: this.state === 'quarantined' ? 'Lift the quarantine first.' : 'Enable it in the config first.',
+					hint:
+						this.state === 'quarantined'
+							? `A person lifts the quarantine first: key u in mcp-hangar tui, or mcp-hangar approve ${this.name}.`
+							: 'Remove "disabled": true from its entry in the config and restart hangar.',
 				});
 			}
 

@@ -58,6 +58,7 @@ export class StateStore {
 	private dirty = false;
 	private writing: Promise<void> = Promise.resolve();
 	private lockHeld = false;
+	private owner: number | undefined;
 	/** Problems found while loading, for the log and for status. */
 	readonly problems: string[] = [];
 
@@ -73,6 +74,11 @@ export class StateStore {
 
 	get isWriter(): boolean {
 		return this.lockHeld;
+	}
+
+	/** The pid of the other hangar process that writes this state dir, when this one is not the writer. */
+	get writerPid(): number | undefined {
+		return this.owner;
 	}
 
 	static async open(dir: string, logger: Logger, debounceMs = 250): Promise<StateStore> {
@@ -178,7 +184,11 @@ export class StateStore {
 				}
 
 				const owner = Number.parseInt(fs.readFileSync(this.lockFile, 'utf8'), 10);
-				if (Number.isInteger(owner) && owner !== process.pid && isAlive(owner)) return false;
+				if (Number.isInteger(owner) && owner !== process.pid && isAlive(owner)) {
+					this.owner = owner;
+					return false;
+				}
+
 				// The owner is gone: the lock is stale.
 				try {
 					fs.rmSync(this.lockFile);

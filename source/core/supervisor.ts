@@ -169,8 +169,9 @@ export class Supervisor extends EventEmitter<{
 	/**
 	 * A person's (or a management tool's) command on one upstream; resolves
 	 * with a sentence saying what happened, or rejects with a HangarError that
-	 * says why not and what to do. `approve` (lift a quarantine, pin tools)
-	 * is for people only: the gateway never offers it.
+	 * says why not and what to do. `via` says who, for the transition reason
+	 * ("a person in the TUI", "MCP client \"cursor\""). `approve` (lift a
+	 * quarantine, pin tools) is for people only: the gateway never offers it.
 	 */
 	async command(name: string, action: Command, via: string): Promise<string> {
 		const provider = this.provider(name);
@@ -181,7 +182,7 @@ export class Supervisor extends EventEmitter<{
 		switch (action) {
 			case 'start': {
 				if (provider.state === 'ready' || provider.state === 'degraded') return `"${name}" is already running (${provider.state}, pid ${provider.pid ?? 'remote'})`;
-				await provider.start(`started by a person (${via})`);
+				await provider.start(`started by ${via}`);
 				return `started "${name}" (${provider.state}${provider.pid === undefined ? '' : `, pid ${provider.pid}`}, ${provider.tools.length} tools)`;
 			}
 
@@ -191,13 +192,13 @@ export class Supervisor extends EventEmitter<{
 				}
 
 				if (provider.state === 'stopped') return `"${name}" is already stopped`;
-				await provider.stop('stopped', `stopped by a person (${via})`);
+				await provider.stop('stopped', `stopped by ${via}`);
 				return `stopped "${name}": it does not start on demand until it is started again`;
 			}
 
 			case 'restart': {
-				if (provider.state === 'quarantined' || provider.state === 'disabled') await provider.start(`restarted by a person (${via})`); // Throws with the reason.
-				await provider.restart(`restarted by a person (${via})`);
+				if (provider.state === 'quarantined' || provider.state === 'disabled') await provider.start(`restarted by ${via}`); // Throws with the reason.
+				await provider.restart(`restarted by ${via}`);
 				return `restarted "${name}" (${provider.state}${provider.pid === undefined ? '' : `, pid ${provider.pid}`})`;
 			}
 
@@ -207,13 +208,13 @@ export class Supervisor extends EventEmitter<{
 					throw new HangarError({code: 'UpstreamUnavailable', upstream: name, operation: 'quarantine', message: 'it is disabled in the config', hint: 'A disabled upstream never runs; nothing to quarantine.'});
 				}
 
-				await provider.quarantine(`quarantined by a person (${via})`);
+				await provider.quarantine(`quarantined by ${via}`);
 				return `quarantined "${name}": stopped, tools hidden, calls refused until a person approves it`;
 			}
 
 			case 'approve': {
 				const wasQuarantined = provider.state === 'quarantined';
-				provider.approve(`approved by a person (${via})`);
+				provider.approve(`approved by ${via}`);
 				const pins = provider.pins;
 				const pinned = pins?.tools === undefined ? 'its tools are pinned when it first lists them' : `${pins.tools} tools pinned`;
 				return wasQuarantined ? `approved "${name}": quarantine lifted (now cold), ${pinned}` : `approved "${name}": ${pinned}`;

@@ -16,7 +16,9 @@
 //   flaky             demo mode: calls randomly fail (--fail-rate), stall (--delay-ms) or crash
 //                     with exit code 5 (--crash-rate); --seed N makes it deterministic
 // Options for any mode: --page-size N, --exit-after-ms N (exit code 6), --tools-count N,
-// --long-names, --change-description, --ignore-sigterm, --tag STRING (ignored, for `ps`).
+// --long-names, --change-description (echo's description changes after the first call, with
+// list_changed), --echo-description TEXT (echo's description from the start), --ignore-sigterm,
+// --tag STRING (ignored, for `ps`).
 // The server always exits with code 0 when stdin ends, so it never outlives its parent.
 
 import { createInterface } from 'node:readline';
@@ -65,6 +67,7 @@ function parseCliArgs() {
 				'tools-count': { type: 'string' },
 				'long-names': { type: 'boolean', default: false },
 				'change-description': { type: 'boolean', default: false },
+				'echo-description': { type: 'string' },
 				'ignore-sigterm': { type: 'boolean', default: false },
 				tag: { type: 'string' },
 			},
@@ -107,6 +110,7 @@ const exitAfterMs =
 const toolsCount = numberOption('tools-count', args['tools-count'], 0, isNonNegativeInteger);
 const longNames = args['long-names'] === true;
 const changeDescription = args['change-description'] === true;
+const echoDescription = typeof args['echo-description'] === 'string' ? args['echo-description'] : undefined;
 const ignoreSigterm = args['ignore-sigterm'] === true;
 
 // ---------------------------------------------------------------------------
@@ -416,7 +420,13 @@ if (longNames) {
 
 function currentTools(): ToolDefinition[] {
 	const tools = baseTools.map((tool) =>
-		tool.name === 'echo' && descriptionChanged ? { ...tool, description: 'Echo (changed)' } : tool,
+		tool.name !== 'echo'
+			? tool
+			: descriptionChanged
+				? { ...tool, description: 'Echo (changed)' }
+				: echoDescription !== undefined
+					? { ...tool, description: echoDescription }
+					: tool,
 	);
 	tools.push(...extraTools);
 	if (mode === 'tools-change' && generation > 0) {

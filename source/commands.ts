@@ -1,0 +1,191 @@
+/**
+ * `mcp-hangar status | call | approve | quarantine`: one-shot commands for
+ * people and scripts. They run standalone on the config and the state dir
+ * (the saved state: quarantines, pins, cached tool lists). A hangar process
+ * that is running keeps its own live state; these commands say so rather
+ * than show a picture that may be out of date.
+ *
+ * Output contract: results on stdout, messages and errors on stderr, exit
+ * code 0 on success, 1 when the operation failed, 2 for bad usage.
+ */
+import process from 'node:process';
+import {loadConfig} from './core/config.js';
+import {errorMessage} from './core/errors.js';
+import type {Logger} from './core/logger.js';
+import {killAllProcessGroupsSync} from './core/process-registry.js';
+import {createSupervisor} from './core/runtime.js';
+import type {Supervisor} from './core/supervisor.js';
+import {statusEntries, type StatusEntry} from './core/views.js';
+
+export type CommandOptions = {configPath: string; stateDir?: string | undefined; logger: Logger};
+
+/** Thrown for bad usage: the CLI prints it and exits 2. */
+export class UsageError extends Error {}
+
+type Output = {out: (text: string) => void; err: (text: string) => void};
+const stdio: Output = {out: text => process.stdout.write(text), err: text => process.stderr.write(text)};
+
+/** A HangarError's message already ends with its hint. */
+function describe(error: unknown): string {
+	return `mcp-hangar: ${errorMessage(error)}\n`;
+}
+
+async function withSupervisor<T>(options: CommandOptions, work: (supervisor: Supervisor) => Promise<T>): Promise<T> {
+	const config = loadConfig(options.configPath, {stateDir: options.stateDir});
+	const supervisor = await createSupervisor(config, options.logger);
+	const stop = () => {
+		killAllProcessGroupsSync();
+		process.exit(130);
+	};
+
+	process.once('SIGINT', stop);
+	process.once('SIGTERM', stop);
+	try {
+		return await work(supervisor);
+	} finally {
+		await supervisor.shutdown('command finished');
+		process.off('SIGINT', stop);
+		process.off('SIGTERM', stop);
+	}
+}
+
+function otherWriterNote(supervisor: Supervisor): string | undefined {
+	const pid = supervisor.store.writerPid;
+	if (pid === undefined) return undefined;
+	return `hangar process ${pid} is running on this state dir; this is the saved state, not its live state (see it in its TUI, or with hangar_list from its clients).`;
+}
+
+// ---------------------------------------------------------------------------
+// status
+
+const ago = (iso: string | null, now: number): string => {
+	if (iso === null) return '-';
+	const seconds = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
+	if (seconds < 60) return `${seconds}s ago`;
+	if (seconds < 3600) return `${Math.round(seconds / 60)}m ago`;
+	if (seconds < 86_400) return `${Math.round(seconds / 3600)}h ago`;
+	return `${Math.round(seconds / 86_400)}d ago`;
+};
+
+/** The hangar_list view as an aligned table, one row per upstream. */
+export function statusTable(entries: readonly StatusEntry[], now = Date.now()): string {
+	const header = ['NAME', 'STATE', 'ADMIN', 'CALLABLE', 'TOOLS', 'VERIFIED', 'CALLS', 'FAILURES', 'P50', 'RESTARTS', 'LAST ERROR'];
+	const rows = entries.map(entry => [
+		entry.name,
+		entry.state,
+		entry.admin,
+		entry.callable ? 'yes' : 'no',
+		`${entry.tools}${entry.stale ? ' (stale)' : ''}`,
+		ago(entry.lastVerifiedAt, now),
+		String(entry.calls),
+		`${entry.consecutiveFailures}/${entry.failures}`,
+		entry.latencyMs.p50 === null ? '-' : `${entry.latencyMs.p50}ms`,
+		String(entry.restarts),
+		(entry.quarantineReason ?? entry.lastError ?? '-').replaceAll(/\s+/g, ' ').slice(0, 80),
+	]);
+	const widths = header.map((title, column) => Math.max(title.length, ...rows.map(row => row[column]!.length)));
+	const line = (cells: string[]) =>
+		cells
+			.map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column]!)))
+			.join('  ')
+			.trimEnd();
+	return `${[line(header), ...rows.map(row => line(row))].join('\n')}\n`;
+}
+
+export async function statusCommand(options: CommandOptions & {json: boolean}, io: Output = stdio): Promise<number> {
+	return withSupervisor(options, async supervisor => {
+		const entries = statusEntries(supervisor);
+		const note = otherWriterNote(supervisor);
+		if (options.json) {
+			io.out(`${JSON.stringify({config: supervisor.config.path, live: false, note: note ?? null, providers: entries}, null, 2)}\n`);
+		} else {
+			io.out(statusTable(entries));
+			io.err(`${note ?? 'No hangar process is running on this state dir: upstreams start when a client calls (mcp-hangar --stdio) or in mcp-hangar tui.'}\n`);
+		}
+
+		return 0;
+	});
+}
+
+// ---------------------------------------------------------------------------
+// call
+
+export function parseArgsJson(text: string | undefined): Record<string, unknown> | undefined {
+	if (text === undefined) return undefined;
+	let parsed: unknown;
+	try {
+		parsed = JSON.parse(text);
+	} catch (error) {
+		throw new UsageError(`--args is not valid JSON (${errorMessage(error)}); pass an object such as --args '{"message":"hi"}'`);
+	}
+
+	if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+		throw new UsageError(`--args must be a JSON object such as '{"message":"hi"}', not ${JSON.stringify(parsed)}`);
+	}
+
+	return parsed as Record<string, unknown>;
+}
+
+export async function callCommand(
+	options: CommandOptions & {server: string; tool: string; args: Record<string, unknown> | undefined; json: boolean},
+	io: Output = stdio,
+): Promise<number> {
+	return withSupervisor(options, async supervisor => {
+		try {
+			const provider = supervisor.provider(options.server);
+			if (provider.toolsSource !== 'none' && provider.state !== 'quarantined' && !provider.tools.some(tool => tool.name === options.tool)) {
+				io.err(
+					`mcp-hangar: upstream "${options.server}": unknown tool "${options.tool}" (its tools: ${provider.tools.map(tool => tool.name).join(', ') || 'none'}).\n  Run mcp-hangar status to see the upstreams; tool names here are the upstream's own, without "${options.server}__".\n`,
+				);
+				return 1;
+			}
+
+			const result = await supervisor.call(options.server, options.tool, options.args);
+			if (options.json) {
+				io.out(`${JSON.stringify(result, null, 2)}\n`);
+			} else {
+				for (const item of result.content ?? []) {
+					if (item.type === 'text') io.out(`${item.text}\n`);
+					else io.out(`[${item.type} content: use --json to see it]\n`);
+				}
+
+				if ((result.content ?? []).length === 0 && result.structuredContent !== undefined) io.out(`${JSON.stringify(result.structuredContent, null, 2)}\n`);
+			}
+
+			if (result.isError === true) {
+				io.err(`mcp-hangar: upstream "${options.server}": tool "${options.tool}" returned an error (isError); its output is above.\n`);
+				return 1;
+			}
+
+			return 0;
+		} catch (error) {
+			io.err(describe(error));
+			return 1;
+		}
+	});
+}
+
+// ---------------------------------------------------------------------------
+// approve, quarantine
+
+export async function adminCommand(options: CommandOptions & {server: string; action: 'approve' | 'quarantine'}, io: Output = stdio): Promise<number> {
+	return withSupervisor(options, async supervisor => {
+		if (!supervisor.store.isWriter) {
+			const pid = supervisor.store.writerPid;
+			io.err(
+				`mcp-hangar: cannot ${options.action} "${options.server}": ${pid === undefined ? 'the state dir is not writable' : `hangar process ${pid} owns the state dir ${supervisor.store.dir}`}, so the change would not be saved.\n` +
+					`  ${options.action === 'approve' ? 'Approve it in that process\'s TUI (key u)' : 'Quarantine it in that process\'s TUI (key u), or with the hangar_quarantine tool from one of its clients'}, or stop that process and run this again.\n`,
+			);
+			return 1;
+		}
+
+		try {
+			const message = await supervisor.command(options.server, options.action, `a person (mcp-hangar ${options.action})`);
+			io.out(`${message}\n`);
+			return 0;
+		} catch (error) {
+			io.err(describe(error));
+			return 1;
+		}
+	});
+}

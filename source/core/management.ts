@@ -1,0 +1,209 @@
+/**
+ * The `hangar_*` management tools the gateway serves next to the upstreams'
+ * tools. Each answers from the supervisor's memory (a slow or hung upstream
+ * cannot block it, except `hangar_call` and the lifecycle commands, which do
+ * what they say), returns `structuredContent` plus the same JSON as text,
+ * and refuses unknown or ill-typed arguments with -32602 saying which.
+ *
+ * Lifting a quarantine is deliberately missing: only a person (TUI key or
+ * `mcp-hangar approve`) may do that, never a client.
+ */
+import type {Tool} from '@modelcontextprotocol/sdk/types.js';
+import {JsonRpcCode} from './errors.js';
+import type {Command, Supervisor} from './supervisor.js';
+import {findTools, statusEntries, statusEntry, upstreamDetails, type StatusEntry} from './views.js';
+
+export type {StatusEntry} from './views.js';
+
+type ParamType = 'string' | 'integer' | 'object';
+type ParamSpec = {type: ParamType; required: boolean; description: string; minimum?: number; maximum?: number};
+
+type ManagementSpec = {
+	name: string;
+	title: string;
+	description: string;
+	params: Record<string, ParamSpec>;
+	readOnly: boolean;
+};
+
+const server: ParamSpec = {type: 'string', required: true, description: 'The upstream server name as configured (see hangar_list).'};
+
+const specs: ManagementSpec[] = [
+	{
+		name: 'hangar_list',
+		title: 'List upstream MCP servers',
+		description:
+			'List every upstream MCP server behind mcp-hangar with its live state (cold, starting, ready, degraded, dead, stopping, stopped, quarantined, disabled), whether a call would be routed now (ready) or attempted at all (callable), whether its tool list is stale, circuit breaker, pid, tool count, call and failure counts, latency, restarts and last error. Answers instantly from memory.',
+		params: {},
+		readOnly: true,
+	},
+	{
+		name: 'hangar_details',
+		title: 'Details of one upstream',
+		description:
+			'One upstream in depth: its tools with input schemas and per-tool calls, failures and latency; the last 50 state transitions with their reasons; recent calls and errors; the tail of its stderr; and, if it is quarantined, why (with the diff when a pinned tool changed).',
+		params: {server},
+		readOnly: true,
+	},
+	{
+		name: 'hangar_find_tools',
+		title: 'Find tools across every upstream',
+		description:
+			'Fuzzy search over the tool names, descriptions and server names of every upstream, including cold ones (from their cached tool lists). Each hit has the name to call directly ("<server>__<tool>"), the server and tool for hangar_call, its input schema, and its server\'s state, whether it is callable, and when its tool list was last verified. Quarantined upstreams never appear.',
+		params: {
+			query: {type: 'string', required: true, description: 'What the tool should do or be called, e.g. "read file" or "knowledge graph".'},
+			limit: {type: 'integer', required: false, description: 'Most hits to return (1-50, default 10).', minimum: 1, maximum: 50},
+		},
+		readOnly: true,
+	},
+	{
+		name: 'hangar_call',
+		title: 'Call a tool of an upstream',
+		description:
+			'Call a tool by its server and its own name (as hangar_find_tools returns them), on the same path as a direct call: the upstream is started on demand, the circuit breaker and the call deadline apply, progress and cancellation pass through.',
+		params: {
+			server,
+			tool: {type: 'string', required: true, description: 'The tool\'s own name on that server (without the "<server>__" prefix).'},
+			arguments: {type: 'object', required: false, description: 'The tool\'s arguments, as its input schema describes.'},
+		},
+		readOnly: false,
+	},
+	{
+		name: 'hangar_start',
+		title: 'Start an upstream',
+		description: 'Start an upstream now (from cold, stopped or dead; resets its restart budget). Resolves once it is ready or its start failed.',
+		params: {server},
+		readOnly: false,
+	},
+	{
+		name: 'hangar_stop',
+		title: 'Stop an upstream',
+		description: 'Stop an upstream as a person would: it lands in "stopped", its tools are hidden, and it does not start on demand until it is started again.',
+		params: {server},
+		readOnly: false,
+	},
+	{
+		name: 'hangar_restart',
+		title: 'Restart an upstream',
+		description: 'Stop an upstream and start it again.',
+		params: {server},
+		readOnly: false,
+	},
+	{
+		name: 'hangar_quarantine',
+		title: 'Quarantine an upstream',
+		description:
+			'Quarantine an upstream at once: it is stopped if running, its tools are hidden and its calls refused, and this survives restarts. Only a person can lift a quarantine (the TUI, or `mcp-hangar approve`).',
+		params: {server, reason: {type: 'string', required: false, description: 'Why, for the person who reviews it.'}},
+		readOnly: false,
+	},
+];
+
+function toTool(spec: ManagementSpec): Tool {
+	const properties: Record<string, Record<string, unknown>> = {};
+	for (const [key, param] of Object.entries(spec.params)) {
+		properties[key] = {
+			type: param.type,
+			description: param.description,
+			...(param.minimum === undefined ? {} : {minimum: param.minimum}),
+			...(param.maximum === undefined ? {} : {maximum: param.maximum}),
+		};
+	}
+
+	const required = Object.entries(spec.params)
+		.filter(([, param]) => param.required)
+		.map(([key]) => key);
+	return {
+		name: spec.name,
+		title: spec.title,
+		description: spec.description,
+		inputSchema: {type: 'object', properties, ...(required.length > 0 ? {required} : {}), additionalProperties: false},
+		annotations: {readOnlyHint: spec.readOnly, openWorldHint: false, ...(spec.readOnly ? {} : {destructiveHint: spec.name === 'hangar_stop' || spec.name === 'hangar_quarantine'})},
+	};
+}
+
+export const managementTools: readonly Tool[] = specs.map(spec => toTool(spec));
+const specByName = new Map(specs.map(spec => [spec.name, spec]));
+
+export function isManagementTool(name: string): boolean {
+	return specByName.has(name);
+}
+
+/** Invalid arguments of a management tool: answered with JSON-RPC -32602 and this message. */
+export class ManagementParamsError extends Error {
+	readonly code = JsonRpcCode.InvalidParams;
+}
+
+/** Checks `args` against the tool's parameters; throws ManagementParamsError naming every problem. */
+export function checkArguments(name: string, args: Record<string, unknown> | undefined): Record<string, unknown> {
+	const spec = specByName.get(name)!;
+	const given = args ?? {};
+	const problems: string[] = [];
+	const unknown = Object.keys(given).filter(key => !Object.hasOwn(spec.params, key));
+	if (unknown.length > 0) {
+		const known = Object.keys(spec.params);
+		problems.push(`unknown argument${unknown.length > 1 ? 's' : ''} ${unknown.map(key => `"${key}"`).join(', ')} (${known.length === 0 ? 'it takes none' : `it takes ${known.map(key => `"${key}"`).join(', ')}`})`);
+	}
+
+	for (const [key, param] of Object.entries(spec.params)) {
+		const value = given[key];
+		if (value === undefined) {
+			if (param.required) problems.push(`"${key}" is required (${param.description})`);
+			continue;
+		}
+
+		const ok =
+			param.type === 'string'
+				? typeof value === 'string' && value !== ''
+				: param.type === 'integer'
+					? Number.isInteger(value) && (param.minimum === undefined || (value as number) >= param.minimum) && (param.maximum === undefined || (value as number) <= param.maximum)
+					: typeof value === 'object' && value !== null && !Array.isArray(value);
+		if (!ok) {
+			const range = param.minimum === undefined ? '' : ` from ${param.minimum} to ${param.maximum}`;
+			problems.push(`"${key}" must be ${param.type === 'string' ? 'a non-empty string' : param.type === 'integer' ? `an integer${range}` : 'an object'} (got ${JSON.stringify(value)})`);
+		}
+	}
+
+	if (problems.length > 0) throw new ManagementParamsError(`Invalid arguments for ${name}: ${problems.join('; ')}.`);
+	return given;
+}
+
+export function statusJson(supervisor: Supervisor): {providers: StatusEntry[]} {
+	return {providers: statusEntries(supervisor)};
+}
+
+const commandOf: Record<string, Command> = {
+	hangar_start: 'start',
+	hangar_stop: 'stop',
+	hangar_restart: 'restart',
+	hangar_quarantine: 'quarantine',
+};
+
+/**
+ * Runs a management tool other than hangar_list (served on its own fast path)
+ * and hangar_call (a tool call, routed by the gateway). Resolves with the
+ * JSON to return; rejects with a HangarError (refusals, failed starts) or a
+ * ManagementParamsError.
+ */
+export async function runManagementTool(supervisor: Supervisor, name: string, args: Record<string, unknown>, via: string): Promise<unknown> {
+	switch (name) {
+		case 'hangar_details': {
+			return upstreamDetails(supervisor, args['server'] as string);
+		}
+
+		case 'hangar_find_tools': {
+			const query = args['query'] as string;
+			const hits = findTools(supervisor, query, (args['limit'] as number | undefined) ?? 10);
+			return {query, hits};
+		}
+
+		default: {
+			const action = commandOf[name];
+			if (action === undefined) throw new Error(`${name} is not served here`);
+			const server = args['server'] as string;
+			const reason = args['reason'] as string | undefined;
+			const message = await supervisor.command(server, action, reason === undefined ? via : `${via}: ${reason}`);
+			return {server, action, message, status: statusEntry(supervisor.provider(server))};
+		}
+	}
+}
