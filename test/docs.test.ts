@@ -12,13 +12,15 @@ import os from 'node:os';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
 import {describe, expect, it} from 'vitest';
-import {defaults} from '../source/core/config.js';
+import {defaults, parseConfig} from '../source/core/config.js';
 import {connectionTransitions} from '../source/core/connection-state.js';
 import {ErrorCode, JsonRpcCode} from '../source/core/errors.js';
 import {providerStates, providerTransitions} from '../source/core/provider-state.js';
 import {toMermaid} from '../source/core/state-machine.js';
-import {statusJson} from '../source/core/management.js';
-import type {Supervisor} from '../source/core/supervisor.js';
+import {managementTools, statusJson} from '../source/core/management.js';
+import {silentLogger} from '../source/core/logger.js';
+import {StateStore} from '../source/core/state-store.js';
+import {Supervisor} from '../source/core/supervisor.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const read = (file: string) => fs.readFileSync(path.join(root, file), 'utf8');
@@ -283,12 +285,19 @@ describe('README.md', () => {
 		}
 	});
 
-	it('documents every hangar_list field', () => {
-		const snapshot = {latencyMs: {}} as unknown;
-		const supervisor = {list: () => [snapshot]} as unknown as Supervisor;
+	it('documents every hangar_list field', async () => {
+		const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hangar-docs-'));
+		const config = parseConfig({mcpServers: {fx: {command: 'true'}}}, path.join(dir, 'mcp-hangar.json'), {stateDir: path.join(dir, 'state')});
+		const store = await StateStore.open(config.hangar.stateDir, silentLogger);
+		const supervisor = new Supervisor(config, store, silentLogger);
 		const fields = Object.keys(statusJson(supervisor).providers[0]!);
+		await supervisor.shutdown('test finished');
 		expect(fields).toContain('state');
-		expect(firstColumnNames(section(readme, 'Tools')).sort()).toEqual(fields.sort());
+		expect(firstColumnNames(section(readme, '`hangar_list` fields')).sort()).toEqual(fields.sort());
+	});
+
+	it('documents every management tool, and only those', () => {
+		expect(firstColumnNames(section(readme, 'Management tools')).sort()).toEqual(managementTools.map(tool => tool.name).sort());
 	});
 
 	it('gives the exact test command that CI runs', () => {

@@ -1,25 +1,15 @@
 import {afterEach, describe, expect, it} from 'vitest';
 import {McpError} from '@modelcontextprotocol/sdk/types.js';
-import {everything, fastHangar, fixture, startHangar, status, rejection, statusOf, tempDir, waitFor, writeConfig, type HangarHandle} from './support/hangar.js';
+import {everything, fastHangar, fixture, closeHangars, openHangar, status, rejection, statusOf, tempDir, waitFor, writeConfig} from './support/hangar.js';
 
-let handles: HangarHandle[] = [];
-afterEach(async () => {
-	await Promise.all(handles.map(async handle => handle.close()));
-	handles = [];
-});
-
-async function open(configFile: string): Promise<HangarHandle> {
-	const handle = await startHangar(configFile);
-	handles.push(handle);
-	return handle;
-}
+afterEach(closeHangars);
 
 const rpcError = async (promise: Promise<unknown>) => rejection(promise, McpError);
 
 describe('the stdio gateway end to end', () => {
 	it('answers a hung call with a CallTimeout error at the deadline, never silence', async () => {
 		const dir = tempDir();
-		const hangar = await open(writeConfig(dir, {stuck: fixture('hang', [], {lazy: false, callTimeoutSeconds: 1})}, fastHangar));
+		const hangar = await openHangar(writeConfig(dir, {stuck: fixture('hang', [], {lazy: false, callTimeoutSeconds: 1})}, fastHangar));
 		await waitFor(async () => (await statusOf(hangar.client, 'stuck')).state === 'ready', 'stuck to be ready');
 		const error = await rpcError(hangar.client.callTool({name: 'stuck__echo', arguments: {message: 'x'}}));
 		expect(error.code).toBe(-32_007);
@@ -29,7 +19,7 @@ describe('the stdio gateway end to end', () => {
 
 	it('passes progress through both ways with a real upstream', async () => {
 		const dir = tempDir();
-		const hangar = await open(writeConfig(dir, {everything: everything({lazy: false})}, fastHangar));
+		const hangar = await openHangar(writeConfig(dir, {everything: everything({lazy: false})}, fastHangar));
 		await waitFor(async () => (await statusOf(hangar.client, 'everything')).state === 'ready', 'everything to be ready');
 		const seen: number[] = [];
 		const result = await hangar.client.callTool(
@@ -45,7 +35,7 @@ describe('the stdio gateway end to end', () => {
 
 	it('answers hangar_list at once while an upstream hangs, and reflects the breaker opening', async () => {
 		const dir = tempDir();
-		const hangar = await open(writeConfig(dir, {stuck: fixture('hang-all', [], {lazy: false, callTimeoutSeconds: 0.3}), fine: fixture('normal', [], {lazy: false})}, {...fastHangar, backoffMinSeconds: 30, backoffMaxSeconds: 60}));
+		const hangar = await openHangar(writeConfig(dir, {stuck: fixture('hang-all', [], {lazy: false, callTimeoutSeconds: 0.3}), fine: fixture('normal', [], {lazy: false})}, {...fastHangar, backoffMinSeconds: 30, backoffMaxSeconds: 60}));
 		await waitFor(async () => (await status(hangar.client)).every(entry => entry.state === 'ready'), 'both ready');
 		const hung = Array.from({length: 5}, async () => hangar.client.callTool({name: 'stuck__echo', arguments: {message: 'x'}}).catch(error => error as Error));
 		const list = await status(hangar.client);
@@ -67,14 +57,13 @@ describe('the stdio gateway end to end', () => {
 	it('lists tools from the persisted cache on the next run, with the time they were verified', async () => {
 		const dir = tempDir();
 		const config = writeConfig(dir, {fx: fixture('normal', [], {idleTimeoutSeconds: 0})}, fastHangar);
-		const first = await open(config);
+		const first = await openHangar(config);
 		await waitFor(async () => (await statusOf(first.client, 'fx')).state === 'ready', 'discovery start');
 		const verified = (await statusOf(first.client, 'fx')).lastVerifiedAt;
 		expect(verified).not.toBeNull();
 		await first.close();
-		handles = [];
 
-		const second = await open(config);
+		const second = await openHangar(config);
 		const names = (await second.client.listTools()).tools.map(tool => tool.name);
 		expect(names).toContain('fx__echo');
 		const entry = await statusOf(second.client, 'fx');
@@ -84,7 +73,7 @@ describe('the stdio gateway end to end', () => {
 
 	it('shows a crash and the restart in hangar_list', async () => {
 		const dir = tempDir();
-		const hangar = await open(writeConfig(dir, {fx: fixture('crash-on-call', [], {lazy: false})}, {...fastHangar, backoffMinSeconds: 1}));
+		const hangar = await openHangar(writeConfig(dir, {fx: fixture('crash-on-call', [], {lazy: false})}, {...fastHangar, backoffMinSeconds: 1}));
 		await waitFor(async () => (await statusOf(hangar.client, 'fx')).state === 'ready', 'fx ready');
 		const before = (await statusOf(hangar.client, 'fx')).pid;
 		const error = await rpcError(hangar.client.callTool({name: 'fx__echo', arguments: {message: 'x'}}));

@@ -30,6 +30,9 @@ export type ExposedTool = {
 	definition: ToolDefinition;
 };
 
+/** Words too common to tell tools apart. */
+const stopWords: ReadonlySet<string> = new Set(['an', 'the', 'in', 'of', 'to', 'for', 'with', 'and', 'or', 'on', 'by', 'from', 'into', 'my', 'me', 'is', 'it', 'that', 'this', 'some', 'all', 'tool']);
+
 export const commands = ['start', 'stop', 'restart', 'quarantine', 'approve'] as const;
 export type Command = (typeof commands)[number];
 
@@ -146,24 +149,38 @@ export class Supervisor extends EventEmitter<{
 
 	/**
 	 * Fuzzy search over the exposed tools (the same set tools/list serves, from
-	 * live lists or the cache, so cold upstreams are found too): tool names
-	 * weigh most, then descriptions and server names. Best first.
+	 * live lists or the cache, so cold upstreams are found too). Fuse scores a
+	 * whole multi-word query poorly ("knowledge graph entities" is not a
+	 * substring of anything), so each word is matched on its own and the
+	 * whole query once more; a tool's score is the mean of its matches, in
+	 * 0..1, best first. Tool names weigh most, then descriptions, titles and
+	 * server names.
 	 */
 	searchTools(query: string, limit: number): Array<{tool: ExposedTool; score: number}> {
 		this.ensureFresh();
 		this.searchIndex ??= new Fuse(this.exposed, {
 			keys: [
 				{name: 'tool', weight: 3},
-				{name: 'name', weight: 1},
-				{name: 'definition.title', weight: 1},
 				{name: 'definition.description', weight: 2},
+				{name: 'definition.title', weight: 1},
 				{name: 'server', weight: 1},
 			],
-			threshold: 0.4,
+			threshold: 0.3,
 			ignoreLocation: true,
 			includeScore: true,
 		});
-		return this.searchIndex.search(query, {limit}).map(hit => ({tool: hit.item, score: Math.round((1 - (hit.score ?? 1)) * 1000) / 1000}));
+		const index = this.searchIndex;
+		const words = [...new Set(query.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(word => word.length > 1 && !stopWords.has(word)))];
+		const totals = new Map<number, number>();
+		for (const pattern of [...words, query]) {
+			for (const hit of index.search(pattern)) totals.set(hit.refIndex, (totals.get(hit.refIndex) ?? 0) + (1 - (hit.score ?? 1)));
+		}
+
+		const patterns = words.length + 1;
+		return [...totals]
+			.map(([position, total]) => ({tool: this.exposed[position]!, score: Math.round((total / patterns) * 1000) / 1000}))
+			.sort((a, b) => b.score - a.score || a.tool.name.localeCompare(b.tool.name))
+			.slice(0, limit);
 	}
 
 	/**

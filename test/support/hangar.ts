@@ -87,6 +87,20 @@ export async function startHangar(configFile: string, options: {args?: string[];
 	};
 }
 
+const opened: HangarHandle[] = [];
+
+/** startHangar, remembered so that closeHangars (an afterEach hook) closes it. */
+export async function openHangar(configFile: string, options: {args?: string[]} = {}): Promise<HangarHandle> {
+	const handle = await startHangar(configFile, options);
+	opened.push(handle);
+	return handle;
+}
+
+/** Closes every hangar openHangar started (closing twice is harmless). */
+export async function closeHangars(): Promise<void> {
+	await Promise.all(opened.splice(0).map(async handle => handle.close()));
+}
+
 /** Pids of live processes whose environment carries HANGAR_TEST_TAG=tag (hangar and everything it spawned). */
 export function processesWithTag(tag: string): number[] {
 	const needle = `HANGAR_TEST_TAG=${tag}`;
