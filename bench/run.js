@@ -7,7 +7,8 @@
  *   --smoke             every scenario briefly (a few dozen calls, 1 s of throughput,
  *                       20 upstreams): checks that the bench works, says nothing about speed
  *   --only LIST         comma-separated scenarios to run, by number or name:
- *                       1 callOverhead, 2 throughput, 3 coldStart, 4 statusUnderTrouble, 5 memory
+ *                       1 callOverhead, 2 throughput, 3 coldStart, 4 statusUnderTrouble, 5 memory,
+ *                       8 exposure
  *   --out FILE          where the JSON goes (default bench/results/latest.json,
  *                       bench/results/smoke.json with --smoke)
  *   --status-running hung|all
@@ -33,6 +34,7 @@ import {evaluateTargets, renderTable, tableRows} from './lib/report.js';
 import {machine, round} from './lib/stats.js';
 import {callOverhead} from './scenarios/call-overhead.js';
 import {coldStart} from './scenarios/cold-start.js';
+import {exposure, exposureRows} from './scenarios/exposure.js';
 import {memory} from './scenarios/memory.js';
 import {statusUnderTrouble} from './scenarios/status-under-trouble.js';
 import {throughput} from './scenarios/throughput.js';
@@ -144,6 +146,16 @@ const scenarios = [
 		// running hangar (bridge) vs the embedded supervisor, reported like scenario 1.
 		skip: 'the attach feature (the --stdio bridge to a running hangar) has not landed yet',
 	},
+	{
+		id: 8,
+		name: 'exposure',
+		title: 'tools/list size in direct and search exposure: config.example.json and a generated config',
+		run: exposure,
+		full: {upstreams: 50, timeoutMs: 180_000},
+		smoke: {upstreams: 6, timeoutMs: 60_000},
+		// Printed after the rows of lib/report.js.
+		rows: exposureRows,
+	},
 ];
 
 function selected() {
@@ -234,7 +246,7 @@ fs.writeFileSync(outFile, `${JSON.stringify(report, null, 2)}\n`);
 const m = report.machine;
 process.stdout.write(
 	`mcp-hangar bench (${report.mode}) on ${m.nproc} CPUs, ${m.cpuModel}, ${m.memTotalMiB} MiB, node ${m.node}\n\n` +
-		`${renderTable(tableRows(results, report.targets))}\n\n` +
+		`${renderTable([...tableRows(results, report.targets), ...scenarios.filter(s => s.rows !== undefined && results[s.name] !== undefined).flatMap(s => s.rows(results[s.name]))])}\n\n` +
 		`${(report.durationMs / 1000).toFixed(1)} s; results in ${path.relative(process.cwd(), outFile) || outFile}` +
 		`${report.cleanup.leftBehind > 0 ? `; WARNING: ${report.cleanup.leftBehind} processes left behind` : ''}\n` +
 		`${busyScenarios.length > 0 ? `NOTE: other processes kept the machine busy before ${busyScenarios.join(', ')}; those numbers are noisy (see machineBusyBefore in the JSON)\n` : ''}`,

@@ -32,6 +32,7 @@ type Report = {
 		memory: Scenario<{points: Array<{upstreams: number; running: boolean; rssKiB: number}>; perUpstreamKiB: Record<string, number>}>;
 		tuiCpu: Scenario<unknown>;
 		bridgeOverhead: Scenario<unknown>;
+		exposure: Scenario<{configs: Array<{config: string; upstreams: number; toolsKnown: number} & Record<'direct' | 'search', {tools: number; upstreamTools: number; bytes: number}>>}>;
 	};
 	targets: Record<string, {met: boolean | null}>;
 	cleanup: {leftBehind: number};
@@ -56,7 +57,7 @@ describe('bench/run.js --smoke', () => {
 
 		// The table: a header and a row for every scenario, including the two kept for later.
 		expect(run.stdout).toMatch(/scenario\s+metric\s+value\s+target\s+result/);
-		for (const label of ['1 call overhead', '2 throughput', '3 cold start', '4 status', '5 memory', '6 TUI CPU', '7 stdio bridge']) {
+		for (const label of ['1 call overhead', '2 throughput', '3 cold start', '4 status', '5 memory', '6 TUI CPU', '7 stdio bridge', '8 exposure']) {
 			expect(run.stdout).toContain(label);
 		}
 
@@ -65,7 +66,7 @@ describe('bench/run.js --smoke', () => {
 		expect(report.machine.nproc).toBeGreaterThan(0);
 		expect(report.machine.node).toBe(process.version);
 		const {scenarios} = report;
-		for (const name of ['callOverhead', 'throughput', 'coldStart', 'statusUnderTrouble', 'memory'] as const) {
+		for (const name of ['callOverhead', 'throughput', 'coldStart', 'statusUnderTrouble', 'memory', 'exposure'] as const) {
 			expect(scenarios[name].status, `${name}: ${scenarios[name].error ?? ''}`).toBe('ok');
 		}
 
@@ -111,6 +112,17 @@ describe('bench/run.js --smoke', () => {
 		expect(memory.points.some(point => point.running)).toBe(true);
 		for (const point of memory.points) expect(positive(point.rssKiB)).toBe(true);
 		expect(Object.keys(memory.perUpstreamKiB).length).toBeGreaterThan(0);
+
+		// Exposure: direct lists every known upstream tool plus the management tools, search only the latter.
+		const exposure = scenarios.exposure.result;
+		expect(exposure.configs.map(config => config.config)).toEqual(['config.example.json', expect.stringMatching(/generated upstreams$/)]);
+		for (const config of exposure.configs) {
+			expect(config.toolsKnown).toBeGreaterThan(config.upstreams);
+			expect(config.direct.upstreamTools).toBe(config.toolsKnown);
+			expect(config.direct.tools - config.direct.upstreamTools).toBe(config.search.tools);
+			expect(config.search.upstreamTools).toBe(0);
+			expect(config.search.bytes).toBeLessThan(config.direct.bytes);
+		}
 
 		// Every target is evaluated (met or missed; speed is not judged here).
 		for (const [name, target] of Object.entries(report.targets)) expect(typeof target.met, name).toBe('boolean');

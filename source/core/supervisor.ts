@@ -36,7 +36,12 @@ const stopWords: ReadonlySet<string> = new Set(['an', 'the', 'in', 'of', 'to', '
 export const commands = ['start', 'stop', 'restart', 'quarantine', 'approve'] as const;
 export type Command = (typeof commands)[number];
 
-const hiddenStates: ReadonlySet<ProviderState> = new Set(['quarantined', 'disabled', 'stopped']);
+const hiddenStates: ReadonlySet<string | undefined> = new Set<ProviderState>(['quarantined', 'disabled', 'stopped']);
+
+/** Tools are hidden once a person or the config switched the upstream off, including while it is stopping towards that. */
+function isHidden(provider: Provider): boolean {
+	return hiddenStates.has(provider.state) || hiddenStates.has(provider.stoppingTo);
+}
 
 export class Supervisor extends EventEmitter<{
 	transition: [TransitionEvent];
@@ -67,8 +72,9 @@ export class Supervisor extends EventEmitter<{
 		for (const server of config.servers) {
 			const provider = new Provider(server, config.hangar, store, logger.child(server.name));
 			provider.on('transition', event => {
-				this.emit('transition', event);
+				// Dirty first, so a listener that reads tools() sees the set after this transition.
 				this.markToolsDirty();
+				this.emit('transition', event);
 			});
 			provider.on('tools', () => this.markToolsDirty());
 			provider.on('activity', () => this.emit('activity', server.name));
@@ -143,7 +149,7 @@ export class Supervisor extends EventEmitter<{
 		const split = name.indexOf('__');
 		if (split === -1) return undefined;
 		const provider = this.providers.get(name.slice(0, split));
-		if (provider === undefined || !hiddenStates.has(provider.state)) return undefined;
+		if (provider === undefined || !isHidden(provider)) return undefined;
 		return {server: provider.name, tool: name.slice(split + 2)};
 	}
 
@@ -300,7 +306,7 @@ export class Supervisor extends EventEmitter<{
 		const exposed: ExposedTool[] = [];
 		const parts: string[] = [];
 		for (const provider of this.providers.values()) {
-			if (hiddenStates.has(provider.state)) continue;
+			if (isHidden(provider)) continue;
 			parts.push(`${provider.name}:${provider.toolsRevision}`);
 			const seen = new Set<string>();
 			for (const definition of provider.tools) {
