@@ -1,11 +1,100 @@
 /**
- * `mcp-hangar tui`: the terminal UI. Owned by the TUI work in progress;
- * replaced by the Ink app (source/components/).
+ * `mcp-hangar tui`: the supervisor runs in this process and the Ink app
+ * (source/components/) shows it live and sends it a person's commands.
+ *
+ * The terminal belongs to Ink: hangar's log goes to a file, upstream output
+ * to per-upstream buffers, and Node's own warnings to the log, so nothing
+ * writes behind the frame. Without an interactive terminal it refuses to
+ * start (exit code 2) and says what to run instead.
  */
-import type {Logger} from './core/logger.js';
+import fs from 'node:fs';
+import path from 'node:path';
+import process from 'node:process';
+import {supervisorSource} from './components/hangar-source.js';
+import {loadConfig} from './core/config.js';
+import {Logger, fileSink, type LogLevel} from './core/logger.js';
+import {createSupervisor, installExitHandlers} from './core/runtime.js';
+import {parseDemoTarget, startDemoTraffic} from './demo/traffic.js';
 
-export type TuiOptions = {configPath: string; stateDir?: string | undefined; logFile?: string | undefined; logLevel: string; logger?: Logger};
+export type TuiOptions = {
+	configPath: string;
+	stateDir?: string | undefined;
+	logFile?: string | undefined;
+	logLevel: LogLevel;
+	/** "server/tool" to call twice a second through the normal call path (demo: `npm start`). */
+	demoTraffic?: string | undefined;
+};
 
-export async function runTui(_options: TuiOptions): Promise<void> {
-	throw new Error('the terminal UI is not built yet');
+export const noTerminalMessage =
+	'mcp-hangar tui needs an interactive terminal (stdin and stdout must be a TTY that supports raw mode).\n' +
+	'  To serve MCP to a client over stdin/stdout: mcp-hangar --stdio --config FILE\n' +
+	'  To print every upstream\'s state:             mcp-hangar status --config FILE\n';
+
+/**
+ * Loads the Ink app with React's production build: the development build
+ * (chosen when NODE_ENV is not "production" at load time) costs several
+ * times the CPU per frame. NODE_ENV is put back at once, so the upstreams
+ * hangar spawns see the environment it was started with.
+ */
+async function loadUi(): Promise<typeof import('./components/render-tui.js')> {
+	const previous = process.env['NODE_ENV'];
+	process.env['NODE_ENV'] = 'production';
+	try {
+		return await import('./components/render-tui.js');
+	} finally {
+		if (previous === undefined) delete process.env['NODE_ENV'];
+		else process.env['NODE_ENV'] = previous;
+	}
+}
+
+function interactive(): boolean {
+	return process.stdin.isTTY === true && process.stdout.isTTY === true && typeof process.stdin.setRawMode === 'function';
+}
+
+export async function runTui(options: TuiOptions): Promise<void> {
+	if (!interactive()) {
+		process.stderr.write(noTerminalMessage);
+		process.exit(2);
+	}
+
+	const config = loadConfig(options.configPath, {stateDir: options.stateDir});
+	const target = options.demoTraffic === undefined ? undefined : parseDemoTarget(options.demoTraffic, config.servers.map(server => server.name));
+	// Before anything else runs, so nothing but this import sees NODE_ENV changed.
+	const {renderTui} = await loadUi();
+	let logFile = options.logFile;
+	if (logFile === undefined) {
+		// The state store creates its directory private (0700); so must the log's default home, created first.
+		fs.mkdirSync(config.hangar.stateDir, {recursive: true, mode: 0o700});
+		logFile = path.join(config.hangar.stateDir, 'hangar.log');
+	}
+
+	const logger = new Logger(fileSink(logFile), options.logLevel);
+	// Node prints warnings to stderr, which would draw over the frame.
+	process.removeAllListeners('warning');
+	process.on('warning', warning => logger.warn(`node: ${warning.name}: ${warning.message}`));
+
+	const supervisor = await createSupervisor(config, logger);
+	const controller = installExitHandlers(supervisor, logger, config.hangar.stopGraceMs * 2 + 8000);
+	const notices: string[] = [];
+	const writer = supervisor.store.writerPid;
+	// Another hangar writes the state dir: quarantines and approvals made here last only until this TUI quits.
+	if (writer !== undefined) notices.push(`state dir owned by hangar pid ${writer}: changes here are not saved`);
+	const traffic = target === undefined ? undefined : startDemoTraffic(supervisor, target);
+	if (traffic !== undefined) notices.push(`demo traffic: ${traffic.label}`);
+	const source = supervisorSource(supervisor, {logFile, ...(notices.length > 0 ? {notice: notices.join('  ·  ')} : {})});
+	const quit = (): void => {
+		traffic?.stop();
+		logger.info('quit from the terminal UI');
+		void controller.exit('quit from the terminal UI', 0);
+	};
+
+	// A second Ctrl-C while stopping: the same as a second signal, kill what is left at once.
+	const forceQuit = (): void => {
+		process.kill(process.pid, 'SIGINT');
+	};
+
+	const instance = renderTui(source, {onQuit: quit, onForceQuit: forceQuit});
+	logger.info(`terminal UI open with ${config.servers.length} upstreams`, {config: config.path, stateDir: config.hangar.stateDir});
+	void supervisor.launch();
+	await instance.waitUntilExit();
 }

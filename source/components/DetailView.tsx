@@ -1,0 +1,30 @@
+/**
+ * Enter on an upstream: its summary, then tools, state history, recent
+ * calls and the stderr tail, sharing the rows the screen has. Live: it is
+ * re-read with every frame. Esc returns to the list.
+ */
+import {Box, Text} from 'ink';
+import {detailSections, sectionLines, sectionWant, summaryLines, type Line} from './detail-sections.js';
+import {shareRows} from './row-budget.js';
+import {Segments} from './Segments.js';
+import {useTuiState} from './tui-context.js';
+
+export function DetailView({height}: {height: number}) {
+	const {snapshot, size, ui} = useTuiState();
+	const details = snapshot.details;
+	if (details === undefined || details.server.name !== ui.selected) {
+		return <Text dimColor>{ui.selected === undefined ? 'No upstream selected.' : `Reading "${ui.selected}"…`}</Text>;
+	}
+
+	const summary = summaryLines(details, snapshot.now, size.columns).slice(0, height);
+	const sections = detailSections(details, size.columns);
+	const budget = shareRows(sections.map(sectionWant), height - summary.length);
+	const lines: Line[] = [...summary, ...sections.flatMap((section, index) => sectionLines(section, budget[index] ?? 0))];
+	return (
+		<Box flexDirection="column">
+			{lines.map((line, index) => (
+				<Segments key={index} segments={line} />
+			))}
+		</Box>
+	);
+}

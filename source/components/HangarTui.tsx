@@ -1,0 +1,68 @@
+/**
+ * The root of the terminal UI: owns the UI reducer, reads hangar through a
+ * `HangarSource` (throttled), derives the rows and the selection, dispatches
+ * keys, and publishes the result through the state and actions contexts.
+ * Everything below renders from those two contexts only.
+ */
+import {useCallback, useEffect, useMemo, useRef} from 'react';
+import {App} from './App.js';
+import {deriveTuiState, rowsMemo} from './derive-state.js';
+import type {Focus, HangarSource} from './hangar-source.js';
+import {TuiActionsContext, TuiStateContext, type TerminalSize} from './tui-context.js';
+import {currentView, type UiState} from './ui-state.js';
+import {useHangarActions, type QuitHooks} from './use-hangar-actions.js';
+import {useHangarSnapshot, type SnapshotTiming} from './use-hangar-snapshot.js';
+import {useKeyDispatch} from './use-key-dispatch.js';
+import {useTerminalSize} from './use-terminal-size.js';
+import {useUiState} from './use-ui-state.js';
+
+export type HangarTuiProps = Partial<QuitHooks> & {
+	source: HangarSource;
+	/** A fixed terminal size (tests); default: the real terminal's, following resizes. */
+	size?: TerminalSize;
+	/** Snapshot throttling (default: at most 10 reads a second, one a second when idle). */
+	timing?: SnapshotTiming;
+};
+
+const noop = (): void => {};
+
+function focusOf(ui: UiState): Focus {
+	const view = currentView(ui);
+	if (ui.selected === undefined || (view !== 'detail' && view !== 'logs')) return undefined;
+	return {name: ui.selected, want: view === 'detail' ? 'details' : 'logs'};
+}
+
+export function HangarTui({source, size: fixedSize, timing, onQuit = noop, onForceQuit = noop}: HangarTuiProps) {
+	const [ui, dispatch, readUi] = useUiState();
+	const size = useTerminalSize(fixedSize);
+	const snapshot = useHangarSnapshot(source, focusOf(ui), timing);
+	const rowsOf = useMemo(rowsMemo, []);
+	const state = useMemo(() => deriveTuiState(snapshot, ui, size, rowsOf), [snapshot, ui, size, rowsOf]);
+
+	// Keys and actions read the state as of the last key, not of the last render.
+	const rendered = useRef({snapshot, size});
+	rendered.current = {snapshot, size};
+	const readState = useCallback(() => deriveTuiState(rendered.current.snapshot, readUi(), rendered.current.size, rowsOf), [readUi, rowsOf]);
+	const actions = useHangarActions(source, readState, dispatch, {onQuit, onForceQuit});
+	useKeyDispatch(readState, actions);
+
+	// The first row is selected by name as soon as there is one, so it is followed when rows re-sort.
+	const first = state.rows[0]?.name;
+	useEffect(() => {
+		if (readUi().selected === undefined && first !== undefined) dispatch({type: 'select', name: first});
+	}, [first, readUi, dispatch]);
+
+	// Quit once the "stopping N upstreams…" line has been committed to the screen.
+	const quitting = ui.quitting !== undefined;
+	useEffect(() => {
+		if (quitting) onQuit();
+	}, [quitting]);
+
+	return (
+		<TuiStateContext.Provider value={state}>
+			<TuiActionsContext.Provider value={actions}>
+				<App />
+			</TuiActionsContext.Provider>
+		</TuiStateContext.Provider>
+	);
+}

@@ -1,0 +1,59 @@
+/**
+ * Two lines on every screen: which config, how long hangar has run, how many
+ * clients are attached; then how many upstreams are in each state, and
+ * where hangar's log goes.
+ */
+import {Box} from 'ink';
+import type {ProviderState} from '../core/provider-state.js';
+import {cutLeft, uptime} from './cell-format.js';
+import {Segments, segmentsLength, type Segment} from './Segments.js';
+import {stateTone, statesByRank} from './state-style.js';
+import {useTuiState} from './tui-context.js';
+
+function stateCounts(states: readonly ProviderState[]): Segment[] {
+	const segments: Segment[] = [];
+	for (const state of statesByRank) {
+		const n = states.filter(candidate => candidate === state).length;
+		if (n === 0) continue;
+		segments.push({text: '  '}, {text: `${n} `}, {text: state, tone: stateTone[state]});
+	}
+
+	return segments;
+}
+
+/** `left`, then `right` pushed to the end of the line if it fits. */
+function spread(left: Segment[], right: Segment[], width: number): Segment[] {
+	const gap = width - segmentsLength(left) - segmentsLength(right);
+	return gap >= 2 ? [...left, {text: ' '.repeat(gap)}, ...right] : left;
+}
+
+export function Header() {
+	const {snapshot, size, layout} = useTuiState();
+	const width = size.columns;
+	const right: Segment[] = [{text: `clients ${snapshot.attachedClients}  up ${uptime((snapshot.now - snapshot.startedAt) / 1000)}`}];
+	const title: Segment = {text: 'mcp-hangar', tone: {bold: true, color: 'cyan'}};
+	const total = snapshot.entries.length;
+	const counts = stateCounts(snapshot.entries.map(entry => entry.state));
+
+	if (layout === 'compact') {
+		return (
+			<Box flexDirection="column">
+				<Segments segments={spread([title], right, width)} />
+				<Segments segments={[{text: `${total} total`}, ...counts]} />
+			</Box>
+		);
+	}
+
+	const pathRoom = Math.max(10, width - 'mcp-hangar  '.length - segmentsLength(right) - 2);
+	const first: Segment[] = [title, {text: '  '}, {text: cutLeft(snapshot.configPath, pathRoom), tone: {dim: true}}];
+	const second: Segment[] = [{text: `${total} upstream${total === 1 ? '' : 's'}:`}, ...counts];
+	if (snapshot.notice !== undefined) second.push({text: `  ${snapshot.notice}`, tone: {color: 'yellow'}});
+	const logRoom = width - segmentsLength(second) - 'log '.length - 2;
+	const log: Segment[] = logRoom >= 12 ? [{text: 'log ', tone: {dim: true}}, {text: cutLeft(snapshot.logFile, logRoom), tone: {dim: true}}] : [];
+	return (
+		<Box flexDirection="column">
+			<Segments segments={spread(first, right, width)} />
+			<Segments segments={spread(second, log, width)} />
+		</Box>
+	);
+}

@@ -1,0 +1,134 @@
+/**
+ * How numbers, times and free text become terminal cells: short, fixed
+ * formats so columns line up, and text made safe to print (no escape
+ * sequences, tabs or newlines from an upstream's stderr reach the terminal)
+ * and cut to a width instead of wrapping.
+ */
+
+/** 42s, 5m12s, 3h05m, 2d03h. */
+export function duration(seconds: number): string {
+	const s = Math.max(0, Math.round(seconds));
+	if (s < 60) return `${s}s`;
+	if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
+	if (s < 86_400) return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
+	return `${Math.floor(s / 86_400)}d${String(Math.floor((s % 86_400) / 3600)).padStart(2, '0')}h`;
+}
+
+/** One unit only, for narrow cells: 42s, 5m, 3h, 2d. */
+export function shortDuration(seconds: number): string {
+	const s = Math.max(0, Math.round(seconds));
+	if (s < 60) return `${s}s`;
+	if (s < 3600) return `${Math.floor(s / 60)}m`;
+	if (s < 86_400) return `${Math.floor(s / 3600)}h`;
+	return `${Math.floor(s / 86_400)}d`;
+}
+
+/** How long hangar has run, as the header shows it: seconds only in the first minute (42s, 5m, 3h05m, 2d03h). */
+export function uptime(seconds: number): string {
+	return seconds < 3600 ? shortDuration(seconds) : duration(seconds);
+}
+
+/** 999, 12.3k, 4.5M. */
+export function count(value: number): string {
+	if (value < 10_000) return String(value);
+	if (value < 1_000_000) return `${(value / 1000).toFixed(1)}k`;
+	return `${(value / 1_000_000).toFixed(1)}M`;
+}
+
+/** 3.2ms, 45ms, 1.2s; "-" when unknown. */
+export function millis(ms: number | null): string {
+	if (ms === null) return '-';
+	if (ms < 10) return `${ms.toFixed(1)}ms`;
+	if (ms < 1000) return `${Math.round(ms)}ms`;
+	return `${(ms / 1000).toFixed(1)}s`;
+}
+
+export function latency(value: {p50: number | null; p95: number | null}): string {
+	if (value.p50 === null && value.p95 === null) return '-';
+	return `${millis(value.p50)}/${millis(value.p95)}`;
+}
+
+/** Local wall-clock time, HH:MM:SS. */
+export function clock(iso: string): string {
+	const date = new Date(iso);
+	return [date.getHours(), date.getMinutes(), date.getSeconds()].map(part => String(part).padStart(2, '0')).join(':');
+}
+
+/** "in 4s" or "12s ago", relative to `now` (ms). */
+export function relative(iso: string, now: number): string {
+	const delta = (Date.parse(iso) - now) / 1000;
+	return delta >= 0 ? `in ${duration(delta)}` : `${duration(-delta)} ago`;
+}
+
+// eslint-disable-next-line no-control-regex
+const escapeSequence = /\u001B(?:\[[0-?]*[ -/]*[@-~]|\][^\u0007\u001B]*(?:\u0007|\u001B\\)?|[@-Z\\-_])/g;
+// eslint-disable-next-line no-control-regex
+const controlCharacter = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g;
+
+/** One printable line: escape sequences and control characters removed, tabs and newlines as spaces. */
+export function printable(text: string): string {
+	return text.replace(escapeSequence, '').replace(/[\t\n\r]+/g, ' ').replace(controlCharacter, '');
+}
+
+/** `text` cut to `width` characters, with "…" when cut. */
+export function cut(text: string, width: number): string {
+	if (width <= 0) return '';
+	const chars = [...text];
+	if (chars.length <= width) return text;
+	return width === 1 ? '…' : `${chars.slice(0, width - 1).join('')}…`;
+}
+
+/** `text` cut or padded to exactly `width` characters. */
+export function fit(text: string, width: number, align: 'left' | 'right' = 'left'): string {
+	const cutText = cut(text, width);
+	const gap = width - [...cutText].length;
+	if (gap <= 0) return cutText;
+	return align === 'left' ? cutText + ' '.repeat(gap) : ' '.repeat(gap) + cutText;
+}
+
+/** A path cut from the left, so its file name stays visible: "…/configs/hangar.json". */
+export function cutLeft(text: string, width: number): string {
+	const chars = [...text];
+	if (chars.length <= width) return text;
+	if (width <= 1) return cut(text, width);
+	return `…${chars.slice(chars.length - width + 1).join('')}`;
+}
+
+/** `text` word-wrapped to `width`, at most `maxLines` lines, the last one cut with "…" when there is more. */
+export function wrap(text: string, width: number, maxLines: number): string[] {
+	const lines: string[] = [];
+	let line = '';
+	const words = text.split(' ');
+	for (let index = 0; index < words.length; index++) {
+		let word = words[index] ?? '';
+		while ([...word].length > width) {
+			// A word longer than a line is split where the line ends.
+			const room = line === '' ? width : width - [...line].length - 1;
+			if (room <= 0) {
+				lines.push(line);
+				line = '';
+				continue;
+			}
+
+			const chars = [...word];
+			lines.push(line === '' ? chars.slice(0, room).join('') : `${line} ${chars.slice(0, room).join('')}`);
+			line = '';
+			word = chars.slice(room).join('');
+		}
+
+		const candidate = line === '' ? word : `${line} ${word}`;
+		if ([...candidate].length <= width) {
+			line = candidate;
+		} else {
+			lines.push(line);
+			line = word;
+		}
+	}
+
+	if (line !== '' || lines.length === 0) lines.push(line);
+	if (lines.length <= maxLines) return lines;
+	const kept = lines.slice(0, maxLines);
+	const last = cut(`${kept.at(-1) ?? ''} ${lines[maxLines] ?? ''}`, width);
+	kept[maxLines - 1] = last.endsWith('…') ? last : `${cut(last, width - 1)}…`;
+	return kept;
+}

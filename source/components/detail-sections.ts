@@ -1,0 +1,157 @@
+/**
+ * The lines of the detail view, built from `UpstreamDetails` (plain data):
+ * a summary, then the sections (tools with per-tool calls and latency, state
+ * transitions with their reasons, recent calls, the stderr tail), each cut
+ * to the rows it is given with a "… N more" line.
+ */
+import type {UpstreamDetails} from '../core/views.js';
+import {clock, count, duration, fit, latency, millis, printable, relative} from './cell-format.js';
+import {segmentsLength, type Segment} from './Segments.js';
+import {breakerTone, stateTone} from './state-style.js';
+
+export type Line = readonly Segment[];
+
+export type Section = {
+	title: string;
+	/** All rows, most interesting first (the ones kept when cut). */
+	rows: Line[];
+	/** Rows to show when there are none. */
+	empty: string;
+	/** Show the kept rows oldest first (a log tail reads downwards). */
+	keepLast?: boolean;
+};
+
+const dim = {dim: true};
+const label = (text: string): Segment => ({text, tone: dim});
+
+type Group = Segment[];
+
+/** Groups packed into lines of at most `width`, two spaces apart; a group too long for any line gets its own (cut when shown). */
+export function packGroups(groups: readonly Group[], width: number): Line[] {
+	const lines: Segment[][] = [];
+	let line: Segment[] = [];
+	let used = 0;
+	for (const group of groups) {
+		const length = segmentsLength(group);
+		if (line.length > 0 && used + 2 + length > width) {
+			lines.push(line);
+			line = [];
+			used = 0;
+		}
+
+		if (line.length > 0) {
+			line.push({text: '  '});
+			used += 2;
+		}
+
+		line.push(...group);
+		used += length;
+	}
+
+	if (line.length > 0) lines.push(line);
+	return lines;
+}
+
+/** The summary above the sections, packed to `width`. */
+export function summaryLines(details: UpstreamDetails, now: number, width: number): Line[] {
+	const s = details.server;
+	const state: Group[] = [
+		[{text: s.name, tone: {bold: true}}, {text: '  '}, {text: s.state, tone: stateTone[s.state]}],
+		[label(`since ${clock(s.stateSince)} (${relative(s.stateSince, now)})`)],
+		[label('breaker '), {text: s.breaker, tone: breakerTone[s.breaker]}],
+		[label('pid '), {text: s.pid === null ? '-' : String(s.pid)}],
+		[label('restarts '), {text: String(s.restarts)}],
+	];
+	if (s.upSeconds !== null) state.push([label('up '), {text: duration(s.upSeconds)}]);
+	if (s.idleSeconds !== null) state.push([label('idle '), {text: duration(s.idleSeconds)}]);
+	const calls: Group[] = [
+		[label('calls '), {text: count(s.calls)}],
+		[label('failures '), {text: `${s.consecutiveFailures}/${s.failures}`, tone: s.consecutiveFailures > 0 ? {color: 'red'} : {}}, label(' (consecutive/total)')],
+		[label('tool errors '), {text: String(s.toolErrors)}],
+		[label('in flight '), {text: String(s.inFlight)}],
+		[label('p50/p95 '), {text: latency(s.latencyMs)}],
+	];
+	const tools: Group[] = [[label('tools '), {text: `${s.tools} (${s.toolsSource}${s.stale ? ', stale' : ''})`}]];
+	if (s.lastVerifiedAt !== null) tools.push([label('verified '), {text: `${clock(s.lastVerifiedAt)} (${relative(s.lastVerifiedAt, now)})`}]);
+	if (s.nextRetryAt !== null) {
+		tools.push([label(s.state === 'degraded' ? 'next probe ' : 'next restart '), {text: `${clock(s.nextRetryAt)} (${relative(s.nextRetryAt, now)})`, tone: {color: 'yellow'}}]);
+	}
+
+	const lines: Line[] = [
+		...packGroups(state, width),
+		[label('launch  '), {text: printable(details.launch)}],
+		...packGroups(calls, width),
+		...packGroups(tools, width),
+	];
+	if (s.lastError !== null) lines.push([label('last error  '), {text: printable(s.lastError), tone: {color: 'red'}}]);
+	if (details.quarantine !== null) {
+		const changes = details.quarantine.changes.length;
+		lines.push([
+			label('quarantine  '),
+			{text: printable(details.quarantine.reason), tone: {color: 'magenta'}},
+			...(changes > 0 ? [label(`  (${changes} tool change${changes === 1 ? '' : 's'})`)] : []),
+		]);
+	}
+
+	if (details.pins !== null) {
+		lines.push([label('approved  '), {text: `${clock(details.pins.approvedAt)}, ${details.pins.tools ?? 'no'} tool definitions pinned`}]);
+	}
+
+	return lines;
+}
+
+export function detailSections(details: UpstreamDetails, width: number): Section[] {
+	const nameWidth = Math.min(32, Math.max(4, ...details.tools.map(tool => tool.name.length)));
+	const compact = width < 60;
+	const tools = [...details.tools]
+		.map((tool, index) => ({tool, index}))
+		.sort((a, b) => b.tool.calls - a.tool.calls || a.index - b.index)
+		.map(({tool}): Line => [
+			{text: `  ${fit(tool.name, nameWidth)}`},
+			{text: `  ${fit(count(tool.calls), 6, 'right')} calls`},
+			{text: compact ? '' : `  ${fit(count(tool.failures), 4, 'right')} failed`, tone: tool.failures > 0 ? {color: 'yellow'} : dim},
+			{text: compact ? '' : `  ${fit(latency(tool.latencyMs), 13, 'right')}`},
+			{text: tool.pinned ? '  pinned' : '', tone: dim},
+			{text: compact || tool.description === null ? '' : `  ${printable(tool.description)}`, tone: dim},
+		]);
+	const transitions = [...details.transitions].reverse().map((record): Line => [
+		label(`  ${clock(record.at)}  `),
+		{text: record.from, tone: stateTone[record.from]},
+		label(' → '),
+		{text: record.to, tone: stateTone[record.to]},
+		label(`  ${record.event}  `),
+		{text: printable(record.reason)},
+	]);
+	const calls = [...details.recentCalls].reverse().map((call): Line => [
+		label(`  ${clock(call.at)}  `),
+		{text: call.tool},
+		{text: `  ${millis(call.ms)}  `},
+		call.ok ? {text: 'ok', tone: {color: 'green'}} : {text: `error  ${printable(call.error ?? '')}`, tone: {color: 'red'}},
+	]);
+	const stderr = [...details.stderr].reverse().map((line): Line => [label(`  ${clock(line.at)}  `), {text: printable(line.text)}]);
+	return [
+		{title: `TOOLS (${details.tools.length}, most called first)`, rows: tools, empty: '  no tools known yet'},
+		{title: 'STATE HISTORY (newest first)', rows: transitions, empty: '  no transitions yet'},
+		{title: 'RECENT CALLS (newest first)', rows: calls, empty: '  no calls yet'},
+		{title: 'STDERR (live tail)', rows: stderr, empty: '  nothing on stderr', keepLast: true},
+	];
+}
+
+/** A section cut to `rows` rows (its title included), with "… N more" when cut. */
+export function sectionLines(section: Section, rows: number): Line[] {
+	const title: Line = [{text: section.title, tone: {bold: true}}];
+	if (rows <= 0) return [];
+	if (rows === 1) return [title];
+	if (section.rows.length === 0) return [title, [label(section.empty)]];
+	const room = rows - 1;
+	const cut = section.rows.length > room;
+	const kept = section.rows.slice(0, cut ? room - 1 : room);
+	const ordered = section.keepLast === true ? [...kept].reverse() : kept;
+	const more: Line[] = cut ? [[label(`  … ${section.rows.length - kept.length} more`)]] : [];
+	return section.keepLast === true ? [title, ...more, ...ordered] : [title, ...ordered, ...more];
+}
+
+/** Rows a section would use uncut (its title included). */
+export function sectionWant(section: Section): number {
+	return 1 + Math.max(1, section.rows.length);
+}

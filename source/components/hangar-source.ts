@@ -1,0 +1,105 @@
+/**
+ * What the terminal UI may know about hangar, and the one place it touches
+ * the supervisor. Screens render a `HangarSnapshot` (plain data, the same
+ * views `hangar_list` and the management tools serve) and send commands
+ * through `HangarSource.command`; they never see a `Provider`, a process or
+ * an MCP message. Tests give the UI a source made of plain arrays instead.
+ */
+import type {Command, Supervisor} from '../core/supervisor.js';
+import {statusEntries, upstreamDetails, type LogView, type StatusEntry, type UpstreamDetails} from '../core/views.js';
+
+/** Which upstream the current screen looks into, and what it needs of it. */
+export type Focus = {name: string; want: 'details' | 'logs'} | undefined;
+
+export type HangarSnapshot = {
+	configPath: string;
+	/** Where hangar's own log goes (never the terminal while the UI runs). */
+	logFile: string;
+	/** When the supervisor started, in ms since the epoch. */
+	startedAt: number;
+	/** When this snapshot was read, in ms since the epoch. */
+	now: number;
+	/** MCP clients attached to this hangar (0 until clients can attach to a running TUI). */
+	attachedClients: number;
+	/** A short note for the header about how this hangar runs (e.g. demo traffic), if any. */
+	notice: string | undefined;
+	entries: readonly StatusEntry[];
+	/** Tool names per upstream, for the filter. */
+	toolNames: Readonly<Record<string, readonly string[]>>;
+	/** Set when the focus wants details. */
+	details: UpstreamDetails | undefined;
+	/** Set when the focus wants logs: the upstream's whole log buffer, oldest first. */
+	logs: readonly LogView[] | undefined;
+};
+
+export type HangarSource = {
+	/** Everything the current screen shows, read from memory now (never waits on an upstream). */
+	read: (focus: Focus) => HangarSnapshot;
+	/**
+	 * Calls `listener` whenever `read(focus)` may have changed. It can fire
+	 * thousands of times a second under load: listeners only mark the screen
+	 * dirty. Returns the unsubscribe function.
+	 */
+	subscribe: (focus: Focus, listener: () => void) => () => void;
+	/** A person's command; resolves with a sentence, rejects with an error whose message (and `hint`) say why. */
+	command: (name: string, action: Command) => Promise<string>;
+};
+
+export type SupervisorSourceOptions = {
+	logFile: string;
+	/** How many MCP clients are attached right now (default: none). */
+	attachedClients?: () => number;
+	/** How commands are labelled in hangar's log and in transition reasons (default "a person in the TUI"). */
+	via?: string;
+	/** A note the header shows, e.g. "demo traffic: flaky-demo/echo at 2/s" (default none). */
+	notice?: string;
+};
+
+/** Log lines a full-screen log view asks for at most (the buffer holds `hangar.logLines`). */
+const logViewLines = 10_000;
+
+export function supervisorSource(supervisor: Supervisor, options: SupervisorSourceOptions): HangarSource {
+	const via = options.via ?? 'a person in the TUI';
+	const clients = options.attachedClients ?? (() => 0);
+	return {
+		read(focus) {
+			const entries = statusEntries(supervisor);
+			const toolNames: Record<string, readonly string[]> = {};
+			for (const [name, provider] of supervisor.providers) toolNames[name] = provider.tools.map(tool => tool.name);
+			const known = focus !== undefined && supervisor.providers.has(focus.name);
+			return {
+				configPath: supervisor.config.path,
+				logFile: options.logFile,
+				startedAt: supervisor.startedAt,
+				now: Date.now(),
+				attachedClients: clients(),
+				notice: options.notice,
+				entries,
+				toolNames,
+				details: known && focus.want === 'details' ? upstreamDetails(supervisor, focus.name, {stderr: 30}) : undefined,
+				logs:
+					known && focus.want === 'logs'
+						? supervisor
+								.provider(focus.name)
+								.log.tail(logViewLines)
+								.map(line => ({at: new Date(line.at).toISOString(), source: line.source, text: line.text}))
+						: undefined,
+			};
+		},
+		subscribe(focus, listener) {
+			const onEvent = (): void => listener();
+			supervisor.on('transition', onEvent);
+			supervisor.on('toolsChanged', onEvent);
+			supervisor.on('activity', onEvent);
+			const provider = focus === undefined ? undefined : supervisor.providers.get(focus.name);
+			const offLog = provider?.log.onLine(onEvent);
+			return () => {
+				supervisor.off('transition', onEvent);
+				supervisor.off('toolsChanged', onEvent);
+				supervisor.off('activity', onEvent);
+				offLog?.();
+			};
+		},
+		command: async (name, action) => supervisor.command(name, action, via),
+	};
+}

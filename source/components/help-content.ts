@@ -1,0 +1,34 @@
+/**
+ * The lines of the `?` help screen: every binding of the keymap by context,
+ * then what the columns mean and where hangar's files are. Plain data, so
+ * the help view renders it and the scroll limit counts it.
+ */
+import type {HangarSnapshot} from './hangar-source.js';
+import {helpSections} from './keymap.js';
+
+export type HelpLine = {kind: 'title'; text: string} | {kind: 'row'; key: string; text: string} | {kind: 'blank'};
+
+const columnNotes: Array<[string, string]> = [
+	['STATE', 'cold, starting, ready, degraded, dead, stopping, stopped, quarantined, disabled (always the word, coloured)'],
+	['BREAKER', 'closed, open (calls fail fast until a probe), half-open (a probe is running)'],
+	['UP/IDLE', 'time since it started / since its last call, while running'],
+	['TOOLS', 'tools known; dim when listed from the cache or the config rather than by the running upstream'],
+	['FAIL c/t', 'consecutive failures, failed starts included (what opens the breaker) / failed calls since hangar started'],
+	['P50/P95', 'call latency, median and 95th percentile of the last 256 calls'],
+	['RESTARTS', 'automatic restarts after a crash or a failed start'],
+];
+
+export function helpLines(snapshot: Pick<HangarSnapshot, 'configPath' | 'logFile'>): HelpLine[] {
+	const lines: HelpLine[] = [];
+	for (const section of helpSections()) {
+		lines.push({kind: 'title', text: section.title});
+		for (const row of section.rows) lines.push({kind: 'row', key: row.keys, text: row.description});
+	}
+
+	lines.push({kind: 'blank'}, {kind: 'title', text: 'Columns'});
+	for (const [key, text] of columnNotes) lines.push({kind: 'row', key, text});
+	lines.push({kind: 'blank'}, {kind: 'title', text: 'Files'});
+	lines.push({kind: 'row', key: 'config', text: snapshot.configPath});
+	lines.push({kind: 'row', key: 'log', text: `${snapshot.logFile} (hangar's own log; each upstream's output is under l)`});
+	return lines;
+}

@@ -1,0 +1,200 @@
+/**
+ * Every key the terminal UI answers to, in one table: which command it runs,
+ * in which context, and how it is described. The footer hints, the `?` help
+ * screen and the keymap table in docs/tui.md are all generated from it, so a
+ * key cannot exist without being documented.
+ *
+ * Keys are dispatched by context priority: an open confirmation wins over an
+ * open filter, which wins over the current screen (`keyContext`).
+ */
+import type {Key} from 'ink';
+import {currentView, type UiState} from './ui-state.js';
+
+export type KeyContext = 'main' | 'detail' | 'logs' | 'help' | 'filter' | 'dialog' | 'quitting';
+
+export type CommandId =
+	| 'up'
+	| 'down'
+	| 'pageUp'
+	| 'pageDown'
+	| 'details'
+	| 'back'
+	| 'start'
+	| 'stop'
+	| 'restart'
+	| 'quarantine'
+	| 'filter'
+	| 'logs'
+	| 'help'
+	| 'quit'
+	| 'interrupt'
+	| 'filterKeep'
+	| 'filterClear'
+	| 'filterErase'
+	| 'confirm'
+	| 'cancel';
+
+export type KeySpec = {
+	/** How the key is written in hints, help and docs. */
+	label: string;
+	matches: (input: string, key: Key) => boolean;
+};
+
+export type Binding = {
+	command: CommandId;
+	keys: readonly KeySpec[];
+	contexts: readonly KeyContext[];
+	/** A sentence fragment for the help screen and docs. */
+	description: string;
+	/** A word or two for the footer; bindings without one are only in help. */
+	hint?: string;
+	/** How the footer writes the keys, when it differs from the keys joined by "/". */
+	hintKeys?: string;
+};
+
+const char = (c: string): KeySpec => ({label: c, matches: (input, key) => input === c && !key.ctrl && !key.meta});
+const named = (label: string, test: (key: Key) => boolean): KeySpec => ({label, matches: (_input, key) => test(key)});
+const ctrl = (c: string): KeySpec => ({label: `Ctrl-${c.toUpperCase()}`, matches: (input, key) => key.ctrl && input === c});
+
+const upKeys = [named('↑', key => key.upArrow), char('k')];
+const downKeys = [named('↓', key => key.downArrow), char('j')];
+const enter = named('Enter', key => key.return);
+const escape = named('Esc', key => key.escape);
+
+const screens: KeyContext[] = ['main', 'detail', 'logs', 'help'];
+const upstreamScreens: KeyContext[] = ['main', 'detail'];
+
+/** In dispatch order: within a context the first matching binding wins. Footer hints follow this order. */
+export const bindings: readonly Binding[] = [
+	// A dialog: only its answers (and Ctrl-C) count.
+	{command: 'confirm', keys: [char('y')], contexts: ['dialog'], description: 'yes, do it', hint: 'yes'},
+	{command: 'cancel', keys: [char('n'), escape], contexts: ['dialog'], description: 'no, leave it as it is', hint: 'no'},
+	// The filter being typed: text goes into it.
+	{command: 'filterKeep', keys: [enter], contexts: ['filter'], description: 'keep the filter and go back to the list', hint: 'keep'},
+	{command: 'filterClear', keys: [escape], contexts: ['filter'], description: 'clear the filter', hint: 'clear'},
+	{command: 'filterErase', keys: [named('Backspace', key => key.backspace || key.delete)], contexts: ['filter'], description: 'erase the last character'},
+	{command: 'up', keys: [named('↑', key => key.upArrow)], contexts: ['filter'], description: 'select the previous matching upstream'},
+	{command: 'down', keys: [named('↓', key => key.downArrow)], contexts: ['filter'], description: 'select the next matching upstream'},
+	// Screens.
+	{command: 'help', keys: [char('?')], contexts: screens, description: 'show this help, or close it', hint: 'help'},
+	{command: 'up', keys: upKeys, contexts: ['main'], description: 'select the previous upstream', hint: 'move', hintKeys: '↑↓/jk'},
+	{command: 'down', keys: downKeys, contexts: ['main'], description: 'select the next upstream'},
+	{command: 'up', keys: upKeys, contexts: ['logs', 'help'], description: 'scroll up one line', hint: 'scroll', hintKeys: '↑↓/jk'},
+	{command: 'down', keys: downKeys, contexts: ['logs', 'help'], description: 'scroll down one line'},
+	{command: 'pageUp', keys: [named('PgUp', key => key.pageUp)], contexts: ['logs', 'help'], description: 'scroll up one page'},
+	{command: 'pageDown', keys: [named('PgDn', key => key.pageDown)], contexts: ['logs', 'help'], description: 'scroll down one page'},
+	{command: 'details', keys: [enter], contexts: ['main'], description: 'open the selected upstream\'s details', hint: 'details'},
+	{command: 'back', keys: [escape], contexts: ['detail', 'logs', 'help'], description: 'go back one screen', hint: 'back'},
+	{command: 'back', keys: [escape], contexts: ['main'], description: 'clear the filter'},
+	{command: 'start', keys: [char('s')], contexts: upstreamScreens, description: 'start the upstream (resets its restart budget and breaker)', hint: 'start'},
+	{command: 'stop', keys: [char('x')], contexts: upstreamScreens, description: 'stop it; it does not start on demand until started again', hint: 'stop'},
+	{command: 'restart', keys: [char('r')], contexts: upstreamScreens, description: 'restart it', hint: 'restart'},
+	{
+		command: 'quarantine',
+		keys: [char('u')],
+		contexts: upstreamScreens,
+		description: 'quarantine it (stop it, hide its tools, refuse calls); if quarantined, lift it and pin its tools, after a y/n question',
+		hint: 'quarantine/lift',
+	},
+	{command: 'filter', keys: [char('/')], contexts: ['main'], description: 'filter by name, state or tool name (fuzzy)', hint: 'filter'},
+	{command: 'logs', keys: [char('l')], contexts: upstreamScreens, description: 'full-screen log of the upstream (stderr, stray stdout, hangar\'s notes)', hint: 'logs'},
+	{command: 'quit', keys: [char('q')], contexts: screens, description: 'quit: stop every upstream and exit (asks first when clients are attached)', hint: 'quit'},
+	{
+		command: 'interrupt',
+		keys: [ctrl('c')],
+		contexts: [...screens, 'filter', 'dialog', 'quitting'],
+		description: 'quit, like q; while stopping, kill the remaining upstreams at once',
+		hint: 'kill now',
+	},
+];
+
+/** Which bindings apply now: a dialog, then the filter being typed, then the open screen. */
+export function keyContext(state: UiState): KeyContext {
+	if (state.quitting !== undefined) return 'quitting';
+	if (state.dialog !== undefined) return 'dialog';
+	if (state.filter.editing) return 'filter';
+	return currentView(state);
+}
+
+export function matchCommand(context: KeyContext, input: string, key: Key): CommandId | undefined {
+	for (const binding of bindings) {
+		if (binding.contexts.includes(context) && binding.keys.some(spec => spec.matches(input, key))) return binding.command;
+	}
+
+	return undefined;
+}
+
+export type Hint = {keys: string; label: string; command: CommandId};
+
+/** Footer hints for a context. Ctrl-C is only hinted where it is the way out. */
+export function hintsFor(context: KeyContext): Hint[] {
+	const hints: Hint[] = [];
+	for (const binding of bindings) {
+		if (binding.hint === undefined || !binding.contexts.includes(context)) continue;
+		if (binding.command === 'interrupt' && context !== 'quitting') continue;
+		hints.push({keys: binding.hintKeys ?? binding.keys.map(spec => spec.label).join('/'), label: binding.hint, command: binding.command});
+	}
+
+	return hints;
+}
+
+export type HelpSection = {title: string; rows: Array<{keys: string; description: string}>};
+
+const contextNames: Record<KeyContext, string> = {
+	main: 'list',
+	detail: 'details',
+	logs: 'logs',
+	help: 'help',
+	filter: 'typing a filter',
+	dialog: 'a question',
+	quitting: 'quitting',
+};
+const contextOrder: KeyContext[] = ['main', 'detail', 'logs', 'help', 'filter', 'dialog', 'quitting'];
+
+/** "List and details", "Every screen", "Everywhere". */
+export function whereTitle(contexts: readonly KeyContext[]): string {
+	if (contextOrder.every(context => contexts.includes(context))) return 'Everywhere';
+	if (screens.every(context => contexts.includes(context)) && contexts.length === screens.length) return 'Every screen';
+	const names = contextOrder.filter(context => contexts.includes(context)).map(context => contextNames[context]);
+	const text = names.length <= 1 ? (names[0] ?? '') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
+	return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** Every binding once, grouped by where it applies, in keymap order. */
+export function helpSections(): HelpSection[] {
+	const sections = new Map<string, HelpSection>();
+	for (const binding of [...bindings].sort((a, b) => sectionRank(a) - sectionRank(b))) {
+		const title = whereTitle(binding.contexts);
+		let section = sections.get(title);
+		if (section === undefined) {
+			section = {title, rows: []};
+			sections.set(title, section);
+		}
+
+		section.rows.push({keys: binding.keys.map(spec => spec.label).join(' '), description: binding.description});
+	}
+
+	return [...sections.values()];
+}
+
+/** Sections start with the list's keys and end with the rarer contexts. */
+function sectionRank(binding: Binding): number {
+	const first = Math.min(...binding.contexts.map(context => contextOrder.indexOf(context)));
+	return first * 10 + binding.contexts.length;
+}
+
+/** The keymap as a Markdown table (docs/tui.md holds a copy; test/tui-keymap.test.ts keeps them equal). */
+export function keymapMarkdown(): string {
+	const lines = ['| Where | Key | Does |', '| --- | --- | --- |'];
+	for (const section of helpSections()) {
+		for (const row of section.rows) {
+			const keys = row.keys
+				.split(' ')
+				.map(key => `\`${key}\``)
+				.join(' ');
+			lines.push(`| ${section.title} | ${keys} | ${row.description} |`);
+		}
+	}
+
+	return lines.join('\n');
+}

@@ -1,0 +1,16 @@
+/**
+ * Mounts the terminal UI on the real terminal: at most 10 frames a second,
+ * Ctrl-C handled by the keymap (an orderly quit) rather than by Ink.
+ */
+import {render, type Instance} from 'ink';
+import {HangarTui} from './HangarTui.js';
+import type {HangarSource} from './hangar-source.js';
+import type {QuitHooks} from './use-hangar-actions.js';
+
+export function renderTui(source: HangarSource, hooks: QuitHooks): Instance {
+	return render(<HangarTui source={source} onQuit={hooks.onQuit} onForceQuit={hooks.onForceQuit} />, {
+		maxFps: 10,
+		exitOnCtrlC: false,
+		patchConsole: true,
+	});
+}

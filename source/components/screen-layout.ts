@@ -1,0 +1,29 @@
+/**
+ * How the terminal's rows are shared between header, filter line, body and
+ * footer. The frame is always one row shorter than the terminal: a frame as
+ * tall as the terminal makes Ink clear and redraw the whole screen on every
+ * update (flicker). Views and actions (scroll limits) both read it here.
+ */
+import {messageLines} from './message-lines.js';
+import type {TerminalSize} from './tui-context.js';
+import {currentView, type UiState} from './ui-state.js';
+
+export const headerRows = 2;
+
+export function frameRows(size: TerminalSize): number {
+	return Math.max(4, size.rows - 1);
+}
+
+export function filterRows(ui: UiState): number {
+	return currentView(ui) === 'main' && (ui.filter.editing || ui.filter.query !== '') ? 1 : 0;
+}
+
+/** The message area and the key hints. */
+export function footerRows(ui: UiState, size: TerminalSize): number {
+	return messageLines(ui, size.columns).length + 1;
+}
+
+/** Rows left for the current view's body. */
+export function bodyRows(size: TerminalSize, ui: UiState): number {
+	return Math.max(1, frameRows(size) - headerRows - filterRows(ui) - footerRows(ui, size));
+}

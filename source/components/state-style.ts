@@ -1,0 +1,44 @@
+/**
+ * The colour of each provider state and breaker state. A colour is always
+ * shown next to the word it stands for, never alone, so the screen reads the
+ * same without colour (NO_COLOR, a monochrome terminal, a text capture).
+ * Also the order rows are listed in: what needs a person's attention first.
+ */
+import type {BreakerState} from '../core/circuit-breaker.js';
+import type {ProviderState} from '../core/provider-state.js';
+
+export type Tone = {color?: string; dim?: boolean; bold?: boolean};
+
+export const stateTone: Record<ProviderState, Tone> = {
+	dead: {color: 'red', bold: true},
+	degraded: {color: 'yellow', bold: true},
+	starting: {color: 'cyan'},
+	stopping: {color: 'cyan'},
+	ready: {color: 'green'},
+	cold: {color: 'blue'},
+	stopped: {dim: true},
+	quarantined: {color: 'magenta'},
+	disabled: {dim: true},
+};
+
+export const breakerTone: Record<BreakerState, Tone> = {
+	closed: {dim: true},
+	open: {color: 'red', bold: true},
+	'half-open': {color: 'yellow'},
+};
+
+/** Rows are listed by this rank, then by name: trouble on top. */
+export const stateRank: Record<ProviderState, number> = {
+	dead: 0,
+	degraded: 1,
+	starting: 2,
+	stopping: 3,
+	ready: 4,
+	cold: 5,
+	stopped: 6,
+	quarantined: 7,
+	disabled: 8,
+};
+
+/** The states in `stateRank` order, for the header's counts. */
+export const statesByRank = (Object.keys(stateRank) as ProviderState[]).sort((a, b) => stateRank[a] - stateRank[b]);

@@ -1,0 +1,101 @@
+/**
+ * The upstream table's columns and how they fit a width. Columns are placed
+ * left to right while they fit; the first that does not fit is dropped with
+ * every column after it, so a row never wraps. The last error takes whatever
+ * width is left, if it is enough to be worth reading.
+ */
+import type {StatusEntry} from '../core/views.js';
+import {count, latency, printable, shortDuration} from './cell-format.js';
+import {breakerTone, stateTone, type Tone} from './state-style.js';
+
+export type Cell = {text: string; tone?: Tone};
+
+export type ColumnSpec = {
+	id: string;
+	title: string;
+	/** A fixed width, or 'name' (the longest name, within bounds), or 'rest' (what is left). */
+	width: number | 'name' | 'rest';
+	align: 'left' | 'right';
+	cell: (entry: StatusEntry) => Cell;
+};
+
+export type Column = ColumnSpec & {width: number};
+
+/** Spaces between two columns. */
+export const columnGap = 2;
+/** Width of the selection marker in front of each row. */
+export const markerWidth = 2;
+const nameBounds = {min: 4, max: 24};
+const restMin = 12;
+
+/** The UP/IDLE cell: minutes after the first minute, so an idle table does not change every second. */
+export function upIdle(entry: StatusEntry): string {
+	if (entry.upSeconds === null) return '-';
+	return `${shortDuration(entry.upSeconds)}/${shortDuration(entry.idleSeconds ?? 0)}`;
+}
+
+export const fullColumns: ColumnSpec[] = [
+	{id: 'name', title: 'NAME', width: 'name', align: 'left', cell: entry => ({text: entry.name, tone: {bold: true}})},
+	{id: 'state', title: 'STATE', width: 11, align: 'left', cell: entry => ({text: entry.state, tone: stateTone[entry.state]})},
+	{id: 'breaker', title: 'BREAKER', width: 9, align: 'left', cell: entry => ({text: entry.breaker, tone: breakerTone[entry.breaker]})},
+	{id: 'pid', title: 'PID', width: 7, align: 'right', cell: entry => ({text: entry.pid === null ? '-' : String(entry.pid)})},
+	{id: 'up', title: 'UP/IDLE', width: 9, align: 'right', cell: entry => ({text: upIdle(entry)})},
+	{id: 'tools', title: 'TOOLS', width: 5, align: 'right', cell: entry => ({text: String(entry.tools), tone: entry.stale ? {dim: true} : {}})},
+	{id: 'calls', title: 'CALLS', width: 6, align: 'right', cell: entry => ({text: count(entry.calls)})},
+	{
+		id: 'failures',
+		title: 'FAIL c/t',
+		width: 9,
+		align: 'right',
+		cell: entry => ({
+			text: `${count(entry.consecutiveFailures)}/${count(entry.failures)}`,
+			tone: entry.consecutiveFailures > 0 ? {color: 'red'} : entry.failures > 0 ? {color: 'yellow'} : {},
+		}),
+	},
+	{id: 'latency', title: 'P50/P95', width: 11, align: 'right', cell: entry => ({text: latency(entry.latencyMs)})},
+	{id: 'restarts', title: 'RESTARTS', width: 8, align: 'right', cell: entry => ({text: String(entry.restarts), tone: entry.restarts > 0 ? {color: 'yellow'} : {}})},
+	// The row already names the upstream: a leading 'upstream "name": ' would only use up the cell.
+	{id: 'error', title: 'LAST ERROR', width: 'rest', align: 'left', cell: entry => ({text: printable(withoutSubject(entry.lastError ?? '', entry.name)), tone: {color: 'red'}})},
+];
+
+/** Under 60 columns: what matters most, nothing else. */
+export const compactColumns: ColumnSpec[] = [
+	{id: 'name', title: 'NAME', width: 'name', align: 'left', cell: entry => ({text: entry.name, tone: {bold: true}})},
+	{id: 'state', title: 'STATE', width: 11, align: 'left', cell: entry => ({text: entry.state, tone: stateTone[entry.state]})},
+	{
+		id: 'failures',
+		title: 'FAIL',
+		width: 7,
+		align: 'right',
+		cell: entry => ({text: `${count(entry.consecutiveFailures)}/${count(entry.failures)}`, tone: entry.consecutiveFailures > 0 ? {color: 'red'} : {}}),
+	},
+	{id: 'restarts', title: 'RST', width: 3, align: 'right', cell: entry => ({text: String(entry.restarts)})},
+];
+
+/** The columns that fit in `width` (the selection marker included), with their widths resolved. */
+export function fitColumns(specs: readonly ColumnSpec[], width: number, entries: readonly StatusEntry[]): Column[] {
+	const longestName = Math.max(0, ...entries.map(entry => entry.name.length));
+	const nameWidth = Math.min(nameBounds.max, Math.max(nameBounds.min, longestName));
+	const fitted: Column[] = [];
+	let used = markerWidth;
+	for (const spec of specs) {
+		const gap = fitted.length === 0 ? 0 : columnGap;
+		if (spec.width === 'rest') {
+			const rest = width - used - gap;
+			if (rest >= restMin) fitted.push({...spec, width: rest});
+			break;
+		}
+
+		const columnWidth = spec.width === 'name' ? Math.min(nameWidth, width - used) : spec.width;
+		if (used + gap + columnWidth > width || (spec.width === 'name' && columnWidth < nameBounds.min)) break;
+		fitted.push({...spec, width: columnWidth});
+		used += gap + columnWidth;
+	}
+
+	return fitted;
+}
+
+function withoutSubject(text: string, name: string): string {
+	const subject = `upstream "${name}": `;
+	return text.startsWith(subject) ? text.slice(subject.length) : text;
+}

@@ -1,0 +1,146 @@
+/**
+ * The actions every screen can take, as stable callbacks: UI changes go to
+ * the reducer; commands go to hangar and report on the message line, first
+ * "starting x…" at once, then the outcome when it settles (keys stay live
+ * meanwhile). Callbacks read the state as of the last key (`readState`),
+ * not of the last render, so they never act on a stale selection.
+ */
+import {useMemo, useRef} from 'react';
+import type {Command} from '../core/supervisor.js';
+import type {StatusEntry} from '../core/views.js';
+import type {HangarSource} from './hangar-source.js';
+import {helpLines} from './help-content.js';
+import {bodyRows} from './screen-layout.js';
+import type {TuiActions, TuiState} from './tui-context.js';
+import {currentView, type Message, type UiAction} from './ui-state.js';
+
+export type QuitHooks = {
+	/** Stop every upstream and exit; called once, after the "stopping" line is on screen. */
+	onQuit: () => void;
+	/** Ctrl-C while stopping: stop waiting, kill what is left. */
+	onForceQuit: () => void;
+};
+
+const pendingVerb: Record<Command, string> = {
+	start: 'starting',
+	stop: 'stopping',
+	restart: 'restarting',
+	quarantine: 'quarantining',
+	approve: 'lifting the quarantine of',
+};
+
+const runningStates: ReadonlySet<StatusEntry['state']> = new Set(['starting', 'ready', 'degraded', 'stopping']);
+
+/** Upstreams a quit has to stop. */
+export function runningCount(entries: readonly StatusEntry[]): number {
+	return entries.filter(entry => entry.pid !== null || runningStates.has(entry.state)).length;
+}
+
+/** An error as the message line shows it: the sentence, and its hint apart. */
+export function errorMessage(error: unknown): Message {
+	const text = error instanceof Error ? error.message : String(error);
+	const hint = typeof (error as {hint?: unknown})?.hint === 'string' ? (error as {hint: string}).hint : undefined;
+	if (hint === undefined) return {tone: 'error', text};
+	const stripped = text.endsWith(` ${hint}`) ? text.slice(0, -(hint.length + 1)) : text;
+	return {tone: 'error', text: stripped, hint};
+}
+
+export function useHangarActions(source: HangarSource, readState: () => TuiState, dispatch: (action: UiAction) => void, quit: QuitHooks): TuiActions {
+	const hooks = useRef(quit);
+	hooks.current = quit;
+
+	return useMemo<TuiActions>(() => {
+		const run = (name: string, action: Command): void => {
+			dispatch({type: 'message', message: {tone: 'pending', text: `${pendingVerb[action]} ${name}…`}});
+			source.command(name, action).then(
+				text => dispatch({type: 'message', message: {tone: 'success', text}}),
+				(error: unknown) => dispatch({type: 'message', message: errorMessage(error)}),
+			);
+		};
+
+		const selectedName = (): string | undefined => {
+			const {selected} = readState();
+			if (selected === undefined) dispatch({type: 'message', message: {tone: 'error', text: 'No upstream is selected.'}});
+			return selected?.name;
+		};
+
+		const beginQuit = (): void => {
+			dispatch({type: 'quitting', upstreams: runningCount(readState().snapshot.entries)});
+		};
+
+		const scrollMax = (): number => {
+			const {ui, snapshot, size} = readState();
+			const visible = bodyRows(size, ui) - 1;
+			const total = currentView(ui) === 'logs' ? (snapshot.logs?.length ?? 0) : helpLines(snapshot).length;
+			return Math.max(0, total - visible);
+		};
+
+		const actions: TuiActions = {
+			move: by => dispatch({type: 'move', by, order: readState().rows.map(row => row.name)}),
+			openDetails() {
+				const name = selectedName();
+				if (name !== undefined) dispatch({type: 'open', view: 'detail', name});
+			},
+			openLogs() {
+				const name = selectedName();
+				if (name !== undefined) dispatch({type: 'open', view: 'logs', name});
+			},
+			openHelp() {
+				dispatch(currentView(readState().ui) === 'help' ? {type: 'back'} : {type: 'open', view: 'help'});
+			},
+			back: () => dispatch({type: 'back'}),
+			scroll(by) {
+				// The log view counts back from the newest line: up is further back.
+				const logs = currentView(readState().ui) === 'logs';
+				dispatch({type: 'scroll', by: logs ? -by : by, max: scrollMax()});
+			},
+			command(action) {
+				const name = selectedName();
+				if (name !== undefined) run(name, action);
+			},
+			quarantineOrLift() {
+				const entry = readState().selected;
+				if (entry === undefined) {
+					selectedName();
+					return;
+				}
+
+				if (entry.state === 'quarantined') dispatch({type: 'dialog-open', dialog: {kind: 'lift-quarantine', name: entry.name}});
+				else run(entry.name, 'quarantine');
+			},
+			filterOpen: () => dispatch({type: 'filter-open'}),
+			filterType: text => dispatch({type: 'filter-type', text}),
+			filterErase: () => dispatch({type: 'filter-erase'}),
+			filterKeep: () => dispatch({type: 'filter-keep'}),
+			filterClear: () => dispatch({type: 'filter-clear'}),
+			confirm() {
+				const {dialog} = readState().ui;
+				dispatch({type: 'dialog-close'});
+				if (dialog?.kind === 'lift-quarantine') run(dialog.name, 'approve');
+				else if (dialog?.kind === 'quit') beginQuit();
+			},
+			cancel() {
+				const {dialog} = readState().ui;
+				dispatch({type: 'dialog-close'});
+				if (dialog?.kind === 'lift-quarantine') dispatch({type: 'message', message: {tone: 'success', text: `left "${dialog.name}" quarantined`}});
+			},
+			quit() {
+				const clients = readState().snapshot.attachedClients;
+				if (clients > 0) dispatch({type: 'dialog-open', dialog: {kind: 'quit', clients}});
+				else beginQuit();
+			},
+			interrupt() {
+				const {ui} = readState();
+				if (ui.quitting !== undefined) {
+					hooks.current.onForceQuit();
+				} else if (ui.dialog?.kind === 'quit') {
+					beginQuit();
+				} else {
+					dispatch({type: 'dialog-close'});
+					actions.quit();
+				}
+			},
+		};
+		return actions;
+	}, [source, readState, dispatch]);
+}

@@ -1,0 +1,87 @@
+/**
+ * Hangar's state for the screen, throttled. Supervisor events (a call
+ * starting or ending can fire thousands of times a second) only mark the
+ * snapshot dirty; it is re-read at most once per frame, and once per
+ * `tickMs` anyway so ages and uptimes move. A read that would draw the same
+ * screen (see display-key.ts) is dropped, and when only ages changed and
+ * none is shown to the second, the redraw waits up to `clockMs`: an idle
+ * hangar costs one cheap read a second and about one redraw a minute.
+ *
+ * The frame interval also adapts: it is at least `frameMs`, and at least
+ * `costFactor` times what the last frame took to render, so however slow
+ * the machine or large the table, drawing stays a small share of a core.
+ */
+import {useEffect, useLayoutEffect, useRef, useState} from 'react';
+import {displayKey} from './display-key.js';
+import type {Focus, HangarSnapshot, HangarSource} from './hangar-source.js';
+
+export type SnapshotTiming = {
+	/** Shortest time between two frames after a change (default 100 ms: at most 10 frames a second). */
+	frameMs?: number;
+	/** Re-read this often even without events, for ages and uptimes (default 1000 ms). */
+	tickMs?: number;
+	/** The next frame waits at least this many times the last frame's render time (default 8: drawing takes at most ~1/9 of a core). */
+	costFactor?: number;
+	/** Longest wait the cost rule may impose (default 1000 ms). */
+	maxFrameMs?: number;
+	/** When only ages shown in minutes changed, redraw at most this often (default 15 s). */
+	clockMs?: number;
+};
+
+export function useHangarSnapshot(source: HangarSource, focus: Focus, timing: SnapshotTiming = {}): HangarSnapshot {
+	const frameMs = timing.frameMs ?? 100;
+	const tickMs = timing.tickMs ?? 1000;
+	const costFactor = timing.costFactor ?? 8;
+	const maxFrameMs = timing.maxFrameMs ?? 1000;
+	const clockMs = timing.clockMs ?? 15_000;
+	const [snapshot, setSnapshot] = useState(() => source.read(focus));
+	const shown = useRef({key: displayKey(snapshot), renderMs: 0, flushedAt: undefined as number | undefined, clockAt: performance.now()});
+	const focusName = focus?.name;
+	const focusWant = focus?.want;
+
+	// Runs after the commit, and so after Ink has drawn the frame.
+	useLayoutEffect(() => {
+		const {flushedAt} = shown.current;
+		if (flushedAt !== undefined) shown.current.renderMs = performance.now() - flushedAt;
+		shown.current.flushedAt = undefined;
+	}, [snapshot]);
+
+	useEffect(() => {
+		const current: Focus = focusName === undefined || focusWant === undefined ? undefined : {name: focusName, want: focusWant};
+		let pending: NodeJS.Timeout | undefined;
+		const flush = (): void => {
+			if (pending !== undefined) clearTimeout(pending);
+			pending = undefined;
+			const next = source.read(current);
+			const key = displayKey(next);
+			const last = shown.current.key;
+			const at = performance.now();
+			if (key.events === last.events) {
+				if (key.clock === last.clock) return;
+				// Only ages moved: to the second when they are shown so, else batched.
+				if (!key.seconds && !last.seconds && at - shown.current.clockAt < clockMs) return;
+			}
+
+			shown.current = {...shown.current, key, flushedAt: at, clockAt: at};
+			setSnapshot(next);
+		};
+
+		// A new focus is shown at once, not on the next change.
+		flush();
+		const unsubscribe = source.subscribe(current, () => {
+			pending ??= setTimeout(flush, Math.min(maxFrameMs, Math.max(frameMs, shown.current.renderMs * costFactor)));
+		});
+		// Without events only ages move: no need to even read while none is shown to the second.
+		const tick = setInterval(() => {
+			if (pending === undefined && !shown.current.key.seconds && performance.now() - shown.current.clockAt < clockMs) return;
+			flush();
+		}, tickMs);
+		return () => {
+			unsubscribe();
+			if (pending !== undefined) clearTimeout(pending);
+			clearInterval(tick);
+		};
+	}, [source, focusName, focusWant, frameMs, tickMs, costFactor, maxFrameMs, clockMs]);
+
+	return snapshot;
+}
