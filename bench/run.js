@@ -8,7 +8,7 @@
  *                       20 upstreams): checks that the bench works, says nothing about speed
  *   --only LIST         comma-separated scenarios to run, by number or name:
  *                       1 callOverhead, 2 throughput, 3 coldStart, 4 statusUnderTrouble, 5 memory,
- *                       8 exposure
+ *                       6 tuiCpu, 8 exposure
  *   --out FILE          where the JSON goes (default bench/results/latest.json,
  *                       bench/results/smoke.json with --smoke)
  *   --status-running hung|all
@@ -38,6 +38,7 @@ import {exposure, exposureRows} from './scenarios/exposure.js';
 import {memory} from './scenarios/memory.js';
 import {statusUnderTrouble} from './scenarios/status-under-trouble.js';
 import {throughput} from './scenarios/throughput.js';
+import {tuiCpu, tuiCpuRows} from './scenarios/tui-cpu.js';
 
 function parseFlags() {
 	try {
@@ -132,11 +133,12 @@ const scenarios = [
 	{
 		id: 6,
 		name: 'tuiCpu',
-		title: 'TUI CPU with 50 idle upstreams, and with 1,000 calls a second flowing',
-		// To add once the TUI exists: start hangar's TUI on a pseudo-terminal with 50 idle
-		// fixture upstreams, sample its CPU time (processes.js cpuMs) over 10 s idle, then
-		// again while a client drives ~1,000 echo calls a second through it.
-		skip: 'the TUI does not exist yet',
+		title: 'TUI CPU with 50 idle upstreams (the 1,000 calls a second half waits for clients attaching to a TUI)',
+		run: tuiCpu,
+		// The idle window starts after the first minute, when ages are shown in minutes.
+		full: {upstreams: 50, windowMs: 10_000, idleAfterMs: 70_000},
+		smoke: {upstreams: 5, windowMs: 1000, idleAfterMs: 3000},
+		rows: tuiCpuRows,
 	},
 	{
 		id: 7,

@@ -66,11 +66,14 @@ describe('bench/run.js --smoke', () => {
 		expect(report.machine.nproc).toBeGreaterThan(0);
 		expect(report.machine.node).toBe(process.version);
 		const {scenarios} = report;
-		for (const name of ['callOverhead', 'throughput', 'coldStart', 'statusUnderTrouble', 'memory', 'exposure'] as const) {
+		for (const name of ['callOverhead', 'throughput', 'coldStart', 'statusUnderTrouble', 'memory', 'tuiCpu', 'exposure'] as const) {
 			expect(scenarios[name].status, `${name}: ${scenarios[name].error ?? ''}`).toBe('ok');
 		}
 
-		expect(scenarios.tuiCpu.status).toBe('skipped');
+		const tui = scenarios.tuiCpu.result as {exitCode: number; leftBehind: number; idle: {percent: number}};
+		expect(tui.exitCode).toBe(0);
+		expect(tui.leftBehind).toBe(0);
+		expect(tui.idle.percent).toBeGreaterThanOrEqual(0);
 		expect(scenarios.bridgeOverhead.status).toBe('skipped');
 
 		const overhead = scenarios.callOverhead.result;

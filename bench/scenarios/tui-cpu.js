@@ -1,0 +1,152 @@
+/**
+ * Scenario 6, TUI CPU: `mcp-hangar tui` in a real pseudo-terminal (a private
+ * tmux server, 140x40) with `upstreams` fixture servers, all `lazy: false`
+ * and idle (nothing calls them). Once every upstream is ready, the TUI
+ * process's CPU time (utime + stime from /proc/<pid>/stat, all its threads)
+ * is sampled over two windows: `firstMinute` (the list shows ages to the
+ * second during its first minute, so every row changes every second) and
+ * `idle`, starting `idleAfterMs` after launch (default 120 s: ages are shown
+ * in minutes by then and V8 has finished shrinking the heap after startup,
+ * which costs about 1% of a core in the second minute). Reported as percent
+ * of one core; the target is under 1% idle. Then the TUI is quit with q and
+ * the scenario checks that it exits 0 and that no process is left.
+ *
+ * The 1,000-calls-a-second half of the target needs clients attached to a
+ * running TUI (the attach issue); it is not measured here.
+ *
+ *   node bench/scenarios/tui-cpu.js [--upstreams N] [--window-ms MS] [--idle-after-ms MS]
+ *
+ * (defaults 50, 30000, 120000; about two and a half minutes) prints the
+ * result as JSON. Build first (npm run build). Needs tmux.
+ */
+import {execFileSync} from 'node:child_process';
+import {randomUUID} from 'node:crypto';
+import fs from 'node:fs';
+import {parseArgs} from 'node:util';
+import {pathToFileURL} from 'node:url';
+import {echoToolDefinition, fixtureCommand, hangarBuild, serverEntry, tempDir, writeHangarConfig} from '../lib/paths.js';
+import {benchTag, childrenOf, cpuMs, sleep, waitForNoTagged} from '../lib/processes.js';
+import {round} from '../lib/stats.js';
+
+const quote = part => `'${part.replaceAll("'", "'\\''")}'`;
+
+function tmuxOn(socket) {
+	return (...args) => execFileSync('tmux', ['-L', socket, ...args], {encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe']});
+}
+
+async function until(check, what, timeoutMs) {
+	const deadline = Date.now() + timeoutMs;
+	for (;;) {
+		const value = check();
+		if (value) return value;
+		if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+		await sleep(100);
+	}
+}
+
+/** CPU percent of one core used by `pid` over the next `ms`. */
+async function cpuPercent(pid, ms) {
+	const before = cpuMs(pid);
+	const began = performance.now();
+	await sleep(ms);
+	const used = cpuMs(pid) - before;
+	return {percent: round((used / (performance.now() - began)) * 100, 2), cpuMs: used, windowMs: round(performance.now() - began, 0)};
+}
+
+export async function tuiCpu({upstreams = 50, windowMs = 30_000, idleAfterMs = 120_000, columns = 140, rows = 40} = {}) {
+	const dir = tempDir('hangar-bench-tui-');
+	const servers = {};
+	const width = String(upstreams).length;
+	for (let i = 0; i < upstreams; i++) {
+		servers[`up-${String(i).padStart(width, '0')}`] = serverEntry(fixtureCommand('normal', ['--tag', 'bench-tui']), {lazy: false, tools: [echoToolDefinition]});
+	}
+
+	const file = writeHangarConfig(dir, servers, {stopGraceSeconds: 1});
+	const socket = `hangar-bench-${randomUUID().slice(0, 8)}`;
+	const tmux = tmuxOn(socket);
+	// The shell records the exit status: tmux 3.3 can miss the SIGCHLD of a program that closes its terminal just before exiting.
+	const statusFile = `${dir}/tui-exit-status`;
+	const command = `${[process.execPath, hangarBuild.cli, 'tui', '--config', file].map(quote).join(' ')}; echo $? > ${quote(statusFile)}`;
+	const screen = () => tmux('capture-pane', '-p', '-t', 'tui');
+	try {
+		tmux(
+			'-f', '/dev/null',
+			'start-server', ';',
+			'set-option', '-g', 'remain-on-exit', 'on', ';',
+			'new-session', '-d', '-s', 'tui', '-x', String(columns), '-y', String(rows), '-e', `BENCH_TAG=${benchTag}`,
+			command,
+		);
+		const began = performance.now();
+		const shell = Number(tmux('display-message', '-p', '-t', 'tui', '#{pane_pid}').trim());
+		const pid = await until(() => childrenOf(shell)[0], 'the TUI process to start', 10_000);
+		const ready = new RegExp(`${upstreams} upstreams:\\s+${upstreams} ready`);
+		await until(() => ready.test(screen()), `${upstreams} upstreams to be ready on the TUI's screen`, 120_000);
+		const readyMs = performance.now() - began;
+
+		// Let the last starts settle, then measure while ages still tick by the second.
+		await sleep(2000);
+		const firstMinute = await cpuPercent(pid, Math.min(windowMs, Math.max(1000, idleAfterMs - (performance.now() - began) - 5000)));
+		const wait = idleAfterMs - (performance.now() - began);
+		if (wait > 0) await sleep(wait);
+		const idle = await cpuPercent(pid, windowMs);
+
+		tmux('send-keys', '-t', 'tui', 'q');
+		const quitBegan = performance.now();
+		const exitCode = await until(
+			() => {
+				const text = fs.existsSync(statusFile) ? fs.readFileSync(statusFile, 'utf8').trim() : '';
+				return text === '' ? undefined : {code: Number(text)};
+			},
+			'the TUI to exit after q',
+			60_000,
+		);
+		const quitMs = performance.now() - quitBegan;
+		const leftBehind = await waitForNoTagged(5000);
+		return {
+			upstreams,
+			terminal: `${columns}x${rows}`,
+			readyMs: round(readyMs, 0),
+			firstMinute,
+			idleAfterMs,
+			idle,
+			target: {idlePercentBelow: 1, met: idle.percent !== null && idle.percent < 1},
+			exitCode: exitCode.code,
+			quitMs: round(quitMs, 0),
+			leftBehind: leftBehind.length,
+		};
+	} finally {
+		try {
+			tmux('kill-server');
+		} catch {}
+
+		fs.rmSync(dir, {recursive: true, force: true});
+	}
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+	const {values} = parseArgs({options: {upstreams: {type: 'string'}, 'window-ms': {type: 'string'}, 'idle-after-ms': {type: 'string'}}});
+	const result = await tuiCpu({
+		upstreams: values.upstreams === undefined ? undefined : Number(values.upstreams),
+		windowMs: values['window-ms'] === undefined ? undefined : Number(values['window-ms']),
+		idleAfterMs: values['idle-after-ms'] === undefined ? undefined : Number(values['idle-after-ms']),
+	});
+	process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+	process.exit(result.leftBehind === 0 && result.exitCode === 0 ? 0 : 1);
+}
+
+/** Rows for the bench table (bench/run.js). */
+export function tuiCpuRows(scenario) {
+	const label = '6 TUI CPU';
+	// lib/report.js prints the row of a skipped or failed run.
+	if (scenario.status !== 'ok') return [];
+	const {result} = scenario;
+	return [
+		[label, `upstreams / terminal / all ready after (ms)`, `${result.upstreams} / ${result.terminal} / ${result.readyMs}`, '', ''],
+		[label, 'first minute: % of one core', `${result.firstMinute.percent}%`, '', ''],
+		// Only a window after the first minute (ages shown in minutes) is the idle the target means; smoke runs measure earlier.
+		result.idleAfterMs >= 60_000
+			? [label, 'idle after the first minute: % of one core', `${result.idle.percent}%`, '< 1%', result.target.met ? 'met' : 'MISSED']
+			: [label, `idle at ${Math.round(result.idleAfterMs / 1000)} s (smoke: not the target's window)`, `${result.idle.percent}%`, '', ''],
+		[label, 'quit: exit code / ms / processes left', `${result.exitCode} / ${result.quitMs} / ${result.leftBehind}`, '', ''],
+	];
+}

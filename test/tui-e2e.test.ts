@@ -1,0 +1,164 @@
+/**
+ * The real `mcp-hangar tui` in a real pseudo-terminal (tmux): a real
+ * upstream (server-everything) and one that crashes during initialize.
+ * Watches the crash, the restarts and the open breaker appear, drives
+ * s, x, u (with the y/n question), /, Enter and Esc, quits with q, and checks
+ * that no process is left behind. Build first (npm test does).
+ */
+import {spawnSync} from 'node:child_process';
+import {randomUUID} from 'node:crypto';
+import {afterEach, describe, expect, it} from 'vitest';
+import {cliPath, everything, fastHangar, fixture, processesWithTag, tempDir, waitFor, writeConfig} from './support/hangar.js';
+import {TmuxSession} from './support/tmux.js';
+
+const sessions: TmuxSession[] = [];
+
+afterEach(() => {
+	for (const session of sessions.splice(0)) session.kill();
+});
+
+/** The cells of the table row for `name` (cells are separated by two or more spaces). */
+function row(screen: string, name: string): string[] | undefined {
+	const line = screen.split('\n').find(candidate => /^[› ] /.test(candidate) && candidate.slice(2).startsWith(`${name} `));
+	return line?.slice(2).trim().split(/\s{2,}/);
+}
+
+const cellIndex = {name: 0, state: 1, breaker: 2, pid: 3, up: 4, tools: 5, calls: 6, failures: 7, latency: 8, restarts: 9, error: 10};
+
+function cell(screen: string, name: string, column: keyof typeof cellIndex): string | undefined {
+	return row(screen, name)?.[cellIndex[column]];
+}
+
+describe('mcp-hangar tui in a terminal', () => {
+	it('shows crashes, restarts and the breaker, obeys s, x, u, /, Enter and Esc, and quits leaving no process', async () => {
+		const dir = tempDir('hangar-tui-');
+		const config = writeConfig(
+			dir,
+			{everything: everything({lazy: false}), crasher: fixture('crash-during-init', [], {lazy: false})},
+			{...fastHangar, restartBudget: {maxRestarts: 2, windowSeconds: 60}},
+		);
+		const tag = randomUUID();
+		const tui = new TmuxSession();
+		sessions.push(tui);
+		tui.start([process.execPath, cliPath, 'tui', '--config', config], {env: {HANGAR_TEST_TAG: tag}, columns: 140, rows: 40});
+
+		// The crasher fails three starts (the first and two automatic restarts), opens its breaker and stays dead.
+		let screen = await tui.waitForScreen(
+			s => cell(s, 'everything', 'state') === 'ready' && cell(s, 'crasher', 'state') === 'dead' && cell(s, 'crasher', 'restarts') === '2' && cell(s, 'crasher', 'breaker') === 'open',
+			'everything ready, crasher dead after 2 restarts with its breaker open',
+		);
+		expect(screen).toContain(config);
+		expect(screen).toMatch(/2 upstreams:\s+1 dead\s+1 ready/);
+		// Consecutive failures count failed starts (they open the breaker); the total counts failed calls only.
+		expect(cell(screen, 'crasher', 'failures')).toBe('3/0');
+		expect(cell(screen, 'crasher', 'error')).toContain('start failed');
+		expect(screen.split('\n').length).toBeLessThan(40);
+
+		// `/` filters; Enter keeps the filter.
+		tui.keys('/');
+		await tui.waitForScreen('/ ▏');
+		tui.type('crash');
+		await tui.waitForScreen('1 of 2 match');
+		tui.keys('Enter');
+		screen = await tui.waitForScreen('(Esc clears it)');
+		expect(row(screen, 'everything')).toBeUndefined();
+		expect(screen).toContain('› crasher');
+
+		// s on the dead crasher: a person's start, which fails again; the error shows in the message line.
+		tui.keys('s');
+		screen = await tui.waitForScreen(/✗ upstream "crasher": start failed/, 'the failed start');
+
+		// Esc clears the filter; select everything with the filter again.
+		tui.keys('Escape');
+		await tui.waitForScreen(s => !s.includes('match') && row(s, 'everything') !== undefined, 'the filter cleared');
+		tui.keys('/');
+		await tui.waitForScreen('/ ▏');
+		tui.type('every');
+		await tui.waitForScreen('1 of 2 match');
+		tui.keys('Enter');
+		await tui.waitForScreen('› everything');
+
+		// x stops it, s starts it again.
+		tui.keys('x');
+		screen = await tui.waitForScreen(s => s.includes('✓ stopped "everything"') && cell(s, 'everything', 'state') === 'stopped', 'everything stopped');
+		expect(cell(screen, 'everything', 'pid')).toBe('-');
+		tui.keys('s');
+		screen = await tui.waitForScreen(s => s.includes('✓ started "everything"') && cell(s, 'everything', 'state') === 'ready', 'everything started');
+		expect(cell(screen, 'everything', 'pid')).toMatch(/^\d+$/);
+
+		// u quarantines; u again asks before lifting; y lifts it.
+		tui.keys('u');
+		await tui.waitForScreen(s => s.includes('✓ quarantined "everything"') && cell(s, 'everything', 'state') === 'quarantined', 'everything quarantined');
+		tui.keys('u');
+		await tui.waitForScreen('Lift the quarantine of "everything" and pin its tools as they are now? (y/n)');
+		tui.keys('y');
+		screen = await tui.waitForScreen(s => s.includes('✓ approved "everything": quarantine lifted') && cell(s, 'everything', 'state') === 'cold', 'the quarantine lifted');
+
+		// Enter opens the details, with the history of what was just done; Esc comes back.
+		tui.keys('Enter');
+		screen = await tui.waitForScreen('STATE HISTORY');
+		expect(screen).toMatch(/TOOLS \(1\d, most called first\)/);
+		expect(screen).toContain('echo');
+		expect(screen).toMatch(/quarantined → cold\s+release\s+approved by .*TUI/);
+		expect(screen).toMatch(/ready → stopping\s+stop\s+stopped by .*TUI/);
+		tui.keys('Escape');
+		await tui.waitForScreen('NAME');
+
+		// Under 60 columns the layout turns compact.
+		tui.resize(50, 20);
+		screen = await tui.waitForScreen(/NAME\s+STATE\s+FAIL\s+RST/, 'the compact table');
+		for (const line of screen.split('\n')) expect([...line].length).toBeLessThanOrEqual(50);
+		tui.resize(140, 40);
+		await tui.waitForScreen('LAST ERROR');
+
+		// q: no client is attached, so it quits at once, stopping every upstream.
+		tui.keys('s');
+		await tui.waitForScreen(s => cell(s, 'everything', 'state') === 'ready', 'everything running again');
+		expect(processesWithTag(tag).length).toBeGreaterThan(1);
+		tui.keys('Escape');
+		await tui.waitForScreen(s => !s.includes('match'), 'the filter cleared');
+		tui.keys('q');
+		const status = await waitFor(() => tui.exitStatus(), 'mcp-hangar tui to exit', 30_000);
+		expect(status).toBe(0);
+		expect(tui.screen()).toContain('stopping 1 upstream…');
+		await waitFor(() => processesWithTag(tag).length === 0, `no process left (still: ${processesWithTag(tag).join(', ')})`, 10_000);
+	});
+
+	it('with --demo-traffic, sends calls through the normal call path and shows them live', async () => {
+		const dir = tempDir('hangar-tui-');
+		const config = writeConfig(dir, {fx: fixture('normal'), other: fixture('normal')}, fastHangar);
+		const tag = randomUUID();
+		const tui = new TmuxSession();
+		sessions.push(tui);
+		tui.start([process.execPath, cliPath, 'tui', '--config', config, '--demo-traffic', 'fx/echo'], {env: {HANGAR_TEST_TAG: tag}, columns: 140, rows: 30});
+		const screen = await tui.waitForScreen(s => Number(cell(s, 'fx', 'calls') ?? 0) >= 3 && cell(s, 'fx', 'state') === 'ready', 'demo calls counted on fx');
+		expect(screen).toContain('demo traffic: fx/echo at 2/s');
+		expect(cell(screen, 'other', 'calls')).toBe('0');
+		expect(cell(screen, 'fx', 'latency')).toMatch(/ms/);
+		tui.keys('q');
+		expect(await waitFor(() => tui.exitStatus(), 'mcp-hangar tui to exit', 30_000)).toBe(0);
+		await waitFor(() => processesWithTag(tag).length === 0, 'no process left', 10_000);
+	});
+
+	it('refuses a --demo-traffic target that is not in the config, before starting anything', () => {
+		const dir = tempDir('hangar-tui-');
+		const config = writeConfig(dir, {fx: fixture('normal')});
+		const result = spawnSync(process.execPath, [cliPath, 'tui', '--config', config, '--demo-traffic', 'nope/echo'], {encoding: 'utf8', timeout: 30_000});
+		// Without a terminal the TUI refuses first; the target is checked right after that, so check it through `script`.
+		expect(result.status).toBe(2);
+		const script = spawnSync('script', ['-qec', `${process.execPath} ${cliPath} tui --config ${config} --demo-traffic nope/echo`, '/dev/null'], {encoding: 'utf8', timeout: 30_000});
+		expect(script.stdout).toContain('--demo-traffic: no upstream "nope" in the config (configured: fx)');
+		expect(script.status).toBe(2);
+	});
+
+	it('refuses to start without a terminal, pointing to --stdio and status', () => {
+		const dir = tempDir('hangar-tui-');
+		const config = writeConfig(dir, {crasher: fixture('crash-during-init')});
+		const result = spawnSync(process.execPath, [cliPath, 'tui', '--config', config], {encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'], timeout: 30_000});
+		expect(result.status).toBe(2);
+		expect(result.stderr).toContain('needs an interactive terminal');
+		expect(result.stderr).toContain('mcp-hangar --stdio');
+		expect(result.stderr).toContain('mcp-hangar status');
+		expect(result.stdout).toBe('');
+	});
+});
