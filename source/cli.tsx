@@ -8,7 +8,8 @@ import meow from 'meow';
 import {ConfigError, loadConfig, resolveConfigPath} from './core/config.js';
 import {Logger, fileSink, logLevels, stderrSink, type LogLevel} from './core/logger.js';
 import {serveStdio} from './core/runtime.js';
-import {UsageError, adminCommand, callCommand, parseArgsJson, statusCommand} from './commands.js';
+import {adminCommand, callCommand, parseArgsJson, statusCommand} from './commands.js';
+import {UsageError} from './usage.js';
 
 const cli = meow(
 	`
@@ -29,11 +30,13 @@ const cli = meow(
     --log-level LEVEL   debug, info, warn, error or silent (default: info; warn for status, call, approve, quarantine)
     --json              status, call: print JSON instead of text
     --args JSON         call: the tool's arguments as a JSON object
+    --demo-traffic SERVER/TOOL
+                        tui: call this tool twice a second, to watch hangar at work without a client
     --version           Print the version
     --help              Print this help
 
   Examples
-    $ mcp-hangar tui --config config.example.json
+    $ mcp-hangar tui --config config.example.json --demo-traffic flaky-demo/echo
     $ mcp-hangar status --config config.example.json
     $ mcp-hangar call everything echo --args '{"message":"hi"}' --config config.example.json
     $ mcp-hangar --stdio --config ~/mcp-hangar.json
@@ -52,6 +55,7 @@ const cli = meow(
 			logLevel: {type: 'string', choices: [...logLevels]},
 			json: {type: 'boolean', default: false},
 			args: {type: 'string'},
+			demoTraffic: {type: 'string'},
 		},
 	},
 );
@@ -68,7 +72,7 @@ async function main(): Promise<void> {
 	if (command === 'tui') {
 		if (rest.length > 0) usage(`"tui" takes no arguments (got ${rest.join(' ')})`);
 		const {runTui} = await import('./tui.js');
-		await runTui({configPath, stateDir: flags.stateDir, logFile: flags.logFile, logLevel});
+		await runTui({configPath, stateDir: flags.stateDir, logFile: flags.logFile, logLevel, demoTraffic: flags.demoTraffic});
 		return;
 	}
 

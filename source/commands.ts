@@ -15,12 +15,11 @@ import type {Logger} from './core/logger.js';
 import {killAllProcessGroupsSync} from './core/process-registry.js';
 import {createSupervisor} from './core/runtime.js';
 import type {Supervisor} from './core/supervisor.js';
+import {UsageError} from './usage.js';
 import {statusEntries, type StatusEntry} from './core/views.js';
 
 export type CommandOptions = {configPath: string; stateDir?: string | undefined; logger: Logger};
 
-/** Thrown for bad usage: the CLI prints it and exits 2. */
-export class UsageError extends Error {}
 
 type Output = {out: (text: string) => void; err: (text: string) => void};
 const stdio: Output = {out: text => process.stdout.write(text), err: text => process.stderr.write(text)};

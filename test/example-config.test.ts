@@ -10,7 +10,7 @@ afterEach(async () => {
 });
 
 describe('config.example.json', () => {
-	it('serves the real upstreams and the demo server offline, as `npm start` does', async () => {
+	it('serves the real upstreams and the demo server offline, as a client of `mcp-hangar --stdio` sees them', async () => {
 		const stateDir = tempDir();
 		hangar = await startHangar(path.join(root, 'config.example.json'), {args: ['--state-dir', stateDir]});
 		await waitFor(async () => (await hangar!.client.listTools()).tools.some(tool => tool.name === 'memory__read_graph'), 'memory tools');

@@ -524,7 +524,7 @@ export class Provider extends EventEmitter<{
 
 	private restartHint(): string {
 		if (this.state === 'dead' && this.restartAt !== undefined) {
-			return `It restarts automatically at ${new Date(this.restartAt).toISOString()}; retry after that.`;
+			return `It restarts automatically in ${seconds(Math.max(0, this.restartAt - Date.now()))} (at ${new Date(this.restartAt).toISOString()}); retry after that.`;
 		}
 
 		if (this.state === 'dead') return `Its restart budget is spent: fix the cause (see its stderr: hangar_details, or key l in mcp-hangar tui), then start it again (key s, or hangar_start).`;
@@ -748,7 +748,7 @@ export class Provider extends EventEmitter<{
 			upstream: this.name,
 			operation: 'start',
 			message: detail,
-			hint: `${this.restartAt === undefined ? 'It stays dead until it is started again (key s in mcp-hangar tui, or hangar_start).' : `Hangar retries at ${new Date(this.restartAt).toISOString()}.`} ${
+			hint: `${this.restartAt === undefined ? 'It stays dead until it is started again (key s in mcp-hangar tui, or hangar_start).' : `Hangar retries in ${seconds(Math.max(0, this.restartAt - Date.now()))} (at ${new Date(this.restartAt).toISOString()}).`} ${
 				this.config.launch.kind === 'stdio'
 					? 'If it keeps failing, check its command, args and env in the config and its stderr.'
 					: 'If it keeps failing, check that the server is running and reachable at its url, and its headers.'

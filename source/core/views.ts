@@ -95,7 +95,8 @@ export function statusEntry(provider: Provider, now = Date.now()): StatusEntry {
 		nextRetryAt: iso(snapshot.nextRetryAt),
 		stateSince: new Date(snapshot.stateSince).toISOString(),
 		upSeconds: running && snapshot.startedAt !== undefined ? secondsSince(snapshot.startedAt, now) : null,
-		idleSeconds: running ? (snapshot.inFlight > 0 ? 0 : secondsSince(provider.lastActivity, now)) : null,
+		// Idle since the last call began or ended, or since it started if that was later (no call in this run of it).
+		idleSeconds: running ? (snapshot.inFlight > 0 ? 0 : secondsSince(Math.max(provider.lastActivity, snapshot.startedAt ?? 0), now)) : null,
 		restarts: snapshot.restarts,
 		quarantineReason: provider.quarantineInfo?.reason ?? null,
 	};
