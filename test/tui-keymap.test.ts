@@ -191,6 +191,8 @@ describe('cell formats', () => {
 		expect(duration(3725)).toBe('1h02m');
 		expect(duration(2 * 86_400 + 3 * 3600)).toBe('2d03h');
 		expect(shortDuration(3725)).toBe('1h');
+		expect(shortDuration(7.6)).toBe('7s');
+		expect(shortDuration(47)).toBe('<1m');
 		expect(count(1234)).toBe('1234');
 		expect(count(12_345)).toBe('12.3k');
 		expect(latency({p50: 3.21, p95: 1500})).toBe('3.2ms/1.5s');

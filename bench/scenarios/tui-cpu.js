@@ -3,20 +3,20 @@
  * tmux server, 140x40) with `upstreams` fixture servers, all `lazy: false`
  * and idle (nothing calls them). Once every upstream is ready, the TUI
  * process's CPU time (utime + stime from /proc/<pid>/stat, all its threads)
- * is sampled over two windows: `firstMinute` (the list shows ages to the
- * second during its first minute, so every row changes every second) and
- * `idle`, starting `idleAfterMs` after launch (default 120 s: ages are shown
- * in minutes by then and V8 has finished shrinking the heap after startup,
- * which costs about 1% of a core in the second minute). Reported as percent
- * of one core; the target is under 1% idle. Then the TUI is quit with q and
- * the scenario checks that it exits 0 and that no process is left.
+ * is sampled over two windows: `firstMinute` (right after the starts, while
+ * rows still show ages to the second) and `idle`, starting `idleAfterMs`
+ * after launch (bench/run.js: 15 s; from ten seconds on ages show as "<1m",
+ * so an idle table does not change; the window spans a round of health
+ * pings). Reported as percent of one core; the target is under 1% idle. Then
+ * the TUI is quit with q and the scenario checks that it exits 0 and that no
+ * process is left.
  *
  * The 1,000-calls-a-second half of the target needs clients attached to a
  * running TUI (the attach issue); it is not measured here.
  *
  *   node bench/scenarios/tui-cpu.js [--upstreams N] [--window-ms MS] [--idle-after-ms MS]
  *
- * (defaults 50, 30000, 120000; about two and a half minutes) prints the
+ * (defaults 50, 30000, 120000: longer windows than the bench's) prints the
  * result as JSON. Build first (npm run build). Needs tmux.
  */
 import {execFileSync} from 'node:child_process';
@@ -142,10 +142,10 @@ export function tuiCpuRows(scenario) {
 	const {result} = scenario;
 	return [
 		[label, `upstreams / terminal / all ready after (ms)`, `${result.upstreams} / ${result.terminal} / ${result.readyMs}`, '', ''],
-		[label, 'first minute: % of one core', `${result.firstMinute.percent}%`, '', ''],
-		// Only a window after the first minute (ages shown in minutes) is the idle the target means; smoke runs measure earlier.
-		result.idleAfterMs >= 60_000
-			? [label, 'idle after the first minute: % of one core', `${result.idle.percent}%`, '< 1%', result.target.met ? 'met' : 'MISSED']
+		[label, 'while starting up (ages to the second): % of one core', `${result.firstMinute.percent}%`, '', ''],
+		// Only a window once ages show as "<1m" (ten seconds after the starts) is the idle the target means; smoke runs measure earlier.
+		result.idleAfterMs >= 15_000
+			? [label, 'idle: % of one core', `${result.idle.percent}%`, '< 1%', result.target.met ? 'met' : 'MISSED']
 			: [label, `idle at ${Math.round(result.idleAfterMs / 1000)} s (smoke: not the target's window)`, `${result.idle.percent}%`, '', ''],
 		[label, 'quit: exit code / ms / processes left', `${result.exitCode} / ${result.quitMs} / ${result.leftBehind}`, '', ''],
 	];

@@ -14,16 +14,22 @@ export function duration(seconds: number): string {
 	return `${Math.floor(s / 86_400)}d${String(Math.floor((s % 86_400) / 3600)).padStart(2, '0')}h`;
 }
 
-/** One unit only, for narrow cells: 42s, 5m, 3h, 2d. */
+/**
+ * One unit only, for narrow cells: 7s, <1m, 5m, 3h, 2d. Seconds only in the
+ * first ten (a start or a call just now); then "<1m" until the first minute,
+ * because a table of ages that changed every second would be redrawn every
+ * second for nothing. The detail view shows exact times.
+ */
 export function shortDuration(seconds: number): string {
-	const s = Math.max(0, Math.round(seconds));
-	if (s < 60) return `${s}s`;
+	const s = Math.max(0, Math.floor(seconds));
+	if (s < 10) return `${s}s`;
+	if (s < 60) return '<1m';
 	if (s < 3600) return `${Math.floor(s / 60)}m`;
 	if (s < 86_400) return `${Math.floor(s / 3600)}h`;
 	return `${Math.floor(s / 86_400)}d`;
 }
 
-/** How long hangar has run, as the header shows it: seconds only in the first minute (42s, 5m, 3h05m, 2d03h). */
+/** How long hangar has run, as the header shows it (7s, <1m, 5m, 3h05m, 2d03h). */
 export function uptime(seconds: number): string {
 	return seconds < 3600 ? shortDuration(seconds) : duration(seconds);
 }

@@ -6,7 +6,7 @@
  *
  * Two parts: `events` (states, counts, errors, details: shown at once) and
  * `clock` (ages and uptimes at the resolution they are shown: the list
- * shows minutes after the first minute). `seconds` says whether some age is
+ * shows seconds only below ten, then "<1m", then minutes). `seconds` says whether some age is
  * shown to the second, so the clock has to move every second.
  */
 import {uptime} from './cell-format.js';
@@ -26,7 +26,7 @@ export function displayKey(snapshot: HangarSnapshot): DisplayKey {
 	});
 	const running = (now - startedAt) / 1000;
 	const clock = [uptime(running), ...entries.map(entry => upIdle(entry)), detailed ? String(Math.floor(now / 1000)) : ''].join('|');
-	// The detail and log views show times to the second; so do the list and header in their first minute.
-	const seconds = detailed || running < 60 || entries.some(entry => (entry.upSeconds !== null && entry.upSeconds < 60) || (entry.idleSeconds !== null && entry.idleSeconds < 60));
+	// The detail and log views show times to the second; so do the list and header in their first ten seconds.
+	const seconds = detailed || running < 10 || entries.some(entry => (entry.upSeconds !== null && entry.upSeconds < 10) || (entry.idleSeconds !== null && entry.idleSeconds < 10));
 	return {events, clock, seconds};
 }
