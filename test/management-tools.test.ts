@@ -62,6 +62,20 @@ describe('management tools', () => {
 		expect(processesWithTag(hangar.tag)).toEqual([hangar.pid]);
 	});
 
+	it('says which upstreams were not searched because their tools were never listed yet', async () => {
+		const dir = tempDir();
+		// First run, nothing cached: the slow upstream is still learning its tools when the client searches.
+		const hangar = await openHangar(writeConfig(dir, {slow: fixture('slow-start', ['--delay-ms', '3000']), fx: fixture('normal', [], {lazy: false})}, fastHangar));
+		await waitFor(async () => (await statusOf(hangar.client, 'fx')).state === 'ready', 'fx to be ready');
+		const early = await tool<{hits: ToolHit[]; notYetKnown: Array<{server: string; state: string}>}>(hangar.client, 'hangar_find_tools', {query: 'echo'});
+		expect([...new Set(early.hits.map(hit => hit.server))]).toEqual(['fx']);
+		expect(early.notYetKnown).toEqual([{server: 'slow', state: 'starting'}]);
+		await waitFor(async () => (await statusOf(hangar.client, 'slow')).toolsSource === 'live', 'slow to list its tools');
+		const later = await tool<{hits: ToolHit[]; notYetKnown: unknown[]}>(hangar.client, 'hangar_find_tools', {query: 'echo'});
+		expect(later.notYetKnown).toEqual([]);
+		expect(later.hits.map(hit => hit.name)).toContain('slow__echo');
+	});
+
 	it('shows an upstream in depth: tools with schemas and metrics, transitions with reasons, calls, errors and stderr', async () => {
 		const dir = tempDir();
 		const hangar = await openHangar(writeConfig(dir, {fx: fixture('normal', [], {lazy: false})}, fastHangar));

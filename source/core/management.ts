@@ -49,7 +49,7 @@ const specs: ManagementSpec[] = [
 		name: 'hangar_find_tools',
 		title: 'Find tools across every upstream',
 		description:
-			'Fuzzy search over the tool names, descriptions and server names of every upstream, including cold ones (from their cached tool lists). Each hit has the name to call directly ("<server>__<tool>"), the server and tool for hangar_call, its input schema, and its server\'s state, whether it is callable, and when its tool list was last verified. Quarantined upstreams never appear.',
+			'Fuzzy search over the tool names, descriptions and server names of every upstream, including cold ones (from their cached tool lists). Each hit has the name to call directly ("<server>__<tool>"), the server and tool for hangar_call, its input schema, and its server\'s state, whether it is callable, and when its tool list was last verified. Quarantined upstreams never appear. notYetKnown lists upstreams whose tools were never listed yet (first run, still starting): search again in a moment.',
 		params: {
 			query: {type: 'string', required: true, description: 'What the tool should do or be called, e.g. "read file" or "knowledge graph".'},
 			limit: {type: 'integer', required: false, description: 'Most hits to return (1-50, default 10).', minimum: 1, maximum: 50},
@@ -194,7 +194,11 @@ export async function runManagementTool(supervisor: Supervisor, name: string, ar
 		case 'hangar_find_tools': {
 			const query = args['query'] as string;
 			const hits = findTools(supervisor, query, (args['limit'] as number | undefined) ?? 10);
-			return {query, hits};
+			// Upstreams that could serve tools but have never listed them (first run, still starting): not searched yet.
+			const notYetKnown = [...supervisor.providers.values()]
+				.filter(provider => provider.callable && provider.toolsSource === 'none')
+				.map(provider => ({server: provider.name, state: provider.state}));
+			return {query, hits, notYetKnown};
 		}
 
 		default: {
