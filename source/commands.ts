@@ -132,7 +132,7 @@ export async function callCommand(
 	return withSupervisor(options, async supervisor => {
 		try {
 			const provider = supervisor.provider(options.server);
-			if (provider.toolsSource !== 'none' && provider.state !== 'quarantined' && !provider.tools.some(tool => tool.name === options.tool)) {
+			if (provider.state !== 'quarantined' && !provider.listsTool(options.tool)) {
 				io.err(
 					`mcp-hangar: upstream "${options.server}": unknown tool "${options.tool}" (its tools: ${provider.tools.map(tool => tool.name).join(', ') || 'none'}).\n  Run mcp-hangar status to see the upstreams; tool names here are the upstream's own, without "${options.server}__".\n`,
 				);

@@ -2,18 +2,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {afterEach, describe, expect, it} from 'vitest';
 import {McpError} from '@modelcontextprotocol/sdk/types.js';
-import {root, startHangar, statusOf, tempDir, waitFor, type HangarHandle} from './support/hangar.js';
+import {closeHangars, openHangar, root, statusOf, tempDir, waitFor} from './support/hangar.js';
 
-let hangar: HangarHandle | undefined;
-afterEach(async () => {
-	await hangar?.close();
-});
+afterEach(closeHangars);
 
 describe('config.example.json', () => {
 	it('serves the real upstreams and the demo server offline, as a client of `mcp-hangar --stdio` sees them', async () => {
 		const stateDir = tempDir();
-		hangar = await startHangar(path.join(root, 'config.example.json'), {args: ['--state-dir', stateDir]});
-		await waitFor(async () => (await hangar!.client.listTools()).tools.some(tool => tool.name === 'memory__read_graph'), 'memory tools');
+		const hangar = await openHangar(path.join(root, 'config.example.json'), {args: ['--state-dir', stateDir]});
+		await waitFor(async () => (await hangar.client.listTools()).tools.some(tool => tool.name === 'memory__read_graph'), 'memory tools');
 		const echo = await hangar.client.callTool({name: 'everything__echo', arguments: {message: 'offline'}});
 		expect(echo.content).toEqual([{type: 'text', text: 'Echo: offline'}]);
 		await hangar.client.callTool({

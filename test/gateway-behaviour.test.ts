@@ -1,10 +1,7 @@
 import {afterEach, describe, expect, it} from 'vitest';
-import {McpError} from '@modelcontextprotocol/sdk/types.js';
-import {everything, fastHangar, fixture, closeHangars, openHangar, status, rejection, statusOf, tempDir, waitFor, writeConfig} from './support/hangar.js';
+import {everything, fastHangar, fixture, closeHangars, openHangar, status, rpcError, statusOf, tempDir, waitFor, writeConfig} from './support/hangar.js';
 
 afterEach(closeHangars);
-
-const rpcError = async (promise: Promise<unknown>) => rejection(promise, McpError);
 
 describe('the stdio gateway end to end', () => {
 	it('answers a hung call with a CallTimeout error at the deadline, never silence', async () => {

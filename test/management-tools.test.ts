@@ -1,6 +1,5 @@
 import {afterEach, describe, expect, it} from 'vitest';
 import type {Client} from '@modelcontextprotocol/sdk/client/index.js';
-import {McpError} from '@modelcontextprotocol/sdk/types.js';
 import type {ToolHit, UpstreamDetails} from '../source/core/views.js';
 import {
 	everything,
@@ -8,7 +7,7 @@ import {
 	fixture,
 	memory,
 	processesWithTag,
-	rejection,
+	rpcError,
 	closeHangars,
 	openHangar,
 	statusOf,
@@ -18,8 +17,6 @@ import {
 } from './support/hangar.js';
 
 afterEach(closeHangars);
-
-const rpcError = async (promise: Promise<unknown>) => rejection(promise, McpError);
 
 async function tool<T>(client: Client, name: string, args: Record<string, unknown>): Promise<T> {
 	const result = await client.callTool({name, arguments: args});

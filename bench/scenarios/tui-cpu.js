@@ -24,7 +24,7 @@ import {randomUUID} from 'node:crypto';
 import fs from 'node:fs';
 import {parseArgs} from 'node:util';
 import {pathToFileURL} from 'node:url';
-import {echoToolDefinition, fixtureCommand, hangarBuild, serverEntry, tempDir, writeHangarConfig} from '../lib/paths.js';
+import {echoToolDefinition, fixtureCommand, hangarBuild, serverEntry, tempDir, waitFor, writeHangarConfig} from '../lib/paths.js';
 import {benchTag, childrenOf, cpuMs, sleep, waitForNoTagged} from '../lib/processes.js';
 import {round} from '../lib/stats.js';
 
@@ -32,16 +32,6 @@ const quote = part => `'${part.replaceAll("'", "'\\''")}'`;
 
 function tmuxOn(socket) {
 	return (...args) => execFileSync('tmux', ['-L', socket, ...args], {encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe']});
-}
-
-async function until(check, what, timeoutMs) {
-	const deadline = Date.now() + timeoutMs;
-	for (;;) {
-		const value = check();
-		if (value) return value;
-		if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-		await sleep(100);
-	}
 }
 
 /** CPU percent of one core used by `pid` over the next `ms`. */
@@ -78,9 +68,9 @@ export async function tuiCpu({upstreams = 50, windowMs = 30_000, idleAfterMs = 1
 		);
 		const began = performance.now();
 		const shell = Number(tmux('display-message', '-p', '-t', 'tui', '#{pane_pid}').trim());
-		const pid = await until(() => childrenOf(shell)[0], 'the TUI process to start', 10_000);
+		const pid = await waitFor(() => childrenOf(shell)[0], 'the TUI process to start', 10_000, 100);
 		const ready = new RegExp(`${upstreams} upstreams:\\s+${upstreams} ready`);
-		await until(() => ready.test(screen()), `${upstreams} upstreams to be ready on the TUI's screen`, 120_000);
+		await waitFor(() => ready.test(screen()), `${upstreams} upstreams to be ready on the TUI's screen`, 120_000, 100);
 		const readyMs = performance.now() - began;
 
 		// Let the last starts settle, then measure while ages still tick by the second.
@@ -92,13 +82,14 @@ export async function tuiCpu({upstreams = 50, windowMs = 30_000, idleAfterMs = 1
 
 		tmux('send-keys', '-t', 'tui', 'q');
 		const quitBegan = performance.now();
-		const exitCode = await until(
+		const exitCode = await waitFor(
 			() => {
 				const text = fs.existsSync(statusFile) ? fs.readFileSync(statusFile, 'utf8').trim() : '';
 				return text === '' ? undefined : {code: Number(text)};
 			},
 			'the TUI to exit after q',
 			60_000,
+			100,
 		);
 		const quitMs = performance.now() - quitBegan;
 		const leftBehind = await waitForNoTagged(5000);

@@ -1,14 +1,14 @@
 /**
  * The root of the terminal UI: owns the UI reducer, reads hangar through a
  * `HangarSource` (throttled), derives the rows and the selection, dispatches
- * keys, and publishes the result through the state and actions contexts.
- * Everything below renders from those two contexts only.
+ * keys (to the actions), and publishes the result through the state
+ * context. Everything below renders from that context only.
  */
 import {useCallback, useEffect, useMemo, useRef} from 'react';
 import {App} from './App.js';
 import {deriveTuiState, rowsMemo} from './derive-state.js';
 import type {Focus, HangarSource} from './hangar-source.js';
-import {TuiActionsContext, TuiStateContext, type TerminalSize} from './tui-context.js';
+import {TuiStateContext, type TerminalSize} from './tui-context.js';
 import {currentView, type UiState} from './ui-state.js';
 import {useHangarActions, type QuitHooks} from './use-hangar-actions.js';
 import {useHangarSnapshot, type SnapshotTiming} from './use-hangar-snapshot.js';
@@ -60,9 +60,7 @@ export function HangarTui({source, size: fixedSize, timing, onQuit = noop, onFor
 
 	return (
 		<TuiStateContext.Provider value={state}>
-			<TuiActionsContext.Provider value={actions}>
-				<App />
-			</TuiActionsContext.Provider>
+			<App />
 		</TuiStateContext.Provider>
 	);
 }

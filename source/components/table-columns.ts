@@ -34,9 +34,12 @@ export function upIdle(entry: StatusEntry): string {
 	return `${shortDuration(entry.upSeconds)}/${shortDuration(entry.idleSeconds ?? 0)}`;
 }
 
+const nameColumn: ColumnSpec = {id: 'name', title: 'NAME', width: 'name', align: 'left', cell: entry => ({text: entry.name, tone: {bold: true}})};
+const stateColumn: ColumnSpec = {id: 'state', title: 'STATE', width: 11, align: 'left', cell: entry => ({text: entry.state, tone: stateTone[entry.state]})};
+
 export const fullColumns: ColumnSpec[] = [
-	{id: 'name', title: 'NAME', width: 'name', align: 'left', cell: entry => ({text: entry.name, tone: {bold: true}})},
-	{id: 'state', title: 'STATE', width: 11, align: 'left', cell: entry => ({text: entry.state, tone: stateTone[entry.state]})},
+	nameColumn,
+	stateColumn,
 	{id: 'breaker', title: 'BREAKER', width: 9, align: 'left', cell: entry => ({text: entry.breaker, tone: breakerTone[entry.breaker]})},
 	{id: 'pid', title: 'PID', width: 7, align: 'right', cell: entry => ({text: entry.pid === null ? '-' : String(entry.pid)})},
 	{id: 'up', title: 'UP/IDLE', width: 9, align: 'right', cell: entry => ({text: upIdle(entry)})},
@@ -60,8 +63,8 @@ export const fullColumns: ColumnSpec[] = [
 
 /** Under 60 columns: what matters most, nothing else. */
 export const compactColumns: ColumnSpec[] = [
-	{id: 'name', title: 'NAME', width: 'name', align: 'left', cell: entry => ({text: entry.name, tone: {bold: true}})},
-	{id: 'state', title: 'STATE', width: 11, align: 'left', cell: entry => ({text: entry.state, tone: stateTone[entry.state]})},
+	nameColumn,
+	stateColumn,
 	{
 		id: 'failures',
 		title: 'FAIL',

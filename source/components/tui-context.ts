@@ -1,8 +1,8 @@
 /**
- * The two contexts every screen reads: one read-only state (hangar's
- * snapshot, the UI state and what is derived from both) and one set of
- * actions (typed callbacks). Screens never reach the supervisor; the root
- * component (`HangarTui`) is the only one that builds these values.
+ * The read-only state every screen renders from (hangar's snapshot, the UI
+ * state and what is derived from both), and the typed actions keys are
+ * dispatched to. Screens never reach the supervisor; the root component
+ * (`HangarTui`) is the only one that builds these values.
  */
 import {createContext, useContext} from 'react';
 import type {StatusEntry} from '../core/views.js';
@@ -52,16 +52,9 @@ export type TuiActions = {
 };
 
 export const TuiStateContext = createContext<TuiState | undefined>(undefined);
-export const TuiActionsContext = createContext<TuiActions | undefined>(undefined);
 
 export function useTuiState(): TuiState {
 	const state = useContext(TuiStateContext);
 	if (state === undefined) throw new Error('useTuiState outside <HangarTui>');
 	return state;
-}
-
-export function useTuiActions(): TuiActions {
-	const actions = useContext(TuiActionsContext);
-	if (actions === undefined) throw new Error('useTuiActions outside <HangarTui>');
-	return actions;
 }

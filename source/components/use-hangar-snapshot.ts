@@ -11,7 +11,7 @@
  * `costFactor` times what the last frame took to render, so however slow
  * the machine or large the table, drawing stays a small share of a core.
  */
-import {useEffect, useLayoutEffect, useRef, useState} from 'react';
+import {useEffect, useLayoutEffect, useState} from 'react';
 import {displayKey} from './display-key.js';
 import type {Focus, HangarSnapshot, HangarSource} from './hangar-source.js';
 
@@ -35,7 +35,8 @@ export function useHangarSnapshot(source: HangarSource, focus: Focus, timing: Sn
 	const maxFrameMs = timing.maxFrameMs ?? 1000;
 	const clockMs = timing.clockMs ?? 15_000;
 	const [snapshot, setSnapshot] = useState(() => source.read(focus));
-	const shown = useRef({key: displayKey(snapshot), renderMs: 0, flushedAt: undefined as number | undefined, clockAt: performance.now()});
+	// Created once: useRef's argument would be evaluated (a JSON of the whole snapshot) on every render.
+	const [shown] = useState(() => ({current: {key: displayKey(snapshot), renderMs: 0, flushedAt: undefined as number | undefined, clockAt: performance.now()}}));
 	const focusName = focus?.name;
 	const focusWant = focus?.want;
 

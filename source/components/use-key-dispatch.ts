@@ -12,84 +12,29 @@ import type {TuiActions, TuiState} from './tui-context.js';
 /** Lines a page key scrolls, given the screen's height. */
 const pageOf = (rows: number): number => Math.max(1, rows - 6);
 
-function handlerFor(command: CommandId, actions: TuiActions, context: string, rows: number): () => void {
-	const scrolling = context === 'logs' || context === 'help';
-	switch (command) {
-		case 'up': {
-			return scrolling ? () => actions.scroll(-1) : () => actions.move(-1);
-		}
-
-		case 'down': {
-			return scrolling ? () => actions.scroll(1) : () => actions.move(1);
-		}
-
-		case 'pageUp': {
-			return () => actions.scroll(-pageOf(rows));
-		}
-
-		case 'pageDown': {
-			return () => actions.scroll(pageOf(rows));
-		}
-
-		case 'details': {
-			return actions.openDetails;
-		}
-
-		case 'back': {
-			return actions.back;
-		}
-
-		case 'start':
-		case 'stop':
-		case 'restart': {
-			return () => actions.command(command);
-		}
-
-		case 'quarantine': {
-			return actions.quarantineOrLift;
-		}
-
-		case 'filter': {
-			return actions.filterOpen;
-		}
-
-		case 'logs': {
-			return actions.openLogs;
-		}
-
-		case 'help': {
-			return actions.openHelp;
-		}
-
-		case 'quit': {
-			return actions.quit;
-		}
-
-		case 'interrupt': {
-			return actions.interrupt;
-		}
-
-		case 'filterKeep': {
-			return actions.filterKeep;
-		}
-
-		case 'filterClear': {
-			return actions.filterClear;
-		}
-
-		case 'filterErase': {
-			return actions.filterErase;
-		}
-
-		case 'confirm': {
-			return actions.confirm;
-		}
-
-		case 'cancel': {
-			return actions.cancel;
-		}
-	}
-}
+/** What each command does; the Record keeps it complete when a command is added to the keymap. */
+const handlers: Record<CommandId, (actions: TuiActions, scrolling: boolean, rows: number) => void> = {
+	up: (actions, scrolling) => (scrolling ? actions.scroll(-1) : actions.move(-1)),
+	down: (actions, scrolling) => (scrolling ? actions.scroll(1) : actions.move(1)),
+	pageUp: (actions, _scrolling, rows) => actions.scroll(-pageOf(rows)),
+	pageDown: (actions, _scrolling, rows) => actions.scroll(pageOf(rows)),
+	details: actions => actions.openDetails(),
+	back: actions => actions.back(),
+	start: actions => actions.command('start'),
+	stop: actions => actions.command('stop'),
+	restart: actions => actions.command('restart'),
+	quarantine: actions => actions.quarantineOrLift(),
+	filter: actions => actions.filterOpen(),
+	logs: actions => actions.openLogs(),
+	help: actions => actions.openHelp(),
+	quit: actions => actions.quit(),
+	interrupt: actions => actions.interrupt(),
+	filterKeep: actions => actions.filterKeep(),
+	filterClear: actions => actions.filterClear(),
+	filterErase: actions => actions.filterErase(),
+	confirm: actions => actions.confirm(),
+	cancel: actions => actions.cancel(),
+};
 
 export function useKeyDispatch(readState: () => TuiState, actions: TuiActions): void {
 	const onKey = useCallback(
@@ -97,7 +42,7 @@ export function useKeyDispatch(readState: () => TuiState, actions: TuiActions): 
 			const {keyContext, size} = readState();
 			const command = matchCommand(keyContext, input, key);
 			if (command !== undefined) {
-				handlerFor(command, actions, keyContext, size.rows)();
+				handlers[command](actions, keyContext === 'logs' || keyContext === 'help', size.rows);
 				return;
 			}
 

@@ -287,13 +287,14 @@ export function parseConfig(raw: unknown, file: string, options: {stateDir?: str
 						headers: expandAll(server.headers, 'headers'),
 						transport: server.type === 'sse' ? 'sse' : server.type === 'http' || server.type === 'streamable-http' ? 'streamable-http' : 'auto',
 					};
+		const lazy = server.lazy ?? h.lazy ?? defaults.lazy;
 		return {
 			name,
 			launch,
-			lazy: server.lazy ?? h.lazy ?? defaults.lazy,
+			lazy,
 			// An upstream started at launch (lazy: false) is meant to stay up: it is idle-stopped only if its own entry asks for it.
 			idleTimeoutMs: ms(
-				server.idleTimeoutSeconds ?? ((server.lazy ?? h.lazy ?? defaults.lazy) ? (h.idleTimeoutSeconds ?? defaults.idleTimeoutSeconds) : 0),
+				server.idleTimeoutSeconds ?? (lazy ? (h.idleTimeoutSeconds ?? defaults.idleTimeoutSeconds) : 0),
 			),
 			callTimeoutMs: ms(server.callTimeoutSeconds ?? h.callTimeoutSeconds ?? defaults.callTimeoutSeconds),
 			startTimeoutMs: ms(server.startTimeoutSeconds ?? h.startTimeoutSeconds ?? defaults.startTimeoutSeconds),

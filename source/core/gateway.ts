@@ -310,14 +310,14 @@ export class GatewaySession {
 			return;
 		}
 
-		if (params.name === 'hangar_list') {
-			await this.serveStatus(id, params);
-			return;
-		}
-
 		const controller = new AbortController();
 		this.inflight.set(id, controller);
 		try {
+			if (params.name === 'hangar_list') {
+				await this.serveStatus(id, params);
+				return;
+			}
+
 			const result =
 				isManagementTool(params.name) && params.name !== 'hangar_call'
 					? await this.serveManagement(params)
@@ -325,7 +325,12 @@ export class GatewaySession {
 			if (!controller.signal.aborted) await this.guard.send({jsonrpc: '2.0', id, result} as JSONRPCMessage);
 		} catch (error) {
 			if (controller.signal.aborted) return; // Cancelled: the protocol says no response.
-			const rpc = error instanceof RpcError ? error : new RpcError(JsonRpcCode.InternalError, errorMessage(error));
+			const rpc =
+				error instanceof RpcError
+					? error
+					: error instanceof ManagementParamsError
+						? new RpcError(error.code, error.message)
+						: new RpcError(JsonRpcCode.InternalError, errorMessage(error));
 			await this.guard.send(errorResponse(id, rpc.code, rpc.message, rpc.data));
 		} finally {
 			this.inflight.delete(id);
@@ -339,12 +344,7 @@ export class GatewaySession {
 	 * ~100 KB, and the copies were what drove its latency and GC).
 	 */
 	private async serveStatus(id: string | number, params: CallParams): Promise<void> {
-		try {
-			checkArguments('hangar_list', params.arguments);
-		} catch (error) {
-			await this.guard.send(errorResponse(id, JsonRpcCode.InvalidParams, errorMessage(error)));
-			return;
-		}
+		checkArguments('hangar_list', params.arguments);
 
 		const json = JSON.stringify(statusJson(this.supervisor));
 		await this.guard.sendSerialized(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"content":[{"type":"text","text":${JSON.stringify(json)}}],"structuredContent":${json}}}\n`);
@@ -357,7 +357,7 @@ export class GatewaySession {
 			const json = await runManagementTool(this.supervisor, params.name, args, this.via);
 			return {content: [{type: 'text', text: JSON.stringify(json)}], structuredContent: json as Record<string, unknown>};
 		} catch (error) {
-			if (error instanceof ManagementParamsError) throw new RpcError(error.code, error.message);
+			if (error instanceof ManagementParamsError) throw error;
 			if (error instanceof HangarError) throw new RpcError(error.code, error.message, error.toData());
 			this.logger.error(`unexpected error in ${params.name}: ${errorMessage(error)}`);
 			throw new RpcError(JsonRpcCode.InternalError, `${params.name} failed: ${errorMessage(error)}`);
@@ -367,13 +367,7 @@ export class GatewaySession {
 	/** Where a call goes: a `<server>__<tool>` name, or hangar_call's server and tool. */
 	private async route(params: CallParams, signal: AbortSignal): Promise<{server: string; tool: string; arguments: Record<string, unknown> | undefined}> {
 		if (params.name === 'hangar_call') {
-			let args: Record<string, unknown>;
-			try {
-				args = checkArguments('hangar_call', params.arguments);
-			} catch (error) {
-				throw new RpcError(JsonRpcCode.InvalidParams, errorMessage(error));
-			}
-
+			const args = checkArguments('hangar_call', params.arguments);
 			const server = args['server'] as string;
 			const tool = args['tool'] as string;
 			const provider = this.supervisor.providers.get(server);
@@ -387,7 +381,7 @@ export class GatewaySession {
 			}
 
 			// A tool the upstream does not list is refused here, unless its list is not known yet (the call starts it).
-			if (provider.toolsSource !== 'none' && !provider.tools.some(definition => definition.name === tool)) {
+			if (!provider.listsTool(tool)) {
 				const names = provider.tools.map(definition => definition.name);
 				throw new RpcError(
 					JsonRpcCode.InvalidParams,
@@ -418,7 +412,14 @@ export class GatewaySession {
 	/** Routes one call to its upstream and maps every failure to one JSON-RPC error. */
 	private async callTool(params: CallParams, signal: AbortSignal): Promise<CallToolResult> {
 		const route = await this.route(params, signal);
-		const {progressToken, ...meta} = params._meta ?? {};
+		// Most calls carry no _meta: no copy for them on the hot path. The progress token is replaced upstream.
+		const progressToken = params._meta?.['progressToken'];
+		let meta: Record<string, unknown> | undefined;
+		if (params._meta !== undefined) {
+			const {progressToken: _replaced, ...rest} = params._meta;
+			meta = rest;
+		}
+
 		try {
 			return await this.supervisor.call(route.server, route.tool, route.arguments, {
 				signal,

@@ -60,7 +60,6 @@ export type ProviderSnapshot = {
 	breaker: BreakerState;
 	pid: number | undefined;
 	transport: 'stdio' | 'remote';
-	lazy: boolean;
 	tools: number;
 	toolsSource: ToolsSource;
 	lastVerifiedAt: number | undefined;
@@ -72,14 +71,14 @@ export type ProviderSnapshot = {
 	lastError: string | undefined;
 	nextRetryAt: number | undefined;
 	startedAt: number | undefined;
-	lastCallAt: number | undefined;
 	inFlight: number;
 	restarts: number;
 	stateSince: number;
-	lastExit: ExitInfo | undefined;
 };
 
 export type StopTarget = 'cold' | 'stopped' | 'quarantined' | 'disabled';
+
+export type AdminState = 'enabled' | 'disabled' | 'quarantined' | 'stopped';
 
 /** One finished call, for the detail views. */
 export type CallRecord = {at: number; tool: string; ms: number; ok: boolean; error: string | undefined};
@@ -140,7 +139,6 @@ export class Provider extends EventEmitter<{
 
 	private inFlight = 0;
 	private lastActivityAt = Date.now();
-	private lastCallAt: number | undefined;
 	private startedAt: number | undefined;
 	private toolErrors = 0;
 	private restartCount = 0;
@@ -261,6 +259,22 @@ export class Provider extends EventEmitter<{
 		return this.state === 'stopping' ? this.stopTarget : undefined;
 	}
 
+	/** What a person or the config set: switched off once stopped, quarantined or disabled, or while stopping towards one of them. */
+	get admin(): AdminState {
+		const state = this.state === 'stopping' ? this.stoppingTo : this.state;
+		return state === 'stopped' || state === 'quarantined' || state === 'disabled' ? state : 'enabled';
+	}
+
+	/** When the tool list was last read from the upstream itself. */
+	get toolsVerified(): number | undefined {
+		return this.toolsVerifiedAt;
+	}
+
+	/** Whether `tool` may be called: the upstream lists it, or its tools are not known yet (the call will start it and find out). */
+	listsTool(tool: string): boolean {
+		return this.toolsFrom === 'none' || this.toolList.some(definition => definition.name === tool);
+	}
+
 	/** Whether a call made now would be attempted (routed, or wait for a start) rather than refused. */
 	get callable(): boolean {
 		switch (this.state) {
@@ -327,7 +341,6 @@ export class Provider extends EventEmitter<{
 			breaker: this.breaker.state,
 			pid: this.connection?.pid,
 			transport: this.config.launch.kind,
-			lazy: this.config.lazy,
 			tools: this.toolList.length,
 			toolsSource: this.toolsFrom,
 			lastVerifiedAt: this.toolsVerifiedAt,
@@ -339,11 +352,9 @@ export class Provider extends EventEmitter<{
 			lastError: m.lastError,
 			nextRetryAt: this.nextRetryAt(),
 			startedAt: this.startedAt,
-			lastCallAt: this.lastCallAt,
 			inFlight: this.inFlight,
 			restarts: this.restartCount,
 			stateSince: this.machine.transitions().at(-1)?.at ?? this.createdAt,
-			lastExit: this.lastExit,
 		};
 	}
 
@@ -361,8 +372,7 @@ export class Provider extends EventEmitter<{
 		// SDK request's own timer is the deadline and the caller's signal cancels it.
 		const began = performance.now();
 		this.inFlight += 1;
-		this.lastCallAt = Date.now();
-		this.lastActivityAt = this.lastCallAt;
+		this.lastActivityAt = Date.now();
 		this.emit('activity');
 
 		let phase: 'start' | 'call' = 'start';

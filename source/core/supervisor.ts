@@ -15,8 +15,7 @@ import Fuse from 'fuse.js';
 import type {HangarConfig, ToolDefinition} from './config.js';
 import {HangarError} from './errors.js';
 import type {Logger} from './logger.js';
-import {Provider, type CallContext, type ProviderSnapshot, type TransitionEvent} from './provider.js';
-import type {ProviderState} from './provider-state.js';
+import {Provider, type CallContext, type TransitionEvent} from './provider.js';
 import type {StateStore} from './state-store.js';
 import {exposedToolName} from './tool-names.js';
 import type {CallToolResult} from './upstream-client.js';
@@ -33,14 +32,11 @@ export type ExposedTool = {
 /** Words too common to tell tools apart. */
 const stopWords: ReadonlySet<string> = new Set(['an', 'the', 'in', 'of', 'to', 'for', 'with', 'and', 'or', 'on', 'by', 'from', 'into', 'my', 'me', 'is', 'it', 'that', 'this', 'some', 'all', 'tool']);
 
-export const commands = ['start', 'stop', 'restart', 'quarantine', 'approve'] as const;
-export type Command = (typeof commands)[number];
-
-const hiddenStates: ReadonlySet<string | undefined> = new Set<ProviderState>(['quarantined', 'disabled', 'stopped']);
+export type Command = 'start' | 'stop' | 'restart' | 'quarantine' | 'approve';
 
 /** Tools are hidden once a person or the config switched the upstream off, including while it is stopping towards that. */
 function isHidden(provider: Provider): boolean {
-	return hiddenStates.has(provider.state) || hiddenStates.has(provider.stoppingTo);
+	return provider.admin !== 'enabled';
 }
 
 export class Supervisor extends EventEmitter<{
@@ -220,7 +216,6 @@ export class Supervisor extends EventEmitter<{
 			}
 
 			case 'restart': {
-				if (provider.state === 'quarantined' || provider.state === 'disabled') await provider.start(`restarted by ${via}`); // Throws with the reason.
 				await provider.restart(`restarted by ${via}`);
 				return `restarted "${name}" (${provider.state}${provider.pid === undefined ? '' : `, pid ${provider.pid}`})`;
 			}
@@ -266,10 +261,6 @@ export class Supervisor extends EventEmitter<{
 		return this.provider(server).callTool(tool, args, context);
 	}
 
-	list(): ProviderSnapshot[] {
-		return [...this.providers.values()].map(provider => provider.snapshot());
-	}
-
 	/** Stops every upstream in order (stdin close, SIGTERM, SIGKILL), in parallel, and flushes state. */
 	async shutdown(reason: string): Promise<void> {
 		if (this.shuttingDown) return;
@@ -303,11 +294,16 @@ export class Supervisor extends EventEmitter<{
 	private ensureFresh(): void {
 		if (!this.dirty) return;
 		this.dirty = false;
+		// The set depends only on which upstreams are visible and their tool-list revisions: when those
+		// did not change (most transitions: starting, ready, degraded, ...), the set and its indexes stay.
+		const visible = [...this.providers.values()].filter(provider => !isHidden(provider));
+		const signature = visible.map(provider => `${provider.name}:${provider.toolsRevision}`).join('|');
+		if (this.initialized && signature === this.signature) return;
+		if (this.initialized) this.changedSinceEmit = true;
+		this.signature = signature;
+		this.initialized = true;
 		const exposed: ExposedTool[] = [];
-		const parts: string[] = [];
-		for (const provider of this.providers.values()) {
-			if (isHidden(provider)) continue;
-			parts.push(`${provider.name}:${provider.toolsRevision}`);
+		for (const provider of visible) {
 			const seen = new Set<string>();
 			for (const definition of provider.tools) {
 				// An upstream that lists the same tool twice would make tools/list ambiguous.
@@ -321,12 +317,6 @@ export class Supervisor extends EventEmitter<{
 		this.byName = new Map(exposed.map(tool => [tool.name, tool]));
 		this.fuse = undefined;
 		this.searchIndex = undefined;
-		const signature = parts.join('|');
-		if (signature !== this.signature) {
-			if (this.initialized) this.changedSinceEmit = true;
-			this.signature = signature;
-		}
-
-		this.initialized = true;
 	}
+
 }

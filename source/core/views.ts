@@ -10,12 +10,12 @@
 import type {BreakerState} from './circuit-breaker.js';
 import type {ToolDefinition} from './config.js';
 import type {ToolChange} from './pins.js';
-import type {Provider, ToolsSource} from './provider.js';
+import type {AdminState, Provider, ToolsSource} from './provider.js';
 import type {ProviderEvent, ProviderState} from './provider-state.js';
 import type {Supervisor} from './supervisor.js';
 import {exposedToolName} from './tool-names.js';
 
-export type AdminState = 'enabled' | 'disabled' | 'quarantined' | 'stopped';
+export type {AdminState} from './provider.js';
 
 export type StatusEntry = {
 	name: string;
@@ -59,23 +59,13 @@ export type StatusEntry = {
 const iso = (ms: number | undefined): string | null => (ms === undefined ? null : new Date(ms).toISOString());
 const secondsSince = (ms: number, now: number): number => Math.max(0, Math.round((now - ms) / 1000));
 
-function adminOf(state: ProviderState, provider: Provider): AdminState {
-	if (state === 'disabled' || state === 'quarantined' || state === 'stopped') return state;
-	if (state === 'stopping') {
-		const target = provider.stoppingTo;
-		if (target === 'disabled' || target === 'quarantined' || target === 'stopped') return target;
-	}
-
-	return 'enabled';
-}
-
 export function statusEntry(provider: Provider, now = Date.now()): StatusEntry {
 	const snapshot = provider.snapshot();
 	const running = snapshot.state === 'ready' || snapshot.state === 'degraded';
 	return {
 		name: snapshot.name,
 		state: snapshot.state,
-		admin: adminOf(snapshot.state, provider),
+		admin: provider.admin,
 		ready: snapshot.state === 'ready',
 		callable: provider.callable,
 		stale: provider.toolsStale,
@@ -218,7 +208,6 @@ export type ToolHit = {
 export function findTools(supervisor: Supervisor, query: string, limit = 10): ToolHit[] {
 	return supervisor.searchTools(query, limit).map(({tool, score}) => {
 		const provider = supervisor.provider(tool.server);
-		const verified = provider.snapshot().lastVerifiedAt;
 		return {
 			name: tool.name,
 			server: tool.server,
@@ -230,7 +219,7 @@ export function findTools(supervisor: Supervisor, query: string, limit = 10): To
 			state: provider.state,
 			callable: provider.callable,
 			stale: provider.toolsStale,
-			lastVerifiedAt: iso(verified),
+			lastVerifiedAt: iso(provider.toolsVerified),
 		};
 	});
 }

@@ -9,6 +9,7 @@ import path from 'node:path';
 import {fileURLToPath} from 'node:url';
 import {Client} from '@modelcontextprotocol/sdk/client/index.js';
 import {StdioClientTransport} from '@modelcontextprotocol/sdk/client/stdio.js';
+import {McpError} from '@modelcontextprotocol/sdk/types.js';
 import type {StatusEntry} from '../../source/core/management.js';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -210,4 +211,9 @@ export async function rejection<E extends Error>(promise: Promise<unknown>, type
 	}
 
 	throw new Error(`expected a ${type.name}, but the promise resolved`);
+}
+
+/** The JSON-RPC error a client call rejects with (fails if it resolves or rejects otherwise). */
+export async function rpcError(promise: Promise<unknown>): Promise<McpError> {
+	return rejection(promise, McpError);
 }
