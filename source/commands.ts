@@ -29,9 +29,9 @@ function describe(error: unknown): string {
 	return `mcp-hangar: ${errorMessage(error)}\n`;
 }
 
-async function withSupervisor<T>(options: CommandOptions, work: (supervisor: Supervisor) => Promise<T>): Promise<T> {
+async function withSupervisor<T>(options: CommandOptions & {readOnly?: boolean}, work: (supervisor: Supervisor) => Promise<T>): Promise<T> {
 	const config = loadConfig(options.configPath, {stateDir: options.stateDir});
-	const supervisor = await createSupervisor(config, options.logger);
+	const supervisor = await createSupervisor(config, options.logger, {readOnly: options.readOnly});
 	const stop = () => {
 		killAllProcessGroupsSync();
 		process.exit(130);
@@ -92,7 +92,8 @@ export function statusTable(entries: readonly StatusEntry[], now = Date.now()): 
 }
 
 export async function statusCommand(options: CommandOptions & {json: boolean}, io: Output = stdio): Promise<number> {
-	return withSupervisor(options, async supervisor => {
+	// Reads only: taking the writer lock would leave a hangar that starts meanwhile unable to save its state.
+	return withSupervisor({...options, readOnly: true}, async supervisor => {
 		const entries = statusEntries(supervisor);
 		const note = otherWriterNote(supervisor);
 		if (options.json) {

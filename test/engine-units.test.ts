@@ -173,6 +173,21 @@ describe('state store', () => {
 		await again.close();
 	});
 
+	it('reads without taking the writer lock when opened read-only (mcp-hangar status), so a hangar starting meanwhile still writes', async () => {
+		const dir = tempDir();
+		const reader = await StateStore.open(dir, silentLogger, 1, {readOnly: true});
+		expect(reader.isWriter).toBe(false);
+		expect(fs.existsSync(path.join(dir, 'state.lock'))).toBe(false);
+		const writer = await StateStore.open(dir, silentLogger, 1);
+		expect(writer.isWriter).toBe(true);
+		reader.update('fx', upstream => {
+			upstream.counters.calls = 99;
+		});
+		await reader.close();
+		await writer.close();
+		expect(fs.existsSync(path.join(dir, 'state.json'))).toBe(false);
+	});
+
 	it('keeps lazy updates (call counters) in memory until the next write or close', async () => {
 		const dir = tempDir();
 		const store = await StateStore.open(dir, silentLogger, 1);

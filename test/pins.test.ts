@@ -108,6 +108,9 @@ describe('quarantine and pinning', () => {
 		);
 
 		await t.supervisor.command('fresh', 'approve', 'a person in a test');
+		// Approved: nothing says quarantined any more.
+		expect(statusEntry(t.supervisor.provider('fresh'))).toMatchObject({admin: 'enabled', quarantineReason: null});
+		expect(upstreamDetails(t.supervisor, 'fresh').quarantine).toBeNull();
 		const result = await t.supervisor.call('fresh', 'echo', {message: 'hello'});
 		expect(result.content).toEqual([{type: 'text', text: 'hello'}]);
 		// Approved before its tools were known: the first list it served is pinned.
@@ -117,6 +120,16 @@ describe('quarantine and pinning', () => {
 		// Approval is remembered; a restart does not quarantine it again.
 		const again = await startSupervisor({old: fixture('normal'), fresh: fixture('normal')}, {quarantineNew: true}, {dir});
 		expect(again.supervisor.provider('fresh').state).not.toBe('quarantined');
+	});
+
+	it('shows no quarantine once a person approves an upstream that was quarantined while running', async () => {
+		const t = await startSupervisor({fx: fixture('normal', [], {lazy: false})});
+		await t.waitForState('fx', 'ready');
+		await t.supervisor.command('fx', 'quarantine', 'a person in a test');
+		expect(statusEntry(t.supervisor.provider('fx')).quarantineReason).toBe('quarantined by a person in a test');
+		await t.supervisor.command('fx', 'approve', 'a person in a test');
+		expect(statusEntry(t.supervisor.provider('fx'))).toMatchObject({state: 'cold', admin: 'enabled', quarantineReason: null});
+		expect(upstreamDetails(t.supervisor, 'fx').quarantine).toBeNull();
 	});
 
 	it('refuses to lift a quarantine that the config sets', async () => {

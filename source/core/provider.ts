@@ -303,7 +303,7 @@ export class Provider extends EventEmitter<{
 
 	/** Why it is quarantined, and what changed if a pinned tool changed; undefined when it is not quarantined. */
 	get quarantineInfo(): {reason: string; at: number | undefined; changes: ToolChange[]} | undefined {
-		if (this.state !== 'quarantined' && this.stopTarget !== 'quarantined') return undefined;
+		if (this.state !== 'quarantined' && this.stoppingTo !== 'quarantined') return undefined;
 		const admin = this.store.upstream(this.name).admin;
 		if (admin !== undefined) return {reason: admin.reason, at: admin.at, changes: admin.changes ?? []};
 		return {reason: this.quarantineReason(), at: this.machine.transitions().at(-1)?.at, changes: []};

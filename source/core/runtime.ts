@@ -13,8 +13,8 @@ import {killAllProcessGroupsSync} from './process-registry.js';
 import {StateStore} from './state-store.js';
 import {Supervisor} from './supervisor.js';
 
-export async function createSupervisor(config: HangarConfig, logger: Logger): Promise<Supervisor> {
-	const store = await StateStore.open(config.hangar.stateDir, logger.child('state'));
+export async function createSupervisor(config: HangarConfig, logger: Logger, options: {readOnly?: boolean} = {}): Promise<Supervisor> {
+	const store = await StateStore.open(config.hangar.stateDir, logger.child('state'), undefined, options);
 	for (const problem of store.problems) logger.warn(problem);
 	return new Supervisor(config, store, logger);
 }

@@ -66,6 +66,7 @@ export class StateStore {
 		readonly dir: string,
 		private readonly logger: Logger,
 		private readonly debounceMs: number,
+		private readonly readOnly: boolean,
 	) {}
 
 	get file(): string {
@@ -81,8 +82,12 @@ export class StateStore {
 		return this.owner;
 	}
 
-	static async open(dir: string, logger: Logger, debounceMs = 250): Promise<StateStore> {
-		const store = new StateStore(dir, logger, debounceMs);
+	/**
+	 * `readOnly` (`mcp-hangar status`): read the state without taking the writer lock, so a hangar
+	 * that starts meanwhile still becomes the writer; changes stay in memory.
+	 */
+	static async open(dir: string, logger: Logger, debounceMs = 250, options: {readOnly?: boolean} = {}): Promise<StateStore> {
+		const store = new StateStore(dir, logger, debounceMs, options.readOnly ?? false);
 		await store.load();
 		return store;
 	}
@@ -142,8 +147,10 @@ export class StateStore {
 
 	private async load(): Promise<void> {
 		fs.mkdirSync(this.dir, {recursive: true, mode: 0o700});
-		this.lockHeld = this.takeLock();
-		if (!this.lockHeld) {
+		this.lockHeld = this.readOnly ? false : this.takeLock();
+		if (this.readOnly) {
+			this.owner = this.liveOwner();
+		} else if (!this.lockHeld) {
 			this.logger.info('another hangar process writes this state dir; this one keeps its state changes in memory', {dir: this.dir});
 		}
 
@@ -172,6 +179,18 @@ export class StateStore {
 		this.db = db;
 	}
 
+	/** The pid in state.lock when it is another live process, else undefined. */
+	private liveOwner(): number | undefined {
+		let owner: number;
+		try {
+			owner = Number.parseInt(fs.readFileSync(this.lockFile, 'utf8'), 10);
+		} catch {
+			return undefined;
+		}
+
+		return Number.isInteger(owner) && owner !== process.pid && isAlive(owner) ? owner : undefined;
+	}
+
 	private takeLock(): boolean {
 		for (let attempt = 0; attempt < 2; attempt++) {
 			try {
@@ -183,8 +202,8 @@ export class StateStore {
 					return false;
 				}
 
-				const owner = Number.parseInt(fs.readFileSync(this.lockFile, 'utf8'), 10);
-				if (Number.isInteger(owner) && owner !== process.pid && isAlive(owner)) {
+				const owner = this.liveOwner();
+				if (owner !== undefined) {
 					this.owner = owner;
 					return false;
 				}
