@@ -31,19 +31,31 @@ export const noTerminalMessage =
 	'  To print every upstream\'s state:             mcp-hangar status --config FILE\n';
 
 /**
- * Loads the Ink app with React's production build: the development build
- * (chosen when NODE_ENV is not "production" at load time) costs several
- * times the CPU per frame. NODE_ENV is put back at once, so the upstreams
- * hangar spawns see the environment it was started with.
+ * Environment read once, when the Ink app's modules load, and put back at
+ * once afterwards so the upstreams hangar spawns see the environment it was
+ * started with:
+ * - NODE_ENV "production": React's development build (chosen when NODE_ENV
+ *   is anything else at load time) costs several times the CPU per frame.
+ * - no CI / CONTINUOUS_INTEGRATION: with either set, Ink draws nothing until
+ *   it exits. A person may well open the TUI in a shell that has CI set (a CI
+ *   job's debug shell, some dev containers); they still have a terminal.
  */
+const uiLoadEnv: Record<string, string | undefined> = {NODE_ENV: 'production', CI: undefined, CONTINUOUS_INTEGRATION: undefined};
+
 async function loadUi(): Promise<typeof import('./components/render-tui.js')> {
-	const previous = process.env['NODE_ENV'];
-	process.env['NODE_ENV'] = 'production';
+	const previous = Object.fromEntries(Object.keys(uiLoadEnv).map(key => [key, process.env[key]]));
+	const set = (values: Record<string, string | undefined>): void => {
+		for (const [key, value] of Object.entries(values)) {
+			if (value === undefined) delete process.env[key];
+			else process.env[key] = value;
+		}
+	};
+
+	set(uiLoadEnv);
 	try {
 		return await import('./components/render-tui.js');
 	} finally {
-		if (previous === undefined) delete process.env['NODE_ENV'];
-		else process.env['NODE_ENV'] = previous;
+		set(previous);
 	}
 }
 
@@ -59,7 +71,7 @@ export async function runTui(options: TuiOptions): Promise<void> {
 
 	const config = loadConfig(options.configPath, {stateDir: options.stateDir});
 	const target = options.demoTraffic === undefined ? undefined : parseDemoTarget(options.demoTraffic, config.servers.map(server => server.name));
-	// Before anything else runs, so nothing but this import sees NODE_ENV changed.
+	// Before anything else runs, so nothing but this import sees the changed environment.
 	const {renderTui} = await loadUi();
 	let logFile = options.logFile;
 	if (logFile === undefined) {

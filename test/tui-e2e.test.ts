@@ -13,6 +13,13 @@ import {TmuxSession} from './support/tmux.js';
 
 const sessions: TmuxSession[] = [];
 
+/**
+ * The TUI's environment: CI is set as CI jobs set it, wherever the tests run.
+ * With CI set, Ink draws nothing until it exits unless hangar shields it, and
+ * a person can open the TUI in a shell that has CI set.
+ */
+const tuiEnv = (tag: string): Record<string, string> => ({HANGAR_TEST_TAG: tag, CI: 'true'});
+
 afterEach(() => {
 	for (const session of sessions.splice(0)) session.kill();
 });
@@ -40,7 +47,7 @@ describe('mcp-hangar tui in a terminal', () => {
 		const tag = randomUUID();
 		const tui = new TmuxSession();
 		sessions.push(tui);
-		tui.start([process.execPath, cliPath, 'tui', '--config', config], {env: {HANGAR_TEST_TAG: tag}, columns: 140, rows: 40});
+		tui.start([process.execPath, cliPath, 'tui', '--config', config], {env: tuiEnv(tag), columns: 140, rows: 40});
 
 		// The crasher fails three starts (the first and two automatic restarts), opens its breaker and stays dead.
 		let screen = await tui.waitForScreen(
@@ -130,7 +137,7 @@ describe('mcp-hangar tui in a terminal', () => {
 		const tag = randomUUID();
 		const tui = new TmuxSession();
 		sessions.push(tui);
-		tui.start([process.execPath, cliPath, 'tui', '--config', config, '--demo-traffic', 'fx/echo'], {env: {HANGAR_TEST_TAG: tag}, columns: 140, rows: 30});
+		tui.start([process.execPath, cliPath, 'tui', '--config', config, '--demo-traffic', 'fx/echo'], {env: tuiEnv(tag), columns: 140, rows: 30});
 		const screen = await tui.waitForScreen(s => Number(cell(s, 'fx', 'calls') ?? 0) >= 3 && cell(s, 'fx', 'state') === 'ready', 'demo calls counted on fx');
 		expect(screen).toContain('demo traffic: fx/echo at 2/s');
 		expect(cell(screen, 'other', 'calls')).toBe('0');
