@@ -7,7 +7,7 @@ import process from 'node:process';
 import meow from 'meow';
 import {ConfigError, loadConfig, resolveConfigPath} from './core/config.js';
 import {Logger, fileSink, logLevels, stderrSink, type LogLevel} from './core/logger.js';
-import {serveStdio} from './core/runtime.js';
+import {serveDaemon, serveStdio} from './core/runtime.js';
 import {adminCommand, callCommand, parseArgsJson, statusCommand} from './commands.js';
 import {UsageError} from './usage.js';
 
@@ -16,6 +16,8 @@ const cli = meow(
   Usage
     $ mcp-hangar tui [options]              Open the terminal UI: watch and steer every upstream live
     $ mcp-hangar --stdio [options]          Serve every upstream's tools as one MCP server on stdin/stdout
+                                            (through the running tui or serve when there is one)
+    $ mcp-hangar serve [options]            Run the supervisor headless; --stdio clients attach to it
     $ mcp-hangar status [--json]            Show every upstream (the hangar_list view) for the config
     $ mcp-hangar call SERVER TOOL [--args JSON] [--json]
                                             Call one tool; its result on stdout, exit code 1 on error
@@ -28,6 +30,7 @@ const cli = meow(
     --state-dir PATH    Where hangar keeps its state (default: $MCP_HANGAR_STATE_DIR or ~/.local/state/mcp-hangar)
     --log-file PATH     Write hangar's log to this file instead of stderr (tui: default STATE_DIR/hangar.log)
     --log-level LEVEL   debug, info, warn, error or silent (default: info; warn for status, call, approve, quarantine)
+    --standalone        --stdio: run a supervisor for this client alone, even when one is running
     --json              status, call: print JSON instead of text
     --args JSON         call: the tool's arguments as a JSON object
     --demo-traffic SERVER/TOOL
@@ -48,6 +51,7 @@ const cli = meow(
 		importMeta: import.meta,
 		flags: {
 			stdio: {type: 'boolean', default: false},
+			standalone: {type: 'boolean', default: false},
 			checkConfig: {type: 'boolean', default: false},
 			config: {type: 'string', shortFlag: 'c'},
 			stateDir: {type: 'string'},
@@ -73,6 +77,12 @@ async function main(): Promise<void> {
 		if (rest.length > 0) usage(`"tui" takes no arguments (got ${rest.join(' ')})`);
 		const {runTui} = await import('./tui.js');
 		await runTui({configPath, stateDir: flags.stateDir, logFile: flags.logFile, logLevel, demoTraffic: flags.demoTraffic});
+		return;
+	}
+
+	if (command === 'serve') {
+		if (rest.length > 0) usage(`"serve" takes no arguments (got ${rest.join(' ')})`);
+		await serveDaemon({configPath, stateDir: flags.stateDir, logger});
 		return;
 	}
 
@@ -111,7 +121,7 @@ async function main(): Promise<void> {
 			);
 		}
 
-		await serveStdio({configPath, stateDir: flags.stateDir, logger});
+		await serveStdio({configPath, stateDir: flags.stateDir, logger, standalone: flags.standalone});
 		return;
 	}
 

@@ -1,9 +1,10 @@
 /**
  * `mcp-hangar status | call | approve | quarantine`: one-shot commands for
- * people and scripts. They run standalone on the config and the state dir
- * (the saved state: quarantines, pins, cached tool lists). A hangar process
- * that is running keeps its own live state; these commands say so rather
- * than show a picture that may be out of date.
+ * people and scripts. When a supervisor (`mcp-hangar tui` or `serve`) listens
+ * for the state dir, they go through it: status shows its live state, a call
+ * runs on its upstreams, approve and quarantine change it at once. Otherwise
+ * they run standalone on the config and the state dir (the saved state:
+ * quarantines, pins, cached tool lists).
  *
  * Output contract: results on stdout, messages and errors on stderr, exit
  * code 0 on success, 1 when the operation failed, 2 for bad usage.
@@ -17,8 +18,26 @@ import {createSupervisor} from './core/runtime.js';
 import type {Supervisor} from './core/supervisor.js';
 import {UsageError} from './usage.js';
 import {statusEntries, type StatusEntry} from './core/views.js';
+import {SupervisorClient} from './core/supervisor-client.js';
+import type {CallToolResult} from './core/upstream-client.js';
 
 export type CommandOptions = {configPath: string; stateDir?: string | undefined; logger: Logger};
+
+/**
+ * Runs `live` on the running supervisor for the config's state dir, or
+ * `standalone` when none is listening.
+ */
+async function throughSupervisor<T>(options: CommandOptions, live: (client: SupervisorClient) => Promise<T>, standalone: () => Promise<T>): Promise<T> {
+	const config = loadConfig(options.configPath, {stateDir: options.stateDir});
+	const client = await SupervisorClient.connect(config.hangar.stateDir, 'mcp-hangar-cli');
+	if (client === undefined) return standalone();
+	options.logger.debug(`talking to ${client.label}`);
+	try {
+		return await live(client);
+	} finally {
+		await client.close();
+	}
+}
 
 
 type Output = {out: (text: string) => void; err: (text: string) => void};
@@ -51,7 +70,7 @@ async function withSupervisor<T>(options: CommandOptions & {readOnly?: boolean},
 function otherWriterNote(supervisor: Supervisor): string | undefined {
 	const pid = supervisor.store.writerPid;
 	if (pid === undefined) return undefined;
-	return `hangar process ${pid} is running on this state dir; this is the saved state, not its live state (see it in its TUI, or with hangar_list from its clients).`;
+	return `hangar process ${pid} (a --stdio hangar serving one client on its own) is running on this state dir; this is the saved state, not its live state (ask its client for hangar_list).`;
 }
 
 // ---------------------------------------------------------------------------
@@ -92,6 +111,24 @@ export function statusTable(entries: readonly StatusEntry[], now = Date.now()): 
 }
 
 export async function statusCommand(options: CommandOptions & {json: boolean}, io: Output = stdio): Promise<number> {
+	return throughSupervisor(
+		options,
+		async client => {
+			const entries = await client.status();
+			if (options.json) {
+				io.out(`${JSON.stringify({config: client.owner?.config ?? null, live: true, note: `live state of ${client.label}`, providers: entries}, null, 2)}\n`);
+			} else {
+				io.out(statusTable(entries));
+				io.err(`Live state of ${client.label}.\n`);
+			}
+
+			return 0;
+		},
+		async () => statusStandalone(options, io),
+	);
+}
+
+async function statusStandalone(options: CommandOptions & {json: boolean}, io: Output): Promise<number> {
 	// Reads only: taking the writer lock would leave a hangar that starts meanwhile unable to save its state.
 	return withSupervisor({...options, readOnly: true}, async supervisor => {
 		const entries = statusEntries(supervisor);
@@ -126,10 +163,45 @@ export function parseArgsJson(text: string | undefined): Record<string, unknown>
 	return parsed as Record<string, unknown>;
 }
 
-export async function callCommand(
-	options: CommandOptions & {server: string; tool: string; args: Record<string, unknown> | undefined; json: boolean},
-	io: Output = stdio,
-): Promise<number> {
+type CallOptions = CommandOptions & {server: string; tool: string; args: Record<string, unknown> | undefined; json: boolean};
+
+/** Prints a tool's result; 1 when it is an error result. */
+function printResult(options: CallOptions, result: CallToolResult, io: Output): number {
+	if (options.json) {
+		io.out(`${JSON.stringify(result, null, 2)}\n`);
+	} else {
+		for (const item of result.content ?? []) {
+			if (item.type === 'text') io.out(`${item.text}\n`);
+			else io.out(`[${item.type} content: use --json to see it]\n`);
+		}
+
+		if ((result.content ?? []).length === 0 && result.structuredContent !== undefined) io.out(`${JSON.stringify(result.structuredContent, null, 2)}\n`);
+	}
+
+	if (result.isError === true) {
+		io.err(`mcp-hangar: upstream "${options.server}": tool "${options.tool}" returned an error (isError); its output is above.\n`);
+		return 1;
+	}
+
+	return 0;
+}
+
+export async function callCommand(options: CallOptions, io: Output = stdio): Promise<number> {
+	return throughSupervisor(
+		options,
+		async client => {
+			try {
+				return printResult(options, await client.call(options.server, options.tool, options.args), io);
+			} catch (error) {
+				io.err(describe(error));
+				return 1;
+			}
+		},
+		async () => callStandalone(options, io),
+	);
+}
+
+async function callStandalone(options: CallOptions, io: Output): Promise<number> {
 	return withSupervisor(options, async supervisor => {
 		try {
 			const provider = supervisor.provider(options.server);
@@ -140,24 +212,7 @@ export async function callCommand(
 				return 1;
 			}
 
-			const result = await supervisor.call(options.server, options.tool, options.args);
-			if (options.json) {
-				io.out(`${JSON.stringify(result, null, 2)}\n`);
-			} else {
-				for (const item of result.content ?? []) {
-					if (item.type === 'text') io.out(`${item.text}\n`);
-					else io.out(`[${item.type} content: use --json to see it]\n`);
-				}
-
-				if ((result.content ?? []).length === 0 && result.structuredContent !== undefined) io.out(`${JSON.stringify(result.structuredContent, null, 2)}\n`);
-			}
-
-			if (result.isError === true) {
-				io.err(`mcp-hangar: upstream "${options.server}": tool "${options.tool}" returned an error (isError); its output is above.\n`);
-				return 1;
-			}
-
-			return 0;
+			return printResult(options, await supervisor.call(options.server, options.tool, options.args), io);
 		} catch (error) {
 			io.err(describe(error));
 			return 1;
@@ -169,18 +224,35 @@ export async function callCommand(
 // approve, quarantine
 
 export async function adminCommand(options: CommandOptions & {server: string; action: 'approve' | 'quarantine'}, io: Output = stdio): Promise<number> {
+	const via = `a person (mcp-hangar ${options.action})`;
+	return throughSupervisor(
+		options,
+		async client => {
+			try {
+				io.out(`${await client.command(options.server, options.action, via)}\n`);
+				return 0;
+			} catch (error) {
+				io.err(describe(error));
+				return 1;
+			}
+		},
+		async () => adminStandalone(options, via, io),
+	);
+}
+
+async function adminStandalone(options: CommandOptions & {server: string; action: 'approve' | 'quarantine'}, via: string, io: Output): Promise<number> {
 	return withSupervisor(options, async supervisor => {
 		if (!supervisor.store.isWriter) {
 			const pid = supervisor.store.writerPid;
 			io.err(
 				`mcp-hangar: cannot ${options.action} "${options.server}": ${pid === undefined ? 'the state dir is not writable' : `hangar process ${pid} owns the state dir ${supervisor.store.dir}`}, so the change would not be saved.\n` +
-					`  ${options.action === 'approve' ? 'Approve it in that process\'s TUI (key u)' : 'Quarantine it in that process\'s TUI (key u), or with the hangar_quarantine tool from one of its clients'}, or stop that process and run this again.\n`,
+					`  That process serves one client on its own (\`mcp-hangar --stdio\` with no tui or serve running) and takes no commands. ${options.action === 'approve' ? 'Stop it' : 'Quarantine it with the hangar_quarantine tool from its client, or stop it'} and run this again; or run \`mcp-hangar serve\` or the tui, which clients and these commands share.\n`,
 			);
 			return 1;
 		}
 
 		try {
-			const message = await supervisor.command(options.server, options.action, `a person (mcp-hangar ${options.action})`);
+			const message = await supervisor.command(options.server, options.action, via);
 			io.out(`${message}\n`);
 			return 0;
 		} catch (error) {

@@ -13,6 +13,7 @@ import process from 'node:process';
 import {supervisorSource} from './components/hangar-source.js';
 import {loadConfig} from './core/config.js';
 import {Logger, fileSink, type LogLevel} from './core/logger.js';
+import {LocalEndpoint} from './core/local-endpoint.js';
 import {createSupervisor, installExitHandlers} from './core/runtime.js';
 import {parseDemoTarget, startDemoTraffic} from './demo/traffic.js';
 
@@ -87,6 +88,18 @@ export async function runTui(options: TuiOptions): Promise<void> {
 
 	const supervisor = await createSupervisor(config, logger);
 	const controller = installExitHandlers(supervisor, logger, config.hangar.stopGraceMs * 2 + 8000);
+	// MCP clients (`mcp-hangar --stdio`, the CLI) attach to this supervisor through the local socket.
+	let endpoint: LocalEndpoint;
+	try {
+		endpoint = await LocalEndpoint.listen({supervisor, logger, kind: 'tui'});
+	} catch (error) {
+		// The terminal is not Ink's yet: say it plainly and leave.
+		process.stderr.write(`mcp-hangar tui: ${(error as Error).message}\n`);
+		await controller.exit('the local endpoint could not be opened', 1);
+		return;
+	}
+
+	controller.beforeShutdown(async () => endpoint.close());
 	const notices: string[] = [];
 	const writer = supervisor.store.writerPid;
 	// Another hangar writes the state dir: quarantines and approvals made here last only until this TUI quits.

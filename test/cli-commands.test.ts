@@ -76,13 +76,13 @@ describe('mcp-hangar status, call, approve, quarantine', () => {
 		const status = await hangar(['status', '--config', config]);
 		expect(status.stdout).toMatch(/\nfx\s+quarantined\s+quarantined\s+no\s/);
 
-		// A running hangar owns the state dir: the change would not be saved, so it is refused.
+		// A --stdio hangar of one client owns the state dir and takes no commands: the change would not be saved, so it is refused.
 		const running = await openHangar(config);
 		await waitFor(async () => (await statusOf(running.client, 'fx')).state === 'quarantined', 'the running hangar to load the quarantine');
 		const busy = await hangar(['approve', 'fx', '--config', config]);
 		expect(busy.code).toBe(1);
 		expect(busy.stderr).toContain(`cannot approve "fx": hangar process ${running.pid} owns the state dir`);
-		expect(busy.stderr).toContain('Approve it in that process\'s TUI (key u)');
+		expect(busy.stderr).toContain('run `mcp-hangar serve` or the tui, which clients and these commands share');
 		await running.close();
 
 		await waitFor(async () => (await hangar(['approve', 'fx', '--config', config])).code === 0, 'approve to succeed once the state dir is free');

@@ -144,6 +144,8 @@ export type HangarSettings = {
 	backoffMaxMs: number;
 	restartBudget: {maxRestarts: number; windowMs: number};
 	stopGraceMs: number;
+	/** hangar.callTimeoutSeconds (servers may override it); also how long a `--stdio` bridge holds a request while no supervisor is reachable. */
+	callTimeoutMs: number;
 	maxMessageBytes: number;
 	logLines: number;
 	/** How often a running upstream's tool list is re-read; older lists are shown as stale. 0: never. */
@@ -256,6 +258,7 @@ export function parseConfig(raw: unknown, file: string, options: {stateDir?: str
 			windowMs: ms(h.restartBudget?.windowSeconds ?? defaults.restartBudget.windowSeconds),
 		},
 		stopGraceMs: ms(h.stopGraceSeconds ?? defaults.stopGraceSeconds),
+		callTimeoutMs: ms(h.callTimeoutSeconds ?? defaults.callTimeoutSeconds),
 		maxMessageBytes: h.maxMessageBytes ?? defaults.maxMessageBytes,
 		logLines: h.logLines ?? defaults.logLines,
 		toolsRefreshMs: ms(h.toolsRefreshSeconds ?? defaults.toolsRefreshSeconds),

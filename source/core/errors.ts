@@ -26,6 +26,8 @@ export const ErrorCode = {
 	UpstreamError: -32010,
 	/** Hangar is shutting down and does not accept new calls. */
 	ShuttingDown: -32011,
+	/** The `--stdio` bridge could not reach the supervisor (TUI or serve) before the request's deadline, or lost it while a call was in flight. */
+	SupervisorUnavailable: -32012,
 } as const;
 
 export type ErrorCodeName = keyof typeof ErrorCode;

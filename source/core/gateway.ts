@@ -14,14 +14,30 @@ import {
 	type JSONRPCMessage,
 	type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
+import type {ClientRecord, ClientTransport} from './clients.js';
 import {checkRequest, createConnectionMachine} from './connection-state.js';
 import {ErrorCode, HangarError, JsonRpcCode, errorMessage} from './errors.js';
 import type {Logger} from './logger.js';
 import {ManagementParamsError, checkArguments, isManagementTool, managementTools, runManagementTool, statusJson} from './management.js';
-import type {Supervisor} from './supervisor.js';
+import type {Command, Supervisor} from './supervisor.js';
 import {UpstreamRpcError} from './upstream-client.js';
 
 export const serverInfo = {name: 'mcp-hangar', version: '0.1.0'};
+
+/**
+ * A person's command sent over the local socket (`mcp-hangar approve` and
+ * `quarantine` while a supervisor runs): params {server, action, via}. Only
+ * sessions opened with `commands: true` serve it, and the `--stdio` bridge
+ * never forwards it from its client, so no MCP client can lift a quarantine.
+ */
+export const commandMethod = 'hangar/command';
+
+/**
+ * Sent to socket clients when the supervisor is about to stop: a bridge stops
+ * sending on that connection, ends its side (so everything it sent is read and
+ * answered), and reconnects to the next supervisor.
+ */
+export const drainingNotification = 'notifications/hangar/draining';
 
 const instructions = {
 	direct:
@@ -63,6 +79,10 @@ class GuardedTransport implements Transport {
 	onToolCall?: (id: string | number, params: CallParams) => void;
 	/** Told about every `notifications/cancelled` from the client. */
 	onCancelled?: (requestId: unknown) => void;
+	/** Told the client's name and version from each initialize that passes the checks. */
+	onInitialize?: (clientInfo: {name: string; version: string}) => void;
+	/** Serves hangar's private `hangar/command` requests; unset, they are unknown methods. */
+	onCommand?: (id: string | number, params: unknown) => void;
 
 	constructor(
 		private readonly inner: Transport & {sendSerialized?: (line: string) => Promise<void>},
@@ -114,6 +134,13 @@ class GuardedTransport implements Transport {
 				if (method === 'initialize') {
 					this.machine.apply('initialize', 'initialize request received');
 					this.pendingInitialize = record.id;
+					const info = (message as {params?: {clientInfo?: {name: string; version: string}}}).params?.clientInfo;
+					if (info !== undefined) this.onInitialize?.(info);
+				}
+
+				if (method === commandMethod && this.onCommand !== undefined) {
+					this.onCommand(record.id!, (message as {params?: unknown}).params);
+					return;
 				}
 
 				if (method === 'tools/call' && this.onToolCall !== undefined) {
@@ -196,6 +223,10 @@ export type GatewaySessionOptions = {
 	logger: Logger;
 	/** A label for logs ("stdio", a socket peer, an HTTP session id). */
 	label: string;
+	/** How the client is connected, for the clients view. */
+	kind: ClientTransport;
+	/** Serve `hangar/command` (a person's commands from the local socket). */
+	commands?: boolean;
 };
 
 export class GatewaySession {
@@ -209,12 +240,21 @@ export class GatewaySession {
 	private readonly inflight = new Map<string | number, AbortController>();
 	private readonly serving = new Set<Promise<void>>();
 	private readonly exposure: 'direct' | 'search';
+	/** This session in the supervisor's list of clients. */
+	readonly client: ClientRecord;
 
 	constructor(options: GatewaySessionOptions) {
 		this.supervisor = options.supervisor;
 		this.logger = options.logger;
 		this.label = options.label;
 		this.guard = new GuardedTransport(options.transport, options.label, options.logger);
+		this.client = options.supervisor.clients.add(options.kind, options.label);
+		this.guard.onInitialize = info => this.client.identify(String(info.name), String(info.version));
+		if (options.commands === true) {
+			this.guard.onCommand = (id, params) => {
+				void this.serveCommand(id, params);
+			};
+		}
 		this.exposure = options.supervisor.config.hangar.exposure;
 		this.server = new Server(serverInfo, {capabilities: {tools: {listChanged: true}}, instructions: instructions[this.exposure]});
 		this.server.onerror = error => this.logger.debug(`session error: ${error.message}`);
@@ -253,6 +293,7 @@ export class GatewaySession {
 		this.supervisor.on('toolsChanged', onToolsChanged);
 		this.unsubscribe = () => this.supervisor.off('toolsChanged', onToolsChanged);
 		this.server.onclose = () => {
+			this.client.remove();
 			this.unsubscribe();
 			for (const controller of this.inflight.values()) controller.abort();
 			this.inflight.clear();
@@ -266,6 +307,36 @@ export class GatewaySession {
 
 	onClose(listener: () => void): void {
 		this.closedListeners.push(listener);
+	}
+
+	/** Sends a notification outside the SDK's list (e.g. drainingNotification). */
+	async notify(method: string, params?: Record<string, unknown>): Promise<void> {
+		await this.guard.send({jsonrpc: '2.0', method, ...(params === undefined ? {} : {params})} as JSONRPCMessage).catch(() => {});
+	}
+
+	/** Calls in flight right now. */
+	get inFlight(): number {
+		return this.serving.size;
+	}
+
+	/** A person's command from the local socket: {server, action, via}. */
+	private async serveCommand(id: string | number, params: unknown): Promise<void> {
+		const actions = ['start', 'stop', 'restart', 'quarantine', 'approve'];
+		const server = isPlainObject(params) ? params['server'] : undefined;
+		const action = isPlainObject(params) ? params['action'] : undefined;
+		const via = isPlainObject(params) && typeof params['via'] === 'string' ? params['via'] : `a person (${this.label})`;
+		if (typeof server !== 'string' || typeof action !== 'string' || !actions.includes(action)) {
+			await this.guard.send(errorResponse(id, JsonRpcCode.InvalidParams, `Invalid params for "${commandMethod}": needs {"server": string, "action": ${actions.join(' | ')}}`));
+			return;
+		}
+
+		try {
+			const message = await this.supervisor.command(server, action as Command, via);
+			await this.guard.send({jsonrpc: '2.0', id, result: {message}} as JSONRPCMessage);
+		} catch (error) {
+			const rpc = error instanceof HangarError ? new RpcError(error.code, error.message, error.toData()) : new RpcError(JsonRpcCode.InternalError, errorMessage(error));
+			await this.guard.send(errorResponse(id, rpc.code, rpc.message, rpc.data));
+		}
 	}
 
 	async close(): Promise<void> {
@@ -312,6 +383,7 @@ export class GatewaySession {
 
 		const controller = new AbortController();
 		this.inflight.set(id, controller);
+		this.client.called(params.name);
 		try {
 			if (params.name === 'hangar_list') {
 				await this.serveStatus(id, params);

@@ -14,6 +14,7 @@ import type {Readable, Writable} from 'node:stream';
 import type {Transport} from '@modelcontextprotocol/sdk/shared/transport.js';
 import type {JSONRPCMessage} from '@modelcontextprotocol/sdk/types.js';
 import {ErrorCode, JsonRpcCode} from './errors.js';
+import {LineSplitter} from './line-splitter.js';
 import {CoalescingWriter} from './write-coalescer.js';
 
 type Id = string | number | null;
@@ -24,7 +25,7 @@ type Id = string | number | null;
  * not be mistaken for the request's), and only a complete string or number
  * value (one cut off by the end of the prefix could be the wrong id).
  */
-function guessId(prefix: string): Id {
+export function guessId(prefix: string): Id {
 	let depth = 0;
 	let index = 0;
 	while (index < prefix.length) {
@@ -60,9 +61,7 @@ export class LineTransport implements Transport {
 	onerror?: (error: Error) => void;
 	onmessage?: (message: JSONRPCMessage) => void;
 
-	private chunks: string[] = [];
-	private size = 0;
-	private discarding: {prefix: string; bytes: number} | undefined;
+	private readonly splitter: LineSplitter;
 	private closed = false;
 	private readonly writer: CoalescingWriter;
 
@@ -72,11 +71,17 @@ export class LineTransport implements Transport {
 		private readonly maxMessageBytes: number,
 	) {
 		this.writer = new CoalescingWriter(output);
+		this.splitter = new LineSplitter(
+			maxMessageBytes,
+			line => this.handleLine(line),
+			(prefix, bytes) =>
+				this.reply(guessId(prefix), ErrorCode.MessageTooLarge, `message of ${bytes} bytes refused: the limit is ${this.maxMessageBytes} bytes (hangar.maxMessageBytes)`),
+		);
 	}
 
 	async start(): Promise<void> {
 		this.input.setEncoding('utf8');
-		this.input.on('data', (chunk: string) => this.onData(chunk));
+		this.input.on('data', (chunk: string) => this.splitter.push(chunk));
 		this.input.on('end', () => this.inputDone());
 		this.input.on('close', () => this.inputDone());
 		this.input.on('error', error => {
@@ -88,50 +93,6 @@ export class LineTransport implements Transport {
 			this.onerror?.(error);
 			this.finish();
 		});
-	}
-
-	private onData(chunk: string): void {
-		let start = 0;
-		while (start < chunk.length) {
-			const newline = chunk.indexOf('\n', start);
-			const piece = chunk.slice(start, newline === -1 ? chunk.length : newline);
-			start = newline === -1 ? chunk.length : newline + 1;
-
-			// The limit is in bytes: a character outside ASCII takes 2-4 of them.
-			const bytes = Buffer.byteLength(piece, 'utf8');
-			if (this.discarding !== undefined) {
-				this.discarding.bytes += bytes;
-			} else {
-				this.chunks.push(piece);
-				this.size += bytes;
-				if (this.size > this.maxMessageBytes) {
-					this.discarding = {prefix: this.chunks.join('').slice(0, 1024), bytes: this.size};
-					this.chunks = [];
-					this.size = 0;
-				}
-			}
-
-			if (newline !== -1) this.endLine();
-		}
-	}
-
-	private endLine(): void {
-		if (this.discarding !== undefined) {
-			const {prefix, bytes} = this.discarding;
-			this.discarding = undefined;
-			this.reply(
-				guessId(prefix),
-				ErrorCode.MessageTooLarge,
-				`message of ${bytes} bytes refused: the limit is ${this.maxMessageBytes} bytes (hangar.maxMessageBytes)`,
-			);
-			return;
-		}
-
-		const line = this.chunks.join('').replace(/\r$/, '');
-		this.chunks = [];
-		this.size = 0;
-		if (line.trim() === '') return;
-		this.handleLine(line);
 	}
 
 	private handleLine(line: string): void {
@@ -204,6 +165,8 @@ export class LineTransport implements Transport {
 	}
 
 	async close(): Promise<void> {
+		// Answers queued in this turn go out before whoever owns the stream ends it.
+		this.writer.flush();
 		this.finish();
 	}
 

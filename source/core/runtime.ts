@@ -5,9 +5,12 @@
  * stopped in order before it exits. The synchronous `exit` hook is the last
  * resort that SIGKILLs any process group still alive.
  */
+import net from 'node:net';
+import {StdioBridge} from './bridge.js';
 import {loadConfig, type HangarConfig} from './config.js';
 import {GatewaySession} from './gateway.js';
 import {LineTransport} from './line-transport.js';
+import {LocalEndpoint, connectSocket, readOwner, socketPath} from './local-endpoint.js';
 import type {Logger} from './logger.js';
 import {killAllProcessGroupsSync} from './process-registry.js';
 import {StateStore} from './state-store.js';
@@ -22,11 +25,14 @@ export async function createSupervisor(config: HangarConfig, logger: Logger, opt
 export type ExitController = {
 	/** Stops everything and exits with `code`. Safe to call more than once. */
 	exit: (reason: string, code: number) => Promise<never>;
+	/** Runs `hook` at exit before the upstreams stop (e.g. drain the local endpoint's clients). */
+	beforeShutdown: (hook: () => Promise<void>) => void;
 };
 
 /** Installs signal, error and exit hooks that stop `supervisor` before the process exits. */
 export function installExitHandlers(supervisor: Supervisor, logger: Logger, forceAfterMs: number): ExitController {
 	let exiting: Promise<never> | undefined;
+	const hooks: Array<() => Promise<void>> = [];
 
 	const exit = async (reason: string, code: number): Promise<never> => {
 		exiting ??= (async () => {
@@ -36,6 +42,14 @@ export function installExitHandlers(supervisor: Supervisor, logger: Logger, forc
 				process.exit(code === 0 ? 1 : code);
 			}, forceAfterMs);
 			force.unref();
+			for (const hook of hooks) {
+				try {
+					await hook();
+				} catch (error) {
+					logger.error(`shutdown step failed: ${(error as Error).message}`);
+				}
+			}
+
 			try {
 				await supervisor.shutdown(reason);
 			} catch (error) {
@@ -78,25 +92,86 @@ export function installExitHandlers(supervisor: Supervisor, logger: Logger, forc
 		});
 	}
 
-	return {exit};
+	return {exit, beforeShutdown: hook => hooks.push(hook)};
 }
 
-export type StdioOptions = {configPath: string; stateDir?: string | undefined; logger: Logger};
+export type StdioOptions = {configPath: string; stateDir?: string | undefined; logger: Logger; standalone?: boolean};
 
-/** `mcp-hangar --stdio`: one gateway session on stdin/stdout, an embedded supervisor behind it. */
+/**
+ * `mcp-hangar --stdio`: a bridge to the supervisor listening for this state
+ * dir when there is one (unless `standalone`), else one gateway session on
+ * stdin/stdout with an embedded supervisor behind it.
+ */
 export async function serveStdio(options: StdioOptions): Promise<void> {
 	const {logger} = options;
 	const config = loadConfig(options.configPath, {stateDir: options.stateDir});
+	if (options.standalone !== true) {
+		const where = socketPath(config.hangar.stateDir);
+		const socket = await connectSocket(where, 1000);
+		if (socket instanceof net.Socket) {
+			await runBridge(config, socket, where, logger);
+			return;
+		}
+
+		if (socket.kind === 'permanent') logger.warn(`not attaching to a supervisor: ${socket.message}; running one for this client alone`);
+		else logger.debug(`no supervisor at ${where} (${socket.code}); running one for this client alone`);
+	}
+
 	const supervisor = await createSupervisor(config, logger);
 	const grace = config.hangar.stopGraceMs;
 	const controller = installExitHandlers(supervisor, logger, grace * 2 + 8000);
 
 	const transport = new LineTransport(process.stdin, process.stdout, config.hangar.maxMessageBytes);
-	const session = new GatewaySession({supervisor, transport, logger: logger.child('gateway'), label: 'stdio'});
+	const session = new GatewaySession({supervisor, transport, logger: logger.child('gateway'), label: 'stdio', kind: 'stdio'});
 	session.onClose(() => {
 		void controller.exit('stdin closed', 0);
 	});
 	await session.start();
 	void supervisor.launch();
 	logger.info(`serving MCP on stdio with ${config.servers.length} upstreams`, {config: config.path, stateDir: config.hangar.stateDir});
+}
+
+async function runBridge(config: HangarConfig, socket: net.Socket, where: string, logger: Logger): Promise<void> {
+	const bridge = new StdioBridge({
+		socketPath: where,
+		stateDir: config.hangar.stateDir,
+		input: process.stdin,
+		output: process.stdout,
+		logger,
+		maxMessageBytes: config.hangar.maxMessageBytes,
+		requestTimeoutMs: config.hangar.callTimeoutMs,
+		socket,
+	});
+	const owner = readOwner(config.hangar.stateDir);
+	logger.info(`attached to the supervisor at ${where}${owner === undefined ? '' : ` (pid ${owner.pid}, mcp-hangar ${owner.kind})`}`);
+	// The bridge owns no upstream: a signal just ends it.
+	for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => process.exit(0));
+	bridge.start();
+	process.exit(await bridge.exited);
+}
+
+export type ServeOptions = {configPath: string; stateDir?: string | undefined; logger: Logger};
+
+/** `mcp-hangar serve`: a headless supervisor that MCP clients attach to through the local socket. */
+export async function serveDaemon(options: ServeOptions): Promise<void> {
+	const {logger} = options;
+	const config = loadConfig(options.configPath, {stateDir: options.stateDir});
+	const supervisor = await createSupervisor(config, logger);
+	const controller = installExitHandlers(supervisor, logger, config.hangar.stopGraceMs * 2 + 8000);
+	let endpoint: LocalEndpoint;
+	try {
+		endpoint = await LocalEndpoint.listen({supervisor, logger, kind: 'serve'});
+	} catch (error) {
+		logger.error(`cannot serve: ${(error as Error).message}`);
+		await controller.exit('could not listen', 1);
+		return;
+	}
+
+	controller.beforeShutdown(async () => endpoint.close());
+	if (!supervisor.store.isWriter) {
+		logger.warn(`hangar pid ${supervisor.store.writerPid ?? '?'} holds the state lock of ${config.hangar.stateDir}: quarantines and approvals made here are not saved`);
+	}
+
+	void supervisor.launch();
+	logger.info(`serving ${config.servers.length} upstreams to MCP clients on ${endpoint.path}`, {config: config.path, stateDir: config.hangar.stateDir});
 }

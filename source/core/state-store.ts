@@ -18,6 +18,7 @@ import {Low} from 'lowdb';
 import {JSONFile} from 'lowdb/node';
 import type {ToolDefinition} from './config.js';
 import type {Logger} from './logger.js';
+import {isAlive} from './process-registry.js';
 import type {PinnedTool, ToolChange} from './pins.js';
 
 export type PersistedExit = {code: number | null; signal: string | null; at: number; stderrTail: string[]};
@@ -41,15 +42,6 @@ const emptyState = (): PersistedState => ({version: 1, upstreams: {}});
 
 export function emptyUpstream(): PersistedUpstream {
 	return {counters: {starts: 0, crashes: 0, calls: 0, failures: 0}};
-}
-
-function isAlive(pid: number): boolean {
-	try {
-		process.kill(pid, 0);
-		return true;
-	} catch (error) {
-		return (error as NodeJS.ErrnoException).code === 'EPERM';
-	}
 }
 
 export class StateStore {

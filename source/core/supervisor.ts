@@ -12,6 +12,7 @@
  */
 import {EventEmitter} from 'node:events';
 import Fuse from 'fuse.js';
+import {ClientRegistry} from './clients.js';
 import type {HangarConfig, ToolDefinition} from './config.js';
 import {HangarError} from './errors.js';
 import type {Logger} from './logger.js';
@@ -57,6 +58,8 @@ export class Supervisor extends EventEmitter<{
 	private searchIndex: Fuse<ExposedTool> | undefined;
 	/** When this supervisor was created. */
 	readonly startedAt = Date.now();
+	/** The MCP clients connected to it right now (every gateway session adds itself). */
+	readonly clients = new ClientRegistry();
 
 	constructor(
 		readonly config: HangarConfig,

@@ -1,0 +1,94 @@
+/**
+ * The CLI's way into a running supervisor (`mcp-hangar tui` or `serve`):
+ * an MCP client session on the local socket, so `status`, `call`, `approve`
+ * and `quarantine` show and change the live state. Reads and calls go
+ * through the same management tools any client uses (hangar_list,
+ * hangar_call); a person's approve and quarantine use the socket-only
+ * `hangar/command` request, which the `--stdio` bridge never forwards from
+ * an MCP client.
+ */
+import net from 'node:net';
+import {Client} from '@modelcontextprotocol/sdk/client/index.js';
+import {McpError, type CallToolResult} from '@modelcontextprotocol/sdk/types.js';
+import {z} from 'zod';
+import {commandMethod} from './gateway.js';
+import {LineTransport} from './line-transport.js';
+import {connectSocket, readOwner, socketPath, type EndpointOwner} from './local-endpoint.js';
+import type {StatusEntry} from './views.js';
+import type {Command} from './supervisor.js';
+
+const commandResult = z.object({message: z.string()});
+
+/** A JSON-RPC error from the supervisor, with its message (which names the fix). */
+export class SupervisorCallError extends Error {
+	constructor(
+		readonly code: number,
+		message: string,
+	) {
+		super(message);
+		this.name = 'SupervisorCallError';
+	}
+}
+
+export class SupervisorClient {
+	private constructor(
+		private readonly client: Client,
+		readonly owner: EndpointOwner | undefined,
+		readonly socket: string,
+	) {}
+
+	/** Connects to the supervisor serving `stateDir`; undefined when none is listening. */
+	static async connect(stateDir: string, clientName: string): Promise<SupervisorClient | undefined> {
+		const where = socketPath(stateDir);
+		const socket = await connectSocket(where, 2000);
+		if (!(socket instanceof net.Socket)) {
+			if (socket.kind === 'permanent') throw new Error(`cannot reach the running supervisor: ${socket.message}`);
+			return undefined;
+		}
+
+		const client = new Client({name: clientName, version: '0.1.0'});
+		await client.connect(new LineTransport(socket, socket, Number.MAX_SAFE_INTEGER));
+		return new SupervisorClient(client, readOwner(stateDir), where);
+	}
+
+	/** Who this is, for messages: "hangar pid 123 (mcp-hangar tui)". */
+	get label(): string {
+		return this.owner === undefined ? `the hangar at ${this.socket}` : `hangar pid ${this.owner.pid} (mcp-hangar ${this.owner.kind})`;
+	}
+
+	async status(): Promise<StatusEntry[]> {
+		const result = await this.tool('hangar_list', {});
+		return (result.structuredContent as {providers: StatusEntry[]}).providers;
+	}
+
+	async call(server: string, tool: string, args: Record<string, unknown> | undefined): Promise<CallToolResult> {
+		return this.tool('hangar_call', {server, tool, ...(args === undefined ? {} : {arguments: args})}, {timeout: 24 * 3600 * 1000});
+	}
+
+	async command(server: string, action: Command, via: string): Promise<string> {
+		try {
+			const result = await this.client.request({method: commandMethod, params: {server, action, via}}, commandResult);
+			return result.message;
+		} catch (error) {
+			throw toError(error);
+		}
+	}
+
+	async close(): Promise<void> {
+		await this.client.close();
+	}
+
+	private async tool(name: string, args: Record<string, unknown>, options?: {timeout: number}): Promise<CallToolResult> {
+		try {
+			return (await this.client.callTool({name, arguments: args}, undefined, options)) as CallToolResult;
+		} catch (error) {
+			throw toError(error);
+		}
+	}
+}
+
+/** The supervisor's JSON-RPC error, with its own sentence (the SDK prefixes "MCP error <code>: "). */
+function toError(error: unknown): Error {
+	if (error instanceof McpError) return new SupervisorCallError(error.code, error.message.replace(/^MCP error -?\d+: /, ''));
+	return error as Error;
+}
