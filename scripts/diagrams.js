@@ -45,6 +45,7 @@ async function loadDiagrams() {
 			import('../dist/core/state-machine.js'),
 			import('../dist/core/provider-state.js'),
 			import('../dist/core/connection-state.js'),
+			import('../dist/core/bridge-state.js'),
 		]);
 	} catch (error) {
 		if (error?.code === 'ERR_MODULE_NOT_FOUND') {
@@ -55,7 +56,7 @@ async function loadDiagrams() {
 		throw error;
 	}
 
-	const [{toMermaid}, {providerTransitions}, {connectionTransitions}] = modules;
+	const [{toMermaid}, {providerTransitions}, {connectionTransitions}, {bridgeTransitions}] = modules;
 	return [
 		{
 			id: 'provider',
@@ -66,6 +67,11 @@ async function loadDiagrams() {
 			id: 'connection',
 			source: 'connectionTransitions (source/core/connection-state.ts)',
 			mermaid: toMermaid(connectionTransitions, 'awaiting_initialize'),
+		},
+		{
+			id: 'bridge',
+			source: 'bridgeTransitions (source/core/bridge-state.ts)',
+			mermaid: toMermaid(bridgeTransitions, 'connecting'),
 		},
 	];
 }

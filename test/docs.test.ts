@@ -14,6 +14,7 @@ import {fileURLToPath} from 'node:url';
 import {describe, expect, it} from 'vitest';
 import {defaults, parseConfig} from '../source/core/config.js';
 import {connectionTransitions} from '../source/core/connection-state.js';
+import {bridgeTransitions} from '../source/core/bridge-state.js';
 import {ErrorCode, JsonRpcCode} from '../source/core/errors.js';
 import {providerStates, providerTransitions} from '../source/core/provider-state.js';
 import {toMermaid} from '../source/core/state-machine.js';
@@ -184,6 +185,10 @@ describe('docs/architecture.md', () => {
 
 	it('has the connection state diagram generated from connectionTransitions', () => {
 		expect(diagramBlock(architecture, 'connection')).toBe(toMermaid(connectionTransitions, 'awaiting_initialize'));
+	});
+
+	it('has the bridge state diagram generated from bridgeTransitions', () => {
+		expect(diagramBlock(architecture, 'bridge')).toBe(toMermaid(bridgeTransitions, 'connecting'));
 	});
 
 	it('is what scripts/diagrams.js generates, and --check catches a drifted copy', () => {

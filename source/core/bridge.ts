@@ -281,6 +281,8 @@ export class StdioBridge {
 		const splitter = new LineSplitter(Infinity, line => this.fromSupervisor(line), () => {});
 		socket.on('data', (chunk: string) => splitter.push(chunk));
 		socket.on('error', error => this.options.logger.debug(`bridge: socket error: ${error.message}`));
+		// The supervisor ended its side (it stopped, or it was killed): the connection is over.
+		socket.once('end', () => socket.destroy());
 		socket.once('close', () => this.connectionClosed(socket));
 
 		if (reconnect) this.options.logger.info(`bridge: connected to the supervisor again (connection ${this.connections})`);

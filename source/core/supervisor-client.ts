@@ -33,6 +33,7 @@ export class SupervisorCallError extends Error {
 export class SupervisorClient {
 	private constructor(
 		private readonly client: Client,
+		private readonly connection: net.Socket,
 		readonly owner: EndpointOwner | undefined,
 		readonly socket: string,
 	) {}
@@ -48,7 +49,7 @@ export class SupervisorClient {
 
 		const client = new Client({name: clientName, version: '0.1.0'});
 		await client.connect(new LineTransport(socket, socket, Number.MAX_SAFE_INTEGER));
-		return new SupervisorClient(client, readOwner(stateDir), where);
+		return new SupervisorClient(client, socket, readOwner(stateDir), where);
 	}
 
 	/** Who this is, for messages: "hangar pid 123 (mcp-hangar tui)". */
@@ -76,6 +77,7 @@ export class SupervisorClient {
 
 	async close(): Promise<void> {
 		await this.client.close();
+		this.connection.end();
 	}
 
 	private async tool(name: string, args: Record<string, unknown>, options?: {timeout: number}): Promise<CallToolResult> {
