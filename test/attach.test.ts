@@ -11,9 +11,13 @@ import {spawn, spawnSync, type ChildProcess} from 'node:child_process';
 import {randomUUID} from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import {PassThrough} from 'node:stream';
 import {ToolListChangedNotificationSchema, type CallToolResult} from '@modelcontextprotocol/sdk/types.js';
 import {afterEach, describe, expect, it} from 'vitest';
+import {StdioBridge} from '../source/core/bridge.js';
 import {ErrorCode} from '../source/core/errors.js';
+import {classifyConnectError} from '../source/core/local-endpoint.js';
+import {Logger} from '../source/core/logger.js';
 import {
 	cliPath,
 	closeHangars,
@@ -376,5 +380,46 @@ describe('mcp-hangar serve with --stdio clients attached', () => {
 		await standalone.close();
 		await attached.close();
 		await stopDaemon(daemon);
+	});
+});
+
+describe('the --stdio bridge on a socket that can never work', () => {
+	it('tells permanent failures from temporary ones, and answers every request with the reason instead of retrying', async () => {
+		expect(classifyConnectError(Object.assign(new Error('connect ENOENT'), {code: 'ENOENT'}), '/s').kind).toBe('temporary');
+		expect(classifyConnectError(Object.assign(new Error('connect ECONNREFUSED'), {code: 'ECONNREFUSED'}), '/s').kind).toBe('temporary');
+		const denied = classifyConnectError(Object.assign(new Error('connect EACCES'), {code: 'EACCES'}), '/run/x/hangar.sock');
+		expect(denied).toMatchObject({kind: 'permanent', message: 'permission denied on /run/x/hangar.sock: it belongs to another user (only the user who runs the supervisor may connect)'});
+
+		// A state dir so deep that its socket path cannot exist: permanent, so no retry loop.
+		const deep = path.join(tempDir(), 'x'.repeat(120));
+		const input = new PassThrough();
+		const output = new PassThrough();
+		let written = '';
+		output.on('data', (chunk: Buffer) => {
+			written += chunk.toString();
+		});
+		const bridge = new StdioBridge({
+			socketPath: path.join(deep, 'hangar.sock'),
+			stateDir: deep,
+			input,
+			output,
+			logger: new Logger(() => {}, 'silent'),
+			maxMessageBytes: 1024 * 1024,
+			requestTimeoutMs: 60_000,
+		});
+		bridge.start();
+		await waitFor(() => bridge.state === 'unusable', 'the bridge to give up on the socket');
+		input.write(`${JSON.stringify({jsonrpc: '2.0', id: 7, method: 'tools/list'})}\n`);
+		await waitFor(() => written.includes('"id":7'), 'the answer');
+		const answer = JSON.parse(written.trim()) as {id: number; error: {code: number; message: string; data: {permanent: boolean}}};
+		expect(answer.error.code).toBe(ErrorCode.SupervisorUnavailable);
+		expect(answer.error.message).toContain('longer than a Unix socket allows');
+		expect(answer.error.message).toContain('This cannot work until that is fixed');
+		expect(answer.error.data.permanent).toBe(true);
+		expect(bridge.machine.transitions().map(record => record.event)).toEqual(['refused']);
+
+		input.end();
+		expect(await bridge.exited).toBe(0);
+		expect(bridge.state).toBe('closed');
 	});
 });
