@@ -9,6 +9,7 @@ import {HangarTui} from '../source/components/HangarTui.js';
 import type {Focus, HangarSnapshot, HangarSource} from '../source/components/hangar-source.js';
 import {bindings} from '../source/components/keymap.js';
 import type {TerminalSize} from '../source/components/tui-context.js';
+import type {ClientView} from '../source/core/clients.js';
 import {HangarError} from '../source/core/errors.js';
 import type {Command} from '../source/core/supervisor.js';
 import type {LogView, StatusEntry, UpstreamDetails} from '../source/core/views.js';
@@ -71,11 +72,26 @@ function detailsOf(server: StatusEntry): UpstreamDetails {
 	};
 }
 
+function client(id: number, overrides: Partial<ClientView> = {}): ClientView {
+	return {
+		id,
+		transport: 'socket',
+		label: `socket#${id}`,
+		name: 'e2e-client',
+		version: '1.2.0',
+		connectedAt: now - 300_000,
+		calls: 0,
+		lastCallAt: null,
+		lastTool: null,
+		...overrides,
+	};
+}
+
 type CommandCall = {name: string; action: Command};
 
 class FakeSource implements HangarSource {
 	entries: StatusEntry[];
-	attachedClients = 0;
+	clients: ClientView[] = [];
 	notice: string | undefined;
 	logs: Record<string, LogView[]> = {};
 	readonly commands: CommandCall[] = [];
@@ -89,13 +105,14 @@ class FakeSource implements HangarSource {
 
 	read(focus: Focus): HangarSnapshot {
 		this.reads += 1;
-		const focused = focus === undefined ? undefined : this.entries.find(candidate => candidate.name === focus.name);
+		const focused = focus !== undefined && 'name' in focus ? this.entries.find(candidate => candidate.name === focus.name) : undefined;
 		return {
 			configPath: '/home/me/.config/mcp-hangar/config.json',
 			logFile: '/home/me/.local/state/mcp-hangar/hangar.log',
 			startedAt: now - 3725_000,
 			now,
-			attachedClients: this.attachedClients,
+			clients: this.clients,
+			attachedClients: this.clients.length,
 			notice: this.notice,
 			entries: this.entries,
 			toolNames: Object.fromEntries(this.entries.map(candidate => [candidate.name, candidate.name === 'alpha' ? ['search_docs', 'echo'] : ['echo']])),
@@ -171,7 +188,7 @@ function open(source: FakeSource, size: TerminalSize = {columns: 140, rows: 30},
 	return {...instance, frame, lines, see, gone, press};
 }
 
-const keys = {up: '\u001B[A', down: '\u001B[B', enter: '\r', escape: '\u001B', ctrlC: '\u0003', backspace: '\u007F'};
+const keys = {up: '\u001B[A', down: '\u001B[B', pageDown: '\u001B[6~', enter: '\r', escape: '\u001B', ctrlC: '\u0003', backspace: '\u007F'};
 
 /** The line of the table that holds `name`. */
 function rowOf(lines: string[], name: string): string {
@@ -467,6 +484,118 @@ describe('logs and help', () => {
 	});
 });
 
+describe('the clients view', () => {
+	const twoClients = (): ClientView[] => [
+		client(1, {calls: 1234, lastCallAt: now - 3000, lastTool: 'alpha__search_docs'}),
+		client(2, {name: null, version: null, connectedAt: now - 7000}),
+	];
+
+	it('c lists the attached clients oldest first: name and version, transport, label, connected since, calls, last call; Esc goes back', async () => {
+		const source = new FakeSource(threeUpstreams());
+		source.clients = twoClients();
+		const ui = open(source);
+		await ui.see('clients 2');
+		await ui.press('c');
+		const screen = await ui.see('CLIENTS');
+		expect(screen).toContain('2 attached, oldest first');
+		expect(ui.lines().find(line => line.includes('CLIENT '))?.trimEnd()).toMatch(/^ {2}CLIENT\s+TRANSPORT\s+LABEL\s+CONNECTED\s+CALLS\s+LAST CALL$/);
+		const rows = ui.lines().filter(line => line.includes('socket#'));
+		expect(rows[0]).toMatch(/^ {2}e2e-client 1\.2\.0\s+socket\s+socket#1\s+5m\s+1234\s+3s ago {2}alpha__search_docs$/);
+		expect(rows[1]).toMatch(/^ {2}\(not initialized\)\s+socket\s+socket#2\s+7s\s+0\s+-$/);
+		expect(ui.lines().at(-1)).toMatch(/^\? help .*Esc back .*q quit$/);
+
+		// Live: a client leaves, the other calls.
+		source.change(s => {
+			s.clients = [client(2, {name: 'later', version: '0.1', connectedAt: now - 7000, calls: 1, lastCallAt: now, lastTool: 'echo'})];
+		});
+		await ui.see(/later 0\.1\s+socket\s+socket#2\s+7s\s+1\s+0s ago {2}echo/);
+		expect(ui.frame()).toContain('clients 1');
+		expect(ui.frame()).not.toContain('e2e-client');
+		await ui.press(keys.escape);
+		await ui.see('NAME');
+	});
+
+	it('says how to attach a client when none is', async () => {
+		const ui = open(new FakeSource(threeUpstreams()));
+		await ui.press('c');
+		const screen = await ui.see('No MCP client is attached.');
+		expect(screen).toContain('CLIENTS  none attached');
+		expect(screen).toContain('mcp-hangar --stdio --config /home/me/.config/mcp-hangar/config.json');
+		expect(screen).not.toContain('TRANSPORT');
+	});
+
+	it('gives up the label and connection age first when narrow, and under 60 columns shows client, calls and last call', async () => {
+		const source = new FakeSource(threeUpstreams());
+		source.clients = twoClients();
+		const ui = open(source, {columns: 70, rows: 20});
+		await ui.press('c');
+		await ui.see('CLIENTS');
+		expect(ui.lines().find(line => line.includes('CLIENT '))?.trimEnd()).toMatch(/^ {2}CLIENT\s+TRANSPORT\s+CALLS\s+LAST CALL$/);
+		expect(ui.frame()).toMatch(/^ {2}e2e-client 1\.2\.0\s+socket\s+1234\s+3s ago {2}alpha__search_docs/m);
+		for (const line of ui.lines()) expect([...line].length).toBeLessThanOrEqual(70);
+
+		const narrow = open(source, {columns: 50, rows: 20});
+		await narrow.press('c');
+		await narrow.see('CLIENTS');
+		expect(narrow.lines().find(line => line.includes('CLIENT '))?.trimEnd()).toMatch(/^ {2}CLIENT\s+CALLS\s+LAST CALL$/);
+		expect(narrow.frame()).toMatch(/^ {2}e2e-client 1\.2\.0\s+1234\s+3s ago {2}alpha__searc…$/m);
+		for (const line of narrow.lines()) expect([...line].length).toBeLessThanOrEqual(50);
+		expect(narrow.lines()).toHaveLength(19);
+	});
+
+	it('scrolls when there are more clients than rows', async () => {
+		const source = new FakeSource(threeUpstreams());
+		source.clients = Array.from({length: 30}, (_, index) => client(index + 1, {name: `client-${index + 1}`}));
+		const ui = open(source, {columns: 100, rows: 16});
+		await ui.press('c');
+		await ui.see(/rows 1-\d+ of 30/);
+		expect(ui.frame()).not.toContain('client-30 ');
+		await ui.press(keys.pageDown);
+		await ui.see('rows 11-19 of 30');
+		// Not past the last client.
+		await ui.press(keys.pageDown, keys.pageDown);
+		await ui.see('rows 22-30 of 30');
+		expect(ui.frame()).toContain('client-30 ');
+		await ui.press('k');
+		await ui.see('rows 21-29 of 30');
+		expect(ui.lines()).toHaveLength(15);
+	});
+
+	it('on the list, a client\'s calls alone draw nothing new; on the clients view they show', async () => {
+		const source = new FakeSource(threeUpstreams());
+		const connect = (id: number): void => {
+			source.change(s => {
+				s.clients = [...s.clients, client(id)];
+			});
+		};
+
+		const ui = open(source);
+		connect(1);
+		// Settled: a change was drawn after the first frame's effects.
+		await ui.see('clients 1');
+		const frames = ui.frames.length;
+		const reads = source.reads;
+		for (let i = 1; i <= 1000; i++) {
+			source.change(s => {
+				s.clients = [client(1, {calls: i, lastCallAt: now, lastTool: 'alpha__echo'})];
+			});
+		}
+
+		await waitFor(() => source.reads > reads, 'the snapshot re-read');
+		// Something shown changes: one frame for it, none for the calls before it.
+		connect(2);
+		await ui.see('clients 2');
+		expect(ui.frames.length - frames).toBe(1);
+
+		await ui.press('c');
+		await ui.see(/e2e-client 1\.2\.0\s+socket\s+socket#1\s+5m\s+1000\s+0s ago {2}alpha__echo/);
+		source.change(s => {
+			s.clients = s.clients.map(candidate => (candidate.id === 1 ? {...candidate, calls: 1001} : candidate));
+		});
+		await ui.see(/socket#1\s+5m\s+1001/);
+	});
+});
+
 describe('quitting', () => {
 	it('q quits at once without attached clients, showing how many upstreams it stops', async () => {
 		const onQuit = vi.fn();
@@ -480,7 +609,7 @@ describe('quitting', () => {
 	it('q asks first when clients are attached', async () => {
 		const onQuit = vi.fn();
 		const source = new FakeSource(threeUpstreams());
-		source.attachedClients = 2;
+		source.clients = [client(1), client(2)];
 		const ui = open(source, undefined, {onQuit});
 		await ui.see('clients 2');
 		await ui.press('q');

@@ -3,15 +3,20 @@
  * upstream (server-everything) and one that crashes during initialize.
  * Watches the crash, the restarts and the open breaker appear, drives
  * s, x, u (with the y/n question), /, Enter and Esc, quits with q, and checks
- * that no process is left behind. Build first (npm test does).
+ * that no process is left behind. A real `--stdio` client attaches to the
+ * TUI's supervisor through the socket and shows in the header and under c.
+ * Build first (npm test does).
  */
 import {spawnSync} from 'node:child_process';
 import {randomUUID} from 'node:crypto';
+import {Client} from '@modelcontextprotocol/sdk/client/index.js';
+import {StdioClientTransport} from '@modelcontextprotocol/sdk/client/stdio.js';
 import {afterEach, describe, expect, it} from 'vitest';
 import {cliPath, everything, fastHangar, fixture, processesWithTag, tempDir, waitFor, writeConfig} from './support/hangar.js';
 import {TmuxSession} from './support/tmux.js';
 
 const sessions: TmuxSession[] = [];
+const clients: Client[] = [];
 
 /**
  * The TUI's environment: CI is set as CI jobs set it, wherever the tests run.
@@ -20,7 +25,8 @@ const sessions: TmuxSession[] = [];
  */
 const tuiEnv = (tag: string): Record<string, string> => ({HANGAR_TEST_TAG: tag, CI: 'true'});
 
-afterEach(() => {
+afterEach(async () => {
+	await Promise.all(clients.splice(0).map(async client => client.close()));
 	for (const session of sessions.splice(0)) session.kill();
 });
 
@@ -145,6 +151,62 @@ describe('mcp-hangar tui in a terminal', () => {
 		tui.keys('q');
 		expect(await waitFor(() => tui.exitStatus(), 'mcp-hangar tui to exit', 30_000)).toBe(0);
 		await waitFor(() => processesWithTag(tag).length === 0, 'no process left', 10_000);
+	});
+
+	it('counts a --stdio client attached through the socket, lists it under c with its calls, and forgets it when it leaves', async () => {
+		const dir = tempDir('hangar-tui-');
+		const config = writeConfig(dir, {fx: fixture('normal')}, fastHangar);
+		const tag = randomUUID();
+		const tui = new TmuxSession();
+		sessions.push(tui);
+		tui.start([process.execPath, cliPath, 'tui', '--config', config], {env: tuiEnv(tag), columns: 140, rows: 30});
+		// The socket is open before the first frame.
+		await tui.waitForScreen(s => cell(s, 'fx', 'state') === 'cold' && s.includes('clients 0'), 'the TUI up, fx cold, no client');
+
+		// What an MCP client launches: with the TUI running, it attaches to the TUI's supervisor.
+		const client = new Client({name: 'e2e-client', version: '3.1.4'});
+		clients.push(client);
+		await client.connect(
+			new StdioClientTransport({
+				command: process.execPath,
+				args: [cliPath, '--stdio', '--config', config],
+				env: {...(process.env as Record<string, string>), HANGAR_TEST_TAG: tag},
+				stderr: 'pipe',
+			}),
+		);
+		for (const message of ['one', 'two']) {
+			expect(await client.callTool({name: 'fx__echo', arguments: {message}})).toMatchObject({content: [{type: 'text', text: message}]});
+		}
+
+		// The calls went to the TUI's own fx, and the header counts the client.
+		let screen = await tui.waitForScreen(s => s.includes('clients 1') && cell(s, 'fx', 'calls') === '2', 'clients 1 and 2 calls on fx');
+		expect(cell(screen, 'fx', 'state')).toBe('ready');
+
+		tui.keys('c');
+		screen = await tui.waitForScreen(/^ {2}e2e-client 3\.1\.4 /m, 'the client listed');
+		expect(screen).toContain('CLIENTS  1 attached');
+		const cells = screen
+			.split('\n')
+			.find(line => line.startsWith('  e2e-client '))
+			?.trim()
+			.split(/\s{2,}/);
+		expect(cells?.[1]).toBe('socket');
+		expect(cells?.[2]).toMatch(/^socket#\d+$/);
+		expect(cells?.[4]).toBe('2');
+		expect(cells?.slice(5).join('  ')).toMatch(/^\d+s ago {2}fx__echo$/);
+
+		// It leaves: gone from the list and from the header's count.
+		await client.close();
+		screen = await tui.waitForScreen('No MCP client is attached.');
+		expect(screen).toContain('clients 0');
+		expect(screen).toContain(`mcp-hangar --stdio --config ${config}`);
+		tui.keys('Escape');
+		await tui.waitForScreen(s => row(s, 'fx') !== undefined, 'the list again');
+
+		// No client: q quits at once, and nothing is left, the bridge included.
+		tui.keys('q');
+		expect(await waitFor(() => tui.exitStatus(), 'mcp-hangar tui to exit', 30_000)).toBe(0);
+		await waitFor(() => processesWithTag(tag).length === 0, `no process left (still: ${processesWithTag(tag).join(', ')})`, 10_000);
 	});
 
 	it('refuses a --demo-traffic target that is not in the config, before starting anything', () => {

@@ -42,7 +42,7 @@ function key(overrides: Partial<Key> = {}): Key {
 	};
 }
 
-const allContexts: KeyContext[] = ['main', 'detail', 'logs', 'help', 'filter', 'dialog', 'quitting'];
+const allContexts: KeyContext[] = ['main', 'detail', 'logs', 'clients', 'help', 'filter', 'dialog', 'quitting'];
 
 describe('the keymap', () => {
 	it('gives every binding a description and at least one key', () => {
@@ -79,13 +79,18 @@ describe('the keymap', () => {
 		expect(matchCommand('main', 'j', key())).toBe('down');
 		expect(matchCommand('logs', '', key({upArrow: true}))).toBe('up');
 		expect(matchCommand('main', '', key({return: true}))).toBe('details');
+		expect(matchCommand('main', 'c', key())).toBe('clients');
+		expect(matchCommand('clients', 'c', key())).toBeUndefined();
+		expect(matchCommand('clients', '', key({escape: true, meta: true}))).toBe('back');
+		expect(matchCommand('clients', 'j', key())).toBe('down');
 		expect(matchCommand('filter', '', key({return: true}))).toBe('filterKeep');
 		for (const context of allContexts) expect(matchCommand(context, 'c', key({ctrl: true}))).toBe('interrupt');
 	});
 
 	it('hints the footer with the keys of the context, help first', () => {
 		expect(hintsFor('main')[0]).toEqual({keys: '?', label: 'help', command: 'help'});
-		expect(hintsFor('main').map(hint => hint.keys)).toEqual(['?', '↑↓/jk', 'Enter', 's', 'x', 'r', 'u', '/', 'l', 'q']);
+		expect(hintsFor('main').map(hint => hint.keys)).toEqual(['?', '↑↓/jk', 'Enter', 's', 'x', 'r', 'u', '/', 'l', 'c', 'q']);
+		expect(hintsFor('clients').map(hint => hint.label)).toEqual(['help', 'scroll', 'back', 'quit']);
 		expect(hintsFor('dialog')).toEqual([
 			{keys: 'y', label: 'yes', command: 'confirm'},
 			{keys: 'n/Esc', label: 'no', command: 'cancel'},

@@ -28,6 +28,7 @@ const noop = (): void => {};
 
 function focusOf(ui: UiState): Focus {
 	const view = currentView(ui);
+	if (view === 'clients') return {want: 'clients'};
 	if (ui.selected === undefined || (view !== 'detail' && view !== 'logs')) return undefined;
 	return {name: ui.selected, want: view === 'detail' ? 'details' : 'logs'};
 }

@@ -5,30 +5,9 @@
  * scrolls to keep the selection in view.
  */
 import {Box, Text} from 'ink';
-import type {StatusEntry} from '../core/views.js';
-import {fit} from './cell-format.js';
-import {Segments, StableSegments, type Segment} from './Segments.js';
-import {columnGap, compactColumns, fitColumns, fullColumns, type Column} from './table-columns.js';
+import {Segments, StableSegments} from './Segments.js';
+import {compactColumns, fitColumns, fullColumns, headerSegments, rowSegments} from './table-columns.js';
 import {useTuiState} from './tui-context.js';
-
-function headerSegments(columns: readonly Column[]): Segment[] {
-	const segments: Segment[] = [{text: '  '}];
-	columns.forEach((column, index) => {
-		if (index > 0) segments.push({text: ' '.repeat(columnGap)});
-		segments.push({text: fit(column.title, column.width, column.align), tone: {bold: true, dim: true}});
-	});
-	return segments;
-}
-
-function rowSegments(entry: StatusEntry, columns: readonly Column[], selected: boolean): Segment[] {
-	const segments: Segment[] = [{text: selected ? '› ' : '  ', tone: {bold: true}}];
-	columns.forEach((column, index) => {
-		if (index > 0) segments.push({text: ' '.repeat(columnGap)});
-		const cell = column.cell(entry);
-		segments.push({text: fit(cell.text, column.width, column.align), tone: cell.tone});
-	});
-	return segments;
-}
 
 /** The first row to show so that `selected` is inside a window of `height` rows. */
 export function windowStart(selected: number, total: number, height: number): number {

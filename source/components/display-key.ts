@@ -8,25 +8,41 @@
  * `clock` (ages and uptimes at the resolution they are shown: the list
  * shows seconds only below ten, then "<1m", then minutes). `seconds` says whether some age is
  * shown to the second, so the clock has to move every second.
+ *
+ * The clients one by one count only while their screen is open: elsewhere
+ * only how many are attached is shown, so a client's calls (thousands a
+ * second under load) do not redraw the list.
  */
-import {uptime} from './cell-format.js';
-import type {HangarSnapshot} from './hangar-source.js';
+import {count, uptime} from './cell-format.js';
+import {clientRows} from './client-columns.js';
+import type {Focus, HangarSnapshot} from './hangar-source.js';
 import {upIdle} from './table-columns.js';
 
 export type DisplayKey = {events: string; clock: string; seconds: boolean};
 
-export function displayKey(snapshot: HangarSnapshot): DisplayKey {
-	const {now, startedAt, entries, details, logs, ...rest} = snapshot;
+export function displayKey(snapshot: HangarSnapshot, focus: Focus): DisplayKey {
+	const {now, startedAt, entries, details, logs, clients, ...rest} = snapshot;
 	const detailed = details !== undefined || logs !== undefined;
+	const listed = focus?.want === 'clients' ? clientRows(clients, now) : [];
 	const events = JSON.stringify({
 		...rest,
 		entries: entries.map(entry => ({...entry, upSeconds: entry.upSeconds === null, idleSeconds: entry.idleSeconds === null})),
 		details: details === undefined ? undefined : {...details, server: {...details.server, upSeconds: undefined, idleSeconds: undefined}},
 		logs,
+		clients: listed.map(({client}) => ({...client, calls: count(client.calls), connectedAt: undefined, lastCallAt: client.lastCallAt === null})),
 	});
 	const running = (now - startedAt) / 1000;
-	const clock = [uptime(running), ...entries.map(entry => upIdle(entry)), detailed ? String(Math.floor(now / 1000)) : ''].join('|');
+	const clock = [
+		uptime(running),
+		...entries.map(entry => upIdle(entry)),
+		...listed.map(row => `${row.connected}/${row.lastCall}`),
+		detailed ? String(Math.floor(now / 1000)) : '',
+	].join('|');
 	// The detail and log views show times to the second; so do the list and header in their first ten seconds.
-	const seconds = detailed || running < 10 || entries.some(entry => (entry.upSeconds !== null && entry.upSeconds < 10) || (entry.idleSeconds !== null && entry.idleSeconds < 10));
+	const seconds =
+		detailed ||
+		running < 10 ||
+		listed.some(row => row.seconds) ||
+		entries.some(entry => (entry.upSeconds !== null && entry.upSeconds < 10) || (entry.idleSeconds !== null && entry.idleSeconds < 10));
 	return {events, clock, seconds};
 }

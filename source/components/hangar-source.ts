@@ -5,11 +5,16 @@
  * through `HangarSource.command`; they never see a `Provider`, a process or
  * an MCP message. Tests give the UI a source made of plain arrays instead.
  */
+import type {ClientView} from '../core/clients.js';
 import type {Command, Supervisor} from '../core/supervisor.js';
 import {statusEntries, upstreamDetails, type LogView, type StatusEntry, type UpstreamDetails} from '../core/views.js';
 
-/** Which upstream the current screen looks into, and what it needs of it. */
-export type Focus = {name: string; want: 'details' | 'logs'} | undefined;
+/**
+ * What the current screen shows beyond the list: an upstream's details or
+ * log, or the attached clients (always read, for the header's count, but
+ * only their own screen shows them one by one).
+ */
+export type Focus = {name: string; want: 'details' | 'logs'} | {want: 'clients'} | undefined;
 
 export type HangarSnapshot = {
 	configPath: string;
@@ -19,7 +24,9 @@ export type HangarSnapshot = {
 	startedAt: number;
 	/** When this snapshot was read, in ms since the epoch. */
 	now: number;
-	/** MCP clients attached to this hangar (0 until clients can attach to a running TUI). */
+	/** MCP clients attached to this hangar right now, oldest connection first. */
+	clients: readonly ClientView[];
+	/** How many: `clients.length`. */
 	attachedClients: number;
 	/** A short note for the header about how this hangar runs (e.g. demo traffic), if any. */
 	notice: string | undefined;
@@ -47,8 +54,6 @@ export type HangarSource = {
 
 export type SupervisorSourceOptions = {
 	logFile: string;
-	/** How many MCP clients are attached right now (default: none). */
-	attachedClients?: () => number;
 	/** How commands are labelled in hangar's log and in transition reasons (default "a person in the TUI"). */
 	via?: string;
 	/** A note the header shows, e.g. "demo traffic: flaky-demo/echo at 2/s" (default none). */
@@ -60,27 +65,28 @@ const logViewLines = 10_000;
 
 export function supervisorSource(supervisor: Supervisor, options: SupervisorSourceOptions): HangarSource {
 	const via = options.via ?? 'a person in the TUI';
-	const clients = options.attachedClients ?? (() => 0);
 	return {
 		read(focus) {
 			const entries = statusEntries(supervisor);
 			const toolNames: Record<string, readonly string[]> = {};
 			for (const [name, provider] of supervisor.providers) toolNames[name] = provider.tools.map(tool => tool.name);
-			const known = focus !== undefined && supervisor.providers.has(focus.name);
+			const upstream = focus !== undefined && 'name' in focus && supervisor.providers.has(focus.name) ? focus : undefined;
+			const clients = supervisor.clients.list();
 			return {
 				configPath: supervisor.config.path,
 				logFile: options.logFile,
 				startedAt: supervisor.startedAt,
 				now: Date.now(),
-				attachedClients: clients(),
+				clients,
+				attachedClients: clients.length,
 				notice: options.notice,
 				entries,
 				toolNames,
-				details: known && focus.want === 'details' ? upstreamDetails(supervisor, focus.name, {stderr: 30}) : undefined,
+				details: upstream?.want === 'details' ? upstreamDetails(supervisor, upstream.name, {stderr: 30}) : undefined,
 				logs:
-					known && focus.want === 'logs'
+					upstream?.want === 'logs'
 						? supervisor
-								.provider(focus.name)
+								.provider(upstream.name)
 								.log.tail(logViewLines)
 								.map(line => ({at: new Date(line.at).toISOString(), source: line.source, text: line.text}))
 						: undefined,
@@ -91,12 +97,15 @@ export function supervisorSource(supervisor: Supervisor, options: SupervisorSour
 			supervisor.on('transition', onEvent);
 			supervisor.on('toolsChanged', onEvent);
 			supervisor.on('activity', onEvent);
-			const provider = focus === undefined ? undefined : supervisor.providers.get(focus.name);
+			// A client connecting, leaving, introducing itself or calling (thousands a second under load).
+			supervisor.clients.on('changed', onEvent);
+			const provider = focus !== undefined && 'name' in focus ? supervisor.providers.get(focus.name) : undefined;
 			const offLog = provider?.log.onLine(onEvent);
 			return () => {
 				supervisor.off('transition', onEvent);
 				supervisor.off('toolsChanged', onEvent);
 				supervisor.off('activity', onEvent);
+				supervisor.clients.off('changed', onEvent);
 				offLog?.();
 			};
 		},

@@ -18,6 +18,12 @@ const columnNotes: Array<[string, string]> = [
 	['RESTARTS', 'automatic restarts after a crash or a failed start'],
 ];
 
+const clientNotes: Array<[string, string]> = [
+	['CLIENT', 'the name and version the client sent in initialize; "(not initialized)" until it does'],
+	['TRANSPORT', 'socket: an `mcp-hangar --stdio` attached through the local socket; http: an HTTP session'],
+	['LABEL', 'the session as hangar\'s log names it'],
+];
+
 export function helpLines(snapshot: Pick<HangarSnapshot, 'configPath' | 'logFile'>): HelpLine[] {
 	const lines: HelpLine[] = [];
 	for (const section of helpSections()) {
@@ -25,8 +31,10 @@ export function helpLines(snapshot: Pick<HangarSnapshot, 'configPath' | 'logFile
 		for (const row of section.rows) lines.push({kind: 'row', key: row.keys, text: row.description});
 	}
 
-	lines.push({kind: 'blank'}, {kind: 'title', text: 'Columns'});
+	lines.push({kind: 'blank'}, {kind: 'title', text: 'Columns of the list'});
 	for (const [key, text] of columnNotes) lines.push({kind: 'row', key, text});
+	lines.push({kind: 'blank'}, {kind: 'title', text: 'Columns of the clients (c)'});
+	for (const [key, text] of clientNotes) lines.push({kind: 'row', key, text});
 	lines.push({kind: 'blank'}, {kind: 'title', text: 'Files'});
 	lines.push({kind: 'row', key: 'config', text: snapshot.configPath});
 	lines.push({kind: 'row', key: 'log', text: `${snapshot.logFile} (hangar's own log; each upstream's output is under l)`});

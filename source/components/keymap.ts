@@ -10,7 +10,7 @@
 import type {Key} from 'ink';
 import {currentView, type UiState} from './ui-state.js';
 
-export type KeyContext = 'main' | 'detail' | 'logs' | 'help' | 'filter' | 'dialog' | 'quitting';
+export type KeyContext = 'main' | 'detail' | 'logs' | 'clients' | 'help' | 'filter' | 'dialog' | 'quitting';
 
 export type CommandId =
 	| 'up'
@@ -25,6 +25,7 @@ export type CommandId =
 	| 'quarantine'
 	| 'filter'
 	| 'logs'
+	| 'clients'
 	| 'help'
 	| 'quit'
 	| 'interrupt'
@@ -61,8 +62,10 @@ const downKeys = [named('↓', key => key.downArrow), char('j')];
 const enter = named('Enter', key => key.return);
 const escape = named('Esc', key => key.escape);
 
-const screens: KeyContext[] = ['main', 'detail', 'logs', 'help'];
+const screens: KeyContext[] = ['main', 'detail', 'logs', 'clients', 'help'];
 const upstreamScreens: KeyContext[] = ['main', 'detail'];
+/** Screens longer than the terminal: ↑↓ scroll them instead of moving a selection. */
+export const scrollingScreens: readonly KeyContext[] = ['logs', 'clients', 'help'];
 
 /** In dispatch order: within a context the first matching binding wins. Footer hints follow this order. */
 export const bindings: readonly Binding[] = [
@@ -79,12 +82,12 @@ export const bindings: readonly Binding[] = [
 	{command: 'help', keys: [char('?')], contexts: screens, description: 'show this help, or close it', hint: 'help'},
 	{command: 'up', keys: upKeys, contexts: ['main'], description: 'select the previous upstream', hint: 'move', hintKeys: '↑↓/jk'},
 	{command: 'down', keys: downKeys, contexts: ['main'], description: 'select the next upstream'},
-	{command: 'up', keys: upKeys, contexts: ['logs', 'help'], description: 'scroll up one line', hint: 'scroll', hintKeys: '↑↓/jk'},
-	{command: 'down', keys: downKeys, contexts: ['logs', 'help'], description: 'scroll down one line'},
-	{command: 'pageUp', keys: [named('PgUp', key => key.pageUp)], contexts: ['logs', 'help'], description: 'scroll up one page'},
-	{command: 'pageDown', keys: [named('PgDn', key => key.pageDown)], contexts: ['logs', 'help'], description: 'scroll down one page'},
+	{command: 'up', keys: upKeys, contexts: scrollingScreens, description: 'scroll up one line', hint: 'scroll', hintKeys: '↑↓/jk'},
+	{command: 'down', keys: downKeys, contexts: scrollingScreens, description: 'scroll down one line'},
+	{command: 'pageUp', keys: [named('PgUp', key => key.pageUp)], contexts: scrollingScreens, description: 'scroll up one page'},
+	{command: 'pageDown', keys: [named('PgDn', key => key.pageDown)], contexts: scrollingScreens, description: 'scroll down one page'},
 	{command: 'details', keys: [enter], contexts: ['main'], description: 'open the selected upstream\'s details', hint: 'details'},
-	{command: 'back', keys: [escape], contexts: ['detail', 'logs', 'help'], description: 'go back one screen', hint: 'back'},
+	{command: 'back', keys: [escape], contexts: ['detail', 'logs', 'clients', 'help'], description: 'go back one screen', hint: 'back'},
 	{command: 'back', keys: [escape], contexts: ['main'], description: 'clear the filter'},
 	{command: 'start', keys: [char('s')], contexts: upstreamScreens, description: 'start the upstream (resets its restart budget and breaker)', hint: 'start'},
 	{command: 'stop', keys: [char('x')], contexts: upstreamScreens, description: 'stop it; it does not start on demand until started again', hint: 'stop'},
@@ -98,6 +101,7 @@ export const bindings: readonly Binding[] = [
 	},
 	{command: 'filter', keys: [char('/')], contexts: ['main'], description: 'filter by name, state or tool name (fuzzy)', hint: 'filter'},
 	{command: 'logs', keys: [char('l')], contexts: upstreamScreens, description: 'full-screen log of the upstream (stderr, stray stdout, hangar\'s notes)', hint: 'logs'},
+	{command: 'clients', keys: [char('c')], contexts: ['main'], description: 'list the MCP clients attached to this hangar (name, transport, since when, calls, last call)', hint: 'clients'},
 	{command: 'quit', keys: [char('q')], contexts: screens, description: 'quit: stop every upstream and exit (asks first when clients are attached)', hint: 'quit'},
 	{
 		command: 'interrupt',
@@ -144,12 +148,13 @@ const contextNames: Record<KeyContext, string> = {
 	main: 'list',
 	detail: 'details',
 	logs: 'logs',
+	clients: 'clients',
 	help: 'help',
 	filter: 'typing a filter',
 	dialog: 'a question',
 	quitting: 'quitting',
 };
-const contextOrder: KeyContext[] = ['main', 'detail', 'logs', 'help', 'filter', 'dialog', 'quitting'];
+const contextOrder: KeyContext[] = ['main', 'detail', 'logs', 'clients', 'help', 'filter', 'dialog', 'quitting'];
 
 /** "List and details", "Every screen", "Everywhere". */
 export function whereTitle(contexts: readonly KeyContext[]): string {

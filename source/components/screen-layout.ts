@@ -27,3 +27,8 @@ export function footerRows(ui: UiState, size: TerminalSize): number {
 export function bodyRows(size: TerminalSize, ui: UiState): number {
 	return Math.max(1, frameRows(size) - headerRows - filterRows(ui) - footerRows(ui, size));
 }
+
+/** Rows at the top of a scrolling view that stay put: its title, and in the clients view the column titles. */
+export function pinnedRows(ui: UiState): number {
+	return currentView(ui) === 'clients' ? 2 : 1;
+}

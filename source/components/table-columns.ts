@@ -1,25 +1,28 @@
 /**
- * The upstream table's columns and how they fit a width. Columns are placed
+ * Table columns and how they fit a width (the upstream table's are here;
+ * the clients view has its own, in client-columns.ts). Columns are placed
  * left to right while they fit; the first that does not fit is dropped with
- * every column after it, so a row never wraps. The last error takes whatever
- * width is left, if it is enough to be worth reading.
+ * every column after it, so a row never wraps. The last column (the
+ * upstream's last error) may take whatever width is left, if it is enough
+ * to be worth reading.
  */
 import type {StatusEntry} from '../core/views.js';
-import {count, latency, printable, shortDuration} from './cell-format.js';
+import {count, fit, latency, printable, shortDuration} from './cell-format.js';
+import type {Segment} from './Segments.js';
 import {breakerTone, stateTone, type Tone} from './state-style.js';
 
 export type Cell = {text: string; tone?: Tone};
 
-export type ColumnSpec = {
+export type ColumnSpec<Row = StatusEntry> = {
 	id: string;
 	title: string;
-	/** A fixed width, or 'name' (the longest name, within bounds), or 'rest' (what is left). */
+	/** A fixed width, or 'name' (its longest cell, within bounds), or 'rest' (what is left). */
 	width: number | 'name' | 'rest';
 	align: 'left' | 'right';
-	cell: (entry: StatusEntry) => Cell;
+	cell: (row: Row) => Cell;
 };
 
-export type Column = ColumnSpec & {width: number};
+export type Column<Row = StatusEntry> = ColumnSpec<Row> & {width: number};
 
 /** Spaces between two columns. */
 export const columnGap = 2;
@@ -76,10 +79,11 @@ export const compactColumns: ColumnSpec[] = [
 ];
 
 /** The columns that fit in `width` (the selection marker included), with their widths resolved. */
-export function fitColumns(specs: readonly ColumnSpec[], width: number, entries: readonly StatusEntry[]): Column[] {
-	const longestName = Math.max(0, ...entries.map(entry => entry.name.length));
+export function fitColumns<Row>(specs: ReadonlyArray<ColumnSpec<Row>>, width: number, rows: readonly Row[]): Array<Column<Row>> {
+	const name = specs.find(spec => spec.width === 'name');
+	const longestName = name === undefined ? 0 : Math.max(name.title.length, ...rows.map(row => [...name.cell(row).text].length));
 	const nameWidth = Math.min(nameBounds.max, Math.max(nameBounds.min, longestName));
-	const fitted: Column[] = [];
+	const fitted: Array<Column<Row>> = [];
 	let used = markerWidth;
 	for (const spec of specs) {
 		const gap = fitted.length === 0 ? 0 : columnGap;
@@ -96,6 +100,27 @@ export function fitColumns(specs: readonly ColumnSpec[], width: number, entries:
 	}
 
 	return fitted;
+}
+
+/** The column titles as a line, aligned with the rows. */
+export function headerSegments<Row>(columns: ReadonlyArray<Column<Row>>): Segment[] {
+	const segments: Segment[] = [{text: ' '.repeat(markerWidth)}];
+	columns.forEach((column, index) => {
+		if (index > 0) segments.push({text: ' '.repeat(columnGap)});
+		segments.push({text: fit(column.title, column.width, column.align), tone: {bold: true, dim: true}});
+	});
+	return segments;
+}
+
+/** One row as a line: the selection marker, then each cell fitted to its column. */
+export function rowSegments<Row>(row: Row, columns: ReadonlyArray<Column<Row>>, selected = false): Segment[] {
+	const segments: Segment[] = [{text: selected ? '› ' : ' '.repeat(markerWidth), tone: {bold: true}}];
+	columns.forEach((column, index) => {
+		if (index > 0) segments.push({text: ' '.repeat(columnGap)});
+		const cell = column.cell(row);
+		segments.push({text: fit(cell.text, column.width, column.align), tone: cell.tone});
+	});
+	return segments;
 }
 
 function withoutSubject(text: string, name: string): string {

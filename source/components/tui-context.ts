@@ -31,6 +31,7 @@ export type TuiActions = {
 	move: (by: number) => void;
 	openDetails: () => void;
 	openLogs: () => void;
+	openClients: () => void;
 	openHelp: () => void;
 	back: () => void;
 	scroll: (by: number) => void;

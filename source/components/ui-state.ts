@@ -6,7 +6,7 @@
  * named event and can be tested without rendering.
  */
 
-export type View = 'main' | 'detail' | 'logs' | 'help';
+export type View = 'main' | 'detail' | 'logs' | 'clients' | 'help';
 
 export type Dialog =
 	/** Lifting a quarantine lets the upstream run again and pins its tools: a person confirms it. */
@@ -28,7 +28,7 @@ export type UiState = {
 	filter: {query: string; editing: boolean};
 	dialog: Dialog | undefined;
 	message: Message | undefined;
-	/** Lines scrolled: from the top in help, back from the newest line in logs (0 = following). */
+	/** Lines scrolled: from the top in help and clients, back from the newest line in logs (0 = following). */
 	scroll: number;
 	/** Set once quitting: how many upstreams are being stopped. */
 	quitting: {upstreams: number} | undefined;

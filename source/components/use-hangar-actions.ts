@@ -10,7 +10,7 @@ import type {Command} from '../core/supervisor.js';
 import type {StatusEntry} from '../core/views.js';
 import type {HangarSource} from './hangar-source.js';
 import {helpLines} from './help-content.js';
-import {bodyRows} from './screen-layout.js';
+import {bodyRows, pinnedRows} from './screen-layout.js';
 import type {TuiActions, TuiState} from './tui-context.js';
 import {currentView, type Message, type UiAction} from './ui-state.js';
 
@@ -70,8 +70,9 @@ export function useHangarActions(source: HangarSource, readState: () => TuiState
 
 		const scrollMax = (): number => {
 			const {ui, snapshot, size} = readState();
-			const visible = bodyRows(size, ui) - 1;
-			const total = currentView(ui) === 'logs' ? (snapshot.logs?.length ?? 0) : helpLines(snapshot).length;
+			const view = currentView(ui);
+			const visible = bodyRows(size, ui) - pinnedRows(ui);
+			const total = view === 'logs' ? (snapshot.logs?.length ?? 0) : view === 'clients' ? snapshot.clients.length : helpLines(snapshot).length;
 			return Math.max(0, total - visible);
 		};
 
@@ -85,6 +86,7 @@ export function useHangarActions(source: HangarSource, readState: () => TuiState
 				const name = selectedName();
 				if (name !== undefined) dispatch({type: 'open', view: 'logs', name});
 			},
+			openClients: () => dispatch({type: 'open', view: 'clients'}),
 			openHelp() {
 				dispatch(currentView(readState().ui) === 'help' ? {type: 'back'} : {type: 'open', view: 'help'});
 			},

@@ -28,6 +28,12 @@ export type SnapshotTiming = {
 	clockMs?: number;
 };
 
+/** A focus rebuilt from its parts, so the effect depends on them rather than on a new object every render. */
+function focusFrom(want: NonNullable<Focus>['want'] | undefined, name: string | undefined): Focus {
+	if (want === 'clients') return {want};
+	return want === undefined || name === undefined ? undefined : {name, want};
+}
+
 export function useHangarSnapshot(source: HangarSource, focus: Focus, timing: SnapshotTiming = {}): HangarSnapshot {
 	const frameMs = timing.frameMs ?? 100;
 	const tickMs = timing.tickMs ?? 1000;
@@ -36,8 +42,8 @@ export function useHangarSnapshot(source: HangarSource, focus: Focus, timing: Sn
 	const clockMs = timing.clockMs ?? 15_000;
 	const [snapshot, setSnapshot] = useState(() => source.read(focus));
 	// Created once: useRef's argument would be evaluated (a JSON of the whole snapshot) on every render.
-	const [shown] = useState(() => ({current: {key: displayKey(snapshot), renderMs: 0, flushedAt: undefined as number | undefined, clockAt: performance.now()}}));
-	const focusName = focus?.name;
+	const [shown] = useState(() => ({current: {key: displayKey(snapshot, focus), renderMs: 0, flushedAt: undefined as number | undefined, clockAt: performance.now()}}));
+	const focusName = focus !== undefined && 'name' in focus ? focus.name : undefined;
 	const focusWant = focus?.want;
 
 	// Runs after the commit, and so after Ink has drawn the frame.
@@ -48,13 +54,13 @@ export function useHangarSnapshot(source: HangarSource, focus: Focus, timing: Sn
 	}, [snapshot]);
 
 	useEffect(() => {
-		const current: Focus = focusName === undefined || focusWant === undefined ? undefined : {name: focusName, want: focusWant};
+		const current = focusFrom(focusWant, focusName);
 		let pending: NodeJS.Timeout | undefined;
 		const flush = (): void => {
 			if (pending !== undefined) clearTimeout(pending);
 			pending = undefined;
 			const next = source.read(current);
-			const key = displayKey(next);
+			const key = displayKey(next, current);
 			const last = shown.current.key;
 			const at = performance.now();
 			if (key.events === last.events) {

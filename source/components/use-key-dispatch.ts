@@ -6,7 +6,7 @@
  */
 import {useCallback} from 'react';
 import {useInput, type Key} from 'ink';
-import {matchCommand, type CommandId} from './keymap.js';
+import {matchCommand, scrollingScreens, type CommandId} from './keymap.js';
 import type {TuiActions, TuiState} from './tui-context.js';
 
 /** Lines a page key scrolls, given the screen's height. */
@@ -26,6 +26,7 @@ const handlers: Record<CommandId, (actions: TuiActions, scrolling: boolean, rows
 	quarantine: actions => actions.quarantineOrLift(),
 	filter: actions => actions.filterOpen(),
 	logs: actions => actions.openLogs(),
+	clients: actions => actions.openClients(),
 	help: actions => actions.openHelp(),
 	quit: actions => actions.quit(),
 	interrupt: actions => actions.interrupt(),
@@ -42,7 +43,7 @@ export function useKeyDispatch(readState: () => TuiState, actions: TuiActions): 
 			const {keyContext, size} = readState();
 			const command = matchCommand(keyContext, input, key);
 			if (command !== undefined) {
-				handlers[command](actions, keyContext === 'logs' || keyContext === 'help', size.rows);
+				handlers[command](actions, scrollingScreens.includes(keyContext), size.rows);
 				return;
 			}
 

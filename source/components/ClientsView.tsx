@@ -1,0 +1,58 @@
+/**
+ * `c`: the MCP clients attached to this hangar, oldest first, one row each:
+ * name and version, transport, label, connected since, calls, last call.
+ * Columns fit the width (see client-columns.ts); ↑↓ scroll when there are more
+ * clients than rows. With none attached it says how to attach one.
+ */
+import {Box} from 'ink';
+import {wrap} from './cell-format.js';
+import {clientRows, fitClientColumns} from './client-columns.js';
+import {pinnedRows} from './screen-layout.js';
+import {Segments, StableSegments, type Segment} from './Segments.js';
+import {headerSegments, rowSegments} from './table-columns.js';
+import {useTuiState} from './tui-context.js';
+
+/** What to do about an empty list, wrapped to `width`. */
+function emptyLines(configPath: string, width: number): Segment[][] {
+	const indented = (text: string, indent: number, tone: Segment['tone']): Segment[][] =>
+		wrap(text, Math.max(1, width - indent), 3).map(line => [{text: ' '.repeat(indent)}, {text: line, tone}]);
+	return [
+		...indented('No MCP client is attached.', 2, {bold: true}),
+		...indented('To attach one, give an MCP client this as its server command while this TUI runs:', 2, {dim: true}),
+		...indented(`mcp-hangar --stdio --config ${configPath}`, 4, {color: 'cyan'}),
+	];
+}
+
+export function ClientsView({height}: {height: number}) {
+	const {snapshot, size, layout, ui} = useTuiState();
+	const rows = clientRows(snapshot.clients, snapshot.now);
+	const room = Math.max(1, height - pinnedRows(ui));
+	const start = Math.min(ui.scroll, Math.max(0, rows.length - room));
+	const shown = rows.slice(start, start + room);
+	const more = rows.length > room ? `  rows ${start + 1}-${start + shown.length} of ${rows.length} (↑↓ scroll)` : '';
+	const count = rows.length === 0 ? 'none attached' : `${rows.length} attached, oldest first${more}`;
+	const title = <Segments segments={[{text: 'CLIENTS', tone: {bold: true}}, {text: `  ${count}`, tone: {dim: true}}]} />;
+	if (rows.length === 0) {
+		return (
+			<Box flexDirection="column">
+				{title}
+				{emptyLines(snapshot.configPath, size.columns)
+					.slice(0, room)
+					.map((line, index) => (
+					<Segments key={index} segments={line} />
+				))}
+			</Box>
+		);
+	}
+
+	const columns = fitClientColumns(layout, size.columns, rows);
+	return (
+		<Box flexDirection="column">
+			{title}
+			<Segments segments={headerSegments(columns)} />
+			{shown.map(row => (
+				<StableSegments key={row.client.id} segments={rowSegments(row, columns)} />
+			))}
+		</Box>
+	);
+}
