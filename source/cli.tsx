@@ -7,6 +7,7 @@ import process from 'node:process';
 import meow from 'meow';
 import {ConfigError, loadConfig, resolveConfigPath} from './core/config.js';
 import {Logger, fileSink, logLevels, stderrSink, type LogLevel} from './core/logger.js';
+import {HttpSetupError, resolveHttpOptions, type HttpListenOptions} from './core/http-endpoint.js';
 import {serveDaemon, serveStdio} from './core/runtime.js';
 import {adminCommand, callCommand, parseArgsJson, statusCommand} from './commands.js';
 import {UsageError} from './usage.js';
@@ -18,6 +19,7 @@ const cli = meow(
     $ mcp-hangar --stdio [options]          Serve every upstream's tools as one MCP server on stdin/stdout
                                             (through the running tui or serve when there is one)
     $ mcp-hangar serve [options]            Run the supervisor headless; --stdio clients attach to it
+    $ mcp-hangar serve --http [options]     ... and serve MCP over Streamable HTTP at http://HOST:PORT/mcp
     $ mcp-hangar status [--json]            Show every upstream (the hangar_list view) for the config
     $ mcp-hangar call SERVER TOOL [--args JSON] [--json]
                                             Call one tool; its result on stdout, exit code 1 on error
@@ -35,6 +37,12 @@ const cli = meow(
     --args JSON         call: the tool's arguments as a JSON object
     --demo-traffic SERVER/TOOL
                         tui: call this tool twice a second, to watch hangar at work without a client
+    --http              serve, tui: also serve MCP over Streamable HTTP at /mcp
+    --host ADDRESS      --http: the address to listen on (default: 127.0.0.1; anything but
+                        loopback needs a token)
+    --port N            --http: the port to listen on (default: 8080; 0: any free port)
+    --token-file PATH   --http: clients must send "Authorization: Bearer <the file's content>"
+                        (default: $MCP_HANGAR_TOKEN; none: no token, loopback only)
     --version           Print the version
     --help              Print this help
 
@@ -43,6 +51,7 @@ const cli = meow(
     $ mcp-hangar status --config config.example.json
     $ mcp-hangar call everything echo --args '{"message":"hi"}' --config config.example.json
     $ mcp-hangar --stdio --config ~/mcp-hangar.json
+    $ MCP_HANGAR_TOKEN=$(openssl rand -hex 32) mcp-hangar serve --http --port 8080
 
   Add it to an MCP client (Claude Desktop, Cursor, Claude Code) as a stdio server:
     {"mcpServers": {"hangar": {"command": "mcp-hangar", "args": ["--stdio", "--config", "/path/to/mcp-hangar.json"]}}}
@@ -60,6 +69,10 @@ const cli = meow(
 			json: {type: 'boolean', default: false},
 			args: {type: 'string'},
 			demoTraffic: {type: 'string'},
+			http: {type: 'boolean', default: false},
+			host: {type: 'string'},
+			port: {type: 'number'},
+			tokenFile: {type: 'string'},
 		},
 	},
 );
@@ -71,18 +84,31 @@ const oneShot = ['status', 'call', 'approve', 'quarantine'].includes(cli.input[0
 const logLevel = (flags.logLevel ?? (oneShot ? 'warn' : 'info')) as LogLevel;
 const logger = new Logger(flags.logFile === undefined ? stderrSink() : fileSink(flags.logFile), logLevel);
 
+/** The --http flags of serve and tui, checked before anything starts. */
+function httpFlags(command: string | undefined): HttpListenOptions | undefined {
+	const given = (['host', 'port', 'tokenFile'] as const).filter(name => flags[name] !== undefined);
+	if (!flags.http) {
+		if (given.length > 0) usage(`--${given[0] === 'tokenFile' ? 'token-file' : given[0]} only applies with --http`);
+		return undefined;
+	}
+
+	if (command !== 'serve' && command !== 'tui') usage('--http only applies to "serve" and "tui"');
+	return resolveHttpOptions(flags, process.env);
+}
+
 async function main(): Promise<void> {
 	const [command, ...rest] = cli.input;
+	const http = httpFlags(command);
 	if (command === 'tui') {
 		if (rest.length > 0) usage(`"tui" takes no arguments (got ${rest.join(' ')})`);
 		const {runTui} = await import('./tui.js');
-		await runTui({configPath, stateDir: flags.stateDir, logFile: flags.logFile, logLevel, demoTraffic: flags.demoTraffic});
+		await runTui({configPath, stateDir: flags.stateDir, logFile: flags.logFile, logLevel, demoTraffic: flags.demoTraffic, http});
 		return;
 	}
 
 	if (command === 'serve') {
 		if (rest.length > 0) usage(`"serve" takes no arguments (got ${rest.join(' ')})`);
-		await serveDaemon({configPath, stateDir: flags.stateDir, logger});
+		await serveDaemon({configPath, stateDir: flags.stateDir, logger, http});
 		return;
 	}
 
@@ -134,7 +160,7 @@ function usage(problem: string): never {
 }
 
 main().catch((error: unknown) => {
-	if (error instanceof UsageError) usage(error.message);
+	if (error instanceof UsageError || error instanceof HttpSetupError) usage(error.message);
 	if (error instanceof ConfigError) {
 		process.stderr.write(`mcp-hangar: ${error.message}\n`);
 		process.exit(1);

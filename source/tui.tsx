@@ -13,8 +13,9 @@ import process from 'node:process';
 import {supervisorSource} from './components/hangar-source.js';
 import {loadConfig} from './core/config.js';
 import {Logger, fileSink, type LogLevel} from './core/logger.js';
+import type {HttpEndpoint, HttpListenOptions} from './core/http-endpoint.js';
 import {LocalEndpoint} from './core/local-endpoint.js';
-import {createSupervisor, installExitHandlers} from './core/runtime.js';
+import {createSupervisor, installExitHandlers, listenHttp} from './core/runtime.js';
 import {parseDemoTarget, startDemoTraffic} from './demo/traffic.js';
 
 export type TuiOptions = {
@@ -24,6 +25,8 @@ export type TuiOptions = {
 	logLevel: LogLevel;
 	/** "server/tool" to call twice a second through the normal call path (demo: `npm start`). */
 	demoTraffic?: string | undefined;
+	/** `--http`: also serve MCP over Streamable HTTP. */
+	http?: HttpListenOptions | undefined;
 };
 
 export const noTerminalMessage =
@@ -90,17 +93,20 @@ export async function runTui(options: TuiOptions): Promise<void> {
 	const controller = installExitHandlers(supervisor, logger, config.hangar.stopGraceMs * 2 + 8000);
 	// MCP clients (`mcp-hangar --stdio`, the CLI) attach to this supervisor through the local socket.
 	let endpoint: LocalEndpoint;
+	let http: HttpEndpoint | undefined;
 	try {
 		endpoint = await LocalEndpoint.listen({supervisor, logger, kind: 'tui'});
+		controller.beforeShutdown(async () => endpoint.close());
+		if (options.http !== undefined) http = await listenHttp(supervisor, logger, options.http, controller);
 	} catch (error) {
 		// The terminal is not Ink's yet: say it plainly and leave.
 		process.stderr.write(`mcp-hangar tui: ${(error as Error).message}\n`);
-		await controller.exit('the local endpoint could not be opened', 1);
+		await controller.exit('an endpoint could not be opened', 1);
 		return;
 	}
 
-	controller.beforeShutdown(async () => endpoint.close());
 	const notices: string[] = [];
+	if (http !== undefined) notices.push(`MCP over HTTP: ${http.url}`);
 	const writer = supervisor.store.writerPid;
 	// Another hangar writes the state dir: quarantines and approvals made here last only until this TUI quits.
 	if (writer !== undefined) notices.push(`state dir owned by hangar pid ${writer}: changes here are not saved`);

@@ -212,7 +212,7 @@ describe('docs/architecture.md', () => {
 
 	it('states the import rules, and the code keeps them', () => {
 		const rules = section(architecture, 'Rules');
-		const sdkModules = ['upstream-client.ts', 'upstream-transport.ts', 'line-transport.ts', 'gateway.ts', 'management.ts', 'supervisor-client.ts'];
+		const sdkModules = ['upstream-client.ts', 'upstream-transport.ts', 'line-transport.ts', 'gateway.ts', 'management.ts', 'supervisor-client.ts', 'http-endpoint.ts'];
 		for (const file of sdkModules) expect(rules).toContain(`\`${file}\``);
 		const core = path.join(root, 'source', 'core');
 		for (const file of fs.readdirSync(core).filter(name => /\.tsx?$/.test(name))) {

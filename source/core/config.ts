@@ -110,6 +110,8 @@ const hangarSchema = z.strictObject({
 	toolsRefreshSeconds: seconds('toolsRefreshSeconds').optional(),
 	quarantineNew: z.boolean().optional(),
 	exposure: z.enum(['direct', 'search'], {error: 'expected "direct" (every tool listed) or "search" (only the hangar_* tools; find tools with hangar_find_tools)'}).optional(),
+	httpCallTimeoutSeconds: positiveSeconds('httpCallTimeoutSeconds').optional(),
+	httpSessionIdleSeconds: positiveSeconds('httpSessionIdleSeconds').optional(),
 });
 
 const fileSchema = z.strictObject({
@@ -154,6 +156,10 @@ export type HangarSettings = {
 	quarantineNew: boolean;
 	/** What tools/list serves: every upstream tool plus the hangar_* tools, or only the hangar_* tools. */
 	exposure: 'direct' | 'search';
+	/** `serve --http`: the server-side deadline of every call, below the usual client timeout (an upstream's shorter callTimeoutSeconds still wins). */
+	httpCallTimeoutMs: number;
+	/** `serve --http`: an HTTP session with no request open for this long is closed. */
+	httpSessionIdleMs: number;
 };
 
 export type HangarConfig = {
@@ -180,6 +186,8 @@ export const defaults = {
 	toolsRefreshSeconds: 600,
 	quarantineNew: false,
 	exposure: 'direct',
+	httpCallTimeoutSeconds: 25,
+	httpSessionIdleSeconds: 600,
 } as const;
 
 export type ConfigIssue = {path: string; message: string};
@@ -264,6 +272,8 @@ export function parseConfig(raw: unknown, file: string, options: {stateDir?: str
 		toolsRefreshMs: ms(h.toolsRefreshSeconds ?? defaults.toolsRefreshSeconds),
 		quarantineNew: h.quarantineNew ?? defaults.quarantineNew,
 		exposure: h.exposure ?? defaults.exposure,
+		httpCallTimeoutMs: ms(h.httpCallTimeoutSeconds ?? defaults.httpCallTimeoutSeconds),
+		httpSessionIdleMs: ms(h.httpSessionIdleSeconds ?? defaults.httpSessionIdleSeconds),
 	};
 
 	const variables: Record<string, string | undefined> = {

@@ -19,6 +19,7 @@ import {checkRequest, createConnectionMachine} from './connection-state.js';
 import {ErrorCode, HangarError, JsonRpcCode, errorMessage} from './errors.js';
 import type {Logger} from './logger.js';
 import {ManagementParamsError, checkArguments, isManagementTool, managementTools, runManagementTool, statusJson} from './management.js';
+import type {CallDeadline} from './provider.js';
 import type {Command, Supervisor} from './supervisor.js';
 import {UpstreamRpcError} from './upstream-client.js';
 
@@ -47,6 +48,18 @@ const instructions = {
 		'mcp-hangar serves the tools of several upstream MCP servers. Find tools with hangar_find_tools (fuzzy search over names and descriptions; each hit has its input schema) and call them with hangar_call {server, tool, arguments}. ' +
 		'hangar_list shows every upstream\'s live state.',
 };
+
+/**
+ * Why the params of an `initialize` or `tools/list` request are invalid, or
+ * undefined when they are fine. Checked before the SDK sees them: it answers
+ * bad params with -32603 and a schema dump.
+ */
+export function invalidParams(message: JSONRPCMessage & {method: 'initialize' | 'tools/list'}): string | undefined {
+	const parsed = (message.method === 'initialize' ? InitializeRequestSchema : ListToolsRequestSchema).safeParse(message);
+	if (parsed.success) return undefined;
+	const problems = parsed.error.issues.map(issue => `${issue.path.join('.')}: ${issue.message}`).join('; ');
+	return `Invalid params for "${message.method}": ${problems}`;
+}
 
 /** A JSON-RPC error response for `id`. */
 function errorResponse(id: string | number, code: number, message: string, data?: unknown): JSONRPCMessage {
@@ -121,12 +134,10 @@ class GuardedTransport implements Transport {
 				}
 
 				if (method === 'initialize' || method === 'tools/list') {
-					// Checked here: the SDK answers bad params with -32603 and a schema dump, and
-					// a refused initialize must leave the connection waiting for a good one.
-					const parsed = (method === 'initialize' ? InitializeRequestSchema : ListToolsRequestSchema).safeParse(message);
-					if (!parsed.success) {
-						const problems = parsed.error.issues.map(issue => `${issue.path.join('.')}: ${issue.message}`).join('; ');
-						void this.inner.send(errorResponse(record.id!, JsonRpcCode.InvalidParams, `Invalid params for "${method}": ${problems}`));
+					// A refused initialize must leave the connection waiting for a good one.
+					const invalid = invalidParams(message as JSONRPCMessage & {method: typeof method});
+					if (invalid !== undefined) {
+						void this.inner.send(errorResponse(record.id!, JsonRpcCode.InvalidParams, invalid));
 						return;
 					}
 				}
@@ -194,6 +205,9 @@ class GuardedTransport implements Transport {
 
 type CallParams = {name: string; arguments?: Record<string, unknown> | undefined; _meta?: Record<string, unknown> | undefined};
 
+/** Where a call goes: the upstream, its own name for the tool, the arguments. */
+type Route = {server: string; tool: string; arguments: Record<string, unknown> | undefined};
+
 function isPlainObject(value: unknown): value is Record<string, unknown> {
 	return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -215,9 +229,17 @@ function validateCallParams(params: unknown): CallParams {
 	return params as CallParams;
 }
 
+/** What a transport may offer a session beyond the SDK's `Transport`. */
+export type SessionTransport = Transport & {
+	/** The transport tells the session that the client closed its input (see drainMs). */
+	onInputEnd?: () => void;
+	/** The correlation id of the request that carried JSON-RPC request `id` (HTTP: X-Correlation-ID), for the logs of its call. */
+	correlationIdOf?: (id: string | number) => string | undefined;
+};
+
 export type GatewaySessionOptions = {
 	supervisor: Supervisor;
-	transport: Transport & {onInputEnd?: () => void};
+	transport: SessionTransport;
 	/** When the client closes its input, how long calls in flight may take to be answered before the session closes. */
 	drainMs?: number;
 	logger: Logger;
@@ -227,6 +249,12 @@ export type GatewaySessionOptions = {
 	kind: ClientTransport;
 	/** Serve `hangar/command` (a person's commands from the local socket). */
 	commands?: boolean;
+	/**
+	 * A deadline for every tools/call, from its arrival to its answer, used
+	 * where shorter than the upstream's callTimeoutSeconds (HTTP sessions:
+	 * hangar.httpCallTimeoutSeconds, below the usual client timeout).
+	 */
+	callDeadline?: CallDeadline;
 };
 
 export class GatewaySession {
@@ -240,6 +268,8 @@ export class GatewaySession {
 	private readonly inflight = new Map<string | number, AbortController>();
 	private readonly serving = new Set<Promise<void>>();
 	private readonly exposure: 'direct' | 'search';
+	private readonly callDeadline: CallDeadline | undefined;
+	private readonly correlationIdOf: ((id: string | number) => string | undefined) | undefined;
 	/** This session in the supervisor's list of clients. */
 	readonly client: ClientRecord;
 
@@ -247,6 +277,8 @@ export class GatewaySession {
 		this.supervisor = options.supervisor;
 		this.logger = options.logger;
 		this.label = options.label;
+		this.callDeadline = options.callDeadline;
+		this.correlationIdOf = options.transport.correlationIdOf?.bind(options.transport);
 		this.guard = new GuardedTransport(options.transport, options.label, options.logger);
 		this.client = options.supervisor.clients.add(options.kind, options.label);
 		this.guard.onInitialize = info => this.client.identify(String(info.name), String(info.version));
@@ -393,7 +425,7 @@ export class GatewaySession {
 			const result =
 				isManagementTool(params.name) && params.name !== 'hangar_call'
 					? await this.serveManagement(params)
-					: await this.callTool(params, controller.signal);
+					: await this.callTool(id, params, controller.signal);
 			if (!controller.signal.aborted) await this.guard.send({jsonrpc: '2.0', id, result} as JSONRPCMessage);
 		} catch (error) {
 			if (controller.signal.aborted) return; // Cancelled: the protocol says no response.
@@ -437,7 +469,7 @@ export class GatewaySession {
 	}
 
 	/** Where a call goes: a `<server>__<tool>` name, or hangar_call's server and tool. */
-	private async route(params: CallParams, signal: AbortSignal): Promise<{server: string; tool: string; arguments: Record<string, unknown> | undefined}> {
+	private async route(params: CallParams, signal: AbortSignal): Promise<Route> {
 		if (params.name === 'hangar_call') {
 			const args = checkArguments('hangar_call', params.arguments);
 			const server = args['server'] as string;
@@ -481,9 +513,41 @@ export class GatewaySession {
 		return {server: route.server, tool: route.tool, arguments: params.arguments};
 	}
 
+	/**
+	 * Routes within the session's deadline: waiting for an upstream to list its
+	 * tools (a cold start on the first run) counts against it too.
+	 */
+	private async routeWithin(params: CallParams, signal: AbortSignal, deadline: CallDeadline): Promise<Route> {
+		const timeout = AbortSignal.timeout(deadline.ms);
+		try {
+			return await this.route(params, AbortSignal.any([signal, timeout]));
+		} catch (error) {
+			if (!timeout.aborted || signal.aborted) throw error;
+			const split = params.name.indexOf('__');
+			throw new HangarError({
+				code: 'CallTimeout',
+				upstream: split === -1 ? undefined : params.name.slice(0, split),
+				operation: `tools/call "${params.name}"`,
+				message: `no answer within ${deadline.ms / 1000} s, the deadline set by hangar.${deadline.setting} (timed out during the upstream's cold start, before it listed its tools); the start goes on, so a retry may find it ready`,
+				hint: `Raise "${deadline.setting}" in the "hangar" settings (keep it below your client's own timeout), or check the upstream's logs.`,
+				details: {phase: 'start', timeoutMs: deadline.ms},
+			});
+		}
+	}
+
 	/** Routes one call to its upstream and maps every failure to one JSON-RPC error. */
-	private async callTool(params: CallParams, signal: AbortSignal): Promise<CallToolResult> {
-		const route = await this.route(params, signal);
+	private async callTool(id: string | number, params: CallParams, signal: AbortSignal): Promise<CallToolResult> {
+		const began = performance.now();
+		const deadline = this.callDeadline;
+		const correlationId = this.correlationIdOf?.(id);
+		let route: Route;
+		try {
+			route = deadline === undefined ? await this.route(params, signal) : await this.routeWithin(params, signal, deadline);
+		} catch (error) {
+			if (error instanceof HangarError) throw new RpcError(error.code, error.message, error.toData());
+			throw error;
+		}
+
 		// Most calls carry no _meta: no copy for them on the hot path. The progress token is replaced upstream.
 		const progressToken = params._meta?.['progressToken'];
 		let meta: Record<string, unknown> | undefined;
@@ -496,6 +560,8 @@ export class GatewaySession {
 			return await this.supervisor.call(route.server, route.tool, route.arguments, {
 				signal,
 				meta,
+				correlationId,
+				deadline: deadline === undefined ? undefined : {...deadline, spentMs: Math.min(performance.now() - began, deadline.ms - 1)},
 				onProgress:
 					typeof progressToken === 'string' || typeof progressToken === 'number'
 						? update => {
@@ -510,14 +576,15 @@ export class GatewaySession {
 										...(update.message === undefined ? {} : {message: update.message}),
 									},
 								};
-								this.guard.send(notification as JSONRPCMessage).catch(() => {});
+								// relatedRequestId: over HTTP it goes on the call's own response stream.
+								this.guard.send(notification as JSONRPCMessage, {relatedRequestId: id}).catch(() => {});
 							}
 						: undefined,
 			});
 		} catch (error) {
 			if (error instanceof HangarError) throw new RpcError(error.code, error.message, error.toData());
 			if (error instanceof UpstreamRpcError) throw new RpcError(error.code, error.message, error.data);
-			this.logger.error(`unexpected error in tools/call ${params.name}: ${errorMessage(error)}`);
+			this.logger.error(`unexpected error in tools/call ${params.name}: ${errorMessage(error)}`, {correlationId});
 			throw new RpcError(JsonRpcCode.InternalError, `upstream "${route.server}": tools/call "${route.tool}" failed: ${errorMessage(error)}`);
 		}
 	}

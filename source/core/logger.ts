@@ -27,6 +27,11 @@ export class Logger {
 		return child;
 	}
 
+	/** Whether a line at `level` is written (to skip building costly debug fields). */
+	enabled(level: Exclude<LogLevel, 'silent'>): boolean {
+		return logLevels.indexOf(level) >= this.threshold;
+	}
+
 	debug(message: string, fields?: Record<string, unknown>): void {
 		this.write('debug', message, fields);
 	}

@@ -9,9 +9,9 @@
  * timers all meet here, so the rules are enforced in one place:
  *
  * - Concurrent callers of a cold upstream share one start promise.
- * - A call gets a deadline of `callTimeoutMs` covering start and call; when it
- *   passes the caller gets a CallTimeout error and the upstream request is
- *   cancelled.
+ * - A call gets a deadline of `callTimeoutMs` (or the caller's shorter one,
+ *   e.g. the HTTP endpoint's) covering start and call; when it passes the
+ *   caller gets a CallTimeout error and the upstream request is cancelled.
  * - Timeouts, transport errors, crashes, failed pings and failed starts count
  *   against the breaker; a tool result with `isError` does not.
  */
@@ -49,7 +49,18 @@ export type CallContext = {
 	onProgress?: ((update: ProgressUpdate) => void) | undefined;
 	/** `_meta` to forward upstream (without the progress token, which is replaced). */
 	meta?: Record<string, unknown> | undefined;
+	/** Names the request in hangar's log lines about this call (the HTTP endpoint's X-Correlation-ID). */
 	correlationId?: string | undefined;
+	/** A deadline for this call, used when shorter than the upstream's callTimeoutSeconds; `setting` is what sets it, for the error's hint. */
+	deadline?: CallDeadline | undefined;
+};
+
+export type CallDeadline = {
+	ms: number;
+	/** The setting that sets it, for the error's hint (e.g. "httpCallTimeoutSeconds"). */
+	setting: string;
+	/** How much of it the caller spent before the call reached the provider (routing). */
+	spentMs?: number | undefined;
 };
 
 export type TransitionEvent = TransitionRecord<ProviderState, ProviderEvent> & {provider: string};
@@ -377,15 +388,18 @@ export class Provider extends EventEmitter<{
 
 		let phase: 'start' | 'call' = 'start';
 		const progress = context.onProgress === undefined ? undefined : new ProgressRelay(context.onProgress);
+		// The caller's deadline applies when it ends before the upstream's own callTimeoutSeconds would.
+		const deadline = context.deadline !== undefined && context.deadline.ms - (context.deadline.spentMs ?? 0) < this.config.callTimeoutMs ? context.deadline : undefined;
+		const timeoutMs = deadline === undefined ? this.config.callTimeoutMs : deadline.ms - (deadline.spentMs ?? 0);
 		let countAsFailure = false;
 		try {
 			if (context.signal?.aborted) throw new RequestCancelledError();
 			const connection =
 				this.state === 'ready' && this.connection !== undefined
 					? this.connection
-					: await this.readyWithin(`call to tool "${tool}"`, context.signal, progress);
+					: await this.readyWithin(`call to tool "${tool}"`, context.signal, progress, timeoutMs);
 			phase = 'call';
-			const remaining = Math.max(1, Math.round(this.config.callTimeoutMs - (performance.now() - began)));
+			const remaining = Math.max(1, Math.round(timeoutMs - (performance.now() - began)));
 			const result = await connection.callTool(tool, args, {
 				signal: context.signal,
 				timeoutMs: remaining,
@@ -398,9 +412,13 @@ export class Provider extends EventEmitter<{
 			if (result.isError === true) this.toolErrors += 1;
 			this.remember({at: Date.now(), tool, ms, ok: result.isError !== true, error: result.isError === true ? 'the tool returned isError' : undefined});
 			if (this.state === 'ready') this.breaker.recordSuccess();
+			if (context.correlationId !== undefined) {
+				this.logger.debug(`tools/call "${tool}" answered in ${Math.round(ms)} ms`, {correlationId: context.correlationId, isError: result.isError === true ? true : undefined});
+			}
+
 			return result;
 		} catch (error) {
-			const mapped = this.mapCallError(error, tool, phase);
+			const mapped = this.mapCallError(error, tool, phase, deadline);
 			countAsFailure = mapped.countsForBreaker;
 			const ms = performance.now() - began;
 			// A refusal (breaker open, dead, stopped, ...) is not a new failure of the upstream: counting it,
@@ -412,6 +430,10 @@ export class Provider extends EventEmitter<{
 			}
 
 			this.remember({at: Date.now(), tool, ms, ok: false, error: mapped.error.message});
+			if (context.correlationId !== undefined) {
+				this.logger.warn(`tools/call "${tool}" failed after ${Math.round(ms)} ms: ${mapped.error.message}`, {correlationId: context.correlationId});
+				this.log.push('hangar', `tools/call "${tool}" failed (correlation id ${context.correlationId}): ${mapped.error.message}`);
+			}
 
 			throw mapped.error;
 		} finally {
@@ -433,16 +455,16 @@ export class Provider extends EventEmitter<{
 	}
 
 	/** The slow path: wait for (or trigger) a start, within the call's deadline and the caller's signal. */
-	private async readyWithin(why: string, signal: AbortSignal | undefined, progress: ProgressRelay | undefined): Promise<UpstreamConnection> {
+	private async readyWithin(why: string, signal: AbortSignal | undefined, progress: ProgressRelay | undefined, timeoutMs: number): Promise<UpstreamConnection> {
 		const controller = new AbortController();
-		const deadline = setTimeout(() => controller.abort(new AbortReason('deadline')), this.config.callTimeoutMs);
+		const deadline = setTimeout(() => controller.abort(new AbortReason('deadline')), timeoutMs);
 		const onCancel = () => controller.abort(new AbortReason('cancelled'));
 		signal?.addEventListener('abort', onCancel, {once: true});
 		try {
 			return await this.ensureReady(why, controller.signal, progress);
 		} catch (error) {
 			const reason: unknown = controller.signal.aborted ? controller.signal.reason : undefined;
-			if (reason instanceof AbortReason && reason.kind === 'deadline') throw new UpstreamTimeoutError(this.config.callTimeoutMs);
+			if (reason instanceof AbortReason && reason.kind === 'deadline') throw new UpstreamTimeoutError(timeoutMs);
 			if (reason instanceof AbortReason && reason.kind === 'cancelled') throw new RequestCancelledError();
 			throw error;
 		} finally {
@@ -470,18 +492,27 @@ export class Provider extends EventEmitter<{
 		return metric;
 	}
 
-	private mapCallError(error: unknown, tool: string, phase: 'start' | 'call'): {error: Error; countsForBreaker: boolean} {
+	/** `deadline`: the caller's, when it was the one that applied (else callTimeoutSeconds did). */
+	private mapCallError(error: unknown, tool: string, phase: 'start' | 'call', deadline: CallDeadline | undefined): {error: Error; countsForBreaker: boolean} {
 		const operation = `tools/call "${tool}"`;
 		if (error instanceof UpstreamTimeoutError) {
-			const during = phase === 'start' ? 'while the upstream was starting' : 'waiting for the upstream to answer';
+			const timeoutMs = deadline?.ms ?? this.config.callTimeoutMs;
+			const limit = deadline === undefined ? '' : `, the deadline set by hangar.${deadline.setting}`;
+			const [during, after] =
+				phase === 'start'
+					? ["timed out during the upstream's cold start", 'the start goes on, so a retry may find it ready']
+					: ['timed out waiting for the upstream to answer', 'the request was cancelled upstream'];
 			return {
 				error: new HangarError({
 					code: 'CallTimeout',
 					upstream: this.name,
 					operation,
-					message: `no answer within ${seconds(this.config.callTimeoutMs)} (timed out ${during}); the request was cancelled upstream`,
-					hint: 'Raise "callTimeoutSeconds" for this server if the tool is slow, or check its logs.',
-					details: {phase, timeoutMs: this.config.callTimeoutMs},
+					message: `no answer within ${seconds(timeoutMs)}${limit} (${during}); ${after}`,
+					hint:
+						deadline === undefined
+							? 'Raise "callTimeoutSeconds" for this server if the tool is slow, or check its logs.'
+							: `Raise "${deadline.setting}" in the "hangar" settings (keep it below your client's own timeout) if the tool is slow, or check its logs.`,
+					details: {phase, timeoutMs},
 				}),
 				// A timeout during a start is counted by the start itself, if it fails.
 				countsForBreaker: phase === 'call',

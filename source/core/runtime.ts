@@ -9,6 +9,7 @@ import net from 'node:net';
 import {StdioBridge} from './bridge.js';
 import {loadConfig, type HangarConfig} from './config.js';
 import {GatewaySession} from './gateway.js';
+import {HttpEndpoint, type HttpListenOptions} from './http-endpoint.js';
 import {LineTransport} from './line-transport.js';
 import {LocalEndpoint, connectSocket, readOwner, socketPath} from './local-endpoint.js';
 import type {Logger} from './logger.js';
@@ -150,28 +151,46 @@ async function runBridge(config: HangarConfig, socket: net.Socket, where: string
 	process.exit(await bridge.exited);
 }
 
-export type ServeOptions = {configPath: string; stateDir?: string | undefined; logger: Logger};
+export type ServeOptions = {
+	configPath: string;
+	stateDir?: string | undefined;
+	logger: Logger;
+	/** `--http`: also serve MCP over Streamable HTTP (see resolveHttpOptions). */
+	http?: HttpListenOptions | undefined;
+};
 
-/** `mcp-hangar serve`: a headless supervisor that MCP clients attach to through the local socket. */
+/**
+ * `--http` for `serve` and `tui`: listens, and closes the endpoint (its
+ * sessions drained and closed) before the upstreams stop at exit.
+ */
+export async function listenHttp(supervisor: Supervisor, logger: Logger, options: HttpListenOptions, controller: ExitController): Promise<HttpEndpoint> {
+	const endpoint = await HttpEndpoint.listen({...options, supervisor, logger});
+	controller.beforeShutdown(async () => endpoint.close());
+	return endpoint;
+}
+
+/** `mcp-hangar serve`: a headless supervisor that MCP clients attach to through the local socket (and over HTTP with `--http`). */
 export async function serveDaemon(options: ServeOptions): Promise<void> {
 	const {logger} = options;
 	const config = loadConfig(options.configPath, {stateDir: options.stateDir});
 	const supervisor = await createSupervisor(config, logger);
 	const controller = installExitHandlers(supervisor, logger, config.hangar.stopGraceMs * 2 + 8000);
 	let endpoint: LocalEndpoint;
+	let http: HttpEndpoint | undefined;
 	try {
 		endpoint = await LocalEndpoint.listen({supervisor, logger, kind: 'serve'});
+		controller.beforeShutdown(async () => endpoint.close());
+		if (options.http !== undefined) http = await listenHttp(supervisor, logger, options.http, controller);
 	} catch (error) {
 		logger.error(`cannot serve: ${(error as Error).message}`);
 		await controller.exit('could not listen', 1);
 		return;
 	}
 
-	controller.beforeShutdown(async () => endpoint.close());
 	if (!supervisor.store.isWriter) {
 		logger.warn(`hangar pid ${supervisor.store.writerPid ?? '?'} holds the state lock of ${config.hangar.stateDir}: quarantines and approvals made here are not saved`);
 	}
 
 	void supervisor.launch();
-	logger.info(`serving ${config.servers.length} upstreams to MCP clients on ${endpoint.path}`, {config: config.path, stateDir: config.hangar.stateDir});
+	logger.info(`serving ${config.servers.length} upstreams to MCP clients on ${endpoint.path}${http === undefined ? '' : ` and ${http.url}`}`, {config: config.path, stateDir: config.hangar.stateDir});
 }
