@@ -14,7 +14,7 @@ import {supervisorSource} from './components/hangar-source.js';
 import {loadConfig} from './core/config.js';
 import {Logger, fileSink, type LogLevel} from './core/logger.js';
 import type {HttpEndpoint, HttpListenOptions} from './core/http-endpoint.js';
-import {LocalEndpoint} from './core/local-endpoint.js';
+import {LocalEndpoint, busyEndpoint} from './core/local-endpoint.js';
 import {createSupervisor, installExitHandlers, listenHttp} from './core/runtime.js';
 import {parseDemoTarget, startDemoTraffic} from './demo/traffic.js';
 
@@ -88,6 +88,13 @@ export async function runTui(options: TuiOptions): Promise<void> {
 	// Node prints warnings to stderr, which would draw over the frame.
 	process.removeAllListeners('warning');
 	process.on('warning', warning => logger.warn(`node: ${warning.name}: ${warning.message}`));
+
+	// Another tui or serve already supervises this state dir: say so before anything starts.
+	const busy = await busyEndpoint(config.hangar.stateDir);
+	if (busy !== undefined) {
+		process.stderr.write(`mcp-hangar tui: ${busy.message}\n`);
+		process.exit(1);
+	}
 
 	const supervisor = await createSupervisor(config, logger);
 	const controller = installExitHandlers(supervisor, logger, config.hangar.stopGraceMs * 2 + 8000);

@@ -9,6 +9,8 @@
  */
 import {spawnSync} from 'node:child_process';
 import {randomUUID} from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import {Client} from '@modelcontextprotocol/sdk/client/index.js';
 import {StdioClientTransport} from '@modelcontextprotocol/sdk/client/stdio.js';
 import {afterEach, describe, expect, it} from 'vitest';
@@ -229,5 +231,31 @@ describe('mcp-hangar tui in a terminal', () => {
 		expect(result.stderr).toContain('mcp-hangar --stdio');
 		expect(result.stderr).toContain('mcp-hangar status');
 		expect(result.stdout).toBe('');
+	});
+
+	it('refuses to start a second supervisor for a state dir a running one serves, naming it', async () => {
+		const dir = tempDir('hangar-tui-');
+		const config = writeConfig(dir, {fx: fixture('normal')}, fastHangar);
+		const tag = randomUUID();
+		const first = new TmuxSession();
+		sessions.push(first);
+		first.start([process.execPath, cliPath, 'tui', '--config', config], {env: tuiEnv(tag), columns: 120, rows: 20});
+		await first.waitForScreen(/1 upstream:\s+1 ready/, 'the first TUI to run fx');
+		const pid = (JSON.parse(fs.readFileSync(path.join(dir, 'state', 'endpoint.json'), 'utf8')) as {pid: number}).pid;
+
+		const second = new TmuxSession();
+		sessions.push(second);
+		second.start([process.execPath, cliPath, 'tui', '--config', config], {env: tuiEnv(tag), columns: 120, rows: 20});
+		await waitFor(() => second.exitStatus(), 'the second TUI to exit');
+		expect(second.exitStatus()).toBe(1);
+		// Wrapped at the pane's width: compare without the spaces.
+		const squeeze = (text: string): string => text.replaceAll(/\s+/g, '');
+		expect(squeeze(second.screen({history: true}))).toContain(squeeze(`is already served by hangar pid ${pid} (mcp-hangar tui`));
+		// The first goes on, untouched.
+		expect(first.screen()).toMatch(/1 upstream:\s+1 ready/);
+		first.keys('q');
+		await waitFor(() => first.exitStatus(), 'the first TUI to quit');
+		expect(first.exitStatus()).toBe(0);
+		await waitFor(() => processesWithTag(tag).length === 0, 'no process left');
 	});
 });

@@ -118,6 +118,18 @@ export class EndpointBusyError extends Error {
 	}
 }
 
+/**
+ * The error to refuse with when a supervisor already answers on `stateDir`'s
+ * socket, else undefined. Checked before anything starts, so a refusal is
+ * one clear sentence; `LocalEndpoint.listen` checks again against races.
+ */
+export async function busyEndpoint(stateDir: string): Promise<EndpointBusyError | undefined> {
+	const answer = await connectSocket(socketPath(stateDir), 1000);
+	if (!(answer instanceof net.Socket)) return undefined;
+	answer.destroy();
+	return new EndpointBusyError(readOwner(stateDir), stateDir);
+}
+
 /** Makes sure the state dir exists, belongs to this user and lets nobody else in. */
 function secureDir(dir: string, logger: Logger): void {
 	fs.mkdirSync(dir, {recursive: true, mode: 0o700});

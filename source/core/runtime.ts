@@ -11,7 +11,7 @@ import {loadConfig, type HangarConfig} from './config.js';
 import {GatewaySession} from './gateway.js';
 import {HttpEndpoint, type HttpListenOptions} from './http-endpoint.js';
 import {LineTransport} from './line-transport.js';
-import {LocalEndpoint, connectSocket, readOwner, socketPath} from './local-endpoint.js';
+import {LocalEndpoint, busyEndpoint, connectSocket, readOwner, socketPath} from './local-endpoint.js';
 import type {Logger} from './logger.js';
 import {killAllProcessGroupsSync} from './process-registry.js';
 import {StateStore} from './state-store.js';
@@ -173,6 +173,12 @@ export async function listenHttp(supervisor: Supervisor, logger: Logger, options
 export async function serveDaemon(options: ServeOptions): Promise<void> {
 	const {logger} = options;
 	const config = loadConfig(options.configPath, {stateDir: options.stateDir});
+	const busy = await busyEndpoint(config.hangar.stateDir);
+	if (busy !== undefined) {
+		process.stderr.write(`mcp-hangar serve: ${busy.message}\n`);
+		process.exit(1);
+	}
+
 	const supervisor = await createSupervisor(config, logger);
 	const controller = installExitHandlers(supervisor, logger, config.hangar.stopGraceMs * 2 + 8000);
 	let endpoint: LocalEndpoint;

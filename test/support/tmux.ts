@@ -38,9 +38,9 @@ export class TmuxSession {
 		);
 	}
 
-	/** The visible screen as text, one line per row, trailing blanks trimmed. */
-	screen(): string {
-		return this.tmux('capture-pane', '-p', '-t', this.target)
+	/** The visible screen as text, one line per row, trailing blanks trimmed; with `history`, the lines scrolled off above it too. */
+	screen(options: {history?: boolean} = {}): string {
+		return this.tmux('capture-pane', '-p', ...(options.history === true ? ['-S', '-'] : []), '-t', this.target)
 			.split('\n')
 			.map(line => line.trimEnd())
 			.join('\n')
