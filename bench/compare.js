@@ -15,9 +15,10 @@
  */
 import path from 'node:path';
 import {parseArgs} from 'node:util';
-import {callTool, connectDirect, connectHangarWarm, connectHop, hangarBuild} from './lib/paths.js';
-import {cpuMeter, sweep} from './lib/processes.js';
-import {nsToMs, round, summarize} from './lib/stats.js';
+import {connectDirect, connectHangarWarm, connectHop, hangarBuild} from './lib/paths.js';
+import {sweep} from './lib/processes.js';
+import {sequentialRounds, throughputRounds, warmUp} from './lib/rounds.js';
+import {round} from './lib/stats.js';
 
 const {values, positionals} = parseArgs({
 	options: {rounds: {type: 'string', default: '10'}, calls: {type: 'string', default: '500'}, seconds: {type: 'string', default: '1.5'}},
@@ -31,7 +32,6 @@ if (positionals.length === 0 || positionals.some(item => !item.includes('='))) {
 const rounds = Number(values.rounds);
 const callsPerRound = Number(values.calls);
 const sliceMs = Number(values.seconds) * 1000;
-const args = {message: 'bench'};
 const sessions = {};
 
 process.on('SIGINT', () => {
@@ -48,65 +48,27 @@ try {
 	}
 
 	const names = Object.keys(sessions);
-	const rotated = r => names.map((_, i) => names[(i + r) % names.length]);
-	for (const name of names) for (let i = 0; i < 1500; i++) await callTool(sessions[name].client, sessions[name].tool, args);
+	await warmUp(sessions, 1500);
+	const sequential = (await sequentialRounds(sessions, {calls: callsPerRound * rounds, rounds})).paths;
+	const throughputSlices = Math.max(2, Math.round(rounds / 2));
+	const loaded = await throughputRounds(sessions, {inFlight: 32, durationMs: sliceMs * throughputSlices, rounds: throughputSlices});
 
-	const latency = Object.fromEntries(names.map(name => [name, []]));
-	const seqCpu = Object.fromEntries(names.map(name => [name, 0]));
-	for (let r = 0; r < rounds; r++) {
-		for (const name of rotated(r)) {
-			const session = sessions[name];
-			const meter = cpuMeter(session);
-			for (let i = 0; i < callsPerRound; i++) {
-				const began = process.hrtime.bigint();
-				await callTool(session.client, session.tool, args);
-				latency[name].push(nsToMs(process.hrtime.bigint() - began));
-			}
-
-			seqCpu[name] += meter.stop().proxy ?? 0;
-		}
-	}
-
-	const throughput = Object.fromEntries(names.map(name => [name, {calls: 0, ms: 0, cpu: 0}]));
-	for (let r = 0; r < Math.max(2, Math.round(rounds / 2)); r++) {
-		for (const name of rotated(r)) {
-			const session = sessions[name];
-			const meter = cpuMeter(session);
-			const began = performance.now();
-			const deadline = began + sliceMs;
-			let calls = 0;
-			await Promise.all(
-				Array.from({length: 32}, async () => {
-					while (performance.now() < deadline) {
-						await callTool(session.client, session.tool, args);
-						calls += 1;
-					}
-				}),
-			);
-			throughput[name].calls += calls;
-			throughput[name].ms += performance.now() - began;
-			throughput[name].cpu += meter.stop().proxy ?? 0;
-		}
-	}
-
-	const direct = summarize(latency.direct);
-	const hopAdded = summarize(latency.hop).p50 - direct.p50;
-	const directRate = throughput.direct.calls / throughput.direct.ms;
+	const direct = sequential.direct;
+	const hopAdded = sequential.hop.p50 - direct.p50;
 	const rows = [['path', 'p50 ms', 'p99 ms', 'added p50 ms', 'added / hop', 'CPU µs/call seq', 'calls/s @32', 'vs direct', 'CPU µs/call @32']];
 	for (const name of names) {
-		const s = summarize(latency[name]);
+		const s = sequential[name];
 		const added = s.p50 - direct.p50;
-		const rate = throughput[name].calls / throughput[name].ms;
 		rows.push([
 			name,
 			s.p50.toFixed(3),
 			s.p99.toFixed(3),
 			added.toFixed(3),
 			name === 'direct' || name === 'hop' ? '' : `${round(added / hopAdded, 2)}x`,
-			name === 'direct' ? '' : String(round((seqCpu[name] * 1000) / latency[name].length, 1)),
-			String(Math.round(rate * 1000)),
-			`${round((rate / directRate) * 100, 1)}%`,
-			name === 'direct' ? '' : String(round((throughput[name].cpu * 1000) / throughput[name].calls, 1)),
+			name === 'direct' ? '' : String(s.cpuUsPerCall.proxy),
+			String(loaded[name].callsPerSecond),
+			`${round((loaded[name].callsPerSecond / loaded.direct.callsPerSecond) * 100, 1)}%`,
+			name === 'direct' ? '' : String(loaded[name].cpuUsPerCall.proxy),
 		]);
 	}
 

@@ -8,7 +8,7 @@
  *                       20 upstreams): checks that the bench works, says nothing about speed
  *   --only LIST         comma-separated scenarios to run, by number or name:
  *                       1 callOverhead, 2 throughput, 3 coldStart, 4 statusUnderTrouble, 5 memory,
- *                       6 tuiCpu, 8 exposure
+ *                       6 tuiCpu, 7 bridgeOverhead, 8 exposure
  *   --out FILE          where the JSON goes (default bench/results/latest.json,
  *                       bench/results/smoke.json with --smoke)
  *   --status-running hung|all
@@ -37,6 +37,7 @@ import {coldStart} from './scenarios/cold-start.js';
 import {exposure, exposureRows} from './scenarios/exposure.js';
 import {memory} from './scenarios/memory.js';
 import {statusUnderTrouble} from './scenarios/status-under-trouble.js';
+import {bridgeOverhead, bridgeOverheadRows} from './scenarios/bridge-overhead.js';
 import {throughput} from './scenarios/throughput.js';
 import {tuiCpu, tuiCpuRows} from './scenarios/tui-cpu.js';
 
@@ -85,9 +86,9 @@ const smoke = flags.smoke;
 const statusStartAll = flags['status-running'] === 'all';
 
 /**
- * The scenarios in order, with their full and smoke parameters. 6 and 7 wait
- * for features that do not exist yet: they are listed so the report and the
- * JSON keep a place for them, and are filled in when those land.
+ * The scenarios in order, with their full and smoke parameters. A scenario
+ * with `rows` prints its own lines of the table (after those of lib/report.js);
+ * one with `skip` instead of `run` keeps its place in the report and the JSON.
  */
 const scenarios = [
 	{
@@ -95,7 +96,7 @@ const scenarios = [
 		name: 'callOverhead',
 		title: 'sequential echo calls: direct vs minimal hop vs hangar --stdio',
 		run: callOverhead,
-		full: {calls: 5000, warmup: 3000, rounds: 10},
+		full: {calls: 5000, warmup: 2000, rounds: 10},
 		smoke: {calls: 30, warmup: 10, rounds: 3},
 	},
 	{
@@ -103,7 +104,7 @@ const scenarios = [
 		name: 'throughput',
 		title: '32 calls in flight: calls per second on each path',
 		run: throughput,
-		full: {inFlight: 32, durationMs: 10_000, warmupMs: 1000, rounds: 5},
+		full: {inFlight: 32, durationMs: 5000, warmupMs: 500, rounds: 3},
 		smoke: {inFlight: 32, durationMs: 1000, warmupMs: 200, rounds: 1},
 	},
 	{
@@ -111,7 +112,7 @@ const scenarios = [
 		name: 'coldStart',
 		title: '100 simultaneous calls to a cold upstream',
 		run: coldStart,
-		full: {calls: 100, reps: 11, warmCalls: 300},
+		full: {calls: 100, reps: 6, warmCalls: 300},
 		smoke: {calls: 100, reps: 1, warmCalls: 20},
 	},
 	{
@@ -127,26 +128,27 @@ const scenarios = [
 		name: 'memory',
 		title: "hangar's own resident memory by number of upstreams",
 		run: memory,
-		full: {counts: [50, 200], runningCount: 50, reps: 2, settleMs: 1500, readings: 5},
+		full: {counts: [50, 200], runningCount: 50, reps: 2, runningReps: 1, settleMs: 1000, readings: 3},
 		smoke: {counts: [5, 20], runningCount: 5, reps: 1, settleMs: 300, readings: 2},
 	},
 	{
 		id: 6,
 		name: 'tuiCpu',
-		title: 'TUI CPU with 50 idle upstreams (the 1,000 calls a second half waits for clients attaching to a TUI)',
+		title: 'TUI CPU with 50 idle upstreams, then with 1,000 calls a second from an attached client',
 		run: tuiCpu,
 		// Ages past ten seconds show as "<1m", so the table is idle from then on; the window spans a round of health pings.
-		full: {upstreams: 50, windowMs: 20_000, idleAfterMs: 15_000},
-		smoke: {upstreams: 5, windowMs: 1000, idleAfterMs: 3000},
+		full: {upstreams: 50, windowMs: 20_000, idleAfterMs: 15_000, loadRate: 1000, loadWindowMs: 4000},
+		smoke: {upstreams: 5, windowMs: 1000, idleAfterMs: 3000, loadRate: 1000, loadWindowMs: 1000},
 		rows: tuiCpuRows,
 	},
 	{
 		id: 7,
 		name: 'bridgeOverhead',
-		title: 'overhead of the --stdio bridge path over the embedded path',
-		// To add once attach lands: the call-overhead loop against `--stdio` attached to a
-		// running hangar (bridge) vs the embedded supervisor, reported like scenario 1.
-		skip: 'the attach feature (the --stdio bridge to a running hangar) has not landed yet',
+		title: 'overhead of the --stdio bridge path (to mcp-hangar serve) over the embedded path',
+		run: bridgeOverhead,
+		full: {calls: 2400, warmup: 1000, rounds: 6, inFlight: 32, durationMs: 3000, inFlightRounds: 2, warmupMs: 300, loadRate: 1000, loadWindowMs: 2000},
+		smoke: {calls: 40, warmup: 10, rounds: 2, inFlight: 32, durationMs: 1000, inFlightRounds: 1, warmupMs: 100, loadRate: 1000, loadWindowMs: 1000},
+		rows: bridgeOverheadRows,
 	},
 	{
 		id: 8,

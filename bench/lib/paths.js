@@ -5,8 +5,14 @@
  *   direct: client -> fixture server
  *   hop:    client -> bench/hop.js -> fixture server
  *   hangar: client -> mcp-hangar --stdio -> fixture server
+ *
+ * and, for scenario 7, the bridge path:
+ *
+ *   bridge: client -> mcp-hangar --stdio -> (Unix socket) mcp-hangar serve -> fixture server
  */
+import {spawn} from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
@@ -69,18 +75,26 @@ function tail(stream, limit = 16_384) {
 
 /**
  * Spawns `command args` with a StdioClientTransport and connects an SDK client
- * (spawn + initialize + initialized). Returns the client, the child's pid and
- * its stderr tail.
+ * (spawn + initialize + initialized). Returns the client, the child's pid, its
+ * stderr tail, and `lastArrival()`: when (process.hrtime.bigint()) the last
+ * chunk of the child's stdout arrived, before the SDK parsed it, so a
+ * scenario can tell the server's time from the client's.
  */
 export async function connect(command, args, {name = 'hangar-bench', env = {}} = {}) {
 	const transport = new StdioClientTransport({command, args, env: taggedEnv(env), stderr: 'pipe'});
 	const stderr = tail(transport.stderr);
 	const client = new Client({name, version: '1.0.0'});
 	await client.connect(transport);
+	// The SDK (1.x) keeps the child in a private field; without it there is no arrival time (undefined).
+	let arrival;
+	transport._process?.stdout?.prependListener('data', () => {
+		arrival = process.hrtime.bigint();
+	});
 	return {
 		client,
 		pid: transport.pid,
 		stderr,
+		lastArrival: () => arrival,
 		async close() {
 			await client.close().catch(() => {});
 		},
@@ -111,19 +125,34 @@ export async function connectHangar(configFile, {args = []} = {}) {
 }
 
 /**
- * Opens the three paths every latency scenario compares (direct, the minimal
- * hop, a warm hangar), runs `work(sessions)` and closes them all, whatever
- * happens.
+ * Opens one session per entry of `connectors` (name -> async () => session),
+ * runs `work(sessions)` and closes them all, whatever happens.
  */
-export async function withThreePaths(work) {
+export async function withPaths(connectors, work) {
 	const sessions = {};
 	try {
-		sessions.direct = await connectDirect();
-		sessions.hop = await connectHop();
-		sessions.hangar = await connectHangarWarm();
+		for (const [name, connectPath] of Object.entries(connectors)) sessions[name] = await connectPath();
 		return await work(sessions);
 	} finally {
 		await Promise.all(Object.values(sessions).map(async session => session.close()));
+	}
+}
+
+/** The three paths scenarios 1 and 2 compare: direct, the minimal hop, a warm hangar. */
+export async function withThreePaths(work) {
+	return withPaths({direct: connectDirect, hop: connectHop, hangar: connectHangarWarm}, work);
+}
+
+/** Waits until hangar (behind `session`) reports upstream `name` ready; returns its pid. */
+async function readyUpstreamPid(session, name = 'fx') {
+	try {
+		return await waitFor(async () => {
+			const entry = (await hangarList(session.client)).find(candidate => candidate.name === name);
+			return entry?.state === 'ready' && entry.pid;
+		}, `upstream ${name} to be ready`, 30_000);
+	} catch (error) {
+		await session.close();
+		throw new Error(`${error.message}; hangar stderr: ${session.stderr()}`);
 	}
 }
 
@@ -132,17 +161,7 @@ export async function connectHangarWarm(mode = 'normal', extra = []) {
 	const dir = tempDir();
 	const file = writeHangarConfig(dir, {fx: serverEntry(fixtureCommand(mode, extra), {lazy: false})});
 	const session = await connectHangar(file);
-	let upstreamPid;
-	try {
-		upstreamPid = await waitFor(async () => {
-			const entry = (await hangarList(session.client)).find(candidate => candidate.name === 'fx');
-			return entry?.state === 'ready' && entry.pid;
-		}, 'upstream fx to be ready', 30_000);
-	} catch (error) {
-		await session.close();
-		throw new Error(`${error.message}; hangar stderr: ${session.stderr()}`);
-	}
-
+	const upstreamPid = await readyUpstreamPid(session);
 	return {
 		...session,
 		tool: 'fx__echo',
@@ -154,6 +173,86 @@ export async function connectHangarWarm(mode = 'normal', extra = []) {
 			fs.rmSync(dir, {recursive: true, force: true});
 		},
 	};
+}
+
+/**
+ * Starts `mcp-hangar serve --config FILE`, the supervisor `--stdio` clients
+ * attach to, and waits until its socket (STATE_DIR/hangar.sock) accepts a
+ * connection. `stop()` sends SIGTERM and waits for it to exit (SIGKILL after
+ * `graceMs`).
+ */
+export async function startServe(configFile, stateDir, {args = []} = {}) {
+	const child = spawn(process.execPath, [...hangarNodeArgs, hangarBuild.cli, 'serve', '--config', configFile, ...args], {env: taggedEnv(), stdio: ['ignore', 'ignore', 'pipe']});
+	const stderr = tail(child.stderr);
+	const exited = new Promise(resolve => child.once('exit', (code, signal) => resolve({code, signal})));
+	const socketPath = path.join(stateDir, 'hangar.sock');
+	const stop = async (graceMs = 10_000) => {
+		if (child.exitCode !== null || child.signalCode !== null) return exited;
+		child.kill('SIGTERM');
+		const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+		const result = await exited;
+		clearTimeout(timer);
+		return result;
+	};
+
+	try {
+		await waitFor(
+			async () => {
+				if (child.exitCode !== null) throw new Error(`mcp-hangar serve exited with ${child.exitCode}`);
+				return new Promise(resolve => {
+					const probe = net.createConnection(socketPath, () => {
+						probe.destroy();
+						resolve(true);
+					});
+					probe.on('error', () => resolve(false));
+				});
+			},
+			`mcp-hangar serve to listen on ${socketPath}`,
+			30_000,
+		);
+	} catch (error) {
+		await stop(1000);
+		throw new Error(`${error.message}; serve stderr: ${stderr()}`);
+	}
+
+	return {pid: child.pid, socketPath, stderr, stop};
+}
+
+/**
+ * The bridge path: `mcp-hangar serve` in front of one fixture server
+ * (lazy: false), and `mcp-hangar --stdio` with the same config, which finds
+ * the daemon's socket and bridges to it. Ready to route `fx__echo`.
+ */
+export async function connectBridgeWarm(mode = 'normal', extra = []) {
+	const dir = tempDir();
+	const file = writeHangarConfig(dir, {fx: serverEntry(fixtureCommand(mode, extra), {lazy: false})});
+	const daemon = await startServe(file, path.join(dir, 'state'));
+	let session;
+	try {
+		session = await connectHangar(file);
+		const upstreamPid = await readyUpstreamPid(session);
+		// The upstream must be the daemon's: a `--stdio` that did not attach would have spawned its own.
+		if (!childrenOf(daemon.pid).includes(upstreamPid)) throw new Error(`mcp-hangar --stdio did not attach to the serve daemon (upstream ${upstreamPid} is not its child); stderr: ${session.stderr()}`);
+		return {
+			...session,
+			tool: 'fx__echo',
+			proxyPid: session.pid,
+			daemonPid: daemon.pid,
+			socketPath: daemon.socketPath,
+			upstreamPid,
+			dir,
+			async close() {
+				await session.close();
+				await daemon.stop();
+				fs.rmSync(dir, {recursive: true, force: true});
+			},
+		};
+	} catch (error) {
+		await session?.close();
+		await daemon.stop(1000);
+		fs.rmSync(dir, {recursive: true, force: true});
+		throw error;
+	}
 }
 
 /** One tools/call as the hot loop does it: client.request with CallToolResultSchema (no output-schema re-check). */

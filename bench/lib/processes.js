@@ -119,25 +119,24 @@ export function childrenOf(pid) {
 
 /**
  * CPU meter for the processes on one path: the bench itself (the client),
- * the proxy (hop or hangar, when there is one) and the upstream. `stop()`
- * returns the CPU ms each used since `start()`.
+ * the proxy in front of it (hop, hangar or the `--stdio` bridge, when there
+ * is one), the daemon the bridge talks to (`mcp-hangar serve`, on the bridge
+ * path only) and the upstream. `stop()` returns the CPU ms each used since
+ * `start()`; roles a path does not have are left out.
  */
-export function cpuMeter({proxyPid, upstreamPid}) {
-	const read = () => ({
-		client: process.cpuUsage(),
-		proxy: proxyPid === undefined ? undefined : cpuMs(proxyPid),
-		upstream: cpuMs(upstreamPid),
-	});
+export function cpuMeter({proxyPid, daemonPid, upstreamPid}) {
+	const pids = Object.entries({proxy: proxyPid, daemon: daemonPid, upstream: upstreamPid}).filter(([, pid]) => pid !== undefined);
+	const clientMs = () => {
+		const usage = process.cpuUsage();
+		return (usage.user + usage.system) / 1000;
+	};
+
+	const read = () => ({client: clientMs(), ...Object.fromEntries(pids.map(([role, pid]) => [role, cpuMs(pid)]))});
 	const before = read();
 	return {
 		stop() {
 			const after = read();
-			const client = after.client;
-			return {
-				client: (client.user + client.system - before.client.user - before.client.system) / 1000,
-				proxy: proxyPid === undefined ? undefined : after.proxy - before.proxy,
-				upstream: after.upstream - before.upstream,
-			};
+			return Object.fromEntries(Object.keys(after).map(role => [role, after[role] - before[role]]));
 		},
 	};
 }

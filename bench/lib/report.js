@@ -160,6 +160,9 @@ export function tableRows(scenarios, verdicts) {
 		rows.push(['4 status', 'hangar_list calm p50/p99 (ms)', `${ms3(r.calm.p50)} / ${ms3(r.calm.p99)}`, '', '']);
 		rows.push(['4 status', `hangar_list, ${r.hungCallsInFlight} hung calls: p50 (ms)`, ms3(r.trouble.p50), '', '']);
 		rows.push(['4 status', `hangar_list, ${r.hungCallsInFlight} hung calls: p99 (ms)`, ms3(r.trouble.p99), ...verdict('statusUnderTrouble')]);
+		if (r.trouble.arrived !== undefined) {
+			rows.push(['4 status', '... answer arrived, before the SDK client parsed it: p50/p99 (ms)', `${ms3(r.trouble.arrived.p50)} / ${ms3(r.trouble.arrived.p99)}`, '', '']);
+		}
 		if (r.troubleWithHistory !== undefined) {
 			rows.push(['4 status', '... + call history: p50 (ms)', ms3(r.troubleWithHistory.p50), '', '']);
 			rows.push(['4 status', '... + call history: p99 (ms)', ms3(r.troubleWithHistory.p99), ...verdict('statusWithHistory')]);

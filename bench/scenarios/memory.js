@@ -9,7 +9,8 @@
  * tools/list and hangar_list once (the session is in use, as a real client
  * would leave it), wait `settleMs`, then take the median of `readings`
  * samples of VmRSS 100 ms apart. Each point is measured `reps` times with a
- * fresh hangar, and the median is kept. Per upstream = (rss(N) - rss(0)) / N.
+ * fresh hangar (the running point, which is informational, `runningReps`
+ * times), and the median is kept. Per upstream = (rss(N) - rss(0)) / N.
  */
 import fs from 'node:fs';
 import {connectHangar, echoToolDefinition, fixtureCommand, hangarList, serverEntry, tempDir, waitFor, writeHangarConfig} from '../lib/paths.js';
@@ -54,11 +55,11 @@ async function measure(count, running, settleMs, readings) {
 	}
 }
 
-export async function memory({counts, runningCount, reps, settleMs, readings}) {
+export async function memory({counts, runningCount, reps, runningReps = reps, settleMs, readings}) {
 	const points = [];
 	const measurePoint = async (upstreams, running) => {
 		const values = [];
-		for (let rep = 0; rep < reps; rep++) values.push(await measure(upstreams, running, settleMs, readings));
+		for (let rep = 0; rep < (running ? runningReps : reps); rep++) values.push(await measure(upstreams, running, settleMs, readings));
 		const point = {upstreams, running, rssKiB: median(values), samplesKiB: values};
 		points.push(point);
 		return point;
@@ -76,5 +77,5 @@ export async function memory({counts, runningCount, reps, settleMs, readings}) {
 		perUpstreamKiB[`running${runningCount}`] = round((point.rssKiB - base.rssKiB) / runningCount, 1);
 	}
 
-	return {unit: 'KiB', reps, settleMs, points, perUpstreamKiB};
+	return {unit: 'KiB', reps, runningReps, settleMs, points, perUpstreamKiB};
 }

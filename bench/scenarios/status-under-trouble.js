@@ -15,25 +15,40 @@
  * with the hung calls still hanging ("trouble with history"). Also recorded: how long
  * after its spawn hangar answered initialize, and when every running upstream
  * was ready (both from the moment the bench spawned hangar).
+ *
+ * Each phase also reports `arrived`: the time until the whole answer was on
+ * the client's side, before the SDK client parsed it, which splits each
+ * latency into hangar's part (with the transfer) and the client's.
  */
 import fs from 'node:fs';
 import {callTool, connectHangar, echoToolDefinition, fixtureCommand, hangarList, serverEntry, tempDir, waitFor, writeHangarConfig} from '../lib/paths.js';
 import {waitForNoTagged} from '../lib/processes.js';
 import {nsToMs, round, summarize} from '../lib/stats.js';
 
-async function timeList(client, samples, expected) {
+/**
+ * Times `samples` hangar_list calls in a row. Besides the time until the SDK
+ * client resolved each call, `arrived` is the time until the answer's last
+ * byte reached the client, before the SDK parsed it (hangar's part plus the
+ * transfer), so the rest is the client's own (its read buffer, JSON.parse,
+ * schema checks, its GC).
+ */
+async function timeList(session, samples, expected) {
 	const times = [];
+	const arrived = [];
 	let bytes = 0;
 	for (let i = 0; i < samples; i++) {
 		const began = process.hrtime.bigint();
-		const result = await callTool(client, 'hangar_list', {});
-		times.push(nsToMs(process.hrtime.bigint() - began));
+		const result = await callTool(session.client, 'hangar_list', {});
+		const done = process.hrtime.bigint();
+		times.push(nsToMs(done - began));
+		const last = session.lastArrival();
+		if (last !== undefined && last > began) arrived.push(nsToMs(last - began));
 		const providers = result.structuredContent?.providers;
 		if (!Array.isArray(providers) || providers.length !== expected) throw new Error(`hangar_list returned ${providers?.length} upstreams, expected ${expected}`);
 		if (i === 0) bytes = JSON.stringify(result).length;
 	}
 
-	return {...summarize(times), responseBytes: bytes};
+	return {...summarize(times), responseBytes: bytes, arrived: arrived.length === samples ? summarize(arrived) : undefined};
 }
 
 export async function statusUnderTrouble({upstreams, hung, startAll, samples, callsPerHung, historyCalls}) {
@@ -69,7 +84,7 @@ export async function statusUnderTrouble({upstreams, hung, startAll, samples, ca
 		);
 		const allReadyMs = performance.now() - began;
 
-		const calm = await timeList(session.client, samples, upstreams);
+		const calm = await timeList(session, samples, upstreams);
 
 		let settledEarly = 0;
 		for (const name of hungNames) {
@@ -87,7 +102,7 @@ export async function statusUnderTrouble({upstreams, hung, startAll, samples, ca
 
 		// Let hangar forward them all, then make sure none was answered.
 		await new Promise(resolve => setTimeout(resolve, 500));
-		const trouble = await timeList(session.client, samples, upstreams);
+		const trouble = await timeList(session, samples, upstreams);
 
 		// A hangar that has been up a while has call history: fill every healthy running upstream's
 		// latency window (hangar keeps the last 256 calls) and time hangar_list again, hung calls still hanging.
@@ -99,7 +114,7 @@ export async function statusUnderTrouble({upstreams, hung, startAll, samples, ca
 					for (let i = 0; i < historyCalls; i++) await callTool(session.client, `${name}__echo`, {message: 'history'});
 				}),
 			);
-			history = {upstreamsWithHistory: healthy.length, callsEach: historyCalls, ...(await timeList(session.client, samples, upstreams))};
+			history = {upstreamsWithHistory: healthy.length, callsEach: historyCalls, ...(await timeList(session, samples, upstreams))};
 		}
 		if (settledEarly > 0) throw new Error(`${settledEarly} calls to hung upstreams were answered; the scenario is broken`);
 		const states = await hangarList(session.client);

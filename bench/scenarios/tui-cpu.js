@@ -7,24 +7,33 @@
  * rows still show ages to the second) and `idle`, starting `idleAfterMs`
  * after launch (bench/run.js: 15 s; from ten seconds on ages show as "<1m",
  * so an idle table does not change; the window spans a round of health
- * pings). Reported as percent of one core; the target is under 1% idle. Then
- * the TUI is quit with q and the scenario checks that it exits 0 and that no
- * process is left.
+ * pings). Reported as percent of one core; the target is under 1% idle.
  *
- * The 1,000-calls-a-second half of the target needs clients attached to a
- * running TUI (the attach issue); it is not measured here.
+ * Then the second half, under load: one more upstream, `echo` (also a
+ * fixture server, lazy: false), gets `loadRate` calls a second from a client
+ * attached to the TUI's socket (lib/paced-load.js: a raw socket client, the
+ * cheapest that looks like an MCP client), and the TUI's CPU is read over
+ * `loadWindowMs` after a second of ramp. The TUI process is also the
+ * supervisor, so that figure includes serving the calls; scenario 7 reads
+ * `mcp-hangar serve` under the same load, which is the same work without the
+ * screen. Reported with the achieved call rate. Then the TUI is quit with q
+ * and the scenario checks that it exits 0 and that no process is left.
  *
- *   node bench/scenarios/tui-cpu.js [--upstreams N] [--window-ms MS] [--idle-after-ms MS]
+ *   node bench/scenarios/tui-cpu.js [--upstreams N] [--window-ms MS] [--idle-after-ms MS] [--load-window-ms MS]
  *
- * (defaults 50, 30000, 120000: longer windows than the bench's) prints the
- * result as JSON. Build first (npm run build). Needs tmux.
+ * (defaults 50, 30000, 120000, 10000: longer windows than the bench's)
+ * prints the result as JSON. Build first (npm run build). Needs tmux. Node
+ * flags for the TUI process (e.g. --cpu-prof) go in MCP_HANGAR_BENCH_NODE_ARGS
+ * here, or --hangar-node-args in bench/run.js.
  */
 import {execFileSync} from 'node:child_process';
 import {randomUUID} from 'node:crypto';
 import fs from 'node:fs';
 import {parseArgs} from 'node:util';
 import {pathToFileURL} from 'node:url';
-import {echoToolDefinition, fixtureCommand, hangarBuild, serverEntry, tempDir, waitFor, writeHangarConfig} from '../lib/paths.js';
+import path from 'node:path';
+import {pacedLoad} from '../lib/paced-load.js';
+import {echoToolDefinition, fixtureCommand, hangarBuild, hangarNodeArgs, serverEntry, tempDir, waitFor, writeHangarConfig} from '../lib/paths.js';
 import {benchTag, childrenOf, cpuMs, sleep, waitForNoTagged} from '../lib/processes.js';
 import {round} from '../lib/stats.js';
 
@@ -43,7 +52,7 @@ async function cpuPercent(pid, ms) {
 	return {percent: round((used / (performance.now() - began)) * 100, 2), cpuMs: used, windowMs: round(performance.now() - began, 0)};
 }
 
-export async function tuiCpu({upstreams = 50, windowMs = 30_000, idleAfterMs = 120_000, columns = 140, rows = 40} = {}) {
+export async function tuiCpu({upstreams = 50, windowMs = 30_000, idleAfterMs = 120_000, loadRate = 1000, loadWindowMs = 10_000, columns = 140, rows = 40} = {}) {
 	const dir = tempDir('hangar-bench-tui-');
 	const servers = {};
 	const width = String(upstreams).length;
@@ -51,12 +60,15 @@ export async function tuiCpu({upstreams = 50, windowMs = 30_000, idleAfterMs = 1
 		servers[`up-${String(i).padStart(width, '0')}`] = serverEntry(fixtureCommand('normal', ['--tag', 'bench-tui']), {lazy: false, tools: [echoToolDefinition]});
 	}
 
+	servers.echo = serverEntry(fixtureCommand('normal', ['--tag', 'bench-tui']), {lazy: false, tools: [echoToolDefinition]});
+	const total = upstreams + 1;
 	const file = writeHangarConfig(dir, servers, {stopGraceSeconds: 1});
+	const socketPath = path.join(dir, 'state', 'hangar.sock');
 	const socket = `hangar-bench-${randomUUID().slice(0, 8)}`;
 	const tmux = tmuxOn(socket);
 	// The shell records the exit status: tmux 3.3 can miss the SIGCHLD of a program that closes its terminal just before exiting.
 	const statusFile = `${dir}/tui-exit-status`;
-	const command = `${[process.execPath, hangarBuild.cli, 'tui', '--config', file].map(quote).join(' ')}; echo $? > ${quote(statusFile)}`;
+	const command = `${[process.execPath, ...hangarNodeArgs, hangarBuild.cli, 'tui', '--config', file].map(quote).join(' ')}; echo $? > ${quote(statusFile)}`;
 	const screen = () => tmux('capture-pane', '-p', '-t', 'tui');
 	try {
 		tmux(
@@ -69,8 +81,8 @@ export async function tuiCpu({upstreams = 50, windowMs = 30_000, idleAfterMs = 1
 		const began = performance.now();
 		const shell = Number(tmux('display-message', '-p', '-t', 'tui', '#{pane_pid}').trim());
 		const pid = await waitFor(() => childrenOf(shell)[0], 'the TUI process to start', 10_000, 100);
-		const ready = new RegExp(`${upstreams} upstreams:\\s+${upstreams} ready`);
-		await waitFor(() => ready.test(screen()), `${upstreams} upstreams to be ready on the TUI's screen`, 120_000, 100);
+		const ready = new RegExp(`${total} upstreams:\\s+${total} ready`);
+		await waitFor(() => ready.test(screen()), `${total} upstreams to be ready on the TUI's screen`, 120_000, 100);
 		const readyMs = performance.now() - began;
 
 		// Let the last starts settle, then measure while ages still tick by the second.
@@ -79,6 +91,9 @@ export async function tuiCpu({upstreams = 50, windowMs = 30_000, idleAfterMs = 1
 		const wait = idleAfterMs - (performance.now() - began);
 		if (wait > 0) await sleep(wait);
 		const idle = await cpuPercent(pid, windowMs);
+		const loaded = await pacedLoad(socketPath, {tool: 'echo__echo', rate: loadRate, durationMs: loadWindowMs, meter: {tui: pid}});
+		// q asks first while a client is attached: wait until the TUI has seen the load client go.
+		await waitFor(() => /\bclients 0\b/.test(screen()), 'the TUI to show the load client gone', 10_000, 100);
 
 		tmux('send-keys', '-t', 'tui', 'q');
 		const quitBegan = performance.now();
@@ -90,7 +105,9 @@ export async function tuiCpu({upstreams = 50, windowMs = 30_000, idleAfterMs = 1
 			'the TUI to exit after q',
 			60_000,
 			100,
-		);
+		).catch(error => {
+			throw new Error(`${error.message}; its screen:\n${screen()}`);
+		});
 		const quitMs = performance.now() - quitBegan;
 		const leftBehind = await waitForNoTagged(5000);
 		return {
@@ -101,6 +118,7 @@ export async function tuiCpu({upstreams = 50, windowMs = 30_000, idleAfterMs = 1
 			idleAfterMs,
 			idle,
 			target: {idlePercentBelow: 1, met: idle.percent !== null && idle.percent < 1},
+			loaded,
 			exitCode: exitCode.code,
 			quitMs: round(quitMs, 0),
 			leftBehind: leftBehind.length,
@@ -115,11 +133,13 @@ export async function tuiCpu({upstreams = 50, windowMs = 30_000, idleAfterMs = 1
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-	const {values} = parseArgs({options: {upstreams: {type: 'string'}, 'window-ms': {type: 'string'}, 'idle-after-ms': {type: 'string'}}});
+	const {values} = parseArgs({options: {upstreams: {type: 'string'}, 'window-ms': {type: 'string'}, 'idle-after-ms': {type: 'string'}, 'load-window-ms': {type: 'string'}}});
+	hangarNodeArgs.push(...(process.env.MCP_HANGAR_BENCH_NODE_ARGS ?? '').split(/\s+/).filter(Boolean));
 	const result = await tuiCpu({
 		upstreams: values.upstreams === undefined ? undefined : Number(values.upstreams),
 		windowMs: values['window-ms'] === undefined ? undefined : Number(values['window-ms']),
 		idleAfterMs: values['idle-after-ms'] === undefined ? undefined : Number(values['idle-after-ms']),
+		loadWindowMs: values['load-window-ms'] === undefined ? undefined : Number(values['load-window-ms']),
 	});
 	process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
 	process.exit(result.leftBehind === 0 && result.exitCode === 0 ? 0 : 1);
@@ -138,6 +158,8 @@ export function tuiCpuRows(scenario) {
 		result.idleAfterMs >= 15_000
 			? [label, 'idle: % of one core', `${result.idle.percent}%`, '< 1%', result.target.met ? 'met' : 'MISSED']
 			: [label, `idle at ${Math.round(result.idleAfterMs / 1000)} s (smoke: not the target's window)`, `${result.idle.percent}%`, '', ''],
+		[label, `${result.loaded.rate} calls/s to echo: % of one core (serving included)`, `${result.loaded.cpu.tui.percent}%`, '', ''],
+		[label, '... calls/s sent / answered; call p50 / p99 (ms)', `${result.loaded.sentPerSecond} / ${result.loaded.answeredPerSecond}; ${result.loaded.latencyMs.p50} / ${result.loaded.latencyMs.p99}`, '', ''],
 		[label, 'quit: exit code / ms / processes left', `${result.exitCode} / ${result.quitMs} / ${result.leftBehind}`, '', ''],
 	];
 }

@@ -4,8 +4,17 @@
  * often carries several lines), and one write system call per message was
  * the largest single cost of the proxy path; a sequential call pays only the
  * wait until the end of the current turn (setImmediate).
+ *
+ * A large message (a `hangar_list` of a few hundred upstreams is ~200 KB)
+ * goes out at once and on its own: batching cannot save a system call's
+ * worth of anything next to it, waiting for the turn's end only delays it,
+ * and joining it with the small lines around it would copy it whole into
+ * yet another string of that size.
  */
 import type {Writable} from 'node:stream';
+
+/** From this length (UTF-16 code units) a message is written at once, by itself. */
+const largeWriteLength = 16 * 1024;
 
 export class CoalescingWriter {
 	private pending: string[] = [];
@@ -17,10 +26,16 @@ export class CoalescingWriter {
 
 	/** Queues `data`; resolves at once, or once the stream drains when it is applying backpressure. */
 	async write(data: string): Promise<void> {
-		this.pending.push(data);
-		if (!this.scheduled) {
-			this.scheduled = true;
-			setImmediate(this.flush);
+		if (data.length >= largeWriteLength) {
+			// What was queued before it goes first, then the large message alone.
+			this.flush();
+			this.writeNow(data);
+		} else {
+			this.pending.push(data);
+			if (!this.scheduled) {
+				this.scheduled = true;
+				setImmediate(this.flush);
+			}
 		}
 
 		if (this.blocked) {
@@ -34,6 +49,10 @@ export class CoalescingWriter {
 		if (this.pending.length === 0) return;
 		const data = this.pending.length === 1 ? this.pending[0]! : this.pending.join('');
 		this.pending = [];
+		this.writeNow(data);
+	};
+
+	private writeNow(data: string): void {
 		if (this.stream.destroyed || !this.stream.writable) return;
 		if (!this.stream.write(data) && !this.blocked) {
 			this.blocked = true;
@@ -47,5 +66,5 @@ export class CoalescingWriter {
 			this.stream.on('drain', release);
 			this.stream.on('close', release);
 		}
-	};
+	}
 }
