@@ -188,6 +188,12 @@ describe('mcp-hangar serve with --stdio clients attached', () => {
 		expect(second).not.toBe(first);
 		expect((await client.client.listTools()).tools.map(tool => tool.name)).toContain('fx__echo');
 
+		// Changes of the new supervisor's tool set reach the client too.
+		const before = seen.listChanged();
+		expect((await hangar(['quarantine', 'fx', '--config', config])).code).toBe(0);
+		await waitFor(() => seen.listChanged() > before, 'tools/list_changed from the new supervisor');
+		expect((await client.client.listTools()).tools.map(tool => tool.name)).not.toContain('fx__echo');
+
 		await client.close();
 		await waitForExit(client.pid);
 		await stopDaemon(daemon);

@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {Client} from '@modelcontextprotocol/sdk/client/index.js';
 import {StdioClientTransport} from '@modelcontextprotocol/sdk/client/stdio.js';
+import {StreamableHTTPClientTransport} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {afterEach, describe, expect, it} from 'vitest';
 import {cliPath, everything, fastHangar, fixture, processesWithTag, tempDir, waitFor, writeConfig} from './support/hangar.js';
 import {TmuxSession} from './support/tmux.js';
@@ -207,6 +208,32 @@ describe('mcp-hangar tui in a terminal', () => {
 
 		// No client: q quits at once, and nothing is left, the bridge included.
 		tui.keys('q');
+		expect(await waitFor(() => tui.exitStatus(), 'mcp-hangar tui to exit', 30_000)).toBe(0);
+		await waitFor(() => processesWithTag(tag).length === 0, `no process left (still: ${processesWithTag(tag).join(', ')})`, 10_000);
+	});
+
+	it('serves MCP over HTTP alongside (tui --http): an HTTP client is a client like any other, and q asks before leaving it', async () => {
+		const dir = tempDir('hangar-tui-');
+		const config = writeConfig(dir, {fx: fixture('normal')}, fastHangar);
+		const tag = randomUUID();
+		const tui = new TmuxSession();
+		sessions.push(tui);
+		tui.start([process.execPath, cliPath, 'tui', '--config', config, '--http', '--port', '0'], {env: tuiEnv(tag), columns: 140, rows: 30});
+		const url = /MCP over HTTP: (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(await tui.waitForScreen(/MCP over HTTP: http:\/\/127\.0\.0\.1:\d+\/mcp/, 'the HTTP endpoint in the header'))![1]!;
+
+		const client = new Client({name: 'web-agent', version: '2.0.0'});
+		clients.push(client);
+		await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+		expect(await client.callTool({name: 'fx__echo', arguments: {message: 'over http'}})).toMatchObject({content: [{type: 'text', text: 'over http'}]});
+		await tui.waitForScreen(s => s.includes('clients 1') && cell(s, 'fx', 'calls') === '1', 'the HTTP client counted and its call on fx');
+		tui.keys('c');
+		const screen = await tui.waitForScreen(/^ {2}web-agent 2\.0\.0 /m, 'the HTTP client listed');
+		expect(screen.split('\n').find(line => line.startsWith('  web-agent '))?.trim().split(/\s{2,}/)[1]).toBe('http');
+
+		// A client is attached: q asks first; y stops everything.
+		tui.keys('q');
+		await tui.waitForScreen('1 client is attached. Quit and stop every upstream anyway? (y/n)');
+		tui.keys('y');
 		expect(await waitFor(() => tui.exitStatus(), 'mcp-hangar tui to exit', 30_000)).toBe(0);
 		await waitFor(() => processesWithTag(tag).length === 0, `no process left (still: ${processesWithTag(tag).join(', ')})`, 10_000);
 	});
