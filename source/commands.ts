@@ -27,9 +27,9 @@ export type CommandOptions = {configPath: string; stateDir?: string | undefined;
  * Runs `live` on the running supervisor for the config's state dir, or
  * `standalone` when none is listening.
  */
-async function throughSupervisor<T>(options: CommandOptions, live: (client: SupervisorClient) => Promise<T>, standalone: () => Promise<T>): Promise<T> {
+async function throughSupervisor<T>(options: CommandOptions, io: Output, live: (client: SupervisorClient) => Promise<T>, standalone: () => Promise<T>): Promise<T> {
 	const config = loadConfig(options.configPath, {stateDir: options.stateDir});
-	const client = await SupervisorClient.connect(config.hangar.stateDir, 'mcp-hangar-cli');
+	const client = await SupervisorClient.connect(config, 'mcp-hangar-cli', why => io.err(`mcp-hangar: not using the running supervisor: ${why}. Working on the config and state dir alone.\n`));
 	if (client === undefined) return standalone();
 	options.logger.debug(`talking to ${client.label}`);
 	try {
@@ -113,6 +113,7 @@ export function statusTable(entries: readonly StatusEntry[], now = Date.now()): 
 export async function statusCommand(options: CommandOptions & {json: boolean}, io: Output = stdio): Promise<number> {
 	return throughSupervisor(
 		options,
+		io,
 		async client => {
 			const entries = await client.status();
 			if (options.json) {
@@ -189,6 +190,7 @@ function printResult(options: CallOptions, result: CallToolResult, io: Output): 
 export async function callCommand(options: CallOptions, io: Output = stdio): Promise<number> {
 	return throughSupervisor(
 		options,
+		io,
 		async client => {
 			try {
 				return printResult(options, await client.call(options.server, options.tool, options.args), io);
@@ -227,6 +229,7 @@ export async function adminCommand(options: CommandOptions & {server: string; ac
 	const via = `a person (mcp-hangar ${options.action})`;
 	return throughSupervisor(
 		options,
+		io,
 		async client => {
 			try {
 				io.out(`${await client.command(options.server, options.action, via)}\n`);

@@ -365,7 +365,7 @@ describe('mcp-hangar serve with --stdio clients attached', () => {
 		await stopDaemon(daemon);
 	});
 
-	it('runs its own supervisor with --standalone, or when none is listening', async () => {
+	it('runs its own supervisor with --standalone, when none is listening, or when the one listening runs another config', async () => {
 		const dir = tempDir();
 		const config = writeConfig(dir, {fx: fixture('normal')}, fastHangar);
 		const alone = await openHangar(config);
@@ -385,6 +385,19 @@ describe('mcp-hangar serve with --stdio clients attached', () => {
 		expect(processesWithTag(daemon.tag).map(String)).toContain(attachedPid);
 		await standalone.close();
 		await attached.close();
+
+		// Another config that shares the state dir is not served by this supervisor: its clients and the CLI run on their own, and say why.
+		const other = path.join(dir, 'other.json');
+		fs.writeFileSync(other, JSON.stringify({hangar: {...fastHangar, stateDir: path.join(dir, 'state')}, mcpServers: {gx: fixture('normal')}}));
+		const elsewhere = await openHangar(other);
+		expect(elsewhere.stderr()).toContain(`not attaching to a supervisor: the supervisor on ${path.join(dir, 'state', 'hangar.sock')} (hangar pid ${daemon.pid}, mcp-hangar serve) runs ${config}, not ${other}`);
+		const gx = text(await elsewhere.client.callTool({name: 'gx__pid', arguments: {}}));
+		expect(processesWithTag(elsewhere.tag).map(String)).toContain(gx);
+		await elsewhere.close();
+		const status = await hangar(['status', '--config', other]);
+		expect(status.code).toBe(0);
+		expect(status.stdout).toMatch(/\ngx\s/);
+		expect(status.stderr).toContain('mcp-hangar: not using the running supervisor: the supervisor on');
 		await stopDaemon(daemon);
 	});
 });

@@ -118,6 +118,30 @@ export class EndpointBusyError extends Error {
 	}
 }
 
+export type Attachment = {socket: net.Socket; owner: EndpointOwner | undefined} | {socket: undefined; why: string; permanent: boolean};
+
+/**
+ * Connects to the supervisor serving `config`'s state dir, when it runs the
+ * same config file: a client that names a config means its upstreams, and
+ * two configs can share a state dir (the default one). Otherwise says why not.
+ */
+export async function attachToSupervisor(config: {path: string; hangar: {stateDir: string}}, timeoutMs = 1000): Promise<Attachment> {
+	const where = socketPath(config.hangar.stateDir);
+	const socket = await connectSocket(where, timeoutMs);
+	if (!(socket instanceof net.Socket)) return {socket: undefined, why: socket.message, permanent: socket.kind === 'permanent'};
+	const owner = readOwner(config.hangar.stateDir);
+	if (owner !== undefined && path.resolve(owner.config) !== path.resolve(config.path)) {
+		socket.destroy();
+		return {
+			socket: undefined,
+			why: `the supervisor on ${where} (hangar pid ${owner.pid}, mcp-hangar ${owner.kind}) runs ${owner.config}, not ${config.path}; give each config its own hangar.stateDir to run both`,
+			permanent: true,
+		};
+	}
+
+	return {socket, owner};
+}
+
 /**
  * The error to refuse with when a supervisor already answers on `stateDir`'s
  * socket, else undefined. Checked before anything starts, so a refusal is

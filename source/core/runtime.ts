@@ -11,7 +11,7 @@ import {loadConfig, type HangarConfig} from './config.js';
 import {GatewaySession} from './gateway.js';
 import {HttpEndpoint, type HttpListenOptions} from './http-endpoint.js';
 import {LineTransport} from './line-transport.js';
-import {LocalEndpoint, busyEndpoint, connectSocket, readOwner, socketPath} from './local-endpoint.js';
+import {LocalEndpoint, attachToSupervisor, busyEndpoint, readOwner, socketPath} from './local-endpoint.js';
 import type {Logger} from './logger.js';
 import {killAllProcessGroupsSync} from './process-registry.js';
 import {StateStore} from './state-store.js';
@@ -107,15 +107,14 @@ export async function serveStdio(options: StdioOptions): Promise<void> {
 	const {logger} = options;
 	const config = loadConfig(options.configPath, {stateDir: options.stateDir});
 	if (options.standalone !== true) {
-		const where = socketPath(config.hangar.stateDir);
-		const socket = await connectSocket(where, 1000);
-		if (socket instanceof net.Socket) {
-			await runBridge(config, socket, where, logger);
+		const attachment = await attachToSupervisor(config);
+		if (attachment.socket !== undefined) {
+			await runBridge(config, attachment.socket, socketPath(config.hangar.stateDir), logger);
 			return;
 		}
 
-		if (socket.kind === 'permanent') logger.warn(`not attaching to a supervisor: ${socket.message}; running one for this client alone`);
-		else logger.debug(`no supervisor at ${where} (${socket.code}); running one for this client alone`);
+		if (attachment.permanent) logger.warn(`not attaching to a supervisor: ${attachment.why}; running one for this client alone`);
+		else logger.debug(`no supervisor to attach to (${attachment.why}); running one for this client alone`);
 	}
 
 	const supervisor = await createSupervisor(config, logger);

@@ -13,7 +13,8 @@ import {McpError, type CallToolResult} from '@modelcontextprotocol/sdk/types.js'
 import {z} from 'zod';
 import {commandMethod} from './gateway.js';
 import {LineTransport} from './line-transport.js';
-import {connectSocket, readOwner, socketPath, type EndpointOwner} from './local-endpoint.js';
+import type {HangarConfig} from './config.js';
+import {attachToSupervisor, socketPath, type EndpointOwner} from './local-endpoint.js';
 import type {StatusEntry} from './views.js';
 import type {Command} from './supervisor.js';
 
@@ -38,18 +39,22 @@ export class SupervisorClient {
 		readonly socket: string,
 	) {}
 
-	/** Connects to the supervisor serving `stateDir`; undefined when none is listening. */
-	static async connect(stateDir: string, clientName: string): Promise<SupervisorClient | undefined> {
-		const where = socketPath(stateDir);
-		const socket = await connectSocket(where, 2000);
-		if (!(socket instanceof net.Socket)) {
-			if (socket.kind === 'permanent') throw new Error(`cannot reach the running supervisor: ${socket.message}`);
+	/**
+	 * Connects to the supervisor serving `config` (its state dir, running the
+	 * same config file); undefined, with `onSkip` told why when it matters,
+	 * when there is none to use.
+	 */
+	static async connect(config: HangarConfig, clientName: string, onSkip: (why: string) => void): Promise<SupervisorClient | undefined> {
+		const attachment = await attachToSupervisor(config, 2000);
+		if (attachment.socket === undefined) {
+			if (attachment.permanent) onSkip(attachment.why);
 			return undefined;
 		}
 
 		const client = new Client({name: clientName, version: '0.1.0'});
+		const {socket, owner} = attachment;
 		await client.connect(new LineTransport(socket, socket, Number.MAX_SAFE_INTEGER));
-		return new SupervisorClient(client, socket, readOwner(stateDir), where);
+		return new SupervisorClient(client, socket, owner, socketPath(config.hangar.stateDir));
 	}
 
 	/** Who this is, for messages: "hangar pid 123 (mcp-hangar tui)". */
