@@ -20,7 +20,7 @@ export type SnapshotTiming = {
 	frameMs?: number;
 	/** Re-read this often even without events, for ages and uptimes (default 1000 ms). */
 	tickMs?: number;
-	/** The next frame waits at least this many times the last frame's render time (default 8: drawing takes at most ~1/9 of a core). */
+	/** The next frame waits at least this many times the last frame's render time (default 16: drawing takes at most ~1/17 of a core, so a loaded hangar serves calls rather than frames). */
 	costFactor?: number;
 	/** Longest wait the cost rule may impose (default 1000 ms). */
 	maxFrameMs?: number;
@@ -37,7 +37,7 @@ function focusFrom(want: NonNullable<Focus>['want'] | undefined, name: string | 
 export function useHangarSnapshot(source: HangarSource, focus: Focus, timing: SnapshotTiming = {}): HangarSnapshot {
 	const frameMs = timing.frameMs ?? 100;
 	const tickMs = timing.tickMs ?? 1000;
-	const costFactor = timing.costFactor ?? 8;
+	const costFactor = timing.costFactor ?? 16;
 	const maxFrameMs = timing.maxFrameMs ?? 1000;
 	const clockMs = timing.clockMs ?? 15_000;
 	const [snapshot, setSnapshot] = useState(() => source.read(focus));
