@@ -17,7 +17,7 @@ const cli = meow(
   Usage
     $ mcp-hangar tui [options]              Open the terminal UI: watch and steer every upstream live
     $ mcp-hangar --stdio [options]          Serve every upstream's tools as one MCP server on stdin/stdout
-                                            (through the running tui or serve when there is one)
+                                            (through the tui or serve running the same config, if any)
     $ mcp-hangar serve [options]            Run the supervisor headless; --stdio clients attach to it
     $ mcp-hangar serve --http [options]     ... and serve MCP over Streamable HTTP at http://HOST:PORT/mcp
     $ mcp-hangar status [--json]            Show every upstream (the hangar_list view) for the config
