@@ -13,9 +13,8 @@ import process from 'node:process';
 import {supervisorSource} from './components/hangar-source.js';
 import {loadConfig} from './core/config.js';
 import {Logger, fileSink, type LogLevel} from './core/logger.js';
-import type {HttpEndpoint, HttpListenOptions} from './core/http-endpoint.js';
-import {LocalEndpoint, busyEndpoint} from './core/local-endpoint.js';
-import {createSupervisor, installExitHandlers, listenHttp} from './core/runtime.js';
+import type {HttpListenOptions} from './core/http-endpoint.js';
+import {startOwner} from './core/runtime.js';
 import {parseDemoTarget, startDemoTraffic} from './demo/traffic.js';
 
 export type TuiOptions = {
@@ -89,29 +88,8 @@ export async function runTui(options: TuiOptions): Promise<void> {
 	process.removeAllListeners('warning');
 	process.on('warning', warning => logger.warn(`node: ${warning.name}: ${warning.message}`));
 
-	// Another tui or serve already supervises this state dir: say so before anything starts.
-	const busy = await busyEndpoint(config.hangar.stateDir);
-	if (busy !== undefined) {
-		process.stderr.write(`mcp-hangar tui: ${busy.message}\n`);
-		process.exit(1);
-	}
-
-	const supervisor = await createSupervisor(config, logger);
-	const controller = installExitHandlers(supervisor, logger, config.hangar.stopGraceMs * 2 + 8000);
-	// MCP clients (`mcp-hangar --stdio`, the CLI) attach to this supervisor through the local socket.
-	let endpoint: LocalEndpoint;
-	let http: HttpEndpoint | undefined;
-	try {
-		endpoint = await LocalEndpoint.listen({supervisor, logger, kind: 'tui'});
-		controller.beforeShutdown(async () => endpoint.close());
-		if (options.http !== undefined) http = await listenHttp(supervisor, logger, options.http, controller);
-	} catch (error) {
-		// The terminal is not Ink's yet: say it plainly and leave.
-		process.stderr.write(`mcp-hangar tui: ${(error as Error).message}\n`);
-		await controller.exit('an endpoint could not be opened', 1);
-		return;
-	}
-
+	// MCP clients (`mcp-hangar --stdio`, the CLI, HTTP with --http) attach to this supervisor.
+	const {supervisor, controller, http} = await startOwner(config, logger, 'tui', options.http);
 	const notices: string[] = [];
 	if (http !== undefined) notices.push(`MCP over HTTP: ${http.url}`);
 	const writer = supervisor.store.writerPid;

@@ -11,7 +11,7 @@ import {loadConfig, type HangarConfig} from './config.js';
 import {GatewaySession} from './gateway.js';
 import {HttpEndpoint, type HttpListenOptions} from './http-endpoint.js';
 import {LineTransport} from './line-transport.js';
-import {LocalEndpoint, attachToSupervisor, busyEndpoint, readOwner, socketPath} from './local-endpoint.js';
+import {LocalEndpoint, attachToSupervisor, busyEndpoint, readOwner, socketPath, type EndpointOwner} from './local-endpoint.js';
 import type {Logger} from './logger.js';
 import {killAllProcessGroupsSync} from './process-registry.js';
 import {StateStore} from './state-store.js';
@@ -162,36 +162,49 @@ export type ServeOptions = {
  * `--http` for `serve` and `tui`: listens, and closes the endpoint (its
  * sessions drained and closed) before the upstreams stop at exit.
  */
-export async function listenHttp(supervisor: Supervisor, logger: Logger, options: HttpListenOptions, controller: ExitController): Promise<HttpEndpoint> {
+async function listenHttp(supervisor: Supervisor, logger: Logger, options: HttpListenOptions, controller: ExitController): Promise<HttpEndpoint> {
 	const endpoint = await HttpEndpoint.listen({...options, supervisor, logger});
 	controller.beforeShutdown(async () => endpoint.close());
 	return endpoint;
+}
+
+export type OwnedSupervisor = {supervisor: Supervisor; controller: ExitController; endpoint: LocalEndpoint; http: HttpEndpoint | undefined};
+
+/**
+ * Starts a supervisor that owns its state dir's endpoints (`tui`, `serve`):
+ * refuses in one sentence (exit 1) when another already serves the state
+ * dir, then builds the supervisor and its exit handlers and listens on the
+ * local socket and, with `http`, over HTTP; both are drained at exit before
+ * any upstream stops.
+ */
+export async function startOwner(config: HangarConfig, logger: Logger, kind: EndpointOwner['kind'], http: HttpListenOptions | undefined): Promise<OwnedSupervisor> {
+	const refuse = (message: string): void => {
+		process.stderr.write(`mcp-hangar ${kind}: ${message}\n`);
+	};
+
+	const busy = await busyEndpoint(config.hangar.stateDir);
+	if (busy !== undefined) {
+		refuse(busy.message);
+		process.exit(1);
+	}
+
+	const supervisor = await createSupervisor(config, logger);
+	const controller = installExitHandlers(supervisor, logger, config.hangar.stopGraceMs * 2 + 8000);
+	try {
+		const endpoint = await LocalEndpoint.listen({supervisor, logger, kind});
+		controller.beforeShutdown(async () => endpoint.close());
+		return {supervisor, controller, endpoint, http: http === undefined ? undefined : await listenHttp(supervisor, logger, http, controller)};
+	} catch (error) {
+		refuse((error as Error).message);
+		return controller.exit('an endpoint could not be opened', 1);
+	}
 }
 
 /** `mcp-hangar serve`: a headless supervisor that MCP clients attach to through the local socket (and over HTTP with `--http`). */
 export async function serveDaemon(options: ServeOptions): Promise<void> {
 	const {logger} = options;
 	const config = loadConfig(options.configPath, {stateDir: options.stateDir});
-	const busy = await busyEndpoint(config.hangar.stateDir);
-	if (busy !== undefined) {
-		process.stderr.write(`mcp-hangar serve: ${busy.message}\n`);
-		process.exit(1);
-	}
-
-	const supervisor = await createSupervisor(config, logger);
-	const controller = installExitHandlers(supervisor, logger, config.hangar.stopGraceMs * 2 + 8000);
-	let endpoint: LocalEndpoint;
-	let http: HttpEndpoint | undefined;
-	try {
-		endpoint = await LocalEndpoint.listen({supervisor, logger, kind: 'serve'});
-		controller.beforeShutdown(async () => endpoint.close());
-		if (options.http !== undefined) http = await listenHttp(supervisor, logger, options.http, controller);
-	} catch (error) {
-		logger.error(`cannot serve: ${(error as Error).message}`);
-		await controller.exit('could not listen', 1);
-		return;
-	}
-
+	const {supervisor, endpoint, http} = await startOwner(config, logger, 'serve', options.http);
 	if (!supervisor.store.isWriter) {
 		logger.warn(`hangar pid ${supervisor.store.writerPid ?? '?'} holds the state lock of ${config.hangar.stateDir}: quarantines and approvals made here are not saved`);
 	}
