@@ -225,7 +225,7 @@ describe('mcp-hangar serve with --stdio clients attached', () => {
 		await stopDaemon(next);
 	});
 
-	it('holds a request while no supervisor is up, then answers it with what to run once its deadline passes', async () => {
+	it('answers a request that no supervisor came back for in time with what to run', async () => {
 		const dir = tempDir();
 		const config = writeConfig(dir, {fx: fixture('normal')}, {...fastHangar, callTimeoutSeconds: 1.5});
 		const daemon = await startDaemon(config);
@@ -239,7 +239,19 @@ describe('mcp-hangar serve with --stdio clients attached', () => {
 		expect(error.message).toContain('Start it with `mcp-hangar tui` or `mcp-hangar serve`');
 		expect(error.message).toContain('mcp-hangar --stdio --standalone');
 
-		// A request sent while the supervisor is away, which it comes back in time for, is served.
+		expect(alive(client.pid)).toBe(true);
+		await client.close();
+	});
+
+	it('holds a request sent while no supervisor is up and sends it once one is back', async () => {
+		const dir = tempDir();
+		// A deadline long enough for a daemon to start on a busy machine.
+		const config = writeConfig(dir, {fx: fixture('normal')}, {...fastHangar, callTimeoutSeconds: 60});
+		const daemon = await startDaemon(config);
+		const client = await openHangar(config);
+		await client.client.callTool({name: 'fx__echo', arguments: {message: 'up'}});
+		await stopDaemon(daemon);
+
 		const pending = client.client.callTool({name: 'fx__echo', arguments: {message: 'held'}});
 		const next = await startDaemon(config);
 		expect(text(await pending)).toBe('held');
