@@ -454,3 +454,38 @@ describe('the --stdio bridge on a socket that can never work', () => {
 		expect(bridge.state).toBe('closed');
 	});
 });
+
+describe('the --stdio bridge while no supervisor is up', () => {
+	it('holds a bounded number of messages, answers a request past the bound at once, and answers every held request when stdin closes', async () => {
+		const dir = tempDir();
+		const input = new PassThrough();
+		const output = new PassThrough();
+		let written = '';
+		output.on('data', (chunk: Buffer) => {
+			written += chunk.toString();
+		});
+		const bridge = new StdioBridge({
+			socketPath: path.join(dir, 'hangar.sock'),
+			stateDir: dir,
+			input,
+			output,
+			logger: new Logger(() => {}, 'silent'),
+			maxMessageBytes: 1024 * 1024,
+			requestTimeoutMs: 60_000,
+			maxHeld: 2,
+			drainMs: 100,
+		});
+		bridge.start();
+		await waitFor(() => bridge.state === 'backoff', 'the bridge to wait for a supervisor');
+		for (const id of [1, 2, 3]) input.write(`${JSON.stringify({jsonrpc: '2.0', id, method: 'tools/list'})}\n`);
+		await waitFor(() => written.includes('"id":3'), 'the answer past the bound');
+		expect(written).not.toContain('"id":1');
+		expect(JSON.parse(written.trim())).toMatchObject({id: 3, error: {code: ErrorCode.SupervisorUnavailable, message: expect.stringContaining('(2 messages are already waiting)')}});
+
+		input.end();
+		expect(await bridge.exited).toBe(0);
+		const answers = written.trim().split('\n').map(line => JSON.parse(line) as {id: number; error: {code: number}});
+		expect(answers.map(answer => answer.id).sort()).toEqual([1, 2, 3]);
+		expect(answers.every(answer => answer.error.code === ErrorCode.SupervisorUnavailable)).toBe(true);
+	});
+});

@@ -101,6 +101,8 @@ export type BridgeOptions = {
 	/** When stdin closes, how long answers still owed may take (default 5 s). */
 	drainMs?: number;
 	backoff?: {initialMs: number; maxMs: number};
+	/** How many messages may wait for a supervisor at once (default 10,000); past it requests are answered at once. */
+	maxHeld?: number;
 };
 
 export class StdioBridge {
@@ -210,16 +212,14 @@ export class StdioBridge {
 	}
 
 	private hold(held: Held): void {
-		if (held.shape.id !== undefined && held.shape.method !== undefined) {
-			const waited = Date.now() - held.heldSince;
-			held.timer = setTimeout(() => {
-				const index = this.queue.indexOf(held);
-				if (index === -1) return;
-				this.queue.splice(index, 1);
-				this.answerUnavailable(held);
-			}, Math.max(0, this.options.requestTimeoutMs - waited));
+		if (this.queue.length >= (this.options.maxHeld ?? 10_000)) {
+			// A client flooding a long outage: refuse rather than grow without bound.
+			if (held.shape.id !== undefined && held.shape.method !== undefined) this.answerUnavailable(held, `${this.queue.length} messages are already waiting`);
+			else this.options.logger.warn(`bridge: dropped a ${held.shape.method ?? 'message'} from the client: ${this.queue.length} messages are already waiting for a supervisor`);
+			return;
 		}
 
+		this.armTimer(held);
 		this.queue.push(held);
 	}
 
@@ -406,22 +406,23 @@ export class StdioBridge {
 		this.settled();
 	}
 
+	/** A held request is answered with SupervisorUnavailable once it has waited requestTimeoutMs. */
 	private armTimer(held: Held): void {
-		if (held.timer !== undefined || held.shape.id === undefined) return;
+		if (held.timer !== undefined || held.shape.id === undefined || held.shape.method === undefined) return;
 		held.timer = setTimeout(() => {
 			const index = this.queue.indexOf(held);
 			if (index === -1) return;
 			this.queue.splice(index, 1);
 			this.answerUnavailable(held);
-		}, this.options.requestTimeoutMs);
+		}, Math.max(0, this.options.requestTimeoutMs - (Date.now() - held.heldSince)));
 	}
 
 	// -------------------------------------------------------------------------
 	// Answers the bridge writes itself
 
-	private answerUnavailable(held: Held): void {
+	private answerUnavailable(held: Held, why?: string): void {
 		const waited = Math.round((Date.now() - held.heldSince) / 1000);
-		const reason = this.permanent?.message ?? this.lastFailure?.message ?? 'no supervisor is listening';
+		const reason = why ?? this.permanent?.message ?? this.lastFailure?.message ?? 'no supervisor is listening';
 		const fix = this.permanent === undefined
 			? 'Start it with `mcp-hangar tui` or `mcp-hangar serve` (same --config or --state-dir); this client reconnects by itself. To run without a shared supervisor, start this client with `mcp-hangar --stdio --standalone`.'
 			: 'This cannot work until that is fixed; or start this client with `mcp-hangar --stdio --standalone` to run its own supervisor.';
