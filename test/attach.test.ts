@@ -414,6 +414,28 @@ describe('mcp-hangar serve with --stdio clients attached', () => {
 	});
 });
 
+/** A bridge in this process on a pair of in-memory streams, for the states a real socket cannot easily produce. */
+function bridgeOn(stateDir: string, options: {maxHeld?: number; drainMs?: number} = {}): {bridge: StdioBridge; input: PassThrough; written: () => string} {
+	const input = new PassThrough();
+	const output = new PassThrough();
+	let written = '';
+	output.on('data', (chunk: Buffer) => {
+		written += chunk.toString();
+	});
+	const bridge = new StdioBridge({
+		socketPath: path.join(stateDir, 'hangar.sock'),
+		stateDir,
+		input,
+		output,
+		logger: new Logger(() => {}, 'silent'),
+		maxMessageBytes: 1024 * 1024,
+		requestTimeoutMs: 60_000,
+		...options,
+	});
+	bridge.start();
+	return {bridge, input, written: () => written};
+}
+
 describe('the --stdio bridge on a socket that can never work', () => {
 	it('tells permanent failures from temporary ones, and answers every request with the reason instead of retrying', async () => {
 		expect(classifyConnectError(Object.assign(new Error('connect ENOENT'), {code: 'ENOENT'}), '/s').kind).toBe('temporary');
@@ -423,26 +445,11 @@ describe('the --stdio bridge on a socket that can never work', () => {
 
 		// A state dir so deep that its socket path cannot exist: permanent, so no retry loop.
 		const deep = path.join(tempDir(), 'x'.repeat(120));
-		const input = new PassThrough();
-		const output = new PassThrough();
-		let written = '';
-		output.on('data', (chunk: Buffer) => {
-			written += chunk.toString();
-		});
-		const bridge = new StdioBridge({
-			socketPath: path.join(deep, 'hangar.sock'),
-			stateDir: deep,
-			input,
-			output,
-			logger: new Logger(() => {}, 'silent'),
-			maxMessageBytes: 1024 * 1024,
-			requestTimeoutMs: 60_000,
-		});
-		bridge.start();
+		const {bridge, input, written} = bridgeOn(deep);
 		await waitFor(() => bridge.state === 'unusable', 'the bridge to give up on the socket');
 		input.write(`${JSON.stringify({jsonrpc: '2.0', id: 7, method: 'tools/list'})}\n`);
-		await waitFor(() => written.includes('"id":7'), 'the answer');
-		const answer = JSON.parse(written.trim()) as {id: number; error: {code: number; message: string; data: {permanent: boolean}}};
+		await waitFor(() => written().includes('"id":7'), 'the answer');
+		const answer = JSON.parse(written().trim()) as {id: number; error: {code: number; message: string; data: {permanent: boolean}}};
 		expect(answer.error.code).toBe(ErrorCode.SupervisorUnavailable);
 		expect(answer.error.message).toContain('longer than a Unix socket allows');
 		expect(answer.error.message).toContain('This cannot work until that is fixed');
@@ -457,34 +464,16 @@ describe('the --stdio bridge on a socket that can never work', () => {
 
 describe('the --stdio bridge while no supervisor is up', () => {
 	it('holds a bounded number of messages, answers a request past the bound at once, and answers every held request when stdin closes', async () => {
-		const dir = tempDir();
-		const input = new PassThrough();
-		const output = new PassThrough();
-		let written = '';
-		output.on('data', (chunk: Buffer) => {
-			written += chunk.toString();
-		});
-		const bridge = new StdioBridge({
-			socketPath: path.join(dir, 'hangar.sock'),
-			stateDir: dir,
-			input,
-			output,
-			logger: new Logger(() => {}, 'silent'),
-			maxMessageBytes: 1024 * 1024,
-			requestTimeoutMs: 60_000,
-			maxHeld: 2,
-			drainMs: 100,
-		});
-		bridge.start();
+		const {bridge, input, written} = bridgeOn(tempDir(), {maxHeld: 2, drainMs: 100});
 		await waitFor(() => bridge.state === 'backoff', 'the bridge to wait for a supervisor');
 		for (const id of [1, 2, 3]) input.write(`${JSON.stringify({jsonrpc: '2.0', id, method: 'tools/list'})}\n`);
-		await waitFor(() => written.includes('"id":3'), 'the answer past the bound');
-		expect(written).not.toContain('"id":1');
-		expect(JSON.parse(written.trim())).toMatchObject({id: 3, error: {code: ErrorCode.SupervisorUnavailable, message: expect.stringContaining('(2 messages are already waiting)')}});
+		await waitFor(() => written().includes('"id":3'), 'the answer past the bound');
+		expect(written()).not.toContain('"id":1');
+		expect(JSON.parse(written().trim())).toMatchObject({id: 3, error: {code: ErrorCode.SupervisorUnavailable, message: expect.stringContaining('(2 messages are already waiting)')}});
 
 		input.end();
 		expect(await bridge.exited).toBe(0);
-		const answers = written.trim().split('\n').map(line => JSON.parse(line) as {id: number; error: {code: number}});
+		const answers = written().trim().split('\n').map(line => JSON.parse(line) as {id: number; error: {code: number}});
 		expect(answers.map(answer => answer.id).sort()).toEqual([1, 2, 3]);
 		expect(answers.every(answer => answer.error.code === ErrorCode.SupervisorUnavailable)).toBe(true);
 	});
