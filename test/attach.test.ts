@@ -7,7 +7,7 @@
  * are replaced and live ones never; the CLI goes through the live
  * supervisor; bridges exit cleanly on stdin EOF. Build first (npm test does).
  */
-import {spawn, spawnSync, type ChildProcess} from 'node:child_process';
+import {spawn, spawnSync} from 'node:child_process';
 import {randomUUID} from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -33,44 +33,34 @@ import {
 	writeConfig,
 	type HangarHandle,
 } from './support/hangar.js';
+import {spawnServe, type Served} from './support/serve.js';
 
-type Daemon = {child: ChildProcess; pid: number; tag: string; stderr: () => string; exited: Promise<{code: number | null; signal: NodeJS.Signals | null}>};
-
-const daemons: Daemon[] = [];
+const daemons: Served[] = [];
 
 afterEach(async () => {
 	await closeHangars();
-	for (const daemon of daemons.splice(0)) {
-		if (daemon.child.exitCode === null && daemon.child.signalCode === null) daemon.child.kill('SIGKILL');
-	}
+	for (const daemon of daemons.splice(0)) await daemon.stop('SIGKILL');
 });
 
 /** Starts `mcp-hangar serve` and resolves once it listens. */
-async function startDaemon(config: string, tag = randomUUID()): Promise<Daemon> {
-	const child = spawn(process.execPath, [cliPath, 'serve', '--config', config], {env: {...process.env, HANGAR_TEST_TAG: tag}, stdio: ['ignore', 'pipe', 'pipe']});
-	let stderr = '';
-	let stdout = '';
-	child.stderr!.on('data', (chunk: Buffer) => {
-		stderr += chunk.toString();
+async function startDaemon(config: string, tag?: string): Promise<Served> {
+	const {served} = await spawnServe(['serve', '--config', config], {
+		...(tag === undefined ? {} : {tag}),
+		listening: log => /serving \d+ upstreams? to MCP clients on/.test(log) || undefined,
 	});
-	child.stdout!.on('data', (chunk: Buffer) => {
-		stdout += chunk.toString();
-	});
-	const exited = new Promise<{code: number | null; signal: NodeJS.Signals | null}>(resolve => {
-		child.on('exit', (code, signal) => resolve({code, signal}));
-	});
-	const daemon: Daemon = {child, pid: child.pid!, tag, stderr: () => stderr, exited};
-	daemons.push(daemon);
-	await waitFor(() => /serving \d+ upstreams? to MCP clients on/.test(stderr) || child.exitCode !== null, 'the daemon to listen', 30_000);
-	if (child.exitCode !== null) throw new Error(`mcp-hangar serve exited with ${child.exitCode}:\n${stderr}`);
-	// A daemon writes nothing to stdout.
-	expect(stdout).toBe('');
-	return daemon;
+	daemons.push(served);
+	return served;
 }
 
-async function stopDaemon(daemon: Daemon, signal: NodeJS.Signals = 'SIGTERM'): Promise<{code: number | null; signal: NodeJS.Signals | null}> {
-	daemon.child.kill(signal);
-	return daemon.exited;
+/** A client attached to a daemon that served one call and then stopped; held requests wait `callTimeoutSeconds`. */
+async function clientWhoseSupervisorStopped(callTimeoutSeconds: number): Promise<{dir: string; config: string; client: HangarHandle}> {
+	const dir = tempDir();
+	const config = writeConfig(dir, {fx: fixture('normal')}, {...fastHangar, callTimeoutSeconds});
+	const daemon = await startDaemon(config);
+	const client = await openHangar(config);
+	await client.client.callTool({name: 'fx__echo', arguments: {message: 'up'}});
+	await daemon.stop();
+	return {dir, config, client};
 }
 
 function text(result: unknown): string {
@@ -142,7 +132,7 @@ describe('mcp-hangar serve with --stdio clients attached', () => {
 		expect(alive(daemon.pid)).toBe(true);
 		expect(alive(Number(pidA))).toBe(true);
 
-		expect(await stopDaemon(daemon)).toEqual({code: 0, signal: null});
+		expect(await daemon.stop()).toEqual({code: 0, signal: null});
 		await waitFor(() => processesWithTag(daemon.tag).length === 0, 'no process of the daemon left');
 	});
 
@@ -168,7 +158,7 @@ describe('mcp-hangar serve with --stdio clients attached', () => {
 		});
 
 		await waitFor(() => answers.length >= 50, 'calls to flow before the restart');
-		expect(await stopDaemon(daemon)).toEqual({code: 0, signal: null});
+		expect(await daemon.stop()).toEqual({code: 0, signal: null});
 		const duringOutage = answers.length;
 		daemon = await startDaemon(config);
 		await waitFor(() => answers.length >= duringOutage + 50, 'calls to flow after the restart');
@@ -196,7 +186,7 @@ describe('mcp-hangar serve with --stdio clients attached', () => {
 
 		await client.close();
 		await waitForExit(client.pid);
-		await stopDaemon(daemon);
+		await daemon.stop();
 	});
 
 	it('answers a call in flight when the supervisor is killed exactly once, with SupervisorUnavailable, and goes on after it is back', async () => {
@@ -222,16 +212,11 @@ describe('mcp-hangar serve with --stdio clients attached', () => {
 		expect(alive(client.pid)).toBe(true);
 		expect(seen.errors).toEqual([]);
 		await client.close();
-		await stopDaemon(next);
+		await next.stop();
 	});
 
 	it('answers a request that no supervisor came back for in time with what to run', async () => {
-		const dir = tempDir();
-		const config = writeConfig(dir, {fx: fixture('normal')}, {...fastHangar, callTimeoutSeconds: 1.5});
-		const daemon = await startDaemon(config);
-		const client = await openHangar(config);
-		await client.client.callTool({name: 'fx__echo', arguments: {message: 'up'}});
-		await stopDaemon(daemon);
+		const {dir, client} = await clientWhoseSupervisorStopped(1.5);
 
 		const error = await rpcError(client.client.callTool({name: 'fx__echo', arguments: {message: 'nobody'}}));
 		expect(error.code).toBe(ErrorCode.SupervisorUnavailable);
@@ -244,20 +229,15 @@ describe('mcp-hangar serve with --stdio clients attached', () => {
 	});
 
 	it('holds a request sent while no supervisor is up and sends it once one is back', async () => {
-		const dir = tempDir();
 		// A deadline long enough for a daemon to start on a busy machine.
-		const config = writeConfig(dir, {fx: fixture('normal')}, {...fastHangar, callTimeoutSeconds: 60});
-		const daemon = await startDaemon(config);
-		const client = await openHangar(config);
-		await client.client.callTool({name: 'fx__echo', arguments: {message: 'up'}});
-		await stopDaemon(daemon);
+		const {config, client} = await clientWhoseSupervisorStopped(60);
 
 		const pending = client.client.callTool({name: 'fx__echo', arguments: {message: 'held'}});
 		const next = await startDaemon(config);
 		expect(text(await pending)).toBe('held');
 		expect(alive(client.pid)).toBe(true);
 		await client.close();
-		await stopDaemon(next);
+		await next.stop();
 	});
 
 	it('refuses to replace a live supervisor, replaces a dead one\'s socket, and lets only its own user connect', async () => {
@@ -293,7 +273,7 @@ describe('mcp-hangar serve with --stdio clients attached', () => {
 		await client.close();
 
 		// Killed outright, it leaves its socket and endpoint.json; the next supervisor replaces them.
-		await stopDaemon(first, 'SIGKILL');
+		await first.stop('SIGKILL');
 		expect(fs.existsSync(socket)).toBe(true);
 		expect(fs.existsSync(path.join(stateDir, 'endpoint.json'))).toBe(true);
 		const third = await startDaemon(config);
@@ -301,7 +281,7 @@ describe('mcp-hangar serve with --stdio clients attached', () => {
 		const after = await openHangar(config);
 		expect(text(await after.client.callTool({name: 'fx__echo', arguments: {message: 'new'}}))).toBe('new');
 		await after.close();
-		await stopDaemon(third);
+		await third.stop();
 		// An orderly stop removes both.
 		expect(fs.existsSync(socket)).toBe(false);
 		expect(fs.existsSync(path.join(stateDir, 'endpoint.json'))).toBe(false);
@@ -344,7 +324,7 @@ describe('mcp-hangar serve with --stdio clients attached', () => {
 		expect(text(await b.client.callTool({name: 'fx__echo', arguments: {message: 'approved'}}))).toBe('approved');
 		await a.close();
 		await b.close();
-		await stopDaemon(daemon);
+		await daemon.stop();
 	});
 
 	it('never lets an MCP client send a person\'s command, and exits on stdin EOF after answering, leaving no process', async () => {
@@ -374,7 +354,7 @@ describe('mcp-hangar serve with --stdio clients attached', () => {
 		expect(answers.find(answer => answer.id === 2)?.error).toMatchObject({code: -32_601, message: expect.stringContaining('"hangar/command" is not available to MCP clients')});
 		expect(answers.find(answer => answer.id === 3)?.result).toMatchObject({content: [{type: 'text', text: 'last'}]});
 		expect(processesWithTag(tag)).toEqual([]);
-		await stopDaemon(daemon);
+		await daemon.stop();
 	});
 
 	it('runs its own supervisor with --standalone, when none is listening, or when the one listening runs another config', async () => {
@@ -410,7 +390,7 @@ describe('mcp-hangar serve with --stdio clients attached', () => {
 		expect(status.code).toBe(0);
 		expect(status.stdout).toMatch(/\ngx\s/);
 		expect(status.stderr).toContain('mcp-hangar: not using the running supervisor: the supervisor on');
-		await stopDaemon(daemon);
+		await daemon.stop();
 	});
 });
 

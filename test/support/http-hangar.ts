@@ -3,70 +3,29 @@
  * ephemeral loopback port, reads the URL it serves from its log, and
  * connects the SDK's own Streamable HTTP client to it.
  */
-import {spawn, type ChildProcess} from 'node:child_process';
-import {randomUUID} from 'node:crypto';
 import fs from 'node:fs';
 import {Client} from '@modelcontextprotocol/sdk/client/index.js';
 import {StreamableHTTPClientTransport} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import {cliPath, waitFor} from './hangar.js';
+import {spawnServe, type Served} from './serve.js';
 
-export type HttpHangar = {
-	child: ChildProcess;
+export type HttpHangar = Served & {
 	/** e.g. http://127.0.0.1:41234/mcp */
 	url: string;
 	/** http://127.0.0.1:41234 */
 	origin: string;
-	tag: string;
-	stderr: () => string;
-	exited: Promise<{code: number | null; signal: NodeJS.Signals | null}>;
-	/** SIGTERM, then waits for the exit. */
-	stop: () => Promise<{code: number | null; signal: NodeJS.Signals | null}>;
 };
 
 const running: HttpHangar[] = [];
 
 /** `mcp-hangar serve --http --port 0 --config FILE ...args`, once it listens. */
 export async function serveHttp(configFile: string, options: {args?: string[]; env?: Record<string, string>} = {}): Promise<HttpHangar> {
-	const tag = randomUUID();
-	const child = spawn(process.execPath, [cliPath, 'serve', '--http', '--port', '0', '--config', configFile, ...(options.args ?? [])], {
-		env: {...process.env, MCP_HANGAR_TOKEN: '', ...options.env, HANGAR_TEST_TAG: tag},
-		stdio: ['ignore', 'pipe', 'pipe'],
-	});
-	let stderr = '';
-	child.stderr!.on('data', (chunk: Buffer) => {
-		stderr += chunk.toString();
-	});
-	let stdout = '';
-	child.stdout!.on('data', (chunk: Buffer) => {
-		stdout += chunk.toString();
-	});
-	const exited = new Promise<{code: number | null; signal: NodeJS.Signals | null}>(resolve => {
-		child.on('exit', (code, signal) => resolve({code, signal}));
-	});
-	let gone = false;
-	void exited.then(() => {
-		gone = true;
-	});
 	const logFile = logFileOf(options.args ?? []);
-	const url = await waitFor(() => {
-		if (gone) throw new Error(`serve --http exited before listening:\n${stderr}`);
-		const log = logFile === undefined ? stderr : readIfThere(logFile);
-		return /serving MCP over HTTP at (http:\/\/\S+)/.exec(log)?.[1];
-	}, 'serve --http to listen');
-	const handle: HttpHangar = {
-		child,
-		url,
-		origin: new URL(url).origin,
-		tag,
-		stderr: () => stderr,
-		exited,
-		stop: async () => {
-			if (!gone) child.kill('SIGTERM');
-			const exit = await exited;
-			if (stdout !== '') throw new Error(`serve --http wrote to stdout: ${stdout.slice(0, 500)}`);
-			return exit;
-		},
-	};
+	const {served, ready: url} = await spawnServe(['serve', '--http', '--port', '0', '--config', configFile, ...(options.args ?? [])], {
+		env: {MCP_HANGAR_TOKEN: '', ...options.env},
+		...(logFile === undefined ? {} : {log: () => readIfThere(logFile)}),
+		listening: log => /serving MCP over HTTP at (http:\/\/\S+)/.exec(log)?.[1],
+	});
+	const handle: HttpHangar = {...served, url, origin: new URL(url).origin};
 	running.push(handle);
 	return handle;
 }
