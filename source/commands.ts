@@ -16,6 +16,7 @@ import type {Logger} from './core/logger.js';
 import {killAllProcessGroupsSync} from './core/process-registry.js';
 import {createSupervisor} from './core/runtime.js';
 import type {Supervisor} from './core/supervisor.js';
+import {isPlainObject} from './core/json-rpc-check.js';
 import {UsageError} from './usage.js';
 import {statusEntries, type StatusEntry} from './core/views.js';
 import {SupervisorClient} from './core/supervisor-client.js';
@@ -157,7 +158,7 @@ export function parseArgsJson(text: string | undefined): Record<string, unknown>
 		throw new UsageError(`--args is not valid JSON (${errorMessage(error)}); pass an object such as --args '{"message":"hi"}'`);
 	}
 
-	if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+	if (!isPlainObject(parsed)) {
 		throw new UsageError(`--args must be a JSON object such as '{"message":"hi"}', not ${JSON.stringify(parsed)}`);
 	}
 

@@ -32,6 +32,7 @@ import {createBridgeMachine} from './bridge-state.js';
 import {ErrorCode, JsonRpcCode} from './errors.js';
 import {commandMethod, drainingNotification} from './gateway.js';
 import {LineSplitter} from './line-splitter.js';
+import {isPlainObject} from './json-rpc-check.js';
 import {guessId} from './line-transport.js';
 import {connectSocket, type ConnectFailure} from './local-endpoint.js';
 import type {Logger} from './logger.js';
@@ -77,7 +78,7 @@ function parsedShape(line: string): Shape | undefined {
 		return undefined;
 	}
 
-	if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+	if (!isPlainObject(value)) return undefined;
 	const message = value as Record<string, unknown>;
 	const id = typeof message['id'] === 'string' || typeof message['id'] === 'number' ? message['id'] : undefined;
 	const method = typeof message['method'] === 'string' ? message['method'] : undefined;

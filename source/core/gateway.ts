@@ -16,6 +16,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type {ClientRecord, ClientTransport} from './clients.js';
 import {checkRequest, createConnectionMachine} from './connection-state.js';
+import {isPlainObject} from './json-rpc-check.js';
 import {ErrorCode, HangarError, JsonRpcCode, errorMessage} from './errors.js';
 import type {Logger} from './logger.js';
 import {ManagementParamsError, checkArguments, isManagementTool, managementTools, runManagementTool, statusJson} from './management.js';
@@ -207,10 +208,6 @@ type CallParams = {name: string; arguments?: Record<string, unknown> | undefined
 
 /** Where a call goes: the upstream, its own name for the tool, the arguments. */
 type Route = {server: string; tool: string; arguments: Record<string, unknown> | undefined};
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-	return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function validateCallParams(params: unknown): CallParams {
 	if (!isPlainObject(params)) throw new RpcError(JsonRpcCode.InvalidParams, 'Invalid params: tools/call needs params {"name": string, "arguments"?: object}');

@@ -26,7 +26,8 @@ export type CheckedMessage = {
 	value: Record<string, unknown>;
 };
 
-function isObject(value: unknown): value is Record<string, unknown> {
+/** A JSON object: not null, not an array. */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
 	return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
@@ -55,7 +56,7 @@ export function checkJsonRpcMessage(value: unknown): CheckedMessage | MessagePro
 		id,
 	});
 	if (Array.isArray(value)) return invalid('JSON-RPC batches are not supported by MCP; send one message per request');
-	if (!isObject(value)) return invalid(`expected a JSON-RPC 2.0 message object, got ${value === null ? 'null' : typeof value}`);
+	if (!isPlainObject(value)) return invalid(`expected a JSON-RPC 2.0 message object, got ${value === null ? 'null' : typeof value}`);
 	const id = isId(value['id']) ? value['id'] : null;
 	if (value['jsonrpc'] !== '2.0') return invalid('"jsonrpc" must be "2.0"', id);
 	if ('id' in value && id === null) return invalid('"id" must be a string or an integer (MCP does not allow null ids)');
@@ -63,7 +64,7 @@ export function checkJsonRpcMessage(value: unknown): CheckedMessage | MessagePro
 		const method = value['method'];
 		if (typeof method !== 'string' || method === '') return invalid('"method" must be a non-empty string', id);
 		const params = value['params'];
-		if (params !== undefined && !isObject(params)) {
+		if (params !== undefined && !isPlainObject(params)) {
 			return {code: JsonRpcCode.InvalidParams, message: `Invalid params: "params" of "${method}" must be an object`, id};
 		}
 
@@ -72,7 +73,7 @@ export function checkJsonRpcMessage(value: unknown): CheckedMessage | MessagePro
 
 	if ('result' in value || 'error' in value) {
 		if (id === null) return invalid('a response needs the "id" of the request it answers');
-		if ('result' in value && !isObject(value['result'])) return invalid('"result" must be an object', id);
+		if ('result' in value && !isPlainObject(value['result'])) return invalid('"result" must be an object', id);
 		return {kind: 'response', method: undefined, id, params: undefined, value};
 	}
 

@@ -14,6 +14,7 @@ import type {Readable, Writable} from 'node:stream';
 import type {Transport} from '@modelcontextprotocol/sdk/shared/transport.js';
 import type {JSONRPCMessage} from '@modelcontextprotocol/sdk/types.js';
 import {ErrorCode, JsonRpcCode} from './errors.js';
+import {isPlainObject} from './json-rpc-check.js';
 import {LineSplitter} from './line-splitter.js';
 import {CoalescingWriter} from './write-coalescer.js';
 
@@ -104,7 +105,7 @@ export class LineTransport implements Transport {
 			return;
 		}
 
-		if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+		if (!isPlainObject(value)) {
 			this.reply(null, JsonRpcCode.InvalidRequest, Array.isArray(value) ? 'Invalid Request: JSON-RPC batches are not supported by MCP' : 'Invalid Request: expected a JSON-RPC object');
 			return;
 		}
@@ -129,7 +130,7 @@ export class LineTransport implements Transport {
 				return;
 			}
 
-			if ('params' in message && (typeof message['params'] !== 'object' || message['params'] === null || Array.isArray(message['params']))) {
+			if ('params' in message && !isPlainObject(message['params'])) {
 				if (validId) this.reply(replyId, JsonRpcCode.InvalidParams, 'Invalid params: "params" must be an object');
 				return;
 			}

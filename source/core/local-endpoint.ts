@@ -259,12 +259,9 @@ export class LocalEndpoint {
 				return;
 			}
 
+			const busy = await busyEndpoint(stateDir);
+			if (busy !== undefined) throw busy;
 			const existing = readOwner(stateDir);
-			const answer = await connectSocket(where, 1000);
-			if (answer instanceof net.Socket) {
-				answer.destroy();
-				throw new EndpointBusyError(existing, stateDir);
-			}
 
 			let age = Infinity;
 			try {

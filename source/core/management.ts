@@ -10,6 +10,7 @@
  */
 import type {Tool} from '@modelcontextprotocol/sdk/types.js';
 import {JsonRpcCode} from './errors.js';
+import {isPlainObject} from './json-rpc-check.js';
 import type {Command, Supervisor} from './supervisor.js';
 import {findTools, statusEntries, statusEntry, upstreamDetails, type StatusEntry} from './views.js';
 
@@ -157,7 +158,7 @@ export function checkArguments(name: string, args: Record<string, unknown> | und
 				? typeof value === 'string' && value !== ''
 				: param.type === 'integer'
 					? Number.isInteger(value) && (param.minimum === undefined || (value as number) >= param.minimum) && (param.maximum === undefined || (value as number) <= param.maximum)
-					: typeof value === 'object' && value !== null && !Array.isArray(value);
+					: isPlainObject(value);
 		if (!ok) {
 			const range = param.minimum === undefined ? '' : ` from ${param.minimum} to ${param.maximum}`;
 			problems.push(`"${key}" must be ${param.type === 'string' ? 'a non-empty string' : param.type === 'integer' ? `an integer${range}` : 'an object'} (got ${JSON.stringify(value)})`);

@@ -26,6 +26,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type {ServerConfig, ToolDefinition} from './config.js';
 import type {LogBuffer} from './log-buffer.js';
+import {isPlainObject} from './json-rpc-check.js';
 import {ChildProcessTransport, type ExitInfo} from './upstream-transport.js';
 
 export type {CallToolResult, Progress};
@@ -37,7 +38,7 @@ export const clientInfo = {name: 'mcp-hangar', version: '0.1.0'};
  * said (structured content and all) instead of re-validating it, and skips a
  * schema parse on the hot path.
  */
-const passthroughResult = z.custom<CallToolResult>(value => typeof value === 'object' && value !== null && !Array.isArray(value), {
+const passthroughResult = z.custom<CallToolResult>(value => isPlainObject(value), {
 	message: 'expected a tools/call result object',
 });
 
@@ -257,7 +258,7 @@ export class UpstreamConnection {
 				}
 
 				const result = response.result;
-				if (typeof result !== 'object' || result === null || Array.isArray(result)) {
+				if (!isPlainObject(result)) {
 					reject(new Error('the upstream answered tools/call with a result that is not an object'));
 					return;
 				}

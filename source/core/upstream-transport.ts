@@ -14,6 +14,7 @@ import {execa, type ResultPromise} from 'execa';
 import type {Transport} from '@modelcontextprotocol/sdk/shared/transport.js';
 import type {JSONRPCMessage} from '@modelcontextprotocol/sdk/types.js';
 import type {StdioLaunch} from './config.js';
+import {isPlainObject} from './json-rpc-check.js';
 import {LineSplitter, type LogBuffer} from './log-buffer.js';
 import {liveProcessGroups} from './process-registry.js';
 import {CoalescingWriter} from './write-coalescer.js';
@@ -32,7 +33,7 @@ export function describeExit(exit: ExitInfo): string {
 }
 
 function isJsonRpcMessage(value: unknown): value is JSONRPCMessage {
-	if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+	if (!isPlainObject(value)) return false;
 	const message = value as Record<string, unknown>;
 	return message['jsonrpc'] === '2.0' && ('method' in message || 'id' in message);
 }
