@@ -19,6 +19,7 @@ import type {Logger} from './logger.js';
 import {Provider, type CallContext, type TransitionEvent} from './provider.js';
 import type {StateStore} from './state-store.js';
 import {exposedToolName} from './tool-names.js';
+import {ToolSearchIndex, type ToolSearchHit} from './tool-search.js';
 import type {CallToolResult} from './upstream-client.js';
 
 export type ExposedTool = {
@@ -29,9 +30,6 @@ export type ExposedTool = {
 	tool: string;
 	definition: ToolDefinition;
 };
-
-/** Words too common to tell tools apart. */
-const stopWords: ReadonlySet<string> = new Set(['an', 'the', 'in', 'of', 'to', 'for', 'with', 'and', 'or', 'on', 'by', 'from', 'into', 'my', 'me', 'is', 'it', 'that', 'this', 'some', 'all', 'tool']);
 
 export type Command = 'start' | 'stop' | 'restart' | 'quarantine' | 'approve';
 
@@ -55,7 +53,7 @@ export class Supervisor extends EventEmitter<{
 	private initialized = false;
 	private shuttingDown = false;
 	private fuse: Fuse<ExposedTool> | undefined;
-	private searchIndex: Fuse<ExposedTool> | undefined;
+	private searchIndex: ToolSearchIndex<ExposedTool> | undefined;
 	/** When this supervisor was created. */
 	readonly startedAt = Date.now();
 	/** The MCP clients connected to it right now (every gateway session adds itself). */
@@ -153,39 +151,15 @@ export class Supervisor extends EventEmitter<{
 	}
 
 	/**
-	 * Fuzzy search over the exposed tools (the same set tools/list serves, from
-	 * live lists or the cache, so cold upstreams are found too). Fuse scores a
-	 * whole multi-word query poorly ("knowledge graph entities" is not a
-	 * substring of anything), so each word is matched on its own and the
-	 * whole query once more; a tool's score is the mean of its matches, in
-	 * 0..1, best first. Tool names weigh most, then descriptions, titles and
-	 * server names.
+	 * Tool search over the exposed tools (the same set tools/list serves, from
+	 * live lists or the cache, so cold upstreams are found too): hits with a
+	 * score in 0..1, best first. How queries are matched is in tool-search.ts;
+	 * the index is built on the first search after the set changed.
 	 */
-	searchTools(query: string, limit: number): Array<{tool: ExposedTool; score: number}> {
+	searchTools(query: string, limit: number): Array<ToolSearchHit<ExposedTool>> {
 		this.ensureFresh();
-		this.searchIndex ??= new Fuse(this.exposed, {
-			keys: [
-				{name: 'tool', weight: 3},
-				{name: 'definition.description', weight: 2},
-				{name: 'definition.title', weight: 1},
-				{name: 'server', weight: 1},
-			],
-			threshold: 0.3,
-			ignoreLocation: true,
-			includeScore: true,
-		});
-		const index = this.searchIndex;
-		const words = [...new Set(query.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(word => word.length > 1 && !stopWords.has(word)))];
-		const totals = new Map<number, number>();
-		for (const pattern of [...words, query]) {
-			for (const hit of index.search(pattern)) totals.set(hit.refIndex, (totals.get(hit.refIndex) ?? 0) + (1 - (hit.score ?? 1)));
-		}
-
-		const patterns = words.length + 1;
-		return [...totals]
-			.map(([position, total]) => ({tool: this.exposed[position]!, score: Math.round((total / patterns) * 1000) / 1000}))
-			.sort((a, b) => b.score - a.score || a.tool.name.localeCompare(b.tool.name))
-			.slice(0, limit);
+		this.searchIndex ??= new ToolSearchIndex(this.exposed);
+		return this.searchIndex.search(query, limit);
 	}
 
 	/**
