@@ -19,7 +19,7 @@ import type {Supervisor} from './core/supervisor.js';
 import {isPlainObject} from './core/json-rpc-check.js';
 import {UsageError} from './usage.js';
 import {statusEntries, type StatusEntry} from './core/views.js';
-import {SupervisorClient} from './core/supervisor-client.js';
+import {SupervisorCallError, SupervisorClient} from './core/supervisor-client.js';
 import type {CallToolResult} from './core/upstream-client.js';
 
 export type CommandOptions = {configPath: string; stateDir?: string | undefined; logger: Logger};
@@ -196,7 +196,11 @@ export async function callCommand(options: CallOptions, io: Output = stdio): Pro
 			try {
 				return printResult(options, await client.call(options.server, options.tool, options.args), io);
 			} catch (error) {
-				io.err(describe(error));
+				// The supervisor words these for MCP clients (hangar_call, hangar_find_tools); say them as the CLI does.
+				const data = error instanceof SupervisorCallError && isPlainObject(error.data) ? error.data : {};
+				if (data['error'] === 'UnknownTool' && Array.isArray(data['tools'])) io.err(unknownTool(options, data['tools'] as string[]));
+				else if (data['error'] === 'UnknownServer' && Array.isArray(data['known'])) io.err(unknownServer(options, data['known'] as string[]));
+				else io.err(describe(error));
 				return 1;
 			}
 		},
@@ -204,14 +208,18 @@ export async function callCommand(options: CallOptions, io: Output = stdio): Pro
 	);
 }
 
+const unknownTool = (options: CallOptions, tools: readonly string[]): string =>
+	`mcp-hangar: upstream "${options.server}": unknown tool "${options.tool}" (its tools: ${tools.join(', ') || 'none'}).\n  Run mcp-hangar status to see the upstreams; tool names here are the upstream's own, without "${options.server}__".\n`;
+
+const unknownServer = (options: CallOptions, known: readonly string[]): string =>
+	`mcp-hangar: upstream "${options.server}": lookup failed: no upstream of that name is configured. ${known.length > 0 ? `Configured upstreams: ${known.join(', ')}.` : 'The config has no upstreams.'}\n`;
+
 async function callStandalone(options: CallOptions, io: Output): Promise<number> {
 	return withSupervisor(options, async supervisor => {
 		try {
 			const provider = supervisor.provider(options.server);
 			if (provider.state !== 'quarantined' && !provider.listsTool(options.tool)) {
-				io.err(
-					`mcp-hangar: upstream "${options.server}": unknown tool "${options.tool}" (its tools: ${provider.tools.map(tool => tool.name).join(', ') || 'none'}).\n  Run mcp-hangar status to see the upstreams; tool names here are the upstream's own, without "${options.server}__".\n`,
-				);
+				io.err(unknownTool(options, provider.tools.map(tool => tool.name)));
 				return 1;
 			}
 

@@ -310,7 +310,12 @@ describe('mcp-hangar serve with --stdio clients attached', () => {
 		expect(await hangar(['call', 'fx', 'pid', '--config', config])).toMatchObject({code: 0, stdout: `${upstream}\n`});
 		const failing = await hangar(['call', 'fx', 'nope', '--config', config]);
 		expect(failing.code).toBe(1);
-		expect(failing.stderr).toContain('Unknown tool "nope" on server "fx"');
+		// Worded as the CLI words it on its own, not as the supervisor tells MCP clients.
+		expect(failing.stderr).toBe(
+			'mcp-hangar: upstream "fx": unknown tool "nope" (its tools: echo, add, sleep, fail, stderr, pid).\n  Run mcp-hangar status to see the upstreams; tool names here are the upstream\'s own, without "fx__".\n',
+		);
+		const noServer = await hangar(['call', 'nosuch', 'echo', '--config', config]);
+		expect(noServer).toMatchObject({code: 1, stderr: 'mcp-hangar: upstream "nosuch": lookup failed: no upstream of that name is configured. Configured upstreams: fx.\n'});
 
 		// A person's quarantine: every client is told its tools changed, and they are gone.
 		expect(await hangar(['quarantine', 'fx', '--config', config])).toMatchObject({code: 0, stdout: 'quarantined "fx": stopped, tools hidden, calls refused until a person approves it\n'});

@@ -29,7 +29,6 @@
  * the call is refused with one of those, and nothing was started (same
  * upstream processes, same pid, no new start in its transitions).
  */
-import {pathToFileURL} from 'node:url';
 import {afterEach, describe, expect, it} from 'vitest';
 import type {Client} from '@modelcontextprotocol/sdk/client/index.js';
 import {CallToolResultSchema, McpError, ToolListChangedNotificationSchema, type CallToolResult, type Tool} from '@modelcontextprotocol/sdk/types.js';
@@ -40,7 +39,7 @@ import {
 	everything,
 	fastHangar,
 	fixture,
-	fixturePath,
+	stubborn,
 	memory,
 	processesWithTag,
 	closeHangars,
@@ -278,21 +277,6 @@ async function settledIn(
 	const s = assertAgree(await surfaces(h.client, queries), exposure);
 	expect(entry(s, server).state, `${server} left ${state} while the surfaces were read`).toBe(state);
 	return s;
-}
-
-/**
- * An upstream that does not exit when its stdin closes and ignores SIGTERM:
- * stopping it takes two stop grace periods (then SIGKILL), so the `stopping`
- * state lasts long enough to be read.
- */
-function stubborn(extra: ServerEntry = {}): ServerEntry {
-	const script = [
-		`process.argv = [process.argv[0], ${JSON.stringify(fixturePath)}, '--mode', 'normal', '--ignore-sigterm'];`,
-		'process.exit = () => {};',
-		'setInterval(() => {}, 1 << 30);',
-		`await import(${JSON.stringify(pathToFileURL(fixturePath).href)});`,
-	].join('\n');
-	return {command: process.execPath, args: ['--input-type=module', '-e', script], ...extra};
 }
 
 // ---------------------------------------------------------------------------

@@ -145,6 +145,21 @@ describe('provider lifecycle with real fixture upstreams', () => {
 		expect(t.path('fx')).toEqual(['cold->starting', 'starting->ready', 'ready->stopping', 'stopping->cold', 'cold->starting', 'starting->ready']);
 	});
 
+	it('counts idle time from the start when a person starts an upstream whose last call was long before', async () => {
+		// Predefined tools and lazy: nothing starts it until a person does, long after it was created.
+		const t = await startSupervisor({fx: fixture('normal', [], {idleTimeoutSeconds: 0.5, tools: [{name: 'echo'}]})});
+		const created = Date.now();
+		await waitFor(() => Date.now() - created > 1200, 'more than twice the idle timeout to pass since the upstream was created', 5000, 50);
+		await t.supervisor.command('fx', 'start', 'a person in a test');
+		expect(t.supervisor.provider('fx').state).toBe('ready');
+		await t.waitForState('fx', 'cold');
+		const ready = t.transitions.find(event => event.to === 'ready')!;
+		const stopping = t.transitions.find(event => event.from === 'ready' && event.to === 'stopping')!;
+		// Timers never fire early: idle for at least the timeout after the start, not since creation.
+		expect(stopping.at - ready.at).toBeGreaterThanOrEqual(500);
+		expect(stopping.reason).toMatch(/^idle for 0\.\d s \(idleTimeoutSeconds 0\.5\)$/);
+	});
+
 	it('times out a start that never finishes initialize and says so', async () => {
 		const t = await startSupervisor({fx: fixture('slow-start', ['--delay-ms', '5000'], {startTimeoutSeconds: 0.5, tools: [{name: 'echo'}]})});
 		const error = await callError(t.supervisor.call('fx', 'echo', {message: 'x'}));

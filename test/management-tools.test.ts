@@ -11,6 +11,7 @@ import {
 	closeHangars,
 	openHangar,
 	statusOf,
+	stubborn,
 	tempDir,
 	waitFor,
 	writeConfig,
@@ -47,6 +48,10 @@ describe('management tools', () => {
 		expect((await top('long running operation with progress'))[0]).toBe('everything__trigger-long-running-operation');
 		expect(await top('environment variables')).toContain('everything__get-env');
 		expect(await top('search nodes in memory')).toContain('memory__search_nodes');
+		// Plain-language intents reach the tools' own words (more in tool-search.test.ts); words no tool uses find nothing.
+		expect((await top('forget an entity'))[0]).toBe('memory__delete_entities');
+		expect(await top('remember facts about people')).toContain('memory__add_observations');
+		expect(await find(hangar.client, 'xylophone quartz')).toEqual([]);
 
 		const [hit] = await find(hangar.client, 'create entities', 1);
 		expect(hit).toMatchObject({server: 'memory', tool: 'create_entities', name: 'memory__create_entities', callable: true, stale: true});
@@ -129,7 +134,10 @@ describe('management tools', () => {
 		const dir = tempDir();
 		const hangar = await openHangar(writeConfig(dir, {fx: fixture('normal')}, fastHangar));
 		const cases: Array<[string, Record<string, unknown>, string]> = [
-			['hangar_list', {verbose: true}, 'Invalid arguments for hangar_list: unknown argument "verbose" (it takes none).'],
+			['hangar_list', {verbose: true}, 'Invalid arguments for hangar_list: unknown argument "verbose" (it takes "limit", "cursor").'],
+			['hangar_list', {limit: 501}, 'Invalid arguments for hangar_list: "limit" must be an integer from 1 to 500 (got 501).'],
+			['hangar_list', {cursor: 'abc'}, 'Invalid arguments for hangar_list: "cursor" "abc" is not a nextCursor hangar_list gave (omit it for the first page).'],
+			['hangar_list', {cursor: '2'}, 'Invalid arguments for hangar_list: "cursor" "2" is not a nextCursor hangar_list gave (omit it for the first page).'],
 			['hangar_details', {}, 'Invalid arguments for hangar_details: "server" is required (The upstream server name as configured (see hangar_list).).'],
 			['hangar_find_tools', {query: 'x', limit: 0}, 'Invalid arguments for hangar_find_tools: "limit" must be an integer from 1 to 50 (got 0).'],
 			['hangar_find_tools', {query: 'x', max: 3}, 'Invalid arguments for hangar_find_tools: unknown argument "max" (it takes "query", "limit").'],
@@ -143,6 +151,32 @@ describe('management tools', () => {
 		}
 	});
 
+	it('lists upstreams a page at a time, in config order, with the total and the counts by state of all of them', async () => {
+		const dir = tempDir();
+		const predefined = {tools: [{name: 'echo', inputSchema: {type: 'object'}}]};
+		const servers = Object.fromEntries(Array.from({length: 5}, (_, i) => [`up-${i}`, fixture('normal', [], predefined)]));
+		const hangar = await openHangar(writeConfig(dir, {...servers, off: fixture('normal', [], {...predefined, disabled: true})}, fastHangar));
+		type Page = {total: number; states: Record<string, number>; providers: Array<{name: string}>; nextCursor: string | null};
+		const names: string[] = [];
+		let cursor: string | null = null;
+		let pages = 0;
+		do {
+			const page: Page = await tool<Page>(hangar.client, 'hangar_list', {limit: 4, ...(cursor === null ? {} : {cursor})});
+			expect(page.total).toBe(6);
+			expect(page.states).toEqual({cold: 5, disabled: 1});
+			names.push(...page.providers.map(entry => entry.name));
+			cursor = page.nextCursor;
+			pages += 1;
+		} while (cursor !== null);
+
+		expect(pages).toBe(2);
+		expect(names).toEqual(['up-0', 'up-1', 'up-2', 'up-3', 'up-4', 'off']);
+		// By default, up to 50 in one page: here all of them, and no next page.
+		const all = await tool<Page>(hangar.client, 'hangar_list', {});
+		expect(all.providers).toHaveLength(6);
+		expect(all.nextCursor).toBeNull();
+	});
+
 	it('starts, stops, restarts and quarantines on request, and offers no way to lift a quarantine', async () => {
 		const dir = tempDir();
 		// Started once at launch to learn its tools, then idle-stopped back to cold.
@@ -152,16 +186,20 @@ describe('management tools', () => {
 			return entry.state === 'cold' && entry.toolsSource === 'live';
 		}, 'fx to learn its tools and go cold');
 
-		const started = await tool<{message: string; status: {state: string; pid: number}}>(hangar.client, 'hangar_start', {server: 'fx'});
+		// Asked to wait, each answers once it is done.
+		type Answer = {done: boolean; message: string; status: {state: string; pid: number; admin: string; callable: boolean; quarantineReason: string}};
+		const started = await tool<Answer>(hangar.client, 'hangar_start', {server: 'fx', waitSeconds: 60});
+		expect(started.done).toBe(true);
 		expect(started.message).toMatch(/^started "fx" \(ready, pid \d+, 6 tools\)$/);
 		expect(started.status.state).toBe('ready');
 		const firstPid = started.status.pid;
 
-		const restarted = await tool<{status: {state: string; pid: number}}>(hangar.client, 'hangar_restart', {server: 'fx'});
+		const restarted = await tool<Answer>(hangar.client, 'hangar_restart', {server: 'fx', waitSeconds: 60});
 		expect(restarted.status.state).toBe('ready');
 		expect(restarted.status.pid).not.toBe(firstPid);
 
-		const stopped = await tool<{message: string; status: {state: string; admin: string; callable: boolean}}>(hangar.client, 'hangar_stop', {server: 'fx'});
+		const stopped = await tool<Answer>(hangar.client, 'hangar_stop', {server: 'fx', waitSeconds: 60});
+		expect(stopped).toMatchObject({done: true, message: 'stopped "fx": it does not start on demand until it is started again'});
 		expect(stopped.status).toMatchObject({state: 'stopped', admin: 'stopped', callable: false});
 		const {tools} = await hangar.client.listTools();
 		expect(tools.some(entry => entry.name.startsWith('fx__'))).toBe(false);
@@ -169,10 +207,12 @@ describe('management tools', () => {
 		expect(refused.code).toBe(-32_004);
 		expect(refused.message).toContain('the upstream is stopped (stopped by MCP client "hangar-test"');
 
-		const quarantined = await tool<{status: {state: string; admin: string; quarantineReason: string}}>(hangar.client, 'hangar_quarantine', {
+		// Not running: done at once, without waiting.
+		const quarantined = await tool<Answer>(hangar.client, 'hangar_quarantine', {
 			server: 'fx',
 			reason: 'its tools look odd',
 		});
+		expect(quarantined.done).toBe(true);
 		expect(quarantined.status).toMatchObject({state: 'quarantined', admin: 'quarantined', quarantineReason: 'quarantined by MCP client "hangar-test": its tools look odd'});
 		const startRefused = await rpcError(hangar.client.callTool({name: 'hangar_start', arguments: {server: 'fx'}}));
 		expect(startRefused.code).toBe(-32_004);
@@ -189,6 +229,37 @@ describe('management tools', () => {
 			'hangar_start',
 			'hangar_stop',
 		]);
+	});
+
+	it('answers lifecycle commands from memory while an upstream is slow to start or stop, and waits only when asked', async () => {
+		const dir = tempDir();
+		const predefined = {tools: [{name: 'echo', inputSchema: {type: 'object', properties: {message: {type: 'string'}}}}]};
+		const hangar = await openHangar(
+			writeConfig(dir, {slow: fixture('slow-start', ['--delay-ms', '2500'], predefined), stuck: stubborn({lazy: false})}, {...fastHangar, stopGraceSeconds: 3}),
+		);
+		await waitFor(async () => (await statusOf(hangar.client, 'stuck')).state === 'ready', 'stuck to be ready');
+		type Answer = {done: boolean; message: string; status: {state: string; admin: string; callable: boolean}};
+
+		// The quarantine takes effect in the answer; the stubborn process takes two grace periods to go.
+		const quarantined = await tool<Answer>(hangar.client, 'hangar_quarantine', {server: 'stuck'});
+		expect(quarantined.done).toBe(false);
+		expect(quarantined.status).toMatchObject({state: 'stopping', admin: 'quarantined', callable: false});
+		expect(quarantined.message).toBe('"stuck" is quarantined: its tools are hidden and calls refused already; its process is being stopped (stopping); hangar_list shows when it is done');
+		expect((await hangar.client.listTools()).tools.some(entry => entry.name.startsWith('stuck__'))).toBe(false);
+		// hangar_list answers while it stops.
+		expect((await statusOf(hangar.client, 'stuck')).state).toBe('stopping');
+
+		// A start that takes 2.5 s is under way in the answer; a call waits for it.
+		const starting = await tool<Answer>(hangar.client, 'hangar_start', {server: 'slow'});
+		expect(starting).toMatchObject({done: false, status: {state: 'starting', callable: true}});
+		expect(starting.message).toBe('start of "slow" is under way (starting); hangar_list shows when it is done, and a call to one of its tools waits for the start');
+		const call = await hangar.client.callTool({name: 'slow__echo', arguments: {message: 'after the start'}});
+		expect(JSON.stringify(call.content)).toContain('after the start');
+
+		// Asked to wait, the stop answers once the process is gone.
+		const stopped = await tool<Answer>(hangar.client, 'hangar_stop', {server: 'slow', waitSeconds: 30});
+		expect(stopped).toMatchObject({done: true, status: {state: 'stopped'}});
+		await waitFor(async () => (await statusOf(hangar.client, 'stuck')).state === 'quarantined', 'stuck to be quarantined');
 	});
 
 	it('in search exposure lists only the hangar_* tools, and tools are found and called through them', async () => {

@@ -28,14 +28,34 @@ type ManagementSpec = {
 };
 
 const server: ParamSpec = {type: 'string', required: true, description: 'The upstream server name as configured (see hangar_list).'};
+const waitSeconds: ParamSpec = {
+	type: 'integer',
+	required: false,
+	description:
+		'Wait up to this many seconds for the start or stop to finish before answering (0-60, default 0: answer at once with the state it is in; hangar_list shows the rest, and a call to a starting upstream waits for it).',
+	minimum: 0,
+	maximum: 60,
+};
+
+/**
+ * hangar_list pages: 50 entries are about 50 KB with the text form. Past
+ * ~128 KB an answer costs the client far more (V8 puts such strings in its
+ * large-object space; see docs/performance.md, finding 4), and an agent
+ * rarely wants 200 entries in its context at once.
+ */
+export const defaultListLimit = 50;
+export const maxListLimit = 500;
 
 const specs: ManagementSpec[] = [
 	{
 		name: 'hangar_list',
 		title: 'List upstream MCP servers',
 		description:
-			'List every upstream MCP server behind mcp-hangar with its live state (cold, starting, ready, degraded, dead, stopping, stopped, quarantined, disabled), whether a call would be routed now (ready) or attempted at all (callable), whether its tool list is stale, circuit breaker, pid, tool count, call and failure counts, latency, restarts and last error. Answers instantly from memory.',
-		params: {},
+			'List the upstream MCP servers behind mcp-hangar with their live state (cold, starting, ready, degraded, dead, stopping, stopped, quarantined, disabled), whether a call would be routed now (ready) or attempted at all (callable), whether the tool list is stale, circuit breaker, pid, tool count, call and failure counts, latency, restarts and last error. Answers instantly from memory. Up to `limit` upstreams (default 50) in config order; `total` and `states` (counts by state) cover all of them, and `nextCursor`, when not null, fetches the next page.',
+		params: {
+			limit: {type: 'integer', required: false, description: `Most upstreams to return (1-${maxListLimit}, default ${defaultListLimit}).`, minimum: 1, maximum: maxListLimit},
+			cursor: {type: 'string', required: false, description: 'The nextCursor of the previous page.'},
+		},
 		readOnly: true,
 	},
 	{
@@ -72,30 +92,32 @@ const specs: ManagementSpec[] = [
 	{
 		name: 'hangar_start',
 		title: 'Start an upstream',
-		description: 'Start an upstream now (from cold, stopped or dead; resets its restart budget). Resolves once it is ready or its start failed.',
-		params: {server},
+		description:
+			'Start an upstream now (from cold, stopped or dead; resets its restart budget). Answers at once with its state ("starting"), or once it is ready or its start failed if waitSeconds allows.',
+		params: {server, waitSeconds},
 		readOnly: false,
 	},
 	{
 		name: 'hangar_stop',
 		title: 'Stop an upstream',
-		description: 'Stop an upstream as a person would: it lands in "stopped", its tools are hidden, and it does not start on demand until it is started again.',
-		params: {server},
+		description:
+			'Stop an upstream as a person would: it lands in "stopped", its tools are hidden, and it does not start on demand until it is started again. Answers at once (state "stopping" while its process exits), or once it is stopped if waitSeconds allows.',
+		params: {server, waitSeconds},
 		readOnly: false,
 	},
 	{
 		name: 'hangar_restart',
 		title: 'Restart an upstream',
-		description: 'Stop an upstream and start it again.',
-		params: {server},
+		description: 'Stop an upstream and start it again. Answers at once with its state, or once it is running again (or failed to) if waitSeconds allows.',
+		params: {server, waitSeconds},
 		readOnly: false,
 	},
 	{
 		name: 'hangar_quarantine',
 		title: 'Quarantine an upstream',
 		description:
-			'Quarantine an upstream at once: it is stopped if running, its tools are hidden and its calls refused, and this survives restarts. Only a person can lift a quarantine (the TUI, or `mcp-hangar approve`).',
-		params: {server, reason: {type: 'string', required: false, description: 'Why, for the person who reviews it.'}},
+			'Quarantine an upstream at once: its tools are hidden and its calls refused from this moment, it is stopped if running, and this survives restarts. Only a person can lift a quarantine (the TUI, or `mcp-hangar approve`). Answers at once (state "stopping" while its process exits), or once it is stopped if waitSeconds allows.',
+		params: {server, reason: {type: 'string', required: false, description: 'Why, for the person who reviews it.'}, waitSeconds},
 		readOnly: false,
 	},
 ];
@@ -169,8 +191,30 @@ export function checkArguments(name: string, args: Record<string, unknown> | und
 	return given;
 }
 
-export function statusJson(supervisor: Supervisor): {providers: StatusEntry[]} {
-	return {providers: statusEntries(supervisor)};
+export type StatusPage = {
+	/** Upstreams configured, all pages together. */
+	total: number;
+	/** How many are in each state, all pages together (states with none are left out). */
+	states: Partial<Record<StatusEntry['state'], number>>;
+	providers: StatusEntry[];
+	/** Pass as `cursor` for the next page; null on the last one. */
+	nextCursor: string | null;
+};
+
+/** One page of hangar_list for arguments already checked by `checkArguments`. */
+export function statusJson(supervisor: Supervisor, args: Record<string, unknown> = {}): StatusPage {
+	const limit = (args['limit'] as number | undefined) ?? defaultListLimit;
+	const cursor = args['cursor'] as string | undefined;
+	const all = statusEntries(supervisor);
+	const offset = cursor === undefined ? 0 : Number(cursor);
+	if (cursor !== undefined && !(/^\d+$/.test(cursor) && offset <= all.length)) {
+		throw new ManagementParamsError(`Invalid arguments for hangar_list: "cursor" ${JSON.stringify(cursor)} is not a nextCursor hangar_list gave (omit it for the first page).`);
+	}
+
+	const states: StatusPage['states'] = {};
+	for (const entry of all) states[entry.state] = (states[entry.state] ?? 0) + 1;
+	const end = Math.min(all.length, offset + limit);
+	return {total: all.length, states, providers: all.slice(offset, end), nextCursor: end < all.length ? String(end) : null};
 }
 
 const commandOf: Record<string, Command> = {
@@ -207,8 +251,49 @@ export async function runManagementTool(supervisor: Supervisor, name: string, ar
 			if (action === undefined) throw new Error(`${name} is not served here`);
 			const server = args['server'] as string;
 			const reason = args['reason'] as string | undefined;
-			const message = await supervisor.command(server, action, reason === undefined ? via : `${via}: ${reason}`);
-			return {server, action, message, status: statusEntry(supervisor.provider(server))};
+			const outcome = supervisor.command(server, action, reason === undefined ? via : `${via}: ${reason}`);
+			const message = await settledWithin(outcome, ((args['waitSeconds'] as number | undefined) ?? 0) * 1000);
+			const status = statusEntry(supervisor.provider(server));
+			if (message !== undefined) return {server, action, done: true, message, status};
+			// Still under way: its end (or failure) shows in hangar_list and hangar_details, never as an unhandled rejection.
+			outcome.catch(() => {});
+			return {server, action, done: false, message: underWay(server, action, status.state), status};
+		}
+	}
+}
+
+/**
+ * The command's sentence if it settles within `ms` (a refusal rejects), or
+ * undefined. With 0 it still sees commands that settle without waiting for a
+ * process: refusals, a stop of an upstream that is not running.
+ */
+async function settledWithin(outcome: Promise<string>, ms: number): Promise<string | undefined> {
+	let timer: NodeJS.Timeout | undefined;
+	const later = new Promise<undefined>(resolve => {
+		if (ms > 0) timer = setTimeout(() => resolve(undefined), ms);
+		else setImmediate(() => resolve(undefined));
+	});
+	try {
+		return await Promise.race([outcome, later]);
+	} finally {
+		if (timer !== undefined) clearTimeout(timer);
+	}
+}
+
+function underWay(server: string, action: Command, state: string): string {
+	const watch = 'hangar_list shows when it is done';
+	switch (action) {
+		case 'start':
+		case 'restart': {
+			return `${action} of "${server}" is under way (${state}); ${watch}, and a call to one of its tools waits for the start`;
+		}
+
+		case 'stop': {
+			return `stop of "${server}" is under way (${state}): it takes no new calls and lands in "stopped"; ${watch}`;
+		}
+
+		default: {
+			return `"${server}" is quarantined: its tools are hidden and calls refused already; its process is being stopped (${state}); ${watch}`;
 		}
 	}
 }

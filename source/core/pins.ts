@@ -68,3 +68,25 @@ export function describeChanges(changes: readonly ToolChange[]): string {
 		)
 		.join('; ');
 }
+
+/**
+ * What an approval pins, as a phrase for a question ("Lift the quarantine of
+ * "fx" and pin …?") and an answer ("… pinned …").
+ */
+export function describeApproval(plan: {from: 'changed' | 'listed' | 'first-listing'; pins: Record<string, PinnedTool> | undefined; verifiedAt?: number | undefined}): string {
+	const count = plan.pins === undefined ? 0 : Object.keys(plan.pins).length;
+	const tools = `its ${count} tool${count === 1 ? '' : 's'}`;
+	switch (plan.from) {
+		case 'changed': {
+			return `${tools} as it listed them when it was quarantined, changes included (see hangar_details)`;
+		}
+
+		case 'listed': {
+			return `${tools} as last listed${plan.verifiedAt === undefined ? '' : ` (${new Date(plan.verifiedAt).toISOString()})`}`;
+		}
+
+		default: {
+			return 'its tools as it first lists them (none are known yet)';
+		}
+	}
+}

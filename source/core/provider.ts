@@ -36,9 +36,15 @@ import {
 	type Progress,
 } from './upstream-client.js';
 import {describeExit, type ExitInfo} from './upstream-transport.js';
-import {describeChanges, pinTools, toolChanges, type ToolChange} from './pins.js';
+import {describeChanges, pinTools, toolChanges, type PinnedTool, type ToolChange} from './pins.js';
 
 export type ToolsSource = 'live' | 'cache' | 'config' | 'none';
+
+/** What an approval pins: see `Provider.approvalPlan`. */
+export type ApprovalPlan =
+	| {from: 'changed'; pins: Record<string, PinnedTool>}
+	| {from: 'listed'; pins: Record<string, PinnedTool>; verifiedAt: number | undefined}
+	| {from: 'first-listing'; pins: undefined};
 
 export type ProgressUpdate = {progress: number; total?: number | undefined; message?: string | undefined};
 
@@ -108,7 +114,10 @@ const refusalCodes: ReadonlySet<string> = new Set(['CircuitOpen', 'UpstreamUnava
 
 /** A freshly listed tool set changed a pinned tool. */
 class RugPull extends Error {
-	constructor(readonly changes: ToolChange[]) {
+	constructor(
+		readonly changes: ToolChange[],
+		readonly tools: readonly ToolDefinition[],
+	) {
 		super('a pinned tool changed');
 	}
 }
@@ -260,10 +269,6 @@ export class Provider extends EventEmitter<{
 		return this.recent.length < recentLimit ? [...this.recent] : [...this.recent.slice(this.recentNext), ...this.recent.slice(0, this.recentNext)];
 	}
 
-	/** When a call last began or ended (or the upstream was created). */
-	get lastActivity(): number {
-		return this.lastActivityAt;
-	}
 
 	/** Where the stop in progress lands (only while stopping). */
 	get stoppingTo(): StopTarget | undefined {
@@ -709,7 +714,7 @@ export class Provider extends EventEmitter<{
 				const tools = await connection.listTools(controller.signal);
 				controller.signal.throwIfAborted();
 				const changes = this.pinnedChanges(tools);
-				if (changes.length > 0) throw new RugPull(changes);
+				if (changes.length > 0) throw new RugPull(changes, tools);
 				this.connection = connection;
 				this.startedAt = Date.now();
 				this.setTools(tools, 'live');
@@ -732,7 +737,7 @@ export class Provider extends EventEmitter<{
 				if (error instanceof RugPull && connection !== undefined) {
 					const exit = await connection.close(this.settings.stopGraceMs);
 					if (exit !== undefined) this.recordExit(exit);
-					throw this.onRugPull(error.changes, 'stop');
+					throw this.onRugPull(error.changes, error.tools, 'stop');
 				}
 
 				void connection?.close(this.settings.stopGraceMs);
@@ -819,10 +824,10 @@ export class Provider extends EventEmitter<{
 	 * new tool list is never exposed. From a start (`how` = 'stop': the start is
 	 * abandoned through stopping) or a refresh of a running upstream.
 	 */
-	private onRugPull(changes: ToolChange[], how: 'stop' | 'running'): HangarError {
+	private onRugPull(changes: ToolChange[], tools: readonly ToolDefinition[], how: 'stop' | 'running'): HangarError {
 		const reason = `a pinned tool changed since a person approved it: ${describeChanges(changes)}`;
 		this.store.update(this.name, upstream => {
-			upstream.admin = {state: 'quarantined', at: Date.now(), reason, changes};
+			upstream.admin = {state: 'quarantined', at: Date.now(), reason, changes, seen: pinTools(tools)};
 		});
 		this.metrics.lastError = `quarantined: ${reason}`;
 		if (how === 'stop') {
@@ -925,7 +930,7 @@ export class Provider extends EventEmitter<{
 				if (connection === this.connection && (this.state === 'ready' || this.state === 'degraded')) {
 					const changes = this.pinnedChanges(tools);
 					if (changes.length > 0) {
-						this.onRugPull(changes, 'running');
+						this.onRugPull(changes, tools, 'running');
 						return;
 					}
 
@@ -1025,16 +1030,25 @@ export class Provider extends EventEmitter<{
 	// ---------------------------------------------------------------------
 	// Idle stop
 
+	/**
+	 * Idle since its last call began or ended, or since it started if that was
+	 * later: an upstream started by a person (or at launch) long after its last
+	 * call is not idle from that call.
+	 */
+	get idleSince(): number {
+		return Math.max(this.lastActivityAt, this.startedAt ?? 0);
+	}
+
 	private scheduleIdle(): void {
 		this.clearTimer('idle');
 		if (this.config.idleTimeoutMs <= 0 || this.inFlight > 0) return;
 		if (this.state !== 'ready' && this.state !== 'degraded') return;
-		const due = this.lastActivityAt + this.config.idleTimeoutMs - Date.now();
+		const due = this.idleSince + this.config.idleTimeoutMs - Date.now();
 		this.idleTimer = setTimeout(() => {
 			this.idleTimer = undefined;
 			// With calls in flight, the last one to finish re-arms the timer.
 			if (this.inFlight > 0 || (this.state !== 'ready' && this.state !== 'degraded')) return;
-			const idleMs = Date.now() - this.lastActivityAt;
+			const idleMs = Date.now() - this.idleSince;
 			if (idleMs < this.config.idleTimeoutMs) {
 				this.scheduleIdle();
 				return;
@@ -1144,11 +1158,26 @@ export class Provider extends EventEmitter<{
 	}
 
 	/**
-	 * A person approves the upstream: lifts a quarantine (back to cold) and pins
-	 * its tools as they are now (or as they are first listed, if unknown yet).
-	 * A quarantine set in the config file can only be lifted there.
+	 * What a person's approval pins, decided here once for `approve()`, the
+	 * approval's answer and the TUI's question: after a rug pull, the whole
+	 * list it served then (the one its diff shows); else the list in hand, live
+	 * or cached from an earlier run (the one hangar_details shows); else, when
+	 * none was ever listed (or only the config's predefined one), the first
+	 * list it serves.
 	 */
-	approve(reason: string): void {
+	get approvalPlan(): ApprovalPlan {
+		const seen = this.store.upstream(this.name).admin?.seen;
+		if (seen !== undefined) return {from: 'changed', pins: seen};
+		if (this.toolsFrom === 'live' || this.toolsFrom === 'cache') return {from: 'listed', pins: pinTools(this.toolList), verifiedAt: this.toolsVerifiedAt};
+		return {from: 'first-listing', pins: undefined};
+	}
+
+	/**
+	 * A person approves the upstream: lifts a quarantine (back to cold) and pins
+	 * its tools as `approvalPlan` says. A quarantine set in the config file can
+	 * only be lifted there.
+	 */
+	approve(reason: string): ApprovalPlan {
 		if (this.state === 'quarantined' && this.config.quarantined) {
 			throw new HangarError({
 				code: 'UpstreamUnavailable',
@@ -1169,14 +1198,13 @@ export class Provider extends EventEmitter<{
 			});
 		}
 
-		// The list in hand is pinned only if it is what the upstream serves now; a quarantined upstream's
-		// list is old (a rug pull's new list was never taken), so its next listing is the one pinned.
-		const current = this.state !== 'quarantined' && this.toolsFrom === 'live';
+		const plan = this.approvalPlan;
 		this.store.update(this.name, upstream => {
 			upstream.admin = undefined;
-			upstream.pins = {approvedAt: Date.now(), tools: current ? pinTools(this.toolList) : undefined};
+			upstream.pins = {approvedAt: Date.now(), tools: plan.pins};
 		});
 		if (this.state === 'quarantined') this.machine.apply('release', reason);
+		return plan;
 	}
 
 	/** Stops everything for shutdown and disposes timers; the provider is unusable afterwards. */

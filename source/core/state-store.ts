@@ -28,8 +28,12 @@ export type PersistedUpstream = {
 	toolsVerifiedAt?: number | undefined;
 	counters: {starts: number; crashes: number; calls: number; failures: number};
 	lastExit?: PersistedExit | undefined;
-	/** A person's quarantine (or one set by hangar: new upstream, changed pinned tool), with the diff for a rug pull. */
-	admin?: {state: 'quarantined'; at: number; reason: string; changes?: ToolChange[] | undefined} | undefined;
+	/**
+	 * A person's quarantine (or one set by hangar: new upstream, changed pinned
+	 * tool), with the diff for a rug pull and the whole tool list it served then
+	 * (`seen`): what a person who approves the change pins.
+	 */
+	admin?: {state: 'quarantined'; at: number; reason: string; changes?: ToolChange[] | undefined; seen?: Record<string, PinnedTool> | undefined} | undefined;
 	/** Set when a person approved the upstream: the tools as they were then (undefined until they are first listed). */
 	pins?: {approvedAt: number; tools?: Record<string, PinnedTool> | undefined} | undefined;
 	/** When this state dir first saw the upstream in a config. */

@@ -16,6 +16,7 @@ import {LineTransport} from './line-transport.js';
 import type {HangarConfig} from './config.js';
 import {attachToSupervisor, socketPath, type EndpointOwner} from './local-endpoint.js';
 import type {StatusEntry} from './views.js';
+import {maxListLimit, type StatusPage} from './management.js';
 import type {Command} from './supervisor.js';
 
 const commandResult = z.object({message: z.string()});
@@ -25,6 +26,8 @@ export class SupervisorCallError extends Error {
 	constructor(
 		readonly code: number,
 		message: string,
+		/** The JSON-RPC error's data, e.g. {error: 'UnknownTool', server, tool, tools}. */
+		readonly data?: unknown,
 	) {
 		super(message);
 		this.name = 'SupervisorCallError';
@@ -62,9 +65,18 @@ export class SupervisorClient {
 		return this.owner === undefined ? `the hangar at ${this.socket}` : `hangar pid ${this.owner.pid} (mcp-hangar ${this.owner.kind})`;
 	}
 
+	/** Every upstream's entry, page by page. */
 	async status(): Promise<StatusEntry[]> {
-		const result = await this.tool('hangar_list', {});
-		return (result.structuredContent as {providers: StatusEntry[]}).providers;
+		const entries: StatusEntry[] = [];
+		let cursor: string | null = null;
+		do {
+			const result = await this.tool('hangar_list', {limit: maxListLimit, ...(cursor === null ? {} : {cursor})});
+			const page = result.structuredContent as StatusPage;
+			entries.push(...page.providers);
+			cursor = page.nextCursor;
+		} while (cursor !== null);
+
+		return entries;
 	}
 
 	async call(server: string, tool: string, args: Record<string, unknown> | undefined): Promise<CallToolResult> {
@@ -96,6 +108,6 @@ export class SupervisorClient {
 
 /** The supervisor's JSON-RPC error, with its own sentence (the SDK prefixes "MCP error <code>: "). */
 function toError(error: unknown): Error {
-	if (error instanceof McpError) return new SupervisorCallError(error.code, error.message.replace(/^MCP error -?\d+: /, ''));
+	if (error instanceof McpError) return new SupervisorCallError(error.code, error.message.replace(/^MCP error -?\d+: /, ''), error.data);
 	return error as Error;
 }

@@ -15,6 +15,7 @@ import Fuse from 'fuse.js';
 import {ClientRegistry} from './clients.js';
 import type {HangarConfig, ToolDefinition} from './config.js';
 import {HangarError} from './errors.js';
+import {describeApproval} from './pins.js';
 import type {Logger} from './logger.js';
 import {Provider, type CallContext, type TransitionEvent} from './provider.js';
 import type {StateStore} from './state-store.js';
@@ -209,10 +210,13 @@ export class Supervisor extends EventEmitter<{
 
 			case 'approve': {
 				const wasQuarantined = provider.state === 'quarantined';
-				provider.approve(`approved by ${via}`);
-				const pins = provider.pins;
-				const pinned = pins?.tools === undefined ? 'its tools are pinned when it first lists them' : `${pins.tools} tools pinned`;
-				return wasQuarantined ? `approved "${name}": quarantine lifted (now cold), ${pinned}` : `approved "${name}": ${pinned}`;
+				const plan = provider.approve(`approved by ${via}`);
+				const pinned = `pinned ${describeApproval(plan)}`;
+				// Started at launch had it not been quarantined (lazy is false, or its tools were never listed): start it now.
+				const starting = provider.startsAtLaunch;
+				if (starting) void provider.launch();
+				const next = starting ? (provider.config.lazy ? '; starting it once to learn its tools' : '; starting it (lazy is false)') : '';
+				return wasQuarantined ? `approved "${name}": quarantine lifted${starting ? '' : ' (now cold)'}, ${pinned}${next}` : `approved "${name}": ${pinned}${next}`;
 			}
 		}
 	}

@@ -9,7 +9,7 @@
  */
 import type {BreakerState} from './circuit-breaker.js';
 import type {ToolDefinition} from './config.js';
-import type {ToolChange} from './pins.js';
+import {describeApproval, type ToolChange} from './pins.js';
 import type {AdminState, Provider, ToolsSource} from './provider.js';
 import type {ProviderEvent, ProviderState} from './provider-state.js';
 import type {Supervisor} from './supervisor.js';
@@ -106,8 +106,7 @@ export function statusEntry(provider: Provider, now = Date.now()): StatusEntry {
 		nextRetryAt: iso(snapshot.nextRetryAt),
 		stateSince: isoString(snapshot.stateSince),
 		upSeconds: running && snapshot.startedAt !== undefined ? secondsSince(snapshot.startedAt, now) : null,
-		// Idle since the last call began or ended, or since it started if that was later (no call in this run of it).
-		idleSeconds: running ? (snapshot.inFlight > 0 ? 0 : secondsSince(Math.max(provider.lastActivity, snapshot.startedAt ?? 0), now)) : null,
+		idleSeconds: running ? (snapshot.inFlight > 0 ? 0 : secondsSince(provider.idleSince, now)) : null,
 		restarts: snapshot.restarts,
 		quarantineReason: provider.quarantineInfo?.reason ?? null,
 	};
@@ -154,7 +153,13 @@ export type UpstreamDetails = {
 	/** The tail of its stderr (and stray stdout), oldest first. */
 	stderr: LogView[];
 	/** Why it is quarantined and, after a rug pull, what changed. */
-	quarantine: {reason: string; at: string | null; changes: ToolChange[]} | null;
+	quarantine: {
+		reason: string;
+		at: string | null;
+		changes: ToolChange[];
+		/** What a person's approval would pin (the same sentence its answer gives). */
+		approvalPins: string;
+	} | null;
 	/** When a person approved it and how many tool definitions are pinned (null: not known yet). */
 	pins: {approvedAt: string; tools: number | null} | null;
 };
@@ -186,7 +191,10 @@ export function upstreamDetails(supervisor: Supervisor, name: string, limits: {t
 			.tail(limits.stderr ?? 50)
 			.filter(line => line.source !== 'hangar')
 			.map(line => ({at: new Date(line.at).toISOString(), source: line.source, text: line.text})),
-		quarantine: quarantine === undefined ? null : {reason: quarantine.reason, at: iso(quarantine.at), changes: quarantine.changes},
+		quarantine:
+			quarantine === undefined
+				? null
+				: {reason: quarantine.reason, at: iso(quarantine.at), changes: quarantine.changes, approvalPins: describeApproval(provider.approvalPlan)},
 		pins: pins === undefined ? null : {approvedAt: new Date(pins.approvedAt).toISOString(), tools: pins.tools ?? null},
 	};
 }

@@ -6,7 +6,7 @@ import {randomUUID} from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import {fileURLToPath} from 'node:url';
+import {fileURLToPath, pathToFileURL} from 'node:url';
 import {Client} from '@modelcontextprotocol/sdk/client/index.js';
 import {StdioClientTransport} from '@modelcontextprotocol/sdk/client/stdio.js';
 import {McpError} from '@modelcontextprotocol/sdk/types.js';
@@ -38,6 +38,21 @@ export function memory(dir: string, extra: ServerEntry = {}): ServerEntry {
 }
 
 /** Fast timings so breaker, restart and idle behaviour show within seconds. */
+/**
+ * An upstream that does not exit when its stdin closes and ignores SIGTERM:
+ * stopping it takes two stop grace periods (then SIGKILL), so the `stopping`
+ * state lasts long enough to be read.
+ */
+export function stubborn(extra: ServerEntry = {}): ServerEntry {
+	const script = [
+		`process.argv = [process.argv[0], ${JSON.stringify(fixturePath)}, '--mode', 'normal', '--ignore-sigterm'];`,
+		'process.exit = () => {};',
+		'setInterval(() => {}, 1 << 30);',
+		`await import(${JSON.stringify(pathToFileURL(fixturePath).href)});`,
+	].join('\n');
+	return {command: process.execPath, args: ['--input-type=module', '-e', script], ...extra};
+}
+
 export const fastHangar = {
 	backoffMinSeconds: 0.3,
 	backoffMaxSeconds: 2,
