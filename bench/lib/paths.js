@@ -260,8 +260,9 @@ export async function callTool(client, name, args, options) {
 	return client.request({method: 'tools/call', params: {name, arguments: args}}, CallToolResultSchema, options);
 }
 
+/** Every upstream's hangar_list entry (hangar_list pages by 50 unless asked for more). */
 export async function hangarList(client) {
-	const result = await callTool(client, 'hangar_list', {});
+	const result = await callTool(client, 'hangar_list', {limit: 500});
 	return result.structuredContent.providers;
 }
 

@@ -157,11 +157,14 @@ export function tableRows(scenarios, verdicts) {
 		const r = s4.result;
 		rows.push(['4 status', `upstreams / hung / running`, `${r.upstreams} / ${r.hung} / ${r.running}`, '', '']);
 		rows.push(['4 status', 'initialize answered / all ready after (ms)', `${fmt(r.initializeMs, 0)} / ${fmt(r.allReadyMs, 0)}`, '', '']);
-		rows.push(['4 status', 'hangar_list calm p50/p99 (ms)', `${ms3(r.calm.p50)} / ${ms3(r.calm.p99)}`, '', '']);
+		rows.push(['4 status', `hangar_list (default page: ${r.pageSize ?? r.upstreams} entries) calm p50/p99 (ms)`, `${ms3(r.calm.p50)} / ${ms3(r.calm.p99)}`, '', '']);
 		rows.push(['4 status', `hangar_list, ${r.hungCallsInFlight} hung calls: p50 (ms)`, ms3(r.trouble.p50), '', '']);
 		rows.push(['4 status', `hangar_list, ${r.hungCallsInFlight} hung calls: p99 (ms)`, ms3(r.trouble.p99), ...verdict('statusUnderTrouble')]);
 		if (r.trouble.arrived !== undefined) {
 			rows.push(['4 status', '... answer arrived, before the SDK client parsed it: p50/p99 (ms)', `${ms3(r.trouble.arrived.p50)} / ${ms3(r.trouble.arrived.p99)}`, '', '']);
+		}
+		if (r.troubleFullList !== undefined) {
+			rows.push(['4 status', `... all ${r.troubleFullList.limit} in one answer (${fmt(r.troubleFullList.responseBytes / 1024, 0)} KB): p50/p99 (ms)`, `${ms3(r.troubleFullList.p50)} / ${ms3(r.troubleFullList.p99)}`, '', '']);
 		}
 		if (r.troubleWithHistory !== undefined) {
 			rows.push(['4 status', '... + call history: p50 (ms)', ms3(r.troubleWithHistory.p50), '', '']);

@@ -16,6 +16,12 @@
  * after its spawn hangar answered initialize, and when every running upstream
  * was ready (both from the moment the bench spawned hangar).
  *
+ * hangar_list answers a page of 50 entries by default, with `total` and the
+ * counts by state of all; each phase times that default call, as a client
+ * makes it. "trouble" is also timed for the whole list in one answer
+ * (`troubleFullList`, limit = upstreams), the ~200 KB answer of finding 4 in
+ * docs/performance.md.
+ *
  * Each phase also reports `arrived`: the time until the whole answer was on
  * the client's side, before the SDK client parsed it, which splits each
  * latency into hangar's part (with the transfer) and the client's.
@@ -23,6 +29,9 @@
 import fs from 'node:fs';
 import {callTool, connectHangar, echoToolDefinition, fixtureCommand, hangarList, serverEntry, tempDir, waitFor, writeHangarConfig} from '../lib/paths.js';
 import {waitForNoTagged} from '../lib/processes.js';
+
+/** hangar_list's default page size (`defaultListLimit` in source/core/management.ts). */
+const defaultListLimit = 50;
 import {nsToMs, round, summarize} from '../lib/stats.js';
 
 /**
@@ -32,19 +41,20 @@ import {nsToMs, round, summarize} from '../lib/stats.js';
  * transfer), so the rest is the client's own (its read buffer, JSON.parse,
  * schema checks, its GC).
  */
-async function timeList(session, samples, expected) {
+async function timeList(session, samples, expected, args = {}) {
 	const times = [];
 	const arrived = [];
 	let bytes = 0;
 	for (let i = 0; i < samples; i++) {
 		const began = process.hrtime.bigint();
-		const result = await callTool(session.client, 'hangar_list', {});
+		const result = await callTool(session.client, 'hangar_list', args);
 		const done = process.hrtime.bigint();
 		times.push(nsToMs(done - began));
 		const last = session.lastArrival();
 		if (last !== undefined && last > began) arrived.push(nsToMs(last - began));
 		const providers = result.structuredContent?.providers;
 		if (!Array.isArray(providers) || providers.length !== expected) throw new Error(`hangar_list returned ${providers?.length} upstreams, expected ${expected}`);
+		if (result.structuredContent.total !== session.upstreams) throw new Error(`hangar_list says ${result.structuredContent.total} upstreams in all, expected ${session.upstreams}`);
 		if (i === 0) bytes = JSON.stringify(result).length;
 	}
 
@@ -84,7 +94,10 @@ export async function statusUnderTrouble({upstreams, hung, startAll, samples, ca
 		);
 		const allReadyMs = performance.now() - began;
 
-		const calm = await timeList(session, samples, upstreams);
+		session.upstreams = upstreams;
+		// What a client gets by default: the first page (50 entries, with the counts of all).
+		const page = Math.min(upstreams, defaultListLimit);
+		const calm = await timeList(session, samples, page);
 
 		let settledEarly = 0;
 		for (const name of hungNames) {
@@ -102,7 +115,9 @@ export async function statusUnderTrouble({upstreams, hung, startAll, samples, ca
 
 		// Let hangar forward them all, then make sure none was answered.
 		await new Promise(resolve => setTimeout(resolve, 500));
-		const trouble = await timeList(session, samples, upstreams);
+		const trouble = await timeList(session, samples, page);
+		// All of them in one answer, as a client asking for limit 200 gets them.
+		const troubleFullList = {limit: upstreams, ...(await timeList(session, samples, upstreams, {limit: upstreams}))};
 
 		// A hangar that has been up a while has call history: fill every healthy running upstream's
 		// latency window (hangar keeps the last 256 calls) and time hangar_list again, hung calls still hanging.
@@ -114,7 +129,7 @@ export async function statusUnderTrouble({upstreams, hung, startAll, samples, ca
 					for (let i = 0; i < historyCalls; i++) await callTool(session.client, `${name}__echo`, {message: 'history'});
 				}),
 			);
-			history = {upstreamsWithHistory: healthy.length, callsEach: historyCalls, ...(await timeList(session, samples, upstreams))};
+			history = {upstreamsWithHistory: healthy.length, callsEach: historyCalls, ...(await timeList(session, samples, page))};
 		}
 		if (settledEarly > 0) throw new Error(`${settledEarly} calls to hung upstreams were answered; the scenario is broken`);
 		const states = await hangarList(session.client);
@@ -131,8 +146,10 @@ export async function statusUnderTrouble({upstreams, hung, startAll, samples, ca
 			allReadyMs: round(allReadyMs, 0),
 			samples,
 			unit: 'ms',
+			pageSize: page,
 			calm,
 			trouble,
+			troubleFullList,
 			troubleWithHistory: history,
 		};
 	} finally {
