@@ -14,7 +14,9 @@
 //   tools-change      the tool set changes (gen_N tool) after initialized and after each call
 //   slow-start        initialize is delayed by --delay-ms (default 2000)
 //   flaky             demo mode: calls randomly fail (--fail-rate), stall (--delay-ms) or crash
-//                     with exit code 5 (--crash-rate); --seed N makes it deterministic
+//                     with exit code 5 (--crash-rate); --seed N makes it deterministic;
+//                     --bad-patch-every-ms N --bad-patch-ms M: for M ms of every N (by the wall
+//                     clock, so restarts do not reset it) every call stalls, as a sick server's do
 // Options for any mode: --page-size N, --exit-after-ms N (exit code 6), --tools-count N,
 // --long-names, --change-description (echo's description changes after the first call, with
 // list_changed), --echo-description TEXT (echo's description from the start), --ignore-sigterm,
@@ -62,6 +64,8 @@ function parseCliArgs() {
 				'delay-ms': { type: 'string' },
 				'fail-rate': { type: 'string' },
 				'crash-rate': { type: 'string' },
+				'bad-patch-every-ms': { type: 'string' },
+				'bad-patch-ms': { type: 'string' },
 				seed: { type: 'string' },
 				'exit-after-ms': { type: 'string' },
 				'tools-count': { type: 'string' },
@@ -104,6 +108,8 @@ const defaultDelay = mode === 'flaky' ? 1500 : 2000;
 const delayMs = numberOption('delay-ms', args['delay-ms'], defaultDelay);
 const failRate = numberOption('fail-rate', args['fail-rate'], 0.2, isProbability);
 const crashRate = numberOption('crash-rate', args['crash-rate'], 0.02, isProbability);
+const badPatchEveryMs = numberOption('bad-patch-every-ms', args['bad-patch-every-ms'], 0);
+const badPatchMs = numberOption('bad-patch-ms', args['bad-patch-ms'], 0);
 const seed = args.seed === undefined ? undefined : numberOption('seed', args.seed, 0, Number.isInteger);
 const exitAfterMs =
 	args['exit-after-ms'] === undefined ? undefined : numberOption('exit-after-ms', args['exit-after-ms'], 0);
@@ -516,6 +522,11 @@ async function handleToolsCall(params: JsonObject, signal: AbortSignal): Promise
 			await delay(delayMs, signal);
 			break;
 		case 'flaky':
+			if (badPatchEveryMs > 0 && Date.now() % badPatchEveryMs < badPatchMs) {
+				log(`flaky: in a bad patch, stalling call to ${name} by ${delayMs} ms`);
+				await delay(delayMs, signal);
+				break;
+			}
 			if (random() < crashRate) {
 				crash(5, `flaky: crashing on call to ${name}`);
 				return NO_RESPONSE;
