@@ -28,10 +28,20 @@ export type TuiOptions = {
 	http?: HttpListenOptions | undefined;
 };
 
-export const noTerminalMessage =
-	'mcp-hangar tui needs an interactive terminal (stdin and stdout must be a TTY that supports raw mode).\n' +
-	'  To serve MCP to a client over stdin/stdout: mcp-hangar --stdio --config FILE\n' +
-	'  To print every upstream\'s state:             mcp-hangar status --config FILE\n';
+/** A path as a shell word: quoted when it holds anything a shell would read otherwise. */
+function shellWord(text: string): string {
+	return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
+}
+
+/** What to run instead, for the config this TUI was asked to open, so the commands can be copied as they are. */
+export function noTerminalMessage(configPath: string): string {
+	const config = `--config ${shellWord(configPath)}`;
+	return (
+		'mcp-hangar tui needs an interactive terminal (stdin and stdout must be a TTY that supports raw mode).\n' +
+		`  To serve MCP to a client over stdin/stdout: mcp-hangar --stdio ${config}\n` +
+		`  To print every upstream's state:             mcp-hangar status ${config}\n`
+	);
+}
 
 /**
  * Environment read once, when the Ink app's modules load, and put back at
@@ -68,7 +78,7 @@ function interactive(): boolean {
 
 export async function runTui(options: TuiOptions): Promise<void> {
 	if (!interactive()) {
-		process.stderr.write(noTerminalMessage);
+		process.stderr.write(noTerminalMessage(options.configPath));
 		process.exit(2);
 	}
 

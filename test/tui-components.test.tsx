@@ -94,6 +94,8 @@ class FakeSource implements HangarSource {
 	clients: ClientView[] = [];
 	notice: string | undefined;
 	logs: Record<string, LogView[]> = {};
+	/** How many lines each upstream's bounded buffer has dropped from its front. */
+	logsDropped: Record<string, number> = {};
 	readonly commands: CommandCall[] = [];
 	reads = 0;
 	answer: (call: CommandCall) => Promise<string> = async call => `${call.action} done on "${call.name}"`;
@@ -117,13 +119,17 @@ class FakeSource implements HangarSource {
 			entries: this.entries,
 			toolNames: Object.fromEntries(this.entries.map(candidate => [candidate.name, candidate.name === 'alpha' ? ['search_docs', 'echo'] : ['echo']])),
 			details: focused !== undefined && focus?.want === 'details' ? detailsOf(focused) : undefined,
-			logs: focused !== undefined && focus?.want === 'logs' ? (this.logs[focused.name] ?? []) : undefined,
+			logs: focused !== undefined && focus?.want === 'logs' ? {lines: this.logs[focused.name] ?? [], first: this.logsDropped[focused.name] ?? 0} : undefined,
 		};
 	}
 
 	subscribe(_focus: Focus, listener: () => void): () => void {
 		this.listeners.add(listener);
 		return () => this.listeners.delete(listener);
+	}
+
+	approvalPins(name: string): string {
+		return `its ${this.entries.find(candidate => candidate.name === name)?.tools ?? 0} tools as last listed (2026-11-22T08:00:00.000Z)`;
 	}
 
 	async command(name: string, action: Command): Promise<string> {
@@ -160,8 +166,10 @@ const threeUpstreams = (): StatusEntry[] => [
 // eslint-disable-next-line no-control-regex
 const ansi = /\u001B\[[0-9;]*m/g;
 
-function open(source: FakeSource, size: TerminalSize = {columns: 140, rows: 30}, hooks: {onQuit?: () => void; onForceQuit?: () => void} = {}) {
-	const instance = render(<HangarTui source={source} size={size} timing={{frameMs: 10, tickMs: 60_000}} {...hooks} />);
+type OpenOptions = {onQuit?: () => void; onForceQuit?: () => void; messageMs?: number};
+
+function open(source: FakeSource, size: TerminalSize = {columns: 140, rows: 30}, options: OpenOptions = {}) {
+	const instance = render(<HangarTui source={source} size={size} timing={{frameMs: 10, tickMs: 60_000}} {...options} />);
 	const frame = (): string => (instance.lastFrame() ?? '').replace(ansi, '');
 	const lines = (): string[] => frame().split('\n');
 	const withScreen = async <T,>(waiting: Promise<T>): Promise<T> =>
@@ -179,6 +187,7 @@ function open(source: FakeSource, size: TerminalSize = {columns: 140, rows: 30},
 		await withScreen(waitFor(() => !frame().includes(text), `"${text}" to disappear`, 10_000));
 	};
 
+	/** Each argument is one read from the terminal: 'jj' is two keys arriving together. */
 	const press = async (...keys: string[]): Promise<void> => {
 		// Keys are read once Ink has put stdin in raw mode (after the first render's effects).
 		await waitFor(() => instance.stdin.listenerCount('readable') > 0, 'Ink to listen for keys', 10_000);
@@ -298,6 +307,53 @@ describe('selection', () => {
 		expect(names).toEqual(['beta', 'gamma', 'alpha']);
 	});
 
+	it('takes several keys arriving in one read one by one', async () => {
+		const source = new FakeSource(threeUpstreams());
+		const ui = open(source);
+		await ui.see('› gamma');
+		// What `tmux send-keys j j` or fast typing delivers: one read, two keys.
+		await ui.press('jj');
+		await ui.see('› beta');
+		await ui.press('kk');
+		await ui.see('› gamma');
+		// A command letter after "/" in the same read is text, not a command.
+		await ui.press('/dead');
+		await ui.see('/ dead▏  1 of 3 match');
+		// Four Backspaces sent together erase four characters; none is stored as text.
+		await ui.press('\u007F\u007F\u007F\u007F');
+		await ui.see('/ ▏  3 of 3 match');
+		// Other control characters are dropped; Enter in the same read keeps the filter.
+		await ui.press('be\u0001ta\r');
+		await ui.see('/ beta  1 of 3 match  (Esc clears it)');
+		expect(ui.frame()).toContain('› beta');
+		await ui.press('xr');
+		await waitFor(() => source.commands.length === 2, 'both commands sent');
+		expect(source.commands).toEqual([
+			{name: 'beta', action: 'stop'},
+			{name: 'beta', action: 'restart'},
+		]);
+	});
+
+	it('keeps the upstream selected through a filter, once it was the one shown selected', async () => {
+		const source = new FakeSource(threeUpstreams());
+		const ui = open(source);
+		await ui.see('› gamma');
+		// The filter hides gamma: the marker moves to beta, which is what a person now sees selected.
+		await ui.press('/', 'b', 'e', 't', 'a', keys.enter);
+		await ui.see('› beta');
+		// Clearing the filter keeps it, and x acts on it.
+		await ui.press(keys.escape);
+		await ui.gone('match');
+		expect(ui.frame()).toContain('› beta');
+		await ui.press('x');
+		await ui.see('stop done on "beta"');
+		expect(source.commands).toEqual([{name: 'beta', action: 'stop'}]);
+		// A filter that still lists the selected upstream leaves the selection alone.
+		await ui.press('/', 'a');
+		await ui.see('3 of 3 match');
+		expect(ui.frame()).toContain('› beta');
+	});
+
 	it('re-reads at most once per frame however many events arrive', async () => {
 		const source = new FakeSource(threeUpstreams());
 		const ui = open(source);
@@ -330,6 +386,45 @@ describe('the detail view', () => {
 		await ui.press(keys.escape);
 		await ui.see('NAME');
 		expect(ui.frame()).toContain('› alpha');
+	});
+
+	it('says where the tool list comes from: live while running, from its last run when not', async () => {
+		const source = new FakeSource(threeUpstreams());
+		const ui = open(source);
+		await ui.press('j', keys.enter);
+		await ui.see('launch  node alpha-server.js');
+		expect(ui.frame()).toContain('tools 3 (live)');
+		await ui.press(keys.escape);
+		await ui.see('NAME');
+		// beta is cold, and its list came from the process it ran before.
+		await ui.press('j', keys.enter);
+		await ui.see('launch  node beta-server.js');
+		expect(ui.frame()).toContain('tools 3 (from its last run)');
+		expect(ui.frame()).not.toContain('(live)');
+	});
+
+	it('gives every section it shows at least one row in a small terminal (50x20)', async () => {
+		const source = new FakeSource(threeUpstreams());
+		const ui = open(source, {columns: 50, rows: 20});
+		await ui.press(keys.enter);
+		await ui.see('TOOLS (2');
+		const lines = ui.lines();
+		expect(lines).toHaveLength(19);
+		for (const line of lines) expect([...line].length).toBeLessThanOrEqual(50);
+		const titles = ['TOOLS', 'STATE HISTORY', 'RECENT CALLS', 'STDERR'];
+		const shown = titles.filter(title => lines.some(line => line.startsWith(title)));
+		expect(shown.length).toBeGreaterThanOrEqual(2);
+		for (const title of shown) {
+			const index = lines.findIndex(line => line.startsWith(title));
+			// The next line is one of the section's rows, not only "… N more" or the next title.
+			expect(lines[index + 1], `the row under ${title}`).toMatch(/^ {2}(?!…)\S/);
+		}
+
+		// Sections that do not fit are named on one line, not shown as titles over nothing.
+		const hidden = titles.filter(title => !shown.includes(title));
+		if (hidden.length > 0) {
+			expect(ui.frame()).toContain(`… ${hidden.length} more section${hidden.length === 1 ? '' : 's'}: enlarge the terminal (`);
+		}
 	});
 
 	it('cuts its sections to the rows it has, saying how many more there are', async () => {
@@ -423,6 +518,30 @@ describe('commands', () => {
 		expect(screen).toMatch(/\n\s+Check its stderr with l\.\n/);
 	});
 
+	it('clears a success after a while; an error stays until the next action', async () => {
+		const source = new FakeSource(threeUpstreams());
+		const ui = open(source, undefined, {messageMs: 150});
+		await ui.see('› gamma');
+		await ui.press('x');
+		await ui.see('✓ stop done on "gamma"');
+		await ui.gone('stop done');
+
+		source.answer = async () => {
+			throw new HangarError({code: 'StartFailed', upstream: 'gamma', operation: 'start', message: 'the process exited with code 4', hint: 'Check its stderr with l.'});
+		};
+		await ui.press('s');
+		await ui.see('✗ upstream "gamma": start failed');
+		await new Promise(resolve => {
+			setTimeout(resolve, 600);
+		});
+		expect(ui.frame()).toContain('✗ upstream "gamma": start failed');
+		// The next action replaces it.
+		source.answer = async call => `${call.action} done on "${call.name}"`;
+		await ui.press('r');
+		await ui.see('✓ restart done on "gamma"');
+		expect(ui.frame()).not.toContain('✗');
+	});
+
 	it('asks before lifting a quarantine: n leaves it, y approves', async () => {
 		const source = new FakeSource([entry('alpha'), entry('quarry', {state: 'quarantined', admin: 'quarantined', pid: null, quarantineReason: 'quarantined by a person (TUI)'})]);
 		const ui = open(source);
@@ -430,7 +549,8 @@ describe('commands', () => {
 		await ui.press('/', 'q', 'u', 'a', 'r', keys.enter);
 		await ui.see('› quarry');
 		await ui.press('u');
-		await ui.see('Lift the quarantine of "quarry" and pin its tools as they are now? (y/n)');
+		// The question says what approving pins, as the source (the core) words it.
+		await ui.see(`Lift the quarantine of "quarry" and pin ${source.approvalPins('quarry')}? (y/n)`);
 		expect(ui.frame()).toContain('y yes');
 		// Other keys do nothing while the question is open.
 		await ui.press('s', 'x');
@@ -467,6 +587,75 @@ describe('logs and help', () => {
 		await ui.see('a fresh line');
 		await ui.press(keys.escape);
 		await ui.see('NAME');
+	});
+
+	it('l scrolled back stays on the same lines while new ones arrive, also when the bounded buffer drops old ones', async () => {
+		const source = new FakeSource(threeUpstreams());
+		const line = (i: number): LogView => ({at: at(0), source: 'stderr', text: `line ${i}`});
+		source.logs['gamma'] = Array.from({length: 100}, (_, i) => line(i));
+		const ui = open(source, {columns: 100, rows: 20});
+		await ui.press('l');
+		await ui.see('line 99');
+		const bottom = (): string | undefined => ui.lines().filter(text => /line \d+$/.test(text)).at(-1)?.replace(/^.* line /, 'line ');
+		await ui.press('kkkkk');
+		await ui.see('5 lines back');
+		expect(bottom()).toBe('line 94');
+
+		// Three new lines: the view does not move; they are three more lines below it.
+		source.change(s => {
+			s.logs['gamma'] = [...(s.logs['gamma'] ?? []), line(100), line(101), line(102)];
+		});
+		await ui.see('8 lines back');
+		expect(bottom()).toBe('line 94');
+
+		// The buffer is full: each new line drops the oldest. Still the same lines.
+		source.change(s => {
+			s.logs['gamma'] = [...(s.logs['gamma'] ?? []).slice(20), ...Array.from({length: 20}, (_, i) => line(103 + i))];
+			s.logsDropped['gamma'] = 20;
+		});
+		await ui.see('28 lines back');
+		expect(bottom()).toBe('line 94');
+
+		// The lines it showed have fallen off the front: it shows the oldest lines left.
+		source.change(s => {
+			s.logs['gamma'] = Array.from({length: 50}, (_, i) => line(200 + i));
+			s.logsDropped['gamma'] = 200;
+		});
+		await ui.see(/line 200$/m);
+		expect(ui.frame()).not.toContain('line 94');
+		expect(ui.frame()).toMatch(/\d+ lines back \(↓ to follow\)/);
+
+		// Down to the newest line follows again.
+		await ui.press(keys.pageDown, keys.pageDown, keys.pageDown, keys.pageDown, keys.pageDown);
+		await ui.see('following new lines');
+		expect(bottom()).toBe('line 249');
+		source.change(s => {
+			s.logs['gamma'] = [...(s.logs['gamma'] ?? []).slice(1), line(250)];
+			s.logsDropped['gamma'] = 201;
+		});
+		await ui.see('line 250');
+	});
+
+	it('? wraps long descriptions instead of cutting them', async () => {
+		// At 120 columns each key's description fits on its line, the y/n of u included.
+		const wide = open(new FakeSource(threeUpstreams()), {columns: 120, rows: 100});
+		await wide.press('?');
+		await wide.see('HELP');
+		const quarantine = bindings.find(binding => binding.command === 'quarantine')?.description ?? '';
+		expect(quarantine).toContain('y/n');
+		expect(wide.lines().some(text => text.trimEnd().endsWith(quarantine))).toBe(true);
+
+		// Narrower, descriptions wrap under themselves: nothing is cut.
+		const narrow = open(new FakeSource(threeUpstreams()), {columns: 80, rows: 100});
+		await narrow.press('?');
+		await narrow.see('HELP');
+		for (const text of narrow.lines()) {
+			expect([...text].length).toBeLessThanOrEqual(80);
+			expect(text.trimEnd()).not.toMatch(/…$/);
+		}
+
+		const squeezed = narrow.frame().replaceAll(/\s+/g, ' ');
+		for (const binding of bindings) expect(squeezed).toContain(binding.description);
 	});
 
 	it('? lists every binding of the keymap and Esc closes it', async () => {
@@ -616,6 +805,13 @@ describe('quitting', () => {
 		await ui.see('2 clients are attached. Quit and stop every upstream anyway? (y/n)');
 		await ui.press(keys.escape);
 		await ui.gone('(y/n)');
+		// Saying no says so.
+		await ui.see('✓ not quitting: hangar and its upstreams keep running');
+		expect(onQuit).not.toHaveBeenCalled();
+		await ui.press('q');
+		await ui.see('(y/n)');
+		await ui.press('n');
+		await ui.see('not quitting');
 		expect(onQuit).not.toHaveBeenCalled();
 		await ui.press('q');
 		await ui.see('(y/n)');

@@ -75,6 +75,11 @@ describe('mcp-hangar tui in a terminal', () => {
 		await tui.waitForScreen('/ ▏');
 		tui.type('crash');
 		await tui.waitForScreen('1 of 2 match');
+		// Five Backspaces in one send arrive in one read: each erases a letter, none is stored as text.
+		tui.keys('BSpace', 'BSpace', 'BSpace', 'BSpace', 'BSpace');
+		await tui.waitForScreen(/\/ ▏ {2}2 of 2 match/, 'the filter emptied');
+		tui.type('crash');
+		await tui.waitForScreen('1 of 2 match');
 		tui.keys('Enter');
 		screen = await tui.waitForScreen('(Esc clears it)');
 		expect(row(screen, 'everything')).toBeUndefined();
@@ -106,9 +111,14 @@ describe('mcp-hangar tui in a terminal', () => {
 		tui.keys('u');
 		await tui.waitForScreen(s => s.includes('✓ quarantined "everything"') && cell(s, 'everything', 'state') === 'quarantined', 'everything quarantined');
 		tui.keys('u');
-		await tui.waitForScreen('Lift the quarantine of "everything" and pin its tools as they are now? (y/n)');
+		// It says what approving pins: the tools it listed before the quarantine.
+		await tui.waitForScreen(
+			s => /Lift the quarantine of "everything" and pin its 1\d tools as last listed \(\d{4}-[\d-]+T[\d:.]+Z\)\? \(y\/n\)/.test(s.replace(/\s+/g, ' ')),
+			'the question to lift the quarantine',
+		);
 		tui.keys('y');
-		screen = await tui.waitForScreen(s => s.includes('✓ approved "everything": quarantine lifted') && cell(s, 'everything', 'state') === 'cold', 'the quarantine lifted');
+		// lazy is false: once approved it runs again, as after a launch.
+		screen = await tui.waitForScreen(s => s.includes('✓ approved "everything": quarantine lifted') && cell(s, 'everything', 'state') === 'ready', 'the quarantine lifted');
 
 		// Enter opens the details, with the history of what was just done; Esc comes back.
 		tui.keys('Enter');
@@ -132,7 +142,12 @@ describe('mcp-hangar tui in a terminal', () => {
 		await tui.waitForScreen(s => cell(s, 'everything', 'state') === 'ready', 'everything running again');
 		expect(processesWithTag(tag).length).toBeGreaterThan(1);
 		tui.keys('Escape');
-		await tui.waitForScreen(s => !s.includes('match'), 'the filter cleared');
+		// The selection made through the filter stays once the filter is cleared.
+		screen = await tui.waitForScreen(s => !s.includes('match'), 'the filter cleared');
+		expect(screen).toContain('› everything');
+		// `k k` in one send: two keys, up twice (to the first row).
+		tui.keys('k', 'k');
+		await tui.waitForScreen('› crasher');
 		tui.keys('q');
 		const status = await waitFor(() => tui.exitStatus(), 'mcp-hangar tui to exit', 30_000);
 		expect(status).toBe(0);
@@ -255,8 +270,10 @@ describe('mcp-hangar tui in a terminal', () => {
 		const result = spawnSync(process.execPath, [cliPath, 'tui', '--config', config], {encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'], timeout: 30_000});
 		expect(result.status).toBe(2);
 		expect(result.stderr).toContain('needs an interactive terminal');
-		expect(result.stderr).toContain('mcp-hangar --stdio');
-		expect(result.stderr).toContain('mcp-hangar status');
+		// With the config it was given, ready to copy.
+		expect(result.stderr).toContain(`mcp-hangar --stdio --config ${config}\n`);
+		expect(result.stderr).toContain(`mcp-hangar status --config ${config}\n`);
+		expect(result.stderr).not.toContain('FILE');
 		expect(result.stdout).toBe('');
 	});
 
@@ -281,7 +298,9 @@ describe('mcp-hangar tui in a terminal', () => {
 		// The first goes on, untouched.
 		expect(first.screen()).toMatch(/1 upstream:\s+1 ready/);
 		first.keys('q');
-		await waitFor(() => first.exitStatus(), 'the first TUI to quit');
+		await waitFor(() => first.exitStatus(), 'the first TUI to quit').catch(error => {
+			throw new Error(`${(error as Error).message}; its screen:\n${first.screen({history: true})}`);
+		});
 		expect(first.exitStatus()).toBe(0);
 		await waitFor(() => processesWithTag(tag).length === 0, 'no process left');
 	});

@@ -8,38 +8,18 @@ import path from 'node:path';
 import type {Key} from 'ink';
 import {describe, expect, it} from 'vitest';
 import {count, cut, duration, fit, latency, printable, shortDuration, wrap} from '../source/components/cell-format.js';
+import {sectionLines, type Section} from '../source/components/detail-sections.js';
+import {keyPresses, plainKey} from '../source/components/key-chunk.js';
 import {bindings, hintsFor, keyContext, keymapMarkdown, matchCommand, type KeyContext} from '../source/components/keymap.js';
 import {shareRows} from '../source/components/row-budget.js';
 import {compactColumns, fitColumns, fullColumns} from '../source/components/table-columns.js';
-import {currentView, initialUiState, uiReducer, type UiAction, type UiState} from '../source/components/ui-state.js';
+import {currentView, initialUiState, logBottom, uiReducer, type UiAction, type UiState} from '../source/components/ui-state.js';
 import {orderEntries, visibleRows} from '../source/components/upstream-rows.js';
 import type {StatusEntry} from '../source/core/views.js';
 import {root} from './support/hangar.js';
 
 function key(overrides: Partial<Key> = {}): Key {
-	return {
-		upArrow: false,
-		downArrow: false,
-		leftArrow: false,
-		rightArrow: false,
-		pageDown: false,
-		pageUp: false,
-		home: false,
-		end: false,
-		return: false,
-		escape: false,
-		ctrl: false,
-		shift: false,
-		tab: false,
-		backspace: false,
-		delete: false,
-		meta: false,
-		super: false,
-		hyper: false,
-		capsLock: false,
-		numLock: false,
-		...overrides,
-	};
+	return {...plainKey, ...overrides};
 }
 
 const allContexts: KeyContext[] = ['main', 'detail', 'logs', 'clients', 'help', 'filter', 'dialog', 'quitting'];
@@ -62,7 +42,7 @@ describe('the keymap', () => {
 
 	it('dispatches by context: a question wins over a filter, which wins over the screen', () => {
 		const filtering: UiState = {...initialUiState, filter: {query: 'ev', editing: true}};
-		const asking: UiState = {...filtering, dialog: {kind: 'lift-quarantine', name: 'x'}};
+		const asking: UiState = {...filtering, dialog: {kind: 'lift-quarantine', name: 'x', pins: 'its 1 tool as last listed'}};
 		expect(keyContext(initialUiState)).toBe('main');
 		expect(keyContext(filtering)).toBe('filter');
 		expect(keyContext(asking)).toBe('dialog');
@@ -96,6 +76,22 @@ describe('the keymap', () => {
 			{keys: 'n/Esc', label: 'no', command: 'cancel'},
 		]);
 		expect(hintsFor('quitting')).toEqual([{keys: 'Ctrl-C', label: 'kill now', command: 'interrupt'}]);
+	});
+
+	it('splits a read holding several keys into the keys, each as Ink reports it alone', () => {
+		const commands = (context: KeyContext, input: string, flags: Partial<Key> = {}): Array<string | undefined> =>
+			keyPresses(input, key(flags)).map(press => matchCommand(context, press.input, press.key));
+		expect(commands('main', 'kk')).toEqual(['up', 'up']);
+		expect(commands('main', 'jx\r')).toEqual(['down', 'stop', 'details']);
+		// DEL (what Backspace sends) and BS erase; Ctrl-C in a read still interrupts.
+		expect(commands('filter', '\u007F\u007F\b')).toEqual(['filterErase', 'filterErase', 'filterErase']);
+		expect(commands('filter', 'a\u0003')).toEqual([undefined, 'interrupt']);
+		// Text stays text, one character each; other control characters are no key at all.
+		expect(keyPresses('Ab\u0000\u001F', key()).map(press => press.input)).toEqual(['A', 'b', '', '']);
+		expect(keyPresses('A', key()).map(press => press.key.shift)).toEqual([true]);
+		// A key with a flag is one key, as it came.
+		expect(keyPresses('', key({upArrow: true}))).toEqual([{input: '', key: key({upArrow: true})}]);
+		expect(keyPresses('c', key({ctrl: true}))).toEqual([{input: 'c', key: key({ctrl: true})}]);
 	});
 
 	it('is listed in docs/tui.md exactly as generated', () => {
@@ -134,6 +130,34 @@ describe('the UI state', () => {
 		expect(run({type: 'scroll', by: 30, max: 10}).scroll).toBe(10);
 	});
 
+	it('anchors a scrolled-back log to a line, so new lines do not move it', () => {
+		// 100 lines held, the first of them line 0; 10 rows shown.
+		const back = run({type: 'log-scroll', by: -5, first: 0, count: 100, rows: 10});
+		expect(back.logAnchor).toBe(94);
+		expect(logBottom(back.logAnchor, 0, 103, 10)).toBe(94);
+		// The buffer dropped 20 lines from its front: still line 94.
+		expect(logBottom(back.logAnchor, 20, 100, 10)).toBe(94);
+		// Line 94 has been dropped: the oldest full screen left.
+		expect(logBottom(back.logAnchor, 200, 50, 10)).toBe(209);
+		// Following: the newest line; down to it follows again; never above the first screen.
+		expect(logBottom(undefined, 20, 100, 10)).toBe(119);
+		expect(uiReducer(back, {type: 'log-scroll', by: 5, first: 0, count: 103, rows: 10}).logAnchor).toBe(99);
+		expect(uiReducer(back, {type: 'log-scroll', by: 8, first: 0, count: 103, rows: 10}).logAnchor).toBeUndefined();
+		expect(uiReducer(back, {type: 'log-scroll', by: -500, first: 0, count: 103, rows: 10}).logAnchor).toBe(9);
+		// Fewer lines than rows: nothing to scroll.
+		expect(run({type: 'log-scroll', by: -1, first: 0, count: 5, rows: 10}).logAnchor).toBeUndefined();
+		// Opening a log (another upstream's, or the same one again) follows its newest line.
+		expect(uiReducer(back, {type: 'open', view: 'logs', name: 'other'}).logAnchor).toBeUndefined();
+	});
+
+	it('expires a success message only if nothing replaced it', () => {
+		const done = {tone: 'success', text: 'stopped "x"'} as const;
+		const shown = run({type: 'message', message: done});
+		expect(uiReducer(shown, {type: 'message-expire', message: done}).message).toBeUndefined();
+		const replaced = uiReducer(shown, {type: 'message', message: {tone: 'pending', text: 'starting x…'}});
+		expect(uiReducer(replaced, {type: 'message-expire', message: done}).message?.text).toBe('starting x…');
+	});
+
 	it('closes any question once quitting', () => {
 		const state = run({type: 'dialog-open', dialog: {kind: 'quit', clients: 1}}, {type: 'quitting', upstreams: 3});
 		expect(state.dialog).toBeUndefined();
@@ -155,13 +179,26 @@ describe('rows and columns', () => {
 		expect(rows.map(row => row.name)).toEqual(['z', 'c', 'a2', 'b', 'a']);
 	});
 
-	it('filters fuzzily by name, state and tool name', () => {
-		const entries = [entry('github', 'ready'), entry('memory', 'dead'), entry('files', 'cold')];
-		const tools = {github: ['create_issue'], memory: ['read_graph'], files: ['read_file']};
-		expect(visibleRows(entries, tools, 'gihub').map(row => row.name)).toEqual(['github']);
-		expect(visibleRows(entries, tools, 'dead').map(row => row.name)).toEqual(['memory']);
-		expect(visibleRows(entries, tools, 'read_file').map(row => row.name)).toEqual(['files']);
-		expect(visibleRows(entries, tools, '').map(row => row.name)).toEqual(['memory', 'github', 'files']);
+	it('filters by name and tool name fuzzily but tightly, and by state by the start of the word', () => {
+		const entries = [entry('github', 'ready'), entry('memory', 'cold'), entry('files', 'dead'), entry('everything', 'ready'), entry('ready-check', 'stopped')];
+		const tools = {github: ['create_issue'], memory: ['read_graph', 'search_nodes'], files: ['read_file'], everything: ['echo'], 'ready-check': []};
+		const names = (query: string): Array<string | undefined> => visibleRows(entries, tools, query).map(row => row.name);
+		// /ready: the ready ones, and one whose name says ready; not memory for its tool read_graph.
+		expect(names('ready')).toEqual(['everything', 'github', 'ready-check']);
+		expect(names('rea')).toEqual(expect.arrayContaining(['everything', 'github']));
+		expect(names('dead')).toEqual(['files']);
+		expect(names('st')).toEqual(['ready-check']);
+		// A typo in a name of six letters or more is forgiven; short queries must match as typed.
+		expect(names('everthing')).toEqual(['everything']);
+		expect(names('memroy')).toEqual([]);
+		expect(names('memoy')).toEqual([]);
+		expect(names('memorry')).toEqual(['memory']);
+		// Tool names: as typed, or one typo in a long one.
+		expect(names('read_file')).toEqual(['files']);
+		expect(names('nodes')).toEqual(['memory']);
+		expect(names('read_grph')).toEqual(['memory']);
+		expect(names('read_')).toEqual(['files', 'memory']);
+		expect(names('')).toEqual(['files', 'everything', 'github', 'memory', 'ready-check']);
 	});
 
 	it('drops columns from the right, giving the last error what is left when it is enough', () => {
@@ -179,6 +216,17 @@ describe('rows and columns', () => {
 		}
 
 		expect(fitColumns(compactColumns, 50, entries).map(column => column.id)).toEqual(['name', 'state', 'failures', 'restarts']);
+	});
+
+	it('cuts a detail section to its rows, always showing one row under its title', () => {
+		const row = (text: string): readonly [{text: string}] => [{text}];
+		const section: Section = {title: 'TOOLS', rows: ['a', 'b', 'c', 'd'].map(row), empty: '  none'};
+		const text = (rows: number): string[] => sectionLines(section, rows).map(line => line.map(segment => segment.text).join(''));
+		expect(text(2)).toEqual(['TOOLS  … 3 more', 'a']);
+		expect(text(3)).toEqual(['TOOLS', 'a', '  … 3 more']);
+		expect(text(5)).toEqual(['TOOLS', 'a', 'b', 'c', 'd']);
+		expect(sectionLines({...section, keepLast: true}, 4).map(line => line.map(segment => segment.text).join(''))).toEqual(['TOOLS', '  … 2 more', 'b', 'a']);
+		expect(text(0)).toEqual([]);
 	});
 
 	it('shares rows between sections, cutting the longest first', () => {

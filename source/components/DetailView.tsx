@@ -4,8 +4,7 @@
  * re-read with every frame. Esc returns to the list.
  */
 import {Box, Text} from 'ink';
-import {detailSections, sectionLines, sectionWant, summaryLines, type Line} from './detail-sections.js';
-import {shareRows} from './row-budget.js';
+import {detailLines} from './detail-sections.js';
 import {Segments} from './Segments.js';
 import {useTuiState} from './tui-context.js';
 
@@ -16,10 +15,7 @@ export function DetailView({height}: {height: number}) {
 		return <Text dimColor>{ui.selected === undefined ? 'No upstream selected.' : `Reading "${ui.selected}"…`}</Text>;
 	}
 
-	const summary = summaryLines(details, snapshot.now, size.columns).slice(0, height);
-	const sections = detailSections(details, size.columns);
-	const budget = shareRows(sections.map(sectionWant), height - summary.length);
-	const lines: Line[] = [...summary, ...sections.flatMap((section, index) => sectionLines(section, budget[index] ?? 0))];
+	const lines = detailLines(details, snapshot.now, size.columns, height);
 	return (
 		<Box flexDirection="column">
 			{lines.map((line, index) => (

@@ -22,6 +22,12 @@ export type HangarTuiProps = Partial<QuitHooks> & {
 	size?: TerminalSize;
 	/** Snapshot throttling (default: at most 10 reads a second, one a second when idle). */
 	timing?: SnapshotTiming;
+	/**
+	 * How long a success stays on the message line, in ms (default 15 s):
+	 * long enough to read, short enough not to contradict the rows later
+	 * ("✓ stopped x" while x runs again). Errors stay until the next action.
+	 */
+	messageMs?: number;
 };
 
 const noop = (): void => {};
@@ -33,7 +39,7 @@ function focusOf(ui: UiState): Focus {
 	return {name: ui.selected, want: view === 'detail' ? 'details' : 'logs'};
 }
 
-export function HangarTui({source, size: fixedSize, timing, onQuit = noop, onForceQuit = noop}: HangarTuiProps) {
+export function HangarTui({source, size: fixedSize, timing, messageMs = 15_000, onQuit = noop, onForceQuit = noop}: HangarTuiProps) {
 	const [ui, dispatch, readUi] = useUiState();
 	const size = useTerminalSize(fixedSize);
 	const snapshot = useHangarSnapshot(source, focusOf(ui), timing);
@@ -47,11 +53,23 @@ export function HangarTui({source, size: fixedSize, timing, onQuit = noop, onFor
 	const actions = useHangarActions(source, readState, dispatch, {onQuit, onForceQuit});
 	useKeyDispatch(readState, actions);
 
-	// The first row is selected by name as soon as there is one, so it is followed when rows re-sort.
-	const first = state.rows[0]?.name;
+	// The row marked selected is the selection, stored by name so it is followed when rows re-sort: the
+	// first row as soon as there is one, or the first one shown when the selected upstream is filtered out
+	// (a filter changed by a key is handled at once, in the actions; this covers rows that change by themselves).
+	// Only from the UI state this render drew: a key handled since (j right after) has its own render coming,
+	// and storing what this one showed would undo it.
+	const shown = currentView(ui) === 'main' ? state.selected?.name : undefined;
 	useEffect(() => {
-		if (readUi().selected === undefined && first !== undefined) dispatch({type: 'select', name: first});
-	}, [first, readUi, dispatch]);
+		if (shown !== undefined && ui.selected !== shown && readUi() === ui) dispatch({type: 'select', name: shown});
+	}, [shown, ui, readUi, dispatch]);
+
+	// One timer per success message, not a clock: the frame is redrawn once, when it goes.
+	const {message} = ui;
+	useEffect(() => {
+		if (message?.tone !== 'success') return;
+		const timer = setTimeout(() => dispatch({type: 'message-expire', message}), messageMs);
+		return () => clearTimeout(timer);
+	}, [message, messageMs, dispatch]);
 
 	// Quit once the "stopping N upstreams…" line has been committed to the screen.
 	const quitting = ui.quitting !== undefined;

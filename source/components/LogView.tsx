@@ -1,14 +1,15 @@
 /**
  * `l`: the selected upstream's whole log buffer full screen: its stderr,
  * stray stdout and hangar's notes about it (transitions), newest at the
- * bottom. It follows new lines until scrolled back; lines are cut, not
- * wrapped.
+ * bottom. It follows new lines until scrolled back, and then stays on the
+ * lines it shows while new ones arrive; lines are cut, not wrapped.
  */
 import {Box, Text} from 'ink';
 import type {LogView as LogLine} from '../core/views.js';
 import {clock, printable} from './cell-format.js';
 import {Segments, type Segment} from './Segments.js';
 import {useTuiState} from './tui-context.js';
+import {logBottom} from './ui-state.js';
 
 const sourceTone: Record<LogLine['source'], Segment['tone']> = {
 	stderr: {color: 'yellow'},
@@ -19,12 +20,13 @@ const sourceTone: Record<LogLine['source'], Segment['tone']> = {
 export function LogView({height}: {height: number}) {
 	const {snapshot, ui} = useTuiState();
 	if (snapshot.logs === undefined) return <Text dimColor>{`Reading the log of "${ui.selected ?? ''}"…`}</Text>;
-	const lines = snapshot.logs;
+	const {lines, first} = snapshot.logs;
 	const room = Math.max(1, height - 1);
-	const back = Math.min(ui.scroll, Math.max(0, lines.length - room));
-	const end = lines.length - back;
+	// Scrolled back, the view is anchored to a line, not to a distance from the newest: new lines do not move it.
+	const end = logBottom(ui.logAnchor, first, lines.length, room) - first + 1;
 	const shown = lines.slice(Math.max(0, end - room), end);
-	const where = back === 0 ? 'following new lines' : `${back} line${back === 1 ? '' : 's'} back (↓ to follow)`;
+	const back = lines.length - end;
+	const where = ui.logAnchor === undefined ? 'following new lines' : `${back} line${back === 1 ? '' : 's'} back (↓ to follow)`;
 	return (
 		<Box flexDirection="column">
 			<Segments
@@ -37,7 +39,7 @@ export function LogView({height}: {height: number}) {
 			{shown.length === 0 ? <Segments segments={[{text: '  nothing logged yet', tone: {dim: true}}]} /> : null}
 			{shown.map((line, index) => (
 				<Segments
-					key={end - shown.length + index}
+					key={first + end - shown.length + index}
 					segments={[{text: `${clock(line.at)} `, tone: {dim: true}}, {text: `${line.source.padEnd(6)} `, tone: sourceTone[line.source]}, {text: printable(line.text)}]}
 				/>
 			))}

@@ -2,10 +2,13 @@
  * The lines of the detail view, built from `UpstreamDetails` (plain data):
  * a summary, then the sections (tools with per-tool calls and latency, state
  * transitions with their reasons, recent calls, the stderr tail), each cut
- * to the rows it is given with a "… N more" line.
+ * to the rows it is given with a "… N more" line. In a short terminal the
+ * last sections give way to one line naming them rather than show a title
+ * over nothing.
  */
-import type {UpstreamDetails} from '../core/views.js';
+import type {StatusEntry, UpstreamDetails} from '../core/views.js';
 import {clock, count, duration, fit, latency, millis, printable, relative} from './cell-format.js';
+import {shareRows} from './row-budget.js';
 import {segmentsLength, type Segment} from './Segments.js';
 import {breakerTone, stateTone} from './state-style.js';
 
@@ -52,6 +55,19 @@ export function packGroups(groups: readonly Group[], width: number): Line[] {
 	return lines;
 }
 
+const running: ReadonlySet<StatusEntry['state']> = new Set(['ready', 'degraded', 'stopping']);
+
+/**
+ * Where the tool list comes from, truthfully: "live" only while the
+ * upstream's process runs and has listed them; a list its process gave
+ * before it stopped (or, while starting again, before it restarted) is
+ * "from its last run", and the "verified" time next to it says when.
+ */
+export function toolsOrigin(entry: Pick<StatusEntry, 'toolsSource' | 'state'>): string {
+	if (entry.toolsSource === 'live' && !running.has(entry.state)) return 'from its last run';
+	return entry.toolsSource;
+}
+
 /** The summary above the sections, packed to `width`. */
 export function summaryLines(details: UpstreamDetails, now: number, width: number): Line[] {
 	const s = details.server;
@@ -71,7 +87,7 @@ export function summaryLines(details: UpstreamDetails, now: number, width: numbe
 		[label('in flight '), {text: String(s.inFlight)}],
 		[label('p50/p95 '), {text: latency(s.latencyMs)}],
 	];
-	const tools: Group[] = [[label('tools '), {text: `${s.tools} (${s.toolsSource}${s.stale ? ', stale' : ''})`}]];
+	const tools: Group[] = [[label('tools '), {text: `${s.tools} (${toolsOrigin(s)}${s.stale ? ', stale' : ''})`}]];
 	if (s.lastVerifiedAt !== null) tools.push([label('verified '), {text: `${clock(s.lastVerifiedAt)} (${relative(s.lastVerifiedAt, now)})`}]);
 	if (s.nextRetryAt !== null) {
 		tools.push([label(s.state === 'degraded' ? 'next probe ' : 'next restart '), {text: `${clock(s.nextRetryAt)} (${relative(s.nextRetryAt, now)})`, tone: {color: 'yellow'}}]);
@@ -137,21 +153,53 @@ export function detailSections(details: UpstreamDetails, width: number): Section
 	];
 }
 
-/** A section cut to `rows` rows (its title included), with "… N more" when cut. */
+/**
+ * A section cut to `rows` rows (its title included), with "… N more" when
+ * cut: on a line of its own when there is room for it and a row, else on
+ * the title line, so a cut section always shows at least one row.
+ */
 export function sectionLines(section: Section, rows: number): Line[] {
 	const title: Line = [{text: section.title, tone: {bold: true}}];
 	if (rows <= 0) return [];
-	if (rows === 1) return [title];
-	if (section.rows.length === 0) return [title, [label(section.empty)]];
+	if (section.rows.length === 0) return rows === 1 ? [title] : [title, [label(section.empty)]];
 	const room = rows - 1;
-	const cut = section.rows.length > room;
-	const kept = section.rows.slice(0, cut ? room - 1 : room);
+	if (section.rows.length <= room) return [title, ...(section.keepLast === true ? [...section.rows].reverse() : section.rows)];
+	const alone = room >= 2;
+	const kept = section.rows.slice(0, alone ? room - 1 : Math.max(0, room));
 	const ordered = section.keepLast === true ? [...kept].reverse() : kept;
-	const more: Line[] = cut ? [[label(`  … ${section.rows.length - kept.length} more`)]] : [];
-	return section.keepLast === true ? [title, ...more, ...ordered] : [title, ...ordered, ...more];
+	const more = `  … ${section.rows.length - kept.length} more`;
+	if (!alone) return [[...title, label(more)], ...ordered];
+	return section.keepLast === true ? [title, [label(more)], ...ordered] : [title, ...ordered, [label(more)]];
 }
 
 /** Rows a section would use uncut (its title included). */
 export function sectionWant(section: Section): number {
 	return 1 + Math.max(1, section.rows.length);
+}
+
+/** Rows a section needs to show anything: its title and one row. */
+const sectionMinimum = 2;
+
+/**
+ * The whole detail view in `height` rows: the summary, then the sections
+ * sharing what is left. Every section shown gets its title and at least one
+ * row; when not all fit, the last ones give way to a line saying which, so
+ * a short terminal never shows a section's title over nothing.
+ */
+export function detailLines(details: UpstreamDetails, now: number, width: number, height: number): Line[] {
+	const summary = summaryLines(details, now, width).slice(0, height);
+	const sections = detailSections(details, width);
+	const left = height - summary.length;
+	let shown = sections.length;
+	if (left < sections.length * sectionMinimum) shown = Math.max(0, Math.floor((left - 1) / sectionMinimum));
+	const hidden = sections.slice(shown);
+	const budget = shareRows(sections.slice(0, shown).map(sectionWant), left - (hidden.length > 0 ? 1 : 0));
+	const lines: Line[] = [...summary, ...sections.slice(0, shown).flatMap((section, index) => sectionLines(section, budget[index] ?? 0))];
+	if (hidden.length > 0 && left > 0) {
+		const names = hidden.map(section => section.title.replace(/ \(.*$/, '')).join(', ');
+		// What to do first: the names are what a narrow terminal cuts.
+		lines.push([label(`… ${hidden.length} more section${hidden.length === 1 ? '' : 's'}: enlarge the terminal (${names})`)]);
+	}
+
+	return lines;
 }

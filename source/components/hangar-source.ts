@@ -6,6 +6,8 @@
  * an MCP message. Tests give the UI a source made of plain arrays instead.
  */
 import type {ClientView} from '../core/clients.js';
+import type {LogBuffer} from '../core/log-buffer.js';
+import {describeApproval} from '../core/pins.js';
 import type {Command, Supervisor} from '../core/supervisor.js';
 import {statusEntries, upstreamDetails, type LogView, type StatusEntry, type UpstreamDetails} from '../core/views.js';
 
@@ -35,9 +37,17 @@ export type HangarSnapshot = {
 	toolNames: Readonly<Record<string, readonly string[]>>;
 	/** Set when the focus wants details. */
 	details: UpstreamDetails | undefined;
-	/** Set when the focus wants logs: the upstream's whole log buffer, oldest first. */
-	logs: readonly LogView[] | undefined;
+	/** Set when the focus wants logs: the upstream's whole log buffer. */
+	logs: LogLines | undefined;
 };
+
+/**
+ * An upstream's log buffer, oldest line first. The buffer is bounded: old
+ * lines fall off the front as new ones come. `first` numbers the first line
+ * among every line the buffer ever held, so a view scrolled back can stay on
+ * the same lines while the buffer moves under it.
+ */
+export type LogLines = {lines: readonly LogView[]; first: number};
 
 export type HangarSource = {
 	/** Everything the current screen shows, read from memory now (never waits on an upstream). */
@@ -50,6 +60,8 @@ export type HangarSource = {
 	subscribe: (focus: Focus, listener: () => void) => () => void;
 	/** A person's command; resolves with a sentence, rejects with an error whose message (and `hint`) say why. */
 	command: (name: string, action: Command) => Promise<string>;
+	/** What approving `name` would pin now, as a phrase ("its 6 tools as last listed (…)"): the lift question says it. */
+	approvalPins: (name: string) => string;
 };
 
 export type SupervisorSourceOptions = {
@@ -62,6 +74,16 @@ export type SupervisorSourceOptions = {
 
 /** Log lines a full-screen log view asks for at most (the buffer holds `hangar.logLines`). */
 const logViewLines = 10_000;
+
+function logLines(log: LogBuffer): LogLines {
+	const tail = log.tail(logViewLines);
+	// Lines held but not shown: only when the buffer holds more than the view asks for.
+	const unshown = tail.length < logViewLines ? 0 : log.tail(Number.POSITIVE_INFINITY).length - tail.length;
+	return {
+		lines: tail.map(line => ({at: new Date(line.at).toISOString(), source: line.source, text: line.text})),
+		first: log.droppedLines + unshown,
+	};
+}
 
 export function supervisorSource(supervisor: Supervisor, options: SupervisorSourceOptions): HangarSource {
 	const via = options.via ?? 'a person in the TUI';
@@ -83,13 +105,7 @@ export function supervisorSource(supervisor: Supervisor, options: SupervisorSour
 				entries,
 				toolNames,
 				details: upstream?.want === 'details' ? upstreamDetails(supervisor, upstream.name, {stderr: 30}) : undefined,
-				logs:
-					upstream?.want === 'logs'
-						? supervisor
-								.provider(upstream.name)
-								.log.tail(logViewLines)
-								.map(line => ({at: new Date(line.at).toISOString(), source: line.source, text: line.text}))
-						: undefined,
+				logs: upstream?.want === 'logs' ? logLines(supervisor.provider(upstream.name).log) : undefined,
 			};
 		},
 		subscribe(focus, listener) {
@@ -110,5 +126,6 @@ export function supervisorSource(supervisor: Supervisor, options: SupervisorSour
 			};
 		},
 		command: async (name, action) => supervisor.command(name, action, via),
+		approvalPins: name => describeApproval(supervisor.provider(name).approvalPlan),
 	};
 }

@@ -1,12 +1,19 @@
 /**
  * The lines of the `?` help screen: every binding of the keymap by context,
- * then what the columns mean and where hangar's files are. Plain data, so
- * the help view renders it and the scroll limit counts it.
+ * then what the columns mean and where hangar's files are, wrapped to the
+ * terminal's width (a description is never cut: its end often says the
+ * most, like "after a y/n question"). Plain data, so the help view renders
+ * it and the scroll limit counts it.
  */
+import {wrap} from './cell-format.js';
 import type {HangarSnapshot} from './hangar-source.js';
 import {helpSections} from './keymap.js';
 
+/** A row's key is padded to the keys' common width; a wrapped row goes on in rows with a blank key. */
 export type HelpLine = {kind: 'title'; text: string} | {kind: 'row'; key: string; text: string} | {kind: 'blank'};
+
+/** Characters before a row's text: two spaces, the key, two spaces. */
+export const helpIndent = (keyWidth: number): number => keyWidth + 4;
 
 const columnNotes: Array<[string, string]> = [
 	['STATE', 'cold, starting, ready, degraded, dead, stopping, stopped, quarantined, disabled (always the word, coloured)'],
@@ -24,7 +31,7 @@ const clientNotes: Array<[string, string]> = [
 	['LABEL', 'the session as hangar\'s log names it'],
 ];
 
-export function helpLines(snapshot: Pick<HangarSnapshot, 'configPath' | 'logFile'>): HelpLine[] {
+export function helpLines(snapshot: Pick<HangarSnapshot, 'configPath' | 'logFile'>, width: number): HelpLine[] {
 	const lines: HelpLine[] = [];
 	for (const section of helpSections()) {
 		lines.push({kind: 'title', text: section.title});
@@ -38,5 +45,14 @@ export function helpLines(snapshot: Pick<HangarSnapshot, 'configPath' | 'logFile
 	lines.push({kind: 'blank'}, {kind: 'title', text: 'Files'});
 	lines.push({kind: 'row', key: 'config', text: snapshot.configPath});
 	lines.push({kind: 'row', key: 'log', text: `${snapshot.logFile} (hangar's own log; each upstream's output is under l)`});
-	return lines;
+	return wrapRows(lines, width);
+}
+
+function wrapRows(lines: readonly HelpLine[], width: number): HelpLine[] {
+	const keyWidth = Math.max(...lines.map(line => (line.kind === 'row' ? line.key.length : 0)));
+	const room = Math.max(10, width - helpIndent(keyWidth));
+	return lines.flatMap((line): HelpLine[] => {
+		if (line.kind !== 'row') return [line];
+		return wrap(line.text, room, Number.POSITIVE_INFINITY).map((text, index) => ({kind: 'row', key: index === 0 ? line.key.padEnd(keyWidth) : ' '.repeat(keyWidth), text}));
+	});
 }

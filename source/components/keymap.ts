@@ -96,10 +96,11 @@ export const bindings: readonly Binding[] = [
 		command: 'quarantine',
 		keys: [char('u')],
 		contexts: upstreamScreens,
-		description: 'quarantine it (stop it, hide its tools, refuse calls); if quarantined, lift it and pin its tools, after a y/n question',
+		// Short enough for one help line at 120 columns: the y/n part is what is cut first.
+		description: 'quarantine it (stop it, hide its tools, refuse calls); if quarantined, ask y/n to lift it and pin its tools',
 		hint: 'quarantine/lift',
 	},
-	{command: 'filter', keys: [char('/')], contexts: ['main'], description: 'filter by name, state or tool name (fuzzy)', hint: 'filter'},
+	{command: 'filter', keys: [char('/')], contexts: ['main'], description: 'filter by name or tool name (fuzzy), or by state (/dead)', hint: 'filter'},
 	{command: 'logs', keys: [char('l')], contexts: upstreamScreens, description: 'full-screen log of the upstream (stderr, stray stdout, hangar\'s notes)', hint: 'logs'},
 	{command: 'clients', keys: [char('c')], contexts: ['main'], description: 'list the MCP clients attached to this hangar (name, transport, since when, calls, last call)', hint: 'clients'},
 	{command: 'quit', keys: [char('q')], contexts: screens, description: 'quit: stop every upstream and exit (asks first when clients are attached)', hint: 'quit'},

@@ -1,7 +1,8 @@
 /**
  * What the message area above the key hints says, as lines fitted to the
  * width: "stopping N upstreams…" while quitting, else an open question,
- * else the last action's outcome. An error takes up to two lines and its
+ * else the last action's outcome (a success only for a while: see
+ * `HangarTui`'s `messageMs`). An error takes up to two lines and its
  * hint up to two more, so the part that says what to do is not cut off.
  */
 import {printable, wrap} from './cell-format.js';
@@ -9,7 +10,7 @@ import type {Segment} from './Segments.js';
 import type {Dialog, Message, UiState} from './ui-state.js';
 
 function question(dialog: Dialog): string {
-	if (dialog.kind === 'lift-quarantine') return `Lift the quarantine of "${dialog.name}" and pin its tools as they are now? (y/n)`;
+	if (dialog.kind === 'lift-quarantine') return `Lift the quarantine of "${dialog.name}" and pin ${dialog.pins}? (y/n)`;
 	return `${dialog.clients} client${dialog.clients === 1 ? ' is' : 's are'} attached. Quit and stop every upstream anyway? (y/n)`;
 }
 

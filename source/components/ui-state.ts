@@ -10,10 +10,11 @@ export type View = 'main' | 'detail' | 'logs' | 'clients' | 'help';
 
 export type Dialog =
 	/** Lifting a quarantine lets the upstream run again and pins its tools: a person confirms it. */
-	| {kind: 'lift-quarantine'; name: string}
+	| {kind: 'lift-quarantine'; name: string; /** What approving pins, as the core says it. */ pins: string}
 	| {kind: 'quit'; clients: number};
 
 export type Message = {
+	/** A success is shown for a while (see `messageMs`); a pending line until its outcome; an error until the next action. */
 	tone: 'pending' | 'success' | 'error';
 	text: string;
 	/** What to do about an error. */
@@ -28,8 +29,15 @@ export type UiState = {
 	filter: {query: string; editing: boolean};
 	dialog: Dialog | undefined;
 	message: Message | undefined;
-	/** Lines scrolled: from the top in help and clients, back from the newest line in logs (0 = following). */
+	/** Lines scrolled from the top, in help and clients. */
 	scroll: number;
+	/**
+	 * In the log view, scrolled back: the line shown at the bottom, numbered
+	 * among every line the buffer ever held (`LogLines.first`), so the view
+	 * stays on the same lines while new ones arrive. Undefined: following the
+	 * newest line.
+	 */
+	logAnchor: number | undefined;
 	/** Set once quitting: how many upstreams are being stopped. */
 	quitting: {upstreams: number} | undefined;
 };
@@ -47,7 +55,11 @@ export type UiAction =
 	| {type: 'dialog-open'; dialog: Dialog}
 	| {type: 'dialog-close'}
 	| {type: 'message'; message: Message}
+	/** A success message has been shown long enough: cleared, unless another message has replaced it. */
+	| {type: 'message-expire'; message: Message}
 	| {type: 'scroll'; by: number; max: number}
+	/** Scrolls the log view by lines (negative: back), given its buffer (`first`, `count` lines) and the rows it shows. */
+	| {type: 'log-scroll'; by: number; first: number; count: number; rows: number}
 	| {type: 'quitting'; upstreams: number};
 
 export const initialUiState: UiState = {
@@ -57,8 +69,20 @@ export const initialUiState: UiState = {
 	dialog: undefined,
 	message: undefined,
 	scroll: 0,
+	logAnchor: undefined,
 	quitting: undefined,
 };
+
+/**
+ * The line the log view shows at the bottom: the anchor, kept within the
+ * buffer (its old lines may have fallen off the front) and no higher than
+ * where a full screen of lines starts; the newest line when following.
+ */
+export function logBottom(anchor: number | undefined, first: number, count: number, rows: number): number {
+	const newest = first + count - 1;
+	if (anchor === undefined) return newest;
+	return Math.min(newest, Math.max(first + Math.min(count, rows) - 1, anchor));
+}
 
 export function currentView(state: UiState): View {
 	return state.views.at(-1) ?? 'main';
@@ -79,11 +103,11 @@ export function uiReducer(state: UiState, action: UiAction): UiState {
 
 		case 'open': {
 			const views = currentView(state) === action.view ? state.views : [...state.views, action.view];
-			return {...state, views, selected: action.name ?? state.selected, scroll: 0};
+			return {...state, views, selected: action.name ?? state.selected, scroll: 0, logAnchor: undefined};
 		}
 
 		case 'back': {
-			if (state.views.length > 1) return {...state, views: state.views.slice(0, -1), scroll: 0};
+			if (state.views.length > 1) return {...state, views: state.views.slice(0, -1), scroll: 0, logAnchor: undefined};
 			if (state.filter.query !== '') return {...state, filter: {query: '', editing: false}};
 			return state;
 		}
@@ -120,8 +144,18 @@ export function uiReducer(state: UiState, action: UiAction): UiState {
 			return {...state, message: action.message};
 		}
 
+		case 'message-expire': {
+			return state.message === action.message ? {...state, message: undefined} : state;
+		}
+
 		case 'scroll': {
 			return {...state, scroll: Math.min(Math.max(0, action.max), Math.max(0, state.scroll + action.by))};
+		}
+
+		case 'log-scroll': {
+			const bottom = logBottom(state.logAnchor, action.first, action.count, action.rows);
+			const next = logBottom(bottom + action.by, action.first, action.count, action.rows);
+			return {...state, logAnchor: next >= action.first + action.count - 1 ? undefined : next};
 		}
 
 		case 'quitting': {

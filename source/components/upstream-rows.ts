@@ -1,8 +1,8 @@
 /**
  * Which upstreams the table lists, in which order: trouble first (dead,
- * degraded, ...), then by name; narrowed by the `/` filter, a fuse.js fuzzy
- * match over names, states and tool names. A match keeps its place in the
- * order rather than being ranked, so rows do not jump while typing.
+ * degraded, ...), then by name; narrowed by the `/` filter. A match keeps
+ * its place in the order rather than being ranked, so rows do not jump while
+ * typing.
  */
 import Fuse from 'fuse.js';
 import type {StatusEntry} from '../core/views.js';
@@ -12,8 +12,24 @@ export function orderEntries(entries: readonly StatusEntry[]): StatusEntry[] {
 	return [...entries].sort((a, b) => stateRank[a.state] - stateRank[b.state] || a.name.localeCompare(b.name));
 }
 
-type Searchable = {name: string; state: string; tools: readonly string[]};
+/**
+ * How loosely names and tool names match (fuse.js: the share of the query's
+ * characters that may be wrong). Names: one typo in a query of six
+ * characters or more (`everthing` finds everything), none in shorter ones.
+ * Tool names are many and alike (read_graph, read_file, ...), so tighter:
+ * one typo from nine characters. At 0.2 `ready` matched `read_graph`, and
+ * `/ready` listed a cold upstream.
+ */
+const nameThreshold = 0.17;
+const toolThreshold = 0.12;
 
+type Searchable = {name: string; tools: readonly string[]};
+
+/**
+ * The entries the query matches: by state, the start of the word (`/rea`,
+ * `/ready` list the ready ones; no fuzziness, states are a few known words);
+ * by name and tool name, fuzzily within the thresholds above.
+ */
 export function filterEntries(
 	entries: readonly StatusEntry[],
 	toolNames: Readonly<Record<string, readonly string[]>>,
@@ -21,18 +37,12 @@ export function filterEntries(
 ): StatusEntry[] {
 	const trimmed = query.trim();
 	if (trimmed === '') return [...entries];
-	const items: Searchable[] = entries.map(entry => ({name: entry.name, state: entry.state, tools: toolNames[entry.name] ?? []}));
-	const fuse = new Fuse(items, {
-		keys: [
-			{name: 'name', weight: 3},
-			{name: 'state', weight: 2},
-			{name: 'tools', weight: 1},
-		],
-		threshold: 0.2,
-		ignoreLocation: true,
-	});
-	const matched = new Set(fuse.search(trimmed).map(hit => hit.item.name));
-	return entries.filter(entry => matched.has(entry.name));
+	const lower = trimmed.toLowerCase();
+	const items: Searchable[] = entries.map(entry => ({name: entry.name, tools: toolNames[entry.name] ?? []}));
+	const search = (key: keyof Searchable, threshold: number): string[] =>
+		new Fuse(items, {keys: [key], threshold, ignoreLocation: true}).search(trimmed).map(hit => hit.item.name);
+	const matched = new Set([...search('name', nameThreshold), ...search('tools', toolThreshold)]);
+	return entries.filter(entry => entry.state.startsWith(lower) || matched.has(entry.name));
 }
 
 /** The rows the table shows: ordered, then filtered. */

@@ -64,16 +64,32 @@ export function useHangarActions(source: HangarSource, readState: () => TuiState
 			return selected?.name;
 		};
 
+		/**
+		 * The row marked selected becomes the selection: when a filter hides
+		 * the selected upstream, the marker moves to the first row shown, and
+		 * that is the one a person then sees selected and acts on. Stored at
+		 * once, not after the next render, so a filter change in the same read
+		 * (Esc right after) keeps it.
+		 */
+		const keepShownSelection = (): void => {
+			const {selected, ui} = readState();
+			if (selected !== undefined && selected.name !== ui.selected) dispatch({type: 'select', name: selected.name});
+		};
+
 		const beginQuit = (): void => {
 			dispatch({type: 'quitting', upstreams: runningCount(readState().snapshot.entries)});
 		};
 
+		/** Rows a scrolling view shows below its pinned title. */
+		const scrollRows = (): number => {
+			const {ui, size} = readState();
+			return Math.max(1, bodyRows(size, ui) - pinnedRows(ui));
+		};
+
 		const scrollMax = (): number => {
 			const {ui, snapshot, size} = readState();
-			const view = currentView(ui);
-			const visible = bodyRows(size, ui) - pinnedRows(ui);
-			const total = view === 'logs' ? (snapshot.logs?.length ?? 0) : view === 'clients' ? snapshot.clients.length : helpLines(snapshot).length;
-			return Math.max(0, total - visible);
+			const total = currentView(ui) === 'clients' ? snapshot.clients.length : helpLines(snapshot, size.columns).length;
+			return Math.max(0, total - scrollRows());
 		};
 
 		const actions: TuiActions = {
@@ -92,9 +108,14 @@ export function useHangarActions(source: HangarSource, readState: () => TuiState
 			},
 			back: () => dispatch({type: 'back'}),
 			scroll(by) {
-				// The log view counts back from the newest line: up is further back.
-				const logs = currentView(readState().ui) === 'logs';
-				dispatch({type: 'scroll', by: logs ? -by : by, max: scrollMax()});
+				const {ui, snapshot} = readState();
+				if (currentView(ui) !== 'logs') {
+					dispatch({type: 'scroll', by, max: scrollMax()});
+					return;
+				}
+
+				const logs = snapshot.logs ?? {lines: [], first: 0};
+				dispatch({type: 'log-scroll', by, first: logs.first, count: logs.lines.length, rows: scrollRows()});
 			},
 			command(action) {
 				const name = selectedName();
@@ -107,12 +128,18 @@ export function useHangarActions(source: HangarSource, readState: () => TuiState
 					return;
 				}
 
-				if (entry.state === 'quarantined') dispatch({type: 'dialog-open', dialog: {kind: 'lift-quarantine', name: entry.name}});
+				if (entry.state === 'quarantined') dispatch({type: 'dialog-open', dialog: {kind: 'lift-quarantine', name: entry.name, pins: source.approvalPins(entry.name)}});
 				else run(entry.name, 'quarantine');
 			},
 			filterOpen: () => dispatch({type: 'filter-open'}),
-			filterType: text => dispatch({type: 'filter-type', text}),
-			filterErase: () => dispatch({type: 'filter-erase'}),
+			filterType(text) {
+				dispatch({type: 'filter-type', text});
+				keepShownSelection();
+			},
+			filterErase() {
+				dispatch({type: 'filter-erase'});
+				keepShownSelection();
+			},
 			filterKeep: () => dispatch({type: 'filter-keep'}),
 			filterClear: () => dispatch({type: 'filter-clear'}),
 			confirm() {
@@ -125,6 +152,7 @@ export function useHangarActions(source: HangarSource, readState: () => TuiState
 				const {dialog} = readState().ui;
 				dispatch({type: 'dialog-close'});
 				if (dialog?.kind === 'lift-quarantine') dispatch({type: 'message', message: {tone: 'success', text: `left "${dialog.name}" quarantined`}});
+				else if (dialog?.kind === 'quit') dispatch({type: 'message', message: {tone: 'success', text: 'not quitting: hangar and its upstreams keep running'}});
 			},
 			quit() {
 				const clients = readState().snapshot.attachedClients;

@@ -2,10 +2,12 @@
  * Turns key presses into actions through the keymap. The context decides
  * which bindings apply (an open confirmation, then a filter being typed,
  * then the screen); while a filter is typed, keys that are not bindings are
- * text.
+ * text. A read holding several keys is dispatched key by key (key-chunk.ts),
+ * each in the context the one before it left.
  */
 import {useCallback} from 'react';
 import {useInput, type Key} from 'ink';
+import {keyPresses} from './key-chunk.js';
 import {matchCommand, scrollingScreens, type CommandId} from './keymap.js';
 import type {TuiActions, TuiState} from './tui-context.js';
 
@@ -39,15 +41,14 @@ const handlers: Record<CommandId, (actions: TuiActions, scrolling: boolean, rows
 
 export function useKeyDispatch(readState: () => TuiState, actions: TuiActions): void {
 	const onKey = useCallback(
-		(input: string, key: Key) => {
-			const {keyContext, size} = readState();
-			const command = matchCommand(keyContext, input, key);
-			if (command !== undefined) {
-				handlers[command](actions, scrollingScreens.includes(keyContext), size.rows);
-				return;
+		(chunk: string, chunkKey: Key) => {
+			for (const {input, key} of keyPresses(chunk, chunkKey)) {
+				const {keyContext, size} = readState();
+				const command = matchCommand(keyContext, input, key);
+				if (command !== undefined) handlers[command](actions, scrollingScreens.includes(keyContext), size.rows);
+				// Only printable characters are text: control characters were turned into keys or dropped.
+				else if (keyContext === 'filter' && input !== '' && !key.ctrl && !key.meta) actions.filterType(input);
 			}
-
-			if (keyContext === 'filter' && input !== '' && !key.ctrl && !key.meta) actions.filterType(input);
 		},
 		[readState, actions],
 	);
