@@ -354,6 +354,23 @@ describe('selection', () => {
 		expect(ui.frame()).toContain('› beta');
 	});
 
+	it("asks the renderer's cost of the last frame before timing the next", async () => {
+		const source = new FakeSource(threeUpstreams());
+		let asked = 0;
+		const instance = render(
+			<HangarTui
+				source={source}
+				size={{columns: 140, rows: 30}}
+				timing={{frameMs: 10, tickMs: 60_000, outputMs: () => ++asked && 0}}
+			/>,
+		);
+		source.change(s => {
+			s.entries = s.entries.map(candidate => ({...candidate, calls: candidate.calls + 1}));
+		});
+		await waitFor(() => asked > 0 && (instance.lastFrame() ?? '').includes('1235'), 'the frame after the change');
+		instance.unmount();
+	});
+
 	it('re-reads at most once per frame however many events arrive', async () => {
 		const source = new FakeSource(threeUpstreams());
 		const ui = open(source);

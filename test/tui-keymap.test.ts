@@ -13,6 +13,7 @@ import {keyPresses, plainKey} from '../source/components/key-chunk.js';
 import {bindings, hintsFor, keyContext, keymapMarkdown, matchCommand, type KeyContext} from '../source/components/keymap.js';
 import {shareRows} from '../source/components/row-budget.js';
 import {compactColumns, fitColumns, fullColumns} from '../source/components/table-columns.js';
+import {frameDelay} from '../source/components/use-hangar-snapshot.js';
 import {currentView, initialUiState, logBottom, uiReducer, type UiAction, type UiState} from '../source/components/ui-state.js';
 import {orderEntries, visibleRows} from '../source/components/upstream-rows.js';
 import type {StatusEntry} from '../source/core/views.js';
@@ -172,6 +173,17 @@ function entry(name: string, state: StatusEntry['state']): StatusEntry {
 		lastVerifiedAt: null, nextRetryAt: null, stateSince: new Date(0).toISOString(), upSeconds: null, idleSeconds: null, restarts: 0, quarantineReason: null,
 	};
 }
+
+describe('the frame rate', () => {
+	const timing = {frameMs: 100, costFactor: 16, maxFrameMs: 1000};
+	it('waits at least the frame interval, and longer the more a frame costs, React and the renderer together', () => {
+		expect(frameDelay({renderMs: 1, outputMs: 0}, timing)).toBe(100);
+		// Under load a frame took 12 ms in React and 14 ms in Ink's output: about 2 frames a second.
+		expect(frameDelay({renderMs: 12, outputMs: 14}, timing)).toBe(416);
+		expect(frameDelay({renderMs: 12, outputMs: 0}, timing)).toBe(192);
+		expect(frameDelay({renderMs: 80, outputMs: 80}, timing)).toBe(1000);
+	});
+});
 
 describe('rows and columns', () => {
 	it('lists trouble first, then by name', () => {

@@ -7,10 +7,17 @@ import {HangarTui} from './HangarTui.js';
 import type {HangarSource} from './hangar-source.js';
 import type {QuitHooks} from './use-hangar-actions.js';
 
+/** Ink's time to turn the last frame into text, for the snapshot's cost rule (see use-hangar-snapshot.ts). */
+const output = {ms: 0};
+const timing = {outputMs: () => output.ms};
+
 export function renderTui(source: HangarSource, hooks: QuitHooks): Instance {
-	return render(<HangarTui source={source} onQuit={hooks.onQuit} onForceQuit={hooks.onForceQuit} />, {
+	return render(<HangarTui source={source} timing={timing} onQuit={hooks.onQuit} onForceQuit={hooks.onForceQuit} />, {
 		maxFps: 10,
 		exitOnCtrlC: false,
 		patchConsole: true,
+		onRender({renderTime}) {
+			output.ms = renderTime;
+		},
 	});
 }

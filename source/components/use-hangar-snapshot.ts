@@ -22,11 +22,26 @@ export type SnapshotTiming = {
 	tickMs?: number;
 	/** The next frame waits at least this many times the last frame's render time (default 16: drawing takes at most ~1/17 of a core, so a loaded hangar serves calls rather than frames). */
 	costFactor?: number;
+	/**
+	 * What the renderer spent turning the last frame into text, in ms (Ink's
+	 * `onRender` renderTime), added to React's part: under load Ink's part is
+	 * as large as React's, and the cost rule must see both (default none).
+	 */
+	outputMs?: () => number;
 	/** Longest wait the cost rule may impose (default 1000 ms). */
 	maxFrameMs?: number;
 	/** When only ages shown in minutes changed, redraw at most this often (default 15 s). */
 	clockMs?: number;
 };
+
+/**
+ * How long the next frame waits after a change: at least `frameMs`, at least
+ * `costFactor` times what the last frame cost (React's commit plus the
+ * renderer's output), at most `maxFrameMs`.
+ */
+export function frameDelay(cost: {renderMs: number; outputMs: number}, timing: {frameMs: number; costFactor: number; maxFrameMs: number}): number {
+	return Math.min(timing.maxFrameMs, Math.max(timing.frameMs, (cost.renderMs + cost.outputMs) * timing.costFactor));
+}
 
 /** A focus rebuilt from its parts, so the effect depends on them rather than on a new object every render. */
 function focusFrom(want: NonNullable<Focus>['want'] | undefined, name: string | undefined): Focus {
@@ -40,6 +55,7 @@ export function useHangarSnapshot(source: HangarSource, focus: Focus, timing: Sn
 	const costFactor = timing.costFactor ?? 16;
 	const maxFrameMs = timing.maxFrameMs ?? 1000;
 	const clockMs = timing.clockMs ?? 15_000;
+	const outputMs = timing.outputMs;
 	const [snapshot, setSnapshot] = useState(() => source.read(focus));
 	// Created once: useRef's argument would be evaluated (a JSON of the whole snapshot) on every render.
 	const [shown] = useState(() => ({current: {key: displayKey(snapshot, focus), renderMs: 0, flushedAt: undefined as number | undefined, clockAt: performance.now()}}));
@@ -76,7 +92,7 @@ export function useHangarSnapshot(source: HangarSource, focus: Focus, timing: Sn
 		// A new focus is shown at once, not on the next change.
 		flush();
 		const unsubscribe = source.subscribe(current, () => {
-			pending ??= setTimeout(flush, Math.min(maxFrameMs, Math.max(frameMs, shown.current.renderMs * costFactor)));
+			pending ??= setTimeout(flush, frameDelay({renderMs: shown.current.renderMs, outputMs: outputMs?.() ?? 0}, {frameMs, costFactor, maxFrameMs}));
 		});
 		// Without events only ages move: no need to even read while none is shown to the second.
 		const tick = setInterval(() => {
@@ -88,7 +104,7 @@ export function useHangarSnapshot(source: HangarSource, focus: Focus, timing: Sn
 			if (pending !== undefined) clearTimeout(pending);
 			clearInterval(tick);
 		};
-	}, [source, focusName, focusWant, frameMs, tickMs, costFactor, maxFrameMs, clockMs]);
+	}, [source, focusName, focusWant, frameMs, tickMs, costFactor, maxFrameMs, clockMs, outputMs]);
 
 	return snapshot;
 }
