@@ -163,6 +163,9 @@ export function tableRows(scenarios, verdicts) {
 		if (r.trouble.arrived !== undefined) {
 			rows.push(['4 status', '... answer arrived, before the SDK client parsed it: p50/p99 (ms)', `${ms3(r.trouble.arrived.p50)} / ${ms3(r.trouble.arrived.p99)}`, '', '']);
 		}
+		if (r.troublePing !== undefined) {
+			rows.push(['4 status', '... an MCP ping in the same phase (the floor): p50/p99 (ms)', `${ms3(r.troublePing.p50)} / ${ms3(r.troublePing.p99)}`, '', '']);
+		}
 		if (r.troubleFullList !== undefined) {
 			rows.push(['4 status', `... all ${r.troubleFullList.limit} in one answer (${fmt(r.troubleFullList.responseBytes / 1024, 0)} KB): p50/p99 (ms)`, `${ms3(r.troubleFullList.p50)} / ${ms3(r.troubleFullList.p99)}`, '', '']);
 		}

@@ -61,6 +61,23 @@ async function timeList(session, samples, expected, args = {}) {
 	return {...summarize(times), responseBytes: bytes, arrived: arrived.length === samples ? summarize(arrived) : undefined};
 }
 
+/**
+ * Times `samples` MCP pings in a row: the cheapest request hangar answers,
+ * through the same client, pipe and event loop. Its tail is the floor the
+ * machine sets for any answer at that moment; hangar_list's p99 is read
+ * against it.
+ */
+async function timePing(session, samples) {
+	const times = [];
+	for (let i = 0; i < samples; i++) {
+		const began = process.hrtime.bigint();
+		await session.client.ping();
+		times.push(nsToMs(process.hrtime.bigint() - began));
+	}
+
+	return summarize(times);
+}
+
 export async function statusUnderTrouble({upstreams, hung, startAll, samples, callsPerHung, historyCalls}) {
 	const dir = tempDir('hangar-bench-status-');
 	const servers = {};
@@ -116,6 +133,7 @@ export async function statusUnderTrouble({upstreams, hung, startAll, samples, ca
 		// Let hangar forward them all, then make sure none was answered.
 		await new Promise(resolve => setTimeout(resolve, 500));
 		const trouble = await timeList(session, samples, page);
+		const troublePing = await timePing(session, samples);
 		// All of them in one answer, as a client asking for limit 200 gets them.
 		const troubleFullList = {limit: upstreams, ...(await timeList(session, samples, upstreams, {limit: upstreams}))};
 
@@ -149,6 +167,7 @@ export async function statusUnderTrouble({upstreams, hung, startAll, samples, ca
 			pageSize: page,
 			calm,
 			trouble,
+			troublePing,
 			troubleFullList,
 			troubleWithHistory: history,
 		};
