@@ -128,6 +128,11 @@ class FakeSource implements HangarSource {
 		return () => this.listeners.delete(listener);
 	}
 
+	/** The live count, which may differ from the last snapshot's (see `staleClients`). */
+	attachedClients(): number {
+		return this.clients.length;
+	}
+
 	approvalPins(name: string): string {
 		return `its ${this.entries.find(candidate => candidate.name === name)?.tools ?? 0} tools as last listed (2026-11-22T08:00:00.000Z)`;
 	}
@@ -810,6 +815,19 @@ describe('quitting', () => {
 		await ui.see('stopping 1 upstream…');
 		await waitFor(() => onQuit.mock.calls.length === 1, 'onQuit');
 		expect(ui.frame()).toContain('Ctrl-C kill now');
+	});
+
+	it('q goes by the clients attached now, not by the last frame: one that just left does not hold the quit', async () => {
+		const onQuit = vi.fn();
+		const source = new FakeSource(threeUpstreams());
+		source.clients = [client(1)];
+		const ui = open(source, undefined, {onQuit});
+		await ui.see('clients 1');
+		// It leaves without an event reaching the screen yet (a frame can be up to a second late under load).
+		source.clients = [];
+		await ui.press('q');
+		await ui.see('stopping 1 upstream…');
+		await waitFor(() => onQuit.mock.calls.length === 1, 'onQuit');
 	});
 
 	it('q asks first when clients are attached', async () => {

@@ -60,6 +60,12 @@ export type HangarSource = {
 	subscribe: (focus: Focus, listener: () => void) => () => void;
 	/** A person's command; resolves with a sentence, rejects with an error whose message (and `hint`) say why. */
 	command: (name: string, action: Command) => Promise<string>;
+	/**
+	 * MCP clients attached right now. The snapshot's count can be a frame old
+	 * (up to a second under load); q asks before quitting by this one, so a
+	 * client that just left does not hold the quit in a question.
+	 */
+	attachedClients: () => number;
 	/** What approving `name` would pin now, as a phrase ("its 6 tools as last listed (…)"): the lift question says it. */
 	approvalPins: (name: string) => string;
 };
@@ -127,5 +133,6 @@ export function supervisorSource(supervisor: Supervisor, options: SupervisorSour
 		},
 		command: async (name, action) => supervisor.command(name, action, via),
 		approvalPins: name => describeApproval(supervisor.provider(name).approvalPlan),
+		attachedClients: () => supervisor.clients.list().length,
 	};
 }

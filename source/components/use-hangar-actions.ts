@@ -155,7 +155,7 @@ export function useHangarActions(source: HangarSource, readState: () => TuiState
 				else if (dialog?.kind === 'quit') dispatch({type: 'message', message: {tone: 'success', text: 'not quitting: hangar and its upstreams keep running'}});
 			},
 			quit() {
-				const clients = readState().snapshot.attachedClients;
+				const clients = source.attachedClients();
 				if (clients > 0) dispatch({type: 'dialog-open', dialog: {kind: 'quit', clients}});
 				else beginQuit();
 			},
