@@ -113,7 +113,7 @@ describe('mcp-hangar tui in a terminal', () => {
 		tui.keys('u');
 		// It says what approving pins: the tools it listed before the quarantine.
 		await tui.waitForScreen(
-			s => /Lift the quarantine of "everything" and pin its 1\d tools as last listed \(\d{4}-[\d-]+T[\d:.]+Z\)\? \(y\/n\)/.test(s.replace(/\s+/g, ' ')),
+			s => /Lift the quarantine of "everything" and pin its 1\d tools as last listed \(at \d\d:\d\d:\d\d\)\? \(y\/n\)/.test(s.replace(/\s+/g, ' ')),
 			'the question to lift the quarantine',
 		);
 		tui.keys('y');

@@ -6,6 +6,7 @@
  * an MCP message. Tests give the UI a source made of plain arrays instead.
  */
 import type {ClientView} from '../core/clients.js';
+import {clock} from './cell-format.js';
 import type {LogBuffer} from '../core/log-buffer.js';
 import {describeApproval} from '../core/pins.js';
 import type {Command, Supervisor} from '../core/supervisor.js';
@@ -132,7 +133,7 @@ export function supervisorSource(supervisor: Supervisor, options: SupervisorSour
 			};
 		},
 		command: async (name, action) => supervisor.command(name, action, via),
-		approvalPins: name => describeApproval(supervisor.provider(name).approvalPlan),
+		approvalPins: name => describeApproval(supervisor.provider(name).approvalPlan, ms => `at ${clock(new Date(ms).toISOString())}`),
 		attachedClients: () => supervisor.clients.list().length,
 	};
 }

@@ -71,9 +71,13 @@ export function describeChanges(changes: readonly ToolChange[]): string {
 
 /**
  * What an approval pins, as a phrase for a question ("Lift the quarantine of
- * "fx" and pin …?") and an answer ("… pinned …").
+ * "fx" and pin …?") and an answer ("… pinned …"). Times are ISO unless the
+ * caller formats them (the TUI shows local wall-clock times).
  */
-export function describeApproval(plan: {from: 'changed' | 'listed' | 'first-listing'; pins: Record<string, PinnedTool> | undefined; verifiedAt?: number | undefined}): string {
+export function describeApproval(
+	plan: {from: 'changed' | 'listed' | 'first-listing'; pins: Record<string, PinnedTool> | undefined; verifiedAt?: number | undefined},
+	time: (ms: number) => string = ms => new Date(ms).toISOString(),
+): string {
 	const count = plan.pins === undefined ? 0 : Object.keys(plan.pins).length;
 	const tools = `its ${count} tool${count === 1 ? '' : 's'}`;
 	switch (plan.from) {
@@ -82,7 +86,7 @@ export function describeApproval(plan: {from: 'changed' | 'listed' | 'first-list
 		}
 
 		case 'listed': {
-			return `${tools} as last listed${plan.verifiedAt === undefined ? '' : ` (${new Date(plan.verifiedAt).toISOString()})`}`;
+			return `${tools} as last listed${plan.verifiedAt === undefined ? '' : ` (${time(plan.verifiedAt)})`}`;
 		}
 
 		default: {
