@@ -10,7 +10,7 @@
  * code 0 on success, 1 when the operation failed, 2 for bad usage.
  */
 import process from 'node:process';
-import {loadConfig} from './core/config.js';
+import {loadConfig, type HangarConfig} from './core/config.js';
 import {errorMessage} from './core/errors.js';
 import type {Logger} from './core/logger.js';
 import {killAllProcessGroupsSync} from './core/process-registry.js';
@@ -26,12 +26,17 @@ export type CommandOptions = {configPath: string; stateDir?: string | undefined;
 
 /**
  * Runs `live` on the running supervisor for the config's state dir, or
- * `standalone` when none is listening.
+ * `standalone` on the config when none is listening.
  */
-async function throughSupervisor<T>(options: CommandOptions, io: Output, live: (client: SupervisorClient) => Promise<T>, standalone: () => Promise<T>): Promise<T> {
+async function throughSupervisor<T>(
+	options: CommandOptions,
+	io: Output,
+	live: (client: SupervisorClient) => Promise<T>,
+	standalone: (config: HangarConfig) => Promise<T>,
+): Promise<T> {
 	const config = loadConfig(options.configPath, {stateDir: options.stateDir});
 	const client = await SupervisorClient.connect(config, 'mcp-hangar-cli', why => io.err(`mcp-hangar: not using the running supervisor: ${why}. Working on the config and state dir alone.\n`));
-	if (client === undefined) return standalone();
+	if (client === undefined) return standalone(config);
 	options.logger.debug(`talking to ${client.label}`);
 	try {
 		return await live(client);
@@ -49,8 +54,7 @@ function describe(error: unknown): string {
 	return `mcp-hangar: ${errorMessage(error)}\n`;
 }
 
-async function withSupervisor<T>(options: CommandOptions & {readOnly?: boolean}, work: (supervisor: Supervisor) => Promise<T>): Promise<T> {
-	const config = loadConfig(options.configPath, {stateDir: options.stateDir});
+async function withSupervisor<T>(config: HangarConfig, options: CommandOptions & {readOnly?: boolean}, work: (supervisor: Supervisor) => Promise<T>): Promise<T> {
 	const supervisor = await createSupervisor(config, options.logger, {readOnly: options.readOnly});
 	const stop = () => {
 		killAllProcessGroupsSync();
@@ -126,13 +130,13 @@ export async function statusCommand(options: CommandOptions & {json: boolean}, i
 
 			return 0;
 		},
-		async () => statusStandalone(options, io),
+		async config => statusStandalone(config, options, io),
 	);
 }
 
-async function statusStandalone(options: CommandOptions & {json: boolean}, io: Output): Promise<number> {
+async function statusStandalone(config: HangarConfig, options: CommandOptions & {json: boolean}, io: Output): Promise<number> {
 	// Reads only: taking the writer lock would leave a hangar that starts meanwhile unable to save its state.
-	return withSupervisor({...options, readOnly: true}, async supervisor => {
+	return withSupervisor(config, {...options, readOnly: true}, async supervisor => {
 		const entries = statusEntries(supervisor);
 		const note = otherWriterNote(supervisor);
 		if (options.json) {
@@ -204,7 +208,7 @@ export async function callCommand(options: CallOptions, io: Output = stdio): Pro
 				return 1;
 			}
 		},
-		async () => callStandalone(options, io),
+		async config => callStandalone(config, options, io),
 	);
 }
 
@@ -214,8 +218,8 @@ const unknownTool = (options: CallOptions, tools: readonly string[]): string =>
 const unknownServer = (options: CallOptions, known: readonly string[]): string =>
 	`mcp-hangar: upstream "${options.server}": lookup failed: no upstream of that name is configured. ${known.length > 0 ? `Configured upstreams: ${known.join(', ')}.` : 'The config has no upstreams.'}\n`;
 
-async function callStandalone(options: CallOptions, io: Output): Promise<number> {
-	return withSupervisor(options, async supervisor => {
+async function callStandalone(config: HangarConfig, options: CallOptions, io: Output): Promise<number> {
+	return withSupervisor(config, options, async supervisor => {
 		try {
 			const provider = supervisor.provider(options.server);
 			if (provider.state !== 'quarantined' && !provider.listsTool(options.tool)) {
@@ -248,12 +252,12 @@ export async function adminCommand(options: CommandOptions & {server: string; ac
 				return 1;
 			}
 		},
-		async () => adminStandalone(options, via, io),
+		async config => adminStandalone(config, options, via, io),
 	);
 }
 
-async function adminStandalone(options: CommandOptions & {server: string; action: 'approve' | 'quarantine'}, via: string, io: Output): Promise<number> {
-	return withSupervisor(options, async supervisor => {
+async function adminStandalone(config: HangarConfig, options: CommandOptions & {server: string; action: 'approve' | 'quarantine'}, via: string, io: Output): Promise<number> {
+	return withSupervisor(config, options, async supervisor => {
 		if (!supervisor.store.isWriter) {
 			const pid = supervisor.store.writerPid;
 			io.err(

@@ -36,6 +36,7 @@ import {isPlainObject} from './json-rpc-check.js';
 import {guessId} from './line-transport.js';
 import {connectSocket, type ConnectFailure} from './local-endpoint.js';
 import type {Logger} from './logger.js';
+import {settleWithin} from './settle.js';
 import {CoalescingWriter} from './write-coalescer.js';
 
 type Id = string | number;
@@ -462,12 +463,12 @@ export class StdioBridge {
 		if (this.machine.state === 'closed') return;
 		const drainMs = this.options.drainMs ?? 5000;
 		if (!this.owesNothing && !reason.startsWith('stdout')) {
-			let timer: NodeJS.Timeout | undefined;
-			await new Promise<void>(resolve => {
-				this.onSettled = resolve;
-				timer = setTimeout(resolve, drainMs);
-			});
-			clearTimeout(timer);
+			await settleWithin(
+				new Promise<void>(resolve => {
+					this.onSettled = resolve;
+				}),
+				drainMs,
+			);
 		}
 
 		// The wait may have ended with the bridge closed by another path (stdout broke meanwhile).

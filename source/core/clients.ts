@@ -75,11 +75,6 @@ export class ClientRegistry extends EventEmitter<{changed: []}> {
 	private readonly records = new Map<number, ClientRecord>();
 	private nextId = 1;
 
-	constructor() {
-		super();
-		this.setMaxListeners(100);
-	}
-
 	add(transport: ClientTransport, label: string): ClientRecord {
 		const record = new ClientRecord(this.nextId++, transport, label, this);
 		this.records.set(record.id, record);

@@ -17,11 +17,12 @@ import {
 import type {ClientRecord, ClientTransport} from './clients.js';
 import {checkRequest, createConnectionMachine} from './connection-state.js';
 import {isPlainObject} from './json-rpc-check.js';
+import {settleWithin} from './settle.js';
 import {ErrorCode, HangarError, JsonRpcCode, errorMessage} from './errors.js';
 import type {Logger} from './logger.js';
 import {ManagementParamsError, checkArguments, isManagementTool, managementTools, runManagementTool, statusJson} from './management.js';
 import type {CallDeadline} from './provider.js';
-import type {Command, Supervisor} from './supervisor.js';
+import {commands, isCommand, type Supervisor} from './supervisor.js';
 import {UpstreamRpcError} from './upstream-client.js';
 
 export const serverInfo = {name: 'mcp-hangar', version: '0.1.0'};
@@ -29,8 +30,8 @@ export const serverInfo = {name: 'mcp-hangar', version: '0.1.0'};
 /**
  * A person's command sent over the local socket (`mcp-hangar approve` and
  * `quarantine` while a supervisor runs): params {server, action, via}. Only
- * sessions opened with `commands: true` serve it, and the `--stdio` bridge
- * never forwards it from its client, so no MCP client can lift a quarantine.
+ * sessions on the local socket serve it, and the `--stdio` bridge never
+ * forwards it from its client, so no MCP client can lift a quarantine.
  */
 export const commandMethod = 'hangar/command';
 
@@ -76,6 +77,14 @@ class RpcError extends Error {
 	) {
 		super(message);
 	}
+}
+
+/** The error a failed request is answered with: hangar's typed errors keep their code and data; anything else is internal. */
+function toRpcError(error: unknown): RpcError {
+	if (error instanceof RpcError) return error;
+	if (error instanceof HangarError) return new RpcError(error.code, error.message, error.toData());
+	if (error instanceof ManagementParamsError) return new RpcError(error.code, error.message);
+	return new RpcError(JsonRpcCode.InternalError, errorMessage(error));
 }
 
 /**
@@ -242,10 +251,8 @@ export type GatewaySessionOptions = {
 	logger: Logger;
 	/** A label for logs ("stdio", a socket peer, an HTTP session id). */
 	label: string;
-	/** How the client is connected, for the clients view. */
+	/** How the client is connected, for the clients view; socket sessions also serve `hangar/command` (a person's commands). */
 	kind: ClientTransport;
-	/** Serve `hangar/command` (a person's commands from the local socket). */
-	commands?: boolean;
 	/**
 	 * A deadline for every tools/call, from its arrival to its answer, used
 	 * where shorter than the upstream's callTimeoutSeconds (HTTP sessions:
@@ -279,7 +286,7 @@ export class GatewaySession {
 		this.guard = new GuardedTransport(options.transport, options.label, options.logger);
 		this.client = options.supervisor.clients.add(options.kind, options.label);
 		this.guard.onInitialize = info => this.client.identify(String(info.name), String(info.version));
-		if (options.commands === true) {
+		if (options.kind === 'socket') {
 			this.guard.onCommand = (id, params) => {
 				void this.serveCommand(id, params);
 			};
@@ -350,20 +357,19 @@ export class GatewaySession {
 
 	/** A person's command from the local socket: {server, action, via}. */
 	private async serveCommand(id: string | number, params: unknown): Promise<void> {
-		const actions = ['start', 'stop', 'restart', 'quarantine', 'approve'];
 		const server = isPlainObject(params) ? params['server'] : undefined;
 		const action = isPlainObject(params) ? params['action'] : undefined;
 		const via = isPlainObject(params) && typeof params['via'] === 'string' ? params['via'] : `a person (${this.label})`;
-		if (typeof server !== 'string' || typeof action !== 'string' || !actions.includes(action)) {
-			await this.guard.send(errorResponse(id, JsonRpcCode.InvalidParams, `Invalid params for "${commandMethod}": needs {"server": string, "action": ${actions.join(' | ')}}`));
+		if (typeof server !== 'string' || !isCommand(action)) {
+			await this.guard.send(errorResponse(id, JsonRpcCode.InvalidParams, `Invalid params for "${commandMethod}": needs {"server": string, "action": ${commands.join(' | ')}}`));
 			return;
 		}
 
 		try {
-			const message = await this.supervisor.command(server, action as Command, via);
+			const message = await this.supervisor.command(server, action, via);
 			await this.guard.send({jsonrpc: '2.0', id, result: {message}} as JSONRPCMessage);
 		} catch (error) {
-			const rpc = error instanceof HangarError ? new RpcError(error.code, error.message, error.toData()) : new RpcError(JsonRpcCode.InternalError, errorMessage(error));
+			const rpc = toRpcError(error);
 			await this.guard.send(errorResponse(id, rpc.code, rpc.message, rpc.data));
 		}
 	}
@@ -391,14 +397,7 @@ export class GatewaySession {
 	/** Resolves when every call in flight has been answered, or after `timeoutMs`. */
 	async drain(timeoutMs: number): Promise<void> {
 		if (this.serving.size === 0) return;
-		let timer: NodeJS.Timeout | undefined;
-		await Promise.race([
-			Promise.allSettled([...this.serving]),
-			new Promise<void>(resolve => {
-				timer = setTimeout(resolve, timeoutMs);
-			}),
-		]);
-		clearTimeout(timer);
+		await settleWithin(Promise.allSettled([...this.serving]), timeoutMs);
 	}
 
 	/** Answers one tools/call with exactly one response, or none when the client cancelled it. */
@@ -426,12 +425,7 @@ export class GatewaySession {
 			if (!controller.signal.aborted) await this.guard.send({jsonrpc: '2.0', id, result} as JSONRPCMessage);
 		} catch (error) {
 			if (controller.signal.aborted) return; // Cancelled: the protocol says no response.
-			const rpc =
-				error instanceof RpcError
-					? error
-					: error instanceof ManagementParamsError
-						? new RpcError(error.code, error.message)
-						: new RpcError(JsonRpcCode.InternalError, errorMessage(error));
+			const rpc = toRpcError(error);
 			await this.guard.send(errorResponse(id, rpc.code, rpc.message, rpc.data));
 		} finally {
 			this.inflight.delete(id);
@@ -457,8 +451,8 @@ export class GatewaySession {
 			const json = await runManagementTool(this.supervisor, params.name, args, this.via);
 			return {content: [{type: 'text', text: JSON.stringify(json)}], structuredContent: json as Record<string, unknown>};
 		} catch (error) {
-			if (error instanceof ManagementParamsError) throw error;
-			if (error instanceof HangarError) throw new RpcError(error.code, error.message, error.toData());
+			// Refusals and bad arguments are answered as they are (serveCall); anything else is a bug in hangar.
+			if (error instanceof ManagementParamsError || error instanceof HangarError) throw error;
 			this.logger.error(`unexpected error in ${params.name}: ${errorMessage(error)}`);
 			throw new RpcError(JsonRpcCode.InternalError, `${params.name} failed: ${errorMessage(error)}`);
 		}
@@ -536,13 +530,7 @@ export class GatewaySession {
 		const began = performance.now();
 		const deadline = this.callDeadline;
 		const correlationId = this.correlationIdOf?.(id);
-		let route: Route;
-		try {
-			route = deadline === undefined ? await this.route(params, signal) : await this.routeWithin(params, signal, deadline);
-		} catch (error) {
-			if (error instanceof HangarError) throw new RpcError(error.code, error.message, error.toData());
-			throw error;
-		}
+		const route = deadline === undefined ? await this.route(params, signal) : await this.routeWithin(params, signal, deadline);
 
 		// Most calls carry no _meta: no copy for them on the hot path. The progress token is replaced upstream.
 		const progressToken = params._meta?.['progressToken'];
@@ -578,7 +566,7 @@ export class GatewaySession {
 						: undefined,
 			});
 		} catch (error) {
-			if (error instanceof HangarError) throw new RpcError(error.code, error.message, error.toData());
+			if (error instanceof HangarError) throw error;
 			if (error instanceof UpstreamRpcError) throw new RpcError(error.code, error.message, error.data);
 			this.logger.error(`unexpected error in tools/call ${params.name}: ${errorMessage(error)}`, {correlationId});
 			throw new RpcError(JsonRpcCode.InternalError, `upstream "${route.server}": tools/call "${route.tool}" failed: ${errorMessage(error)}`);

@@ -19,6 +19,7 @@
  * - unauthenticated `/healthz` and `/readyz` that reveal nothing else.
  */
 import {createHash, randomUUID, timingSafeEqual} from 'node:crypto';
+import {once} from 'node:events';
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
@@ -275,13 +276,8 @@ export class HttpEndpoint {
 		const server = http.createServer();
 		const {host, port} = options;
 		try {
-			await new Promise<void>((resolve, reject) => {
-				server.once('error', reject);
-				server.listen(port, host, () => {
-					server.off('error', reject);
-					resolve();
-				});
-			});
+			server.listen(port, host);
+			await once(server, 'listening');
 		} catch (error) {
 			const code = (error as NodeJS.ErrnoException).code;
 			const what =
@@ -302,11 +298,6 @@ export class HttpEndpoint {
 		const auth = options.token === undefined ? 'no token (loopback only)' : `bearer token from ${options.tokenSource ?? 'the CLI'}`;
 		endpoint.logger.info(`serving MCP over HTTP at ${endpoint.url} (${auth})`);
 		return endpoint;
-	}
-
-	/** MCP sessions open right now. */
-	get sessionCount(): number {
-		return this.sessions.size;
 	}
 
 	private async serve(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {

@@ -17,6 +17,7 @@
  * before the connection closes and it moves to the next supervisor.
  */
 import {createHash} from 'node:crypto';
+import {once} from 'node:events';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -24,6 +25,7 @@ import {GatewaySession, drainingNotification} from './gateway.js';
 import {LineTransport} from './line-transport.js';
 import type {Logger} from './logger.js';
 import {isAlive} from './process-registry.js';
+import {settleWithin} from './settle.js';
 import type {Supervisor} from './supervisor.js';
 
 /** Linux's sun_path is 108 bytes with the terminating NUL (macOS: 104). */
@@ -118,7 +120,9 @@ export class EndpointBusyError extends Error {
 	}
 }
 
-export type Attachment = {socket: net.Socket; owner: EndpointOwner | undefined} | {socket: undefined; why: string; permanent: boolean};
+/** Connected to a supervisor: the socket, where it listens and who owns it (endpoint.json as read on connecting). */
+export type Attached = {socket: net.Socket; path: string; owner: EndpointOwner | undefined};
+export type Attachment = Attached | {socket: undefined; why: string; permanent: boolean};
 
 /**
  * Connects to the supervisor serving `config`'s state dir, when it runs the
@@ -139,7 +143,7 @@ export async function attachToSupervisor(config: {path: string; hangar: {stateDi
 		};
 	}
 
-	return {socket, owner};
+	return {socket, path: where, owner};
 }
 
 /**
@@ -148,10 +152,16 @@ export async function attachToSupervisor(config: {path: string; hangar: {stateDi
  * one clear sentence; `LocalEndpoint.listen` checks again against races.
  */
 export async function busyEndpoint(stateDir: string): Promise<EndpointBusyError | undefined> {
+	const probe = await probeEndpoint(stateDir);
+	return probe.busy ? new EndpointBusyError(probe.owner, stateDir) : undefined;
+}
+
+/** Whether a supervisor answers on `stateDir`'s socket, and endpoint.json's owner as read right after asking. */
+async function probeEndpoint(stateDir: string): Promise<{busy: boolean; owner: EndpointOwner | undefined}> {
 	const answer = await connectSocket(socketPath(stateDir), 1000);
-	if (!(answer instanceof net.Socket)) return undefined;
-	answer.destroy();
-	return new EndpointBusyError(readOwner(stateDir), stateDir);
+	const busy = answer instanceof net.Socket;
+	if (busy) answer.destroy();
+	return {busy, owner: readOwner(stateDir)};
 }
 
 /** Makes sure the state dir exists, belongs to this user and lets nobody else in. */
@@ -207,19 +217,15 @@ export class LocalEndpoint {
 		await LocalEndpoint.takeOwnership(stateDir, where, options);
 		const server = net.createServer({allowHalfOpen: true});
 		try {
-			await new Promise<void>((resolve, reject) => {
-				server.once('error', reject);
-				// Owner-only from the first instant: the socket is created under this umask.
-				const umask = process.platform === 'win32' ? undefined : process.umask(0o177);
-				try {
-					server.listen(where, () => {
-						server.off('error', reject);
-						resolve();
-					});
-				} finally {
-					if (umask !== undefined) process.umask(umask);
-				}
-			});
+			// Owner-only from the first instant: the socket is created under this umask.
+			const umask = process.platform === 'win32' ? undefined : process.umask(0o177);
+			try {
+				server.listen(where);
+			} finally {
+				if (umask !== undefined) process.umask(umask);
+			}
+
+			await once(server, 'listening');
 			if (process.platform !== 'win32') fs.chmodSync(where, 0o600);
 		} catch (error) {
 			fs.rmSync(ownerFile(stateDir), {force: true});
@@ -259,9 +265,9 @@ export class LocalEndpoint {
 				return;
 			}
 
-			const busy = await busyEndpoint(stateDir);
-			if (busy !== undefined) throw busy;
-			const existing = readOwner(stateDir);
+			const {busy, owner: existing} = await probeEndpoint(stateDir);
+			if (busy) throw new EndpointBusyError(existing, stateDir);
+			const alive = existing !== undefined && isAlive(existing.pid);
 
 			let age = Infinity;
 			try {
@@ -269,22 +275,17 @@ export class LocalEndpoint {
 			} catch {}
 
 			// A young lock may be a hangar that is still starting (or still writing the file).
-			if (age < 10_000 && (existing === undefined || (existing.pid !== process.pid && isAlive(existing.pid)))) {
+			if (age < 10_000 && (existing === undefined || (existing.pid !== process.pid && alive))) {
 				throw new EndpointBusyError(existing, stateDir);
 			}
 
 			options.logger.warn(
-				`replacing a stale endpoint in ${stateDir}${existing === undefined ? '' : ` (pid ${existing.pid} ${isAlive(existing.pid) ? 'does not answer on its socket' : 'is gone'})`}`,
+				`replacing a stale endpoint in ${stateDir}${existing === undefined ? '' : ` (pid ${existing.pid} ${alive ? 'does not answer on its socket' : 'is gone'})`}`,
 			);
 			fs.rmSync(file, {force: true});
 		}
 
 		throw new Error(`could not take the endpoint lock ${file}: another hangar keeps creating it`);
-	}
-
-	/** Connections open right now. */
-	get connectionCount(): number {
-		return this.sessions.size;
 	}
 
 	private accept(socket: net.Socket): void {
@@ -296,7 +297,7 @@ export class LocalEndpoint {
 		const {supervisor, logger} = this.options;
 		const label = `socket#${++this.connections}`;
 		const transport = new LineTransport(socket, socket, supervisor.config.hangar.maxMessageBytes);
-		const session = new GatewaySession({supervisor, transport, logger: logger.child('gateway'), label, kind: 'socket', commands: true});
+		const session = new GatewaySession({supervisor, transport, logger: logger.child('gateway'), label, kind: 'socket'});
 		const entry = {session, socket};
 		this.sessions.add(entry);
 		session.onClose(() => {
@@ -350,12 +351,12 @@ export class LocalEndpoint {
 
 	private async allClosed(timeoutMs: number): Promise<void> {
 		if (this.sessions.size === 0) return;
-		let timer: NodeJS.Timeout | undefined;
-		await new Promise<void>(resolve => {
-			this.onEmpty = resolve;
-			timer = setTimeout(resolve, timeoutMs);
-		});
-		clearTimeout(timer);
+		await settleWithin(
+			new Promise<void>(resolve => {
+				this.onEmpty = resolve;
+			}),
+			timeoutMs,
+		);
 		this.onEmpty = undefined;
 	}
 }

@@ -11,8 +11,9 @@
 import type {Tool} from '@modelcontextprotocol/sdk/types.js';
 import {JsonRpcCode} from './errors.js';
 import {isPlainObject} from './json-rpc-check.js';
+import {settleWithin} from './settle.js';
 import type {Command, Supervisor} from './supervisor.js';
-import {findTools, statusEntries, statusEntry, upstreamDetails, type StatusEntry} from './views.js';
+import {findTools, statusEntry, upstreamDetails, type StatusEntry} from './views.js';
 
 export type {StatusEntry} from './views.js';
 
@@ -205,16 +206,19 @@ export type StatusPage = {
 export function statusJson(supervisor: Supervisor, args: Record<string, unknown> = {}): StatusPage {
 	const limit = (args['limit'] as number | undefined) ?? defaultListLimit;
 	const cursor = args['cursor'] as string | undefined;
-	const all = statusEntries(supervisor);
+	const all = [...supervisor.providers.values()];
 	const offset = cursor === undefined ? 0 : Number(cursor);
 	if (cursor !== undefined && !(/^\d+$/.test(cursor) && offset <= all.length)) {
 		throw new ManagementParamsError(`Invalid arguments for hangar_list: "cursor" ${JSON.stringify(cursor)} is not a nextCursor hangar_list gave (omit it for the first page).`);
 	}
 
+	// Counting states needs only each provider's state; full entries are built for this page alone.
 	const states: StatusPage['states'] = {};
-	for (const entry of all) states[entry.state] = (states[entry.state] ?? 0) + 1;
+	for (const provider of all) states[provider.state] = (states[provider.state] ?? 0) + 1;
 	const end = Math.min(all.length, offset + limit);
-	return {total: all.length, states, providers: all.slice(offset, end), nextCursor: end < all.length ? String(end) : null};
+	const now = Date.now();
+	const providers = all.slice(offset, end).map(provider => statusEntry(provider, now));
+	return {total: all.length, states, providers, nextCursor: end < all.length ? String(end) : null};
 }
 
 const commandOf: Record<string, Command> = {
@@ -252,31 +256,14 @@ export async function runManagementTool(supervisor: Supervisor, name: string, ar
 			const server = args['server'] as string;
 			const reason = args['reason'] as string | undefined;
 			const outcome = supervisor.command(server, action, reason === undefined ? via : `${via}: ${reason}`);
-			const message = await settledWithin(outcome, ((args['waitSeconds'] as number | undefined) ?? 0) * 1000);
+			// With 0 it still sees commands that settle without waiting for a process: refusals, a stop of an upstream that is not running.
+			const message = await settleWithin(outcome, ((args['waitSeconds'] as number | undefined) ?? 0) * 1000);
 			const status = statusEntry(supervisor.provider(server));
 			if (message !== undefined) return {server, action, done: true, message, status};
 			// Still under way: its end (or failure) shows in hangar_list and hangar_details, never as an unhandled rejection.
 			outcome.catch(() => {});
 			return {server, action, done: false, message: underWay(server, action, status.state), status};
 		}
-	}
-}
-
-/**
- * The command's sentence if it settles within `ms` (a refusal rejects), or
- * undefined. With 0 it still sees commands that settle without waiting for a
- * process: refusals, a stop of an upstream that is not running.
- */
-async function settledWithin(outcome: Promise<string>, ms: number): Promise<string | undefined> {
-	let timer: NodeJS.Timeout | undefined;
-	const later = new Promise<undefined>(resolve => {
-		if (ms > 0) timer = setTimeout(() => resolve(undefined), ms);
-		else setImmediate(() => resolve(undefined));
-	});
-	try {
-		return await Promise.race([outcome, later]);
-	} finally {
-		if (timer !== undefined) clearTimeout(timer);
 	}
 }
 

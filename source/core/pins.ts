@@ -75,10 +75,10 @@ export function describeChanges(changes: readonly ToolChange[]): string {
  * caller formats them (the TUI shows local wall-clock times).
  */
 export function describeApproval(
-	plan: {from: 'changed' | 'listed' | 'first-listing'; pins: Record<string, PinnedTool> | undefined; verifiedAt?: number | undefined},
+	plan: {from: 'changed' | 'listed' | 'first-listing'; tools?: number; verifiedAt?: number | undefined},
 	time: (ms: number) => string = ms => new Date(ms).toISOString(),
 ): string {
-	const count = plan.pins === undefined ? 0 : Object.keys(plan.pins).length;
+	const count = plan.tools ?? 0;
 	const tools = `its ${count} tool${count === 1 ? '' : 's'}`;
 	switch (plan.from) {
 		case 'changed': {

@@ -36,15 +36,15 @@ import {
 	type Progress,
 } from './upstream-client.js';
 import {describeExit, type ExitInfo} from './upstream-transport.js';
-import {describeChanges, pinTools, toolChanges, type PinnedTool, type ToolChange} from './pins.js';
+import {describeChanges, pinTools, toolChanges, type ToolChange} from './pins.js';
 
 export type ToolsSource = 'live' | 'cache' | 'config' | 'none';
 
-/** What an approval pins: see `Provider.approvalPlan`. */
+/** What an approval pins, and how many tools: see `Provider.approvalPlan`. */
 export type ApprovalPlan =
-	| {from: 'changed'; pins: Record<string, PinnedTool>}
-	| {from: 'listed'; pins: Record<string, PinnedTool>; verifiedAt: number | undefined}
-	| {from: 'first-listing'; pins: undefined};
+	| {from: 'changed'; tools: number}
+	| {from: 'listed'; tools: number; verifiedAt: number | undefined}
+	| {from: 'first-listing'};
 
 export type ProgressUpdate = {progress: number; total?: number | undefined; message?: string | undefined};
 
@@ -1163,13 +1163,15 @@ export class Provider extends EventEmitter<{
 	 * list it served then (the one its diff shows); else the list in hand, live
 	 * or cached from an earlier run (the one hangar_details shows); else, when
 	 * none was ever listed (or only the config's predefined one), the first
-	 * list it serves.
+	 * list it serves. Only counts the tools: the TUI asks for it on every
+	 * render, and the pins themselves (a hash per tool) are made by `approve()`.
 	 */
 	get approvalPlan(): ApprovalPlan {
 		const seen = this.store.upstream(this.name).admin?.seen;
-		if (seen !== undefined) return {from: 'changed', pins: seen};
-		if (this.toolsFrom === 'live' || this.toolsFrom === 'cache') return {from: 'listed', pins: pinTools(this.toolList), verifiedAt: this.toolsVerifiedAt};
-		return {from: 'first-listing', pins: undefined};
+		if (seen !== undefined) return {from: 'changed', tools: Object.keys(seen).length};
+		// Distinct names: the pins are keyed by name, so a tool listed twice is pinned once.
+		if (this.toolsFrom === 'live' || this.toolsFrom === 'cache') return {from: 'listed', tools: new Set(this.toolList.map(tool => tool.name)).size, verifiedAt: this.toolsVerifiedAt};
+		return {from: 'first-listing'};
 	}
 
 	/**
@@ -1199,9 +1201,10 @@ export class Provider extends EventEmitter<{
 		}
 
 		const plan = this.approvalPlan;
+		const pins = plan.from === 'changed' ? this.store.upstream(this.name).admin?.seen : plan.from === 'listed' ? pinTools(this.toolList) : undefined;
 		this.store.update(this.name, upstream => {
 			upstream.admin = undefined;
-			upstream.pins = {approvedAt: Date.now(), tools: plan.pins};
+			upstream.pins = {approvedAt: Date.now(), tools: pins};
 		});
 		if (this.state === 'quarantined') this.machine.apply('release', reason);
 		return plan;

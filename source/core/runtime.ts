@@ -5,13 +5,12 @@
  * stopped in order before it exits. The synchronous `exit` hook is the last
  * resort that SIGKILLs any process group still alive.
  */
-import net from 'node:net';
 import {StdioBridge} from './bridge.js';
 import {loadConfig, type HangarConfig} from './config.js';
 import {GatewaySession} from './gateway.js';
 import {HttpEndpoint, type HttpListenOptions} from './http-endpoint.js';
 import {LineTransport} from './line-transport.js';
-import {LocalEndpoint, attachToSupervisor, busyEndpoint, readOwner, socketPath, type EndpointOwner} from './local-endpoint.js';
+import {LocalEndpoint, attachToSupervisor, busyEndpoint, type Attached, type EndpointOwner} from './local-endpoint.js';
 import type {Logger} from './logger.js';
 import {killAllProcessGroupsSync} from './process-registry.js';
 import {StateStore} from './state-store.js';
@@ -109,7 +108,7 @@ export async function serveStdio(options: StdioOptions): Promise<void> {
 	if (options.standalone !== true) {
 		const attachment = await attachToSupervisor(config);
 		if (attachment.socket !== undefined) {
-			await runBridge(config, attachment.socket, socketPath(config.hangar.stateDir), logger);
+			await runBridge(config, attachment, logger);
 			return;
 		}
 
@@ -131,7 +130,7 @@ export async function serveStdio(options: StdioOptions): Promise<void> {
 	logger.info(`serving MCP on stdio with ${config.servers.length} upstreams`, {config: config.path, stateDir: config.hangar.stateDir});
 }
 
-async function runBridge(config: HangarConfig, socket: net.Socket, where: string, logger: Logger): Promise<void> {
+async function runBridge(config: HangarConfig, {socket, path: where, owner}: Attached, logger: Logger): Promise<void> {
 	const bridge = new StdioBridge({
 		socketPath: where,
 		stateDir: config.hangar.stateDir,
@@ -142,7 +141,6 @@ async function runBridge(config: HangarConfig, socket: net.Socket, where: string
 		requestTimeoutMs: config.hangar.callTimeoutMs,
 		socket,
 	});
-	const owner = readOwner(config.hangar.stateDir);
 	logger.info(`attached to the supervisor at ${where}${owner === undefined ? '' : ` (pid ${owner.pid}, mcp-hangar ${owner.kind})`}`);
 	// The bridge owns no upstream: a signal just ends it.
 	for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => process.exit(0));

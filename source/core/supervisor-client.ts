@@ -14,7 +14,7 @@ import {z} from 'zod';
 import {commandMethod} from './gateway.js';
 import {LineTransport} from './line-transport.js';
 import type {HangarConfig} from './config.js';
-import {attachToSupervisor, socketPath, type EndpointOwner} from './local-endpoint.js';
+import {attachToSupervisor, type EndpointOwner} from './local-endpoint.js';
 import type {StatusEntry} from './views.js';
 import {maxListLimit, type StatusPage} from './management.js';
 import type {Command} from './supervisor.js';
@@ -55,9 +55,9 @@ export class SupervisorClient {
 		}
 
 		const client = new Client({name: clientName, version: '0.1.0'});
-		const {socket, owner} = attachment;
+		const {socket, path, owner} = attachment;
 		await client.connect(new LineTransport(socket, socket, Number.MAX_SAFE_INTEGER));
-		return new SupervisorClient(client, socket, owner, socketPath(config.hangar.stateDir));
+		return new SupervisorClient(client, socket, owner, path);
 	}
 
 	/** Who this is, for messages: "hangar pid 123 (mcp-hangar tui)". */

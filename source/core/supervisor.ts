@@ -32,7 +32,13 @@ export type ExposedTool = {
 	definition: ToolDefinition;
 };
 
-export type Command = 'start' | 'stop' | 'restart' | 'quarantine' | 'approve';
+/** A person's commands on one upstream (see `Supervisor.command`). */
+export const commands = ['start', 'stop', 'restart', 'quarantine', 'approve'] as const;
+export type Command = (typeof commands)[number];
+
+export function isCommand(value: unknown): value is Command {
+	return commands.some(command => command === value);
+}
 
 /** Tools are hidden once a person or the config switched the upstream off, including while it is stopping towards that. */
 function isHidden(provider: Provider): boolean {

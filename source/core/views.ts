@@ -15,8 +15,6 @@ import type {ProviderEvent, ProviderState} from './provider-state.js';
 import type {Supervisor} from './supervisor.js';
 import {exposedToolName} from './tool-names.js';
 
-export type {AdminState} from './provider.js';
-
 export type StatusEntry = {
 	name: string;
 	state: ProviderState;
