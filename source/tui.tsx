@@ -34,7 +34,7 @@ function shellWord(text: string): string {
 }
 
 /** What to run instead, for the config this TUI was asked to open, so the commands can be copied as they are. */
-export function noTerminalMessage(configPath: string): string {
+function noTerminalMessage(configPath: string): string {
 	const config = `--config ${shellWord(configPath)}`;
 	return (
 		'mcp-hangar tui needs an interactive terminal (stdin and stdout must be a TTY that supports raw mode).\n' +

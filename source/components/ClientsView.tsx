@@ -7,7 +7,7 @@
 import {Box} from 'ink';
 import {wrap} from './cell-format.js';
 import {clientRows, fitClientColumns} from './client-columns.js';
-import {pinnedRows} from './screen-layout.js';
+import {scrollRoom, scrollWindow} from './screen-layout.js';
 import {Segments, StableSegments, type Segment} from './Segments.js';
 import {headerSegments, rowSegments} from './table-columns.js';
 import {useTuiState} from './tui-context.js';
@@ -26,11 +26,10 @@ function emptyLines(configPath: string, width: number): Segment[][] {
 export function ClientsView({height}: {height: number}) {
 	const {snapshot, size, layout, ui} = useTuiState();
 	const rows = clientRows(snapshot.clients, snapshot.now);
-	const room = Math.max(1, height - pinnedRows(ui));
-	const start = Math.min(ui.scroll, Math.max(0, rows.length - room));
-	const shown = rows.slice(start, start + room);
-	const more = rows.length > room ? `  rows ${start + 1}-${start + shown.length} of ${rows.length} (↑↓ scroll)` : '';
-	const count = rows.length === 0 ? 'none attached' : `${rows.length} attached, oldest first${more}`;
+	const room = scrollRoom(height, ui);
+	const {start, end, note} = scrollWindow(rows.length, ui.scroll, room, 'rows');
+	const shown = rows.slice(start, end);
+	const count = rows.length === 0 ? 'none attached' : `${rows.length} attached, oldest first${note}`;
 	const title = <Segments segments={[{text: 'CLIENTS', tone: {bold: true}}, {text: `  ${count}`, tone: {dim: true}}]} />;
 	if (rows.length === 0) {
 		return (

@@ -16,7 +16,7 @@ function hintPiece(hint: Hint, first: boolean): Segment[] {
 }
 
 /** Hints that fit in `width`: the essential ones, then the others in keymap order while they fit. */
-export function hintSegments(hints: readonly Hint[], width: number): Segment[] {
+function hintSegments(hints: readonly Hint[], width: number): Segment[] {
 	let room = width - hints.filter(hint => essential.has(hint.command)).reduce((sum, hint) => sum + segmentsLength(hintPiece(hint, false)), 0);
 	const kept = hints.filter(hint => {
 		if (essential.has(hint.command)) return true;

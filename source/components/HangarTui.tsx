@@ -9,7 +9,7 @@ import {App} from './App.js';
 import {deriveTuiState, rowsMemo} from './derive-state.js';
 import type {Focus, HangarSource} from './hangar-source.js';
 import {TuiStateContext, type TerminalSize} from './tui-context.js';
-import {currentView, type UiState} from './ui-state.js';
+import {currentView} from './ui-state.js';
 import {useHangarActions, type QuitHooks} from './use-hangar-actions.js';
 import {useHangarSnapshot, type SnapshotTiming} from './use-hangar-snapshot.js';
 import {useKeyDispatch} from './use-key-dispatch.js';
@@ -32,17 +32,17 @@ export type HangarTuiProps = Partial<QuitHooks> & {
 
 const noop = (): void => {};
 
-function focusOf(ui: UiState): Focus {
-	const view = currentView(ui);
-	if (view === 'clients') return {want: 'clients'};
-	if (ui.selected === undefined || (view !== 'detail' && view !== 'logs')) return undefined;
-	return {name: ui.selected, want: view === 'detail' ? 'details' : 'logs'};
-}
-
 export function HangarTui({source, size: fixedSize, timing, messageMs = 15_000, onQuit = noop, onForceQuit = noop}: HangarTuiProps) {
 	const [ui, dispatch, readUi] = useUiState();
 	const size = useTerminalSize(fixedSize);
-	const snapshot = useHangarSnapshot(source, focusOf(ui), timing);
+	// The focus is one object while its parts stay the same: a new one re-subscribes to hangar and re-reads it.
+	const view = currentView(ui);
+	const focusName = view === 'detail' || view === 'logs' ? ui.selected : undefined;
+	const focus = useMemo((): Focus => {
+		if (view === 'clients') return {want: 'clients'};
+		return focusName === undefined ? undefined : {name: focusName, want: view === 'detail' ? 'details' : 'logs'};
+	}, [view, focusName]);
+	const snapshot = useHangarSnapshot(source, focus, timing);
 	const rowsOf = useMemo(rowsMemo, []);
 	const state = useMemo(() => deriveTuiState(snapshot, ui, size, rowsOf), [snapshot, ui, size, rowsOf]);
 
@@ -58,7 +58,7 @@ export function HangarTui({source, size: fixedSize, timing, messageMs = 15_000, 
 	// (a filter changed by a key is handled at once, in the actions; this covers rows that change by themselves).
 	// Only from the UI state this render drew: a key handled since (j right after) has its own render coming,
 	// and storing what this one showed would undo it.
-	const shown = currentView(ui) === 'main' ? state.selected?.name : undefined;
+	const shown = view === 'main' ? state.selected?.name : undefined;
 	useEffect(() => {
 		if (shown !== undefined && ui.selected !== shown && readUi() === ui) dispatch({type: 'select', name: shown});
 	}, [shown, ui, readUi, dispatch]);

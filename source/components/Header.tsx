@@ -30,7 +30,7 @@ function spread(left: Segment[], right: Segment[], width: number): Segment[] {
 export function Header() {
 	const {snapshot, size, layout} = useTuiState();
 	const width = size.columns;
-	const right: Segment[] = [{text: `clients ${snapshot.attachedClients}  up ${uptime((snapshot.now - snapshot.startedAt) / 1000)}`}];
+	const right: Segment[] = [{text: `clients ${snapshot.clients.length}  up ${uptime((snapshot.now - snapshot.startedAt) / 1000)}`}];
 	const title: Segment = {text: 'mcp-hangar', tone: {bold: true, color: 'cyan'}};
 	const total = snapshot.entries.length;
 	const counts = stateCounts(snapshot.entries.map(entry => entry.state));

@@ -5,19 +5,18 @@
  */
 import {Box} from 'ink';
 import {helpLines} from './help-content.js';
+import {scrollRoom, scrollWindow} from './screen-layout.js';
 import {Segments} from './Segments.js';
 import {useTuiState} from './tui-context.js';
 
 export function HelpView({height}: {height: number}) {
 	const {snapshot, ui, size} = useTuiState();
 	const lines = helpLines(snapshot, size.columns);
-	const room = Math.max(1, height - 1);
-	const start = Math.min(ui.scroll, Math.max(0, lines.length - room));
-	const shown = lines.slice(start, start + room);
-	const more = lines.length > room ? `  lines ${start + 1}-${start + shown.length} of ${lines.length} (↑↓ scroll)` : '';
+	const {start, end, note} = scrollWindow(lines.length, ui.scroll, scrollRoom(height, ui), 'lines');
+	const shown = lines.slice(start, end);
 	return (
 		<Box flexDirection="column">
-			<Segments segments={[{text: 'HELP', tone: {bold: true}}, {text: `  Esc or ? closes it${more}`, tone: {dim: true}}]} />
+			<Segments segments={[{text: 'HELP', tone: {bold: true}}, {text: `  Esc or ? closes it${note}`, tone: {dim: true}}]} />
 			{shown.map((line, index) => {
 				const key = start + index;
 				if (line.kind === 'title') return <Segments key={key} segments={[{text: line.text, tone: {bold: true, color: 'cyan'}}]} />;

@@ -5,8 +5,9 @@
  * lines it shows while new ones arrive; lines are cut, not wrapped.
  */
 import {Box, Text} from 'ink';
-import type {LogView as LogLine} from '../core/views.js';
+import type {LogLine} from '../core/log-buffer.js';
 import {clock, printable} from './cell-format.js';
+import {scrollRoom} from './screen-layout.js';
 import {Segments, type Segment} from './Segments.js';
 import {useTuiState} from './tui-context.js';
 import {logBottom} from './ui-state.js';
@@ -21,7 +22,7 @@ export function LogView({height}: {height: number}) {
 	const {snapshot, ui} = useTuiState();
 	if (snapshot.logs === undefined) return <Text dimColor>{`Reading the log of "${ui.selected ?? ''}"…`}</Text>;
 	const {lines, first} = snapshot.logs;
-	const room = Math.max(1, height - 1);
+	const room = scrollRoom(height, ui);
 	// Scrolled back, the view is anchored to a line, not to a distance from the newest: new lines do not move it.
 	const end = logBottom(ui.logAnchor, first, lines.length, room) - first + 1;
 	const shown = lines.slice(Math.max(0, end - room), end);

@@ -4,15 +4,15 @@
  */
 import {Box} from 'ink';
 import {FilterBar} from './FilterBar.js';
+import {filterRows} from './screen-layout.js';
 import {useTuiState} from './tui-context.js';
 import {UpstreamTable} from './UpstreamTable.js';
 
 export function MainView({height}: {height: number}) {
 	const {ui} = useTuiState();
-	const filtered = ui.filter.editing || ui.filter.query !== '';
 	return (
 		<Box flexDirection="column">
-			{filtered ? <FilterBar /> : null}
+			{filterRows(ui) > 0 ? <FilterBar /> : null}
 			<UpstreamTable height={height} />
 		</Box>
 	);

@@ -16,7 +16,7 @@ const colorCodes: Readonly<Record<string, number>> = {black: 30, red: 31, green:
  * per line instead of one per piece: a 50-row table is ~50 nodes for Ink to
  * lay out each frame instead of ~1,000, which is most of the TUI's CPU.
  */
-export function segmentsAnsi(segments: readonly Segment[]): string {
+function segmentsAnsi(segments: readonly Segment[]): string {
 	let out = '';
 	for (const {text, tone} of segments) {
 		const codes: number[] = [];
@@ -47,7 +47,7 @@ export function segmentsLength(segments: readonly Segment[]): number {
 }
 
 /** What a line shows, as one string: equal keys render equal lines. */
-export function segmentsKey(segments: readonly Segment[], inverse = false): string {
+function segmentsKey(segments: readonly Segment[], inverse = false): string {
 	let key = inverse ? '!' : '';
 	for (const segment of segments) key += `${segment.tone?.color ?? ''}${segment.tone?.dim === true ? 'd' : ''}${segment.tone?.bold === true ? 'b' : ''}\u0000${segment.text}\u0001`;
 	return key;

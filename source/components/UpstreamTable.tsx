@@ -10,7 +10,7 @@ import {compactColumns, fitColumns, fullColumns, headerSegments, rowSegments} fr
 import {useTuiState} from './tui-context.js';
 
 /** The first row to show so that `selected` is inside a window of `height` rows. */
-export function windowStart(selected: number, total: number, height: number): number {
+function windowStart(selected: number, total: number, height: number): number {
 	if (total <= height || selected < 0) return 0;
 	return Math.min(Math.max(0, selected - Math.floor(height / 2)), total - height);
 }

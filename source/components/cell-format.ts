@@ -54,9 +54,9 @@ export function latency(value: {p50: number | null; p95: number | null}): string
 	return `${millis(value.p50)}/${millis(value.p95)}`;
 }
 
-/** Local wall-clock time, HH:MM:SS. */
-export function clock(iso: string): string {
-	const date = new Date(iso);
+/** Local wall-clock time, HH:MM:SS, of an ISO string or ms since the epoch. */
+export function clock(at: string | number): string {
+	const date = new Date(at);
 	return [date.getHours(), date.getMinutes(), date.getSeconds()].map(part => String(part).padStart(2, '0')).join(':');
 }
 

@@ -30,7 +30,7 @@ const label = (text: string): Segment => ({text, tone: dim});
 type Group = Segment[];
 
 /** Groups packed into lines of at most `width`, two spaces apart; a group too long for any line gets its own (cut when shown). */
-export function packGroups(groups: readonly Group[], width: number): Line[] {
+function packGroups(groups: readonly Group[], width: number): Line[] {
 	const lines: Segment[][] = [];
 	let line: Segment[] = [];
 	let used = 0;
@@ -63,13 +63,13 @@ const running: ReadonlySet<StatusEntry['state']> = new Set(['ready', 'degraded',
  * before it stopped (or, while starting again, before it restarted) is
  * "from its last run", and the "verified" time next to it says when.
  */
-export function toolsOrigin(entry: Pick<StatusEntry, 'toolsSource' | 'state'>): string {
+function toolsOrigin(entry: Pick<StatusEntry, 'toolsSource' | 'state'>): string {
 	if (entry.toolsSource === 'live' && !running.has(entry.state)) return 'from its last run';
 	return entry.toolsSource;
 }
 
 /** The summary above the sections, packed to `width`. */
-export function summaryLines(details: UpstreamDetails, now: number, width: number): Line[] {
+function summaryLines(details: UpstreamDetails, now: number, width: number): Line[] {
 	const s = details.server;
 	const state: Group[] = [
 		[{text: s.name, tone: {bold: true}}, {text: '  '}, {text: s.state, tone: stateTone[s.state]}],
@@ -116,7 +116,7 @@ export function summaryLines(details: UpstreamDetails, now: number, width: numbe
 	return lines;
 }
 
-export function detailSections(details: UpstreamDetails, width: number): Section[] {
+function detailSections(details: UpstreamDetails, width: number): Section[] {
 	const nameWidth = Math.min(32, Math.max(4, ...details.tools.map(tool => tool.name.length)));
 	const compact = width < 60;
 	const tools = [...details.tools]
@@ -173,7 +173,7 @@ export function sectionLines(section: Section, rows: number): Line[] {
 }
 
 /** Rows a section would use uncut (its title included). */
-export function sectionWant(section: Section): number {
+function sectionWant(section: Section): number {
 	return 1 + Math.max(1, section.rows.length);
 }
 

@@ -28,7 +28,9 @@ export function displayKey(snapshot: HangarSnapshot, focus: Focus): DisplayKey {
 		...rest,
 		entries: entries.map(entry => ({...entry, upSeconds: entry.upSeconds === null, idleSeconds: entry.idleSeconds === null})),
 		details: details === undefined ? undefined : {...details, server: {...details.server, upSeconds: undefined, idleSeconds: undefined}},
-		logs,
+		// Buffered lines never change: which upstream, where the buffer starts and how long it is say which lines it holds.
+		logs: logs === undefined ? undefined : [focus !== undefined && 'name' in focus ? focus.name : undefined, logs.first, logs.lines.length],
+		attached: clients.length,
 		clients: listed.map(({client}) => ({...client, calls: count(client.calls), connectedAt: undefined, lastCallAt: client.lastCallAt === null})),
 	});
 	const running = (now - startedAt) / 1000;

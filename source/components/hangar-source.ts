@@ -7,10 +7,10 @@
  */
 import type {ClientView} from '../core/clients.js';
 import {clock} from './cell-format.js';
-import type {LogBuffer} from '../core/log-buffer.js';
+import type {LogBuffer, LogLine} from '../core/log-buffer.js';
 import {describeApproval} from '../core/pins.js';
 import type {Command, Supervisor} from '../core/supervisor.js';
-import {statusEntries, upstreamDetails, type LogView, type StatusEntry, type UpstreamDetails} from '../core/views.js';
+import {statusEntries, upstreamDetails, type StatusEntry, type UpstreamDetails} from '../core/views.js';
 
 /**
  * What the current screen shows beyond the list: an upstream's details or
@@ -29,8 +29,6 @@ export type HangarSnapshot = {
 	now: number;
 	/** MCP clients attached to this hangar right now, oldest connection first. */
 	clients: readonly ClientView[];
-	/** How many: `clients.length`. */
-	attachedClients: number;
 	/** A short note for the header about how this hangar runs (e.g. demo traffic), if any. */
 	notice: string | undefined;
 	entries: readonly StatusEntry[];
@@ -46,9 +44,11 @@ export type HangarSnapshot = {
  * An upstream's log buffer, oldest line first. The buffer is bounded: old
  * lines fall off the front as new ones come. `first` numbers the first line
  * among every line the buffer ever held, so a view scrolled back can stay on
- * the same lines while the buffer moves under it.
+ * the same lines while the buffer moves under it. A line never changes once
+ * buffered, so `first` and the count say which lines these are. The lines
+ * are the buffer's own (`at` in ms): only the few shown are formatted.
  */
-export type LogLines = {lines: readonly LogView[]; first: number};
+export type LogLines = {lines: readonly LogLine[]; first: number};
 
 export type HangarSource = {
 	/** Everything the current screen shows, read from memory now (never waits on an upstream). */
@@ -84,12 +84,8 @@ const logViewLines = 10_000;
 
 function logLines(log: LogBuffer): LogLines {
 	const tail = log.tail(logViewLines);
-	// Lines held but not shown: only when the buffer holds more than the view asks for.
-	const unshown = tail.length < logViewLines ? 0 : log.tail(Number.POSITIVE_INFINITY).length - tail.length;
-	return {
-		lines: tail.map(line => ({at: new Date(line.at).toISOString(), source: line.source, text: line.text})),
-		first: log.droppedLines + unshown,
-	};
+	// Lines held but not shown (when the buffer holds more than the view asks for) count as before the first.
+	return {lines: tail, first: log.droppedLines + log.size - tail.length};
 }
 
 export function supervisorSource(supervisor: Supervisor, options: SupervisorSourceOptions): HangarSource {
@@ -100,14 +96,12 @@ export function supervisorSource(supervisor: Supervisor, options: SupervisorSour
 			const toolNames: Record<string, readonly string[]> = {};
 			for (const [name, provider] of supervisor.providers) toolNames[name] = provider.tools.map(tool => tool.name);
 			const upstream = focus !== undefined && 'name' in focus && supervisor.providers.has(focus.name) ? focus : undefined;
-			const clients = supervisor.clients.list();
 			return {
 				configPath: supervisor.config.path,
 				logFile: options.logFile,
 				startedAt: supervisor.startedAt,
 				now: Date.now(),
-				clients,
-				attachedClients: clients.length,
+				clients: supervisor.clients.list(),
 				notice: options.notice,
 				entries,
 				toolNames,
@@ -133,7 +127,7 @@ export function supervisorSource(supervisor: Supervisor, options: SupervisorSour
 			};
 		},
 		command: async (name, action) => supervisor.command(name, action, via),
-		approvalPins: name => describeApproval(supervisor.provider(name).approvalPlan, ms => `at ${clock(new Date(ms).toISOString())}`),
-		attachedClients: () => supervisor.clients.list().length,
+		approvalPins: name => describeApproval(supervisor.provider(name).approvalPlan, ms => `at ${clock(ms)}`),
+		attachedClients: () => supervisor.clients.size,
 	};
 }

@@ -13,7 +13,7 @@ import {helpSections} from './keymap.js';
 export type HelpLine = {kind: 'title'; text: string} | {kind: 'row'; key: string; text: string} | {kind: 'blank'};
 
 /** Characters before a row's text: two spaces, the key, two spaces. */
-export const helpIndent = (keyWidth: number): number => keyWidth + 4;
+const helpIndent = (keyWidth: number): number => keyWidth + 4;
 
 const columnNotes: Array<[string, string]> = [
 	['STATE', 'cold, starting, ready, degraded, dead, stopping, stopped, quarantined, disabled (always the word, coloured)'],
@@ -31,7 +31,20 @@ const clientNotes: Array<[string, string]> = [
 	['LABEL', 'the session as hangar\'s log names it'],
 ];
 
-export function helpLines(snapshot: Pick<HangarSnapshot, 'configPath' | 'logFile'>, width: number): HelpLine[] {
+/** The last answer: the help view draws it on every frame and the scroll limit counts it on every key. */
+let last: {configPath: string; logFile: string; width: number; lines: readonly HelpLine[]} | undefined;
+
+/** The help screen's lines at `width` columns (the same array while the inputs stay the same). */
+export function helpLines(snapshot: Pick<HangarSnapshot, 'configPath' | 'logFile'>, width: number): readonly HelpLine[] {
+	const {configPath, logFile} = snapshot;
+	if (last?.configPath !== configPath || last.logFile !== logFile || last.width !== width) {
+		last = {configPath, logFile, width, lines: buildLines(configPath, logFile, width)};
+	}
+
+	return last.lines;
+}
+
+function buildLines(configPath: string, logFile: string, width: number): HelpLine[] {
 	const lines: HelpLine[] = [];
 	for (const section of helpSections()) {
 		lines.push({kind: 'title', text: section.title});
@@ -43,8 +56,8 @@ export function helpLines(snapshot: Pick<HangarSnapshot, 'configPath' | 'logFile
 	lines.push({kind: 'blank'}, {kind: 'title', text: 'Columns of the clients (c)'});
 	for (const [key, text] of clientNotes) lines.push({kind: 'row', key, text});
 	lines.push({kind: 'blank'}, {kind: 'title', text: 'Files'});
-	lines.push({kind: 'row', key: 'config', text: snapshot.configPath});
-	lines.push({kind: 'row', key: 'log', text: `${snapshot.logFile} (hangar's own log; each upstream's output is under l)`});
+	lines.push({kind: 'row', key: 'config', text: configPath});
+	lines.push({kind: 'row', key: 'log', text: `${logFile} (hangar's own log; each upstream's output is under l)`});
 	return wrapRows(lines, width);
 }
 

@@ -158,7 +158,7 @@ const contextNames: Record<KeyContext, string> = {
 const contextOrder: KeyContext[] = ['main', 'detail', 'logs', 'clients', 'help', 'filter', 'dialog', 'quitting'];
 
 /** "List and details", "Every screen", "Everywhere". */
-export function whereTitle(contexts: readonly KeyContext[]): string {
+function whereTitle(contexts: readonly KeyContext[]): string {
 	if (contextOrder.every(context => contexts.includes(context))) return 'Everywhere';
 	if (screens.every(context => contexts.includes(context)) && contexts.length === screens.length) return 'Every screen';
 	const names = contextOrder.filter(context => contexts.includes(context)).map(context => contextNames[context]);

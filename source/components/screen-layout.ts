@@ -8,7 +8,7 @@ import {messageLines} from './message-lines.js';
 import type {TerminalSize} from './tui-context.js';
 import {currentView, type UiState} from './ui-state.js';
 
-export const headerRows = 2;
+const headerRows = 2;
 
 export function frameRows(size: TerminalSize): number {
 	return Math.max(4, size.rows - 1);
@@ -19,7 +19,7 @@ export function filterRows(ui: UiState): number {
 }
 
 /** The message area and the key hints. */
-export function footerRows(ui: UiState, size: TerminalSize): number {
+function footerRows(ui: UiState, size: TerminalSize): number {
 	return messageLines(ui, size.columns).length + 1;
 }
 
@@ -31,4 +31,21 @@ export function bodyRows(size: TerminalSize, ui: UiState): number {
 /** Rows at the top of a scrolling view that stay put: its title, and in the clients view the column titles. */
 export function pinnedRows(ui: UiState): number {
 	return currentView(ui) === 'clients' ? 2 : 1;
+}
+
+/** Rows a scrolling view shows below its pinned rows, in a body `height` rows tall. */
+export function scrollRoom(height: number, ui: UiState): number {
+	return Math.max(1, height - pinnedRows(ui));
+}
+
+/**
+ * Which of `total` lines a scrolling view shows in `room` rows, scrolled
+ * `scroll` lines down (never past a full last screen): `start` to `end`
+ * (exclusive), and the title's note saying so when not all fit ("" when
+ * they do), counting `unit`.
+ */
+export function scrollWindow(total: number, scroll: number, room: number, unit: 'lines' | 'rows'): {start: number; end: number; note: string} {
+	const start = Math.min(scroll, Math.max(0, total - room));
+	const end = Math.min(total, start + room);
+	return {start, end, note: total > room ? `  ${unit} ${start + 1}-${end} of ${total} (↑↓ scroll)` : ''};
 }

@@ -25,9 +25,9 @@ export type ColumnSpec<Row = StatusEntry> = {
 export type Column<Row = StatusEntry> = ColumnSpec<Row> & {width: number};
 
 /** Spaces between two columns. */
-export const columnGap = 2;
+const columnGap = 2;
 /** Width of the selection marker in front of each row. */
-export const markerWidth = 2;
+const markerWidth = 2;
 const nameBounds = {min: 4, max: 24};
 const restMin = 12;
 

@@ -30,7 +30,7 @@ type Searchable = {name: string; tools: readonly string[]};
  * `/ready` list the ready ones; no fuzziness, states are a few known words);
  * by name and tool name, fuzzily within the thresholds above.
  */
-export function filterEntries(
+function filterEntries(
 	entries: readonly StatusEntry[],
 	toolNames: Readonly<Record<string, readonly string[]>>,
 	query: string,

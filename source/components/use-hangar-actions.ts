@@ -6,11 +6,12 @@
  * not of the last render, so they never act on a stale selection.
  */
 import {useMemo, useRef} from 'react';
+import {errorMessage, HangarError} from '../core/errors.js';
 import type {Command} from '../core/supervisor.js';
 import type {StatusEntry} from '../core/views.js';
 import type {HangarSource} from './hangar-source.js';
 import {helpLines} from './help-content.js';
-import {bodyRows, pinnedRows} from './screen-layout.js';
+import {bodyRows, scrollRoom} from './screen-layout.js';
 import type {TuiActions, TuiState} from './tui-context.js';
 import {currentView, type Message, type UiAction} from './ui-state.js';
 
@@ -32,17 +33,17 @@ const pendingVerb: Record<Command, string> = {
 const runningStates: ReadonlySet<StatusEntry['state']> = new Set(['starting', 'ready', 'degraded', 'stopping']);
 
 /** Upstreams a quit has to stop. */
-export function runningCount(entries: readonly StatusEntry[]): number {
+function runningCount(entries: readonly StatusEntry[]): number {
 	return entries.filter(entry => entry.pid !== null || runningStates.has(entry.state)).length;
 }
 
-/** An error as the message line shows it: the sentence, and its hint apart. */
-export function errorMessage(error: unknown): Message {
-	const text = error instanceof Error ? error.message : String(error);
-	const hint = typeof (error as {hint?: unknown})?.hint === 'string' ? (error as {hint: string}).hint : undefined;
-	if (hint === undefined) return {tone: 'error', text};
-	const stripped = text.endsWith(` ${hint}`) ? text.slice(0, -(hint.length + 1)) : text;
-	return {tone: 'error', text: stripped, hint};
+/**
+ * An error as the message line shows it: a HangarError's sentence, and its
+ * hint apart; any other error whole.
+ */
+function messageOf(error: unknown): Message {
+	if (error instanceof HangarError) return {tone: 'error', text: error.sentence, hint: error.hint};
+	return {tone: 'error', text: errorMessage(error)};
 }
 
 export function useHangarActions(source: HangarSource, readState: () => TuiState, dispatch: (action: UiAction) => void, quit: QuitHooks): TuiActions {
@@ -54,7 +55,7 @@ export function useHangarActions(source: HangarSource, readState: () => TuiState
 			dispatch({type: 'message', message: {tone: 'pending', text: `${pendingVerb[action]} ${name}…`}});
 			source.command(name, action).then(
 				text => dispatch({type: 'message', message: {tone: 'success', text}}),
-				(error: unknown) => dispatch({type: 'message', message: errorMessage(error)}),
+				(error: unknown) => dispatch({type: 'message', message: messageOf(error)}),
 			);
 		};
 
@@ -83,7 +84,7 @@ export function useHangarActions(source: HangarSource, readState: () => TuiState
 		/** Rows a scrolling view shows below its pinned title. */
 		const scrollRows = (): number => {
 			const {ui, size} = readState();
-			return Math.max(1, bodyRows(size, ui) - pinnedRows(ui));
+			return scrollRoom(bodyRows(size, ui), ui);
 		};
 
 		const scrollMax = (): number => {

@@ -43,12 +43,7 @@ export function frameDelay(cost: {renderMs: number; outputMs: number}, timing: {
 	return Math.min(timing.maxFrameMs, Math.max(timing.frameMs, (cost.renderMs + cost.outputMs) * timing.costFactor));
 }
 
-/** A focus rebuilt from its parts, so the effect depends on them rather than on a new object every render. */
-function focusFrom(want: NonNullable<Focus>['want'] | undefined, name: string | undefined): Focus {
-	if (want === 'clients') return {want};
-	return want === undefined || name === undefined ? undefined : {name, want};
-}
-
+/** `focus` is the same object while the screen's focus stays the same (the caller memoises it): a new one re-subscribes. */
 export function useHangarSnapshot(source: HangarSource, focus: Focus, timing: SnapshotTiming = {}): HangarSnapshot {
 	const frameMs = timing.frameMs ?? 100;
 	const tickMs = timing.tickMs ?? 1000;
@@ -59,8 +54,6 @@ export function useHangarSnapshot(source: HangarSource, focus: Focus, timing: Sn
 	const [snapshot, setSnapshot] = useState(() => source.read(focus));
 	// Created once: useRef's argument would be evaluated (a JSON of the whole snapshot) on every render.
 	const [shown] = useState(() => ({current: {key: displayKey(snapshot, focus), renderMs: 0, flushedAt: undefined as number | undefined, clockAt: performance.now()}}));
-	const focusName = focus !== undefined && 'name' in focus ? focus.name : undefined;
-	const focusWant = focus?.want;
 
 	// Runs after the commit, and so after Ink has drawn the frame.
 	useLayoutEffect(() => {
@@ -70,13 +63,12 @@ export function useHangarSnapshot(source: HangarSource, focus: Focus, timing: Sn
 	}, [snapshot]);
 
 	useEffect(() => {
-		const current = focusFrom(focusWant, focusName);
 		let pending: NodeJS.Timeout | undefined;
 		const flush = (): void => {
 			if (pending !== undefined) clearTimeout(pending);
 			pending = undefined;
-			const next = source.read(current);
-			const key = displayKey(next, current);
+			const next = source.read(focus);
+			const key = displayKey(next, focus);
 			const last = shown.current.key;
 			const at = performance.now();
 			if (key.events === last.events) {
@@ -91,7 +83,7 @@ export function useHangarSnapshot(source: HangarSource, focus: Focus, timing: Sn
 
 		// A new focus is shown at once, not on the next change.
 		flush();
-		const unsubscribe = source.subscribe(current, () => {
+		const unsubscribe = source.subscribe(focus, () => {
 			pending ??= setTimeout(flush, frameDelay({renderMs: shown.current.renderMs, outputMs: outputMs?.() ?? 0}, {frameMs, costFactor, maxFrameMs}));
 		});
 		// Without events only ages move: no need to even read while none is shown to the second.
@@ -104,7 +96,7 @@ export function useHangarSnapshot(source: HangarSource, focus: Focus, timing: Sn
 			if (pending !== undefined) clearTimeout(pending);
 			clearInterval(tick);
 		};
-	}, [source, focusName, focusWant, frameMs, tickMs, costFactor, maxFrameMs, clockMs, outputMs]);
+	}, [source, focus, frameMs, tickMs, costFactor, maxFrameMs, clockMs, outputMs]);
 
 	return snapshot;
 }

@@ -60,12 +60,15 @@ export class HangarError extends Error {
 	readonly upstream: string | undefined;
 	readonly operation: string;
 	readonly hint: string | undefined;
+	/** The message without the hint: who, what and what happened (a screen may show the hint apart). */
+	readonly sentence: string;
 	readonly details: Record<string, unknown>;
 
 	constructor(options: HangarErrorOptions) {
 		const subject = options.upstream === undefined ? '' : `upstream "${options.upstream}": `;
-		const hint = options.hint === undefined ? '' : ` ${options.hint}`;
-		super(`${subject}${options.operation} failed: ${options.message}.${hint}`, {cause: options.cause});
+		const sentence = `${subject}${options.operation} failed: ${options.message}.`;
+		super(options.hint === undefined ? sentence : `${sentence} ${options.hint}`, {cause: options.cause});
+		this.sentence = sentence;
 		this.name = 'HangarError';
 		this.codeName = options.code;
 		this.code = ErrorCode[options.code];

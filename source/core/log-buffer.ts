@@ -36,6 +36,11 @@ export class LogBuffer {
 		return pool.slice(Math.max(0, pool.length - count));
 	}
 
+	/** How many lines the buffer holds now. */
+	get size(): number {
+		return this.lines.length;
+	}
+
 	get droppedLines(): number {
 		return this.dropped;
 	}
