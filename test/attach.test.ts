@@ -23,9 +23,11 @@ import {
 	closeHangars,
 	fastHangar,
 	fixture,
+	isAlive,
 	openHangar,
 	processesWithTag,
 	rpcError,
+	runCli,
 	statusOf,
 	tempDir,
 	waitFor,
@@ -43,20 +45,24 @@ afterEach(async () => {
 });
 
 /** Starts `mcp-hangar serve` and resolves once it listens. */
-async function startDaemon(config: string, tag?: string): Promise<Served> {
+async function startDaemon(config: string): Promise<Served> {
 	const {served} = await spawnServe(['serve', '--config', config], {
-		...(tag === undefined ? {} : {tag}),
 		listening: log => /serving \d+ upstreams? to MCP clients on/.test(log) || undefined,
 	});
 	daemons.push(served);
 	return served;
 }
 
+/** A daemon serving one fixture upstream, fx, with fast timings (and `extra` in the config's hangar section). */
+async function fxDaemon(extra: Record<string, unknown> = {}): Promise<{dir: string; config: string; daemon: Served}> {
+	const dir = tempDir();
+	const config = writeConfig(dir, {fx: fixture('normal')}, {...fastHangar, ...extra});
+	return {dir, config, daemon: await startDaemon(config)};
+}
+
 /** A client attached to a daemon that served one call and then stopped; held requests wait `callTimeoutSeconds`. */
 async function clientWhoseSupervisorStopped(callTimeoutSeconds: number): Promise<{dir: string; config: string; client: HangarHandle}> {
-	const dir = tempDir();
-	const config = writeConfig(dir, {fx: fixture('normal')}, {...fastHangar, callTimeoutSeconds});
-	const daemon = await startDaemon(config);
+	const {dir, config, daemon} = await fxDaemon({callTimeoutSeconds});
 	const client = await openHangar(config);
 	await client.client.callTool({name: 'fx__echo', arguments: {message: 'up'}});
 	await daemon.stop();
@@ -66,22 +72,6 @@ async function clientWhoseSupervisorStopped(callTimeoutSeconds: number): Promise
 function text(result: unknown): string {
 	const content = (result as CallToolResult).content[0];
 	return content?.type === 'text' ? content.text : '';
-}
-
-/** Runs the CLI and resolves with its exit code and output. */
-async function hangar(args: string[]): Promise<{code: number | null; stdout: string; stderr: string}> {
-	return new Promise(resolve => {
-		const child = spawn(process.execPath, [cliPath, ...args], {stdio: ['ignore', 'pipe', 'pipe']});
-		let stdout = '';
-		let stderr = '';
-		child.stdout.on('data', (chunk: Buffer) => {
-			stdout += chunk.toString();
-		});
-		child.stderr.on('data', (chunk: Buffer) => {
-			stderr += chunk.toString();
-		});
-		child.on('close', code => resolve({code, stdout, stderr}));
-	});
 }
 
 /** Counts every tools/list_changed a client receives, and the SDK's complaints (a response for an unknown id means one was answered twice). */
@@ -95,20 +85,9 @@ function watch(handle: HangarHandle): {listChanged: () => number; errors: string
 	return {listChanged: () => listChanged, errors};
 }
 
-const alive = (pid: number): boolean => {
-	try {
-		process.kill(pid, 0);
-		return !/\) Z /.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
-	} catch {
-		return false;
-	}
-};
-
 describe('mcp-hangar serve with --stdio clients attached', () => {
 	it('serves two clients from one supervisor: one upstream process, calls from both, the same live state', async () => {
-		const dir = tempDir();
-		const config = writeConfig(dir, {fx: fixture('normal')}, fastHangar);
-		const daemon = await startDaemon(config);
+		const {dir, config, daemon} = await fxDaemon();
 		const a = await openHangar(config);
 		const b = await openHangar(config);
 		expect(a.stderr()).toContain(`attached to the supervisor at ${path.join(dir, 'state', 'hangar.sock')} (pid ${daemon.pid}, mcp-hangar serve)`);
@@ -129,17 +108,16 @@ describe('mcp-hangar serve with --stdio clients attached', () => {
 		await waitForExit(a.pid);
 		await waitForExit(b.pid);
 		// The supervisor and its upstream outlive their clients.
-		expect(alive(daemon.pid)).toBe(true);
-		expect(alive(Number(pidA))).toBe(true);
+		expect(isAlive(daemon.pid)).toBe(true);
+		expect(isAlive(Number(pidA))).toBe(true);
 
 		expect(await daemon.stop()).toEqual({code: 0, signal: null});
 		await waitFor(() => processesWithTag(daemon.tag).length === 0, 'no process of the daemon left');
 	});
 
 	it('keeps a client\'s session through a supervisor restart: nothing lost, nothing answered twice, the bridge never exits', async () => {
-		const dir = tempDir();
-		const config = writeConfig(dir, {fx: fixture('normal')}, fastHangar);
-		let daemon = await startDaemon(config);
+		const {config, daemon: started} = await fxDaemon();
+		let daemon = started;
 		const client = await openHangar(config);
 		const seen = watch(client);
 		const first = text(await client.client.callTool({name: 'fx__pid', arguments: {}}));
@@ -170,7 +148,7 @@ describe('mcp-hangar serve with --stdio clients attached', () => {
 		expect(new Set(answers).size).toBe(sent);
 		expect(seen.errors).toEqual([]);
 		// The client's session went on: same bridge process, told the tools may have changed, served by a new upstream.
-		expect(alive(client.pid)).toBe(true);
+		expect(isAlive(client.pid)).toBe(true);
 		expect(client.stderr()).toContain('bridge: the supervisor stopped; reconnecting');
 		expect(client.stderr()).toContain('bridge: connected to the supervisor again');
 		await waitFor(() => seen.listChanged() >= 1, 'tools/list_changed after the reconnect');
@@ -180,7 +158,7 @@ describe('mcp-hangar serve with --stdio clients attached', () => {
 
 		// Changes of the new supervisor's tool set reach the client too.
 		const before = seen.listChanged();
-		expect((await hangar(['quarantine', 'fx', '--config', config])).code).toBe(0);
+		expect((await runCli(['quarantine', 'fx', '--config', config])).code).toBe(0);
 		await waitFor(() => seen.listChanged() > before, 'tools/list_changed from the new supervisor');
 		expect((await client.client.listTools()).tools.map(tool => tool.name)).not.toContain('fx__echo');
 
@@ -190,10 +168,7 @@ describe('mcp-hangar serve with --stdio clients attached', () => {
 	});
 
 	it('answers a call in flight when the supervisor is killed exactly once, with SupervisorUnavailable, and goes on after it is back', async () => {
-		const dir = tempDir();
-		const config = writeConfig(dir, {fx: fixture('normal')}, fastHangar);
-		const tag = randomUUID();
-		const daemon = await startDaemon(config, tag);
+		const {config, daemon} = await fxDaemon();
 		const client = await openHangar(config);
 		const seen = watch(client);
 		await client.client.callTool({name: 'fx__echo', arguments: {message: 'warm'}});
@@ -205,11 +180,11 @@ describe('mcp-hangar serve with --stdio clients attached', () => {
 		expect(error.code).toBe(ErrorCode.SupervisorUnavailable);
 		expect(error.message).toContain('the supervisor went away while "tools/call" was in flight, so it may or may not have run; nothing was retried');
 		// The killed daemon's upstream sees its stdin close and exits: nothing is left.
-		await waitFor(() => processesWithTag(tag).length === 0, 'the killed daemon\'s upstream to exit');
+		await waitFor(() => processesWithTag(daemon.tag).length === 0, 'the killed daemon\'s upstream to exit');
 
 		const next = await startDaemon(config);
 		expect(text(await client.client.callTool({name: 'fx__echo', arguments: {message: 'again'}}))).toBe('again');
-		expect(alive(client.pid)).toBe(true);
+		expect(isAlive(client.pid)).toBe(true);
 		expect(seen.errors).toEqual([]);
 		await client.close();
 		await next.stop();
@@ -224,7 +199,7 @@ describe('mcp-hangar serve with --stdio clients attached', () => {
 		expect(error.message).toContain('Start it with `mcp-hangar tui` or `mcp-hangar serve`');
 		expect(error.message).toContain('mcp-hangar --stdio --standalone');
 
-		expect(alive(client.pid)).toBe(true);
+		expect(isAlive(client.pid)).toBe(true);
 		await client.close();
 	});
 
@@ -235,17 +210,15 @@ describe('mcp-hangar serve with --stdio clients attached', () => {
 		const pending = client.client.callTool({name: 'fx__echo', arguments: {message: 'held'}});
 		const next = await startDaemon(config);
 		expect(text(await pending)).toBe('held');
-		expect(alive(client.pid)).toBe(true);
+		expect(isAlive(client.pid)).toBe(true);
 		await client.close();
 		await next.stop();
 	});
 
 	it('refuses to replace a live supervisor, replaces a dead one\'s socket, and lets only its own user connect', async () => {
-		const dir = tempDir();
-		const config = writeConfig(dir, {fx: fixture('normal')}, fastHangar);
+		const {dir, config, daemon: first} = await fxDaemon();
 		const stateDir = path.join(dir, 'state');
 		const socket = path.join(stateDir, 'hangar.sock');
-		const first = await startDaemon(config);
 
 		// Owner-only: the state dir 0700, the socket 0600.
 		expect(fs.statSync(stateDir).mode & 0o777).toBe(0o700);
@@ -265,7 +238,7 @@ describe('mcp-hangar serve with --stdio clients attached', () => {
 		}
 
 		// A second supervisor for the same state dir is refused; the first keeps serving.
-		const second = await hangar(['serve', '--config', config]);
+		const second = await runCli(['serve', '--config', config]);
 		expect(second.code).toBe(1);
 		expect(second.stderr).toContain(`the state dir ${stateDir} is already served by hangar pid ${first.pid} (mcp-hangar serve`);
 		const client = await openHangar(config);
@@ -288,43 +261,41 @@ describe('mcp-hangar serve with --stdio clients attached', () => {
 	});
 
 	it('runs the CLI through the live supervisor: status, call, quarantine and approve, seen by every client', async () => {
-		const dir = tempDir();
-		const config = writeConfig(dir, {fx: fixture('normal')}, fastHangar);
-		const daemon = await startDaemon(config);
+		const {config, daemon} = await fxDaemon();
 		const a = await openHangar(config);
 		const b = await openHangar(config);
 		const seenA = watch(a);
 		const seenB = watch(b);
 		const upstream = text(await a.client.callTool({name: 'fx__pid', arguments: {}}));
 
-		const status = await hangar(['status', '--json', '--config', config]);
+		const status = await runCli(['status', '--json', '--config', config]);
 		expect(status.code).toBe(0);
 		const json = JSON.parse(status.stdout) as {live: boolean; providers: Array<{name: string; state: string; pid: number}>};
 		expect(json.live).toBe(true);
 		expect(json.providers).toEqual([expect.objectContaining({name: 'fx', state: 'ready', pid: Number(upstream)})]);
-		const table = await hangar(['status', '--config', config]);
+		const table = await runCli(['status', '--config', config]);
 		expect(table.stdout).toMatch(/\nfx\s+ready\s+enabled\s+yes\s/);
 		expect(table.stderr).toContain(`Live state of hangar pid ${daemon.pid} (mcp-hangar serve).`);
 
 		// A call runs on the supervisor's upstream, not a new one.
-		expect(await hangar(['call', 'fx', 'pid', '--config', config])).toMatchObject({code: 0, stdout: `${upstream}\n`});
-		const failing = await hangar(['call', 'fx', 'nope', '--config', config]);
+		expect(await runCli(['call', 'fx', 'pid', '--config', config])).toMatchObject({code: 0, stdout: `${upstream}\n`});
+		const failing = await runCli(['call', 'fx', 'nope', '--config', config]);
 		expect(failing.code).toBe(1);
 		// Worded as the CLI words it on its own, not as the supervisor tells MCP clients.
 		expect(failing.stderr).toBe(
 			'mcp-hangar: upstream "fx": unknown tool "nope" (its tools: echo, add, sleep, fail, stderr, pid).\n  Run mcp-hangar status to see the upstreams; tool names here are the upstream\'s own, without "fx__".\n',
 		);
-		const noServer = await hangar(['call', 'nosuch', 'echo', '--config', config]);
+		const noServer = await runCli(['call', 'nosuch', 'echo', '--config', config]);
 		expect(noServer).toMatchObject({code: 1, stderr: 'mcp-hangar: upstream "nosuch": lookup failed: no upstream of that name is configured. Configured upstreams: fx.\n'});
 
 		// A person's quarantine: every client is told its tools changed, and they are gone.
-		expect(await hangar(['quarantine', 'fx', '--config', config])).toMatchObject({code: 0, stdout: 'quarantined "fx": stopped, tools hidden, calls refused until a person approves it\n'});
+		expect(await runCli(['quarantine', 'fx', '--config', config])).toMatchObject({code: 0, stdout: 'quarantined "fx": stopped, tools hidden, calls refused until a person approves it\n'});
 		await waitFor(() => seenA.listChanged() >= 1 && seenB.listChanged() >= 1, 'both clients to get tools/list_changed');
 		expect((await b.client.listTools()).tools.map(tool => tool.name)).not.toContain('fx__echo');
 		expect(await statusOf(a.client, 'fx')).toMatchObject({state: 'quarantined', admin: 'quarantined'});
 		await waitForExit(Number(upstream));
 
-		expect((await hangar(['approve', 'fx', '--config', config])).code).toBe(0);
+		expect((await runCli(['approve', 'fx', '--config', config])).code).toBe(0);
 		expect((await statusOf(b.client, 'fx')).admin).toBe('enabled');
 		expect(text(await b.client.callTool({name: 'fx__echo', arguments: {message: 'approved'}}))).toBe('approved');
 		await a.close();
@@ -333,9 +304,7 @@ describe('mcp-hangar serve with --stdio clients attached', () => {
 	});
 
 	it('never lets an MCP client send a person\'s command, and exits on stdin EOF after answering, leaving no process', async () => {
-		const dir = tempDir();
-		const config = writeConfig(dir, {fx: fixture('normal')}, fastHangar);
-		const daemon = await startDaemon(config);
+		const {config, daemon} = await fxDaemon();
 		const tag = randomUUID();
 		const bridge = spawn(process.execPath, [cliPath, '--stdio', '--config', config], {env: {...process.env, HANGAR_TEST_TAG: tag}, stdio: ['pipe', 'pipe', 'pipe']});
 		let stdout = '';
@@ -391,7 +360,7 @@ describe('mcp-hangar serve with --stdio clients attached', () => {
 		const gx = text(await elsewhere.client.callTool({name: 'gx__pid', arguments: {}}));
 		expect(processesWithTag(elsewhere.tag).map(String)).toContain(gx);
 		await elsewhere.close();
-		const status = await hangar(['status', '--config', other]);
+		const status = await runCli(['status', '--config', other]);
 		expect(status.code).toBe(0);
 		expect(status.stdout).toMatch(/\ngx\s/);
 		expect(status.stderr).toContain('mcp-hangar: not using the running supervisor: the supervisor on');

@@ -264,14 +264,21 @@ describe('serve --http', () => {
 		const after = await post(hangar.url, '{"jsonrpc": "2.0", "id": 2, "method": "ping"}', {'Mcp-Session-Id': abandoned, 'Mcp-Protocol-Version': '2025-06-18'});
 		expect(after.status).toBe(404);
 
-		// A connected SDK client holds its event stream open: its session stays past the idle time.
+		const reaped = (id: string): boolean => hangar.stderr().split('\n').some(line => line.includes('closing the session') && line.includes(id));
+
+		// A connected SDK client holds its event stream open: its session stays past the idle time. The idle time
+		// must pass to show that: a session abandoned once the client is connected idles from later on, so once
+		// it is reaped, the client's session has been without a request for longer than that.
 		const {client, transport} = await connectHttp(hangar.url);
 		const live = transport.sessionId!;
-		await new Promise(resolve => setTimeout(resolve, 1500));
+		const later = await post(hangar.url, initializeBody);
+		const laterId = later.headers.get('mcp-session-id')!;
+		await messagesOf(later);
+		await waitFor(() => reaped(laterId), 'the session abandoned after the client connected to be closed');
 		expect(await client.callTool({name: 'fx__echo', arguments: {message: 'still here'}})).toEqual({content: [{type: 'text', text: 'still here'}]});
 		// Gone without a DELETE: its streams close, and the session is reaped.
 		await client.close();
-		await waitFor(() => hangar.stderr().split('\n').some(line => line.includes('closing the session') && line.includes(live)), 'the closed client\'s session to be reaped');
+		await waitFor(() => reaped(live), 'the closed client\'s session to be reaped');
 	});
 
 	it('ends a session on DELETE', async () => {

@@ -66,8 +66,9 @@ describe('management tools', () => {
 
 	it('says which upstreams were not searched because their tools were never listed yet', async () => {
 		const dir = tempDir();
-		// First run, nothing cached: the slow upstream is still learning its tools when the client searches.
-		const hangar = await openHangar(writeConfig(dir, {slow: fixture('slow-start', ['--delay-ms', '3000']), fx: fixture('normal', [], {lazy: false})}, fastHangar));
+		// First run, nothing cached: the slow upstream is still learning its tools when the client searches (its
+		// initialize takes 10 s, far longer than fx takes to be ready on a busy machine; the test waits for it below).
+		const hangar = await openHangar(writeConfig(dir, {slow: fixture('slow-start', ['--delay-ms', '10000']), fx: fixture('normal', [], {lazy: false})}, fastHangar));
 		await waitFor(async () => (await statusOf(hangar.client, 'fx')).state === 'ready', 'fx to be ready');
 		const early = await tool<{hits: ToolHit[]; notYetKnown: Array<{server: string; state: string}>}>(hangar.client, 'hangar_find_tools', {query: 'echo'});
 		expect([...new Set(early.hits.map(hit => hit.server))]).toEqual(['fx']);

@@ -12,10 +12,9 @@ import {randomUUID} from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import {Client} from '@modelcontextprotocol/sdk/client/index.js';
-import {StdioClientTransport} from '@modelcontextprotocol/sdk/client/stdio.js';
 import {StreamableHTTPClientTransport} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {afterEach, describe, expect, it} from 'vitest';
-import {cliPath, everything, fastHangar, fixture, processesWithTag, tempDir, waitFor, writeConfig} from './support/hangar.js';
+import {cliPath, closeHangars, everything, fastHangar, fixture, openHangar, processesWithTag, tempDir, waitFor, writeConfig, type ServerEntry} from './support/hangar.js';
 import {TmuxSession} from './support/tmux.js';
 
 const sessions: TmuxSession[] = [];
@@ -28,7 +27,41 @@ const clients: Client[] = [];
  */
 const tuiEnv = (tag: string): Record<string, string> => ({HANGAR_TEST_TAG: tag, CI: 'true'});
 
+type TuiOptions = {
+	/** The config's `hangar` section (default: fastHangar). */
+	hangar?: Record<string, unknown>;
+	/** Added after `tui --config FILE`. */
+	args?: string[];
+	/** The terminal's size (default 140x30). */
+	columns?: number;
+	rows?: number;
+};
+
+/** Runs `mcp-hangar tui --config config ...args` in a new terminal, tagged `tag`; killed after the test. */
+function launchTui(config: string, tag: string, options: TuiOptions = {}): TmuxSession {
+	const tui = new TmuxSession();
+	sessions.push(tui);
+	tui.start([process.execPath, cliPath, 'tui', '--config', config, ...(options.args ?? [])], {env: tuiEnv(tag), columns: options.columns ?? 140, rows: options.rows ?? 30});
+	return tui;
+}
+
+/** Writes a config for `servers` in a new temp dir and launches the TUI on it with a new tag. */
+function startTui(servers: Record<string, ServerEntry>, options: TuiOptions = {}): {tui: TmuxSession; tag: string; config: string; dir: string} {
+	const dir = tempDir('hangar-tui-');
+	const config = writeConfig(dir, servers, options.hangar ?? fastHangar);
+	const tag = randomUUID();
+	return {tui: launchTui(config, tag, options), tag, config, dir};
+}
+
+/** Waits until no process carries `tag` (the TUI, its upstreams, any bridge), naming those still alive on timeout. */
+async function noProcessLeft(tag: string): Promise<void> {
+	await waitFor(() => processesWithTag(tag).length === 0, 'no process left', 10_000).catch((error: unknown) => {
+		throw new Error(`${(error as Error).message} (still: ${processesWithTag(tag).join(', ')})`);
+	});
+}
+
 afterEach(async () => {
+	await closeHangars();
 	await Promise.all(clients.splice(0).map(async client => client.close()));
 	for (const session of sessions.splice(0)) session.kill();
 });
@@ -47,16 +80,10 @@ function cell(screen: string, name: string, column: keyof typeof cellIndex): str
 
 describe('mcp-hangar tui in a terminal', () => {
 	it('shows crashes, restarts and the breaker, obeys s, x, u, /, Enter and Esc, and quits leaving no process', async () => {
-		const dir = tempDir('hangar-tui-');
-		const config = writeConfig(
-			dir,
+		const {tui, tag, config} = startTui(
 			{everything: everything({lazy: false}), crasher: fixture('crash-during-init', [], {lazy: false})},
-			{...fastHangar, restartBudget: {maxRestarts: 2, windowSeconds: 60}},
+			{hangar: {...fastHangar, restartBudget: {maxRestarts: 2, windowSeconds: 60}}, rows: 40},
 		);
-		const tag = randomUUID();
-		const tui = new TmuxSession();
-		sessions.push(tui);
-		tui.start([process.execPath, cliPath, 'tui', '--config', config], {env: tuiEnv(tag), columns: 140, rows: 40});
 
 		// The crasher fails three starts (the first and two automatic restarts), opens its breaker and stays dead.
 		let screen = await tui.waitForScreen(
@@ -149,49 +176,29 @@ describe('mcp-hangar tui in a terminal', () => {
 		tui.keys('k', 'k');
 		await tui.waitForScreen('› crasher');
 		tui.keys('q');
-		const status = await waitFor(() => tui.exitStatus(), 'mcp-hangar tui to exit', 30_000);
-		expect(status).toBe(0);
+		expect(await tui.waitForExit()).toBe(0);
 		expect(tui.screen()).toContain('stopping 1 upstream…');
-		await waitFor(() => processesWithTag(tag).length === 0, `no process left (still: ${processesWithTag(tag).join(', ')})`, 10_000);
+		await noProcessLeft(tag);
 	});
 
 	it('with --demo-traffic, sends calls through the normal call path and shows them live', async () => {
-		const dir = tempDir('hangar-tui-');
-		const config = writeConfig(dir, {fx: fixture('normal'), other: fixture('normal')}, fastHangar);
-		const tag = randomUUID();
-		const tui = new TmuxSession();
-		sessions.push(tui);
-		tui.start([process.execPath, cliPath, 'tui', '--config', config, '--demo-traffic', 'fx/echo'], {env: tuiEnv(tag), columns: 140, rows: 30});
+		const {tui, tag} = startTui({fx: fixture('normal'), other: fixture('normal')}, {args: ['--demo-traffic', 'fx/echo']});
 		const screen = await tui.waitForScreen(s => Number(cell(s, 'fx', 'calls') ?? 0) >= 3 && cell(s, 'fx', 'state') === 'ready', 'demo calls counted on fx');
 		expect(screen).toContain('demo traffic: fx/echo at 2/s');
 		expect(cell(screen, 'other', 'calls')).toBe('0');
 		expect(cell(screen, 'fx', 'latency')).toMatch(/ms/);
 		tui.keys('q');
-		expect(await waitFor(() => tui.exitStatus(), 'mcp-hangar tui to exit', 30_000)).toBe(0);
-		await waitFor(() => processesWithTag(tag).length === 0, 'no process left', 10_000);
+		expect(await tui.waitForExit()).toBe(0);
+		await noProcessLeft(tag);
 	});
 
 	it('counts a --stdio client attached through the socket, lists it under c with its calls, and forgets it when it leaves', async () => {
-		const dir = tempDir('hangar-tui-');
-		const config = writeConfig(dir, {fx: fixture('normal')}, fastHangar);
-		const tag = randomUUID();
-		const tui = new TmuxSession();
-		sessions.push(tui);
-		tui.start([process.execPath, cliPath, 'tui', '--config', config], {env: tuiEnv(tag), columns: 140, rows: 30});
+		const {tui, tag, config} = startTui({fx: fixture('normal')});
 		// The socket is open before the first frame.
 		await tui.waitForScreen(s => cell(s, 'fx', 'state') === 'cold' && s.includes('clients 0'), 'the TUI up, fx cold, no client');
 
 		// What an MCP client launches: with the TUI running, it attaches to the TUI's supervisor.
-		const client = new Client({name: 'e2e-client', version: '3.1.4'});
-		clients.push(client);
-		await client.connect(
-			new StdioClientTransport({
-				command: process.execPath,
-				args: [cliPath, '--stdio', '--config', config],
-				env: {...(process.env as Record<string, string>), HANGAR_TEST_TAG: tag},
-				stderr: 'pipe',
-			}),
-		);
+		const {client} = await openHangar(config, {tag, clientInfo: {name: 'e2e-client', version: '3.1.4'}});
 		for (const message of ['one', 'two']) {
 			expect(await client.callTool({name: 'fx__echo', arguments: {message}})).toMatchObject({content: [{type: 'text', text: message}]});
 		}
@@ -223,17 +230,12 @@ describe('mcp-hangar tui in a terminal', () => {
 
 		// No client: q quits at once, and nothing is left, the bridge included.
 		tui.keys('q');
-		expect(await waitFor(() => tui.exitStatus(), 'mcp-hangar tui to exit', 30_000)).toBe(0);
-		await waitFor(() => processesWithTag(tag).length === 0, `no process left (still: ${processesWithTag(tag).join(', ')})`, 10_000);
+		expect(await tui.waitForExit()).toBe(0);
+		await noProcessLeft(tag);
 	});
 
 	it('serves MCP over HTTP alongside (tui --http): an HTTP client is a client like any other, and q asks before leaving it', async () => {
-		const dir = tempDir('hangar-tui-');
-		const config = writeConfig(dir, {fx: fixture('normal')}, fastHangar);
-		const tag = randomUUID();
-		const tui = new TmuxSession();
-		sessions.push(tui);
-		tui.start([process.execPath, cliPath, 'tui', '--config', config, '--http', '--port', '0'], {env: tuiEnv(tag), columns: 140, rows: 30});
+		const {tui, tag} = startTui({fx: fixture('normal')}, {args: ['--http', '--port', '0']});
 		const url = /MCP over HTTP: (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(await tui.waitForScreen(/MCP over HTTP: http:\/\/127\.0\.0\.1:\d+\/mcp/, 'the HTTP endpoint in the header'))![1]!;
 
 		const client = new Client({name: 'web-agent', version: '2.0.0'});
@@ -249,8 +251,8 @@ describe('mcp-hangar tui in a terminal', () => {
 		tui.keys('q');
 		await tui.waitForScreen('1 client is attached. Quit and stop every upstream anyway? (y/n)');
 		tui.keys('y');
-		expect(await waitFor(() => tui.exitStatus(), 'mcp-hangar tui to exit', 30_000)).toBe(0);
-		await waitFor(() => processesWithTag(tag).length === 0, `no process left (still: ${processesWithTag(tag).join(', ')})`, 10_000);
+		expect(await tui.waitForExit()).toBe(0);
+		await noProcessLeft(tag);
 	});
 
 	it('refuses a --demo-traffic target that is not in the config, before starting anything', () => {
@@ -278,30 +280,19 @@ describe('mcp-hangar tui in a terminal', () => {
 	});
 
 	it('refuses to start a second supervisor for a state dir a running one serves, naming it', async () => {
-		const dir = tempDir('hangar-tui-');
-		const config = writeConfig(dir, {fx: fixture('normal')}, fastHangar);
-		const tag = randomUUID();
-		const first = new TmuxSession();
-		sessions.push(first);
-		first.start([process.execPath, cliPath, 'tui', '--config', config], {env: tuiEnv(tag), columns: 120, rows: 20});
+		const {tui: first, tag, config, dir} = startTui({fx: fixture('normal')}, {columns: 120, rows: 20});
 		await first.waitForScreen(/1 upstream:\s+1 ready/, 'the first TUI to run fx');
 		const pid = (JSON.parse(fs.readFileSync(path.join(dir, 'state', 'endpoint.json'), 'utf8')) as {pid: number}).pid;
 
-		const second = new TmuxSession();
-		sessions.push(second);
-		second.start([process.execPath, cliPath, 'tui', '--config', config], {env: tuiEnv(tag), columns: 120, rows: 20});
-		await waitFor(() => second.exitStatus(), 'the second TUI to exit');
-		expect(second.exitStatus()).toBe(1);
+		const second = launchTui(config, tag, {columns: 120, rows: 20});
+		expect(await second.waitForExit()).toBe(1);
 		// Wrapped at the pane's width: compare without the spaces.
 		const squeeze = (text: string): string => text.replaceAll(/\s+/g, '');
 		expect(squeeze(second.screen({history: true}))).toContain(squeeze(`is already served by hangar pid ${pid} (mcp-hangar tui`));
 		// The first goes on, untouched.
 		expect(first.screen()).toMatch(/1 upstream:\s+1 ready/);
 		first.keys('q');
-		await waitFor(() => first.exitStatus(), 'the first TUI to quit').catch(error => {
-			throw new Error(`${(error as Error).message}; its screen:\n${first.screen({history: true})}`);
-		});
-		expect(first.exitStatus()).toBe(0);
-		await waitFor(() => processesWithTag(tag).length === 0, 'no process left');
+		expect(await first.waitForExit()).toBe(0);
+		await noProcessLeft(tag);
 	});
 });

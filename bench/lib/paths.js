@@ -156,10 +156,15 @@ async function readyUpstreamPid(session, name = 'fx') {
 	}
 }
 
-/** A warm hangar in front of one fixture server (lazy: false), ready to route `fx__echo`. */
-export async function connectHangarWarm(mode = 'normal', extra = []) {
+/** A config in a new temp dir with one fixture server, fx, started at launch (lazy: false): the warm paths' upstream. */
+function warmFxConfig() {
 	const dir = tempDir();
-	const file = writeHangarConfig(dir, {fx: serverEntry(fixtureCommand(mode, extra), {lazy: false})});
+	return {dir, file: writeHangarConfig(dir, {fx: serverEntry(fixtureCommand('normal'), {lazy: false})})};
+}
+
+/** A warm hangar in front of one fixture server (lazy: false), ready to route `fx__echo`. */
+export async function connectHangarWarm() {
+	const {dir, file} = warmFxConfig();
 	const session = await connectHangar(file);
 	const upstreamPid = await readyUpstreamPid(session);
 	return {
@@ -177,15 +182,15 @@ export async function connectHangarWarm(mode = 'normal', extra = []) {
 
 /**
  * Starts `mcp-hangar serve --config FILE`, the supervisor `--stdio` clients
- * attach to, and waits until its socket (STATE_DIR/hangar.sock) accepts a
- * connection. `stop()` sends SIGTERM and waits for it to exit (SIGKILL after
- * `graceMs`).
+ * attach to, and waits until its socket (STATE_DIR/hangar.sock, the state dir
+ * read from the config) accepts a connection. `stop()` sends SIGTERM and
+ * waits for it to exit (SIGKILL after `graceMs`).
  */
-export async function startServe(configFile, stateDir, {args = []} = {}) {
-	const child = spawn(process.execPath, [...hangarNodeArgs, hangarBuild.cli, 'serve', '--config', configFile, ...args], {env: taggedEnv(), stdio: ['ignore', 'ignore', 'pipe']});
+export async function startServe(configFile) {
+	const child = spawn(process.execPath, [...hangarNodeArgs, hangarBuild.cli, 'serve', '--config', configFile], {env: taggedEnv(), stdio: ['ignore', 'ignore', 'pipe']});
 	const stderr = tail(child.stderr);
 	const exited = new Promise(resolve => child.once('exit', (code, signal) => resolve({code, signal})));
-	const socketPath = path.join(stateDir, 'hangar.sock');
+	const socketPath = path.join(JSON.parse(fs.readFileSync(configFile, 'utf8')).hangar.stateDir, 'hangar.sock');
 	const stop = async (graceMs = 10_000) => {
 		if (child.exitCode !== null || child.signalCode !== null) return exited;
 		child.kill('SIGTERM');
@@ -223,10 +228,9 @@ export async function startServe(configFile, stateDir, {args = []} = {}) {
  * (lazy: false), and `mcp-hangar --stdio` with the same config, which finds
  * the daemon's socket and bridges to it. Ready to route `fx__echo`.
  */
-export async function connectBridgeWarm(mode = 'normal', extra = []) {
-	const dir = tempDir();
-	const file = writeHangarConfig(dir, {fx: serverEntry(fixtureCommand(mode, extra), {lazy: false})});
-	const daemon = await startServe(file, path.join(dir, 'state'));
+export async function connectBridgeWarm() {
+	const {dir, file} = warmFxConfig();
+	const daemon = await startServe(file);
 	let session;
 	try {
 		session = await connectHangar(file);

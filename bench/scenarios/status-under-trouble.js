@@ -29,19 +29,20 @@
 import fs from 'node:fs';
 import {callTool, connectHangar, echoToolDefinition, fixtureCommand, hangarList, serverEntry, tempDir, waitFor, writeHangarConfig} from '../lib/paths.js';
 import {waitForNoTagged} from '../lib/processes.js';
+import {nsToMs, round, summarize} from '../lib/stats.js';
 
 /** hangar_list's default page size (`defaultListLimit` in source/core/management.ts). */
 const defaultListLimit = 50;
-import {nsToMs, round, summarize} from '../lib/stats.js';
 
 /**
- * Times `samples` hangar_list calls in a row. Besides the time until the SDK
+ * Times `samples` hangar_list calls in a row, each checked to list `expected`
+ * upstreams and to count `expectedTotal` in all. Besides the time until the SDK
  * client resolved each call, `arrived` is the time until the answer's last
  * byte reached the client, before the SDK parsed it (hangar's part plus the
  * transfer), so the rest is the client's own (its read buffer, JSON.parse,
  * schema checks, its GC).
  */
-async function timeList(session, samples, expected, args = {}) {
+async function timeList(session, samples, expected, expectedTotal, args = {}) {
 	const times = [];
 	const arrived = [];
 	let bytes = 0;
@@ -54,7 +55,7 @@ async function timeList(session, samples, expected, args = {}) {
 		if (last !== undefined && last > began) arrived.push(nsToMs(last - began));
 		const providers = result.structuredContent?.providers;
 		if (!Array.isArray(providers) || providers.length !== expected) throw new Error(`hangar_list returned ${providers?.length} upstreams, expected ${expected}`);
-		if (result.structuredContent.total !== session.upstreams) throw new Error(`hangar_list says ${result.structuredContent.total} upstreams in all, expected ${session.upstreams}`);
+		if (result.structuredContent.total !== expectedTotal) throw new Error(`hangar_list says ${result.structuredContent.total} upstreams in all, expected ${expectedTotal}`);
 		if (i === 0) bytes = JSON.stringify(result).length;
 	}
 
@@ -111,10 +112,9 @@ export async function statusUnderTrouble({upstreams, hung, startAll, samples, ca
 		);
 		const allReadyMs = performance.now() - began;
 
-		session.upstreams = upstreams;
 		// What a client gets by default: the first page (50 entries, with the counts of all).
 		const page = Math.min(upstreams, defaultListLimit);
-		const calm = await timeList(session, samples, page);
+		const calm = await timeList(session, samples, page, upstreams);
 
 		let settledEarly = 0;
 		for (const name of hungNames) {
@@ -132,10 +132,10 @@ export async function statusUnderTrouble({upstreams, hung, startAll, samples, ca
 
 		// Let hangar forward them all, then make sure none was answered.
 		await new Promise(resolve => setTimeout(resolve, 500));
-		const trouble = await timeList(session, samples, page);
+		const trouble = await timeList(session, samples, page, upstreams);
 		const troublePing = await timePing(session, samples);
 		// All of them in one answer, as a client asking for limit 200 gets them.
-		const troubleFullList = {limit: upstreams, ...(await timeList(session, samples, upstreams, {limit: upstreams}))};
+		const troubleFullList = {limit: upstreams, ...(await timeList(session, samples, upstreams, upstreams, {limit: upstreams}))};
 
 		// A hangar that has been up a while has call history: fill every healthy running upstream's
 		// latency window (hangar keeps the last 256 calls) and time hangar_list again, hung calls still hanging.
@@ -147,7 +147,7 @@ export async function statusUnderTrouble({upstreams, hung, startAll, samples, ca
 					for (let i = 0; i < historyCalls; i++) await callTool(session.client, `${name}__echo`, {message: 'history'});
 				}),
 			);
-			history = {upstreamsWithHistory: healthy.length, callsEach: historyCalls, ...(await timeList(session, samples, page))};
+			history = {upstreamsWithHistory: healthy.length, callsEach: historyCalls, ...(await timeList(session, samples, page, upstreams))};
 		}
 		if (settledEarly > 0) throw new Error(`${settledEarly} calls to hung upstreams were answered; the scenario is broken`);
 		const states = await hangarList(session.client);

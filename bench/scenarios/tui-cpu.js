@@ -26,8 +26,6 @@
  * flags for the TUI process (e.g. --cpu-prof) go in MCP_HANGAR_BENCH_NODE_ARGS
  * here, or --hangar-node-args in bench/run.js.
  */
-import {execFileSync} from 'node:child_process';
-import {randomUUID} from 'node:crypto';
 import fs from 'node:fs';
 import {parseArgs} from 'node:util';
 import {pathToFileURL} from 'node:url';
@@ -36,12 +34,7 @@ import {pacedLoad} from '../lib/paced-load.js';
 import {echoToolDefinition, fixtureCommand, hangarBuild, hangarNodeArgs, serverEntry, tempDir, waitFor, writeHangarConfig} from '../lib/paths.js';
 import {benchTag, childrenOf, cpuMs, sleep, waitForNoTagged} from '../lib/processes.js';
 import {round} from '../lib/stats.js';
-
-const quote = part => `'${part.replaceAll("'", "'\\''")}'`;
-
-function tmuxOn(socket) {
-	return (...args) => execFileSync('tmux', ['-L', socket, ...args], {encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe']});
-}
+import {TmuxSession} from '../lib/tmux.js';
 
 /** CPU percent of one core used by `pid` over the next `ms`. */
 async function cpuPercent(pid, ms) {
@@ -64,25 +57,13 @@ export async function tuiCpu({upstreams = 50, windowMs = 30_000, idleAfterMs = 1
 	const total = upstreams + 1;
 	const file = writeHangarConfig(dir, servers, {stopGraceSeconds: 1});
 	const socketPath = path.join(dir, 'state', 'hangar.sock');
-	const socket = `hangar-bench-${randomUUID().slice(0, 8)}`;
-	const tmux = tmuxOn(socket);
-	// The shell records the exit status: tmux 3.3 can miss the SIGCHLD of a program that closes its terminal just before exiting.
-	const statusFile = `${dir}/tui-exit-status`;
-	const command = `${[process.execPath, ...hangarNodeArgs, hangarBuild.cli, 'tui', '--config', file].map(quote).join(' ')}; echo $? > ${quote(statusFile)}`;
-	const screen = () => tmux('capture-pane', '-p', '-t', 'tui');
+	const tui = new TmuxSession();
 	try {
-		tmux(
-			'-f', '/dev/null',
-			'start-server', ';',
-			'set-option', '-g', 'remain-on-exit', 'on', ';',
-			'new-session', '-d', '-s', 'tui', '-x', String(columns), '-y', String(rows), '-e', `BENCH_TAG=${benchTag}`,
-			command,
-		);
+		tui.start([process.execPath, ...hangarNodeArgs, hangarBuild.cli, 'tui', '--config', file], {columns, rows, env: {BENCH_TAG: benchTag}});
 		const began = performance.now();
-		const shell = Number(tmux('display-message', '-p', '-t', 'tui', '#{pane_pid}').trim());
-		const pid = await waitFor(() => childrenOf(shell)[0], 'the TUI process to start', 10_000, 100);
+		const pid = await waitFor(() => childrenOf(tui.panePid())[0], 'the TUI process to start', 10_000, 100);
 		const ready = new RegExp(`${total} upstreams:\\s+${total} ready`);
-		await waitFor(() => ready.test(screen()), `${total} upstreams to be ready on the TUI's screen`, 120_000, 100);
+		await tui.waitForScreen(ready, `${total} upstreams to be ready on the TUI's screen`, 120_000);
 		const readyMs = performance.now() - began;
 
 		// Let the last starts settle, then measure while ages still tick by the second.
@@ -93,21 +74,11 @@ export async function tuiCpu({upstreams = 50, windowMs = 30_000, idleAfterMs = 1
 		const idle = await cpuPercent(pid, windowMs);
 		const loaded = await pacedLoad(socketPath, {tool: 'echo__echo', rate: loadRate, durationMs: loadWindowMs, meter: {tui: pid}});
 		// q asks first while a client is attached: wait until the TUI has seen the load client go.
-		await waitFor(() => /\bclients 0\b/.test(screen()), 'the TUI to show the load client gone', 10_000, 100);
+		await tui.waitForScreen(/\bclients 0\b/, 'the TUI to show the load client gone', 10_000);
 
-		tmux('send-keys', '-t', 'tui', 'q');
+		tui.keys('q');
 		const quitBegan = performance.now();
-		const exitCode = await waitFor(
-			() => {
-				const text = fs.existsSync(statusFile) ? fs.readFileSync(statusFile, 'utf8').trim() : '';
-				return text === '' ? undefined : {code: Number(text)};
-			},
-			'the TUI to exit after q',
-			60_000,
-			100,
-		).catch(error => {
-			throw new Error(`${error.message}; its screen:\n${screen()}`);
-		});
+		const exitCode = await tui.waitForExit(60_000);
 		const quitMs = performance.now() - quitBegan;
 		const leftBehind = await waitForNoTagged(5000);
 		return {
@@ -124,15 +95,12 @@ export async function tuiCpu({upstreams = 50, windowMs = 30_000, idleAfterMs = 1
 				met: loaded.cpu.tui.percent !== null && loaded.cpu.tui.percent < 25 && loaded.answeredPerSecond >= loadRate * 0.95,
 			},
 			loaded,
-			exitCode: exitCode.code,
+			exitCode,
 			quitMs: round(quitMs, 0),
 			leftBehind: leftBehind.length,
 		};
 	} finally {
-		try {
-			tmux('kill-server');
-		} catch {}
-
+		tui.kill();
 		fs.rmSync(dir, {recursive: true, force: true});
 	}
 }

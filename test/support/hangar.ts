@@ -2,6 +2,7 @@
  * Test support: temp configs, the built `mcp-hangar --stdio` driven by a real
  * SDK client, the process table, and waiting on conditions instead of sleeping.
  */
+import {execFile} from 'node:child_process';
 import {randomUUID} from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -37,7 +38,6 @@ export function memory(dir: string, extra: ServerEntry = {}): ServerEntry {
 	return {command: process.execPath, args: [memoryPath], env: {MEMORY_FILE_PATH: path.join(dir, 'memory.jsonl')}, ...extra};
 }
 
-/** Fast timings so breaker, restart and idle behaviour show within seconds. */
 /**
  * An upstream that does not exit when its stdin closes and ignores SIGTERM:
  * stopping it takes two stop grace periods (then SIGKILL), so the `stopping`
@@ -53,6 +53,7 @@ export function stubborn(extra: ServerEntry = {}): ServerEntry {
 	return {command: process.execPath, args: ['--input-type=module', '-e', script], ...extra};
 }
 
+/** Fast timings so breaker, restart and idle behaviour show within seconds. */
 export const fastHangar = {
 	backoffMinSeconds: 0.3,
 	backoffMaxSeconds: 2,
@@ -76,9 +77,30 @@ export type HangarHandle = {
 	close: () => Promise<void>;
 };
 
-/** Spawns the built `mcp-hangar --stdio` and connects a real SDK client to it. */
-export async function startHangar(configFile: string, options: {args?: string[]; connect?: boolean} = {}): Promise<HangarHandle> {
+export type CliRun = {code: number | null; stdout: string; stderr: string; tag: string};
+
+/** Runs the built CLI with `args`, tagged with a new HANGAR_TEST_TAG, and resolves with its exit code and output once it exits. */
+export async function runCli(args: string[]): Promise<CliRun> {
 	const tag = randomUUID();
+	return new Promise(resolve => {
+		execFile(process.execPath, [cliPath, ...args], {env: {...process.env, HANGAR_TEST_TAG: tag}, timeout: 50_000}, (error, stdout, stderr) => {
+			resolve({code: error === null ? 0 : typeof error.code === 'number' ? error.code : null, stdout, stderr, tag});
+		});
+	});
+}
+
+export type HangarOptions = {
+	/** Added after `--stdio --config FILE`. */
+	args?: string[];
+	/** Its HANGAR_TEST_TAG (default: a new one), e.g. a TUI's, to count it among that TUI's processes. */
+	tag?: string;
+	/** What the client calls itself in initialize (default: hangar-test 1.0.0). */
+	clientInfo?: {name: string; version: string};
+};
+
+/** Spawns the built `mcp-hangar --stdio` and connects a real SDK client to it (unless `connect` is false). */
+export async function startHangar(configFile: string, options: HangarOptions & {connect?: boolean} = {}): Promise<HangarHandle> {
+	const tag = options.tag ?? randomUUID();
 	const transport = new StdioClientTransport({
 		command: process.execPath,
 		args: [cliPath, '--stdio', '--config', configFile, ...(options.args ?? [])],
@@ -89,7 +111,7 @@ export async function startHangar(configFile: string, options: {args?: string[];
 	transport.stderr?.on('data', (chunk: Buffer) => {
 		stderr += chunk.toString();
 	});
-	const client = new Client({name: 'hangar-test', version: '1.0.0'});
+	const client = new Client(options.clientInfo ?? {name: 'hangar-test', version: '1.0.0'});
 	if (options.connect !== false) await client.connect(transport);
 	return {
 		client,
@@ -106,7 +128,7 @@ export async function startHangar(configFile: string, options: {args?: string[];
 const opened: HangarHandle[] = [];
 
 /** startHangar, remembered so that closeHangars (an afterEach hook) closes it. */
-export async function openHangar(configFile: string, options: {args?: string[]} = {}): Promise<HangarHandle> {
+export async function openHangar(configFile: string, options: HangarOptions = {}): Promise<HangarHandle> {
 	const handle = await startHangar(configFile, options);
 	opened.push(handle);
 	return handle;
@@ -171,17 +193,19 @@ export async function statusOf(client: Client, name: string): Promise<StatusEntr
 	return entry;
 }
 
+/** Whether the process with `pid` runs (a zombie has exited: it only waits for its parent to reap it). */
+export function isAlive(pid: number): boolean {
+	try {
+		process.kill(pid, 0);
+		return !/\) Z /.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
+	} catch {
+		return false;
+	}
+}
+
 /** Waits until the process with `pid` is gone. */
 export async function waitForExit(pid: number, timeoutMs = 20_000): Promise<void> {
-	await waitFor(() => {
-		try {
-			process.kill(pid, 0);
-			const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-			return /\) Z /.test(stat);
-		} catch {
-			return true;
-		}
-	}, `process ${pid} to exit`, timeoutMs);
+	await waitFor(() => !isAlive(pid), `process ${pid} to exit`, timeoutMs);
 }
 
 export type SpawnedHangar = {

@@ -22,7 +22,6 @@ export type Served = {
 
 export type ServeOptions<T> = {
 	env?: Record<string, string>;
-	tag?: string;
 	/** Where its log is read from (default: its stderr). */
 	log?: (stderr: string) => string;
 	/** What the log shows once it listens (the value resolved with), or undefined until then. */
@@ -31,7 +30,7 @@ export type ServeOptions<T> = {
 
 /** Spawns `mcp-hangar ...args` (a `serve` command line) and resolves once `listening` finds its mark in the log. */
 export async function spawnServe<T>(args: string[], options: ServeOptions<T>): Promise<{served: Served; ready: T}> {
-	const tag = options.tag ?? randomUUID();
+	const tag = randomUUID();
 	const child = spawn(process.execPath, [cliPath, ...args], {env: {...process.env, ...options.env, HANGAR_TEST_TAG: tag}, stdio: ['ignore', 'pipe', 'pipe']});
 	let stderr = '';
 	let stdout = '';
