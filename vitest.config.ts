@@ -1,15 +1,24 @@
 import {defineConfig} from 'vitest/config';
 
-// Tests drive real subprocesses (hangar itself, real MCP servers, fixtures),
-// so they get generous timeouts and at most two workers: the CI machine has
-// two cores and may be busy.
+// Tests are split by level (see README, "Tests"):
+// - unit: one module at a time, no build and no subprocess (`npm run test:unit`);
+// - integration: an in-process supervisor with real fixture upstreams;
+// - e2e: the built binary (dist/), tmux, the conformance suite;
+// - drift: docs and import rules checked against the code.
+// Tests drive real subprocesses, so they get generous timeouts and at most two
+// workers: the CI machine has two cores and may be busy.
+const shared = {testTimeout: 60_000, hookTimeout: 60_000};
+
 export default defineConfig({
 	test: {
-		include: ['test/**/*.test.ts', 'test/**/*.test.tsx'],
-		testTimeout: 60_000,
-		hookTimeout: 60_000,
 		pool: 'forks',
 		maxWorkers: 2,
 		reporters: ['default', './test/support/summary-reporter.ts'],
+		projects: [
+			{test: {...shared, name: 'unit', include: ['test/unit/**/*.test.{ts,tsx}']}},
+			{test: {...shared, name: 'integration', include: ['test/integration/**/*.test.ts']}},
+			{test: {...shared, name: 'e2e', include: ['test/e2e/**/*.test.ts']}},
+			{test: {...shared, name: 'drift', include: ['test/drift/**/*.test.ts']}},
+		],
 	},
 });

@@ -42,10 +42,10 @@ async function loadDiagrams() {
 	let modules;
 	try {
 		modules = await Promise.all([
-			import('../dist/core/state-machine.js'),
-			import('../dist/core/provider-state.js'),
-			import('../dist/core/connection-state.js'),
-			import('../dist/core/bridge-state.js'),
+			import('../dist/core/base/state-machine.js'),
+			import('../dist/core/engine/provider-state.js'),
+			import('../dist/core/gateway/connection-state.js'),
+			import('../dist/core/endpoints/bridge-state.js'),
 		]);
 	} catch (error) {
 		if (error?.code === 'ERR_MODULE_NOT_FOUND') {
@@ -60,17 +60,17 @@ async function loadDiagrams() {
 	return [
 		{
 			id: 'provider',
-			source: 'providerTransitions (source/core/provider-state.ts)',
+			source: 'providerTransitions (source/core/engine/provider-state.ts)',
 			mermaid: toMermaid(providerTransitions, 'cold'),
 		},
 		{
 			id: 'connection',
-			source: 'connectionTransitions (source/core/connection-state.ts)',
+			source: 'connectionTransitions (source/core/gateway/connection-state.ts)',
 			mermaid: toMermaid(connectionTransitions, 'awaiting_initialize'),
 		},
 		{
 			id: 'bridge',
-			source: 'bridgeTransitions (source/core/bridge-state.ts)',
+			source: 'bridgeTransitions (source/core/endpoints/bridge-state.ts)',
 			mermaid: toMermaid(bridgeTransitions, 'connecting'),
 		},
 	];

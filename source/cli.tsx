@@ -5,10 +5,10 @@
  */
 import process from 'node:process';
 import meow from 'meow';
-import {ConfigError, loadConfig, resolveConfigPath} from './core/config.js';
-import {Logger, fileSink, logLevels, stderrSink, type LogLevel} from './core/logger.js';
-import {HttpSetupError, resolveHttpOptions, type HttpListenOptions} from './core/http-endpoint.js';
-import {serveDaemon, serveStdio} from './core/runtime.js';
+import {ConfigError, loadConfig, resolveConfigPath} from './core/config/config.js';
+import {Logger, fileSink, logLevels, stderrSink, type LogLevel} from './core/base/logger.js';
+import {HttpSetupError, resolveHttpOptions, type HttpListenOptions} from './core/endpoints/http-endpoint.js';
+import {serveDaemon, serveStdio} from './core/endpoints/runtime.js';
 import {adminCommand, callCommand, parseArgsJson, statusCommand} from './commands.js';
 import {UsageError} from './usage.js';
 

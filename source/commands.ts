@@ -10,17 +10,17 @@
  * code 0 on success, 1 when the operation failed, 2 for bad usage.
  */
 import process from 'node:process';
-import {loadConfig, type HangarConfig} from './core/config.js';
-import {errorMessage} from './core/errors.js';
-import type {Logger} from './core/logger.js';
-import {killAllProcessGroupsSync} from './core/process-registry.js';
-import {createSupervisor} from './core/runtime.js';
-import type {Supervisor} from './core/supervisor.js';
-import {isPlainObject} from './core/json-rpc-check.js';
+import {loadConfig, type HangarConfig} from './core/config/config.js';
+import {errorMessage} from './core/base/errors.js';
+import type {Logger} from './core/base/logger.js';
+import {killAllProcessGroupsSync} from './core/upstream/process-registry.js';
+import {createSupervisor} from './core/endpoints/runtime.js';
+import type {Supervisor} from './core/engine/supervisor.js';
+import {isPlainObject} from './core/wire/json-rpc-check.js';
 import {UsageError} from './usage.js';
-import {statusEntries, type StatusEntry} from './core/views.js';
-import {SupervisorCallError, SupervisorClient} from './core/supervisor-client.js';
-import type {CallToolResult} from './core/upstream-client.js';
+import {statusEntries, type StatusEntry} from './core/engine/views.js';
+import {SupervisorCallError, SupervisorClient} from './core/endpoints/supervisor-client.js';
+import type {CallToolResult} from './core/upstream/connection.js';
 
 export type CommandOptions = {configPath: string; stateDir?: string | undefined; logger: Logger};
 

@@ -11,10 +11,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import process from 'node:process';
 import {supervisorSource} from './components/hangar-source.js';
-import {loadConfig} from './core/config.js';
-import {Logger, fileSink, type LogLevel} from './core/logger.js';
-import type {HttpListenOptions} from './core/http-endpoint.js';
-import {startOwner} from './core/runtime.js';
+import {loadConfig} from './core/config/config.js';
+import {Logger, fileSink, type LogLevel} from './core/base/logger.js';
+import type {HttpListenOptions} from './core/endpoints/http-endpoint.js';
+import {startOwner} from './core/endpoints/runtime.js';
 import {parseDemoTarget, startDemoTraffic} from './demo/traffic.js';
 
 export type TuiOptions = {

@@ -31,7 +31,7 @@ import {callTool, connectHangar, echoToolDefinition, fixtureCommand, hangarList,
 import {waitForNoTagged} from '../lib/processes.js';
 import {nsToMs, round, summarize} from '../lib/stats.js';
 
-/** hangar_list's default page size (`defaultListLimit` in source/core/management.ts). */
+/** hangar_list's default page size (`defaultListLimit` in source/core/gateway/management-tools.ts). */
 const defaultListLimit = 50;
 
 /**

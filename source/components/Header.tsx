@@ -4,7 +4,7 @@
  * where hangar's log goes.
  */
 import {Box} from 'ink';
-import type {ProviderState} from '../core/provider-state.js';
+import type {ProviderState} from '../core/engine/provider-state.js';
 import {cutLeft, uptime} from './cell-format.js';
 import {Segments, segmentsLength, type Segment} from './Segments.js';
 import {stateTone, statesByRank} from './state-style.js';

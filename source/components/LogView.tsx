@@ -5,7 +5,7 @@
  * lines it shows while new ones arrive; lines are cut, not wrapped.
  */
 import {Box, Text} from 'ink';
-import type {LogLine} from '../core/log-buffer.js';
+import type {LogLine} from '../core/upstream/log-buffer.js';
 import {clock, printable} from './cell-format.js';
 import {scrollRoom} from './screen-layout.js';
 import {Segments, type Segment} from './Segments.js';

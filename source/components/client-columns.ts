@@ -6,7 +6,7 @@
  * reads the same rows, so the screen is redrawn when a shown age moves and
  * not otherwise.
  */
-import type {ClientView} from '../core/clients.js';
+import type {ClientView} from '../core/engine/clients.js';
 import {count, printable, shortDuration} from './cell-format.js';
 import {fitColumns, type Column, type ColumnSpec} from './table-columns.js';
 

@@ -4,7 +4,7 @@
  * name), the layout and the key context. Rows are cached on their inputs,
  * since a fuzzy filter is not free and frames come often.
  */
-import type {StatusEntry} from '../core/views.js';
+import type {StatusEntry} from '../core/engine/views.js';
 import type {HangarSnapshot} from './hangar-source.js';
 import {keyContext} from './keymap.js';
 import {compactBelowColumns, type TerminalSize, type TuiState} from './tui-context.js';

@@ -6,7 +6,7 @@
  * last sections give way to one line naming them rather than show a title
  * over nothing.
  */
-import type {StatusEntry, UpstreamDetails} from '../core/views.js';
+import type {StatusEntry, UpstreamDetails} from '../core/engine/views.js';
 import {clock, count, duration, fit, latency, millis, printable, relative} from './cell-format.js';
 import {shareRows} from './row-budget.js';
 import {segmentsLength, type Segment} from './Segments.js';

@@ -5,12 +5,12 @@
  * through `HangarSource.command`; they never see a `Provider`, a process or
  * an MCP message. Tests give the UI a source made of plain arrays instead.
  */
-import type {ClientView} from '../core/clients.js';
+import type {ClientView} from '../core/engine/clients.js';
 import {clock} from './cell-format.js';
-import type {LogBuffer, LogLine} from '../core/log-buffer.js';
-import {describeApproval} from '../core/pins.js';
-import type {Command, Supervisor} from '../core/supervisor.js';
-import {statusEntries, upstreamDetails, type StatusEntry, type UpstreamDetails} from '../core/views.js';
+import type {LogBuffer, LogLine} from '../core/upstream/log-buffer.js';
+import {describeApproval} from '../core/engine/pins.js';
+import type {Command, Supervisor} from '../core/engine/supervisor.js';
+import {statusEntries, upstreamDetails, type StatusEntry, type UpstreamDetails} from '../core/engine/views.js';
 
 /**
  * What the current screen shows beyond the list: an upstream's details or

@@ -4,8 +4,8 @@
  * same without colour (NO_COLOR, a monochrome terminal, a text capture).
  * Also the order rows are listed in: what needs a person's attention first.
  */
-import type {BreakerState} from '../core/circuit-breaker.js';
-import type {ProviderState} from '../core/provider-state.js';
+import type {BreakerState} from '../core/engine/circuit-breaker.js';
+import type {ProviderState} from '../core/engine/provider-state.js';
 
 export type Tone = {color?: string; dim?: boolean; bold?: boolean};
 

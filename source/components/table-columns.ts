@@ -6,7 +6,7 @@
  * upstream's last error) may take whatever width is left, if it is enough
  * to be worth reading.
  */
-import type {StatusEntry} from '../core/views.js';
+import type {StatusEntry} from '../core/engine/views.js';
 import {count, fit, latency, printable, shortDuration} from './cell-format.js';
 import type {Segment} from './Segments.js';
 import {breakerTone, stateTone, type Tone} from './state-style.js';

@@ -5,7 +5,7 @@
  * (`HangarTui`) is the only one that builds these values.
  */
 import {createContext, useContext} from 'react';
-import type {StatusEntry} from '../core/views.js';
+import type {StatusEntry} from '../core/engine/views.js';
 import type {HangarSnapshot} from './hangar-source.js';
 import type {KeyContext} from './keymap.js';
 import type {UiState} from './ui-state.js';

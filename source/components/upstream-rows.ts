@@ -5,7 +5,7 @@
  * typing.
  */
 import Fuse from 'fuse.js';
-import type {StatusEntry} from '../core/views.js';
+import type {StatusEntry} from '../core/engine/views.js';
 import {stateRank} from './state-style.js';
 
 export function orderEntries(entries: readonly StatusEntry[]): StatusEntry[] {

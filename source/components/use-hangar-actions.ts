@@ -6,9 +6,9 @@
  * not of the last render, so they never act on a stale selection.
  */
 import {useMemo, useRef} from 'react';
-import {errorMessage, HangarError} from '../core/errors.js';
-import type {Command} from '../core/supervisor.js';
-import type {StatusEntry} from '../core/views.js';
+import {errorMessage, HangarError} from '../core/base/errors.js';
+import type {Command} from '../core/engine/supervisor.js';
+import type {StatusEntry} from '../core/engine/views.js';
 import type {HangarSource} from './hangar-source.js';
 import {helpLines} from './help-content.js';
 import {bodyRows, scrollRoom} from './screen-layout.js';

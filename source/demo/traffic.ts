@@ -5,7 +5,7 @@
  * restarts at work (`npm start` points it at the example's flaky upstream).
  * The calls are real; their failures are counted like any client's.
  */
-import type {Supervisor} from '../core/supervisor.js';
+import type {Supervisor} from '../core/engine/supervisor.js';
 import {UsageError} from '../usage.js';
 
 export type DemoTraffic = {

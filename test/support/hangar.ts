@@ -11,7 +11,7 @@ import {fileURLToPath, pathToFileURL} from 'node:url';
 import {Client} from '@modelcontextprotocol/sdk/client/index.js';
 import {StdioClientTransport} from '@modelcontextprotocol/sdk/client/stdio.js';
 import {McpError} from '@modelcontextprotocol/sdk/types.js';
-import type {StatusEntry} from '../../source/core/management.js';
+import type {StatusEntry} from '../../source/core/gateway/management-tools.js';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const cliPath = path.join(root, 'dist', 'cli.js');
@@ -222,7 +222,7 @@ export type SpawnedHangar = {
  */
 export async function spawnHangar(configFile: string, env: Record<string, string> = {}): Promise<SpawnedHangar> {
 	const {spawn} = await import('node:child_process');
-	const {LineTransport} = await import('../../source/core/line-transport.js');
+	const {LineTransport} = await import('../../source/core/wire/line-transport.js');
 	const tag = randomUUID();
 	const child = spawn(process.execPath, [cliPath, '--stdio', '--config', configFile], {
 		env: {...process.env, ...env, HANGAR_TEST_TAG: tag},

@@ -3,11 +3,11 @@
  * processes, observed through its typed transition events.
  */
 import path from 'node:path';
-import {parseConfig} from '../../source/core/config.js';
-import {silentLogger} from '../../source/core/logger.js';
-import {StateStore} from '../../source/core/state-store.js';
-import {Supervisor} from '../../source/core/supervisor.js';
-import type {TransitionEvent} from '../../source/core/provider.js';
+import {parseConfig} from '../../source/core/config/config.js';
+import {silentLogger} from '../../source/core/base/logger.js';
+import {StateStore} from '../../source/core/engine/state-store.js';
+import {Supervisor} from '../../source/core/engine/supervisor.js';
+import type {TransitionEvent} from '../../source/core/engine/provider.js';
 import {fastHangar, tempDir, waitFor, type ServerEntry} from './hangar.js';
 
 export type TestSupervisor = {

@@ -1,0 +1,500 @@
+/**
+ * `mcp-hangar --stdio` when a supervisor (the TUI or `mcp-hangar serve`) is
+ * listening for the same state dir: a thin bridge between the client's
+ * stdin/stdout and the supervisor's socket. The client keeps one MCP session
+ * however often the supervisor behind it restarts:
+ *
+ * - Lines pass through unchanged both ways. The bridge reads just enough of
+ *   each message (id, method, whether it is a response) to know what is in
+ *   flight.
+ * - When the connection is lost it reconnects with backoff. On the new
+ *   connection it replays the client's initialize (its answer is kept from
+ *   the client) and notifications/initialized, then sends what arrived in
+ *   the meantime, in order, and tells the client the tool list may have
+ *   changed.
+ * - A request held while there is no supervisor gets a SupervisorUnavailable
+ *   error at its deadline, saying what to run. A request in flight when the
+ *   supervisor vanished is sent again if it only reads (initialize, ping,
+ *   tools/list, ...); a tools/call is answered with an error instead, since
+ *   it may already have run. Every request gets exactly one answer.
+ * - When the supervisor says it is stopping (notifications/hangar/draining),
+ *   the bridge ends its side of the connection, so all it sent is answered
+ *   before the connection closes: an orderly restart loses nothing.
+ * - It never exits while stdin is open; when stdin closes it waits briefly
+ *   for the answers still owed and exits.
+ *
+ * Nothing but the supervisor's own lines and JSON-RPC errors are ever
+ * written to stdout.
+ */
+import net from 'node:net';
+import type {Readable, Writable} from 'node:stream';
+import {createBridgeMachine} from './bridge-state.js';
+import {ErrorCode, JsonRpcCode} from '../base/errors.js';
+import {commandMethod, drainingNotification} from '../gateway/session.js';
+import {LineSplitter} from '../wire/line-splitter.js';
+import {isPlainObject} from '../wire/json-rpc-check.js';
+import {guessId} from '../wire/line-transport.js';
+import {connectSocket, type ConnectFailure} from './local-endpoint.js';
+import type {Logger} from '../base/logger.js';
+import {settleWithin} from '../base/settle.js';
+import {CoalescingWriter} from '../wire/write-coalescer.js';
+
+type Id = string | number;
+
+/** What the bridge needs to know of a line. */
+type Shape = {id: Id | undefined; method: string | undefined; response: boolean; error: boolean};
+
+const replayPrefix = 'mcp-hangar-bridge:replay:';
+
+/** Methods that only read: safe to send again when the supervisor vanished before answering. */
+const resendable = (method: string): boolean => method !== 'tools/call' && !method.startsWith('hangar/');
+
+const idPattern = '(-?\\d+|"(?:[^"\\\\]|\\\\.)*")';
+/** Hangar's own writes: {"jsonrpc":"2.0","id":X,"result"|"error"...} */
+const headId = new RegExp(`^\\{"jsonrpc":"2\\.0","id":${idPattern},"(result|error)"`);
+/** The SDK's: {"result"|"error":...,"jsonrpc":"2.0","id":X} (a raw `,"id":X}` at the very end can only be a top-level key). */
+const tailId = new RegExp(`,"id":${idPattern}\\}$`);
+
+function parseId(text: string): Id {
+	return text.startsWith('"') ? (JSON.parse(text) as string) : Number(text);
+}
+
+/** The shape of a line from the supervisor, cheaply for the usual layouts. */
+function supervisorShape(line: string): Shape | undefined {
+	const head = headId.exec(line);
+	if (head !== null) return {id: parseId(head[1]!), method: undefined, response: true, error: head[2] === 'error'};
+	if (line.startsWith('{"result":') || line.startsWith('{"error":')) {
+		const tail = tailId.exec(line);
+		if (tail !== null) return {id: parseId(tail[1]!), method: undefined, response: true, error: line.startsWith('{"error":')};
+	}
+
+	return parsedShape(line);
+}
+
+function parsedShape(line: string): Shape | undefined {
+	let value: unknown;
+	try {
+		value = JSON.parse(line);
+	} catch {
+		return undefined;
+	}
+
+	if (!isPlainObject(value)) return undefined;
+	const message = value as Record<string, unknown>;
+	const id = typeof message['id'] === 'string' || typeof message['id'] === 'number' ? message['id'] : undefined;
+	const method = typeof message['method'] === 'string' ? message['method'] : undefined;
+	return {id, method, response: method === undefined && ('result' in message || 'error' in message), error: method === undefined && 'error' in message};
+}
+
+type Held = {line: string; shape: Shape; timer?: NodeJS.Timeout; heldSince: number};
+
+export type BridgeOptions = {
+	socketPath: string;
+	/** The state dir, for messages. */
+	stateDir: string;
+	input: Readable;
+	output: Writable;
+	logger: Logger;
+	maxMessageBytes: number;
+	/** How long a request may wait for a supervisor before it is answered with SupervisorUnavailable. */
+	requestTimeoutMs: number;
+	/** A connection already made (the one that told `--stdio` a supervisor is there). */
+	socket?: net.Socket | undefined;
+	/** When stdin closes, how long answers still owed may take (default 5 s). */
+	drainMs?: number;
+	backoff?: {initialMs: number; maxMs: number};
+	/** How many messages may wait for a supervisor at once (default 10,000); past it requests are answered at once. */
+	maxHeld?: number;
+};
+
+export class StdioBridge {
+	readonly machine = createBridgeMachine('stdio');
+	private socket: net.Socket | undefined;
+	private socketWriter: CoalescingWriter | undefined;
+	private readonly out: CoalescingWriter;
+	private readonly inputSplitter: LineSplitter;
+	/** Requests sent on the current connection and not yet answered, in the order sent. */
+	private readonly pending = new Map<Id, Held>();
+	/** Messages waiting for an open connection, in the order received. */
+	private queue: Held[] = [];
+	private initializeLine: string | undefined;
+	private initializeId: Id | undefined;
+	private initializeAnswered = false;
+	private clientInitialized = false;
+	private replayId: string | undefined;
+	private connections = 0;
+	private delayMs: number;
+	private retryTimer: NodeJS.Timeout | undefined;
+	private lastFailure: ConnectFailure | undefined;
+	private permanent: ConnectFailure | undefined;
+	private resolveExit!: (code: number) => void;
+	/** Resolves with the exit code once the bridge is done (the client closed stdin, or stdout broke). */
+	readonly exited = new Promise<number>(resolve => {
+		this.resolveExit = resolve;
+	});
+
+	private onSettled: (() => void) | undefined;
+
+	constructor(private readonly options: BridgeOptions) {
+		this.out = new CoalescingWriter(options.output);
+		this.delayMs = options.backoff?.initialMs ?? 100;
+		this.inputSplitter = new LineSplitter(
+			options.maxMessageBytes,
+			line => this.fromClient(line),
+			(prefix, bytes) => {
+				const id = guessId(prefix);
+				this.answerError(id, ErrorCode.MessageTooLarge, `message of ${bytes} bytes refused: the limit is ${options.maxMessageBytes} bytes (hangar.maxMessageBytes)`);
+			},
+		);
+		this.machine.onTransition(record => options.logger.debug(`bridge: ${record.from} -> ${record.to} (${record.event}): ${record.reason}`));
+	}
+
+	start(): void {
+		const {input, output} = this.options;
+		input.setEncoding('utf8');
+		input.on('data', (chunk: string) => this.inputSplitter.push(chunk));
+		input.once('end', () => void this.clientClosed('stdin closed'));
+		input.once('close', () => void this.clientClosed('stdin closed'));
+		output.on('error', () => void this.clientClosed('stdout closed (the client went away)'));
+		if (this.options.socket === undefined) void this.connect();
+		else this.attach(this.options.socket);
+	}
+
+	get state(): string {
+		return this.machine.state;
+	}
+
+	// -------------------------------------------------------------------------
+	// From the client
+
+	private fromClient(line: string): void {
+		const shape = parsedShape(line);
+		if (shape === undefined) {
+			this.answerError(null, JsonRpcCode.ParseError, 'Parse error: the line is not a JSON-RPC object');
+			return;
+		}
+
+		const {method, id} = shape;
+		if (method !== undefined && method.startsWith('hangar/')) {
+			// A person's commands come from the CLI on the socket itself, never from an MCP client.
+			if (id !== undefined) this.answerError(id, JsonRpcCode.MethodNotFound, `Method not found: "${method}" is not available to MCP clients (${commandMethod} is for mcp-hangar's own CLI)`);
+			return;
+		}
+
+		if (method === 'initialize' && id !== undefined) {
+			this.initializeLine = line;
+			this.initializeId = id;
+			this.initializeAnswered = false;
+		} else if (method === 'notifications/initialized') {
+			this.clientInitialized = true;
+		} else if (method === 'notifications/cancelled') {
+			const target = (JSON.parse(line) as {params?: {requestId?: unknown}}).params?.requestId;
+			const index = this.queue.findIndex(held => held.shape.id !== undefined && held.shape.id === target);
+			if (index !== -1) {
+				// Never sent: drop the request and the cancellation both (no answer is owed for a cancelled request).
+				clearTimeout(this.queue[index]!.timer);
+				this.queue.splice(index, 1);
+				return;
+			}
+		}
+
+		const held: Held = {line, shape, heldSince: Date.now()};
+		if (this.machine.state === 'unusable') {
+			if (id !== undefined && !shape.response) this.answerUnavailable(held);
+			return;
+		}
+
+		if (this.machine.state === 'open') this.send(held);
+		else this.hold(held);
+	}
+
+	private send(held: Held): void {
+		if (held.shape.id !== undefined && held.shape.method !== undefined) this.pending.set(held.shape.id, held);
+		void this.socketWriter!.write(`${held.line}\n`);
+	}
+
+	private hold(held: Held): void {
+		if (this.queue.length >= (this.options.maxHeld ?? 10_000)) {
+			// A client flooding a long outage: refuse rather than grow without bound.
+			if (held.shape.id !== undefined && held.shape.method !== undefined) this.answerUnavailable(held, `${this.queue.length} messages are already waiting`);
+			else this.options.logger.warn(`bridge: dropped a ${held.shape.method ?? 'message'} from the client: ${this.queue.length} messages are already waiting for a supervisor`);
+			return;
+		}
+
+		this.armTimer(held);
+		this.queue.push(held);
+	}
+
+	// -------------------------------------------------------------------------
+	// The connection
+
+	private async connect(): Promise<void> {
+		const result = await connectSocket(this.options.socketPath, 2000);
+		if (this.machine.state !== 'connecting') {
+			if (result instanceof net.Socket) result.destroy();
+			return;
+		}
+
+		if (result instanceof net.Socket) {
+			this.attach(result);
+			return;
+		}
+
+		this.connectFailed(result);
+	}
+
+	private connectFailed(failure: ConnectFailure): void {
+		this.lastFailure = failure;
+		if (failure.kind === 'permanent') {
+			this.permanent = failure;
+			this.machine.apply('refused', failure.message);
+			this.options.logger.error(`bridge: the supervisor's socket can never work as configured: ${failure.message}`);
+			for (const held of this.queue.splice(0)) {
+				clearTimeout(held.timer);
+				if (held.shape.id !== undefined && !held.shape.response) this.answerUnavailable(held);
+			}
+
+			return;
+		}
+
+		this.machine.apply('connect_failed', failure.message);
+		this.scheduleRetry();
+	}
+
+	private scheduleRetry(): void {
+		const jitter = 0.8 + Math.random() * 0.4;
+		const delay = Math.round(this.delayMs * jitter);
+		this.delayMs = Math.min(this.delayMs * 2, this.options.backoff?.maxMs ?? 1000);
+		this.retryTimer = setTimeout(() => {
+			this.retryTimer = undefined;
+			if (this.machine.state !== 'backoff') return;
+			this.machine.apply('retry', `retrying after ${delay} ms`);
+			void this.connect();
+		}, delay);
+	}
+
+	private attach(socket: net.Socket): void {
+		this.socket = socket;
+		this.socketWriter = new CoalescingWriter(socket);
+		this.connections += 1;
+		const reconnect = this.connections > 1;
+		socket.setEncoding('utf8');
+		socket.setNoDelay(true);
+		const splitter = new LineSplitter(Infinity, line => this.fromSupervisor(line), () => {});
+		socket.on('data', (chunk: string) => splitter.push(chunk));
+		socket.on('error', error => this.options.logger.debug(`bridge: socket error: ${error.message}`));
+		// The supervisor ended its side (it stopped, or it was killed): the connection is over.
+		socket.once('end', () => socket.destroy());
+		socket.once('close', () => this.connectionClosed(socket));
+
+		if (reconnect) this.options.logger.info(`bridge: connected to the supervisor again (connection ${this.connections})`);
+		if (this.initializeLine !== undefined && this.initializeAnswered) {
+			this.machine.apply('replay', 'connected to a new supervisor; replaying the client\'s initialize');
+			this.replayId = `${replayPrefix}${this.connections}`;
+			const replay = JSON.parse(this.initializeLine) as Record<string, unknown>;
+			replay['id'] = this.replayId;
+			void this.socketWriter.write(`${JSON.stringify(replay)}\n`);
+			return;
+		}
+
+		this.machine.apply('connected', reconnect ? 'connected to a new supervisor' : 'connected to the supervisor');
+		this.opened(reconnect);
+	}
+
+	/** The connection is ready: send what was held, in order. */
+	private opened(reconnect: boolean): void {
+		this.delayMs = this.options.backoff?.initialMs ?? 100;
+		this.lastFailure = undefined;
+		for (const held of this.queue.splice(0)) {
+			clearTimeout(held.timer);
+			held.timer = undefined;
+			this.send(held);
+		}
+
+		// The new supervisor's tool set may differ from the old one's.
+		if (reconnect && this.clientInitialized) this.writeOut('{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}\n');
+	}
+
+	private fromSupervisor(line: string): void {
+		const shape = supervisorShape(line);
+		if (shape?.response === true && shape.id !== undefined) {
+			if (shape.id === this.replayId) {
+				this.replayAnswered(line);
+				return;
+			}
+
+			if (this.pending.delete(shape.id) && shape.id === this.initializeId) this.initializeAnswered = !shape.error;
+			this.writeOut(`${line}\n`);
+			this.settled();
+			return;
+		}
+
+		if (shape?.method === drainingNotification) {
+			if (this.machine.state === 'open') {
+				this.machine.apply('draining', 'the supervisor is stopping; finishing what was sent before moving on');
+				this.socketWriter?.flush();
+				this.socket?.end();
+			}
+
+			return;
+		}
+
+		this.writeOut(`${line}\n`);
+	}
+
+	private replayAnswered(line: string): void {
+		this.replayId = undefined;
+		const error = (JSON.parse(line) as {error?: {message?: string}}).error;
+		if (error !== undefined) {
+			this.connectFailed({kind: 'permanent', code: 'INITIALIZE_REFUSED', message: `the supervisor refused the client's initialize: ${error.message ?? 'no message'}`});
+			this.socket?.destroy();
+			return;
+		}
+
+		if (this.clientInitialized) {
+			void this.socketWriter!.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
+			this.queue = this.queue.filter(held => held.shape.method !== 'notifications/initialized');
+		}
+
+		this.machine.apply('replayed', 'the client\'s initialize was replayed');
+		this.opened(true);
+	}
+
+	private connectionClosed(socket: net.Socket): void {
+		if (socket !== this.socket) return;
+		this.socket = undefined;
+		const state = this.machine.state;
+		if (state === 'closed' || state === 'unusable') {
+			this.settled();
+			return;
+		}
+
+		// Requests the lost supervisor never answered: read-only ones are sent again, calls are answered.
+		const again: Held[] = [];
+		for (const held of this.pending.values()) {
+			if (held.shape.method !== undefined && resendable(held.shape.method)) {
+				again.push(held);
+			} else {
+				this.answerError(
+					held.shape.id!,
+					ErrorCode.SupervisorUnavailable,
+					`mcp-hangar: the supervisor went away while "${held.shape.method ?? 'request'}" was in flight, so it may or may not have run; nothing was retried. ` +
+						'Its clients reconnect by themselves; call again once it is back.',
+					{error: 'SupervisorUnavailable', operation: held.shape.method, socket: this.options.socketPath},
+				);
+			}
+		}
+
+		this.pending.clear();
+		const lost = this.replayId !== undefined || again.length > 0;
+		this.replayId = undefined;
+		for (const held of again.reverse()) {
+			held.heldSince = Date.now();
+			this.queue.unshift(held);
+		}
+
+		for (const held of again) this.armTimer(held);
+
+		if (state === 'draining' && !lost) {
+			this.machine.apply('drained', 'the stopping supervisor answered everything and closed the connection');
+			this.options.logger.info('bridge: the supervisor stopped; reconnecting');
+			void this.connect();
+		} else {
+			this.machine.apply('lost', 'the connection to the supervisor closed');
+			this.options.logger.warn(`bridge: lost the supervisor at ${this.options.socketPath}; reconnecting with backoff`);
+			this.scheduleRetry();
+		}
+
+		this.settled();
+	}
+
+	/** A held request is answered with SupervisorUnavailable once it has waited requestTimeoutMs. */
+	private armTimer(held: Held): void {
+		if (held.timer !== undefined || held.shape.id === undefined || held.shape.method === undefined) return;
+		held.timer = setTimeout(() => {
+			const index = this.queue.indexOf(held);
+			if (index === -1) return;
+			this.queue.splice(index, 1);
+			this.answerUnavailable(held);
+		}, Math.max(0, this.options.requestTimeoutMs - (Date.now() - held.heldSince)));
+	}
+
+	// -------------------------------------------------------------------------
+	// Answers the bridge writes itself
+
+	private answerUnavailable(held: Held, why?: string): void {
+		const waited = Math.round((Date.now() - held.heldSince) / 1000);
+		const reason = why ?? this.permanent?.message ?? this.lastFailure?.message ?? 'no supervisor is listening';
+		const fix = this.permanent === undefined
+			? 'Start it with `mcp-hangar tui` or `mcp-hangar serve` (same --config or --state-dir); this client reconnects by itself. To run without a shared supervisor, start this client with `mcp-hangar --stdio --standalone`.'
+			: 'This cannot work until that is fixed; or start this client with `mcp-hangar --stdio --standalone` to run its own supervisor.';
+		this.answerError(
+			held.shape.id!,
+			ErrorCode.SupervisorUnavailable,
+			`mcp-hangar: "${held.shape.method ?? 'request'}" failed: the supervisor for ${this.options.stateDir} is unavailable (${reason})${this.permanent === undefined ? `; waited ${waited} s` : ''}. ${fix}`,
+			{error: 'SupervisorUnavailable', operation: held.shape.method, socket: this.options.socketPath, permanent: this.permanent !== undefined},
+		);
+		this.settled();
+	}
+
+	private answerError(id: Id | null, code: number, message: string, data?: unknown): void {
+		this.writeOut(`${JSON.stringify({jsonrpc: '2.0', id, error: {code, message, ...(data === undefined ? {} : {data})}})}\n`);
+	}
+
+	private writeOut(line: string): void {
+		const {output} = this.options;
+		if (output.destroyed || !output.writable) return;
+		void this.out.write(line);
+	}
+
+	// -------------------------------------------------------------------------
+	// Closing
+
+	/** Everything owed has been answered: nothing pending, no request held. */
+	private get owesNothing(): boolean {
+		return this.pending.size === 0 && !this.queue.some(held => held.shape.id !== undefined);
+	}
+
+	private settled(): void {
+		if (this.owesNothing) this.onSettled?.();
+	}
+
+	private async clientClosed(reason: string): Promise<void> {
+		if (this.machine.state === 'closed') return;
+		const drainMs = this.options.drainMs ?? 5000;
+		if (!this.owesNothing && !reason.startsWith('stdout')) {
+			await settleWithin(
+				new Promise<void>(resolve => {
+					this.onSettled = resolve;
+				}),
+				drainMs,
+			);
+		}
+
+		// The wait may have ended with the bridge closed by another path (stdout broke meanwhile).
+		if ((this.machine.state as string) === 'closed') return;
+		// Still owed after the wait: answered, so no request goes unanswered.
+		for (const held of this.queue.splice(0)) {
+			clearTimeout(held.timer);
+			if (held.shape.id !== undefined && held.shape.method !== undefined) this.answerUnavailable(held);
+		}
+
+		for (const held of this.pending.values()) {
+			this.answerError(held.shape.id!, ErrorCode.SupervisorUnavailable, `mcp-hangar: "${held.shape.method ?? 'request'}" was not answered within ${drainMs} ms of stdin closing; the bridge is exiting.`, {
+				error: 'SupervisorUnavailable',
+				operation: held.shape.method,
+			});
+		}
+
+		this.pending.clear();
+		this.machine.apply('client_closed', reason);
+		clearTimeout(this.retryTimer);
+		this.socketWriter?.flush();
+		this.socket?.end();
+		this.socket?.destroy();
+		this.out.flush();
+		this.options.logger.info(`bridge: ${reason}; exiting`);
+		this.resolveExit(0);
+	}
+}
+

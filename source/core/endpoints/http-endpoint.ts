@@ -1,0 +1,552 @@
+/**
+ * The HTTP endpoint (`mcp-hangar serve --http`, `tui --http`): the same
+ * gateway as `--stdio` and the local socket, served at `/mcp` with the SDK's
+ * Streamable HTTP server transport. Each MCP session (opened by `initialize`,
+ * named by its Mcp-Session-Id) is one GatewaySession with its own protocol
+ * state machine; `hangar/command` is never served here.
+ *
+ * Around the SDK transport it adds what a network endpoint needs:
+ * - a bearer token (from --token-file or MCP_HANGAR_TOKEN), compared in
+ *   constant time; listening beyond loopback without one is refused, and on
+ *   loopback the Host and Origin headers must name loopback (DNS rebinding);
+ * - its own reading of the body, so malformed input gets a 400 whose JSON-RPC
+ *   error says what was wrong, and a 413 past hangar.maxMessageBytes;
+ * - X-Correlation-ID on every response (the client's, or a new one), in the
+ *   request's log line and in the log lines of the upstream call it made;
+ * - a server-side deadline per call (hangar.httpCallTimeoutSeconds), shorter
+ *   than the usual client timeout;
+ * - sessions with no request open for hangar.httpSessionIdleSeconds closed;
+ * - unauthenticated `/healthz` and `/readyz` that reveal nothing else.
+ */
+import {createHash, randomUUID, timingSafeEqual} from 'node:crypto';
+import {once} from 'node:events';
+import fs from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import {StreamableHTTPServerTransport} from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type {TransportSendOptions} from '@modelcontextprotocol/sdk/shared/transport.js';
+import type {JSONRPCMessage, MessageExtraInfo} from '@modelcontextprotocol/sdk/types.js';
+import {ErrorCode, JsonRpcCode, errorMessage} from '../base/errors.js';
+import {GatewaySession, invalidParams, type SessionTransport} from '../gateway/session.js';
+import {checkJsonRpcBody, isProblem, type CheckedMessage} from '../wire/json-rpc-check.js';
+import type {Logger} from '../base/logger.js';
+import {maskSecrets, maskedJson} from '../base/secret-mask.js';
+import type {Supervisor} from '../engine/supervisor.js';
+
+export const mcpPath = '/mcp';
+
+/** Where and how to listen, as the CLI resolved it. */
+export type HttpListenOptions = {
+	host: string;
+	port: number;
+	/** The bearer token clients must send; undefined: none (loopback only). */
+	token: string | undefined;
+	/** Where the token came from, for the log ("--token-file PATH", "MCP_HANGAR_TOKEN"). */
+	tokenSource?: string | undefined;
+};
+
+/** The `--http` flags cannot work as given; the CLI prints the message and exits 2. */
+export class HttpSetupError extends Error {
+	override name = 'HttpSetupError';
+}
+
+export const minTokenLength = 16;
+
+/** Whether `host` is a loopback name or address (what only this machine can reach). */
+export function isLoopbackHost(host: string): boolean {
+	const bare = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
+	if (bare.toLowerCase() === 'localhost') return true;
+	if (net.isIPv4(bare)) return bare.startsWith('127.');
+	if (net.isIPv6(bare)) return bare === '::1' || /^::ffff:127\./i.test(bare);
+	return false;
+}
+
+/**
+ * Resolves the `--http` flags: the port, the token (`--token-file` wins over
+ * MCP_HANGAR_TOKEN), and the refusal to listen beyond loopback without one.
+ */
+export function resolveHttpOptions(flags: {host?: string | undefined; port?: number | undefined; tokenFile?: string | undefined}, env: NodeJS.ProcessEnv): HttpListenOptions {
+	const host = flags.host ?? '127.0.0.1';
+	const port = flags.port ?? 8080;
+	if (host.trim() === '') throw new HttpSetupError('--host needs an address or name to listen on, e.g. --host 127.0.0.1');
+	if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new HttpSetupError(`--port must be a whole number from 0 to 65535 (0: any free port), got ${port}`);
+	let token: string | undefined;
+	let tokenSource: string | undefined;
+	if (flags.tokenFile !== undefined) {
+		tokenSource = `--token-file ${flags.tokenFile}`;
+		try {
+			token = fs.readFileSync(flags.tokenFile, 'utf8').trim();
+		} catch (error) {
+			const code = (error as NodeJS.ErrnoException).code;
+			throw new HttpSetupError(`cannot read the token file ${flags.tokenFile} (${code === 'ENOENT' ? 'no such file' : (code ?? errorMessage(error))}); write the token to it, e.g. openssl rand -hex 32 > ${flags.tokenFile}`);
+		}
+
+		if (token === '') throw new HttpSetupError(`the token file ${flags.tokenFile} is empty; write the token to it, e.g. openssl rand -hex 32 > ${flags.tokenFile}`);
+	} else if (env['MCP_HANGAR_TOKEN'] !== undefined && env['MCP_HANGAR_TOKEN'] !== '') {
+		token = env['MCP_HANGAR_TOKEN'].trim();
+		tokenSource = 'MCP_HANGAR_TOKEN';
+	}
+
+	if (token !== undefined && (token.length < minTokenLength || /\s/.test(token))) {
+		throw new HttpSetupError(
+			`the token from ${tokenSource} must be at least ${minTokenLength} characters without spaces (got ${token.length}); generate one with: openssl rand -hex 32`,
+		);
+	}
+
+	if (token === undefined && !isLoopbackHost(host)) {
+		throw new HttpSetupError(
+			`refusing to serve MCP over HTTP on ${host} without a token: anyone who can reach that address could call every upstream's tools. ` +
+				'Set MCP_HANGAR_TOKEN or pass --token-file FILE, or listen on loopback only (--host 127.0.0.1)',
+		);
+	}
+
+	return {host, port, token, tokenSource};
+}
+
+/** The client's X-Correlation-ID when it is a sane token, else a new one. */
+function correlationIdOf(header: string | string[] | undefined): string {
+	if (typeof header === 'string' && /^[\w.:@/+=-]{1,128}$/.test(header)) return header;
+	return randomUUID();
+}
+
+/** The host name of a Host header value ("127.0.0.1:8080", "[::1]:80", "localhost"). */
+function hostName(hostHeader: string): string {
+	if (hostHeader.startsWith('[')) return hostHeader.slice(0, hostHeader.indexOf(']') + 1);
+	const colon = hostHeader.lastIndexOf(':');
+	return colon === -1 ? hostHeader : hostHeader.slice(0, colon);
+}
+
+function sendJson(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+	if (res.headersSent) {
+		res.end();
+		return;
+	}
+
+	res.writeHead(status, {'Content-Type': 'application/json', ...headers});
+	res.end(JSON.stringify(body));
+}
+
+function sendRpcError(res: http.ServerResponse, status: number, code: number, message: string, id: string | number | null = null, headers?: Record<string, string>): void {
+	sendJson(res, status, {jsonrpc: '2.0', id, error: {code, message}}, headers);
+}
+
+/** Reads the body up to `limit` bytes; undefined when it is larger (the rest is not read). */
+async function readBody(req: http.IncomingMessage, limit: number): Promise<string | undefined> {
+	if (Number(req.headers['content-length'] ?? 0) > limit) return undefined;
+	const chunks: Buffer[] = [];
+	let size = 0;
+	for await (const chunk of req as AsyncIterable<Buffer>) {
+		size += chunk.length;
+		if (size > limit) return undefined;
+		chunks.push(chunk);
+	}
+
+	return Buffer.concat(chunks).toString('utf8');
+}
+
+/** What one HTTP request's log line says; filled in as the request is served. */
+type RequestRecord = {
+	correlationId: string;
+	method: string;
+	path: string;
+	/** The JSON-RPC method (or "response") of a POST body. */
+	rpc?: string | undefined;
+	/** tools/call: the tool's name as the client sent it. */
+	tool?: string | undefined;
+	session?: string | undefined;
+	/** The code of the JSON-RPC error the request was answered with. */
+	rpcError?: number | undefined;
+	/** tools/call answered with isError: true. */
+	isError?: boolean | undefined;
+};
+
+/**
+ * One MCP session's transport: the SDK's Streamable HTTP transport, plus the
+ * correlation id of each JSON-RPC request in flight (for the call's log
+ * lines) and the outcome of each answer (for the request's log line).
+ */
+class HttpSessionTransport implements SessionTransport {
+	onclose?: () => void;
+	onerror?: (error: Error) => void;
+	onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
+	/** Requests awaiting their answer, by JSON-RPC id. */
+	private readonly pending = new Map<string | number, RequestRecord>();
+
+	constructor(
+		readonly sdk: StreamableHTTPServerTransport,
+		private readonly logger: Logger,
+		private readonly secrets: readonly string[],
+	) {}
+
+	async start(): Promise<void> {
+		this.sdk.onclose = () => this.onclose?.();
+		this.sdk.onerror = error => this.onerror?.(error);
+		this.sdk.onmessage = (message, extra) => this.onmessage?.(message, extra);
+		await this.sdk.start();
+	}
+
+	correlationIdOf(id: string | number): string | undefined {
+		return this.pending.get(id)?.correlationId;
+	}
+
+	/** Serves one HTTP request of this session; `message` is the checked POST body. */
+	async handle(req: http.IncomingMessage, res: http.ServerResponse, record: RequestRecord, body?: unknown, message?: CheckedMessage): Promise<void> {
+		const id = message?.kind === 'request' ? message.id : undefined;
+		if (id !== undefined) {
+			this.pending.set(id, record);
+			// An answer that can no longer be delivered (the client went away) is not waited for.
+			res.on('close', () => {
+				if (this.pending.get(id) === record) this.pending.delete(id);
+			});
+		}
+
+		await this.sdk.handleRequest(req, res, body);
+	}
+
+	async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+		const response = message as {id?: string | number; result?: {isError?: unknown}; error?: {code?: number}};
+		if (response.id !== undefined && ('result' in response || 'error' in response)) {
+			const record = this.pending.get(response.id);
+			this.pending.delete(response.id);
+			if (record !== undefined) {
+				record.rpcError = response.error?.code;
+				if (response.result?.isError === true) record.isError = true;
+			}
+
+			if (this.logger.enabled('debug')) this.logger.debug('response body', {correlationId: record?.correlationId, body: maskedJson(message, this.secrets)});
+		}
+
+		try {
+			await this.sdk.send(message, options);
+		} catch (error) {
+			// The client closed the request before its answer: nothing can carry it any more.
+			this.logger.debug(`a message could not be delivered: ${errorMessage(error)}`);
+		}
+	}
+
+	async close(): Promise<void> {
+		await this.sdk.close();
+	}
+}
+
+type HttpSession = {
+	id: string;
+	label: string;
+	transport: HttpSessionTransport;
+	gateway: GatewaySession;
+	/** HTTP requests of this session open right now (a call's response stream, a GET stream). */
+	open: number;
+	idleTimer: NodeJS.Timeout | undefined;
+};
+
+export type HttpEndpointOptions = HttpListenOptions & {
+	supervisor: Supervisor;
+	logger: Logger;
+	/** How long a closing endpoint waits for calls in flight (default 5 s). */
+	drainMs?: number;
+};
+
+export class HttpEndpoint {
+	private readonly sessions = new Map<string, HttpSession>();
+	private readonly logger: Logger;
+	private readonly tokenHash: Buffer | undefined;
+	private readonly secrets: string[];
+	private sessionNumber = 0;
+	private closing: Promise<void> | undefined;
+
+	private constructor(
+		private readonly server: http.Server,
+		/** The URL clients connect to, e.g. http://127.0.0.1:8080/mcp. */
+		readonly url: string,
+		private readonly options: HttpEndpointOptions,
+	) {
+		this.logger = options.logger.child('http');
+		this.tokenHash = options.token === undefined ? undefined : createHash('sha256').update(options.token).digest();
+		this.secrets = options.token === undefined ? [] : [options.token];
+		server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
+			this.serve(req, res).catch((error: unknown) => {
+				this.logger.error(`internal error serving ${req.method ?? '?'} ${req.url ?? '?'}: ${errorMessage(error)}`);
+				sendRpcError(res, 500, JsonRpcCode.InternalError, 'Internal error in hangar\'s HTTP endpoint; the details are in hangar\'s log');
+			});
+		});
+	}
+
+	/** Listens on host:port; rejects with a message that says what to do when it cannot. */
+	static async listen(options: HttpEndpointOptions): Promise<HttpEndpoint> {
+		const server = http.createServer();
+		const {host, port} = options;
+		try {
+			server.listen(port, host);
+			await once(server, 'listening');
+		} catch (error) {
+			const code = (error as NodeJS.ErrnoException).code;
+			const what =
+				code === 'EADDRINUSE'
+					? 'the port is in use by another process; pick another with --port'
+					: code === 'EACCES'
+						? 'permission denied (ports below 1024 need privileges); pick a port above 1024 with --port'
+						: code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND'
+							? 'no network interface of this machine has that address; check --host'
+							: errorMessage(error);
+			throw new Error(`cannot serve MCP over HTTP on ${host}:${port}: ${what}`);
+		}
+
+		const address = server.address() as net.AddressInfo;
+		const shown = net.isIPv6(address.address) ? `[${address.address}]` : address.address;
+		const endpoint = new HttpEndpoint(server, `http://${shown}:${address.port}${mcpPath}`, options);
+		server.on('error', error => endpoint.logger.error(`HTTP endpoint ${endpoint.url}: ${error.message}`));
+		const auth = options.token === undefined ? 'no token (loopback only)' : `bearer token from ${options.tokenSource ?? 'the CLI'}`;
+		endpoint.logger.info(`serving MCP over HTTP at ${endpoint.url} (${auth})`);
+		return endpoint;
+	}
+
+	private async serve(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+		const began = performance.now();
+		const path = (req.url ?? '/').split('?')[0]!;
+		const record: RequestRecord = {correlationId: correlationIdOf(req.headers['x-correlation-id']), method: req.method ?? '?', path};
+		res.setHeader('X-Correlation-ID', record.correlationId);
+		res.on('close', () => this.logRequest(record, res, performance.now() - began));
+		if (path === '/healthz' || path === '/readyz') {
+			this.serveProbe(req, res, path);
+			return;
+		}
+
+		if (path !== mcpPath) {
+			sendJson(res, 404, {error: 'not_found', message: `Not found. MCP is served at ${mcpPath}.`});
+			return;
+		}
+
+		if (!this.checkOrigin(req, res) || !this.checkToken(req, res)) return;
+		if (this.closing !== undefined) {
+			sendRpcError(res, 503, ErrorCode.ShuttingDown, 'hangar is shutting down and accepts no new requests; retry once it is running again', null, {Connection: 'close'});
+			return;
+		}
+
+		await this.serveMcp(req, res, record);
+	}
+
+	/** Liveness and readiness: a status word, nothing else. */
+	private serveProbe(req: http.IncomingMessage, res: http.ServerResponse, path: string): void {
+		if (req.method !== 'GET' && req.method !== 'HEAD') {
+			sendJson(res, 405, {error: 'method_not_allowed', message: `${path} answers GET only.`}, {Allow: 'GET, HEAD'});
+			return;
+		}
+
+		if (path === '/healthz') sendJson(res, 200, {status: 'ok'});
+		else if (this.closing === undefined) sendJson(res, 200, {status: 'ready'});
+		else sendJson(res, 503, {status: 'shutting down'});
+	}
+
+	/** On loopback, Host and Origin must name loopback: a page whose name resolves to 127.0.0.1 (DNS rebinding) is refused. */
+	private checkOrigin(req: http.IncomingMessage, res: http.ServerResponse): boolean {
+		if (!isLoopbackHost(this.options.host)) return true;
+		const host = req.headers.host;
+		if (host === undefined || !isLoopbackHost(hostName(host))) {
+			sendJson(res, 403, {
+				error: 'forbidden_host',
+				message: `Host header ${JSON.stringify(host ?? '')} is not a loopback name: this endpoint listens on loopback and accepts only localhost, 127.0.0.1 and [::1] (DNS rebinding protection).`,
+			});
+			return false;
+		}
+
+		const origin = req.headers.origin;
+		if (origin !== undefined) {
+			let originHost = '';
+			try {
+				originHost = new URL(origin).hostname;
+			} catch {}
+
+			if (!isLoopbackHost(originHost)) {
+				sendJson(res, 403, {
+					error: 'forbidden_origin',
+					message: `Origin ${JSON.stringify(origin)} is not a loopback origin: web pages from other sites may not call this endpoint (DNS rebinding protection).`,
+				});
+				return false;
+			}
+		}
+
+		return true;
+	}
+
+	/** 401 with a JSON body that says whether the token was missing or wrong, and nothing else. */
+	private checkToken(req: http.IncomingMessage, res: http.ServerResponse): boolean {
+		if (this.tokenHash === undefined) return true;
+		const header = req.headers.authorization;
+		const bearer = header === undefined ? undefined : /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header)?.[1];
+		if (bearer === undefined) {
+			sendJson(
+				res,
+				401,
+				{error: 'missing_token', message: header === undefined ? 'No bearer token: send the header "Authorization: Bearer <token>".' : 'The Authorization header is not a bearer token: send "Authorization: Bearer <token>".'},
+				{'WWW-Authenticate': 'Bearer'},
+			);
+			return false;
+		}
+
+		// Hashing first makes both sides the same length, so the comparison leaks neither content nor length.
+		if (!timingSafeEqual(createHash('sha256').update(bearer).digest(), this.tokenHash)) {
+			sendJson(res, 401, {error: 'invalid_token', message: 'The bearer token is not valid.'}, {'WWW-Authenticate': 'Bearer error="invalid_token"'});
+			return false;
+		}
+
+		return true;
+	}
+
+	private async serveMcp(req: http.IncomingMessage, res: http.ServerResponse, record: RequestRecord): Promise<void> {
+		const method = req.method ?? '';
+		if (method !== 'POST' && method !== 'GET' && method !== 'DELETE') {
+			sendRpcError(res, 405, -32_000, `Method not allowed: ${mcpPath} answers POST (messages), GET (the session's event stream) and DELETE (end the session)`, null, {Allow: 'GET, POST, DELETE'});
+			return;
+		}
+
+		let body: unknown;
+		let message: CheckedMessage | undefined;
+		if (method === 'POST') {
+			const limit = this.options.supervisor.config.hangar.maxMessageBytes;
+			const text = await readBody(req, limit);
+			if (text === undefined) {
+				sendRpcError(res, 413, ErrorCode.MessageTooLarge, `Message too large: the limit is ${limit} bytes (hangar.maxMessageBytes)`, null, {Connection: 'close'});
+				return;
+			}
+
+			const checked = checkJsonRpcBody(text);
+			if (isProblem(checked)) {
+				if (this.logger.enabled('debug')) this.logger.debug('refused body', {correlationId: record.correlationId, body: maskSecrets(text.slice(0, 2000), this.secrets)});
+				sendRpcError(res, 400, checked.code, checked.message, checked.id);
+				return;
+			}
+
+			message = checked;
+			body = checked.value;
+			record.rpc = checked.kind === 'response' ? 'response' : checked.method;
+			if (checked.method === 'tools/call' && typeof checked.params?.['name'] === 'string') record.tool = checked.params['name'];
+			if (this.logger.enabled('debug')) this.logger.debug('request body', {correlationId: record.correlationId, body: maskedJson(body, this.secrets)});
+		}
+
+		const sessionId = req.headers['mcp-session-id'];
+		if (typeof sessionId === 'string') {
+			const session = this.sessions.get(sessionId);
+			if (session === undefined) {
+				sendRpcError(
+					res,
+					404,
+					-32_001,
+					`Session not found: session ${sessionId} ended (idle longer than hangar.httpSessionIdleSeconds, deleted, or hangar restarted). Send "initialize" without an Mcp-Session-Id header to open a new one.`,
+					message?.id ?? null,
+				);
+				return;
+			}
+
+			await this.handleInSession(session, req, res, record, body, message);
+			return;
+		}
+
+		if (message?.method !== 'initialize') {
+			sendRpcError(
+				res,
+				400,
+				-32_000,
+				'Bad Request: no Mcp-Session-Id header. Open a session with "initialize" first, then send the Mcp-Session-Id header it returns with every request.',
+				message?.id ?? null,
+			);
+			return;
+		}
+
+		// Checked before a session is opened: the SDK transport would take a malformed initialize for
+		// some other request and answer "Server not initialized".
+		const invalid = invalidParams(body as JSONRPCMessage & {method: 'initialize'});
+		if (invalid !== undefined) {
+			sendRpcError(res, 400, JsonRpcCode.InvalidParams, invalid, message.id ?? null);
+			return;
+		}
+
+		const session = await this.openSession();
+		await this.handleInSession(session, req, res, record, body, message);
+		// Refused before initialize was read (e.g. a wrong Accept header): no session came of it.
+		if (session.transport.sdk.sessionId === undefined) await session.gateway.close();
+	}
+
+	private async openSession(): Promise<HttpSession> {
+		const {supervisor, logger} = this.options;
+		const id = randomUUID();
+		const label = `http#${++this.sessionNumber}`;
+		// DNS rebinding is checked above for every request, before the session is looked up.
+		const sdk = new StreamableHTTPServerTransport({sessionIdGenerator: () => id, enableDnsRebindingProtection: false});
+		const transport = new HttpSessionTransport(sdk, this.logger, this.secrets);
+		const gateway = new GatewaySession({
+			supervisor,
+			transport,
+			logger: logger.child('gateway'),
+			label,
+			kind: 'http',
+			callDeadline: {ms: supervisor.config.hangar.httpCallTimeoutMs, setting: 'httpCallTimeoutSeconds'},
+		});
+		const session: HttpSession = {id, label, transport, gateway, open: 0, idleTimer: undefined};
+		this.sessions.set(id, session);
+		gateway.onClose(() => {
+			clearTimeout(session.idleTimer);
+			if (this.sessions.delete(id)) this.logger.info(`${label}: session closed`, {session: id});
+		});
+		await gateway.start();
+		this.logger.info(`${label}: session opened`, {session: id});
+		return session;
+	}
+
+	private async handleInSession(
+		session: HttpSession,
+		req: http.IncomingMessage,
+		res: http.ServerResponse,
+		record: RequestRecord,
+		body: unknown,
+		message: CheckedMessage | undefined,
+	): Promise<void> {
+		record.session = session.label;
+		session.open += 1;
+		clearTimeout(session.idleTimer);
+		session.idleTimer = undefined;
+		res.on('close', () => {
+			session.open -= 1;
+			if (session.open === 0 && this.sessions.has(session.id)) this.armIdle(session);
+		});
+		await session.transport.handle(req, res, record, body, message);
+	}
+
+	/** An abandoned session (no request open for httpSessionIdleSeconds) is closed, and its calls cancelled. */
+	private armIdle(session: HttpSession): void {
+		const idleMs = this.options.supervisor.config.hangar.httpSessionIdleMs;
+		session.idleTimer = setTimeout(() => {
+			this.logger.info(`${session.label}: closing the session: no request for ${idleMs / 1000} s (hangar.httpSessionIdleSeconds)`, {session: session.id});
+			void session.gateway.close();
+		}, idleMs);
+		session.idleTimer.unref();
+	}
+
+	private logRequest(record: RequestRecord, res: http.ServerResponse, ms: number): void {
+		const what = [record.method, record.path, record.rpc, record.tool].filter(part => part !== undefined).join(' ');
+		const line = `${what} -> ${res.statusCode} in ${Math.round(ms)} ms${res.writableFinished ? '' : ' (the client closed the request first)'}`;
+		const fields = {correlationId: record.correlationId, session: record.session, rpcError: record.rpcError, isError: record.isError};
+		// Probes come every few seconds: only at debug level.
+		if (record.path === '/healthz' || record.path === '/readyz') this.logger.debug(line, fields);
+		else this.logger.info(line, fields);
+	}
+
+	/**
+	 * Stops accepting connections, answers new requests with 503, lets calls
+	 * in flight finish (up to drainMs), then closes every session and
+	 * connection. Safe to call more than once.
+	 */
+	async close(): Promise<void> {
+		this.closing ??= (async () => {
+			const closed = new Promise<void>(resolve => {
+				this.server.close(() => resolve());
+			});
+			const open = [...this.sessions.values()];
+			if (open.some(session => session.gateway.inFlight > 0)) this.logger.info(`waiting for the calls in flight of ${open.length} HTTP session${open.length === 1 ? '' : 's'}`);
+			await Promise.all(open.map(async session => session.gateway.drain(this.options.drainMs ?? 5000)));
+			await Promise.all([...this.sessions.values()].map(async session => session.gateway.close().catch(() => {})));
+			this.server.closeAllConnections();
+			await closed;
+		})();
+		return this.closing;
+	}
+}

@@ -1,0 +1,362 @@
+/**
+ * The local endpoint: the process that owns a supervisor (`mcp-hangar tui`
+ * or `mcp-hangar serve`) listens on a Unix domain socket in the state dir (a
+ * named pipe on Windows). Each connection is its own MCP gateway session,
+ * newline-delimited JSON-RPC exactly as `--stdio` serves it; `--stdio`
+ * bridges, the CLI and anything else of the same user attach here.
+ *
+ * Access: the state dir is owner-only (0700, owned by this user) and the
+ * socket itself 0600, so another user cannot connect. Ownership: a live
+ * socket is never replaced; `endpoint.json` (created exclusively, holding the
+ * owner's pid) decides between two hangars starting at once, and a socket or
+ * lock left by a dead process is detected (nobody answers, the pid is gone)
+ * and replaced.
+ *
+ * Shutdown drains: every connection is told `notifications/hangar/draining`;
+ * a bridge then ends its side, so each request it sent is read and answered
+ * before the connection closes and it moves to the next supervisor.
+ */
+import {createHash} from 'node:crypto';
+import {once} from 'node:events';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import {GatewaySession, drainingNotification} from '../gateway/session.js';
+import {LineTransport} from '../wire/line-transport.js';
+import type {Logger} from '../base/logger.js';
+import {isAlive} from '../upstream/process-registry.js';
+import {settleWithin} from '../base/settle.js';
+import type {Supervisor} from '../engine/supervisor.js';
+
+/** Linux's sun_path is 108 bytes with the terminating NUL (macOS: 104). */
+const maxSocketPathBytes = process.platform === 'darwin' ? 103 : 107;
+
+/** Where the supervisor for `stateDir` listens. */
+export function socketPath(stateDir: string): string {
+	if (process.platform === 'win32') {
+		return `\\\\.\\pipe\\mcp-hangar-${createHash('sha256').update(path.resolve(stateDir).toLowerCase()).digest('hex').slice(0, 16)}`;
+	}
+
+	return path.join(stateDir, 'hangar.sock');
+}
+
+/** Who owns the endpoint: written to STATE_DIR/endpoint.json while it listens. */
+export type EndpointOwner = {pid: number; kind: 'tui' | 'serve'; startedAt: string; config: string; socket: string};
+
+export function ownerFile(stateDir: string): string {
+	return path.join(stateDir, 'endpoint.json');
+}
+
+export function readOwner(stateDir: string): EndpointOwner | undefined {
+	try {
+		const owner = JSON.parse(fs.readFileSync(ownerFile(stateDir), 'utf8')) as EndpointOwner;
+		return typeof owner.pid === 'number' ? owner : undefined;
+	} catch {
+		return undefined;
+	}
+}
+
+export type ConnectFailure = {kind: 'temporary' | 'permanent'; code: string; message: string};
+
+/**
+ * Whether a connect error can go away by itself: the socket is missing or
+ * refusing while a supervisor restarts (temporary), or it can never work as
+ * configured: another user's socket, a path that is not a socket, a path
+ * too long for a socket (permanent).
+ */
+export function classifyConnectError(error: NodeJS.ErrnoException, where: string): ConnectFailure {
+	const code = error.code ?? 'UNKNOWN';
+	const temporary = ['ENOENT', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'EAGAIN', 'ETIMEDOUT'].includes(code);
+	const permission = code === 'EACCES' || code === 'EPERM';
+	return {
+		kind: temporary ? 'temporary' : 'permanent',
+		code,
+		message: permission
+			? `permission denied on ${where}: it belongs to another user (only the user who runs the supervisor may connect)`
+			: `${where}: ${error.message}`,
+	};
+}
+
+/** Tries to connect; resolves with the connected socket or the classified failure. */
+export async function connectSocket(where: string, timeoutMs = 2000): Promise<net.Socket | ConnectFailure> {
+	if (process.platform !== 'win32' && Buffer.byteLength(where) > maxSocketPathBytes) {
+		return {
+			kind: 'permanent',
+			code: 'ENAMETOOLONG',
+			message: `the socket path ${where} is ${Buffer.byteLength(where)} bytes, longer than a Unix socket allows (${maxSocketPathBytes}); use a shorter --state-dir`,
+		};
+	}
+
+	return new Promise(resolve => {
+		const socket = net.createConnection({path: where, allowHalfOpen: true});
+		const timer = setTimeout(() => {
+			socket.destroy();
+			resolve({kind: 'temporary', code: 'ETIMEDOUT', message: `${where}: no answer to connect within ${timeoutMs} ms`});
+		}, timeoutMs);
+		socket.once('connect', () => {
+			clearTimeout(timer);
+			socket.removeAllListeners('error');
+			resolve(socket);
+		});
+		socket.once('error', error => {
+			clearTimeout(timer);
+			resolve(classifyConnectError(error as NodeJS.ErrnoException, where));
+		});
+	});
+}
+
+/** Another hangar serves this state dir; it is never replaced. */
+export class EndpointBusyError extends Error {
+	constructor(
+		readonly owner: EndpointOwner | undefined,
+		stateDir: string,
+	) {
+		const who = owner === undefined ? 'another hangar' : `hangar pid ${owner.pid} (mcp-hangar ${owner.kind}, config ${owner.config})`;
+		super(
+			`the state dir ${stateDir} is already served by ${who}. ` +
+				'Clients started with `mcp-hangar --stdio` attach to it. Stop it first to run another supervisor here, or give this one its own --state-dir.',
+		);
+		this.name = 'EndpointBusyError';
+	}
+}
+
+/** Connected to a supervisor: the socket, where it listens and who owns it (endpoint.json as read on connecting). */
+export type Attached = {socket: net.Socket; path: string; owner: EndpointOwner | undefined};
+export type Attachment = Attached | {socket: undefined; why: string; permanent: boolean};
+
+/**
+ * Connects to the supervisor serving `config`'s state dir, when it runs the
+ * same config file: a client that names a config means its upstreams, and
+ * two configs can share a state dir (the default one). Otherwise says why not.
+ */
+export async function attachToSupervisor(config: {path: string; hangar: {stateDir: string}}, timeoutMs = 1000): Promise<Attachment> {
+	const where = socketPath(config.hangar.stateDir);
+	const socket = await connectSocket(where, timeoutMs);
+	if (!(socket instanceof net.Socket)) return {socket: undefined, why: socket.message, permanent: socket.kind === 'permanent'};
+	const owner = readOwner(config.hangar.stateDir);
+	if (owner !== undefined && path.resolve(owner.config) !== path.resolve(config.path)) {
+		socket.destroy();
+		return {
+			socket: undefined,
+			why: `the supervisor on ${where} (hangar pid ${owner.pid}, mcp-hangar ${owner.kind}) runs ${owner.config}, not ${config.path}; give each config its own hangar.stateDir to run both`,
+			permanent: true,
+		};
+	}
+
+	return {socket, path: where, owner};
+}
+
+/**
+ * The error to refuse with when a supervisor already answers on `stateDir`'s
+ * socket, else undefined. Checked before anything starts, so a refusal is
+ * one clear sentence; `LocalEndpoint.listen` checks again against races.
+ */
+export async function busyEndpoint(stateDir: string): Promise<EndpointBusyError | undefined> {
+	const probe = await probeEndpoint(stateDir);
+	return probe.busy ? new EndpointBusyError(probe.owner, stateDir) : undefined;
+}
+
+/** Whether a supervisor answers on `stateDir`'s socket, and endpoint.json's owner as read right after asking. */
+async function probeEndpoint(stateDir: string): Promise<{busy: boolean; owner: EndpointOwner | undefined}> {
+	const answer = await connectSocket(socketPath(stateDir), 1000);
+	const busy = answer instanceof net.Socket;
+	if (busy) answer.destroy();
+	return {busy, owner: readOwner(stateDir)};
+}
+
+/** Makes sure the state dir exists, belongs to this user and lets nobody else in. */
+function secureDir(dir: string, logger: Logger): void {
+	fs.mkdirSync(dir, {recursive: true, mode: 0o700});
+	if (process.platform === 'win32') return;
+	const stat = fs.statSync(dir);
+	const uid = process.getuid?.();
+	if (uid !== undefined && stat.uid !== uid) {
+		throw new Error(`the state dir ${dir} belongs to user id ${stat.uid}, not to this user (${uid}); hangar will not put its socket there. Use a --state-dir of your own.`);
+	}
+
+	if ((stat.mode & 0o077) !== 0) {
+		fs.chmodSync(dir, 0o700);
+		logger.warn(`state dir ${dir} was open to other users (mode ${(stat.mode & 0o777).toString(8)}); made it owner-only (700)`);
+	}
+}
+
+export type LocalEndpointOptions = {
+	supervisor: Supervisor;
+	logger: Logger;
+	kind: EndpointOwner['kind'];
+	/** How long a closing endpoint waits for its connections to finish their requests (default 5 s). */
+	drainMs?: number;
+};
+
+export class LocalEndpoint {
+	private readonly sessions = new Set<{session: GatewaySession; socket: net.Socket}>();
+	/** Resolves the wait in close() once the last connection is gone. */
+	private onEmpty: (() => void) | undefined;
+	private connections = 0;
+	private closing: Promise<void> | undefined;
+
+	private constructor(
+		private readonly server: net.Server,
+		readonly path: string,
+		private readonly stateDir: string,
+		private readonly options: LocalEndpointOptions,
+	) {
+		server.on('connection', socket => this.accept(socket));
+	}
+
+	/** Listens for `supervisor`'s state dir; throws EndpointBusyError when another live hangar serves it. */
+	static async listen(options: LocalEndpointOptions): Promise<LocalEndpoint> {
+		const {supervisor, logger} = options;
+		const stateDir = supervisor.config.hangar.stateDir;
+		const where = socketPath(stateDir);
+		secureDir(stateDir, logger);
+		if (process.platform !== 'win32' && Buffer.byteLength(where) > maxSocketPathBytes) {
+			throw new Error(`the socket path ${where} is longer than a Unix socket allows (${maxSocketPathBytes} bytes); use a shorter --state-dir`);
+		}
+
+		await LocalEndpoint.takeOwnership(stateDir, where, options);
+		const server = net.createServer({allowHalfOpen: true});
+		try {
+			// Owner-only from the first instant: the socket is created under this umask.
+			const umask = process.platform === 'win32' ? undefined : process.umask(0o177);
+			try {
+				server.listen(where);
+			} finally {
+				if (umask !== undefined) process.umask(umask);
+			}
+
+			await once(server, 'listening');
+			if (process.platform !== 'win32') fs.chmodSync(where, 0o600);
+		} catch (error) {
+			fs.rmSync(ownerFile(stateDir), {force: true});
+			throw error;
+		}
+
+		server.on('error', error => logger.error(`local endpoint ${where}: ${error.message}`));
+		logger.info(`listening for MCP clients on ${where}`);
+		return new LocalEndpoint(server, where, stateDir, options);
+	}
+
+	/**
+	 * Creates endpoint.json exclusively. An existing one is honoured while its
+	 * pid lives and its socket answers (or it is only seconds old: the owner
+	 * may still be starting); otherwise the dead owner's files are removed.
+	 */
+	private static async takeOwnership(stateDir: string, where: string, options: LocalEndpointOptions): Promise<void> {
+		const file = ownerFile(stateDir);
+		const owner: EndpointOwner = {pid: process.pid, kind: options.kind, startedAt: new Date().toISOString(), config: options.supervisor.config.path, socket: where};
+		for (let attempt = 0; attempt < 5; attempt++) {
+			try {
+				fs.writeFileSync(file, `${JSON.stringify(owner, null, 2)}\n`, {flag: 'wx', mode: 0o600});
+			} catch (error) {
+				if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+			}
+
+			if (readOwner(stateDir)?.pid === process.pid) {
+				// The lock is ours. A socket here is a dead process's, unless it answers (its owner lost its lock file).
+				const answer = await connectSocket(where, 1000);
+				if (answer instanceof net.Socket) {
+					answer.destroy();
+					fs.rmSync(file, {force: true});
+					throw new EndpointBusyError(undefined, stateDir);
+				}
+
+				if (process.platform !== 'win32') fs.rmSync(where, {force: true});
+				return;
+			}
+
+			const {busy, owner: existing} = await probeEndpoint(stateDir);
+			if (busy) throw new EndpointBusyError(existing, stateDir);
+			const alive = existing !== undefined && isAlive(existing.pid);
+
+			let age = Infinity;
+			try {
+				age = Date.now() - fs.statSync(file).mtimeMs;
+			} catch {}
+
+			// A young lock may be a hangar that is still starting (or still writing the file).
+			if (age < 10_000 && (existing === undefined || (existing.pid !== process.pid && alive))) {
+				throw new EndpointBusyError(existing, stateDir);
+			}
+
+			options.logger.warn(
+				`replacing a stale endpoint in ${stateDir}${existing === undefined ? '' : ` (pid ${existing.pid} ${alive ? 'does not answer on its socket' : 'is gone'})`}`,
+			);
+			fs.rmSync(file, {force: true});
+		}
+
+		throw new Error(`could not take the endpoint lock ${file}: another hangar keeps creating it`);
+	}
+
+	private accept(socket: net.Socket): void {
+		if (this.closing !== undefined) {
+			socket.destroy();
+			return;
+		}
+
+		const {supervisor, logger} = this.options;
+		const label = `socket#${++this.connections}`;
+		const transport = new LineTransport(socket, socket, supervisor.config.hangar.maxMessageBytes);
+		const session = new GatewaySession({supervisor, transport, logger: logger.child('gateway'), label, kind: 'socket'});
+		const entry = {session, socket};
+		this.sessions.add(entry);
+		session.onClose(() => {
+			this.sessions.delete(entry);
+			if (this.sessions.size === 0) this.onEmpty?.();
+			socket.end();
+			logger.debug(`${label}: closed`);
+		});
+		socket.on('close', () => {
+			// The peer vanished without ending its side: close the session too.
+			if (this.sessions.has(entry)) void session.close();
+		});
+		session.start().then(
+			() => logger.debug(`${label}: connected`),
+			(error: unknown) => {
+				logger.warn(`${label}: could not start a session: ${(error as Error).message}`);
+				socket.destroy();
+			},
+		);
+	}
+
+	/**
+	 * Stops listening, tells every connection the supervisor is going away,
+	 * waits (up to drainMs) for them to finish what they sent, then closes
+	 * what is left. Safe to call more than once.
+	 */
+	async close(): Promise<void> {
+		this.closing ??= (async () => {
+			const drainMs = this.options.drainMs ?? 5000;
+			// No new connections; the open ones are drained below (server.close's callback would wait for them).
+			this.server.close();
+			if (readOwner(this.stateDir)?.pid === process.pid) {
+				if (process.platform !== 'win32') fs.rmSync(this.path, {force: true});
+				fs.rmSync(ownerFile(this.stateDir), {force: true});
+			}
+
+			const open = [...this.sessions];
+			if (open.length > 0) {
+				this.options.logger.info(`draining ${open.length} client connection${open.length === 1 ? '' : 's'}`);
+				await Promise.all(open.map(async ({session}) => session.notify(drainingNotification)));
+				await this.allClosed(drainMs);
+			}
+
+			for (const {session, socket} of [...this.sessions]) {
+				await session.close().catch(() => {});
+				socket.destroy();
+			}
+		})();
+		return this.closing;
+	}
+
+	private async allClosed(timeoutMs: number): Promise<void> {
+		if (this.sessions.size === 0) return;
+		await settleWithin(
+			new Promise<void>(resolve => {
+				this.onEmpty = resolve;
+			}),
+			timeoutMs,
+		);
+		this.onEmpty = undefined;
+	}
+}

@@ -1,0 +1,212 @@
+/**
+ * Process-level wiring shared by every way of running hangar: open the state
+ * store, build the supervisor, and make sure that however the process ends
+ * (stdin EOF, SIGINT, SIGTERM, SIGHUP, an internal error) every upstream is
+ * stopped in order before it exits. The synchronous `exit` hook is the last
+ * resort that SIGKILLs any process group still alive.
+ */
+import {StdioBridge} from './bridge.js';
+import {loadConfig, type HangarConfig} from '../config/config.js';
+import {GatewaySession} from '../gateway/session.js';
+import {HttpEndpoint, type HttpListenOptions} from './http-endpoint.js';
+import {LineTransport} from '../wire/line-transport.js';
+import {LocalEndpoint, attachToSupervisor, busyEndpoint, type Attached, type EndpointOwner} from './local-endpoint.js';
+import type {Logger} from '../base/logger.js';
+import {killAllProcessGroupsSync} from '../upstream/process-registry.js';
+import {StateStore} from '../engine/state-store.js';
+import {Supervisor} from '../engine/supervisor.js';
+
+export async function createSupervisor(config: HangarConfig, logger: Logger, options: {readOnly?: boolean} = {}): Promise<Supervisor> {
+	const store = await StateStore.open(config.hangar.stateDir, logger.child('state'), undefined, options);
+	for (const problem of store.problems) logger.warn(problem);
+	return new Supervisor(config, store, logger);
+}
+
+export type ExitController = {
+	/** Stops everything and exits with `code`. Safe to call more than once. */
+	exit: (reason: string, code: number) => Promise<never>;
+	/** Runs `hook` at exit before the upstreams stop (e.g. drain the local endpoint's clients). */
+	beforeShutdown: (hook: () => Promise<void>) => void;
+};
+
+/** Installs signal, error and exit hooks that stop `supervisor` before the process exits. */
+export function installExitHandlers(supervisor: Supervisor, logger: Logger, forceAfterMs: number): ExitController {
+	let exiting: Promise<never> | undefined;
+	const hooks: Array<() => Promise<void>> = [];
+
+	const exit = async (reason: string, code: number): Promise<never> => {
+		exiting ??= (async () => {
+			const force = setTimeout(() => {
+				logger.error(`shutdown took longer than ${forceAfterMs} ms; killing the remaining upstreams`);
+				killAllProcessGroupsSync();
+				process.exit(code === 0 ? 1 : code);
+			}, forceAfterMs);
+			force.unref();
+			for (const hook of hooks) {
+				try {
+					await hook();
+				} catch (error) {
+					logger.error(`shutdown step failed: ${(error as Error).message}`);
+				}
+			}
+
+			try {
+				await supervisor.shutdown(reason);
+			} catch (error) {
+				logger.error(`shutdown failed: ${(error as Error).message}`);
+			}
+
+			killAllProcessGroupsSync();
+			process.exit(code);
+		})();
+		return exiting;
+	};
+
+	for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+		process.on(signal, () => {
+			if (exiting !== undefined) {
+				// A second signal while stopping: stop waiting.
+				killAllProcessGroupsSync();
+				process.exit(1);
+			}
+
+			void exit(`received ${signal}`, 0);
+		});
+	}
+
+	process.on('uncaughtException', error => {
+		logger.error(`internal error: ${error.stack ?? error.message}`);
+		void exit('internal error', 1);
+	});
+	process.on('unhandledRejection', reason => {
+		// Logged, not fatal: one bad promise must not take every client's endpoint down.
+		logger.error(`unhandled rejection: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`);
+	});
+	process.on('exit', () => killAllProcessGroupsSync());
+	if (process.env['MCP_HANGAR_FAULT_INJECTION'] === '1') {
+		// For tests of the "internal error" exit path: SIGUSR2 raises an uncaught exception.
+		process.on('SIGUSR2', () => {
+			setImmediate(() => {
+				throw new Error('injected internal error (SIGUSR2 with MCP_HANGAR_FAULT_INJECTION=1)');
+			});
+		});
+	}
+
+	return {exit, beforeShutdown: hook => hooks.push(hook)};
+}
+
+export type StdioOptions = {configPath: string; stateDir?: string | undefined; logger: Logger; standalone?: boolean};
+
+/**
+ * `mcp-hangar --stdio`: a bridge to the supervisor listening for this state
+ * dir when there is one (unless `standalone`), else one gateway session on
+ * stdin/stdout with an embedded supervisor behind it.
+ */
+export async function serveStdio(options: StdioOptions): Promise<void> {
+	const {logger} = options;
+	const config = loadConfig(options.configPath, {stateDir: options.stateDir});
+	if (options.standalone !== true) {
+		const attachment = await attachToSupervisor(config);
+		if (attachment.socket !== undefined) {
+			await runBridge(config, attachment, logger);
+			return;
+		}
+
+		if (attachment.permanent) logger.warn(`not attaching to a supervisor: ${attachment.why}; running one for this client alone`);
+		else logger.debug(`no supervisor to attach to (${attachment.why}); running one for this client alone`);
+	}
+
+	const supervisor = await createSupervisor(config, logger);
+	const grace = config.hangar.stopGraceMs;
+	const controller = installExitHandlers(supervisor, logger, grace * 2 + 8000);
+
+	const transport = new LineTransport(process.stdin, process.stdout, config.hangar.maxMessageBytes);
+	const session = new GatewaySession({supervisor, transport, logger: logger.child('gateway'), label: 'stdio', kind: 'stdio'});
+	session.onClose(() => {
+		void controller.exit('stdin closed', 0);
+	});
+	await session.start();
+	void supervisor.launch();
+	logger.info(`serving MCP on stdio with ${config.servers.length} upstreams`, {config: config.path, stateDir: config.hangar.stateDir});
+}
+
+async function runBridge(config: HangarConfig, {socket, path: where, owner}: Attached, logger: Logger): Promise<void> {
+	const bridge = new StdioBridge({
+		socketPath: where,
+		stateDir: config.hangar.stateDir,
+		input: process.stdin,
+		output: process.stdout,
+		logger,
+		maxMessageBytes: config.hangar.maxMessageBytes,
+		requestTimeoutMs: config.hangar.callTimeoutMs,
+		socket,
+	});
+	logger.info(`attached to the supervisor at ${where}${owner === undefined ? '' : ` (pid ${owner.pid}, mcp-hangar ${owner.kind})`}`);
+	// The bridge owns no upstream: a signal just ends it.
+	for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => process.exit(0));
+	bridge.start();
+	process.exit(await bridge.exited);
+}
+
+export type ServeOptions = {
+	configPath: string;
+	stateDir?: string | undefined;
+	logger: Logger;
+	/** `--http`: also serve MCP over Streamable HTTP (see resolveHttpOptions). */
+	http?: HttpListenOptions | undefined;
+};
+
+/**
+ * `--http` for `serve` and `tui`: listens, and closes the endpoint (its
+ * sessions drained and closed) before the upstreams stop at exit.
+ */
+async function listenHttp(supervisor: Supervisor, logger: Logger, options: HttpListenOptions, controller: ExitController): Promise<HttpEndpoint> {
+	const endpoint = await HttpEndpoint.listen({...options, supervisor, logger});
+	controller.beforeShutdown(async () => endpoint.close());
+	return endpoint;
+}
+
+export type OwnedSupervisor = {supervisor: Supervisor; controller: ExitController; endpoint: LocalEndpoint; http: HttpEndpoint | undefined};
+
+/**
+ * Starts a supervisor that owns its state dir's endpoints (`tui`, `serve`):
+ * refuses in one sentence (exit 1) when another already serves the state
+ * dir, then builds the supervisor and its exit handlers and listens on the
+ * local socket and, with `http`, over HTTP; both are drained at exit before
+ * any upstream stops.
+ */
+export async function startOwner(config: HangarConfig, logger: Logger, kind: EndpointOwner['kind'], http: HttpListenOptions | undefined): Promise<OwnedSupervisor> {
+	const refuse = (message: string): void => {
+		process.stderr.write(`mcp-hangar ${kind}: ${message}\n`);
+	};
+
+	const busy = await busyEndpoint(config.hangar.stateDir);
+	if (busy !== undefined) {
+		refuse(busy.message);
+		process.exit(1);
+	}
+
+	const supervisor = await createSupervisor(config, logger);
+	const controller = installExitHandlers(supervisor, logger, config.hangar.stopGraceMs * 2 + 8000);
+	try {
+		const endpoint = await LocalEndpoint.listen({supervisor, logger, kind});
+		controller.beforeShutdown(async () => endpoint.close());
+		return {supervisor, controller, endpoint, http: http === undefined ? undefined : await listenHttp(supervisor, logger, http, controller)};
+	} catch (error) {
+		refuse((error as Error).message);
+		return controller.exit('an endpoint could not be opened', 1);
+	}
+}
+
+/** `mcp-hangar serve`: a headless supervisor that MCP clients attach to through the local socket (and over HTTP with `--http`). */
+export async function serveDaemon(options: ServeOptions): Promise<void> {
+	const {logger} = options;
+	const config = loadConfig(options.configPath, {stateDir: options.stateDir});
+	const {supervisor, endpoint, http} = await startOwner(config, logger, 'serve', options.http);
+	if (!supervisor.store.isWriter) {
+		logger.warn(`hangar pid ${supervisor.store.writerPid ?? '?'} holds the state lock of ${config.hangar.stateDir}: quarantines and approvals made here are not saved`);
+	}
+
+	void supervisor.launch();
+	logger.info(`serving ${config.servers.length} upstreams to MCP clients on ${endpoint.path}${http === undefined ? '' : ` and ${http.url}`}`, {config: config.path, stateDir: config.hangar.stateDir});
+}

@@ -1,0 +1,113 @@
+/**
+ * The CLI's way into a running supervisor (`mcp-hangar tui` or `serve`):
+ * an MCP client session on the local socket, so `status`, `call`, `approve`
+ * and `quarantine` show and change the live state. Reads and calls go
+ * through the same management tools any client uses (hangar_list,
+ * hangar_call); a person's approve and quarantine use the socket-only
+ * `hangar/command` request, which the `--stdio` bridge never forwards from
+ * an MCP client.
+ */
+import net from 'node:net';
+import {Client} from '@modelcontextprotocol/sdk/client/index.js';
+import {McpError, type CallToolResult} from '@modelcontextprotocol/sdk/types.js';
+import {z} from 'zod';
+import {commandMethod} from '../gateway/session.js';
+import {LineTransport} from '../wire/line-transport.js';
+import type {HangarConfig} from '../config/config.js';
+import {attachToSupervisor, type EndpointOwner} from './local-endpoint.js';
+import type {StatusEntry} from '../engine/views.js';
+import {maxListLimit, type StatusPage} from '../gateway/management-tools.js';
+import type {Command} from '../engine/supervisor.js';
+
+const commandResult = z.object({message: z.string()});
+
+/** A JSON-RPC error from the supervisor, with its message (which names the fix). */
+export class SupervisorCallError extends Error {
+	constructor(
+		readonly code: number,
+		message: string,
+		/** The JSON-RPC error's data, e.g. {error: 'UnknownTool', server, tool, tools}. */
+		readonly data?: unknown,
+	) {
+		super(message);
+		this.name = 'SupervisorCallError';
+	}
+}
+
+export class SupervisorClient {
+	private constructor(
+		private readonly client: Client,
+		private readonly connection: net.Socket,
+		readonly owner: EndpointOwner | undefined,
+		readonly socket: string,
+	) {}
+
+	/**
+	 * Connects to the supervisor serving `config` (its state dir, running the
+	 * same config file); undefined, with `onSkip` told why when it matters,
+	 * when there is none to use.
+	 */
+	static async connect(config: HangarConfig, clientName: string, onSkip: (why: string) => void): Promise<SupervisorClient | undefined> {
+		const attachment = await attachToSupervisor(config, 2000);
+		if (attachment.socket === undefined) {
+			if (attachment.permanent) onSkip(attachment.why);
+			return undefined;
+		}
+
+		const client = new Client({name: clientName, version: '0.1.0'});
+		const {socket, path, owner} = attachment;
+		await client.connect(new LineTransport(socket, socket, Number.MAX_SAFE_INTEGER));
+		return new SupervisorClient(client, socket, owner, path);
+	}
+
+	/** Who this is, for messages: "hangar pid 123 (mcp-hangar tui)". */
+	get label(): string {
+		return this.owner === undefined ? `the hangar at ${this.socket}` : `hangar pid ${this.owner.pid} (mcp-hangar ${this.owner.kind})`;
+	}
+
+	/** Every upstream's entry, page by page. */
+	async status(): Promise<StatusEntry[]> {
+		const entries: StatusEntry[] = [];
+		let cursor: string | null = null;
+		do {
+			const result = await this.tool('hangar_list', {limit: maxListLimit, ...(cursor === null ? {} : {cursor})});
+			const page = result.structuredContent as StatusPage;
+			entries.push(...page.providers);
+			cursor = page.nextCursor;
+		} while (cursor !== null);
+
+		return entries;
+	}
+
+	async call(server: string, tool: string, args: Record<string, unknown> | undefined): Promise<CallToolResult> {
+		return this.tool('hangar_call', {server, tool, ...(args === undefined ? {} : {arguments: args})}, {timeout: 24 * 3600 * 1000});
+	}
+
+	async command(server: string, action: Command, via: string): Promise<string> {
+		try {
+			const result = await this.client.request({method: commandMethod, params: {server, action, via}}, commandResult);
+			return result.message;
+		} catch (error) {
+			throw toError(error);
+		}
+	}
+
+	async close(): Promise<void> {
+		await this.client.close();
+		this.connection.end();
+	}
+
+	private async tool(name: string, args: Record<string, unknown>, options?: {timeout: number}): Promise<CallToolResult> {
+		try {
+			return (await this.client.callTool({name, arguments: args}, undefined, options)) as CallToolResult;
+		} catch (error) {
+			throw toError(error);
+		}
+	}
+}
+
+/** The supervisor's JSON-RPC error, with its own sentence (the SDK prefixes "MCP error <code>: "). */
+function toError(error: unknown): Error {
+	if (error instanceof McpError) return new SupervisorCallError(error.code, error.message.replace(/^MCP error -?\d+: /, ''), error.data);
+	return error as Error;
+}

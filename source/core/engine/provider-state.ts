@@ -1,0 +1,79 @@
+/**
+ * The lifecycle of one upstream, as data. States are lowercase everywhere
+ * they are shown. The table is the single definition of what may happen; the
+ * provider applies events to it and never assigns a state directly.
+ *
+ * - cold: not running; starts on demand (lazy) or is waiting for its first start.
+ * - starting: spawn + initialize + tools/list under a start timeout.
+ * - ready: serving calls.
+ * - degraded: running, but the circuit breaker is open; calls fail fast until the next probe.
+ * - dead: crashed or failed to start; restarts with backoff while the restart budget holds.
+ * - stopping: being shut down (stdin close, SIGTERM, SIGKILL); where it lands depends on why.
+ * - stopped: stopped by a person; does not start on demand until started again.
+ * - quarantined: never started, tools hidden, calls refused, until a person lifts it.
+ * - disabled: switched off in the config.
+ */
+import {StateMachine, type TransitionTable} from '../base/state-machine.js';
+
+export const providerStates = [
+	'cold',
+	'starting',
+	'ready',
+	'degraded',
+	'dead',
+	'stopping',
+	'stopped',
+	'quarantined',
+	'disabled',
+] as const;
+
+export type ProviderState = (typeof providerStates)[number];
+
+export const providerEvents = [
+	'start',
+	'started',
+	'start_failed',
+	'crashed',
+	'trip',
+	'probe_ok',
+	'probe_failed',
+	'stop',
+	'settle_cold',
+	'settle_stopped',
+	'settle_quarantined',
+	'settle_disabled',
+	'person_stop',
+	'quarantine',
+	'release',
+	'disable',
+] as const;
+
+export type ProviderEvent = (typeof providerEvents)[number];
+
+export const providerTransitions: TransitionTable<ProviderState, ProviderEvent> = {
+	cold: {start: 'starting', person_stop: 'stopped', quarantine: 'quarantined', disable: 'disabled'},
+	starting: {
+		started: 'ready',
+		start_failed: 'dead',
+		stop: 'stopping',
+	},
+	ready: {trip: 'degraded', crashed: 'dead', stop: 'stopping'},
+	degraded: {probe_ok: 'ready', probe_failed: 'degraded', crashed: 'dead', stop: 'stopping'},
+	dead: {start: 'starting', person_stop: 'stopped', quarantine: 'quarantined', disable: 'disabled'},
+	stopping: {
+		settle_cold: 'cold',
+		settle_stopped: 'stopped',
+		settle_quarantined: 'quarantined',
+		settle_disabled: 'disabled',
+	},
+	stopped: {start: 'starting', quarantine: 'quarantined', disable: 'disabled'},
+	quarantined: {release: 'cold'},
+	disabled: {release: 'cold', quarantine: 'quarantined'},
+};
+
+/** States in which an upstream process (or remote connection) may exist. */
+export const runningStates: ReadonlySet<ProviderState> = new Set(['starting', 'ready', 'degraded', 'stopping']);
+
+export function createProviderMachine(name: string, initial: ProviderState, historyLimit = 200) {
+	return new StateMachine<ProviderState, ProviderEvent>('provider', name, providerTransitions, initial, historyLimit);
+}

@@ -1,0 +1,252 @@
+/**
+ * The views every surface reads: `hangar_list` entries, an upstream's
+ * details, and tool search hits. The TUI, the management tools, the CLI and
+ * the exposed tool list all derive from the same supervisor state through
+ * these functions, so what one shows another cannot contradict.
+ *
+ * Everything is answered from memory, never by asking an upstream. Times are
+ * ISO strings; cached facts carry the time they were verified.
+ */
+import type {BreakerState} from './circuit-breaker.js';
+import type {ToolDefinition} from '../config/config.js';
+import {describeApproval, type ToolChange} from './pins.js';
+import type {AdminState, Provider, ToolsSource} from './provider.js';
+import type {ProviderEvent, ProviderState} from './provider-state.js';
+import type {Supervisor} from './supervisor.js';
+import {exposedToolName} from './tool-names.js';
+
+export type StatusEntry = {
+	name: string;
+	state: ProviderState;
+	/** What a person (or the config) set: quarantined, stopped and disabled upstreams never start on demand. */
+	admin: AdminState;
+	/** A call would be routed right now, without a start. */
+	ready: boolean;
+	/** A call would be attempted (ready, or startable on demand) rather than refused. */
+	callable: boolean;
+	/** The tool list is from a previous run or the config, or older than the refresh interval. */
+	stale: boolean;
+	breaker: BreakerState;
+	pid: number | null;
+	transport: 'stdio' | 'remote';
+	tools: number;
+	toolsSource: ToolsSource;
+	calls: number;
+	/** Calls that failed (timeouts, crashes, transport errors); refusals are not counted. */
+	failures: number;
+	consecutiveFailures: number;
+	/** Tool results with isError (the tool answered; not an upstream failure). */
+	toolErrors: number;
+	inFlight: number;
+	latencyMs: {p50: number | null; p95: number | null};
+	lastError: string | null;
+	/** When the tool list was last read from the upstream itself. */
+	lastVerifiedAt: string | null;
+	/** When hangar retries by itself (probe when degraded, restart when dead). */
+	nextRetryAt: string | null;
+	/** When it entered its current state. */
+	stateSince: string;
+	/** Seconds since it started, while running. */
+	upSeconds: number | null;
+	/** Seconds since its last call began or ended, while running. */
+	idleSeconds: number | null;
+	restarts: number;
+	quarantineReason: string | null;
+};
+
+/**
+ * ISO strings of times already formatted. Most times in a status stay the
+ * same from one call to the next (when each upstream entered its state, when
+ * its tools were verified), and formatting them anew was about a sixth of
+ * hangar's work per hangar_list with 200 upstreams. Cleared when it grows
+ * past a bound.
+ */
+const isoStrings = new Map<number, string>();
+const isoStringsBound = 4096;
+
+function isoString(ms: number): string {
+	let text = isoStrings.get(ms);
+	if (text === undefined) {
+		if (isoStrings.size >= isoStringsBound) isoStrings.clear();
+		text = new Date(ms).toISOString();
+		isoStrings.set(ms, text);
+	}
+
+	return text;
+}
+
+const iso = (ms: number | undefined): string | null => (ms === undefined ? null : isoString(ms));
+const secondsSince = (ms: number, now: number): number => Math.max(0, Math.round((now - ms) / 1000));
+
+export function statusEntry(provider: Provider, now = Date.now()): StatusEntry {
+	const snapshot = provider.snapshot();
+	const running = snapshot.state === 'ready' || snapshot.state === 'degraded';
+	return {
+		name: snapshot.name,
+		state: snapshot.state,
+		admin: provider.admin,
+		ready: snapshot.state === 'ready',
+		callable: provider.callable,
+		stale: provider.toolsStale,
+		breaker: snapshot.breaker,
+		pid: snapshot.pid ?? null,
+		transport: snapshot.transport,
+		tools: snapshot.tools,
+		toolsSource: snapshot.toolsSource,
+		calls: snapshot.calls,
+		failures: snapshot.failures,
+		consecutiveFailures: snapshot.consecutiveFailures,
+		toolErrors: snapshot.toolErrors,
+		inFlight: snapshot.inFlight,
+		latencyMs: {p50: snapshot.latencyMs.p50 ?? null, p95: snapshot.latencyMs.p95 ?? null},
+		lastError: snapshot.lastError ?? null,
+		lastVerifiedAt: iso(snapshot.lastVerifiedAt),
+		nextRetryAt: iso(snapshot.nextRetryAt),
+		stateSince: isoString(snapshot.stateSince),
+		upSeconds: running && snapshot.startedAt !== undefined ? secondsSince(snapshot.startedAt, now) : null,
+		idleSeconds: running ? (snapshot.inFlight > 0 ? 0 : secondsSince(provider.idleSince, now)) : null,
+		restarts: snapshot.restarts,
+		quarantineReason: provider.quarantineInfo?.reason ?? null,
+	};
+}
+
+export function statusEntries(supervisor: Supervisor): StatusEntry[] {
+	const now = Date.now();
+	return [...supervisor.providers.values()].map(provider => statusEntry(provider, now));
+}
+
+export type ToolDetail = {
+	/** The upstream's own name. */
+	name: string;
+	/** `<server>__<tool>` as clients see it in direct exposure. */
+	exposedName: string;
+	title: string | null;
+	description: string | null;
+	inputSchema: Record<string, unknown>;
+	outputSchema: Record<string, unknown> | null;
+	annotations: Record<string, unknown> | null;
+	calls: number;
+	failures: number;
+	latencyMs: {p50: number | null; p95: number | null};
+	/** Whether a person's approval pinned this tool's definition. */
+	pinned: boolean;
+};
+
+export type TransitionView = {at: string; from: ProviderState; to: ProviderState; event: ProviderEvent; reason: string};
+export type CallView = {at: string; tool: string; ms: number; ok: boolean; error: string | null};
+export type ErrorView = {at: string; source: 'call' | 'lifecycle'; message: string};
+export type LogView = {at: string; source: 'stderr' | 'stdout' | 'hangar'; text: string};
+
+export type UpstreamDetails = {
+	server: StatusEntry;
+	/** How it is launched: the command line (no env values), or the URL. */
+	launch: string;
+	tools: ToolDetail[];
+	/** The last 50 state transitions, oldest first. */
+	transitions: TransitionView[];
+	/** The last 50 calls, oldest first. */
+	recentCalls: CallView[];
+	/** Failed calls and lifecycle failures (crash, start failure, breaker), oldest first. */
+	recentErrors: ErrorView[];
+	/** The tail of its stderr (and stray stdout), oldest first. */
+	stderr: LogView[];
+	/** Why it is quarantined and, after a rug pull, what changed. */
+	quarantine: {
+		reason: string;
+		at: string | null;
+		changes: ToolChange[];
+		/** What a person's approval would pin (the same sentence its answer gives). */
+		approvalPins: string;
+	} | null;
+	/** When a person approved it and how many tool definitions are pinned (null: not known yet). */
+	pins: {approvedAt: string; tools: number | null} | null;
+};
+
+const failureEvents: ReadonlySet<ProviderEvent> = new Set(['start_failed', 'crashed', 'trip', 'probe_failed']);
+
+export function upstreamDetails(supervisor: Supervisor, name: string, limits: {transitions?: number; calls?: number; stderr?: number} = {}): UpstreamDetails {
+	const provider = supervisor.provider(name);
+	const launch = provider.config.launch;
+	const transitions = provider.transitions.slice(-(limits.transitions ?? 50));
+	const calls = provider.recentCalls().slice(-(limits.calls ?? 50));
+	const errors: ErrorView[] = [
+		...calls.filter(call => !call.ok).map(call => ({at: call.at, source: 'call' as const, message: `${call.tool}: ${call.error ?? 'failed'}`})),
+		...provider.transitions.filter(record => failureEvents.has(record.event)).map(record => ({at: record.at, source: 'lifecycle' as const, message: record.reason})),
+	]
+		.sort((a, b) => a.at - b.at)
+		.slice(-20)
+		.map(error => ({...error, at: new Date(error.at).toISOString()}));
+	const quarantine = provider.quarantineInfo;
+	const pins = provider.pins;
+	return {
+		server: statusEntry(provider),
+		launch: launch.kind === 'stdio' ? [launch.command, ...launch.args].map(part => (/\s/.test(part) ? JSON.stringify(part) : part)).join(' ') : launch.url,
+		tools: provider.tools.map(tool => toolDetail(provider, tool)),
+		transitions: transitions.map(record => ({at: new Date(record.at).toISOString(), from: record.from, to: record.to, event: record.event, reason: record.reason})),
+		recentCalls: calls.map(call => ({at: new Date(call.at).toISOString(), tool: call.tool, ms: Math.round(call.ms * 10) / 10, ok: call.ok, error: call.error ?? null})),
+		recentErrors: errors,
+		stderr: provider.log
+			.tail(limits.stderr ?? 50)
+			.filter(line => line.source !== 'hangar')
+			.map(line => ({at: new Date(line.at).toISOString(), source: line.source, text: line.text})),
+		quarantine:
+			quarantine === undefined
+				? null
+				: {reason: quarantine.reason, at: iso(quarantine.at), changes: quarantine.changes, approvalPins: describeApproval(provider.approvalPlan)},
+		pins: pins === undefined ? null : {approvedAt: new Date(pins.approvedAt).toISOString(), tools: pins.tools ?? null},
+	};
+}
+
+function toolDetail(provider: Provider, tool: ToolDefinition): ToolDetail {
+	const metrics = provider.toolMetrics.get(tool.name)?.snapshot();
+	return {
+		name: tool.name,
+		exposedName: exposedToolName(provider.name, tool.name),
+		title: tool.title ?? null,
+		description: tool.description ?? null,
+		inputSchema: tool.inputSchema ?? {type: 'object'},
+		outputSchema: tool.outputSchema ?? null,
+		annotations: tool.annotations ?? null,
+		calls: metrics?.calls ?? 0,
+		failures: metrics?.failures ?? 0,
+		latencyMs: {p50: metrics?.latencyMs.p50 ?? null, p95: metrics?.latencyMs.p95 ?? null},
+		pinned: provider.pinOf(tool.name) === 'pinned',
+	};
+}
+
+export type ToolHit = {
+	/** `<server>__<tool>`: the name to call in direct exposure. */
+	name: string;
+	server: string;
+	/** The upstream's own name: what hangar_call takes. */
+	tool: string;
+	title: string | null;
+	description: string | null;
+	inputSchema: Record<string, unknown>;
+	/** 0..1, higher is a better match. */
+	score: number;
+	state: ProviderState;
+	callable: boolean;
+	stale: boolean;
+	lastVerifiedAt: string | null;
+};
+
+/** Fuzzy tool search across every upstream whose tools are exposed (quarantined, disabled and stopped ones are not). */
+export function findTools(supervisor: Supervisor, query: string, limit = 10): ToolHit[] {
+	return supervisor.searchTools(query, limit).map(({tool, score}) => {
+		const provider = supervisor.provider(tool.server);
+		return {
+			name: tool.name,
+			server: tool.server,
+			tool: tool.tool,
+			title: tool.definition.title ?? null,
+			description: tool.definition.description ?? null,
+			inputSchema: tool.definition.inputSchema ?? {type: 'object'},
+			score,
+			state: provider.state,
+			callable: provider.callable,
+			stale: provider.toolsStale,
+			lastVerifiedAt: iso(provider.toolsVerified),
+		};
+	});
+}

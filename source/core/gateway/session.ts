@@ -1,0 +1,575 @@
+/**
+ * One client's MCP session with hangar: a low-level SDK `Server` (it passes
+ * upstream JSON Schemas through untouched, which `McpServer` would not) on a
+ * `Transport`, behind a guard that enforces the per-connection protocol state
+ * machine. The same class will serve `--stdio`, local socket clients and HTTP
+ * sessions; it only reads the supervisor's state and sends it calls.
+ */
+import {Server} from '@modelcontextprotocol/sdk/server/index.js';
+import type {Transport} from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+	InitializeRequestSchema,
+	ListToolsRequestSchema,
+	type CallToolResult,
+	type JSONRPCMessage,
+	type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import type {ClientRecord, ClientTransport} from '../engine/clients.js';
+import {checkRequest, createConnectionMachine} from './connection-state.js';
+import {isPlainObject} from '../wire/json-rpc-check.js';
+import {settleWithin} from '../base/settle.js';
+import {ErrorCode, HangarError, JsonRpcCode, errorMessage} from '../base/errors.js';
+import type {Logger} from '../base/logger.js';
+import {ManagementParamsError, checkArguments, isManagementTool, managementTools, runManagementTool, statusJson} from './management-tools.js';
+import type {CallDeadline} from '../engine/provider.js';
+import {commands, isCommand, type Supervisor} from '../engine/supervisor.js';
+import {UpstreamRpcError} from '../upstream/connection.js';
+
+export const serverInfo = {name: 'mcp-hangar', version: '0.1.0'};
+
+/**
+ * A person's command sent over the local socket (`mcp-hangar approve` and
+ * `quarantine` while a supervisor runs): params {server, action, via}. Only
+ * sessions on the local socket serve it, and the `--stdio` bridge never
+ * forwards it from its client, so no MCP client can lift a quarantine.
+ */
+export const commandMethod = 'hangar/command';
+
+/**
+ * Sent to socket clients when the supervisor is about to stop: a bridge stops
+ * sending on that connection, ends its side (so everything it sent is read and
+ * answered), and reconnects to the next supervisor.
+ */
+export const drainingNotification = 'notifications/hangar/draining';
+
+const instructions = {
+	direct:
+		'mcp-hangar serves the tools of several upstream MCP servers. Tool names are "<server>__<tool>". ' +
+		'Call hangar_list to see every upstream\'s live state (ready, cold, degraded, dead, ...), breaker, failures and latency; hangar_find_tools searches every tool.',
+	search:
+		'mcp-hangar serves the tools of several upstream MCP servers. Find tools with hangar_find_tools (fuzzy search over names and descriptions; each hit has its input schema) and call them with hangar_call {server, tool, arguments}. ' +
+		'hangar_list shows every upstream\'s live state.',
+};
+
+/**
+ * Why the params of an `initialize` or `tools/list` request are invalid, or
+ * undefined when they are fine. Checked before the SDK sees them: it answers
+ * bad params with -32603 and a schema dump.
+ */
+export function invalidParams(message: JSONRPCMessage & {method: 'initialize' | 'tools/list'}): string | undefined {
+	const parsed = (message.method === 'initialize' ? InitializeRequestSchema : ListToolsRequestSchema).safeParse(message);
+	if (parsed.success) return undefined;
+	const problems = parsed.error.issues.map(issue => `${issue.path.join('.')}: ${issue.message}`).join('; ');
+	return `Invalid params for "${message.method}": ${problems}`;
+}
+
+/** A JSON-RPC error response for `id`. */
+function errorResponse(id: string | number, code: number, message: string, data?: unknown): JSONRPCMessage {
+	return {jsonrpc: '2.0', id, error: {code, message, ...(data === undefined ? {} : {data})}} as JSONRPCMessage;
+}
+
+/** A JSON-RPC error the SDK sends as is (code, message, data). */
+class RpcError extends Error {
+	constructor(
+		readonly code: number,
+		message: string,
+		readonly data?: unknown,
+	) {
+		super(message);
+	}
+}
+
+/** The error a failed request is answered with: hangar's typed errors keep their code and data; anything else is internal. */
+function toRpcError(error: unknown): RpcError {
+	if (error instanceof RpcError) return error;
+	if (error instanceof HangarError) return new RpcError(error.code, error.message, error.toData());
+	if (error instanceof ManagementParamsError) return new RpcError(error.code, error.message);
+	return new RpcError(JsonRpcCode.InternalError, errorMessage(error));
+}
+
+/**
+ * Sits between a transport and the SDK server: requests the connection state
+ * does not allow are answered here with -32003 and never reach the server.
+ */
+class GuardedTransport implements Transport {
+	onclose?: () => void;
+	onerror?: (error: Error) => void;
+	onmessage?: (message: JSONRPCMessage) => void;
+	readonly machine;
+	/** The id of the `initialize` request awaiting its answer. */
+	private pendingInitialize: string | number | undefined;
+	/** Serves `tools/call` itself (see GatewaySession.serveCall); set before start. */
+	onToolCall?: (id: string | number, params: CallParams) => void;
+	/** Told about every `notifications/cancelled` from the client. */
+	onCancelled?: (requestId: unknown) => void;
+	/** Told the client's name and version from each initialize that passes the checks. */
+	onInitialize?: (clientInfo: {name: string; version: string}) => void;
+	/** Serves hangar's private `hangar/command` requests; unset, they are unknown methods. */
+	onCommand?: (id: string | number, params: unknown) => void;
+
+	constructor(
+		private readonly inner: Transport & {sendSerialized?: (line: string) => Promise<void>},
+		subject: string,
+		private readonly logger: Logger,
+	) {
+		this.machine = createConnectionMachine(subject);
+	}
+
+	async start(): Promise<void> {
+		this.inner.onclose = () => {
+			if (this.machine.can('close')) this.machine.apply('close', 'the transport closed');
+			this.onclose?.();
+		};
+
+		this.inner.onerror = error => this.onerror?.(error);
+		this.inner.onmessage = message => this.receive(message);
+		await this.inner.start();
+	}
+
+	private receive(message: JSONRPCMessage): void {
+		const record = message as {method?: unknown; id?: string | number};
+		if (typeof record.method === 'string') {
+			const method = record.method;
+			if ('id' in message) {
+				const check = checkRequest(this.machine.state, method);
+				if (!check.allowed) {
+					void this.inner.send(
+						errorResponse(record.id!, ErrorCode.ProtocolSequence, `Protocol sequence error: ${check.reason}`, {
+							error: 'ProtocolSequence',
+							state: this.machine.state,
+							method,
+						}),
+					);
+					return;
+				}
+
+				if (method === 'initialize' || method === 'tools/list') {
+					// A refused initialize must leave the connection waiting for a good one.
+					const invalid = invalidParams(message as JSONRPCMessage & {method: typeof method});
+					if (invalid !== undefined) {
+						void this.inner.send(errorResponse(record.id!, JsonRpcCode.InvalidParams, invalid));
+						return;
+					}
+				}
+
+				if (method === 'initialize') {
+					this.machine.apply('initialize', 'initialize request received');
+					this.pendingInitialize = record.id;
+					const info = (message as {params?: {clientInfo?: {name: string; version: string}}}).params?.clientInfo;
+					if (info !== undefined) this.onInitialize?.(info);
+				}
+
+				if (method === commandMethod && this.onCommand !== undefined) {
+					this.onCommand(record.id!, (message as {params?: unknown}).params);
+					return;
+				}
+
+				if (method === 'tools/call' && this.onToolCall !== undefined) {
+					let params: CallParams;
+					try {
+						params = validateCallParams((message as {params?: unknown}).params);
+					} catch (error) {
+						const rpc = error as RpcError;
+						void this.inner.send(errorResponse(record.id!, rpc.code, rpc.message));
+						return;
+					}
+
+					this.onToolCall(record.id!, params);
+					return;
+				}
+			} else if (method === 'notifications/cancelled') {
+				this.onCancelled?.((message as {params?: {requestId?: unknown}}).params?.requestId);
+			} else if (method === 'notifications/initialized') {
+				if (this.machine.can('initialized')) {
+					this.machine.apply('initialized', 'notifications/initialized received');
+				} else {
+					this.logger.warn(`ignored notifications/initialized in state ${this.machine.state}`);
+					return;
+				}
+			}
+		}
+
+		this.onmessage?.(message);
+	}
+
+	async send(message: JSONRPCMessage, options?: Parameters<Transport['send']>[1]): Promise<void> {
+		if (this.pendingInitialize !== undefined && 'id' in message && message.id === this.pendingInitialize && ('result' in message || 'error' in message)) {
+			this.pendingInitialize = undefined;
+			// Any other failure of initialize: let the client send a corrected one.
+			if ('error' in message && this.machine.can('initialize_failed')) this.machine.apply('initialize_failed', 'initialize was answered with an error');
+		}
+
+		return this.inner.send(message, options);
+	}
+
+	async close(): Promise<void> {
+		await this.inner.close();
+	}
+
+	/** Writes a message the caller serialized (newline-terminated); parsed again only for transports that need objects. */
+	async sendSerialized(line: string): Promise<void> {
+		if (this.inner.sendSerialized !== undefined) return this.inner.sendSerialized(line);
+		return this.inner.send(JSON.parse(line) as JSONRPCMessage);
+	}
+}
+
+type CallParams = {name: string; arguments?: Record<string, unknown> | undefined; _meta?: Record<string, unknown> | undefined};
+
+/** Where a call goes: the upstream, its own name for the tool, the arguments. */
+type Route = {server: string; tool: string; arguments: Record<string, unknown> | undefined};
+
+function validateCallParams(params: unknown): CallParams {
+	if (!isPlainObject(params)) throw new RpcError(JsonRpcCode.InvalidParams, 'Invalid params: tools/call needs params {"name": string, "arguments"?: object}');
+	if (typeof params['name'] !== 'string' || params['name'] === '') {
+		throw new RpcError(JsonRpcCode.InvalidParams, 'Invalid params: tools/call needs "name", the tool name as a string');
+	}
+
+	if (params['arguments'] !== undefined && !isPlainObject(params['arguments'])) {
+		throw new RpcError(JsonRpcCode.InvalidParams, `Invalid params: "arguments" of tools/call "${params['name']}" must be an object`);
+	}
+
+	if (params['_meta'] !== undefined && !isPlainObject(params['_meta'])) {
+		throw new RpcError(JsonRpcCode.InvalidParams, 'Invalid params: "_meta" must be an object');
+	}
+
+	return params as CallParams;
+}
+
+/** What a transport may offer a session beyond the SDK's `Transport`. */
+export type SessionTransport = Transport & {
+	/** The transport tells the session that the client closed its input (see drainMs). */
+	onInputEnd?: () => void;
+	/** The correlation id of the request that carried JSON-RPC request `id` (HTTP: X-Correlation-ID), for the logs of its call. */
+	correlationIdOf?: (id: string | number) => string | undefined;
+};
+
+export type GatewaySessionOptions = {
+	supervisor: Supervisor;
+	transport: SessionTransport;
+	/** When the client closes its input, how long calls in flight may take to be answered before the session closes. */
+	drainMs?: number;
+	logger: Logger;
+	/** A label for logs ("stdio", a socket peer, an HTTP session id). */
+	label: string;
+	/** How the client is connected, for the clients view; socket sessions also serve `hangar/command` (a person's commands). */
+	kind: ClientTransport;
+	/**
+	 * A deadline for every tools/call, from its arrival to its answer, used
+	 * where shorter than the upstream's callTimeoutSeconds (HTTP sessions:
+	 * hangar.httpCallTimeoutSeconds, below the usual client timeout).
+	 */
+	callDeadline?: CallDeadline;
+};
+
+export class GatewaySession {
+	readonly server: Server;
+	private readonly guard: GuardedTransport;
+	private readonly supervisor: Supervisor;
+	private readonly logger: Logger;
+	private readonly label: string;
+	private readonly unsubscribe: () => void;
+	private closedListeners: Array<() => void> = [];
+	private readonly inflight = new Map<string | number, AbortController>();
+	private readonly serving = new Set<Promise<void>>();
+	private readonly exposure: 'direct' | 'search';
+	private readonly callDeadline: CallDeadline | undefined;
+	private readonly correlationIdOf: ((id: string | number) => string | undefined) | undefined;
+	/** This session in the supervisor's list of clients. */
+	readonly client: ClientRecord;
+
+	constructor(options: GatewaySessionOptions) {
+		this.supervisor = options.supervisor;
+		this.logger = options.logger;
+		this.label = options.label;
+		this.callDeadline = options.callDeadline;
+		this.correlationIdOf = options.transport.correlationIdOf?.bind(options.transport);
+		this.guard = new GuardedTransport(options.transport, options.label, options.logger);
+		this.client = options.supervisor.clients.add(options.kind, options.label);
+		this.guard.onInitialize = info => this.client.identify(String(info.name), String(info.version));
+		if (options.kind === 'socket') {
+			this.guard.onCommand = (id, params) => {
+				void this.serveCommand(id, params);
+			};
+		}
+		this.exposure = options.supervisor.config.hangar.exposure;
+		this.server = new Server(serverInfo, {capabilities: {tools: {listChanged: true}}, instructions: instructions[this.exposure]});
+		this.server.onerror = error => this.logger.debug(`session error: ${error.message}`);
+		this.server.setRequestHandler(ListToolsRequestSchema, () => ({tools: this.listTools()}));
+		// tools/call is the hot path: it is served by serveCall straight from the guard, without the
+		// SDK's three schema parses per call, and the upstream's result is forwarded as it came.
+		this.guard.onToolCall = (id, params) => {
+			const serving = this.serveCall(id, params);
+			this.serving.add(serving);
+			void serving.finally(() => this.serving.delete(serving));
+		};
+
+		// A client that closes its input after its last request (a one-shot pipe) still gets the
+		// answers to calls in flight, for up to drainMs; then the session closes.
+		const transport = options.transport;
+		if ('onInputEnd' in transport) {
+			const drainMs = options.drainMs ?? 5000;
+			transport.onInputEnd = () => {
+				void this.drain(drainMs).then(async () => transport.close());
+			};
+		}
+
+		this.guard.onCancelled = requestId => {
+			if (typeof requestId === 'string' || typeof requestId === 'number') this.inflight.get(requestId)?.abort();
+		};
+
+		const onToolsChanged = () => {
+			// In search exposure the list is the fixed set of hangar_* tools: upstream changes do not change it.
+			if (this.exposure === 'search') return;
+			const state = this.guard.machine.state;
+			if (state === 'ready' || state === 'initializing') {
+				this.server.sendToolListChanged().catch(() => {});
+			}
+		};
+
+		this.supervisor.on('toolsChanged', onToolsChanged);
+		this.unsubscribe = () => this.supervisor.off('toolsChanged', onToolsChanged);
+		this.server.onclose = () => {
+			this.client.remove();
+			this.unsubscribe();
+			for (const controller of this.inflight.values()) controller.abort();
+			this.inflight.clear();
+			for (const listener of this.closedListeners) listener();
+		};
+	}
+
+	async start(): Promise<void> {
+		await this.server.connect(this.guard);
+	}
+
+	onClose(listener: () => void): void {
+		this.closedListeners.push(listener);
+	}
+
+	/** Sends a notification outside the SDK's list (e.g. drainingNotification). */
+	async notify(method: string, params?: Record<string, unknown>): Promise<void> {
+		await this.guard.send({jsonrpc: '2.0', method, ...(params === undefined ? {} : {params})} as JSONRPCMessage).catch(() => {});
+	}
+
+	/** Calls in flight right now. */
+	get inFlight(): number {
+		return this.serving.size;
+	}
+
+	/** A person's command from the local socket: {server, action, via}. */
+	private async serveCommand(id: string | number, params: unknown): Promise<void> {
+		const server = isPlainObject(params) ? params['server'] : undefined;
+		const action = isPlainObject(params) ? params['action'] : undefined;
+		const via = isPlainObject(params) && typeof params['via'] === 'string' ? params['via'] : `a person (${this.label})`;
+		if (typeof server !== 'string' || !isCommand(action)) {
+			await this.guard.send(errorResponse(id, JsonRpcCode.InvalidParams, `Invalid params for "${commandMethod}": needs {"server": string, "action": ${commands.join(' | ')}}`));
+			return;
+		}
+
+		try {
+			const message = await this.supervisor.command(server, action, via);
+			await this.guard.send({jsonrpc: '2.0', id, result: {message}} as JSONRPCMessage);
+		} catch (error) {
+			const rpc = toRpcError(error);
+			await this.guard.send(errorResponse(id, rpc.code, rpc.message, rpc.data));
+		}
+	}
+
+	async close(): Promise<void> {
+		await this.server.close();
+	}
+
+	private listTools(): Tool[] {
+		if (this.exposure === 'search') return [...managementTools];
+		// Predefined tools may omit inputSchema; the protocol requires one.
+		const tools: Tool[] = this.supervisor
+			.tools()
+			.map(tool => ({...tool.definition, name: tool.name, inputSchema: tool.definition.inputSchema ?? {type: 'object'}}) as Tool);
+		tools.push(...managementTools);
+		return tools;
+	}
+
+	/** Who is asking, for transition reasons: the client's name from initialize. */
+	private get via(): string {
+		const client = this.server.getClientVersion();
+		return client === undefined ? `an MCP client (${this.label})` : `MCP client "${client.name}"`;
+	}
+
+	/** Resolves when every call in flight has been answered, or after `timeoutMs`. */
+	async drain(timeoutMs: number): Promise<void> {
+		if (this.serving.size === 0) return;
+		await settleWithin(Promise.allSettled([...this.serving]), timeoutMs);
+	}
+
+	/** Answers one tools/call with exactly one response, or none when the client cancelled it. */
+	private async serveCall(id: string | number, params: CallParams): Promise<void> {
+		if (this.inflight.has(id)) {
+			await this.guard.send(
+				errorResponse(id, JsonRpcCode.InvalidRequest, `Invalid Request: request id ${JSON.stringify(id)} is already in use by a call in flight`),
+			);
+			return;
+		}
+
+		const controller = new AbortController();
+		this.inflight.set(id, controller);
+		this.client.called(params.name);
+		try {
+			if (params.name === 'hangar_list') {
+				await this.serveStatus(id, params);
+				return;
+			}
+
+			const result =
+				isManagementTool(params.name) && params.name !== 'hangar_call'
+					? await this.serveManagement(params)
+					: await this.callTool(id, params, controller.signal);
+			if (!controller.signal.aborted) await this.guard.send({jsonrpc: '2.0', id, result} as JSONRPCMessage);
+		} catch (error) {
+			if (controller.signal.aborted) return; // Cancelled: the protocol says no response.
+			const rpc = toRpcError(error);
+			await this.guard.send(errorResponse(id, rpc.code, rpc.message, rpc.data));
+		} finally {
+			this.inflight.delete(id);
+		}
+	}
+
+	/**
+	 * hangar_list, serialized once: the JSON is built a single time and spliced
+	 * into the response as both structuredContent and its text form, instead
+	 * of stringifying a large object twice (a page of 50 entries is ~50 KB
+	 * with both forms; all 200 at once ~200 KB).
+	 */
+	private async serveStatus(id: string | number, params: CallParams): Promise<void> {
+		const args = checkArguments('hangar_list', params.arguments);
+		const json = JSON.stringify(statusJson(this.supervisor, args));
+		await this.guard.sendSerialized(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"content":[{"type":"text","text":${JSON.stringify(json)}}],"structuredContent":${json}}}\n`);
+	}
+
+	/** A management tool other than hangar_list and hangar_call: its JSON as structuredContent and text. */
+	private async serveManagement(params: CallParams): Promise<CallToolResult> {
+		try {
+			const args = checkArguments(params.name, params.arguments);
+			const json = await runManagementTool(this.supervisor, params.name, args, this.via);
+			return {content: [{type: 'text', text: JSON.stringify(json)}], structuredContent: json as Record<string, unknown>};
+		} catch (error) {
+			// Refusals and bad arguments are answered as they are (serveCall); anything else is a bug in hangar.
+			if (error instanceof ManagementParamsError || error instanceof HangarError) throw error;
+			this.logger.error(`unexpected error in ${params.name}: ${errorMessage(error)}`);
+			throw new RpcError(JsonRpcCode.InternalError, `${params.name} failed: ${errorMessage(error)}`);
+		}
+	}
+
+	/** Where a call goes: a `<server>__<tool>` name, or hangar_call's server and tool. */
+	private async route(params: CallParams, signal: AbortSignal): Promise<Route> {
+		if (params.name === 'hangar_call') {
+			const args = checkArguments('hangar_call', params.arguments);
+			const server = args['server'] as string;
+			const tool = args['tool'] as string;
+			const provider = this.supervisor.providers.get(server);
+			if (provider === undefined) {
+				const known = [...this.supervisor.providers.keys()];
+				throw new RpcError(JsonRpcCode.InvalidParams, `Unknown server "${server}" in hangar_call. Configured servers: ${known.join(', ') || 'none'}.`, {
+					error: 'UnknownServer',
+					server,
+					known,
+				});
+			}
+
+			// A tool the upstream does not list is refused here, unless its list is not known yet (the call starts it).
+			if (!provider.listsTool(tool)) {
+				const names = provider.tools.map(definition => definition.name);
+				throw new RpcError(
+					JsonRpcCode.InvalidParams,
+					`Unknown tool "${tool}" on server "${server}" (hangar_call). Its tools: ${names.join(', ') || 'none'}. Use hangar_find_tools to search every server.`,
+					{error: 'UnknownTool', server, tool, tools: names},
+				);
+			}
+
+			return {server, tool, arguments: args['arguments'] as Record<string, unknown> | undefined};
+		}
+
+		const target = await this.supervisor.resolveToolWhenKnown(params.name, signal);
+		// A tool of a stopped, quarantined or disabled upstream is hidden, but calling it gets that
+		// upstream's refusal (with its reason) rather than "unknown tool".
+		const route = target ?? this.supervisor.hiddenOwner(params.name);
+		if (route === undefined) {
+			const closest = this.supervisor.closestTools(params.name);
+			throw new RpcError(
+				JsonRpcCode.InvalidParams,
+				`Unknown tool "${params.name}".${closest.length > 0 ? ` Closest matches: ${closest.join(', ')}.` : ''} Tool names are "<server>__<tool>"; call tools/list, hangar_find_tools or hangar_list to see them.`,
+				{error: 'UnknownTool', tool: params.name, closest},
+			);
+		}
+
+		return {server: route.server, tool: route.tool, arguments: params.arguments};
+	}
+
+	/**
+	 * Routes within the session's deadline: waiting for an upstream to list its
+	 * tools (a cold start on the first run) counts against it too.
+	 */
+	private async routeWithin(params: CallParams, signal: AbortSignal, deadline: CallDeadline): Promise<Route> {
+		const timeout = AbortSignal.timeout(deadline.ms);
+		try {
+			return await this.route(params, AbortSignal.any([signal, timeout]));
+		} catch (error) {
+			if (!timeout.aborted || signal.aborted) throw error;
+			const split = params.name.indexOf('__');
+			throw new HangarError({
+				code: 'CallTimeout',
+				upstream: split === -1 ? undefined : params.name.slice(0, split),
+				operation: `tools/call "${params.name}"`,
+				message: `no answer within ${deadline.ms / 1000} s, the deadline set by hangar.${deadline.setting} (timed out during the upstream's cold start, before it listed its tools); the start goes on, so a retry may find it ready`,
+				hint: `Raise "${deadline.setting}" in the "hangar" settings (keep it below your client's own timeout), or check the upstream's logs.`,
+				details: {phase: 'start', timeoutMs: deadline.ms},
+			});
+		}
+	}
+
+	/** Routes one call to its upstream and maps every failure to one JSON-RPC error. */
+	private async callTool(id: string | number, params: CallParams, signal: AbortSignal): Promise<CallToolResult> {
+		const began = performance.now();
+		const deadline = this.callDeadline;
+		const correlationId = this.correlationIdOf?.(id);
+		const route = deadline === undefined ? await this.route(params, signal) : await this.routeWithin(params, signal, deadline);
+
+		// Most calls carry no _meta: no copy for them on the hot path. The progress token is replaced upstream.
+		const progressToken = params._meta?.['progressToken'];
+		let meta: Record<string, unknown> | undefined;
+		if (params._meta !== undefined) {
+			const {progressToken: _replaced, ...rest} = params._meta;
+			meta = rest;
+		}
+
+		try {
+			return await this.supervisor.call(route.server, route.tool, route.arguments, {
+				signal,
+				meta,
+				correlationId,
+				deadline: deadline === undefined ? undefined : {...deadline, spentMs: Math.min(performance.now() - began, deadline.ms - 1)},
+				onProgress:
+					typeof progressToken === 'string' || typeof progressToken === 'number'
+						? update => {
+								if (signal.aborted) return;
+								const notification = {
+									jsonrpc: '2.0',
+									method: 'notifications/progress',
+									params: {
+										progressToken,
+										progress: update.progress,
+										...(update.total === undefined ? {} : {total: update.total}),
+										...(update.message === undefined ? {} : {message: update.message}),
+									},
+								};
+								// relatedRequestId: over HTTP it goes on the call's own response stream.
+								this.guard.send(notification as JSONRPCMessage, {relatedRequestId: id}).catch(() => {});
+							}
+						: undefined,
+			});
+		} catch (error) {
+			if (error instanceof HangarError) throw error;
+			if (error instanceof UpstreamRpcError) throw new RpcError(error.code, error.message, error.data);
+			this.logger.error(`unexpected error in tools/call ${params.name}: ${errorMessage(error)}`, {correlationId});
+			throw new RpcError(JsonRpcCode.InternalError, `upstream "${route.server}": tools/call "${route.tool}" failed: ${errorMessage(error)}`);
+		}
+	}
+}

@@ -1,0 +1,223 @@
+/**
+ * The SDK `Transport` for a subprocess upstream, spawned with execa rather
+ * than the SDK's own spawner so that hangar controls the environment, the
+ * process group and stderr. Framing is newline-delimited JSON-RPC. Lines on
+ * stdout that are not JSON-RPC are kept in the upstream's log instead of
+ * breaking the connection, and stderr is captured line by line into the same
+ * bounded log (never inherited, so nothing draws over the TUI or pollutes a
+ * stdio endpoint).
+ *
+ * Each child leads its own process group, so a stop reaches the whole tree:
+ * close stdin, wait, SIGTERM the group, wait, SIGKILL the group.
+ */
+import {execa, type ResultPromise} from 'execa';
+import type {Transport} from '@modelcontextprotocol/sdk/shared/transport.js';
+import type {JSONRPCMessage} from '@modelcontextprotocol/sdk/types.js';
+import type {StdioLaunch} from '../config/config.js';
+import {isPlainObject} from '../wire/json-rpc-check.js';
+import {LineSplitter, type LogBuffer} from './log-buffer.js';
+import {liveProcessGroups} from './process-registry.js';
+import {CoalescingWriter} from '../wire/write-coalescer.js';
+
+export type ExitInfo = {
+	code: number | null;
+	signal: string | null;
+	at: number;
+	/** How hangar ended it, when hangar did; undefined for an exit of its own accord. */
+	stoppedBy?: 'stdin-close' | 'SIGTERM' | 'SIGKILL' | undefined;
+};
+
+export function describeExit(exit: ExitInfo): string {
+	if (exit.signal !== null) return `killed by ${exit.signal}`;
+	return `exited with code ${exit.code ?? 'unknown'}`;
+}
+
+function isJsonRpcMessage(value: unknown): value is JSONRPCMessage {
+	if (!isPlainObject(value)) return false;
+	const message = value as Record<string, unknown>;
+	return message['jsonrpc'] === '2.0' && ('method' in message || 'id' in message);
+}
+
+export class ChildProcessTransport implements Transport {
+	onclose?: () => void;
+	onerror?: (error: Error) => void;
+	onmessage?: (message: JSONRPCMessage) => void;
+
+	private child: ResultPromise | undefined;
+	private exitInfo: ExitInfo | undefined;
+	private readonly exitWaiters: Array<(exit: ExitInfo) => void> = [];
+	private closed = false;
+	private stopping: 'stdin-close' | 'SIGTERM' | 'SIGKILL' | undefined;
+	private writer: CoalescingWriter | undefined;
+
+	constructor(
+		private readonly launch: StdioLaunch,
+		private readonly log: LogBuffer,
+		private readonly maxLineBytes = 64 * 1024 * 1024,
+	) {}
+
+	get pid(): number | undefined {
+		return this.child?.pid;
+	}
+
+	get exit(): ExitInfo | undefined {
+		return this.exitInfo;
+	}
+
+	async start(): Promise<void> {
+		if (this.child !== undefined) throw new Error('ChildProcessTransport already started');
+		const child = execa(this.launch.command, this.launch.args, {
+			cwd: this.launch.cwd,
+			env: this.launch.env,
+			extendEnv: true,
+			stdin: 'pipe',
+			stdout: 'pipe',
+			stderr: 'pipe',
+			buffer: false,
+			detached: true,
+			cleanup: true,
+			reject: false,
+			windowsHide: true,
+			forceKillAfterDelay: false,
+		});
+		this.child = child;
+		// With reject: false the promise resolves with the result; it must still be observed.
+		child.catch(() => {});
+
+		const stdout = new LineSplitter(line => this.onStdoutLine(line), this.maxLineBytes);
+		const stderr = new LineSplitter(line => {
+			if (line !== '') this.log.push('stderr', line);
+		});
+		child.stdout?.setEncoding('utf8');
+		child.stderr?.setEncoding('utf8');
+		child.stdout?.on('data', (chunk: string) => stdout.write(chunk));
+		child.stderr?.on('data', (chunk: string) => stderr.write(chunk));
+		child.stdin?.on('error', error => {
+			// EPIPE after the child died is expected; the exit handler reports the death.
+			this.log.push('hangar', `stdin write failed: ${error.message}`);
+		});
+
+		let closeTimer: NodeJS.Timeout | undefined;
+		const finish = () => {
+			if (closeTimer !== undefined) clearTimeout(closeTimer);
+			if (this.closed) return;
+			this.closed = true;
+			stdout.flush();
+			stderr.flush();
+			this.onclose?.();
+		};
+
+		child.on('exit', (code, signal) => {
+			const pid = child.pid;
+			if (pid !== undefined) {
+				liveProcessGroups.delete(pid);
+				// Reap anything the child left behind in its group.
+				try {
+					process.kill(-pid, 'SIGKILL');
+				} catch {}
+			}
+
+			this.exitInfo = {code, signal, at: Date.now(), stoppedBy: this.stopping};
+			for (const waiter of this.exitWaiters.splice(0)) waiter(this.exitInfo);
+			// Let stdout drain, but never wait on a grandchild that holds it open.
+			closeTimer = setTimeout(finish, 200);
+		});
+		child.on('close', finish);
+
+		await new Promise<void>((resolve, reject) => {
+			child.once('spawn', () => {
+				if (child.pid !== undefined) liveProcessGroups.add(child.pid);
+				resolve();
+			});
+			child.once('error', error => {
+				this.exitInfo ??= {code: null, signal: null, at: Date.now()};
+				reject(new Error(`cannot spawn "${this.launch.command}": ${(error as NodeJS.ErrnoException).code ?? error.message}`));
+				finish();
+			});
+		});
+	}
+
+	private onStdoutLine(line: string): void {
+		if (line.trim() === '') return;
+		let value: unknown;
+		try {
+			value = JSON.parse(line);
+		} catch {
+			this.log.push('stdout', `not JSON-RPC (ignored): ${line}`);
+			return;
+		}
+
+		if (!isJsonRpcMessage(value)) {
+			this.log.push('stdout', `not JSON-RPC (ignored): ${line}`);
+			return;
+		}
+
+		this.onmessage?.(value);
+	}
+
+	async send(message: JSONRPCMessage): Promise<void> {
+		const stdin = this.child?.stdin;
+		if (stdin === undefined || stdin === null || stdin.destroyed || !stdin.writable || this.closed) {
+			throw new Error('upstream process is not running');
+		}
+
+		this.writer ??= new CoalescingWriter(stdin);
+		await this.writer.write(`${JSON.stringify(message)}\n`);
+	}
+
+	/** Stops the child in order (stdin close, SIGTERM, SIGKILL to the group) and resolves with how it exited. */
+	async stop(graceMs: number): Promise<ExitInfo> {
+		const child = this.child;
+		if (child === undefined) return {code: null, signal: null, at: Date.now()};
+		if (this.exitInfo !== undefined) return this.exitInfo;
+		const pid = child.pid;
+
+		this.stopping = 'stdin-close';
+		this.writer?.flush();
+		child.stdin?.end();
+		let exit = await this.waitForExit(graceMs);
+		if (exit !== undefined) return exit;
+
+		this.stopping = 'SIGTERM';
+		this.signalGroup(pid, 'SIGTERM');
+		exit = await this.waitForExit(graceMs);
+		if (exit !== undefined) return exit;
+
+		this.stopping = 'SIGKILL';
+		this.signalGroup(pid, 'SIGKILL');
+		exit = await this.waitForExit(5000);
+		return exit ?? {code: null, signal: 'SIGKILL', at: Date.now(), stoppedBy: 'SIGKILL'};
+	}
+
+	async close(): Promise<void> {
+		await this.stop(2000);
+	}
+
+	private signalGroup(pid: number | undefined, signal: NodeJS.Signals): void {
+		if (pid === undefined) return;
+		try {
+			process.kill(-pid, signal);
+		} catch {
+			try {
+				process.kill(pid, signal);
+			} catch {}
+		}
+	}
+
+	private async waitForExit(ms: number): Promise<ExitInfo | undefined> {
+		if (this.exitInfo !== undefined) return this.exitInfo;
+		return new Promise(resolve => {
+			const timer = setTimeout(() => {
+				const index = this.exitWaiters.indexOf(done);
+				if (index !== -1) this.exitWaiters.splice(index, 1);
+				resolve(undefined);
+			}, ms);
+			const done = (exit: ExitInfo) => {
+				clearTimeout(timer);
+				resolve(exit);
+			};
+
+			this.exitWaiters.push(done);
+		});
+	}
+}

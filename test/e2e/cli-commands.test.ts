@@ -1,0 +1,78 @@
+import {afterEach, describe, expect, it} from 'vitest';
+import {fastHangar, fixture, processesWithTag, closeHangars, openHangar, runCli, statusOf, tempDir, waitFor, writeConfig} from '../support/hangar.js';
+
+afterEach(closeHangars);
+
+describe('mcp-hangar status, call, approve, quarantine', () => {
+	it('prints the hangar_list view as a table or JSON', async () => {
+		const dir = tempDir();
+		const config = writeConfig(dir, {fx: fixture('normal', [], {tools: [{name: 'echo', inputSchema: {type: 'object'}}]}), off: fixture('normal', [], {disabled: true})}, fastHangar);
+		const table = await runCli(['status', '--config', config]);
+		expect(table.code).toBe(0);
+		const lines = table.stdout.trimEnd().split('\n');
+		expect(lines[0]).toMatch(/^NAME\s+STATE\s+ADMIN\s+CALLABLE\s+TOOLS\s+VERIFIED\s+CALLS\s+FAILURES\s+P50\s+RESTARTS\s+LAST ERROR$/);
+		expect(lines[1]).toMatch(/^fx\s+cold\s+enabled\s+yes\s+1 \(stale\)\s+-\s+0\s+0\/0\s+-\s+0\s+-$/);
+		expect(lines[2]).toMatch(/^off\s+disabled\s+disabled\s+no\s/);
+		expect(table.stderr).toContain('No hangar process is running on this state dir');
+
+		const json = await runCli(['status', '--json', '--config', config]);
+		expect(json.code).toBe(0);
+		const parsed = JSON.parse(json.stdout) as {live: boolean; providers: Array<{name: string; callable: boolean}>};
+		expect(parsed.live).toBe(false);
+		expect(parsed.providers.map(entry => [entry.name, entry.callable])).toEqual([
+			['fx', true],
+			['off', false],
+		]);
+	});
+
+	it('calls one tool: result on stdout, non-zero exit on every kind of error, no process left', async () => {
+		const dir = tempDir();
+		const config = writeConfig(dir, {fx: fixture('normal')}, fastHangar);
+		const ok = await runCli(['call', 'fx', 'echo', '--args', '{"message":"hi there"}', '--config', config]);
+		expect(ok).toMatchObject({code: 0, stdout: 'hi there\n'});
+		expect(processesWithTag(ok.tag)).toEqual([]);
+
+		const toolError = await runCli(['call', 'fx', 'fail', '--args', '{"message":"bad input"}', '--config', config]);
+		expect(toolError.code).toBe(1);
+		expect(toolError.stdout).toBe('bad input\n');
+		expect(toolError.stderr).toContain('upstream "fx": tool "fail" returned an error (isError)');
+
+		const unknownTool = await runCli(['call', 'fx', 'ecko', '--config', config]);
+		expect(unknownTool.code).toBe(1);
+		expect(unknownTool.stderr).toContain('upstream "fx": unknown tool "ecko" (its tools: echo, add, sleep, fail, stderr, pid)');
+
+		const unknownServer = await runCli(['call', 'fy', 'echo', '--config', config]);
+		expect(unknownServer.code).toBe(1);
+		expect(unknownServer.stderr).toBe('mcp-hangar: upstream "fy": lookup failed: no upstream of that name is configured. Configured upstreams: fx.\n');
+
+		const badJson = await runCli(['call', 'fx', 'echo', '--args', '{message', '--config', config]);
+		expect(badJson.code).toBe(2);
+		expect(badJson.stderr).toContain('--args is not valid JSON');
+		const missing = await runCli(['call', 'fx', '--config', config]);
+		expect(missing.code).toBe(2);
+		expect(missing.stderr).toContain('"call" needs SERVER and TOOL');
+	});
+
+	it('quarantines and approves through the state dir, and refuses when another hangar owns it', async () => {
+		const dir = tempDir();
+		const config = writeConfig(dir, {fx: fixture('normal')}, fastHangar);
+		expect(await runCli(['quarantine', 'fx', '--config', config])).toMatchObject({code: 0, stdout: 'quarantined "fx": stopped, tools hidden, calls refused until a person approves it\n'});
+		const refused = await runCli(['call', 'fx', 'echo', '--args', '{"message":"x"}', '--config', config]);
+		expect(refused.code).toBe(1);
+		expect(refused.stderr).toContain('the upstream is quarantined (quarantined by a person (mcp-hangar quarantine)) and its calls are refused');
+		const status = await runCli(['status', '--config', config]);
+		expect(status.stdout).toMatch(/\nfx\s+quarantined\s+quarantined\s+no\s/);
+
+		// A --stdio hangar of one client owns the state dir and takes no commands: the change would not be saved, so it is refused.
+		const running = await openHangar(config);
+		await waitFor(async () => (await statusOf(running.client, 'fx')).state === 'quarantined', 'the running hangar to load the quarantine');
+		const busy = await runCli(['approve', 'fx', '--config', config]);
+		expect(busy.code).toBe(1);
+		expect(busy.stderr).toContain(`cannot approve "fx": hangar process ${running.pid} owns the state dir`);
+		expect(busy.stderr).toContain('run `mcp-hangar serve` or the tui, which clients and these commands share');
+		await running.close();
+
+		await waitFor(async () => (await runCli(['approve', 'fx', '--config', config])).code === 0, 'approve to succeed once the state dir is free');
+		expect(await runCli(['call', 'fx', 'echo', '--args', '{"message":"back"}', '--config', config])).toMatchObject({code: 0, stdout: 'back\n'});
+	});
+});

@@ -1,0 +1,384 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import {execa} from 'execa';
+import {describe, expect, it} from 'vitest';
+import {ConfigError, defaults, loadConfig, maxSeconds, parseConfig, type StdioLaunch} from '../../source/core/config/config.js';
+import {cliPath, root, tempDir} from '../support/hangar.js';
+
+/** A variable name no environment sets. */
+const unset = 'HANGAR_TEST_SURELY_UNSET_VARIABLE';
+
+type Check = {exitCode: number | undefined; stdout: string; stderr: string};
+
+/** Runs the built `mcp-hangar --check-config --config FILE` as a subprocess. */
+async function checkConfig(file: string, options: {cwd?: string; args?: string[]} = {}): Promise<Check> {
+	const env: Record<string, string | undefined> = {...process.env};
+	delete env[unset];
+	const result = await execa(process.execPath, [cliPath, '--check-config', '--config', file, ...(options.args ?? [])], {
+		cwd: options.cwd ?? root,
+		env,
+		extendEnv: false,
+		reject: false,
+		stripFinalNewline: false,
+		timeout: 30_000,
+	});
+	return {exitCode: result.exitCode, stdout: String(result.stdout), stderr: String(result.stderr)};
+}
+
+/** Writes `content` (JSON-encoded unless it is a string) to a fresh temp file and returns its path. */
+function configFile(content: unknown, name = 'mcp-hangar.json'): string {
+	const file = path.join(tempDir('hangar-config-'), name);
+	fs.writeFileSync(file, typeof content === 'string' ? content : JSON.stringify(content, null, 2));
+	return file;
+}
+
+const server = {command: 'node', args: ['server.js']};
+
+/** Runs --check-config on `content` and checks that it failed, naming the file, each JSON path and each expectation. */
+async function expectInvalid(content: unknown, problems: Array<[jsonPath: string, expected: string | RegExp]>): Promise<string> {
+	const file = configFile(content);
+	const result = await checkConfig(file);
+	expect(result.exitCode, result.stderr).not.toBe(0);
+	expect(result.stdout).toBe('');
+	expect(result.stderr).toContain(`Invalid configuration in ${file}:`);
+	const lines = result.stderr.split('\n');
+	for (const [jsonPath, expected] of problems) {
+		const line = lines.find(candidate => candidate.startsWith(`  - ${jsonPath}: `));
+		expect(line, `a line for ${jsonPath} in:\n${result.stderr}`).toBeDefined();
+		if (typeof expected === 'string') expect(line).toContain(expected);
+		else expect(line).toMatch(expected);
+	}
+
+	expect(result.stderr).toContain('mcp-hangar --check-config');
+	return result.stderr;
+}
+
+describe('mcp-hangar --check-config', () => {
+	it('accepts a valid config: exit 0 and OK with the upstream names', async () => {
+		const file = configFile({
+			$schema: 'https://example.com/schema.json',
+			hangar: {failureThreshold: 2, restartBudget: {maxRestarts: 3, windowSeconds: 30}},
+			mcpServers: {alpha: server, 'beta-2': {url: 'https://example.com/mcp', headers: {Authorization: 'Bearer x'}}, gamma_1: {command: 'node', lazy: false}},
+		});
+		const result = await checkConfig(file);
+		expect(result.stderr).toBe('');
+		expect(result.exitCode).toBe(0);
+		expect(result.stdout).toBe(`${file}: OK, 3 upstreams (alpha, beta-2, gamma_1)\n`);
+	});
+
+	it('accepts config.example.json from the repository root', async () => {
+		const file = path.join(root, 'config.example.json');
+		const result = await checkConfig(file);
+		expect(result.stderr).toBe('');
+		expect(result.exitCode).toBe(0);
+		expect(result.stdout).toMatch(/^.*config\.example\.json: OK, \d+ upstreams? \(.+\)\n$/);
+	});
+
+	it('refuses an unknown key at the top level', async () => {
+		await expectInvalid({mcpServers: {x: server}, mcpServer: {}}, [['$', 'unknown key "mcpServer"']]);
+	});
+
+	it('refuses an unknown key in a server', async () => {
+		await expectInvalid({mcpServers: {x: {...server, lazzy: true}}}, [['$.mcpServers.x', 'unknown key "lazzy"']]);
+	});
+
+	it('refuses an unknown key in hangar and in hangar.restartBudget', async () => {
+		await expectInvalid({hangar: {failureTreshold: 3}, mcpServers: {x: server}}, [['$.hangar', 'unknown key "failureTreshold"']]);
+		await expectInvalid({hangar: {restartBudget: {maxRestarts: 2, windowSeconds: 5, window: 5}}, mcpServers: {x: server}}, [
+			['$.hangar.restartBudget', 'unknown key "window"'],
+		]);
+	});
+
+	it('refuses values of the wrong type, naming each path and what was expected', async () => {
+		await expectInvalid(
+			{
+				hangar: {failureThreshold: '3', lazy: 'no', maxMessageBytes: 10},
+				mcpServers: {
+					x: {command: 'node', args: 'server.js', env: {A: 1}, lazy: 'yes', callTimeoutSeconds: -1, idleTimeoutSeconds: '300'},
+					y: {command: 'node', args: ['ok', 5], env: ['A=1'], tools: [{description: 'no name'}]},
+					z: {url: 'not a url'},
+				},
+			},
+			[
+				['$.hangar.failureThreshold', /expected (number|int)/],
+				['$.hangar.lazy', 'expected boolean'],
+				['$.hangar.maxMessageBytes', /expected .*>=1024/],
+				['$.mcpServers.x.args', 'expected an array of strings'],
+				['$.mcpServers.x.env.A', 'expected string'],
+				['$.mcpServers.x.lazy', 'expected boolean'],
+				['$.mcpServers.x.callTimeoutSeconds', 'expected callTimeoutSeconds to be more than 0'],
+				['$.mcpServers.x.idleTimeoutSeconds', 'expected a number of seconds (idleTimeoutSeconds)'],
+				['$.mcpServers.y.args[1]', 'expected string'],
+				['$.mcpServers.y.env', 'expected an object of string values'],
+				['$.mcpServers.y.tools[0].name', 'expected string'],
+				['$.mcpServers.z.url', 'expected an http(s) URL'],
+			],
+		);
+	});
+
+	it('refuses mcpServers that is missing or not an object', async () => {
+		await expectInvalid({hangar: {}}, [['$.mcpServers', 'expected an object mapping server names to servers']]);
+		await expectInvalid({mcpServers: [server]}, [['$.mcpServers', 'expected an object mapping server names to servers']]);
+		await expectInvalid([], [['$', 'expected object']]);
+	});
+
+	it('refuses a server with neither command nor url', async () => {
+		await expectInvalid({mcpServers: {x: {lazy: true}}}, [['$.mcpServers.x', 'expected either "command" (a subprocess) or "url" (a remote server)']]);
+	});
+
+	it('refuses a server with both command and url', async () => {
+		await expectInvalid({mcpServers: {x: {command: 'node', url: 'https://example.com/mcp'}}}, [
+			['$.mcpServers.x', 'expected only one of "command" and "url", not both'],
+		]);
+	});
+
+	it('refuses fields that do not fit the kind of server', async () => {
+		await expectInvalid(
+			{
+				mcpServers: {
+					remote: {url: 'https://example.com/mcp', args: ['x']},
+					local: {command: 'node', headers: {A: 'b'}},
+					typed: {command: 'node', type: 'sse'},
+					stdio: {url: 'https://example.com/mcp', type: 'stdio'},
+				},
+			},
+			[
+				['$.mcpServers.remote', '"args", "env" and "cwd" only apply to "command" servers'],
+				['$.mcpServers.local.headers', '"headers" only applies to "url" servers'],
+				['$.mcpServers.typed.type', 'expected "stdio" (or no "type") for a "command" server'],
+				['$.mcpServers.stdio.type', 'expected "http", "streamable-http" or "sse" (or no "type") for a "url" server'],
+			],
+		);
+	});
+
+	it('refuses bad server names, each with its own path', async () => {
+		const long = 'n'.repeat(40);
+		const stderr = await expectInvalid(
+			{mcpServers: {a__b: server, 'bad name': server, [long]: server, x_: server, fine: server}},
+			[
+				['$.mcpServers.a__b', 'bad server name "a__b": expected 1-32 letters, digits, "-" or single "_"'],
+				['$.mcpServers["bad name"]', 'bad server name "bad name": expected 1-32'],
+				[`$.mcpServers.${long}`, `bad server name "${long}": expected 1-32`],
+				['$.mcpServers.x_', 'bad server name "x_": expected'],
+			],
+		);
+		expect(stderr).not.toContain('"fine"');
+	});
+
+	it('accepts a 32-character server name and single underscores', async () => {
+		const file = configFile({mcpServers: {['a'.repeat(32)]: server, a_b_c: server, 'x-1': server}});
+		const result = await checkConfig(file);
+		expect(result.exitCode, result.stderr).toBe(0);
+	});
+
+	it('refuses durations a timer cannot hold, which would otherwise fire at once', async () => {
+		await expectInvalid({hangar: {healthIntervalSeconds: 1e9}, mcpServers: {x: {...server, callTimeoutSeconds: 3e6}}}, [
+			['$.hangar.healthIntervalSeconds', `expected healthIntervalSeconds to be at most ${maxSeconds}`],
+			['$.mcpServers.x.callTimeoutSeconds', `expected callTimeoutSeconds to be at most ${maxSeconds}`],
+		]);
+	});
+
+	it('refuses backoffMinSeconds above backoffMaxSeconds', async () => {
+		await expectInvalid({hangar: {backoffMinSeconds: 10, backoffMaxSeconds: 5}, mcpServers: {x: server}}, [
+			['$.hangar.backoffMinSeconds', 'expected backoffMinSeconds to be at most backoffMaxSeconds'],
+		]);
+	});
+
+	it('reports a missing file with its path', async () => {
+		const file = path.join(tempDir('hangar-config-'), 'nope', 'missing.json');
+		const result = await checkConfig(file);
+		expect(result.exitCode).not.toBe(0);
+		expect(result.stderr).toContain(`Invalid configuration in ${file}:`);
+		expect(result.stderr).toContain('  - $: file not found');
+	});
+
+	it('reports invalid JSON with its path and where in the file', async () => {
+		const file = configFile('{\n  "mcpServers": {\n    "x": {"command": "node",}\n  }\n}\n');
+		const result = await checkConfig(file);
+		expect(result.exitCode).not.toBe(0);
+		expect(result.stderr).toContain(`Invalid configuration in ${file}:`);
+		expect(result.stderr).toMatch(/ {2}- \$: not valid JSON: .*\(line 3, column 29\)/);
+	});
+
+	it('reports an empty file as invalid JSON', async () => {
+		const file = configFile('');
+		const result = await checkConfig(file);
+		expect(result.exitCode).not.toBe(0);
+		expect(result.stderr).toContain(`${file}:\n  - $: not valid JSON`);
+	});
+
+	it('accepts a file that starts with a byte order mark', async () => {
+		const file = configFile(`\uFEFF${JSON.stringify({mcpServers: {x: server}})}`);
+		const result = await checkConfig(file);
+		expect(result.exitCode, result.stderr).toBe(0);
+	});
+
+	it('refuses ${UNSET_VAR} in args, naming the variable and the element', async () => {
+		await expectInvalid({mcpServers: {x: {command: 'node', args: ['server.js', `--token=\${${unset}}`]}}}, [
+			['$.mcpServers.x.args[1]', `variable \${${unset}} is not set (set it in the environment or write \${${unset}:-default})`],
+		]);
+	});
+
+	it('refuses ${UNSET_VAR} in command, env, cwd, url and headers too', async () => {
+		await expectInvalid(
+			{
+				mcpServers: {
+					local: {command: `\${${unset}}/bin/server`, env: {TOKEN: `\${${unset}}`}, cwd: `\${${unset}}`},
+					remote: {url: 'https://example.com/mcp', headers: {Authorization: `Bearer \${${unset}}`}},
+				},
+			},
+			[
+				['$.mcpServers.local.command', `variable \${${unset}} is not set`],
+				['$.mcpServers.local.env.TOKEN', `variable \${${unset}} is not set`],
+				['$.mcpServers.local.cwd', `variable \${${unset}} is not set`],
+				['$.mcpServers.remote.headers.Authorization', `variable \${${unset}} is not set`],
+			],
+		);
+	});
+
+	it('resolves a relative --state-dir against the current directory, not the config file', async () => {
+		const cwd = tempDir('hangar-cwd-');
+		const file = configFile({mcpServers: {x: server}});
+		const config = loadConfig(file, {stateDir: 'relative-state'});
+		expect(config.hangar.stateDir).toBe(path.resolve('relative-state'));
+		// And the CLI accepts the flag.
+		const result = await checkConfig(file, {cwd, args: ['--state-dir', 'relative-state']});
+		expect(result.exitCode, result.stderr).toBe(0);
+	});
+});
+
+describe('parseConfig', () => {
+	const file = path.join(path.sep, 'etc', 'hangar', 'mcp-hangar.json');
+
+	it('fills in every default', () => {
+		const config = parseConfig({mcpServers: {x: server}}, file);
+		expect(config.path).toBe(file);
+		expect(config.hangar).toMatchObject({
+			failureThreshold: 3,
+			backoffMinMs: 1000,
+			backoffMaxMs: 60_000,
+			restartBudget: {maxRestarts: 5, windowMs: 60_000},
+			healthIntervalMs: defaults.healthIntervalSeconds * 1000,
+			pingTimeoutMs: defaults.pingTimeoutSeconds * 1000,
+			stopGraceMs: defaults.stopGraceSeconds * 1000,
+			maxMessageBytes: defaults.maxMessageBytes,
+			logLines: defaults.logLines,
+		});
+		expect(path.isAbsolute(config.hangar.stateDir)).toBe(true);
+		const [x] = config.servers;
+		expect(x).toMatchObject({
+			name: 'x',
+			lazy: true,
+			idleTimeoutMs: 300_000,
+			callTimeoutMs: 60_000,
+			startTimeoutMs: defaults.startTimeoutSeconds * 1000,
+			tools: undefined,
+			disabled: false,
+			quarantined: false,
+		});
+		expect(x!.launch).toEqual({kind: 'stdio', command: 'node', args: ['server.js'], env: {}, cwd: path.dirname(file)});
+	});
+
+	it('lets hangar defaults apply to every server and a server override them', () => {
+		const config = parseConfig(
+			{
+				hangar: {lazy: false, idleTimeoutSeconds: 10, callTimeoutSeconds: 2.5, startTimeoutSeconds: 4},
+				mcpServers: {
+					a: server,
+					b: {...server, lazy: true, idleTimeoutSeconds: 0, callTimeoutSeconds: 1, startTimeoutSeconds: 0.5},
+					c: {...server, lazy: true},
+					d: {...server, idleTimeoutSeconds: 20},
+				},
+			},
+			file,
+		);
+		expect(config.servers.map(({name, lazy, idleTimeoutMs, callTimeoutMs, startTimeoutMs}) => ({name, lazy, idleTimeoutMs, callTimeoutMs, startTimeoutMs}))).toEqual([
+			// lazy: false servers are idle-stopped only when their own entry sets idleTimeoutSeconds.
+			{name: 'a', lazy: false, idleTimeoutMs: 0, callTimeoutMs: 2500, startTimeoutMs: 4000},
+			{name: 'b', lazy: true, idleTimeoutMs: 0, callTimeoutMs: 1000, startTimeoutMs: 500},
+			{name: 'c', lazy: true, idleTimeoutMs: 10_000, callTimeoutMs: 2500, startTimeoutMs: 4000},
+			{name: 'd', lazy: false, idleTimeoutMs: 20_000, callTimeoutMs: 2500, startTimeoutMs: 4000},
+		]);
+	});
+
+	it('resolves cwd and stateDir relative to the config file', () => {
+		const config = parseConfig(
+			{hangar: {stateDir: 'state'}, mcpServers: {rel: {...server, cwd: 'servers/rel'}, abs: {...server, cwd: '/opt/abs'}, none: server}},
+			file,
+		);
+		const cwd = (name: string) => (config.servers.find(entry => entry.name === name)!.launch as StdioLaunch).cwd;
+		expect(cwd('rel')).toBe(path.join(path.dirname(file), 'servers', 'rel'));
+		expect(cwd('abs')).toBe('/opt/abs');
+		expect(cwd('none')).toBe(path.dirname(file));
+		expect(config.hangar.stateDir).toBe(path.join(path.dirname(file), 'state'));
+	});
+
+	it('expands ${VAR:-fallback} when the variable is unset or empty, and ${VAR} when it is set', () => {
+		const set = 'HANGAR_TEST_SET_VARIABLE';
+		const empty = 'HANGAR_TEST_EMPTY_VARIABLE';
+		process.env[set] = 'from-env';
+		process.env[empty] = '';
+		try {
+			const config = parseConfig(
+				{
+					mcpServers: {
+						x: {
+							command: 'node',
+							args: [`\${${unset}:-fallback}`, `\${${unset}:-}`, `\${${set}}`, `\${${set}:-unused}`, `\${${empty}:-was-empty}`, `a-\${${set}}-b`],
+							env: {DIR: '${HANGAR_CONFIG_DIR}', STATE: '${HANGAR_STATE_DIR}/memory.jsonl'},
+						},
+					},
+				},
+				file,
+				{stateDir: '/var/lib/hangar'},
+			);
+			const launch = config.servers[0]!.launch as StdioLaunch;
+			expect(launch.args).toEqual(['fallback', '', 'from-env', 'from-env', 'was-empty', 'a-from-env-b']);
+			expect(launch.env).toEqual({DIR: path.dirname(file), STATE: '/var/lib/hangar/memory.jsonl'});
+		} finally {
+			delete process.env[set];
+			delete process.env[empty];
+		}
+	});
+
+	it('throws a ConfigError listing every unset variable with its path', () => {
+		let thrown: unknown;
+		try {
+			parseConfig({mcpServers: {x: {command: 'node', args: [`\${${unset}}`, 'ok', `\${${unset}_2}`]}}}, file);
+		} catch (error) {
+			thrown = error;
+		}
+
+		expect(thrown).toBeInstanceOf(ConfigError);
+		const error = thrown as ConfigError;
+		expect(error.file).toBe(file);
+		expect(error.issues.map(issue => issue.path)).toEqual(['$.mcpServers.x.args[0]', '$.mcpServers.x.args[2]']);
+		expect(error.message).toContain(`Invalid configuration in ${file}:`);
+	});
+
+	it('maps remote server types to their transport and expands their url and headers', () => {
+		const config = parseConfig(
+			{
+				mcpServers: {
+					auto: {url: 'https://example.com/mcp'},
+					http: {type: 'http', url: 'https://example.com/mcp'},
+					streamable: {type: 'streamable-http', url: 'https://example.com/mcp'},
+					sse: {type: 'sse', url: 'https://example.com/sse', headers: {Authorization: `Bearer \${${unset}:-anonymous}`}},
+				},
+			},
+			file,
+		);
+		expect(config.servers.map(entry => entry.launch)).toEqual([
+			{kind: 'remote', url: 'https://example.com/mcp', headers: {}, transport: 'auto'},
+			{kind: 'remote', url: 'https://example.com/mcp', headers: {}, transport: 'streamable-http'},
+			{kind: 'remote', url: 'https://example.com/mcp', headers: {}, transport: 'streamable-http'},
+			{kind: 'remote', url: 'https://example.com/sse', headers: {Authorization: 'Bearer anonymous'}, transport: 'sse'},
+		]);
+	});
+
+	it('accepts the largest duration a timer can hold', () => {
+		const config = parseConfig({mcpServers: {x: {...server, callTimeoutSeconds: maxSeconds}}}, file);
+		expect(config.servers[0]!.callTimeoutMs).toBe(maxSeconds * 1000);
+		expect(config.servers[0]!.callTimeoutMs).toBeLessThanOrEqual(2 ** 31 - 1);
+	});
+});

@@ -1,0 +1,69 @@
+import {spawn, type ChildProcess} from 'node:child_process';
+import net from 'node:net';
+import {afterEach, describe, expect, it} from 'vitest';
+import {HangarError} from '../../source/core/base/errors.js';
+import {everythingPath, waitFor} from '../support/hangar.js';
+import {closeAll, startSupervisor} from '../support/supervisor.js';
+
+const servers: ChildProcess[] = [];
+afterEach(async () => {
+	await closeAll();
+	for (const server of servers.splice(0)) server.kill('SIGKILL');
+});
+
+async function freePort(): Promise<number> {
+	return new Promise((resolve, reject) => {
+		const server = net.createServer();
+		server.once('error', reject);
+		server.listen(0, '127.0.0.1', () => {
+			const {port} = server.address() as net.AddressInfo;
+			server.close(() => resolve(port));
+		});
+	});
+}
+
+/** Runs the real server-everything over HTTP on a free loopback port. */
+async function everythingOverHttp(mode: 'streamableHttp' | 'sse'): Promise<number> {
+	const port = await freePort();
+	const child = spawn(process.execPath, [everythingPath, mode], {env: {...process.env, PORT: String(port)}, stdio: ['ignore', 'ignore', 'pipe']});
+	servers.push(child);
+	let stderr = '';
+	child.stderr!.on('data', (chunk: Buffer) => {
+		stderr += chunk.toString();
+	});
+	await waitFor(() => /listening on port/i.test(stderr) || /running on/i.test(stderr), `server-everything ${mode} to listen (stderr: ${stderr})`);
+	return port;
+}
+
+describe('remote upstreams over HTTP', () => {
+	it('connects to a Streamable HTTP server on start and routes calls to it', async () => {
+		const port = await everythingOverHttp('streamableHttp');
+		const t = await startSupervisor({remote: {url: `http://127.0.0.1:${port}/mcp`, lazy: false}});
+		await t.waitForState('remote', 'ready');
+		expect(t.supervisor.tools().map(tool => tool.name)).toContain('remote__echo');
+		const result = await t.supervisor.call('remote', 'echo', {message: 'over http'});
+		expect(result.content).toEqual([{type: 'text', text: 'Echo: over http'}]);
+		expect(t.supervisor.provider('remote').snapshot()).toMatchObject({transport: 'remote', pid: undefined});
+		await t.supervisor.provider('remote').stop('cold', 'test');
+		expect(t.supervisor.provider('remote').state).toBe('cold');
+	});
+
+	it('falls back to SSE when Streamable HTTP is not served', async () => {
+		const port = await everythingOverHttp('sse');
+		const t = await startSupervisor({remote: {url: `http://127.0.0.1:${port}/sse`, lazy: false}});
+		await t.waitForState('remote', 'ready');
+		const result = await t.supervisor.call('remote', 'echo', {message: 'over sse'});
+		expect(result.content).toEqual([{type: 'text', text: 'Echo: over sse'}]);
+		expect(t.supervisor.provider('remote').log.tail(20).map(line => line.text).join('\n')).toContain('over sse');
+	});
+
+	it('reports a refused connection as a failed start that names the upstream', async () => {
+		const port = await freePort();
+		const t = await startSupervisor({remote: {url: `http://127.0.0.1:${port}/mcp`, tools: [{name: 'echo'}]}});
+		const error = await t.supervisor.call('remote', 'echo', {message: 'x'}).catch((error_: unknown) => error_ as HangarError);
+		expect(error).toBeInstanceOf(HangarError);
+		expect((error as HangarError).codeName).toBe('StartFailed');
+		expect((error as HangarError).message).toMatch(/^upstream "remote": start failed: /);
+		expect(t.supervisor.provider('remote').state).toBe('dead');
+	});
+});

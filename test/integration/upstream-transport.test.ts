@@ -1,0 +1,71 @@
+import {randomUUID} from 'node:crypto';
+import {describe, expect, it} from 'vitest';
+import {LogBuffer} from '../../source/core/upstream/log-buffer.js';
+import {ChildProcessTransport} from '../../source/core/upstream/child-process-transport.js';
+import {processesWithTag, waitFor} from '../support/hangar.js';
+
+// A child that ignores stdin EOF and SIGTERM, and leaves a grandchild running.
+const stubborn = `
+const {spawn} = require('node:child_process');
+spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], {stdio: 'ignore'});
+process.on('SIGTERM', () => console.error('ignoring SIGTERM'));
+process.stdin.resume();
+process.stdin.on('end', () => console.error('ignoring stdin EOF'));
+console.error('stubborn ready');
+setInterval(() => {}, 1000);
+`;
+
+function launch(code: string, tag: string) {
+	return {kind: 'stdio' as const, command: process.execPath, args: ['-e', code], env: {HANGAR_TEST_TAG: tag}, cwd: process.cwd()};
+}
+
+describe('ChildProcessTransport', () => {
+	it('stops in order: stdin close, then SIGTERM, then SIGKILL to the whole process group', async () => {
+		const tag = randomUUID();
+		const log = new LogBuffer(100);
+		const transport = new ChildProcessTransport(launch(stubborn, tag), log);
+		await transport.start();
+		await waitFor(() => log.tail(10).some(line => line.text === 'stubborn ready'), 'the child to start');
+		await waitFor(() => processesWithTag(tag).length === 2, 'child and grandchild');
+
+		const exit = await transport.stop(300);
+		expect(exit.stoppedBy).toBe('SIGKILL');
+		expect(exit.signal).toBe('SIGKILL');
+		const lines = log.tail(10, 'stderr').map(line => line.text);
+		expect(lines).toContain('ignoring stdin EOF');
+		expect(lines).toContain('ignoring SIGTERM');
+		await waitFor(() => processesWithTag(tag).length === 0, 'the grandchild to be killed with its group');
+	});
+
+	it('stops a well-behaved child by closing stdin alone', async () => {
+		const tag = randomUUID();
+		const transport = new ChildProcessTransport(launch('process.stdin.resume(); process.stdin.on("end", () => process.exit(0));', tag), new LogBuffer(10));
+		await transport.start();
+		const exit = await transport.stop(5000);
+		expect(exit).toMatchObject({code: 0, signal: null, stoppedBy: 'stdin-close'});
+		expect(processesWithTag(tag)).toEqual([]);
+	});
+
+	it('keeps non-JSON-RPC stdout lines in the log instead of failing the connection', async () => {
+		const tag = randomUUID();
+		const log = new LogBuffer(10);
+		const transport = new ChildProcessTransport(
+			launch('console.log("hello world"); console.log(JSON.stringify({jsonrpc: "2.0", method: "x"})); process.stdin.resume(); process.stdin.on("end", () => process.exit(0));', tag),
+			log,
+		);
+		const messages: unknown[] = [];
+		transport.onmessage = message => messages.push(message);
+		await transport.start();
+		await waitFor(() => messages.length === 1, 'the JSON-RPC line');
+		expect(log.tail(10, 'stdout').map(line => line.text)).toEqual(['not JSON-RPC (ignored): hello world']);
+		await transport.stop(5000);
+	});
+
+	it('rejects start with the command and the system error when the command does not exist', async () => {
+		const transport = new ChildProcessTransport(
+			{kind: 'stdio', command: 'definitely-not-a-command-hangar', args: [], env: {}, cwd: process.cwd()},
+			new LogBuffer(10),
+		);
+		await expect(transport.start()).rejects.toThrow('cannot spawn "definitely-not-a-command-hangar": ENOENT');
+	});
+});
