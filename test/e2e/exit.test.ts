@@ -1,5 +1,9 @@
+import path from 'node:path';
 import {describe, expect, it} from 'vitest';
-import {everything, fastHangar, fixture, processesWithTag, spawnHangar, statusOf, tempDir, waitFor, writeConfig} from '../support/hangar.js';
+import {everything, fastHangar, fixture, processesWithTag, root, spawnHangar, statusOf, tempDir, waitFor, writeConfig} from '../support/hangar.js';
+
+/** Preloaded so SIGUSR2 raises an uncaught exception in hangar (the shipped code has no fault hook). */
+const injectFault = path.join(root, 'test', 'support', 'inject-fault.mjs');
 
 async function readyHangar() {
 	const dir = tempDir();
@@ -12,7 +16,7 @@ async function readyHangar() {
 		},
 		fastHangar,
 	);
-	const hangar = await spawnHangar(config, {MCP_HANGAR_FAULT_INJECTION: '1'});
+	const hangar = await spawnHangar(config, {NODE_OPTIONS: `--import=${injectFault}`});
 	for (const name of ['everything', 'fx', 'stuck']) {
 		await waitFor(async () => (await statusOf(hangar.client, name)).state === 'ready', `${name} to be ready`);
 	}

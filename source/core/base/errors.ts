@@ -90,6 +90,21 @@ export class HangarError extends Error {
 	}
 }
 
+/**
+ * A JSON-RPC error answered as it is: a standard code (invalid params, ...)
+ * or a code an upstream answered with, its message and data.
+ */
+export class JsonRpcError extends Error {
+	constructor(
+		readonly code: number,
+		message: string,
+		readonly data?: unknown,
+	) {
+		super(message);
+		this.name = 'JsonRpcError';
+	}
+}
+
 /** Raised when a state machine is asked for a transition its table does not allow. */
 export class InvalidTransitionError extends Error {
 	constructor(

@@ -83,14 +83,6 @@ export function installExitHandlers(supervisor: Supervisor, logger: Logger, forc
 		logger.error(`unhandled rejection: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`);
 	});
 	process.on('exit', () => killAllProcessGroupsSync());
-	if (process.env['MCP_HANGAR_FAULT_INJECTION'] === '1') {
-		// For tests of the "internal error" exit path: SIGUSR2 raises an uncaught exception.
-		process.on('SIGUSR2', () => {
-			setImmediate(() => {
-				throw new Error('injected internal error (SIGUSR2 with MCP_HANGAR_FAULT_INJECTION=1)');
-			});
-		});
-	}
 
 	return {exit, beforeShutdown: hook => hooks.push(hook)};
 }

@@ -13,7 +13,7 @@
  * - quarantined: never started, tools hidden, calls refused, until a person lifts it.
  * - disabled: switched off in the config.
  */
-import {StateMachine, type TransitionTable} from '../base/state-machine.js';
+import {StateMachine, type TransitionRecord, type TransitionTable} from '../base/state-machine.js';
 
 export const providerStates = [
 	'cold',
@@ -77,3 +77,12 @@ export const runningStates: ReadonlySet<ProviderState> = new Set(['starting', 'r
 export function createProviderMachine(name: string, initial: ProviderState, historyLimit = 200) {
 	return new StateMachine<ProviderState, ProviderEvent>('provider', name, providerTransitions, initial, historyLimit);
 }
+
+/** A transition of one upstream, with its name: what the supervisor publishes. */
+export type TransitionEvent = TransitionRecord<ProviderState, ProviderEvent> & {provider: string};
+
+/** Where a stop lands: cold (idle, restart), stopped (a person), quarantined, disabled. */
+export type StopTarget = 'cold' | 'stopped' | 'quarantined' | 'disabled';
+
+/** What a person or the config set: see Provider.admin. */
+export type AdminState = 'enabled' | 'disabled' | 'quarantined' | 'stopped';

@@ -22,54 +22,21 @@ import {HangarError, errorMessage} from '../base/errors.js';
 import {LogBuffer} from '../upstream/log-buffer.js';
 import type {Logger} from '../base/logger.js';
 import {CallMetrics, type CallMetricsSnapshot} from './metrics.js';
-import {createProviderMachine, type ProviderEvent, type ProviderState, runningStates} from './provider-state.js';
+import {createProviderMachine, runningStates, type AdminState, type ProviderEvent, type ProviderState, type StopTarget, type TransitionEvent} from './provider-state.js';
 import {RestartPolicy} from './restart-policy.js';
 import type {TransitionRecord} from '../base/state-machine.js';
 import type {StateStore} from './state-store.js';
-import {
-	ConnectionLostError,
-	RequestCancelledError,
-	UpstreamConnection,
-	UpstreamRpcError,
-	UpstreamTimeoutError,
-	type CallToolResult,
-	type Progress,
-} from '../upstream/connection.js';
+import {ConnectionLostError, UpstreamConnection, type CallToolResult} from '../upstream/connection.js';
 import {describeExit, type ExitInfo} from '../upstream/child-process-transport.js';
-import {describeChanges, pinTools, toolChanges, type ToolChange} from './pins.js';
+import {describeChanges, pinTools, type ToolChange} from './pins.js';
+import {AbortReason, CallPath, abortable, type CallContext, type ProgressRelay, type UpstreamFacts} from './call-path.js';
+import {CallHistory, type CallRecord} from './call-history.js';
+import {ProviderHealth} from './provider-health.js';
+import {ProviderTimers} from './provider-timers.js';
+import {RugPull, ToolList, type ApprovalPlan, type ToolsSource} from './tool-list.js';
+import {notApprovable, notStartable, restartHint, rugPulled, seconds, startFailed, startInterrupted, unavailable} from './refusals.js';
 
-export type ToolsSource = 'live' | 'cache' | 'config' | 'none';
-
-/** What an approval pins, and how many tools: see `Provider.approvalPlan`. */
-export type ApprovalPlan =
-	| {from: 'changed'; tools: number}
-	| {from: 'listed'; tools: number; verifiedAt: number | undefined}
-	| {from: 'first-listing'};
-
-export type ProgressUpdate = {progress: number; total?: number | undefined; message?: string | undefined};
-
-export type CallContext = {
-	/** Aborted when the downstream client cancels. */
-	signal?: AbortSignal | undefined;
-	/** Called with progress for the downstream client (startup progress, then relayed upstream progress). */
-	onProgress?: ((update: ProgressUpdate) => void) | undefined;
-	/** `_meta` to forward upstream (without the progress token, which is replaced). */
-	meta?: Record<string, unknown> | undefined;
-	/** Names the request in hangar's log lines about this call (the HTTP endpoint's X-Correlation-ID). */
-	correlationId?: string | undefined;
-	/** A deadline for this call, used when shorter than the upstream's callTimeoutSeconds; `setting` is what sets it, for the error's hint. */
-	deadline?: CallDeadline | undefined;
-};
-
-export type CallDeadline = {
-	ms: number;
-	/** The setting that sets it, for the error's hint (e.g. "httpCallTimeoutSeconds"). */
-	setting: string;
-	/** How much of it the caller spent before the call reached the provider (routing). */
-	spentMs?: number | undefined;
-};
-
-export type TransitionEvent = TransitionRecord<ProviderState, ProviderEvent> & {provider: string};
+export type {AdminState, ApprovalPlan, CallRecord, StopTarget, ToolsSource, TransitionEvent};
 
 export type ProviderSnapshot = {
 	name: string;
@@ -93,44 +60,12 @@ export type ProviderSnapshot = {
 	stateSince: number;
 };
 
-export type StopTarget = 'cold' | 'stopped' | 'quarantined' | 'disabled';
-
-export type AdminState = 'enabled' | 'disabled' | 'quarantined' | 'stopped';
-
-/** One finished call, for the detail views. */
-export type CallRecord = {at: number; tool: string; ms: number; ok: boolean; error: string | undefined};
-
-const recentLimit = 50;
-
 const settleEvent: Record<StopTarget, ProviderEvent> = {
 	cold: 'settle_cold',
 	stopped: 'settle_stopped',
 	quarantined: 'settle_quarantined',
 	disabled: 'settle_disabled',
 };
-
-/** Errors that refuse a call without trying the upstream. */
-const refusalCodes: ReadonlySet<string> = new Set(['CircuitOpen', 'UpstreamUnavailable']);
-
-/** A freshly listed tool set changed a pinned tool. */
-class RugPull extends Error {
-	constructor(
-		readonly changes: ToolChange[],
-		readonly tools: readonly ToolDefinition[],
-	) {
-		super('a pinned tool changed');
-	}
-}
-
-class AbortReason extends Error {
-	constructor(readonly kind: 'deadline' | 'cancelled' | 'stopping' | 'start-timeout') {
-		super(kind);
-	}
-}
-
-function seconds(ms: number): string {
-	return `${Math.round(ms / 100) / 10} s`;
-}
 
 export class Provider extends EventEmitter<{
 	transition: [TransitionEvent];
@@ -139,23 +74,19 @@ export class Provider extends EventEmitter<{
 }> {
 	readonly log: LogBuffer;
 	readonly metrics = new CallMetrics();
-	readonly toolMetrics = new Map<string, CallMetrics>();
+	readonly history = new CallHistory();
+	readonly toolList: ToolList;
 	private readonly machine;
-	private readonly breaker: CircuitBreaker;
+	readonly breaker: CircuitBreaker;
 	private readonly restartPolicy: RestartPolicy;
+	private readonly timers = new ProviderTimers();
+	private readonly calls: CallPath;
+	private readonly health: ProviderHealth;
 
 	private connection: UpstreamConnection | undefined;
 	private startPromise: Promise<UpstreamConnection> | undefined;
 	private startAbort: AbortController | undefined;
 	private stopPromise: Promise<void> | undefined;
-
-	private toolList: ToolDefinition[] = [];
-	/** Bumped whenever the tool list's content changes (not when the same list is verified again). */
-	toolsRevision = 0;
-	private toolsFrom: ToolsSource = 'none';
-	private toolsVerifiedAt: number | undefined;
-	private refreshing: Promise<void> | undefined;
-	private refreshAgain = false;
 
 	private inFlight = 0;
 	private lastActivityAt = Date.now();
@@ -166,15 +97,6 @@ export class Provider extends EventEmitter<{
 	private restartAt: number | undefined;
 	/** Where a stop in progress lands. */
 	private stopTarget: StopTarget | undefined;
-	/** The last finished calls (a ring, oldest overwritten). */
-	private readonly recent: CallRecord[] = [];
-	private recentNext = 0;
-
-	private restartTimer: NodeJS.Timeout | undefined;
-	private probeTimer: NodeJS.Timeout | undefined;
-	private healthTimer: NodeJS.Timeout | undefined;
-	private idleTimer: NodeJS.Timeout | undefined;
-	private refreshTimer: NodeJS.Timeout | undefined;
 	private disposed = false;
 	private readonly createdAt = Date.now();
 
@@ -225,15 +147,9 @@ export class Provider extends EventEmitter<{
 			this.emit('transition', {...record, provider: config.name});
 		});
 
-		if (persisted.tools !== undefined) {
-			this.toolList = persisted.tools;
-			this.toolsFrom = 'cache';
-			this.toolsVerifiedAt = persisted.toolsVerifiedAt;
-		} else if (config.tools !== undefined) {
-			this.toolList = config.tools;
-			this.toolsFrom = 'config';
-		}
-
+		this.toolList = new ToolList(config.name, config, store, this.log);
+		this.calls = new CallPath(this, logger);
+		this.health = new ProviderHealth(this, this.timers, settings);
 		if (persisted.lastExit !== undefined) {
 			this.lastExit = {code: persisted.lastExit.code, signal: persisted.lastExit.signal, at: persisted.lastExit.at};
 		}
@@ -248,11 +164,16 @@ export class Provider extends EventEmitter<{
 	}
 
 	get tools(): readonly ToolDefinition[] {
-		return this.toolList;
+		return this.toolList.tools;
 	}
 
 	get toolsSource(): ToolsSource {
-		return this.toolsFrom;
+		return this.toolList.source;
+	}
+
+	/** Bumped whenever the tool list's content changes. */
+	get toolsRevision(): number {
+		return this.toolList.revision;
 	}
 
 	get pid(): number | undefined {
@@ -266,9 +187,13 @@ export class Provider extends EventEmitter<{
 
 	/** The last finished calls, oldest first. */
 	recentCalls(): CallRecord[] {
-		return this.recent.length < recentLimit ? [...this.recent] : [...this.recent.slice(this.recentNext), ...this.recent.slice(0, this.recentNext)];
+		return this.history.recent();
 	}
 
+	/** Metrics per tool called. */
+	get toolMetrics(): ReadonlyMap<string, CallMetrics> {
+		return this.history.byTool;
+	}
 
 	/** Where the stop in progress lands (only while stopping). */
 	get stoppingTo(): StopTarget | undefined {
@@ -283,12 +208,12 @@ export class Provider extends EventEmitter<{
 
 	/** When the tool list was last read from the upstream itself. */
 	get toolsVerified(): number | undefined {
-		return this.toolsVerifiedAt;
+		return this.toolList.verifiedAt;
 	}
 
 	/** Whether `tool` may be called: the upstream lists it, or its tools are not known yet (the call will start it and find out). */
 	listsTool(tool: string): boolean {
-		return this.toolsFrom === 'none' || this.toolList.some(definition => definition.name === tool);
+		return this.toolList.lists(tool);
 	}
 
 	/** Whether a call made now would be attempted (routed, or wait for a start) rather than refused. */
@@ -312,9 +237,7 @@ export class Provider extends EventEmitter<{
 
 	/** Whether the tool list may be out of date: from a previous run or the config, or not verified within the refresh interval. */
 	get toolsStale(): boolean {
-		if (this.toolsFrom !== 'live') return true;
-		const interval = this.settings.toolsRefreshMs;
-		return interval > 0 && this.toolsVerifiedAt !== undefined && Date.now() - this.toolsVerifiedAt > interval;
+		return this.toolList.stale(this.settings.toolsRefreshMs);
 	}
 
 	/** Why it is quarantined, and what changed if a pinned tool changed; undefined when it is not quarantined. */
@@ -327,18 +250,22 @@ export class Provider extends EventEmitter<{
 
 	/** Pinned tool hashes (set when a person approved the upstream), or undefined when nothing is pinned. */
 	get pins(): {approvedAt: number; tools: number | undefined} | undefined {
-		const pins = this.store.upstream(this.name).pins;
-		return pins === undefined ? undefined : {approvedAt: pins.approvedAt, tools: pins.tools === undefined ? undefined : Object.keys(pins.tools).length};
+		return this.toolList.pins;
 	}
 
 	/** Whether a pinned tool's definition matches the pin: 'pinned', 'unpinned' (no pin for it). */
 	pinOf(tool: string): 'pinned' | 'unpinned' {
-		return this.store.upstream(this.name).pins?.tools?.[tool] === undefined ? 'unpinned' : 'pinned';
+		return this.toolList.pinOf(tool);
+	}
+
+	/** What a person's approval would pin (see `ToolList.approvalPlan`). */
+	get approvalPlan(): ApprovalPlan {
+		return this.toolList.approvalPlan;
 	}
 
 	/** Whether `launch()` would start this upstream. */
 	get startsAtLaunch(): boolean {
-		return this.state === 'cold' && (!this.config.lazy || this.toolsFrom === 'none');
+		return this.state === 'cold' && (!this.config.lazy || this.toolList.source === 'none');
 	}
 
 	/** Called once after construction: starts eager upstreams; resolves when the start has settled. */
@@ -357,9 +284,9 @@ export class Provider extends EventEmitter<{
 			breaker: this.breaker.state,
 			pid: this.connection?.pid,
 			transport: this.config.launch.kind,
-			tools: this.toolList.length,
-			toolsSource: this.toolsFrom,
-			lastVerifiedAt: this.toolsVerifiedAt,
+			tools: this.toolList.tools.length,
+			toolsSource: this.toolList.source,
+			lastVerifiedAt: this.toolList.verifiedAt,
 			calls: m.calls,
 			failures: m.failures,
 			toolErrors: this.toolErrors,
@@ -383,202 +310,60 @@ export class Provider extends EventEmitter<{
 	// ---------------------------------------------------------------------
 	// Calls
 
+	/** Calls a tool of this upstream: see `CallPath`. */
 	async callTool(tool: string, args: Record<string, unknown> | undefined, context: CallContext = {}): Promise<CallToolResult> {
-		// The hot path: a ready upstream costs no extra timer or AbortController here; the
-		// SDK request's own timer is the deadline and the caller's signal cancels it.
-		const began = performance.now();
+		return this.calls.run(tool, args, context);
+	}
+
+	/** The live connection while ready: the call path's hot path. */
+	get readyConnection(): UpstreamConnection | undefined {
+		return this.state === 'ready' ? this.connection : undefined;
+	}
+
+	/** A call began: counted as in flight and as activity. */
+	callBegan(): void {
 		this.inFlight += 1;
 		this.lastActivityAt = Date.now();
 		this.emit('activity');
-
-		let phase: 'start' | 'call' = 'start';
-		const progress = context.onProgress === undefined ? undefined : new ProgressRelay(context.onProgress);
-		// The caller's deadline applies when it ends before the upstream's own callTimeoutSeconds would.
-		const deadline = context.deadline !== undefined && context.deadline.ms - (context.deadline.spentMs ?? 0) < this.config.callTimeoutMs ? context.deadline : undefined;
-		const timeoutMs = deadline === undefined ? this.config.callTimeoutMs : deadline.ms - (deadline.spentMs ?? 0);
-		let countAsFailure = false;
-		try {
-			if (context.signal?.aborted) throw new RequestCancelledError();
-			const connection =
-				this.state === 'ready' && this.connection !== undefined
-					? this.connection
-					: await this.readyWithin(`call to tool "${tool}"`, context.signal, progress, timeoutMs);
-			phase = 'call';
-			const remaining = Math.max(1, Math.round(timeoutMs - (performance.now() - began)));
-			const result = await connection.callTool(tool, args, {
-				signal: context.signal,
-				timeoutMs: remaining,
-				meta: context.meta,
-				onprogress: progress === undefined ? undefined : update => progress.upstream(update),
-			});
-			const ms = performance.now() - began;
-			this.metrics.recordSuccess(ms);
-			this.toolMetric(tool).recordSuccess(ms);
-			if (result.isError === true) this.toolErrors += 1;
-			this.remember({at: Date.now(), tool, ms, ok: result.isError !== true, error: result.isError === true ? 'the tool returned isError' : undefined});
-			if (this.state === 'ready') this.breaker.recordSuccess();
-			if (context.correlationId !== undefined) {
-				this.logger.debug(`tools/call "${tool}" answered in ${Math.round(ms)} ms`, {correlationId: context.correlationId, isError: result.isError === true ? true : undefined});
-			}
-
-			return result;
-		} catch (error) {
-			const mapped = this.mapCallError(error, tool, phase, deadline);
-			countAsFailure = mapped.countsForBreaker;
-			const ms = performance.now() - began;
-			// A refusal (breaker open, dead, stopped, ...) is not a new failure of the upstream: counting it,
-			// and storing its message as lastError, would bury the real cause under copies of itself.
-			const refused = phase === 'start' && mapped.error instanceof HangarError && refusalCodes.has(mapped.error.codeName);
-			if (!refused) {
-				this.metrics.recordFailure(ms, mapped.error.message);
-				this.toolMetric(tool).recordFailure(ms, mapped.error.message);
-			}
-
-			this.remember({at: Date.now(), tool, ms, ok: false, error: mapped.error.message});
-			if (context.correlationId !== undefined) {
-				this.logger.warn(`tools/call "${tool}" failed after ${Math.round(ms)} ms: ${mapped.error.message}`, {correlationId: context.correlationId});
-				this.log.push('hangar', `tools/call "${tool}" failed (correlation id ${context.correlationId}): ${mapped.error.message}`);
-			}
-
-			throw mapped.error;
-		} finally {
-			this.inFlight -= 1;
-			this.lastActivityAt = Date.now();
-			if (countAsFailure) this.recordBreakerFailure(`call to "${tool}" failed`);
-			this.store.update(
-				this.name,
-				upstream => {
-					upstream.counters.calls += 1;
-					if (countAsFailure) upstream.counters.failures += 1;
-				},
-				true,
-			);
-			// The idle timer re-arms itself from lastActivityAt, so calls need not reset it.
-			if (this.idleTimer === undefined) this.scheduleIdle();
-			this.emit('activity');
-		}
 	}
 
-	/** The slow path: wait for (or trigger) a start, within the call's deadline and the caller's signal. */
-	private async readyWithin(why: string, signal: AbortSignal | undefined, progress: ProgressRelay | undefined, timeoutMs: number): Promise<UpstreamConnection> {
-		const controller = new AbortController();
-		const deadline = setTimeout(() => controller.abort(new AbortReason('deadline')), timeoutMs);
-		const onCancel = () => controller.abort(new AbortReason('cancelled'));
-		signal?.addEventListener('abort', onCancel, {once: true});
-		try {
-			return await this.ensureReady(why, controller.signal, progress);
-		} catch (error) {
-			const reason: unknown = controller.signal.aborted ? controller.signal.reason : undefined;
-			if (reason instanceof AbortReason && reason.kind === 'deadline') throw new UpstreamTimeoutError(timeoutMs);
-			if (reason instanceof AbortReason && reason.kind === 'cancelled') throw new RequestCancelledError();
-			throw error;
-		} finally {
-			clearTimeout(deadline);
-			signal?.removeEventListener('abort', onCancel);
-		}
+	/** A call was answered by the upstream (a result, `isError` or not). */
+	callAnswered(isError: boolean): void {
+		if (isError) this.toolErrors += 1;
+		if (this.state === 'ready') this.breaker.recordSuccess();
 	}
 
-	private remember(record: CallRecord): void {
-		if (this.recent.length < recentLimit) {
-			this.recent.push(record);
-		} else {
-			this.recent[this.recentNext] = record;
-			this.recentNext = (this.recentNext + 1) % recentLimit;
-		}
+	/** A call ended, either way; `failed`: it counts against the breaker. */
+	callEnded(tool: string, failed: boolean): void {
+		this.inFlight -= 1;
+		this.lastActivityAt = Date.now();
+		if (failed) this.health.recordFailure(`call to "${tool}" failed`);
+		this.store.update(
+			this.name,
+			upstream => {
+				upstream.counters.calls += 1;
+				if (failed) upstream.counters.failures += 1;
+			},
+			true,
+		);
+		// The idle timer re-arms itself from lastActivityAt, so calls need not reset it.
+		if (!this.timers.has('idle')) this.health.scheduleIdle();
+		this.emit('activity');
 	}
 
-	private toolMetric(tool: string): CallMetrics {
-		let metric = this.toolMetrics.get(tool);
-		if (metric === undefined) {
-			metric = new CallMetrics();
-			this.toolMetrics.set(tool, metric);
-		}
-
-		return metric;
-	}
-
-	/** `deadline`: the caller's, when it was the one that applied (else callTimeoutSeconds did). */
-	private mapCallError(error: unknown, tool: string, phase: 'start' | 'call', deadline: CallDeadline | undefined): {error: Error; countsForBreaker: boolean} {
-		const operation = `tools/call "${tool}"`;
-		if (error instanceof UpstreamTimeoutError) {
-			const timeoutMs = deadline?.ms ?? this.config.callTimeoutMs;
-			const limit = deadline === undefined ? '' : `, the deadline set by hangar.${deadline.setting}`;
-			const [during, after] =
-				phase === 'start'
-					? ["timed out during the upstream's cold start", 'the start goes on, so a retry may find it ready']
-					: ['timed out waiting for the upstream to answer', 'the request was cancelled upstream'];
-			return {
-				error: new HangarError({
-					code: 'CallTimeout',
-					upstream: this.name,
-					operation,
-					message: `no answer within ${seconds(timeoutMs)}${limit} (${during}); ${after}`,
-					hint:
-						deadline === undefined
-							? 'Raise "callTimeoutSeconds" for this server if the tool is slow, or check its logs.'
-							: `Raise "${deadline.setting}" in the "hangar" settings (keep it below your client's own timeout) if the tool is slow, or check its logs.`,
-					details: {phase, timeoutMs},
-				}),
-				// A timeout during a start is counted by the start itself, if it fails.
-				countsForBreaker: phase === 'call',
-			};
-		}
-
-		if (error instanceof RequestCancelledError) {
-			return {
-				error: new HangarError({code: 'UpstreamError', upstream: this.name, operation, message: 'cancelled by the client'}),
-				countsForBreaker: false,
-			};
-		}
-
-		if (error instanceof HangarError) return {error, countsForBreaker: false};
-		if (error instanceof UpstreamRpcError) {
-			// The upstream answered: it is alive. Forward its error as it said it.
-			const forwarded = new UpstreamRpcError(error.code, `upstream "${this.name}": ${operation} failed: ${error.message}`, error.data);
-			return {error: forwarded, countsForBreaker: false};
-		}
-
-		if (error instanceof ConnectionLostError || !(this.connection?.isOpen ?? false)) {
-			const exit = this.lastExit;
-			const stderr = this.log.tail(5, 'stderr').map(line => line.text);
-			const what = exit === undefined ? 'the connection to the upstream closed' : `the upstream ${describeExit(exit)}`;
-			return {
-				error: new HangarError({
-					code: 'UpstreamCrashed',
-					upstream: this.name,
-					operation,
-					message: `${what} while the call was in flight${stderr.length > 0 ? `; last stderr: ${stderr.join(' | ')}` : ''}`,
-					hint: this.restartHint(),
-					details: {exitCode: exit?.code, signal: exit?.signal, stderrTail: stderr, nextRetryAt: this.nextRetryAt()},
-				}),
-				// The crash itself is counted once by the exit handler.
-				countsForBreaker: false,
-			};
-		}
-
+	/** What the call path needs to say why a call failed. */
+	failureFacts(): UpstreamFacts {
 		return {
-			error: new HangarError({
-				code: 'UpstreamError',
-				upstream: this.name,
-				operation,
-				message: errorMessage(error),
-				hint: 'Check the upstream\'s stderr in hangar\'s log.',
-			}),
-			countsForBreaker: true,
+			connectionOpen: this.connection?.isOpen ?? false,
+			lastExit: this.lastExit,
+			stderrTail: () => this.log.tail(5, 'stderr').map(line => line.text),
+			crashHint: () => restartHint(this.state, this.restartAt),
+			nextRetryAt: this.nextRetryAt(),
 		};
 	}
 
-	private restartHint(): string {
-		if (this.state === 'dead' && this.restartAt !== undefined) {
-			return `It restarts automatically in ${seconds(Math.max(0, this.restartAt - Date.now()))} (at ${new Date(this.restartAt).toISOString()}); retry after that.`;
-		}
-
-		if (this.state === 'dead') return `Its restart budget is spent: fix the cause (see its stderr: hangar_details, or key l in mcp-hangar tui), then start it again (key s, or hangar_start).`;
-		return 'Retry the call; hangar restarts crashed upstreams automatically.';
-	}
-
-	/** Resolves with a live connection, starting the upstream if it may be started on demand. */
-	private async ensureReady(why: string, signal: AbortSignal, progress: ProgressRelay | undefined): Promise<UpstreamConnection> {
+	/** Resolves with a live connection, starting the upstream if it may be started on demand; refuses (HangarError) when it may not. */
+	async ensureReady(why: string, signal: AbortSignal, progress: ProgressRelay | undefined): Promise<UpstreamConnection> {
 		for (;;) {
 			signal.throwIfAborted();
 			switch (this.state) {
@@ -602,62 +387,29 @@ export class Provider extends EventEmitter<{
 				}
 
 				case 'degraded': {
-					const at = this.breaker.nextProbeAt;
-					throw new HangarError({
-						code: 'CircuitOpen',
-						upstream: this.name,
-						operation: why,
-						message: `the circuit breaker is open after ${this.breaker.consecutiveFailures} consecutive failures (last: ${this.metrics.lastError ?? 'unknown'})`,
-						hint: at === undefined ? 'A probe is running now; retry in a moment.' : `The next probe is at ${new Date(at).toISOString()} (in ${seconds(Math.max(0, at - Date.now()))}); retry after that.`,
-						details: {nextRetryAt: at},
+					throw unavailable(this.name, why, {
+						state: 'degraded',
+						consecutiveFailures: this.breaker.consecutiveFailures,
+						lastError: this.metrics.lastError,
+						nextProbeAt: this.breaker.nextProbeAt,
 					});
 				}
 
 				case 'dead': {
 					// The reason of the transition to dead says how it ended (exit, stderr, restart plan).
-					throw new HangarError({
-						code: 'UpstreamUnavailable',
-						upstream: this.name,
-						operation: why,
-						message: `the upstream is dead: ${this.lastTransitionReason()}`,
-						hint: this.restartHint(),
-						details: {state: 'dead', nextRetryAt: this.restartAt},
-					});
+					throw unavailable(this.name, why, {state: 'dead', reason: this.lastTransitionReason(), restartAt: this.restartAt});
 				}
 
 				case 'stopped': {
-					throw new HangarError({
-						code: 'UpstreamUnavailable',
-						upstream: this.name,
-						operation: why,
-						message: `the upstream is stopped (${this.lastTransitionReason()}) and does not start on demand`,
-						hint: `Start it again: key s in mcp-hangar tui, or the hangar_start tool {"server": "${this.name}"}.`,
-						details: {state: 'stopped'},
-					});
+					throw unavailable(this.name, why, {state: 'stopped', reason: this.lastTransitionReason()});
 				}
 
 				case 'quarantined': {
-					throw new HangarError({
-						code: 'UpstreamUnavailable',
-						upstream: this.name,
-						operation: why,
-						message: `the upstream is quarantined (${this.quarantineReason()}) and its calls are refused`,
-						hint: this.config.quarantined
-							? 'Remove "quarantined": true from its entry in the config and restart hangar once you trust it.'
-							: `A person lifts it once they trust it: key u in mcp-hangar tui, or mcp-hangar approve ${this.name}.`,
-						details: {state: 'quarantined'},
-					});
+					throw unavailable(this.name, why, {state: 'quarantined', reason: this.quarantineReason(), byConfig: this.config.quarantined});
 				}
 
 				case 'disabled': {
-					throw new HangarError({
-						code: 'UpstreamUnavailable',
-						upstream: this.name,
-						operation: why,
-						message: 'the upstream is disabled in the config',
-						hint: 'Remove "disabled": true from its entry in the config and restart hangar.',
-						details: {state: 'disabled'},
-					});
+					throw unavailable(this.name, why, {state: 'disabled'});
 				}
 			}
 		}
@@ -682,7 +434,7 @@ export class Provider extends EventEmitter<{
 	async learnTools(signal: AbortSignal): Promise<void> {
 		if (this.state === 'starting') {
 			await abortable(this.startPromise!, signal).catch(() => {});
-		} else if (this.state === 'cold' && this.toolsFrom === 'none') {
+		} else if (this.state === 'cold' && this.toolList.source === 'none') {
 			await abortable(this.beginStart('start', 'on demand: a call named a tool of this upstream before its tools were known'), signal).catch(() => {});
 		}
 	}
@@ -691,7 +443,7 @@ export class Provider extends EventEmitter<{
 	// Start
 
 	private beginStart(event: 'start', reason: string): Promise<UpstreamConnection> {
-		this.clearTimer('restart');
+		this.timers.clear('restart');
 		this.restartAt = undefined;
 		this.machine.apply(event, reason);
 		const controller = new AbortController();
@@ -713,11 +465,11 @@ export class Provider extends EventEmitter<{
 				);
 				const tools = await connection.listTools(controller.signal);
 				controller.signal.throwIfAborted();
-				const changes = this.pinnedChanges(tools);
+				const changes = this.toolList.pinnedChanges(tools);
 				if (changes.length > 0) throw new RugPull(changes, tools);
 				this.connection = connection;
 				this.startedAt = Date.now();
-				this.setTools(tools, 'live');
+				this.setTools(tools);
 				this.store.update(this.name, upstream => {
 					upstream.counters.starts += 1;
 				});
@@ -730,8 +482,8 @@ export class Provider extends EventEmitter<{
 					this.machine.apply('started', `started in ${ms} ms (${pid}${tools.length} tools); circuit closed`);
 				}
 
-				this.scheduleHealth();
-				this.scheduleIdle();
+				this.health.scheduleHealth();
+				this.health.scheduleIdle();
 				return connection;
 			} catch (error) {
 				if (error instanceof RugPull && connection !== undefined) {
@@ -756,14 +508,7 @@ export class Provider extends EventEmitter<{
 
 	private onStartFailed(error: unknown, signal: AbortSignal, began: number): HangarError {
 		const reason: unknown = signal.aborted ? signal.reason : undefined;
-		if (reason instanceof AbortReason && reason.kind === 'stopping') {
-			return new HangarError({
-				code: 'UpstreamUnavailable',
-				upstream: this.name,
-				operation: 'start',
-				message: 'the start was interrupted because the upstream is being stopped',
-			});
-		}
+		if (reason instanceof AbortReason && reason.kind === 'stopping') return startInterrupted(this.name);
 
 		const ms = Math.round(performance.now() - began);
 		const stderr = this.log.tail(5, 'stderr').map(line => line.text);
@@ -789,34 +534,7 @@ export class Provider extends EventEmitter<{
 		});
 		const plan = this.planRestart(delay);
 		this.machine.apply('start_failed', `start failed after ${ms} ms: ${detail}; ${plan}`);
-		return new HangarError({
-			code: 'StartFailed',
-			upstream: this.name,
-			operation: 'start',
-			message: detail,
-			hint: `${this.restartAt === undefined ? 'It stays dead until it is started again (key s in mcp-hangar tui, or hangar_start).' : `Hangar retries in ${seconds(Math.max(0, this.restartAt - Date.now()))} (at ${new Date(this.restartAt).toISOString()}).`} ${
-				this.config.launch.kind === 'stdio'
-					? 'If it keeps failing, check its command, args and env in the config and its stderr.'
-					: 'If it keeps failing, check that the server is running and reachable at its url, and its headers.'
-			}`,
-			details: {stderrTail: stderr, nextRetryAt: this.restartAt},
-		});
-	}
-
-	/** Changes of pinned tools in a freshly listed tool set (none when nothing is pinned yet). */
-	private pinnedChanges(tools: readonly ToolDefinition[]): ToolChange[] {
-		const pins = this.store.upstream(this.name).pins;
-		if (pins === undefined) return [];
-		if (pins.tools === undefined) {
-			// Approved before its tools were known: the first list it serves is the one pinned.
-			this.store.update(this.name, upstream => {
-				upstream.pins = {approvedAt: pins.approvedAt, tools: pinTools(tools)};
-			});
-			this.log.push('hangar', `pinned ${tools.length} tools (approved before they were first listed)`);
-			return [];
-		}
-
-		return toolChanges(pins.tools, tools);
+		return startFailed(this.name, {detail, restartAt: this.restartAt, remote: this.config.launch.kind !== 'stdio', stderr});
 	}
 
 	/**
@@ -838,14 +556,7 @@ export class Provider extends EventEmitter<{
 			void this.stop('quarantined', reason).catch(() => {});
 		}
 
-		return new HangarError({
-			code: 'UpstreamUnavailable',
-			upstream: this.name,
-			operation: 'tools/list',
-			message: `quarantined: ${reason}`,
-			hint: `See the diff with hangar_details; if the change is expected, a person approves it again (key u in mcp-hangar tui, or mcp-hangar approve ${this.name}).`,
-			details: {state: 'quarantined', changes},
-		});
+		return rugPulled(this.name, reason, changes);
 	}
 
 	/** Schedules an automatic restart when the budget allows; returns a sentence for the transition reason. */
@@ -857,13 +568,11 @@ export class Provider extends EventEmitter<{
 		}
 
 		this.restartAt = Date.now() + delay;
-		this.clearTimer('restart');
-		this.restartTimer = setTimeout(() => {
-			this.restartTimer = undefined;
+		this.timers.once('restart', delay, () => {
 			if (this.state !== 'dead' || this.disposed) return;
 			this.restartCount += 1;
 			this.beginStart('start', `automatic restart after ${seconds(delay)} backoff`).catch(() => {});
-		}, delay);
+		});
 		return `restarting in ${seconds(delay)}`;
 	}
 
@@ -872,10 +581,7 @@ export class Provider extends EventEmitter<{
 		// A start in progress (no connection handed out yet) handles its own failure.
 		if (connection === undefined || connection !== this.connection) return;
 		this.connection = undefined;
-		this.clearTimer('health');
-		this.clearTimer('refresh');
-		this.clearTimer('probe');
-		this.clearTimer('idle');
+		this.health.connectionGone();
 		if (this.state !== 'ready' && this.state !== 'degraded') return;
 
 		const stderr = this.log.tail(3, 'stderr').map(line => line.text);
@@ -901,134 +607,34 @@ export class Provider extends EventEmitter<{
 	// ---------------------------------------------------------------------
 	// Tools
 
-	private setTools(tools: ToolDefinition[], source: ToolsSource): void {
-		const changed = JSON.stringify(tools) !== JSON.stringify(this.toolList);
-		this.toolList = tools;
-		this.toolsFrom = source;
-		this.toolsVerifiedAt = Date.now();
-		if (changed) this.toolsRevision += 1;
-		this.store.update(this.name, upstream => {
-			upstream.tools = tools;
-			upstream.toolsVerifiedAt = this.toolsVerifiedAt;
-		});
+	private setTools(tools: ToolDefinition[]): void {
+		this.toolList.set(tools, 'live');
 		this.emit('tools');
 	}
 
 	/** Re-reads the tool list; coalesces bursts of list_changed into at most one extra refresh. */
 	refreshTools(why: string): void {
-		if (this.refreshing !== undefined) {
-			this.refreshAgain = true;
-			return;
-		}
-
 		const connection = this.connection;
 		if (connection === undefined) return;
-		this.refreshing = (async () => {
-			try {
-				const signal = AbortSignal.timeout(this.settings.pingTimeoutMs * 2);
-				const tools = await connection.listTools(signal);
-				if (connection === this.connection && (this.state === 'ready' || this.state === 'degraded')) {
-					const changes = this.pinnedChanges(tools);
-					if (changes.length > 0) {
-						this.onRugPull(changes, tools, 'running');
-						return;
-					}
+		this.toolList.refresh(
+			why,
+			async () => connection.listTools(AbortSignal.timeout(this.settings.pingTimeoutMs * 2)),
+			(tools, reason) => {
+				if (connection !== this.connection || (this.state !== 'ready' && this.state !== 'degraded')) return;
+				const changes = this.toolList.pinnedChanges(tools);
+				if (changes.length > 0) {
+					this.onRugPull(changes, tools, 'running');
+					return;
+				}
 
-					this.log.push('hangar', `tool list refreshed (${tools.length} tools): ${why}`);
-					this.setTools(tools, 'live');
-				}
-			} catch (error) {
-				this.log.push('hangar', `tool list refresh failed: ${errorMessage(error)}`);
-			} finally {
-				this.refreshing = undefined;
-				if (this.refreshAgain) {
-					this.refreshAgain = false;
-					this.refreshTools(why);
-				}
-			}
-		})();
+				this.log.push('hangar', `tool list refreshed (${tools.length} tools): ${reason}`);
+				this.setTools(tools);
+			},
+		);
 	}
 
 	// ---------------------------------------------------------------------
-	// Breaker, probe, health
-
-	private recordBreakerFailure(what: string): void {
-		const opened = this.breaker.recordFailure(Date.now());
-		if (!opened) return;
-		if (this.state === 'ready') {
-			const at = this.breaker.nextProbeAt!;
-			this.machine.apply(
-				'trip',
-				`circuit opened after ${this.breaker.consecutiveFailures} consecutive failures (${what}: ${this.metrics.lastError ?? 'unknown'}); probe in ${seconds(at - Date.now())}`,
-			);
-			this.clearTimer('health');
-			this.scheduleProbe();
-		}
-	}
-
-	private scheduleProbe(): void {
-		this.clearTimer('probe');
-		const at = this.breaker.nextProbeAt;
-		if (at === undefined) return;
-		this.probeTimer = setTimeout(() => {
-			this.probeTimer = undefined;
-			void this.probe();
-		}, Math.max(0, at - Date.now()));
-	}
-
-	private async probe(): Promise<void> {
-		const connection = this.connection;
-		if (this.state !== 'degraded' || connection === undefined) return;
-		this.breaker.beginProbe();
-		const began = performance.now();
-		try {
-			await connection.ping(this.settings.pingTimeoutMs);
-			if (this.state !== 'degraded' || connection !== this.connection) return;
-			this.breaker.recordSuccess();
-			this.machine.apply('probe_ok', `probe ping answered in ${Math.round(performance.now() - began)} ms; circuit closed`);
-			this.scheduleHealth();
-			this.scheduleIdle();
-		} catch (error) {
-			if (this.state !== 'degraded' || connection !== this.connection) return;
-			this.breaker.recordFailure(Date.now());
-			const at = this.breaker.nextProbeAt!;
-			this.metrics.lastError = `probe failed: ${pingFailure(error, this.settings.pingTimeoutMs)}`;
-			this.machine.apply('probe_failed', `${this.metrics.lastError}; next probe in ${seconds(at - Date.now())}`);
-			this.scheduleProbe();
-		}
-	}
-
-	private scheduleHealth(): void {
-		this.clearTimer('health');
-		this.clearTimer('refresh');
-		if (this.settings.toolsRefreshMs > 0) {
-			this.refreshTimer = setInterval(() => {
-				if (this.state === 'ready') this.refreshTools(`periodic refresh (toolsRefreshSeconds ${this.settings.toolsRefreshMs / 1000})`);
-			}, this.settings.toolsRefreshMs);
-		}
-
-		if (this.settings.healthIntervalMs <= 0) return;
-		this.healthTimer = setInterval(() => {
-			void this.healthCheck();
-		}, this.settings.healthIntervalMs);
-	}
-
-	private async healthCheck(): Promise<void> {
-		const connection = this.connection;
-		if (this.state !== 'ready' || connection === undefined) return;
-		try {
-			await connection.ping(this.settings.pingTimeoutMs);
-		} catch (error) {
-			if (this.state !== 'ready' || connection !== this.connection) return;
-			this.metrics.lastError = `health ping failed: ${pingFailure(error, this.settings.pingTimeoutMs)}`;
-			this.log.push('hangar', this.metrics.lastError);
-			this.recordBreakerFailure('health ping');
-			this.emit('activity');
-		}
-	}
-
-	// ---------------------------------------------------------------------
-	// Idle stop
+	// What health checking needs (see ProviderHealth)
 
 	/**
 	 * Idle since its last call began or ended, or since it started if that was
@@ -1039,23 +645,24 @@ export class Provider extends EventEmitter<{
 		return Math.max(this.lastActivityAt, this.startedAt ?? 0);
 	}
 
-	private scheduleIdle(): void {
-		this.clearTimer('idle');
-		if (this.config.idleTimeoutMs <= 0 || this.inFlight > 0) return;
-		if (this.state !== 'ready' && this.state !== 'degraded') return;
-		const due = this.idleSince + this.config.idleTimeoutMs - Date.now();
-		this.idleTimer = setTimeout(() => {
-			this.idleTimer = undefined;
-			// With calls in flight, the last one to finish re-arms the timer.
-			if (this.inFlight > 0 || (this.state !== 'ready' && this.state !== 'degraded')) return;
-			const idleMs = Date.now() - this.idleSince;
-			if (idleMs < this.config.idleTimeoutMs) {
-				this.scheduleIdle();
-				return;
-			}
+	get liveConnection(): UpstreamConnection | undefined {
+		return this.connection;
+	}
 
-			this.stop('cold', `idle for ${seconds(idleMs)} (idleTimeoutSeconds ${this.config.idleTimeoutMs / 1000})`).catch(() => {});
-		}, Math.max(0, due));
+	get callsInFlight(): number {
+		return this.inFlight;
+	}
+
+	apply(event: 'trip' | 'probe_ok' | 'probe_failed', reason: string): void {
+		this.machine.apply(event, reason);
+	}
+
+	stopIdle(reason: string): void {
+		this.stop('cold', reason).catch(() => {});
+	}
+
+	activity(): void {
+		this.emit('activity');
 	}
 
 	// ---------------------------------------------------------------------
@@ -1077,16 +684,7 @@ export class Provider extends EventEmitter<{
 
 			case 'quarantined':
 			case 'disabled': {
-				throw new HangarError({
-					code: 'UpstreamUnavailable',
-					upstream: this.name,
-					operation: 'start',
-					message: `the upstream is ${this.state}`,
-					hint:
-						this.state === 'quarantined'
-							? `A person lifts the quarantine first: key u in mcp-hangar tui, or mcp-hangar approve ${this.name}.`
-							: 'Remove "disabled": true from its entry in the config and restart hangar.',
-				});
+				throw notStartable(this.name, this.state);
 			}
 
 			default: {
@@ -1119,7 +717,7 @@ export class Provider extends EventEmitter<{
 		}
 
 		// Not running: settle directly where the table allows it.
-		this.clearTimer('restart');
+		this.timers.clear('restart');
 		this.restartAt = undefined;
 		if (this.state === target) return;
 		const event: ProviderEvent | undefined =
@@ -1158,54 +756,14 @@ export class Provider extends EventEmitter<{
 	}
 
 	/**
-	 * What a person's approval pins, decided here once for `approve()`, the
-	 * approval's answer and the TUI's question: after a rug pull, the whole
-	 * list it served then (the one its diff shows); else the list in hand, live
-	 * or cached from an earlier run (the one hangar_details shows); else, when
-	 * none was ever listed (or only the config's predefined one), the first
-	 * list it serves. Only counts the tools: the TUI asks for it on every
-	 * render, and the pins themselves (a hash per tool) are made by `approve()`.
-	 */
-	get approvalPlan(): ApprovalPlan {
-		const seen = this.store.upstream(this.name).admin?.seen;
-		if (seen !== undefined) return {from: 'changed', tools: Object.keys(seen).length};
-		// Distinct names: the pins are keyed by name, so a tool listed twice is pinned once.
-		if (this.toolsFrom === 'live' || this.toolsFrom === 'cache') return {from: 'listed', tools: new Set(this.toolList.map(tool => tool.name)).size, verifiedAt: this.toolsVerifiedAt};
-		return {from: 'first-listing'};
-	}
-
-	/**
 	 * A person approves the upstream: lifts a quarantine (back to cold) and pins
 	 * its tools as `approvalPlan` says. A quarantine set in the config file can
 	 * only be lifted there.
 	 */
 	approve(reason: string): ApprovalPlan {
-		if (this.state === 'quarantined' && this.config.quarantined) {
-			throw new HangarError({
-				code: 'UpstreamUnavailable',
-				upstream: this.name,
-				operation: 'approve',
-				message: 'it is quarantined by "quarantined": true in the config',
-				hint: 'Remove "quarantined": true from its entry in the config and restart hangar.',
-			});
-		}
-
-		if (this.state === 'disabled') {
-			throw new HangarError({
-				code: 'UpstreamUnavailable',
-				upstream: this.name,
-				operation: 'approve',
-				message: 'it is disabled in the config',
-				hint: 'Remove "disabled": true from its entry in the config and restart hangar.',
-			});
-		}
-
-		const plan = this.approvalPlan;
-		const pins = plan.from === 'changed' ? this.store.upstream(this.name).admin?.seen : plan.from === 'listed' ? pinTools(this.toolList) : undefined;
-		this.store.update(this.name, upstream => {
-			upstream.admin = undefined;
-			upstream.pins = {approvedAt: Date.now(), tools: pins};
-		});
+		if (this.state === 'quarantined' && this.config.quarantined) throw notApprovable(this.name, 'quarantined-by-config');
+		if (this.state === 'disabled') throw notApprovable(this.name, 'disabled');
+		const plan = this.toolList.approve();
 		if (this.state === 'quarantined') this.machine.apply('release', reason);
 		return plan;
 	}
@@ -1218,116 +776,8 @@ export class Provider extends EventEmitter<{
 		this.clearAllTimers();
 	}
 
-	private clearTimer(which: 'restart' | 'probe' | 'health' | 'idle' | 'refresh'): void {
-		switch (which) {
-			case 'refresh': {
-				if (this.refreshTimer !== undefined) clearInterval(this.refreshTimer);
-				this.refreshTimer = undefined;
-				break;
-			}
-
-			case 'restart': {
-				if (this.restartTimer !== undefined) clearTimeout(this.restartTimer);
-				this.restartTimer = undefined;
-				break;
-			}
-
-			case 'probe': {
-				if (this.probeTimer !== undefined) clearTimeout(this.probeTimer);
-				this.probeTimer = undefined;
-				break;
-			}
-
-			case 'health': {
-				if (this.healthTimer !== undefined) clearInterval(this.healthTimer);
-				this.healthTimer = undefined;
-				break;
-			}
-
-			case 'idle': {
-				if (this.idleTimer !== undefined) clearTimeout(this.idleTimer);
-				this.idleTimer = undefined;
-				break;
-			}
-		}
-	}
-
 	private clearAllTimers(): void {
-		this.clearTimer('restart');
-		this.clearTimer('probe');
-		this.clearTimer('health');
-		this.clearTimer('idle');
-		this.clearTimer('refresh');
+		this.timers.clearAll();
 		this.restartAt = undefined;
-	}
-}
-
-function pingFailure(error: unknown, timeoutMs: number): string {
-	if (error instanceof UpstreamTimeoutError) return `no answer to ping within ${seconds(timeoutMs)}`;
-	const message = errorMessage(error);
-	if (/timed out/i.test(message)) return `no answer to ping within ${seconds(timeoutMs)}`;
-	return message;
-}
-
-/** Rejects as soon as `signal` aborts, without cancelling the shared work behind `promise`. */
-async function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-	signal.throwIfAborted();
-	return new Promise<T>((resolve, reject) => {
-		const onAbort = () => reject(signal.reason);
-		signal.addEventListener('abort', onAbort, {once: true});
-		promise.then(
-			value => {
-				signal.removeEventListener('abort', onAbort);
-				resolve(value);
-			},
-			(error: unknown) => {
-				signal.removeEventListener('abort', onAbort);
-				reject(error);
-			},
-		);
-	});
-}
-
-/**
- * Keeps progress monotonic for one downstream call: startup notes come first
- * (1, 2, ...), then upstream progress is shifted past them, because the
- * protocol requires each value to be larger than the last.
- */
-class ProgressRelay {
-	private offset = 0;
-	private last = 0;
-
-	constructor(private readonly send: ((update: ProgressUpdate) => void) | undefined) {}
-
-	/** Sends a note now and one a second while `work` runs, so clients that reset their timeout on progress keep waiting. */
-	async during<T>(message: string, work: Promise<T>): Promise<T> {
-		if (this.send === undefined) return work;
-		this.note(message);
-		const began = Date.now();
-		const ticker = setInterval(() => this.note(`${message} (${Math.round((Date.now() - began) / 1000)} s)`), 1000);
-		try {
-			return await work;
-		} finally {
-			clearInterval(ticker);
-		}
-	}
-
-	note(message: string): void {
-		if (this.send === undefined) return;
-		this.offset += 1;
-		this.last = this.offset;
-		this.send({progress: this.offset, message});
-	}
-
-	upstream(update: Progress): void {
-		if (this.send === undefined) return;
-		const progress = this.offset + update.progress;
-		if (progress <= this.last) return;
-		this.last = progress;
-		this.send({
-			progress,
-			total: update.total === undefined ? undefined : this.offset + update.total,
-			message: update.message,
-		});
 	}
 }

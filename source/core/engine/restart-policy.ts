@@ -27,11 +27,6 @@ export class RestartPolicy {
 		return Math.min(this.options.maxDelayMs, this.options.minDelayMs * 2 ** exponent);
 	}
 
-	crashesInWindow(now: number): number {
-		this.prune(now);
-		return this.crashes.length;
-	}
-
 	get budget(): {maxRestarts: number; windowMs: number} {
 		return {maxRestarts: this.options.maxRestarts, windowMs: this.options.windowMs};
 	}

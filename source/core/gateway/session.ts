@@ -18,12 +18,11 @@ import type {ClientRecord, ClientTransport} from '../engine/clients.js';
 import {checkRequest, createConnectionMachine} from './connection-state.js';
 import {isPlainObject} from '../wire/json-rpc-check.js';
 import {settleWithin} from '../base/settle.js';
-import {ErrorCode, HangarError, JsonRpcCode, errorMessage} from '../base/errors.js';
+import {ErrorCode, HangarError, JsonRpcCode, JsonRpcError, errorMessage} from '../base/errors.js';
 import type {Logger} from '../base/logger.js';
 import {ManagementParamsError, checkArguments, isManagementTool, managementTools, runManagementTool, statusJson} from './management-tools.js';
-import type {CallDeadline} from '../engine/provider.js';
+import {CallBudget, type CallDeadline, type ProgressUpdate} from '../engine/call-path.js';
 import {commands, isCommand, type Supervisor} from '../engine/supervisor.js';
-import {UpstreamRpcError} from '../upstream/connection.js';
 
 export const serverInfo = {name: 'mcp-hangar', version: '0.1.0'};
 
@@ -68,23 +67,17 @@ function errorResponse(id: string | number, code: number, message: string, data?
 	return {jsonrpc: '2.0', id, error: {code, message, ...(data === undefined ? {} : {data})}} as JSONRPCMessage;
 }
 
-/** A JSON-RPC error the SDK sends as is (code, message, data). */
-class RpcError extends Error {
-	constructor(
-		readonly code: number,
-		message: string,
-		readonly data?: unknown,
-	) {
-		super(message);
-	}
-}
-
-/** The error a failed request is answered with: hangar's typed errors keep their code and data; anything else is internal. */
-function toRpcError(error: unknown): RpcError {
-	if (error instanceof RpcError) return error;
-	if (error instanceof HangarError) return new RpcError(error.code, error.message, error.toData());
-	if (error instanceof ManagementParamsError) return new RpcError(error.code, error.message);
-	return new RpcError(JsonRpcCode.InternalError, errorMessage(error));
+/**
+ * The one place a failure becomes a JSON-RPC error: hangar's typed errors
+ * keep their code and data, JSON-RPC errors (routing, an upstream's own
+ * answer) pass as they are, and anything else is hangar's internal error,
+ * named with `what` failed.
+ */
+function toRpcError(error: unknown, what?: string): JsonRpcError {
+	if (error instanceof JsonRpcError) return error;
+	if (error instanceof HangarError) return new JsonRpcError(error.code, error.message, error.toData());
+	if (error instanceof ManagementParamsError) return new JsonRpcError(error.code, error.message);
+	return new JsonRpcError(JsonRpcCode.InternalError, what === undefined ? errorMessage(error) : `${what} failed: ${errorMessage(error)}`);
 }
 
 /**
@@ -169,7 +162,7 @@ class GuardedTransport implements Transport {
 					try {
 						params = validateCallParams((message as {params?: unknown}).params);
 					} catch (error) {
-						const rpc = error as RpcError;
+						const rpc = toRpcError(error);
 						void this.inner.send(errorResponse(record.id!, rpc.code, rpc.message));
 						return;
 					}
@@ -215,21 +208,18 @@ class GuardedTransport implements Transport {
 
 type CallParams = {name: string; arguments?: Record<string, unknown> | undefined; _meta?: Record<string, unknown> | undefined};
 
-/** Where a call goes: the upstream, its own name for the tool, the arguments. */
-type Route = {server: string; tool: string; arguments: Record<string, unknown> | undefined};
-
 function validateCallParams(params: unknown): CallParams {
-	if (!isPlainObject(params)) throw new RpcError(JsonRpcCode.InvalidParams, 'Invalid params: tools/call needs params {"name": string, "arguments"?: object}');
+	if (!isPlainObject(params)) throw new JsonRpcError(JsonRpcCode.InvalidParams, 'Invalid params: tools/call needs params {"name": string, "arguments"?: object}');
 	if (typeof params['name'] !== 'string' || params['name'] === '') {
-		throw new RpcError(JsonRpcCode.InvalidParams, 'Invalid params: tools/call needs "name", the tool name as a string');
+		throw new JsonRpcError(JsonRpcCode.InvalidParams, 'Invalid params: tools/call needs "name", the tool name as a string');
 	}
 
 	if (params['arguments'] !== undefined && !isPlainObject(params['arguments'])) {
-		throw new RpcError(JsonRpcCode.InvalidParams, `Invalid params: "arguments" of tools/call "${params['name']}" must be an object`);
+		throw new JsonRpcError(JsonRpcCode.InvalidParams, `Invalid params: "arguments" of tools/call "${params['name']}" must be an object`);
 	}
 
 	if (params['_meta'] !== undefined && !isPlainObject(params['_meta'])) {
-		throw new RpcError(JsonRpcCode.InvalidParams, 'Invalid params: "_meta" must be an object');
+		throw new JsonRpcError(JsonRpcCode.InvalidParams, 'Invalid params: "_meta" must be an object');
 	}
 
 	return params as CallParams;
@@ -452,85 +442,23 @@ export class GatewaySession {
 			return {content: [{type: 'text', text: JSON.stringify(json)}], structuredContent: json as Record<string, unknown>};
 		} catch (error) {
 			// Refusals and bad arguments are answered as they are (serveCall); anything else is a bug in hangar.
-			if (error instanceof ManagementParamsError || error instanceof HangarError) throw error;
-			this.logger.error(`unexpected error in ${params.name}: ${errorMessage(error)}`);
-			throw new RpcError(JsonRpcCode.InternalError, `${params.name} failed: ${errorMessage(error)}`);
+			if (!(error instanceof ManagementParamsError || error instanceof HangarError)) this.logger.error(`unexpected error in ${params.name}: ${errorMessage(error)}`);
+			throw toRpcError(error, params.name);
 		}
 	}
 
-	/** Where a call goes: a `<server>__<tool>` name, or hangar_call's server and tool. */
-	private async route(params: CallParams, signal: AbortSignal): Promise<Route> {
+	/** Routes one call to its upstream (a `<server>__<tool>` name, or hangar_call's server and tool) and calls it. */
+	private async callTool(id: string | number, params: CallParams, signal: AbortSignal): Promise<CallToolResult> {
+		const budget = this.callDeadline === undefined ? undefined : new CallBudget(this.callDeadline);
+		const correlationId = this.correlationIdOf?.(id);
+		const router = this.supervisor.router;
+		let route;
 		if (params.name === 'hangar_call') {
 			const args = checkArguments('hangar_call', params.arguments);
-			const server = args['server'] as string;
-			const tool = args['tool'] as string;
-			const provider = this.supervisor.providers.get(server);
-			if (provider === undefined) {
-				const known = [...this.supervisor.providers.keys()];
-				throw new RpcError(JsonRpcCode.InvalidParams, `Unknown server "${server}" in hangar_call. Configured servers: ${known.join(', ') || 'none'}.`, {
-					error: 'UnknownServer',
-					server,
-					known,
-				});
-			}
-
-			// A tool the upstream does not list is refused here, unless its list is not known yet (the call starts it).
-			if (!provider.listsTool(tool)) {
-				const names = provider.tools.map(definition => definition.name);
-				throw new RpcError(
-					JsonRpcCode.InvalidParams,
-					`Unknown tool "${tool}" on server "${server}" (hangar_call). Its tools: ${names.join(', ') || 'none'}. Use hangar_find_tools to search every server.`,
-					{error: 'UnknownTool', server, tool, tools: names},
-				);
-			}
-
-			return {server, tool, arguments: args['arguments'] as Record<string, unknown> | undefined};
+			route = router.routeServerTool(args['server'] as string, args['tool'] as string, args['arguments'] as Record<string, unknown> | undefined);
+		} else {
+			route = await router.routeTool(params.name, params.arguments, signal, budget);
 		}
-
-		const target = await this.supervisor.resolveToolWhenKnown(params.name, signal);
-		// A tool of a stopped, quarantined or disabled upstream is hidden, but calling it gets that
-		// upstream's refusal (with its reason) rather than "unknown tool".
-		const route = target ?? this.supervisor.hiddenOwner(params.name);
-		if (route === undefined) {
-			const closest = this.supervisor.closestTools(params.name);
-			throw new RpcError(
-				JsonRpcCode.InvalidParams,
-				`Unknown tool "${params.name}".${closest.length > 0 ? ` Closest matches: ${closest.join(', ')}.` : ''} Tool names are "<server>__<tool>"; call tools/list, hangar_find_tools or hangar_list to see them.`,
-				{error: 'UnknownTool', tool: params.name, closest},
-			);
-		}
-
-		return {server: route.server, tool: route.tool, arguments: params.arguments};
-	}
-
-	/**
-	 * Routes within the session's deadline: waiting for an upstream to list its
-	 * tools (a cold start on the first run) counts against it too.
-	 */
-	private async routeWithin(params: CallParams, signal: AbortSignal, deadline: CallDeadline): Promise<Route> {
-		const timeout = AbortSignal.timeout(deadline.ms);
-		try {
-			return await this.route(params, AbortSignal.any([signal, timeout]));
-		} catch (error) {
-			if (!timeout.aborted || signal.aborted) throw error;
-			const split = params.name.indexOf('__');
-			throw new HangarError({
-				code: 'CallTimeout',
-				upstream: split === -1 ? undefined : params.name.slice(0, split),
-				operation: `tools/call "${params.name}"`,
-				message: `no answer within ${deadline.ms / 1000} s, the deadline set by hangar.${deadline.setting} (timed out during the upstream's cold start, before it listed its tools); the start goes on, so a retry may find it ready`,
-				hint: `Raise "${deadline.setting}" in the "hangar" settings (keep it below your client's own timeout), or check the upstream's logs.`,
-				details: {phase: 'start', timeoutMs: deadline.ms},
-			});
-		}
-	}
-
-	/** Routes one call to its upstream and maps every failure to one JSON-RPC error. */
-	private async callTool(id: string | number, params: CallParams, signal: AbortSignal): Promise<CallToolResult> {
-		const began = performance.now();
-		const deadline = this.callDeadline;
-		const correlationId = this.correlationIdOf?.(id);
-		const route = deadline === undefined ? await this.route(params, signal) : await this.routeWithin(params, signal, deadline);
 
 		// Most calls carry no _meta: no copy for them on the hot path. The progress token is replaced upstream.
 		const progressToken = params._meta?.['progressToken'];
@@ -545,10 +473,10 @@ export class GatewaySession {
 				signal,
 				meta,
 				correlationId,
-				deadline: deadline === undefined ? undefined : {...deadline, spentMs: Math.min(performance.now() - began, deadline.ms - 1)},
+				budget,
 				onProgress:
 					typeof progressToken === 'string' || typeof progressToken === 'number'
-						? update => {
+						? (update: ProgressUpdate) => {
 								if (signal.aborted) return;
 								const notification = {
 									jsonrpc: '2.0',
@@ -566,10 +494,8 @@ export class GatewaySession {
 						: undefined,
 			});
 		} catch (error) {
-			if (error instanceof HangarError) throw error;
-			if (error instanceof UpstreamRpcError) throw new RpcError(error.code, error.message, error.data);
-			this.logger.error(`unexpected error in tools/call ${params.name}: ${errorMessage(error)}`, {correlationId});
-			throw new RpcError(JsonRpcCode.InternalError, `upstream "${route.server}": tools/call "${route.tool}" failed: ${errorMessage(error)}`);
+			if (!(error instanceof HangarError || error instanceof JsonRpcError)) this.logger.error(`unexpected error in tools/call ${params.name}: ${errorMessage(error)}`, {correlationId});
+			throw toRpcError(error, `upstream "${route.server}": tools/call "${route.tool}"`);
 		}
 	}
 }

@@ -24,6 +24,7 @@ import {
 	type JSONRPCMessage,
 	type Progress,
 } from '@modelcontextprotocol/sdk/types.js';
+import {JsonRpcError} from '../base/errors.js';
 import type {ServerConfig, ToolDefinition} from '../config/config.js';
 import type {LogBuffer} from './log-buffer.js';
 import {isPlainObject} from '../wire/json-rpc-check.js';
@@ -43,13 +44,9 @@ const passthroughResult = z.custom<CallToolResult>(value => isPlainObject(value)
 });
 
 /** A JSON-RPC error the upstream itself answered with (not a transport failure). */
-export class UpstreamRpcError extends Error {
-	constructor(
-		readonly code: number,
-		message: string,
-		readonly data: unknown,
-	) {
-		super(message);
+export class UpstreamRpcError extends JsonRpcError {
+	constructor(code: number, message: string, data: unknown) {
+		super(code, message, data);
 		this.name = 'UpstreamRpcError';
 	}
 }

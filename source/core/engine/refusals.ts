@@ -1,0 +1,283 @@
+/**
+ * Every error the engine builds for a user or client: refusals (the upstream
+ * is stopped, quarantined, disabled, dead, its breaker open, hangar shutting
+ * down), failures of calls and starts, and routing errors (unknown tool or
+ * server). Each names the upstream, the operation, what happened and what to
+ * do next.
+ *
+ * "What to do next" often means a person's action on some surface: a key in
+ * the TUI, a CLI command, a management tool. Those are written once, in
+ * `surfaces`, and every hint is built from that table, so a hint cannot name
+ * a key or tool that does not exist: a drift test checks the table against
+ * the TUI's keymap, the management tools and the CLI's commands.
+ */
+import {HangarError, JsonRpcError, JsonRpcCode} from '../base/errors.js';
+
+/** The actions a hint may send a person to, and where each can be done. */
+export type SurfaceAction = 'start' | 'approve' | 'details' | 'logs';
+
+export type Surfaces = {
+	/** The TUI key and the keymap command it runs (source/components/keymap.ts). */
+	key?: {label: string; command: string};
+	/** The management tool a client can call (gateway/management-tools.ts). */
+	tool?: string;
+	/** The `mcp-hangar` command a shell user runs (source/cli.tsx). */
+	cli?: string;
+};
+
+export const surfaces: Readonly<Record<SurfaceAction, Surfaces>> = {
+	start: {key: {label: 's', command: 'start'}, tool: 'hangar_start'},
+	approve: {key: {label: 'u', command: 'quarantine'}, cli: 'approve'},
+	details: {key: {label: 'Enter', command: 'details'}, tool: 'hangar_details'},
+	logs: {key: {label: 'l', command: 'logs'}, tool: 'hangar_details'},
+};
+
+function tui(action: SurfaceAction): string {
+	return `key ${surfaces[action].key!.label} in mcp-hangar tui`;
+}
+
+/** Where a person does `action` on upstream `server`, as a phrase: "key s in mcp-hangar tui, or the hangar_start tool {...}". */
+export function where(action: SurfaceAction, server: string): string {
+	const {tool, cli} = surfaces[action];
+	if (cli !== undefined) return `${tui(action)}, or mcp-hangar ${cli} ${server}`;
+	return `${tui(action)}, or the ${tool!} tool {"server": "${server}"}`;
+}
+
+/** The same, in brief: "key s, or hangar_start". */
+export function whereBrief(action: SurfaceAction): string {
+	const {key, tool, cli} = surfaces[action];
+	return `key ${key!.label}, or ${tool ?? `mcp-hangar ${cli!}`}`;
+}
+
+/** "N.N s" for a duration in ms. */
+export function seconds(ms: number): string {
+	return `${Math.round(ms / 100) / 10} s`;
+}
+
+function inAbout(at: number): string {
+	return `${seconds(Math.max(0, at - Date.now()))} (at ${new Date(at).toISOString()})`;
+}
+
+const removeDisabled = 'Remove "disabled": true from its entry in the config and restart hangar.';
+const removeQuarantined = 'Remove "quarantined": true from its entry in the config and restart hangar';
+
+/** What to do about a crashed or dead upstream, given when (if ever) it restarts by itself. */
+export function restartHint(state: string, restartAt: number | undefined): string {
+	if (state === 'dead' && restartAt !== undefined) return `It restarts automatically in ${inAbout(restartAt)}; retry after that.`;
+	if (state === 'dead') return `Its restart budget is spent: fix the cause (see its stderr: ${surfaces.logs.tool!}, or ${tui('logs')}), then start it again (${whereBrief('start')}).`;
+	return 'Retry the call; hangar restarts crashed upstreams automatically.';
+}
+
+/** Why an upstream that is not running refuses `operation` instead of starting. */
+export type Unavailable =
+	| {state: 'degraded'; consecutiveFailures: number; lastError: string | undefined; nextProbeAt: number | undefined}
+	| {state: 'dead'; reason: string; restartAt: number | undefined}
+	| {state: 'stopped'; reason: string}
+	| {state: 'quarantined'; reason: string; byConfig: boolean}
+	| {state: 'disabled'};
+
+export function unavailable(upstream: string, operation: string, why: Unavailable): HangarError {
+	switch (why.state) {
+		case 'degraded': {
+			const at = why.nextProbeAt;
+			return new HangarError({
+				code: 'CircuitOpen',
+				upstream,
+				operation,
+				message: `the circuit breaker is open after ${why.consecutiveFailures} consecutive failures (last: ${why.lastError ?? 'unknown'})`,
+				hint: at === undefined ? 'A probe is running now; retry in a moment.' : `The next probe is at ${new Date(at).toISOString()} (in ${seconds(Math.max(0, at - Date.now()))}); retry after that.`,
+				details: {nextRetryAt: at},
+			});
+		}
+
+		case 'dead': {
+			return new HangarError({
+				code: 'UpstreamUnavailable',
+				upstream,
+				operation,
+				message: `the upstream is dead: ${why.reason}`,
+				hint: restartHint('dead', why.restartAt),
+				details: {state: 'dead', nextRetryAt: why.restartAt},
+			});
+		}
+
+		case 'stopped': {
+			return new HangarError({
+				code: 'UpstreamUnavailable',
+				upstream,
+				operation,
+				message: `the upstream is stopped (${why.reason}) and does not start on demand`,
+				hint: `Start it again: ${where('start', upstream)}.`,
+				details: {state: 'stopped'},
+			});
+		}
+
+		case 'quarantined': {
+			return new HangarError({
+				code: 'UpstreamUnavailable',
+				upstream,
+				operation,
+				message: `the upstream is quarantined (${why.reason}) and its calls are refused`,
+				hint: why.byConfig ? `${removeQuarantined} once you trust it.` : `A person lifts it once they trust it: ${where('approve', upstream)}.`,
+				details: {state: 'quarantined'},
+			});
+		}
+
+		case 'disabled': {
+			return new HangarError({
+				code: 'UpstreamUnavailable',
+				upstream,
+				operation,
+				message: 'the upstream is disabled in the config',
+				hint: removeDisabled,
+				details: {state: 'disabled'},
+			});
+		}
+	}
+}
+
+/** A person's start of an upstream that is switched off by a quarantine or the config. */
+export function notStartable(upstream: string, state: 'quarantined' | 'disabled'): HangarError {
+	return new HangarError({
+		code: 'UpstreamUnavailable',
+		upstream,
+		operation: 'start',
+		message: `the upstream is ${state}`,
+		hint: state === 'quarantined' ? `A person lifts the quarantine first: ${where('approve', upstream)}.` : removeDisabled,
+	});
+}
+
+/** An approval the config overrides. */
+export function notApprovable(upstream: string, why: 'quarantined-by-config' | 'disabled'): HangarError {
+	return new HangarError({
+		code: 'UpstreamUnavailable',
+		upstream,
+		operation: 'approve',
+		message: why === 'disabled' ? 'it is disabled in the config' : 'it is quarantined by "quarantined": true in the config',
+		hint: why === 'disabled' ? removeDisabled : `${removeQuarantined}.`,
+	});
+}
+
+/** A person's stop or quarantine of an upstream where it means nothing. */
+export function pointlessCommand(upstream: string, action: 'stop' | 'quarantine', state: string): HangarError {
+	return action === 'stop'
+		? new HangarError({code: 'UpstreamUnavailable', upstream, operation: 'stop', message: `it is ${state}, not running`, hint: 'Nothing to stop.'})
+		: new HangarError({code: 'UpstreamUnavailable', upstream, operation: 'quarantine', message: 'it is disabled in the config', hint: 'A disabled upstream never runs; nothing to quarantine.'});
+}
+
+export function shuttingDown(upstream: string, operation: string): HangarError {
+	return new HangarError({code: 'ShuttingDown', upstream, operation, message: 'hangar is shutting down', hint: 'Retry once hangar is running again.'});
+}
+
+export function unknownUpstream(upstream: string, known: readonly string[]): HangarError {
+	return new HangarError({
+		code: 'UpstreamUnavailable',
+		upstream,
+		operation: 'lookup',
+		message: 'no upstream of that name is configured',
+		hint: known.length > 0 ? `Configured upstreams: ${known.join(', ')}.` : 'The config has no upstreams.',
+	});
+}
+
+/** A call that got no answer in time; `deadline` names the setting when the caller's own deadline applied. */
+export function callTimeout(options: {
+	upstream: string | undefined;
+	tool: string;
+	timeoutMs: number;
+	/** `discovery`: during a cold start that a call waited on to learn the upstream's tools. */
+	phase: 'start' | 'call' | 'discovery';
+	setting: string | undefined;
+}): HangarError {
+	const limit = options.setting === undefined ? '' : `, the deadline set by hangar.${options.setting}`;
+	const [during, after] =
+		options.phase === 'call'
+			? ['timed out waiting for the upstream to answer', 'the request was cancelled upstream']
+			: [`timed out during the upstream's cold start${options.phase === 'discovery' ? ', before it listed its tools' : ''}`, 'the start goes on, so a retry may find it ready'];
+	return new HangarError({
+		code: 'CallTimeout',
+		upstream: options.upstream,
+		operation: `tools/call "${options.tool}"`,
+		message: `no answer within ${seconds(options.timeoutMs)}${limit} (${during}); ${after}`,
+		hint:
+			options.setting === undefined
+				? 'Raise "callTimeoutSeconds" for this server if the tool is slow, or check its logs.'
+				: `Raise "${options.setting}" in the "hangar" settings (keep it below your client's own timeout) if the tool is slow, or check its logs.`,
+		details: {phase: options.phase === 'call' ? 'call' : 'start', timeoutMs: options.timeoutMs},
+	});
+}
+
+export function callCancelled(upstream: string, tool: string): HangarError {
+	return new HangarError({code: 'UpstreamError', upstream, operation: `tools/call "${tool}"`, message: 'cancelled by the client'});
+}
+
+export function callCrashed(upstream: string, tool: string, options: {what: string; stderr: string[]; hint: string; details: Record<string, unknown>}): HangarError {
+	return new HangarError({
+		code: 'UpstreamCrashed',
+		upstream,
+		operation: `tools/call "${tool}"`,
+		message: `${options.what} while the call was in flight${options.stderr.length > 0 ? `; last stderr: ${options.stderr.join(' | ')}` : ''}`,
+		hint: options.hint,
+		details: {...options.details, stderrTail: options.stderr},
+	});
+}
+
+export function callFailed(upstream: string, tool: string, message: string): HangarError {
+	return new HangarError({code: 'UpstreamError', upstream, operation: `tools/call "${tool}"`, message, hint: 'Check the upstream\'s stderr in hangar\'s log.'});
+}
+
+export function startInterrupted(upstream: string): HangarError {
+	return new HangarError({code: 'UpstreamUnavailable', upstream, operation: 'start', message: 'the start was interrupted because the upstream is being stopped'});
+}
+
+export function startFailed(upstream: string, options: {detail: string; restartAt: number | undefined; remote: boolean; stderr: string[]}): HangarError {
+	const next = options.restartAt === undefined ? `It stays dead until it is started again (${where('start', upstream)}).` : `Hangar retries in ${inAbout(options.restartAt)}.`;
+	const check = options.remote
+		? 'If it keeps failing, check that the server is running and reachable at its url, and its headers.'
+		: 'If it keeps failing, check its command, args and env in the config and its stderr.';
+	return new HangarError({
+		code: 'StartFailed',
+		upstream,
+		operation: 'start',
+		message: options.detail,
+		hint: `${next} ${check}`,
+		details: {stderrTail: options.stderr, nextRetryAt: options.restartAt},
+	});
+}
+
+export function rugPulled(upstream: string, reason: string, changes: unknown[]): HangarError {
+	return new HangarError({
+		code: 'UpstreamUnavailable',
+		upstream,
+		operation: 'tools/list',
+		message: `quarantined: ${reason}`,
+		hint: `See the diff with ${surfaces.details.tool!}; if the change is expected, a person approves it again (${where('approve', upstream)}).`,
+		details: {state: 'quarantined', changes},
+	});
+}
+
+// ---------------------------------------------------------------------------
+// Routing: answered with -32602 (Invalid params), as a wrong name is a wrong argument.
+
+export function unknownServer(server: string, known: string[]): JsonRpcError {
+	return new JsonRpcError(JsonRpcCode.InvalidParams, `Unknown server "${server}" in hangar_call. Configured servers: ${known.join(', ') || 'none'}.`, {
+		error: 'UnknownServer',
+		server,
+		known,
+	});
+}
+
+export function unknownServerTool(server: string, tool: string, tools: string[]): JsonRpcError {
+	return new JsonRpcError(
+		JsonRpcCode.InvalidParams,
+		`Unknown tool "${tool}" on server "${server}" (hangar_call). Its tools: ${tools.join(', ') || 'none'}. Use hangar_find_tools to search every server.`,
+		{error: 'UnknownTool', server, tool, tools},
+	);
+}
+
+export function unknownTool(name: string, closest: string[]): JsonRpcError {
+	return new JsonRpcError(
+		JsonRpcCode.InvalidParams,
+		`Unknown tool "${name}".${closest.length > 0 ? ` Closest matches: ${closest.join(', ')}.` : ''} Tool names are "<server>__<tool>"; call tools/list, hangar_find_tools or hangar_list to see them.`,
+		{error: 'UnknownTool', tool: name, closest},
+	);
+}

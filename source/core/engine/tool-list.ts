@@ -1,0 +1,179 @@
+/**
+ * An upstream's tool list: live (read from the running upstream), cached
+ * (persisted by an earlier run) or predefined in the config, always with the
+ * time it was last verified and a revision that changes only when its
+ * content does. It also holds what tool pinning needs: a freshly listed set
+ * is checked against the pins a person approved (a changed pinned tool is a
+ * rug pull, and the list is never exposed), and `approvalPlan` says what an
+ * approval would pin.
+ */
+import type {ServerConfig, ToolDefinition} from '../config/config.js';
+import type {LogBuffer} from '../upstream/log-buffer.js';
+import {pinTools, toolChanges, type ToolChange} from './pins.js';
+import type {StateStore} from './state-store.js';
+
+export type ToolsSource = 'live' | 'cache' | 'config' | 'none';
+
+/** What an approval pins, and how many tools: see `ToolList.approvalPlan`. */
+export type ApprovalPlan =
+	| {from: 'changed'; tools: number}
+	| {from: 'listed'; tools: number; verifiedAt: number | undefined}
+	| {from: 'first-listing'};
+
+/** A freshly listed tool set changed a pinned tool. */
+export class RugPull extends Error {
+	constructor(
+		readonly changes: ToolChange[],
+		readonly tools: readonly ToolDefinition[],
+	) {
+		super('a pinned tool changed');
+	}
+}
+
+export class ToolList {
+	private list: readonly ToolDefinition[] = [];
+	private from: ToolsSource = 'none';
+	private verified: number | undefined;
+	/** Bumped whenever the list's content changes (not when the same list is verified again). */
+	revision = 0;
+	private refreshing: Promise<void> | undefined;
+	private refreshAgain = false;
+
+	constructor(
+		private readonly name: string,
+		config: ServerConfig,
+		private readonly store: StateStore,
+		private readonly log: LogBuffer,
+	) {
+		const persisted = store.upstream(name);
+		if (persisted.tools !== undefined) {
+			this.list = persisted.tools;
+			this.from = 'cache';
+			this.verified = persisted.toolsVerifiedAt;
+		} else if (config.tools !== undefined) {
+			this.list = config.tools;
+			this.from = 'config';
+		}
+	}
+
+	get tools(): readonly ToolDefinition[] {
+		return this.list;
+	}
+
+	get source(): ToolsSource {
+		return this.from;
+	}
+
+	/** When the list was last read from the upstream itself. */
+	get verifiedAt(): number | undefined {
+		return this.verified;
+	}
+
+	/** Whether `tool` may be called: the upstream lists it, or its tools are not known yet (the call will start it and find out). */
+	lists(tool: string): boolean {
+		return this.from === 'none' || this.list.some(definition => definition.name === tool);
+	}
+
+	/** Whether the list may be out of date: from a previous run or the config, or not verified within `refreshMs`. */
+	stale(refreshMs: number): boolean {
+		if (this.from !== 'live') return true;
+		return refreshMs > 0 && this.verified !== undefined && Date.now() - this.verified > refreshMs;
+	}
+
+	/** Takes a list read from the upstream (or its source): persisted at once, revision bumped when its content changed. */
+	set(tools: ToolDefinition[], source: ToolsSource): void {
+		const changed = JSON.stringify(tools) !== JSON.stringify(this.list);
+		this.list = tools;
+		this.from = source;
+		this.verified = Date.now();
+		if (changed) this.revision += 1;
+		this.store.update(this.name, upstream => {
+			upstream.tools = tools;
+			upstream.toolsVerifiedAt = this.verified;
+		});
+	}
+
+	/**
+	 * Re-reads the list with `read`, and hands it to `apply`; bursts of
+	 * requests (list_changed storms) coalesce into at most one extra read.
+	 */
+	refresh(why: string, read: () => Promise<ToolDefinition[] | undefined>, apply: (tools: ToolDefinition[], why: string) => void): void {
+		if (this.refreshing !== undefined) {
+			this.refreshAgain = true;
+			return;
+		}
+
+		this.refreshing = (async () => {
+			try {
+				const tools = await read();
+				if (tools !== undefined) apply(tools, why);
+			} catch (error) {
+				this.log.push('hangar', `tool list refresh failed: ${error instanceof Error ? error.message : String(error)}`);
+			} finally {
+				this.refreshing = undefined;
+				if (this.refreshAgain) {
+					this.refreshAgain = false;
+					this.refresh(why, read, apply);
+				}
+			}
+		})();
+	}
+
+	// ---------------------------------------------------------------------
+	// Pins
+
+	/** Pinned tool hashes (set when a person approved the upstream), or undefined when nothing is pinned. */
+	get pins(): {approvedAt: number; tools: number | undefined} | undefined {
+		const pins = this.store.upstream(this.name).pins;
+		return pins === undefined ? undefined : {approvedAt: pins.approvedAt, tools: pins.tools === undefined ? undefined : Object.keys(pins.tools).length};
+	}
+
+	/** Whether a tool has a pin. */
+	pinOf(tool: string): 'pinned' | 'unpinned' {
+		return this.store.upstream(this.name).pins?.tools?.[tool] === undefined ? 'unpinned' : 'pinned';
+	}
+
+	/** Changes of pinned tools in a freshly listed set (none when nothing is pinned yet). */
+	pinnedChanges(tools: readonly ToolDefinition[]): ToolChange[] {
+		const pins = this.store.upstream(this.name).pins;
+		if (pins === undefined) return [];
+		if (pins.tools === undefined) {
+			// Approved before its tools were known: the first list it serves is the one pinned.
+			this.store.update(this.name, upstream => {
+				upstream.pins = {approvedAt: pins.approvedAt, tools: pinTools(tools)};
+			});
+			this.log.push('hangar', `pinned ${tools.length} tools (approved before they were first listed)`);
+			return [];
+		}
+
+		return toolChanges(pins.tools, tools);
+	}
+
+	/**
+	 * What a person's approval pins, decided here once for the approval, its
+	 * answer and the TUI's question: after a rug pull, the whole list it
+	 * served then (the one its diff shows); else the list in hand, live or
+	 * cached from an earlier run (the one hangar_details shows); else, when
+	 * none was ever listed (or only the config's predefined one), the first
+	 * list it serves. Only counts the tools: the TUI asks for it on every
+	 * render, and the pins themselves (a hash per tool) are made by `approve`.
+	 */
+	get approvalPlan(): ApprovalPlan {
+		const seen = this.store.upstream(this.name).admin?.seen;
+		if (seen !== undefined) return {from: 'changed', tools: Object.keys(seen).length};
+		// Distinct names: the pins are keyed by name, so a tool listed twice is pinned once.
+		if (this.from === 'live' || this.from === 'cache') return {from: 'listed', tools: new Set(this.list.map(tool => tool.name)).size, verifiedAt: this.verified};
+		return {from: 'first-listing'};
+	}
+
+	/** Lifts the quarantine record and pins what `approvalPlan` says; returns the plan. */
+	approve(): ApprovalPlan {
+		const plan = this.approvalPlan;
+		const pins = plan.from === 'changed' ? this.store.upstream(this.name).admin?.seen : plan.from === 'listed' ? pinTools(this.list) : undefined;
+		this.store.update(this.name, upstream => {
+			upstream.admin = undefined;
+			upstream.pins = {approvedAt: Date.now(), tools: pins};
+		});
+		return plan;
+	}
+}
