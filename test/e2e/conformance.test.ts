@@ -6,29 +6,14 @@
  * each with its reason. The CLI itself fails on any other failure and on a
  * baseline entry that passes.
  */
-import {spawn} from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import {afterEach, describe, expect, it} from 'vitest';
+import {conformance, serverScenarios} from '../support/conformance.js';
 import {fastHangar, fixture, root, tempDir, writeConfig} from '../support/hangar.js';
 import {serveHttp, stopHttpHangars} from '../support/http-hangar.js';
 
-const cli = path.join(root, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
-const nodeCompat = path.join(root, 'test', 'conformance-node20.mjs');
 const baselineFile = path.join(root, 'test', 'conformance-baseline.yml');
-
-async function conformance(args: string[]): Promise<{code: number | null; output: string}> {
-	const child = spawn(process.execPath, ['--import', nodeCompat, cli, ...args], {cwd: tempDir('hangar-conformance-'), stdio: ['ignore', 'pipe', 'pipe']});
-	let output = '';
-	child.stdout.on('data', (chunk: Buffer) => {
-		output += chunk.toString();
-	});
-	child.stderr.on('data', (chunk: Buffer) => {
-		output += chunk.toString();
-	});
-	const code = await new Promise<number | null>(resolve => child.on('exit', resolve));
-	return {code, output};
-}
 
 /** The baseline's entries with their reasons (the comment after each). */
 function baseline(): Array<{scenario: string; reason: string}> {
@@ -58,9 +43,7 @@ describe('MCP conformance suite against serve --http', () => {
 	});
 
 	it('has a one-line reason for every baseline entry, and only scenarios the suite has', async () => {
-		const listed = await conformance(['list', '--server']);
-		expect(listed.code, listed.output).toBe(0);
-		const scenarios = [...listed.output.matchAll(/^\s+- ([\w-]+)/gm)].map(match => match[1]!);
+		const scenarios = await serverScenarios();
 		expect(scenarios).toContain('server-initialize');
 		const entries = baseline();
 		expect(entries.length).toBeGreaterThan(0);

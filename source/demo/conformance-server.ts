@@ -1,0 +1,621 @@
+/**
+ * An MCP server that implements every server scenario of the official MCP
+ * conformance suite (@modelcontextprotocol/conformance 0.1.16), so that the
+ * suite can be run against hangar with this server behind it, and against
+ * this server directly to show the suite's expectations can be met at all.
+ * The suite ships no reference server; what it calls and checks is defined in
+ * its dist/index.js, and this server follows those definitions to the letter.
+ *
+ *   node dist/demo/conformance-server.js                  MCP over stdio (how hangar runs it)
+ *   node dist/demo/conformance-server.js --http --port N  Streamable HTTP at http://127.0.0.1:N/mcp
+ *                                                         (0: any free port; the URL is printed
+ *                                                         on stderr as "listening on URL")
+ *
+ * It is written with the SDK's low-level Server, not McpServer, because the
+ * json-schema-2020-12 scenario needs an input schema passed on verbatim
+ * ($schema, $defs, additionalProperties), which McpServer's zod-only tools
+ * cannot declare. Everything a tool sends while it runs (progress, log
+ * messages, sampling and elicitation requests) goes through the handler's
+ * `extra.sendNotification` / `extra.sendRequest`, which tie it to the call
+ * being handled: over Streamable HTTP it then travels on that call's own SSE
+ * stream, and a proxy in front can route it back to the caller.
+ *
+ * What serves which scenario:
+ *   server-initialize, ping, tools-list   the SDK's initialize and ping; every tool below has a description
+ *   logging-set-level                     logging/setLevel (level kept per session, filters log messages)
+ *   completion-complete                   completion/complete for test_prompt_with_arguments (arg1, arg2)
+ *                                         and the template test://template/{id}/data (id)
+ *   tools-call-simple-text                tool test_simple_text
+ *   tools-call-image                      tool test_image_content (a 1x1 red PNG)
+ *   tools-call-audio                      tool test_audio_content (a short silent WAV)
+ *   tools-call-embedded-resource          tool test_embedded_resource (test://embedded-resource)
+ *   tools-call-mixed-content              tool test_multiple_content_types (text, image, test://mixed-content-resource)
+ *   tools-call-with-logging               tool test_tool_with_logging (3 info messages, 50 ms apart)
+ *   tools-call-error                      tool test_error_handling (isError: true)
+ *   tools-call-with-progress              tool test_tool_with_progress (0, 50, 100 of 100, 50 ms apart)
+ *   tools-call-sampling                   tool test_sampling {prompt} (sampling/createMessage to the client)
+ *   tools-call-elicitation                tool test_elicitation {message} (elicitation/create: username, email)
+ *   elicitation-sep1034-defaults          tool test_elicitation_sep1034_defaults (a default for each primitive type)
+ *   elicitation-sep1330-enums             tool test_elicitation_sep1330_enums (the five enum shapes)
+ *   json-schema-2020-12 (pending)         tool json_schema_2020_12_tool ($schema, $defs, additionalProperties)
+ *   server-sse-polling (pending)          tool test_reconnection
+ *   resources-list                        test://static-text, test://static-binary, test://watched-resource
+ *   resources-read-text                   resource test://static-text
+ *   resources-read-binary                 resource test://static-binary (the PNG as a blob)
+ *   resources-templates-read              template test://template/{id}/data
+ *   resources-subscribe, -unsubscribe     resources/subscribe and /unsubscribe of test://watched-resource
+ *   prompts-list                          the four prompts below, each with a description
+ *   prompts-get-simple                    prompt test_simple_prompt
+ *   prompts-get-with-args                 prompt test_prompt_with_arguments {arg1, arg2}
+ *   prompts-get-embedded-resource         prompt test_prompt_with_embedded_resource {resourceUri}
+ *   prompts-get-with-image                prompt test_prompt_with_image
+ *   server-sse-multiple-streams           HTTP mode: stateful sessions, each POST answered on its own SSE stream
+ *   dns-rebinding-protection              HTTP mode: a Host or Origin that is not this loopback address gets 403
+ *
+ * It exits when stdin ends (when stdin is a pipe, in either mode) and on
+ * SIGTERM or SIGINT, so it never outlives the process that started it.
+ */
+import {randomUUID} from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import {parseArgs} from 'node:util';
+import {Server} from '@modelcontextprotocol/sdk/server/index.js';
+import {StdioServerTransport} from '@modelcontextprotocol/sdk/server/stdio.js';
+import {StreamableHTTPServerTransport} from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import {
+	CallToolRequestSchema,
+	CompleteRequestSchema,
+	CreateMessageResultSchema,
+	ElicitResultSchema,
+	ErrorCode,
+	GetPromptRequestSchema,
+	ListPromptsRequestSchema,
+	ListResourcesRequestSchema,
+	ListResourceTemplatesRequestSchema,
+	ListToolsRequestSchema,
+	LoggingLevelSchema,
+	McpError,
+	ReadResourceRequestSchema,
+	SetLevelRequestSchema,
+	SubscribeRequestSchema,
+	UnsubscribeRequestSchema,
+	isInitializeRequest,
+	type CallToolResult,
+	type ElicitRequestFormParams,
+	type GetPromptResult,
+	type LoggingLevel,
+	type ReadResourceResult,
+	type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+
+const serverInfo = {name: 'hangar-conformance-fixture', version: '1.0.0'};
+
+/** MCP's "resource not found" (the SDK's ErrorCode has no name for it). */
+const resourceNotFound = -32_002;
+
+// ---------------------------------------------------------------------------
+// Content
+
+/** A 1x1 red pixel. */
+const redPixelPng = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC';
+
+/** A valid WAV file of `samples` silent 8-bit mono samples at 8 kHz, base64. */
+function silentWav(samples = 800): string {
+	const header = Buffer.alloc(44);
+	header.write('RIFF', 0, 'ascii');
+	header.writeUInt32LE(36 + samples, 4);
+	header.write('WAVEfmt ', 8, 'ascii');
+	header.writeUInt32LE(16, 16); // fmt chunk size
+	header.writeUInt16LE(1, 20); // PCM
+	header.writeUInt16LE(1, 22); // mono
+	header.writeUInt32LE(8000, 24); // sample rate
+	header.writeUInt32LE(8000, 28); // byte rate
+	header.writeUInt16LE(1, 32); // block align
+	header.writeUInt16LE(8, 34); // bits per sample
+	header.write('data', 36, 'ascii');
+	header.writeUInt32LE(samples, 40);
+	// 8-bit PCM is unsigned: 128 is silence.
+	return Buffer.concat([header, Buffer.alloc(samples, 128)]).toString('base64');
+}
+
+const text = (value: string) => ({type: 'text' as const, text: value});
+const delay = async (ms: number) => new Promise<void>(resolve => setTimeout(resolve, ms));
+
+// ---------------------------------------------------------------------------
+// Tools
+
+const noArguments = {type: 'object' as const, properties: {}};
+
+const tools: Tool[] = [
+	{name: 'test_simple_text', description: 'Returns one text block (conformance: tools-call-simple-text).', inputSchema: noArguments},
+	{name: 'test_image_content', description: 'Returns a PNG image (conformance: tools-call-image).', inputSchema: noArguments},
+	{name: 'test_audio_content', description: 'Returns a WAV audio clip (conformance: tools-call-audio).', inputSchema: noArguments},
+	{name: 'test_embedded_resource', description: 'Returns an embedded text resource (conformance: tools-call-embedded-resource).', inputSchema: noArguments},
+	{name: 'test_multiple_content_types', description: 'Returns text, an image and an embedded resource (conformance: tools-call-mixed-content).', inputSchema: noArguments},
+	{name: 'test_tool_with_logging', description: 'Sends three info log messages while it runs (conformance: tools-call-with-logging).', inputSchema: noArguments},
+	{name: 'test_error_handling', description: 'Always fails with isError: true (conformance: tools-call-error).', inputSchema: noArguments},
+	{name: 'test_tool_with_progress', description: 'Reports progress 0, 50 and 100 of 100 when given a progress token (conformance: tools-call-with-progress).', inputSchema: noArguments},
+	{
+		name: 'test_sampling',
+		description: 'Asks the client to sample an LLM with the prompt and returns its answer (conformance: tools-call-sampling).',
+		inputSchema: {type: 'object', properties: {prompt: {type: 'string', description: 'The prompt to send to the LLM'}}, required: ['prompt']},
+	},
+	{
+		name: 'test_elicitation',
+		description: 'Asks the user, through the client, for a username and an email (conformance: tools-call-elicitation).',
+		inputSchema: {type: 'object', properties: {message: {type: 'string', description: 'The message to show the user'}}, required: ['message']},
+	},
+	{name: 'test_elicitation_sep1034_defaults', description: 'Elicits a form whose fields all have defaults (conformance: elicitation-sep1034-defaults).', inputSchema: noArguments},
+	{name: 'test_elicitation_sep1330_enums', description: 'Elicits a form with the five kinds of enum field (conformance: elicitation-sep1330-enums).', inputSchema: noArguments},
+	{
+		name: 'json_schema_2020_12_tool',
+		description: 'Tool with JSON Schema 2020-12 features; echoes its arguments (conformance: json-schema-2020-12).',
+		inputSchema: {
+			$schema: 'https://json-schema.org/draft/2020-12/schema',
+			type: 'object',
+			$defs: {address: {type: 'object', properties: {street: {type: 'string'}, city: {type: 'string'}}}},
+			properties: {name: {type: 'string'}, address: {$ref: '#/$defs/address'}},
+			additionalProperties: false,
+		},
+	},
+	{name: 'test_reconnection', description: 'Answers after a moment, for SSE reconnection tests (conformance: server-sse-polling).', inputSchema: noArguments},
+];
+
+const elicitationForms: Record<string, ElicitRequestFormParams['requestedSchema']> = {
+	test_elicitation: {
+		type: 'object',
+		properties: {
+			username: {type: 'string', description: "User's response"},
+			email: {type: 'string', description: "User's email address"},
+		},
+		required: ['username', 'email'],
+	},
+	test_elicitation_sep1034_defaults: {
+		type: 'object',
+		properties: {
+			name: {type: 'string', description: 'User name', default: 'John Doe'},
+			age: {type: 'integer', description: 'User age', default: 30},
+			score: {type: 'number', description: 'User score', default: 95.5},
+			status: {type: 'string', description: 'User status', enum: ['active', 'inactive', 'pending'], default: 'active'},
+			verified: {type: 'boolean', description: 'Verification status', default: true},
+		},
+		required: [],
+	},
+	test_elicitation_sep1330_enums: {
+		type: 'object',
+		properties: {
+			untitledSingle: {type: 'string', description: 'Untitled single-select', enum: ['option1', 'option2', 'option3']},
+			titledSingle: {
+				type: 'string',
+				description: 'Titled single-select',
+				oneOf: [
+					{const: 'value1', title: 'First Option'},
+					{const: 'value2', title: 'Second Option'},
+					{const: 'value3', title: 'Third Option'},
+				],
+			},
+			legacyEnum: {
+				type: 'string',
+				description: 'Legacy titled single-select (enumNames, deprecated)',
+				enum: ['opt1', 'opt2', 'opt3'],
+				enumNames: ['Option One', 'Option Two', 'Option Three'],
+			},
+			untitledMulti: {type: 'array', description: 'Untitled multi-select', items: {type: 'string', enum: ['option1', 'option2', 'option3']}},
+			titledMulti: {
+				type: 'array',
+				description: 'Titled multi-select',
+				items: {
+					anyOf: [
+						{const: 'value1', title: 'First Choice'},
+						{const: 'value2', title: 'Second Choice'},
+						{const: 'value3', title: 'Third Choice'},
+					],
+				},
+			},
+		},
+		required: [],
+	},
+};
+
+// ---------------------------------------------------------------------------
+// Resources and prompts
+
+const resources = [
+	{uri: 'test://static-text', name: 'static-text', description: 'A static text resource (conformance: resources-read-text).', mimeType: 'text/plain'},
+	{uri: 'test://static-binary', name: 'static-binary', description: 'A static PNG image (conformance: resources-read-binary).', mimeType: 'image/png'},
+	{uri: 'test://watched-resource', name: 'watched-resource', description: 'A resource clients may subscribe to (conformance: resources-subscribe).', mimeType: 'text/plain'},
+];
+
+const templateUri = 'test://template/{id}/data';
+const templatePattern = /^test:\/\/template\/([^/]+)\/data$/;
+
+function readResource(uri: string): ReadResourceResult {
+	switch (uri) {
+		case 'test://static-text':
+			return {contents: [{uri, mimeType: 'text/plain', text: 'This is the content of the static text resource.'}]};
+		case 'test://static-binary':
+			return {contents: [{uri, mimeType: 'image/png', blob: redPixelPng}]};
+		case 'test://watched-resource':
+			return {contents: [{uri, mimeType: 'text/plain', text: 'This is the content of the watched resource.'}]};
+		default: {
+			const id = templatePattern.exec(uri)?.[1];
+			if (id !== undefined) {
+				const value = decodeURIComponent(id);
+				return {contents: [{uri, mimeType: 'application/json', text: JSON.stringify({id: value, templateTest: true, data: `Data for ID: ${value}`})}]};
+			}
+
+			throw new McpError(resourceNotFound, `Resource not found: ${uri}. This server has ${resources.map(resource => resource.uri).join(', ')} and the template ${templateUri}.`, {uri});
+		}
+	}
+}
+
+const prompts = [
+	{name: 'test_simple_prompt', description: 'A prompt without arguments (conformance: prompts-get-simple).'},
+	{
+		name: 'test_prompt_with_arguments',
+		description: 'A prompt with two arguments (conformance: prompts-get-with-args).',
+		arguments: [
+			{name: 'arg1', description: 'First test argument', required: true},
+			{name: 'arg2', description: 'Second test argument', required: true},
+		],
+	},
+	{
+		name: 'test_prompt_with_embedded_resource',
+		description: 'A prompt that embeds a resource (conformance: prompts-get-embedded-resource).',
+		arguments: [{name: 'resourceUri', description: 'URI of the resource to embed', required: true}],
+	},
+	{name: 'test_prompt_with_image', description: 'A prompt with an image (conformance: prompts-get-with-image).'},
+];
+
+function getPrompt(name: string, args: Record<string, string>): GetPromptResult {
+	const required = (argument: string) => {
+		const value = args[argument];
+		if (value === undefined) throw new McpError(ErrorCode.InvalidParams, `Prompt ${name} needs the argument ${argument}.`);
+		return value;
+	};
+
+	switch (name) {
+		case 'test_simple_prompt':
+			return {messages: [{role: 'user', content: text('This is a simple prompt for testing.')}]};
+		case 'test_prompt_with_arguments':
+			return {messages: [{role: 'user', content: text(`Prompt with arguments: arg1='${required('arg1')}', arg2='${required('arg2')}'`)}]};
+		case 'test_prompt_with_embedded_resource':
+			return {
+				messages: [
+					{role: 'user', content: {type: 'resource', resource: {uri: required('resourceUri'), mimeType: 'text/plain', text: 'Embedded resource content for testing.'}}},
+					{role: 'user', content: text('Please process the embedded resource above.')},
+				],
+			};
+		case 'test_prompt_with_image':
+			return {
+				messages: [
+					{role: 'user', content: {type: 'image', data: redPixelPng, mimeType: 'image/png'}},
+					{role: 'user', content: text('Please analyze the image above.')},
+				],
+			};
+		default:
+			throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${name}. This server has ${prompts.map(prompt => prompt.name).join(', ')}.`);
+	}
+}
+
+/** Values offered by completion/complete, by prompt argument or template variable. */
+const completions: Record<string, string[]> = {
+	'test_prompt_with_arguments/arg1': ['paris', 'park', 'party', 'test', 'testing'],
+	'test_prompt_with_arguments/arg2': ['hello', 'world'],
+	[`${templateUri}/id`]: ['1', '2', '3', '123'],
+};
+
+// ---------------------------------------------------------------------------
+// The server
+
+/**
+ * One MCP server with its own state (the log level): one for the stdio
+ * connection, one per Streamable HTTP session.
+ */
+function createConformanceServer(): Server {
+	const server = new Server(serverInfo, {
+		capabilities: {
+			tools: {},
+			prompts: {},
+			resources: {subscribe: true},
+			completions: {},
+			logging: {},
+		},
+	});
+
+	// Undefined until the client sets a level: until then every message is sent.
+	let minimumLevel: LoggingLevel | undefined;
+	const severity = (level: LoggingLevel) => LoggingLevelSchema.options.indexOf(level);
+
+	// Replaces the SDK's own handler so the level is this session's, read
+	// where tools log through `extra` (the SDK's filter only covers
+	// server.sendLoggingMessage, which is not tied to a request).
+	server.setRequestHandler(SetLevelRequestSchema, async request => {
+		minimumLevel = request.params.level;
+		return {};
+	});
+
+	server.setRequestHandler(ListToolsRequestSchema, async () => ({tools}));
+
+	server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+		const {name} = request.params;
+		const args = request.params.arguments ?? {};
+		const log = async (level: LoggingLevel, data: string) => {
+			if (minimumLevel !== undefined && severity(level) < severity(minimumLevel)) return;
+			await extra.sendNotification({method: 'notifications/message', params: {level, logger: serverInfo.name, data}});
+		};
+
+		const elicit = async (requestedSchema: ElicitRequestFormParams['requestedSchema'], message: string) => {
+			if (server.getClientCapabilities()?.elicitation === undefined) return undefined;
+			return extra.sendRequest({method: 'elicitation/create', params: {message, requestedSchema}}, ElicitResultSchema);
+		};
+
+		const noElicitation: CallToolResult = {isError: true, content: [text(`${name} needs elicitation, and the client declared no elicitation capability at initialize.`)]};
+
+		switch (name) {
+			case 'test_simple_text':
+				return {content: [text('This is a simple text response for testing.')]};
+			case 'test_image_content':
+				return {content: [{type: 'image', data: redPixelPng, mimeType: 'image/png'}]};
+			case 'test_audio_content':
+				return {content: [{type: 'audio', data: silentWav(), mimeType: 'audio/wav'}]};
+			case 'test_embedded_resource':
+				return {content: [{type: 'resource', resource: {uri: 'test://embedded-resource', mimeType: 'text/plain', text: 'This is an embedded resource content.'}}]};
+			case 'test_multiple_content_types':
+				return {
+					content: [
+						text('Multiple content types test:'),
+						{type: 'image', data: redPixelPng, mimeType: 'image/png'},
+						{type: 'resource', resource: {uri: 'test://mixed-content-resource', mimeType: 'application/json', text: JSON.stringify({test: 'data', value: 123})}},
+					],
+				};
+			case 'test_tool_with_logging':
+				await log('info', 'Tool execution started');
+				await delay(50);
+				await log('info', 'Tool processing data');
+				await delay(50);
+				await log('info', 'Tool execution completed');
+				return {content: [text('Tool with logging executed successfully: sent 3 log messages.')]};
+			case 'test_error_handling':
+				return {isError: true, content: [text('This tool intentionally returns an error for testing')]};
+			case 'test_tool_with_progress': {
+				const progressToken = request.params._meta?.progressToken;
+				for (const [index, progress] of [0, 50, 100].entries()) {
+					if (index > 0) await delay(50);
+					if (progressToken !== undefined) await extra.sendNotification({method: 'notifications/progress', params: {progressToken, progress, total: 100}});
+				}
+
+				return {content: [text(`Tool with progress executed successfully${progressToken === undefined ? ' (no progress token, so no progress was reported)' : ''}.`)]};
+			}
+
+			case 'test_sampling': {
+				if (typeof args.prompt !== 'string') return {isError: true, content: [text('test_sampling needs the argument prompt (a string).')]};
+				if (server.getClientCapabilities()?.sampling === undefined) {
+					return {isError: true, content: [text('test_sampling needs sampling, and the client declared no sampling capability at initialize.')]};
+				}
+
+				const result = await extra.sendRequest(
+					{method: 'sampling/createMessage', params: {messages: [{role: 'user', content: text(args.prompt)}], maxTokens: 100}},
+					CreateMessageResultSchema,
+				);
+				const answer = result.content.type === 'text' ? result.content.text : JSON.stringify(result.content);
+				return {content: [text(`LLM response: ${answer}`)]};
+			}
+
+			case 'test_elicitation': {
+				if (typeof args.message !== 'string') return {isError: true, content: [text('test_elicitation needs the argument message (a string).')]};
+				const result = await elicit(elicitationForms.test_elicitation!, args.message);
+				if (result === undefined) return noElicitation;
+				return {content: [text(`User response: action=${result.action}, content=${JSON.stringify(result.content ?? {})}`)]};
+			}
+
+			case 'test_elicitation_sep1034_defaults':
+			case 'test_elicitation_sep1330_enums': {
+				const message = name === 'test_elicitation_sep1034_defaults' ? 'Please review and update the form fields with defaults' : 'Please choose from the enum fields';
+				const result = await elicit(elicitationForms[name]!, message);
+				if (result === undefined) return noElicitation;
+				return {content: [text(`Elicitation completed: action=${result.action}, content=${JSON.stringify(result.content ?? {})}`)]};
+			}
+
+			case 'json_schema_2020_12_tool':
+				return {content: [text(`Received: ${JSON.stringify(args)}`)]};
+			case 'test_reconnection':
+				// Over HTTP the SDK offers closeSSEStream only with an event store and
+				// a client at protocol 2025-11-25 or later; the suite's polling client
+				// announces 2025-03-26, so this answers on the open stream.
+				extra.closeSSEStream?.();
+				await delay(100);
+				return {content: [text('Reconnection test completed successfully')]};
+			default:
+				throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}. This server has ${tools.map(tool => tool.name).join(', ')}.`);
+		}
+	});
+
+	server.setRequestHandler(ListResourcesRequestSchema, async () => ({resources}));
+	server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
+		resourceTemplates: [{uriTemplate: templateUri, name: 'template-data', description: 'Data for any id (conformance: resources-templates-read).', mimeType: 'application/json'}],
+	}));
+	server.setRequestHandler(ReadResourceRequestSchema, async request => readResource(request.params.uri));
+	// These resources never change, so a subscription never brings an update;
+	// subscribing to one that does not exist is refused, as reading it would be.
+	server.setRequestHandler(SubscribeRequestSchema, async request => {
+		readResource(request.params.uri);
+		return {};
+	});
+	server.setRequestHandler(UnsubscribeRequestSchema, async () => ({}));
+
+	server.setRequestHandler(ListPromptsRequestSchema, async () => ({prompts}));
+	server.setRequestHandler(GetPromptRequestSchema, async request => getPrompt(request.params.name, request.params.arguments ?? {}));
+
+	server.setRequestHandler(CompleteRequestSchema, async request => {
+		const {ref, argument} = request.params;
+		const key = `${ref.type === 'ref/prompt' ? ref.name : ref.uri}/${argument.name}`;
+		const values = (completions[key] ?? []).filter(value => value.startsWith(argument.value));
+		return {completion: {values, total: values.length, hasMore: false}};
+	});
+
+	return server;
+}
+
+// ---------------------------------------------------------------------------
+// Streamable HTTP
+
+const mcpPath = '/mcp';
+const loopbackNames = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+/** Refuses, with a reason, a request whose Host or Origin is not this loopback address (DNS rebinding). */
+function rebindingProblem(req: http.IncomingMessage, port: number): string | undefined {
+	const allowed = (host: string) => {
+		const at = host.lastIndexOf(':');
+		return at > 0 && loopbackNames.has(host.slice(0, at).toLowerCase()) && host.slice(at + 1) === String(port);
+	};
+
+	const host = req.headers.host ?? '';
+	if (!allowed(host)) return `Host header ${JSON.stringify(host)} is not this server's loopback address (127.0.0.1:${port} or localhost:${port}): refused as possible DNS rebinding.`;
+	const origin = req.headers.origin;
+	if (origin !== undefined) {
+		let originHost = '';
+		try {
+			const url = new URL(origin);
+			originHost = url.protocol === 'http:' ? url.host : '';
+		} catch {}
+
+		if (!allowed(originHost)) return `Origin header ${JSON.stringify(origin)} is not this server's loopback origin (http://127.0.0.1:${port}): refused as possible DNS rebinding.`;
+	}
+
+	return undefined;
+}
+
+function sendJsonRpcError(res: http.ServerResponse, status: number, code: number, message: string): void {
+	res.writeHead(status, {'Content-Type': 'application/json'}).end(JSON.stringify({jsonrpc: '2.0', error: {code, message}, id: null}));
+}
+
+const maxBodyBytes = 4 * 1024 * 1024;
+
+async function readJsonBody(req: http.IncomingMessage): Promise<{body: unknown} | {problem: string; status: number}> {
+	const chunks: Buffer[] = [];
+	let size = 0;
+	for await (const chunk of req as AsyncIterable<Buffer>) {
+		size += chunk.length;
+		if (size > maxBodyBytes) return {problem: `The request body is larger than ${maxBodyBytes} bytes.`, status: 413};
+		chunks.push(chunk);
+	}
+
+	try {
+		return {body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown};
+	} catch (error) {
+		return {problem: `The request body is not JSON: ${error instanceof Error ? error.message : String(error)}`, status: 400};
+	}
+}
+
+/** Serves stateful Streamable HTTP sessions at /mcp on 127.0.0.1; resolves with the URL once listening. */
+async function serveHttp(port: number): Promise<string> {
+	const sessions = new Map<string, StreamableHTTPServerTransport>();
+	let boundPort = port;
+
+	const handle = async (req: http.IncomingMessage, res: http.ServerResponse) => {
+		const problem = rebindingProblem(req, boundPort);
+		if (problem !== undefined) return sendJsonRpcError(res, 403, ErrorCode.InvalidRequest, problem);
+		if (new URL(req.url ?? '/', 'http://localhost').pathname !== mcpPath) return sendJsonRpcError(res, 404, ErrorCode.InvalidRequest, `Nothing is served at ${req.url}; MCP is at ${mcpPath}.`);
+
+		const sessionId = req.headers['mcp-session-id'];
+		if (typeof sessionId === 'string') {
+			const transport = sessions.get(sessionId);
+			if (transport === undefined) return sendJsonRpcError(res, 404, ErrorCode.InvalidRequest, `Unknown or closed session ${sessionId}: start a new one with initialize.`);
+			if (req.method !== 'POST') return transport.handleRequest(req, res);
+			const read = await readJsonBody(req);
+			if ('problem' in read) return sendJsonRpcError(res, read.status, ErrorCode.ParseError, read.problem);
+			return transport.handleRequest(req, res, read.body);
+		}
+
+		if (req.method !== 'POST') return sendJsonRpcError(res, 400, ErrorCode.InvalidRequest, 'This request needs an Mcp-Session-Id header: open a session first with an initialize POST.');
+		const read = await readJsonBody(req);
+		if ('problem' in read) return sendJsonRpcError(res, read.status, ErrorCode.ParseError, read.problem);
+		if (!isInitializeRequest(read.body)) return sendJsonRpcError(res, 400, ErrorCode.InvalidRequest, 'Without an Mcp-Session-Id header only an initialize request is accepted.');
+
+		const transport = new StreamableHTTPServerTransport({
+			sessionIdGenerator: randomUUID,
+			onsessioninitialized: id => {
+				sessions.set(id, transport);
+			},
+		});
+		transport.onclose = () => {
+			if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
+		};
+
+		await createConformanceServer().connect(transport);
+		await transport.handleRequest(req, res, read.body);
+	};
+
+	const httpServer = http.createServer((req, res) => {
+		handle(req, res).catch((error: unknown) => {
+			process.stderr.write(`conformance-server: ${req.method} ${req.url} failed: ${error instanceof Error ? error.stack : String(error)}\n`);
+			if (!res.headersSent) sendJsonRpcError(res, 500, ErrorCode.InternalError, 'Internal error; see the server log.');
+			else res.end();
+		});
+	});
+
+	await new Promise<void>((resolve, reject) => {
+		httpServer.once('error', reject);
+		httpServer.listen(port, '127.0.0.1', resolve);
+	});
+	const address = httpServer.address();
+	if (address === null || typeof address === 'string') throw new Error('the HTTP server has no TCP address');
+	boundPort = address.port;
+	return `http://127.0.0.1:${boundPort}${mcpPath}`;
+}
+
+// ---------------------------------------------------------------------------
+// Entry point
+
+function usageError(message: string): never {
+	process.stderr.write(`conformance-server: ${message}\nUsage: conformance-server.js [--http [--port N]]\n`);
+	process.exit(2);
+}
+
+function options(): {http: boolean; port: number} {
+	let values;
+	try {
+		values = parseArgs({options: {http: {type: 'boolean', default: false}, port: {type: 'string', default: '0'}}, strict: true, allowPositionals: false}).values;
+	} catch (error) {
+		usageError(error instanceof Error ? error.message : String(error));
+	}
+
+	const port = Number(values.port);
+	if (!/^\d+$/.test(values.port) || port > 65_535) usageError(`--port must be a whole number from 0 to 65535 (0: any free port), got ${values.port}`);
+	return {http: values.http, port};
+}
+
+/** Whether stdin is a pipe or socket: its end then means the parent is gone (a terminal or /dev/null says nothing). */
+function stdinIsPipe(): boolean {
+	try {
+		const stat = fs.fstatSync(0);
+		return stat.isFIFO() || stat.isSocket();
+	} catch {
+		return false;
+	}
+}
+
+async function main(): Promise<void> {
+	const {http: overHttp, port} = options();
+	for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => process.exit(0));
+
+	if (overHttp) {
+		if (stdinIsPipe()) {
+			process.stdin.on('end', () => process.exit(0));
+			process.stdin.resume();
+		}
+
+		const url = await serveHttp(port);
+		process.stderr.write(`listening on ${url}\n`);
+		return;
+	}
+
+	process.stdin.on('end', () => process.exit(0));
+	await createConformanceServer().connect(new StdioServerTransport());
+}
+
+main().catch((error: unknown) => {
+	process.stderr.write(`conformance-server: ${error instanceof Error ? error.message : String(error)}\n`);
+	process.exit(1);
+});
