@@ -28,6 +28,8 @@ export const ErrorCode = {
 	ShuttingDown: -32011,
 	/** The `--stdio` bridge could not reach the supervisor (TUI or serve) before the request's deadline, or lost it while a call was in flight. */
 	SupervisorUnavailable: -32012,
+	/** Sent to an upstream: no connected client can answer its request for sampling, elicitation or roots (none declared the capability), or the client asked went away before answering. */
+	NoClientAnswer: -32013,
 } as const;
 
 export type ErrorCodeName = keyof typeof ErrorCode;

@@ -171,6 +171,8 @@ class HttpSessionTransport implements SessionTransport {
 	onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
 	/** Requests awaiting their answer, by JSON-RPC id. */
 	private readonly pending = new Map<string | number, RequestRecord>();
+	/** GET requests open now: the session's event stream, the only way to a client outside its calls. */
+	private eventStreams = 0;
 
 	constructor(
 		readonly sdk: StreamableHTTPServerTransport,
@@ -189,8 +191,21 @@ class HttpSessionTransport implements SessionTransport {
 		return this.pending.get(id)?.correlationId;
 	}
 
+	/** A request or notification outside any call reaches the client only on its GET stream; without one the SDK drops it. */
+	canSendUnrelated(): boolean {
+		return this.eventStreams > 0;
+	}
+
 	/** Serves one HTTP request of this session; `message` is the checked POST body. */
 	async handle(req: http.IncomingMessage, res: http.ServerResponse, record: RequestRecord, body?: unknown, message?: CheckedMessage): Promise<void> {
+		if (req.method === 'GET') {
+			// A refused GET (a second stream, a wrong Accept) closes at once and counts only that long.
+			this.eventStreams += 1;
+			res.on('close', () => {
+				this.eventStreams -= 1;
+			});
+		}
+
 		const id = message?.kind === 'request' ? message.id : undefined;
 		if (id !== undefined) {
 			this.pending.set(id, record);

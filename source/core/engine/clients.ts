@@ -4,8 +4,14 @@
  * socket, each HTTP session). Sessions add themselves when they open, name
  * the client once `initialize` arrives, count calls, and remove themselves
  * when they close. The TUI's header and clients view read `list()`.
+ *
+ * It also holds what relaying an upstream's traffic to clients needs to
+ * know of each session (see `client-relay.ts`): the capabilities its client
+ * declared, its calls in flight by upstream, when it was last heard from,
+ * the log level it asked for, and the `ClientPeer` that reaches it.
  */
 import {EventEmitter} from 'node:events';
+import {severity, type ClientCapability, type LoggingLevel, type RelayedMethod} from '../upstream/client-side.js';
 
 export type ClientTransport = 'stdio' | 'socket' | 'http';
 
@@ -24,6 +30,29 @@ export type ClientView = {
 	lastTool: string | null;
 };
 
+/** How the engine reaches one client: a session registers itself as this. */
+export type ClientPeer = {
+	/**
+	 * Sends a request to the client and resolves with its result; rejects with
+	 * a JsonRpcError when it answers with an error, or a HangarError when
+	 * the session closes first. Aborting `signal` cancels it at the client.
+	 * `relatedRequestId`: the client's call this request belongs to (over
+	 * HTTP it then travels on that call's response stream).
+	 */
+	request(
+		method: RelayedMethod,
+		params: Record<string, unknown> | undefined,
+		options: {signal: AbortSignal; relatedRequestId: string | number | undefined; onProgress?: ((params: Record<string, unknown>) => void) | undefined},
+	): Promise<Record<string, unknown>>;
+	/** Whether a request that belongs to none of its calls can reach the client now (an HTTP client needs its GET stream open). */
+	canReceiveUnrelated(): boolean;
+	/** Sends `notifications/message` with these params. */
+	log(params: Record<string, unknown>): void;
+};
+
+/** A call in flight from a session, for routing an upstream's requests to the client that caused them. */
+type CallInFlight = {server: string; requestId: string | number; order: number};
+
 export class ClientRecord {
 	name: string | null = null;
 	version: string | null = null;
@@ -31,6 +60,15 @@ export class ClientRecord {
 	lastCallAt: number | null = null;
 	lastTool: string | null = null;
 	readonly connectedAt = Date.now();
+	/** The relayed-request capabilities its client declared at initialize. */
+	capabilities: ReadonlySet<ClientCapability> = new Set();
+	/** Orders sessions by their last message (a counter: two in the same millisecond still differ). */
+	activity = 0;
+	/** The level its client asked for with logging/setLevel; undefined: it gets no log messages. */
+	logLevel: LoggingLevel | undefined;
+	/** How to reach it; unset until the session is ready to relay. */
+	peer: ClientPeer | undefined;
+	private readonly inFlight: CallInFlight[] = [];
 
 	constructor(
 		readonly id: number,
@@ -56,6 +94,40 @@ export class ClientRecord {
 		this.registry.remove(this);
 	}
 
+	/** The capabilities its client declared (from initialize's `capabilities`). */
+	declare(capabilities: Iterable<ClientCapability>): void {
+		this.capabilities = new Set(capabilities);
+	}
+
+	/** Something arrived from the client. On the hot path: no event. */
+	touch(): void {
+		this.activity = this.registry.tick();
+	}
+
+	setLogLevel(level: LoggingLevel): void {
+		this.logLevel = level;
+		this.registry.levelChanged();
+	}
+
+	/** A call of this session to `server` began; the returned function ends it. */
+	callBegan(server: string, requestId: string | number): () => void {
+		const call: CallInFlight = {server, requestId, order: this.registry.tick()};
+		this.inFlight.push(call);
+		return () => {
+			const index = this.inFlight.indexOf(call);
+			if (index !== -1) this.inFlight.splice(index, 1);
+		};
+	}
+
+	/** Its most recent call in flight to `server`, if any. */
+	callTo(server: string): CallInFlight | undefined {
+		for (let index = this.inFlight.length - 1; index >= 0; index--) {
+			if (this.inFlight[index]!.server === server) return this.inFlight[index];
+		}
+
+		return undefined;
+	}
+
 	view(): ClientView {
 		return {
 			id: this.id,
@@ -71,9 +143,14 @@ export class ClientRecord {
 	}
 }
 
-export class ClientRegistry extends EventEmitter<{changed: []}> {
+/** Who answers a request of one upstream: a session, and the call of its that caused it (if one is in flight). */
+export type Answerer = {record: ClientRecord & {peer: ClientPeer}; relatedRequestId: string | number | undefined};
+
+export class ClientRegistry extends EventEmitter<{changed: []; logLevel: [LoggingLevel | undefined]; rootsChanged: []}> {
 	private readonly records = new Map<number, ClientRecord>();
 	private nextId = 1;
+	private ticks = 0;
+	private level: LoggingLevel | undefined;
 
 	add(transport: ClientTransport, label: string): ClientRecord {
 		const record = new ClientRecord(this.nextId++, transport, label, this);
@@ -83,7 +160,70 @@ export class ClientRegistry extends EventEmitter<{changed: []}> {
 	}
 
 	remove(record: ClientRecord): void {
-		if (this.records.delete(record.id)) this.changed();
+		if (!this.records.delete(record.id)) return;
+		record.peer = undefined;
+		this.changed();
+		if (record.logLevel !== undefined) this.levelChanged();
+	}
+
+	/** The sessions connected now, oldest first. */
+	sessions(): IterableIterator<ClientRecord> {
+		return this.records.values();
+	}
+
+	/**
+	 * Who answers a request of upstream `server` that needs `capability`:
+	 * among the sessions whose client declared it, the one with the most
+	 * recent call in flight to that upstream (the request is most likely
+	 * part of that call); otherwise the most recently active one that can
+	 * take a request outside a call.
+	 */
+	answererFor(server: string, capability: ClientCapability): Answerer | undefined {
+		let caller: Answerer | undefined;
+		let callerOrder = -1;
+		let recent: ClientRecord | undefined;
+		for (const record of this.records.values()) {
+			const peer = record.peer;
+			if (peer === undefined || !record.capabilities.has(capability)) continue;
+			const call = record.callTo(server);
+			if (call !== undefined && call.order > callerOrder) {
+				caller = {record: record as Answerer['record'], relatedRequestId: call.requestId};
+				callerOrder = call.order;
+			}
+
+			if ((recent === undefined || record.activity > recent.activity) && peer.canReceiveUnrelated()) recent = record;
+		}
+
+		if (caller !== undefined) return caller;
+		return recent === undefined ? undefined : {record: recent as Answerer['record'], relatedRequestId: undefined};
+	}
+
+	/** The most verbose level any session asked for; undefined while none did. */
+	get logLevel(): LoggingLevel | undefined {
+		return this.level;
+	}
+
+	/** A client's roots changed: every running upstream is told. */
+	rootsChanged(): void {
+		this.emit('rootsChanged');
+	}
+
+	/** @internal A monotonic counter that orders activity and calls. */
+	tick(): number {
+		this.ticks += 1;
+		return this.ticks;
+	}
+
+	/** @internal Recomputes the most verbose level and announces a change. */
+	levelChanged(): void {
+		let level: LoggingLevel | undefined;
+		for (const record of this.records.values()) {
+			if (record.logLevel !== undefined && (level === undefined || severity(record.logLevel) < severity(level))) level = record.logLevel;
+		}
+
+		if (level === this.level) return;
+		this.level = level;
+		this.emit('logLevel', level);
 	}
 
 	get size(): number {

@@ -28,6 +28,7 @@ import type {TransitionRecord} from '../base/state-machine.js';
 import type {StateStore} from './state-store.js';
 import {ConnectionLostError, UpstreamConnection, type CallToolResult} from '../upstream/connection.js';
 import {describeExit, type ExitInfo} from '../upstream/child-process-transport.js';
+import type {ClientSide} from '../upstream/client-side.js';
 import {describeChanges, pinTools, type ToolChange} from './pins.js';
 import {AbortReason, CallPath, abortable, type CallContext, type ProgressRelay, type UpstreamFacts} from './call-path.js';
 import {CallHistory, type CallRecord} from './call-history.js';
@@ -105,6 +106,8 @@ export class Provider extends EventEmitter<{
 		private readonly settings: HangarSettings,
 		private readonly store: StateStore,
 		private readonly logger: Logger,
+		/** Who answers the upstream's requests for its client, and receives its log messages. */
+		private readonly clientSide?: ClientSide,
 	) {
 		super();
 		this.log = new LogBuffer(settings.logLines);
@@ -462,6 +465,7 @@ export class Provider extends EventEmitter<{
 					},
 					controller.signal,
 					this.settings.stopGraceMs,
+					this.clientSide,
 				);
 				const tools = await connection.listTools(controller.signal);
 				controller.signal.throwIfAborted();

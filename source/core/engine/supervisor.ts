@@ -8,6 +8,7 @@
  */
 import {EventEmitter} from 'node:events';
 import {ClientRegistry} from './clients.js';
+import {ClientRelay} from './client-relay.js';
 import type {HangarConfig} from '../config/config.js';
 import {describeApproval} from './pins.js';
 import type {Logger} from '../base/logger.js';
@@ -52,8 +53,11 @@ export class Supervisor extends EventEmitter<{
 	) {
 		super();
 		this.setMaxListeners(100);
+		// Each running upstream's connection follows the clients' log level and roots.
+		this.clients.setMaxListeners(0);
+		const relay = new ClientRelay(this.clients, logger.child('relay'));
 		for (const server of config.servers) {
-			const provider = new Provider(server, config.hangar, store, logger.child(server.name));
+			const provider = new Provider(server, config.hangar, store, logger.child(server.name), relay);
 			provider.on('transition', event => {
 				// Dirty first, so a listener that reads tools() sees the set after this transition.
 				this.markToolsDirty();

@@ -2,19 +2,24 @@
  * One client's MCP session with hangar: a low-level SDK `Server` (it passes
  * upstream JSON Schemas through untouched, which `McpServer` would not) on a
  * `Transport`, behind a guard that enforces the per-connection protocol state
- * machine. The same class will serve `--stdio`, local socket clients and HTTP
- * sessions; it only reads the supervisor's state and sends it calls.
+ * machine. The same class serves `--stdio`, local socket clients and HTTP
+ * sessions; it reads the supervisor's state and sends it calls, and it is
+ * the `ClientPeer` through which upstreams reach this client: their
+ * requests for sampling, elicitation and roots, and their log messages at
+ * the level this client set.
  */
 import {Server} from '@modelcontextprotocol/sdk/server/index.js';
 import type {Transport} from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
 	InitializeRequestSchema,
 	ListToolsRequestSchema,
+	SetLevelRequestSchema,
 	type CallToolResult,
 	type JSONRPCMessage,
 	type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import type {ClientRecord, ClientTransport} from '../engine/clients.js';
+import type {ClientPeer, ClientRecord, ClientTransport} from '../engine/clients.js';
+import {relayedRequests, type ClientCapability, type RelayedMethod} from '../upstream/client-side.js';
 import {checkRequest, createConnectionMachine} from './connection-state.js';
 import {isPlainObject} from '../wire/json-rpc-check.js';
 import {settleWithin} from '../base/settle.js';
@@ -50,13 +55,26 @@ const instructions = {
 		'hangar_list shows every upstream\'s live state.',
 };
 
+/** Requests whose params are checked before the SDK sees them (see invalidParams). */
+const checkedParams = {
+	initialize: InitializeRequestSchema,
+	'tools/list': ListToolsRequestSchema,
+	'logging/setLevel': SetLevelRequestSchema,
+} as const;
+
+type CheckedMethod = keyof typeof checkedParams;
+
+function hasCheckedParams(method: string): method is CheckedMethod {
+	return Object.hasOwn(checkedParams, method);
+}
+
 /**
- * Why the params of an `initialize` or `tools/list` request are invalid, or
- * undefined when they are fine. Checked before the SDK sees them: it answers
- * bad params with -32603 and a schema dump.
+ * Why the params of an `initialize`, `tools/list` or `logging/setLevel`
+ * request are invalid, or undefined when they are fine. Checked before the
+ * SDK sees them: it answers bad params with -32603 and a schema dump.
  */
-export function invalidParams(message: JSONRPCMessage & {method: 'initialize' | 'tools/list'}): string | undefined {
-	const parsed = (message.method === 'initialize' ? InitializeRequestSchema : ListToolsRequestSchema).safeParse(message);
+export function invalidParams(message: JSONRPCMessage & {method: CheckedMethod}): string | undefined {
+	const parsed = checkedParams[message.method].safeParse(message);
 	if (parsed.success) return undefined;
 	const problems = parsed.error.issues.map(issue => `${issue.path.join('.')}: ${issue.message}`).join('; ');
 	return `Invalid params for "${message.method}": ${problems}`;
@@ -95,8 +113,12 @@ class GuardedTransport implements Transport {
 	onToolCall?: (id: string | number, params: CallParams) => void;
 	/** Told about every `notifications/cancelled` from the client. */
 	onCancelled?: (requestId: unknown) => void;
-	/** Told the client's name and version from each initialize that passes the checks. */
-	onInitialize?: (clientInfo: {name: string; version: string}) => void;
+	/** Told the params of each initialize that passes the checks. */
+	onInitialize?: (params: {clientInfo?: {name: string; version: string}; capabilities?: Record<string, unknown>}) => void;
+	/** Told when the client sent notifications/initialized in a state that allows it. */
+	onInitialized?: () => void;
+	/** Sees every message from the client first; a response or notification it returns true for goes no further. */
+	onClientMessage?: (message: JSONRPCMessage) => boolean;
 	/** Serves hangar's private `hangar/command` requests; unset, they are unknown methods. */
 	onCommand?: (id: string | number, params: unknown) => void;
 
@@ -121,6 +143,7 @@ class GuardedTransport implements Transport {
 
 	private receive(message: JSONRPCMessage): void {
 		const record = message as {method?: unknown; id?: string | number};
+		if (this.onClientMessage?.(message) === true) return;
 		if (typeof record.method === 'string') {
 			const method = record.method;
 			if ('id' in message) {
@@ -136,7 +159,7 @@ class GuardedTransport implements Transport {
 					return;
 				}
 
-				if (method === 'initialize' || method === 'tools/list') {
+				if (hasCheckedParams(method)) {
 					// A refused initialize must leave the connection waiting for a good one.
 					const invalid = invalidParams(message as JSONRPCMessage & {method: typeof method});
 					if (invalid !== undefined) {
@@ -148,8 +171,8 @@ class GuardedTransport implements Transport {
 				if (method === 'initialize') {
 					this.machine.apply('initialize', 'initialize request received');
 					this.pendingInitialize = record.id;
-					const info = (message as {params?: {clientInfo?: {name: string; version: string}}}).params?.clientInfo;
-					if (info !== undefined) this.onInitialize?.(info);
+					const params = (message as {params?: {clientInfo?: {name: string; version: string}; capabilities?: Record<string, unknown>}}).params;
+					if (params !== undefined) this.onInitialize?.(params);
 				}
 
 				if (method === commandMethod && this.onCommand !== undefined) {
@@ -175,6 +198,7 @@ class GuardedTransport implements Transport {
 			} else if (method === 'notifications/initialized') {
 				if (this.machine.can('initialized')) {
 					this.machine.apply('initialized', 'notifications/initialized received');
+					this.onInitialized?.();
 				} else {
 					this.logger.warn(`ignored notifications/initialized in state ${this.machine.state}`);
 					return;
@@ -231,7 +255,18 @@ export type SessionTransport = Transport & {
 	onInputEnd?: () => void;
 	/** The correlation id of the request that carried JSON-RPC request `id` (HTTP: X-Correlation-ID), for the logs of its call. */
 	correlationIdOf?: (id: string | number) => string | undefined;
+	/** Whether a message that belongs to no request can reach the client now (HTTP: its GET stream is open); unset: always. */
+	canSendUnrelated?: () => boolean;
 };
+
+/** A request this session sent its client for an upstream, awaiting the client's answer. */
+type Asked = {
+	settle: (message: {result?: unknown; error?: {code?: unknown; message?: unknown; data?: unknown}} | Error) => void;
+	onProgress: ((params: Record<string, unknown>) => void) | undefined;
+};
+
+/** The ids of requests hangar sends its clients: strings, where the SDK server's own are numbers. */
+const askedPrefix = 'hangar-';
 
 export type GatewaySessionOptions = {
 	supervisor: Supervisor;
@@ -264,6 +299,9 @@ export class GatewaySession {
 	private readonly exposure: 'direct' | 'search';
 	private readonly callDeadline: CallDeadline | undefined;
 	private readonly correlationIdOf: ((id: string | number) => string | undefined) | undefined;
+	/** Requests sent to the client for upstreams, by id (askedPrefix + a number). */
+	private readonly asked = new Map<string, Asked>();
+	private nextAsked = 0;
 	/** This session in the supervisor's list of clients. */
 	readonly client: ClientRecord;
 
@@ -275,16 +313,31 @@ export class GatewaySession {
 		this.correlationIdOf = options.transport.correlationIdOf?.bind(options.transport);
 		this.guard = new GuardedTransport(options.transport, options.label, options.logger);
 		this.client = options.supervisor.clients.add(options.kind, options.label);
-		this.guard.onInitialize = info => this.client.identify(String(info.name), String(info.version));
+		let declared: ClientCapability[] = [];
+		this.guard.onInitialize = params => {
+			if (params.clientInfo !== undefined) this.client.identify(String(params.clientInfo.name), String(params.clientInfo.version));
+			const capabilities = params.capabilities;
+			declared = Object.values(relayedRequests).filter(capability => isPlainObject(capabilities?.[capability]));
+		};
+
+		// Upstreams' requests reach the client only once it has finished initializing, as the protocol says.
+		this.guard.onInitialized = () => this.client.declare(declared);
+		this.client.peer = this.peer(options.transport.canSendUnrelated?.bind(options.transport));
+		this.guard.onClientMessage = message => this.fromClient(message);
 		if (options.kind === 'socket') {
 			this.guard.onCommand = (id, params) => {
 				void this.serveCommand(id, params);
 			};
 		}
 		this.exposure = options.supervisor.config.hangar.exposure;
-		this.server = new Server(serverInfo, {capabilities: {tools: {listChanged: true}}, instructions: instructions[this.exposure]});
+		this.server = new Server(serverInfo, {capabilities: {tools: {listChanged: true}, logging: {}}, instructions: instructions[this.exposure]});
 		this.server.onerror = error => this.logger.debug(`session error: ${error.message}`);
 		this.server.setRequestHandler(ListToolsRequestSchema, () => ({tools: this.listTools()}));
+		// Replaces the SDK's own handler: the level is this session's, and hangar asks the upstreams for the most verbose one.
+		this.server.setRequestHandler(SetLevelRequestSchema, request => {
+			this.client.setLogLevel(request.params.level);
+			return {};
+		});
 		// tools/call is the hot path: it is served by serveCall straight from the guard, without the
 		// SDK's three schema parses per call, and the upstream's result is forwarded as it came.
 		this.guard.onToolCall = (id, params) => {
@@ -323,6 +376,9 @@ export class GatewaySession {
 			this.unsubscribe();
 			for (const controller of this.inflight.values()) controller.abort();
 			this.inflight.clear();
+			const asked = [...this.asked.values()];
+			this.asked.clear();
+			for (const request of asked) request.settle(new Error('the client disconnected before answering'));
 			for (const listener of this.closedListeners) listener();
 		};
 	}
@@ -460,6 +516,9 @@ export class GatewaySession {
 			route = await router.routeTool(params.name, params.arguments, signal, budget);
 		}
 
+		// While it is in flight, requests the upstream sends its client come to this session.
+		const ended = this.client.callBegan(route.server, id);
+
 		// Most calls carry no _meta: no copy for them on the hot path. The progress token is replaced upstream.
 		const progressToken = params._meta?.['progressToken'];
 		let meta: Record<string, unknown> | undefined;
@@ -496,6 +555,101 @@ export class GatewaySession {
 		} catch (error) {
 			if (!(error instanceof HangarError || error instanceof JsonRpcError)) this.logger.error(`unexpected error in tools/call ${params.name}: ${errorMessage(error)}`, {correlationId});
 			throw toRpcError(error, `upstream "${route.server}": tools/call "${route.tool}"`);
+		} finally {
+			ended();
 		}
+	}
+
+	// ---------------------------------------------------------------------
+	// What upstreams send this client
+
+	/**
+	 * Takes what belongs to hangar's own requests (answers and progress) and
+	 * the roots' list_changed from the client's traffic; notes the client's
+	 * activity for routing.
+	 */
+	private fromClient(message: JSONRPCMessage): boolean {
+		this.client.touch();
+		const record = message as {id?: unknown; method?: unknown; params?: Record<string, unknown>};
+		if (record.method === undefined) {
+			if (typeof record.id !== 'string' || !record.id.startsWith(askedPrefix)) return false;
+			const asked = this.asked.get(record.id);
+			this.asked.delete(record.id);
+			asked?.settle(message as Parameters<Asked['settle']>[0]);
+			return true;
+		}
+
+		if (record.method === 'notifications/progress') {
+			const token = record.params?.['progressToken'];
+			if (typeof token !== 'string' || !token.startsWith(askedPrefix)) return false;
+			const {progressToken: _token, ...progress} = record.params!;
+			this.asked.get(token)?.onProgress?.(progress);
+			return true;
+		}
+
+		if (record.method === 'notifications/roots/list_changed' && this.guard.machine.state === 'ready') this.supervisor.clients.rootsChanged();
+		return false;
+	}
+
+	/** This session as the engine reaches it. */
+	private peer(canSendUnrelated: (() => boolean) | undefined): ClientPeer {
+		return {
+			request: async (method, params, options) => this.ask(method, params, options),
+			canReceiveUnrelated: () => this.guard.machine.state === 'ready' && (canSendUnrelated?.() ?? true),
+			log: params => {
+				if (this.guard.machine.state !== 'ready') return;
+				this.guard.send({jsonrpc: '2.0', method: 'notifications/message', params} as JSONRPCMessage).catch(() => {});
+			},
+		};
+	}
+
+	/**
+	 * Sends an upstream's request to the client under an id of hangar's and
+	 * resolves with the client's result. The upstream's progress token, if
+	 * any, is replaced by that id (the client's progress comes back here);
+	 * aborting `signal` (the upstream cancelled) sends notifications/cancelled
+	 * to the client. Hangar sets no deadline of its own: the upstream decides
+	 * how long it waits, and cancels.
+	 */
+	private async ask(
+		method: RelayedMethod,
+		params: Record<string, unknown> | undefined,
+		options: {signal: AbortSignal; relatedRequestId: string | number | undefined; onProgress?: ((params: Record<string, unknown>) => void) | undefined},
+	): Promise<Record<string, unknown>> {
+		const id = `${askedPrefix}${++this.nextAsked}`;
+		const meta = params?.['_meta'];
+		const outgoing = isPlainObject(meta) && meta['progressToken'] !== undefined ? {...params, _meta: {...meta, progressToken: id}} : params;
+		const sendOptions = options.relatedRequestId === undefined ? undefined : {relatedRequestId: options.relatedRequestId};
+		return new Promise<Record<string, unknown>>((resolve, reject) => {
+			const onAbort = () => {
+				if (!this.asked.delete(id)) return;
+				this.guard.send({jsonrpc: '2.0', method: 'notifications/cancelled', params: {requestId: id, reason: 'the upstream cancelled its request'}} as JSONRPCMessage, sendOptions).catch(() => {});
+				reject(new Error('cancelled by the upstream'));
+			};
+
+			this.asked.set(id, {
+				onProgress: options.onProgress,
+				settle: message => {
+					options.signal.removeEventListener('abort', onAbort);
+					if (message instanceof Error) {
+						reject(new HangarError({code: 'NoClientAnswer', operation: method, message: `${message.message} (${this.via})`, hint: 'The upstream may send it again; another client can answer it then.'}));
+					} else if (message.error !== undefined) {
+						const {code, message: text, data} = message.error;
+						reject(new JsonRpcError(typeof code === 'number' ? code : JsonRpcCode.InternalError, typeof text === 'string' ? text : 'the client answered with an error', data));
+					} else if (isPlainObject(message.result)) {
+						resolve(message.result);
+					} else {
+						reject(new JsonRpcError(JsonRpcCode.InternalError, `the client answered ${method} with a result that is not an object`));
+					}
+				},
+			});
+			if (options.signal.aborted) {
+				onAbort();
+				return;
+			}
+
+			options.signal.addEventListener('abort', onAbort, {once: true});
+			this.guard.send({jsonrpc: '2.0', id, method, ...(outgoing === undefined ? {} : {params: outgoing})} as JSONRPCMessage, sendOptions).catch(() => {});
+		});
 	}
 }

@@ -4,44 +4,46 @@
  * to SSE). This is one of the few modules that import the MCP SDK; the rest
  * of the engine sees `UpstreamConnection` only.
  *
- * Calls are sent with `client.request(..., CallToolResultSchema)` rather than
- * `client.callTool`, so hangar forwards what the upstream said instead of
- * re-judging its structured output.
+ * `tools/call` is sent and matched here, beside the SDK (see `intercept`):
+ * hangar forwards what the upstream said instead of re-judging its
+ * structured output, and sees each call's progress in the order it arrived.
+ * The requests an upstream sends its client (sampling, elicitation, roots)
+ * are handled here too and relayed through `ClientSide`.
  */
 import {Client} from '@modelcontextprotocol/sdk/client/index.js';
 import {SSEClientTransport} from '@modelcontextprotocol/sdk/client/sse.js';
 import {StreamableHTTPClientTransport} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type {Transport} from '@modelcontextprotocol/sdk/shared/transport.js';
 import {AjvJsonSchemaValidator} from '@modelcontextprotocol/sdk/validation/ajv';
-import {z} from 'zod';
 import {
 	EmptyResultSchema,
 	ListToolsResultSchema,
-	LoggingMessageNotificationSchema,
 	McpError,
 	ToolListChangedNotificationSchema,
 	type CallToolResult,
 	type JSONRPCMessage,
 	type Progress,
 } from '@modelcontextprotocol/sdk/types.js';
-import {JsonRpcError} from '../base/errors.js';
+import {HangarError, JsonRpcCode, JsonRpcError, errorMessage} from '../base/errors.js';
 import type {ServerConfig, ToolDefinition} from '../config/config.js';
+import {PausableTimer} from '../base/pausable-timer.js';
 import type {LogBuffer} from './log-buffer.js';
 import {isPlainObject} from '../wire/json-rpc-check.js';
 import {ChildProcessTransport, type ExitInfo} from './child-process-transport.js';
+import {isRelayedMethod, type ClientSide, type LoggingLevel, type RelayedMethod} from './client-side.js';
 
 export type {CallToolResult, Progress};
 
 export const clientInfo = {name: 'mcp-hangar', version: '0.1.0'};
 
 /**
- * Accepts any object as a tools/call result: hangar forwards what the upstream
- * said (structured content and all) instead of re-validating it, and skips a
- * schema parse on the hot path.
+ * The client capabilities hangar declares to every upstream: what it can
+ * relay to its own clients. They are fixed at `initialize`, before any client
+ * may be connected, so a request no client can answer gets an error then
+ * (see `ClientSide.request`). Elicitation is form mode only (`{}`): URL mode
+ * would also need its completion notification relayed.
  */
-const passthroughResult = z.custom<CallToolResult>(value => isPlainObject(value), {
-	message: 'expected a tools/call result object',
-});
+export const relayedCapabilities = {sampling: {}, elicitation: {}, roots: {listChanged: true}};
 
 /** A JSON-RPC error the upstream itself answered with (not a transport failure). */
 export class UpstreamRpcError extends JsonRpcError {
@@ -85,20 +87,33 @@ const NO_SDK_TIMEOUT = 2_147_000_000;
 /** One JSON Schema validator for every upstream client: each Client would otherwise build its own Ajv (~120 KiB). */
 let sharedValidator: AjvJsonSchemaValidator | undefined;
 
-type Waiter = (message: JSONRPCMessage | Error) => void;
+/** A tools/call in flight: how its answer and its progress are delivered. */
+type PendingCall = {
+	settle: (message: JSONRPCMessage | Error) => void;
+	onprogress: ((progress: Progress) => void) | undefined;
+};
+
+type RequestId = string | number;
 
 export class UpstreamConnection {
 	private closedByUs = false;
 	private closed = false;
-	/** tools/call requests sent by the fast path, by their ("h"-prefixed string) id. */
-	private readonly pending = new Map<string, Waiter>();
+	/** tools/call requests in flight, by their ("h"-prefixed string) id, which is also their progress token. */
+	private readonly pending = new Map<string, PendingCall>();
 	private nextId = 0;
-	private fast = false;
+	/** The upstream's own requests being answered by a client, by the upstream's id; aborted when it cancels. */
+	private readonly relayed = new Map<RequestId, AbortController>();
+	/** The deadlines of the calls in flight: paused while the upstream waits for a client's answer. */
+	private readonly deadlines = new Set<PausableTimer>();
+	private readonly unsubscribe: Array<() => void> = [];
 
 	private constructor(
+		private readonly name: string,
 		private readonly client: Client,
 		private readonly transport: Transport,
 		private readonly child: ChildProcessTransport | undefined,
+		private readonly log: LogBuffer,
+		private readonly clientSide: ClientSide | undefined,
 	) {}
 
 	/**
@@ -111,9 +126,10 @@ export class UpstreamConnection {
 		events: ConnectionEvents,
 		signal: AbortSignal,
 		graceMs: number,
+		clientSide?: ClientSide,
 	): Promise<UpstreamConnection> {
 		sharedValidator ??= new AjvJsonSchemaValidator();
-		const client = new Client(clientInfo, {capabilities: {}, jsonSchemaValidator: sharedValidator});
+		const client = new Client(clientInfo, {capabilities: relayedCapabilities, jsonSchemaValidator: sharedValidator});
 		let connection: UpstreamConnection | undefined;
 		let transport: Transport;
 		let child: ChildProcessTransport | undefined;
@@ -133,23 +149,17 @@ export class UpstreamConnection {
 			connection.failPending();
 		};
 		client.setNotificationHandler(ToolListChangedNotificationSchema, () => events.onToolsChanged());
-		client.setNotificationHandler(LoggingMessageNotificationSchema, notification => {
-			const data = notification.params.data;
-			log.push('hangar', `log ${notification.params.level}: ${typeof data === 'string' ? data : JSON.stringify(data)}`);
-		});
 
-		connection = new UpstreamConnection(client, transport, child);
+		connection = new UpstreamConnection(config.name, client, transport, child, log, clientSide);
 		const abort = () => {
 			void connection?.close(graceMs);
 		};
 
 		signal.addEventListener('abort', abort, {once: true});
 		try {
-			if (config.launch.kind === 'stdio') {
-				await client.connect(transport, {signal, timeout: NO_SDK_TIMEOUT});
-				connection.installFastPath();
-			}
-
+			if (config.launch.kind === 'stdio') await client.connect(transport, {signal, timeout: NO_SDK_TIMEOUT});
+			connection.intercept();
+			connection.followClients();
 			signal.throwIfAborted();
 			return connection;
 		} catch (error) {
@@ -173,44 +183,180 @@ export class UpstreamConnection {
 	}
 
 	/**
-	 * The hot path for stdio upstreams: tools/call without progress is sent and
-	 * matched here, by ids the SDK never uses (strings starting with "h"; the
-	 * SDK's are numbers), skipping the SDK request machinery. Everything else
-	 * (initialize, tools/list, ping, calls with progress, notifications)
-	 * still goes through the SDK client.
+	 * Takes the messages hangar handles itself from the transport before the
+	 * SDK sees them. It must run after `client.connect`, which installs the
+	 * SDK's own `onmessage` (a handler set before would run but could not
+	 * keep a message from the SDK).
+	 *
+	 * - Answers and progress of `tools/call`, matched by ids the SDK never
+	 *   uses (strings starting with "h"; the SDK's are numbers). Progress is
+	 *   delivered here, synchronously and in arrival order: the SDK runs
+	 *   notification handlers a microtask later but handles a response at
+	 *   once, removing the call's progress handler, so a progress notification
+	 *   read in the same chunk as the result (the usual case for the last one)
+	 *   would be dropped.
+	 * - The upstream's requests for its client (sampling, elicitation, roots)
+	 *   and its cancellations of them, relayed through `ClientSide`.
+	 * - Its log messages, in order with everything else it sends.
 	 */
-	installFastPath(): void {
-		const child = this.child;
-		const sdk = child?.onmessage;
-		if (child === undefined || sdk === undefined) return;
-		child.onmessage = message => {
-			const id = (message as {id?: unknown}).id;
-			if (typeof id === 'string' && id.startsWith('h') && !('method' in message)) {
-				const waiter = this.pending.get(id);
-				this.pending.delete(id);
-				// A late answer to a call that timed out or was cancelled is dropped, as the SDK would.
-				waiter?.(message);
+	private intercept(): void {
+		const transport = this.transport;
+		const sdk = transport.onmessage;
+		if (sdk === undefined) return;
+		transport.onmessage = (message, extra) => {
+			const record = message as {id?: unknown; method?: unknown; params?: Record<string, unknown>};
+			const method = record.method;
+			if (method === undefined) {
+				if (typeof record.id === 'string' && record.id.startsWith('h')) {
+					const call = this.pending.get(record.id);
+					this.pending.delete(record.id);
+					// A late answer to a call that timed out or was cancelled is dropped, as the SDK would.
+					call?.settle(message);
+					return;
+				}
+			} else if (method === 'notifications/progress') {
+				const token = record.params?.['progressToken'];
+				if (typeof token === 'string' && token.startsWith('h')) {
+					// Progress after the call ended (server-everything goes on after a cancel) is dropped.
+					const {progressToken: _token, ...progress} = record.params!;
+					this.pending.get(token)?.onprogress?.(progress as Progress);
+					return;
+				}
+			} else if (typeof method === 'string' && isRelayedMethod(method) && (typeof record.id === 'string' || typeof record.id === 'number')) {
+				this.relay(record.id, method, record.params);
+				return;
+			} else if (method === 'notifications/cancelled') {
+				const requestId = record.params?.['requestId'];
+				const relayed = typeof requestId === 'string' || typeof requestId === 'number' ? this.relayed.get(requestId) : undefined;
+				if (relayed !== undefined) {
+					relayed.abort();
+					return;
+				}
+			} else if (method === 'notifications/message') {
+				this.logMessage(record.params);
 				return;
 			}
 
-			sdk(message);
+			sdk(message, extra);
 		};
-
-		this.fast = true;
 	}
 
-	/** Fails every fast-path call in flight: the connection is gone. */
+	/** Fails every call in flight and cancels every relayed request: the connection is gone. */
 	failPending(): void {
-		const waiters = [...this.pending.values()];
+		const calls = [...this.pending.values()];
 		this.pending.clear();
-		for (const waiter of waiters) waiter(new ConnectionLostError());
+		for (const call of calls) call.settle(new ConnectionLostError());
+		for (const controller of this.relayed.values()) controller.abort();
+		this.relayed.clear();
+		for (const unsubscribe of this.unsubscribe.splice(0)) unsubscribe();
 	}
 
-	private async fastCall(
+	// ---------------------------------------------------------------------
+	// What the upstream sends its client
+
+	/**
+	 * Asks the client side to answer the upstream's request and sends the
+	 * answer back. No answer goes back once the upstream cancelled it. While
+	 * any such request is outstanding, the deadlines of the calls in flight
+	 * are paused: the upstream cannot finish them before it has its answer,
+	 * and an elicitation waits for a person.
+	 */
+	private relay(id: RequestId, method: RelayedMethod, params: Record<string, unknown> | undefined): void {
+		const controller = new AbortController();
+		this.relayed.get(id)?.abort();
+		this.relayed.set(id, controller);
+		this.holdDeadlines();
+		const token = isPlainObject(params?.['_meta']) ? params['_meta']['progressToken'] : undefined;
+		const onProgress =
+			typeof token === 'string' || typeof token === 'number'
+				? (progress: Record<string, unknown>) => {
+						if (!controller.signal.aborted) void this.send({jsonrpc: '2.0', method: 'notifications/progress', params: {...progress, progressToken: token}} as JSONRPCMessage);
+					}
+				: undefined;
+		const answer = this.clientSide === undefined ? Promise.reject(noClientSide(this.name, method)) : this.clientSide.request(this.name, method, params, {signal: controller.signal, onProgress});
+		void answer
+			.then(
+				async result => {
+					if (!controller.signal.aborted) await this.send({jsonrpc: '2.0', id, result} as JSONRPCMessage);
+				},
+				async (error: unknown) => {
+					if (controller.signal.aborted) return;
+					const {code, message, data} = answerError(error);
+					this.log.push('hangar', `${method} from the upstream was answered with error ${code}: ${message}`);
+					await this.send({jsonrpc: '2.0', id, error: {code, message, ...(data === undefined ? {} : {data})}} as JSONRPCMessage);
+				},
+			)
+			.finally(() => {
+				if (this.relayed.get(id) === controller) this.relayed.delete(id);
+				this.releaseDeadlines();
+			});
+	}
+
+	private holds = 0;
+
+	private holdDeadlines(): void {
+		this.holds += 1;
+		if (this.holds === 1) for (const deadline of this.deadlines) deadline.pause();
+	}
+
+	private releaseDeadlines(): void {
+		this.holds -= 1;
+		if (this.holds === 0) for (const deadline of this.deadlines) deadline.resume();
+	}
+
+	private logMessage(params: Record<string, unknown> | undefined): void {
+		if (params === undefined || typeof params['level'] !== 'string') return;
+		const data = params['data'];
+		const logger = typeof params['logger'] === 'string' ? ` (${params['logger']})` : '';
+		this.log.push('hangar', `log ${params['level']}${logger}: ${typeof data === 'string' ? data : JSON.stringify(data)}`);
+		this.clientSide?.log(this.name, params);
+	}
+
+	/** Follows what the clients want of every upstream: the log level, and their roots changing. */
+	private followClients(): void {
+		const clientSide = this.clientSide;
+		if (clientSide === undefined) return;
+		this.unsubscribe.push(
+			clientSide.onLogLevel(level => this.setLogLevel(level)),
+			clientSide.onRootsChanged(() => {
+				if (!this.closed) this.client.sendRootsListChanged().catch(() => {});
+			}),
+		);
+		this.setLogLevel(clientSide.logLevel);
+	}
+
+	/**
+	 * Asks the upstream for `level`, when it declared `logging`. Nothing is
+	 * sent while no client asked for a level, so the upstream keeps its own
+	 * default; when the last client that asked goes away it keeps the last one.
+	 */
+	private setLogLevel(level: LoggingLevel | undefined): void {
+		if (level === undefined || this.closed || this.client.getServerCapabilities()?.logging === undefined) return;
+		this.client.setLoggingLevel(level).then(
+			() => this.log.push('hangar', `asked for log messages from level ${level} on (logging/setLevel)`),
+			(error: unknown) => this.log.push('hangar', `logging/setLevel ${level} failed: ${errorMessage(error)}`),
+		);
+	}
+
+	private async send(message: JSONRPCMessage): Promise<void> {
+		if (this.closed) return;
+		await this.transport.send(message).catch((error: unknown) => this.log.push('hangar', `could not send ${(message as {method?: string}).method ?? 'an answer'} to the upstream: ${errorMessage(error)}`));
+	}
+
+	// ---------------------------------------------------------------------
+	// Calls
+
+	/**
+	 * Sends one tools/call and matches its answer in `intercept`, with one
+	 * timer for the deadline (paused while the upstream waits for a client);
+	 * on expiry or the caller's abort it sends notifications/cancelled, and a
+	 * late answer is dropped. With `onprogress`, the call's id is its
+	 * progress token.
+	 */
+	private async sendCall(
 		params: Record<string, unknown>,
-		options: {signal?: AbortSignal | undefined; timeoutMs: number},
+		options: {signal?: AbortSignal | undefined; timeoutMs: number; onprogress?: ((progress: Progress) => void) | undefined},
 	): Promise<CallToolResult> {
-		const child = this.child!;
 		return new Promise<CallToolResult>((resolve, reject) => {
 			if (this.closed) {
 				reject(new ConnectionLostError());
@@ -218,14 +364,16 @@ export class UpstreamConnection {
 			}
 
 			const id = `h${this.nextId++}`;
+			if (options.onprogress !== undefined) params['_meta'] = {...(params['_meta'] as Record<string, unknown> | undefined), progressToken: id};
 			const cleanup = () => {
-				clearTimeout(timer);
+				deadline.clear();
+				this.deadlines.delete(deadline);
 				options.signal?.removeEventListener('abort', onAbort);
 				this.pending.delete(id);
 			};
 
 			const cancel = (reason: string) => {
-				child.send({jsonrpc: '2.0', method: 'notifications/cancelled', params: {requestId: id, reason}}).catch(() => {});
+				this.transport.send({jsonrpc: '2.0', method: 'notifications/cancelled', params: {requestId: id, reason}}).catch(() => {});
 			};
 
 			const onAbort = () => {
@@ -234,33 +382,41 @@ export class UpstreamConnection {
 				reject(new RequestCancelledError());
 			};
 
-			const timer = setTimeout(() => {
-				cleanup();
-				cancel(`no answer within ${options.timeoutMs} ms`);
-				reject(new UpstreamTimeoutError(options.timeoutMs));
-			}, options.timeoutMs);
+			const deadline = new PausableTimer(
+				options.timeoutMs,
+				() => {
+					cleanup();
+					cancel(`no answer within ${options.timeoutMs} ms`);
+					reject(new UpstreamTimeoutError(options.timeoutMs));
+				},
+				this.holds > 0,
+			);
+			this.deadlines.add(deadline);
 
-			this.pending.set(id, message => {
-				cleanup();
-				if (message instanceof Error) {
-					reject(message);
-					return;
-				}
+			this.pending.set(id, {
+				onprogress: options.onprogress,
+				settle: message => {
+					cleanup();
+					if (message instanceof Error) {
+						reject(message);
+						return;
+					}
 
-				const response = message as {result?: unknown; error?: {code?: unknown; message?: unknown; data?: unknown}};
-				if (response.error !== undefined) {
-					const code = typeof response.error.code === 'number' ? response.error.code : -32_603;
-					reject(new UpstreamRpcError(code, String(response.error.message ?? 'error without a message'), response.error.data));
-					return;
-				}
+					const response = message as {result?: unknown; error?: {code?: unknown; message?: unknown; data?: unknown}};
+					if (response.error !== undefined) {
+						const code = typeof response.error.code === 'number' ? response.error.code : -32_603;
+						reject(new UpstreamRpcError(code, String(response.error.message ?? 'error without a message'), response.error.data));
+						return;
+					}
 
-				const result = response.result;
-				if (!isPlainObject(result)) {
-					reject(new Error('the upstream answered tools/call with a result that is not an object'));
-					return;
-				}
+					const result = response.result;
+					if (!isPlainObject(result)) {
+						reject(new Error('the upstream answered tools/call with a result that is not an object'));
+						return;
+					}
 
-				resolve(result as CallToolResult);
+					resolve(result as CallToolResult);
+				},
 			});
 			if (options.signal?.aborted) {
 				onAbort();
@@ -268,9 +424,11 @@ export class UpstreamConnection {
 			}
 
 			options.signal?.addEventListener('abort', onAbort, {once: true});
-			child.send({jsonrpc: '2.0', id, method: 'tools/call', params} as JSONRPCMessage).catch(() => {
+			this.transport.send({jsonrpc: '2.0', id, method: 'tools/call', params} as JSONRPCMessage).catch((error: unknown) => {
+				if (!this.pending.has(id)) return;
 				cleanup();
-				reject(new ConnectionLostError());
+				// A child's pipe failing means it is gone; a remote server's request can fail on its own.
+				reject(this.closed || this.child !== undefined ? new ConnectionLostError() : error);
 			});
 		});
 	}
@@ -301,9 +459,10 @@ export class UpstreamConnection {
 	}
 
 	/**
-	 * Calls a tool with a deadline of `timeoutMs`: the SDK's own request timer
-	 * is the deadline (one timer per call), and on expiry or abort it sends
-	 * notifications/cancelled upstream.
+	 * Calls a tool with a deadline of `timeoutMs`, which stops while the
+	 * upstream waits for a client's answer to a request of its own. The
+	 * result, `isError` and structured content included, is passed on as the
+	 * upstream sent it.
 	 */
 	async callTool(
 		name: string,
@@ -318,17 +477,7 @@ export class UpstreamConnection {
 		const params: Record<string, unknown> = {name};
 		if (args !== undefined) params['arguments'] = args;
 		if (options.meta !== undefined && Object.keys(options.meta).length > 0) params['_meta'] = options.meta;
-		if (this.fast && options.onprogress === undefined) return this.fastCall(params, options);
-		return this.request(
-			() =>
-				this.client.request({method: 'tools/call', params: params as {name: string}}, passthroughResult, {
-					...(options.signal === undefined ? {} : {signal: options.signal}),
-					timeout: options.timeoutMs,
-					...(options.onprogress === undefined ? {} : {onprogress: options.onprogress}),
-				}),
-			options.signal,
-			options.timeoutMs,
-		);
+		return this.sendCall(params, options);
 	}
 
 	async ping(timeoutMs: number): Promise<void> {
@@ -341,10 +490,12 @@ export class UpstreamConnection {
 		if (this.child !== undefined) {
 			const exit = await this.child.stop(graceMs);
 			this.closed = true;
+			this.failPending();
 			return exit;
 		}
 
 		this.closed = true;
+		this.failPending();
 		try {
 			if (this.transport instanceof StreamableHTTPClientTransport) await this.transport.terminateSession().catch(() => {});
 			await this.transport.close();
@@ -373,6 +524,17 @@ export class UpstreamConnection {
 			throw error;
 		}
 	}
+}
+
+/** What the upstream is told when its request could not be answered by a client. */
+function answerError(error: unknown): {code: number; message: string; data?: unknown} {
+	if (error instanceof JsonRpcError) return {code: error.code, message: error.message, data: error.data};
+	if (error instanceof HangarError) return {code: error.code, message: error.message, data: error.toData()};
+	return {code: JsonRpcCode.InternalError, message: `hangar could not relay the request to a client: ${errorMessage(error)}`};
+}
+
+function noClientSide(server: string, method: RelayedMethod): HangarError {
+	return new HangarError({code: 'NoClientAnswer', upstream: server, operation: method, message: 'this hangar relays no requests to clients'});
 }
 
 function stripSdkPrefix(message: string): string {
