@@ -21,6 +21,12 @@
 // --long-names, --change-description (echo's description changes after the first call, with
 // list_changed), --echo-description TEXT (echo's description from the start), --ignore-sigterm,
 // --tag STRING (ignored, for `ps`).
+// --client-features: adds `logging` to its capabilities (logging/setLevel is honoured) and the tools
+// ask (sends its client sampling/createMessage, elicitation/create or roots/list and returns the
+// answer; optionally waits for open-gate first, or asks for the client's progress), open-gate, log
+// (one notifications/message per level), logging-level, progress-burst (progress and the result in
+// one write), roots-seen (roots it fetched after each notifications/roots/list_changed) and
+// client-capabilities (what its client declared at initialize).
 // The server always exits with code 0 when stdin ends, so it never outlives its parent.
 
 import { createInterface } from 'node:readline';
@@ -73,6 +79,7 @@ function parseCliArgs() {
 				'change-description': { type: 'boolean', default: false },
 				'echo-description': { type: 'string' },
 				'ignore-sigterm': { type: 'boolean', default: false },
+				'client-features': { type: 'boolean', default: false },
 				tag: { type: 'string' },
 			},
 		}).values;
@@ -118,6 +125,7 @@ const longNames = args['long-names'] === true;
 const changeDescription = args['change-description'] === true;
 const echoDescription = typeof args['echo-description'] === 'string' ? args['echo-description'] : undefined;
 const ignoreSigterm = args['ignore-sigterm'] === true;
+const clientFeatures = args['client-features'] === true;
 
 // ---------------------------------------------------------------------------
 // Randomness (flaky mode)
@@ -424,6 +432,186 @@ if (longNames) {
 	);
 }
 
+// ---------------------------------------------------------------------------
+// What a server asks of its client (--client-features)
+
+const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
+/** The level the client set with logging/setLevel; undefined: every message is sent, as SDK servers do. */
+let logLevel: string | undefined;
+let setLevelCount = 0;
+let clientCapabilities: JsonObject = {};
+let rootsChanges = 0;
+let lastRoots: unknown = null;
+
+/** Requests this server sent its client, by id, awaiting the client's response. */
+const outgoing = new Map<string, (response: JsonObject) => void>();
+/** Progress notifications the client sent about those requests, by progress token. */
+const clientProgress = new Map<string, JsonObject[]>();
+let nextOutgoing = 0;
+
+/** Sends a request to the client; resolves with its whole response (result or error). Cancels it when `signal` aborts. */
+function requestClient(method: string, params: JsonObject, signal?: AbortSignal): Promise<JsonObject> {
+	const id = `fx-${++nextOutgoing}`;
+	return new Promise((resolve, reject) => {
+		outgoing.set(id, resolve);
+		signal?.addEventListener(
+			'abort',
+			() => {
+				if (!outgoing.delete(id)) return;
+				sendNotification('notifications/cancelled', { requestId: id, reason: 'the tool call that asked was cancelled' });
+				reject(new CancelledError());
+			},
+			{ once: true },
+		);
+		send({ jsonrpc: '2.0', id, method, params });
+	});
+}
+
+const gates = new Map<string, { open: boolean; waiters: Array<() => void> }>();
+
+function gate(name: string) {
+	let entry = gates.get(name);
+	if (entry === undefined) {
+		entry = { open: false, waiters: [] };
+		gates.set(name, entry);
+	}
+	return entry;
+}
+
+function waitForGate(name: string, signal: AbortSignal): Promise<void> {
+	const entry = gate(name);
+	if (entry.open) return Promise.resolve();
+	return new Promise((resolve, reject) => {
+		entry.waiters.push(resolve);
+		signal.addEventListener('abort', () => reject(new CancelledError()), { once: true });
+	});
+}
+
+const askDefaults: Record<string, { method: string; params: JsonObject }> = {
+	sampling: {
+		method: 'sampling/createMessage',
+		params: { messages: [{ role: 'user', content: { type: 'text', text: 'Say hello to the fixture.' } }], maxTokens: 20 },
+	},
+	elicitation: {
+		method: 'elicitation/create',
+		params: {
+			message: 'What is your name?',
+			requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+		},
+	},
+	roots: { method: 'roots/list', params: {} },
+};
+
+function json(value: JsonObject): ToolResult {
+	return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value };
+}
+
+const clientFeatureTools: ToolDefinition[] = [
+	{
+		name: 'ask',
+		description:
+			'Send the client a sampling/createMessage, elicitation/create or roots/list request and return its answer ({result} or {error}, and the progress it sent).',
+		inputSchema: {
+			type: 'object',
+			properties: {
+				kind: { type: 'string', enum: ['sampling', 'elicitation', 'roots'] },
+				gate: { type: 'string', description: 'Wait until open-gate opens this gate before asking' },
+				progress: { type: 'boolean', description: 'Ask the client for progress (a progress token in _meta)' },
+				params: { type: 'object', description: 'The request params (default: a small request of that kind)' },
+			},
+			required: ['kind'],
+		},
+		run: async (input, { signal }) => {
+			const kind = requireString(input, 'kind');
+			const ask = askDefaults[kind];
+			if (ask === undefined) throw new InvalidArguments('"kind" must be sampling, elicitation or roots');
+			if (typeof input['gate'] === 'string') await waitForGate(input['gate'], signal);
+			const params: JsonObject = isObject(input['params']) ? { ...input['params'] } : { ...ask.params };
+			const token = `fx-progress-${nextOutgoing + 1}`;
+			if (input['progress'] === true) {
+				params['_meta'] = { progressToken: token };
+				clientProgress.set(token, []);
+			}
+			const response = await requestClient(ask.method, params, signal);
+			const progress = clientProgress.get(token);
+			clientProgress.delete(token);
+			const answer: JsonObject = 'error' in response ? { error: response['error'] } : { result: response['result'] };
+			if (progress !== undefined) answer['progress'] = progress;
+			return json(answer);
+		},
+	},
+	{
+		name: 'open-gate',
+		description: 'Open a gate: ask calls waiting for it go on.',
+		inputSchema: { type: 'object', properties: { gate: { type: 'string' } }, required: ['gate'] },
+		run: (input) => {
+			const entry = gate(requireString(input, 'gate'));
+			entry.open = true;
+			for (const waiter of entry.waiters.splice(0)) waiter();
+			return text('opened');
+		},
+	},
+	{
+		name: 'log',
+		description: 'Send one notifications/message per level (default: all eight), as the level set with logging/setLevel admits.',
+		inputSchema: {
+			type: 'object',
+			properties: {
+				levels: { type: 'array', items: { type: 'string' } },
+				logger: { type: 'string', description: 'The logger name (default "fixture"; "" for none)' },
+			},
+		},
+		run: (input) => {
+			const levels = Array.isArray(input['levels']) ? input['levels'].filter((level): level is string => LOG_LEVELS.includes(String(level))) : LOG_LEVELS;
+			const logger = typeof input['logger'] === 'string' ? input['logger'] : 'fixture';
+			const sent: string[] = [];
+			for (const level of levels) {
+				if (logLevel !== undefined && LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(logLevel)) continue;
+				sendNotification('notifications/message', { level, ...(logger === '' ? {} : { logger }), data: `message at ${level}` });
+				sent.push(level);
+			}
+			return json({ sent });
+		},
+	},
+	{
+		name: 'logging-level',
+		description: 'The level the client set with logging/setLevel (null if none), and how often it set one.',
+		inputSchema: { type: 'object', properties: {} },
+		run: () => json({ level: logLevel ?? null, setLevelCount }),
+	},
+	{
+		name: 'progress-burst',
+		description: 'Send `steps` progress notifications and the result in one write, the hardest case for a proxy to keep in order.',
+		inputSchema: { type: 'object', properties: { steps: { type: 'integer', minimum: 0 } }, required: ['steps'] },
+		run: () => text('burst'),
+	},
+	{
+		name: 'roots-seen',
+		description: 'How many notifications/roots/list_changed arrived, and the roots fetched with roots/list after the last one.',
+		inputSchema: { type: 'object', properties: {} },
+		run: () => json({ changes: rootsChanges, roots: lastRoots }),
+	},
+	{
+		name: 'client-capabilities',
+		description: 'The capabilities the client declared at initialize.',
+		inputSchema: { type: 'object', properties: {} },
+		run: () => json({ capabilities: clientCapabilities }),
+	},
+];
+
+/** A tools/call of progress-burst: every progress line and the response in a single write. */
+function progressBurst(id: RequestId, input: JsonObject, progressToken: RequestId | undefined): void {
+	const steps = Math.floor(requireNumber(input, 'steps', 0));
+	let out = '';
+	if (progressToken !== undefined) {
+		for (let step = 1; step <= steps; step++) {
+			out += `${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken, progress: step, total: steps, message: `step ${step} of ${steps}` } })}\n`;
+		}
+	}
+	out += `${JSON.stringify({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: `burst of ${steps}` }] } })}\n`;
+	if (!terminating) process.stdout.write(out);
+}
+
 function currentTools(): ToolDefinition[] {
 	const tools = baseTools.map((tool) =>
 		tool.name !== 'echo'
@@ -435,6 +623,7 @@ function currentTools(): ToolDefinition[] {
 					: tool,
 	);
 	tools.push(...extraTools);
+	if (clientFeatures) tools.push(...clientFeatureTools);
 	if (mode === 'tools-change' && generation > 0) {
 		const gen = generation;
 		tools.push({
@@ -472,9 +661,10 @@ function afterToolCall(): void {
 
 function handleInitialize(params: JsonObject): JsonObject {
 	const requested = params['protocolVersion'];
+	clientCapabilities = isObject(params['capabilities']) ? params['capabilities'] : {};
 	return {
 		protocolVersion: typeof requested === 'string' ? requested : '2025-06-18',
-		capabilities: { tools: { listChanged: true } },
+		capabilities: clientFeatures ? { tools: { listChanged: true }, logging: {} } : { tools: { listChanged: true } },
 		serverInfo: { name: 'hangar-fixture', version: '1.0.0' },
 	};
 }
@@ -574,6 +764,14 @@ async function dispatch(
 			return handleToolsList(params);
 		case 'tools/call':
 			return handleToolsCall(params, signal);
+		case 'logging/setLevel': {
+			if (!clientFeatures) throw new RpcError(-32601, `Method not found: ${method}`);
+			const level = params['level'];
+			if (typeof level !== 'string' || !LOG_LEVELS.includes(level)) throw new RpcError(-32602, `Invalid params: unknown level ${JSON.stringify(level)}`);
+			logLevel = level;
+			setLevelCount++;
+			return {};
+		}
 		default:
 			throw new RpcError(-32601, `Method not found: ${method}`);
 	}
@@ -583,6 +781,16 @@ async function dispatch(
 const inFlight = new Map<string, AbortController>();
 
 async function handleRequest(id: RequestId, method: string, params: JsonObject): Promise<void> {
+	if (clientFeatures && method === 'tools/call' && params['name'] === 'progress-burst' && mode === 'normal') {
+		const meta = params['_meta'];
+		const token = isObject(meta) ? meta['progressToken'] : undefined;
+		try {
+			progressBurst(id, isObject(params['arguments']) ? params['arguments'] : {}, isRequestId(token) ? token : undefined);
+		} catch (error) {
+			sendResponse(id, text(`Invalid arguments for tool progress-burst: ${error instanceof Error ? error.message : String(error)}`, true));
+		}
+		return;
+	}
 	const key = idKey(id);
 	const controller = new AbortController();
 	inFlight.set(key, controller);
@@ -616,6 +824,26 @@ function handleNotification(method: string, params: JsonObject): void {
 				sendNotification('notifications/tools/list_changed');
 			}
 			return;
+		case 'notifications/roots/list_changed':
+			rootsChanges++;
+			if (clientFeatures) {
+				requestClient('roots/list', {}).then(
+					(response) => {
+						lastRoots = isObject(response['result']) ? response['result']['roots'] : { error: response['error'] };
+					},
+					() => {},
+				);
+			}
+			return;
+		case 'notifications/progress': {
+			const token = params['progressToken'];
+			const seen = typeof token === 'string' ? clientProgress.get(token) : undefined;
+			if (seen !== undefined) {
+				const { progressToken: _token, ...progress } = params;
+				seen.push(progress);
+			}
+			return;
+		}
 		case 'notifications/cancelled': {
 			const requestId = params['requestId'];
 			if (!isRequestId(requestId)) {
@@ -650,7 +878,14 @@ function handleMessage(message: unknown): void {
 	const rawParams = message['params'];
 	const params: JsonObject = isObject(rawParams) ? rawParams : {};
 	if (typeof method !== 'string') {
-		log(`ignoring message without a method (responses are not expected): ${JSON.stringify(message)}`);
+		const id = message['id'];
+		const waiter = typeof id === 'string' ? outgoing.get(id) : undefined;
+		if (waiter !== undefined) {
+			outgoing.delete(id as string);
+			waiter(message);
+			return;
+		}
+		log(`ignoring a response to no request of this server: ${JSON.stringify(message)}`);
 		return;
 	}
 	if (!('id' in message)) {
