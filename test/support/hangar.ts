@@ -96,6 +96,8 @@ export type HangarOptions = {
 	tag?: string;
 	/** What the client calls itself in initialize (default: hangar-test 1.0.0). */
 	clientInfo?: {name: string; version: string};
+	/** The SDK client to connect (default: a new one without capabilities), e.g. one that answers sampling. */
+	client?: Client;
 };
 
 /** Spawns the built `mcp-hangar --stdio` and connects a real SDK client to it (unless `connect` is false). */
@@ -111,7 +113,7 @@ export async function startHangar(configFile: string, options: HangarOptions & {
 	transport.stderr?.on('data', (chunk: Buffer) => {
 		stderr += chunk.toString();
 	});
-	const client = new Client(options.clientInfo ?? {name: 'hangar-test', version: '1.0.0'});
+	const client = options.client ?? new Client(options.clientInfo ?? {name: 'hangar-test', version: '1.0.0'});
 	if (options.connect !== false) await client.connect(transport);
 	return {
 		client,

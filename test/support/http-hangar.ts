@@ -51,12 +51,12 @@ function readIfThere(file: string): string {
 export type HttpClient = {client: Client; transport: StreamableHTTPClientTransport};
 
 /** An SDK client connected over Streamable HTTP, with the token (if any) as a bearer header. */
-export async function connectHttp(url: string, options: {token?: string; fetch?: typeof fetch} = {}): Promise<HttpClient> {
+export async function connectHttp(url: string, options: {token?: string; fetch?: typeof fetch; client?: Client} = {}): Promise<HttpClient> {
 	const transport = new StreamableHTTPClientTransport(new URL(url), {
 		requestInit: options.token === undefined ? {} : {headers: {Authorization: `Bearer ${options.token}`}},
 		...(options.fetch === undefined ? {} : {fetch: options.fetch}),
 	});
-	const client = new Client({name: 'hangar-http-test', version: '1.0.0'});
+	const client = options.client ?? new Client({name: 'hangar-http-test', version: '1.0.0'});
 	await client.connect(transport);
 	return {client, transport};
 }

@@ -1,0 +1,129 @@
+/**
+ * Progress on the wire: every progress notification an upstream sends
+ * before its result reaches the client, in order, before that result, over
+ * `--stdio` and `serve --http`. Read raw (lines on stdout, events of the
+ * call's SSE stream): the SDK client itself can drop a progress
+ * notification that arrives in the same read as the result, so it cannot be
+ * the judge. The fixture's progress-burst writes all of a call's progress
+ * and its result in one write, the hardest case; server-everything's
+ * trigger-long-running-operation is the real upstream.
+ */
+import {spawn, type ChildProcess} from 'node:child_process';
+import readline from 'node:readline';
+import {afterEach, describe, expect, it} from 'vitest';
+import {cliPath, everything, fastHangar, fixture, tempDir, waitFor, writeConfig} from '../support/hangar.js';
+import {serveHttp, stopHttpHangars} from '../support/http-hangar.js';
+
+const children: ChildProcess[] = [];
+
+afterEach(async () => {
+	for (const child of children.splice(0)) child.kill();
+	await stopHttpHangars();
+});
+
+type Message = {id?: string | number; method?: string; params?: Record<string, unknown>; result?: Record<string, unknown>; error?: unknown};
+
+/** One call's messages as they arrived: its progress values, then "result" (or "error"), and anything after. */
+type Trace = Array<number | 'result' | 'error'>;
+
+const calls = 100;
+const steps = 4;
+const concurrency = 10;
+
+/** The tools that report four steps of progress, on the two upstreams. */
+const workloads = {
+	fixture: {server: 'fx', entry: fixture('normal', ['--client-features'], {lazy: false}), tool: 'fx__progress-burst', arguments: {steps}},
+	everything: {server: 'everything', entry: everything({lazy: false}), tool: 'everything__trigger-long-running-operation', arguments: {duration: 0.02, steps}},
+} as const;
+
+/** Runs `count` calls, `concurrency` at a time. */
+async function inBatches(count: number, run: (index: number) => Promise<void>): Promise<void> {
+	let next = 0;
+	await Promise.all(
+		Array.from({length: concurrency}, async () => {
+			while (next < count) await run(next++);
+		}),
+	);
+}
+
+function expectEveryStepBeforeItsResult(traces: Trace[]): void {
+	const complete = traces.filter(trace => JSON.stringify(trace) === JSON.stringify([1, 2, 3, 4, 'result'])).length;
+	expect(traces.filter(trace => JSON.stringify(trace) !== JSON.stringify([1, 2, 3, 4, 'result']))).toEqual([]);
+	expect(complete).toBe(calls);
+}
+
+/** `mcp-hangar --stdio`, driven line by line. */
+async function rawStdio(config: string) {
+	const child = spawn(process.execPath, [cliPath, '--stdio', '--config', config], {stdio: ['pipe', 'pipe', 'ignore']});
+	children.push(child);
+	const waiting = new Map<string | number, (message: Message) => void>();
+	const traces = new Map<string, Trace>();
+	readline.createInterface({input: child.stdout!}).on('line', line => {
+		const message = JSON.parse(line) as Message;
+		if (message.method === 'notifications/progress') {
+			traces.get(String(message.params!['progressToken']))?.push(message.params!['progress'] as number);
+		} else if (message.id !== undefined && message.method === undefined) {
+			traces.get(`p${message.id}`)?.push('error' in message ? 'error' : 'result');
+			waiting.get(message.id)?.(message);
+		}
+	});
+	const request = async (id: string | number, method: string, params: Record<string, unknown>) =>
+		new Promise<Message>(resolve => {
+			waiting.set(id, resolve);
+			child.stdin!.write(`${JSON.stringify({jsonrpc: '2.0', id, method, params})}\n`);
+		});
+	await request('init', 'initialize', {protocolVersion: '2025-06-18', capabilities: {}, clientInfo: {name: 'raw', version: '1'}});
+	child.stdin!.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
+	return {request, traces};
+}
+
+/** A raw Streamable HTTP session: each call's SSE stream read to its end. */
+async function rawHttp(url: string) {
+	const headers = {'Content-Type': 'application/json', Accept: 'application/json, text/event-stream'};
+	const init = await fetch(url, {method: 'POST', headers, body: JSON.stringify({jsonrpc: '2.0', id: 0, method: 'initialize', params: {protocolVersion: '2025-06-18', capabilities: {}, clientInfo: {name: 'raw', version: '1'}}})});
+	await init.text();
+	const session = {...headers, 'Mcp-Session-Id': init.headers.get('mcp-session-id')!, 'Mcp-Protocol-Version': '2025-06-18'};
+	await (await fetch(url, {method: 'POST', headers: session, body: '{"jsonrpc":"2.0","method":"notifications/initialized"}'})).text();
+	return async (id: number, tool: string, args: Record<string, unknown>): Promise<Trace> => {
+		const response = await fetch(url, {method: 'POST', headers: session, body: JSON.stringify({jsonrpc: '2.0', id, method: 'tools/call', params: {name: tool, arguments: args, _meta: {progressToken: `p${id}`}}})});
+		expect(response.headers.get('content-type')).toContain('text/event-stream');
+		const trace: Trace = [];
+		for (const line of (await response.text()).split('\n')) {
+			if (!line.startsWith('data:')) continue;
+			const message = JSON.parse(line.slice(5)) as Message;
+			if (message.method === 'notifications/progress' && message.params!['progressToken'] === `p${id}`) trace.push(message.params!['progress'] as number);
+			else if (message.id === id) trace.push('error' in message ? 'error' : 'result');
+		}
+
+		return trace;
+	};
+}
+
+describe('progress notifications on the wire', () => {
+	for (const [name, workload] of Object.entries(workloads)) {
+		it(`reach a --stdio client before their result, all ${steps} of each of ${calls} calls, in order (${name})`, async () => {
+			const config = writeConfig(tempDir(), {[workload.server]: workload.entry}, fastHangar);
+			const {request, traces} = await rawStdio(config);
+			// Listed once started; server-everything's own tools are known after its first list.
+			await waitFor(async () => JSON.stringify((await request(`list-${Date.now()}`, 'tools/list', {})).result).includes(workload.tool), `${workload.tool} to be listed`);
+			await inBatches(calls, async index => {
+				traces.set(`p${index}`, []);
+				const answer = await request(index, 'tools/call', {name: workload.tool, arguments: workload.arguments, _meta: {progressToken: `p${index}`}});
+				expect(answer.error).toBeUndefined();
+			});
+			expectEveryStepBeforeItsResult([...traces.values()]);
+		});
+
+		it(`reach an HTTP client on the call's own stream before its result, all ${steps} of each of ${calls} calls, in order (${name})`, async () => {
+			const hangar = await serveHttp(writeConfig(tempDir(), {[workload.server]: workload.entry}, fastHangar));
+			const call = await rawHttp(hangar.url);
+			// The first calls may find the upstream still starting: wait until one runs without startup notes.
+			await waitFor(async () => JSON.stringify(await call(-1, workload.tool, workload.arguments)) === JSON.stringify([1, 2, 3, 4, 'result']), 'a warm call');
+			const traces: Trace[] = [];
+			await inBatches(calls, async index => {
+				traces.push(await call(index, workload.tool, workload.arguments));
+			});
+			expectEveryStepBeforeItsResult(traces);
+		});
+	}
+});
