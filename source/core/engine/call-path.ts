@@ -224,7 +224,7 @@ export class CallPath {
 
 	async run(tool: string, args: Record<string, unknown> | undefined, context: CallContext): Promise<CallToolResult> {
 		// The hot path: a ready upstream costs no extra timer or AbortController here; the
-		// SDK request's own timer is the deadline and the caller's signal cancels it.
+		// connection's call timer is the deadline and the caller's signal cancels it.
 		const host = this.host;
 		const began = performance.now();
 		host.callBegan();

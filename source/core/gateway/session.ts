@@ -8,6 +8,7 @@
  * requests for sampling, elicitation and roots, and their log messages at
  * the level this client set.
  */
+import {randomBytes} from 'node:crypto';
 import {Server} from '@modelcontextprotocol/sdk/server/index.js';
 import type {Transport} from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
@@ -299,9 +300,15 @@ export class GatewaySession {
 	private readonly exposure: 'direct' | 'search';
 	private readonly callDeadline: CallDeadline | undefined;
 	private readonly correlationIdOf: ((id: string | number) => string | undefined) | undefined;
-	/** Requests sent to the client for upstreams, by id (askedPrefix + a number). */
+	/** Requests sent to the client for upstreams, by id (askedPrefix, this session's nonce, a number). */
 	private readonly asked = new Map<string, Asked>();
 	private nextAsked = 0;
+	/**
+	 * Makes this session's request ids its own: a bridge that reconnects to a
+	 * new supervisor may still deliver its client's late answer to a request
+	 * of the old session, which must not pass for the answer to a new one.
+	 */
+	private readonly askedNonce = randomBytes(4).toString('hex');
 	/** This session in the supervisor's list of clients. */
 	readonly client: ClientRecord;
 
@@ -616,7 +623,7 @@ export class GatewaySession {
 		params: Record<string, unknown> | undefined,
 		options: {signal: AbortSignal; relatedRequestId: string | number | undefined; onProgress?: ((params: Record<string, unknown>) => void) | undefined},
 	): Promise<Record<string, unknown>> {
-		const id = `${askedPrefix}${++this.nextAsked}`;
+		const id = `${askedPrefix}${this.askedNonce}-${++this.nextAsked}`;
 		const meta = params?.['_meta'];
 		const outgoing = isPlainObject(meta) && meta['progressToken'] !== undefined ? {...params, _meta: {...meta, progressToken: id}} : params;
 		const sendOptions = options.relatedRequestId === undefined ? undefined : {relatedRequestId: options.relatedRequestId};
