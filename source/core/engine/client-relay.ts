@@ -6,7 +6,7 @@
  * Which session answers is `ClientRegistry.answererFor`'s rule; how the
  * request reaches the client is the session's business (`ClientPeer`).
  */
-import {HangarError} from '../base/errors.js';
+import type {HangarError} from '../base/errors.js';
 import type {Logger} from '../base/logger.js';
 import {
 	isLoggingLevel,
@@ -19,13 +19,7 @@ import {
 	type RelayedMethod,
 } from '../upstream/client-side.js';
 import type {ClientRegistry} from './clients.js';
-
-/** What a client does with each capability, for error messages. */
-const capabilityMeaning: Record<ClientCapability, string> = {
-	sampling: 'LLM completions for servers',
-	elicitation: 'asking its user for input',
-	roots: 'telling servers its workspace folders',
-};
+import {noClientAnswer} from './refusals.js';
 
 export class ClientRelay implements ClientSide {
 	constructor(
@@ -83,13 +77,6 @@ export class ClientRelay implements ClientSide {
 		else if (capable.length === 0) why = `none of the connected clients (${names(sessions)}) declared the "${capability}" capability`;
 		else why = `the clients that declared "${capability}" (${names(capable)}) cannot take a request now: none has a call to "${server}" in flight, and an HTTP client needs its GET event stream open for requests outside a call`;
 		this.logger.info(`upstream "${server}" sent ${method}, answered with an error: ${why}`);
-		return new HangarError({
-			code: 'NoClientAnswer',
-			upstream: server,
-			operation: method,
-			message: `hangar relays it to one of its clients, but ${why}`,
-			hint: `Call this server's tools from an MCP client that supports ${capability} (${capabilityMeaning[capability]}).`,
-			details: {capability, clients: sessions.length, capableClients: capable.length},
-		});
+		return noClientAnswer(server, method, capability, why, {clients: sessions.length, capableClients: capable.length});
 	}
 }

@@ -12,6 +12,7 @@
  * the TUI's keymap, the management tools and the CLI's commands.
  */
 import {HangarError, JsonRpcError, JsonRpcCode} from '../base/errors.js';
+import type {ClientCapability} from '../upstream/client-side.js';
 
 /** The actions a hint may send a person to, and where each can be done. */
 export type SurfaceAction = 'start' | 'approve' | 'details' | 'logs';
@@ -280,4 +281,23 @@ export function unknownTool(name: string, closest: string[]): JsonRpcError {
 		`Unknown tool "${name}".${closest.length > 0 ? ` Closest matches: ${closest.join(', ')}.` : ''} Tool names are "<server>__<tool>"; call tools/list, hangar_find_tools or hangar_list to see them.`,
 		{error: 'UnknownTool', tool: name, closest},
 	);
+}
+
+/** What a client does with each capability an upstream's request needs. */
+const capabilityMeaning: Record<ClientCapability, string> = {
+	sampling: 'LLM completions for servers',
+	elicitation: 'asking its user for input',
+	roots: 'telling servers its workspace folders',
+};
+
+/** The answer an upstream gets when none of hangar's clients can answer its request (`why`: a sentence fragment). */
+export function noClientAnswer(upstream: string, method: string, capability: ClientCapability, why: string, details: Record<string, unknown>): HangarError {
+	return new HangarError({
+		code: 'NoClientAnswer',
+		upstream,
+		operation: method,
+		message: `hangar relays it to one of its clients, but ${why}`,
+		hint: `Call this server's tools from an MCP client that supports ${capability} (${capabilityMeaning[capability]}).`,
+		details: {capability, ...details},
+	});
 }
