@@ -19,6 +19,7 @@ import {
 	EmptyResultSchema,
 	ListToolsResultSchema,
 	McpError,
+	LoggingMessageNotificationSchema,
 	ToolListChangedNotificationSchema,
 	type CallToolResult,
 	type JSONRPCMessage,
@@ -149,6 +150,8 @@ export class UpstreamConnection {
 			connection.failPending();
 		};
 		client.setNotificationHandler(ToolListChangedNotificationSchema, () => events.onToolsChanged());
+		// Only log messages sent during initialize get here; afterwards `intercept` takes them in order.
+		client.setNotificationHandler(LoggingMessageNotificationSchema, notification => connection?.logMessage(notification.params));
 
 		connection = new UpstreamConnection(config.name, client, transport, child, log, clientSide);
 		const abort = () => {
