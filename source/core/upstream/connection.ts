@@ -18,8 +18,8 @@ import {AjvJsonSchemaValidator} from '@modelcontextprotocol/sdk/validation/ajv';
 import {
 	EmptyResultSchema,
 	ListToolsResultSchema,
-	McpError,
 	LoggingMessageNotificationSchema,
+	McpError,
 	ToolListChangedNotificationSchema,
 	type CallToolResult,
 	type JSONRPCMessage,
@@ -54,7 +54,7 @@ export class UpstreamRpcError extends JsonRpcError {
 	}
 }
 
-/** The request got no answer within its timeout; the SDK has sent notifications/cancelled upstream. */
+/** The request got no answer within its timeout; notifications/cancelled has been sent upstream. */
 export class UpstreamTimeoutError extends Error {
 	constructor(readonly timeoutMs: number) {
 		super(`no answer within ${timeoutMs} ms`);
@@ -62,7 +62,7 @@ export class UpstreamTimeoutError extends Error {
 	}
 }
 
-/** The caller's signal aborted the request; the SDK has sent notifications/cancelled upstream. */
+/** The caller's signal aborted the request; notifications/cancelled has been sent upstream. */
 export class RequestCancelledError extends Error {
 	constructor() {
 		super('cancelled by the caller');
