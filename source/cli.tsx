@@ -9,16 +9,11 @@ import process from 'node:process';
 import meow from 'meow';
 import {ConfigError, loadConfig, resolveConfigPath} from './core/config/config.js';
 import {Logger, fileSink, logLevels, stderrSink, type LogLevel} from './core/base/logger.js';
-import {HttpSetupError, resolveHttpOptions, type HttpListenOptions} from './core/endpoints/http-endpoint.js';
-import {serveDaemon, serveStdio} from './core/endpoints/runtime.js';
-import {adminCommand, callCommand, parseArgsJson, statusCommand} from './commands.js';
+import type {HttpListenOptions} from './core/endpoints/http-endpoint.js';
 import {UsageError} from './usage.js';
 import {commandHelpText, commandNames, generalHelpText} from './cli-help.js';
 import {didYouMean} from './closest-match.js';
 import {clientIds} from './config-files/client-model.js';
-import {addCommand, removeCommand} from './edit-commands.js';
-import {importCommand} from './import-command.js';
-import {setupCommand} from './setup-command.js';
 
 // Words after a lone "--" are the command of `add`, never flags of hangar's own.
 const argv = process.argv.slice(2);
@@ -98,7 +93,7 @@ const oneShot = ['status', 'call', 'approve', 'quarantine'].includes(command ?? 
 const logLevel = (flags.logLevel ?? (oneShot ? 'warn' : 'info')) as LogLevel;
 
 /** The --http flags of serve and tui, checked before anything starts. */
-function httpFlags(): HttpListenOptions | undefined {
+async function httpFlags(): Promise<HttpListenOptions | undefined> {
 	const given = (['host', 'port', 'tokenFile'] as const).filter(name => flags[name] !== undefined);
 	if (!flags.http) {
 		if (given.length > 0) usage(`--${given[0] === 'tokenFile' ? 'token-file' : given[0]} only applies with --http`);
@@ -106,6 +101,7 @@ function httpFlags(): HttpListenOptions | undefined {
 	}
 
 	if (command !== 'serve' && command !== 'tui') usage('--http only applies to "serve" and "tui"');
+	const {resolveHttpOptions} = await import('./core/endpoints/http-endpoint.js');
 	return resolveHttpOptions(flags, process.env);
 }
 
@@ -163,7 +159,10 @@ async function main(): Promise<void> {
 	if (command !== undefined && !commandNames.includes(command)) usage(`unknown command "${command}".${didYouMean(command, commandNames)}`);
 	checkCommandFlags();
 	const configPath = resolveConfigPath(flags.config);
-	const http = httpFlags();
+	const http = await httpFlags();
+	// Each command loads only what it uses: the engine and the MCP SDK take most of a second to load, help and edits need neither.
+	const engine = async () => import('./core/endpoints/runtime.js');
+	const oneShots = async () => import('./commands.js');
 	const logger = () => new Logger(flags.logFile === undefined ? stderrSink() : fileSink(flags.logFile), logLevel);
 	const io = {out: (text: string) => process.stdout.write(text), err: (text: string) => process.stderr.write(text)};
 
@@ -177,18 +176,21 @@ async function main(): Promise<void> {
 
 		case 'serve': {
 			takes(0, 'takes no arguments');
+			const {serveDaemon} = await engine();
 			await serveDaemon({configPath, stateDir: flags.stateDir, logger: logger(), http});
 			return;
 		}
 
 		case 'status': {
 			takes(0, 'takes no arguments');
+			const {statusCommand} = await oneShots();
 			process.exitCode = await statusCommand({configPath, stateDir: flags.stateDir, logger: logger(), json: flags.json});
 			return;
 		}
 
 		case 'call': {
 			const [server, tool] = takes(2, 'needs SERVER and TOOL, e.g. mcp-hangar call everything echo --args \'{"message":"hi"}\'');
+			const {callCommand, parseArgsJson} = await oneShots();
 			process.exitCode = await callCommand({configPath, stateDir: flags.stateDir, logger: logger(), server: server!, tool: tool!, args: parseArgsJson(flags.args), json: flags.json});
 			return;
 		}
@@ -196,30 +198,35 @@ async function main(): Promise<void> {
 		case 'approve':
 		case 'quarantine': {
 			const [server] = takes(1, `needs exactly one SERVER, e.g. mcp-hangar ${command} memory`);
+			const {adminCommand} = await oneShots();
 			process.exitCode = await adminCommand({configPath, stateDir: flags.stateDir, logger: logger(), server: server!, action: command});
 			return;
 		}
 
 		case 'import': {
 			if (cli.input.length > 2) usage(`"import" takes at most one CLIENT or FILE (got ${cli.input.slice(1).join(' ')})`);
+			const {importCommand} = await import('./import-command.js');
 			process.exitCode = importCommand({source: cli.input[1], dryRun: flags.dryRun, config: flags.config}, io);
 			return;
 		}
 
 		case 'setup': {
 			const [client] = takes(1, `needs one CLIENT, e.g. mcp-hangar setup claude-desktop (clients: ${clientIds.join(', ')})`);
+			const {setupCommand} = await import('./setup-command.js');
 			process.exitCode = setupCommand({client: client!, undo: flags.undo, dryRun: flags.dryRun, config: flags.config}, io);
 			return;
 		}
 
 		case 'add': {
 			const [name] = takes(1, 'needs one NAME, e.g. mcp-hangar add memory -- npx -y @modelcontextprotocol/server-memory');
+			const {addCommand} = await import('./edit-commands.js');
 			process.exitCode = addCommand({name: name!, command: afterSeparator ?? [], env: flags.env ?? [], url: flags.url, headers: flags.header ?? [], config: flags.config}, io);
 			return;
 		}
 
 		case 'remove': {
 			const [name] = takes(1, 'needs one NAME, e.g. mcp-hangar remove memory');
+			const {removeCommand} = await import('./edit-commands.js');
 			process.exitCode = removeCommand({name: name!, config: flags.config}, io);
 			return;
 		}
@@ -242,6 +249,7 @@ async function main(): Promise<void> {
 			);
 		}
 
+		const {serveStdio} = await engine();
 		await serveStdio({configPath, stateDir: flags.stateDir, logger: logger(), standalone: flags.standalone});
 		return;
 	}
@@ -257,7 +265,8 @@ function usage(problem: string): never {
 }
 
 main().catch((error: unknown) => {
-	if (error instanceof UsageError || error instanceof HttpSetupError) usage(error.message);
+	// HttpSetupError by name: its module is loaded only for --http.
+	if (error instanceof UsageError || (error instanceof Error && error.name === 'HttpSetupError')) usage((error as Error).message);
 	if (error instanceof ConfigError) {
 		process.stderr.write(`mcp-hangar: ${error.message}\n`);
 		process.exit(1);

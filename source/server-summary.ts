@@ -16,7 +16,7 @@ function maskedArgs(args: readonly string[], secrets: readonly string[]): string
 	return args.map((arg, index) => {
 		const previous = args[index - 1];
 		const inline = /^(--?[A-Za-z][\w-]*)=(.+)$/.exec(arg);
-		if (inline !== null && secretFlag.test(inline[1]!)) return `${inline[1]}=${mask}`;
+		if (inline !== null && secretFlag.test(inline[1]!)) return `${inline[1]}=***`;
 		if (previous !== undefined && /^--?[A-Za-z][\w-]*$/.test(previous) && secretFlag.test(previous)) return mask;
 		let out = arg;
 		for (const secret of secrets) if (secret.length >= 4) out = out.replaceAll(secret, mask);
@@ -26,7 +26,7 @@ function maskedArgs(args: readonly string[], secrets: readonly string[]): string
 
 /** An argument as a shell would need it quoted. */
 function shellWord(word: string): string {
-	return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", String.raw`'\''`)}'`;
+	return word === mask || /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", String.raw`'\''`)}'`;
 }
 
 export function commandLine(command: string, args: readonly string[]): string {
