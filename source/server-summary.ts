@@ -8,6 +8,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import type {HangarEntry} from './config-files/client-model.js';
+import {shellWord} from './shell-words.js';
 
 const secretFlag = /(?:pass(?:word|wd)?|secret|token|api[-_]?key|auth|credential|private[-_]?key|key)$/i;
 const mask = '***';
@@ -24,18 +25,14 @@ function maskedArgs(args: readonly string[], secrets: readonly string[]): string
 	});
 }
 
-/** An argument as a shell would need it quoted. */
-function shellWord(word: string): string {
-	return word === mask || /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", String.raw`'\''`)}'`;
-}
-
-export function commandLine(command: string, args: readonly string[]): string {
-	return [command, ...args].map(word => shellWord(word)).join(' ');
+/** The command line as a shell would need it quoted, with masked arguments left readable. */
+function displayedCommand(command: string, args: readonly string[]): string {
+	return [command, ...args].map(word => (word === mask ? word : shellWord(word))).join(' ');
 }
 
 export function summarizeEntry(entry: HangarEntry): string {
 	const secrets = [...Object.values(entry.env ?? {}), ...Object.values(entry.headers ?? {})];
-	const parts = [entry.url ?? commandLine(entry.command ?? '', maskedArgs(entry.args ?? [], secrets))];
+	const parts = [entry.url ?? displayedCommand(entry.command ?? '', maskedArgs(entry.args ?? [], secrets))];
 	if (entry.type !== undefined) parts.push(`(${entry.type})`);
 	if (entry.env !== undefined && Object.keys(entry.env).length > 0) parts.push(`env: ${Object.keys(entry.env).join(', ')}`);
 	if (entry.headers !== undefined && Object.keys(entry.headers).length > 0) parts.push(`headers: ${Object.keys(entry.headers).join(', ')}`);

@@ -15,7 +15,8 @@ import type {ClientEnvironment} from './config-files/client-model.js';
 import {editableConfigPath, openHangarConfig} from './config-files/hangar-config-file.js';
 import {hangarLaunch} from './config-files/hangar-launch.js';
 import {applySetup, planSetup, setupLocation, undoSetup} from './config-files/setup.js';
-import {commandLine, displayPath} from './server-summary.js';
+import {displayPath} from './server-summary.js';
+import {commandLine} from './shell-words.js';
 import {UsageError} from './usage.js';
 
 type Output = {out: (text: string) => void; err: (text: string) => void};

@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import process from 'node:process';
 import {fileURLToPath} from 'node:url';
+import {commandLine, shellWord} from '../shell-words.js';
 import type {HangarLaunch} from './client-format.js';
 
 /** dist/cli.js of the running installation. */
@@ -49,4 +50,31 @@ export function hangarLaunch(configPath: string, env: Record<string, string | un
 	const bin = onPath('mcp-hangar', env['PATH']);
 	if (bin !== undefined && realpath(bin) === realpath(cli)) return {command: bin, args};
 	return {command: process.execPath, args: [cli, ...args]};
+}
+
+/** How a person types hangar in a shell: `mcp-hangar` when that is this installation on PATH, else node and this dist/cli.js. */
+export function selfCommand(env: Record<string, string | undefined> = process.env): string {
+	const cached = selfCommands.get(env['PATH']);
+	if (cached !== undefined) return cached;
+	const cli = installedCliPath();
+	const bin = onPath('mcp-hangar', env['PATH']);
+	const self = bin !== undefined && realpath(bin) === realpath(cli) ? 'mcp-hangar' : `node ${shellWord(cli)}`;
+	selfCommands.set(env['PATH'], self);
+	return self;
+}
+
+const selfCommands = new Map<string | undefined, string>();
+
+const launchLines = new Map<string, string>();
+
+/** The command line a client should launch for `configPath`, ready to copy (looked up once per config). */
+export function launchCommandLine(configPath: string): string {
+	let line = launchLines.get(configPath);
+	if (line === undefined) {
+		const launch = hangarLaunch(configPath);
+		line = commandLine(launch.command, launch.args);
+		launchLines.set(configPath, line);
+	}
+
+	return line;
 }
