@@ -9,8 +9,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import {ConfigError, parseConfig, type ConfigIssue} from '../core/config.js';
-import {defaultConfigCandidates, userConfigDir} from '../core/paths.js';
+import {ConfigError, parseConfig, type ConfigIssue} from '../core/config/config.js';
+import {defaultConfigCandidates, userConfigDir} from '../core/config/paths.js';
 import {writeFileAtomic} from './atomic-write.js';
 import {nodeValue, parseJsonText, setJsonValue} from './json-text.js';
 

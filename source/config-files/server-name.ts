@@ -5,7 +5,7 @@
  * write `github.com/owner/repo` (Cline), `My Server` (VS Code) or
  * `@scope/pkg`: the last path segment is the part a person recognises.
  */
-import {serverNameMaxLength, serverNamePattern} from '../core/config.js';
+import {serverNameMaxLength, serverNamePattern} from '../core/config/config.js';
 
 export function isValidServerName(name: string): boolean {
 	return serverNamePattern.test(name) && name.length <= serverNameMaxLength && !name.endsWith('_');

@@ -1,19 +1,13 @@
 /**
- * Reading other clients' files into hangar entries, and planning an import:
- * where each client's files are on each platform, what every sample file
- * (test/fixtures/client-configs) turns into, names, duplicates and notes.
+ * Where each client keeps its servers, on each platform, and what every
+ * sample file (test/fixtures/client-configs) turns into.
  */
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
-import {closestMatch, editDistance} from '../source/closest-match.js';
-import {clientFormats, locationOfFile} from '../source/config-files/client-formats.js';
-import type {ClientEnvironment, ClientFile} from '../source/config-files/client-model.js';
-import {planImport} from '../source/config-files/import-plan.js';
-import {readClientFile} from '../source/config-files/read-client-file.js';
-import {parseDotenv} from '../source/config-files/server-entry.js';
-import {freeServerName, isValidServerName, validServerName} from '../source/config-files/server-name.js';
-import {inputVariable} from '../source/config-files/variables.js';
-import {clientFiles, clientHome} from './support/client-homes.js';
+import {clientFormats, locationOfFile} from '../../../source/config-files/client-formats.js';
+import type {ClientEnvironment} from '../../../source/config-files/client-model.js';
+import {readClientFile} from '../../../source/config-files/read-client-file.js';
+import {clientFiles, clientHome} from '../../support/client-homes.js';
 
 const userFiles = (environment: ClientEnvironment) =>
 	Object.fromEntries(clientFormats.map(format => [format.id, format.locations(environment).filter(location => location.scope === 'user').map(location => location.file)]));
@@ -146,76 +140,5 @@ describe('reading the sample files', () => {
 
 	it('no note ever holds a secret value', () => {
 		for (const server of files.flatMap(file => file.servers)) for (const note of server.notes) expect(note).not.toMatch(/SECRET/);
-	});
-});
-
-describe('planning an import', () => {
-	const server = (name: string, entry: Record<string, unknown>, client: 'cursor' | 'codex' = 'cursor') => ({
-		client,
-		file: `/${client}.json`,
-		group: {path: ['mcpServers'], projectDir: undefined, servers: {}},
-		name,
-		entry,
-		notes: [],
-		problem: undefined,
-	});
-	const file = (...servers: Array<ReturnType<typeof server>>): ClientFile => ({location: {client: servers[0]!.client, scope: 'user', file: servers[0]!.file}, servers, notes: []});
-
-	it('imports a server configured twice once, keeps what hangar has, skips hangar itself, and never reuses a name', () => {
-		const items = planImport(
-			[
-				file(server('a', {command: 'x', args: ['1']}), server('b.c', {url: 'https://u.example/mcp'}), server('hangar', {command: '/usr/bin/node', args: ['/x/dist/cli.js', '--stdio', '--config', '/c.json']})),
-				file(server('again', {command: 'x', args: ['1']}, 'codex'), server('taken', {command: 'y'}, 'codex'), server('kept', {command: 'z'}, 'codex')),
-			],
-			{taken: {command: 'other'}, same: {command: 'z'}},
-		);
-		expect(items.map(item => [item.kind, item.server.name, 'name' in item ? item.name : undefined, item.kind === 'add' ? item.renamed : undefined])).toEqual([
-			['add', 'a', 'a', undefined],
-			['add', 'b.c', 'b-c', 'not a valid hangar name'],
-			['hangar', 'hangar', undefined, undefined],
-			['duplicate', 'again', 'a', undefined],
-			['add', 'taken', 'taken-2', '"taken" is taken'],
-			['present', 'kept', 'same', undefined],
-		]);
-	});
-
-	it('reports an entry hangar would refuse, with the reason, and goes on with the rest', () => {
-		const items = planImport([file(server('bad', {url: 'nope'}), server('good', {command: 'x'}))], {}, entry => (entry.url === 'nope' ? 'url: expected an http(s) URL' : undefined));
-		expect(items.map(item => [item.kind, item.kind === 'unusable' ? item.problem : undefined])).toEqual([
-			['unusable', 'url: expected an http(s) URL'],
-			['add', undefined],
-		]);
-	});
-});
-
-describe('names, variables and typos', () => {
-	it('makes names valid the way a person would', () => {
-		expect(validServerName('github.com/modelcontextprotocol/servers/tree/main/src/github')).toBe('github');
-		expect(validServerName('@scope/pkg')).toBe('pkg');
-		expect(validServerName('My Database')).toBe('My-Database');
-		expect(validServerName('brave.search')).toBe('brave-search');
-		expect(validServerName('a__b_')).toBe('a_b');
-		expect(validServerName('-x-')).toBe('x');
-		expect(validServerName('!!!')).toBe('server');
-		expect(validServerName('x'.repeat(40))).toBe('x'.repeat(32));
-		for (const name of ['github.com/a/b', 'My Database', 'a__b_', '___', 'é']) expect(isValidServerName(validServerName(name)), name).toBe(true);
-		expect(freeServerName('a', name => name === 'a' || name === 'a-2')).toBe('a-3');
-		expect(freeServerName('x'.repeat(32), name => name === 'x'.repeat(32))).toBe(`${'x'.repeat(30)}-2`);
-	});
-
-	it('turns VS Code input ids into variable names', () => {
-		expect(inputVariable('perplexity-key')).toBe('PERPLEXITY_KEY');
-		expect(inputVariable('db.url')).toBe('DB_URL');
-		expect(inputVariable('1st')).toBe('INPUT_1ST');
-	});
-
-	it('reads dotenv files', () => {
-		expect(parseDotenv('# c\nA=1\nexport B="two words"\nC=\'lit\\n\'\nD=x # note\nnot a line\n')).toEqual({A: '1', B: 'two words', C: 'lit\\n', D: 'x'});
-	});
-
-	it('suggests the closest word only when it is close', () => {
-		expect(editDistance('conifg', 'config')).toBe(1);
-		expect(closestMatch('stauts', ['status', 'serve', 'setup'])).toBe('status');
-		expect(closestMatch('xyz', ['status', 'serve'])).toBeUndefined();
 	});
 });

@@ -9,7 +9,7 @@ import {execFile} from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
-import {root, tempDir} from './support/hangar.js';
+import {root, tempDir} from '../support/hangar.js';
 
 type Run = {code: number | null; stdout: string; stderr: string};
 
