@@ -113,8 +113,8 @@ export const commandHelps: CommandHelp[] = [
 		usage: ['mcp-hangar setup CLIENT [--dry-run] [--config PATH]', 'mcp-hangar setup CLIENT --undo'],
 		summary: "Point a client at hangar: its servers replaced by one hangar entry",
 		details: [
-			"Rewrites CLIENT's user config file so that it launches mcp-hangar --stdio --config PATH (absolute",
-			'paths, so it works from a desktop app) instead of its own servers. Refuses while one of them is not in',
+			"Rewrites CLIENT's user config file so that it launches mcp-hangar --stdio --config PATH (as absolute",
+			'paths of node and dist/cli.js, so it works from a desktop app) instead of its own servers. Refuses while one of them is not in',
 			"hangar's config: run mcp-hangar import CLIENT first. A timestamped backup is written beside the file;",
 			'--undo puts it back byte for byte. CLIENT is one of:',
 			`  ${clientList}`,

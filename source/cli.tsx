@@ -14,6 +14,7 @@ import {UsageError} from './usage.js';
 import {commandHelpText, commandNames, generalHelpText} from './cli-help.js';
 import {didYouMean} from './closest-match.js';
 import {clientIds} from './config-files/client-model.js';
+import {selfCommand} from './config-files/hangar-launch.js';
 
 // Words after a lone "--" are the command of `add`, never flags of hangar's own.
 const argv = process.argv.slice(2);
@@ -260,7 +261,7 @@ async function main(): Promise<void> {
 
 function usage(problem: string): never {
 	const topic = command !== undefined && command !== 'help' && commandNames.includes(command) ? ` ${command}` : '';
-	process.stderr.write(`mcp-hangar: ${problem}${/[.?!]$/.test(problem) ? '' : '.'} Run mcp-hangar help${topic} for ${topic === '' ? 'the commands' : 'its usage and examples'}.\n`);
+	process.stderr.write(`mcp-hangar: ${problem}${/[.?!]$/.test(problem) ? '' : '.'} Run ${selfCommand()} help${topic} for ${topic === '' ? 'the commands' : 'its usage and examples'}.\n`);
 	process.exit(2);
 }
 

@@ -12,6 +12,7 @@ import {didYouMean} from './closest-match.js';
 import type {HangarEntry} from './config-files/client-model.js';
 import {editableConfigPath, openHangarConfig, saveHangarConfig, withServer} from './config-files/hangar-config-file.js';
 import {isValidServerName, validServerName} from './config-files/server-name.js';
+import {selfCommand} from './config-files/hangar-launch.js';
 import {displayPath, summarizeEntry} from './server-summary.js';
 import {UsageError} from './usage.js';
 
@@ -69,7 +70,7 @@ export function addCommand(options: AddOptions, io: Output): number {
 	const config = openHangarConfig(configPath);
 	if (Object.hasOwn(config.servers, options.name)) {
 		io.err(
-			`mcp-hangar: cannot add "${options.name}": ${displayPath(configPath)} already has a server of that name. Pick another name, or run mcp-hangar remove ${options.name} first to replace it.\n`,
+			`mcp-hangar: cannot add "${options.name}": ${displayPath(configPath)} already has a server of that name. Pick another name, or run ${selfCommand()} remove ${options.name} first to replace it.\n`,
 		);
 		return 1;
 	}

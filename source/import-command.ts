@@ -14,6 +14,8 @@ import {clientFormat, clientFormats, currentEnvironment, findClientFormat, locat
 import type {ClientEnvironment, ClientFile, ClientLocation, ForeignServer} from './config-files/client-model.js';
 import {editableConfigPath, entryProblem, openHangarConfig, saveHangarConfig, withServer} from './config-files/hangar-config-file.js';
 import {planImport, type ImportItem} from './config-files/import-plan.js';
+import {selfCommand} from './config-files/hangar-launch.js';
+import {shellWord} from './shell-words.js';
 import {ClientFileError, readClientFile} from './config-files/read-client-file.js';
 import {displayPath, summarizeEntry} from './server-summary.js';
 import {UsageError} from './usage.js';
@@ -107,6 +109,7 @@ function report(files: readonly ClientFile[], items: readonly ImportItem[], io: 
 
 export function importCommand(options: ImportOptions, io: Output): number {
 	const environment = options.environment ?? currentEnvironment();
+	const self = selfCommand(environment.env);
 	const {locations, explicit} = sourceLocations(options.source, environment);
 	const files: ClientFile[] = [];
 	let failed = false;
@@ -129,7 +132,7 @@ export function importCommand(options: ImportOptions, io: Output): number {
 			return 1;
 		}
 
-		io.out(`No MCP client config found. Looked for:\n${looked}\nAdd servers by hand with mcp-hangar add NAME -- COMMAND [ARGS...].\n`);
+		io.out(`No MCP client config found. Looked for:\n${looked}\nAdd servers by hand with ${self} add NAME -- COMMAND [ARGS...].\n`);
 		return 0;
 	}
 
@@ -145,7 +148,7 @@ export function importCommand(options: ImportOptions, io: Output): number {
 		io.out(`${added.length} server${added.length === 1 ? '' : 's'} would be added to ${target}. Nothing was written.\n`);
 		if (options.source === undefined && added.length > 0) {
 			const found = [...new Set(files.map(file => file.location.client))];
-			io.out(`To import: mcp-hangar import all${options.config === undefined ? '' : ` --config ${configPath}`}, or one client: ${found.map(id => `mcp-hangar import ${id}`).join(', ')}.\n`);
+			io.out(`To import: ${self} import all${options.config === undefined ? '' : ` --config ${shellWord(configPath)}`}, or one client: ${found.map(id => `${self} import ${id}`).join(', ')}.\n`);
 		}
 
 		return failed ? 1 : 0;
@@ -161,6 +164,6 @@ export function importCommand(options: ImportOptions, io: Output): number {
 	saveHangarConfig(config, text);
 	io.out(`Added ${added.length} server${added.length === 1 ? '' : 's'} to ${target}: ${added.map(item => item.name).join(', ')}.\n`);
 	const clients = [...new Set(added.map(item => item.server.client))];
-	io.out(`Check it: mcp-hangar --check-config --config ${configPath}\nThen point a client at hangar: ${clients.map(id => `mcp-hangar setup ${id} --config ${configPath}`).join(', ')}.\n`);
+	io.out(`Check it: ${self} --check-config --config ${shellWord(configPath)}\nThen point a client at hangar: ${clients.map(id => `${self} setup ${id} --config ${shellWord(configPath)}`).join(', ')}.\n`);
 	return failed ? 1 : 0;
 }

@@ -13,10 +13,10 @@ import {didYouMean} from './closest-match.js';
 import {clientFormats, currentEnvironment, findClientFormat} from './config-files/client-formats.js';
 import type {ClientEnvironment} from './config-files/client-model.js';
 import {editableConfigPath, openHangarConfig} from './config-files/hangar-config-file.js';
-import {hangarLaunch} from './config-files/hangar-launch.js';
+import {hangarLaunch, selfCommand} from './config-files/hangar-launch.js';
 import {applySetup, planSetup, setupLocation, undoSetup} from './config-files/setup.js';
 import {displayPath} from './server-summary.js';
-import {commandLine} from './shell-words.js';
+import {commandLine, shellWord} from './shell-words.js';
 import {UsageError} from './usage.js';
 
 type Output = {out: (text: string) => void; err: (text: string) => void};
@@ -25,6 +25,7 @@ export type SetupOptions = {client: string; undo: boolean; dryRun: boolean; conf
 
 export function setupCommand(options: SetupOptions, io: Output): number {
 	const environment = options.environment ?? currentEnvironment();
+	const self = selfCommand(environment.env);
 	const format = findClientFormat(options.client);
 	if (format === undefined) {
 		const ids = clientFormats.map(entry => entry.id);
@@ -51,12 +52,12 @@ export function setupCommand(options: SetupOptions, io: Output): number {
 
 	const configPath = editableConfigPath(options.config);
 	if (!fs.existsSync(configPath)) {
-		io.err(`mcp-hangar: hangar's config ${displayPath(configPath)} does not exist yet. Run mcp-hangar import ${format.id}${options.config === undefined ? '' : ` --config ${configPath}`} first, then setup again.\n`);
+		io.err(`mcp-hangar: hangar's config ${displayPath(configPath)} does not exist yet. Run ${self} import ${format.id}${options.config === undefined ? '' : ` --config ${shellWord(configPath)}`} first, then setup again.\n`);
 		return 1;
 	}
 
 	const config = openHangarConfig(configPath);
-	const launch = hangarLaunch(configPath, environment.env);
+	const launch = hangarLaunch(configPath);
 	const plan = planSetup(format, environment, config.servers, launch);
 	const file = displayPath(plan.location.file);
 	if (plan.alreadySetUp) {
@@ -71,7 +72,7 @@ export function setupCommand(options: SetupOptions, io: Output): number {
 		io.err(
 			`mcp-hangar: setup ${format.id}: not changing ${file}: ${plan.missing.length} of its servers ${plan.missing.length === 1 ? 'is' : 'are'} not in hangar's config (${displayPath(configPath)}), and setup would remove ${plan.missing.length === 1 ? 'it' : 'them'} from ${format.label}:\n` +
 				`${lines.join('\n')}\n` +
-				`Run mcp-hangar import ${format.id}${options.config === undefined ? '' : ` --config ${configPath}`} first (mcp-hangar import ${format.id} --dry-run shows what it would add), then setup again.\n`,
+				`Run ${self} import ${format.id}${options.config === undefined ? '' : ` --config ${shellWord(configPath)}`} first (${self} import ${format.id} --dry-run shows what it would add), then setup again.\n`,
 		);
 		return 1;
 	}
@@ -84,7 +85,7 @@ export function setupCommand(options: SetupOptions, io: Output): number {
 	} else {
 		const backup = applySetup(plan);
 		io.out(`Backed up ${file} to ${displayPath(backup)}.\n${format.label} now launches hangar ${what}:\n  ${command}\n`);
-		io.out(`Restart ${format.label} (or reload its MCP servers). To go back: mcp-hangar setup ${format.id} --undo\n`);
+		io.out(`Restart ${format.label} (or reload its MCP servers). To go back: ${self} setup ${format.id} --undo\n`);
 	}
 
 	for (const other of plan.untouched) {

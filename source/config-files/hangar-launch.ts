@@ -1,9 +1,11 @@
 /**
- * The command line a client should use to launch hangar's stdio endpoint.
- * Clients launched from a desktop (Claude Desktop from the Dock, say) do not
- * see the PATH of a shell, so the command is always absolute: the
- * `mcp-hangar` on PATH when it is this very installation (its path survives
- * upgrades), else this Node binary and this installation's dist/cli.js.
+ * The command line a client should use to launch hangar's stdio endpoint,
+ * and how a person types hangar in a shell. Clients launched from a desktop
+ * (Claude Desktop from the Dock, say) do not see the PATH of a shell: on
+ * macOS a GUI app's PATH lacks Homebrew's and nvm's node, so even the
+ * `mcp-hangar` bin (`#!/usr/bin/env node`) would fail there. The command is
+ * therefore this Node binary and this installation's dist/cli.js, both
+ * absolute (a global install's path stays the same across upgrades).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -44,12 +46,8 @@ export function onPath(name: string, searchPath: string | undefined, platform: N
 	return undefined;
 }
 
-export function hangarLaunch(configPath: string, env: Record<string, string | undefined> = process.env): HangarLaunch {
-	const cli = installedCliPath();
-	const args = ['--stdio', '--config', path.resolve(configPath)];
-	const bin = onPath('mcp-hangar', env['PATH']);
-	if (bin !== undefined && realpath(bin) === realpath(cli)) return {command: bin, args};
-	return {command: process.execPath, args: [cli, ...args]};
+export function hangarLaunch(configPath: string): HangarLaunch {
+	return {command: process.execPath, args: [realpath(installedCliPath()) ?? installedCliPath(), '--stdio', '--config', path.resolve(configPath)]};
 }
 
 /** How a person types hangar in a shell: `mcp-hangar` when that is this installation on PATH, else node and this dist/cli.js. */

@@ -30,6 +30,9 @@ async function hangar(home: ClientHome, args: string[], env: Record<string, stri
 	});
 }
 
+/** How the CLI's messages name itself: mcp-hangar is not on the tests' PATH, so they give node and this cli.js, which run as written. */
+const self = `node ${cliPath}`;
+
 /** Every value the sample files hold as a secret contains this. */
 const secretMarker = /SECRET/;
 
@@ -91,7 +94,7 @@ describe('mcp-hangar import', () => {
 
 		expect(run.stdout).toContain('25 servers would be added to');
 		expect(run.stdout).toContain('Nothing was written.');
-		expect(run.stdout).toContain('To import: mcp-hangar import all --config');
+		expect(run.stdout).toContain(`To import: ${self} import all --config`);
 		expect(fs.existsSync(config)).toBe(false);
 		expect(run.stdout).not.toMatch(secretMarker);
 	});
@@ -276,7 +279,7 @@ describe('mcp-hangar setup', () => {
 		const config = path.join(home.root, 'hangar.json');
 		const missingConfig = await hangar(home, ['setup', 'cursor', '--config', config]);
 		expect(missingConfig.code).toBe(1);
-		expect(missingConfig.stderr).toContain(`hangar's config ${config} does not exist yet. Run mcp-hangar import cursor --config ${config} first`);
+		expect(missingConfig.stderr).toContain(`hangar's config ${config} does not exist yet. Run ${self} import cursor --config ${config} first`);
 
 		fs.writeFileSync(config, '{"mcpServers": {"memory": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"]}}}\n');
 		const before = fs.readFileSync(home.file('~/.cursor/mcp.json'));
@@ -284,7 +287,7 @@ describe('mcp-hangar setup', () => {
 		expect(refused.code).toBe(1);
 		expect(refused.stderr).toContain('not changing ~/.cursor/mcp.json: 2 of its servers are not in hangar\'s config');
 		expect(refused.stderr).toContain('  context7\n  notion\n');
-		expect(refused.stderr).toContain(`Run mcp-hangar import cursor --config ${config} first`);
+		expect(refused.stderr).toContain(`Run ${self} import cursor --config ${config} first`);
 		expect(fs.readFileSync(home.file('~/.cursor/mcp.json'))).toEqual(before);
 
 		// An entry that cannot be imported is named with the reason; nothing is dropped silently.
@@ -405,7 +408,7 @@ describe('mcp-hangar add and remove', () => {
 		const config = path.join(home.root, 'hangar.json');
 		fs.writeFileSync(config, original);
 		const refusals: Array<[string[], number, string]> = [
-			[['add', 'a', '--', 'y'], 1, `cannot add "a": ${config} already has a server of that name. Pick another name, or run mcp-hangar remove a first`],
+			[['add', 'a', '--', 'y'], 1, `cannot add "a": ${config} already has a server of that name. Pick another name, or run ${self} remove a first`],
 			[['add', 'my.server', '--', 'y'], 2, 'bad server name "my.server": expected 1-32 letters, digits, "-" or single "_"'],
 			[['add', 'b'], 2, '"add b" needs a command after -- (e.g. mcp-hangar add b -- npx -y @modelcontextprotocol/server-memory) or --url URL'],
 			[['add', 'b', '--url', 'https://x.example/mcp', '--', 'y'], 2, 'takes either --url or a command after --, not both'],
@@ -474,9 +477,9 @@ describe('the CLI as a good citizen', () => {
 		expect(await hangar(where, ['status', '--conifg', 'x.json'])).toMatchObject({
 			code: 2,
 			stdout: '',
-			stderr: 'mcp-hangar: unknown flag --conifg. Did you mean --config? Run mcp-hangar help status for its usage and examples.\n',
+			stderr: `mcp-hangar: unknown flag --conifg. Did you mean --config? Run ${self} help status for its usage and examples.\n`,
 		});
-		expect(await hangar(where, ['stauts'])).toMatchObject({code: 2, stderr: 'mcp-hangar: unknown command "stauts". Did you mean "status"? Run mcp-hangar help for the commands.\n'});
+		expect(await hangar(where, ['stauts'])).toMatchObject({code: 2, stderr: `mcp-hangar: unknown command "stauts". Did you mean "status"? Run ${self} help for the commands.\n`});
 		expect((await hangar(where, ['--stdio', '-x'])).stderr).toContain('unknown flag -x');
 		expect((await hangar(where, ['help', 'imprt'])).stderr).toContain('no help for "imprt": not a command. Did you mean "import"?');
 		expect((await hangar(where, ['status', '--dry-run'])).stderr).toContain('--dry-run only applies to "import" and "setup"');

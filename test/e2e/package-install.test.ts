@@ -55,5 +55,13 @@ describe('the npm package', () => {
 		expect(await run('mcp-hangar', ['--check-config', '--config', config], {cwd: dir, env})).toEqual({code: 0, stdout: `${config}: OK, 1 upstream (fx)\n`, stderr: ''});
 		// The installed engine and its dependencies work: a real upstream started, called and stopped.
 		expect(await run('mcp-hangar', ['call', 'fx', 'echo', '--args', '{"message":"from the package"}'], {cwd: dir, env})).toMatchObject({code: 0, stdout: 'from the package\n'});
+
+		// On PATH, its messages name it plainly; setup points a client at this installation by absolute paths.
+		expect((await run('mcp-hangar', ['stauts'], {cwd: dir, env})).stderr).toContain('Did you mean "status"? Run mcp-hangar help for the commands.');
+		const home = path.join(dir, 'home');
+		const setup = await run('mcp-hangar', ['setup', 'cursor', '--config', config], {cwd: dir, env: {...env, HOME: home}});
+		expect(setup.stdout).toContain('To go back: mcp-hangar setup cursor --undo');
+		const written = JSON.parse(fs.readFileSync(path.join(home, '.cursor', 'mcp.json'), 'utf8')) as {mcpServers: {hangar: {command: string; args: string[]}}};
+		expect(written.mcpServers.hangar).toEqual({command: process.execPath, args: [fs.realpathSync(path.join(prefix, 'lib', 'node_modules', 'mcp-hangar', 'dist', 'cli.js')), '--stdio', '--config', config]});
 	});
 });
