@@ -213,11 +213,11 @@ function lineIndent(text: string, offset: number): string {
 	return /^[ \t]*/.exec(text.slice(lineStart(text, offset)))![0];
 }
 
-/** `value` as JSON whose first line goes at the cursor and whose later lines start with `baseIndent`. */
-function serialize(value: unknown, unit: string, baseIndent: string): string {
+/** `value` as JSON whose first line goes at the cursor and whose later lines start with `baseIndent`, ending lines with `eol`. */
+function serialize(value: unknown, unit: string, baseIndent: string, eol = '\n'): string {
 	const json = JSON.stringify(value, null, unit);
 	if (json === undefined) throw new TypeError('cannot write undefined as a JSON value');
-	return json.replaceAll('\n', `\n${baseIndent}`);
+	return json.replaceAll('\n', `${eol}${baseIndent}`);
 }
 
 /**
@@ -230,6 +230,8 @@ export function setJsonValue(text: string, path: readonly string[], value: unkno
 	if (path.length === 0) throw new TypeError('setJsonValue needs a non-empty path');
 	const root = parseJsonText(text, options);
 	const unit = detectIndent(text);
+	// Files written on Windows keep their CRLF line ends.
+	const eol = text.includes('\r\n') ? '\r\n' : '\n';
 
 	// Walk down as far as the path exists.
 	let parent: JsonNode = root;
@@ -255,21 +257,21 @@ export function setJsonValue(text: string, path: readonly string[], value: unkno
 
 	if (existing !== undefined) {
 		const indent = lineIndent(text, existing.keyStart);
-		return text.slice(0, existing.value.start) + serialize(value, unit, indent) + text.slice(existing.value.end);
+		return text.slice(0, existing.value.start) + serialize(value, unit, indent, eol) + text.slice(existing.value.end);
 	}
 
 	const last = parent.properties.at(-1);
 	if (last === undefined) {
 		const indent = lineIndent(text, parent.start);
 		const inner = indent + unit;
-		return `${text.slice(0, parent.start)}{\n${inner}${JSON.stringify(key)}: ${serialize(wrapped, unit, inner)}\n${indent}}${text.slice(parent.end)}`;
+		return `${text.slice(0, parent.start)}{${eol}${inner}${JSON.stringify(key)}: ${serialize(wrapped, unit, inner, eol)}${eol}${indent}}${text.slice(parent.end)}`;
 	}
 
 	// Same line as the last key when the object is written on one line, a new line otherwise.
 	const oneLine = !text.slice(parent.start, parent.end).includes('\n');
 	const indent = oneLine ? '' : lineIndent(text, last.keyStart);
-	const separator = oneLine ? ' ' : `\n${indent}`;
-	const entry = `${JSON.stringify(key)}: ${serialize(wrapped, oneLine ? '' : unit, indent)}`;
+	const separator = oneLine ? ' ' : `${eol}${indent}`;
+	const entry = `${JSON.stringify(key)}: ${serialize(wrapped, oneLine ? '' : unit, indent, eol)}`;
 	if (last.comma !== undefined) {
 		// A trailing comma (JSONC): the new entry goes after it and keeps one.
 		return `${text.slice(0, last.comma + 1)}${separator}${entry},${text.slice(last.comma + 1)}`;

@@ -98,12 +98,13 @@ export function rewriteCodexConfig(text: string, launch: HangarLaunch): string {
 	let out = text;
 	for (const [from, to] of cuts.sort((a, b) => b[0] - a[0])) out = out.slice(0, from) + out.slice(to);
 	out = out.replace(/\s*$/, '');
+	const eol = text.includes('\r\n') ? '\r\n' : '\n';
 	const table = [
 		'[mcp_servers.hangar]',
 		`command = ${tomlString(launch.command)}`,
 		`args = [${launch.args.map(arg => tomlString(arg)).join(', ')}]`,
-	].join('\n');
-	return `${out === '' ? '' : `${out}\n\n`}${table}\n`;
+	].join(eol);
+	return `${out === '' ? '' : `${out}${eol}${eol}`}${table}${eol}`;
 }
 
 /** Where a section's cut ends: before the comment lines that sit right on top of the next header (they describe it). */

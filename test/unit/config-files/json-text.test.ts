@@ -43,6 +43,13 @@ describe('JSON text editing', () => {
 		expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
 	});
 
+	it('keeps CRLF line ends in what it adds and removes', () => {
+		const crlf = '{\r\n  "mcpServers": {\r\n    "a": {"command": "x"}\r\n  }\r\n}\r\n';
+		const added = setJsonValue(crlf, ['mcpServers', 'b'], {command: 'y'});
+		expect(added).toBe('{\r\n  "mcpServers": {\r\n    "a": {"command": "x"},\r\n    "b": {\r\n      "command": "y"\r\n    }\r\n  }\r\n}\r\n');
+		expect(setJsonValue(added, ['mcpServers', 'b'], undefined)).toBe(crlf);
+	});
+
 	it('detects tabs, two or four spaces', () => {
 		expect(detectIndent('{\n\t"a": 1\n}')).toBe('\t');
 		expect(detectIndent('{\n    "a": 1\n}')).toBe('    ');
