@@ -1,91 +1,100 @@
 #!/usr/bin/env node
 /**
- * The `mcp-hangar` command. Parses flags with meow and hands over to the
- * core; nothing here speaks MCP or spawns processes itself.
+ * The `mcp-hangar` command. Parses flags with meow, refuses flags and
+ * commands it does not know (naming the closest one), prints help for any
+ * command, and hands over to the core or to the config-file commands;
+ * nothing here speaks MCP or spawns processes itself.
  */
 import process from 'node:process';
 import meow from 'meow';
 import {ConfigError, loadConfig, resolveConfigPath} from './core/config/config.js';
 import {Logger, fileSink, logLevels, stderrSink, type LogLevel} from './core/base/logger.js';
-import {HttpSetupError, resolveHttpOptions, type HttpListenOptions} from './core/endpoints/http-endpoint.js';
-import {serveDaemon, serveStdio} from './core/endpoints/runtime.js';
-import {adminCommand, callCommand, parseArgsJson, statusCommand} from './commands.js';
+import type {HttpListenOptions} from './core/endpoints/http-endpoint.js';
 import {UsageError} from './usage.js';
+import {commandHelpText, commandNames, generalHelpText} from './cli-help.js';
+import {didYouMean} from './closest-match.js';
+import {clientIds} from './config-files/client-model.js';
+import {selfCommand} from './config-files/hangar-launch.js';
 
-const cli = meow(
-	`
-  Usage
-    $ mcp-hangar tui [options]              Open the terminal UI: watch and steer every upstream live
-    $ mcp-hangar --stdio [options]          Serve every upstream's tools as one MCP server on stdin/stdout
-                                            (through the tui or serve running the same config, if any)
-    $ mcp-hangar serve [options]            Run the supervisor headless; --stdio clients attach to it
-    $ mcp-hangar serve --http [options]     ... and serve MCP over Streamable HTTP at http://HOST:PORT/mcp
-    $ mcp-hangar status [--json]            Show every upstream (the hangar_list view) for the config
-    $ mcp-hangar call SERVER TOOL [--args JSON] [--json]
-                                            Call one tool; its result on stdout, exit code 1 on error
-    $ mcp-hangar approve SERVER             Lift a quarantine and pin the upstream's tools
-    $ mcp-hangar quarantine SERVER          Quarantine an upstream: never started, tools hidden
-    $ mcp-hangar --check-config [options]   Validate the config file and exit (non-zero on errors)
+// Words after a lone "--" are the command of `add`, never flags of hangar's own.
+const argv = process.argv.slice(2);
+const separator = argv.indexOf('--');
+const ownArgv = separator === -1 ? argv : argv.slice(0, separator);
+const afterSeparator = separator === -1 ? undefined : argv.slice(separator + 1);
 
-  Options
-    --config, -c PATH   Config file (default: ./mcp-hangar.json, then ~/.config/mcp-hangar/config.json)
-    --state-dir PATH    Where hangar keeps its state (default: $MCP_HANGAR_STATE_DIR or ~/.local/state/mcp-hangar)
-    --log-file PATH     Write hangar's log to this file instead of stderr (tui: default STATE_DIR/hangar.log)
-    --log-level LEVEL   debug, info, warn, error or silent (default: info; warn for status, call, approve, quarantine)
-    --standalone        --stdio: run a supervisor for this client alone, even when one is running
-    --json              status, call: print JSON instead of text
-    --args JSON         call: the tool's arguments as a JSON object
-    --demo-traffic SERVER/TOOL
-                        tui: call this tool twice a second, to watch hangar at work without a client
-    --http              serve, tui: also serve MCP over Streamable HTTP at /mcp
-    --host ADDRESS      --http: the address to listen on (default: 127.0.0.1; anything but
-                        loopback needs a token)
-    --port N            --http: the port to listen on (default: 8080; 0: any free port)
-    --token-file PATH   --http: clients must send "Authorization: Bearer <the file's content>"
-                        (default: $MCP_HANGAR_TOKEN; none: no token, loopback only)
-    --version           Print the version
-    --help              Print this help
+// Every flag of every command (see cli-help.ts for which applies where).
+const flagSpecs = {
+	stdio: {type: 'boolean', default: false},
+	standalone: {type: 'boolean', default: false},
+	checkConfig: {type: 'boolean', default: false},
+	config: {type: 'string', shortFlag: 'c'},
+	stateDir: {type: 'string'},
+	logFile: {type: 'string'},
+	logLevel: {type: 'string', choices: [...logLevels] as string[]},
+	json: {type: 'boolean', default: false},
+	args: {type: 'string'},
+	demoTraffic: {type: 'string'},
+	http: {type: 'boolean', default: false},
+	host: {type: 'string'},
+	port: {type: 'number'},
+	tokenFile: {type: 'string'},
+	dryRun: {type: 'boolean', default: false},
+	undo: {type: 'boolean', default: false},
+	env: {type: 'string', isMultiple: true},
+	url: {type: 'string'},
+	header: {type: 'string', isMultiple: true},
+	version: {type: 'boolean', default: false},
+	help: {type: 'boolean', default: false, shortFlag: 'h'},
+} as const;
 
-  Examples
-    $ mcp-hangar tui --config config.example.json --demo-traffic flaky-demo/echo
-    $ mcp-hangar status --config config.example.json
-    $ mcp-hangar call everything echo --args '{"message":"hi"}' --config config.example.json
-    $ mcp-hangar --stdio --config ~/mcp-hangar.json
-    $ MCP_HANGAR_TOKEN=$(openssl rand -hex 32) mcp-hangar serve --http --port 8080
-
-  Add it to an MCP client (Claude Desktop, Cursor, Claude Code) as a stdio server:
-    {"mcpServers": {"hangar": {"command": "mcp-hangar", "args": ["--stdio", "--config", "/path/to/mcp-hangar.json"]}}}
-`,
-	{
-		importMeta: import.meta,
-		flags: {
-			stdio: {type: 'boolean', default: false},
-			standalone: {type: 'boolean', default: false},
-			checkConfig: {type: 'boolean', default: false},
-			config: {type: 'string', shortFlag: 'c'},
-			stateDir: {type: 'string'},
-			logFile: {type: 'string'},
-			logLevel: {type: 'string', choices: [...logLevels]},
-			json: {type: 'boolean', default: false},
-			args: {type: 'string'},
-			demoTraffic: {type: 'string'},
-			http: {type: 'boolean', default: false},
-			host: {type: 'string'},
-			port: {type: 'number'},
-			tokenFile: {type: 'string'},
-		},
-	},
-);
+const cli = meow(generalHelpText(), {
+	importMeta: import.meta,
+	argv: ownArgv,
+	// Help and version are flags of every command here (tui --help, -h), not only of a bare `mcp-hangar --help`.
+	autoHelp: false,
+	autoVersion: false,
+	flags: flagSpecs,
+});
 
 const {flags} = cli;
-const configPath = resolveConfigPath(flags.config);
+
+/** Every flag this CLI knows, as typed: --kebab-name, with --no-NAME for booleans, and the short ones. */
+function knownFlags(): {long: Set<string>; short: Set<string>} {
+	const long = new Set<string>();
+	const short = new Set<string>();
+	for (const [name, spec] of Object.entries(flagSpecs) as Array<[string, {type: string; shortFlag?: string}]>) {
+		const kebab = name.replaceAll(/[A-Z]/g, letter => `-${letter.toLowerCase()}`);
+		long.add(kebab);
+		if (spec.type === 'boolean') long.add(`no-${kebab}`);
+		if (spec.shortFlag !== undefined) short.add(spec.shortFlag);
+	}
+
+	return {long, short};
+}
+
+/** The first flag in `words` this CLI does not know, said with the closest known one. */
+function unknownFlag(words: readonly string[]): string | undefined {
+	const {long, short} = knownFlags();
+	for (const word of words) {
+		if (/^--[^-]/.test(word)) {
+			const name = word.slice(2).split('=')[0]!;
+			if (!long.has(name)) return `unknown flag --${name}.${didYouMean(name, [...long].filter(flag => !flag.startsWith('no-')), match => `--${match}`)}`;
+		} else if (/^-[A-Za-z]/.test(word)) {
+			const letter = [...word.slice(1)].find(char => !short.has(char));
+			if (letter !== undefined) return `unknown flag -${letter}${word.length > 2 ? ` (in ${word})` : ''}. Short flags: ${[...short].map(char => `-${char}`).join(', ')}`;
+		}
+	}
+
+	return undefined;
+}
+
+const command = cli.input[0];
 // One-shot commands keep stderr for their own messages: the engine's info lines would bury them.
-const oneShot = ['status', 'call', 'approve', 'quarantine'].includes(cli.input[0] ?? '');
+const oneShot = ['status', 'call', 'approve', 'quarantine'].includes(command ?? '');
 const logLevel = (flags.logLevel ?? (oneShot ? 'warn' : 'info')) as LogLevel;
-const logger = new Logger(flags.logFile === undefined ? stderrSink() : fileSink(flags.logFile), logLevel);
 
 /** The --http flags of serve and tui, checked before anything starts. */
-function httpFlags(command: string | undefined): HttpListenOptions | undefined {
+async function httpFlags(): Promise<HttpListenOptions | undefined> {
 	const given = (['host', 'port', 'tokenFile'] as const).filter(name => flags[name] !== undefined);
 	if (!flags.http) {
 		if (given.length > 0) usage(`--${given[0] === 'tokenFile' ? 'token-file' : given[0]} only applies with --http`);
@@ -93,44 +102,138 @@ function httpFlags(command: string | undefined): HttpListenOptions | undefined {
 	}
 
 	if (command !== 'serve' && command !== 'tui') usage('--http only applies to "serve" and "tui"');
+	const {resolveHttpOptions} = await import('./core/endpoints/http-endpoint.js');
 	return resolveHttpOptions(flags, process.env);
 }
 
+/** Flags that only mean something to some commands: given elsewhere they would silently do nothing. */
+function checkCommandFlags(): void {
+	const only: Array<[boolean, string, string[]]> = [
+		[flags.dryRun, '--dry-run', ['import', 'setup']],
+		[flags.undo, '--undo', ['setup']],
+		[(flags.env ?? []).length > 0, '--env', ['add']],
+		[flags.url !== undefined, '--url', ['add']],
+		[(flags.header ?? []).length > 0, '--header', ['add']],
+	];
+	for (const [given, flag, commands] of only) {
+		if (given && !commands.includes(command ?? '')) usage(`${flag} only applies to ${commands.map(name => `"${name}"`).join(' and ')}`);
+	}
+
+	if (afterSeparator !== undefined && command !== 'add') usage('"--" only applies to "add" (mcp-hangar add NAME -- COMMAND [ARGS...])');
+}
+
+function printHelp(topic: string | undefined): void {
+	if (topic === undefined) {
+		process.stdout.write(generalHelpText());
+		return;
+	}
+
+	if (!commandNames.includes(topic)) usage(`no help for "${topic}": not a command.${didYouMean(topic, commandNames)} Commands: ${commandNames.join(', ')}`);
+	process.stdout.write(commandHelpText(topic));
+}
+
+function takes(count: number, what: string): string[] {
+	const rest = cli.input.slice(1);
+	if (rest.length !== count) usage(`"${command}" ${what}${rest.length > count ? ` (got ${rest.join(' ')})` : ''}`);
+	return rest;
+}
+
 async function main(): Promise<void> {
-	const [command, ...rest] = cli.input;
-	const http = httpFlags(command);
-	if (command === 'tui') {
-		if (rest.length > 0) usage(`"tui" takes no arguments (got ${rest.join(' ')})`);
-		const {runTui} = await import('./tui.js');
-		await runTui({configPath, stateDir: flags.stateDir, logFile: flags.logFile, logLevel, demoTraffic: flags.demoTraffic, http});
+	const problem = unknownFlag(ownArgv);
+	if (problem !== undefined) usage(problem);
+	if (flags.version) {
+		process.stdout.write(`${cli.pkg.version ?? 'unknown'}\n`);
 		return;
 	}
 
-	if (command === 'serve') {
-		if (rest.length > 0) usage(`"serve" takes no arguments (got ${rest.join(' ')})`);
-		await serveDaemon({configPath, stateDir: flags.stateDir, logger, http});
+	if (command === 'help') {
+		if (cli.input.length > 2) usage(`"help" takes at most one COMMAND (got ${cli.input.slice(1).join(' ')})`);
+		printHelp(cli.input[1]);
 		return;
 	}
 
-	if (command === 'status') {
-		if (rest.length > 0) usage(`"status" takes no arguments (got ${rest.join(' ')})`);
-		process.exitCode = await statusCommand({configPath, stateDir: flags.stateDir, logger, json: flags.json});
+	if (flags.help) {
+		printHelp(command !== undefined && commandNames.includes(command) ? command : undefined);
 		return;
 	}
 
-	if (command === 'call') {
-		if (rest.length !== 2) usage('"call" needs SERVER and TOOL, e.g. mcp-hangar call everything echo --args \'{"message":"hi"}\'');
-		process.exitCode = await callCommand({configPath, stateDir: flags.stateDir, logger, server: rest[0]!, tool: rest[1]!, args: parseArgsJson(flags.args), json: flags.json});
-		return;
-	}
+	if (command !== undefined && !commandNames.includes(command)) usage(`unknown command "${command}".${didYouMean(command, commandNames)}`);
+	checkCommandFlags();
+	const configPath = resolveConfigPath(flags.config);
+	const http = await httpFlags();
+	// Each command loads only what it uses: the engine and the MCP SDK take most of a second to load, help and edits need neither.
+	const engine = async () => import('./core/endpoints/runtime.js');
+	const oneShots = async () => import('./commands.js');
+	const logger = () => new Logger(flags.logFile === undefined ? stderrSink() : fileSink(flags.logFile), logLevel);
+	const io = {out: (text: string) => process.stdout.write(text), err: (text: string) => process.stderr.write(text)};
 
-	if (command === 'approve' || command === 'quarantine') {
-		if (rest.length !== 1) usage(`"${command}" needs exactly one SERVER, e.g. mcp-hangar ${command} memory`);
-		process.exitCode = await adminCommand({configPath, stateDir: flags.stateDir, logger, server: rest[0]!, action: command});
-		return;
-	}
+	switch (command) {
+		case 'tui': {
+			takes(0, 'takes no arguments');
+			const {runTui} = await import('./tui.js');
+			await runTui({configPath, stateDir: flags.stateDir, logFile: flags.logFile, logLevel, demoTraffic: flags.demoTraffic, http});
+			return;
+		}
 
-	if (command !== undefined) usage(`unknown command "${command}"`);
+		case 'serve': {
+			takes(0, 'takes no arguments');
+			const {serveDaemon} = await engine();
+			await serveDaemon({configPath, stateDir: flags.stateDir, logger: logger(), http});
+			return;
+		}
+
+		case 'status': {
+			takes(0, 'takes no arguments');
+			const {statusCommand} = await oneShots();
+			process.exitCode = await statusCommand({configPath, stateDir: flags.stateDir, logger: logger(), json: flags.json});
+			return;
+		}
+
+		case 'call': {
+			const [server, tool] = takes(2, 'needs SERVER and TOOL, e.g. mcp-hangar call everything echo --args \'{"message":"hi"}\'');
+			const {callCommand, parseArgsJson} = await oneShots();
+			process.exitCode = await callCommand({configPath, stateDir: flags.stateDir, logger: logger(), server: server!, tool: tool!, args: parseArgsJson(flags.args), json: flags.json});
+			return;
+		}
+
+		case 'approve':
+		case 'quarantine': {
+			const [server] = takes(1, `needs exactly one SERVER, e.g. mcp-hangar ${command} memory`);
+			const {adminCommand} = await oneShots();
+			process.exitCode = await adminCommand({configPath, stateDir: flags.stateDir, logger: logger(), server: server!, action: command});
+			return;
+		}
+
+		case 'import': {
+			if (cli.input.length > 2) usage(`"import" takes at most one CLIENT or FILE (got ${cli.input.slice(1).join(' ')})`);
+			const {importCommand} = await import('./import-command.js');
+			process.exitCode = importCommand({source: cli.input[1], dryRun: flags.dryRun, config: flags.config}, io);
+			return;
+		}
+
+		case 'setup': {
+			const [client] = takes(1, `needs one CLIENT, e.g. mcp-hangar setup claude-desktop (clients: ${clientIds.join(', ')})`);
+			const {setupCommand} = await import('./setup-command.js');
+			process.exitCode = setupCommand({client: client!, undo: flags.undo, dryRun: flags.dryRun, config: flags.config}, io);
+			return;
+		}
+
+		case 'add': {
+			const [name] = takes(1, 'needs one NAME, e.g. mcp-hangar add memory -- npx -y @modelcontextprotocol/server-memory');
+			const {addCommand} = await import('./edit-commands.js');
+			process.exitCode = addCommand({name: name!, command: afterSeparator ?? [], env: flags.env ?? [], url: flags.url, headers: flags.header ?? [], config: flags.config}, io);
+			return;
+		}
+
+		case 'remove': {
+			const [name] = takes(1, 'needs one NAME, e.g. mcp-hangar remove memory');
+			const {removeCommand} = await import('./edit-commands.js');
+			process.exitCode = removeCommand({name: name!, config: flags.config}, io);
+			return;
+		}
+
+		default:
+	}
 
 	if (flags.checkConfig) {
 		const config = loadConfig(configPath, {stateDir: flags.stateDir});
@@ -147,20 +250,24 @@ async function main(): Promise<void> {
 			);
 		}
 
-		await serveStdio({configPath, stateDir: flags.stateDir, logger, standalone: flags.standalone});
+		const {serveStdio} = await engine();
+		await serveStdio({configPath, stateDir: flags.stateDir, logger: logger(), standalone: flags.standalone});
 		return;
 	}
 
-	cli.showHelp(2);
+	process.stderr.write(generalHelpText());
+	process.exitCode = 2;
 }
 
 function usage(problem: string): never {
-	process.stderr.write(`mcp-hangar: ${problem}. Run mcp-hangar --help for the commands.\n`);
+	const topic = command !== undefined && command !== 'help' && commandNames.includes(command) ? ` ${command}` : '';
+	process.stderr.write(`mcp-hangar: ${problem}${/[.?!]$/.test(problem) ? '' : '.'} Run ${selfCommand()} help${topic} for ${topic === '' ? 'the commands' : 'its usage and examples'}.\n`);
 	process.exit(2);
 }
 
 main().catch((error: unknown) => {
-	if (error instanceof UsageError || error instanceof HttpSetupError) usage(error.message);
+	// HttpSetupError by name: its module is loaded only for --http.
+	if (error instanceof UsageError || (error instanceof Error && error.name === 'HttpSetupError')) usage((error as Error).message);
 	if (error instanceof ConfigError) {
 		process.stderr.write(`mcp-hangar: ${error.message}\n`);
 		process.exit(1);

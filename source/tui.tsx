@@ -16,6 +16,8 @@ import {Logger, fileSink, type LogLevel} from './core/base/logger.js';
 import type {HttpListenOptions} from './core/endpoints/http-endpoint.js';
 import {startOwner} from './core/endpoints/runtime.js';
 import {parseDemoTarget, startDemoTraffic} from './demo/traffic.js';
+import {selfCommand} from './config-files/hangar-launch.js';
+import {shellWord} from './shell-words.js';
 
 export type TuiOptions = {
 	configPath: string;
@@ -28,18 +30,14 @@ export type TuiOptions = {
 	http?: HttpListenOptions | undefined;
 };
 
-/** A path as a shell word: quoted when it holds anything a shell would read otherwise. */
-function shellWord(text: string): string {
-	return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
-}
-
 /** What to run instead, for the config this TUI was asked to open, so the commands can be copied as they are. */
 function noTerminalMessage(configPath: string): string {
 	const config = `--config ${shellWord(configPath)}`;
+	const self = selfCommand();
 	return (
 		'mcp-hangar tui needs an interactive terminal (stdin and stdout must be a TTY that supports raw mode).\n' +
-		`  To serve MCP to a client over stdin/stdout: mcp-hangar --stdio ${config}\n` +
-		`  To print every upstream's state:             mcp-hangar status ${config}\n`
+		`  To serve MCP to a client over stdin/stdout: ${self} --stdio ${config}\n` +
+		`  To print every upstream's state:             ${self} status ${config}\n`
 	);
 }
 

@@ -2,9 +2,11 @@
  * `c`: the MCP clients attached to this hangar, oldest first, one row each:
  * name and version, transport, label, connected since, calls, last call.
  * Columns fit the width (see client-columns.ts); ↑↓ scroll when there are more
- * clients than rows. With none attached it says how to attach one.
+ * clients than rows. With none attached it says how to attach one, with
+ * the command a client should launch (absolute, as setup writes it).
  */
 import {Box} from 'ink';
+import {launchCommandLine, selfCommand} from '../config-files/hangar-launch.js';
 import {wrap} from './cell-format.js';
 import {clientRows, fitClientColumns} from './client-columns.js';
 import {scrollRoom, scrollWindow} from './screen-layout.js';
@@ -18,8 +20,8 @@ function emptyLines(configPath: string, width: number): Segment[][] {
 		wrap(text, Math.max(1, width - indent), 3).map(line => [{text: ' '.repeat(indent)}, {text: line, tone}]);
 	return [
 		...indented('No MCP client is attached.', 2, {bold: true}),
-		...indented('To attach one, give an MCP client this as its server command while this TUI runs:', 2, {dim: true}),
-		...indented(`mcp-hangar --stdio --config ${configPath}`, 4, {color: 'cyan'}),
+		...indented(`To attach one, give an MCP client this as its server command while this TUI runs (or run: ${selfCommand()} setup CLIENT):`, 2, {dim: true}),
+		...indented(launchCommandLine(configPath), 4, {color: 'cyan'}),
 	];
 }
 

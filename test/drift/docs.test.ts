@@ -12,6 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
 import {describe, expect, it} from 'vitest';
+import {commandHelps, commandNames, flagHelp} from '../../source/cli-help.js';
 import {defaults, parseConfig} from '../../source/core/config/config.js';
 import {connectionTransitions} from '../../source/core/gateway/connection-state.js';
 import {bridgeTransitions} from '../../source/core/endpoints/bridge-state.js';
@@ -166,11 +167,11 @@ function schemaKeys(name: string): string[] {
 	return zodObjectKeys(source, at);
 }
 
-/** The meow flags of source/cli.tsx: `--kebab-name` and the short flags. */
+/** The flags of source/cli.tsx (its `flagSpecs`, given to meow): `--kebab-name` and the short flags. */
 function cliFlags(): Array<{long: string; short: string | undefined}> {
 	const source = read('source/cli.tsx');
-	const at = /\bflags:\s*\{/.exec(source);
-	if (at === null) throw new Error('no "flags: {" in source/cli.tsx');
+	const at = /\bconst flagSpecs = \{/.exec(source);
+	if (at === null) throw new Error('no "const flagSpecs = {" in source/cli.tsx');
 	return objectEntries(source, at.index + at[0].length - 1).map(({key, value}) => ({
 		long: `--${key.replaceAll(/[A-Z]/g, letter => `-${letter.toLowerCase()}`)}`,
 		short: /shortFlag:\s*'(\w)'/.exec(value)?.[1],
@@ -245,10 +246,16 @@ describe('README.md', () => {
 			if (flag.short !== undefined) expect(cli, `README CLI section mentions -${flag.short}`).toContain(`\`-${flag.short}\``);
 		}
 
-		// meow's own flags.
 		for (const builtin of ['--version', '--help']) expect(cli).toContain(`\`${builtin}\``);
 		const documented = firstColumnNames(cli).filter(name => name.startsWith('--'));
-		expect(documented.sort()).toEqual([...flags.map(flag => flag.long), '--version', '--help'].sort());
+		expect(documented.sort()).toEqual([...new Set([...flags.map(flag => flag.long), '--version', '--help'])].sort());
+	});
+
+	it('documents every command, and the CLI\'s own help covers every flag', () => {
+		const cli = section(readme, 'CLI');
+		for (const name of commandNames) expect(cli, `README CLI section shows mcp-hangar ${name}`).toContain(`mcp-hangar ${name}`);
+		expect(Object.keys(flagHelp).sort()).toEqual(cliFlags().map(flag => flag.long.slice(2)).sort());
+		for (const help of commandHelps) for (const flag of help.flags) expect(flagHelp, `${help.name}'s flag ${flag}`).toHaveProperty([flag]);
 	});
 
 	it('documents every key of the hangar settings, with its default', () => {

@@ -227,7 +227,7 @@ describe('mcp-hangar tui in a terminal', () => {
 		await client.close();
 		screen = await tui.waitForScreen('No MCP client is attached.');
 		expect(screen).toContain('clients 0');
-		expect(screen).toContain(`mcp-hangar --stdio --config ${config}`);
+		expect(screen.replaceAll(/\n\s*/g, ' ')).toContain(`${process.execPath} ${cliPath} --stdio --config ${config}`);
 		tui.keys('Escape');
 		await tui.waitForScreen(s => row(s, 'fx') !== undefined, 'the list again');
 
@@ -276,8 +276,9 @@ describe('mcp-hangar tui in a terminal', () => {
 		expect(result.status).toBe(2);
 		expect(result.stderr).toContain('needs an interactive terminal');
 		// With the config it was given, ready to copy.
-		expect(result.stderr).toContain(`mcp-hangar --stdio --config ${config}\n`);
-		expect(result.stderr).toContain(`mcp-hangar status --config ${config}\n`);
+		// mcp-hangar is not on this PATH: the commands name node and this installation's cli.js, so they run as written.
+		expect(result.stderr).toContain(`node ${cliPath} --stdio --config ${config}\n`);
+		expect(result.stderr).toContain(`node ${cliPath} status --config ${config}\n`);
 		expect(result.stderr).not.toContain('FILE');
 		expect(result.stdout).toBe('');
 	});

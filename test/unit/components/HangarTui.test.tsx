@@ -6,6 +6,7 @@
 import {cleanup, render} from 'ink-testing-library';
 import {afterEach, describe, expect, it, vi} from 'vitest';
 import {HangarTui} from '../../../source/components/HangarTui.js';
+import {launchCommandLine} from '../../../source/config-files/hangar-launch.js';
 import type {Focus, HangarSnapshot, HangarSource} from '../../../source/components/hangar-source.js';
 import {bindings} from '../../../source/components/keymap.js';
 import type {TerminalSize} from '../../../source/components/tui-context.js';
@@ -731,7 +732,10 @@ describe('the clients view', () => {
 		await ui.press('c');
 		const screen = await ui.see('No MCP client is attached.');
 		expect(screen).toContain('CLIENTS  none attached');
-		expect(screen).toContain('mcp-hangar --stdio --config /home/me/.config/mcp-hangar/config.json');
+		// The command a client should launch, absolute (a client may not see a shell's PATH), whole and ready to copy.
+		const command = launchCommandLine('/home/me/.config/mcp-hangar/config.json');
+		expect(command).toMatch(/^\S*node\S* \S+cli\.js --stdio --config \/home\/me\/\.config\/mcp-hangar\/config\.json$/);
+		expect(screen.replaceAll(/\n\s*/g, ' ')).toContain(command);
 		expect(screen).not.toContain('TRANSPORT');
 	});
 

@@ -1,0 +1,201 @@
+/**
+ * The CLI's help, written once: each command's usage, what it does, the
+ * flags that apply to it and examples. `mcp-hangar help COMMAND`,
+ * `COMMAND --help` and `-h` print one entry; `--help` alone prints the
+ * overview, which is built from the same entries so the two cannot disagree.
+ */
+
+export type CommandHelp = {
+	name: string;
+	usage: string[];
+	summary: string;
+	/** More about it, wrapped by hand. */
+	details: string[];
+	/** Flags that apply (names without the dashes, in the order shown). */
+	flags: string[];
+	examples: string[];
+};
+
+/** Every flag, as the help shows it. */
+export const flagHelp: Record<string, string[]> = {
+	config: ['--config, -c PATH', 'Config file (default: ./mcp-hangar.json, then ~/.config/mcp-hangar/config.json)'],
+	'state-dir': ['--state-dir PATH', 'Where hangar keeps its state (default: $MCP_HANGAR_STATE_DIR or ~/.local/state/mcp-hangar)'],
+	'log-file': ['--log-file PATH', "Write hangar's log to this file instead of stderr (tui: default STATE_DIR/hangar.log)"],
+	'log-level': ['--log-level LEVEL', 'debug, info, warn, error or silent (default: info; warn for status, call, approve, quarantine)'],
+	stdio: ['--stdio', "Serve every upstream's tools as one MCP server on stdin/stdout"],
+	standalone: ['--standalone', '--stdio: run a supervisor for this client alone, even when one is running'],
+	'check-config': ['--check-config', 'Validate the config file and exit (non-zero on errors)'],
+	json: ['--json', 'status, call: print JSON instead of text'],
+	args: ['--args JSON', "call: the tool's arguments as a JSON object"],
+	'demo-traffic': ['--demo-traffic SERVER/TOOL', 'tui: call this tool twice a second, to watch hangar at work without a client'],
+	http: ['--http', 'serve, tui: also serve MCP over Streamable HTTP at /mcp'],
+	host: ['--host ADDRESS', '--http: the address to listen on (default: 127.0.0.1; anything but loopback needs a token)'],
+	port: ['--port N', '--http: the port to listen on (default: 8080; 0: any free port)'],
+	'token-file': ['--token-file PATH', '--http: clients must send "Authorization: Bearer <the file\'s content>" (default: $MCP_HANGAR_TOKEN)'],
+	'dry-run': ['--dry-run', 'import, setup: print what would change and write nothing'],
+	undo: ['--undo', 'setup: put back the client file as it was before the last setup'],
+	env: ['--env K=V', 'add: an environment variable for the server (repeat for more)'],
+	url: ['--url URL', 'add: a remote server at this URL instead of a command'],
+	header: ['--header "K: V"', 'add: an HTTP header for a --url server (repeat for more)'],
+	version: ['--version', 'Print the version'],
+	help: ['--help, -h', 'Print the help (of a command: mcp-hangar COMMAND --help)'],
+};
+
+const clientList = 'claude-desktop, claude-code, cursor, vscode, windsurf, cline, gemini, codex';
+
+export const commandHelps: CommandHelp[] = [
+	{
+		name: 'tui',
+		usage: ['mcp-hangar tui [options]'],
+		summary: 'Open the terminal UI: watch and steer every upstream live',
+		details: ['--stdio clients with the same config attach to it while it runs. Press ? in it for the keys.'],
+		flags: ['config', 'state-dir', 'log-file', 'log-level', 'demo-traffic', 'http', 'host', 'port', 'token-file'],
+		examples: ['mcp-hangar tui --config config.example.json --demo-traffic flaky-demo/echo'],
+	},
+	{
+		name: 'serve',
+		usage: ['mcp-hangar serve [options]', 'mcp-hangar serve --http [options]'],
+		summary: 'Run the supervisor headless; --stdio clients and the CLI attach to it',
+		details: ['With --http it also serves MCP over Streamable HTTP at http://HOST:PORT/mcp.'],
+		flags: ['config', 'state-dir', 'log-file', 'log-level', 'http', 'host', 'port', 'token-file'],
+		examples: ['mcp-hangar serve --config ~/mcp-hangar.json', 'MCP_HANGAR_TOKEN=$(openssl rand -hex 32) mcp-hangar serve --http --port 8080'],
+	},
+	{
+		name: 'status',
+		usage: ['mcp-hangar status [--json] [options]'],
+		summary: 'Show every upstream (the hangar_list view) for the config',
+		details: ['Live state when a tui or serve runs the config; otherwise the saved state (nothing is started).'],
+		flags: ['config', 'state-dir', 'log-level', 'json'],
+		examples: ['mcp-hangar status --config config.example.json', 'mcp-hangar status --json'],
+	},
+	{
+		name: 'call',
+		usage: ['mcp-hangar call SERVER TOOL [--args JSON] [--json] [options]'],
+		summary: 'Call one tool; its result on stdout, exit code 1 on error',
+		details: ["TOOL is the upstream's own tool name, without the SERVER__ prefix."],
+		flags: ['config', 'state-dir', 'log-level', 'args', 'json'],
+		examples: [`mcp-hangar call everything echo --args '{"message":"hi"}' --config config.example.json`],
+	},
+	{
+		name: 'approve',
+		usage: ['mcp-hangar approve SERVER [options]'],
+		summary: "Lift a quarantine and pin the upstream's tools",
+		details: [],
+		flags: ['config', 'state-dir', 'log-level'],
+		examples: ['mcp-hangar approve memory'],
+	},
+	{
+		name: 'quarantine',
+		usage: ['mcp-hangar quarantine SERVER [options]'],
+		summary: 'Quarantine an upstream: never started, tools hidden',
+		details: [],
+		flags: ['config', 'state-dir', 'log-level'],
+		examples: ['mcp-hangar quarantine memory'],
+	},
+	{
+		name: 'import',
+		usage: ['mcp-hangar import [--config PATH]', 'mcp-hangar import CLIENT|all|FILE [--dry-run] [--config PATH]'],
+		summary: "Copy other MCP clients' servers into hangar's config",
+		details: [
+			'With no argument: find every client config on this machine (and in this directory) and list what',
+			'would be imported, from where; nothing is written. CLIENT is one of:',
+			`  ${clientList}`,
+			'"all" imports from every client found; FILE reads one file in any of their formats.',
+			'Names hangar cannot use (github.com/owner/repo) are made valid, a server configured in two clients',
+			'is imported once, and a name already in the config is never overwritten. env and header values are',
+			'copied, never printed. Keys hangar has no use for are dropped, each with a note.',
+		],
+		flags: ['config', 'dry-run'],
+		examples: ['mcp-hangar import', 'mcp-hangar import claude-desktop --dry-run', 'mcp-hangar import all', 'mcp-hangar import ./.vscode/mcp.json --config ./mcp-hangar.json'],
+	},
+	{
+		name: 'setup',
+		usage: ['mcp-hangar setup CLIENT [--dry-run] [--config PATH]', 'mcp-hangar setup CLIENT --undo'],
+		summary: "Point a client at hangar: its servers replaced by one hangar entry",
+		details: [
+			"Rewrites CLIENT's user config file so that it launches mcp-hangar --stdio --config PATH (as absolute",
+			'paths of node and dist/cli.js, so it works from a desktop app) instead of its own servers. Refuses while one of them is not in',
+			"hangar's config: run mcp-hangar import CLIENT first. A timestamped backup is written beside the file;",
+			'--undo puts it back byte for byte. CLIENT is one of:',
+			`  ${clientList}`,
+		],
+		flags: ['config', 'dry-run', 'undo'],
+		examples: ['mcp-hangar import cursor && mcp-hangar setup cursor', 'mcp-hangar setup cursor --undo'],
+	},
+	{
+		name: 'add',
+		usage: ['mcp-hangar add NAME [--env K=V]... [--config PATH] -- COMMAND [ARGS...]', 'mcp-hangar add NAME --url URL [--header "K: V"]... [--config PATH]'],
+		summary: "Add a server to hangar's config",
+		details: ['Edits the config in place (everything else stays as written), validated before it is written.'],
+		flags: ['config', 'env', 'url', 'header'],
+		examples: [
+			'mcp-hangar add memory --env MEMORY_FILE_PATH=/tmp/memory.jsonl -- npx -y @modelcontextprotocol/server-memory',
+			'mcp-hangar add docs --url https://example.com/mcp --header "Authorization: Bearer ${DOCS_TOKEN}"',
+		],
+	},
+	{
+		name: 'remove',
+		usage: ['mcp-hangar remove NAME [--config PATH]'],
+		summary: "Remove a server from hangar's config",
+		details: ['Edits the config in place; everything else stays as written.'],
+		flags: ['config'],
+		examples: ['mcp-hangar remove memory'],
+	},
+	{
+		name: 'help',
+		usage: ['mcp-hangar help [COMMAND]'],
+		summary: "Print the help, or one command's",
+		details: [],
+		flags: [],
+		examples: ['mcp-hangar help import'],
+	},
+];
+
+export const commandNames = commandHelps.map(help => help.name);
+
+function flagLines(names: readonly string[]): string[] {
+	const rows = names.map(name => flagHelp[name]!);
+	const width = Math.max(...rows.map(([flag]) => flag!.length));
+	return rows.map(([flag, text]) => `  ${flag!.padEnd(width)}  ${text}`);
+}
+
+/** One command's help. */
+export function commandHelpText(name: string): string {
+	const help = commandHelps.find(entry => entry.name === name)!;
+	const lines = [
+		'Usage',
+		...help.usage.map(usage => `  $ ${usage}`),
+		'',
+		`${help.summary}.`,
+		...(help.details.length > 0 ? ['', ...help.details] : []),
+		...(help.flags.length > 0 ? ['', 'Options', ...flagLines([...help.flags, 'help'])] : []),
+		...(help.examples.length > 0 ? ['', 'Examples', ...help.examples.map(example => `  $ ${example}`)] : []),
+	];
+	return `${lines.join('\n')}\n`;
+}
+
+/** The overview: every command, every flag, examples, and how to add hangar to a client. */
+export function generalHelpText(): string {
+	const usages: Array<[string, string]> = [
+		['mcp-hangar --stdio [options]', "Serve every upstream's tools as one MCP server on stdin/stdout"],
+		...commandHelps.flatMap(help => help.usage.slice(0, 1).map((usage): [string, string] => [usage, help.summary])),
+		['mcp-hangar --check-config [options]', 'Validate the config file and exit (non-zero on errors)'],
+	];
+	const width = 40;
+	const lines = [
+		'Usage',
+		...usages.map(([usage, summary]) => (usage.length + 2 <= width ? `  $ ${usage.padEnd(width)}${summary}` : `  $ ${usage}\n    ${' '.repeat(width)}${summary}`)),
+		'',
+		'Options',
+		...flagLines(Object.keys(flagHelp)),
+		'',
+		'Examples',
+		'  $ mcp-hangar import                      (what would come from the clients on this machine)',
+		'  $ mcp-hangar import claude-desktop && mcp-hangar setup claude-desktop',
+		'  $ mcp-hangar tui --config config.example.json --demo-traffic flaky-demo/echo',
+		`  $ mcp-hangar call everything echo --args '{"message":"hi"}' --config config.example.json`,
+		'',
+		'Run mcp-hangar help COMMAND (or mcp-hangar COMMAND --help) for one command, with examples.',
+	];
+	return `${lines.join('\n')}\n`;
+}

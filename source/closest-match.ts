@@ -1,0 +1,45 @@
+/**
+ * "Did you mean …?" for the CLI: the known word nearest to a typo, by edit
+ * distance. A suggestion is only made when it is close enough to be the
+ * likely intent, so a word that resembles nothing gets no wild guess.
+ */
+
+/** Levenshtein distance, counting a swap of two neighbours as one edit (the commonest typo: --conifg). */
+export function editDistance(a: string, b: string): number {
+	const rows = a.length + 1;
+	const columns = b.length + 1;
+	const d: number[][] = Array.from({length: rows}, (_, i) => Array.from({length: columns}, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+	for (let i = 1; i < rows; i++) {
+		for (let j = 1; j < columns; j++) {
+			const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+			let best = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+			if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, d[i - 2]![j - 2]! + 1);
+			d[i]![j] = best;
+		}
+	}
+
+	return d[a.length]![b.length]!;
+}
+
+/** The candidate nearest to `word` (case-insensitive), or undefined when none is within about a third of its length. */
+export function closestMatch(word: string, candidates: Iterable<string>): string | undefined {
+	const lower = word.toLowerCase();
+	let best: string | undefined;
+	let bestDistance = Number.POSITIVE_INFINITY;
+	for (const candidate of candidates) {
+		const distance = editDistance(lower, candidate.toLowerCase());
+		if (distance < bestDistance) {
+			best = candidate;
+			bestDistance = distance;
+		}
+	}
+
+	const limit = Math.max(1, Math.min(3, Math.floor(word.length / 3)));
+	return bestDistance <= limit ? best : undefined;
+}
+
+/** " Did you mean X?" or "", to end an error sentence with. */
+export function didYouMean(word: string, candidates: Iterable<string>, format: (match: string) => string = match => `"${match}"`): string {
+	const match = closestMatch(word, candidates);
+	return match === undefined ? '' : ` Did you mean ${format(match)}?`;
+}

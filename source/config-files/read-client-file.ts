@@ -1,0 +1,59 @@
+/**
+ * Reads one client file into the shared model: parses it in its syntax,
+ * finds its server maps and converts every entry with the client's dialect.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import {clientFormat} from './client-formats.js';
+import type {ClientEnvironment, ClientFile, ClientLocation} from './client-model.js';
+import {parseJson} from './json-text.js';
+import {convertServer} from './server-entry.js';
+import {parseToml} from './toml.js';
+
+/** A client file that exists but cannot be read or parsed. */
+export class ClientFileError extends Error {
+	constructor(
+		readonly file: string,
+		problem: string,
+	) {
+		super(`${file}: ${problem}`);
+		this.name = 'ClientFileError';
+	}
+}
+
+export function parseClientText(text: string, syntax: 'json' | 'jsonc' | 'toml'): unknown {
+	return syntax === 'toml' ? parseToml(text).value : parseJson(text, {jsonc: syntax === 'jsonc'});
+}
+
+/** The file's servers; undefined when the file does not exist. Throws ClientFileError when it cannot be read or parsed. */
+export function readClientFile(location: ClientLocation, environment: ClientEnvironment): ClientFile | undefined {
+	let text: string;
+	try {
+		text = fs.readFileSync(location.file, 'utf8');
+	} catch (error) {
+		const code = (error as NodeJS.ErrnoException).code;
+		if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+		throw new ClientFileError(location.file, `cannot read the file (${code ?? String(error)})`);
+	}
+
+	return clientFileFromText(location, text, environment);
+}
+
+export function clientFileFromText(location: ClientLocation, text: string, environment: ClientEnvironment): ClientFile {
+	const format = clientFormat(location.client);
+	let root: unknown;
+	try {
+		// An empty file is what some clients leave before their first server.
+		root = text.trim() === '' ? {} : parseClientText(text, format.syntax);
+	} catch (error) {
+		throw new ClientFileError(location.file, `not valid ${format.syntax === 'toml' ? 'TOML' : 'JSON'}: ${(error as Error).message}`);
+	}
+
+	const {groups, notes} = format.groups(root, location);
+	const servers = groups.flatMap(group =>
+		Object.entries(group.servers).map(([name, raw]) =>
+			convertServer(name, raw, format.dialect, {client: location.client, file: location.file, group, home: environment.home}),
+		),
+	);
+	return {location: {...location, file: path.resolve(location.file)}, servers, notes};
+}

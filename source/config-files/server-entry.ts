@@ -1,0 +1,267 @@
+/**
+ * One server entry from another client, turned into a hangar entry. The keys
+ * every client shares (command, args, env, cwd, url, headers, type,
+ * disabled) map directly; a client's own keys are mapped by its dialect
+ * (Cline's `timeout` is seconds, Gemini's milliseconds; Windsurf calls the URL
+ * `serverUrl`). Keys hangar has no use for are dropped with a note saying
+ * so, and a key nobody knows is dropped with a note too, so nothing is lost
+ * silently. Secret values (env, headers) are copied, never put in a note.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type {ForeignServer, HangarEntry, ServerGroup} from './client-model.js';
+import type {ClientId} from './client-model.js';
+
+export type ConvertContext = {
+	client: ClientId;
+	file: string;
+	group: ServerGroup;
+	home: string;
+};
+
+/** The mutable entry a rule writes into, and where its notes go. */
+export type Draft = {
+	entry: HangarEntry;
+	notes: string[];
+	problems: string[];
+	context: ConvertContext;
+	/** The client's variable syntax rewritten (for values a rule uses itself, such as envFile's path). */
+	variables: (text: string) => string;
+};
+
+export type KeyRule = (value: unknown, draft: Draft, key: string) => void;
+
+export type Dialect = {
+	/** The client's own keys, and overrides of the shared ones. */
+	keys?: Record<string, KeyRule>;
+	/** Rewrites the client's variable syntax (`${env:X}`, `${input:x}`, `$X`) into hangar's `${X}`; adds a note for what it cannot. */
+	variables?: (text: string, draft: Draft) => string;
+};
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+export function stringRule(target: 'command' | 'cwd' | 'url'): KeyRule {
+	return (value, draft, key) => {
+		if (typeof value !== 'string' || value === '') {
+			draft.problems.push(`"${key}" is ${describeValue(value)}, not a non-empty string`);
+			return;
+		}
+
+		draft.entry[target] = value;
+	};
+}
+
+export function stringMapRule(target: 'env' | 'headers'): KeyRule {
+	return (value, draft, key) => {
+		if (!isRecord(value)) {
+			draft.problems.push(`"${key}" is ${describeValue(value)}, not an object of strings`);
+			return;
+		}
+
+		const out: Record<string, string> = {...draft.entry[target]};
+		for (const [name, inner] of Object.entries(value)) {
+			if (typeof inner === 'string') {
+				out[name] = inner;
+			} else if (typeof inner === 'number' || typeof inner === 'boolean') {
+				out[name] = String(inner);
+				draft.notes.push(`${key}.${name}: a ${typeof inner}, written as a string`);
+			} else {
+				draft.notes.push(`${key}.${name}: dropped (${describeValue(inner)}, not a string)`);
+			}
+		}
+
+		draft.entry[target] = out;
+	};
+}
+
+const argsRule: KeyRule = (value, draft, key) => {
+	if (!Array.isArray(value)) {
+		draft.problems.push(`"${key}" is ${describeValue(value)}, not an array of strings`);
+		return;
+	}
+
+	draft.entry.args = value.map(arg => (typeof arg === 'string' ? arg : JSON.stringify(arg)));
+	if (value.some(arg => typeof arg !== 'string')) draft.notes.push(`${key}: non-string arguments written as strings`);
+};
+
+const transportNames: Record<string, HangarEntry['type'] | 'stdio'> = {
+	stdio: 'stdio',
+	http: 'http',
+	'streamable-http': 'streamable-http',
+	streamableHttp: 'streamable-http',
+	'streamable_http': 'streamable-http',
+	sse: 'sse',
+};
+
+const typeRule: KeyRule = (value, draft, key) => {
+	const type = typeof value === 'string' ? transportNames[value] : undefined;
+	if (type === undefined) {
+		draft.notes.push(`${key} ${JSON.stringify(value)} dropped: hangar knows "stdio", "http", "streamable-http" and "sse"`);
+		return;
+	}
+
+	// stdio is what a command server is anyway.
+	if (type !== 'stdio') draft.entry.type = type;
+};
+
+/** A key hangar has no use for: dropped, with the reason. */
+export function ignoredRule(reason: string): KeyRule {
+	return (_value, draft, key) => {
+		draft.notes.push(`${key} dropped: ${reason}`);
+	};
+}
+
+/** A timeout in `unit`, as hangar's callTimeoutSeconds or startTimeoutSeconds. */
+export function timeoutRule(target: 'callTimeoutSeconds' | 'startTimeoutSeconds', unit: 'seconds' | 'milliseconds'): KeyRule {
+	return (value, draft, key) => {
+		if (typeof value !== 'number' || !(value > 0)) {
+			draft.notes.push(`${key} ${JSON.stringify(value)} dropped: expected a positive number`);
+			return;
+		}
+
+		draft.entry[target] = unit === 'seconds' ? value : value / 1000;
+		draft.notes.push(`${key} → ${target}`);
+	};
+}
+
+const disabledRule: KeyRule = (value, draft, key) => {
+	if (typeof value !== 'boolean') {
+		draft.notes.push(`${key} ${JSON.stringify(value)} dropped: expected true or false`);
+		return;
+	}
+
+	if (value) draft.entry.disabled = true;
+};
+
+const approvalReason = 'hangar does not approve calls itself; the client keeps asking before each call, as it does for any server';
+
+/** Reads a dotenv file's variables into env (explicit env keys win), since hangar has no envFile of its own. */
+const envFileRule: KeyRule = (value, draft, key) => {
+	if (typeof value !== 'string') {
+		draft.notes.push(`${key} dropped: expected a path`);
+		return;
+	}
+
+	const base = draft.context.group.projectDir ?? path.dirname(draft.context.file);
+	const file = path.resolve(base, draft.variables(value).replace(/^~(?=$|[/\\])/, draft.context.home));
+	let text: string;
+	try {
+		text = fs.readFileSync(file, 'utf8');
+	} catch (error) {
+		draft.notes.push(`${key} ${file} could not be read (${(error as NodeJS.ErrnoException).code ?? String(error)}): its variables are not imported; add them to env`);
+		return;
+	}
+
+	const variables = parseDotenv(text);
+	const env = {...draft.entry.env};
+	const copied = Object.keys(variables).filter(name => !(name in env));
+	for (const name of copied) env[name] = variables[name]!;
+	draft.entry.env = env;
+	draft.notes.push(`${key} ${file}: ${copied.length} variable${copied.length === 1 ? '' : 's'} copied into env (${copied.join(', ') || 'none'})`);
+};
+
+/** `KEY=value` lines, with optional `export`, quotes and # comments. */
+export function parseDotenv(text: string): Record<string, string> {
+	const out: Record<string, string> = {};
+	for (const line of text.split(/\r?\n/)) {
+		const match = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.-]*)\s*=\s*(.*?)\s*$/.exec(line);
+		if (match === null) continue;
+		let value = match[2]!;
+		const quoted = /^(["'])(.*)\1$/.exec(value);
+		if (quoted === null) value = value.replace(/\s+#.*$/, '');
+		else value = quoted[1] === '"' ? quoted[2]!.replaceAll('\\n', '\n') : quoted[2]!;
+		out[match[1]!] = value;
+	}
+
+	return out;
+}
+
+export const sharedKeys: Record<string, KeyRule> = {
+	command: stringRule('command'),
+	args: argsRule,
+	env: stringMapRule('env'),
+	cwd: stringRule('cwd'),
+	url: stringRule('url'),
+	headers: stringMapRule('headers'),
+	type: typeRule,
+	transportType: typeRule,
+	disabled: disabledRule,
+	envFile: envFileRule,
+	alwaysAllow: ignoredRule(approvalReason),
+	autoApprove: ignoredRule(approvalReason),
+	description: ignoredRule('hangar keeps no description of a server'),
+};
+
+/** Every string the entry passes to a process or a server, for variable rewriting. */
+function rewriteStrings(entry: HangarEntry, rewrite: (text: string) => string): void {
+	if (entry.command !== undefined) entry.command = rewrite(entry.command);
+	if (entry.args !== undefined) entry.args = entry.args.map(arg => rewrite(arg));
+	if (entry.cwd !== undefined) entry.cwd = rewrite(entry.cwd);
+	if (entry.url !== undefined) entry.url = rewrite(entry.url);
+	for (const map of ['env', 'headers'] as const) {
+		const record = entry[map];
+		if (record !== undefined) entry[map] = Object.fromEntries(Object.entries(record).map(([k, v]) => [k, rewrite(v)]));
+	}
+}
+
+function describeValue(value: unknown): string {
+	if (value === null) return 'null';
+	if (Array.isArray(value)) return 'an array';
+	if (typeof value === 'object') return 'an object';
+	if (value === '') return 'an empty string';
+	return `a ${typeof value}`;
+}
+
+/** Converts one entry. Unusable entries come back with `problem` set and no entry. */
+export function convertServer(name: string, raw: unknown, dialect: Dialect, context: ConvertContext): ForeignServer {
+	const draft: Draft = {entry: {}, notes: [], problems: [], context, variables: text => text};
+	if (dialect.variables !== undefined) draft.variables = text => dialect.variables!(text, draft);
+	const base = {client: context.client, file: context.file, group: context.group, name};
+	if (!isRecord(raw)) return {...base, entry: undefined, notes: [], problem: `the entry is ${describeValue(raw)}, not an object`};
+
+	const rules = {...sharedKeys, ...dialect.keys};
+	// envFile last: explicit env keys win over the file's.
+	const keys = Object.keys(raw).sort((a, b) => Number(a === 'envFile') - Number(b === 'envFile'));
+	for (const key of keys) {
+		const rule = rules[key];
+		if (rule === undefined) draft.notes.push(`${key} dropped: not a key hangar knows (nor one ${context.client} documents)`);
+		else rule(raw[key], draft, key);
+	}
+
+	const {entry} = draft;
+	if (entry.command === undefined && entry.url === undefined) draft.problems.push('it has neither "command" nor a URL');
+	if (entry.command !== undefined && entry.url !== undefined) draft.problems.push('it has both "command" and a URL');
+	if (draft.problems.length > 0) return {...base, entry: undefined, notes: draft.notes, problem: draft.problems.join('; ')};
+
+	rewriteStrings(entry, draft.variables);
+
+	// A command server's keys that a remote one cannot have (and the other way round) would fail hangar's validation.
+	if (entry.url === undefined) {
+		if (entry.headers !== undefined) {
+			draft.notes.push('headers dropped: they only apply to URL servers');
+			delete entry.headers;
+		}
+	} else {
+		for (const key of ['args', 'env', 'cwd'] as const) {
+			if (entry[key] !== undefined) {
+				draft.notes.push(`${key} dropped: it only applies to command servers`);
+				delete entry[key];
+			}
+		}
+	}
+
+	// A project's servers run in the project; hangar would run them in its config's directory.
+	if (entry.command !== undefined && context.group.projectDir !== undefined) {
+		entry.cwd = entry.cwd === undefined ? context.group.projectDir : path.resolve(context.group.projectDir, entry.cwd);
+	}
+
+	return {...base, entry: ordered(entry), notes: [...new Set(draft.notes)], problem: undefined};
+}
+
+/** Keys in the order hangar's README documents them, so imported entries read alike. */
+function ordered(entry: HangarEntry): HangarEntry {
+	const order: Array<keyof HangarEntry> = ['type', 'command', 'args', 'env', 'cwd', 'url', 'headers', 'callTimeoutSeconds', 'startTimeoutSeconds', 'disabled'];
+	const out: Record<string, unknown> = {};
+	for (const key of order) if (entry[key] !== undefined) out[key] = entry[key];
+	return out as HangarEntry;
+}

@@ -1,0 +1,493 @@
+/**
+ * import, setup, add and remove through the built CLI, on a temp home laid
+ * out as each client leaves it (test/fixtures/client-configs), and the CLI's
+ * help, unknown-flag and version behaviour.
+ */
+import {execFile} from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import {afterEach, describe, expect, it} from 'vitest';
+import {parseJson} from '../../source/config-files/json-text.js';
+import {parseToml} from '../../source/config-files/toml.js';
+import {clientFixtures, clientHome, type ClientHome} from '../support/client-homes.js';
+import {cliPath, closeHangars, everythingPath, fixturePath, root, startHangar, waitFor} from '../support/hangar.js';
+
+afterEach(closeHangars);
+
+type Run = {code: number | null; stdout: string; stderr: string};
+
+/** The built CLI, seeing only `home` as the user's (no real client file can leak in), run in its project dir. */
+async function hangar(home: ClientHome, args: string[], env: Record<string, string> = {}): Promise<Run> {
+	return new Promise(resolve => {
+		execFile(
+			process.execPath,
+			[cliPath, ...args],
+			{cwd: home.project, env: {PATH: process.env['PATH'] ?? '/usr/bin:/bin', ...home.env, ...env}, timeout: 50_000},
+			(error, stdout, stderr) => {
+				resolve({code: error === null ? 0 : typeof error.code === 'number' ? error.code : null, stdout, stderr});
+			},
+		);
+	});
+}
+
+/** How the CLI's messages name itself: mcp-hangar is not on the tests' PATH, so they give node and this cli.js, which run as written. */
+const self = `node ${cliPath}`;
+
+/** Every value the sample files hold as a secret contains this. */
+const secretMarker = /SECRET/;
+
+/** The variables the imported servers reference, as a client's environment would set them. */
+const variables = {SENTRY_TOKEN: 's', NOTION_TOKEN: 'n', PERPLEXITY_KEY: 'p', DB_URL: 'd', DB_CONNECTION_STRING: 'c', EXTERNAL_API_KEY: 'e'};
+
+const importedNames = [
+	'filesystem',
+	'memory',
+	'github',
+	'brave-search',
+	'sequential-thinking',
+	'linear',
+	'sentry',
+	'postgres',
+	'playwright',
+	'context7',
+	'notion',
+	'shop-tools',
+	'time',
+	'Perplexity',
+	'My-Database',
+	'fetch',
+	'puppeteer',
+	'figma',
+	'context7-mcp',
+	'weather',
+	'pythonTools',
+	'httpServer',
+	'sseServer',
+	'context7-2',
+	'old_server',
+];
+
+const readJson = (file: string) => parseJson(fs.readFileSync(file, 'utf8'), {jsonc: true}) as Record<string, unknown>;
+
+describe('mcp-hangar import', () => {
+	it('with no argument lists what every client found would give, from where, and writes nothing', async () => {
+		const home = clientHome();
+		const config = path.join(home.root, 'hangar.json');
+		const run = await hangar(home, ['import', '--config', config]);
+		expect(run.stderr).toBe('');
+		expect(run.code).toBe(0);
+		for (const where of [
+			'Claude Desktop, ~/.config/Claude/claude_desktop_config.json: 4 servers',
+			'Claude Code, ~/.claude.json: 4 servers',
+			`Claude Code, ${home.project}/.mcp.json: 2 servers`,
+			'Cursor, ~/.cursor/mcp.json: 3 servers',
+			`Cursor, ${home.project}/.cursor/mcp.json: 1 server`,
+			'VS Code, ~/.config/Code/User/settings.json: 1 server',
+			`VS Code, ${home.project}/.vscode/mcp.json: 3 servers`,
+			'Windsurf, ~/.codeium/windsurf/mcp_config.json: 4 servers',
+			'Cline, ~/.config/Code/User/globalStorage/saoudrizwan.claude-dev/settings/cline_mcp_settings.json: 3 servers',
+			'Gemini CLI, ~/.gemini/settings.json: 3 servers',
+			'Codex, ~/.codex/config.toml: 4 servers',
+		]) {
+			expect(run.stdout).toContain(where);
+		}
+
+		expect(run.stdout).toContain('25 servers would be added to');
+		expect(run.stdout).toContain('Nothing was written.');
+		expect(run.stdout).toContain(`To import: ${self} import all --config`);
+		expect(fs.existsSync(config)).toBe(false);
+		expect(run.stdout).not.toMatch(secretMarker);
+	});
+
+	it('reports each rename, duplicate, unusable entry and dropped key, naming env and header keys but never their values', async () => {
+		const home = clientHome();
+		const run = await hangar(home, ['import', '--config', path.join(home.root, 'hangar.json')]);
+		const lines = run.stdout.split('\n');
+		const line = (start: string) => lines.find(text => text.trimStart().startsWith(start)) ?? `(no line starting with ${start})`;
+		expect(line('+ brave-search')).toBe('  + brave-search             npx -y @modelcontextprotocol/server-brave-search  env: BRAVE_API_KEY');
+		expect(run.stdout).toContain('      renamed from "brave.search" (not a valid hangar name)');
+		expect(line('+ context7 ')).toBe('  + context7                 npx -y @upstash/context7-mcp --api-key ***');
+		expect(run.stdout).toContain('renamed from "github.com/upstash/context7-mcp" (not a valid hangar name)');
+		expect(line('+ context7-2')).toContain('npx -y @upstash/context7-mcp');
+		expect(run.stdout).toContain('renamed from "context7" ("context7" is taken)');
+		expect(line('= github.com/modelcontextprotocol/servers/tree/main/src/github')).toContain('same server as "github" (Claude Desktop, ~/.config/Claude/claude_desktop_config.json): imported once');
+		expect(line('= figma.remote')).toContain('same server as "figma" (Windsurf');
+		expect(line('! half-written')).toContain('not imported: it has neither "command" nor a URL; fix it in ~/.codeium/windsurf/mcp_config.json');
+		expect(line('! api-docs')).toContain('not imported: url: expected an http(s) URL');
+		expect(line('+ sentry')).toBe('  + sentry                   https://mcp.sentry.dev/mcp  (http)  headers: Authorization');
+		expect(line('+ figma ')).toBe('  + figma                    https://mcp.figma.com/mcp  headers: Authorization');
+		expect(line('+ shop-tools')).toBe(`  + shop-tools               node ${home.project}/tools/mcp-server.js --verbose  env: LOG_LEVEL, SHOP_API_TOKEN, SHOP_REGION`);
+		expect(run.stdout).toContain(`envFile ${home.project}/.env: 2 variables copied into env (SHOP_API_TOKEN, SHOP_REGION)`);
+		expect(run.stdout).toContain('autoApprove dropped: hangar does not approve calls itself');
+		expect(run.stdout).toContain('timeout → callTimeoutSeconds');
+		expect(run.stdout).toContain('${input:perplexity-key} → ${PERPLEXITY_KEY}: hangar cannot prompt; set PERPLEXITY_KEY');
+		expect(run.stdout).toContain('note: VS Code prompts for input "perplexity-key" (Perplexity API Key, a secret)');
+		expect(run.stdout).toContain('dev dropped: hangar does not watch or debug a server');
+		expect(run.stdout).toContain('startup_timeout_sec → startTimeoutSeconds');
+		expect(line('+ puppeteer')).toContain('[disabled]');
+		expect(run.stdout).toContain('disabledTools dropped: hangar has no per-server tool filter yet');
+		expect(run.stdout).not.toMatch(secretMarker);
+	});
+
+	it('imports every importable server, and --check-config then lists them all', async () => {
+		const home = clientHome();
+		const config = path.join(home.root, 'hangar.json');
+		const run = await hangar(home, ['import', 'all', '--config', config]);
+		expect(run.stderr).toBe('');
+		expect(run.code).toBe(0);
+		expect(run.stdout).toContain(`Added 25 servers to ${config} (a new file): ${importedNames.join(', ')}.`);
+		expect(run.stdout).not.toMatch(secretMarker);
+		expect((fs.statSync(config).mode & 0o777).toString(8)).toBe('600');
+
+		const check = await hangar(home, ['--check-config', '--config', config], variables);
+		expect(check.stderr).toBe('');
+		expect(check.stdout).toBe(`${config}: OK, 25 upstreams (${importedNames.join(', ')})\n`);
+
+		// The secrets are in the file, where the clients had them.
+		const servers = readJson(config)['mcpServers'] as Record<string, {env?: Record<string, string>; headers?: Record<string, string>}>;
+		expect(servers['github']!.env).toEqual({GITHUB_PERSONAL_ACCESS_TOKEN: 'ghp_desktopSECRETdesktopSECRET0000'});
+		expect(servers['shop-tools']!.env).toEqual({LOG_LEVEL: 'debug', SHOP_API_TOKEN: 'shopSECRET3333', SHOP_REGION: 'eu-west-1'});
+		expect(servers['figma']!.headers).toEqual({Authorization: 'Bearer figd_windsurfSECRET4444'});
+		expect(servers['Perplexity']).toEqual({command: 'npx', args: ['-y', 'server-perplexity-ask'], env: {PERPLEXITY_API_KEY: '${PERPLEXITY_KEY}'}, cwd: home.project});
+		expect(servers['postgres']).toMatchObject({cwd: '/home/ada/src/shop'});
+		expect(servers['context7-2']).toEqual({command: 'npx', args: ['-y', '@upstash/context7-mcp'], callTimeoutSeconds: 90.5, startTimeoutSeconds: 20});
+		expect(servers['pythonTools']).toMatchObject({env: {DATABASE_URL: '${DB_CONNECTION_STRING}', API_KEY: '${EXTERNAL_API_KEY}'}, callTimeoutSeconds: 15});
+		expect(servers['sseServer']).toEqual({type: 'sse', url: 'http://localhost:8081/sse'});
+		expect(servers['weather']).toEqual({type: 'streamable-http', url: 'https://weather.example.com/mcp', callTimeoutSeconds: 60});
+		expect(servers['old_server']).toEqual({command: '/usr/local/bin/old-mcp', env: {LEGACY: '1', RETRIES: '3'}, disabled: true});
+
+		// Again: everything is there already.
+		const again = await hangar(home, ['import', 'all', '--config', config]);
+		expect(again.code).toBe(0);
+		expect(again.stdout).toContain('Nothing to add');
+		expect(again.stdout).toContain('= filesystem               already in hangar\'s config as "filesystem"');
+	});
+
+	it('--dry-run prints the plan and writes nothing', async () => {
+		const home = clientHome();
+		const config = path.join(home.root, 'hangar.json');
+		const run = await hangar(home, ['import', 'cursor', '--dry-run', '--config', config]);
+		expect(run.code).toBe(0);
+		expect(run.stdout).toContain('4 servers would be added to');
+		expect(run.stdout).toContain('Nothing was written.');
+		expect(fs.existsSync(config)).toBe(false);
+	});
+
+	it('merges into an existing config: other keys and servers stay as written, a taken name is never overwritten', async () => {
+		const home = clientHome(entry => entry.client === 'claude-desktop');
+		const config = path.join(home.root, 'hangar.json');
+		const before = [
+			'{',
+			'    "$schema": "https://example.com/hangar.schema.json",',
+			'    "hangar": {"idleTimeoutSeconds": 600, "lazy": true},',
+			'    "mcpServers": {',
+			'        "memory": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"], "lazy": false},',
+			'        "github": {"command": "docker", "args": ["run", "-i", "ghcr.io/github/github-mcp-server"]}',
+			'    }',
+			'}',
+			'',
+		].join('\n');
+		fs.writeFileSync(config, before, {mode: 0o640});
+		const run = await hangar(home, ['import', 'claude-desktop', '--config', config]);
+		expect(run.stderr).toBe('');
+		expect(run.stdout).toContain('= memory                   already in hangar\'s config as "memory"');
+		expect(run.stdout).toContain('renamed from "github" ("github" is taken)');
+		const after = fs.readFileSync(config, 'utf8');
+		// The file up to its last existing server is unchanged, byte for byte.
+		const keep = before.indexOf('"ghcr.io/github/github-mcp-server"]}') + '"ghcr.io/github/github-mcp-server"]}'.length;
+		expect(after.slice(0, keep)).toBe(before.slice(0, keep));
+		expect(Object.keys((readJson(config)['mcpServers'] as object))).toEqual(['memory', 'github', 'filesystem', 'github-2', 'brave-search']);
+		expect(after).toContain('\n        "filesystem": {\n            "command": "npx",');
+		expect((fs.statSync(config).mode & 0o777).toString(8)).toBe('640');
+	});
+
+	it('reads a file given by path, and refuses a client name it does not know with the closest one', async () => {
+		const home = clientHome(() => false);
+		const config = path.join(home.root, 'hangar.json');
+		const run = await hangar(home, ['import', path.join(clientFixtures, 'codex-config.toml'), '--dry-run', '--config', config]);
+		expect(run.code).toBe(0);
+		expect(run.stdout).toContain('Codex, ');
+		expect(run.stdout).toContain('4 servers would be added');
+
+		const typo = await hangar(home, ['import', 'curosr', '--config', config]);
+		expect(typo.code).toBe(2);
+		expect(typo.stderr).toContain('"curosr" is neither a client nor a file. Did you mean "cursor"?');
+
+		const missing = await hangar(home, ['import', 'cursor', '--config', config]);
+		expect(missing.code).toBe(1);
+		expect(missing.stderr).toContain('no Cursor config found. Looked for:');
+
+		fs.mkdirSync(path.join(home.home, '.cursor'));
+		fs.writeFileSync(path.join(home.home, '.cursor', 'mcp.json'), '{"mcpServers": {"a": {"command": "x"},}');
+		const broken = await hangar(home, ['import', 'cursor', '--config', config]);
+		expect(broken.code).toBe(1);
+		expect(broken.stderr).toContain('cannot import from Cursor:');
+		expect(broken.stderr).toContain('not valid JSON: expected "," or "}" after the value of "mcpServers"');
+	});
+
+	it('imports a pasted config whose servers then serve their tools', async () => {
+		const home = clientHome(() => false);
+		const desktop = home.file('~/.config/Claude/claude_desktop_config.json');
+		fs.mkdirSync(path.dirname(desktop), {recursive: true});
+		fs.writeFileSync(
+			desktop,
+			JSON.stringify({
+				globalShortcut: 'Ctrl+Space',
+				mcpServers: {
+					'everything.server': {command: process.execPath, args: [everythingPath, 'stdio'], alwaysAllow: ['echo']},
+					'github.com/acme/fixture': {command: process.execPath, args: [fixturePath, '--mode', 'normal']},
+				},
+			}),
+		);
+		const config = path.join(home.root, 'hangar.json');
+		const run = await hangar(home, ['import', 'claude-desktop', '--config', config]);
+		expect(run.code).toBe(0);
+		expect(run.stdout).toContain('Added 2 servers');
+
+		const served = await startHangar(config);
+		// On a first run the upstreams' tools arrive once each has been started to list them.
+		const names = await waitFor(
+			async () => {
+				const listed = (await served.client.listTools()).tools.map(tool => tool.name);
+				return listed.includes('everything-server__echo') && listed.includes('fixture__echo') ? listed : undefined;
+			},
+			'both imported upstreams to list their tools',
+			30_000,
+			200,
+		);
+		expect(names.filter(name => name.startsWith('github.com'))).toEqual([]);
+		const result = await served.client.callTool({name: 'fixture__echo', arguments: {message: 'imported'}});
+		expect(result.content).toEqual([{type: 'text', text: 'imported'}]);
+	});
+});
+
+/** Where setup writes in each client's file, and the rest of the sample home it needs. */
+const setupCases: Array<{client: string; at: string; servers: (value: Record<string, unknown>) => unknown}> = [
+	{client: 'claude-desktop', at: '~/.config/Claude/claude_desktop_config.json', servers: value => value['mcpServers']},
+	{client: 'claude-code', at: '~/.claude.json', servers: value => value['mcpServers']},
+	{client: 'cursor', at: '~/.cursor/mcp.json', servers: value => value['mcpServers']},
+	{client: 'vscode', at: '~/.config/Code/User/settings.json', servers: value => (value['mcp'] as Record<string, unknown>)['servers']},
+	{client: 'windsurf', at: '~/.codeium/windsurf/mcp_config.json', servers: value => value['mcpServers']},
+	{client: 'cline', at: '~/.config/Code/User/globalStorage/saoudrizwan.claude-dev/settings/cline_mcp_settings.json', servers: value => value['mcpServers']},
+	{client: 'gemini', at: '~/.gemini/settings.json', servers: value => value['mcpServers']},
+	{client: 'codex', at: '~/.codex/config.toml', servers: value => value['mcp_servers']},
+];
+
+describe('mcp-hangar setup', () => {
+	it('refuses to drop servers hangar does not have yet, and says to import them first', async () => {
+		const home = clientHome();
+		const config = path.join(home.root, 'hangar.json');
+		const missingConfig = await hangar(home, ['setup', 'cursor', '--config', config]);
+		expect(missingConfig.code).toBe(1);
+		expect(missingConfig.stderr).toContain(`hangar's config ${config} does not exist yet. Run ${self} import cursor --config ${config} first`);
+
+		fs.writeFileSync(config, '{"mcpServers": {"memory": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"]}}}\n');
+		const before = fs.readFileSync(home.file('~/.cursor/mcp.json'));
+		const refused = await hangar(home, ['setup', 'cursor', '--config', config]);
+		expect(refused.code).toBe(1);
+		expect(refused.stderr).toContain('not changing ~/.cursor/mcp.json: 2 of its servers are not in hangar\'s config');
+		expect(refused.stderr).toContain('  context7\n  notion\n');
+		expect(refused.stderr).toContain(`Run ${self} import cursor --config ${config} first`);
+		expect(fs.readFileSync(home.file('~/.cursor/mcp.json'))).toEqual(before);
+
+		// An entry that cannot be imported is named with the reason; nothing is dropped silently.
+		await hangar(home, ['import', 'all', '--config', config]);
+		const unusable = await hangar(home, ['setup', 'windsurf', '--config', config]);
+		expect(unusable.code).toBe(1);
+		expect(unusable.stderr).toContain('half-written: cannot be imported (it has neither "command" nor a URL); fix or remove it in the file');
+	});
+
+	it.each(setupCases)('$client: replaces its servers with one hangar entry, keeps the rest, and --undo restores the file byte for byte', async ({client, at, servers}) => {
+		const home = clientHome();
+		const file = home.file(at);
+		if (client === 'windsurf') {
+			// Its sample has an entry no client can run; setup refuses it (see above), so this copy goes without.
+			const value = readJson(file);
+			delete (value['mcpServers'] as Record<string, unknown>)['half-written'];
+			fs.writeFileSync(file, `${JSON.stringify(value, null, 2)}\n`);
+		}
+
+		fs.chmodSync(file, 0o640);
+		const original = fs.readFileSync(file);
+		const config = path.join(home.root, 'hangar.json');
+		expect((await hangar(home, ['import', 'all', '--config', config])).code).toBe(0);
+
+		const run = await hangar(home, ['setup', client, '--config', config]);
+		expect(run.stderr).toBe('');
+		expect(run.code).toBe(0);
+		expect(run.stdout).toMatch(/^Backed up .* to .*\.hangar-backup-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{3}Z\.\n/);
+		const expected = {command: process.execPath, args: [path.join(root, 'dist', 'cli.js'), '--stdio', '--config', config]};
+		const text = fs.readFileSync(file, 'utf8');
+		const value = (client === 'codex' ? parseToml(text).value : readJson(file)) as Record<string, unknown>;
+		expect(servers(value)).toEqual({hangar: client === 'vscode' ? {type: 'stdio', ...expected} : client === 'claude-code' ? {type: 'stdio', ...expected, env: {}} : expected});
+		expect((fs.statSync(file).mode & 0o777).toString(8)).toBe('640');
+
+		// Everything else in the file is still there.
+		const originalValue = (client === 'codex' ? parseToml(original.toString()).value : parseJson(original.toString(), {jsonc: true})) as Record<string, unknown>;
+		for (const key of Object.keys(originalValue).filter(name => !['mcpServers', 'mcp_servers', 'mcp', 'projects'].includes(name))) {
+			expect(value[key], key).toEqual(originalValue[key]);
+		}
+
+		if (client === 'claude-code') {
+			const projects = value['projects'] as Record<string, Record<string, unknown>>;
+			expect(projects['/home/ada/src/shop']!['mcpServers']).toEqual({});
+			expect(projects['/home/ada/src/shop']!['history']).toEqual([{display: 'fix the cart', pastedContents: {}}]);
+		}
+
+		if (client === 'vscode') expect(text).toContain('// MCP servers, as VS Code 1.99 kept them in settings.');
+		if (client === 'codex') expect(text).toContain('# Notifications go last\n[tui]\nnotifications = true\n');
+
+		const again = await hangar(home, ['setup', client, '--config', config]);
+		expect(again.stdout).toContain('already launches hangar');
+
+		const undo = await hangar(home, ['setup', client, '--undo']);
+		expect(undo.stderr).toBe('');
+		expect(undo.code).toBe(0);
+		expect(fs.readFileSync(file)).toEqual(original);
+		expect((fs.statSync(file).mode & 0o777).toString(8)).toBe('640');
+		expect(fs.readdirSync(path.dirname(file)).filter(name => name.includes('hangar-backup'))).toEqual([]);
+
+		const nothing = await hangar(home, ['setup', client, '--undo']);
+		expect(nothing.code).toBe(1);
+		expect(nothing.stderr).toContain('no backup of');
+	});
+
+	it('writes a command that runs from a client\'s bare environment, and creates (then removes) a file the client did not have', async () => {
+		const home = clientHome(() => false);
+		const config = path.join(home.root, 'hangar.json');
+		fs.writeFileSync(config, '{"mcpServers": {}}\n');
+		const file = home.file('~/.config/Claude/claude_desktop_config.json');
+		const run = await hangar(home, ['setup', 'claude-desktop', '--config', config]);
+		expect(run.code).toBe(0);
+		expect(run.stdout).toContain('Claude Desktop now launches hangar it had no servers');
+		const entry = (readJson(file)['mcpServers'] as Record<string, {command: string; args: string[]}>)['hangar']!;
+		expect(path.isAbsolute(entry.command)).toBe(true);
+
+		// A desktop app's PATH has no node in it: the command must not need one.
+		const launched = await new Promise<Run>(resolve => {
+			execFile(entry.command, [...entry.args.filter(arg => arg !== '--stdio'), '--check-config'], {env: {PATH: '/nonexistent', HOME: home.home}, cwd: '/'}, (error, stdout, stderr) => {
+				resolve({code: error === null ? 0 : typeof error.code === 'number' ? error.code : null, stdout, stderr});
+			});
+		});
+		expect(launched).toMatchObject({code: 0, stdout: `${config}: OK, 0 upstreams ()\n`});
+
+		const undo = await hangar(home, ['setup', 'claude-desktop', '--undo']);
+		expect(undo.stdout).toContain('it did not exist before setup');
+		expect(fs.existsSync(file)).toBe(false);
+	});
+});
+
+describe('mcp-hangar add and remove', () => {
+	const original = '{\n\t"hangar": {"exposure": "search"},\n\t"mcpServers": {\n\t\t"a": {"command": "x", "args": ["1"]}\n\t},\n\t"$schema": "s"\n}\n';
+
+	it('add writes one entry in the file\'s own style and leaves the rest as written', async () => {
+		const home = clientHome(() => false);
+		const config = path.join(home.root, 'hangar.json');
+		fs.writeFileSync(config, original, {mode: 0o640});
+		const run = await hangar(home, ['add', 'memory', '--env', 'MEMORY_FILE_PATH=/tmp/m.jsonl', '--env', 'TOKEN=abcSECRETdef', '--config', config, '--', 'npx', '-y', '@modelcontextprotocol/server-memory', '--flag']);
+		expect(run.stderr).toBe('');
+		expect(run.code).toBe(0);
+		expect(run.stdout).toBe(`Added "memory" to ${config}: npx -y @modelcontextprotocol/server-memory --flag  env: MEMORY_FILE_PATH, TOKEN\n`);
+		expect(fs.readFileSync(config, 'utf8')).toBe(
+			'{\n\t"hangar": {"exposure": "search"},\n\t"mcpServers": {\n\t\t"a": {"command": "x", "args": ["1"]},\n\t\t"memory": {\n\t\t\t"command": "npx",\n\t\t\t"args": [\n\t\t\t\t"-y",\n\t\t\t\t"@modelcontextprotocol/server-memory",\n\t\t\t\t"--flag"\n\t\t\t],\n\t\t\t"env": {\n\t\t\t\t"MEMORY_FILE_PATH": "/tmp/m.jsonl",\n\t\t\t\t"TOKEN": "abcSECRETdef"\n\t\t\t}\n\t\t}\n\t},\n\t"$schema": "s"\n}\n',
+		);
+		expect((fs.statSync(config).mode & 0o777).toString(8)).toBe('640');
+
+		const remote = await hangar(home, ['add', 'docs', '--url', 'https://docs.example.com/mcp', '--header', 'Authorization: Bearer ${DOCS_TOKEN}', '--config', config]);
+		expect(remote.stdout).toBe(`Added "docs" to ${config}: https://docs.example.com/mcp  headers: Authorization\n`);
+		expect((readJson(config)['mcpServers'] as Record<string, unknown>)['docs']).toEqual({url: 'https://docs.example.com/mcp', headers: {Authorization: 'Bearer ${DOCS_TOKEN}'}});
+
+		const removed = await hangar(home, ['remove', 'memory', '--config', config]);
+		expect(removed.stdout).toBe(`Removed "memory" from ${config}.\n`);
+		expect(await hangar(home, ['remove', 'docs', '--config', config])).toMatchObject({code: 0});
+		expect(fs.readFileSync(config, 'utf8')).toBe(original);
+	});
+
+	it('refuses a taken name, a bad name, a missing or doubled command and an invalid result, writing nothing', async () => {
+		const home = clientHome(() => false);
+		const config = path.join(home.root, 'hangar.json');
+		fs.writeFileSync(config, original);
+		const refusals: Array<[string[], number, string]> = [
+			[['add', 'a', '--', 'y'], 1, `cannot add "a": ${config} already has a server of that name. Pick another name, or run ${self} remove a first`],
+			[['add', 'my.server', '--', 'y'], 2, 'bad server name "my.server": expected 1-32 letters, digits, "-" or single "_"'],
+			[['add', 'b'], 2, '"add b" needs a command after -- (e.g. mcp-hangar add b -- npx -y @modelcontextprotocol/server-memory) or --url URL'],
+			[['add', 'b', '--url', 'https://x.example/mcp', '--', 'y'], 2, 'takes either --url or a command after --, not both'],
+			[['add', 'b', '--env', 'NOVALUE', '--', 'y'], 2, '--env "NOVALUE" is not KEY=VALUE'],
+			[['add', 'b', '--header', 'x', '--url', 'https://x.example/mcp'], 2, '--header "x" is not "Name: value"'],
+			[['add', 'b', '--url', 'not a url'], 1, '$.mcpServers.b.url: expected an http(s) URL'],
+			[['remove', 'aa'], 1, `cannot remove "aa": ${config} has no server of that name. Did you mean "a"? Its servers: a.`],
+			[['remove'], 2, '"remove" needs one NAME'],
+		];
+		for (const [args, code, message] of refusals) {
+			// --config before "--": after it, it would be part of the command.
+			const run = await hangar(home, [...args.slice(0, 2), '--config', config, ...args.slice(2)]);
+			expect(run.code, args.join(' ')).toBe(code);
+			expect(run.stderr, args.join(' ')).toContain(message);
+		}
+
+		expect(fs.readFileSync(config, 'utf8')).toBe(original);
+		expect(fs.readdirSync(home.root).filter(name => name.endsWith('.tmp'))).toEqual([]);
+	});
+
+	it('refuses to edit a config that is already invalid, and says what is wrong', async () => {
+		const home = clientHome(() => false);
+		const config = path.join(home.root, 'hangar.json');
+		fs.writeFileSync(config, '{"mcpServers": {"a": {"comand": "x"}}}');
+		const run = await hangar(home, ['add', 'b', '--config', config, '--', 'y']);
+		expect(run.code).toBe(1);
+		expect(run.stderr).toContain('$.mcpServers.a: unknown key "comand"');
+		expect(fs.readFileSync(config, 'utf8')).toBe('{"mcpServers": {"a": {"comand": "x"}}}');
+	});
+});
+
+describe('the CLI as a good citizen', () => {
+	const home = () => clientHome(() => false);
+
+	it.each(['tui', 'serve', 'status', 'call', 'approve', 'quarantine', 'import', 'setup', 'add', 'remove'])('%s: COMMAND --help, -h and help COMMAND print its help with examples and exit 0', async command => {
+		const where = home();
+		const runs = await Promise.all([hangar(where, [command, '--help']), hangar(where, [command, '-h']), hangar(where, ['help', command])]);
+		for (const run of runs) {
+			expect(run.stderr).toBe('');
+			expect(run.code).toBe(0);
+			expect(run.stdout).toMatch(new RegExp(`^Usage\\n  \\$ mcp-hangar ${command}`));
+			expect(run.stdout).toContain('\nExamples\n  $ ');
+		}
+
+		expect(runs[1]!.stdout).toBe(runs[0]!.stdout);
+		expect(runs[2]!.stdout).toBe(runs[0]!.stdout);
+	});
+
+	it('--help and -h alone print the overview and exit 0; no arguments print it to stderr and exit 2', async () => {
+		const where = home();
+		for (const flag of ['--help', '-h']) {
+			const run = await hangar(where, [flag]);
+			expect(run.code).toBe(0);
+			expect(run.stdout).toContain('$ mcp-hangar import [--config PATH]');
+			expect(run.stdout).toContain('Run mcp-hangar help COMMAND');
+		}
+
+		const bare = await hangar(where, []);
+		expect(bare.code).toBe(2);
+		expect(bare.stdout).toBe('');
+		expect(bare.stderr).toContain('Usage');
+	});
+
+	it('names the closest flag or command to a typo and exits 2', async () => {
+		const where = home();
+		expect(await hangar(where, ['status', '--conifg', 'x.json'])).toMatchObject({
+			code: 2,
+			stdout: '',
+			stderr: `mcp-hangar: unknown flag --conifg. Did you mean --config? Run ${self} help status for its usage and examples.\n`,
+		});
+		expect(await hangar(where, ['stauts'])).toMatchObject({code: 2, stderr: `mcp-hangar: unknown command "stauts". Did you mean "status"? Run ${self} help for the commands.\n`});
+		expect((await hangar(where, ['--stdio', '-x'])).stderr).toContain('unknown flag -x');
+		expect((await hangar(where, ['help', 'imprt'])).stderr).toContain('no help for "imprt": not a command. Did you mean "import"?');
+		expect((await hangar(where, ['status', '--dry-run'])).stderr).toContain('--dry-run only applies to "import" and "setup"');
+		expect((await hangar(where, ['status', '--', 'x'])).stderr).toContain('"--" only applies to "add"');
+	});
+
+	it('--version prints the version from package.json', async () => {
+		const {version} = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as {version: string};
+		expect(await hangar(home(), ['--version'])).toEqual({code: 0, stdout: `${version}\n`, stderr: ''});
+	});
+});
