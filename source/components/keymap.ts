@@ -189,7 +189,7 @@ function sectionRank(binding: Binding): number {
 	return first * 10 + binding.contexts.length;
 }
 
-/** The keymap as a Markdown table (docs/tui.md holds a copy; test/tui-keymap.test.ts keeps them equal). */
+/** The keymap as a Markdown table (docs/tui.md holds a copy; test/drift/keymap-docs.test.ts keeps them equal). */
 export function keymapMarkdown(): string {
 	const lines = ['| Where | Key | Does |', '| --- | --- | --- |'];
 	for (const section of helpSections()) {
