@@ -16,8 +16,11 @@ export const sdkModules = [
 	'wire/line-transport.ts',
 	'gateway/session.ts',
 	'gateway/management-tools.ts',
+	'gateway/catalog-requests.ts',
 	'endpoints/supervisor-client.ts',
 	'endpoints/http-endpoint.ts',
+	// Resource template matching is the SDK's UriTemplate (RFC 6570), so hangar matches a URI as the upstream's SDK would.
+	'engine/resource-uris.ts',
 ];
 
 export type SourceImport = {file: string; specifier: string; /** For a relative import: the imported file, relative to source/. */ target?: string};

@@ -15,6 +15,11 @@ import {defaultConfigCandidates, defaultStateDir} from './paths.js';
 export const serverNamePattern = /^[A-Za-z0-9](?:[A-Za-z0-9-]|_(?!_))*$/;
 export const serverNameMaxLength = 32;
 
+/** Whether `name` may be a server name or a namespace: both become the prefix of exposed names. */
+function isValidPrefix(name: string): boolean {
+	return serverNamePattern.test(name) && name.length <= serverNameMaxLength && !name.endsWith('_');
+}
+
 /**
  * The longest duration a Node timer can wait: above 2^31-1 ms it overflows
  * and fires after 1 ms, so a "very long" timeout would act as an instant one.
@@ -60,6 +65,9 @@ const serverSchema = z
 		tools: z.array(toolDefinitionSchema).optional(),
 		disabled: z.boolean().optional(),
 		quarantined: z.boolean().optional(),
+		namespace: z
+			.union([z.string(), z.literal(false)], {error: 'expected a prefix string (letters, digits, "-", single "_") or false (names unprefixed)'})
+			.optional(),
 	})
 	.superRefine((server, context) => {
 		if (server.command === undefined && server.url === undefined) {
@@ -135,6 +143,11 @@ export type ServerConfig = {
 	tools: ToolDefinition[] | undefined;
 	disabled: boolean;
 	quarantined: boolean;
+	/**
+	 * The prefix of its tools' and prompts' exposed names (`<namespace>__<name>`);
+	 * the server's name unless set, `false` for unprefixed names.
+	 */
+	namespace: string | false;
 };
 
 export type HangarSettings = {
@@ -236,10 +249,34 @@ export function parseConfig(raw: unknown, file: string, options: {stateDir?: str
 
 	const issues: ConfigIssue[] = [];
 	for (const name of Object.keys(parsed.data.mcpServers)) {
-		if (!serverNamePattern.test(name) || name.length > serverNameMaxLength || name.endsWith('_')) {
+		if (!isValidPrefix(name)) {
 			issues.push({
 				path: jsonPath(['mcpServers', name]),
 				message: `bad server name "${name}": expected 1-${serverNameMaxLength} letters, digits, "-" or single "_" (no "__", not ending in "_"), because it becomes the tool prefix "<server>__<tool>"`,
+			});
+		}
+	}
+
+	// A namespace is a name prefix like a server name, and two servers sharing one would make
+	// every name of theirs ambiguous: that is a config error, not a runtime clash.
+	const namespaceOwners = new Map<string, string>();
+	for (const [name, server] of Object.entries(parsed.data.mcpServers)) {
+		const namespace = server.namespace ?? name;
+		if (namespace === false) continue;
+		if (server.namespace !== undefined && !isValidPrefix(namespace)) {
+			issues.push({
+				path: jsonPath(['mcpServers', name, 'namespace']),
+				message: `bad namespace "${namespace}": expected 1-${serverNameMaxLength} letters, digits, "-" or single "_" (no "__", not ending in "_"), or false for unprefixed names`,
+			});
+			continue;
+		}
+
+		const first = namespaceOwners.get(namespace);
+		if (first === undefined) namespaceOwners.set(namespace, name);
+		else {
+			issues.push({
+				path: jsonPath(['mcpServers', name, 'namespace']),
+				message: `namespace "${namespace}" is already the prefix of server "${first}"; give one of them another "namespace" (or false for unprefixed names)`,
 			});
 		}
 	}
@@ -314,6 +351,7 @@ export function parseConfig(raw: unknown, file: string, options: {stateDir?: str
 			tools: server.tools,
 			disabled: server.disabled ?? false,
 			quarantined: server.quarantined ?? false,
+			namespace: server.namespace ?? name,
 		};
 	});
 

@@ -20,7 +20,7 @@ import type {CallMetrics} from './metrics.js';
 import type {CallHistory} from './call-history.js';
 import {ConnectionLostError, RequestCancelledError, UpstreamRpcError, UpstreamTimeoutError, type CallToolResult, type Progress, type UpstreamConnection} from '../upstream/connection.js';
 import {describeExit, type ExitInfo} from '../upstream/child-process-transport.js';
-import {callCancelled, callCrashed, callFailed, callTimeout} from './refusals.js';
+import {callCancelled, callCrashed, callFailed, callTimeout, requestFailed} from './refusals.js';
 
 export type ProgressUpdate = {progress: number; total?: number | undefined; message?: string | undefined};
 
@@ -207,6 +207,9 @@ export type CallHost = {
 	/** Waits for (or triggers) a start; throws the refusal when the upstream may not start. */
 	ensureReady(why: string, signal: AbortSignal, progress: ProgressRelay | undefined): Promise<UpstreamConnection>;
 	callBegan(): void;
+	/** A request other than a tool call began or ended: activity, without a tool's counters. */
+	requestBegan(): void;
+	requestEnded(): void;
 	callAnswered(isError: boolean): void;
 	callEnded(tool: string, failed: boolean): void;
 	failureFacts(): UpstreamFacts;
@@ -274,6 +277,38 @@ export class CallPath {
 			throw mapped.error;
 		} finally {
 			host.callEnded(tool, failed);
+		}
+	}
+
+	/**
+	 * A request other than a tool call (resources/read, prompts/get,
+	 * completion/complete, resources/subscribe, ...): the same start on
+	 * demand, deadline and cancel as a call, and the upstream's result as it
+	 * came. Its failures are not counted against the breaker or in the tool
+	 * metrics: a resource that cannot be read says nothing about the tools.
+	 */
+	async request(method: string, params: Record<string, unknown>, operation: string, context: Pick<CallContext, 'signal' | 'budget'>): Promise<Record<string, unknown>> {
+		const host = this.host;
+		const began = performance.now();
+		const limit = callLimit(context.budget, host.config.callTimeoutMs);
+		host.requestBegan();
+		try {
+			if (context.signal?.aborted) throw new RequestCancelledError();
+			const connection = host.readyConnection ?? (await this.readyWithin(operation, context.signal, undefined, limit.timeoutMs));
+			const remaining = Math.max(1, Math.round(limit.timeoutMs - (performance.now() - began)));
+			return await connection.forward(method, params, {signal: context.signal, timeoutMs: remaining});
+		} catch (error) {
+			if (error instanceof HangarError) throw error;
+			if (error instanceof UpstreamRpcError) throw new UpstreamRpcError(error.code, `upstream "${host.name}": ${operation} failed: ${error.message}`, error.data);
+			if (error instanceof RequestCancelledError) throw requestFailed(host.name, operation, {kind: 'failed', message: 'cancelled by the client'});
+			if (error instanceof UpstreamTimeoutError) {
+				throw requestFailed(host.name, operation, {kind: 'timeout', timeoutMs: limit.budget?.deadline.ms ?? limit.timeoutMs, setting: limit.budget?.deadline.setting});
+			}
+
+			if (error instanceof ConnectionLostError) throw requestFailed(host.name, operation, {kind: 'lost', message: 'the connection to the upstream closed while the request was in flight'});
+			throw requestFailed(host.name, operation, {kind: 'failed', message: errorMessage(error)});
+		} finally {
+			host.requestEnded();
 		}
 	}
 

@@ -1,7 +1,8 @@
 /**
  * One upstream under supervision. It owns the lifecycle state machine, the
  * circuit breaker, the restart policy, the metrics, the tool list (live,
- * persisted or predefined, always with the time it was verified), the log
+ * persisted or predefined, always with the time it was verified), its
+ * catalog (capabilities, resources, templates, prompts: live or cached), the log
  * buffer and the timers (restart, probe, health ping, idle stop).
  *
  * Every state change goes through `this.machine.apply(event, reason)`; the
@@ -35,6 +36,7 @@ import {CallHistory, type CallRecord} from './call-history.js';
 import {ProviderHealth} from './provider-health.js';
 import {ProviderTimers} from './provider-timers.js';
 import {RugPull, ToolList, type ApprovalPlan, type ToolsSource} from './tool-list.js';
+import {Catalog, catalogKinds, servesKind, type CatalogKind, type CatalogLists, type ServerCapabilities} from './catalog.js';
 import {notApprovable, notStartable, restartHint, rugPulled, seconds, startFailed, startInterrupted, unavailable} from './refusals.js';
 
 export type {AdminState, ApprovalPlan, CallRecord, StopTarget, ToolsSource, TransitionEvent};
@@ -71,12 +73,17 @@ const settleEvent: Record<StopTarget, ProviderEvent> = {
 export class Provider extends EventEmitter<{
 	transition: [TransitionEvent];
 	tools: [];
+	/** Its resources, templates or prompts changed. */
+	catalog: [];
+	/** A resource it watches for hangar (resources/subscribe) changed: its own URI. */
+	resourceUpdated: [string];
 	activity: [];
 }> {
 	readonly log: LogBuffer;
 	readonly metrics = new CallMetrics();
 	readonly history = new CallHistory();
 	readonly toolList: ToolList;
+	readonly catalog: Catalog;
 	private readonly machine;
 	readonly breaker: CircuitBreaker;
 	private readonly restartPolicy: RestartPolicy;
@@ -151,6 +158,7 @@ export class Provider extends EventEmitter<{
 		});
 
 		this.toolList = new ToolList(config.name, config, store, this.log);
+		this.catalog = new Catalog(config.name, store, this.log, () => this.emit('catalog'));
 		this.calls = new CallPath(this, logger);
 		this.health = new ProviderHealth(this, this.timers, settings);
 		if (persisted.lastExit !== undefined) {
@@ -181,6 +189,21 @@ export class Provider extends EventEmitter<{
 
 	get pid(): number | undefined {
 		return this.connection?.pid;
+	}
+
+	/** Its capabilities from its last initialize, this run or cached; undefined when never known. */
+	get capabilities(): ServerCapabilities | undefined {
+		return this.catalog.capabilities;
+	}
+
+	/** Bumped whenever its resources or resource templates change. */
+	get resourcesRevision(): number {
+		return this.catalog.resourcesRevision;
+	}
+
+	/** Bumped whenever its prompts change. */
+	get promptsRevision(): number {
+		return this.catalog.promptsRevision;
 	}
 
 	/** The recorded state transitions, oldest first (bounded). */
@@ -316,6 +339,28 @@ export class Provider extends EventEmitter<{
 	/** Calls a tool of this upstream: see `CallPath`. */
 	async callTool(tool: string, args: Record<string, unknown> | undefined, context: CallContext = {}): Promise<CallToolResult> {
 		return this.calls.run(tool, args, context);
+	}
+
+	/**
+	 * Sends a request other than a tool call (resources/read, prompts/get,
+	 * completion/complete, resources/subscribe, ...): started on demand, within
+	 * the call deadline; see `CallPath.request`.
+	 */
+	async request(method: string, params: Record<string, unknown>, operation: string, context: Pick<CallContext, 'signal' | 'budget'> = {}): Promise<Record<string, unknown>> {
+		return this.calls.request(method, params, operation, context);
+	}
+
+	requestBegan(): void {
+		this.inFlight += 1;
+		this.lastActivityAt = Date.now();
+		this.emit('activity');
+	}
+
+	requestEnded(): void {
+		this.inFlight -= 1;
+		this.lastActivityAt = Date.now();
+		if (!this.timers.has('idle')) this.health.scheduleIdle();
+		this.emit('activity');
 	}
 
 	/** The live connection while ready: the call path's hot path. */
@@ -462,18 +507,23 @@ export class Provider extends EventEmitter<{
 					{
 						onClose: exit => this.onConnectionClosed(connection, exit),
 						onToolsChanged: () => this.refreshTools('the upstream sent notifications/tools/list_changed'),
+						onListChanged: kind => this.refreshCatalog(kind === 'prompts' ? ['prompts'] : ['resources', 'resourceTemplates'], `the upstream sent notifications/${kind}/list_changed`),
+						onResourceUpdated: uri => this.emit('resourceUpdated', uri),
 					},
 					controller.signal,
 					this.settings.stopGraceMs,
 					this.clientSide,
 				);
-				const tools = await connection.listTools(controller.signal);
+				// The catalog is read beside the tools: it adds no round trip to the start, and a list
+				// that fails to read is logged and left as it was rather than failing the start.
+				const [tools, catalog] = await Promise.all([connection.listTools(controller.signal), this.readCatalog(connection, controller.signal)]);
 				controller.signal.throwIfAborted();
 				const changes = this.toolList.pinnedChanges(tools);
 				if (changes.length > 0) throw new RugPull(changes, tools);
 				this.connection = connection;
 				this.startedAt = Date.now();
 				this.setTools(tools);
+				this.setCatalog(catalog.capabilities, catalog.lists);
 				this.store.update(this.name, upstream => {
 					upstream.counters.starts += 1;
 				});
@@ -614,6 +664,44 @@ export class Provider extends EventEmitter<{
 	private setTools(tools: ToolDefinition[]): void {
 		this.toolList.set(tools, 'live');
 		this.emit('tools');
+	}
+
+	/** The capabilities of a fresh connection and every list they say it serves. */
+	private async readCatalog(connection: UpstreamConnection, signal: AbortSignal): Promise<{capabilities: ServerCapabilities; lists: Partial<CatalogLists>}> {
+		const capabilities = (connection.serverCapabilities ?? {}) as ServerCapabilities;
+		const lists: Partial<CatalogLists> = {};
+		await Promise.all(
+			catalogKinds
+				.filter(kind => servesKind(capabilities, kind))
+				.map(async kind => {
+					try {
+						lists[kind] = (await connection.listAll(kind, signal)) as never;
+					} catch (error) {
+						if (!signal.aborted) this.log.push('hangar', `reading its ${kind} failed at start: ${errorMessage(error)}`);
+					}
+				}),
+		);
+		return {capabilities, lists};
+	}
+
+	private setCatalog(capabilities: ServerCapabilities, lists: Partial<CatalogLists>): void {
+		const before = `${this.catalog.resourcesRevision}:${this.catalog.promptsRevision}`;
+		const wasUnknown = this.catalog.capabilities === undefined;
+		this.catalog.setLive(capabilities, lists);
+		if (wasUnknown || before !== `${this.catalog.resourcesRevision}:${this.catalog.promptsRevision}`) this.emit('catalog');
+	}
+
+	/** Re-reads some of its catalog lists after a list_changed; bursts coalesce per list. */
+	refreshCatalog(kinds: CatalogKind[], why: string): void {
+		const connection = this.connection;
+		if (connection === undefined) return;
+		for (const kind of kinds) {
+			this.catalog.refresh(kind, why, async () => {
+				const list = await connection.listAll(kind, AbortSignal.timeout(this.settings.pingTimeoutMs * 2));
+				if (connection !== this.connection) return undefined;
+				return list as never;
+			});
+		}
 	}
 
 	/** Re-reads the tool list; coalesces bursts of list_changed into at most one extra refresh. */

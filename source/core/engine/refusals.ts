@@ -207,6 +207,32 @@ export function callTimeout(options: {
 	});
 }
 
+/**
+ * A request other than a tool call (resources/read, prompts/get, ...) that
+ * failed on the way: no answer in time, the connection lost, or a transport
+ * failure. The upstream's own JSON-RPC errors are forwarded instead.
+ */
+export function requestFailed(upstream: string, operation: string, why: {kind: 'timeout'; timeoutMs: number; setting: string | undefined} | {kind: 'lost' | 'failed'; message: string}): HangarError {
+	if (why.kind === 'timeout') {
+		return new HangarError({
+			code: 'CallTimeout',
+			upstream,
+			operation,
+			message: `no answer within ${seconds(why.timeoutMs)}${why.setting === undefined ? '' : `, the deadline set by hangar.${why.setting}`}; the request was cancelled upstream`,
+			hint: why.setting === undefined ? 'Raise "callTimeoutSeconds" for this server if it is slow, or check its logs.' : `Raise "${why.setting}" in the "hangar" settings if the upstream is slow, or check its logs.`,
+			details: {timeoutMs: why.timeoutMs},
+		});
+	}
+
+	return new HangarError({
+		code: why.kind === 'lost' ? 'UpstreamCrashed' : 'UpstreamError',
+		upstream,
+		operation,
+		message: why.message,
+		hint: why.kind === 'lost' ? 'Retry; hangar restarts crashed upstreams automatically.' : 'Check the upstream\'s stderr in hangar\'s log.',
+	});
+}
+
 export function callCancelled(upstream: string, tool: string): HangarError {
 	return new HangarError({code: 'UpstreamError', upstream, operation: `tools/call "${tool}"`, message: 'cancelled by the client'});
 }
@@ -300,4 +326,28 @@ export function noClientAnswer(upstream: string, method: string, capability: Cli
 		hint: `Call this server's tools from an MCP client that supports ${capability} (${capabilityMeaning[capability]}).`,
 		details: {capability, ...details},
 	});
+}
+
+/** MCP's "resource not found" (the SDK's ErrorCode has no name for it). */
+export const resourceNotFoundCode = -32_002;
+
+export function resourceNotFound(uri: string, serving: string[]): JsonRpcError {
+	return new JsonRpcError(
+		resourceNotFoundCode,
+		`Resource not found: ${uri}. No upstream lists it, handed it out, or has a template that matches it${serving.length > 0 ? ` (upstreams that serve resources: ${serving.join(', ')})` : ''}. Call resources/list or resources/templates/list to see the URIs hangar serves; a URI of a particular upstream can be read as hangar://<server>/<uri>.`,
+		{error: 'ResourceNotFound', uri, serving},
+	);
+}
+
+export function unknownPrompt(name: string, known: string[]): JsonRpcError {
+	return new JsonRpcError(
+		JsonRpcCode.InvalidParams,
+		`Unknown prompt "${name}".${known.length > 0 ? ` Prompts: ${known.slice(0, 20).join(', ')}${known.length > 20 ? ', ...' : ''}.` : ' No upstream serves prompts right now.'} Prompt names are "<namespace>__<prompt>" (or the prompt's own name for a server with "namespace": false); call prompts/list to see them.`,
+		{error: 'UnknownPrompt', prompt: name},
+	);
+}
+
+/** A cursor hangar did not hand out (or one for another list): -32602, as the protocol asks. */
+export function invalidCursor(method: string, cursor: string): JsonRpcError {
+	return new JsonRpcError(JsonRpcCode.InvalidParams, `Invalid params for "${method}": cursor ${JSON.stringify(cursor)} is not a nextCursor this list gave (omit it for the first page).`, {error: 'InvalidCursor', cursor});
 }

@@ -1,26 +1,38 @@
 /**
- * Where a client's request goes. The router owns the exposed names: it
- * derives the exposed tool set from the providers (tools of upstreams a
- * person or the config switched off are hidden), takes an exposed name apart
- * (the one place that knows `<server>__<tool>`), resolves `hangar_call`'s
- * `{server, tool}`, finds the owner of a hidden tool (so its call gets that
- * upstream's refusal rather than "unknown tool"), suggests the closest names,
- * and waits, within the call's budget, for an upstream that has never listed
- * its tools to list them.
+ * Where a client's request goes. The router owns the exposed names and URIs:
+ * it derives what clients see from the providers (what upstreams a person or
+ * the config switched off serve is hidden), and routes every request that
+ * names something back to its upstream:
  *
- * Routing by exposed name is written once (`owner`), so prompts, resource
- * URIs and completion references can be routed the same way.
+ * - tools and prompts by exposed name: `<namespace>__<name>`, or the
+ *   upstream's own name for a server with `"namespace": false` (`owner` is
+ *   the one place that takes a prefixed name apart). A name two upstreams
+ *   expose goes to the first of them in config order; the clash is kept in
+ *   `clashes()` for every surface to show;
+ * - `hangar_call`'s `{server, tool}`;
+ * - resource URIs (`resources/read`, `subscribe`, and completion references
+ *   to templates) by the rules in resource-uris.ts: a URI another upstream
+ *   owns is exposed as `hangar://<server>/<uri>`;
+ * - `completion/complete` by its reference: a prompt's exposed name, or a
+ *   template's exposed URI.
+ *
+ * It also finds the owner of a hidden name (so its call gets that upstream's
+ * refusal rather than "unknown"), suggests the closest names, and waits,
+ * within the call's budget, for an upstream that has never listed its tools
+ * to list them.
  */
 import Fuse from 'fuse.js';
 import type {ToolDefinition} from '../config/config.js';
-import {callTimeout, unknownServer, unknownServerTool, unknownTool} from './refusals.js';
+import {callTimeout, resourceNotFound, unknownPrompt, unknownServer, unknownServerTool, unknownTool} from './refusals.js';
 import type {CallBudget} from './call-path.js';
+import type {PromptDefinition, ResourceDefinition, ResourceTemplateDefinition} from './catalog.js';
 import type {Provider} from './provider.js';
-import {exposedToolName, separator} from './tool-names.js';
+import {hangarUri, parseHangarUri, TemplateMatcher, UriBook} from './resource-uris.js';
+import {exposedName, separator} from './tool-names.js';
 import {ToolSearchIndex, type ToolSearchHit} from './tool-search.js';
 
 export type ExposedTool = {
-	/** `<server>__<tool>` as clients see it. */
+	/** `<namespace>__<tool>` (or the tool's own name) as clients see it. */
 	name: string;
 	server: string;
 	/** The upstream's own name for it. */
@@ -36,28 +48,92 @@ export function isHidden(provider: Provider): boolean {
 	return provider.admin !== 'enabled';
 }
 
+export type ExposedPrompt = {
+	/** `<namespace>__<prompt>` (or the prompt's own name) as clients see it. */
+	name: string;
+	server: string;
+	/** The upstream's own name for it. */
+	prompt: string;
+	definition: PromptDefinition;
+};
+
+export type ExposedResource = {
+	/** The URI clients see: the upstream's own, or `hangar://<server>/<uri>` when another upstream owns it. */
+	uri: string;
+	server: string;
+	/** The upstream's own URI. */
+	own: string;
+	definition: ResourceDefinition;
+};
+
+export type ExposedTemplate = {
+	/** The template clients see: the upstream's own, or `hangar://<server>/<template>` when an earlier upstream has the same one. */
+	uriTemplate: string;
+	server: string;
+	own: string;
+	definition: ResourceTemplateDefinition;
+};
+
+/** Two or more upstreams expose the same name: it goes to `owner`, the others' are not exposed under it. */
+export type NameClash = {
+	kind: 'tool' | 'prompt';
+	name: string;
+	/** The server that keeps the name (first in config order), or "hangar" for a name hangar reserves. */
+	owner: string;
+	/** The servers whose tool or prompt of that name is not exposed (a tool stays callable with hangar_call). */
+	shadowed: string[];
+};
+
+/** What a change of the exposed set is about, for the list_changed notification it calls for. */
+export type ExposedKind = 'tools' | 'resources' | 'prompts';
+
+/** A route for a request that names a prompt or a resource: the upstream and its own name or URI for it. */
+export type Route = {provider: Provider; own: string};
+
+/** Tool and prompt names that start with this are hangar's own (its management tools). */
+const reservedPrefix = 'hangar_';
+
+/** Everything that the exposed set of one kind is derived from, as one string. */
+type Signatures = Record<ExposedKind, string>;
+
 export class Router {
 	private exposed: ExposedTool[] = [];
 	private byName = new Map<string, ExposedTool>();
-	private signature = '';
+	/** Every tool name's owner, hidden upstreams included: a hidden owner's call gets its refusal. */
+	private toolOwners = new Map<string, ExposedTool>();
+	private prompts: ExposedPrompt[] = [];
+	private promptByName = new Map<string, ExposedPrompt>();
+	private promptOwners = new Map<string, ExposedPrompt>();
+	private nameClashes: {tool: NameClash[]; prompt: NameClash[]} = {tool: [], prompt: []};
+	private resourceList: ExposedResource[] = [];
+	private templateList: ExposedTemplate[] = [];
+	private templateByUri = new Map<string, ExposedTemplate>();
+	/** The upstream that lists each URI first in config order, hidden upstreams included. */
+	private listedOwner = new Map<string, string>();
+	private matchers: Array<{server: string; matcher: TemplateMatcher}> = [];
+	/** URIs handed out in results that no list names (see UriBook). */
+	readonly book = new UriBook();
+	private signatures: Signatures = {tools: '', resources: '', prompts: ''};
 	private dirty = true;
 	private initialized = false;
-	private changed = false;
+	private readonly changed = new Set<ExposedKind>();
 	private fuse: Fuse<ExposedTool> | undefined;
 	private searchIndex: ToolSearchIndex<ExposedTool> | undefined;
+	private promptIndex: ToolSearchIndex<ExposedPrompt & {tool: string}> | undefined;
+	private namespaceOwners: Map<string, Provider> | undefined;
 
 	constructor(private readonly providers: ReadonlyMap<string, Provider>) {}
 
-	/** Something a route depends on changed (a transition, a tool list): rebuilt on the next read. */
+	/** Something a route depends on changed (a transition, a list): rebuilt on the next read. */
 	invalidate(): void {
 		this.dirty = true;
 	}
 
-	/** Whether the exposed set changed since the last call (then `tools/list_changed` is due). */
-	takeChange(): boolean {
+	/** Which exposed sets changed since the last call (a list_changed is due for each). */
+	takeChanges(): ReadonlySet<ExposedKind> {
 		this.ensureFresh();
-		const changed = this.changed;
-		this.changed = false;
+		const changed = new Set(this.changed);
+		this.changed.clear();
 		return changed;
 	}
 
@@ -66,39 +142,90 @@ export class Router {
 		return this.exposed;
 	}
 
+	exposedPrompts(): readonly ExposedPrompt[] {
+		this.ensureFresh();
+		return this.prompts;
+	}
+
+	resources(): readonly ExposedResource[] {
+		this.ensureFresh();
+		return this.resourceList;
+	}
+
+	resourceTemplates(): readonly ExposedTemplate[] {
+		this.ensureFresh();
+		return this.templateList;
+	}
+
+	/** Every name two or more upstreams expose, tools first, each with the one that keeps it. */
+	clashes(): readonly NameClash[] {
+		this.ensureFresh();
+		return [...this.nameClashes.tool, ...this.nameClashes.prompt];
+	}
+
+	/** The name a tool or prompt of `server` is exposed as, or undefined when another upstream (or hangar) keeps that name. */
+	exposedNameOf(kind: 'tool' | 'prompt', server: string, own: string): string | undefined {
+		this.ensureFresh();
+		const provider = this.providers.get(server);
+		if (provider === undefined) return undefined;
+		const name = exposedName(provider.config.namespace, own);
+		const owner = (kind === 'tool' ? this.toolOwners : this.promptOwners).get(name);
+		return owner?.server === server ? name : undefined;
+	}
+
 	/**
-	 * The upstream an exposed name belongs to, and the rest of the name: the
-	 * one place that takes `<server>__<tool>` apart. Undefined when no
-	 * configured upstream owns the prefix.
+	 * The upstream a prefixed exposed name belongs to, and the rest of the
+	 * name: the one place that takes `<namespace>__<name>` apart. Undefined
+	 * when no upstream has that namespace.
 	 */
 	owner(name: string): {provider: Provider; rest: string} | undefined {
 		const split = name.indexOf(separator);
 		if (split === -1) return undefined;
-		const provider = this.providers.get(name.slice(0, split));
+		if (this.namespaceOwners === undefined) {
+			this.namespaceOwners = new Map();
+			for (const provider of this.providers.values()) {
+				if (provider.config.namespace !== false) this.namespaceOwners.set(provider.config.namespace, provider);
+			}
+		}
+
+		const provider = this.namespaceOwners.get(name.slice(0, split));
 		return provider === undefined ? undefined : {provider, rest: name.slice(split + separator.length)};
 	}
 
 	/**
-	 * Resolves an exposed name, waiting for the upstream it names to list its
-	 * tools when they are not known yet (first run without cache, or a start
-	 * in progress), so an early call is routed instead of refused.
+	 * Upstreams that may own `name` but have not listed what they serve yet
+	 * (first run without cache, or a start in progress): the one its prefix
+	 * names, and every unprefixed one.
+	 */
+	private learning(name: string): Provider[] {
+		const learning = (provider: Provider) => provider.state === 'starting' || (provider.state === 'cold' && provider.toolsSource === 'none');
+		const candidates = [...this.providers.values()].filter(provider => provider.config.namespace === false && learning(provider));
+		const prefixed = this.owner(name)?.provider;
+		if (prefixed !== undefined && learning(prefixed)) candidates.push(prefixed);
+		return candidates;
+	}
+
+	/**
+	 * Resolves an exposed name, waiting for the upstreams that may own it to
+	 * list their tools when they are not known yet (first run without cache,
+	 * or a start in progress), so an early call is routed instead of refused.
 	 */
 	async resolveTool(name: string, signal: AbortSignal): Promise<ExposedTool | undefined> {
 		this.ensureFresh();
 		const known = this.byName.get(name);
 		if (known !== undefined) return known;
-		const provider = this.owner(name)?.provider;
-		if (provider === undefined || (provider.state !== 'starting' && !(provider.state === 'cold' && provider.toolsSource === 'none'))) {
-			return undefined;
-		}
-
-		await provider.learnTools(signal);
+		const learning = this.learning(name);
+		if (learning.length === 0) return undefined;
+		await Promise.all(learning.map(async provider => provider.learnTools(signal)));
 		this.ensureFresh();
 		return this.byName.get(name);
 	}
 
-	/** For `<server>__<tool>` of an upstream whose tools are hidden (stopped, quarantined, disabled): who owns it. */
+	/** For a name of an upstream whose tools are hidden (stopped, quarantined, disabled): who owns it. */
 	hiddenOwner(name: string): {server: string; tool: string} | undefined {
+		this.ensureFresh();
+		const known = this.toolOwners.get(name);
+		if (known !== undefined) return isHidden(this.providers.get(known.server)!) ? {server: known.server, tool: known.tool} : undefined;
 		const owner = this.owner(name);
 		if (owner === undefined || !isHidden(owner.provider)) return undefined;
 		return {server: owner.provider.name, tool: owner.rest};
@@ -121,6 +248,13 @@ export class Router {
 		this.ensureFresh();
 		this.searchIndex ??= new ToolSearchIndex(this.exposed);
 		return this.searchIndex.search(query, limit);
+	}
+
+	/** The same search over the exposed prompts. */
+	searchPrompts(query: string, limit: number): Array<ToolSearchHit<ExposedPrompt>> {
+		this.ensureFresh();
+		this.promptIndex ??= new ToolSearchIndex(this.prompts.map(prompt => ({...prompt, tool: prompt.prompt})));
+		return this.promptIndex.search(query, limit);
 	}
 
 	/**
@@ -157,35 +291,247 @@ export class Router {
 	}
 
 	/**
-	 * The exposed set is derived on demand: events only mark it dirty, reads
-	 * rebuild it. Whether it changed is judged from each provider's visibility
-	 * and tool-list revision, not by serializing every schema.
+	 * Routes `prompts/get` (and a completion's `ref/prompt`) by the prompt's
+	 * exposed name, waiting like a tool for an upstream still learning what it
+	 * serves. A prompt of a hidden upstream routes to it, so the request gets
+	 * that upstream's refusal.
+	 */
+	async routePrompt(name: string, signal: AbortSignal): Promise<Route> {
+		this.ensureFresh();
+		let found = this.promptByName.get(name);
+		if (found === undefined) {
+			const learning = this.learning(name);
+			if (learning.length > 0) {
+				await Promise.all(learning.map(async provider => provider.learnTools(signal)));
+				this.ensureFresh();
+				found = this.promptByName.get(name);
+			}
+		}
+
+		found ??= this.promptOwners.get(name);
+		if (found !== undefined) return {provider: this.providers.get(found.server)!, own: found.prompt};
+		const owner = this.owner(name);
+		if (owner !== undefined && isHidden(owner.provider)) return {provider: owner.provider, own: owner.rest};
+		throw unknownPrompt(name, this.prompts.map(prompt => prompt.name));
+	}
+
+	/**
+	 * Routes a resource URI (`resources/read`, `resources/subscribe`) to its
+	 * upstream and that upstream's own URI: `hangar://<server>/<uri>` to that
+	 * server; else the owner by the rules in resource-uris.ts; else, when only
+	 * one upstream serves resources, to it (a client may build URIs itself).
+	 */
+	routeUri(uri: string): Route {
+		this.ensureFresh();
+		const parsed = parseHangarUri(uri);
+		if (parsed !== undefined) {
+			const provider = this.providers.get(parsed.server);
+			if (provider !== undefined) return {provider, own: parsed.uri};
+		}
+
+		const owner = this.uriOwner(uri);
+		if (owner !== undefined) return {provider: this.providers.get(owner)!, own: uri};
+		const serving = [...this.providers.values()].filter(provider => !provider.config.disabled && (provider.capabilities === undefined || provider.capabilities.resources !== undefined));
+		if (serving.length === 1) return {provider: serving[0]!, own: uri};
+		throw resourceNotFound(uri, serving.map(provider => provider.name));
+	}
+
+	/** Routes a completion's `ref/resource`: a template's exposed URI, else any URI `routeUri` knows. */
+	routeTemplate(uriTemplate: string): Route {
+		this.ensureFresh();
+		const template = this.templateByUri.get(uriTemplate);
+		if (template !== undefined) return {provider: this.providers.get(template.server)!, own: template.own};
+		return this.routeUri(uriTemplate);
+	}
+
+	/**
+	 * The URI clients see for `uri` of `server`: its own, unless another
+	 * upstream owns it. `handedOut`: it came in a result (a tool's
+	 * resource_link or embedded resource, a prompt's or a read's contents),
+	 * and is remembered so a read of it reaches `server`.
+	 */
+	exposeUri(server: string, uri: string, handedOut = false): string {
+		this.ensureFresh();
+		const owner = this.uriOwner(uri) ?? (handedOut ? this.book.claim(uri, server) : server);
+		return owner === server ? uri : hangarUri(server, uri);
+	}
+
+	/**
+	 * Rewrites, in place, the URIs in content items a result of `server`
+	 * carries (`resource_link` and embedded `resource` items) to what clients
+	 * see; anything else is left untouched. Cheap when there are none: one
+	 * pass over the items' types.
+	 */
+	exposeContent(server: string, content: unknown): void {
+		const items = Array.isArray(content) ? content : [content];
+		for (const item of items) {
+			if (typeof item !== 'object' || item === null) continue;
+			const record = item as {type?: unknown; uri?: unknown; resource?: {uri?: unknown}};
+			if (record.type === 'resource_link' && typeof record.uri === 'string') {
+				record.uri = this.exposeUri(server, record.uri, true);
+			} else if (record.type === 'resource' && typeof record.resource === 'object' && record.resource !== null && typeof record.resource.uri === 'string') {
+				record.resource.uri = this.exposeUri(server, record.resource.uri, true);
+			}
+		}
+	}
+
+	private uriOwner(uri: string): string | undefined {
+		return this.listedOwner.get(uri) ?? this.book.owner(uri) ?? this.templateOwner(uri);
+	}
+
+	/** The upstream whose template matches `uri` most specifically (then first in config order). */
+	private templateOwner(uri: string): string | undefined {
+		let best: {server: string; specificity: number} | undefined;
+		for (const {server, matcher} of this.matchers) {
+			if ((best === undefined || matcher.specificity > best.specificity) && matcher.matches(uri)) best = {server, specificity: matcher.specificity};
+		}
+
+		return best?.server;
+	}
+
+	/**
+	 * The exposed sets are derived on demand: events only mark them dirty,
+	 * reads rebuild them. Whether one changed is judged from each provider's
+	 * visibility and list revisions, not by serializing every schema; a kind
+	 * whose inputs did not change (most transitions: starting, ready,
+	 * degraded, ...) keeps its set and indexes.
 	 */
 	private ensureFresh(): void {
 		if (!this.dirty) return;
 		this.dirty = false;
-		// The set depends only on which upstreams are visible and their tool-list revisions: when those
-		// did not change (most transitions: starting, ready, degraded, ...), the set and its indexes stay.
-		const visible = [...this.providers.values()].filter(provider => !isHidden(provider));
-		const signature = visible.map(provider => `${provider.name}:${provider.toolsRevision}`).join('|');
-		if (this.initialized && signature === this.signature) return;
-		if (this.initialized) this.changed = true;
-		this.signature = signature;
+		// Upstreams disabled in the config take no part: they never run, and must not keep names from others.
+		const present = [...this.providers.values()].filter(provider => !provider.config.disabled);
+		const visibility = (provider: Provider) => `${provider.name}:${isHidden(provider) ? 0 : 1}`;
+		const next: Signatures = {
+			tools: present.map(provider => `${visibility(provider)}:${provider.toolsRevision}`).join('|'),
+			resources: present.map(provider => `${visibility(provider)}:${provider.resourcesRevision}`).join('|'),
+			prompts: present.map(provider => `${visibility(provider)}:${provider.promptsRevision}`).join('|'),
+		};
+		const kinds: ExposedKind[] = ['tools', 'resources', 'prompts'];
+		for (const kind of kinds) {
+			if (this.initialized && next[kind] === this.signatures[kind]) continue;
+			if (this.initialized) this.changed.add(kind);
+			if (kind === 'tools') this.buildTools(present);
+			else if (kind === 'prompts') this.buildPrompts(present);
+			else this.buildResources(present);
+		}
+
+		this.signatures = next;
 		this.initialized = true;
-		const exposed: ExposedTool[] = [];
-		for (const provider of visible) {
-			const seen = new Set<string>();
-			for (const definition of provider.tools) {
-				// An upstream that lists the same tool twice would make tools/list ambiguous.
-				if (seen.has(definition.name)) continue;
-				seen.add(definition.name);
-				exposed.push({name: exposedToolName(provider.name, definition.name), server: provider.name, tool: definition.name, definition});
+	}
+
+	private buildTools(present: Provider[]): void {
+		const named = this.ownNames(
+			'tool',
+			present,
+			provider => provider.tools,
+			(provider, definition: ToolDefinition, name): ExposedTool => ({name, server: provider.name, tool: definition.name, definition}),
+		);
+		this.toolOwners = named.owners;
+		this.exposed = named.exposed;
+		this.nameClashes.tool = named.clashes;
+		this.byName = new Map(this.exposed.map(tool => [tool.name, tool]));
+		this.fuse = undefined;
+		this.searchIndex = undefined;
+	}
+
+	private buildPrompts(present: Provider[]): void {
+		const named = this.ownNames(
+			'prompt',
+			present,
+			provider => provider.catalog.prompts,
+			(provider, definition: PromptDefinition, name): ExposedPrompt => ({name, server: provider.name, prompt: definition.name, definition}),
+		);
+		this.promptOwners = named.owners;
+		this.prompts = named.exposed;
+		this.nameClashes.prompt = named.clashes;
+		this.promptByName = new Map(this.prompts.map(prompt => [prompt.name, prompt]));
+		this.promptIndex = undefined;
+	}
+
+	/**
+	 * Who keeps each exposed name, in config order: the first upstream that
+	 * exposes it (a hidden one too, so a name does not move between upstreams
+	 * as people stop and start them), except that names starting with
+	 * "hangar_" are hangar's own. Returns the owners, the visible exposed set
+	 * and the clashes.
+	 */
+	private ownNames<D extends {name: string}, E extends {name: string; server: string}>(
+		kind: 'tool' | 'prompt',
+		present: Provider[],
+		list: (provider: Provider) => readonly D[],
+		make: (provider: Provider, definition: D, name: string) => E,
+	): {owners: Map<string, E>; exposed: E[]; clashes: NameClash[]} {
+		const owners = new Map<string, E>();
+		const exposed: E[] = [];
+		const clashes = new Map<string, NameClash>();
+		const clash = (name: string, owner: string, shadowed: string) => {
+			const found = clashes.get(name) ?? {kind, name, owner, shadowed: []};
+			if (!found.shadowed.includes(shadowed)) found.shadowed.push(shadowed);
+			clashes.set(name, found);
+		};
+
+		for (const provider of present) {
+			const hidden = isHidden(provider);
+			for (const definition of list(provider)) {
+				const name = exposedName(provider.config.namespace, definition.name);
+				const current = owners.get(name);
+				// An upstream that lists the same name twice would make the list ambiguous: the first counts.
+				if (current?.server === provider.name) continue;
+				if (current !== undefined) {
+					clash(name, current.server, provider.name);
+					continue;
+				}
+
+				if (provider.config.namespace === false && name.startsWith(reservedPrefix)) {
+					clash(name, 'hangar', provider.name);
+					continue;
+				}
+
+				const entry = make(provider, definition, name);
+				owners.set(name, entry);
+				if (!hidden) exposed.push(entry);
 			}
 		}
 
-		this.exposed = exposed;
-		this.byName = new Map(exposed.map(tool => [tool.name, tool]));
-		this.fuse = undefined;
-		this.searchIndex = undefined;
+		return {owners, exposed, clashes: [...clashes.values()]};
+	}
+
+	private buildResources(present: Provider[]): void {
+		const listedOwner = new Map<string, string>();
+		for (const provider of present) {
+			for (const resource of provider.catalog.resources) {
+				if (!listedOwner.has(resource.uri)) listedOwner.set(resource.uri, provider.name);
+			}
+		}
+
+		this.listedOwner = listedOwner;
+		this.matchers = present.flatMap(provider => provider.catalog.resourceTemplates.map(template => ({server: provider.name, matcher: new TemplateMatcher(template.uriTemplate)})));
+		const resources: ExposedResource[] = [];
+		const templates: ExposedTemplate[] = [];
+		const templateOwner = new Map<string, string>();
+		for (const provider of present) {
+			const hidden = isHidden(provider);
+			const seen = new Set<string>();
+			for (const definition of provider.catalog.resources) {
+				// Listed twice by the same upstream: the first counts.
+				if (seen.has(definition.uri)) continue;
+				seen.add(definition.uri);
+				const owner = listedOwner.get(definition.uri)!;
+				const uri = owner === provider.name ? definition.uri : hangarUri(provider.name, definition.uri);
+				if (!hidden) resources.push({uri, server: provider.name, own: definition.uri, definition: {...definition, uri}});
+			}
+
+			for (const definition of provider.catalog.resourceTemplates) {
+				const owner = templateOwner.get(definition.uriTemplate) ?? provider.name;
+				templateOwner.set(definition.uriTemplate, owner);
+				const uriTemplate = owner === provider.name ? definition.uriTemplate : hangarUri(provider.name, definition.uriTemplate);
+				if (!hidden) templates.push({uriTemplate, server: provider.name, own: definition.uriTemplate, definition: {...definition, uriTemplate}});
+			}
+		}
+
+		this.resourceList = resources;
+		this.templateList = templates;
+		this.templateByUri = new Map(templates.map(template => [template.uriTemplate, template]));
 	}
 }

@@ -1,6 +1,6 @@
 /**
  * What hangar remembers between runs, per upstream: the last tool list and
- * when it was verified, counters, the last exit, and the admin state a person
+ * catalog (capabilities, resources, templates, prompts) and when each was verified, counters, the last exit, and the admin state a person
  * set (quarantine). Stored with lowdb as one JSON file in the state dir.
  *
  * - One writer: the first process to take `state.lock` writes; any other
@@ -20,12 +20,15 @@ import type {ToolDefinition} from '../config/config.js';
 import type {Logger} from '../base/logger.js';
 import {isAlive} from '../upstream/process-registry.js';
 import type {PinnedTool, ToolChange} from './pins.js';
+import type {PersistedCatalog} from './catalog.js';
 
 export type PersistedExit = {code: number | null; signal: string | null; at: number; stderrTail: string[]};
 
 export type PersistedUpstream = {
 	tools?: ToolDefinition[] | undefined;
 	toolsVerifiedAt?: number | undefined;
+	/** Its capabilities, resources, templates and prompts as last read (see Catalog). */
+	catalog?: PersistedCatalog | undefined;
 	counters: {starts: number; crashes: number; calls: number; failures: number};
 	lastExit?: PersistedExit | undefined;
 	/**

@@ -16,12 +16,27 @@ import type {CallContext} from './call-path.js';
 import {Provider} from './provider.js';
 import type {TransitionEvent} from './provider-state.js';
 import {pointlessCommand, shuttingDown, unknownUpstream} from './refusals.js';
-import {Router, type ExposedTool} from './router.js';
+import {Router, type ExposedKind, type ExposedTool, type NameClash} from './router.js';
+import {Subscriptions} from './subscriptions.js';
+import type {ServerCapabilities} from './catalog.js';
 import type {StateStore} from './state-store.js';
 import type {ToolSearchHit} from './tool-search.js';
 import type {CallToolResult} from '../upstream/connection.js';
 
-export type {ExposedTool};
+export type {ExposedTool, NameClash};
+
+/** What hangar can serve to a client besides tools, from every upstream's capabilities (see `Supervisor.capabilities`). */
+export type ServedCapabilities = {
+	resources?: {subscribe?: boolean; listChanged: boolean};
+	prompts?: {listChanged: boolean};
+	completions?: Record<string, never>;
+};
+
+const changeEvents: Record<ExposedKind, 'toolsChanged' | 'resourcesChanged' | 'promptsChanged'> = {
+	tools: 'toolsChanged',
+	resources: 'resourcesChanged',
+	prompts: 'promptsChanged',
+};
 
 /** A person's actions on one upstream (see `Supervisor.command`). */
 export const commands = ['start', 'stop', 'restart', 'quarantine', 'approve'] as const;
@@ -34,11 +49,17 @@ export function isCommand(value: unknown): value is Command {
 export class Supervisor extends EventEmitter<{
 	transition: [TransitionEvent];
 	toolsChanged: [];
+	resourcesChanged: [];
+	promptsChanged: [];
 	activity: [string];
 }> {
 	readonly providers = new Map<string, Provider>();
 	/** Where each request goes: exposed names, hangar_call, hidden owners, "did you mean". */
 	readonly router = new Router(this.providers);
+	/** Resource subscriptions of every session, counted per upstream resource. */
+	readonly subscriptions: Subscriptions;
+	/** The clashes last logged, so each is logged when it appears, not on every change. */
+	private loggedClashes = '';
 	private emitScheduled = false;
 	private shuttingDown = false;
 	/** When this supervisor was created. */
@@ -56,14 +77,18 @@ export class Supervisor extends EventEmitter<{
 		// Each running upstream's connection follows the clients' log level and roots.
 		this.clients.setMaxListeners(0);
 		const relay = new ClientRelay(this.clients, logger.child('relay'));
+		this.subscriptions = new Subscriptions(this.router, logger);
 		for (const server of config.servers) {
 			const provider = new Provider(server, config.hangar, store, logger.child(server.name), relay);
 			provider.on('transition', event => {
 				// Dirty first, so a listener that reads tools() sees the set after this transition.
 				this.markToolsDirty();
+				if (event.to === 'ready' && event.from === 'starting') this.subscriptions.resubscribe(provider);
 				this.emit('transition', event);
 			});
 			provider.on('tools', () => this.markToolsDirty());
+			provider.on('catalog', () => this.markToolsDirty());
+			provider.on('resourceUpdated', uri => this.subscriptions.updated(server.name, uri));
 			provider.on('activity', () => this.emit('activity', server.name));
 			this.providers.set(server.name, provider);
 		}
@@ -98,6 +123,38 @@ export class Supervisor extends EventEmitter<{
 	/** The exposed tool set (see Router). */
 	tools(): readonly ExposedTool[] {
 		return this.router.tools();
+	}
+
+	/**
+	 * What hangar advertises to a client at initialize, besides tools: the
+	 * union of its upstreams' capabilities, live or cached (a cold upstream's
+	 * come from its last run). An upstream whose capabilities were never
+	 * known (a first run, before it started) may serve anything, so
+	 * resources, prompts and completions are offered for it; subscribe only
+	 * where an upstream is known to support it. Hangar itself sends
+	 * list_changed for every list, since the union changes as upstreams come
+	 * and go. Upstreams disabled in the config count for nothing.
+	 */
+	capabilities(): ServedCapabilities {
+		const served: ServedCapabilities = {};
+		for (const provider of this.providers.values()) {
+			if (provider.config.disabled) continue;
+			const caps: ServerCapabilities | undefined = provider.capabilities;
+			if (caps === undefined || caps.resources !== undefined) {
+				served.resources ??= {listChanged: true};
+				if (caps?.resources?.subscribe === true) served.resources.subscribe = true;
+			}
+
+			if (caps === undefined || caps.prompts !== undefined) served.prompts = {listChanged: true};
+			if (caps === undefined || caps.completions !== undefined) served.completions = {};
+		}
+
+		return served;
+	}
+
+	/** Every name two upstreams expose, with the one that keeps it (see Router.clashes). */
+	clashes(): readonly NameClash[] {
+		return this.router.clashes();
 	}
 
 	/** Tool search over the exposed tools (see Router.search). */
@@ -157,6 +214,12 @@ export class Supervisor extends EventEmitter<{
 		}
 	}
 
+	/** A request other than a tool call to one upstream (see Provider.request). */
+	async request(provider: Provider, method: string, params: Record<string, unknown>, operation: string, context: Pick<CallContext, 'signal' | 'budget'> = {}): Promise<Record<string, unknown>> {
+		if (this.shuttingDown) throw shuttingDown(provider.name, operation);
+		return provider.request(method, params, operation, context);
+	}
+
 	async call(server: string, tool: string, args: Record<string, unknown> | undefined, context: CallContext = {}): Promise<CallToolResult> {
 		if (this.shuttingDown) throw shuttingDown(server, `tools/call "${tool}"`);
 
@@ -173,10 +236,11 @@ export class Supervisor extends EventEmitter<{
 	}
 
 	/**
-	 * Events only mark the exposed set dirty (the router rebuilds it on the
-	 * next read); a microtask rebuilds it and emits `toolsChanged` once for
-	 * any burst of events (200 upstreams starting must not rebuild it 400
-	 * times).
+	 * Events only mark the exposed sets dirty (the router rebuilds them on the
+	 * next read); a microtask rebuilds them and emits `toolsChanged`,
+	 * `resourcesChanged` or `promptsChanged` once for any burst of events (200
+	 * upstreams starting must not rebuild them 400 times). A name clash is
+	 * logged when it appears (the first time: at load, from cached lists).
 	 */
 	private markToolsDirty(): void {
 		this.router.invalidate();
@@ -184,7 +248,24 @@ export class Supervisor extends EventEmitter<{
 		this.emitScheduled = true;
 		queueMicrotask(() => {
 			this.emitScheduled = false;
-			if (this.router.takeChange()) this.emit('toolsChanged');
+			for (const kind of this.router.takeChanges()) this.emit(changeEvents[kind]);
+			this.logClashes();
 		});
 	}
+
+	private logClashes(): void {
+		const clashes = this.router.clashes();
+		const text = clashes.map(clash => describeClash(clash)).join('\n');
+		if (text === this.loggedClashes) return;
+		this.loggedClashes = text;
+		for (const clash of clashes) this.logger.warn(describeClash(clash), {clash: clash.name});
+	}
+}
+
+/** A clash as a sentence for the log and `--check-config`: who keeps the name, and how the others stay reachable. */
+export function describeClash(clash: NameClash): string {
+	const others = clash.shadowed.map(server => `"${server}"`).join(', ');
+	const keeper = clash.owner === 'hangar' ? 'hangar keeps it for its own tools (names starting with "hangar_")' : `"${clash.owner}" keeps it (first in config order)`;
+	const reach = clash.kind === 'tool' ? `; call the other with hangar_call {"server", "tool"}` : '';
+	return `name clash: ${clash.kind} "${clash.name}" is exposed by ${clash.owner === 'hangar' ? '' : `"${clash.owner}" and `}${others}: ${keeper}, the one of ${others} is not listed${reach}. Give one of them a "namespace" to expose both.`;
 }

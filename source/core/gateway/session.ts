@@ -29,6 +29,9 @@ import type {Logger} from '../base/logger.js';
 import {ManagementParamsError, checkArguments, isManagementTool, managementTools, runManagementTool, statusJson} from './management-tools.js';
 import {CallBudget, type CallDeadline, type ProgressUpdate} from '../engine/call-path.js';
 import {commands, isCommand, type Supervisor} from '../engine/supervisor.js';
+import type {Subscriber} from '../engine/subscriptions.js';
+import {advertised, registerCatalogRequests} from './catalog-requests.js';
+import {page} from './pagination.js';
 
 export const serverInfo = {name: 'mcp-hangar', version: '0.1.0'};
 
@@ -311,6 +314,8 @@ export class GatewaySession {
 	private readonly askedNonce = randomBytes(4).toString('hex');
 	/** This session in the supervisor's list of clients. */
 	readonly client: ClientRecord;
+	/** This session as a watcher of resources (resources/subscribe). */
+	private readonly subscriber: Subscriber;
 
 	constructor(options: GatewaySessionOptions) {
 		this.supervisor = options.supervisor;
@@ -337,13 +342,30 @@ export class GatewaySession {
 			};
 		}
 		this.exposure = options.supervisor.config.hangar.exposure;
-		this.server = new Server(serverInfo, {capabilities: {tools: {listChanged: true}, logging: {}}, instructions: instructions[this.exposure]});
+		// The SDK takes capabilities before connect: what the upstreams serve (cached for cold ones) is known from memory now.
+		const capabilities = options.supervisor.capabilities();
+		this.server = new Server(serverInfo, {capabilities: {...advertised(capabilities), logging: {}}, instructions: instructions[this.exposure]});
 		this.server.onerror = error => this.logger.debug(`session error: ${error.message}`);
-		this.server.setRequestHandler(ListToolsRequestSchema, () => ({tools: this.listTools()}));
+		this.server.setRequestHandler(ListToolsRequestSchema, request => {
+			const {items, nextCursor} = page('tools/list', this.listTools(), request.params?.cursor);
+			return {tools: items, ...(nextCursor === undefined ? {} : {nextCursor})};
+		});
 		// Replaces the SDK's own handler: the level is this session's, and hangar asks the upstreams for the most verbose one.
 		this.server.setRequestHandler(SetLevelRequestSchema, request => {
 			this.client.setLogLevel(request.params.level);
 			return {};
+		});
+		this.subscriber = {
+			notify: uri => {
+				if (this.guard.machine.state === 'ready') this.server.sendResourceUpdated({uri}).catch(() => {});
+			},
+		};
+		registerCatalogRequests(this.server, {
+			supervisor: options.supervisor,
+			capabilities,
+			subscriber: this.subscriber,
+			callDeadline: options.callDeadline,
+			toRpcError,
 		});
 		// tools/call is the hot path: it is served by serveCall straight from the guard, without the
 		// SDK's three schema parses per call, and the upstream's result is forwarded as it came.
@@ -376,11 +398,28 @@ export class GatewaySession {
 			}
 		};
 
+		const listening = () => this.guard.machine.state === 'ready' || this.guard.machine.state === 'initializing';
+		const onResourcesChanged = () => {
+			if (capabilities.resources !== undefined && listening()) this.server.sendResourceListChanged().catch(() => {});
+		};
+
+		const onPromptsChanged = () => {
+			if (capabilities.prompts !== undefined && listening()) this.server.sendPromptListChanged().catch(() => {});
+		};
+
 		this.supervisor.on('toolsChanged', onToolsChanged);
-		this.unsubscribe = () => this.supervisor.off('toolsChanged', onToolsChanged);
+		this.supervisor.on('resourcesChanged', onResourcesChanged);
+		this.supervisor.on('promptsChanged', onPromptsChanged);
+		this.unsubscribe = () => {
+			this.supervisor.off('toolsChanged', onToolsChanged);
+			this.supervisor.off('resourcesChanged', onResourcesChanged);
+			this.supervisor.off('promptsChanged', onPromptsChanged);
+		};
+
 		this.server.onclose = () => {
 			this.client.remove();
 			this.unsubscribe();
+			this.supervisor.subscriptions.drop(this.subscriber);
 			for (const controller of this.inflight.values()) controller.abort();
 			this.inflight.clear();
 			const asked = [...this.asked.values()];
@@ -535,7 +574,7 @@ export class GatewaySession {
 		}
 
 		try {
-			return await this.supervisor.call(route.server, route.tool, route.arguments, {
+			const result = await this.supervisor.call(route.server, route.tool, route.arguments, {
 				signal,
 				meta,
 				correlationId,
@@ -559,6 +598,9 @@ export class GatewaySession {
 							}
 						: undefined,
 			});
+			// resource_link and embedded resource items: their URIs are remembered for reading and, where another upstream owns one, rewritten.
+			router.exposeContent(route.server, result.content);
+			return result;
 		} catch (error) {
 			if (!(error instanceof HangarError || error instanceof JsonRpcError)) this.logger.error(`unexpected error in tools/call ${params.name}: ${errorMessage(error)}`, {correlationId});
 			throw toRpcError(error, `upstream "${route.server}": tools/call "${route.tool}"`);

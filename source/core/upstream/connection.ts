@@ -15,11 +15,15 @@ import {SSEClientTransport} from '@modelcontextprotocol/sdk/client/sse.js';
 import {StreamableHTTPClientTransport} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type {Transport} from '@modelcontextprotocol/sdk/shared/transport.js';
 import {AjvJsonSchemaValidator} from '@modelcontextprotocol/sdk/validation/ajv';
+import {z} from 'zod';
 import {
 	EmptyResultSchema,
 	ListToolsResultSchema,
 	LoggingMessageNotificationSchema,
 	McpError,
+	PromptListChangedNotificationSchema,
+	ResourceListChangedNotificationSchema,
+	ResourceUpdatedNotificationSchema,
 	ToolListChangedNotificationSchema,
 	type CallToolResult,
 	type JSONRPCMessage,
@@ -81,7 +85,25 @@ export class ConnectionLostError extends Error {
 export type ConnectionEvents = {
 	onClose: (exit: ExitInfo | undefined) => void;
 	onToolsChanged: () => void;
+	/** The upstream said its resources (and templates) or its prompts changed. */
+	onListChanged?: (kind: 'resources' | 'prompts') => void;
+	/** A resource the upstream was asked to watch (resources/subscribe) changed. */
+	onResourceUpdated?: (uri: string) => void;
 };
+
+/** The list requests besides tools/list, and the key of each answer's array. */
+export const listMethods = {
+	resources: {method: 'resources/list', key: 'resources'},
+	resourceTemplates: {method: 'resources/templates/list', key: 'resourceTemplates'},
+	prompts: {method: 'prompts/list', key: 'prompts'},
+} as const;
+
+/**
+ * Accepts any object as a result of a forwarded request (resources/read,
+ * prompts/get, completion/complete, ...): hangar forwards what the upstream
+ * said rather than re-judging it.
+ */
+const passthroughObject = z.custom<Record<string, unknown>>(value => isPlainObject(value), {message: 'expected a result object'});
 
 const NO_SDK_TIMEOUT = 2_147_000_000;
 
@@ -152,6 +174,9 @@ export class UpstreamConnection {
 		client.setNotificationHandler(ToolListChangedNotificationSchema, () => events.onToolsChanged());
 		// Only log messages sent during initialize get here; afterwards `intercept` takes them in order.
 		client.setNotificationHandler(LoggingMessageNotificationSchema, notification => connection?.logMessage(notification.params));
+		client.setNotificationHandler(ResourceListChangedNotificationSchema, () => events.onListChanged?.('resources'));
+		client.setNotificationHandler(PromptListChangedNotificationSchema, () => events.onListChanged?.('prompts'));
+		client.setNotificationHandler(ResourceUpdatedNotificationSchema, notification => events.onResourceUpdated?.(notification.params.uri));
 
 		connection = new UpstreamConnection(config.name, client, transport, child, log, clientSide);
 		const abort = () => {
@@ -459,6 +484,50 @@ export class UpstreamConnection {
 		} while (cursor !== undefined);
 
 		return tools;
+	}
+
+	/** What the upstream answered `initialize` with (undefined before it did). */
+	get serverCapabilities(): Record<string, unknown> | undefined {
+		return this.client.getServerCapabilities() as Record<string, unknown> | undefined;
+	}
+
+	/** Reads one of the lists besides tools/list in full, following `nextCursor` pages. */
+	async listAll(kind: keyof typeof listMethods, signal: AbortSignal): Promise<Array<Record<string, unknown>>> {
+		const {method, key} = listMethods[kind];
+		const items: Array<Record<string, unknown>> = [];
+		let cursor: string | undefined;
+		const seen = new Set<string>();
+		do {
+			const page = await this.request(
+				() => this.client.request({method, params: cursor === undefined ? {} : {cursor}} as never, passthroughObject, {signal, timeout: NO_SDK_TIMEOUT}),
+			);
+			const list = page[key];
+			if (Array.isArray(list)) items.push(...list.filter(item => isPlainObject(item)));
+			cursor = typeof page['nextCursor'] === 'string' ? page['nextCursor'] : undefined;
+			if (cursor !== undefined) {
+				if (seen.has(cursor)) break; // A server that repeats a cursor would loop forever.
+				seen.add(cursor);
+			}
+		} while (cursor !== undefined);
+
+		return items;
+	}
+
+	/**
+	 * Sends a request that is not a tool call (resources/read, prompts/get,
+	 * completion/complete, resources/subscribe, ...) and resolves with the
+	 * upstream's result as it came.
+	 */
+	async forward(method: string, params: Record<string, unknown>, options: {signal?: AbortSignal | undefined; timeoutMs: number}): Promise<Record<string, unknown>> {
+		return this.request(
+			() =>
+				this.client.request({method, params} as never, passthroughObject, {
+					...(options.signal === undefined ? {} : {signal: options.signal}),
+					timeout: options.timeoutMs,
+				}),
+			options.signal,
+			options.timeoutMs,
+		);
 	}
 
 	/**
