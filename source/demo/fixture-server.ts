@@ -17,10 +17,13 @@
 //                     with exit code 5 (--crash-rate); --seed N makes it deterministic;
 //                     --bad-patch-every-ms N --bad-patch-ms M: for M ms of every N (by the wall
 //                     clock, so restarts do not reset it) every call stalls, as a sick server's do
-// Options for any mode: --page-size N, --exit-after-ms N (exit code 6), --tools-count N,
-// --long-names, --change-description (echo's description changes after the first call, with
-// list_changed), --echo-description TEXT (echo's description from the start), --ignore-sigterm,
-// --tag STRING (ignored, for `ps`).
+// Options for any mode: --page-size N (pages every list), --exit-after-ms N (exit code 6),
+// --tools-count N, --long-names, --change-description (echo's description changes after the
+// first call, with list_changed), --echo-description TEXT (echo's description from the start),
+// --ignore-sigterm, --tag STRING (for `ps`, and named in what resources and prompts return),
+// --resources-count N (resources fixture://item/0..N-1, the template fixture://item/{id} and a
+// tool `link` that returns a resource_link to fixture://item/0), --prompts-count N (prompts
+// prompt_0..N-1, each with an optional argument `topic`).
 // --client-features: adds `logging` to its capabilities (logging/setLevel is honoured) and the tools
 // ask (sends its client sampling/createMessage, elicitation/create or roots/list and returns the
 // answer; optionally waits for open-gate first, or asks for the client's progress), open-gate, log
@@ -81,6 +84,8 @@ function parseCliArgs() {
 				'ignore-sigterm': { type: 'boolean', default: false },
 				'client-features': { type: 'boolean', default: false },
 				tag: { type: 'string' },
+				'resources-count': { type: 'string' },
+				'prompts-count': { type: 'string' },
 			},
 		}).values;
 	} catch (error) {
@@ -126,6 +131,9 @@ const changeDescription = args['change-description'] === true;
 const echoDescription = typeof args['echo-description'] === 'string' ? args['echo-description'] : undefined;
 const ignoreSigterm = args['ignore-sigterm'] === true;
 const clientFeatures = args['client-features'] === true;
+const tag = args.tag ?? 'fixture';
+const resourcesCount = numberOption('resources-count', args['resources-count'], 0, isNonNegativeInteger);
+const promptsCount = numberOption('prompts-count', args['prompts-count'], 0, isNonNegativeInteger);
 
 // ---------------------------------------------------------------------------
 // Randomness (flaky mode)
@@ -276,7 +284,7 @@ interface TextContent {
 }
 
 interface ToolResult {
-	content: TextContent[];
+	content: Array<TextContent | { type: 'resource_link'; uri: string; name: string }>;
 	structuredContent?: JsonObject;
 	isError?: boolean;
 }
@@ -424,6 +432,14 @@ const baseTools: ToolDefinition[] = [
 const extraTools: ToolDefinition[] = [];
 for (let i = 1; i <= toolsCount; i++) {
 	extraTools.push(echoArgsTool(`tool_${i}`, `Extra tool number ${i}; echoes its arguments as JSON.`));
+}
+if (resourcesCount > 0) {
+	extraTools.push({
+		name: 'link',
+		description: 'Returns a resource_link to fixture://item/0.',
+		inputSchema: { type: 'object', properties: {} },
+		run: () => ({ content: [{ type: 'resource_link', uri: 'fixture://item/0', name: 'item-0' }] }),
+	});
 }
 if (longNames) {
 	extraTools.push(
@@ -664,14 +680,24 @@ function handleInitialize(params: JsonObject): JsonObject {
 	clientCapabilities = isObject(params['capabilities']) ? params['capabilities'] : {};
 	return {
 		protocolVersion: typeof requested === 'string' ? requested : '2025-06-18',
-		capabilities: clientFeatures ? { tools: { listChanged: true }, logging: {} } : { tools: { listChanged: true } },
+		capabilities: {
+			tools: { listChanged: true },
+			...(clientFeatures ? { logging: {} } : {}),
+			...(resourcesCount > 0 ? { resources: {} } : {}),
+			...(promptsCount > 0 ? { prompts: {} } : {}),
+		},
 		serverInfo: { name: 'hangar-fixture', version: '1.0.0' },
 	};
 }
 
 function handleToolsList(params: JsonObject): JsonObject {
-	const tools = currentTools().map(describeTool);
-	if (pageSize === 0) return { tools };
+	return paged('tools', currentTools().map(describeTool), params);
+}
+
+/** One page of `items` as the answer of a list request (all of them without --page-size). */
+function paged(key: string, items: JsonObject[], params: JsonObject): JsonObject {
+	const tools = items;
+	if (pageSize === 0) return { [key]: tools };
 	const cursor = params['cursor'];
 	let offset = 0;
 	if (cursor !== undefined) {
@@ -681,7 +707,7 @@ function handleToolsList(params: JsonObject): JsonObject {
 		}
 	}
 	const end = offset + pageSize;
-	const page: JsonObject = { tools: tools.slice(offset, end) };
+	const page: JsonObject = { [key]: tools.slice(offset, end) };
 	if (end < tools.length) page['nextCursor'] = String(end);
 	return page;
 }
@@ -772,9 +798,53 @@ async function dispatch(
 			setLevelCount++;
 			return {};
 		}
+		case 'resources/list':
+		case 'resources/templates/list':
+		case 'resources/read':
+			if (resourcesCount === 0) throw new RpcError(-32601, `Method not found: ${method}`);
+			return handleResources(method, params);
+		case 'prompts/list':
+		case 'prompts/get':
+			if (promptsCount === 0) throw new RpcError(-32601, `Method not found: ${method}`);
+			return handlePrompts(method, params);
 		default:
 			throw new RpcError(-32601, `Method not found: ${method}`);
 	}
+}
+
+function handleResources(method: string, params: JsonObject): JsonObject {
+	if (method === 'resources/list') {
+		const resources = Array.from({ length: resourcesCount }, (_, i) => ({ uri: `fixture://item/${i}`, name: `item-${i}`, mimeType: 'text/plain' }));
+		return paged('resources', resources, params);
+	}
+	if (method === 'resources/templates/list') {
+		return paged('resourceTemplates', [{ uriTemplate: 'fixture://item/{id}', name: 'item', mimeType: 'text/plain' }], params);
+	}
+	const uri = params['uri'];
+	const id = typeof uri === 'string' ? /^fixture:\/\/item\/([^/]+)$/.exec(uri)?.[1] : undefined;
+	if (id === undefined) throw new RpcError(-32002, `Resource not found: ${JSON.stringify(uri)}`);
+	return { contents: [{ uri, mimeType: 'text/plain', text: `item ${id} of ${tag}` }] };
+}
+
+function handlePrompts(method: string, params: JsonObject): JsonObject {
+	if (method === 'prompts/list') {
+		const prompts = Array.from({ length: promptsCount }, (_, i) => ({
+			name: `prompt_${i}`,
+			description: `Prompt number ${i} of ${tag}.`,
+			arguments: [{ name: 'topic', description: 'What it is about.', required: false }],
+		}));
+		return paged('prompts', prompts, params);
+	}
+	const name = params['name'];
+	const index = typeof name === 'string' ? /^prompt_(\d+)$/.exec(name)?.[1] : undefined;
+	if (index === undefined || Number(index) >= promptsCount) throw new RpcError(-32602, `Unknown prompt: ${JSON.stringify(name)}`);
+	const topic = (params['arguments'] as JsonObject | undefined)?.['topic'];
+	return {
+		messages: [
+			{ role: 'user', content: { type: 'text', text: `prompt ${index} of ${tag}${typeof topic === 'string' ? ` about ${topic}` : ''}` } },
+			{ role: 'user', content: { type: 'resource', resource: { uri: 'fixture://item/0', mimeType: 'text/plain', text: `item 0 of ${tag}` } } },
+		],
+	};
 }
 
 /** Requests still in progress, by idKey, so that notifications/cancelled can abort them. */
