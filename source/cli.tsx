@@ -7,7 +7,7 @@
  */
 import process from 'node:process';
 import meow from 'meow';
-import {ConfigError, loadConfig, resolveConfigPath} from './core/config/config.js';
+import {ConfigError, resolveConfigPath} from './core/config/config.js';
 import {Logger, fileSink, logLevels, stderrSink, type LogLevel} from './core/base/logger.js';
 import type {HttpListenOptions} from './core/endpoints/http-endpoint.js';
 import {UsageError} from './usage.js';
@@ -236,10 +236,8 @@ async function main(): Promise<void> {
 	}
 
 	if (flags.checkConfig) {
-		const config = loadConfig(configPath, {stateDir: flags.stateDir});
-		process.stdout.write(
-			`${config.path}: OK, ${config.servers.length} upstream${config.servers.length === 1 ? '' : 's'} (${config.servers.map(server => server.name).join(', ')})\n`,
-		);
+		const {checkConfigCommand} = await oneShots();
+		process.exitCode = await checkConfigCommand({configPath, stateDir: flags.stateDir, logger: logger()});
 		return;
 	}
 

@@ -15,7 +15,7 @@ import {errorMessage} from './core/base/errors.js';
 import type {Logger} from './core/base/logger.js';
 import {killAllProcessGroupsSync} from './core/upstream/process-registry.js';
 import {createSupervisor} from './core/endpoints/runtime.js';
-import type {Supervisor} from './core/engine/supervisor.js';
+import {describeClash, type Supervisor} from './core/engine/supervisor.js';
 import {isPlainObject} from './core/wire/json-rpc-check.js';
 import {UsageError} from './usage.js';
 import {statusEntries, type StatusEntry} from './core/engine/views.js';
@@ -276,4 +276,23 @@ async function adminStandalone(config: HangarConfig, options: CommandOptions & {
 			return 1;
 		}
 	});
+}
+
+/**
+ * `--check-config`: validates the config (a ConfigError exits 1 from the CLI)
+ * and reports the name clashes between unprefixed servers that it can see
+ * without starting anything: from predefined `tools` and the lists cached by
+ * earlier runs. Clashes are warnings (exit 0): each name still has one owner.
+ */
+export async function checkConfigCommand(options: CommandOptions, io: Output = stdio): Promise<number> {
+	const config = loadConfig(options.configPath, {stateDir: options.stateDir});
+	io.out(`${config.path}: OK, ${config.servers.length} upstream${config.servers.length === 1 ? '' : 's'} (${config.servers.map(server => server.name).join(', ')})\n`);
+	const supervisor = await createSupervisor(config, options.logger, {readOnly: true});
+	try {
+		for (const clash of supervisor.clashes()) io.out(`warning: ${describeClash(clash)}\n`);
+	} finally {
+		await supervisor.shutdown('check finished');
+	}
+
+	return 0;
 }

@@ -1,7 +1,9 @@
 /**
  * The lines of the detail view, built from `UpstreamDetails` (plain data):
- * a summary, then the sections (tools with per-tool calls and latency, state
- * transitions with their reasons, recent calls, the stderr tail), each cut
+ * a summary (with any name clash it is part of), then the sections (tools
+ * with per-tool calls and latency, its prompts, resources and resource
+ * templates when it has any, state transitions with their reasons, recent
+ * calls, the stderr tail), each cut
  * to the rows it is given with a "… N more" line. In a short terminal the
  * last sections give way to one line naming them rather than show a title
  * over nothing.
@@ -113,6 +115,15 @@ function summaryLines(details: UpstreamDetails, now: number, width: number): Lin
 		lines.push([label('approved  '), {text: `${clock(details.pins.approvedAt)}, ${details.pins.tools ?? 'no'} tool definitions pinned`}]);
 	}
 
+	for (const clash of details.clashes) {
+		const kept = clash.owner === s.name;
+		lines.push([
+			label('name clash  '),
+			{text: `${clash.kind} ${clash.name}`, tone: {color: 'yellow'}},
+			label(kept ? `  kept here; not exposed for ${clash.shadowed.join(', ')}` : `  kept by ${clash.owner}; not exposed for this server`),
+		]);
+	}
+
 	return lines;
 }
 
@@ -145,8 +156,21 @@ function detailSections(details: UpstreamDetails, width: number): Section[] {
 		call.ok ? {text: 'ok', tone: {color: 'green'}} : {text: `error  ${printable(call.error ?? '')}`, tone: {color: 'red'}},
 	]);
 	const stderr = [...details.stderr].reverse().map((line): Line => [label(`  ${clock(line.at)}  `), {text: printable(line.text)}]);
+	const catalog: Line[] = [
+		...details.prompts.map((prompt): Line => [
+			label('  prompt    '),
+			{text: prompt.exposedName ?? prompt.name, tone: prompt.exposedName === null ? {color: 'yellow'} : {}},
+			label(prompt.exposedName === null ? '  (name kept by another server)' : prompt.arguments.length > 0 ? `  (${prompt.arguments.join(', ')})` : ''),
+			{text: compact || prompt.description === null ? '' : `  ${printable(prompt.description)}`, tone: dim},
+		]),
+		...details.resources.map((resource): Line => [label('  resource  '), {text: printable(resource.exposedUri)}, {text: compact ? '' : `  ${printable(resource.name)}`, tone: dim}]),
+		...details.resourceTemplates.map((template): Line => [label('  template  '), {text: printable(template.exposedUriTemplate)}, {text: compact ? '' : `  ${printable(template.name)}`, tone: dim}]),
+	];
+	const counts = `${details.prompts.length} prompts, ${details.resources.length} resources, ${details.resourceTemplates.length} templates`;
 	return [
 		{title: `TOOLS (${details.tools.length}, most called first)`, rows: tools, empty: '  no tools known yet'},
+		// Only for upstreams that have any: most serve tools alone, and an empty section would cost two rows.
+		...(catalog.length > 0 ? [{title: `PROMPTS AND RESOURCES (${counts})`, rows: catalog, empty: ''}] : []),
 		{title: 'STATE HISTORY (newest first)', rows: transitions, empty: '  no transitions yet'},
 		{title: 'RECENT CALLS (newest first)', rows: calls, empty: '  no calls yet'},
 		{title: 'STDERR (live tail)', rows: stderr, empty: '  nothing on stderr', keepLast: true},

@@ -178,7 +178,7 @@ function assertAgree(s: Surfaces, exposure: 'direct' | 'search' = 'direct'): Sur
 			if (exposure === 'direct') {
 				expect(listed, `${where}: tools/list vs the tools hangar_details names`).toEqual(details.tools.map(tool => tool.exposedName).sort());
 				expect(listed.length, `${where}: tools/list vs hangar_list tools`).toBe(entry.tools);
-				for (const tool of details.tools) expect(schemaOf(s.tools, tool.exposedName), `${where}: input schema of ${tool.exposedName}`).toEqual(tool.inputSchema);
+				for (const tool of details.tools) expect(schemaOf(s.tools, tool.exposedName!), `${where}: input schema of ${tool.exposedName}`).toEqual(tool.inputSchema);
 			}
 
 			if (entry.tools > 0) expect(hits.length, `${where}: hangar_find_tools finds none of its ${entry.tools} tools`).toBeGreaterThan(0);

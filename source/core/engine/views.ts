@@ -13,7 +13,8 @@ import {describeApproval, type ToolChange} from './pins.js';
 import type {AdminState, Provider, ToolsSource} from './provider.js';
 import type {ProviderEvent, ProviderState} from './provider-state.js';
 import type {Supervisor} from './supervisor.js';
-import {exposedToolName} from './tool-names.js';
+import type {NameClash} from './router.js';
+import type {CatalogSource, ServerCapabilities} from './catalog.js';
 
 export type StatusEntry = {
 	name: string;
@@ -118,8 +119,8 @@ export function statusEntries(supervisor: Supervisor): StatusEntry[] {
 export type ToolDetail = {
 	/** The upstream's own name. */
 	name: string;
-	/** `<server>__<tool>` as clients see it in direct exposure. */
-	exposedName: string;
+	/** `<namespace>__<tool>` (or its own name) as clients see it in direct exposure; null when another upstream keeps that name (see `clashes`). */
+	exposedName: string | null;
 	title: string | null;
 	description: string | null;
 	inputSchema: Record<string, unknown>;
@@ -160,6 +161,17 @@ export type UpstreamDetails = {
 	} | null;
 	/** When a person approved it and how many tool definitions are pinned (null: not known yet). */
 	pins: {approvedAt: string; tools: number | null} | null;
+	/** What it answered initialize with, this run or cached (null: never known), where its catalog came from and when it was read. */
+	capabilities: ServerCapabilities | null;
+	catalogSource: CatalogSource;
+	catalogVerifiedAt: string | null;
+	/** Its resources, each with its own URI and the one clients see (different when another upstream owns the URI). */
+	resources: Array<{uri: string; exposedUri: string; name: string; description: string | null; mimeType: string | null}>;
+	resourceTemplates: Array<{uriTemplate: string; exposedUriTemplate: string; name: string; description: string | null}>;
+	/** Its prompts, with the name clients see (null when another upstream keeps that name). */
+	prompts: Array<{name: string; exposedName: string | null; description: string | null; arguments: string[]}>;
+	/** Name clashes it is part of, as owner or as the one left out. */
+	clashes: NameClash[];
 };
 
 const failureEvents: ReadonlySet<ProviderEvent> = new Set(['start_failed', 'crashed', 'trip', 'probe_failed']);
@@ -181,7 +193,7 @@ export function upstreamDetails(supervisor: Supervisor, name: string, limits: {t
 	return {
 		server: statusEntry(provider),
 		launch: launch.kind === 'stdio' ? [launch.command, ...launch.args].map(part => (/\s/.test(part) ? JSON.stringify(part) : part)).join(' ') : launch.url,
-		tools: provider.tools.map(tool => toolDetail(provider, tool)),
+		tools: provider.tools.map(tool => toolDetail(supervisor, provider, tool)),
 		transitions: transitions.map(record => ({at: new Date(record.at).toISOString(), from: record.from, to: record.to, event: record.event, reason: record.reason})),
 		recentCalls: calls.map(call => ({at: new Date(call.at).toISOString(), tool: call.tool, ms: Math.round(call.ms * 10) / 10, ok: call.ok, error: call.error ?? null})),
 		recentErrors: errors,
@@ -194,14 +206,48 @@ export function upstreamDetails(supervisor: Supervisor, name: string, limits: {t
 				? null
 				: {reason: quarantine.reason, at: iso(quarantine.at), changes: quarantine.changes, approvalPins: describeApproval(provider.approvalPlan)},
 		pins: pins === undefined ? null : {approvedAt: new Date(pins.approvedAt).toISOString(), tools: pins.tools ?? null},
+		...catalogDetails(supervisor, provider),
 	};
 }
 
-function toolDetail(provider: Provider, tool: ToolDefinition): ToolDetail {
+const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+
+function catalogDetails(supervisor: Supervisor, provider: Provider): Pick<UpstreamDetails, 'capabilities' | 'catalogSource' | 'catalogVerifiedAt' | 'resources' | 'resourceTemplates' | 'prompts' | 'clashes'> {
+	const router = supervisor.router;
+	const catalog = provider.catalog;
+	const exposedTemplates = new Map(router.resourceTemplates().filter(template => template.server === provider.name).map(template => [template.own, template.uriTemplate]));
+	return {
+		capabilities: catalog.capabilities ?? null,
+		catalogSource: catalog.source,
+		catalogVerifiedAt: iso(catalog.verifiedAt),
+		resources: catalog.resources.map(resource => ({
+			uri: resource.uri,
+			exposedUri: router.exposeUri(provider.name, resource.uri),
+			name: resource.name,
+			description: text(resource['description']),
+			mimeType: text(resource['mimeType']),
+		})),
+		resourceTemplates: catalog.resourceTemplates.map(template => ({
+			uriTemplate: template.uriTemplate,
+			exposedUriTemplate: exposedTemplates.get(template.uriTemplate) ?? template.uriTemplate,
+			name: template.name,
+			description: text(template['description']),
+		})),
+		prompts: catalog.prompts.map(prompt => ({
+			name: prompt.name,
+			exposedName: router.exposedNameOf('prompt', provider.name, prompt.name) ?? null,
+			description: prompt.description ?? null,
+			arguments: (prompt.arguments ?? []).map(argument => argument.name),
+		})),
+		clashes: router.clashes().filter(clash => clash.owner === provider.name || clash.shadowed.includes(provider.name)),
+	};
+}
+
+function toolDetail(supervisor: Supervisor, provider: Provider, tool: ToolDefinition): ToolDetail {
 	const metrics = provider.toolMetrics.get(tool.name)?.snapshot();
 	return {
 		name: tool.name,
-		exposedName: exposedToolName(provider.name, tool.name),
+		exposedName: supervisor.router.exposedNameOf('tool', provider.name, tool.name) ?? null,
 		title: tool.title ?? null,
 		description: tool.description ?? null,
 		inputSchema: tool.inputSchema ?? {type: 'object'},
@@ -212,6 +258,31 @@ function toolDetail(provider: Provider, tool: ToolDefinition): ToolDetail {
 		latencyMs: {p50: metrics?.latencyMs.p50 ?? null, p95: metrics?.latencyMs.p95 ?? null},
 		pinned: provider.pinOf(tool.name) === 'pinned',
 	};
+}
+
+export type PromptHit = {
+	/** The prompt's exposed name: what prompts/get takes. */
+	name: string;
+	server: string;
+	/** The upstream's own name. */
+	prompt: string;
+	description: string | null;
+	arguments: Array<{name: string; required: boolean}>;
+	score: number;
+	state: ProviderState;
+};
+
+/** The same search over the exposed prompts, so a client in search exposure finds them too. */
+export function findPrompts(supervisor: Supervisor, query: string, limit = 10): PromptHit[] {
+	return supervisor.router.searchPrompts(query, limit).map(({tool: prompt, score}) => ({
+		name: prompt.name,
+		server: prompt.server,
+		prompt: prompt.prompt,
+		description: prompt.definition.description ?? null,
+		arguments: (prompt.definition.arguments ?? []).map(argument => ({name: argument.name, required: argument.required === true})),
+		score,
+		state: supervisor.provider(prompt.server).state,
+	}));
 }
 
 export type ToolHit = {

@@ -13,7 +13,8 @@ import {JsonRpcCode} from '../base/errors.js';
 import {isPlainObject} from '../wire/json-rpc-check.js';
 import {settleWithin} from '../base/settle.js';
 import type {Command, Supervisor} from '../engine/supervisor.js';
-import {findTools, statusEntry, upstreamDetails, type StatusEntry} from '../engine/views.js';
+import {findPrompts, findTools, statusEntry, upstreamDetails, type StatusEntry} from '../engine/views.js';
+import type {NameClash} from '../engine/router.js';
 
 export type {StatusEntry} from '../engine/views.js';
 
@@ -52,7 +53,7 @@ const specs: ManagementSpec[] = [
 		name: 'hangar_list',
 		title: 'List upstream MCP servers',
 		description:
-			'List the upstream MCP servers behind mcp-hangar with their live state (cold, starting, ready, degraded, dead, stopping, stopped, quarantined, disabled), whether a call would be routed now (ready) or attempted at all (callable), whether the tool list is stale, circuit breaker, pid, tool count, call and failure counts, latency, restarts and last error. Answers instantly from memory. Up to `limit` upstreams (default 50) in config order; `total` and `states` (counts by state) cover all of them, and `nextCursor`, when not null, fetches the next page.',
+			'List the upstream MCP servers behind mcp-hangar with their live state (cold, starting, ready, degraded, dead, stopping, stopped, quarantined, disabled), whether a call would be routed now (ready) or attempted at all (callable), whether the tool list is stale, circuit breaker, pid, tool count, call and failure counts, latency, restarts and last error. Answers instantly from memory. Up to `limit` upstreams (default 50) in config order; `total` and `states` (counts by state) cover all of them, and `nextCursor`, when not null, fetches the next page. `clashes` lists names two upstreams expose (servers with "namespace": false) and which one keeps each.',
 		params: {
 			limit: {type: 'integer', required: false, description: `Most upstreams to return (1-${maxListLimit}, default ${defaultListLimit}).`, minimum: 1, maximum: maxListLimit},
 			cursor: {type: 'string', required: false, description: 'The nextCursor of the previous page.'},
@@ -63,7 +64,7 @@ const specs: ManagementSpec[] = [
 		name: 'hangar_details',
 		title: 'Details of one upstream',
 		description:
-			'One upstream in depth: its tools with input schemas and per-tool calls, failures and latency; the last 50 state transitions with their reasons; recent calls and errors; the tail of its stderr; and, if it is quarantined, why (with the diff when a pinned tool changed).',
+			'One upstream in depth: its tools with input schemas and per-tool calls, failures and latency; its capabilities, resources, resource templates and prompts (with the names and URIs clients see); name clashes it is part of; the last 50 state transitions with their reasons; recent calls and errors; the tail of its stderr; and, if it is quarantined, why (with the diff when a pinned tool changed).',
 		params: {server},
 		readOnly: true,
 	},
@@ -71,7 +72,7 @@ const specs: ManagementSpec[] = [
 		name: 'hangar_find_tools',
 		title: 'Find tools across every upstream',
 		description:
-			'Fuzzy search over the tool names, descriptions and server names of every upstream, including cold ones (from their cached tool lists). Each hit has the name to call directly ("<server>__<tool>"), the server and tool for hangar_call, its input schema, and its server\'s state, whether it is callable, and when its tool list was last verified. Quarantined upstreams never appear. notYetKnown lists upstreams whose tools were never listed yet (first run, still starting): search again in a moment.',
+			'Fuzzy search over the tool names, descriptions and server names of every upstream, including cold ones (from their cached tool lists). Each hit has the name to call directly ("<server>__<tool>"), the server and tool for hangar_call, its input schema, and its server\'s state, whether it is callable, and when its tool list was last verified. prompts holds the prompts that match the same way (get one with prompts/get by its name). Quarantined upstreams never appear. notYetKnown lists upstreams whose tools were never listed yet (first run, still starting): search again in a moment.',
 		params: {
 			query: {type: 'string', required: true, description: 'What the tool should do or be called, e.g. "read file" or "knowledge graph".'},
 			limit: {type: 'integer', required: false, description: 'Most hits to return (1-50, default 10).', minimum: 1, maximum: 50},
@@ -200,6 +201,8 @@ export type StatusPage = {
 	providers: StatusEntry[];
 	/** Pass as `cursor` for the next page; null on the last one. */
 	nextCursor: string | null;
+	/** Names two or more upstreams expose (servers with "namespace": false): who keeps each, and whose is left out. */
+	clashes: NameClash[];
 };
 
 /** One page of hangar_list for arguments already checked by `checkArguments`. */
@@ -218,7 +221,7 @@ export function statusJson(supervisor: Supervisor, args: Record<string, unknown>
 	const end = Math.min(all.length, offset + limit);
 	const now = Date.now();
 	const providers = all.slice(offset, end).map(provider => statusEntry(provider, now));
-	return {total: all.length, states, providers, nextCursor: end < all.length ? String(end) : null};
+	return {total: all.length, states, providers, nextCursor: end < all.length ? String(end) : null, clashes: [...supervisor.clashes()]};
 }
 
 const commandOf: Record<string, Command> = {
@@ -242,12 +245,14 @@ export async function runManagementTool(supervisor: Supervisor, name: string, ar
 
 		case 'hangar_find_tools': {
 			const query = args['query'] as string;
-			const hits = findTools(supervisor, query, (args['limit'] as number | undefined) ?? 10);
+			const limit = (args['limit'] as number | undefined) ?? 10;
+			const hits = findTools(supervisor, query, limit);
+			const prompts = findPrompts(supervisor, query, limit);
 			// Upstreams that could serve tools but have never listed them (first run, still starting): not searched yet.
 			const notYetKnown = [...supervisor.providers.values()]
 				.filter(provider => provider.callable && provider.toolsSource === 'none')
 				.map(provider => ({server: provider.name, state: provider.state}));
-			return {query, hits, notYetKnown};
+			return {query, hits, prompts, notYetKnown};
 		}
 
 		default: {

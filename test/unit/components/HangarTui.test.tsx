@@ -71,6 +71,13 @@ function detailsOf(server: StatusEntry): UpstreamDetails {
 		stderr: [{at: at(65), source: 'stderr', text: 'listening on stdio'}],
 		quarantine: null,
 		pins: null,
+		capabilities: {tools: {}},
+		catalogSource: 'live',
+		catalogVerifiedAt: at(60),
+		resources: [],
+		resourceTemplates: [],
+		prompts: [],
+		clashes: [],
 	};
 }
 
@@ -100,6 +107,8 @@ class FakeSource implements HangarSource {
 	logsDropped: Record<string, number> = {};
 	readonly commands: CommandCall[] = [];
 	reads = 0;
+	/** Added to every upstream's details (e.g. prompts, resources, clashes). */
+	moreDetails: Partial<UpstreamDetails> = {};
 	answer: (call: CommandCall) => Promise<string> = async call => `${call.action} done on "${call.name}"`;
 	private readonly listeners = new Set<() => void>();
 
@@ -119,7 +128,7 @@ class FakeSource implements HangarSource {
 			notice: this.notice,
 			entries: this.entries,
 			toolNames: Object.fromEntries(this.entries.map(candidate => [candidate.name, candidate.name === 'alpha' ? ['search_docs', 'echo'] : ['echo']])),
-			details: focused !== undefined && focus?.want === 'details' ? detailsOf(focused) : undefined,
+			details: focused !== undefined && focus?.want === 'details' ? {...detailsOf(focused), ...this.moreDetails} : undefined,
 			logs: focused !== undefined && focus?.want === 'logs' ? {lines: this.logs[focused.name] ?? [], first: this.logsDropped[focused.name] ?? 0} : undefined,
 		};
 	}
@@ -448,6 +457,27 @@ describe('the detail view', () => {
 		const hidden = titles.filter(title => !shown.includes(title));
 		expect(hidden.length, 'sections left out at 50x20').toBeGreaterThan(0);
 		expect(ui.frame()).toContain(`… ${hidden.length} more section${hidden.length === 1 ? '' : 's'}: enlarge the terminal (`);
+	});
+
+	it('lists the prompts, resources and templates an upstream serves, and the name clashes it is part of', async () => {
+		const source = new FakeSource(threeUpstreams());
+		source.moreDetails = {
+			prompts: [
+				{name: 'summarize', exposedName: 'alpha__summarize', description: 'Summarize a page', arguments: ['url']},
+				{name: 'greet', exposedName: null, description: null, arguments: []},
+			],
+			resources: [{uri: 'docs://index', exposedUri: 'hangar://alpha/docs://index', name: 'index', description: null, mimeType: 'text/plain'}],
+			resourceTemplates: [{uriTemplate: 'docs://page/{id}', exposedUriTemplate: 'docs://page/{id}', name: 'page', description: null}],
+			clashes: [{kind: 'prompt', name: 'greet', owner: 'beta', shadowed: ['alpha']}],
+		};
+		const ui = open(source, {columns: 140, rows: 44});
+		await ui.press('j', keys.enter);
+		const screen = await ui.see('PROMPTS AND RESOURCES (2 prompts, 1 resources, 1 templates)');
+		expect(screen).toMatch(/prompt\s+alpha__summarize\s+\(url\)\s+Summarize a page/);
+		expect(screen).toMatch(/prompt\s+greet\s+\(name kept by another server\)/);
+		expect(screen).toMatch(/resource\s+hangar:\/\/alpha\/docs:\/\/index\s+index/);
+		expect(screen).toMatch(/template\s+docs:\/\/page\/\{id\}\s+page/);
+		expect(screen).toMatch(/name clash\s+prompt greet\s+kept by beta; not exposed for this server/);
 	});
 
 	it('cuts its sections to the rows it has, saying how many more there are', async () => {
