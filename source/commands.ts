@@ -12,7 +12,7 @@
 import process from 'node:process';
 import {loadConfig, type HangarConfig} from './core/config/config.js';
 import {errorMessage} from './core/base/errors.js';
-import type {Logger} from './core/base/logger.js';
+import {silentLogger, type Logger} from './core/base/logger.js';
 import {killAllProcessGroupsSync} from './core/upstream/process-registry.js';
 import {createSupervisor} from './core/endpoints/runtime.js';
 import {describeClash, type Supervisor} from './core/engine/supervisor.js';
@@ -287,7 +287,8 @@ async function adminStandalone(config: HangarConfig, options: CommandOptions & {
 export async function checkConfigCommand(options: CommandOptions, io: Output = stdio): Promise<number> {
 	const config = loadConfig(options.configPath, {stateDir: options.stateDir});
 	io.out(`${config.path}: OK, ${config.servers.length} upstream${config.servers.length === 1 ? '' : 's'} (${config.servers.map(server => server.name).join(', ')})\n`);
-	const supervisor = await createSupervisor(config, options.logger, {readOnly: true});
+	// Its own log lines (state, shutdown) are not the check's to print: stderr stays for errors.
+	const supervisor = await createSupervisor(config, silentLogger, {readOnly: true});
 	try {
 		for (const clash of supervisor.clashes()) io.out(`warning: ${describeClash(clash)}\n`);
 	} finally {

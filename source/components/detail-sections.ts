@@ -1,9 +1,9 @@
 /**
  * The lines of the detail view, built from `UpstreamDetails` (plain data):
  * a summary (with any name clash it is part of), then the sections (tools
- * with per-tool calls and latency, its prompts, resources and resource
- * templates when it has any, state transitions with their reasons, recent
- * calls, the stderr tail), each cut
+ * with per-tool calls and latency, state transitions with their reasons,
+ * recent calls, the stderr tail, and its prompts, resources and resource
+ * templates when it has any), each cut
  * to the rows it is given with a "… N more" line. In a short terminal the
  * last sections give way to one line naming them rather than show a title
  * over nothing.
@@ -127,7 +127,7 @@ function summaryLines(details: UpstreamDetails, now: number, width: number): Lin
 	return lines;
 }
 
-function detailSections(details: UpstreamDetails, width: number): Section[] {
+function detailSections(details: UpstreamDetails, width: number): {sections: Section[]; extra: Section | undefined} {
 	const nameWidth = Math.min(32, Math.max(4, ...details.tools.map(tool => tool.name.length)));
 	const compact = width < 60;
 	const tools = [...details.tools]
@@ -167,14 +167,15 @@ function detailSections(details: UpstreamDetails, width: number): Section[] {
 		...details.resourceTemplates.map((template): Line => [label('  template  '), {text: printable(template.exposedUriTemplate)}, {text: compact ? '' : `  ${printable(template.name)}`, tone: dim}]),
 	];
 	const counts = `${details.prompts.length} prompts, ${details.resources.length} resources, ${details.resourceTemplates.length} templates`;
-	return [
+	const sections: Section[] = [
 		{title: `TOOLS (${details.tools.length}, most called first)`, rows: tools, empty: '  no tools known yet'},
-		// Only for upstreams that have any: most serve tools alone, and an empty section would cost two rows.
-		...(catalog.length > 0 ? [{title: `PROMPTS AND RESOURCES (${counts})`, rows: catalog, empty: ''}] : []),
 		{title: 'STATE HISTORY (newest first)', rows: transitions, empty: '  no transitions yet'},
 		{title: 'RECENT CALLS (newest first)', rows: calls, empty: '  no calls yet'},
 		{title: 'STDERR (live tail)', rows: stderr, empty: '  nothing on stderr', keepLast: true},
 	];
+	// Only for upstreams that have any (most serve tools alone), and only in the rows the other
+	// sections leave: what an upstream is doing comes before what it offers.
+	return {sections, extra: catalog.length > 0 ? {title: `PROMPTS AND RESOURCES (${counts})`, rows: catalog, empty: ''} : undefined};
 }
 
 /**
@@ -212,13 +213,21 @@ const sectionMinimum = 2;
  */
 export function detailLines(details: UpstreamDetails, now: number, width: number, height: number): Line[] {
 	const summary = summaryLines(details, now, width).slice(0, height);
-	const sections = detailSections(details, width);
+	const {sections, extra} = detailSections(details, width);
 	const left = height - summary.length;
 	let shown = sections.length;
 	if (left < sections.length * sectionMinimum) shown = Math.max(0, Math.floor((left - 1) / sectionMinimum));
 	const hidden = sections.slice(shown);
 	const budget = shareRows(sections.slice(0, shown).map(sectionWant), left - (hidden.length > 0 ? 1 : 0));
 	const lines: Line[] = [...summary, ...sections.slice(0, shown).flatMap((section, index) => sectionLines(section, budget[index] ?? 0))];
+	if (extra !== undefined && hidden.length === 0) {
+		const room = height - lines.length;
+		if (room >= sectionMinimum) lines.push(...sectionLines(extra, Math.min(room, sectionWant(extra))));
+		else if (room === 1) lines.push([label(`… ${extra.title.replace(/ \(.*$/, '')}: enlarge the terminal`)]);
+	} else if (extra !== undefined) {
+		hidden.push(extra);
+	}
+
 	if (hidden.length > 0 && left > 0) {
 		const names = hidden.map(section => section.title.replace(/ \(.*$/, '')).join(', ');
 		// What to do first: the names are what a narrow terminal cuts.
