@@ -158,7 +158,8 @@ export function describeCallFailure(error: unknown, context: FailureContext): {e
  */
 export class ProgressRelay {
 	private offset = 0;
-	private last = 0;
+	/** The last value sent; nothing yet at first, so an upstream's first value may be 0 (as the conformance suite's is). */
+	private last = Number.NEGATIVE_INFINITY;
 
 	constructor(private readonly send: (update: ProgressUpdate) => void) {}
 
