@@ -161,7 +161,7 @@ describe('capabilities offered to a client', () => {
 		await first.close();
 
 		const second = await openHangar(writeConfig(dir, {fx: fixture('normal')}, fastHangar));
-		expect(second.client.getServerCapabilities()).toEqual({tools: {listChanged: true}});
+		expect(second.client.getServerCapabilities()).toEqual({tools: {listChanged: true}, logging: {}});
 		await expect(second.client.listResources()).rejects.toMatchObject({code: -32_601});
 		await expect(second.client.listPrompts()).rejects.toMatchObject({code: -32_601});
 	});
