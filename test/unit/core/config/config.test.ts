@@ -10,6 +10,31 @@ const server = {command: 'node', args: ['server.js']};
 describe('parseConfig', () => {
 	const file = path.join(path.sep, 'etc', 'hangar', 'mcp-hangar.json');
 
+	it('takes a server\'s namespace: its name by default, another prefix, or false for none', () => {
+		const config = parseConfig({mcpServers: {a: server, b: {...server, namespace: 'bee'}, c: {...server, namespace: false}}}, file);
+		expect(config.servers.map(entry => entry.namespace)).toEqual(['a', 'bee', false]);
+	});
+
+	it('refuses a namespace that is not a valid prefix, or one two servers share', () => {
+		const issuesOf = (servers: Record<string, unknown>): string[] => {
+			let thrown: unknown;
+			try {
+				parseConfig({mcpServers: servers}, file);
+			} catch (error) {
+				thrown = error;
+			}
+
+			expect(thrown).toBeInstanceOf(ConfigError);
+			return (thrown as ConfigError).issues.map(issue => `${issue.path}: ${issue.message}`);
+		};
+
+		expect(issuesOf({a: server, d: {...server, namespace: true}})).toEqual([expect.stringMatching(/^\$\.mcpServers\.d\.namespace: expected a prefix string/)]);
+		expect(issuesOf({a: server, b: {...server, namespace: 'a'}, c: {...server, namespace: 'x__y'}})).toEqual([
+			'$.mcpServers.b.namespace: namespace "a" is already the prefix of server "a"; give one of them another "namespace" (or false for unprefixed names)',
+			expect.stringMatching(/^\$\.mcpServers\.c\.namespace: bad namespace "x__y"/),
+		]);
+	});
+
 	it('fills in every default', () => {
 		const config = parseConfig({mcpServers: {x: server}}, file);
 		expect(config.path).toBe(file);

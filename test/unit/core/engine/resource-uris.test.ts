@@ -1,6 +1,5 @@
 import {describe, expect, it} from 'vitest';
 import {TemplateMatcher, UriBook, hangarUri, parseHangarUri} from '../../../../source/core/engine/resource-uris.js';
-import {exposedName} from '../../../../source/core/engine/tool-names.js';
 
 describe('resource URIs across upstreams', () => {
 	it('writes and reads hangar://<server>/<uri> with the original URI verbatim', () => {
@@ -34,16 +33,5 @@ describe('resource URIs across upstreams', () => {
 		expect(book.owner('u1')).toBe('a');
 		for (let i = 0; i < 1000; i++) book.claim(`x${i}`, 'c');
 		expect(book.size).toBe(3);
-	});
-});
-
-describe('exposed names', () => {
-	it('prefix with the namespace, or keep the own name (made valid) for none', () => {
-		expect(exposedName('gh', 'search')).toBe('gh__search');
-		expect(exposedName(false, 'search')).toBe('search');
-		const odd = exposedName(false, 'dotted.name/with:chars');
-		expect(odd).toMatch(/^dotted_name_with_chars_[0-9a-f]{8}$/);
-		expect(exposedName(false, 'dotted.name/with:chars')).toBe(odd);
-		expect(exposedName(false, 'x'.repeat(100))).toHaveLength(64);
 	});
 });
