@@ -48,7 +48,7 @@ import {
 	type MessageProblem,
 	type Peek,
 } from '../wire/message-classifier.js';
-import {connectSocket, type ConnectFailure} from './local-endpoint.js';
+import {connectSocket, type ConnectFailure} from './socket-client.js';
 import type {Logger} from '../base/logger.js';
 import {settleWithin} from '../base/settle.js';
 import {CoalescingWriter} from '../wire/write-coalescer.js';

@@ -6,6 +6,9 @@
  * hangar_call); a person's approve and quarantine use the socket-only
  * `hangar/command` request, which the `--stdio` bridge never forwards from
  * an MCP client.
+ *
+ * It needs only the wire and the socket's client side: the engine's types
+ * below are imported as types, which compile to nothing.
  */
 import net from 'node:net';
 import {Client} from '@modelcontextprotocol/sdk/client/index.js';
@@ -14,7 +17,7 @@ import {z} from 'zod';
 import {LineTransport} from '../wire/line-transport.js';
 import {commandMethod, implementationInfo, maxListLimit} from '../wire/protocol.js';
 import type {HangarConfig} from '../config/config.js';
-import {attachToSupervisor, type EndpointOwner} from './local-endpoint.js';
+import {attachToSupervisor, type EndpointOwner} from './socket-client.js';
 import type {StatusEntry} from '../engine/views.js';
 import type {StatusPage} from '../gateway/management-tools.js';
 import type {Command} from '../engine/supervisor.js';
