@@ -116,51 +116,54 @@ export function checkJsonRpcMessage(value: unknown, text?: string): CheckedMessa
 	} else if (typeof rawId === 'number') {
 		id = rawId;
 		const written = text === undefined ? undefined : numericIdText(text, rawId);
-		if (written !== undefined && written !== JSON.stringify(rawId)) idText = written;
+		if (written !== undefined && written !== String(rawId)) idText = written;
 		usable = Number.isSafeInteger(rawId) && idText === undefined;
 	}
 
-	/** The id to echo: every string or number, as written. */
-	const echo = {id, ...(idText === undefined ? {} : {idText})};
+	/** The id to echo: every string or number, as written (built only for a problem). */
+	const echo = (): Echo => (idText === undefined ? {id} : {id, idText});
 	const isResponse = !('method' in value) && ('result' in value || 'error' in value);
-	const silent = isResponse ? {silent: true as const} : {};
-	if (value['jsonrpc'] !== '2.0') return invalid('"jsonrpc" must be "2.0"', echo, silent);
-	if (hasId && !usable && !isResponse) return invalid(idProblem(rawId, idText), echo);
+	const silent = isResponse ? quiet : undefined;
+	if (value['jsonrpc'] !== '2.0') return invalid('"jsonrpc" must be "2.0"', echo(), silent);
+	if (hasId && !usable && !isResponse) return invalid(idProblem(rawId, idText), echo());
 
 	if ('method' in value) {
 		const method = value['method'];
-		if (typeof method !== 'string' || method === '') return invalid('"method" must be a non-empty string', echo);
+		if (typeof method !== 'string' || method === '') return invalid('"method" must be a non-empty string', echo());
 		const params = value['params'];
 		const paramsProblem = checkParams(method, params);
-		if (paramsProblem !== undefined) return {code: JsonRpcCode.InvalidParams, message: `Invalid params: ${paramsProblem}`, ...echo, ...(hasId ? {} : {silent: true})};
+		if (paramsProblem !== undefined) return {code: JsonRpcCode.InvalidParams, message: `Invalid params: ${paramsProblem}`, ...echo(), ...(hasId ? {} : quiet)};
 		if (!hasId) return {kind: 'notification', method, id: undefined, params: params as CheckedMessage['params'], value: known(value, notificationMembers)};
 		if (method.startsWith(notificationPrefix)) {
-			return {code: JsonRpcCode.MethodNotFound, message: `Method not found: "${method}" is a notification and was not acted on; send it without an "id"`, ...echo};
+			return {code: JsonRpcCode.MethodNotFound, message: `Method not found: "${method}" is a notification and was not acted on; send it without an "id"`, ...echo()};
 		}
 
 		return {kind: 'request', method, id: id!, params: params as CheckedMessage['params'], value: known(value, requestMembers)};
 	}
 
 	if (isResponse) {
-		if (!usable) return invalid(hasId && id !== null ? idProblem(rawId, idText) : 'a response needs the "id" of the request it answers', echo, silent);
-		if ('result' in value && 'error' in value) return invalid('a response has "result" or "error", not both', echo, silent);
+		if (!usable) return invalid(hasId && id !== null ? idProblem(rawId, idText) : 'a response needs the "id" of the request it answers', echo(), silent);
+		if ('result' in value && 'error' in value) return invalid('a response has "result" or "error", not both', echo(), silent);
 		if ('result' in value) {
-			if (!isPlainObject(value['result'])) return invalid('"result" must be an object', echo, silent);
+			if (!isPlainObject(value['result'])) return invalid('"result" must be an object', echo(), silent);
 			return {kind: 'response', method: undefined, id: id!, params: undefined, value: known(value, resultMembers)};
 		}
 
 		const error = value['error'];
 		if (!isPlainObject(error) || !Number.isInteger(error['code']) || typeof error['message'] !== 'string') {
-			return invalid('"error" must be an object with an integer "code" and a string "message"', echo, silent);
+			return invalid('"error" must be an object with an integer "code" and a string "message"', echo(), silent);
 		}
 
 		return {kind: 'response', method: undefined, id: id!, params: undefined, value: known(value, errorMembers)};
 	}
 
-	return invalid('expected a request ("method" and "id"), a notification ("method") or a response ("result" or "error")', echo);
+	return invalid('expected a request ("method" and "id"), a notification ("method") or a response ("result" or "error")', echo());
 }
 
-function invalid(problem: string, echo: {id: Id | null; idText?: string} = {id: null}, silent: {silent?: true} = {}): MessageProblem {
+type Echo = {id: Id | null; idText?: string};
+const quiet = {silent: true} as const;
+
+function invalid(problem: string, echo: Echo = {id: null}, silent?: typeof quiet): MessageProblem {
 	return {code: JsonRpcCode.InvalidRequest, message: `Invalid Request: ${problem}`, ...echo, ...silent};
 }
 
@@ -215,10 +218,8 @@ function known(value: Record<string, unknown>, members: readonly string[]): Reco
 const numberPattern = '-?\\d+(?:\\.\\d+)?(?:[eE][+-]?\\d+)?';
 /** `{"jsonrpc":"2.0","id":N` or `{"id":N` at the start: a top-level member. */
 const headNumericId = new RegExp(`^\\s*\\{\\s*(?:"jsonrpc"\\s*:\\s*"2\\.0"\\s*,\\s*)?"id"\\s*:\\s*(${numberPattern})\\s*[,}]`);
-/** `,"id":N}` at the very end: in valid JSON only the last member of the top-level object can end there. */
-const tailNumericId = new RegExp(`,\\s*"id"\\s*:\\s*(${numberPattern})\\s*\\}\\s*$`);
-/** How much of a line's end is searched for the tail layout (an id of hundreds of digits still fits). */
-const tailWindow = 1024;
+/** `"id":N}` at the very end, after a comma: in valid JSON only the last member of the top-level object can end there. */
+const tailNumericId = new RegExp(`"id"\\s*:\\s*(${numberPattern})\\s*\\}\\s*$`, 'y');
 
 /**
  * How the top-level numeric id `id` was written in `text`. The layouts
@@ -229,9 +230,20 @@ function numericIdText(text: string, id: number): string | undefined {
 	const head = headNumericId.exec(text)?.[1];
 	// A second "id" later in the object would be the one JSON.parse kept.
 	if (head !== undefined && Object.is(Number(head), id)) return head;
-	const tail = tailNumericId.exec(text.length > tailWindow ? text.slice(-tailWindow) : text)?.[1];
+	const tail = tailIdText(text);
 	if (tail !== undefined) return tail;
 	return topLevelIdText(text, false);
+}
+
+/** The id of the tail layout, found from the last `"id"` (nothing can follow a last member but its value and `}`). */
+function tailIdText(text: string): string | undefined {
+	const at = text.lastIndexOf('"id"');
+	if (at <= 0) return undefined;
+	let before = at - 1;
+	while (before > 0 && isSpace(text.charCodeAt(before))) before -= 1;
+	if (text.charCodeAt(before) !== 0x2c /* , */) return undefined;
+	tailNumericId.lastIndex = at;
+	return tailNumericId.exec(text)?.[1];
 }
 
 /**
@@ -317,13 +329,12 @@ function stringEnd(text: string, start: number): number {
 	}
 }
 
-function skipSpace(text: string, index: number): number {
-	while (index < text.length) {
-		const char = text.charCodeAt(index);
-		if (char !== 0x20 && char !== 0x09 && char !== 0x0a && char !== 0x0d) break;
-		index += 1;
-	}
+function isSpace(char: number): boolean {
+	return char === 0x20 || char === 0x09 || char === 0x0a || char === 0x0d;
+}
 
+function skipSpace(text: string, index: number): number {
+	while (index < text.length && isSpace(text.charCodeAt(index))) index += 1;
 	return index;
 }
 
@@ -359,7 +370,7 @@ const idPattern = '(-?\\d+|"(?:[^"\\\\]|\\\\.)*")';
 /** Hangar's own writes: {"jsonrpc":"2.0","id":X,"result"|"error"... */
 const headResponse = new RegExp(`^\\{"jsonrpc":"2\\.0","id":${idPattern},"(result|error)"`);
 /** The SDK's: {"result"|"error":...,"jsonrpc":"2.0","id":X} (a raw `,"id":X}` at the very end can only be a top-level key). */
-const tailResponseId = new RegExp(`,"id":${idPattern}\\}$`);
+const tailResponseId = new RegExp(`,"id":${idPattern}\\}$`, 'y');
 
 function parsedId(text: string): Id {
 	return text.startsWith('"') ? (JSON.parse(text) as string) : Number(text);
@@ -375,7 +386,9 @@ export function peekMessage(line: string): Peek | undefined {
 	const head = headResponse.exec(line);
 	if (head !== null) return {id: parsedId(head[1]!), method: undefined, response: true, error: head[2] === 'error'};
 	if (line.startsWith('{"result":') || line.startsWith('{"error":')) {
-		const tail = tailResponseId.exec(line.length > tailWindow ? line.slice(-tailWindow) : line);
+		// `,"id":` cannot occur inside a JSON string (its quotes would be escaped): the last one is the id's.
+		tailResponseId.lastIndex = Math.max(0, line.lastIndexOf(',"id":'));
+		const tail = tailResponseId.exec(line);
 		if (tail !== null) return {id: parsedId(tail[1]!), method: undefined, response: true, error: line.startsWith('{"error":')};
 	}
 
