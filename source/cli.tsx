@@ -248,7 +248,8 @@ async function main(): Promise<void> {
 			);
 		}
 
-		const {serveStdio} = await engine();
+		// Not the engine: attached to a running supervisor, --stdio is a thin bridge that needs none of it.
+		const {serveStdio} = await import('./core/endpoints/stdio.js');
 		await serveStdio({configPath, stateDir: flags.stateDir, logger: logger(), standalone: flags.standalone});
 		return;
 	}

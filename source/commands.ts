@@ -16,7 +16,7 @@ import {silentLogger, type Logger} from './core/base/logger.js';
 import {killAllProcessGroupsSync} from './core/upstream/process-registry.js';
 import {createSupervisor} from './core/endpoints/runtime.js';
 import {describeClash, type Supervisor} from './core/engine/supervisor.js';
-import {isPlainObject} from './core/wire/json-rpc-check.js';
+import {isPlainObject} from './core/wire/message-classifier.js';
 import {UsageError} from './usage.js';
 import {statusEntries, type StatusEntry} from './core/engine/views.js';
 import {SupervisorCallError, SupervisorClient} from './core/endpoints/supervisor-client.js';

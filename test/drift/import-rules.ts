@@ -1,7 +1,8 @@
 /**
  * The import rules of source/, as data the drift tests check the code and
  * docs/architecture.md against: the layers of source/core/ from the bottom
- * up, and the only modules that may import the MCP SDK.
+ * up, the only modules that may import the MCP SDK, and what a module loads
+ * when it is imported (its import closure).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -23,7 +24,16 @@ export const sdkModules = [
 	'engine/resource-uris.ts',
 ];
 
-export type SourceImport = {file: string; specifier: string; /** For a relative import: the imported file, relative to source/. */ target?: string};
+export type SourceImport = {
+	file: string;
+	specifier: string;
+	/** For a relative import: the imported file, relative to source/. */
+	target?: string;
+	/** `import type` / `export type`: compiled to nothing, loads nothing. */
+	typeOnly?: boolean;
+	/** `import(...)`: loaded when that code runs, not with the module. */
+	dynamic?: boolean;
+};
 
 /** Every static and dynamic import of every .ts/.tsx file under `dir` (relative to `sourceRoot`). */
 export function importsUnder(sourceRoot: string, dir: string): SourceImport[] {
@@ -34,13 +44,14 @@ export function importsUnder(sourceRoot: string, dir: string): SourceImport[] {
 			if (entry.isDirectory()) walk(child);
 			else if (/\.tsx?$/.test(entry.name)) {
 				const text = fs.readFileSync(path.join(sourceRoot, child), 'utf8');
-				const specifiers = [
-					...text.matchAll(/^\s*(?:import|export)\b[^'"]*?from\s*['"]([^'"]+)['"]/gm),
-					...text.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g),
-				].map(match => match[1]!);
-				for (const specifier of specifiers) {
+				const statements: Array<{specifier: string; typeOnly: boolean; dynamic: boolean}> = [
+					...[...text.matchAll(/^\s*(?:import|export)(\s+type)?\b[^'"]*?from\s*['"]([^'"]+)['"]/gm)].map(match => ({specifier: match[2]!, typeOnly: match[1] !== undefined, dynamic: false})),
+					...[...text.matchAll(/^\s*import\s*['"]([^'"]+)['"]/gm)].map(match => ({specifier: match[1]!, typeOnly: false, dynamic: false})),
+					...[...text.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)].map(match => ({specifier: match[1]!, typeOnly: false, dynamic: true})),
+				];
+				for (const {specifier, typeOnly, dynamic} of statements) {
 					const target = specifier.startsWith('.') ? path.posix.normalize(path.posix.join(path.posix.dirname(child), specifier)) : undefined;
-					found.push({file: child, specifier, ...(target === undefined ? {} : {target})});
+					found.push({file: child, specifier, ...(target === undefined ? {} : {target}), typeOnly, dynamic});
 				}
 			}
 		}
@@ -48,4 +59,35 @@ export function importsUnder(sourceRoot: string, dir: string): SourceImport[] {
 
 	walk(dir);
 	return found;
+}
+
+/**
+ * Every module of source/ that importing `entry` (relative to source/) loads,
+ * `entry` included: relative imports followed transitively, type-only ones
+ * not (they compile to nothing), dynamic ones only with `dynamic` (they load
+ * when their code runs).
+ */
+export function importClosure(sourceRoot: string, entry: string, options: {dynamic: boolean}): string[] {
+	const byFile = new Map<string, SourceImport[]>();
+	for (const found of importsUnder(sourceRoot, '.')) byFile.set(found.file, [...(byFile.get(found.file) ?? []), found]);
+	const moduleFile = (target: string): string => {
+		const base = target.replace(/\.js$/, '');
+		const file = ['.ts', '.tsx'].map(extension => `${base}${extension}`).find(candidate => fs.existsSync(path.join(sourceRoot, candidate)));
+		if (file === undefined) throw new Error(`${target} is not a module under ${sourceRoot}`);
+		return file;
+	};
+
+	const seen = new Set<string>([entry]);
+	const queue = [entry];
+	while (queue.length > 0) {
+		for (const {target, typeOnly, dynamic} of byFile.get(queue.shift()!) ?? []) {
+			if (target === undefined || typeOnly === true || (dynamic === true && !options.dynamic)) continue;
+			const file = moduleFile(target);
+			if (seen.has(file)) continue;
+			seen.add(file);
+			queue.push(file);
+		}
+	}
+
+	return [...seen];
 }

@@ -1,17 +1,21 @@
 /**
  * The import rules of docs/architecture.md, checked against the code: the
  * engine never imports React or Ink, only a few modules import the MCP SDK,
- * the TUI neither speaks MCP nor spawns, and each folder of source/core/
- * imports only the layers below it.
+ * the TUI neither speaks MCP nor spawns, each folder of source/core/
+ * imports only the layers below it, and the thin clients (the `--stdio`
+ * bridge, the CLI's client, start-up itself) load no part of the engine.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
-import {root} from '../support/hangar.js';
-import {importsUnder, layers, sdkModules, type SourceImport} from './import-rules.js';
+import {root, tempDir} from '../support/hangar.js';
+import {importClosure, importsUnder, layers, sdkModules, type SourceImport} from './import-rules.js';
 
 const sourceRoot = path.join(root, 'source');
 const core = importsUnder(sourceRoot, 'core');
 const isUi = (specifier: string) => specifier === 'react' || specifier.startsWith('react/') || specifier === 'ink' || specifier.startsWith('ink-');
+/** The layers a thin client must not load: the supervision model and everything that needs it. */
+const engineSide = /^core\/(engine|gateway|upstream)\//;
 const layerOf = (file: string) => layers.indexOf(file.split('/')[1] as (typeof layers)[number]);
 
 /** The layer rule over a list of imports: every relative import inside core points to the same layer or one below. */
@@ -52,5 +56,41 @@ describe('the import rules', () => {
 		const upward: SourceImport = {file: 'core/wire/line-transport.ts', specifier: '../engine/supervisor.js', target: 'core/engine/supervisor.js'};
 		expect(layerViolations([upward])).toEqual(['core/wire/line-transport.ts imports core/engine/supervisor.js (layer engine is above wire)']);
 		expect(layerViolations([{file: 'core/engine/provider.ts', specifier: '../wire/x.js', target: 'core/wire/x.js'}])).toEqual([]);
+	});
+
+	it('keeps the --stdio bridge and the CLI client off the engine: nothing they load, however indirectly, is in engine/, gateway/ or upstream/', () => {
+		for (const entry of ['core/endpoints/bridge.ts', 'core/endpoints/supervisor-client.ts']) {
+			const loaded = importClosure(sourceRoot, entry, {dynamic: true});
+			expect(loaded, entry).toContain('core/wire/message-classifier.ts');
+			expect(loaded.filter(file => engineSide.test(file)), entry).toEqual([]);
+		}
+	});
+
+	it('loads no engine module at start-up: the CLI and the --stdio entry import it only on the paths that run it', () => {
+		for (const entry of ['cli.tsx', 'core/endpoints/stdio.ts']) {
+			const loaded = importClosure(sourceRoot, entry, {dynamic: false});
+			expect(loaded.filter(file => engineSide.test(file)), entry).toEqual([]);
+		}
+
+		expect(importClosure(sourceRoot, 'core/endpoints/stdio.ts', {dynamic: false})).toContain('core/endpoints/bridge.ts');
+	});
+
+	it('follows imports through other modules, skips type-only ones, and follows dynamic ones only when asked', () => {
+		const tree = tempDir('hangar-imports-');
+		const files: Record<string, string> = {
+			'core/endpoints/a.ts': "import {b} from './b.js';\n",
+			'core/endpoints/b.ts': "import type {T} from '../engine/t.js';\nexport {c} from '../wire/c.js';\n",
+			'core/wire/c.ts': "export const c = 1;\nexport const later = async () => import('../gateway/g.js');\n",
+			'core/engine/t.ts': 'export type T = 1;\n',
+			'core/gateway/g.ts': "import '../engine/side-effect.js';\n",
+			'core/engine/side-effect.ts': '',
+		};
+		for (const [file, text] of Object.entries(files)) {
+			fs.mkdirSync(path.dirname(path.join(tree, file)), {recursive: true});
+			fs.writeFileSync(path.join(tree, file), text);
+		}
+
+		expect(importClosure(tree, 'core/endpoints/a.ts', {dynamic: false})).toEqual(['core/endpoints/a.ts', 'core/endpoints/b.ts', 'core/wire/c.ts']);
+		expect(importClosure(tree, 'core/endpoints/a.ts', {dynamic: true}).filter(file => engineSide.test(file))).toEqual(['core/gateway/g.ts', 'core/engine/side-effect.ts']);
 	});
 });

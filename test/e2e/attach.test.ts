@@ -16,7 +16,7 @@ import {ToolListChangedNotificationSchema, type CallToolResult} from '@modelcont
 import {afterEach, describe, expect, it} from 'vitest';
 import {StdioBridge} from '../../source/core/endpoints/bridge.js';
 import {ErrorCode} from '../../source/core/base/errors.js';
-import {classifyConnectError} from '../../source/core/endpoints/local-endpoint.js';
+import {classifyConnectError} from '../../source/core/endpoints/socket-client.js';
 import {Logger} from '../../source/core/base/logger.js';
 import {
 	cliPath,

@@ -359,20 +359,20 @@ describe('mcp-hangar --stdio on the wire', () => {
 			{line: '{"hello":1}', code: -32_600, id: null, message: '"jsonrpc" must be "2.0"'},
 			{line: '[{"jsonrpc":"2.0","id":"in-batch","method":"ping"}]', code: -32_600, id: null, message: 'batches are not supported'},
 			{line: '[]', code: -32_600, id: null, message: 'batches are not supported'},
-			{line: '"just a string"', code: -32_600, id: null, message: 'expected a JSON-RPC object'},
-			{line: '42', code: -32_600, id: null, message: 'expected a JSON-RPC object'},
-			{line: 'null', code: -32_600, id: null, message: 'expected a JSON-RPC object'},
+			{line: '"just a string"', code: -32_600, id: null, message: 'expected a JSON-RPC 2.0 message object'},
+			{line: '42', code: -32_600, id: null, message: 'expected a JSON-RPC 2.0 message object'},
+			{line: 'null', code: -32_600, id: null, message: 'expected a JSON-RPC 2.0 message object'},
 			{line: '{"id":"no-version","method":"ping"}', code: -32_600, id: 'no-version', message: '"jsonrpc" must be "2.0"'},
 			{line: '{"jsonrpc":"1.0","id":"old-version","method":"ping"}', code: -32_600, id: 'old-version', message: '"jsonrpc" must be "2.0"'},
 			{line: '{"jsonrpc":2,"id":"number-version","method":"ping"}', code: -32_600, id: 'number-version', message: '"jsonrpc" must be "2.0"'},
-			{line: '{"jsonrpc":"2.0","id":"numeric-method","method":42}', code: -32_600, id: 'numeric-method', message: '"method" must be a string'},
-			{line: '{"jsonrpc":"2.0","id":"null-method","method":null}', code: -32_600, id: 'null-method', message: '"method" must be a string'},
-			{line: '{"jsonrpc":"2.0","id":{"an":"object"},"method":"ping"}', code: -32_600, id: null, message: '"id" must be a string or a number'},
-			{line: '{"jsonrpc":"2.0","id":true,"method":"ping"}', code: -32_600, id: null, message: '"id" must be a string or a number'},
-			{line: '{"jsonrpc":"2.0","id":"array-params","method":"tools/list","params":[1,2]}', code: -32_602, id: 'array-params', message: '"params" must be an object'},
-			{line: '{"jsonrpc":"2.0","id":"string-params","method":"tools/list","params":"x"}', code: -32_602, id: 'string-params', message: '"params" must be an object'},
-			{line: '{"jsonrpc":"2.0","id":"null-params","method":"ping","params":null}', code: -32_602, id: 'null-params', message: '"params" must be an object'},
-			{line: '{"jsonrpc":"2.0","id":"neither"}', code: -32_600, id: 'neither', message: 'expected a request, a notification or a response'},
+			{line: '{"jsonrpc":"2.0","id":"numeric-method","method":42}', code: -32_600, id: 'numeric-method', message: '"method" must be a non-empty string'},
+			{line: '{"jsonrpc":"2.0","id":"null-method","method":null}', code: -32_600, id: 'null-method', message: '"method" must be a non-empty string'},
+			{line: '{"jsonrpc":"2.0","id":{"an":"object"},"method":"ping"}', code: -32_600, id: null, message: '"id" must be a string or an integer'},
+			{line: '{"jsonrpc":"2.0","id":true,"method":"ping"}', code: -32_600, id: null, message: '"id" must be a string or an integer'},
+			{line: '{"jsonrpc":"2.0","id":"array-params","method":"tools/list","params":[1,2]}', code: -32_602, id: 'array-params', message: '"params" of "tools/list" must be an object'},
+			{line: '{"jsonrpc":"2.0","id":"string-params","method":"tools/list","params":"x"}', code: -32_602, id: 'string-params', message: '"params" of "tools/list" must be an object'},
+			{line: '{"jsonrpc":"2.0","id":"null-params","method":"ping","params":null}', code: -32_602, id: 'null-params', message: '"params" of "ping" must be an object'},
+			{line: '{"jsonrpc":"2.0","id":"neither"}', code: -32_600, id: 'neither', message: 'expected a request ("method" and "id"), a notification ("method") or a response'},
 		];
 		for (const {line, code, id, message} of cases) {
 			const from = hangar.messages.length;
@@ -402,7 +402,7 @@ describe('mcp-hangar --stdio on the wire', () => {
 	it('answers an unknown method with -32601', async () => {
 		const hangar = startRaw();
 		await hangar.initialize();
-		for (const method of ['no/such-method', 'tools/frobnicate', '']) {
+		for (const method of ['no/such-method', 'tools/frobnicate']) {
 			const response = await hangar.request(method);
 			expectError(response, -32_601, response.id!);
 		}

@@ -4,9 +4,12 @@
  * stdin/stdout and the supervisor's socket. The client keeps one MCP session
  * however often the supervisor behind it restarts:
  *
- * - Lines pass through unchanged both ways. The bridge reads just enough of
- *   each message (id, method, whether it is a response) to know what is in
- *   flight.
+ * - Each line from the client is checked by the rule every endpoint of
+ *   hangar uses (message-classifier.ts): one that breaks it is answered here,
+ *   as the supervisor would answer it, and never sent on; so is a request
+ *   that reuses the id of one still owed. The rest pass through unchanged,
+ *   and so do the supervisor's lines, of which the bridge reads just enough
+ *   (id, method, whether it is a response) to know what is in flight.
  * - When the connection is lost it reconnects with backoff. On the new
  *   connection it replays the client's initialize (its answer is kept from
  *   the client) and notifications/initialized, then sends what arrived in
@@ -16,7 +19,8 @@
  *   error at its deadline, saying what to run. A request in flight when the
  *   supervisor vanished is sent again if it only reads (initialize, ping,
  *   tools/list, ...); a tools/call is answered with an error instead, since
- *   it may already have run. Every request gets exactly one answer.
+ *   it may already have run. Every request gets exactly one answer, except
+ *   one its client cancelled: it is owed nothing.
  * - When the supervisor says it is stopping (notifications/hangar/draining),
  *   the bridge ends its side of the connection, so all it sent is answered
  *   before the connection closes: an orderly restart loses nothing.
@@ -30,61 +34,32 @@ import net from 'node:net';
 import type {Readable, Writable} from 'node:stream';
 import {createBridgeMachine} from './bridge-state.js';
 import {ErrorCode, JsonRpcCode} from '../base/errors.js';
-import {commandMethod, drainingNotification} from '../gateway/session.js';
+import {commandMethod, drainingNotification, isHangarMethod} from '../wire/protocol.js';
 import {LineSplitter} from '../wire/line-splitter.js';
-import {isPlainObject} from '../wire/json-rpc-check.js';
-import {guessId} from '../wire/line-transport.js';
-import {connectSocket, type ConnectFailure} from './local-endpoint.js';
+import {
+	answerIdText,
+	checkJsonRpcLine,
+	duplicateIdProblem,
+	errorLine,
+	idTextOfPrefix,
+	isProblem,
+	peekMessage,
+	type Id,
+	type MessageProblem,
+	type Peek,
+} from '../wire/message-classifier.js';
+import {connectSocket, type ConnectFailure} from './socket-client.js';
 import type {Logger} from '../base/logger.js';
 import {settleWithin} from '../base/settle.js';
 import {CoalescingWriter} from '../wire/write-coalescer.js';
 
-type Id = string | number;
-
 /** What the bridge needs to know of a line. */
-type Shape = {id: Id | undefined; method: string | undefined; response: boolean; error: boolean};
+type Shape = Peek;
 
 const replayPrefix = 'mcp-hangar-bridge:replay:';
 
 /** Methods that only read: safe to send again when the supervisor vanished before answering. */
-const resendable = (method: string): boolean => method !== 'tools/call' && !method.startsWith('hangar/');
-
-const idPattern = '(-?\\d+|"(?:[^"\\\\]|\\\\.)*")';
-/** Hangar's own writes: {"jsonrpc":"2.0","id":X,"result"|"error"...} */
-const headId = new RegExp(`^\\{"jsonrpc":"2\\.0","id":${idPattern},"(result|error)"`);
-/** The SDK's: {"result"|"error":...,"jsonrpc":"2.0","id":X} (a raw `,"id":X}` at the very end can only be a top-level key). */
-const tailId = new RegExp(`,"id":${idPattern}\\}$`);
-
-function parseId(text: string): Id {
-	return text.startsWith('"') ? (JSON.parse(text) as string) : Number(text);
-}
-
-/** The shape of a line from the supervisor, cheaply for the usual layouts. */
-function supervisorShape(line: string): Shape | undefined {
-	const head = headId.exec(line);
-	if (head !== null) return {id: parseId(head[1]!), method: undefined, response: true, error: head[2] === 'error'};
-	if (line.startsWith('{"result":') || line.startsWith('{"error":')) {
-		const tail = tailId.exec(line);
-		if (tail !== null) return {id: parseId(tail[1]!), method: undefined, response: true, error: line.startsWith('{"error":')};
-	}
-
-	return parsedShape(line);
-}
-
-function parsedShape(line: string): Shape | undefined {
-	let value: unknown;
-	try {
-		value = JSON.parse(line);
-	} catch {
-		return undefined;
-	}
-
-	if (!isPlainObject(value)) return undefined;
-	const message = value as Record<string, unknown>;
-	const id = typeof message['id'] === 'string' || typeof message['id'] === 'number' ? message['id'] : undefined;
-	const method = typeof message['method'] === 'string' ? message['method'] : undefined;
-	return {id, method, response: method === undefined && ('result' in message || 'error' in message), error: method === undefined && 'error' in message};
-}
+const resendable = (method: string): boolean => method !== 'tools/call' && !isHangarMethod(method);
 
 type Held = {line: string; shape: Shape; timer?: NodeJS.Timeout; heldSince: number};
 
@@ -138,22 +113,24 @@ export class StdioBridge {
 	constructor(private readonly options: BridgeOptions) {
 		this.out = new CoalescingWriter(options.output);
 		this.delayMs = options.backoff?.initialMs ?? 100;
-		this.inputSplitter = new LineSplitter(
-			options.maxMessageBytes,
-			line => this.fromClient(line),
-			(prefix, bytes) => {
-				const id = guessId(prefix);
-				this.answerError(id, ErrorCode.MessageTooLarge, `message of ${bytes} bytes refused: the limit is ${options.maxMessageBytes} bytes (hangar.maxMessageBytes)`);
+		this.inputSplitter = new LineSplitter(line => this.fromClient(line), {
+			maxBytes: options.maxMessageBytes,
+			policy: 'discard',
+			onDiscarded: (prefix, bytes) => {
+				this.writeOut(`${errorLine(idTextOfPrefix(prefix), ErrorCode.MessageTooLarge, `message of ${bytes} bytes refused: the limit is ${options.maxMessageBytes} bytes (hangar.maxMessageBytes)`)}\n`);
 			},
-		);
+		});
 		this.machine.onTransition(record => options.logger.debug(`bridge: ${record.from} -> ${record.to} (${record.event}): ${record.reason}`));
 	}
 
 	start(): void {
 		const {input, output} = this.options;
 		input.setEncoding('utf8');
-		input.on('data', (chunk: string) => this.inputSplitter.push(chunk));
-		input.once('end', () => void this.clientClosed('stdin closed'));
+		input.on('data', (chunk: string) => this.inputSplitter.write(chunk));
+		input.once('end', () => {
+			this.inputSplitter.flush();
+			void this.clientClosed('stdin closed');
+		});
 		input.once('close', () => void this.clientClosed('stdin closed'));
 		output.on('error', () => void this.clientClosed('stdout closed (the client went away)'));
 		if (this.options.socket === undefined) void this.connect();
@@ -168,16 +145,23 @@ export class StdioBridge {
 	// From the client
 
 	private fromClient(line: string): void {
-		const shape = parsedShape(line);
-		if (shape === undefined) {
-			this.answerError(null, JsonRpcCode.ParseError, 'Parse error: the line is not a JSON-RPC object');
+		if (line.trim() === '') return;
+		const checked = checkJsonRpcLine(line);
+		if (isProblem(checked)) {
+			this.refuse(checked);
 			return;
 		}
 
-		const {method, id} = shape;
-		if (method !== undefined && method.startsWith('hangar/')) {
+		const {method, id} = checked;
+		const shape: Shape = {id, method, response: checked.kind === 'response', error: checked.kind === 'response' && 'error' in checked.value};
+		if (method !== undefined && isHangarMethod(method)) {
 			// A person's commands come from the CLI on the socket itself, never from an MCP client.
 			if (id !== undefined) this.answerError(id, JsonRpcCode.MethodNotFound, `Method not found: "${method}" is not available to MCP clients (${commandMethod} is for mcp-hangar's own CLI)`);
+			return;
+		}
+
+		if (checked.kind === 'request' && this.owes(id!)) {
+			this.refuse(duplicateIdProblem(id!));
 			return;
 		}
 
@@ -188,14 +172,18 @@ export class StdioBridge {
 		} else if (method === 'notifications/initialized') {
 			this.clientInitialized = true;
 		} else if (method === 'notifications/cancelled') {
-			const target = (JSON.parse(line) as {params?: {requestId?: unknown}}).params?.requestId;
+			const target = checked.params?.['requestId'];
 			const index = this.queue.findIndex(held => held.shape.id !== undefined && held.shape.id === target);
 			if (index !== -1) {
 				// Never sent: drop the request and the cancellation both (no answer is owed for a cancelled request).
 				clearTimeout(this.queue[index]!.timer);
 				this.queue.splice(index, 1);
+				this.settled();
 				return;
 			}
+
+			// Sent: the supervisor will not answer it, and nothing is owed (a late answer still passes through).
+			if ((typeof target === 'string' || typeof target === 'number') && this.pending.delete(target)) this.settled();
 		}
 
 		const held: Held = {line, shape, heldSince: Date.now()};
@@ -206,6 +194,21 @@ export class StdioBridge {
 
 		if (this.machine.state === 'open') this.send(held);
 		else this.hold(held);
+	}
+
+	/** Whether a request with this id was received and is not answered yet (sent, or held). */
+	private owes(id: Id): boolean {
+		return this.pending.has(id) || this.queue.some(held => held.shape.id === id && held.shape.method !== undefined);
+	}
+
+	/** Answers a line that breaks the JSON-RPC rule, as the supervisor would; a notification's or a response's problem is only logged. */
+	private refuse(problem: MessageProblem): void {
+		if (problem.silent === true) {
+			this.options.logger.debug(`bridge: ignored a message from the client: ${problem.message}`);
+			return;
+		}
+
+		this.writeOut(`${errorLine(answerIdText(problem), problem.code, problem.message)}\n`);
 	}
 
 	private send(held: Held): void {
@@ -280,8 +283,11 @@ export class StdioBridge {
 		const reconnect = this.connections > 1;
 		socket.setEncoding('utf8');
 		socket.setNoDelay(true);
-		const splitter = new LineSplitter(Infinity, line => this.fromSupervisor(line), () => {});
-		socket.on('data', (chunk: string) => splitter.push(chunk));
+		// The supervisor checked what it writes: no limit, no check, just the shape.
+		const splitter = new LineSplitter(line => {
+			if (line !== '') this.fromSupervisor(line);
+		});
+		socket.on('data', (chunk: string) => splitter.write(chunk));
 		socket.on('error', error => this.options.logger.debug(`bridge: socket error: ${error.message}`));
 		// The supervisor ended its side (it stopped, or it was killed): the connection is over.
 		socket.once('end', () => socket.destroy());
@@ -316,7 +322,7 @@ export class StdioBridge {
 	}
 
 	private fromSupervisor(line: string): void {
-		const shape = supervisorShape(line);
+		const shape = peekMessage(line);
 		if (shape?.response === true && shape.id !== undefined) {
 			if (shape.id === this.replayId) {
 				this.replayAnswered(line);
@@ -437,8 +443,8 @@ export class StdioBridge {
 		this.settled();
 	}
 
-	private answerError(id: Id | null, code: number, message: string, data?: unknown): void {
-		this.writeOut(`${JSON.stringify({jsonrpc: '2.0', id, error: {code, message, ...(data === undefined ? {} : {data})}})}\n`);
+	private answerError(id: Id, code: number, message: string, data?: unknown): void {
+		this.writeOut(`${errorLine(JSON.stringify(id), code, message, data)}\n`);
 	}
 
 	private writeOut(line: string): void {

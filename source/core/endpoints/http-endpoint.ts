@@ -9,8 +9,11 @@
  * - a bearer token (from --token-file or MCP_HANGAR_TOKEN), compared in
  *   constant time; listening beyond loopback without one is refused, and on
  *   loopback the Host and Origin headers must name loopback (DNS rebinding);
- * - its own reading of the body, so malformed input gets a 400 whose JSON-RPC
- *   error says what was wrong, and a 413 past hangar.maxMessageBytes;
+ * - its own reading of the body, by the JSON-RPC rule every endpoint uses
+ *   (message-classifier.ts), so malformed input gets a 400 whose JSON-RPC
+ *   error says what was wrong (with the id as received), and a 413 past
+ *   hangar.maxMessageBytes; a request that reuses the id of one still in
+ *   flight in its session gets a 400 too;
  * - X-Correlation-ID on every response (the client's, or a new one), in the
  *   request's log line and in the log lines of the upstream call it made;
  * - a server-side deadline per call (hangar.httpCallTimeoutSeconds), shorter
@@ -27,8 +30,9 @@ import {StreamableHTTPServerTransport} from '@modelcontextprotocol/sdk/server/st
 import type {TransportSendOptions} from '@modelcontextprotocol/sdk/shared/transport.js';
 import type {JSONRPCMessage, MessageExtraInfo} from '@modelcontextprotocol/sdk/types.js';
 import {ErrorCode, JsonRpcCode, errorMessage} from '../base/errors.js';
+import {sequenceError} from '../gateway/connection-state.js';
 import {GatewaySession, invalidParams, type SessionTransport} from '../gateway/session.js';
-import {checkJsonRpcBody, isProblem, type CheckedMessage} from '../wire/json-rpc-check.js';
+import {answerIdText, checkJsonRpcBody, duplicateIdProblem, errorLine, isProblem, type CheckedMessage, type MessageProblem} from '../wire/message-classifier.js';
 import type {Logger} from '../base/logger.js';
 import {maskSecrets, maskedJson} from '../base/secret-mask.js';
 import type {Supervisor} from '../engine/supervisor.js';
@@ -130,6 +134,17 @@ function sendRpcError(res: http.ServerResponse, status: number, code: number, me
 	sendJson(res, status, {jsonrpc: '2.0', id, error: {code, message}}, headers);
 }
 
+/** A 400 whose body is the JSON-RPC error for `problem`, its id as received (null for a notification's or a response's problem). */
+function sendProblem(res: http.ServerResponse, problem: MessageProblem): void {
+	if (res.headersSent) {
+		res.end();
+		return;
+	}
+
+	res.writeHead(400, {'Content-Type': 'application/json'});
+	res.end(errorLine(problem.silent === true ? 'null' : answerIdText(problem), problem.code, problem.message));
+}
+
 /** Reads the body up to `limit` bytes; undefined when it is larger (the rest is not read). */
 async function readBody(req: http.IncomingMessage, limit: number): Promise<string | undefined> {
 	if (Number(req.headers['content-length'] ?? 0) > limit) return undefined;
@@ -208,11 +223,25 @@ class HttpSessionTransport implements SessionTransport {
 
 		const id = message?.kind === 'request' ? message.id : undefined;
 		if (id !== undefined) {
+			if (this.pending.has(id)) {
+				// The SDK transport would send both answers down the second request's stream.
+				const problem = duplicateIdProblem(id);
+				record.rpcError = problem.code;
+				sendProblem(res, problem);
+				return;
+			}
+
 			this.pending.set(id, record);
 			// An answer that can no longer be delivered (the client went away) is not waited for.
 			res.on('close', () => {
 				if (this.pending.get(id) === record) this.pending.delete(id);
 			});
+		}
+
+		if (message?.method === 'notifications/cancelled') {
+			// A cancelled request is never answered: its id is free again.
+			const target = message.params?.['requestId'];
+			if (typeof target === 'string' || typeof target === 'number') this.pending.delete(target);
 		}
 
 		await this.sdk.handleRequest(req, res, body);
@@ -427,7 +456,7 @@ export class HttpEndpoint {
 			const checked = checkJsonRpcBody(text);
 			if (isProblem(checked)) {
 				if (this.logger.enabled('debug')) this.logger.debug('refused body', {correlationId: record.correlationId, body: maskSecrets(text.slice(0, 2000), this.secrets)});
-				sendRpcError(res, 400, checked.code, checked.message, checked.id);
+				sendProblem(res, checked);
 				return;
 			}
 
@@ -450,6 +479,17 @@ export class HttpEndpoint {
 					message?.id ?? null,
 				);
 				return;
+			}
+
+			if (message?.kind === 'request' && message.method === 'initialize') {
+				// The SDK transport would refuse it before the session's guard sees it, with id null.
+				const refused = sequenceError(session.gateway.connectionState, message.method);
+				if (refused !== undefined) {
+					record.session = session.label;
+					record.rpcError = refused.code;
+					sendJson(res, 400, {jsonrpc: '2.0', id: message.id, error: refused});
+					return;
+				}
 			}
 
 			await this.handleInSession(session, req, res, record, body, message);

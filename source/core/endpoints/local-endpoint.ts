@@ -15,95 +15,21 @@
  * Shutdown drains: every connection is told `notifications/hangar/draining`;
  * a bridge then ends its side, so each request it sent is read and answered
  * before the connection closes and it moves to the next supervisor.
+ *
+ * The client side (the socket's path, endpoint.json, connecting) is
+ * socket-client.ts, which the bridge and the CLI use without this module.
  */
-import {createHash} from 'node:crypto';
 import {once} from 'node:events';
 import fs from 'node:fs';
 import net from 'node:net';
-import path from 'node:path';
-import {GatewaySession, drainingNotification} from '../gateway/session.js';
+import {GatewaySession} from '../gateway/session.js';
 import {LineTransport} from '../wire/line-transport.js';
+import {drainingNotification} from '../wire/protocol.js';
+import {connectSocket, maxSocketPathBytes, ownerFile, readOwner, socketPath, type EndpointOwner} from './socket-client.js';
 import type {Logger} from '../base/logger.js';
 import {isAlive} from '../upstream/process-registry.js';
 import {settleWithin} from '../base/settle.js';
 import type {Supervisor} from '../engine/supervisor.js';
-
-/** Linux's sun_path is 108 bytes with the terminating NUL (macOS: 104). */
-const maxSocketPathBytes = process.platform === 'darwin' ? 103 : 107;
-
-/** Where the supervisor for `stateDir` listens. */
-export function socketPath(stateDir: string): string {
-	if (process.platform === 'win32') {
-		return `\\\\.\\pipe\\mcp-hangar-${createHash('sha256').update(path.resolve(stateDir).toLowerCase()).digest('hex').slice(0, 16)}`;
-	}
-
-	return path.join(stateDir, 'hangar.sock');
-}
-
-/** Who owns the endpoint: written to STATE_DIR/endpoint.json while it listens. */
-export type EndpointOwner = {pid: number; kind: 'tui' | 'serve'; startedAt: string; config: string; socket: string};
-
-export function ownerFile(stateDir: string): string {
-	return path.join(stateDir, 'endpoint.json');
-}
-
-export function readOwner(stateDir: string): EndpointOwner | undefined {
-	try {
-		const owner = JSON.parse(fs.readFileSync(ownerFile(stateDir), 'utf8')) as EndpointOwner;
-		return typeof owner.pid === 'number' ? owner : undefined;
-	} catch {
-		return undefined;
-	}
-}
-
-export type ConnectFailure = {kind: 'temporary' | 'permanent'; code: string; message: string};
-
-/**
- * Whether a connect error can go away by itself: the socket is missing or
- * refusing while a supervisor restarts (temporary), or it can never work as
- * configured: another user's socket, a path that is not a socket, a path
- * too long for a socket (permanent).
- */
-export function classifyConnectError(error: NodeJS.ErrnoException, where: string): ConnectFailure {
-	const code = error.code ?? 'UNKNOWN';
-	const temporary = ['ENOENT', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'EAGAIN', 'ETIMEDOUT'].includes(code);
-	const permission = code === 'EACCES' || code === 'EPERM';
-	return {
-		kind: temporary ? 'temporary' : 'permanent',
-		code,
-		message: permission
-			? `permission denied on ${where}: it belongs to another user (only the user who runs the supervisor may connect)`
-			: `${where}: ${error.message}`,
-	};
-}
-
-/** Tries to connect; resolves with the connected socket or the classified failure. */
-export async function connectSocket(where: string, timeoutMs = 2000): Promise<net.Socket | ConnectFailure> {
-	if (process.platform !== 'win32' && Buffer.byteLength(where) > maxSocketPathBytes) {
-		return {
-			kind: 'permanent',
-			code: 'ENAMETOOLONG',
-			message: `the socket path ${where} is ${Buffer.byteLength(where)} bytes, longer than a Unix socket allows (${maxSocketPathBytes}); use a shorter --state-dir`,
-		};
-	}
-
-	return new Promise(resolve => {
-		const socket = net.createConnection({path: where, allowHalfOpen: true});
-		const timer = setTimeout(() => {
-			socket.destroy();
-			resolve({kind: 'temporary', code: 'ETIMEDOUT', message: `${where}: no answer to connect within ${timeoutMs} ms`});
-		}, timeoutMs);
-		socket.once('connect', () => {
-			clearTimeout(timer);
-			socket.removeAllListeners('error');
-			resolve(socket);
-		});
-		socket.once('error', error => {
-			clearTimeout(timer);
-			resolve(classifyConnectError(error as NodeJS.ErrnoException, where));
-		});
-	});
-}
 
 /** Another hangar serves this state dir; it is never replaced. */
 export class EndpointBusyError extends Error {
@@ -118,32 +44,6 @@ export class EndpointBusyError extends Error {
 		);
 		this.name = 'EndpointBusyError';
 	}
-}
-
-/** Connected to a supervisor: the socket, where it listens and who owns it (endpoint.json as read on connecting). */
-export type Attached = {socket: net.Socket; path: string; owner: EndpointOwner | undefined};
-export type Attachment = Attached | {socket: undefined; why: string; permanent: boolean};
-
-/**
- * Connects to the supervisor serving `config`'s state dir, when it runs the
- * same config file: a client that names a config means its upstreams, and
- * two configs can share a state dir (the default one). Otherwise says why not.
- */
-export async function attachToSupervisor(config: {path: string; hangar: {stateDir: string}}, timeoutMs = 1000): Promise<Attachment> {
-	const where = socketPath(config.hangar.stateDir);
-	const socket = await connectSocket(where, timeoutMs);
-	if (!(socket instanceof net.Socket)) return {socket: undefined, why: socket.message, permanent: socket.kind === 'permanent'};
-	const owner = readOwner(config.hangar.stateDir);
-	if (owner !== undefined && path.resolve(owner.config) !== path.resolve(config.path)) {
-		socket.destroy();
-		return {
-			socket: undefined,
-			why: `the supervisor on ${where} (hangar pid ${owner.pid}, mcp-hangar ${owner.kind}) runs ${owner.config}, not ${config.path}; give each config its own hangar.stateDir to run both`,
-			permanent: true,
-		};
-	}
-
-	return {socket, path: where, owner};
 }
 
 /**

@@ -5,12 +5,12 @@
  * stopped in order before it exits. The synchronous `exit` hook is the last
  * resort that SIGKILLs any process group still alive.
  */
-import {StdioBridge} from './bridge.js';
 import {loadConfig, type HangarConfig} from '../config/config.js';
 import {GatewaySession} from '../gateway/session.js';
 import {HttpEndpoint, type HttpListenOptions} from './http-endpoint.js';
 import {LineTransport} from '../wire/line-transport.js';
-import {LocalEndpoint, attachToSupervisor, busyEndpoint, type Attached, type EndpointOwner} from './local-endpoint.js';
+import {LocalEndpoint, busyEndpoint} from './local-endpoint.js';
+import type {EndpointOwner} from './socket-client.js';
 import type {Logger} from '../base/logger.js';
 import {killAllProcessGroupsSync} from '../upstream/process-registry.js';
 import {StateStore} from '../engine/state-store.js';
@@ -87,27 +87,12 @@ export function installExitHandlers(supervisor: Supervisor, logger: Logger, forc
 	return {exit, beforeShutdown: hook => hooks.push(hook)};
 }
 
-export type StdioOptions = {configPath: string; stateDir?: string | undefined; logger: Logger; standalone?: boolean};
-
 /**
- * `mcp-hangar --stdio`: a bridge to the supervisor listening for this state
- * dir when there is one (unless `standalone`), else one gateway session on
- * stdin/stdout with an embedded supervisor behind it.
+ * `mcp-hangar --stdio` with no supervisor to attach to (or `--standalone`):
+ * one gateway session on stdin/stdout with an embedded supervisor behind it.
+ * stdio.ts decides; this part loads the engine, so it is imported only then.
  */
-export async function serveStdio(options: StdioOptions): Promise<void> {
-	const {logger} = options;
-	const config = loadConfig(options.configPath, {stateDir: options.stateDir});
-	if (options.standalone !== true) {
-		const attachment = await attachToSupervisor(config);
-		if (attachment.socket !== undefined) {
-			await runBridge(config, attachment, logger);
-			return;
-		}
-
-		if (attachment.permanent) logger.warn(`not attaching to a supervisor: ${attachment.why}; running one for this client alone`);
-		else logger.debug(`no supervisor to attach to (${attachment.why}); running one for this client alone`);
-	}
-
+export async function serveStandalone(config: HangarConfig, logger: Logger): Promise<void> {
 	const supervisor = await createSupervisor(config, logger);
 	const grace = config.hangar.stopGraceMs;
 	const controller = installExitHandlers(supervisor, logger, grace * 2 + 8000);
@@ -120,24 +105,6 @@ export async function serveStdio(options: StdioOptions): Promise<void> {
 	await session.start();
 	void supervisor.launch();
 	logger.info(`serving MCP on stdio with ${config.servers.length} upstreams`, {config: config.path, stateDir: config.hangar.stateDir});
-}
-
-async function runBridge(config: HangarConfig, {socket, path: where, owner}: Attached, logger: Logger): Promise<void> {
-	const bridge = new StdioBridge({
-		socketPath: where,
-		stateDir: config.hangar.stateDir,
-		input: process.stdin,
-		output: process.stdout,
-		logger,
-		maxMessageBytes: config.hangar.maxMessageBytes,
-		requestTimeoutMs: config.hangar.callTimeoutMs,
-		socket,
-	});
-	logger.info(`attached to the supervisor at ${where}${owner === undefined ? '' : ` (pid ${owner.pid}, mcp-hangar ${owner.kind})`}`);
-	// The bridge owns no upstream: a signal just ends it.
-	for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => process.exit(0));
-	bridge.start();
-	process.exit(await bridge.exited);
 }
 
 export type ServeOptions = {

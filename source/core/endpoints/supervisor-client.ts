@@ -6,17 +6,20 @@
  * hangar_call); a person's approve and quarantine use the socket-only
  * `hangar/command` request, which the `--stdio` bridge never forwards from
  * an MCP client.
+ *
+ * It needs only the wire and the socket's client side: the engine's types
+ * below are imported as types, which compile to nothing.
  */
 import net from 'node:net';
 import {Client} from '@modelcontextprotocol/sdk/client/index.js';
 import {McpError, type CallToolResult} from '@modelcontextprotocol/sdk/types.js';
 import {z} from 'zod';
-import {commandMethod} from '../gateway/session.js';
 import {LineTransport} from '../wire/line-transport.js';
+import {commandMethod, implementationInfo, maxListLimit} from '../wire/protocol.js';
 import type {HangarConfig} from '../config/config.js';
-import {attachToSupervisor, type EndpointOwner} from './local-endpoint.js';
+import {attachToSupervisor, type EndpointOwner} from './socket-client.js';
 import type {StatusEntry} from '../engine/views.js';
-import {maxListLimit, type StatusPage} from '../gateway/management-tools.js';
+import type {StatusPage} from '../gateway/management-tools.js';
 import type {Command} from '../engine/supervisor.js';
 
 const commandResult = z.object({message: z.string()});
@@ -54,7 +57,7 @@ export class SupervisorClient {
 			return undefined;
 		}
 
-		const client = new Client({name: clientName, version: '0.1.0'});
+		const client = new Client({name: clientName, version: implementationInfo.version});
 		const {socket, path, owner} = attachment;
 		await client.connect(new LineTransport(socket, socket, Number.MAX_SAFE_INTEGER));
 		return new SupervisorClient(client, socket, owner, path);

@@ -28,7 +28,7 @@ import {CallBudget, type CallDeadline} from '../engine/call-path.js';
 import type {Route} from '../engine/router.js';
 import type {Subscriber} from '../engine/subscriptions.js';
 import type {ServedCapabilities, Supervisor} from '../engine/supervisor.js';
-import {isPlainObject} from '../wire/json-rpc-check.js';
+import {isPlainObject} from '../wire/message-classifier.js';
 import {page} from './pagination.js';
 
 export type CatalogRequestsOptions = {

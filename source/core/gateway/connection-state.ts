@@ -14,6 +14,7 @@
  * - ready: everything but a second `initialize`.
  * - closed: the connection ended; nothing is served.
  */
+import {ErrorCode} from '../base/errors.js';
 import {StateMachine, type TransitionTable} from '../base/state-machine.js';
 
 export const connectionStates = ['awaiting_initialize', 'initializing', 'ready', 'closed'] as const;
@@ -47,6 +48,18 @@ export function checkRequest(state: ConnectionState, method: string): {allowed: 
 			return {allowed: false, reason: 'the connection is closed'};
 		}
 	}
+}
+
+/**
+ * The JSON-RPC error for a request `checkRequest` refuses in `state`, or
+ * undefined when it is allowed: what the guard answers, and what the HTTP
+ * endpoint answers for a second `initialize` (which the SDK's HTTP transport
+ * would refuse before the guard sees it, with id null).
+ */
+export function sequenceError(state: ConnectionState, method: string): {code: number; message: string; data: Record<string, unknown>} | undefined {
+	const check = checkRequest(state, method);
+	if (check.allowed) return undefined;
+	return {code: ErrorCode.ProtocolSequence, message: `Protocol sequence error: ${check.reason}`, data: {error: 'ProtocolSequence', state, method}};
 }
 
 export function createConnectionMachine(subject: string) {

@@ -10,7 +10,8 @@
  */
 import type {Tool} from '@modelcontextprotocol/sdk/types.js';
 import {JsonRpcCode} from '../base/errors.js';
-import {isPlainObject} from '../wire/json-rpc-check.js';
+import {isPlainObject} from '../wire/message-classifier.js';
+import {maxListLimit} from '../wire/protocol.js';
 import {settleWithin} from '../base/settle.js';
 import type {Command, Supervisor} from '../engine/supervisor.js';
 import {findPrompts, findTools, statusEntry, upstreamDetails, type StatusEntry} from '../engine/views.js';
@@ -43,10 +44,10 @@ const waitSeconds: ParamSpec = {
  * hangar_list pages: 50 entries are about 50 KB with the text form. Past
  * ~128 KB an answer costs the client far more (V8 puts such strings in its
  * large-object space; see docs/performance.md, finding 4), and an agent
- * rarely wants 200 entries in its context at once.
+ * rarely wants 200 entries in its context at once. The most a page holds,
+ * maxListLimit, is in wire/protocol.ts: the CLI client pages with it.
  */
 export const defaultListLimit = 50;
-export const maxListLimit = 500;
 
 const specs: ManagementSpec[] = [
 	{

@@ -21,10 +21,11 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type {ClientPeer, ClientRecord, ClientTransport} from '../engine/clients.js';
 import {relayedRequests, type ClientCapability, type RelayedMethod} from '../upstream/client-side.js';
-import {checkRequest, createConnectionMachine} from './connection-state.js';
-import {isPlainObject} from '../wire/json-rpc-check.js';
+import {createConnectionMachine, sequenceError, type ConnectionState} from './connection-state.js';
+import {isPlainObject} from '../wire/message-classifier.js';
+import {commandMethod, implementationInfo} from '../wire/protocol.js';
 import {settleWithin} from '../base/settle.js';
-import {ErrorCode, HangarError, JsonRpcCode, JsonRpcError, errorMessage} from '../base/errors.js';
+import {HangarError, JsonRpcCode, JsonRpcError, errorMessage} from '../base/errors.js';
 import type {Logger} from '../base/logger.js';
 import {ManagementParamsError, checkArguments, isManagementTool, managementTools, runManagementTool, statusJson} from './management-tools.js';
 import {CallBudget, type CallDeadline, type ProgressUpdate} from '../engine/call-path.js';
@@ -32,23 +33,6 @@ import {commands, isCommand, type Supervisor} from '../engine/supervisor.js';
 import type {Subscriber} from '../engine/subscriptions.js';
 import {advertised, registerCatalogRequests} from './catalog-requests.js';
 import {page} from './pagination.js';
-
-export const serverInfo = {name: 'mcp-hangar', version: '0.1.0'};
-
-/**
- * A person's command sent over the local socket (`mcp-hangar approve` and
- * `quarantine` while a supervisor runs): params {server, action, via}. Only
- * sessions on the local socket serve it, and the `--stdio` bridge never
- * forwards it from its client, so no MCP client can lift a quarantine.
- */
-export const commandMethod = 'hangar/command';
-
-/**
- * Sent to socket clients when the supervisor is about to stop: a bridge stops
- * sending on that connection, ends its side (so everything it sent is read and
- * answered), and reconnects to the next supervisor.
- */
-export const drainingNotification = 'notifications/hangar/draining';
 
 const instructions = {
 	direct:
@@ -151,15 +135,9 @@ class GuardedTransport implements Transport {
 		if (typeof record.method === 'string') {
 			const method = record.method;
 			if ('id' in message) {
-				const check = checkRequest(this.machine.state, method);
-				if (!check.allowed) {
-					void this.inner.send(
-						errorResponse(record.id!, ErrorCode.ProtocolSequence, `Protocol sequence error: ${check.reason}`, {
-							error: 'ProtocolSequence',
-							state: this.machine.state,
-							method,
-						}),
-					);
+				const refused = sequenceError(this.machine.state, method);
+				if (refused !== undefined) {
+					void this.inner.send(errorResponse(record.id!, refused.code, refused.message, refused.data));
 					return;
 				}
 
@@ -244,10 +222,6 @@ function validateCallParams(params: unknown): CallParams {
 
 	if (params['arguments'] !== undefined && !isPlainObject(params['arguments'])) {
 		throw new JsonRpcError(JsonRpcCode.InvalidParams, `Invalid params: "arguments" of tools/call "${params['name']}" must be an object`);
-	}
-
-	if (params['_meta'] !== undefined && !isPlainObject(params['_meta'])) {
-		throw new JsonRpcError(JsonRpcCode.InvalidParams, 'Invalid params: "_meta" must be an object');
 	}
 
 	return params as CallParams;
@@ -344,7 +318,7 @@ export class GatewaySession {
 		this.exposure = options.supervisor.config.hangar.exposure;
 		// The SDK takes capabilities before connect: what the upstreams serve (cached for cold ones) is known from memory now.
 		const capabilities = options.supervisor.capabilities();
-		this.server = new Server(serverInfo, {capabilities: {...advertised(capabilities), logging: {}}, instructions: instructions[this.exposure]});
+		this.server = new Server(implementationInfo, {capabilities: {...advertised(capabilities), logging: {}}, instructions: instructions[this.exposure]});
 		this.server.onerror = error => this.logger.debug(`session error: ${error.message}`);
 		this.server.setRequestHandler(ListToolsRequestSchema, request => {
 			const {items, nextCursor} = page('tools/list', this.listTools(), request.params?.cursor);
@@ -437,9 +411,14 @@ export class GatewaySession {
 		this.closedListeners.push(listener);
 	}
 
-	/** Sends a notification outside the SDK's list (e.g. drainingNotification). */
+	/** Sends a notification outside the SDK's list (e.g. wire/protocol.ts's drainingNotification). */
 	async notify(method: string, params?: Record<string, unknown>): Promise<void> {
 		await this.guard.send({jsonrpc: '2.0', method, ...(params === undefined ? {} : {params})} as JSONRPCMessage).catch(() => {});
+	}
+
+	/** Where the client is in the MCP sequence (awaiting_initialize, initializing, ready, closed). */
+	get connectionState(): ConnectionState {
+		return this.guard.machine.state;
 	}
 
 	/** Calls in flight right now. */

@@ -1,11 +1,15 @@
 /**
  * The SDK `Transport` for a subprocess upstream, spawned with execa rather
  * than the SDK's own spawner so that hangar controls the environment, the
- * process group and stderr. Framing is newline-delimited JSON-RPC. Lines on
- * stdout that are not JSON-RPC are kept in the upstream's log instead of
- * breaking the connection, and stderr is captured line by line into the same
- * bounded log (never inherited, so nothing draws over the TUI or pollutes a
- * stdio endpoint).
+ * process group and stderr. Framing is newline-delimited JSON-RPC, read by
+ * the same rule as a client's (message-classifier.ts). Lines on stdout that
+ * break it (log lines, half-written JSON) are kept in the upstream's log
+ * instead of breaking the connection; hangar never answers them, since an
+ * upstream that prints JSON logs would otherwise get errors on its stdin. A
+ * stdout line past the limit is dropped with a note in the log. Stderr is
+ * captured line by line into the same bounded log (never inherited, so
+ * nothing draws over the TUI or pollutes a stdio endpoint); a runaway stderr
+ * line is cut into pieces.
  *
  * Each child leads its own process group, so a stop reaches the whole tree:
  * close stdin, wait, SIGTERM the group, wait, SIGKILL the group.
@@ -14,8 +18,10 @@ import {execa, type ResultPromise} from 'execa';
 import type {Transport} from '@modelcontextprotocol/sdk/shared/transport.js';
 import type {JSONRPCMessage} from '@modelcontextprotocol/sdk/types.js';
 import type {StdioLaunch} from '../config/config.js';
-import {isPlainObject} from '../wire/json-rpc-check.js';
-import {LineSplitter, type LogBuffer} from './log-buffer.js';
+import {JsonRpcCode} from '../base/errors.js';
+import {checkJsonRpcLine, isProblem} from '../wire/message-classifier.js';
+import {LineSplitter} from '../wire/line-splitter.js';
+import type {LogBuffer} from './log-buffer.js';
 import {liveProcessGroups} from './process-registry.js';
 import {CoalescingWriter} from '../wire/write-coalescer.js';
 
@@ -32,11 +38,8 @@ export function describeExit(exit: ExitInfo): string {
 	return `exited with code ${exit.code ?? 'unknown'}`;
 }
 
-function isJsonRpcMessage(value: unknown): value is JSONRPCMessage {
-	if (!isPlainObject(value)) return false;
-	const message = value as Record<string, unknown>;
-	return message['jsonrpc'] === '2.0' && ('method' in message || 'id' in message);
-}
+/** Stderr lines longer than this are cut into pieces of this size (the log shows only the start of each anyway). */
+const maxStderrLineBytes = 64 * 1024;
 
 export class ChildProcessTransport implements Transport {
 	onclose?: () => void;
@@ -84,10 +87,17 @@ export class ChildProcessTransport implements Transport {
 		// With reject: false the promise resolves with the result; it must still be observed.
 		child.catch(() => {});
 
-		const stdout = new LineSplitter(line => this.onStdoutLine(line), this.maxLineBytes);
-		const stderr = new LineSplitter(line => {
-			if (line !== '') this.log.push('stderr', line);
+		const stdout = new LineSplitter(line => this.onStdoutLine(line), {
+			maxBytes: this.maxLineBytes,
+			policy: 'discard',
+			onDiscarded: (prefix, bytes) => this.log.push('hangar', `dropped a stdout line of ${bytes} bytes (the limit is ${this.maxLineBytes}): ${prefix.slice(0, 200)}`),
 		});
+		const stderr = new LineSplitter(
+			line => {
+				if (line !== '') this.log.push('stderr', line);
+			},
+			{maxBytes: maxStderrLineBytes, policy: 'split'},
+		);
 		child.stdout?.setEncoding('utf8');
 		child.stderr?.setEncoding('utf8');
 		child.stdout?.on('data', (chunk: string) => stdout.write(chunk));
@@ -139,20 +149,13 @@ export class ChildProcessTransport implements Transport {
 
 	private onStdoutLine(line: string): void {
 		if (line.trim() === '') return;
-		let value: unknown;
-		try {
-			value = JSON.parse(line);
-		} catch {
-			this.log.push('stdout', `not JSON-RPC (ignored): ${line}`);
+		const checked = checkJsonRpcLine(line);
+		if (isProblem(checked)) {
+			this.log.push('stdout', checked.code === JsonRpcCode.ParseError ? `not JSON-RPC (ignored): ${line}` : `not JSON-RPC (ignored: ${checked.message}): ${line}`);
 			return;
 		}
 
-		if (!isJsonRpcMessage(value)) {
-			this.log.push('stdout', `not JSON-RPC (ignored): ${line}`);
-			return;
-		}
-
-		this.onmessage?.(value);
+		this.onmessage?.(checked.value as JSONRPCMessage);
 	}
 
 	async send(message: JSONRPCMessage): Promise<void> {

@@ -33,13 +33,12 @@ import {HangarError, JsonRpcCode, JsonRpcError, errorMessage} from '../base/erro
 import type {ServerConfig, ToolDefinition} from '../config/config.js';
 import {PausableTimer} from '../base/pausable-timer.js';
 import type {LogBuffer} from './log-buffer.js';
-import {isPlainObject} from '../wire/json-rpc-check.js';
+import {isPlainObject} from '../wire/message-classifier.js';
+import {implementationInfo} from '../wire/protocol.js';
 import {ChildProcessTransport, type ExitInfo} from './child-process-transport.js';
 import {isRelayedMethod, type ClientSide, type LoggingLevel, type RelayedMethod} from './client-side.js';
 
 export type {CallToolResult, Progress};
-
-export const clientInfo = {name: 'mcp-hangar', version: '0.1.0'};
 
 /**
  * The client capabilities hangar declares to every upstream: what it can
@@ -152,7 +151,7 @@ export class UpstreamConnection {
 		clientSide?: ClientSide,
 	): Promise<UpstreamConnection> {
 		sharedValidator ??= new AjvJsonSchemaValidator();
-		const client = new Client(clientInfo, {capabilities: relayedCapabilities, jsonSchemaValidator: sharedValidator});
+		const client = new Client(implementationInfo, {capabilities: relayedCapabilities, jsonSchemaValidator: sharedValidator});
 		let connection: UpstreamConnection | undefined;
 		let transport: Transport;
 		let child: ChildProcessTransport | undefined;

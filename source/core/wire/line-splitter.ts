@@ -1,21 +1,43 @@
 /**
- * Splits a stream of text into lines (newline-delimited JSON-RPC) with a
- * byte limit per line: a line that grows past the limit is discarded as it
- * streams in, keeping only its first kilobyte (to find its id), so one huge
- * message cannot grow memory without bound.
+ * Splits a stream of text into lines: newline-delimited JSON-RPC from a
+ * client or an upstream, and the lines of an upstream's stderr. A `\r`
+ * before the newline is dropped; every line, blank ones included, is passed
+ * on (what a blank line means is the reader's business).
+ *
+ * A line may have a byte limit, and each use says what happens past it:
+ * JSON-RPC input discards the line as it streams in, keeping only its first
+ * kilobyte (to find its id), so one huge message cannot grow memory without
+ * bound and half a message is never read as a whole one; a log splits the
+ * runaway line into pieces, since every part of it is worth showing. Without
+ * a limit (a peer hangar trusts, e.g. its own supervisor) lines may be of any
+ * length.
  */
+
+export type Overflow =
+	| {maxBytes: number; policy: 'discard'; onDiscarded: (prefix: string, bytes: number) => void}
+	| {maxBytes: number; policy: 'split'};
+
+/** How much of a discarded line is kept to find its id. */
+const discardedPrefixLength = 1024;
+
 export class LineSplitter {
+	// The pieces of the unfinished line, joined once when it ends: re-scanning
+	// a growing string on every chunk made long lines quadratic.
 	private chunks: string[] = [];
 	private size = 0;
 	private discarding: {prefix: string; bytes: number} | undefined;
+	/** The current line was split (policy 'split'): an empty rest is not a line of its own. */
+	private split = false;
+	private readonly maxBytes: number;
 
 	constructor(
-		private readonly maxBytes: number,
 		private readonly onLine: (line: string) => void,
-		private readonly onOversize: (prefix: string, bytes: number) => void,
-	) {}
+		private readonly overflow?: Overflow,
+	) {
+		this.maxBytes = overflow?.maxBytes ?? Infinity;
+	}
 
-	push(chunk: string): void {
+	write(chunk: string): void {
 		let start = 0;
 		while (start < chunk.length) {
 			const newline = chunk.indexOf('\n', start);
@@ -24,14 +46,12 @@ export class LineSplitter {
 
 			if (this.discarding !== undefined) {
 				this.discarding.bytes += Buffer.byteLength(piece, 'utf8');
-			} else {
+			} else if (piece !== '') {
 				this.chunks.push(piece);
 				// The limit is in bytes: a character outside ASCII takes 2-4 of them.
-				this.size += this.maxBytes === Infinity ? 0 : Buffer.byteLength(piece, 'utf8');
-				if (this.size > this.maxBytes) {
-					this.discarding = {prefix: this.chunks.join('').slice(0, 1024), bytes: this.size};
-					this.chunks = [];
-					this.size = 0;
+				if (this.maxBytes !== Infinity) {
+					this.size += Buffer.byteLength(piece, 'utf8');
+					if (this.size > this.maxBytes) this.overflowed();
 				}
 			}
 
@@ -39,19 +59,44 @@ export class LineSplitter {
 		}
 	}
 
+	/** Passes on an unterminated last line (the stream ended without a newline). */
+	flush(): void {
+		if (this.discarding !== undefined || this.chunks.length > 0) this.endLine();
+	}
+
+	private overflowed(): void {
+		const overflow = this.overflow!;
+		if (overflow.policy === 'split') {
+			this.emit(this.take());
+			this.split = true;
+			return;
+		}
+
+		const bytes = this.size;
+		this.discarding = {prefix: this.take().slice(0, discardedPrefixLength), bytes};
+	}
+
 	private endLine(): void {
 		if (this.discarding !== undefined) {
 			const {prefix, bytes} = this.discarding;
 			this.discarding = undefined;
-			this.onOversize(prefix, bytes);
+			(this.overflow as Extract<Overflow, {policy: 'discard'}>).onDiscarded(prefix, bytes);
 			return;
 		}
 
+		const rest = this.take();
+		if (!(this.split && rest === '')) this.emit(rest);
+		this.split = false;
+	}
+
+	private emit(line: string): void {
+		this.onLine(line.endsWith('\r') ? line.slice(0, -1) : line);
+	}
+
+	private take(): string {
 		const line = this.chunks.length === 1 ? this.chunks[0]! : this.chunks.join('');
 		this.chunks = [];
 		this.size = 0;
-		const trimmed = line.endsWith('\r') ? line.slice(0, -1) : line;
-		if (trimmed.trim() === '') return;
-		this.onLine(trimmed);
+		return line;
 	}
 }

@@ -1,61 +1,39 @@
 /**
  * Newline-delimited JSON-RPC over a pair of streams (stdin/stdout for
- * `--stdio`; later a socket), as an SDK `Transport`. Unlike the SDK's stdio
- * transport it answers bad input itself and keeps reading:
+ * `--stdio`, a connection of the local socket), as an SDK `Transport`.
+ * Unlike the SDK's stdio transport it answers bad input itself, by the rule
+ * of message-classifier.ts, and keeps reading:
  *
  * - a line that is not JSON gets -32700 (id null);
- * - JSON that is not a JSON-RPC 2.0 message (or a batch) gets -32600;
+ * - a request that breaks the rule gets -32600, -32601 or -32602 with its id
+ *   as received; a notification or a response that breaks it is reported to
+ *   `onerror` and never answered;
+ * - a request that reuses the id of one still in flight gets -32600, and the
+ *   one in flight still gets its own answer;
  * - a line longer than `maxMessageBytes` is discarded as it streams in and
  *   gets -32009, with the request id if one can be found at its start.
  *
- * Only serialized JSON-RPC is ever written to the output stream.
+ * Blank lines are ignored, and a last line without its newline is read when
+ * the input ends. Only serialized JSON-RPC is ever written to the output
+ * stream.
  */
 import type {Readable, Writable} from 'node:stream';
 import type {Transport} from '@modelcontextprotocol/sdk/shared/transport.js';
 import type {JSONRPCMessage} from '@modelcontextprotocol/sdk/types.js';
-import {ErrorCode, JsonRpcCode} from '../base/errors.js';
-import {isPlainObject} from './json-rpc-check.js';
+import {ErrorCode} from '../base/errors.js';
+import {
+	answerIdText,
+	checkJsonRpcLine,
+	duplicateIdProblem,
+	errorLine,
+	idTextOfPrefix,
+	isProblem,
+	peekMessage,
+	type Id,
+	type MessageProblem,
+} from './message-classifier.js';
 import {LineSplitter} from './line-splitter.js';
 import {CoalescingWriter} from './write-coalescer.js';
-
-type Id = string | number | null;
-
-/**
- * The top-level `"id"` of a message from the first bytes of its line, or null.
- * Only a key of the outermost object counts (an `"id"` inside `params` must
- * not be mistaken for the request's), and only a complete string or number
- * value (one cut off by the end of the prefix could be the wrong id).
- */
-export function guessId(prefix: string): Id {
-	let depth = 0;
-	let index = 0;
-	while (index < prefix.length) {
-		const char = prefix[index];
-		if (char === '"') {
-			const string = /^"(?:[^"\\]|\\.)*"/.exec(prefix.slice(index));
-			if (string === null) return null;
-			index += string[0].length;
-			if (depth === 1 && string[0] === '"id"' && /^\s*:/.test(prefix.slice(index))) {
-				const value = /^\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)\s*[,}]/.exec(prefix.slice(index));
-				if (value === null) return null;
-				try {
-					const id = JSON.parse(value[1]!) as string | number;
-					return typeof id === 'number' && !Number.isFinite(id) ? null : id;
-				} catch {
-					return null;
-				}
-			}
-
-			continue;
-		}
-
-		if (char === '{' || char === '[') depth += 1;
-		else if (char === '}' || char === ']') depth -= 1;
-		index += 1;
-	}
-
-	return null;
-}
 
 export class LineTransport implements Transport {
 	onclose?: () => void;
@@ -65,6 +43,8 @@ export class LineTransport implements Transport {
 	private readonly splitter: LineSplitter;
 	private closed = false;
 	private readonly writer: CoalescingWriter;
+	/** Ids of the peer's requests passed on and not answered yet. */
+	private readonly inFlight = new Set<Id>();
 
 	constructor(
 		private readonly input: Readable,
@@ -72,18 +52,21 @@ export class LineTransport implements Transport {
 		private readonly maxMessageBytes: number,
 	) {
 		this.writer = new CoalescingWriter(output);
-		this.splitter = new LineSplitter(
-			maxMessageBytes,
-			line => this.handleLine(line),
-			(prefix, bytes) =>
-				this.reply(guessId(prefix), ErrorCode.MessageTooLarge, `message of ${bytes} bytes refused: the limit is ${this.maxMessageBytes} bytes (hangar.maxMessageBytes)`),
-		);
+		this.splitter = new LineSplitter(line => this.handleLine(line), {
+			maxBytes: maxMessageBytes,
+			policy: 'discard',
+			onDiscarded: (prefix, bytes) =>
+				this.reply(idTextOfPrefix(prefix), ErrorCode.MessageTooLarge, `message of ${bytes} bytes refused: the limit is ${this.maxMessageBytes} bytes (hangar.maxMessageBytes)`),
+		});
 	}
 
 	async start(): Promise<void> {
 		this.input.setEncoding('utf8');
-		this.input.on('data', (chunk: string) => this.splitter.push(chunk));
-		this.input.on('end', () => this.inputDone());
+		this.input.on('data', (chunk: string) => this.splitter.write(chunk));
+		this.input.on('end', () => {
+			this.splitter.flush();
+			this.inputDone();
+		});
 		this.input.on('close', () => this.inputDone());
 		this.input.on('error', error => {
 			this.onerror?.(error);
@@ -97,70 +80,57 @@ export class LineTransport implements Transport {
 	}
 
 	private handleLine(line: string): void {
-		let value: unknown;
-		try {
-			value = JSON.parse(line);
-		} catch (error) {
-			this.reply(null, JsonRpcCode.ParseError, `Parse error: the line is not valid JSON (${(error as Error).message})`);
+		if (line.trim() === '') return;
+		const checked = checkJsonRpcLine(line);
+		if (isProblem(checked)) {
+			this.refuse(checked, line);
 			return;
 		}
 
-		if (!isPlainObject(value)) {
-			this.reply(null, JsonRpcCode.InvalidRequest, Array.isArray(value) ? 'Invalid Request: JSON-RPC batches are not supported by MCP' : 'Invalid Request: expected a JSON-RPC object');
-			return;
+		if (checked.kind === 'request') {
+			if (this.inFlight.has(checked.id!)) {
+				this.refuse(duplicateIdProblem(checked.id!), line);
+				return;
+			}
+
+			this.inFlight.add(checked.id!);
+		} else if (checked.method === 'notifications/cancelled') {
+			// A cancelled request is never answered: its id is free again.
+			const target = checked.params?.['requestId'];
+			if (typeof target === 'string' || typeof target === 'number') this.inFlight.delete(target);
 		}
 
-		const message = value as Record<string, unknown>;
-		const id = message['id'];
-		const validId = typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id));
-		const replyId: Id = validId ? (id as string | number) : null;
-		if (message['jsonrpc'] !== '2.0') {
-			this.reply(replyId, JsonRpcCode.InvalidRequest, 'Invalid Request: "jsonrpc" must be "2.0"');
-			return;
-		}
-
-		if ('method' in message) {
-			if (typeof message['method'] !== 'string') {
-				this.reply(replyId, JsonRpcCode.InvalidRequest, 'Invalid Request: "method" must be a string');
-				return;
-			}
-
-			if ('id' in message && !validId) {
-				this.reply(null, JsonRpcCode.InvalidRequest, 'Invalid Request: "id" must be a string or a number');
-				return;
-			}
-
-			if ('params' in message && !isPlainObject(message['params'])) {
-				if (validId) this.reply(replyId, JsonRpcCode.InvalidParams, 'Invalid params: "params" must be an object');
-				return;
-			}
-		} else if ('result' in message || 'error' in message) {
-			// A response. JSON-RPC never answers a response (two peers doing so
-			// could bounce errors forever), so one that cannot be matched to a
-			// request is reported to the session's error handler and dropped.
-			if (!validId) {
-				this.onerror?.(new Error(`ignored a response with an invalid id: ${line.slice(0, 200)}`));
-				return;
-			}
-		} else {
-			this.reply(replyId, JsonRpcCode.InvalidRequest, 'Invalid Request: expected a request, a notification or a response');
-			return;
-		}
-
-		this.onmessage?.(message as JSONRPCMessage);
+		this.onmessage?.(checked.value as JSONRPCMessage);
 	}
 
-	/** Writes a JSON-RPC error straight to the output (used for input the SDK never sees). */
-	private reply(id: Id, code: number, message: string, data?: unknown): void {
-		void this.send({jsonrpc: '2.0', id, error: {code, message, ...(data === undefined ? {} : {data})}} as unknown as JSONRPCMessage);
+	private refuse(problem: MessageProblem, line: string): void {
+		if (problem.silent === true) {
+			// JSON-RPC never answers a notification or a response (two peers doing so could bounce errors forever).
+			this.onerror?.(new Error(`ignored a message: ${problem.message}: ${line.slice(0, 200)}`));
+			return;
+		}
+
+		this.reply(answerIdText(problem), problem.code, problem.message);
+	}
+
+	/** Writes a JSON-RPC error straight to the output (for input the SDK never sees; it frees no id in flight). */
+	private reply(idText: string, code: number, message: string): void {
+		void this.write(`${errorLine(idText, code, message)}\n`);
 	}
 
 	async send(message: JSONRPCMessage): Promise<void> {
-		await this.sendSerialized(`${JSON.stringify(message)}\n`);
+		if ('id' in message && ('result' in message || 'error' in message)) this.inFlight.delete(message.id as Id);
+		await this.write(`${JSON.stringify(message)}\n`);
 	}
 
 	/** Writes one already serialized JSON-RPC message (ending in a newline). */
 	async sendSerialized(line: string): Promise<void> {
+		const shape = peekMessage(line);
+		if (shape?.response === true && shape.id !== undefined) this.inFlight.delete(shape.id);
+		await this.write(line);
+	}
+
+	private async write(line: string): Promise<void> {
 		if (this.closed || this.output.destroyed || !this.output.writable) return;
 		await this.writer.write(line);
 	}

@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest';
-import {LogBuffer, LineSplitter} from '../../../../source/core/upstream/log-buffer.js';
+import {LogBuffer} from '../../../../source/core/upstream/log-buffer.js';
 
 describe('log buffer', () => {
 	it('the log buffer keeps only the newest lines', () => {
@@ -7,14 +7,5 @@ describe('log buffer', () => {
 		for (let i = 0; i < 5; i++) log.push('stderr', `line ${i}`);
 		expect(log.tail(10).map(line => line.text)).toEqual(['line 2', 'line 3', 'line 4']);
 		expect(log.droppedLines).toBe(2);
-	});
-
-	it('the line splitter joins chunks and strips CR', () => {
-		const lines: string[] = [];
-		const splitter = new LineSplitter(line => lines.push(line));
-		splitter.write('a\r\nb');
-		splitter.write('c\nd');
-		splitter.flush();
-		expect(lines).toEqual(['a', 'bc', 'd']);
 	});
 });

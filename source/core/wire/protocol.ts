@@ -1,0 +1,54 @@
+/**
+ * Hangar's side of the protocol, written once: its name and version (from
+ * package.json, so `--version`, `initialize` and the upstreams all say the
+ * same), the MCP protocol versions it speaks, and the names of its private
+ * methods, which only hangar's own processes send each other on the local
+ * socket. Plain data with no dependencies, so the thin `--stdio` bridge and
+ * the CLI client can use it without loading the engine or the SDK.
+ */
+import fs from 'node:fs';
+
+/** This module is source/core/wire/protocol.ts or dist/core/wire/protocol.js: package.json is three folders up either way. */
+const packageJson = JSON.parse(fs.readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {name: string; version: string};
+
+export const hangarName: string = packageJson.name;
+export const hangarVersion: string = packageJson.version;
+
+/** Who hangar is in `initialize`: as a server to its clients, and as a client to its upstreams. */
+export const implementationInfo = {name: hangarName, version: hangarVersion};
+
+/**
+ * The MCP protocol versions hangar negotiates, newest first. The SDK does the
+ * negotiating; this copy keeps the SDK out of the bridge's start-up, and a
+ * unit test checks it against the SDK's own list.
+ */
+export const supportedProtocolVersions = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07'] as const;
+export const latestProtocolVersion = supportedProtocolVersions[0];
+
+/** Hangar's private request methods start with this; no MCP client may send them (the bridge refuses them). */
+export const hangarMethodPrefix = 'hangar/';
+
+export function isHangarMethod(method: string): boolean {
+	return method.startsWith(hangarMethodPrefix);
+}
+
+/**
+ * A person's command sent over the local socket (`mcp-hangar approve` and
+ * `quarantine` while a supervisor runs): params {server, action, via}. Only
+ * sessions on the local socket serve it, and the `--stdio` bridge never
+ * forwards it from its client, so no MCP client can lift a quarantine.
+ */
+export const commandMethod = `${hangarMethodPrefix}command`;
+
+/**
+ * Sent to socket clients when the supervisor is about to stop: a bridge stops
+ * sending on that connection, ends its side (so everything it sent is read and
+ * answered), and reconnects to the next supervisor.
+ */
+export const drainingNotification = 'notifications/hangar/draining';
+
+/** MCP's notification methods all start with this; sent with an id they are refused (see message-classifier.ts). */
+export const notificationPrefix = 'notifications/';
+
+/** The most upstreams one page of `hangar_list` returns; the CLI client pages with it. */
+export const maxListLimit = 500;

@@ -1,0 +1,98 @@
+import {PassThrough} from 'node:stream';
+import type {JSONRPCMessage} from '@modelcontextprotocol/sdk/types.js';
+import {describe, expect, it} from 'vitest';
+import {LineTransport} from '../../../../source/core/wire/line-transport.js';
+
+/** A LineTransport on in-memory streams: what it passes on, what it writes, what it reports. */
+async function transport(maxMessageBytes = 1024 * 1024) {
+	const input = new PassThrough();
+	const output = new PassThrough();
+	const written: string[] = [];
+	let rest = '';
+	output.setEncoding('utf8');
+	output.on('data', (chunk: string) => {
+		const parts = (rest + chunk).split('\n');
+		rest = parts.pop()!;
+		written.push(...parts);
+	});
+	const line = new LineTransport(input, output, maxMessageBytes);
+	const received: JSONRPCMessage[] = [];
+	const errors: string[] = [];
+	line.onmessage = message => received.push(message);
+	line.onerror = error => errors.push(error.message);
+	await line.start();
+	/** Writes `lines` and waits until what they cause has been written out (the writer flushes once per turn). */
+	const send = async (...lines: string[]) => {
+		input.write(lines.map(text => `${text}\n`).join(''));
+		await new Promise(resolve => setImmediate(resolve));
+		await new Promise(resolve => setImmediate(resolve));
+	};
+
+	return {line, input, written, received, errors, send};
+}
+
+const ping = (id: string) => `{"jsonrpc":"2.0","id":${id},"method":"ping"}`;
+
+describe('LineTransport', () => {
+	it('passes a checked message on, less the members JSON-RPC does not define', async () => {
+		const {received, send} = await transport();
+		await send('\uFEFF{"jsonrpc":"2.0","id":1,"method":"ping","extra":true}');
+		expect(received).toEqual([{jsonrpc: '2.0', id: 1, method: 'ping'}]);
+	});
+
+	it('answers a request that breaks the rule itself, with its id as received, and passes nothing on', async () => {
+		const {received, written, send} = await transport();
+		await send(ping('9007199254740993'), '{"jsonrpc":"2.0","id":"m","method":"ping","params":{"_meta":1}}', 'nope');
+		expect(received).toEqual([]);
+		// Each line as written, up to its error's code.
+		expect(written.map(text => /^.*"code":-?\d+/.exec(text)?.[0])).toEqual([
+			'{"jsonrpc":"2.0","id":9007199254740993,"error":{"code":-32600',
+			'{"jsonrpc":"2.0","id":"m","error":{"code":-32602',
+			'{"jsonrpc":"2.0","id":null,"error":{"code":-32700',
+		]);
+	});
+
+	it('reports a notification or a response that breaks the rule, and never answers it', async () => {
+		const {received, written, errors, send} = await transport();
+		await send('{"jsonrpc":"2.0","method":"notifications/x","params":1}', '{"jsonrpc":"2.0","id":null,"result":{}}');
+		expect([received, written]).toEqual([[], []]);
+		expect(errors).toHaveLength(2);
+		expect(errors[0]).toContain('"params" of "notifications/x" must be an object');
+	});
+
+	it('refuses a request whose id is in flight, until that request is answered', async () => {
+		const {line, received, written, send} = await transport();
+		await send(ping('"a"'), ping('"a"'));
+		expect(received).toHaveLength(1);
+		expect(written).toHaveLength(1);
+		expect(JSON.parse(written[0]!)).toMatchObject({id: 'a', error: {code: -32_600}});
+
+		await line.send({jsonrpc: '2.0', id: 'a', result: {}});
+		await send(ping('"a"'));
+		expect(received).toHaveLength(2);
+	});
+
+	it('frees an id when its answer is written pre-serialized, or when its request is cancelled', async () => {
+		const {line, received, send} = await transport();
+		await send(ping('1'), ping('2'));
+		await line.sendSerialized('{"jsonrpc":"2.0","id":1,"result":{"big":"answer"}}\n');
+		await send('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}', ping('1'), ping('2'));
+		expect(received.map(message => (message as {id?: unknown}).id ?? (message as {method?: unknown}).method)).toEqual([1, 2, 'notifications/cancelled', 1, 2]);
+	});
+
+	it('answers an oversized line with -32009 and the id it can find at its start', async () => {
+		const {written, send} = await transport(200);
+		const big = `{"jsonrpc":"2.0","id":1.5,"method":"ping","params":{"pad":"${'x'.repeat(500)}"}}`;
+		await send(big);
+		expect(JSON.parse(written[0]!)).toMatchObject({id: 1.5, error: {code: -32_009, message: `message of ${big.length} bytes refused: the limit is 200 bytes (hangar.maxMessageBytes)`}});
+	});
+
+	it('reads a last line that ends without a newline when the input ends', async () => {
+		const {input, received} = await transport();
+		// Registered after the transport's own listener, so it runs once the transport has read the end.
+		const ended = new Promise(resolve => input.once('end', resolve));
+		input.end(ping('"last"'));
+		await ended;
+		expect(received).toEqual([{jsonrpc: '2.0', id: 'last', method: 'ping'}]);
+	});
+});
