@@ -29,6 +29,7 @@ import type {Logger} from '../base/logger.js';
 import {ManagementParamsError, checkArguments, isManagementTool, managementTools, runManagementTool, statusJson} from './management-tools.js';
 import {CallBudget, type CallDeadline, type ProgressUpdate} from '../engine/call-path.js';
 import {commands, isCommand, type Supervisor} from '../engine/supervisor.js';
+import {ConsoleChannel, consoleChangedNotification, consoleMethod, parseConsoleParams} from './console.js';
 
 export const serverInfo = {name: 'mcp-hangar', version: '0.1.0'};
 
@@ -122,6 +123,8 @@ class GuardedTransport implements Transport {
 	onClientMessage?: (message: JSONRPCMessage) => boolean;
 	/** Serves hangar's private `hangar/command` requests; unset, they are unknown methods. */
 	onCommand?: (id: string | number, params: unknown) => void;
+	/** Serves a console's `hangar/console` reads (see console.ts); unset, they are unknown methods. */
+	onConsole?: (id: string | number, params: unknown) => void;
 
 	constructor(
 		private readonly inner: Transport & {sendSerialized?: (line: string) => Promise<void>},
@@ -178,6 +181,11 @@ class GuardedTransport implements Transport {
 
 				if (method === commandMethod && this.onCommand !== undefined) {
 					this.onCommand(record.id!, (message as {params?: unknown}).params);
+					return;
+				}
+
+				if (method === consoleMethod && this.onConsole !== undefined) {
+					this.onConsole(record.id!, (message as {params?: unknown}).params);
 					return;
 				}
 
@@ -311,6 +319,8 @@ export class GatewaySession {
 	private readonly askedNonce = randomBytes(4).toString('hex');
 	/** This session in the supervisor's list of clients. */
 	readonly client: ClientRecord;
+	/** Set once the session reads a console snapshot: it is an attached terminal UI. */
+	private console: ConsoleChannel | undefined;
 
 	constructor(options: GatewaySessionOptions) {
 		this.supervisor = options.supervisor;
@@ -334,6 +344,9 @@ export class GatewaySession {
 		if (options.kind === 'socket') {
 			this.guard.onCommand = (id, params) => {
 				void this.serveCommand(id, params);
+			};
+			this.guard.onConsole = (id, params) => {
+				void this.serveConsole(id, params);
 			};
 		}
 		this.exposure = options.supervisor.config.hangar.exposure;
@@ -379,6 +392,7 @@ export class GatewaySession {
 		this.supervisor.on('toolsChanged', onToolsChanged);
 		this.unsubscribe = () => this.supervisor.off('toolsChanged', onToolsChanged);
 		this.server.onclose = () => {
+			this.console?.close();
 			this.client.remove();
 			this.unsubscribe();
 			for (const controller of this.inflight.values()) controller.abort();
@@ -423,6 +437,22 @@ export class GatewaySession {
 			await this.guard.send({jsonrpc: '2.0', id, result: {message}} as JSONRPCMessage);
 		} catch (error) {
 			const rpc = toRpcError(error);
+			await this.guard.send(errorResponse(id, rpc.code, rpc.message, rpc.data));
+		}
+	}
+
+	/** A console's read (see console.ts): the snapshot for its focus, and the next change notification armed. */
+	private async serveConsole(id: string | number, params: unknown): Promise<void> {
+		try {
+			const parsed = parseConsoleParams(params);
+			if (this.console === undefined) {
+				this.console = new ConsoleChannel(this.supervisor, () => void this.notify(consoleChangedNotification));
+				this.client.markConsole();
+			}
+
+			await this.guard.send({jsonrpc: '2.0', id, result: this.console.read(parsed)} as unknown as JSONRPCMessage);
+		} catch (error) {
+			const rpc = toRpcError(error, consoleMethod);
 			await this.guard.send(errorResponse(id, rpc.code, rpc.message, rpc.data));
 		}
 	}
