@@ -16,7 +16,7 @@
  * with whichever process owns it then. Quitting detaches: nothing stops.
  */
 import {errorMessage} from '../core/base/errors.js';
-import type {ConsoleLink} from '../core/endpoints/console-client.js';
+import {noSupervisor, type ConsoleLink} from '../core/endpoints/console-client.js';
 import type {ConsoleAnswer, ConsoleParams} from '../core/gateway/console.js';
 import {describeApproval} from '../core/engine/pins.js';
 import {clock} from './cell-format.js';
@@ -178,7 +178,8 @@ export function remoteSource(options: RemoteSourceOptions): RemoteSource {
 	function staleness(): HangarSnapshot['stale'] {
 		const age = Date.now() - receivedAt;
 		const seconds = Math.floor(age / 1000);
-		if (lost !== undefined) return {seconds, why: `${lost}; reconnecting${failure === undefined ? '' : ` (${failure})`}…`};
+		// Nothing answering is what "reconnecting" says already; a socket that cannot be used (another config took the state dir) is news.
+		if (lost !== undefined) return {seconds, why: `${lost}; reconnecting${failure === undefined || failure === noSupervisor ? '' : ` (${failure})`}…`};
 		if (failure !== undefined) return {seconds, why: failure};
 		if (age > staleMs) return {seconds, why: `${owner} has not answered for ${seconds}s`};
 		return undefined;

@@ -27,6 +27,9 @@ export type ConsoleLink = {
 	close: () => Promise<void>;
 };
 
+/** Why `connect` found nothing to attach to, when nothing answers at all (as opposed to a socket that cannot be used). */
+export const noSupervisor = 'no supervisor runs for this config';
+
 /** The name an attached TUI gives in initialize (the owner's clients view lists it as a console). */
 export const consoleClientName = 'mcp-hangar-tui';
 
@@ -78,7 +81,7 @@ export class ConsoleClient implements ConsoleLink {
 		const client = await SupervisorClient.connect(config, consoleClientName, reason => {
 			why = reason;
 		});
-		if (client === undefined) return why ?? 'no supervisor runs for this config';
+		if (client === undefined) return why ?? noSupervisor;
 		return new ConsoleClient(client, ownerLabel(client.owner, client.socket), via);
 	}
 
