@@ -85,6 +85,8 @@ describe('mcp-hangar tui with a supervisor already running', () => {
 		expect(cells('e2e-client')?.[4]).toBe('5');
 		expect(cells('mcp-hangar-tui')?.[1]).toBe('console');
 		tui.keys('Escape');
+		// Waited for: an Esc and the next key in one read would be one Alt-key.
+		await tui.waitForScreen(s => row(s, 'fx') !== undefined, 'the list again');
 
 		// u on fx: the owner's supervisor quarantines it, and the client's next call is refused.
 		tui.keys('/');
@@ -155,6 +157,7 @@ describe('mcp-hangar tui with a supervisor already running', () => {
 		expect(await attached.waitForExit()).toBe(0);
 		await owner.waitForScreen('No MCP client is attached.');
 		owner.keys('Escape');
+		await owner.waitForScreen(s => row(s, 'fx') !== undefined, 'the list again');
 		// The owner's q: no MCP client, so it stops everything at once, as always.
 		owner.keys('q');
 		expect(await owner.waitForExit()).toBe(0);
