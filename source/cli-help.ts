@@ -48,7 +48,10 @@ export const commandHelps: CommandHelp[] = [
 		name: 'tui',
 		usage: ['mcp-hangar tui [options]'],
 		summary: 'Open the terminal UI: watch and steer every upstream live',
-		details: ['--stdio clients with the same config attach to it while it runs. Press ? in it for the keys.'],
+		details: [
+			'With a tui or serve already running the same config, it attaches to that supervisor (q then only detaches); otherwise it runs one, and --stdio clients with the same config attach to it while it runs.',
+			'Press ? in it for the keys.',
+		],
 		flags: ['config', 'state-dir', 'log-file', 'log-level', 'demo-traffic', 'http', 'host', 'port', 'token-file'],
 		examples: ['mcp-hangar tui --config config.example.json --demo-traffic flaky-demo/echo'],
 	},

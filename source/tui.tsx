@@ -1,6 +1,9 @@
 /**
- * `mcp-hangar tui`: the supervisor runs in this process and the Ink app
- * (source/components/) shows it live and sends it a person's commands.
+ * `mcp-hangar tui`: the Ink app (source/components/) shows a supervisor live
+ * and sends it a person's commands. When a supervisor already runs for the
+ * same config (`serve`, another TUI, the daemon a client started), the TUI
+ * attaches to it over the local socket and quitting only detaches;
+ * otherwise the supervisor runs in this process, and quitting stops it.
  *
  * The terminal belongs to Ink: hangar's log goes to a file, upstream output
  * to per-upstream buffers, and Node's own warnings to the log, so nothing
@@ -11,7 +14,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import process from 'node:process';
 import {supervisorSource} from './components/hangar-source.js';
-import {loadConfig} from './core/config/config.js';
+import {remoteSource} from './components/remote-source.js';
+import {loadConfig, type HangarConfig} from './core/config/config.js';
+import {ConsoleClient} from './core/endpoints/console-client.js';
 import {Logger, fileSink, type LogLevel} from './core/base/logger.js';
 import type {HttpListenOptions} from './core/endpoints/http-endpoint.js';
 import {startOwner} from './core/endpoints/runtime.js';
@@ -74,16 +79,8 @@ function interactive(): boolean {
 	return process.stdin.isTTY === true && process.stdout.isTTY === true && typeof process.stdin.setRawMode === 'function';
 }
 
-export async function runTui(options: TuiOptions): Promise<void> {
-	if (!interactive()) {
-		process.stderr.write(noTerminalMessage(options.configPath));
-		process.exit(2);
-	}
-
-	const config = loadConfig(options.configPath, {stateDir: options.stateDir});
-	const target = options.demoTraffic === undefined ? undefined : parseDemoTarget(options.demoTraffic, config.servers.map(server => server.name));
-	// Before anything else runs, so nothing but this import sees the changed environment.
-	const {renderTui} = await loadUi();
+/** Where the TUI's log goes: --log-file, else hangar.log in the state dir. Node's warnings go there too, not over the frame. */
+function openLog(config: HangarConfig, options: TuiOptions): {logger: Logger; logFile: string} {
 	let logFile = options.logFile;
 	if (logFile === undefined) {
 		// The state store creates its directory private (0700); so must the log's default home, created first.
@@ -95,6 +92,95 @@ export async function runTui(options: TuiOptions): Promise<void> {
 	// Node prints warnings to stderr, which would draw over the frame.
 	process.removeAllListeners('warning');
 	process.on('warning', warning => logger.warn(`node: ${warning.name}: ${warning.message}`));
+	return {logger, logFile};
+}
+
+/** How an attached TUI's commands are labelled in the owner's log and in transition reasons. */
+const attachedVia = `a person in the TUI (pid ${process.pid}, attached)`;
+
+/**
+ * The TUI on a supervisor another process owns: the same screen, fed over
+ * the socket. Flags that need the supervisor in this process are refused,
+ * saying why. q detaches, and says on the terminal what keeps running.
+ */
+async function runAttached(config: HangarConfig, link: ConsoleClient, options: TuiOptions): Promise<void> {
+	const ownFlag = options.demoTraffic === undefined ? (options.http === undefined ? undefined : '--http') : '--demo-traffic';
+	if (ownFlag !== undefined) {
+		await link.close();
+		process.stderr.write(
+			`mcp-hangar tui: ${ownFlag} needs the supervisor to run in this process, but ${link.owner} already runs ${config.path}. ` +
+				`Drop ${ownFlag} to attach to it, or stop it first.\n`,
+		);
+		process.exit(1);
+	}
+
+	let first;
+	try {
+		first = await link.read({focus: undefined});
+	} catch (error) {
+		await link.close();
+		process.stderr.write(
+			`mcp-hangar tui: ${link.owner} runs ${config.path} but did not answer the terminal UI (${(error as Error).message}). ` +
+				'It may be an older mcp-hangar: restart it with this version, or use mcp-hangar status.\n',
+		);
+		process.exit(1);
+	}
+
+	const {renderTui} = await loadUi();
+	const {logger, logFile} = openLog(config, options);
+	const source = remoteSource({
+		link,
+		first,
+		logFile,
+		reconnect: async () => ConsoleClient.connect(config, attachedVia),
+		log: line => logger.info(`terminal UI: ${line}`),
+	});
+	const instance = renderTui(source, {
+		onQuit() {
+			logger.info('detached from the terminal UI');
+			void source.close().finally(() => instance.unmount());
+		},
+		// Ctrl-C while detaching: nothing of ours is left to wait for.
+		onForceQuit: () => process.exit(0),
+	});
+	// Nothing runs here: a signal just ends the terminal UI.
+	for (const signal of ['SIGTERM', 'SIGHUP'] as const) {
+		process.on(signal, () => {
+			instance.unmount();
+			process.exit(0);
+		});
+	}
+
+	logger.info(`terminal UI attached to ${link.owner}`, {config: config.path, stateDir: config.hangar.stateDir});
+	await instance.waitUntilExit();
+	const lost = source.lost();
+	const clients = source.attachedClients();
+	process.stdout.write(
+		lost === undefined
+			? `Detached from ${source.owner()}: it keeps running, with its upstreams and ${clients} MCP client${clients === 1 ? '' : 's'}.\n`
+			: `Detached; the supervisor was gone (${lost}).\n`,
+	);
+	process.exit(0);
+}
+
+export async function runTui(options: TuiOptions): Promise<void> {
+	if (!interactive()) {
+		process.stderr.write(noTerminalMessage(options.configPath));
+		process.exit(2);
+	}
+
+	const config = loadConfig(options.configPath, {stateDir: options.stateDir});
+	const target = options.demoTraffic === undefined ? undefined : parseDemoTarget(options.demoTraffic, config.servers.map(server => server.name));
+	// A supervisor already runs this config: attach to it rather than refuse (or run a second one).
+	const link = await ConsoleClient.connect(config, attachedVia);
+	if (typeof link !== 'string') {
+		await runAttached(config, link, options);
+		return;
+	}
+
+	// Before anything else runs, so nothing but this import sees the changed environment.
+	const {renderTui} = await loadUi();
+	const {logger, logFile} = openLog(config, options);
 
 	// MCP clients (`mcp-hangar --stdio`, the CLI, HTTP with --http) attach to this supervisor.
 	const {supervisor, controller, http} = await startOwner(config, logger, 'tui', options.http);

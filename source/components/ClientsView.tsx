@@ -1,6 +1,8 @@
 /**
  * `c`: the MCP clients attached to this hangar, oldest first, one row each:
  * name and version, transport, label, connected since, calls, last call.
+ * Consoles (terminal UIs attached to this supervisor) are listed too, as
+ * "console" under TRANSPORT, and counted apart from the MCP clients.
  * Columns fit the width (see client-columns.ts); ↑↓ scroll when there are more
  * clients than rows. With none attached it says how to attach one, with
  * the command a client should launch (absolute, as setup writes it).
@@ -31,7 +33,13 @@ export function ClientsView({height}: {height: number}) {
 	const room = scrollRoom(height, ui);
 	const {start, end, note} = scrollWindow(rows.length, ui.scroll, room, 'rows');
 	const shown = rows.slice(start, end);
-	const count = rows.length === 0 ? 'none attached' : `${rows.length} attached, oldest first${note}`;
+	const consoles = rows.filter(row => row.client.console === true).length;
+	const attached = rows.length - consoles;
+	const count = [
+		attached === 0 ? 'none attached' : `${attached} attached`,
+		...(consoles === 0 ? [] : [`${consoles} console${consoles === 1 ? '' : 's'}`]),
+		...(rows.length === 0 ? [] : [`oldest first${note}`]),
+	].join(', ');
 	const title = <Segments segments={[{text: 'CLIENTS', tone: {bold: true}}, {text: `  ${count}`, tone: {dim: true}}]} />;
 	if (rows.length === 0) {
 		return (

@@ -39,7 +39,8 @@ export function Footer() {
 			{messageLines(ui, size.columns).map((line, index) => (
 				<Segments key={index} segments={line} />
 			))}
-			<Segments segments={hintSegments(hintsFor(keyContext), size.columns)} />
+			{/* Detaching stops nothing: no key is left to offer (Ctrl-C would "kill" nothing). */}
+			<Segments segments={ui.quitting?.detaching === true ? [{text: ' '}] : hintSegments(hintsFor(keyContext), size.columns)} />
 		</Box>
 	);
 }

@@ -1,11 +1,14 @@
 /**
  * Two lines on every screen: which config, how long hangar has run, how many
- * clients are attached; then how many upstreams are in each state, and
- * where hangar's log goes.
+ * MCP clients are attached; then how many upstreams are in each state, and
+ * where hangar's log goes. Attached to a supervisor another process owns,
+ * the first line names that process, and data that is not fresh says how
+ * old it is and why, first thing on the second line.
  */
 import {Box} from 'ink';
 import type {ProviderState} from '../core/engine/provider-state.js';
-import {cutLeft, uptime} from './cell-format.js';
+import {cutLeft, printable, uptime} from './cell-format.js';
+import {mcpClientCount} from './hangar-source.js';
 import {Segments, segmentsLength, type Segment} from './Segments.js';
 import {stateTone, statesByRank} from './state-style.js';
 import {useTuiState} from './tui-context.js';
@@ -30,23 +33,25 @@ function spread(left: Segment[], right: Segment[], width: number): Segment[] {
 export function Header() {
 	const {snapshot, size, layout} = useTuiState();
 	const width = size.columns;
-	const right: Segment[] = [{text: `clients ${snapshot.clients.length}  up ${uptime((snapshot.now - snapshot.startedAt) / 1000)}`}];
+	const right: Segment[] = [{text: `clients ${mcpClientCount(snapshot)}  up ${uptime((snapshot.now - snapshot.startedAt) / 1000)}`}];
 	const title: Segment = {text: 'mcp-hangar', tone: {bold: true, color: 'cyan'}};
 	const total = snapshot.entries.length;
 	const counts = stateCounts(snapshot.entries.map(entry => entry.state));
+	const stale: Segment[] = snapshot.stale === undefined ? [] : [{text: `  ⚠ ${snapshot.stale.seconds}s old: ${printable(snapshot.stale.why)}`, tone: {color: 'red', bold: true}}];
 
 	if (layout === 'compact') {
 		return (
 			<Box flexDirection="column">
 				<Segments segments={spread([title], right, width)} />
-				<Segments segments={[{text: `${total} total`}, ...counts]} />
+				<Segments segments={[{text: `${total} total`}, ...counts, ...stale]} />
 			</Box>
 		);
 	}
 
-	const pathRoom = Math.max(10, width - 'mcp-hangar  '.length - segmentsLength(right) - 2);
-	const first: Segment[] = [title, {text: '  '}, {text: cutLeft(snapshot.configPath, pathRoom), tone: {dim: true}}];
-	const second: Segment[] = [{text: `${total} upstream${total === 1 ? '' : 's'}:`}, ...counts];
+	const owner: Segment[] = snapshot.owner === undefined ? [] : [{text: `attached to ${printable(snapshot.owner)}`, tone: {color: 'cyan'}}, {text: '  '}];
+	const pathRoom = Math.max(10, width - 'mcp-hangar  '.length - segmentsLength(owner) - segmentsLength(right) - 2);
+	const first: Segment[] = [title, {text: '  '}, ...owner, {text: cutLeft(snapshot.configPath, pathRoom), tone: {dim: true}}];
+	const second: Segment[] = [{text: `${total} upstream${total === 1 ? '' : 's'}:`}, ...counts, ...stale];
 	if (snapshot.notice !== undefined) second.push({text: `  ${snapshot.notice}`, tone: {color: 'yellow'}});
 	const logRoom = width - segmentsLength(second) - 'log '.length - 2;
 	const log: Segment[] = logRoom >= 12 ? [{text: 'log ', tone: {dim: true}}, {text: cutLeft(snapshot.logFile, logRoom), tone: {dim: true}}] : [];

@@ -53,7 +53,14 @@ const lastCallColumn: ColumnSpec<ClientRow> = {
 	cell: row => ({text: row.client.lastTool === null ? row.lastCall : `${row.lastCall}  ${printable(row.client.lastTool)}`}),
 };
 
-const transportColumn: ColumnSpec<ClientRow> = {id: 'transport', title: 'TRANSPORT', width: 9, align: 'left', cell: row => ({text: row.client.transport})};
+/** A console (a TUI attached over the socket) says so here: it is a person watching, not an MCP client. */
+const transportColumn: ColumnSpec<ClientRow> = {
+	id: 'transport',
+	title: 'TRANSPORT',
+	width: 9,
+	align: 'left',
+	cell: row => (row.client.console === true ? {text: 'console', tone: {color: 'cyan'}} : {text: row.client.transport}),
+};
 
 /** Every column, when the width allows. */
 const clientColumns: Array<ColumnSpec<ClientRow>> = [

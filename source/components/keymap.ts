@@ -103,7 +103,7 @@ export const bindings: readonly Binding[] = [
 	{command: 'filter', keys: [char('/')], contexts: ['main'], description: 'filter by name or tool name (fuzzy), or by state (/dead)', hint: 'filter'},
 	{command: 'logs', keys: [char('l')], contexts: upstreamScreens, description: 'full-screen log of the upstream (stderr, stray stdout, hangar\'s notes)', hint: 'logs'},
 	{command: 'clients', keys: [char('c')], contexts: ['main'], description: 'list the MCP clients attached to this hangar (name, transport, since when, calls, last call)', hint: 'clients'},
-	{command: 'quit', keys: [char('q')], contexts: screens, description: 'quit: stop every upstream and exit (asks first when clients are attached)', hint: 'quit'},
+	{command: 'quit', keys: [char('q')], contexts: screens, description: 'quit: stop every upstream and exit (asks first when clients are attached); attached: detach, stop nothing', hint: 'quit'},
 	{
 		command: 'interrupt',
 		keys: [ctrl('c')],

@@ -1,6 +1,7 @@
 /**
  * What the message area above the key hints says, as lines fitted to the
- * width: "stopping N upstreams…" while quitting, else an open question,
+ * width: "stopping N upstreams…" while quitting (or "detaching…" when
+ * attached to another process's supervisor), else an open question,
  * else the last action's outcome (a success only for a while: see
  * `HangarTui`'s `messageMs`). An error takes up to two lines and its
  * hint up to two more, so the part that says what to do is not cut off.
@@ -26,6 +27,7 @@ const lines = (text: string, width: number, maxLines: number, tone: Segment['ton
 	wrap(text, Math.max(1, width), maxLines).map(line => [{text: line, tone}]);
 
 export function messageLines(ui: UiState, width: number): Segment[][] {
+	if (ui.quitting?.detaching === true) return lines('detaching: the supervisor, its upstreams and its clients keep running…', width, 1, {color: 'yellow', bold: true});
 	if (ui.quitting !== undefined) {
 		const n = ui.quitting.upstreams;
 		return lines(`stopping ${n} upstream${n === 1 ? '' : 's'}…`, width, 1, {color: 'yellow', bold: true});

@@ -38,8 +38,8 @@ export type UiState = {
 	 * newest line.
 	 */
 	logAnchor: number | undefined;
-	/** Set once quitting: how many upstreams are being stopped. */
-	quitting: {upstreams: number} | undefined;
+	/** Set once quitting: how many upstreams are being stopped, or that this TUI only detaches (nothing stops). */
+	quitting: {upstreams: number; detaching?: boolean} | undefined;
 };
 
 export type UiAction =
@@ -60,7 +60,7 @@ export type UiAction =
 	| {type: 'scroll'; by: number; max: number}
 	/** Scrolls the log view by lines (negative: back), given its buffer (`first`, `count` lines) and the rows it shows. */
 	| {type: 'log-scroll'; by: number; first: number; count: number; rows: number}
-	| {type: 'quitting'; upstreams: number};
+	| {type: 'quitting'; upstreams: number; detaching?: boolean};
 
 export const initialUiState: UiState = {
 	views: ['main'],
@@ -159,7 +159,7 @@ export function uiReducer(state: UiState, action: UiAction): UiState {
 		}
 
 		case 'quitting': {
-			return {...state, dialog: undefined, quitting: {upstreams: action.upstreams}};
+			return {...state, dialog: undefined, quitting: {upstreams: action.upstreams, ...(action.detaching === true ? {detaching: true} : {})}};
 		}
 	}
 }

@@ -16,7 +16,7 @@ import type {TuiActions, TuiState} from './tui-context.js';
 import {currentView, type Message, type UiAction} from './ui-state.js';
 
 export type QuitHooks = {
-	/** Stop every upstream and exit; called once, after the "stopping" line is on screen. */
+	/** Stop every upstream and exit (attached: detach and exit); called once, after the "stopping" line is on screen. */
 	onQuit: () => void;
 	/** Ctrl-C while stopping: stop waiting, kill what is left. */
 	onForceQuit: () => void;
@@ -78,7 +78,8 @@ export function useHangarActions(source: HangarSource, readState: () => TuiState
 		};
 
 		const beginQuit = (): void => {
-			dispatch({type: 'quitting', upstreams: runningCount(readState().snapshot.entries)});
+			if (source.detaches === true) dispatch({type: 'quitting', upstreams: 0, detaching: true});
+			else dispatch({type: 'quitting', upstreams: runningCount(readState().snapshot.entries)});
 		};
 
 		/** Rows a scrolling view shows below its pinned title. */
@@ -156,7 +157,8 @@ export function useHangarActions(source: HangarSource, readState: () => TuiState
 				else if (dialog?.kind === 'quit') dispatch({type: 'message', message: {tone: 'success', text: 'not quitting: hangar and its upstreams keep running'}});
 			},
 			quit() {
-				const clients = source.attachedClients();
+				// Attached to another process's supervisor, quitting only detaches: nobody loses anything.
+				const clients = source.detaches === true ? 0 : source.attachedClients();
 				if (clients > 0) dispatch({type: 'dialog-open', dialog: {kind: 'quit', clients}});
 				else beginQuit();
 			},

@@ -283,12 +283,15 @@ describe('mcp-hangar tui in a terminal', () => {
 		expect(result.stdout).toBe('');
 	});
 
-	it('refuses to start a second supervisor for a state dir a running one serves, naming it', async () => {
-		const {tui: first, tag, config, dir} = startTui({fx: fixture('normal')}, {columns: 120, rows: 20});
+	it('refuses to start a second supervisor for a state dir a running one serves with another config, naming it', async () => {
+		const {tui: first, tag, dir} = startTui({fx: fixture('normal')}, {columns: 120, rows: 20});
 		await first.waitForScreen(/1 upstream:\s+1 ready/, 'the first TUI to run fx');
 		const pid = (JSON.parse(fs.readFileSync(path.join(dir, 'state', 'endpoint.json'), 'utf8')) as {pid: number}).pid;
 
-		const second = launchTui(config, tag, {columns: 120, rows: 20});
+		// The same config would attach (tui-attach.test.ts); another config sharing the state dir cannot.
+		const other = path.join(dir, 'other.json');
+		fs.writeFileSync(other, JSON.stringify({hangar: {...fastHangar, stateDir: path.join(dir, 'state')}, mcpServers: {fx: fixture('normal')}}));
+		const second = launchTui(other, tag, {columns: 120, rows: 20});
 		expect(await second.waitForExit()).toBe(1);
 		// Wrapped at the pane's width: compare without the spaces.
 		const squeeze = (text: string): string => text.replaceAll(/\s+/g, '');

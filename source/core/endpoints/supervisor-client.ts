@@ -95,6 +95,25 @@ export class SupervisorClient {
 		}
 	}
 
+	/** A private request of the local socket (e.g. hangar/console), its answer checked against `schema`. */
+	async request<T>(method: string, params: Record<string, unknown>, schema: z.ZodType<T>): Promise<T> {
+		try {
+			return await this.client.request({method, params}, schema);
+		} catch (error) {
+			throw toError(error);
+		}
+	}
+
+	/** Tells `listener` each notification the supervisor sends (hangar's private ones: the SDK handles none of them). */
+	onNotification(listener: (method: string) => void): void {
+		this.client.fallbackNotificationHandler = async notification => listener(notification.method);
+	}
+
+	/** Tells `listener` once when the connection is gone, whichever side ended it. */
+	onClose(listener: () => void): void {
+		this.client.onclose = listener;
+	}
+
 	async close(): Promise<void> {
 		await this.client.close();
 		this.connection.end();

@@ -9,6 +9,11 @@
  * know of each session (see `client-relay.ts`): the capabilities its client
  * declared, its calls in flight by upstream, when it was last heard from,
  * the log level it asked for, and the `ClientPeer` that reaches it.
+ *
+ * A console (a terminal UI attached to this supervisor over the local
+ * socket) is a client too, so a supervisor that waits for its last client
+ * does not leave under it, but it is marked: it is a person watching, not an
+ * MCP client, and the views count and list it apart.
  */
 import {EventEmitter} from 'node:events';
 import {severity, type ClientCapability, type LoggingLevel, type RelayedMethod} from '../upstream/client-side.js';
@@ -28,6 +33,8 @@ export type ClientView = {
 	lastCallAt: number | null;
 	/** The tool name of the last call, as the client sent it. */
 	lastTool: string | null;
+	/** A hangar console (an attached terminal UI), not an MCP client (absent: an MCP client). */
+	console?: boolean;
 };
 
 /** How the engine reaches one client: a session registers itself as this. */
@@ -53,12 +60,18 @@ export type ClientPeer = {
 /** A call in flight from a session, for routing an upstream's requests to the client that caused them. */
 type CallInFlight = {server: string; requestId: string | number; order: number};
 
+/** The MCP clients among `clients`, consoles left out. */
+export function mcpClients<T extends Pick<ClientView, 'console'>>(clients: readonly T[]): T[] {
+	return clients.filter(client => client.console !== true);
+}
+
 export class ClientRecord {
 	name: string | null = null;
 	version: string | null = null;
 	calls = 0;
 	lastCallAt: number | null = null;
 	lastTool: string | null = null;
+	console = false;
 	readonly connectedAt = Date.now();
 	/** The relayed-request capabilities its client declared at initialize. */
 	capabilities: ReadonlySet<ClientCapability> = new Set();
@@ -87,6 +100,13 @@ export class ClientRecord {
 		this.calls += 1;
 		this.lastCallAt = Date.now();
 		this.lastTool = tool;
+		this.registry.changed();
+	}
+
+	/** The session turned out to be a console (it asked for a console snapshot). */
+	markConsole(): void {
+		if (this.console) return;
+		this.console = true;
 		this.registry.changed();
 	}
 
@@ -139,6 +159,7 @@ export class ClientRecord {
 			calls: this.calls,
 			lastCallAt: this.lastCallAt,
 			lastTool: this.lastTool,
+			...(this.console ? {console: true} : {}),
 		};
 	}
 }
@@ -226,8 +247,16 @@ export class ClientRegistry extends EventEmitter<{changed: []; logLevel: [Loggin
 		this.emit('logLevel', level);
 	}
 
+	/** Every client, consoles included (a supervisor waiting for its last client counts these). */
 	get size(): number {
 		return this.records.size;
+	}
+
+	/** MCP clients only: the ones a quit would cut off from their tools. */
+	get mcpSize(): number {
+		let n = 0;
+		for (const record of this.records.values()) if (!record.console) n += 1;
+		return n;
 	}
 
 	/** Oldest connection first. */

@@ -23,7 +23,7 @@ import type {ClientPeer, ClientRecord, ClientTransport} from '../engine/clients.
 import {relayedRequests, type ClientCapability, type RelayedMethod} from '../upstream/client-side.js';
 import {createConnectionMachine, sequenceError, type ConnectionState} from './connection-state.js';
 import {isPlainObject} from '../wire/message-classifier.js';
-import {commandMethod, implementationInfo} from '../wire/protocol.js';
+import {commandMethod, consoleChangedNotification, consoleMethod, implementationInfo} from '../wire/protocol.js';
 import {settleWithin} from '../base/settle.js';
 import {HangarError, JsonRpcCode, JsonRpcError, errorMessage} from '../base/errors.js';
 import type {Logger} from '../base/logger.js';
@@ -33,6 +33,7 @@ import {commands, isCommand, type Supervisor} from '../engine/supervisor.js';
 import type {Subscriber} from '../engine/subscriptions.js';
 import {advertised, registerCatalogRequests} from './catalog-requests.js';
 import {page} from './pagination.js';
+import {ConsoleChannel, parseConsoleParams} from './console.js';
 
 const instructions = {
 	direct:
@@ -109,6 +110,8 @@ class GuardedTransport implements Transport {
 	onClientMessage?: (message: JSONRPCMessage) => boolean;
 	/** Serves hangar's private `hangar/command` requests; unset, they are unknown methods. */
 	onCommand?: (id: string | number, params: unknown) => void;
+	/** Serves a console's `hangar/console` reads (see console.ts); unset, they are unknown methods. */
+	onConsole?: (id: string | number, params: unknown) => void;
 
 	constructor(
 		private readonly inner: Transport & {sendSerialized?: (line: string) => Promise<void>},
@@ -159,6 +162,11 @@ class GuardedTransport implements Transport {
 
 				if (method === commandMethod && this.onCommand !== undefined) {
 					this.onCommand(record.id!, (message as {params?: unknown}).params);
+					return;
+				}
+
+				if (method === consoleMethod && this.onConsole !== undefined) {
+					this.onConsole(record.id!, (message as {params?: unknown}).params);
 					return;
 				}
 
@@ -290,6 +298,8 @@ export class GatewaySession {
 	readonly client: ClientRecord;
 	/** This session as a watcher of resources (resources/subscribe). */
 	private readonly subscriber: Subscriber;
+	/** Set once the session reads a console snapshot: it is an attached terminal UI. */
+	private console: ConsoleChannel | undefined;
 
 	constructor(options: GatewaySessionOptions) {
 		this.supervisor = options.supervisor;
@@ -313,6 +323,9 @@ export class GatewaySession {
 		if (options.kind === 'socket') {
 			this.guard.onCommand = (id, params) => {
 				void this.serveCommand(id, params);
+			};
+			this.guard.onConsole = (id, params) => {
+				void this.serveConsole(id, params);
 			};
 		}
 		this.exposure = options.supervisor.config.hangar.exposure;
@@ -391,6 +404,7 @@ export class GatewaySession {
 		};
 
 		this.server.onclose = () => {
+			this.console?.close();
 			this.client.remove();
 			this.unsubscribe();
 			this.supervisor.subscriptions.drop(this.subscriber);
@@ -441,6 +455,22 @@ export class GatewaySession {
 			await this.guard.send({jsonrpc: '2.0', id, result: {message}} as JSONRPCMessage);
 		} catch (error) {
 			const rpc = toRpcError(error);
+			await this.guard.send(errorResponse(id, rpc.code, rpc.message, rpc.data));
+		}
+	}
+
+	/** A console's read (see console.ts): the snapshot for its focus, and the next change notification armed. */
+	private async serveConsole(id: string | number, params: unknown): Promise<void> {
+		try {
+			const parsed = parseConsoleParams(params);
+			if (this.console === undefined) {
+				this.console = new ConsoleChannel(this.supervisor, () => void this.notify(consoleChangedNotification));
+				this.client.markConsole();
+			}
+
+			await this.guard.send({jsonrpc: '2.0', id, result: this.console.read(parsed)} as unknown as JSONRPCMessage);
+		} catch (error) {
+			const rpc = toRpcError(error, consoleMethod);
 			await this.guard.send(errorResponse(id, rpc.code, rpc.message, rpc.data));
 		}
 	}

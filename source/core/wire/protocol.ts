@@ -47,6 +47,13 @@ export const commandMethod = `${hangarMethodPrefix}command`;
  */
 export const drainingNotification = 'notifications/hangar/draining';
 
+/** Socket sessions only, like commandMethod: the attached terminal UI's reads. */
+/** Reads a console snapshot: params ConsoleParams, answers ConsoleAnswer. */
+export const consoleMethod = `${hangarMethodPrefix}console`;
+
+/** Tells a console that has read a snapshot that it may have changed (no params): it reads again when it likes. */
+export const consoleChangedNotification = 'notifications/hangar/console/changed';
+
 /** MCP's notification methods all start with this; sent with an id they are refused (see message-classifier.ts). */
 export const notificationPrefix = 'notifications/';
 
