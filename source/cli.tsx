@@ -9,15 +9,15 @@ import {ConfigError, loadConfig, resolveConfigPath} from './core/config/config.j
 import {Logger, fileSink, logLevels, stderrSink, type LogLevel} from './core/base/logger.js';
 import {HttpSetupError, resolveHttpOptions, type HttpListenOptions} from './core/endpoints/http-endpoint.js';
 import {serveDaemon, serveStdio} from './core/endpoints/runtime.js';
-import {adminCommand, callCommand, parseArgsJson, statusCommand} from './commands.js';
+import {adminCommand, callCommand, lifecycleCommand, logsCommand, parseArgsJson, reloadCommand, statusCommand} from './commands.js';
 import {UsageError} from './usage.js';
 
 const cli = meow(
 	`
   Usage
     $ mcp-hangar tui [options]              Open the terminal UI: watch and steer every upstream live
-    $ mcp-hangar --stdio [options]          Serve every upstream's tools as one MCP server on stdin/stdout
-                                            (through the tui or serve running the same config, if any)
+    $ mcp-hangar --stdio [options]          Serve every upstream's tools as one MCP server on stdin/stdout, through
+                                            the supervisor running this config (started first if none runs)
     $ mcp-hangar serve [options]            Run the supervisor headless; --stdio clients attach to it
     $ mcp-hangar serve --http [options]     ... and serve MCP over Streamable HTTP at http://HOST:PORT/mcp
     $ mcp-hangar status [--json]            Show every upstream (the hangar_list view) for the config
@@ -25,14 +25,22 @@ const cli = meow(
                                             Call one tool; its result on stdout, exit code 1 on error
     $ mcp-hangar approve SERVER             Lift a quarantine and pin the upstream's tools
     $ mcp-hangar quarantine SERVER          Quarantine an upstream: never started, tools hidden
+    $ mcp-hangar start SERVER               Start an upstream in the running supervisor
+    $ mcp-hangar stop SERVER                Stop it; it does not start on demand until started again
+    $ mcp-hangar restart SERVER             Stop it and start it again
+    $ mcp-hangar logs SERVER [-f]           Its stderr and state changes; -f follows until Ctrl-C
+    $ mcp-hangar reload                     Apply the config file's changes to the running supervisor now
     $ mcp-hangar --check-config [options]   Validate the config file and exit (non-zero on errors)
 
   Options
     --config, -c PATH   Config file (default: ./mcp-hangar.json, then ~/.config/mcp-hangar/config.json)
     --state-dir PATH    Where hangar keeps its state (default: $MCP_HANGAR_STATE_DIR or ~/.local/state/mcp-hangar)
     --log-file PATH     Write hangar's log to this file instead of stderr (tui: default STATE_DIR/hangar.log)
-    --log-level LEVEL   debug, info, warn, error or silent (default: info; warn for status, call, approve, quarantine)
-    --standalone        --stdio: run a supervisor for this client alone, even when one is running
+    --log-level LEVEL   debug, info, warn, error or silent (default: info; warn for the one-shot commands)
+    --standalone        --stdio: run a supervisor for this client alone, neither using nor starting a shared one
+    --linger            serve: exit once no client has been attached for hangar.lingerSeconds
+                        (what --stdio starts when no supervisor runs)
+    --follow, -f        logs: keep printing new lines until Ctrl-C
     --json              status, call: print JSON instead of text
     --args JSON         call: the tool's arguments as a JSON object
     --demo-traffic SERVER/TOOL
@@ -50,6 +58,8 @@ const cli = meow(
     $ mcp-hangar tui --config config.example.json --demo-traffic flaky-demo/echo
     $ mcp-hangar status --config config.example.json
     $ mcp-hangar call everything echo --args '{"message":"hi"}' --config config.example.json
+    $ mcp-hangar restart everything --config config.example.json
+    $ mcp-hangar logs everything -f --config config.example.json
     $ mcp-hangar --stdio --config ~/mcp-hangar.json
     $ MCP_HANGAR_TOKEN=$(openssl rand -hex 32) mcp-hangar serve --http --port 8080
 
@@ -61,6 +71,8 @@ const cli = meow(
 		flags: {
 			stdio: {type: 'boolean', default: false},
 			standalone: {type: 'boolean', default: false},
+			linger: {type: 'boolean', default: false},
+			follow: {type: 'boolean', shortFlag: 'f', default: false},
 			checkConfig: {type: 'boolean', default: false},
 			config: {type: 'string', shortFlag: 'c'},
 			stateDir: {type: 'string'},
@@ -80,7 +92,7 @@ const cli = meow(
 const {flags} = cli;
 const configPath = resolveConfigPath(flags.config);
 // One-shot commands keep stderr for their own messages: the engine's info lines would bury them.
-const oneShot = ['status', 'call', 'approve', 'quarantine'].includes(cli.input[0] ?? '');
+const oneShot = ['status', 'call', 'approve', 'quarantine', 'start', 'stop', 'restart', 'logs', 'reload'].includes(cli.input[0] ?? '');
 const logLevel = (flags.logLevel ?? (oneShot ? 'warn' : 'info')) as LogLevel;
 const logger = new Logger(flags.logFile === undefined ? stderrSink() : fileSink(flags.logFile), logLevel);
 
@@ -108,7 +120,7 @@ async function main(): Promise<void> {
 
 	if (command === 'serve') {
 		if (rest.length > 0) usage(`"serve" takes no arguments (got ${rest.join(' ')})`);
-		await serveDaemon({configPath, stateDir: flags.stateDir, logger, http});
+		await serveDaemon({configPath, stateDir: flags.stateDir, logger, http, linger: flags.linger});
 		return;
 	}
 
@@ -130,6 +142,24 @@ async function main(): Promise<void> {
 		return;
 	}
 
+	if (command === 'start' || command === 'stop' || command === 'restart') {
+		if (rest.length !== 1) usage(`"${command}" needs exactly one SERVER, e.g. mcp-hangar ${command} memory`);
+		process.exitCode = await lifecycleCommand({configPath, stateDir: flags.stateDir, logger, server: rest[0]!, action: command});
+		return;
+	}
+
+	if (command === 'logs') {
+		if (rest.length !== 1) usage('"logs" needs exactly one SERVER, e.g. mcp-hangar logs memory -f');
+		process.exitCode = await logsCommand({configPath, stateDir: flags.stateDir, logger, server: rest[0]!, follow: flags.follow});
+		return;
+	}
+
+	if (command === 'reload') {
+		if (rest.length > 0) usage(`"reload" takes no arguments (got ${rest.join(' ')})`);
+		process.exitCode = await reloadCommand({configPath, stateDir: flags.stateDir, logger});
+		return;
+	}
+
 	if (command !== undefined) usage(`unknown command "${command}"`);
 
 	if (flags.checkConfig) {
@@ -147,7 +177,7 @@ async function main(): Promise<void> {
 			);
 		}
 
-		await serveStdio({configPath, stateDir: flags.stateDir, logger, standalone: flags.standalone});
+		await serveStdio({configPath, stateDir: flags.stateDir, logger, logLevel: flags.logLevel as LogLevel | undefined, standalone: flags.standalone});
 		return;
 	}
 

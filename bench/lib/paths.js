@@ -119,9 +119,9 @@ export async function connectHop(mode = 'normal', extra = []) {
  */
 export const hangarBuild = {cli: cliPath};
 
-/** Starts `mcp-hangar --stdio --config FILE` and connects to it. */
+/** Starts `mcp-hangar --stdio --standalone --config FILE` (the supervisor in the process measured) and connects to it. */
 export async function connectHangar(configFile, {args = []} = {}) {
-	return connect(process.execPath, [...hangarNodeArgs, hangarBuild.cli, '--stdio', '--config', configFile, ...args]);
+	return connect(process.execPath, [...hangarNodeArgs, hangarBuild.cli, '--stdio', '--standalone', '--config', configFile, ...args]);
 }
 
 /**

@@ -4,22 +4,32 @@
  * (stdin EOF, SIGINT, SIGTERM, SIGHUP, an internal error) every upstream is
  * stopped in order before it exits. The synchronous `exit` hook is the last
  * resort that SIGKILLs any process group still alive.
+ *
+ * SIGHUP means "the terminal went away" for `--stdio` and the TUI, which
+ * exit; `serve` has no terminal to lose (a client's daemon runs in its own
+ * session), so there it means what it means for daemons: reload the config.
  */
 import {StdioBridge} from './bridge.js';
 import {loadConfig, type HangarConfig} from '../config/config.js';
+import {keepDaemon, startDaemon} from './daemon.js';
 import {GatewaySession} from '../gateway/session.js';
 import {HttpEndpoint, type HttpListenOptions} from './http-endpoint.js';
 import {LineTransport} from '../wire/line-transport.js';
-import {LocalEndpoint, attachToSupervisor, busyEndpoint, type Attached, type EndpointOwner} from './local-endpoint.js';
-import type {Logger} from '../base/logger.js';
+import {LocalEndpoint, attachToSupervisor, busyEndpoint, socketPath, type Attached, type EndpointOwner} from './local-endpoint.js';
+import type {Logger, LogLevel} from '../base/logger.js';
 import {killAllProcessGroupsSync} from '../upstream/process-registry.js';
 import {StateStore} from '../engine/state-store.js';
 import {Supervisor} from '../engine/supervisor.js';
 
-export async function createSupervisor(config: HangarConfig, logger: Logger, options: {readOnly?: boolean} = {}): Promise<Supervisor> {
-	const store = await StateStore.open(config.hangar.stateDir, logger.child('state'), undefined, options);
+export async function createSupervisor(
+	config: HangarConfig,
+	logger: Logger,
+	options: {readOnly?: boolean | undefined; stateDir?: string | undefined} = {},
+): Promise<Supervisor> {
+	const store = await StateStore.open(config.hangar.stateDir, logger.child('state'), undefined, {readOnly: options.readOnly});
 	for (const problem of store.problems) logger.warn(problem);
-	return new Supervisor(config, store, logger);
+	// A reload reads the file as it was read at start: --state-dir still overrides the file's stateDir.
+	return new Supervisor(config, store, logger, {loadOptions: {stateDir: options.stateDir}});
 }
 
 export type ExitController = {
@@ -29,8 +39,13 @@ export type ExitController = {
 	beforeShutdown: (hook: () => Promise<void>) => void;
 };
 
-/** Installs signal, error and exit hooks that stop `supervisor` before the process exits. */
-export function installExitHandlers(supervisor: Supervisor, logger: Logger, forceAfterMs: number): ExitController {
+/** Installs signal, error and exit hooks that stop `supervisor` before the process exits (`signals`: those that mean exit). */
+export function installExitHandlers(
+	supervisor: Supervisor,
+	logger: Logger,
+	forceAfterMs: number,
+	signals: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'],
+): ExitController {
 	let exiting: Promise<never> | undefined;
 	const hooks: Array<() => Promise<void>> = [];
 
@@ -62,7 +77,7 @@ export function installExitHandlers(supervisor: Supervisor, logger: Logger, forc
 		return exiting;
 	};
 
-	for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+	for (const signal of signals) {
 		process.on(signal, () => {
 			if (exiting !== undefined) {
 				// A second signal while stopping: stop waiting.
@@ -87,12 +102,21 @@ export function installExitHandlers(supervisor: Supervisor, logger: Logger, forc
 	return {exit, beforeShutdown: hook => hooks.push(hook)};
 }
 
-export type StdioOptions = {configPath: string; stateDir?: string | undefined; logger: Logger; standalone?: boolean};
+export type StdioOptions = {
+	configPath: string;
+	stateDir?: string | undefined;
+	logger: Logger;
+	/** Passed on to a daemon this client starts. */
+	logLevel?: LogLevel | undefined;
+	standalone?: boolean;
+};
 
 /**
- * `mcp-hangar --stdio`: a bridge to the supervisor listening for this state
- * dir when there is one (unless `standalone`), else one gateway session on
- * stdin/stdout with an embedded supervisor behind it.
+ * `mcp-hangar --stdio`: a bridge to the supervisor for this config and
+ * state dir, started first (a detached `serve --linger`, see daemon.ts) when
+ * none is running. With `standalone`, or when the state dir can never serve
+ * this config (another config's supervisor owns it, the socket path cannot
+ * work), one gateway session on stdin/stdout with an embedded supervisor.
  */
 export async function serveStdio(options: StdioOptions): Promise<void> {
 	const {logger} = options;
@@ -100,15 +124,21 @@ export async function serveStdio(options: StdioOptions): Promise<void> {
 	if (options.standalone !== true) {
 		const attachment = await attachToSupervisor(config);
 		if (attachment.socket !== undefined) {
-			await runBridge(config, attachment, logger);
+			await runBridge(config, attachment, logger, options.logLevel);
 			return;
 		}
 
-		if (attachment.permanent) logger.warn(`not attaching to a supervisor: ${attachment.why}; running one for this client alone`);
-		else logger.debug(`no supervisor to attach to (${attachment.why}); running one for this client alone`);
+		if (!attachment.permanent) {
+			const daemon = startDaemon(config, {logLevel: options.logLevel});
+			logger.info(`no supervisor for ${config.hangar.stateDir} (${attachment.why}); started one (pid ${daemon.pid}, mcp-hangar serve --linger, log ${daemon.logFile})`);
+			await runBridge(config, {socket: undefined, path: socketPath(config.hangar.stateDir), owner: undefined}, logger, options.logLevel, daemon);
+			return;
+		}
+
+		logger.warn(`not attaching to a supervisor: ${attachment.why}; running one for this client alone`);
 	}
 
-	const supervisor = await createSupervisor(config, logger);
+	const supervisor = await createSupervisor(config, logger, {stateDir: options.stateDir});
 	const grace = config.hangar.stopGraceMs;
 	const controller = installExitHandlers(supervisor, logger, grace * 2 + 8000);
 
@@ -118,11 +148,18 @@ export async function serveStdio(options: StdioOptions): Promise<void> {
 		void controller.exit('stdin closed', 0);
 	});
 	await session.start();
+	supervisor.watchConfig();
 	void supervisor.launch();
 	logger.info(`serving MCP on stdio with ${config.servers.length} upstreams`, {config: config.path, stateDir: config.hangar.stateDir});
 }
 
-async function runBridge(config: HangarConfig, {socket, path: where, owner}: Attached, logger: Logger): Promise<void> {
+async function runBridge(
+	config: HangarConfig,
+	{socket, path: where, owner}: Omit<Attached, 'socket'> & {socket: Attached['socket'] | undefined},
+	logger: Logger,
+	logLevel: LogLevel | undefined,
+	started?: ReturnType<typeof startDaemon>,
+): Promise<void> {
 	const bridge = new StdioBridge({
 		socketPath: where,
 		stateDir: config.hangar.stateDir,
@@ -133,7 +170,8 @@ async function runBridge(config: HangarConfig, {socket, path: where, owner}: Att
 		requestTimeoutMs: config.hangar.callTimeoutMs,
 		socket,
 	});
-	logger.info(`attached to the supervisor at ${where}${owner === undefined ? '' : ` (pid ${owner.pid}, mcp-hangar ${owner.kind})`}`);
+	if (socket !== undefined) logger.info(`attached to the supervisor at ${where}${owner === undefined ? '' : ` (pid ${owner.pid}, mcp-hangar ${owner.kind})`}`);
+	keepDaemon(bridge, config, logger, {started, logLevel});
 	// The bridge owns no upstream: a signal just ends it.
 	for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => process.exit(0));
 	bridge.start();
@@ -146,6 +184,8 @@ export type ServeOptions = {
 	logger: Logger;
 	/** `--http`: also serve MCP over Streamable HTTP (see resolveHttpOptions). */
 	http?: HttpListenOptions | undefined;
+	/** `--linger`: exit once no client has been attached for hangar.lingerSeconds (what `--stdio` starts). */
+	linger?: boolean | undefined;
 };
 
 /**
@@ -167,7 +207,13 @@ export type OwnedSupervisor = {supervisor: Supervisor; controller: ExitControlle
  * local socket and, with `http`, over HTTP; both are drained at exit before
  * any upstream stops.
  */
-export async function startOwner(config: HangarConfig, logger: Logger, kind: EndpointOwner['kind'], http: HttpListenOptions | undefined): Promise<OwnedSupervisor> {
+export async function startOwner(
+	config: HangarConfig,
+	logger: Logger,
+	kind: EndpointOwner['kind'],
+	http: HttpListenOptions | undefined,
+	options: {stateDir?: string | undefined; linger?: boolean | undefined} = {},
+): Promise<OwnedSupervisor> {
 	const refuse = (message: string): void => {
 		process.stderr.write(`mcp-hangar ${kind}: ${message}\n`);
 	};
@@ -178,10 +224,20 @@ export async function startOwner(config: HangarConfig, logger: Logger, kind: End
 		process.exit(1);
 	}
 
-	const supervisor = await createSupervisor(config, logger);
-	const controller = installExitHandlers(supervisor, logger, config.hangar.stopGraceMs * 2 + 8000);
 	try {
-		const endpoint = await LocalEndpoint.listen({supervisor, logger, kind});
+		// Before the state store opens: of two owners started at once, the loser must not take its lock.
+		await LocalEndpoint.claim(config.hangar.stateDir, {configPath: config.path, kind, logger, linger: options.linger});
+	} catch (error) {
+		refuse((error as Error).message);
+		process.exit(1);
+	}
+
+	const supervisor = await createSupervisor(config, logger, {stateDir: options.stateDir});
+	// serve: SIGHUP reloads the config (see the module comment).
+	const controller = installExitHandlers(supervisor, logger, config.hangar.stopGraceMs * 2 + 8000, kind === 'serve' ? ['SIGINT', 'SIGTERM'] : undefined);
+	supervisor.watchConfig();
+	try {
+		const endpoint = await LocalEndpoint.listen({supervisor, logger, kind, linger: options.linger});
 		controller.beforeShutdown(async () => endpoint.close());
 		return {supervisor, controller, endpoint, http: http === undefined ? undefined : await listenHttp(supervisor, logger, http, controller)};
 	} catch (error) {
@@ -194,11 +250,48 @@ export async function startOwner(config: HangarConfig, logger: Logger, kind: End
 export async function serveDaemon(options: ServeOptions): Promise<void> {
 	const {logger} = options;
 	const config = loadConfig(options.configPath, {stateDir: options.stateDir});
-	const {supervisor, endpoint, http} = await startOwner(config, logger, 'serve', options.http);
+	const {supervisor, endpoint, http, controller} = await startOwner(config, logger, 'serve', options.http, {stateDir: options.stateDir, linger: options.linger});
+	process.on('SIGHUP', () => {
+		void supervisor.reload('SIGHUP');
+	});
+	if (options.linger === true) lingerWhileIdle(supervisor, controller, logger);
 	if (!supervisor.store.isWriter) {
 		logger.warn(`hangar pid ${supervisor.store.writerPid ?? '?'} holds the state lock of ${config.hangar.stateDir}: quarantines and approvals made here are not saved`);
 	}
 
 	void supervisor.launch();
 	logger.info(`serving ${config.servers.length} upstreams to MCP clients on ${endpoint.path}${http === undefined ? '' : ` and ${http.url}`}`, {config: config.path, stateDir: config.hangar.stateDir});
+}
+
+/** A daemon's first client may take a while to connect on a busy machine: it is not given up on sooner than this. */
+const firstClientGraceMs = 30_000;
+
+/**
+ * `serve --linger`: exits once no client (a `--stdio` bridge, the CLI, an
+ * attached TUI, an HTTP session: every session counts itself in
+ * `supervisor.clients`) has been attached for hangar.lingerSeconds, read
+ * when the wait begins, so a reload changes the next one. The upstreams
+ * stop with it, in order, as at any exit.
+ */
+function lingerWhileIdle(supervisor: Supervisor, controller: ExitController, logger: Logger): void {
+	let timer: NodeJS.Timeout | undefined;
+	const arm = (ms: number): void => {
+		timer = setTimeout(() => {
+			timer = undefined;
+			if (supervisor.clients.size > 0) return;
+			void controller.exit(`no client attached for ${Math.round(ms / 100) / 10} s (hangar.lingerSeconds)`, 0);
+		}, ms);
+	};
+
+	supervisor.clients.on('changed', () => {
+		if (supervisor.clients.size > 0) {
+			clearTimeout(timer);
+			timer = undefined;
+		} else if (timer === undefined) {
+			const ms = supervisor.config.hangar.lingerMs;
+			logger.info(`no client attached: exiting in ${Math.round(ms / 100) / 10} s unless one attaches (hangar.lingerSeconds)`);
+			arm(ms);
+		}
+	});
+	arm(Math.max(supervisor.config.hangar.lingerMs, firstClientGraceMs));
 }

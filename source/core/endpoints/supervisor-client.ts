@@ -11,7 +11,7 @@ import net from 'node:net';
 import {Client} from '@modelcontextprotocol/sdk/client/index.js';
 import {McpError, type CallToolResult} from '@modelcontextprotocol/sdk/types.js';
 import {z} from 'zod';
-import {commandMethod} from '../gateway/session.js';
+import {cliClientName, commandMethod, configMethod, logsMethod, type ConfigAnswer, type LogPage} from '../gateway/session.js';
 import {LineTransport} from '../wire/line-transport.js';
 import type {HangarConfig} from '../config/config.js';
 import {attachToSupervisor, type EndpointOwner} from './local-endpoint.js';
@@ -20,6 +20,12 @@ import {maxListLimit, type StatusPage} from '../gateway/management-tools.js';
 import type {Command} from '../engine/supervisor.js';
 
 const commandResult = z.object({message: z.string()});
+// The supervisor's own answers: checked for shape only, as they come from the same build.
+const configResult = z.looseObject({config: z.looseObject({path: z.string()}), reload: z.unknown()});
+const logsResult = z.looseObject({server: z.string(), lines: z.array(z.unknown()), next: z.number(), gap: z.boolean()});
+
+export {cliClientName};
+export type {ConfigAnswer, LogPage};
 
 /** A JSON-RPC error from the supervisor, with its message (which names the fix). */
 export class SupervisorCallError extends Error {
@@ -87,6 +93,24 @@ export class SupervisorClient {
 		try {
 			const result = await this.client.request({method: commandMethod, params: {server, action, via}}, commandResult);
 			return result.message;
+		} catch (error) {
+			throw toError(error);
+		}
+	}
+
+	/** The config's state (read again from disk for drift), after a reload when `reload` says so. */
+	async config(reload?: {via: string}): Promise<ConfigAnswer> {
+		try {
+			return (await this.client.request({method: configMethod, params: reload === undefined ? {} : {reload: true, via: reload.via}}, configResult)) as ConfigAnswer;
+		} catch (error) {
+			throw toError(error);
+		}
+	}
+
+	/** An upstream's log lines numbered from `after`; with `wait`, the answer waits for a line when there is none yet. */
+	async logs(server: string, after: number, wait: boolean): Promise<LogPage> {
+		try {
+			return (await this.client.request({method: logsMethod, params: {server, after, wait}}, logsResult, {timeout: 60_000})) as LogPage;
 		} catch (error) {
 			throw toError(error);
 		}

@@ -70,6 +70,7 @@ function detailsOf(server: StatusEntry): UpstreamDetails {
 		stderr: [{at: at(65), source: 'stderr', text: 'listening on stdio'}],
 		quarantine: null,
 		pins: null,
+		reloads: [],
 	};
 }
 
