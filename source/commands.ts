@@ -13,7 +13,7 @@
  * code 0 on success, 1 when the operation failed, 2 for bad usage.
  */
 import process from 'node:process';
-import {loadConfig, type HangarConfig} from './core/config/config.js';
+import {ConfigError, loadConfig, stateDirOf, type HangarConfig} from './core/config/config.js';
 import {HangarError, errorMessage} from './core/base/errors.js';
 import type {Logger} from './core/base/logger.js';
 import {killAllProcessGroupsSync} from './core/upstream/process-registry.js';
@@ -38,9 +38,12 @@ async function throughSupervisor<T>(
 	live: (client: SupervisorClient) => Promise<T>,
 	standalone: (config: HangarConfig) => Promise<T>,
 ): Promise<T> {
-	const config = loadConfig(options.configPath, {stateDir: options.stateDir});
+	const {config, invalid} = readConfig(options);
 	const client = await SupervisorClient.connect(config, cliClientName, why => io.err(`mcp-hangar: not using the running supervisor: ${why}. Working on the config and state dir alone.\n`));
-	if (client === undefined) return standalone(config);
+	if (client === undefined) {
+		if (invalid !== undefined) throw invalid;
+		return standalone(config as HangarConfig);
+	}
 	options.logger.debug(`talking to ${client.label}`);
 	try {
 		return await live(client);
@@ -52,6 +55,23 @@ async function throughSupervisor<T>(
 
 type Output = {out: (text: string) => void; err: (text: string) => void};
 const stdio: Output = {out: text => process.stdout.write(text), err: text => process.stderr.write(text)};
+
+type Located = {config: HangarConfig | {path: string; hangar: {stateDir: string}}; invalid: ConfigError | undefined};
+
+/**
+ * The config, or, when the file does not validate, where its state dir is:
+ * the supervisor running its previous version still answers there (and its
+ * status says why the file was not applied). Only a standalone command needs
+ * the file itself to be valid.
+ */
+function readConfig(options: CommandOptions): Located {
+	try {
+		return {config: loadConfig(options.configPath, {stateDir: options.stateDir}), invalid: undefined};
+	} catch (error) {
+		if (!(error instanceof ConfigError)) throw error;
+		return {config: {path: error.file, hangar: {stateDir: stateDirOf(options.configPath, {stateDir: options.stateDir})}}, invalid: error};
+	}
+}
 
 /** A HangarError's message already ends with its hint (worded for a shell: this is the CLI). */
 function describe(error: unknown): string {
@@ -68,7 +88,7 @@ function shellWord(text: string): string {
  * why not the one that runs, if one does) with what to run, and returns 1.
  */
 async function onlyLive(options: CommandOptions, io: Output, what: string, live: (client: SupervisorClient) => Promise<number>): Promise<number> {
-	const config = loadConfig(options.configPath, {stateDir: options.stateDir});
+	const {config} = readConfig(options);
 	let skipped: string | undefined;
 	const client = await SupervisorClient.connect(config, cliClientName, why => {
 		skipped = why;

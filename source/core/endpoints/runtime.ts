@@ -10,7 +10,7 @@
  * session), so there it means what it means for daemons: reload the config.
  */
 import {StdioBridge} from './bridge.js';
-import {loadConfig, type HangarConfig} from '../config/config.js';
+import {ConfigError, loadConfig, parseConfig, stateDirOf, type HangarConfig} from '../config/config.js';
 import {keepDaemon, startDaemon} from './daemon.js';
 import {GatewaySession} from '../gateway/session.js';
 import {HttpEndpoint, type HttpListenOptions} from './http-endpoint.js';
@@ -120,7 +120,14 @@ export type StdioOptions = {
  */
 export async function serveStdio(options: StdioOptions): Promise<void> {
 	const {logger} = options;
-	const config = loadConfig(options.configPath, {stateDir: options.stateDir});
+	let config: HangarConfig;
+	try {
+		config = loadConfig(options.configPath, {stateDir: options.stateDir});
+	} catch (error) {
+		if (error instanceof ConfigError && options.standalone !== true) return attachDespite(error, options);
+		throw error;
+	}
+
 	if (options.standalone !== true) {
 		const attachment = await attachToSupervisor(config);
 		if (attachment.socket !== undefined) {
@@ -153,12 +160,27 @@ export async function serveStdio(options: StdioOptions): Promise<void> {
 	logger.info(`serving MCP on stdio with ${config.servers.length} upstreams`, {config: config.path, stateDir: config.hangar.stateDir});
 }
 
+/**
+ * A config file that does not validate, while a supervisor runs its previous
+ * version (a reload refused it): the client attaches to that supervisor
+ * rather than failing; with none running, the error stands.
+ */
+async function attachDespite(error: ConfigError, options: StdioOptions): Promise<void> {
+	const stateDir = stateDirOf(options.configPath, {stateDir: options.stateDir});
+	const attachment = await attachToSupervisor({path: error.file, hangar: {stateDir}});
+	if (attachment.socket === undefined) throw error;
+	options.logger.warn(`${error.message}\nAttaching to the supervisor that runs its previous version.`);
+	// Its own settings are unknown: the bridge runs on the defaults, and starts no daemon with a file that cannot run.
+	await runBridge(parseConfig({mcpServers: {}}, error.file, {stateDir}), attachment, options.logger, options.logLevel, undefined, false);
+}
+
 async function runBridge(
 	config: HangarConfig,
 	{socket, path: where, owner}: Omit<Attached, 'socket'> & {socket: Attached['socket'] | undefined},
 	logger: Logger,
 	logLevel: LogLevel | undefined,
 	started?: ReturnType<typeof startDaemon>,
+	keep = true,
 ): Promise<void> {
 	const bridge = new StdioBridge({
 		socketPath: where,
@@ -171,7 +193,7 @@ async function runBridge(
 		socket,
 	});
 	if (socket !== undefined) logger.info(`attached to the supervisor at ${where}${owner === undefined ? '' : ` (pid ${owner.pid}, mcp-hangar ${owner.kind})`}`);
-	keepDaemon(bridge, config, logger, {started, logLevel});
+	if (keep) keepDaemon(bridge, config, logger, {started, logLevel});
 	// The bridge owns no upstream: a signal just ends it.
 	for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => process.exit(0));
 	bridge.start();

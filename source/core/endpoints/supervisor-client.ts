@@ -53,7 +53,7 @@ export class SupervisorClient {
 	 * same config file); undefined, with `onSkip` told why when it matters,
 	 * when there is none to use.
 	 */
-	static async connect(config: HangarConfig, clientName: string, onSkip: (why: string) => void): Promise<SupervisorClient | undefined> {
+	static async connect(config: Pick<HangarConfig, 'path'> & {hangar: Pick<HangarConfig['hangar'], 'stateDir'>}, clientName: string, onSkip: (why: string) => void): Promise<SupervisorClient | undefined> {
 		const attachment = await attachToSupervisor(config, 2000);
 		if (attachment.socket === undefined) {
 			if (attachment.permanent) onSkip(attachment.why);

@@ -178,7 +178,7 @@ export class Supervisor extends EventEmitter<{
 		const applied: HangarConfig = diff.settings.restartHangar.length === 0 ? next : {...next, hangar: {...next.hangar, stateDir: this.current.hangar.stateDir}};
 		const record: ReloadRecord = {at: Date.now(), trigger, outcome: isEmptyDiff(diff) ? 'unchanged' : 'applied', summary: describeDiff(diff), diff, error: null};
 		this.current = applied;
-		const note = `config reloaded (${trigger})`;
+		const note = `config reload: ${trigger}`;
 		for (const name of diff.removed) {
 			const provider = this.providers.get(name)!;
 			this.providers.delete(name);
@@ -190,19 +190,19 @@ export class Supervisor extends EventEmitter<{
 			const wasRunning = old.state === 'ready' || old.state === 'degraded' || old.state === 'starting';
 			const server = applied.servers.find(entry => entry.name === name)!;
 			const provider = this.addProvider(server, applied);
-			provider.log.push('hangar', `${note}: ${fields.join(', ')} changed; replaced${wasRunning ? ' and started again' : ''}`);
-			const stopped = this.retire(old, `its config changed (${note}): ${fields.join(', ')}`);
+			provider.log.push('hangar', `${fields.join(', ')} changed; replaced${wasRunning ? ' and started again' : ''} (${note})`);
+			const stopped = this.retire(old, `its config changed: ${fields.join(', ')} (${note})`);
 			// One process at a time: the new one starts once the old one is gone.
 			void stopped.then(async () => {
 				if (this.shuttingDown || this.providers.get(name) !== provider) return;
-				if (wasRunning && provider.state === 'cold') await provider.start(`its config changed (${note})`).catch(() => {});
+				if (wasRunning && provider.state === 'cold') await provider.start(`its config changed: ${fields.join(', ')} (${note})`).catch(() => {});
 				else await provider.launch();
 			});
 		}
 
 		for (const name of diff.added) {
 			const provider = this.addProvider(applied.servers.find(entry => entry.name === name)!, applied);
-			provider.log.push('hangar', `${note}: added`);
+			provider.log.push('hangar', `added to the config (${note})`);
 			void provider.launch();
 		}
 
