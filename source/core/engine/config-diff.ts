@@ -37,7 +37,7 @@ const restartSettings = ['stateDir'] as const satisfies ReadonlyArray<keyof Hang
 
 /** The setting's name in the file (`healthIntervalMs` is `hangar.healthIntervalSeconds` there). */
 export function settingName(key: keyof HangarSettings): string {
-	return `hangar.${key.endsWith('Ms') ? `${key.slice(0, -2)}Seconds` : key === 'restartBudget' ? 'restartBudget' : key}`;
+	return `hangar.${key.endsWith('Ms') ? `${key.slice(0, -2)}Seconds` : key}`;
 }
 
 export type ServerChange = {name: string; fields: string[]};
