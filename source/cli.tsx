@@ -26,6 +26,8 @@ const afterSeparator = separator === -1 ? undefined : argv.slice(separator + 1);
 const flagSpecs = {
 	stdio: {type: 'boolean', default: false},
 	standalone: {type: 'boolean', default: false},
+	linger: {type: 'boolean', default: false},
+	follow: {type: 'boolean', shortFlag: 'f', default: false},
 	checkConfig: {type: 'boolean', default: false},
 	config: {type: 'string', shortFlag: 'c'},
 	stateDir: {type: 'string'},
@@ -90,7 +92,7 @@ function unknownFlag(words: readonly string[]): string | undefined {
 
 const command = cli.input[0];
 // One-shot commands keep stderr for their own messages: the engine's info lines would bury them.
-const oneShot = ['status', 'call', 'approve', 'quarantine'].includes(command ?? '');
+const oneShot = ['status', 'call', 'approve', 'quarantine', 'start', 'stop', 'restart', 'logs', 'reload'].includes(command ?? '');
 const logLevel = (flags.logLevel ?? (oneShot ? 'warn' : 'info')) as LogLevel;
 
 /** The --http flags of serve and tui, checked before anything starts. */
@@ -178,7 +180,7 @@ async function main(): Promise<void> {
 		case 'serve': {
 			takes(0, 'takes no arguments');
 			const {serveDaemon} = await engine();
-			await serveDaemon({configPath, stateDir: flags.stateDir, logger: logger(), http});
+			await serveDaemon({configPath, stateDir: flags.stateDir, logger: logger(), http, linger: flags.linger});
 			return;
 		}
 
@@ -201,6 +203,29 @@ async function main(): Promise<void> {
 			const [server] = takes(1, `needs exactly one SERVER, e.g. mcp-hangar ${command} memory`);
 			const {adminCommand} = await oneShots();
 			process.exitCode = await adminCommand({configPath, stateDir: flags.stateDir, logger: logger(), server: server!, action: command});
+			return;
+		}
+
+		case 'start':
+		case 'stop':
+		case 'restart': {
+			const [server] = takes(1, `needs exactly one SERVER, e.g. mcp-hangar ${command} memory`);
+			const {lifecycleCommand} = await oneShots();
+			process.exitCode = await lifecycleCommand({configPath, stateDir: flags.stateDir, logger: logger(), server: server!, action: command});
+			return;
+		}
+
+		case 'logs': {
+			const [server] = takes(1, 'needs exactly one SERVER, e.g. mcp-hangar logs memory -f');
+			const {logsCommand} = await oneShots();
+			process.exitCode = await logsCommand({configPath, stateDir: flags.stateDir, logger: logger(), server: server!, follow: flags.follow});
+			return;
+		}
+
+		case 'reload': {
+			takes(0, 'takes no arguments');
+			const {reloadCommand} = await oneShots();
+			process.exitCode = await reloadCommand({configPath, stateDir: flags.stateDir, logger: logger()});
 			return;
 		}
 
@@ -250,7 +275,7 @@ async function main(): Promise<void> {
 
 		// Not the engine: attached to a running supervisor, --stdio is a thin bridge that needs none of it.
 		const {serveStdio} = await import('./core/endpoints/stdio.js');
-		await serveStdio({configPath, stateDir: flags.stateDir, logger: logger(), standalone: flags.standalone});
+		await serveStdio({configPath, stateDir: flags.stateDir, logger: logger(), logLevel: flags.logLevel as LogLevel | undefined, standalone: flags.standalone});
 		return;
 	}
 

@@ -1,17 +1,20 @@
 /**
- * `mcp-hangar status | call | approve | quarantine`: one-shot commands for
- * people and scripts. When a supervisor (`mcp-hangar tui` or `serve`) listens
- * for the state dir, they go through it: status shows its live state, a call
- * runs on its upstreams, approve and quarantine change it at once. Otherwise
- * they run standalone on the config and the state dir (the saved state:
- * quarantines, pins, cached tool lists).
+ * `mcp-hangar status | call | approve | quarantine | start | stop | restart |
+ * logs | reload`: one-shot commands for people and scripts. When a supervisor
+ * (`mcp-hangar tui`, `serve`, or the daemon a client's `--stdio` started)
+ * listens for the state dir, they go through it: status shows its live state
+ * and whether the config file says otherwise, a call runs on its upstreams,
+ * the others change it at once. Otherwise status, call, approve and
+ * quarantine run standalone on the config and the state dir (the saved
+ * state: quarantines, pins, cached tool lists); start, stop, restart, logs
+ * and reload need a running supervisor and say how to start one.
  *
  * Output contract: results on stdout, messages and errors on stderr, exit
  * code 0 on success, 1 when the operation failed, 2 for bad usage.
  */
 import process from 'node:process';
-import {loadConfig, type HangarConfig} from './core/config/config.js';
-import {errorMessage} from './core/base/errors.js';
+import {ConfigError, loadConfig, stateDirOf, type HangarConfig} from './core/config/config.js';
+import {HangarError, errorMessage} from './core/base/errors.js';
 import {silentLogger, type Logger} from './core/base/logger.js';
 import {killAllProcessGroupsSync} from './core/upstream/process-registry.js';
 import {createSupervisor} from './core/endpoints/runtime.js';
@@ -19,7 +22,8 @@ import {describeClash, type Supervisor} from './core/engine/supervisor.js';
 import {isPlainObject} from './core/wire/message-classifier.js';
 import {UsageError} from './usage.js';
 import {statusEntries, type StatusEntry} from './core/engine/views.js';
-import {SupervisorCallError, SupervisorClient} from './core/endpoints/supervisor-client.js';
+import {SupervisorCallError, SupervisorClient, cliClientName, type ConfigAnswer} from './core/endpoints/supervisor-client.js';
+import type {DriftView} from './core/engine/views.js';
 import type {CallToolResult} from './core/upstream/connection.js';
 
 export type CommandOptions = {configPath: string; stateDir?: string | undefined; logger: Logger};
@@ -34,9 +38,12 @@ async function throughSupervisor<T>(
 	live: (client: SupervisorClient) => Promise<T>,
 	standalone: (config: HangarConfig) => Promise<T>,
 ): Promise<T> {
-	const config = loadConfig(options.configPath, {stateDir: options.stateDir});
-	const client = await SupervisorClient.connect(config, 'mcp-hangar-cli', why => io.err(`mcp-hangar: not using the running supervisor: ${why}. Working on the config and state dir alone.\n`));
-	if (client === undefined) return standalone(config);
+	const {config, invalid} = readConfig(options);
+	const client = await SupervisorClient.connect(config, cliClientName, why => io.err(`mcp-hangar: not using the running supervisor: ${why}. Working on the config and state dir alone.\n`));
+	if (client === undefined) {
+		if (invalid !== undefined) throw invalid;
+		return standalone(config as HangarConfig);
+	}
 	options.logger.debug(`talking to ${client.label}`);
 	try {
 		return await live(client);
@@ -49,9 +56,61 @@ async function throughSupervisor<T>(
 type Output = {out: (text: string) => void; err: (text: string) => void};
 const stdio: Output = {out: text => process.stdout.write(text), err: text => process.stderr.write(text)};
 
-/** A HangarError's message already ends with its hint. */
+type Located = {config: HangarConfig | {path: string; hangar: {stateDir: string}}; invalid: ConfigError | undefined};
+
+/**
+ * The config, or, when the file does not validate, where its state dir is:
+ * the supervisor running its previous version still answers there (and its
+ * status says why the file was not applied). Only a standalone command needs
+ * the file itself to be valid.
+ */
+function readConfig(options: CommandOptions): Located {
+	try {
+		return {config: loadConfig(options.configPath, {stateDir: options.stateDir}), invalid: undefined};
+	} catch (error) {
+		if (!(error instanceof ConfigError)) throw error;
+		return {config: {path: error.file, hangar: {stateDir: stateDirOf(options.configPath, {stateDir: options.stateDir})}}, invalid: error};
+	}
+}
+
+/** A HangarError's message already ends with its hint (worded for a shell: this is the CLI). */
 function describe(error: unknown): string {
-	return `mcp-hangar: ${errorMessage(error)}\n`;
+	return `mcp-hangar: ${error instanceof HangarError ? error.messageFor('cli') : errorMessage(error)}\n`;
+}
+
+/** A path as a shell word: quoted when it holds anything a shell would read otherwise. */
+function shellWord(text: string): string {
+	return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
+}
+
+/**
+ * Runs `live` on the running supervisor; when there is none, says so (and
+ * why not the one that runs, if one does) with what to run, and returns 1.
+ */
+async function onlyLive(options: CommandOptions, io: Output, what: string, live: (client: SupervisorClient) => Promise<number>): Promise<number> {
+	const {config} = readConfig(options);
+	let skipped: string | undefined;
+	const client = await SupervisorClient.connect(config, cliClientName, why => {
+		skipped = why;
+	});
+	if (client === undefined) {
+		const flags = `--config ${shellWord(config.path)}`;
+		io.err(
+			`mcp-hangar: cannot ${what}: ${skipped ?? `no hangar is running for ${config.path} (state dir ${config.hangar.stateDir})`}.\n` +
+				`  Upstreams run inside a supervisor. Start one with \`mcp-hangar serve ${flags}\` (or \`mcp-hangar tui ${flags}\`); an MCP client's \`mcp-hangar --stdio ${flags}\` starts one by itself. Then run this again.\n`,
+		);
+		return 1;
+	}
+
+	options.logger.debug(`talking to ${client.label}`);
+	try {
+		return await live(client);
+	} catch (error) {
+		io.err(describe(error));
+		return 1;
+	} finally {
+		await client.close();
+	}
 }
 
 async function withSupervisor<T>(config: HangarConfig, options: CommandOptions & {readOnly?: boolean}, work: (supervisor: Supervisor) => Promise<T>): Promise<T> {
@@ -121,17 +180,26 @@ export async function statusCommand(options: CommandOptions & {json: boolean}, i
 		io,
 		async client => {
 			const entries = await client.status();
+			const {config} = await client.config();
+			const drift = config.drift;
+			const lastReload = config.reloads.at(-1) ?? null;
 			if (options.json) {
-				io.out(`${JSON.stringify({config: client.owner?.config ?? null, live: true, note: `live state of ${client.label}`, providers: entries}, null, 2)}\n`);
+				io.out(`${JSON.stringify({config: client.owner?.config ?? config.path, live: true, note: `live state of ${client.label}`, drift, lastReload, providers: entries}, null, 2)}\n`);
 			} else {
 				io.out(statusTable(entries));
 				io.err(`Live state of ${client.label}.\n`);
+				if (drift !== null) io.err(driftLine(drift));
 			}
 
 			return 0;
 		},
 		async config => statusStandalone(config, options, io),
 	);
+}
+
+/** The config drift, for a person reading status. */
+function driftLine(drift: DriftView): string {
+	return `Config: ${drift.message}\n`;
 }
 
 async function statusStandalone(config: HangarConfig, options: CommandOptions & {json: boolean}, io: Output): Promise<number> {
@@ -296,4 +364,79 @@ export async function checkConfigCommand(options: CommandOptions, io: Output = s
 	}
 
 	return 0;
+}
+
+// ---------------------------------------------------------------------------
+// start, stop, restart: through the running supervisor only
+
+export async function lifecycleCommand(options: CommandOptions & {server: string; action: 'start' | 'stop' | 'restart'}, io: Output = stdio): Promise<number> {
+	return onlyLive(options, io, `${options.action} "${options.server}"`, async client => {
+		io.out(`${await client.command(options.server, options.action, `a person (mcp-hangar ${options.action})`)}\n`);
+		return 0;
+	});
+}
+
+// ---------------------------------------------------------------------------
+// reload
+
+/** What a reload did, for a person; 1 when the file was refused. */
+function reloadAnswer(answer: ConfigAnswer, io: Output): number {
+	const record = answer.reload;
+	if (record === null) return 0;
+	if (record.outcome === 'refused') {
+		io.err(`mcp-hangar: reload refused: ${record.error ?? record.summary}\n  The running config stays until the file validates.\n`);
+		return 1;
+	}
+
+	io.out(record.outcome === 'unchanged' ? `nothing to reload: ${answer.config.path} says what already runs\n` : `reloaded ${answer.config.path}: ${record.summary}\n`);
+	if (answer.config.drift !== null) io.err(driftLine(answer.config.drift));
+	return 0;
+}
+
+export async function reloadCommand(options: CommandOptions, io: Output = stdio): Promise<number> {
+	return onlyLive(options, io, 'reload the config', async client => reloadAnswer(await client.config({via: 'mcp-hangar reload'}), io));
+}
+
+// ---------------------------------------------------------------------------
+// logs
+
+const logLine = (line: {at: string; source: string; text: string}): string => `${line.at} ${line.source.padEnd(6)} ${line.text}\n`;
+
+/**
+ * An upstream's log (stderr, stray stdout, and hangar's lines about it: its
+ * transitions) from the running supervisor; with `follow`, new lines as they
+ * come until Ctrl-C.
+ */
+export async function logsCommand(options: CommandOptions & {server: string; follow: boolean}, io: Output = stdio): Promise<number> {
+	return onlyLive(options, io, `show the log of "${options.server}"`, async client => {
+		let page = await client.logs(options.server, 0, false);
+		for (const line of page.lines) io.out(logLine(line));
+		if (!options.follow) return 0;
+		let stopped = false;
+		const stop = (): void => {
+			stopped = true;
+			void client.close();
+		};
+
+		process.once('SIGINT', stop);
+		process.once('SIGTERM', stop);
+		try {
+			while (!stopped) {
+				try {
+					page = await client.logs(options.server, page.next, true);
+				} catch (error) {
+					if (stopped) break;
+					throw error;
+				}
+
+				if (page.gap) io.err(`mcp-hangar: (lines of "${options.server}" were skipped: its log buffer moved on, or a reload replaced it)\n`);
+				for (const line of page.lines) io.out(logLine(line));
+			}
+		} finally {
+			process.off('SIGINT', stop);
+			process.off('SIGTERM', stop);
+		}
+
+		return 0;
+	});
 }

@@ -183,7 +183,7 @@ export async function runTui(options: TuiOptions): Promise<void> {
 	const {logger, logFile} = openLog(config, options);
 
 	// MCP clients (`mcp-hangar --stdio`, the CLI, HTTP with --http) attach to this supervisor.
-	const {supervisor, controller, http} = await startOwner(config, logger, 'tui', options.http);
+	const {supervisor, controller, http} = await startOwner(config, logger, 'tui', options.http, {stateDir: options.stateDir});
 	const notices: string[] = [];
 	if (http !== undefined) notices.push(`MCP over HTTP: ${http.url}`);
 	const writer = supervisor.store.writerPid;

@@ -119,9 +119,13 @@ export async function connectHop(mode = 'normal', extra = []) {
  */
 export const hangarBuild = {cli: cliPath};
 
-/** Starts `mcp-hangar --stdio --config FILE` and connects to it. */
-export async function connectHangar(configFile, {args = []} = {}) {
-	return connect(process.execPath, [...hangarNodeArgs, hangarBuild.cli, '--stdio', '--config', configFile, ...args]);
+/**
+ * Starts `mcp-hangar --stdio --config FILE` and connects to it: with
+ * `--standalone` (the supervisor in the process measured) unless `shared`
+ * (a bridge to the supervisor running the config).
+ */
+export async function connectHangar(configFile, {args = [], shared = false} = {}) {
+	return connect(process.execPath, [...hangarNodeArgs, hangarBuild.cli, '--stdio', ...(shared ? [] : ['--standalone']), '--config', configFile, ...args]);
 }
 
 /**
@@ -233,7 +237,7 @@ export async function connectBridgeWarm() {
 	const daemon = await startServe(file);
 	let session;
 	try {
-		session = await connectHangar(file);
+		session = await connectHangar(file, {shared: true});
 		const upstreamPid = await readyUpstreamPid(session);
 		// The upstream must be the daemon's: a `--stdio` that did not attach would have spawned its own.
 		if (!childrenOf(daemon.pid).includes(upstreamPid)) throw new Error(`mcp-hangar --stdio did not attach to the serve daemon (upstream ${upstreamPid} is not its child); stderr: ${session.stderr()}`);

@@ -52,6 +52,10 @@ describe('the surfaces hints name', () => {
 		expect(where('start', 'fx')).toBe('key s in mcp-hangar tui, or the hangar_start tool {"server": "fx"}');
 		expect(where('approve', 'fx')).toBe('key u in mcp-hangar tui, or mcp-hangar approve fx');
 		expect(whereBrief('start')).toBe('key s, or hangar_start');
+		// A shell user (the CLI's session) is sent to commands where there is one.
+		expect(where('start', 'fx', 'cli')).toBe('key s in mcp-hangar tui, or mcp-hangar start fx');
+		expect(where('approve', 'fx', 'cli')).toBe('key u in mcp-hangar tui, or mcp-hangar approve fx');
+		expect(whereBrief('start', 'cli', 'fx')).toBe('key s, or mcp-hangar start fx');
 		const engine = ['provider.ts', 'supervisor.ts', 'router.ts', 'call-path.ts', 'tool-list.ts', 'provider-health.ts'].map(file =>
 			fs.readFileSync(path.join(root, 'source', 'core', 'engine', file), 'utf8'),
 		);

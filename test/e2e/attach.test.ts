@@ -63,7 +63,7 @@ async function fxDaemon(extra: Record<string, unknown> = {}): Promise<{dir: stri
 /** A client attached to a daemon that served one call and then stopped; held requests wait `callTimeoutSeconds`. */
 async function clientWhoseSupervisorStopped(callTimeoutSeconds: number): Promise<{dir: string; config: string; client: HangarHandle}> {
 	const {dir, config, daemon} = await fxDaemon({callTimeoutSeconds});
-	const client = await openHangar(config);
+	const client = await openHangar(config, {shared: true});
 	await client.client.callTool({name: 'fx__echo', arguments: {message: 'up'}});
 	await daemon.stop();
 	return {dir, config, client};
@@ -88,8 +88,8 @@ function watch(handle: HangarHandle): {listChanged: () => number; errors: string
 describe('mcp-hangar serve with --stdio clients attached', () => {
 	it('serves two clients from one supervisor: one upstream process, calls from both, the same live state', async () => {
 		const {dir, config, daemon} = await fxDaemon();
-		const a = await openHangar(config);
-		const b = await openHangar(config);
+		const a = await openHangar(config, {shared: true});
+		const b = await openHangar(config, {shared: true});
 		expect(a.stderr()).toContain(`attached to the supervisor at ${path.join(dir, 'state', 'hangar.sock')} (pid ${daemon.pid}, mcp-hangar serve)`);
 
 		const pidA = text(await a.client.callTool({name: 'fx__pid', arguments: {}}));
@@ -118,7 +118,7 @@ describe('mcp-hangar serve with --stdio clients attached', () => {
 	it('keeps a client\'s session through a supervisor restart: nothing lost, nothing answered twice, the bridge never exits', async () => {
 		const {config, daemon: started} = await fxDaemon();
 		let daemon = started;
-		const client = await openHangar(config);
+		const client = await openHangar(config, {shared: true});
 		const seen = watch(client);
 		const first = text(await client.client.callTool({name: 'fx__pid', arguments: {}}));
 
@@ -169,7 +169,7 @@ describe('mcp-hangar serve with --stdio clients attached', () => {
 
 	it('answers a call in flight when the supervisor is killed exactly once, with SupervisorUnavailable, and goes on after it is back', async () => {
 		const {config, daemon} = await fxDaemon();
-		const client = await openHangar(config);
+		const client = await openHangar(config, {shared: true});
 		const seen = watch(client);
 		await client.client.callTool({name: 'fx__echo', arguments: {message: 'warm'}});
 
@@ -241,7 +241,7 @@ describe('mcp-hangar serve with --stdio clients attached', () => {
 		const second = await runCli(['serve', '--config', config]);
 		expect(second.code).toBe(1);
 		expect(second.stderr).toContain(`the state dir ${stateDir} is already served by hangar pid ${first.pid} (mcp-hangar serve`);
-		const client = await openHangar(config);
+		const client = await openHangar(config, {shared: true});
 		expect(text(await client.client.callTool({name: 'fx__echo', arguments: {message: 'still'}}))).toBe('still');
 		await client.close();
 
@@ -251,7 +251,7 @@ describe('mcp-hangar serve with --stdio clients attached', () => {
 		expect(fs.existsSync(path.join(stateDir, 'endpoint.json'))).toBe(true);
 		const third = await startDaemon(config);
 		expect(third.stderr()).toContain(`replacing a stale endpoint in ${stateDir} (pid ${first.pid} is gone)`);
-		const after = await openHangar(config);
+		const after = await openHangar(config, {shared: true});
 		expect(text(await after.client.callTool({name: 'fx__echo', arguments: {message: 'new'}}))).toBe('new');
 		await after.close();
 		await third.stop();
@@ -262,8 +262,8 @@ describe('mcp-hangar serve with --stdio clients attached', () => {
 
 	it('runs the CLI through the live supervisor: status, call, quarantine and approve, seen by every client', async () => {
 		const {config, daemon} = await fxDaemon();
-		const a = await openHangar(config);
-		const b = await openHangar(config);
+		const a = await openHangar(config, {shared: true});
+		const b = await openHangar(config, {shared: true});
 		const seenA = watch(a);
 		const seenB = watch(b);
 		const upstream = text(await a.client.callTool({name: 'fx__pid', arguments: {}}));
@@ -331,7 +331,7 @@ describe('mcp-hangar serve with --stdio clients attached', () => {
 		await daemon.stop();
 	});
 
-	it('runs its own supervisor with --standalone, when none is listening, or when the one listening runs another config', async () => {
+	it('runs its own supervisor with --standalone, or when the one listening runs another config', async () => {
 		const dir = tempDir();
 		const config = writeConfig(dir, {fx: fixture('normal')}, fastHangar);
 		const alone = await openHangar(config);
@@ -342,8 +342,8 @@ describe('mcp-hangar serve with --stdio clients attached', () => {
 		await waitFor(() => processesWithTag(alone.tag).length === 0, 'the embedded hangar and its upstream to exit');
 
 		const daemon = await startDaemon(config);
-		const standalone = await openHangar(config, {args: ['--standalone']});
-		const attached = await openHangar(config);
+		const standalone = await openHangar(config);
+		const attached = await openHangar(config, {shared: true});
 		const standalonePid = text(await standalone.client.callTool({name: 'fx__pid', arguments: {}}));
 		const attachedPid = text(await attached.client.callTool({name: 'fx__pid', arguments: {}}));
 		expect(standalonePid).not.toBe(attachedPid);
@@ -355,7 +355,7 @@ describe('mcp-hangar serve with --stdio clients attached', () => {
 		// Another config that shares the state dir is not served by this supervisor: its clients and the CLI run on their own, and say why.
 		const other = path.join(dir, 'other.json');
 		fs.writeFileSync(other, JSON.stringify({hangar: {...fastHangar, stateDir: path.join(dir, 'state')}, mcpServers: {gx: fixture('normal')}}));
-		const elsewhere = await openHangar(other);
+		const elsewhere = await openHangar(other, {shared: true});
 		expect(elsewhere.stderr()).toContain(`not attaching to a supervisor: the supervisor on ${path.join(dir, 'state', 'hangar.sock')} (hangar pid ${daemon.pid}, mcp-hangar serve) runs ${config}, not ${other}`);
 		const gx = text(await elsewhere.client.callTool({name: 'gx__pid', arguments: {}}));
 		expect(processesWithTag(elsewhere.tag).map(String)).toContain(gx);

@@ -120,7 +120,7 @@ describe('server-everything\'s sampling, elicitation and roots tools through han
 		const file = config({everything: everything()});
 		const daemon = await startDaemon(file);
 		const {client} = capableClient('ada');
-		const hangar = await openHangar(file, {client});
+		const hangar = await openHangar(file, {client, shared: true});
 		expect(hangar.stderr()).toContain(`(pid ${daemon.pid}, mcp-hangar serve)`);
 		expect(await callTrio(client, 'everything__')).toEqual(expected);
 	});
@@ -141,10 +141,10 @@ describe('routing an upstream\'s requests between clients', () => {
 		await startDaemon(file);
 		const a = capableClient('a');
 		const b = capableClient('b');
-		await openHangar(file, {client: a.client});
-		await openHangar(file, {client: b.client});
+		await openHangar(file, {client: a.client, shared: true});
+		await openHangar(file, {client: b.client, shared: true});
 		// Opens the gates: a client that cannot answer, so its own call to fx does not compete with a's.
-		const opener = await openHangar(file);
+		const opener = await openHangar(file, {shared: true});
 
 		for (const kind of ['elicitation', 'sampling'] as const) {
 			const call = a.client.callTool({name: 'fx__ask', arguments: {kind, gate: kind}});
@@ -256,7 +256,7 @@ describe('logging', () => {
 		const quiet = capableClient('quiet');
 		const verbose = capableClient('verbose');
 		const silent = capableClient('silent');
-		for (const {client} of [quiet, verbose, silent]) await openHangar(file, {client});
+		for (const {client} of [quiet, verbose, silent]) await openHangar(file, {client, shared: true});
 		await quiet.client.setLoggingLevel('warning');
 		await verbose.client.setLoggingLevel('debug');
 		await waitFor(async () => structured(await silent.client.callTool({name: 'fx__logging-level', arguments: {}}))['level'] === 'debug', 'the upstream to be asked for debug');

@@ -52,9 +52,9 @@ function expectEveryStepBeforeItsResult(traces: Trace[]): void {
 	expect(complete).toBe(calls);
 }
 
-/** `mcp-hangar --stdio`, driven line by line. */
+/** `mcp-hangar --stdio --standalone`, driven line by line. */
 async function rawStdio(config: string) {
-	const child = spawn(process.execPath, [cliPath, '--stdio', '--config', config], {stdio: ['pipe', 'pipe', 'ignore']});
+	const child = spawn(process.execPath, [cliPath, '--stdio', '--standalone', '--config', config], {stdio: ['pipe', 'pipe', 'ignore']});
 	children.push(child);
 	const waiting = new Map<string | number, (message: Message) => void>();
 	const traces = new Map<string, Trace>();

@@ -46,7 +46,7 @@ class RawHangar {
 	private nextId = 100_000;
 
 	constructor(configFile: string) {
-		this.child = spawn(process.execPath, [cliPath, '--stdio', '--config', configFile], {
+		this.child = spawn(process.execPath, [cliPath, '--stdio', '--standalone', '--config', configFile], {
 			env: {...process.env, HANGAR_TEST_TAG: this.tag},
 			stdio: ['pipe', 'pipe', 'pipe'],
 		});

@@ -201,7 +201,7 @@ describe('mcp-hangar tui in a terminal', () => {
 		await tui.waitForScreen(s => cell(s, 'fx', 'state') === 'cold' && s.includes('clients 0'), 'the TUI up, fx cold, no client');
 
 		// What an MCP client launches: with the TUI running, it attaches to the TUI's supervisor.
-		const {client} = await openHangar(config, {tag, clientInfo: {name: 'e2e-client', version: '3.1.4'}});
+		const {client} = await openHangar(config, {tag, shared: true, clientInfo: {name: 'e2e-client', version: '3.1.4'}});
 		for (const message of ['one', 'two']) {
 			expect(await client.callTool({name: 'fx__echo', arguments: {message}})).toMatchObject({content: [{type: 'text', text: message}]});
 		}

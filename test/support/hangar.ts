@@ -92,6 +92,13 @@ export async function runCli(args: string[]): Promise<CliRun> {
 export type HangarOptions = {
 	/** Added after `--stdio --config FILE`. */
 	args?: string[];
+	/**
+	 * Through the shared supervisor, as `--stdio` runs by default: attach to
+	 * the one running the config, or start one. Otherwise (the default here)
+	 * `--standalone`: a supervisor for this client alone, in its own process,
+	 * which is what most tests look at.
+	 */
+	shared?: boolean;
 	/** Its HANGAR_TEST_TAG (default: a new one), e.g. a TUI's, to count it among that TUI's processes. */
 	tag?: string;
 	/** What the client calls itself in initialize (default: hangar-test 1.0.0). */
@@ -105,7 +112,7 @@ export async function startHangar(configFile: string, options: HangarOptions & {
 	const tag = options.tag ?? randomUUID();
 	const transport = new StdioClientTransport({
 		command: process.execPath,
-		args: [cliPath, '--stdio', '--config', configFile, ...(options.args ?? [])],
+		args: [cliPath, '--stdio', '--config', configFile, ...(options.shared === true ? [] : ['--standalone']), ...(options.args ?? [])],
 		env: {...(process.env as Record<string, string>), HANGAR_TEST_TAG: tag},
 		stderr: 'pipe',
 	});
@@ -219,14 +226,15 @@ export type SpawnedHangar = {
 };
 
 /**
- * Spawns `mcp-hangar --stdio` with node's child_process (so a test can signal
- * it and read its exit code) and connects an SDK client over its pipes.
+ * Spawns `mcp-hangar --stdio --standalone` with node's child_process (so a
+ * test can signal it and read its exit code) and connects an SDK client over
+ * its pipes.
  */
 export async function spawnHangar(configFile: string, env: Record<string, string> = {}): Promise<SpawnedHangar> {
 	const {spawn} = await import('node:child_process');
 	const {LineTransport} = await import('../../source/core/wire/line-transport.js');
 	const tag = randomUUID();
-	const child = spawn(process.execPath, [cliPath, '--stdio', '--config', configFile], {
+	const child = spawn(process.execPath, [cliPath, '--stdio', '--standalone', '--config', configFile], {
 		env: {...process.env, ...env, HANGAR_TEST_TAG: tag},
 		stdio: ['pipe', 'pipe', 'pipe'],
 	});

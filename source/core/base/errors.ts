@@ -43,6 +43,21 @@ export const JsonRpcCode = {
 	InternalError: -32_603,
 } as const;
 
+/**
+ * Who reads an error: an MCP client (a model, and the person who may have the
+ * TUI open), or a person at a shell running `mcp-hangar` commands. A hint
+ * that sends the reader somewhere names what that reader has: a management
+ * tool for a client, a command for a shell (and the TUI key for both).
+ */
+export type Audience = 'mcp' | 'cli';
+
+/** A hint, fixed or worded per audience. */
+export type Hint = string | ((audience: Audience) => string);
+
+export function hintFor(hint: Hint | undefined, audience: Audience): string | undefined {
+	return typeof hint === 'function' ? hint(audience) : hint;
+}
+
 export type HangarErrorOptions = {
 	code: ErrorCodeName;
 	upstream?: string | undefined;
@@ -50,7 +65,7 @@ export type HangarErrorOptions = {
 	/** What happened, as a sentence fragment without the upstream name. */
 	message: string;
 	/** What to do next. */
-	hint?: string | undefined;
+	hint?: Hint | undefined;
 	/** Extra machine-readable facts (exit code, next retry time, ...). */
 	details?: Record<string, unknown> | undefined;
 	cause?: unknown;
@@ -61,7 +76,9 @@ export class HangarError extends Error {
 	readonly code: number;
 	readonly upstream: string | undefined;
 	readonly operation: string;
+	/** What to do next, worded for MCP clients (see `hintFor`). */
 	readonly hint: string | undefined;
+	private readonly hints: Hint | undefined;
 	/** The message without the hint: who, what and what happened (a screen may show the hint apart). */
 	readonly sentence: string;
 	readonly details: Record<string, unknown>;
@@ -69,24 +86,37 @@ export class HangarError extends Error {
 	constructor(options: HangarErrorOptions) {
 		const subject = options.upstream === undefined ? '' : `upstream "${options.upstream}": `;
 		const sentence = `${subject}${options.operation} failed: ${options.message}.`;
-		super(options.hint === undefined ? sentence : `${sentence} ${options.hint}`, {cause: options.cause});
+		const hint = hintFor(options.hint, 'mcp');
+		super(hint === undefined ? sentence : `${sentence} ${hint}`, {cause: options.cause});
 		this.sentence = sentence;
+		this.hints = options.hint;
 		this.name = 'HangarError';
 		this.codeName = options.code;
 		this.code = ErrorCode[options.code];
 		this.upstream = options.upstream;
 		this.operation = options.operation;
-		this.hint = options.hint;
+		this.hint = hint;
 		this.details = options.details ?? {};
 	}
 
-	/** The `data` member of a JSON-RPC error built from this error. */
-	toData(): Record<string, unknown> {
+	/** The hint worded for `audience`. */
+	hintFor(audience: Audience): string | undefined {
+		return hintFor(this.hints, audience);
+	}
+
+	/** The whole message, its hint worded for `audience`. */
+	messageFor(audience: Audience): string {
+		const hint = this.hintFor(audience);
+		return hint === undefined ? this.sentence : `${this.sentence} ${hint}`;
+	}
+
+	/** The `data` member of a JSON-RPC error built from this error, its hint worded for `audience`. */
+	toData(audience: Audience = 'mcp'): Record<string, unknown> {
 		return {
 			error: this.codeName,
 			upstream: this.upstream,
 			operation: this.operation,
-			hint: this.hint,
+			hint: this.hintFor(audience),
 			...this.details,
 		};
 	}

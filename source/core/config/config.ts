@@ -120,6 +120,7 @@ const hangarSchema = z.strictObject({
 	exposure: z.enum(['direct', 'search'], {error: 'expected "direct" (every tool listed) or "search" (only the hangar_* tools; find tools with hangar_find_tools)'}).optional(),
 	httpCallTimeoutSeconds: positiveSeconds('httpCallTimeoutSeconds').optional(),
 	httpSessionIdleSeconds: positiveSeconds('httpSessionIdleSeconds').optional(),
+	lingerSeconds: seconds('lingerSeconds').optional(),
 });
 
 const fileSchema = z.strictObject({
@@ -173,6 +174,8 @@ export type HangarSettings = {
 	httpCallTimeoutMs: number;
 	/** `serve --http`: an HTTP session with no request open for this long is closed. */
 	httpSessionIdleMs: number;
+	/** A supervisor a client's `--stdio` started (`serve --linger`) exits once no client has been attached for this long. */
+	lingerMs: number;
 };
 
 export type HangarConfig = {
@@ -201,6 +204,7 @@ export const defaults = {
 	exposure: 'direct',
 	httpCallTimeoutSeconds: 25,
 	httpSessionIdleSeconds: 600,
+	lingerSeconds: 300,
 } as const;
 
 export type ConfigIssue = {path: string; message: string};
@@ -311,6 +315,7 @@ export function parseConfig(raw: unknown, file: string, options: {stateDir?: str
 		exposure: h.exposure ?? defaults.exposure,
 		httpCallTimeoutMs: ms(h.httpCallTimeoutSeconds ?? defaults.httpCallTimeoutSeconds),
 		httpSessionIdleMs: ms(h.httpSessionIdleSeconds ?? defaults.httpSessionIdleSeconds),
+		lingerMs: ms(h.lingerSeconds ?? defaults.lingerSeconds),
 	};
 
 	const variables: Record<string, string | undefined> = {
@@ -387,16 +392,21 @@ export function loadConfig(file: string, options: {stateDir?: string | undefined
 		]);
 	}
 
+	return parseConfigText(text, absolute, options);
+}
+
+/** Validates the text of a config file read from `file` (a reload reads it itself, to know which text it applied). */
+export function parseConfigText(text: string, file: string, options: {stateDir?: string | undefined} = {}): HangarConfig {
 	// Editors on Windows may start the file with a byte order mark, which JSON.parse refuses.
 	if (text.startsWith('\uFEFF')) text = text.slice(1);
 	let raw: unknown;
 	try {
 		raw = JSON.parse(text);
 	} catch (error) {
-		throw new ConfigError(absolute, [{path: '$', message: `not valid JSON: ${describeJsonError(text, error as Error)}`}]);
+		throw new ConfigError(file, [{path: '$', message: `not valid JSON: ${describeJsonError(text, error as Error)}`}]);
 	}
 
-	return parseConfig(raw, absolute, options);
+	return parseConfig(raw, file, options);
 }
 
 /** JSON.parse's message, with the line and column when it gives a position (it only gives an offset). */
@@ -408,6 +418,23 @@ function describeJsonError(text: string, error: Error): string {
 	const line = before.split('\n').length;
 	const column = position - before.lastIndexOf('\n');
 	return `${error.message} (line ${line}, column ${column})`;
+}
+
+/**
+ * Where a config file's state dir is, read as leniently as possible: from
+ * `--state-dir`, else the file's `hangar.stateDir` if the file is JSON at
+ * all, else the default. For a file that does not validate, so the CLI can
+ * still reach the supervisor that runs its previous version.
+ */
+export function stateDirOf(file: string, options: {stateDir?: string | undefined} = {}): string {
+	if (options.stateDir !== undefined) return path.resolve(options.stateDir);
+	const absolute = path.resolve(file);
+	try {
+		const raw = JSON.parse(fs.readFileSync(absolute, 'utf8').replace(/^\uFEFF/, '')) as {hangar?: {stateDir?: unknown}};
+		if (typeof raw.hangar?.stateDir === 'string') return path.resolve(path.dirname(absolute), raw.hangar.stateDir);
+	} catch {}
+
+	return defaultStateDir();
 }
 
 /** The config file to use: the explicit one, else ./mcp-hangar.json, else the user config dir. */

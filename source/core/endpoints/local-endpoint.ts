@@ -27,7 +27,7 @@ import {LineTransport} from '../wire/line-transport.js';
 import {drainingNotification} from '../wire/protocol.js';
 import {connectSocket, maxSocketPathBytes, ownerFile, readOwner, socketPath, type EndpointOwner} from './socket-client.js';
 import type {Logger} from '../base/logger.js';
-import {isAlive} from '../upstream/process-registry.js';
+import {isAlive} from '../base/process-alive.js';
 import {settleWithin} from '../base/settle.js';
 import type {Supervisor} from '../engine/supervisor.js';
 
@@ -84,9 +84,13 @@ export type LocalEndpointOptions = {
 	supervisor: Supervisor;
 	logger: Logger;
 	kind: EndpointOwner['kind'];
+	/** Recorded in endpoint.json (see EndpointOwner). */
+	linger?: boolean;
 	/** How long a closing endpoint waits for its connections to finish their requests (default 5 s). */
 	drainMs?: number;
 };
+
+export type ClaimOptions = {configPath: string; kind: EndpointOwner['kind']; logger: Logger; linger?: boolean | undefined};
 
 export class LocalEndpoint {
 	private readonly sessions = new Set<{session: GatewaySession; socket: net.Socket}>();
@@ -114,7 +118,7 @@ export class LocalEndpoint {
 			throw new Error(`the socket path ${where} is longer than a Unix socket allows (${maxSocketPathBytes} bytes); use a shorter --state-dir`);
 		}
 
-		await LocalEndpoint.takeOwnership(stateDir, where, options);
+		await LocalEndpoint.takeOwnership(stateDir, where, {configPath: supervisor.config.path, kind: options.kind, logger, linger: options.linger});
 		const server = net.createServer({allowHalfOpen: true});
 		try {
 			// Owner-only from the first instant: the socket is created under this umask.
@@ -138,13 +142,31 @@ export class LocalEndpoint {
 	}
 
 	/**
+	 * Takes the endpoint for this process before anything else starts (the
+	 * state store, the upstreams): of two hangars started at once for one
+	 * state dir, the one that loses here has touched nothing and exits.
+	 * Throws EndpointBusyError; `listen` takes it again (a no-op when held).
+	 */
+	static async claim(stateDir: string, options: ClaimOptions): Promise<void> {
+		secureDir(stateDir, options.logger);
+		await LocalEndpoint.takeOwnership(stateDir, socketPath(stateDir), options);
+	}
+
+	/**
 	 * Creates endpoint.json exclusively. An existing one is honoured while its
 	 * pid lives and its socket answers (or it is only seconds old: the owner
 	 * may still be starting); otherwise the dead owner's files are removed.
 	 */
-	private static async takeOwnership(stateDir: string, where: string, options: LocalEndpointOptions): Promise<void> {
+	private static async takeOwnership(stateDir: string, where: string, options: ClaimOptions): Promise<void> {
 		const file = ownerFile(stateDir);
-		const owner: EndpointOwner = {pid: process.pid, kind: options.kind, startedAt: new Date().toISOString(), config: options.supervisor.config.path, socket: where};
+		const owner: EndpointOwner = {
+			pid: process.pid,
+			kind: options.kind,
+			startedAt: new Date().toISOString(),
+			config: options.configPath,
+			socket: where,
+			...(options.linger === true ? {linger: true} : {}),
+		};
 		for (let attempt = 0; attempt < 5; attempt++) {
 			try {
 				fs.writeFileSync(file, `${JSON.stringify(owner, null, 2)}\n`, {flag: 'wx', mode: 0o600});

@@ -4,6 +4,10 @@
  * (stdin EOF, SIGINT, SIGTERM, SIGHUP, an internal error) every upstream is
  * stopped in order before it exits. The synchronous `exit` hook is the last
  * resort that SIGKILLs any process group still alive.
+ *
+ * SIGHUP means "the terminal went away" for `--stdio` and the TUI, which
+ * exit; `serve` has no terminal to lose (a client's daemon runs in its own
+ * session), so there it means what it means for daemons: reload the config.
  */
 import {loadConfig, type HangarConfig} from '../config/config.js';
 import {GatewaySession} from '../gateway/session.js';
@@ -16,10 +20,15 @@ import {killAllProcessGroupsSync} from '../upstream/process-registry.js';
 import {StateStore} from '../engine/state-store.js';
 import {Supervisor} from '../engine/supervisor.js';
 
-export async function createSupervisor(config: HangarConfig, logger: Logger, options: {readOnly?: boolean} = {}): Promise<Supervisor> {
-	const store = await StateStore.open(config.hangar.stateDir, logger.child('state'), undefined, options);
+export async function createSupervisor(
+	config: HangarConfig,
+	logger: Logger,
+	options: {readOnly?: boolean | undefined; stateDir?: string | undefined} = {},
+): Promise<Supervisor> {
+	const store = await StateStore.open(config.hangar.stateDir, logger.child('state'), undefined, {readOnly: options.readOnly});
 	for (const problem of store.problems) logger.warn(problem);
-	return new Supervisor(config, store, logger);
+	// A reload reads the file as it was read at start: --state-dir still overrides the file's stateDir.
+	return new Supervisor(config, store, logger, {loadOptions: {stateDir: options.stateDir}});
 }
 
 export type ExitController = {
@@ -29,8 +38,13 @@ export type ExitController = {
 	beforeShutdown: (hook: () => Promise<void>) => void;
 };
 
-/** Installs signal, error and exit hooks that stop `supervisor` before the process exits. */
-export function installExitHandlers(supervisor: Supervisor, logger: Logger, forceAfterMs: number): ExitController {
+/** Installs signal, error and exit hooks that stop `supervisor` before the process exits (`signals`: those that mean exit). */
+export function installExitHandlers(
+	supervisor: Supervisor,
+	logger: Logger,
+	forceAfterMs: number,
+	signals: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'],
+): ExitController {
 	let exiting: Promise<never> | undefined;
 	const hooks: Array<() => Promise<void>> = [];
 
@@ -62,7 +76,7 @@ export function installExitHandlers(supervisor: Supervisor, logger: Logger, forc
 		return exiting;
 	};
 
-	for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+	for (const signal of signals) {
 		process.on(signal, () => {
 			if (exiting !== undefined) {
 				// A second signal while stopping: stop waiting.
@@ -91,9 +105,10 @@ export function installExitHandlers(supervisor: Supervisor, logger: Logger, forc
  * `mcp-hangar --stdio` with no supervisor to attach to (or `--standalone`):
  * one gateway session on stdin/stdout with an embedded supervisor behind it.
  * stdio.ts decides; this part loads the engine, so it is imported only then.
+ * `stateDir`: the --state-dir given, which a reload keeps over the file's.
  */
-export async function serveStandalone(config: HangarConfig, logger: Logger): Promise<void> {
-	const supervisor = await createSupervisor(config, logger);
+export async function serveStandalone(config: HangarConfig, logger: Logger, stateDir?: string): Promise<void> {
+	const supervisor = await createSupervisor(config, logger, {stateDir});
 	const grace = config.hangar.stopGraceMs;
 	const controller = installExitHandlers(supervisor, logger, grace * 2 + 8000);
 
@@ -103,6 +118,7 @@ export async function serveStandalone(config: HangarConfig, logger: Logger): Pro
 		void controller.exit('stdin closed', 0);
 	});
 	await session.start();
+	supervisor.watchConfig();
 	void supervisor.launch();
 	logger.info(`serving MCP on stdio with ${config.servers.length} upstreams`, {config: config.path, stateDir: config.hangar.stateDir});
 }
@@ -113,6 +129,8 @@ export type ServeOptions = {
 	logger: Logger;
 	/** `--http`: also serve MCP over Streamable HTTP (see resolveHttpOptions). */
 	http?: HttpListenOptions | undefined;
+	/** `--linger`: exit once no client has been attached for hangar.lingerSeconds (what `--stdio` starts). */
+	linger?: boolean | undefined;
 };
 
 /**
@@ -134,7 +152,13 @@ export type OwnedSupervisor = {supervisor: Supervisor; controller: ExitControlle
  * local socket and, with `http`, over HTTP; both are drained at exit before
  * any upstream stops.
  */
-export async function startOwner(config: HangarConfig, logger: Logger, kind: EndpointOwner['kind'], http: HttpListenOptions | undefined): Promise<OwnedSupervisor> {
+export async function startOwner(
+	config: HangarConfig,
+	logger: Logger,
+	kind: EndpointOwner['kind'],
+	http: HttpListenOptions | undefined,
+	options: {stateDir?: string | undefined; linger?: boolean | undefined} = {},
+): Promise<OwnedSupervisor> {
 	const refuse = (message: string): void => {
 		process.stderr.write(`mcp-hangar ${kind}: ${message}\n`);
 	};
@@ -145,10 +169,20 @@ export async function startOwner(config: HangarConfig, logger: Logger, kind: End
 		process.exit(1);
 	}
 
-	const supervisor = await createSupervisor(config, logger);
-	const controller = installExitHandlers(supervisor, logger, config.hangar.stopGraceMs * 2 + 8000);
 	try {
-		const endpoint = await LocalEndpoint.listen({supervisor, logger, kind});
+		// Before the state store opens: of two owners started at once, the loser must not take its lock.
+		await LocalEndpoint.claim(config.hangar.stateDir, {configPath: config.path, kind, logger, linger: options.linger});
+	} catch (error) {
+		refuse((error as Error).message);
+		process.exit(1);
+	}
+
+	const supervisor = await createSupervisor(config, logger, {stateDir: options.stateDir});
+	// serve: SIGHUP reloads the config (see the module comment).
+	const controller = installExitHandlers(supervisor, logger, config.hangar.stopGraceMs * 2 + 8000, kind === 'serve' ? ['SIGINT', 'SIGTERM'] : undefined);
+	supervisor.watchConfig();
+	try {
+		const endpoint = await LocalEndpoint.listen({supervisor, logger, kind, linger: options.linger});
 		controller.beforeShutdown(async () => endpoint.close());
 		return {supervisor, controller, endpoint, http: http === undefined ? undefined : await listenHttp(supervisor, logger, http, controller)};
 	} catch (error) {
@@ -161,11 +195,48 @@ export async function startOwner(config: HangarConfig, logger: Logger, kind: End
 export async function serveDaemon(options: ServeOptions): Promise<void> {
 	const {logger} = options;
 	const config = loadConfig(options.configPath, {stateDir: options.stateDir});
-	const {supervisor, endpoint, http} = await startOwner(config, logger, 'serve', options.http);
+	const {supervisor, endpoint, http, controller} = await startOwner(config, logger, 'serve', options.http, {stateDir: options.stateDir, linger: options.linger});
+	process.on('SIGHUP', () => {
+		void supervisor.reload('SIGHUP');
+	});
+	if (options.linger === true) lingerWhileIdle(supervisor, controller, logger);
 	if (!supervisor.store.isWriter) {
 		logger.warn(`hangar pid ${supervisor.store.writerPid ?? '?'} holds the state lock of ${config.hangar.stateDir}: quarantines and approvals made here are not saved`);
 	}
 
 	void supervisor.launch();
 	logger.info(`serving ${config.servers.length} upstreams to MCP clients on ${endpoint.path}${http === undefined ? '' : ` and ${http.url}`}`, {config: config.path, stateDir: config.hangar.stateDir});
+}
+
+/** A daemon's first client may take a while to connect on a busy machine: it is not given up on sooner than this. */
+const firstClientGraceMs = 30_000;
+
+/**
+ * `serve --linger`: exits once no client (a `--stdio` bridge, the CLI, an
+ * attached TUI, an HTTP session: every session counts itself in
+ * `supervisor.clients`) has been attached for hangar.lingerSeconds, read
+ * when the wait begins, so a reload changes the next one. The upstreams
+ * stop with it, in order, as at any exit.
+ */
+function lingerWhileIdle(supervisor: Supervisor, controller: ExitController, logger: Logger): void {
+	let timer: NodeJS.Timeout | undefined;
+	const arm = (ms: number): void => {
+		timer = setTimeout(() => {
+			timer = undefined;
+			if (supervisor.clients.size > 0) return;
+			void controller.exit(`no client attached for ${Math.round(ms / 100) / 10} s (hangar.lingerSeconds)`, 0);
+		}, ms);
+	};
+
+	supervisor.clients.on('changed', () => {
+		if (supervisor.clients.size > 0) {
+			clearTimeout(timer);
+			timer = undefined;
+		} else if (timer === undefined) {
+			const ms = supervisor.config.hangar.lingerMs;
+			logger.info(`no client attached: exiting in ${Math.round(ms / 100) / 10} s unless one attaches (hangar.lingerSeconds)`);
+			arm(ms);
+		}
+	});
+	arm(Math.max(supervisor.config.hangar.lingerMs, firstClientGraceMs));
 }

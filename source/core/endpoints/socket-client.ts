@@ -24,7 +24,15 @@ export function socketPath(stateDir: string): string {
 }
 
 /** Who owns the endpoint: written to STATE_DIR/endpoint.json while it listens. */
-export type EndpointOwner = {pid: number; kind: 'tui' | 'serve'; startedAt: string; config: string; socket: string};
+export type EndpointOwner = {
+	pid: number;
+	kind: 'tui' | 'serve';
+	startedAt: string;
+	config: string;
+	socket: string;
+	/** `serve --linger` (what `--stdio` starts): it exits once no client is attached, and a bridge that loses it starts another. */
+	linger?: boolean;
+};
 
 export function ownerFile(stateDir: string): string {
 	return path.join(stateDir, 'endpoint.json');

@@ -14,8 +14,9 @@ import net from 'node:net';
 import {Client} from '@modelcontextprotocol/sdk/client/index.js';
 import {McpError, type CallToolResult} from '@modelcontextprotocol/sdk/types.js';
 import {z} from 'zod';
+import type {ConfigAnswer, LogPage} from '../gateway/session.js';
 import {LineTransport} from '../wire/line-transport.js';
-import {commandMethod, implementationInfo, maxListLimit} from '../wire/protocol.js';
+import {cliClientName, commandMethod, configMethod, implementationInfo, logsMethod, maxListLimit} from '../wire/protocol.js';
 import type {HangarConfig} from '../config/config.js';
 import {attachToSupervisor, type EndpointOwner} from './socket-client.js';
 import type {StatusEntry} from '../engine/views.js';
@@ -23,6 +24,12 @@ import type {StatusPage} from '../gateway/management-tools.js';
 import type {Command} from '../engine/supervisor.js';
 
 const commandResult = z.object({message: z.string()});
+// The supervisor's own answers: checked for shape only, as they come from the same build.
+const configResult = z.looseObject({config: z.looseObject({path: z.string()}), reload: z.unknown()});
+const logsResult = z.looseObject({server: z.string(), lines: z.array(z.unknown()), next: z.number(), gap: z.boolean()});
+
+export {cliClientName};
+export type {ConfigAnswer, LogPage};
 
 /** A JSON-RPC error from the supervisor, with its message (which names the fix). */
 export class SupervisorCallError extends Error {
@@ -50,7 +57,7 @@ export class SupervisorClient {
 	 * same config file); undefined, with `onSkip` told why when it matters,
 	 * when there is none to use.
 	 */
-	static async connect(config: HangarConfig, clientName: string, onSkip: (why: string) => void): Promise<SupervisorClient | undefined> {
+	static async connect(config: Pick<HangarConfig, 'path'> & {hangar: Pick<HangarConfig['hangar'], 'stateDir'>}, clientName: string, onSkip: (why: string) => void): Promise<SupervisorClient | undefined> {
 		const attachment = await attachToSupervisor(config, 2000);
 		if (attachment.socket === undefined) {
 			if (attachment.permanent) onSkip(attachment.why);
@@ -104,6 +111,15 @@ export class SupervisorClient {
 		}
 	}
 
+	/** The config's state (read again from disk for drift), after a reload when `reload` says so. */
+	async config(reload?: {via: string}): Promise<ConfigAnswer> {
+		try {
+			return (await this.client.request({method: configMethod, params: reload === undefined ? {} : {reload: true, via: reload.via}}, configResult)) as ConfigAnswer;
+		} catch (error) {
+			throw toError(error);
+		}
+	}
+
 	/** Tells `listener` each notification the supervisor sends (hangar's private ones: the SDK handles none of them). */
 	onNotification(listener: (method: string) => void): void {
 		this.client.fallbackNotificationHandler = async notification => listener(notification.method);
@@ -112,6 +128,15 @@ export class SupervisorClient {
 	/** Tells `listener` once when the connection is gone, whichever side ended it. */
 	onClose(listener: () => void): void {
 		this.client.onclose = listener;
+	}
+
+	/** An upstream's log lines numbered from `after`; with `wait`, the answer waits for a line when there is none yet. */
+	async logs(server: string, after: number, wait: boolean): Promise<LogPage> {
+		try {
+			return (await this.client.request({method: logsMethod, params: {server, after, wait}}, logsResult, {timeout: 60_000})) as LogPage;
+		} catch (error) {
+			throw toError(error);
+		}
 	}
 
 	async close(): Promise<void> {

@@ -12,7 +12,7 @@
  *   cancel, a crash, the upstream's own error, or a transport failure, and
  *   whether it counts against the breaker.
  */
-import {HangarError, errorMessage} from '../base/errors.js';
+import {HangarError, errorMessage, type Hint} from '../base/errors.js';
 import type {Logger} from '../base/logger.js';
 import type {ServerConfig} from '../config/config.js';
 import type {LogBuffer} from '../upstream/log-buffer.js';
@@ -102,7 +102,7 @@ export type UpstreamFacts = {
 	lastExit: ExitInfo | undefined;
 	stderrTail: () => string[];
 	/** What to do about a crash, and when it restarts. */
-	crashHint: () => string;
+	crashHint: () => Hint;
 	nextRetryAt: number | undefined;
 };
 

@@ -405,7 +405,7 @@ export class Provider extends EventEmitter<{
 			connectionOpen: this.connection?.isOpen ?? false,
 			lastExit: this.lastExit,
 			stderrTail: () => this.log.tail(5, 'stderr').map(line => line.text),
-			crashHint: () => restartHint(this.state, this.restartAt),
+			crashHint: () => restartHint(this.state, this.restartAt, this.name),
 			nextRetryAt: this.nextRetryAt(),
 		};
 	}

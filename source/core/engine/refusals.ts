@@ -11,11 +11,11 @@
  * a key or tool that does not exist: a drift test checks the table against
  * the TUI's keymap, the management tools and the CLI's commands.
  */
-import {HangarError, JsonRpcError, JsonRpcCode} from '../base/errors.js';
+import {HangarError, JsonRpcError, JsonRpcCode, type Audience, type Hint} from '../base/errors.js';
 import type {ClientCapability} from '../upstream/client-side.js';
 
 /** The actions a hint may send a person to, and where each can be done. */
-export type SurfaceAction = 'start' | 'approve' | 'details' | 'logs';
+export type SurfaceAction = 'start' | 'stop' | 'restart' | 'quarantine' | 'approve' | 'details' | 'logs';
 
 export type Surfaces = {
 	/** The TUI key and the keymap command it runs (source/components/keymap.ts). */
@@ -27,27 +27,41 @@ export type Surfaces = {
 };
 
 export const surfaces: Readonly<Record<SurfaceAction, Surfaces>> = {
-	start: {key: {label: 's', command: 'start'}, tool: 'hangar_start'},
+	start: {key: {label: 's', command: 'start'}, tool: 'hangar_start', cli: 'start'},
+	stop: {key: {label: 'x', command: 'stop'}, tool: 'hangar_stop', cli: 'stop'},
+	restart: {key: {label: 'r', command: 'restart'}, tool: 'hangar_restart', cli: 'restart'},
+	quarantine: {key: {label: 'u', command: 'quarantine'}, tool: 'hangar_quarantine', cli: 'quarantine'},
 	approve: {key: {label: 'u', command: 'quarantine'}, cli: 'approve'},
 	details: {key: {label: 'Enter', command: 'details'}, tool: 'hangar_details'},
-	logs: {key: {label: 'l', command: 'logs'}, tool: 'hangar_details'},
+	logs: {key: {label: 'l', command: 'logs'}, tool: 'hangar_details', cli: 'logs'},
 };
 
 function tui(action: SurfaceAction): string {
 	return `key ${surfaces[action].key!.label} in mcp-hangar tui`;
 }
 
-/** Where a person does `action` on upstream `server`, as a phrase: "key s in mcp-hangar tui, or the hangar_start tool {...}". */
-export function where(action: SurfaceAction, server: string): string {
+/**
+ * Which of an action's surfaces the reader has besides the TUI: a client the
+ * tool (the CLI when there is none: approve is never offered over MCP), a
+ * shell the command (the tool when there is none).
+ */
+function other(action: SurfaceAction, audience: Audience): {kind: 'tool'; name: string} | {kind: 'cli'; name: string} {
 	const {tool, cli} = surfaces[action];
-	if (cli !== undefined) return `${tui(action)}, or mcp-hangar ${cli} ${server}`;
-	return `${tui(action)}, or the ${tool!} tool {"server": "${server}"}`;
+	const preferCli = audience === 'cli' ? cli !== undefined : tool === undefined;
+	return preferCli ? {kind: 'cli', name: cli!} : {kind: 'tool', name: tool!};
 }
 
-/** The same, in brief: "key s, or hangar_start". */
-export function whereBrief(action: SurfaceAction): string {
-	const {key, tool, cli} = surfaces[action];
-	return `key ${key!.label}, or ${tool ?? `mcp-hangar ${cli!}`}`;
+/** Where a person does `action` on upstream `server`, as a phrase: "key s in mcp-hangar tui, or the hangar_start tool {...}" (a shell: "or mcp-hangar start fx"). */
+export function where(action: SurfaceAction, server: string, audience: Audience = 'mcp'): string {
+	const surface = other(action, audience);
+	if (surface.kind === 'cli') return `${tui(action)}, or mcp-hangar ${surface.name} ${server}`;
+	return `${tui(action)}, or the ${surface.name} tool {"server": "${server}"}`;
+}
+
+/** The same, in brief: "key s, or hangar_start" (a shell: "key s, or mcp-hangar start fx"). */
+export function whereBrief(action: SurfaceAction, audience: Audience = 'mcp', server = 'SERVER'): string {
+	const surface = other(action, audience);
+	return `key ${surfaces[action].key!.label}, or ${surface.kind === 'tool' ? surface.name : `mcp-hangar ${surface.name} ${server}`}`;
 }
 
 /** "N.N s" for a duration in ms. */
@@ -63,9 +77,15 @@ const removeDisabled = 'Remove "disabled": true from its entry in the config and
 const removeQuarantined = 'Remove "quarantined": true from its entry in the config and restart hangar';
 
 /** What to do about a crashed or dead upstream, given when (if ever) it restarts by itself. */
-export function restartHint(state: string, restartAt: number | undefined): string {
+export function restartHint(state: string, restartAt: number | undefined, upstream = 'SERVER'): Hint {
 	if (state === 'dead' && restartAt !== undefined) return `It restarts automatically in ${inAbout(restartAt)}; retry after that.`;
-	if (state === 'dead') return `Its restart budget is spent: fix the cause (see its stderr: ${surfaces.logs.tool!}, or ${tui('logs')}), then start it again (${whereBrief('start')}).`;
+	if (state === 'dead') {
+		return audience => {
+			const logs = audience === 'cli' ? `mcp-hangar logs ${upstream}` : surfaces.logs.tool!;
+			return `Its restart budget is spent: fix the cause (see its stderr: ${logs}, or ${tui('logs')}), then start it again (${whereBrief('start', audience, upstream)}).`;
+		};
+	}
+
 	return 'Retry the call; hangar restarts crashed upstreams automatically.';
 }
 
@@ -97,7 +117,7 @@ export function unavailable(upstream: string, operation: string, why: Unavailabl
 				upstream,
 				operation,
 				message: `the upstream is dead: ${why.reason}`,
-				hint: restartHint('dead', why.restartAt),
+				hint: restartHint('dead', why.restartAt, upstream),
 				details: {state: 'dead', nextRetryAt: why.restartAt},
 			});
 		}
@@ -108,7 +128,7 @@ export function unavailable(upstream: string, operation: string, why: Unavailabl
 				upstream,
 				operation,
 				message: `the upstream is stopped (${why.reason}) and does not start on demand`,
-				hint: `Start it again: ${where('start', upstream)}.`,
+				hint: audience => `Start it again: ${where('start', upstream, audience)}.`,
 				details: {state: 'stopped'},
 			});
 		}
@@ -119,7 +139,7 @@ export function unavailable(upstream: string, operation: string, why: Unavailabl
 				upstream,
 				operation,
 				message: `the upstream is quarantined (${why.reason}) and its calls are refused`,
-				hint: why.byConfig ? `${removeQuarantined} once you trust it.` : `A person lifts it once they trust it: ${where('approve', upstream)}.`,
+				hint: why.byConfig ? `${removeQuarantined} once you trust it.` : audience => `A person lifts it once they trust it: ${where('approve', upstream, audience)}.`,
 				details: {state: 'quarantined'},
 			});
 		}
@@ -144,7 +164,7 @@ export function notStartable(upstream: string, state: 'quarantined' | 'disabled'
 		upstream,
 		operation: 'start',
 		message: `the upstream is ${state}`,
-		hint: state === 'quarantined' ? `A person lifts the quarantine first: ${where('approve', upstream)}.` : removeDisabled,
+		hint: state === 'quarantined' ? audience => `A person lifts the quarantine first: ${where('approve', upstream, audience)}.` : removeDisabled,
 	});
 }
 
@@ -166,7 +186,7 @@ export function pointlessCommand(upstream: string, action: 'stop' | 'quarantine'
 		: new HangarError({code: 'UpstreamUnavailable', upstream, operation: 'quarantine', message: 'it is disabled in the config', hint: 'A disabled upstream never runs; nothing to quarantine.'});
 }
 
-export function shuttingDown(upstream: string, operation: string): HangarError {
+export function shuttingDown(upstream: string | undefined, operation: string): HangarError {
 	return new HangarError({code: 'ShuttingDown', upstream, operation, message: 'hangar is shutting down', hint: 'Retry once hangar is running again.'});
 }
 
@@ -237,7 +257,7 @@ export function callCancelled(upstream: string, tool: string): HangarError {
 	return new HangarError({code: 'UpstreamError', upstream, operation: `tools/call "${tool}"`, message: 'cancelled by the client'});
 }
 
-export function callCrashed(upstream: string, tool: string, options: {what: string; stderr: string[]; hint: string; details: Record<string, unknown>}): HangarError {
+export function callCrashed(upstream: string, tool: string, options: {what: string; stderr: string[]; hint: Hint; details: Record<string, unknown>}): HangarError {
 	return new HangarError({
 		code: 'UpstreamCrashed',
 		upstream,
@@ -257,7 +277,8 @@ export function startInterrupted(upstream: string): HangarError {
 }
 
 export function startFailed(upstream: string, options: {detail: string; restartAt: number | undefined; remote: boolean; stderr: string[]}): HangarError {
-	const next = options.restartAt === undefined ? `It stays dead until it is started again (${where('start', upstream)}).` : `Hangar retries in ${inAbout(options.restartAt)}.`;
+	const next = (audience: Audience): string =>
+		options.restartAt === undefined ? `It stays dead until it is started again (${where('start', upstream, audience)}).` : `Hangar retries in ${inAbout(options.restartAt)}.`;
 	const check = options.remote
 		? 'If it keeps failing, check that the server is running and reachable at its url, and its headers.'
 		: 'If it keeps failing, check its command, args and env in the config and its stderr.';
@@ -266,7 +287,7 @@ export function startFailed(upstream: string, options: {detail: string; restartA
 		upstream,
 		operation: 'start',
 		message: options.detail,
-		hint: `${next} ${check}`,
+		hint: audience => `${next(audience)} ${check}`,
 		details: {stderrTail: options.stderr, nextRetryAt: options.restartAt},
 	});
 }
@@ -277,7 +298,7 @@ export function rugPulled(upstream: string, reason: string, changes: unknown[]):
 		upstream,
 		operation: 'tools/list',
 		message: `quarantined: ${reason}`,
-		hint: `See the diff with ${surfaces.details.tool!}; if the change is expected, a person approves it again (${where('approve', upstream)}).`,
+		hint: audience => `See the diff with ${audience === 'cli' ? tui('details') : surfaces.details.tool!}; if the change is expected, a person approves it again (${where('approve', upstream, audience)}).`,
 		details: {state: 'quarantined', changes},
 	});
 }

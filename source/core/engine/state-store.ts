@@ -18,7 +18,7 @@ import {Low} from 'lowdb';
 import {JSONFile} from 'lowdb/node';
 import type {ToolDefinition} from '../config/config.js';
 import type {Logger} from '../base/logger.js';
-import {isAlive} from '../upstream/process-registry.js';
+import {isAlive} from '../base/process-alive.js';
 import type {PinnedTool, ToolChange} from './pins.js';
 import type {PersistedCatalog} from './catalog.js';
 

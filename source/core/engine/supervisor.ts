@@ -7,9 +7,12 @@
  * business: it derives the exposed tool set from the providers.
  */
 import {EventEmitter} from 'node:events';
+import fs from 'node:fs';
 import {ClientRegistry} from './clients.js';
 import {ClientRelay} from './client-relay.js';
-import type {HangarConfig} from '../config/config.js';
+import {ConfigError, parseConfigText, type HangarConfig, type ServerConfig} from '../config/config.js';
+import {describeDiff, diffConfigs, isEmptyDiff} from './config-diff.js';
+import {ConfigFile, hashText, type ReloadRecord} from './config-file.js';
 import {describeApproval} from './pins.js';
 import type {Logger} from '../base/logger.js';
 import type {CallContext} from './call-path.js';
@@ -46,12 +49,19 @@ export function isCommand(value: unknown): value is Command {
 	return commands.some(command => command === value);
 }
 
+export type SupervisorOptions = {
+	/** How the config file was read (`--state-dir` overrides the file's stateDir): reloads read it the same way. */
+	loadOptions?: {stateDir?: string | undefined};
+};
+
 export class Supervisor extends EventEmitter<{
 	transition: [TransitionEvent];
 	toolsChanged: [];
 	resourcesChanged: [];
 	promptsChanged: [];
 	activity: [string];
+	/** A reload was applied, found nothing to do, or was refused. */
+	reload: [ReloadRecord];
 }> {
 	readonly providers = new Map<string, Provider>();
 	/** Where each request goes: exposed names, hangar_call, hidden owners, "did you mean". */
@@ -66,34 +76,175 @@ export class Supervisor extends EventEmitter<{
 	readonly startedAt = Date.now();
 	/** The MCP clients connected to it right now (every gateway session adds itself). */
 	readonly clients = new ClientRegistry();
+	/** The file the config came from: what runs, drift, the reloads so far. */
+	readonly configFile: ConfigFile;
+	private current: HangarConfig;
+	/** Removes the supervisor's listeners from a provider it lets go of. */
+	private readonly detach = new Map<Provider, () => void>();
+	/** Providers a reload removed or replaced, while they stop. */
+	private readonly retiring = new Set<Promise<void>>();
+	private reloading: Promise<ReloadRecord> | undefined;
+	/** Passes the clients' log level and roots to every upstream connection. */
+	private readonly relay: ClientRelay;
 
 	constructor(
-		readonly config: HangarConfig,
+		config: HangarConfig,
 		readonly store: StateStore,
 		private readonly logger: Logger,
+		private readonly options: SupervisorOptions = {},
 	) {
 		super();
 		this.setMaxListeners(100);
 		// Each running upstream's connection follows the clients' log level and roots.
 		this.clients.setMaxListeners(0);
-		const relay = new ClientRelay(this.clients, logger.child('relay'));
+		this.relay = new ClientRelay(this.clients, logger.child('relay'));
 		this.subscriptions = new Subscriptions(this.router, logger);
-		for (const server of config.servers) {
-			const provider = new Provider(server, config.hangar, store, logger.child(server.name), relay);
-			provider.on('transition', event => {
-				// Dirty first, so a listener that reads tools() sees the set after this transition.
-				this.markToolsDirty();
-				if (event.to === 'ready' && event.from === 'starting') this.subscriptions.resubscribe(provider);
-				this.emit('transition', event);
+		this.current = config;
+		this.configFile = new ConfigFile(config.path);
+		for (const server of config.servers) this.addProvider(server, config);
+		this.markToolsDirty();
+	}
+
+	/** The config that runs now (a reload replaces it). */
+	get config(): HangarConfig {
+		return this.current;
+	}
+
+	private addProvider(server: ServerConfig, config: HangarConfig): Provider {
+		const provider = new Provider(server, config.hangar, this.store, this.logger.child(server.name), this.relay);
+		const onTransition = (event: TransitionEvent): void => {
+			// Dirty first, so a listener that reads tools() sees the set after this transition.
+			this.markToolsDirty();
+			if (event.to === 'ready' && event.from === 'starting') this.subscriptions.resubscribe(provider);
+			this.emit('transition', event);
+		};
+
+		const onTools = (): void => this.markToolsDirty();
+		const onResourceUpdated = (uri: string): void => this.subscriptions.updated(server.name, uri);
+		const onActivity = (): void => {
+			this.emit('activity', server.name);
+		};
+
+		provider.on('transition', onTransition);
+		provider.on('tools', onTools);
+		provider.on('catalog', onTools);
+		provider.on('resourceUpdated', onResourceUpdated);
+		provider.on('activity', onActivity);
+		this.detach.set(provider, () => {
+			provider.off('transition', onTransition);
+			provider.off('tools', onTools);
+			provider.off('catalog', onTools);
+			provider.off('resourceUpdated', onResourceUpdated);
+			provider.off('activity', onActivity);
+		});
+		this.providers.set(server.name, provider);
+		return provider;
+	}
+
+	/** Lets go of a provider (removed or replaced by a reload): its events no longer reach surfaces, and it stops. */
+	private retire(provider: Provider, reason: string): Promise<void> {
+		this.detach.get(provider)?.();
+		this.detach.delete(provider);
+		const stopping = provider.shutdown(reason).catch(() => {});
+		this.retiring.add(stopping);
+		void stopping.finally(() => this.retiring.delete(stopping));
+		return stopping;
+	}
+
+	/** Starts watching the config file: an edit that changes it is reloaded after a short quiet. */
+	watchConfig(): void {
+		this.configFile.watch(
+			() => {
+				void this.reload('the config file changed');
+			},
+			error => this.logger.warn(`cannot watch ${this.config.path} for changes (${error.message}); reload with \`mcp-hangar reload\` or SIGHUP to serve`),
+		);
+	}
+
+	/**
+	 * Reads the config file again and applies what changed (see applyConfig).
+	 * A file that does not validate is refused: the running config stays and
+	 * the refusal is recorded, logged and shown as drift. One reload at a time;
+	 * one asked for meanwhile runs after it.
+	 */
+	async reload(trigger: string): Promise<ReloadRecord> {
+		const previous = this.reloading ?? Promise.resolve(undefined);
+		const next = previous.then(() => this.reloadNow(trigger));
+		this.reloading = next;
+		void next.finally(() => {
+			if (this.reloading === next) this.reloading = undefined;
+		});
+		return next;
+	}
+
+	private reloadNow(trigger: string): ReloadRecord {
+		const file = this.config.path;
+		let text: string | undefined;
+		let next: HangarConfig;
+		try {
+			text = fs.readFileSync(file, 'utf8');
+			if (this.configFile.runs(hashText(text))) return this.finishReload({at: Date.now(), trigger, outcome: 'unchanged', summary: 'the file says what already runs', diff: null, error: null}, text);
+			next = parseConfigText(text, file, this.options.loadOptions);
+		} catch (error) {
+			const message = error instanceof ConfigError ? error.message : `cannot read ${file}: ${(error as Error).message}`;
+			return this.finishReload({at: Date.now(), trigger, outcome: 'refused', summary: `${file} was not applied; the running config stays`, diff: null, error: message}, text);
+		}
+
+		return this.applyConfig(next, trigger, text);
+	}
+
+	/**
+	 * Applies a new config: added servers appear (and start if their launch
+	 * rules say so), removed ones stop and their tools leave, changed ones
+	 * (any resolved field, env included) are replaced and started again if
+	 * they were running, unchanged ones are not touched. Settings that need a
+	 * restart of hangar keep their running values (the record says so).
+	 */
+	applyConfig(next: HangarConfig, trigger: string, text?: string): ReloadRecord {
+		if (this.shuttingDown) throw shuttingDown(undefined, 'reload the config');
+		const diff = diffConfigs(this.current, next);
+		const applied: HangarConfig = diff.settings.restartHangar.length === 0 ? next : {...next, hangar: {...next.hangar, stateDir: this.current.hangar.stateDir}};
+		const record: ReloadRecord = {at: Date.now(), trigger, outcome: isEmptyDiff(diff) ? 'unchanged' : 'applied', summary: describeDiff(diff), diff, error: null};
+		this.current = applied;
+		const note = `config reload: ${trigger}`;
+		for (const name of diff.removed) {
+			const provider = this.providers.get(name)!;
+			this.providers.delete(name);
+			void this.retire(provider, `removed from the config (${note})`);
+		}
+
+		for (const {name, fields} of diff.changed) {
+			const old = this.providers.get(name)!;
+			const wasRunning = old.state === 'ready' || old.state === 'degraded' || old.state === 'starting';
+			const server = applied.servers.find(entry => entry.name === name)!;
+			const provider = this.addProvider(server, applied);
+			provider.log.push('hangar', `${fields.join(', ')} changed; replaced${wasRunning ? ' and started again' : ''} (${note})`);
+			const stopped = this.retire(old, `its config changed: ${fields.join(', ')} (${note})`);
+			// One process at a time: the new one starts once the old one is gone.
+			void stopped.then(async () => {
+				if (this.shuttingDown || this.providers.get(name) !== provider) return;
+				if (wasRunning && provider.state === 'cold') await provider.start(`its config changed: ${fields.join(', ')} (${note})`).catch(() => {});
+				else await provider.launch();
 			});
-			provider.on('tools', () => this.markToolsDirty());
-			provider.on('catalog', () => this.markToolsDirty());
-			provider.on('resourceUpdated', uri => this.subscriptions.updated(server.name, uri));
-			provider.on('activity', () => this.emit('activity', server.name));
-			this.providers.set(server.name, provider);
+		}
+
+		for (const name of diff.added) {
+			const provider = this.addProvider(applied.servers.find(entry => entry.name === name)!, applied);
+			provider.log.push('hangar', `added to the config (${note})`);
+			void provider.launch();
 		}
 
 		this.markToolsDirty();
+		return this.finishReload(record, text, diff.settings.restartHangar);
+	}
+
+	private finishReload(record: ReloadRecord, text: string | undefined, unapplied: string[] = []): ReloadRecord {
+		this.configFile.record(record, text === undefined ? undefined : hashText(text), unapplied);
+		const line = `config reload (${record.trigger}): ${record.outcome}: ${record.summary}`;
+		if (record.outcome === 'refused') this.logger.error(`${line}\n${record.error ?? ''}`);
+		else this.logger.info(line);
+		this.emit('reload', record);
+		return record;
 	}
 
 	/**
@@ -231,7 +382,9 @@ export class Supervisor extends EventEmitter<{
 		if (this.shuttingDown) return;
 		this.shuttingDown = true;
 		this.logger.info(`shutting down: ${reason}`);
+		this.configFile.close();
 		await Promise.all([...this.providers.values()].map(async provider => provider.shutdown(`hangar is shutting down (${reason})`)));
+		await Promise.all(this.retiring);
 		await this.store.close();
 	}
 

@@ -8,6 +8,7 @@
  * ISO strings; cached facts carry the time they were verified.
  */
 import type {BreakerState} from './circuit-breaker.js';
+import type {ConfigDrift, ReloadRecord} from './config-file.js';
 import type {ToolDefinition} from '../config/config.js';
 import {describeApproval, type ToolChange} from './pins.js';
 import type {AdminState, Provider, ToolsSource} from './provider.js';
@@ -172,7 +173,60 @@ export type UpstreamDetails = {
 	prompts: Array<{name: string; exposedName: string | null; description: string | null; arguments: string[]}>;
 	/** Name clashes it is part of, as owner or as the one left out. */
 	clashes: NameClash[];
+	/** Config reloads that added or changed this upstream, oldest first. */
+	reloads: ReloadView[];
 };
+
+export type ReloadView = {at: string; trigger: string; outcome: ReloadRecord['outcome']; summary: string; error: string | null};
+
+export type DriftView =
+	| {state: 'invalid'; since: string; error: string; message: string}
+	| {state: 'pending'; since: string; message: string}
+	| {state: 'restart'; since: string; settings: string[]; message: string};
+
+/** The config behind the supervisor: the file, when it was last applied, whether the file on disk says otherwise, the last reloads. */
+export type ConfigView = {
+	path: string;
+	appliedAt: string;
+	/** Null when the file on disk is what runs. */
+	drift: DriftView | null;
+	/** The last reloads, oldest first (at most 20). */
+	reloads: ReloadView[];
+};
+
+function reloadView(record: ReloadRecord): ReloadView {
+	return {at: isoString(record.at), trigger: record.trigger, outcome: record.outcome, summary: record.summary, error: record.error};
+}
+
+/** One sentence on how the file differs from what runs, with what to do. */
+export function driftView(drift: ConfigDrift | undefined, file: string): DriftView | null {
+	if (drift === undefined) return null;
+	const since = isoString(drift.since);
+	switch (drift.state) {
+		case 'invalid': {
+			const first = drift.error.split('\n').slice(1, 4).map(line => line.trim()).join(' ');
+			return {state: 'invalid', since, error: drift.error, message: `${file} changed but does not validate, so it was not applied: the previous config still runs (${first || drift.error}). Fix the file; it is reloaded when saved.`};
+		}
+
+		case 'pending': {
+			return {state: 'pending', since, message: `${file} changed and has not been reloaded yet: the previous config still runs. Run \`mcp-hangar reload\` to apply it now.`};
+		}
+
+		case 'restart': {
+			return {state: 'restart', since, settings: drift.settings, message: `${drift.settings.join(', ')} changed in ${file}, which only a restart of hangar applies; the rest of the file runs.`};
+		}
+	}
+}
+
+export function configView(supervisor: Supervisor, options: {check?: boolean} = {}): ConfigView {
+	const file = supervisor.configFile;
+	return {
+		path: supervisor.config.path,
+		appliedAt: isoString(file.appliedAt),
+		drift: driftView(options.check === true ? file.check() : file.drift, supervisor.config.path),
+		reloads: file.reloads.map(record => reloadView(record)),
+	};
+}
 
 const failureEvents: ReadonlySet<ProviderEvent> = new Set(['start_failed', 'crashed', 'trip', 'probe_failed']);
 
@@ -207,6 +261,9 @@ export function upstreamDetails(supervisor: Supervisor, name: string, limits: {t
 				: {reason: quarantine.reason, at: iso(quarantine.at), changes: quarantine.changes, approvalPins: describeApproval(provider.approvalPlan)},
 		pins: pins === undefined ? null : {approvedAt: new Date(pins.approvedAt).toISOString(), tools: pins.tools ?? null},
 		...catalogDetails(supervisor, provider),
+		reloads: supervisor.configFile.reloads
+			.filter(record => record.diff !== null && (record.diff.added.includes(name) || record.diff.changed.some(change => change.name === name)))
+			.map(record => reloadView(record)),
 	};
 }
 

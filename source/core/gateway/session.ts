@@ -21,11 +21,12 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type {ClientPeer, ClientRecord, ClientTransport} from '../engine/clients.js';
 import {relayedRequests, type ClientCapability, type RelayedMethod} from '../upstream/client-side.js';
+import type {LogBuffer} from '../upstream/log-buffer.js';
 import {createConnectionMachine, sequenceError, type ConnectionState} from './connection-state.js';
 import {isPlainObject} from '../wire/message-classifier.js';
-import {commandMethod, consoleChangedNotification, consoleMethod, implementationInfo} from '../wire/protocol.js';
+import {cliClientName, commandMethod, configMethod, consoleChangedNotification, consoleMethod, implementationInfo, logsMethod} from '../wire/protocol.js';
 import {settleWithin} from '../base/settle.js';
-import {HangarError, JsonRpcCode, JsonRpcError, errorMessage} from '../base/errors.js';
+import {HangarError, JsonRpcCode, JsonRpcError, errorMessage, type Audience} from '../base/errors.js';
 import type {Logger} from '../base/logger.js';
 import {ManagementParamsError, checkArguments, isManagementTool, managementTools, runManagementTool, statusJson} from './management-tools.js';
 import {CallBudget, type CallDeadline, type ProgressUpdate} from '../engine/call-path.js';
@@ -34,6 +35,24 @@ import type {Subscriber} from '../engine/subscriptions.js';
 import {advertised, registerCatalogRequests} from './catalog-requests.js';
 import {page} from './pagination.js';
 import {ConsoleChannel, parseConsoleParams} from './console.js';
+import {configView, type ConfigView, type ReloadView} from '../engine/views.js';
+
+/** Requests only the local socket serves, never forwarded from an MCP client by the bridge. */
+const socketMethods: ReadonlySet<string> = new Set([commandMethod, configMethod, logsMethod]);
+
+export type ConfigAnswer = {config: ConfigView; reload: ReloadView | null};
+
+export type LogPage = {
+	server: string;
+	/** Numbered among every line the upstream's buffer ever held; `next` is the number to ask for next. */
+	lines: Array<{n: number; at: string; source: 'stderr' | 'stdout' | 'hangar'; text: string}>;
+	next: number;
+	/** Lines before `lines` fell off the bounded buffer, or the upstream was replaced by a reload (numbering began again). */
+	gap: boolean;
+};
+
+const logWaitMs = 20_000;
+
 
 const instructions = {
 	direct:
@@ -80,9 +99,9 @@ function errorResponse(id: string | number, code: number, message: string, data?
  * answer) pass as they are, and anything else is hangar's internal error,
  * named with `what` failed.
  */
-function toRpcError(error: unknown, what?: string): JsonRpcError {
+function toRpcError(error: unknown, what?: string, audience: Audience = 'mcp'): JsonRpcError {
 	if (error instanceof JsonRpcError) return error;
-	if (error instanceof HangarError) return new JsonRpcError(error.code, error.message, error.toData());
+	if (error instanceof HangarError) return new JsonRpcError(error.code, error.messageFor(audience), error.toData(audience));
 	if (error instanceof ManagementParamsError) return new JsonRpcError(error.code, error.message);
 	return new JsonRpcError(JsonRpcCode.InternalError, what === undefined ? errorMessage(error) : `${what} failed: ${errorMessage(error)}`);
 }
@@ -108,8 +127,8 @@ class GuardedTransport implements Transport {
 	onInitialized?: () => void;
 	/** Sees every message from the client first; a response or notification it returns true for goes no further. */
 	onClientMessage?: (message: JSONRPCMessage) => boolean;
-	/** Serves hangar's private `hangar/command` requests; unset, they are unknown methods. */
-	onCommand?: (id: string | number, params: unknown) => void;
+	/** Serves hangar's private socket requests (`hangar/command`, ...); unset, they are unknown methods. */
+	onCommand?: (id: string | number, method: string, params: unknown) => void;
 	/** Serves a console's `hangar/console` reads (see console.ts); unset, they are unknown methods. */
 	onConsole?: (id: string | number, params: unknown) => void;
 
@@ -160,8 +179,8 @@ class GuardedTransport implements Transport {
 					if (params !== undefined) this.onInitialize?.(params);
 				}
 
-				if (method === commandMethod && this.onCommand !== undefined) {
-					this.onCommand(record.id!, (message as {params?: unknown}).params);
+				if (socketMethods.has(method) && this.onCommand !== undefined) {
+					this.onCommand(record.id!, method, (message as {params?: unknown}).params);
 					return;
 				}
 
@@ -300,6 +319,9 @@ export class GatewaySession {
 	private readonly subscriber: Subscriber;
 	/** Set once the session reads a console snapshot: it is an attached terminal UI. */
 	private console: ConsoleChannel | undefined;
+	/** Who reads its errors: hangar's own CLI gets hints for a shell. */
+	private audience: Audience = 'mcp';
+	private closed = false;
 
 	constructor(options: GatewaySessionOptions) {
 		this.supervisor = options.supervisor;
@@ -312,6 +334,7 @@ export class GatewaySession {
 		let declared: ClientCapability[] = [];
 		this.guard.onInitialize = params => {
 			if (params.clientInfo !== undefined) this.client.identify(String(params.clientInfo.name), String(params.clientInfo.version));
+			this.audience = options.kind === 'socket' && params.clientInfo?.name === cliClientName ? 'cli' : 'mcp';
 			const capabilities = params.capabilities;
 			declared = Object.values(relayedRequests).filter(capability => isPlainObject(capabilities?.[capability]));
 		};
@@ -321,8 +344,12 @@ export class GatewaySession {
 		this.client.peer = this.peer(options.transport.canSendUnrelated?.bind(options.transport));
 		this.guard.onClientMessage = message => this.fromClient(message);
 		if (options.kind === 'socket') {
-			this.guard.onCommand = (id, params) => {
-				void this.serveCommand(id, params);
+			this.guard.onCommand = (id, method, params) => {
+				const serving = method === configMethod ? this.serveConfig(id, params) : method === logsMethod ? this.serveLogs(id, params) : this.serveCommand(id, params);
+				void serving.catch(async (error: unknown) => {
+					const rpc = toRpcError(error, method, this.audience);
+					await this.guard.send(errorResponse(id, rpc.code, rpc.message, rpc.data));
+				});
 			};
 			this.guard.onConsole = (id, params) => {
 				void this.serveConsole(id, params);
@@ -405,6 +432,7 @@ export class GatewaySession {
 
 		this.server.onclose = () => {
 			this.console?.close();
+			this.closed = true;
 			this.client.remove();
 			this.unsubscribe();
 			this.supervisor.subscriptions.drop(this.subscriber);
@@ -450,13 +478,66 @@ export class GatewaySession {
 			return;
 		}
 
-		try {
-			const message = await this.supervisor.command(server, action, via);
-			await this.guard.send({jsonrpc: '2.0', id, result: {message}} as JSONRPCMessage);
-		} catch (error) {
-			const rpc = toRpcError(error);
-			await this.guard.send(errorResponse(id, rpc.code, rpc.message, rpc.data));
+		const message = await this.supervisor.command(server, action, via);
+		await this.guard.send({jsonrpc: '2.0', id, result: {message}} as JSONRPCMessage);
+	}
+
+	/** The config's state, after a reload when asked: {reload?: boolean, via?: string}. */
+	private async serveConfig(id: string | number, params: unknown): Promise<void> {
+		const reload = isPlainObject(params) && params['reload'] === true;
+		const via = isPlainObject(params) && typeof params['via'] === 'string' ? params['via'] : `a person (${this.label})`;
+		const record = reload ? await this.supervisor.reload(via) : undefined;
+		const view = configView(this.supervisor, {check: true});
+		const answer: ConfigAnswer = {config: view, reload: record === undefined ? null : view.reloads.at(-1) ?? null};
+		await this.guard.send({jsonrpc: '2.0', id, result: answer} as JSONRPCMessage);
+	}
+
+	/** Resolves at `log`'s next line, a reload (which may replace the upstream and its log), the session's close, or after logWaitMs. */
+	private async nextLine(log: LogBuffer): Promise<void> {
+		await new Promise<void>(resolve => {
+			const finish = (): void => {
+				clearTimeout(timer);
+				off();
+				this.supervisor.off('reload', finish);
+				this.closedListeners = this.closedListeners.filter(listener => listener !== finish);
+				resolve();
+			};
+
+			const timer = setTimeout(finish, logWaitMs);
+			const off = log.onLine(finish);
+			this.supervisor.on('reload', finish);
+			this.closedListeners.push(finish);
+		});
+	}
+
+	/** An upstream's log lines from `after` on, waiting for the next one when asked and there is none yet. */
+	private async serveLogs(id: string | number, params: unknown): Promise<void> {
+		const server = isPlainObject(params) ? params['server'] : undefined;
+		if (typeof server !== 'string') {
+			await this.guard.send(errorResponse(id, JsonRpcCode.InvalidParams, `Invalid params for "${logsMethod}": needs {"server": string, "after"?: number, "wait"?: boolean}`));
+			return;
 		}
+
+		const after = isPlainObject(params) && typeof params['after'] === 'number' ? params['after'] : 0;
+		const wait = isPlainObject(params) && params['wait'] === true;
+		let log = this.supervisor.provider(server).log;
+		const end = (): number => log.droppedLines + log.size;
+		if (wait && after === end()) {
+			await this.nextLine(log);
+			if (this.closed) return;
+			log = this.supervisor.provider(server).log;
+		}
+
+		// Numbering went backwards: the upstream was replaced, so its buffer began again.
+		const from = after > end() ? log.droppedLines : Math.max(after, log.droppedLines);
+		const lines = log.tail(end() - from);
+		const page: LogPage = {
+			server,
+			lines: lines.map((line, index) => ({n: from + index, at: new Date(line.at).toISOString(), source: line.source, text: line.text})),
+			next: from + lines.length,
+			gap: from > after || after > end(),
+		};
+		await this.guard.send({jsonrpc: '2.0', id, result: page} as JSONRPCMessage);
 	}
 
 	/** A console's read (see console.ts): the snapshot for its focus, and the next change notification armed. */
@@ -554,7 +635,7 @@ export class GatewaySession {
 		} catch (error) {
 			// Refusals and bad arguments are answered as they are (serveCall); anything else is a bug in hangar.
 			if (!(error instanceof ManagementParamsError || error instanceof HangarError)) this.logger.error(`unexpected error in ${params.name}: ${errorMessage(error)}`);
-			throw toRpcError(error, params.name);
+			throw toRpcError(error, params.name, this.audience);
 		}
 	}
 
@@ -612,7 +693,7 @@ export class GatewaySession {
 			return result;
 		} catch (error) {
 			if (!(error instanceof HangarError || error instanceof JsonRpcError)) this.logger.error(`unexpected error in tools/call ${params.name}: ${errorMessage(error)}`, {correlationId});
-			throw toRpcError(error, `upstream "${route.server}": tools/call "${route.tool}"`);
+			throw toRpcError(error, `upstream "${route.server}": tools/call "${route.tool}"`, this.audience);
 		} finally {
 			ended();
 		}

@@ -20,12 +20,3 @@ export function killAllProcessGroupsSync(): void {
 	liveProcessGroups.clear();
 }
 
-/** Whether a process with this pid exists (EPERM: it does, as another user's). */
-export function isAlive(pid: number): boolean {
-	try {
-		process.kill(pid, 0);
-		return true;
-	} catch (error) {
-		return (error as NodeJS.ErrnoException).code === 'EPERM';
-	}
-}

@@ -47,6 +47,24 @@ export const commandMethod = `${hangarMethodPrefix}command`;
  */
 export const drainingNotification = 'notifications/hangar/draining';
 
+/**
+ * `mcp-hangar reload` and the drift `mcp-hangar status` shows, over the local
+ * socket: params {reload?: boolean, via?: string}; answers
+ * {config: ConfigView, reload: ReloadView | null}.
+ */
+export const configMethod = `${hangarMethodPrefix}config`;
+
+/**
+ * `mcp-hangar logs SERVER [-f]` over the local socket: params {server,
+ * after?: number, wait?: boolean}; answers the upstream's log lines numbered
+ * from `after` (see LogPage). With `wait`, an answer with no line waits for
+ * the next one.
+ */
+export const logsMethod = `${hangarMethodPrefix}logs`;
+
+/** The name hangar's own CLI gives in initialize: its session words hints for a shell (`mcp-hangar start fx`, not a tool). */
+export const cliClientName = 'mcp-hangar-cli';
+
 /** Socket sessions only, like commandMethod: the attached terminal UI's reads. */
 /** Reads a console snapshot: params ConsoleParams, answers ConsoleAnswer. */
 export const consoleMethod = `${hangarMethodPrefix}console`;

@@ -78,6 +78,7 @@ function detailsOf(server: StatusEntry): UpstreamDetails {
 		resourceTemplates: [],
 		prompts: [],
 		clashes: [],
+		reloads: [],
 	};
 }
 

@@ -1,0 +1,107 @@
+/**
+ * The CLI steers the live supervisor: `mcp-hangar start | stop | restart |
+ * logs [-f] | reload` against a running `serve`, and what each says when
+ * none is running. Errors seen through the CLI name CLI commands, not the
+ * tools an MCP client would use. The built binary, real processes.
+ */
+import {spawn} from 'node:child_process';
+import {afterEach, describe, expect, it} from 'vitest';
+import {cliPath, fastHangar, fixture, runCli, tempDir, waitFor, waitForExit, writeConfig} from '../support/hangar.js';
+import {spawnServe, type Served} from '../support/serve.js';
+
+const daemons: Served[] = [];
+
+afterEach(async () => {
+	for (const daemon of daemons.splice(0)) await daemon.stop('SIGKILL');
+});
+
+async function serve(config: string): Promise<Served> {
+	const {served} = await spawnServe(['serve', '--config', config], {listening: log => /serving \d+ upstreams? to MCP clients on/.test(log) || undefined});
+	daemons.push(served);
+	return served;
+}
+
+type Entry = {name: string; state: string; pid: number | null};
+
+async function entry(config: string, name: string): Promise<Entry> {
+	const run = await runCli(['status', '--json', '--config', config]);
+	return (JSON.parse(run.stdout) as {providers: Entry[]}).providers.find(provider => provider.name === name)!;
+}
+
+describe('the CLI verbs with no supervisor running', () => {
+	it('says so for each, with what to run, and exits 1', async () => {
+		const dir = tempDir();
+		const config = writeConfig(dir, {fx: fixture('normal')}, fastHangar);
+		for (const args of [['start', 'fx'], ['stop', 'fx'], ['restart', 'fx'], ['logs', 'fx'], ['logs', 'fx', '-f'], ['reload']]) {
+			const run = await runCli([...args, '--config', config]);
+			expect(run.code, args.join(' ')).toBe(1);
+			expect(run.stdout).toBe('');
+			expect(run.stderr, args.join(' ')).toContain(`no hangar is running for ${config} (state dir ${dir}/state).`);
+			expect(run.stderr).toContain(`Start one with \`mcp-hangar serve --config ${config}\``);
+		}
+
+		expect((await runCli(['start', '--config', config])).code).toBe(2);
+		expect((await runCli(['reload', 'fx', '--config', config])).code).toBe(2);
+	});
+});
+
+describe('the CLI verbs against a running supervisor', () => {
+	it('stops, starts and restarts an upstream, shows its log, and words hints for a shell', async () => {
+		const dir = tempDir();
+		const config = writeConfig(dir, {fx: fixture('normal', [], {lazy: false})}, fastHangar);
+		await serve(config);
+		await waitFor(async () => (await entry(config, 'fx')).state === 'ready', 'fx ready');
+		const first = (await entry(config, 'fx')).pid!;
+
+		expect(await runCli(['stop', 'fx', '--config', config])).toMatchObject({code: 0, stdout: 'stopped "fx": it does not start on demand until it is started again\n'});
+		await waitForExit(first);
+		expect((await entry(config, 'fx')).state).toBe('stopped');
+		// The refusal names what a shell user has: the CLI command, not the hangar_start tool.
+		const refused = await runCli(['call', 'fx', 'echo', '--args', '{"message":"x"}', '--config', config]);
+		expect(refused.code).toBe(1);
+		expect(refused.stderr).toContain('Start it again: key s in mcp-hangar tui, or mcp-hangar start fx.');
+		expect(refused.stderr).not.toContain('hangar_start');
+
+		const started = await runCli(['start', 'fx', '--config', config]);
+		expect(started.code).toBe(0);
+		expect(started.stdout).toMatch(/^started "fx" \(ready, pid \d+, 6 tools\)\n$/);
+		const second = (await entry(config, 'fx')).pid!;
+		expect(second).not.toBe(first);
+
+		const restarted = await runCli(['restart', 'fx', '--config', config]);
+		expect(restarted).toMatchObject({code: 0, stdout: expect.stringMatching(/^restarted "fx" \(ready, pid \d+\)\n$/)});
+		await waitForExit(second);
+
+		const logs = await runCli(['logs', 'fx', '--config', config]);
+		expect(logs.code).toBe(0);
+		expect(logs.stdout).toMatch(/^\S+Z hangar ready -> stopping: stopped by a person \(mcp-hangar stop\)/m);
+		expect(logs.stdout).toMatch(/^\S+Z stderr fixture-server mode=normal pid=\d+$/m);
+		expect(logs.stdout).toContain('restarted by a person (mcp-hangar restart)');
+
+		expect(await runCli(['start', 'nosuch', '--config', config])).toMatchObject({code: 1, stderr: 'mcp-hangar: upstream "nosuch": lookup failed: no upstream of that name is configured. Configured upstreams: fx.\n'});
+		expect(await runCli(['reload', '--config', config])).toMatchObject({code: 0, stdout: `nothing to reload: ${config} says what already runs\n`});
+	});
+
+	it('follows an upstream\'s log with -f until Ctrl-C', async () => {
+		const dir = tempDir();
+		const config = writeConfig(dir, {fx: fixture('normal', [], {lazy: false})}, fastHangar);
+		await serve(config);
+		await waitFor(async () => (await entry(config, 'fx')).state === 'ready', 'fx ready');
+
+		const follow = spawn(process.execPath, [cliPath, 'logs', 'fx', '-f', '--config', config], {stdio: ['ignore', 'pipe', 'pipe']});
+		let out = '';
+		follow.stdout.on('data', (chunk: Buffer) => {
+			out += chunk.toString();
+		});
+		const exited = new Promise<number | null>(resolve => {
+			follow.on('exit', code => resolve(code));
+		});
+		await waitFor(() => out.includes('starting -> ready'), 'the log so far');
+		expect(out).not.toContain('stopped by a person');
+
+		expect((await runCli(['stop', 'fx', '--config', config])).code).toBe(0);
+		await waitFor(() => out.includes('stopping -> stopped: stopped by a person (mcp-hangar stop)'), 'the new lines to follow');
+		follow.kill('SIGINT');
+		expect(await exited).toBe(0);
+	});
+});

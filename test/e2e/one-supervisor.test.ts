@@ -1,0 +1,184 @@
+/**
+ * Whoever starts first owns the supervisor: a client's `mcp-hangar --stdio`
+ * with no supervisor running starts a detached `serve --linger` daemon and
+ * bridges to it; later clients, the CLI and the TUI attach to the same one.
+ * The daemon outlives the client that started it while another is
+ * attached, lingers `hangar.lingerSeconds` once none is, and exits leaving
+ * no process behind. Real processes throughout (the built dist/ binary,
+ * server-memory, the fixture server). Build first (npm test does).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import {ToolListChangedNotificationSchema, type CallToolResult} from '@modelcontextprotocol/sdk/types.js';
+import {afterEach, describe, expect, it} from 'vitest';
+import {ErrorCode} from '../../source/core/base/errors.js';
+import type {EndpointOwner} from '../../source/core/endpoints/socket-client.js';
+import {
+	closeHangars,
+	fastHangar,
+	fixture,
+	isAlive,
+	memory,
+	openHangar,
+	processesWithTag,
+	rpcError,
+	runCli,
+	statusOf,
+	tempDir,
+	waitFor,
+	waitForExit,
+	writeConfig,
+	type HangarHandle,
+} from '../support/hangar.js';
+
+/** Daemons a test started through its clients: killed if a test fails before they linger out. */
+const daemons: number[] = [];
+
+afterEach(async () => {
+	await closeHangars();
+	for (const pid of daemons.splice(0)) {
+		try {
+			process.kill(pid, 'SIGKILL');
+		} catch {}
+	}
+});
+
+function text(result: unknown): string {
+	const content = (result as CallToolResult).content[0];
+	return content?.type === 'text' ? content.text : '';
+}
+
+/** The owner of the state dir's endpoint, once one listens. */
+async function owner(stateDir: string): Promise<EndpointOwner> {
+	const found = await waitFor(() => {
+		try {
+			return JSON.parse(fs.readFileSync(path.join(stateDir, 'endpoint.json'), 'utf8')) as EndpointOwner;
+		} catch {
+			return undefined;
+		}
+	}, 'a supervisor to own the state dir');
+	daemons.push(found.pid);
+	return found;
+}
+
+function listChanges(handle: HangarHandle): () => number {
+	let count = 0;
+	handle.client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+		count += 1;
+	});
+	return () => count;
+}
+
+const daemonLog = (stateDir: string): string => fs.readFileSync(path.join(stateDir, 'hangar.log'), 'utf8');
+
+describe('a client first: --stdio with no supervisor running', () => {
+	it('starts one daemon that every client, the CLI and a quarantine share', async () => {
+		const dir = tempDir();
+		const stateDir = path.join(dir, 'state');
+		const config = writeConfig(dir, {memory: memory(dir, {lazy: false})}, {...fastHangar, lingerSeconds: 1});
+
+		const a = await openHangar(config, {shared: true});
+		const daemon = await owner(stateDir);
+		expect(daemon).toMatchObject({kind: 'serve', linger: true, config});
+		expect(a.stderr()).toContain(`started one (pid ${daemon.pid}, mcp-hangar serve --linger, log ${path.join(stateDir, 'hangar.log')})`);
+		// The daemon is not the client's process, and inherited its environment.
+		expect(daemon.pid).not.toBe(a.pid);
+		expect(processesWithTag(a.tag)).toContain(daemon.pid);
+
+		const b = await openHangar(config, {shared: true});
+		expect(b.stderr()).toContain(`attached to the supervisor at ${path.join(stateDir, 'hangar.sock')} (pid ${daemon.pid}, mcp-hangar serve)`);
+		await waitFor(async () => (await statusOf(a.client, 'memory')).state === 'ready', 'memory to be ready');
+		const upstream = (await statusOf(a.client, 'memory')).pid;
+		expect(upstream).not.toBeNull();
+		expect((await statusOf(b.client, 'memory')).pid).toBe(upstream);
+		expect(text(await a.client.callTool({name: 'memory__read_graph', arguments: {}}))).toContain('entities');
+
+		const status = await runCli(['status', '--json', '--config', config]);
+		expect(status.code).toBe(0);
+		const json = JSON.parse(status.stdout) as {live: boolean; note: string; drift: unknown; providers: Array<{name: string; pid: number}>};
+		expect(json).toMatchObject({live: true, note: `live state of hangar pid ${daemon.pid} (mcp-hangar serve)`, drift: null});
+		expect(json.providers).toEqual([expect.objectContaining({name: 'memory', pid: upstream})]);
+
+		// A person's quarantine from a shell reaches the clients' supervisor.
+		const changes = listChanges(b);
+		expect(await runCli(['quarantine', 'memory', '--config', config])).toMatchObject({code: 0, stdout: 'quarantined "memory": stopped, tools hidden, calls refused until a person approves it\n'});
+		await waitFor(() => changes() >= 1, 'tools/list_changed after the quarantine');
+		expect((await b.client.listTools()).tools.map(tool => tool.name)).not.toContain('memory__read_graph');
+		const refused = await rpcError(b.client.callTool({name: 'memory__read_graph', arguments: {}}));
+		expect(refused.code).toBe(ErrorCode.UpstreamUnavailable);
+		expect(refused.message).toContain('quarantined by a person (mcp-hangar quarantine)');
+		await waitForExit(upstream!);
+
+		// Both clients gone: the daemon lingers, then exits, and nothing of it is left.
+		await a.close();
+		await b.close();
+		await waitForExit(daemon.pid);
+		expect(daemonLog(stateDir)).toContain('no client attached: exiting in 1 s unless one attaches (hangar.lingerSeconds)');
+		await waitFor(() => processesWithTag(a.tag).length === 0 && processesWithTag(b.tag).length === 0, 'no process of the clients or the daemon left');
+		expect(fs.existsSync(path.join(stateDir, 'endpoint.json'))).toBe(false);
+	});
+
+	it('ends with one daemon when two clients start at once', async () => {
+		const dir = tempDir();
+		const stateDir = path.join(dir, 'state');
+		const config = writeConfig(dir, {fx: fixture('normal')}, {...fastHangar, lingerSeconds: 1});
+
+		const [a, b] = await Promise.all([openHangar(config, {shared: true}), openHangar(config, {shared: true})]);
+		const daemon = await owner(stateDir);
+		const pidA = text(await a.client.callTool({name: 'fx__pid', arguments: {}}));
+		const pidB = text(await b.client.callTool({name: 'fx__pid', arguments: {}}));
+		expect(pidB).toBe(pidA);
+		// Hangar's processes other than the two bridges (hangar sets its title to "mcp-hangar"), upstreams aside.
+		const serving = (): number[] =>
+			[...processesWithTag(a.tag), ...processesWithTag(b.tag)].filter(pid => {
+				try {
+					return pid !== a.pid && pid !== b.pid && fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').startsWith('mcp-hangar');
+				} catch {
+					return false;
+				}
+			});
+		// A daemon that lost the race exits at once, before it touched the state dir.
+		await waitFor(() => serving().length === 1, 'one daemon left');
+		expect(serving()).toEqual([daemon.pid]);
+		expect(daemonLog(stateDir)).not.toContain('holds the state lock');
+
+		await a.close();
+		await b.close();
+		await waitFor(() => processesWithTag(a.tag).length === 0 && processesWithTag(b.tag).length === 0, 'no process left');
+	});
+});
+
+describe('the daemon a client started', () => {
+	it('outlives that client while another is attached, lingers once none is, then exits with its upstreams', async () => {
+		const dir = tempDir();
+		const stateDir = path.join(dir, 'state');
+		const config = writeConfig(dir, {fx: fixture('normal', [], {lazy: false})}, {...fastHangar, lingerSeconds: 1});
+
+		const first = await openHangar(config, {shared: true});
+		const daemon = await owner(stateDir);
+		const second = await openHangar(config, {shared: true});
+		const upstream = Number(text(await first.client.callTool({name: 'fx__pid', arguments: {}})));
+
+		await first.close();
+		await waitForExit(first.pid);
+		// Longer than lingerSeconds, through the remaining client: the daemon and its upstream stay.
+		expect(text(await second.client.callTool({name: 'fx__sleep', arguments: {ms: 1500}}))).toContain('slept');
+		expect(isAlive(daemon.pid)).toBe(true);
+		expect(text(await second.client.callTool({name: 'fx__pid', arguments: {}}))).toBe(String(upstream));
+		expect(daemonLog(stateDir)).not.toContain('no client attached');
+
+		await second.close();
+		await waitForExit(daemon.pid);
+		await waitForExit(upstream);
+		expect(daemonLog(stateDir)).toMatch(/shutting down: no client attached for 1 s \(hangar\.lingerSeconds\)/);
+		await waitFor(() => processesWithTag(first.tag).length === 0 && processesWithTag(second.tag).length === 0, 'no process left');
+
+		// The next client starts a new one.
+		const next = await openHangar(config, {shared: true});
+		expect(Number(text(await next.client.callTool({name: 'fx__pid', arguments: {}})))).not.toBe(upstream);
+		const again = await owner(stateDir);
+		expect(again.pid).not.toBe(daemon.pid);
+		await next.close();
+		await waitFor(() => processesWithTag(next.tag).length === 0, 'no process left');
+	});
+});
