@@ -38,12 +38,14 @@ export function Header() {
 	const total = snapshot.entries.length;
 	const counts = stateCounts(snapshot.entries.map(entry => entry.state));
 	const stale: Segment[] = snapshot.stale === undefined ? [] : [{text: `  ⚠ ${snapshot.stale.seconds}s old: ${printable(snapshot.stale.why)}`, tone: {color: 'red', bold: true}}];
+	// The file on disk says something else than what runs (a refused or pending reload): said before anything else on the line.
+	const drift: Segment[] = snapshot.config?.drift == null ? [] : [{text: `  ⚠ ${printable(snapshot.config.drift)}`, tone: {color: 'yellow', bold: true}}];
 
 	if (layout === 'compact') {
 		return (
 			<Box flexDirection="column">
 				<Segments segments={spread([title], right, width)} />
-				<Segments segments={[{text: `${total} total`}, ...counts, ...stale]} />
+				<Segments segments={[{text: `${total} total`}, ...counts, ...stale, ...drift]} />
 			</Box>
 		);
 	}
@@ -51,7 +53,7 @@ export function Header() {
 	const owner: Segment[] = snapshot.owner === undefined ? [] : [{text: `attached to ${printable(snapshot.owner)}`, tone: {color: 'cyan'}}, {text: '  '}];
 	const pathRoom = Math.max(10, width - 'mcp-hangar  '.length - segmentsLength(owner) - segmentsLength(right) - 2);
 	const first: Segment[] = [title, {text: '  '}, ...owner, {text: cutLeft(snapshot.configPath, pathRoom), tone: {dim: true}}];
-	const second: Segment[] = [{text: `${total} upstream${total === 1 ? '' : 's'}:`}, ...counts, ...stale];
+	const second: Segment[] = [{text: `${total} upstream${total === 1 ? '' : 's'}:`}, ...counts, ...stale, ...drift];
 	if (snapshot.notice !== undefined) second.push({text: `  ${snapshot.notice}`, tone: {color: 'yellow'}});
 	const logRoom = width - segmentsLength(second) - 'log '.length - 2;
 	const log: Segment[] = logRoom >= 12 ? [{text: 'log ', tone: {dim: true}}, {text: cutLeft(snapshot.logFile, logRoom), tone: {dim: true}}] : [];

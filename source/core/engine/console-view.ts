@@ -10,7 +10,7 @@ import type {ClientView} from './clients.js';
 import type {ApprovalPlan} from './tool-list.js';
 import type {LogLine} from '../upstream/log-buffer.js';
 import type {Supervisor} from './supervisor.js';
-import {statusEntries, upstreamDetails, type StatusEntry, type UpstreamDetails} from './views.js';
+import {configView, statusEntries, upstreamDetails, type StatusEntry, type UpstreamDetails} from './views.js';
 
 /**
  * What the current screen shows beyond the list: an upstream's details or
@@ -44,6 +44,8 @@ export type ConsoleSnapshot = {
 	details: UpstreamDetails | undefined;
 	/** Set when the focus wants logs: the upstream's whole log buffer (up to `logViewLines`). */
 	logs: LogLines | undefined;
+	/** Whether the config file on disk differs from what runs (a refused or pending reload), and the last reload. */
+	config: {drift: string | null; lastReload: {at: string; outcome: string; summary: string} | null};
 };
 
 /** Log lines a full-screen log view asks for at most (the buffer holds `hangar.logLines`). */
@@ -76,7 +78,14 @@ export function consoleSnapshot(supervisor: Supervisor, focus: Focus): ConsoleSn
 		toolNames,
 		details: upstream?.want === 'details' ? upstreamDetails(supervisor, upstream.name, {stderr: 30}) : undefined,
 		logs,
+		config: configState(supervisor),
 	};
+}
+
+function configState(supervisor: Supervisor): ConsoleSnapshot['config'] {
+	const view = configView(supervisor);
+	const last = view.reloads.at(-1);
+	return {drift: view.drift?.message ?? null, lastReload: last === undefined ? null : {at: last.at, outcome: last.outcome, summary: last.summary}};
 }
 
 /**
@@ -102,16 +111,30 @@ export function quarantinedApprovalPlans(supervisor: Supervisor): Record<string,
  */
 export function watchConsole(supervisor: Supervisor, focus: Focus, listener: () => void): () => void {
 	const onEvent = (): void => listener();
+	// A reload may replace the focused upstream, and its log buffer with it: follow the new one.
+	let offLog: (() => void) | undefined;
+	const followLog = (): void => {
+		offLog?.();
+		const provider = focus !== undefined && 'name' in focus ? supervisor.providers.get(focus.name) : undefined;
+		offLog = provider?.log.onLine(onEvent);
+	};
+
+	const onReload = (): void => {
+		followLog();
+		listener();
+	};
+
 	supervisor.on('transition', onEvent);
 	supervisor.on('toolsChanged', onEvent);
 	supervisor.on('activity', onEvent);
+	supervisor.on('reload', onReload);
 	supervisor.clients.on('changed', onEvent);
-	const provider = focus !== undefined && 'name' in focus ? supervisor.providers.get(focus.name) : undefined;
-	const offLog = provider?.log.onLine(onEvent);
+	followLog();
 	return () => {
 		supervisor.off('transition', onEvent);
 		supervisor.off('toolsChanged', onEvent);
 		supervisor.off('activity', onEvent);
+		supervisor.off('reload', onReload);
 		supervisor.clients.off('changed', onEvent);
 		offLog?.();
 	};

@@ -113,6 +113,9 @@ class FakeSource implements HangarSource {
 	answer: (call: CommandCall) => Promise<string> = async call => `${call.action} done on "${call.name}"`;
 	private readonly listeners = new Set<() => void>();
 
+	/** The config's state the header reads: drift from the file on disk, the last reload. */
+	config: HangarSnapshot['config'] = {drift: null, lastReload: null};
+
 	constructor(entries: StatusEntry[]) {
 		this.entries = entries;
 	}
@@ -131,6 +134,7 @@ class FakeSource implements HangarSource {
 			toolNames: Object.fromEntries(this.entries.map(candidate => [candidate.name, candidate.name === 'alpha' ? ['search_docs', 'echo'] : ['echo']])),
 			details: focused !== undefined && focus?.want === 'details' ? {...detailsOf(focused), ...this.moreDetails} : undefined,
 			logs: focused !== undefined && focus?.want === 'logs' ? {lines: this.logs[focused.name] ?? [], first: this.logsDropped[focused.name] ?? 0} : undefined,
+			config: this.config,
 		};
 	}
 
@@ -250,6 +254,13 @@ describe('the main screen', () => {
 		source.notice = 'demo traffic: gamma/echo at 2/s';
 		const ui = open(source);
 		await ui.see(/1 cold\s+demo traffic: gamma\/echo at 2\/s/);
+	});
+
+	it('says in the header when the config file on disk differs from what runs', async () => {
+		const source = new FakeSource(threeUpstreams());
+		source.config = {drift: '/home/me/.config/mcp-hangar/config.json does not validate; the running config stays', lastReload: null};
+		const ui = open(source);
+		await ui.see(/1 cold\s+⚠ \/home\/me\/\.config\/mcp-hangar\/config\.json does not validate/);
 	});
 
 	it('lists upstreams trouble first, with every column when the terminal is wide', async () => {
