@@ -68,6 +68,7 @@ const serverSchema = z
 		namespace: z
 			.union([z.string(), z.literal(false)], {error: 'expected a prefix string (letters, digits, "-", single "_") or false (names unprefixed)'})
 			.optional(),
+		instances: z.enum(['shared', 'per-client'], {error: 'expected "shared" (one instance for every client) or "per-client" (one instance per client session)'}).optional(),
 	})
 	.superRefine((server, context) => {
 		if (server.command === undefined && server.url === undefined) {
@@ -88,6 +89,10 @@ const serverSchema = z
 
 		if (server.url === undefined && (server.headers !== undefined)) {
 			context.addIssue({code: 'custom', path: ['headers'], message: '"headers" only applies to "url" servers'});
+		}
+
+		if (server.instances === 'per-client' && server.lazy === false) {
+			context.addIssue({code: 'custom', path: ['lazy'], message: '"lazy": false does not apply to a "per-client" server: each instance starts at its client session\'s first request'});
 		}
 
 		if (server.command === undefined && (server.args !== undefined || server.env !== undefined || server.cwd !== undefined)) {
@@ -149,6 +154,12 @@ export type ServerConfig = {
 	 * the server's name unless set, `false` for unprefixed names.
 	 */
 	namespace: string | false;
+	/**
+	 * One instance for every client session ('shared'), or one per client
+	 * session that uses it ('per-client'): for upstreams whose state must
+	 * not mix between clients (e.g. scoped by each client's roots).
+	 */
+	instances: 'shared' | 'per-client';
 };
 
 export type HangarSettings = {
@@ -357,6 +368,7 @@ export function parseConfig(raw: unknown, file: string, options: {stateDir?: str
 			disabled: server.disabled ?? false,
 			quarantined: server.quarantined ?? false,
 			namespace: server.namespace ?? name,
+			instances: server.instances ?? 'shared',
 		};
 	});
 

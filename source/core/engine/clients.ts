@@ -127,6 +127,7 @@ export class ClientRecord {
 	setLogLevel(level: LoggingLevel): void {
 		this.logLevel = level;
 		this.registry.levelChanged();
+		this.registry.emit('sessionLogLevel', this);
 	}
 
 	/** A call of this session to `server` began; the returned function ends it. */
@@ -167,7 +168,17 @@ export class ClientRecord {
 /** Who answers a request of one upstream: a session, and the call of its that caused it (if one is in flight). */
 export type Answerer = {record: ClientRecord & {peer: ClientPeer}; relatedRequestId: string | number | undefined};
 
-export class ClientRegistry extends EventEmitter<{changed: []; logLevel: [LoggingLevel | undefined]; rootsChanged: []}> {
+export class ClientRegistry extends EventEmitter<{
+	changed: [];
+	/** The most verbose level any session asked for changed. */
+	logLevel: [LoggingLevel | undefined];
+	/** One session's own level changed (per-client instances follow their session's). */
+	sessionLogLevel: [ClientRecord];
+	/** A session's client sent roots/list_changed. */
+	rootsChanged: [ClientRecord | undefined];
+	/** A session closed: what was kept for it alone (its per-client instances) goes. */
+	removed: [ClientRecord];
+}> {
 	private readonly records = new Map<number, ClientRecord>();
 	private nextId = 1;
 	private ticks = 0;
@@ -185,6 +196,12 @@ export class ClientRegistry extends EventEmitter<{changed: []; logLevel: [Loggin
 		record.peer = undefined;
 		this.changed();
 		if (record.logLevel !== undefined) this.levelChanged();
+		this.emit('removed', record);
+	}
+
+	/** Whether the session is still connected. */
+	has(record: ClientRecord): boolean {
+		return this.records.get(record.id) === record;
 	}
 
 	/** The sessions connected now, oldest first. */
@@ -224,9 +241,9 @@ export class ClientRegistry extends EventEmitter<{changed: []; logLevel: [Loggin
 		return this.level;
 	}
 
-	/** A client's roots changed: every running upstream is told. */
-	rootsChanged(): void {
-		this.emit('rootsChanged');
+	/** A client's roots changed: every running upstream is told (a per-client instance only by its own session). */
+	rootsChanged(record?: ClientRecord): void {
+		this.emit('rootsChanged', record);
 	}
 
 	/** @internal A monotonic counter that orders activity and calls. */

@@ -115,12 +115,19 @@ export class Provider extends EventEmitter<{
 		private readonly logger: Logger,
 		/** Who answers the upstream's requests for its client, and receives its log messages. */
 		private readonly clientSide?: ClientSide,
+		/**
+		 * Set for one instance of a per-client server (`<server>#<n>`): its name
+		 * in transitions, logs and errors. Its persisted state (tool cache, pins,
+		 * quarantine, counters) is the server's, so instances never show up as
+		 * upstreams of their own in the state file.
+		 */
+		private readonly instanceName?: string,
 	) {
 		super();
 		this.log = new LogBuffer(settings.logLines);
 		// Upstream stderr and stray stdout also go to hangar's own log (stderr or --log-file), never to a terminal.
 		this.log.onLine(line => {
-			if (line.source !== 'hangar') this.logger.info(`${line.source}: ${line.text}`, {upstream: config.name});
+			if (line.source !== 'hangar') this.logger.info(`${line.source}: ${line.text}`, {upstream: this.name});
 		});
 		const isNew = !store.has(config.name);
 		const persisted = store.upstream(config.name);
@@ -139,7 +146,7 @@ export class Provider extends EventEmitter<{
 			: config.quarantined || persisted.admin?.state === 'quarantined'
 				? 'quarantined'
 				: 'cold';
-		this.machine = createProviderMachine(config.name, initial);
+		this.machine = createProviderMachine(this.name, initial);
 		this.breaker = new CircuitBreaker({
 			threshold: settings.failureThreshold,
 			minMs: settings.backoffMinMs,
@@ -152,9 +159,9 @@ export class Provider extends EventEmitter<{
 			maxDelayMs: settings.backoffMaxMs,
 		});
 		this.machine.onTransition(record => {
-			this.logger.info(`${record.from} -> ${record.to}: ${record.reason}`, {upstream: config.name, event: record.event});
+			this.logger.info(`${record.from} -> ${record.to}: ${record.reason}`, {upstream: this.name, event: record.event});
 			this.log.push('hangar', `${record.from} -> ${record.to}: ${record.reason}`, record.at);
-			this.emit('transition', {...record, provider: config.name});
+			this.emit('transition', {...record, provider: this.name});
 		});
 
 		this.toolList = new ToolList(config.name, config, store, this.log);
@@ -167,7 +174,7 @@ export class Provider extends EventEmitter<{
 	}
 
 	get name(): string {
-		return this.config.name;
+		return this.instanceName ?? this.config.name;
 	}
 
 	get state(): ProviderState {
@@ -269,7 +276,7 @@ export class Provider extends EventEmitter<{
 	/** Why it is quarantined, and what changed if a pinned tool changed; undefined when it is not quarantined. */
 	get quarantineInfo(): {reason: string; at: number | undefined; changes: ToolChange[]} | undefined {
 		if (this.state !== 'quarantined' && this.stoppingTo !== 'quarantined') return undefined;
-		const admin = this.store.upstream(this.name).admin;
+		const admin = this.store.upstream(this.config.name).admin;
 		if (admin !== undefined) return {reason: admin.reason, at: admin.at, changes: admin.changes ?? []};
 		return {reason: this.quarantineReason(), at: this.machine.transitions().at(-1)?.at, changes: []};
 	}
@@ -387,7 +394,7 @@ export class Provider extends EventEmitter<{
 		this.lastActivityAt = Date.now();
 		if (failed) this.health.recordFailure(`call to "${tool}" failed`);
 		this.store.update(
-			this.name,
+			this.config.name,
 			upstream => {
 				upstream.counters.calls += 1;
 				if (failed) upstream.counters.failures += 1;
@@ -464,7 +471,7 @@ export class Provider extends EventEmitter<{
 	}
 
 	private quarantineReason(): string {
-		const admin = this.store.upstream(this.name).admin;
+		const admin = this.store.upstream(this.config.name).admin;
 		if (admin !== undefined) return admin.reason;
 		if (this.config.quarantined) return '"quarantined": true in the config';
 		return this.lastTransitionReason();
@@ -524,7 +531,7 @@ export class Provider extends EventEmitter<{
 				this.startedAt = Date.now();
 				this.setTools(tools);
 				this.setCatalog(catalog.capabilities, catalog.lists);
-				this.store.update(this.name, upstream => {
+				this.store.update(this.config.name, upstream => {
 					upstream.counters.starts += 1;
 				});
 				const ms = Math.round(performance.now() - began);
@@ -583,7 +590,7 @@ export class Provider extends EventEmitter<{
 		this.metrics.lastError = `start failed: ${detail}`;
 		this.breaker.recordFailure(Date.now());
 		const delay = this.restartPolicy.recordCrash(Date.now());
-		this.store.update(this.name, upstream => {
+		this.store.update(this.config.name, upstream => {
 			upstream.counters.crashes += 1;
 		});
 		const plan = this.planRestart(delay);
@@ -598,7 +605,7 @@ export class Provider extends EventEmitter<{
 	 */
 	private onRugPull(changes: ToolChange[], tools: readonly ToolDefinition[], how: 'stop' | 'running'): HangarError {
 		const reason = `a pinned tool changed since a person approved it: ${describeChanges(changes)}`;
-		this.store.update(this.name, upstream => {
+		this.store.update(this.config.name, upstream => {
 			upstream.admin = {state: 'quarantined', at: Date.now(), reason, changes, seen: pinTools(tools)};
 		});
 		this.metrics.lastError = `quarantined: ${reason}`;
@@ -644,7 +651,7 @@ export class Provider extends EventEmitter<{
 		this.metrics.lastError = `crashed: ${detail}`;
 		this.breaker.recordFailure(Date.now());
 		const delay = this.restartPolicy.recordCrash(Date.now());
-		this.store.update(this.name, upstream => {
+		this.store.update(this.config.name, upstream => {
 			upstream.counters.crashes += 1;
 		});
 		this.machine.apply('crashed', `${detail}; ${this.planRestart(delay)}`);
@@ -653,7 +660,7 @@ export class Provider extends EventEmitter<{
 	private recordExit(exit: ExitInfo): void {
 		this.lastExit = exit;
 		const stderrTail = this.log.tail(10, 'stderr').map(line => line.text);
-		this.store.update(this.name, upstream => {
+		this.store.update(this.config.name, upstream => {
 			upstream.lastExit = {code: exit.code, signal: exit.signal, at: exit.at, stderrTail};
 		});
 	}
@@ -841,7 +848,7 @@ export class Provider extends EventEmitter<{
 	}
 
 	async quarantine(reason: string): Promise<void> {
-		this.store.update(this.name, upstream => {
+		this.store.update(this.config.name, upstream => {
 			upstream.admin = {state: 'quarantined', at: Date.now(), reason};
 		});
 		await this.stop('quarantined', reason);

@@ -5,11 +5,18 @@
  * changes, activity), takes people's actions, and answers status from memory
  * only, never by asking an upstream. Where a request goes is the `Router`'s
  * business: it derives the exposed tool set from the providers.
+ *
+ * A server with `"instances": "per-client"` is one provider in `providers`
+ * (its template: the tool list, the catalog, what people act on) and one
+ * more provider per client session that sends it a request (`<server>#<n>`,
+ * n the session's number), created then and shut down when the session
+ * closes. Each instance has its own breaker, restart budget and idle stop,
+ * and its requests to a client go to its own session only.
  */
 import {EventEmitter} from 'node:events';
 import fs from 'node:fs';
-import {ClientRegistry} from './clients.js';
-import {ClientRelay} from './client-relay.js';
+import {ClientRegistry, type ClientRecord} from './clients.js';
+import {ClientRelay, SessionRelay} from './client-relay.js';
 import {ConfigError, parseConfigText, type HangarConfig, type ServerConfig} from '../config/config.js';
 import {describeDiff, diffConfigs, isEmptyDiff} from './config-diff.js';
 import {ConfigFile, hashText, type ReloadRecord} from './config-file.js';
@@ -86,6 +93,8 @@ export class Supervisor extends EventEmitter<{
 	private reloading: Promise<ReloadRecord> | undefined;
 	/** Passes the clients' log level and roots to every upstream connection. */
 	private readonly relay: ClientRelay;
+	/** The instances of each per-client template, by client session id. */
+	private readonly instanceSets = new Map<Provider, Map<number, Instance>>();
 
 	constructor(
 		config: HangarConfig,
@@ -102,6 +111,15 @@ export class Supervisor extends EventEmitter<{
 		this.current = config;
 		this.configFile = new ConfigFile(config.path);
 		for (const server of config.servers) this.addProvider(server, config);
+		// A session's instances must not outlive it.
+		this.clients.on('removed', record => {
+			for (const [template, set] of this.instanceSets) {
+				const instance = set.get(record.id);
+				if (instance === undefined) continue;
+				set.delete(record.id);
+				void this.retire(instance.provider, `its client session (${record.label}) closed`).then(() => this.emit('activity', template.name));
+			}
+		});
 		this.markToolsDirty();
 	}
 
@@ -141,8 +159,67 @@ export class Supervisor extends EventEmitter<{
 		return provider;
 	}
 
+	/**
+	 * The provider that serves `client`'s requests for `template`: the
+	 * template itself for a shared server, or the session's own instance of a
+	 * per-client server, created on its first request. While a person or the
+	 * config has switched the server off, the template answers (with its
+	 * refusal), so no instance starts.
+	 */
+	instanceFor(template: Provider, client: ClientRecord | undefined): Provider {
+		if (template.config.instances !== 'per-client' || client === undefined || template.admin !== 'enabled' || this.shuttingDown) return template;
+		// A session that has closed gets no instance: nothing would ever stop it.
+		if (!this.clients.has(client)) return template;
+		let set = this.instanceSets.get(template);
+		if (set === undefined) {
+			set = new Map();
+			this.instanceSets.set(template, set);
+		}
+
+		const existing = set.get(client.id);
+		if (existing !== undefined) return existing.provider;
+		const name = `${template.name}#${client.id}`;
+		const logger = this.logger.child(name);
+		const provider = new Provider(template.config, this.current.hangar, this.store, logger, new SessionRelay(this.clients, client, name, logger), name);
+		const onTransition = (event: TransitionEvent): void => {
+			this.emit('transition', event);
+		};
+
+		const onActivity = (): void => {
+			this.emit('activity', template.name);
+		};
+
+		provider.on('transition', onTransition);
+		provider.on('activity', onActivity);
+		this.detach.set(provider, () => {
+			provider.off('transition', onTransition);
+			provider.off('activity', onActivity);
+		});
+		provider.log.push('hangar', `instance of "${template.name}" for the client session ${client.label}${client.name === null ? '' : ` ("${client.name}")`}`);
+		set.set(client.id, {provider, client});
+		this.emit('activity', template.name);
+		return provider;
+	}
+
+	/** The running instances of a per-client server, oldest session first (empty for a shared one). */
+	instancesOf(name: string): readonly Instance[] {
+		const template = this.providers.get(name);
+		const set = template === undefined ? undefined : this.instanceSets.get(template);
+		return set === undefined ? [] : [...set.values()];
+	}
+
+	/** Shuts down every instance of a per-client template (a person's stop or quarantine, a reload). */
+	private async retireInstances(template: Provider, reason: string): Promise<number> {
+		const set = this.instanceSets.get(template);
+		if (set === undefined) return 0;
+		this.instanceSets.delete(template);
+		await Promise.all([...set.values()].map(async instance => this.retire(instance.provider, reason)));
+		return set.size;
+	}
+
 	/** Lets go of a provider (removed or replaced by a reload): its events no longer reach surfaces, and it stops. */
 	private retire(provider: Provider, reason: string): Promise<void> {
+		void this.retireInstances(provider, reason);
 		this.detach.get(provider)?.();
 		this.detach.delete(provider);
 		const stopping = provider.shutdown(reason).catch(() => {});
@@ -323,7 +400,45 @@ export class Supervisor extends EventEmitter<{
 	async command(name: string, action: Command, via: string): Promise<string> {
 		const provider = this.provider(name);
 		if (this.shuttingDown) throw shuttingDown(name, action);
+		if (provider.config.instances === 'per-client') return this.perClientCommand(provider, action, via);
+		return this.serverCommand(provider, action, via);
+	}
 
+	/**
+	 * A command on a per-client server applies to all its instances: stop and
+	 * quarantine shut every instance down (the template then refuses, so none
+	 * starts again), restart restarts each running one. Start and approve act
+	 * on the template; instances start at each session's next request.
+	 */
+	private async perClientCommand(template: Provider, action: Command, via: string): Promise<string> {
+		const name = template.name;
+		const instances = (this.instanceSets.get(template)?.size ?? 0);
+		const ofInstances = (count: number) => `${count} instance${count === 1 ? '' : 's'}`;
+		switch (action) {
+			case 'stop':
+			case 'quarantine': {
+				const said = await this.serverCommand(template, action, via);
+				// The template is switched off first, so no new instance can start while these stop.
+				const stopped = await this.retireInstances(template, action === 'stop' ? `stopped by ${via}` : `quarantined by ${via}`);
+				return `${said} (${ofInstances(stopped)} stopped)`;
+			}
+
+			case 'restart': {
+				const running = [...(this.instanceSets.get(template)?.values() ?? [])].filter(instance => instance.provider.state !== 'cold');
+				if (running.length === 0) return `"${name}" runs one instance per client session and none is running (${ofInstances(instances)}); each starts at its session's next request`;
+				await Promise.all(running.map(async instance => instance.provider.restart(`restarted by ${via}`)));
+				return `restarted "${name}": ${ofInstances(running.length)} (${running.map(instance => `${instance.provider.name}: ${instance.provider.state}${instance.provider.pid === undefined ? '' : `, pid ${instance.provider.pid}`}`).join('; ')})`;
+			}
+
+			case 'start':
+			case 'approve': {
+				return this.serverCommand(template, action, via);
+			}
+		}
+	}
+
+	private async serverCommand(provider: Provider, action: Command, via: string): Promise<string> {
+		const name = provider.name;
 		switch (action) {
 			case 'start': {
 				if (provider.state === 'ready' || provider.state === 'degraded') return `"${name}" is already running (${provider.state}, pid ${provider.pid ?? 'remote'})`;
@@ -366,15 +481,17 @@ export class Supervisor extends EventEmitter<{
 	}
 
 	/** A request other than a tool call to one upstream (see Provider.request). */
-	async request(provider: Provider, method: string, params: Record<string, unknown>, operation: string, context: Pick<CallContext, 'signal' | 'budget'> = {}): Promise<Record<string, unknown>> {
+	/** `client`: the session asking, so a per-client server's request goes to its own instance. */
+	async request(provider: Provider, method: string, params: Record<string, unknown>, operation: string, context: Pick<CallContext, 'signal' | 'budget'> = {}, client?: ClientRecord): Promise<Record<string, unknown>> {
 		if (this.shuttingDown) throw shuttingDown(provider.name, operation);
-		return provider.request(method, params, operation, context);
+		return this.instanceFor(provider, client).request(method, params, operation, context);
 	}
 
-	async call(server: string, tool: string, args: Record<string, unknown> | undefined, context: CallContext = {}): Promise<CallToolResult> {
+	/** `client`: the session calling, so a per-client server's call goes to its own instance. */
+	async call(server: string, tool: string, args: Record<string, unknown> | undefined, context: CallContext = {}, client?: ClientRecord): Promise<CallToolResult> {
 		if (this.shuttingDown) throw shuttingDown(server, `tools/call "${tool}"`);
 
-		return this.provider(server).callTool(tool, args, context);
+		return this.instanceFor(this.provider(server), client).callTool(tool, args, context);
 	}
 
 	/** Stops every upstream in order (stdin close, SIGTERM, SIGKILL), in parallel, and flushes state. */
@@ -383,7 +500,8 @@ export class Supervisor extends EventEmitter<{
 		this.shuttingDown = true;
 		this.logger.info(`shutting down: ${reason}`);
 		this.configFile.close();
-		await Promise.all([...this.providers.values()].map(async provider => provider.shutdown(`hangar is shutting down (${reason})`)));
+		const instances = [...this.instanceSets.values()].flatMap(set => [...set.values()].map(instance => instance.provider));
+		await Promise.all([...this.providers.values(), ...instances].map(async provider => provider.shutdown(`hangar is shutting down (${reason})`)));
 		await Promise.all(this.retiring);
 		await this.store.close();
 	}
@@ -414,6 +532,9 @@ export class Supervisor extends EventEmitter<{
 		for (const clash of clashes) this.logger.warn(describeClash(clash), {clash: clash.name});
 	}
 }
+
+/** One instance of a per-client server and the session it serves. */
+export type Instance = {provider: Provider; client: ClientRecord};
 
 /** A clash as a sentence for the log and `--check-config`: who keeps the name, and how the others stay reachable. */
 export function describeClash(clash: NameClash): string {

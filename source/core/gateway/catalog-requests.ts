@@ -25,6 +25,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type {JsonRpcError} from '../base/errors.js';
 import {CallBudget, type CallDeadline} from '../engine/call-path.js';
+import type {ClientRecord} from '../engine/clients.js';
 import type {Route} from '../engine/router.js';
 import type {Subscriber} from '../engine/subscriptions.js';
 import type {ServedCapabilities, Supervisor} from '../engine/supervisor.js';
@@ -37,6 +38,8 @@ export type CatalogRequestsOptions = {
 	capabilities: ServedCapabilities;
 	/** This session, for resources/updated. */
 	subscriber: Subscriber;
+	/** The session's record: a per-client server's requests go to its own instance. */
+	client: ClientRecord;
 	/** A deadline for every request, as for tools/call (HTTP sessions). */
 	callDeadline: CallDeadline | undefined;
 	/** How a failure is answered (the session's one conversion to JSON-RPC errors). */
@@ -49,13 +52,13 @@ export function advertised(capabilities: ServedCapabilities): ServerCapabilities
 }
 
 export function registerCatalogRequests(server: Server, options: CatalogRequestsOptions): void {
-	const {supervisor, capabilities, subscriber, toRpcError} = options;
+	const {supervisor, capabilities, subscriber, toRpcError, client} = options;
 	const router = supervisor.router;
 	const context = (signal: AbortSignal) => ({signal, budget: options.callDeadline === undefined ? undefined : new CallBudget(options.callDeadline)});
 	/** Sends one routed request and hands its result to `expose`; failures become the session's JSON-RPC errors. */
 	const forward = async (route: Route, method: string, params: Record<string, unknown>, operation: string, signal: AbortSignal) => {
 		try {
-			return await supervisor.request(route.provider, method, params, operation, context(signal));
+			return await supervisor.request(route.provider, method, params, operation, context(signal), client);
 		} catch (error) {
 			throw toRpcError(error, `upstream "${route.provider.name}": ${operation}`);
 		}

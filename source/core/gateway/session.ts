@@ -378,6 +378,7 @@ export class GatewaySession {
 			supervisor: options.supervisor,
 			capabilities,
 			subscriber: this.subscriber,
+			client: this.client,
 			callDeadline: options.callDeadline,
 			toRpcError,
 		});
@@ -687,7 +688,7 @@ export class GatewaySession {
 								this.guard.send(notification as JSONRPCMessage, {relatedRequestId: id}).catch(() => {});
 							}
 						: undefined,
-			});
+			}, this.client);
 			// resource_link and embedded resource items: their URIs are remembered for reading and, where another upstream owns one, rewritten.
 			router.exposeContent(route.server, result.content);
 			return result;
@@ -726,7 +727,7 @@ export class GatewaySession {
 			return true;
 		}
 
-		if (record.method === 'notifications/roots/list_changed' && this.guard.machine.state === 'ready') this.supervisor.clients.rootsChanged();
+		if (record.method === 'notifications/roots/list_changed' && this.guard.machine.state === 'ready') this.supervisor.clients.rootsChanged(this.client);
 		return false;
 	}
 
