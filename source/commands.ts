@@ -152,7 +152,7 @@ const ago = (iso: string | null, now: number): string => {
 /** The hangar_list view as an aligned table, one row per upstream. */
 export function statusTable(entries: readonly StatusEntry[], now = Date.now()): string {
 	const header = ['NAME', 'STATE', 'ADMIN', 'CALLABLE', 'TOOLS', 'VERIFIED', 'CALLS', 'FAILURES', 'P50', 'RESTARTS', 'LAST ERROR'];
-	const rows = entries.map(entry => [
+	const rows = entries.flatMap(entry => [[
 		entry.name,
 		entry.state,
 		entry.admin,
@@ -164,7 +164,21 @@ export function statusTable(entries: readonly StatusEntry[], now = Date.now()): 
 		entry.latencyMs.p50 === null ? '-' : `${entry.latencyMs.p50}ms`,
 		String(entry.restarts),
 		(entry.quarantineReason ?? entry.lastError ?? '-').replaceAll(/\s+/g, ' ').slice(0, 80),
-	]);
+	],
+	// A per-client server's instances, one row each under it.
+	...(entry.instances ?? []).map(instance => [
+		`  ${instance.name}`,
+		instance.state,
+		'',
+		'',
+		'',
+		'',
+		String(instance.calls),
+		String(instance.failures),
+		'',
+		String(instance.restarts),
+		`pid ${instance.pid ?? '-'}, client ${instance.client}${instance.lastError === null ? '' : `: ${instance.lastError}`}`.replaceAll(/\s+/g, ' ').slice(0, 80),
+	])]);
 	const widths = header.map((title, column) => Math.max(title.length, ...rows.map(row => row[column]!.length)));
 	const line = (cells: string[]) =>
 		cells

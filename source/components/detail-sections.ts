@@ -102,6 +102,19 @@ function summaryLines(details: UpstreamDetails, now: number, width: number): Lin
 		...packGroups(tools, width),
 	];
 	if (s.lastError !== null) lines.push([label('last error  '), {text: printable(s.lastError), tone: {color: 'red'}}]);
+	if (s.instances !== undefined) {
+		lines.push([label('instances  '), {text: `${s.instances.length} (one per client session)`}]);
+		for (const instance of s.instances) {
+			lines.push([
+				label('  '),
+				{text: instance.name, tone: {bold: true}},
+				{text: '  '},
+				{text: instance.state, tone: stateTone[instance.state]},
+				label(`  pid ${instance.pid ?? '-'}  calls ${count(instance.calls)}  client ${printable(instance.client)}`),
+			]);
+		}
+	}
+
 	if (details.quarantine !== null) {
 		const changes = details.quarantine.changes.length;
 		lines.push([

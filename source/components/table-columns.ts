@@ -44,7 +44,8 @@ export const fullColumns: ColumnSpec[] = [
 	nameColumn,
 	stateColumn,
 	{id: 'breaker', title: 'BREAKER', width: 9, align: 'left', cell: entry => ({text: entry.breaker, tone: breakerTone[entry.breaker]})},
-	{id: 'pid', title: 'PID', width: 7, align: 'right', cell: entry => ({text: entry.pid === null ? '-' : String(entry.pid)})},
+	// A per-client server runs one process per client session: the row counts them (the details list each).
+	{id: 'pid', title: 'PID', width: 7, align: 'right', cell: entry => ({text: entry.instances === undefined ? (entry.pid === null ? '-' : String(entry.pid)) : `${entry.instances.length} inst`})},
 	{id: 'up', title: 'UP/IDLE', width: 9, align: 'right', cell: entry => ({text: upIdle(entry)})},
 	{id: 'tools', title: 'TOOLS', width: 5, align: 'right', cell: entry => ({text: String(entry.tools), tone: entry.stale ? {dim: true} : {}})},
 	{id: 'calls', title: 'CALLS', width: 6, align: 'right', cell: entry => ({text: count(entry.calls)})},

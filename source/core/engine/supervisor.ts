@@ -135,6 +135,10 @@ export class Supervisor extends EventEmitter<{
 			this.markToolsDirty();
 			if (event.to === 'ready' && event.from === 'starting') this.subscriptions.resubscribe(provider);
 			this.emit('transition', event);
+			// A per-client server's template runs only to learn its tools (at launch, or a person's start): no client is served by it.
+			if (event.to === 'ready' && provider.config.instances === 'per-client') {
+				void provider.stop('cold', 'its tools are known; each client session runs its own instance ("instances": "per-client")').catch(() => {});
+			}
 		};
 
 		const onTools = (): void => this.markToolsDirty();

@@ -54,6 +54,19 @@ export type StatusEntry = {
 	idleSeconds: number | null;
 	restarts: number;
 	quarantineReason: string | null;
+	/**
+	 * A server with `"instances": "per-client"`: one entry per client session
+	 * running an instance of it, oldest session first. The fields above are
+	 * the template's (its tool list, what people act on); calls, pids and
+	 * breakers are each instance's. Absent for a shared server.
+	 */
+	instances?: InstanceEntry[];
+};
+
+/** One instance of a per-client server (see StatusEntry.instances). */
+export type InstanceEntry = Pick<StatusEntry, 'name' | 'state' | 'breaker' | 'pid' | 'calls' | 'failures' | 'inFlight' | 'restarts' | 'upSeconds' | 'idleSeconds' | 'lastError'> & {
+	/** The client session it serves: its label, and the client's name once known. */
+	client: string;
 };
 
 /**
@@ -112,9 +125,20 @@ export function statusEntry(provider: Provider, now = Date.now()): StatusEntry {
 	};
 }
 
+/** A server's entry as every surface shows it: `statusEntry`, with a per-client server's instances. */
+export function serverEntry(supervisor: Supervisor, provider: Provider, now = Date.now()): StatusEntry {
+	const entry = statusEntry(provider, now);
+	if (provider.config.instances !== 'per-client') return entry;
+	entry.instances = supervisor.instancesOf(provider.name).map(({provider: instance, client}) => {
+		const {name, state, breaker, pid, calls, failures, inFlight, restarts, upSeconds, idleSeconds, lastError} = statusEntry(instance, now);
+		return {name, client: client.name === null ? client.label : `${client.label} ("${client.name}")`, state, breaker, pid, calls, failures, inFlight, restarts, upSeconds, idleSeconds, lastError};
+	});
+	return entry;
+}
+
 export function statusEntries(supervisor: Supervisor): StatusEntry[] {
 	const now = Date.now();
-	return [...supervisor.providers.values()].map(provider => statusEntry(provider, now));
+	return [...supervisor.providers.values()].map(provider => serverEntry(supervisor, provider, now));
 }
 
 export type ToolDetail = {
@@ -245,7 +269,7 @@ export function upstreamDetails(supervisor: Supervisor, name: string, limits: {t
 	const quarantine = provider.quarantineInfo;
 	const pins = provider.pins;
 	return {
-		server: statusEntry(provider),
+		server: serverEntry(supervisor, provider),
 		launch: launch.kind === 'stdio' ? [launch.command, ...launch.args].map(part => (/\s/.test(part) ? JSON.stringify(part) : part)).join(' ') : launch.url,
 		tools: provider.tools.map(tool => toolDetail(supervisor, provider, tool)),
 		transitions: transitions.map(record => ({at: new Date(record.at).toISOString(), from: record.from, to: record.to, event: record.event, reason: record.reason})),

@@ -14,7 +14,7 @@ import {isPlainObject} from '../wire/message-classifier.js';
 import {maxListLimit} from '../wire/protocol.js';
 import {settleWithin} from '../base/settle.js';
 import type {Command, Supervisor} from '../engine/supervisor.js';
-import {findPrompts, findTools, statusEntry, upstreamDetails, type StatusEntry} from '../engine/views.js';
+import {findPrompts, findTools, serverEntry, upstreamDetails, type StatusEntry} from '../engine/views.js';
 import type {NameClash} from '../engine/router.js';
 
 export type {StatusEntry} from '../engine/views.js';
@@ -221,7 +221,7 @@ export function statusJson(supervisor: Supervisor, args: Record<string, unknown>
 	for (const provider of all) states[provider.state] = (states[provider.state] ?? 0) + 1;
 	const end = Math.min(all.length, offset + limit);
 	const now = Date.now();
-	const providers = all.slice(offset, end).map(provider => statusEntry(provider, now));
+	const providers = all.slice(offset, end).map(provider => serverEntry(supervisor, provider, now));
 	return {total: all.length, states, providers, nextCursor: end < all.length ? String(end) : null, clashes: [...supervisor.clashes()]};
 }
 
@@ -264,7 +264,7 @@ export async function runManagementTool(supervisor: Supervisor, name: string, ar
 			const outcome = supervisor.command(server, action, reason === undefined ? via : `${via}: ${reason}`);
 			// With 0 it still sees commands that settle without waiting for a process: refusals, a stop of an upstream that is not running.
 			const message = await settleWithin(outcome, ((args['waitSeconds'] as number | undefined) ?? 0) * 1000);
-			const status = statusEntry(supervisor.provider(server));
+			const status = serverEntry(supervisor, supervisor.provider(server));
 			if (message !== undefined) return {server, action, done: true, message, status};
 			// Still under way: its end (or failure) shows in hangar_list and hangar_details, never as an unhandled rejection.
 			outcome.catch(() => {});

@@ -1,0 +1,119 @@
+/**
+ * `"instances": "per-client"` through the built binary: one `mcp-hangar
+ * serve` with two attached `--stdio` clients. Each client session gets its
+ * own upstream process, that process's requests for its client reach only
+ * that client, closing a client stops its instance (the process is gone)
+ * while the other keeps working, a shared upstream beside it stays one
+ * process, and a person's stop or quarantine applies to every instance.
+ */
+import {Client} from '@modelcontextprotocol/sdk/client/index.js';
+import {ListRootsRequestSchema, type CallToolResult} from '@modelcontextprotocol/sdk/types.js';
+import {afterEach, describe, expect, it} from 'vitest';
+import {closeHangars, fastHangar, fixture, isAlive, openHangar, statusOf, tempDir, waitFor, writeConfig} from '../support/hangar.js';
+import {spawnServe, type Served} from '../support/serve.js';
+
+const daemons: Served[] = [];
+
+afterEach(async () => {
+	await closeHangars();
+	for (const daemon of daemons.splice(0)) await daemon.stop('SIGKILL');
+});
+
+/** An SDK client that declares roots and answers roots/list with its own folder. */
+function rootsClient(name: string): {client: Client; asked: number[]} {
+	const client = new Client({name, version: '1.0.0'}, {capabilities: {roots: {listChanged: true}}});
+	const asked: number[] = [];
+	client.setRequestHandler(ListRootsRequestSchema, () => {
+		asked.push(Date.now());
+		return {roots: [{uri: `file:///work/${name}`, name: `${name}'s project`}]};
+	});
+	return {client, asked};
+}
+
+function text(result: unknown): string {
+	const content = (result as CallToolResult).content[0];
+	return content?.type === 'text' ? content.text : '';
+}
+
+function structured(result: unknown): Record<string, unknown> {
+	return (result as CallToolResult).structuredContent!;
+}
+
+async function pidOf(client: Client, tool: string): Promise<number> {
+	return Number(text(await client.callTool({name: tool, arguments: {}})));
+}
+
+/** A daemon serving `fs` (per-client, asks its client for roots) and `shared` (one process for everyone), with two clients attached. */
+async function twoClients() {
+	const file = writeConfig(
+		tempDir(),
+		{
+			fs: fixture('normal', ['--client-features'], {instances: 'per-client'}),
+			shared: fixture('normal'),
+		},
+		fastHangar,
+	);
+	const {served} = await spawnServe(['serve', '--config', file], {listening: log => /serving \d+ upstreams? to MCP clients on/.test(log) || undefined});
+	daemons.push(served);
+	const a = rootsClient('a');
+	const b = rootsClient('b');
+	const handleA = await openHangar(file, {client: a.client, shared: true});
+	const handleB = await openHangar(file, {client: b.client, shared: true});
+	return {a, b, handleA, handleB};
+}
+
+describe('a per-client upstream', () => {
+	it('runs one process per client session, sends each instance\'s requests to its own client, and stops an instance with its session', async () => {
+		const {a, b, handleA} = await twoClients();
+		const pidA = await pidOf(a.client, 'fs__pid');
+		const pidB = await pidOf(b.client, 'fs__pid');
+		expect(pidA).not.toBe(pidB);
+		expect(await pidOf(a.client, 'fs__pid')).toBe(pidA);
+		// The shared upstream beside it is one process for both.
+		expect(await pidOf(a.client, 'shared__pid')).toBe(await pidOf(b.client, 'shared__pid'));
+
+		// Roots asked for by an instance come from its own client, in a call and outside one.
+		expect(structured(await a.client.callTool({name: 'fs__ask', arguments: {kind: 'roots'}}))['result']).toEqual({roots: [{uri: 'file:///work/a', name: 'a\'s project'}]});
+		expect(structured(await b.client.callTool({name: 'fs__ask', arguments: {kind: 'roots'}}))['result']).toEqual({roots: [{uri: 'file:///work/b', name: 'b\'s project'}]});
+		// The template ran at launch only to learn the tools; it is cold again, so only instances hear of roots.
+		await waitFor(async () => (await statusOf(b.client, 'fs')).state === 'cold', 'the template to stop after learning the tools');
+		await b.client.sendRootsListChanged();
+		await waitFor(async () => JSON.stringify(structured(await b.client.callTool({name: 'fs__roots-seen', arguments: {}}))['roots']).includes('file:///work/b'), 'b\'s instance to fetch b\'s roots');
+		// b's change reached b's instance only.
+		expect(structured(await a.client.callTool({name: 'fs__roots-seen', arguments: {}}))['changes']).toBe(0);
+		expect(a.asked).toHaveLength(1);
+		expect(b.asked).toHaveLength(2);
+
+		// hangar_list groups the instances under the server.
+		const listed = await statusOf(b.client, 'fs');
+		expect(listed.instances?.map(instance => instance.pid).sort()).toEqual([pidA, pidB].sort());
+		expect(listed.instances?.map(instance => instance.name)).toEqual([expect.stringMatching(/^fs#\d+$/), expect.stringMatching(/^fs#\d+$/)]);
+		expect((await statusOf(b.client, 'shared')).instances).toBeUndefined();
+
+		await handleA.close();
+		await waitFor(() => !isAlive(pidA), 'a\'s instance to exit with a\'s session');
+		expect(await pidOf(b.client, 'fs__pid')).toBe(pidB);
+		expect((await statusOf(b.client, 'fs')).instances?.map(instance => instance.pid)).toEqual([pidB]);
+	});
+
+	it('takes a person\'s stop and quarantine for every instance', async () => {
+		const {a, b} = await twoClients();
+		const pids = [await pidOf(a.client, 'fs__pid'), await pidOf(b.client, 'fs__pid')];
+		const stopped = structured(await a.client.callTool({name: 'hangar_stop', arguments: {server: 'fs', waitSeconds: 30}}));
+		expect(stopped['message']).toMatch(/stopped "fs".*\(2 instances stopped\)/);
+		for (const pid of pids) expect(isAlive(pid)).toBe(false);
+		const refused = await b.client.callTool({name: 'hangar_call', arguments: {server: 'fs', tool: 'pid'}}).catch((error: unknown) => error as Error);
+		expect(refused).toBeInstanceOf(Error);
+		expect((refused as Error).message).toContain('stopped');
+
+		await a.client.callTool({name: 'hangar_start', arguments: {server: 'fs', waitSeconds: 30}});
+		const again = await pidOf(b.client, 'fs__pid');
+		expect(pids).not.toContain(again);
+		const quarantined = structured(await a.client.callTool({name: 'hangar_quarantine', arguments: {server: 'fs', waitSeconds: 30}}));
+		expect(quarantined['message']).toMatch(/quarantined "fs".*\(1 instance stopped\)/);
+		expect(isAlive(again)).toBe(false);
+		const refusedAgain = await a.client.callTool({name: 'hangar_call', arguments: {server: 'fs', tool: 'pid'}}).catch((error: unknown) => error as Error);
+		expect((refusedAgain as Error).message).toContain('quarantined');
+		expect((await statusOf(a.client, 'fs')).instances).toEqual([]);
+	});
+});
