@@ -291,10 +291,11 @@ describe('README.md', () => {
 
 	it('documents every hangar_list field', async () => {
 		const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hangar-docs-'));
-		const config = parseConfig({mcpServers: {fx: {command: 'true'}}}, path.join(dir, 'mcp-hangar.json'), {stateDir: path.join(dir, 'state')});
+		// A per-client server's entry has the fields of a shared one and its instances.
+		const config = parseConfig({mcpServers: {fx: {command: 'true'}, px: {command: 'true', instances: 'per-client'}}}, path.join(dir, 'mcp-hangar.json'), {stateDir: path.join(dir, 'state')});
 		const store = await StateStore.open(config.hangar.stateDir, silentLogger);
 		const supervisor = new Supervisor(config, store, silentLogger);
-		const fields = Object.keys(statusJson(supervisor).providers[0]!);
+		const fields = [...new Set(statusJson(supervisor).providers.flatMap(entry => Object.keys(entry)))];
 		await supervisor.shutdown('test finished');
 		expect(fields).toContain('state');
 		expect(firstColumnNames(section(readme, '`hangar_list` fields')).sort()).toEqual(fields.sort());
