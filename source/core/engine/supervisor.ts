@@ -15,6 +15,7 @@ import {describeDiff, diffConfigs, isEmptyDiff} from './config-diff.js';
 import {ConfigFile, hashText, type ReloadRecord} from './config-file.js';
 import {describeApproval} from './pins.js';
 import type {Logger} from '../base/logger.js';
+import {launchSecrets, registerSecrets} from '../base/secret-mask.js';
 import type {CallContext} from './call-path.js';
 import {Provider} from './provider.js';
 import type {TransitionEvent} from './provider-state.js';
@@ -95,6 +96,8 @@ export class Supervisor extends EventEmitter<{
 	) {
 		super();
 		this.setMaxListeners(100);
+		// Before any provider exists: its log buffer masks these from its first line on.
+		registerSecrets(config.servers.flatMap(server => launchSecrets(server.launch)));
 		// Each running upstream's connection follows the clients' log level and roots.
 		this.clients.setMaxListeners(0);
 		this.relay = new ClientRelay(this.clients, logger.child('relay'));

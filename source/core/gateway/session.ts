@@ -28,6 +28,7 @@ import {cliClientName, commandMethod, configMethod, consoleChangedNotification, 
 import {settleWithin} from '../base/settle.js';
 import {HangarError, JsonRpcCode, JsonRpcError, errorMessage, type Audience} from '../base/errors.js';
 import type {Logger} from '../base/logger.js';
+import {maskStrings, maskText} from '../base/secret-mask.js';
 import {ManagementParamsError, checkArguments, isManagementTool, managementTools, runManagementTool, statusJson} from './management-tools.js';
 import {CallBudget, type CallDeadline, type ProgressUpdate} from '../engine/call-path.js';
 import {commands, isCommand, type Supervisor} from '../engine/supervisor.js';
@@ -95,15 +96,16 @@ function errorResponse(id: string | number, code: number, message: string, data?
 
 /**
  * The one place a failure becomes a JSON-RPC error: hangar's typed errors
- * keep their code and data, JSON-RPC errors (routing, an upstream's own
- * answer) pass as they are, and anything else is hangar's internal error,
+ * keep their code and data (masked when they were made), JSON-RPC errors
+ * (routing, an upstream's own answer) keep their code with secrets masked
+ * in their message and data, and anything else is hangar's internal error,
  * named with `what` failed.
  */
 function toRpcError(error: unknown, what?: string, audience: Audience = 'mcp'): JsonRpcError {
-	if (error instanceof JsonRpcError) return error;
+	if (error instanceof JsonRpcError) return new JsonRpcError(error.code, maskText(error.message), error.data === undefined ? undefined : maskStrings(error.data));
 	if (error instanceof HangarError) return new JsonRpcError(error.code, error.messageFor(audience), error.toData(audience));
-	if (error instanceof ManagementParamsError) return new JsonRpcError(error.code, error.message);
-	return new JsonRpcError(JsonRpcCode.InternalError, what === undefined ? errorMessage(error) : `${what} failed: ${errorMessage(error)}`);
+	if (error instanceof ManagementParamsError) return new JsonRpcError(error.code, maskText(error.message));
+	return new JsonRpcError(JsonRpcCode.InternalError, maskText(what === undefined ? errorMessage(error) : `${what} failed: ${errorMessage(error)}`));
 }
 
 /**
