@@ -34,6 +34,8 @@ import {sequenceError} from '../gateway/connection-state.js';
 import {GatewaySession, invalidParams, type SessionTransport} from '../gateway/session.js';
 import {answerIdText, checkJsonRpcBody, duplicateIdProblem, errorLine, isProblem, type CheckedMessage, type MessageProblem} from '../wire/message-classifier.js';
 import type {Logger} from '../base/logger.js';
+import {isDroppable, logDrops} from '../wire/line-transport.js';
+import {maxQueuedBytes} from '../wire/write-coalescer.js';
 import {maskSecrets, maskedJson} from '../base/secret-mask.js';
 import type {Supervisor} from '../engine/supervisor.js';
 
@@ -173,6 +175,8 @@ type RequestRecord = {
 	rpcError?: number | undefined;
 	/** tools/call answered with isError: true. */
 	isError?: boolean | undefined;
+	/** The response its notifications stream on (to drop progress a client does not read). */
+	response?: http.ServerResponse | undefined;
 };
 
 /**
@@ -188,6 +192,7 @@ class HttpSessionTransport implements SessionTransport {
 	private readonly pending = new Map<string | number, RequestRecord>();
 	/** GET requests open now: the session's event stream, the only way to a client outside its calls. */
 	private eventStreams = 0;
+	private droppedNotifications = 0;
 
 	constructor(
 		readonly sdk: StreamableHTTPServerTransport,
@@ -231,6 +236,7 @@ class HttpSessionTransport implements SessionTransport {
 				return;
 			}
 
+			record.response = res;
 			this.pending.set(id, record);
 			// An answer that can no longer be delivered (the client went away) is not waited for.
 			res.on('close', () => {
@@ -248,6 +254,14 @@ class HttpSessionTransport implements SessionTransport {
 	}
 
 	async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+		const stream = options?.relatedRequestId === undefined ? undefined : this.pending.get(options.relatedRequestId)?.response;
+		if (stream !== undefined && stream.writableLength > maxQueuedBytes && isDroppable(message)) {
+			// A client that does not read its call's event stream: progress is dropped, not queued without bound.
+			this.droppedNotifications += 1;
+			logDrops(this.logger, 'an HTTP client')(this.droppedNotifications);
+			return;
+		}
+
 		const response = message as {id?: string | number; result?: {isError?: unknown}; error?: {code?: number}};
 		if (response.id !== undefined && ('result' in response || 'error' in response)) {
 			const record = this.pending.get(response.id);

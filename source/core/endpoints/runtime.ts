@@ -12,7 +12,7 @@
 import {loadConfig, type HangarConfig} from '../config/config.js';
 import {GatewaySession} from '../gateway/session.js';
 import {HttpEndpoint, type HttpListenOptions} from './http-endpoint.js';
-import {LineTransport} from '../wire/line-transport.js';
+import {LineTransport, logDrops} from '../wire/line-transport.js';
 import {LocalEndpoint, busyEndpoint} from './local-endpoint.js';
 import type {EndpointOwner} from './socket-client.js';
 import type {Logger} from '../base/logger.js';
@@ -112,7 +112,7 @@ export async function serveStandalone(config: HangarConfig, logger: Logger, stat
 	const grace = config.hangar.stopGraceMs;
 	const controller = installExitHandlers(supervisor, logger, grace * 2 + 8000);
 
-	const transport = new LineTransport(process.stdin, process.stdout, config.hangar.maxMessageBytes);
+	const transport = new LineTransport(process.stdin, process.stdout, config.hangar.maxMessageBytes, logDrops(logger, 'the stdio client'));
 	const session = new GatewaySession({supervisor, transport, logger: logger.child('gateway'), label: 'stdio', kind: 'stdio'});
 	session.onClose(() => {
 		void controller.exit('stdin closed', 0);

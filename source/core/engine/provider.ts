@@ -20,7 +20,7 @@ import {EventEmitter} from 'node:events';
 import {CircuitBreaker, type BreakerState} from './circuit-breaker.js';
 import type {HangarSettings, ServerConfig, ToolDefinition} from '../config/config.js';
 import {HangarError, errorMessage} from '../base/errors.js';
-import {LogBuffer} from '../upstream/log-buffer.js';
+import {LogBuffer, copyToLog} from '../upstream/log-buffer.js';
 import type {Logger} from '../base/logger.js';
 import {CallMetrics, type CallMetricsSnapshot} from './metrics.js';
 import {createProviderMachine, runningStates, type AdminState, type ProviderEvent, type ProviderState, type StopTarget, type TransitionEvent} from './provider-state.js';
@@ -118,10 +118,7 @@ export class Provider extends EventEmitter<{
 	) {
 		super();
 		this.log = new LogBuffer(settings.logLines);
-		// Upstream stderr and stray stdout also go to hangar's own log (stderr or --log-file), never to a terminal.
-		this.log.onLine(line => {
-			if (line.source !== 'hangar') this.logger.info(`${line.source}: ${line.text}`, {upstream: config.name});
-		});
+		copyToLog(this.log, this.logger, config.name);
 		const isNew = !store.has(config.name);
 		const persisted = store.upstream(config.name);
 		if (isNew) {

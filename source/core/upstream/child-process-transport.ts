@@ -21,7 +21,7 @@ import type {StdioLaunch} from '../config/config.js';
 import {JsonRpcCode} from '../base/errors.js';
 import {checkJsonRpcLine, isProblem} from '../wire/message-classifier.js';
 import {LineSplitter} from '../wire/line-splitter.js';
-import type {LogBuffer} from './log-buffer.js';
+import {OutputLineSplitter, detached, type LogBuffer} from './log-buffer.js';
 import {liveProcessGroups} from './process-registry.js';
 import {CoalescingWriter} from '../wire/write-coalescer.js';
 
@@ -38,8 +38,8 @@ export function describeExit(exit: ExitInfo): string {
 	return `exited with code ${exit.code ?? 'unknown'}`;
 }
 
-/** Stderr lines longer than this are cut into pieces of this size (the log shows only the start of each anyway). */
-const maxStderrLineBytes = 64 * 1024;
+/** How much of one line of an upstream's output its log keeps. */
+const keptBytes = 2000;
 
 export class ChildProcessTransport implements Transport {
 	onclose?: () => void;
@@ -90,18 +90,20 @@ export class ChildProcessTransport implements Transport {
 		const stdout = new LineSplitter(line => this.onStdoutLine(line), {
 			maxBytes: this.maxLineBytes,
 			policy: 'discard',
-			onDiscarded: (prefix, bytes) => this.log.push('hangar', `dropped a stdout line of ${bytes} bytes (the limit is ${this.maxLineBytes}): ${prefix.slice(0, 200)}`),
-		});
-		const stderr = new LineSplitter(
-			line => {
-				if (line !== '') this.log.push('stderr', line);
+			onDiscarded: (prefix, bytes) => {
+				this.log.drop('stdout', 1, bytes);
+				this.log.push('hangar', `dropped a stdout line of ${bytes} bytes (the limit is ${this.maxLineBytes}): ${detached(prefix.slice(0, 200))}`);
 			},
-			{maxBytes: maxStderrLineBytes, policy: 'split'},
+		});
+		const stderr = new OutputLineSplitter(
+			(text, bytes) => this.log.push('stderr', bytes > keptBytes ? `${text}… (${bytes} bytes)` : text),
+			bytes => this.log.admit('stderr', bytes),
+			keptBytes,
 		);
 		child.stdout?.setEncoding('utf8');
-		child.stderr?.setEncoding('utf8');
 		child.stdout?.on('data', (chunk: string) => stdout.write(chunk));
-		child.stderr?.on('data', (chunk: string) => stderr.write(chunk));
+		// Bytes, not text: lines the log does not admit are counted without being decoded.
+		child.stderr?.on('data', (chunk: Buffer) => stderr.write(chunk));
 		child.stdin?.on('error', error => {
 			// EPIPE after the child died is expected; the exit handler reports the death.
 			this.log.push('hangar', `stdin write failed: ${error.message}`);
@@ -149,9 +151,16 @@ export class ChildProcessTransport implements Transport {
 
 	private onStdoutLine(line: string): void {
 		if (line.trim() === '') return;
-		const checked = checkJsonRpcLine(line);
-		if (isProblem(checked)) {
-			this.log.push('stdout', checked.code === JsonRpcCode.ParseError ? `not JSON-RPC (ignored): ${line}` : `not JSON-RPC (ignored: ${checked.message}): ${line}`);
+		// A JSON-RPC message is an object: anything else is garbage without the cost of classifying it.
+		const first = line.trimStart()[0];
+		const checked = first === '{' || first === '[' ? checkJsonRpcLine(line) : undefined;
+		if (checked === undefined || isProblem(checked)) {
+			// Garbage is the upstream's output: it shares its budget, and only the start of a line is kept.
+			if (this.log.admit('stdout', line.length)) {
+				const why = checked === undefined || checked.code === JsonRpcCode.ParseError ? '' : `: ${checked.message}`;
+				this.log.push('stdout', `not JSON-RPC (ignored${why}): ${detached(line.slice(0, keptBytes))}${line.length > keptBytes ? `… (${line.length} chars)` : ''}`);
+			}
+
 			return;
 		}
 
