@@ -11,8 +11,11 @@
  * nothing draws over the TUI or pollutes a stdio endpoint); a runaway stderr
  * line is cut into pieces.
  *
- * Each child leads its own process group, so a stop reaches the whole tree:
- * close stdin, wait, SIGTERM the group, wait, SIGKILL the group.
+ * Each child leads its own process group and carries a tree marker in its
+ * environment (process-tree.ts), so a stop reaches its whole tree, including
+ * descendants that left the group (`setsid`): close stdin, wait, SIGTERM the
+ * tree, wait, SIGKILL the tree. Whatever the child leaves behind when it
+ * exits is SIGKILLed at once.
  */
 import {execa, type ResultPromise} from 'execa';
 import type {Transport} from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -22,7 +25,8 @@ import {JsonRpcCode} from '../base/errors.js';
 import {checkJsonRpcLine, isProblem} from '../wire/message-classifier.js';
 import {LineSplitter} from '../wire/line-splitter.js';
 import {OutputLineSplitter, detached, type LogBuffer} from './log-buffer.js';
-import {liveProcessGroups} from './process-registry.js';
+import {ensureWatchdog, registerTree, signalTree, treeOf, unregisterTree} from './process-registry.js';
+import {newTreeMarker, treeVariable, type TreeRoot} from './process-tree.js';
 import {CoalescingWriter} from '../wire/write-coalescer.js';
 
 export type ExitInfo = {
@@ -52,6 +56,9 @@ export class ChildProcessTransport implements Transport {
 	private closed = false;
 	private stopping: 'stdin-close' | 'SIGTERM' | 'SIGKILL' | undefined;
 	private writer: CoalescingWriter | undefined;
+	/** This child's tree: every process that carries it in MCP_HANGAR_TREE. */
+	private readonly marker = newTreeMarker();
+	private root: TreeRoot | undefined;
 
 	constructor(
 		private readonly launch: StdioLaunch,
@@ -69,9 +76,10 @@ export class ChildProcessTransport implements Transport {
 
 	async start(): Promise<void> {
 		if (this.child !== undefined) throw new Error('ChildProcessTransport already started');
+		ensureWatchdog();
 		const child = execa(this.launch.command, this.launch.args, {
 			cwd: this.launch.cwd,
-			env: this.launch.env,
+			env: {...this.launch.env, [treeVariable]: this.marker},
 			extendEnv: true,
 			stdin: 'pipe',
 			stdout: 'pipe',
@@ -122,11 +130,9 @@ export class ChildProcessTransport implements Transport {
 		child.on('exit', (code, signal) => {
 			const pid = child.pid;
 			if (pid !== undefined) {
-				liveProcessGroups.delete(pid);
-				// Reap anything the child left behind in its group.
-				try {
-					process.kill(-pid, 'SIGKILL');
-				} catch {}
+				unregisterTree(pid);
+				// Reap anything the child left behind: its group, and descendants that left it.
+				signalTree(this.root ?? {pid, startTime: undefined}, this.marker, 'SIGKILL');
 			}
 
 			this.exitInfo = {code, signal, at: Date.now(), stoppedBy: this.stopping};
@@ -138,7 +144,11 @@ export class ChildProcessTransport implements Transport {
 
 		await new Promise<void>((resolve, reject) => {
 			child.once('spawn', () => {
-				if (child.pid !== undefined) liveProcessGroups.add(child.pid);
+				if (child.pid !== undefined) {
+					registerTree(child.pid, this.marker);
+					this.root = treeOf(child.pid);
+				}
+
 				resolve();
 			});
 			child.once('error', error => {
@@ -207,13 +217,7 @@ export class ChildProcessTransport implements Transport {
 
 	private signalGroup(pid: number | undefined, signal: NodeJS.Signals): void {
 		if (pid === undefined) return;
-		try {
-			process.kill(-pid, signal);
-		} catch {
-			try {
-				process.kill(pid, signal);
-			} catch {}
-		}
+		signalTree(this.root ?? {pid, startTime: undefined}, this.marker, signal);
 	}
 
 	private async waitForExit(ms: number): Promise<ExitInfo | undefined> {
