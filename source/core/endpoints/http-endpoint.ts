@@ -147,18 +147,54 @@ function sendProblem(res: http.ServerResponse, problem: MessageProblem): void {
 	res.end(errorLine(problem.silent === true ? 'null' : answerIdText(problem), problem.code, problem.message));
 }
 
-/** Reads the body up to `limit` bytes; undefined when it is larger (the rest is not read). */
-async function readBody(req: http.IncomingMessage, limit: number): Promise<string | undefined> {
-	if (Number(req.headers['content-length'] ?? 0) > limit) return undefined;
-	const chunks: Buffer[] = [];
-	let size = 0;
-	for await (const chunk of req as AsyncIterable<Buffer>) {
-		size += chunk.length;
-		if (size > limit) return undefined;
-		chunks.push(chunk);
-	}
+/**
+ * A body over the limit is still read, and thrown away, up to this many
+ * bytes and for this long: a client that is still sending when the server
+ * answers and closes gets EPIPE or a reset instead of the 413. Past either,
+ * the answer goes out and the connection is closed anyway.
+ */
+export const drainLimits = {bytes: (limit: number) => Math.max(4 * limit, 16 * 1024 * 1024), ms: 10_000};
 
-	return Buffer.concat(chunks).toString('utf8');
+type Body = {text: string} | {tooLarge: true; bytes: number; drained: boolean};
+
+/** Reads the body up to `limit` bytes; past it, reads and discards the rest (see drainLimits) and says so. */
+async function readBody(req: http.IncomingMessage, limit: number): Promise<Body> {
+	const declared = Number(req.headers['content-length'] ?? 0);
+	const cap = drainLimits.bytes(limit);
+	if (declared > cap) return {tooLarge: true, bytes: declared, drained: false};
+	return new Promise(resolve => {
+		const chunks: Buffer[] = [];
+		let size = 0;
+		let drainTimer: NodeJS.Timeout | undefined;
+		const finish = (body: Body) => {
+			clearTimeout(drainTimer);
+			req.off('data', onData);
+			req.off('end', onEnd);
+			req.off('error', onEnd);
+			resolve(body);
+		};
+
+		const onData = (chunk: Buffer) => {
+			size += chunk.length;
+			if (size <= limit) {
+				chunks.push(chunk);
+				return;
+			}
+
+			if (drainTimer === undefined) {
+				chunks.length = 0;
+				// A body that never ends while it is drained is answered anyway.
+				drainTimer = setTimeout(() => finish({tooLarge: true, bytes: size, drained: false}), drainLimits.ms);
+			}
+
+			if (size > cap) finish({tooLarge: true, bytes: size, drained: false});
+		};
+
+		const onEnd = () => finish(size > limit ? {tooLarge: true, bytes: size, drained: true} : {text: Buffer.concat(chunks).toString('utf8')});
+		req.on('data', onData);
+		req.on('end', onEnd);
+		req.on('error', onEnd);
+	});
 }
 
 /** What one HTTP request's log line says; filled in as the request is served. */
@@ -461,12 +497,13 @@ export class HttpEndpoint {
 		let message: CheckedMessage | undefined;
 		if (method === 'POST') {
 			const limit = this.options.supervisor.config.hangar.maxMessageBytes;
-			const text = await readBody(req, limit);
-			if (text === undefined) {
+			const read = await readBody(req, limit);
+			if ('tooLarge' in read) {
 				sendRpcError(res, 413, ErrorCode.MessageTooLarge, `Message too large: the limit is ${limit} bytes (hangar.maxMessageBytes)`, null, {Connection: 'close'});
 				return;
 			}
 
+			const {text} = read;
 			const checked = checkJsonRpcBody(text);
 			if (isProblem(checked)) {
 				if (this.logger.enabled('debug')) this.logger.debug('refused body', {correlationId: record.correlationId, body: maskSecrets(text.slice(0, 2000), this.secrets)});
