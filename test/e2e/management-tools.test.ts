@@ -93,7 +93,9 @@ describe('management tools', () => {
 		expect(details.server).toMatchObject({name: 'fx', state: 'ready', ready: true, callable: true, admin: 'enabled', calls: 3, toolErrors: 1});
 		expect(details.launch).toContain('fixture-server.js --mode normal');
 		const echo = details.tools.find(entry => entry.name === 'echo')!;
-		expect(echo).toMatchObject({exposedName: 'fx__echo', calls: 1, failures: 0, pinned: false});
+		// Pinned at its first listing (hangar.pinning "first-use", the default).
+		expect(echo).toMatchObject({exposedName: 'fx__echo', calls: 1, failures: 0, pinned: true});
+		expect(details.pins).toMatchObject({by: 'first-use', approvedAt: null, tools: 6});
 		expect(echo.inputSchema).toMatchObject({type: 'object', properties: {message: {type: 'string'}}});
 		expect(echo.latencyMs.p50).toBeGreaterThan(0);
 		expect(details.transitions.map(record => `${record.from}->${record.to}`)).toEqual(['cold->starting', 'starting->ready']);

@@ -117,6 +117,7 @@ const hangarSchema = z.strictObject({
 	logLines: z.int().min(10).optional(),
 	toolsRefreshSeconds: seconds('toolsRefreshSeconds').optional(),
 	quarantineNew: z.boolean().optional(),
+	pinning: z.enum(['first-use', 'approval', 'off'], {error: 'expected "first-use" (pin tools the first time they are listed), "approval" (only when a person approves) or "off"'}).optional(),
 	exposure: z.enum(['direct', 'search'], {error: 'expected "direct" (every tool listed) or "search" (only the hangar_* tools; find tools with hangar_find_tools)'}).optional(),
 	httpCallTimeoutSeconds: positiveSeconds('httpCallTimeoutSeconds').optional(),
 	httpSessionIdleSeconds: positiveSeconds('httpSessionIdleSeconds').optional(),
@@ -168,6 +169,8 @@ export type HangarSettings = {
 	toolsRefreshMs: number;
 	/** Upstreams new to the state dir start quarantined until a person approves them. */
 	quarantineNew: boolean;
+	/** When tools are pinned against rug pulls: at their first listing, only by a person's approval, or never (engine/pins.ts). */
+	pinning: 'first-use' | 'approval' | 'off';
 	/** What tools/list serves: every upstream tool plus the hangar_* tools, or only the hangar_* tools. */
 	exposure: 'direct' | 'search';
 	/** `serve --http`: the server-side deadline of every call, below the usual client timeout (an upstream's shorter callTimeoutSeconds still wins). */
@@ -201,6 +204,7 @@ export const defaults = {
 	logLines: 500,
 	toolsRefreshSeconds: 600,
 	quarantineNew: false,
+	pinning: 'first-use',
 	exposure: 'direct',
 	httpCallTimeoutSeconds: 25,
 	httpSessionIdleSeconds: 600,
@@ -312,6 +316,7 @@ export function parseConfig(raw: unknown, file: string, options: {stateDir?: str
 		logLines: h.logLines ?? defaults.logLines,
 		toolsRefreshMs: ms(h.toolsRefreshSeconds ?? defaults.toolsRefreshSeconds),
 		quarantineNew: h.quarantineNew ?? defaults.quarantineNew,
+		pinning: h.pinning ?? defaults.pinning,
 		exposure: h.exposure ?? defaults.exposure,
 		httpCallTimeoutMs: ms(h.httpCallTimeoutSeconds ?? defaults.httpCallTimeoutSeconds),
 		httpSessionIdleMs: ms(h.httpSessionIdleSeconds ?? defaults.httpSessionIdleSeconds),

@@ -30,7 +30,7 @@ import type {StateStore} from './state-store.js';
 import {ConnectionLostError, UpstreamConnection, type CallToolResult} from '../upstream/connection.js';
 import {describeExit, type ExitInfo} from '../upstream/child-process-transport.js';
 import type {ClientSide} from '../upstream/client-side.js';
-import {describeChanges, pinTools, type ToolChange} from './pins.js';
+import {pinTools, rugPullReason, type ToolChange} from './pins.js';
 import {AbortReason, CallPath, abortable, type CallContext, type ProgressRelay, type UpstreamFacts} from './call-path.js';
 import {CallHistory, type CallRecord} from './call-history.js';
 import {ProviderHealth} from './provider-health.js';
@@ -154,7 +154,7 @@ export class Provider extends EventEmitter<{
 			this.emit('transition', {...record, provider: config.name});
 		});
 
-		this.toolList = new ToolList(config.name, config, store, this.log);
+		this.toolList = new ToolList(config.name, config, store, this.log, settings.pinning);
 		this.catalog = new Catalog(config.name, store, this.log, () => this.emit('catalog'));
 		this.calls = new CallPath(this, logger);
 		this.health = new ProviderHealth(this, this.timers, settings);
@@ -271,8 +271,8 @@ export class Provider extends EventEmitter<{
 		return {reason: this.quarantineReason(), at: this.machine.transitions().at(-1)?.at, changes: []};
 	}
 
-	/** Pinned tool hashes (set when a person approved the upstream), or undefined when nothing is pinned. */
-	get pins(): {approvedAt: number; tools: number | undefined} | undefined {
+	/** How and when its tools were pinned (at first use, or by a person's approval) and how many; undefined when nothing is pinned. */
+	get pins(): ToolList['pins'] {
 		return this.toolList.pins;
 	}
 
@@ -594,7 +594,7 @@ export class Provider extends EventEmitter<{
 	 * abandoned through stopping) or a refresh of a running upstream.
 	 */
 	private onRugPull(changes: ToolChange[], tools: readonly ToolDefinition[], how: 'stop' | 'running'): HangarError {
-		const reason = `a pinned tool changed since a person approved it: ${describeChanges(changes)}`;
+		const reason = rugPullReason(this.store.upstream(this.name).pins, changes);
 		this.store.update(this.name, upstream => {
 			upstream.admin = {state: 'quarantined', at: Date.now(), reason, changes, seen: pinTools(tools)};
 		});

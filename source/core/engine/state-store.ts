@@ -19,7 +19,7 @@ import {JSONFile} from 'lowdb/node';
 import type {ToolDefinition} from '../config/config.js';
 import type {Logger} from '../base/logger.js';
 import {isAlive} from '../base/process-alive.js';
-import type {PinnedTool, ToolChange} from './pins.js';
+import type {PinRecord, PinnedTool, ToolChange} from './pins.js';
 import type {PersistedCatalog} from './catalog.js';
 
 export type PersistedExit = {code: number | null; signal: string | null; at: number; stderrTail: string[]};
@@ -37,8 +37,8 @@ export type PersistedUpstream = {
 	 * (`seen`): what a person who approves the change pins.
 	 */
 	admin?: {state: 'quarantined'; at: number; reason: string; changes?: ToolChange[] | undefined; seen?: Record<string, PinnedTool> | undefined} | undefined;
-	/** Set when a person approved the upstream: the tools as they were then (undefined until they are first listed). */
-	pins?: {approvedAt: number; tools?: Record<string, PinnedTool> | undefined} | undefined;
+	/** The pinned tools, taken at their first listing or by a person's approval (see pins.ts). */
+	pins?: PinRecord | undefined;
 	/** When this state dir first saw the upstream in a config. */
 	firstSeenAt?: number | undefined;
 };

@@ -135,7 +135,7 @@ export type ToolDetail = {
 	calls: number;
 	failures: number;
 	latencyMs: {p50: number | null; p95: number | null};
-	/** Whether a person's approval pinned this tool's definition. */
+	/** Whether this tool's definition is pinned (see `pins`). */
 	pinned: boolean;
 };
 
@@ -167,8 +167,8 @@ export type UpstreamDetails = {
 		/** What a person's approval would pin (the same sentence its answer gives). */
 		approvalPins: string;
 	} | null;
-	/** When a person approved it and how many tool definitions are pinned (null: not known yet). */
-	pins: {approvedAt: string; tools: number | null} | null;
+	/** How its tools were pinned (at their first listing, or by a person's approval), when, and how many (null: not known yet). */
+	pins: {by: 'first-use' | 'approval'; pinnedAt: string; approvedAt: string | null; tools: number | null} | null;
 	/** What it answered initialize with, this run or cached (null: never known), where its catalog came from and when it was read. */
 	capabilities: ServerCapabilities | null;
 	catalogSource: CatalogSource;
@@ -270,7 +270,7 @@ export function upstreamDetails(supervisor: Supervisor, name: string, limits: {t
 			quarantine === undefined
 				? null
 				: {reason: maskText(quarantine.reason), at: iso(quarantine.at), changes: quarantine.changes, approvalPins: describeApproval(provider.approvalPlan)},
-		pins: pins === undefined ? null : {approvedAt: new Date(pins.approvedAt).toISOString(), tools: pins.tools ?? null},
+		pins: pins === undefined ? null : {by: pins.by, pinnedAt: new Date(pins.pinnedAt).toISOString(), approvedAt: iso(pins.approvedAt), tools: pins.tools ?? null},
 		...catalogDetails(supervisor, provider),
 		reloads: supervisor.configFile.reloads
 			.filter(record => record.diff !== null && (record.diff.added.includes(name) || record.diff.changed.some(change => change.name === name)))
