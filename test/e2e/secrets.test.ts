@@ -95,7 +95,13 @@ describe('secrets in a config', () => {
 		await served!.stop();
 		served = undefined;
 		surfaces['log file (debug)'] = readLog();
-		for (const [file, text] of Object.entries(filesUnder(path.join(dir, 'state')))) surfaces[`state dir: ${file}`] = text;
+		for (const [file, text] of Object.entries(filesUnder(path.join(dir, 'state')))) {
+			surfaces[`state dir: ${file}`] = text;
+			// What hangar keeps there is for the user who runs it alone.
+			expect(fs.statSync(path.join(dir, 'state', file)).mode & 0o777, `mode of ${file}`).toBe(0o600);
+		}
+
+		expect(fs.statSync(logFile).mode & 0o777).toBe(0o600);
 
 		for (const [surface, text] of Object.entries(surfaces)) {
 			for (const [what, value] of Object.entries(planted)) expect(text, `${what} on ${surface}`).not.toContain(value);
