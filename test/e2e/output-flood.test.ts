@@ -1,17 +1,20 @@
 /**
- * An upstream that writes to stderr, and garbage to stdout, as fast as the
- * pipes take it cannot sink hangar: its memory stays under a fixed bound,
- * even when nobody reads hangar's own stderr, and calls keep being answered,
- * the flooding upstream's own included.
+ * An upstream's output is kept in its own bounded log, and copied into
+ * hangar's log only where that belongs. An upstream that writes to stderr,
+ * and garbage to stdout, as fast as the pipes take it cannot sink hangar:
+ * its memory stays under a fixed bound, even when nobody reads hangar's own
+ * stderr, and calls keep being answered, the flooding upstream's own
+ * included.
  */
 import {spawn} from 'node:child_process';
 import {randomUUID} from 'node:crypto';
 import fs from 'node:fs';
+import path from 'node:path';
 import {Client} from '@modelcontextprotocol/sdk/client/index.js';
 import {afterEach, describe, expect, it} from 'vitest';
 import {LineTransport} from '../../source/core/wire/line-transport.js';
 import type {UpstreamDetails} from '../../source/core/engine/views.js';
-import {cliPath, fastHangar, fixture, processesWithTag, statusOf, tempDir, waitFor, writeConfig} from '../support/hangar.js';
+import {cliPath, closeHangars, fastHangar, fixture, openHangar, processesWithTag, statusOf, tempDir, waitFor, writeConfig} from '../support/hangar.js';
 
 /** Far above hangar's ~90 MiB at rest, far below what an unbounded queue reaches in seconds of flooding. */
 const rssBoundMiB = 250;
@@ -24,7 +27,34 @@ function rssMiB(pid: number): number {
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
+	await closeHangars();
 	for (const cleanup of cleanups.splice(0)) await cleanup();
+});
+
+describe("where an upstream's output goes", () => {
+	it("stays out of hangar's stderr at the default level, and is copied into a log file, or to stderr at debug level", async () => {
+		const dir = tempDir();
+		const config = writeConfig(dir, {fx: fixture('normal', [], {lazy: false})}, fastHangar);
+		const logFile = path.join(dir, 'hangar.log');
+		for (const [args, where] of [
+			[[], 'nowhere but its log buffer'],
+			[['--log-file', logFile], 'the log file'],
+			[['--log-level', 'debug'], "hangar's stderr"],
+		] as const) {
+			fs.rmSync(logFile, {force: true});
+			const hangar = await openHangar(config, {args: [...args]});
+			await hangar.client.callTool({name: 'fx__stderr', arguments: {lines: 3}});
+			await waitFor(async () => {
+				const details = (await hangar.client.callTool({name: 'hangar_details', arguments: {server: 'fx'}})).structuredContent as UpstreamDetails;
+				return details.stderr.some(line => line.text === 'stderr line 3');
+			}, 'the lines in the upstream\'s log buffer');
+			await hangar.close();
+			const copied = /\[fx\] stderr: stderr line 3/;
+			const log = fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8') : '';
+			expect(copied.test(hangar.stderr()), `${where}: hangar's stderr`).toBe(where === "hangar's stderr");
+			expect(copied.test(log), `${where}: the log file`).toBe(where === 'the log file');
+		}
+	});
 });
 
 describe('an upstream flooding its output', () => {
