@@ -22,6 +22,7 @@ import type {HangarSettings, ServerConfig, ToolDefinition} from '../config/confi
 import {HangarError, errorMessage} from '../base/errors.js';
 import {LogBuffer, copyToLog} from '../upstream/log-buffer.js';
 import type {Logger} from '../base/logger.js';
+import {maskText} from '../base/secret-mask.js';
 import {CallMetrics, type CallMetricsSnapshot} from './metrics.js';
 import {createProviderMachine, runningStates, type AdminState, type ProviderEvent, type ProviderState, type StopTarget, type TransitionEvent} from './provider-state.js';
 import {RestartPolicy} from './restart-policy.js';
@@ -839,7 +840,8 @@ export class Provider extends EventEmitter<{
 
 	async quarantine(reason: string): Promise<void> {
 		this.store.update(this.name, upstream => {
-			upstream.admin = {state: 'quarantined', at: Date.now(), reason};
+			// Kept in state.json: a reason someone typed is masked like everything hangar stores.
+			upstream.admin = {state: 'quarantined', at: Date.now(), reason: maskText(reason)};
 		});
 		await this.stop('quarantined', reason);
 	}
