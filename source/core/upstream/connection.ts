@@ -336,7 +336,9 @@ export class UpstreamConnection {
 		if (params === undefined || typeof params['level'] !== 'string') return;
 		const data = params['data'];
 		const logger = typeof params['logger'] === 'string' ? ` (${params['logger']})` : '';
-		this.log.push('hangar', `log ${params['level']}${logger}: ${typeof data === 'string' ? data : JSON.stringify(data)}`);
+		const text = `log ${params['level']}${logger}: ${typeof data === 'string' ? data : JSON.stringify(data)}`;
+		// An upstream's log messages are its output too: they share its budget (see log-buffer.ts).
+		if (this.log.admit('stdout', text.length)) this.log.push('hangar', text);
 		this.clientSide?.log(this.name, params);
 	}
 
