@@ -77,13 +77,27 @@ function readMarker(pid: string): string | undefined {
 	return environ.slice(start, end === -1 ? undefined : end);
 }
 
+/**
+ * Markers are looked for only in processes started after this (clock ticks
+ * since boot): those started before the hangar that hands out the markers
+ * cannot carry one, and reading every process's environment at each exit
+ * would cost milliseconds per upstream with hundreds of them.
+ */
+let markerFloor: number | undefined;
+
+/** Sets the start time before which no process can carry a marker (the watchdog's: its hangar's). */
+export function setMarkerFloor(startTime: string | undefined): void {
+	markerFloor = startTime === undefined ? undefined : Number(startTime);
+}
+
 function procSnapshot(): ProcessInfo[] {
 	const out: ProcessInfo[] = [];
 	for (const entry of fs.readdirSync('/proc')) {
 		if (entry.charCodeAt(0) < 48 || entry.charCodeAt(0) > 57) continue;
 		const info = readStat(entry);
 		if (info === undefined) continue;
-		out.push({...info, marker: readMarker(entry)});
+		const mayCarryMarker = markerFloor === undefined || Number(info.startTime) >= markerFloor;
+		out.push({...info, marker: mayCarryMarker ? readMarker(entry) : undefined});
 	}
 
 	return out;
@@ -118,6 +132,9 @@ export function startTimeOf(pid: number): string | undefined {
 	if (hasProc) return readStat(String(pid))?.startTime;
 	return psSnapshot().find(info => info.pid === pid)?.startTime;
 }
+
+// In hangar, the floor is its own start; the watchdog moves it to its hangar's.
+if (hasProc) setMarkerFloor(startTimeOf(process.pid));
 
 /** A process that heads a tree: its pid and start time, as recorded when it was spawned. */
 export type TreeRoot = {pid: number; startTime: string | undefined};

@@ -9,7 +9,10 @@
  * process groups and descendants) and exits. After an orderly exit hangar
  * has stopped everything already, and it finds nothing to do.
  */
-import {signalTrees, snapshot, treeMembers, type TreeRoot} from './process-tree.js';
+import {setMarkerFloor, signalTrees, snapshot, startTimeOf, treeMembers, type TreeRoot} from './process-tree.js';
+
+// Nothing older than the hangar it watches can carry one of its markers (it is alive now: it just started this).
+setMarkerFloor(startTimeOf(Number(process.argv[2])));
 
 let instance: string | undefined;
 const roots = new Map<number, TreeRoot>();
