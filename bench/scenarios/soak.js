@@ -1,7 +1,7 @@
 /**
  * Scenario 9, soak: `calls` tools/call requests, `inFlight` at a time (each
  * slot sends its next call when its last is answered), through
- * `mcp-hangar --stdio`, alternating between a healthy upstream and a flaky
+ * `mcp-hangar --stdio --standalone`, alternating between a healthy upstream and a flaky
  * one that fails about 10% of its calls at random: tool errors (isError),
  * JSON-RPC errors, and now and then a crash (every call in flight on it then
  * fails, and calls fail fast until it has restarted).
@@ -51,7 +51,8 @@ export async function soak({calls, inFlight = 16, warmupShare = 0.2, crashRate =
 		// Crashes are part of the load: restart at once, as often as it takes.
 		{backoffMinSeconds: 0.05, backoffMaxSeconds: 0.2, restartBudget: {maxRestarts: 100_000, windowSeconds: 60}, healthIntervalSeconds: 0},
 	);
-	const child = spawn(process.execPath, [...hangarNodeArgs, hangarBuild.cli, '--stdio', '--config', file], {env: taggedEnv(), stdio: ['pipe', 'pipe', 'pipe']});
+	// --standalone: the supervisor runs in the process whose memory is measured.
+	const child = spawn(process.execPath, [...hangarNodeArgs, hangarBuild.cli, '--stdio', '--standalone', '--config', file], {env: taggedEnv(), stdio: ['pipe', 'pipe', 'pipe']});
 	child.stderr.resume();
 	const exited = new Promise(resolve => child.once('exit', (code, signal) => resolve({code, signal})));
 

@@ -309,7 +309,7 @@ describe('hangar.managementTools', () => {
 		const config = writeConfig(dir, {fx: fixture('normal', [], {lazy: false})}, {...fastHangar, managementTools: 'none'});
 		const {served} = await spawnServe(['serve', '--config', config], {listening: log => /serving 1 upstreams/.test(log) || undefined});
 		try {
-			const hangar = await openHangar(config);
+			const hangar = await openHangar(config, {shared: true});
 			await waitFor(async () => (await hangar.client.listTools()).tools.some(entry => entry.name === 'fx__echo'), 'fx to list its tools');
 			expect((await hangar.client.listTools()).tools.map(entry => entry.name).filter(name => name.startsWith('hangar_'))).toEqual([]);
 			const refused = await rpcError(hangar.client.callTool({name: 'hangar_list', arguments: {}}));

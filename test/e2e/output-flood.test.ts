@@ -70,7 +70,7 @@ describe('an upstream flooding its output', () => {
 		);
 		const tag = randomUUID();
 		// Hangar's stderr is a pipe nobody reads: the case that used to queue every copied line in memory.
-		const child = spawn(process.execPath, [cliPath, '--stdio', '--config', config], {env: {...process.env, HANGAR_TEST_TAG: tag}, stdio: ['pipe', 'pipe', 'pipe']});
+		const child = spawn(process.execPath, [cliPath, '--stdio', '--standalone', '--config', config], {env: {...process.env, HANGAR_TEST_TAG: tag}, stdio: ['pipe', 'pipe', 'pipe']});
 		child.stderr.pause();
 		const exited = new Promise(resolve => child.on('exit', resolve));
 		cleanups.push(async () => {

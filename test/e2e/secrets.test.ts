@@ -75,7 +75,7 @@ describe('secrets in a config', () => {
 		({served} = await spawnServe(['serve', '--config', config, '--log-level', 'debug', '--log-file', logFile], {log: readLog, listening: log => /serving 2 upstreams/.test(log) || undefined}));
 
 		// An MCP client, attached through the --stdio bridge.
-		const hangar = await openHangar(config);
+		const hangar = await openHangar(config, {shared: true});
 		await waitFor(async () => (await statusOf(hangar.client, 'fx')).state === 'ready', 'fx to be ready');
 		await waitFor(async () => (await statusOf(hangar.client, 'remote')).state === 'dead', 'remote to be dead');
 

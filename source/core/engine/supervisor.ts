@@ -96,8 +96,6 @@ export class Supervisor extends EventEmitter<{
 	) {
 		super();
 		this.setMaxListeners(100);
-		// Before any provider exists: its log buffer masks these from its first line on.
-		registerSecrets(config.servers.flatMap(server => launchSecrets(server.launch)));
 		// Each running upstream's connection follows the clients' log level and roots.
 		this.clients.setMaxListeners(0);
 		this.relay = new ClientRelay(this.clients, logger.child('relay'));
@@ -114,6 +112,8 @@ export class Supervisor extends EventEmitter<{
 	}
 
 	private addProvider(server: ServerConfig, config: HangarConfig): Provider {
+		// Before the provider exists (at start, or when a reload adds or changes it): its log buffer masks these from its first line on.
+		registerSecrets(launchSecrets(server.launch));
 		const provider = new Provider(server, config.hangar, this.store, this.logger.child(server.name), this.relay);
 		const onTransition = (event: TransitionEvent): void => {
 			// Dirty first, so a listener that reads tools() sees the set after this transition.
