@@ -8,7 +8,7 @@
  *                       20 upstreams): checks that the bench works, says nothing about speed
  *   --only LIST         comma-separated scenarios to run, by number or name:
  *                       1 callOverhead, 2 throughput, 3 coldStart, 4 statusUnderTrouble, 5 memory,
- *                       6 tuiCpu, 7 bridgeOverhead, 8 exposure
+ *                       6 tuiCpu, 7 bridgeOverhead, 8 exposure, 9 soak
  *   --out FILE          where the JSON goes (default bench/results/latest.json,
  *                       bench/results/smoke.json with --smoke)
  *   --status-running hung|all
@@ -40,6 +40,7 @@ import {statusUnderTrouble} from './scenarios/status-under-trouble.js';
 import {bridgeOverhead, bridgeOverheadRows} from './scenarios/bridge-overhead.js';
 import {throughput} from './scenarios/throughput.js';
 import {tuiCpu, tuiCpuRows} from './scenarios/tui-cpu.js';
+import {soak, soakRows} from './scenarios/soak.js';
 
 function parseFlags() {
 	try {
@@ -159,6 +160,16 @@ const scenarios = [
 		smoke: {upstreams: 6, timeoutMs: 60_000},
 		// Printed after the rows of lib/report.js.
 		rows: exposureRows,
+	},
+	{
+		id: 9,
+		name: 'soak',
+		title: 'soak: calls through --stdio, 16 in flight, to a healthy upstream and one that fails 10% of calls (crashes included)',
+		run: soak,
+		full: {calls: 300_000, inFlight: 16},
+		// More crashes per call, so a few happen in a smoke run's calls too.
+		smoke: {calls: 3000, inFlight: 16, crashRate: 0.002},
+		rows: soakRows,
 	},
 ];
 

@@ -16,7 +16,8 @@ import process from 'node:process';
 import {ConfigError, loadConfig, stateDirOf, type HangarConfig} from './core/config/config.js';
 import {HangarError, errorMessage} from './core/base/errors.js';
 import {silentLogger, type Logger} from './core/base/logger.js';
-import {killAllProcessGroupsSync} from './core/upstream/process-registry.js';
+import {killAllTreesSync} from './core/upstream/process-registry.js';
+import {maskText} from './core/base/secret-mask.js';
 import {createSupervisor} from './core/endpoints/runtime.js';
 import {describeClash, type Supervisor} from './core/engine/supervisor.js';
 import {isPlainObject} from './core/wire/message-classifier.js';
@@ -75,7 +76,7 @@ function readConfig(options: CommandOptions): Located {
 
 /** A HangarError's message already ends with its hint (worded for a shell: this is the CLI). */
 function describe(error: unknown): string {
-	return `mcp-hangar: ${error instanceof HangarError ? error.messageFor('cli') : errorMessage(error)}\n`;
+	return `mcp-hangar: ${error instanceof HangarError ? error.messageFor('cli') : maskText(errorMessage(error))}\n`;
 }
 
 /** A path as a shell word: quoted when it holds anything a shell would read otherwise. */
@@ -116,7 +117,7 @@ async function onlyLive(options: CommandOptions, io: Output, what: string, live:
 async function withSupervisor<T>(config: HangarConfig, options: CommandOptions & {readOnly?: boolean}, work: (supervisor: Supervisor) => Promise<T>): Promise<T> {
 	const supervisor = await createSupervisor(config, options.logger, {readOnly: options.readOnly});
 	const stop = () => {
-		killAllProcessGroupsSync();
+		killAllTreesSync();
 		process.exit(130);
 	};
 

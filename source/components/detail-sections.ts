@@ -125,7 +125,8 @@ function summaryLines(details: UpstreamDetails, now: number, width: number): Lin
 	}
 
 	if (details.pins !== null) {
-		lines.push([label('approved  '), {text: `${clock(details.pins.approvedAt)}, ${details.pins.tools ?? 'no'} tool definitions pinned`}]);
+		const how = details.pins.by === 'first-use' ? 'at first listing' : 'approved';
+		lines.push([label('pinned    '), {text: `${clock(details.pins.pinnedAt)} (${how}), ${details.pins.tools ?? 'no'} tool definitions`}]);
 	}
 
 	for (const clash of details.clashes) {

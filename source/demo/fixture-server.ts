@@ -15,6 +15,7 @@
 //   slow-start        initialize is delayed by --delay-ms (default 2000)
 //   flaky             demo mode: calls randomly fail (--fail-rate), stall (--delay-ms) or crash
 //                     with exit code 5 (--crash-rate); --seed N makes it deterministic;
+//                     --error-rate R: calls answered with a JSON-RPC error (default 0);
 //                     --bad-patch-every-ms N --bad-patch-ms M: for M ms of every N (by the wall
 //                     clock, so restarts do not reset it) every call stalls, as a sick server's do
 // Options for any mode: --page-size N (pages every list), --exit-after-ms N (exit code 6),
@@ -29,9 +30,17 @@
 // answer; optionally waits for open-gate first, or asks for the client's progress), open-gate, log
 // (one notifications/message per level), logging-level, progress-burst (progress and the result in
 // one write), roots-seen (roots it fetched after each notifications/roots/list_changed) and
-// client-capabilities (what its client declared at initialize).
-// The server always exits with code 0 when stdin ends, so it never outlives its parent.
+// client-capabilities (what its client declared at initialize),
+// --flood-stderr / --flood-stdout: write to stderr / garbage to stdout as fast as the pipe takes it
+//   (lines of ~100 bytes, now and then one of 1 MiB), while requests are still answered,
+// --setsid-grandchild: start a grandchild in its own session (setsid) that ignores SIGTERM and
+//   SIGHUP and runs until killed,
+// --ignore-stdin-close: keep running when stdin ends,
+// --log-args: write the arguments after `--` to stderr at start. Arguments after `--` are
+//   otherwise ignored (tests plant things there, such as secrets).
+// Unless --ignore-stdin-close, the server exits with code 0 when stdin ends, so it never outlives its parent.
 
+import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 
@@ -61,10 +70,13 @@ function usageError(message: string): never {
 	process.exit(2);
 }
 
+const separator = process.argv.indexOf('--', 2);
+const ignoredArgs = separator === -1 ? [] : process.argv.slice(separator + 1);
+
 function parseCliArgs() {
 	try {
 		return parseArgs({
-			args: process.argv.slice(2),
+			args: process.argv.slice(2, separator === -1 ? undefined : separator),
 			strict: true,
 			allowPositionals: false,
 			options: {
@@ -83,6 +95,12 @@ function parseCliArgs() {
 				'echo-description': { type: 'string' },
 				'ignore-sigterm': { type: 'boolean', default: false },
 				'client-features': { type: 'boolean', default: false },
+				'error-rate': { type: 'string' },
+				'flood-stderr': { type: 'boolean', default: false },
+				'flood-stdout': { type: 'boolean', default: false },
+				'setsid-grandchild': { type: 'boolean', default: false },
+				'ignore-stdin-close': { type: 'boolean', default: false },
+				'log-args': { type: 'boolean', default: false },
 				tag: { type: 'string' },
 				'resources-count': { type: 'string' },
 				'prompts-count': { type: 'string' },
@@ -120,6 +138,7 @@ const defaultDelay = mode === 'flaky' ? 1500 : 2000;
 const delayMs = numberOption('delay-ms', args['delay-ms'], defaultDelay);
 const failRate = numberOption('fail-rate', args['fail-rate'], 0.2, isProbability);
 const crashRate = numberOption('crash-rate', args['crash-rate'], 0.02, isProbability);
+const errorRate = numberOption('error-rate', args['error-rate'], 0, isProbability);
 const badPatchEveryMs = numberOption('bad-patch-every-ms', args['bad-patch-every-ms'], 0);
 const badPatchMs = numberOption('bad-patch-ms', args['bad-patch-ms'], 0);
 const seed = args.seed === undefined ? undefined : numberOption('seed', args.seed, 0, Number.isInteger);
@@ -131,6 +150,7 @@ const changeDescription = args['change-description'] === true;
 const echoDescription = typeof args['echo-description'] === 'string' ? args['echo-description'] : undefined;
 const ignoreSigterm = args['ignore-sigterm'] === true;
 const clientFeatures = args['client-features'] === true;
+const ignoreStdinClose = args['ignore-stdin-close'] === true;
 const tag = args.tag ?? 'fixture';
 const resourcesCount = numberOption('resources-count', args['resources-count'], 0, isNonNegativeInteger);
 const promptsCount = numberOption('prompts-count', args['prompts-count'], 0, isNonNegativeInteger);
@@ -747,6 +767,9 @@ async function handleToolsCall(params: JsonObject, signal: AbortSignal): Promise
 				crash(5, `flaky: crashing on call to ${name}`);
 				return NO_RESPONSE;
 			}
+			if (errorRate > 0 && random() < errorRate) {
+				throw new RpcError(-32603, `flaky: simulated internal error in ${name}`);
+			}
 			if (random() < failRate) {
 				if (random() < 0.5) {
 					log(`flaky: failing call to ${name}`);
@@ -997,6 +1020,50 @@ if (exitAfterMs !== undefined) {
 
 if (mode === 'garbage') writeGarbage();
 
+if (args['log-args'] === true) log(`args after --: ${ignoredArgs.join(' ')}`);
+
+if (args['setsid-grandchild'] === true) {
+	// detached: the grandchild calls setsid, so it is in neither this process's group nor its session.
+	const grandchild = spawn(
+		process.execPath,
+		['-e', "process.on('SIGTERM', () => {}); process.on('SIGHUP', () => {}); setInterval(() => {}, 1 << 30);"],
+		{ detached: true, stdio: 'ignore' },
+	);
+	grandchild.unref();
+	log(`started a grandchild in its own session: pid ${grandchild.pid}`);
+}
+
+/** Writes `chunk()` to `stream` as fast as the pipe takes it, until the server terminates. */
+function flood(stream: NodeJS.WriteStream, chunk: () => string): void {
+	const pump = () => {
+		while (!terminating) {
+			if (!stream.write(chunk())) {
+				stream.once('drain', pump);
+				return;
+			}
+		}
+	};
+	// After the current turn: initialize must be read first.
+	setImmediate(pump);
+}
+
+let floodLines = 0;
+/** ~64 KiB of lines of ~100 bytes; every 64th chunk is one line of 1 MiB instead. */
+function floodChunk(kind: string): () => string {
+	const filler = 'x'.repeat(80);
+	const huge = `${kind} ${'y'.repeat(1024 * 1024)}\n`;
+	return () => {
+		floodLines++;
+		if (floodLines % 64 === 0) return huge;
+		let out = '';
+		for (let i = 0; i < 640; i++) out += `${kind} ${floodLines}.${i} ${filler}\n`;
+		return out;
+	};
+}
+
+if (args['flood-stderr'] === true) flood(process.stderr, floodChunk('flood'));
+if (args['flood-stdout'] === true) flood(process.stdout, floodChunk('garbage'));
+
 const lines = createInterface({ input: process.stdin, crlfDelay: Infinity, terminal: false });
 
 lines.on('line', (line) => {
@@ -1014,6 +1081,11 @@ lines.on('line', (line) => {
 });
 
 lines.on('close', () => {
+	if (ignoreStdinClose) {
+		log('stdin closed; staying up (--ignore-stdin-close)');
+		setInterval(() => {}, 1 << 30);
+		return;
+	}
 	log('stdin closed; exiting');
 	terminate(0);
 });

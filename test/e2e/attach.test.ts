@@ -319,13 +319,16 @@ describe('mcp-hangar serve with --stdio clients attached', () => {
 			{jsonrpc: '2.0', method: 'notifications/initialized'},
 			{jsonrpc: '2.0', id: 2, method: 'hangar/command', params: {server: 'fx', action: 'approve'}},
 			{jsonrpc: '2.0', id: 3, method: 'tools/call', params: {name: 'fx__echo', arguments: {message: 'last'}}},
+			// Nor can it pass for a person, whom hangar.managementTools does not narrow.
+			{jsonrpc: '2.0', id: 4, method: 'hangar/person'},
 		];
 		bridge.stdin.end(`${lines.map(line => JSON.stringify(line)).join('\n')}\n`);
 		expect(await exited).toBe(0);
 
 		const answers = stdout.trim().split('\n').map(line => JSON.parse(line) as {id: number; result?: unknown; error?: {code: number; message: string}});
-		expect(answers.map(answer => answer.id).sort()).toEqual([1, 2, 3]);
+		expect(answers.map(answer => answer.id).sort()).toEqual([1, 2, 3, 4]);
 		expect(answers.find(answer => answer.id === 2)?.error).toMatchObject({code: -32_601, message: expect.stringContaining('"hangar/command" is not available to MCP clients')});
+		expect(answers.find(answer => answer.id === 4)?.error).toMatchObject({code: -32_601, message: expect.stringContaining('"hangar/person" is not available to MCP clients')});
 		expect(answers.find(answer => answer.id === 3)?.result).toMatchObject({content: [{type: 'text', text: 'last'}]});
 		expect(processesWithTag(tag)).toEqual([]);
 		await daemon.stop();

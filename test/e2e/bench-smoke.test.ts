@@ -2,8 +2,9 @@
  * The benchmark's smoke run: `node bench/run.js --smoke` runs every scenario
  * briefly. This asserts only that it completes, prints its table, writes a
  * JSON file with every scenario and sane fields, and leaves no process behind.
- * Nothing here is about speed, except one correctness check: 100 simultaneous
- * calls to a cold upstream start it exactly once.
+ * Nothing here is about speed, except correctness checks: 100 simultaneous
+ * calls to a cold upstream start it exactly once, and the soak's calls are
+ * each answered exactly once.
  */
 import {execFile} from 'node:child_process';
 import fs from 'node:fs';
@@ -41,6 +42,18 @@ type Report = {
 			serveUnderLoad: PacedLoad;
 		}>;
 		exposure: Scenario<{configs: Array<{config: string; upstreams: number; toolsKnown: number} & Record<'direct' | 'search', {tools: number; upstreamTools: number; bytes: number}>>}>;
+		soak: Scenario<{
+			calls: number;
+			callsPerSecond: number;
+			lost: number;
+			duplicated: number;
+			unknownIds: number;
+			outcomes: {results: number; toolErrors: number; errors: Record<string, number>};
+			flakyRestarts: number;
+			rssKiB: {afterWarmup: number; end: number};
+			rssGrowth: number;
+			leftover: number;
+		}>;
 	};
 	targets: Record<string, {met: boolean | null}>;
 	cleanup: {leftBehind: number};
@@ -65,7 +78,7 @@ describe('bench/run.js --smoke', () => {
 
 		// The table: a header and a row for every scenario.
 		expect(run.stdout).toMatch(/scenario\s+metric\s+value\s+target\s+result/);
-		for (const label of ['1 call overhead', '2 throughput', '3 cold start', '4 status', '5 memory', '6 TUI CPU', '7 stdio bridge', '8 exposure']) {
+		for (const label of ['1 call overhead', '2 throughput', '3 cold start', '4 status', '5 memory', '6 TUI CPU', '7 stdio bridge', '8 exposure', '9 soak']) {
 			expect(run.stdout).toContain(label);
 		}
 
@@ -74,7 +87,7 @@ describe('bench/run.js --smoke', () => {
 		expect(report.machine.nproc).toBeGreaterThan(0);
 		expect(report.machine.node).toBe(process.version);
 		const {scenarios} = report;
-		for (const name of ['callOverhead', 'throughput', 'coldStart', 'statusUnderTrouble', 'memory', 'tuiCpu', 'bridgeOverhead', 'exposure'] as const) {
+		for (const name of ['callOverhead', 'throughput', 'coldStart', 'statusUnderTrouble', 'memory', 'tuiCpu', 'bridgeOverhead', 'exposure', 'soak'] as const) {
 			expect(scenarios[name].status, `${name}: ${scenarios[name].error ?? ''}`).toBe('ok');
 		}
 
@@ -160,6 +173,15 @@ describe('bench/run.js --smoke', () => {
 			expect(config.search.upstreamTools).toBe(0);
 			expect(config.search.bytes).toBeLessThan(config.direct.bytes);
 		}
+
+		// Soak, in small: every call answered exactly once, through crashes of the flaky upstream, and nothing left behind.
+		const soak = scenarios.soak.result;
+		expect({lost: soak.lost, duplicated: soak.duplicated, unknownIds: soak.unknownIds, leftover: soak.leftover}).toEqual({lost: 0, duplicated: 0, unknownIds: 0, leftover: 0});
+		expect(soak.outcomes.results + soak.outcomes.toolErrors + Object.values(soak.outcomes.errors).reduce((sum, count) => sum + count, 0)).toBe(soak.calls);
+		expect(soak.outcomes.toolErrors).toBeGreaterThan(0);
+		expect(soak.outcomes.errors['-32603']).toBeGreaterThan(0);
+		expect(positive(soak.callsPerSecond)).toBe(true);
+		expect(positive(soak.rssKiB.afterWarmup) && positive(soak.rssKiB.end)).toBe(true);
 
 		// Every target is evaluated (met or missed; speed is not judged here).
 		for (const [name, target] of Object.entries(report.targets)) expect(typeof target.met, name).toBe('boolean');

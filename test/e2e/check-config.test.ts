@@ -178,6 +178,16 @@ describe('mcp-hangar --check-config', () => {
 		]);
 	});
 
+	it('refuses unknown pinning and managementTools values, and "none" with search exposure, which needs hangar_find_tools and hangar_call', async () => {
+		await expectInvalid({hangar: {pinning: 'always', managementTools: 'some'}, mcpServers: {x: server}}, [
+			['$.hangar.pinning', 'expected "first-use" (pin tools the first time they are listed), "approval" (only when a person approves) or "off"'],
+			['$.hangar.managementTools', 'expected "all" (every hangar_* tool), "read-only"'],
+		]);
+		await expectInvalid({hangar: {exposure: 'search', managementTools: 'none'}, mcpServers: {x: server}}, [
+			['$.hangar.managementTools', 'expected "all" or "read-only" with "exposure": "search"'],
+		]);
+	});
+
 	it('refuses backoffMinSeconds above backoffMaxSeconds', async () => {
 		await expectInvalid({hangar: {backoffMinSeconds: 10, backoffMaxSeconds: 5}, mcpServers: {x: server}}, [
 			['$.hangar.backoffMinSeconds', 'expected backoffMinSeconds to be at most backoffMaxSeconds'],

@@ -100,6 +100,24 @@ describe('serve --http', () => {
 		expect(stray.stderr).toContain('--port only applies with --http');
 	});
 
+	it('answers a body over maxMessageBytes with 413 every time, reading it first so the client sees the answer', async () => {
+		const dir = tempDir();
+		const hangar = await serveHttp(writeConfig(dir, {fx: fixture('normal')}, fastHangar));
+		const body = JSON.stringify({jsonrpc: '2.0', id: 1, method: 'ping', params: {pad: 'x'.repeat(5 * 1024 * 1024)}});
+		const outcomes: string[] = [];
+		for (let attempt = 0; attempt < 20; attempt++) {
+			try {
+				const response = await post(hangar.url, body);
+				const error = ((await response.json()) as {error: {code: number}}).error;
+				outcomes.push(`${response.status} ${error.code}`);
+			} catch (error) {
+				outcomes.push(`failed: ${String((error as Error).cause ?? error)}`);
+			}
+		}
+
+		expect(outcomes).toEqual(Array.from({length: 20}, () => '413 -32009'));
+	});
+
 	it('answers malformed requests with 400 and a JSON-RPC error that says what was wrong', async () => {
 		const dir = tempDir();
 		const hangar = await serveHttp(writeConfig(dir, {fx: fixture('normal')}, {...fastHangar, maxMessageBytes: 2048}));
@@ -224,8 +242,11 @@ describe('serve --http', () => {
 			'upstream "stuck": tools/call "echo" failed: no answer within 1 s, the deadline set by hangar.httpCallTimeoutSeconds (timed out waiting for the upstream to answer); the request was cancelled upstream. Raise "httpCallTimeoutSeconds" in the "hangar" settings',
 		);
 		expect(error.data).toMatchObject({error: 'CallTimeout', upstream: 'stuck', phase: 'call', timeoutMs: 1000});
-		// The fixture logs the cancellation it received on its stderr, which hangar logs.
-		await waitFor(() => /\[stuck\] stderr: cancelled /.test(hangar.stderr()), 'the upstream to see notifications/cancelled');
+		// The fixture logs the cancellation it received on its stderr, which hangar keeps in the upstream's log.
+		await waitFor(async () => {
+			const details = (await client.callTool({name: 'hangar_details', arguments: {server: 'stuck'}})).structuredContent as {stderr: Array<{text: string}>};
+			return details.stderr.some(line => line.text.startsWith('cancelled '));
+		}, 'the upstream to see notifications/cancelled');
 		await client.close();
 	});
 

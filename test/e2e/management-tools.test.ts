@@ -8,6 +8,7 @@ import {
 	memory,
 	processesWithTag,
 	rpcError,
+	runCli,
 	closeHangars,
 	openHangar,
 	statusOf,
@@ -16,6 +17,7 @@ import {
 	waitFor,
 	writeConfig,
 } from '../support/hangar.js';
+import {spawnServe} from '../support/serve.js';
 
 afterEach(closeHangars);
 
@@ -93,7 +95,9 @@ describe('management tools', () => {
 		expect(details.server).toMatchObject({name: 'fx', state: 'ready', ready: true, callable: true, admin: 'enabled', calls: 3, toolErrors: 1});
 		expect(details.launch).toContain('fixture-server.js --mode normal');
 		const echo = details.tools.find(entry => entry.name === 'echo')!;
-		expect(echo).toMatchObject({exposedName: 'fx__echo', calls: 1, failures: 0, pinned: false});
+		// Pinned at its first listing (hangar.pinning "first-use", the default).
+		expect(echo).toMatchObject({exposedName: 'fx__echo', calls: 1, failures: 0, pinned: true});
+		expect(details.pins).toMatchObject({by: 'first-use', approvedAt: null, tools: 6});
 		expect(echo.inputSchema).toMatchObject({type: 'object', properties: {message: {type: 'string'}}});
 		expect(echo.latencyMs.p50).toBeGreaterThan(0);
 		expect(details.transitions.map(record => `${record.from}->${record.to}`)).toEqual(['cold->starting', 'starting->ready']);
@@ -275,5 +279,52 @@ describe('management tools', () => {
 		expect(hit).toMatchObject({server: 'fx', tool: 'add', state: 'ready', callable: true, stale: false});
 		const sum = await hangar.client.callTool({name: 'hangar_call', arguments: {server: hit!.server, tool: hit!.tool, arguments: {a: 2, b: 3}}});
 		expect(sum.content).toEqual([{type: 'text', text: '5'}]);
+	});
+});
+
+describe('hangar.managementTools', () => {
+	it('"read-only" lists and serves only the tools that read (and hangar_call), and refuses the rest naming the setting', async () => {
+		const dir = tempDir();
+		const hangar = await openHangar(writeConfig(dir, {fx: fixture('normal', [], {lazy: false})}, {...fastHangar, managementTools: 'read-only'}));
+		await waitFor(async () => (await statusOf(hangar.client, 'fx')).state === 'ready', 'fx to be ready');
+		const names = (await hangar.client.listTools()).tools.map(entry => entry.name);
+		expect(names.filter(name => name.startsWith('hangar_')).sort()).toEqual(['hangar_call', 'hangar_details', 'hangar_find_tools', 'hangar_list']);
+		expect(names).toContain('fx__echo');
+
+		for (const name of ['hangar_start', 'hangar_stop', 'hangar_restart', 'hangar_quarantine']) {
+			const refused = await rpcError(hangar.client.callTool({name, arguments: {server: 'fx'}}));
+			expect(refused.code).toBe(-32_602);
+			expect(refused.message).toContain(`${name} is not available to MCP clients: ${name} is turned off (only hangar_list, hangar_details, hangar_find_tools and hangar_call are served) by "managementTools": "read-only" in the hangar settings of the config.`);
+			expect(refused.data).toEqual({error: 'ManagementToolDisabled', tool: name, setting: 'managementTools', value: 'read-only'});
+		}
+
+		// Nothing was stopped or quarantined; reading and calling still work.
+		expect(await statusOf(hangar.client, 'fx')).toMatchObject({state: 'ready', admin: 'enabled'});
+		expect((await hangar.client.callTool({name: 'hangar_call', arguments: {server: 'fx', tool: 'echo', arguments: {message: 'still'}}})).content).toEqual([{type: 'text', text: 'still'}]);
+		expect((await tool<UpstreamDetails>(hangar.client, 'hangar_details', {server: 'fx'})).server.name).toBe('fx');
+	});
+
+	it('"none" serves no hangar_* tool to MCP clients, while a person\'s CLI still sees and calls everything', async () => {
+		const dir = tempDir();
+		const config = writeConfig(dir, {fx: fixture('normal', [], {lazy: false})}, {...fastHangar, managementTools: 'none'});
+		const {served} = await spawnServe(['serve', '--config', config], {listening: log => /serving 1 upstreams/.test(log) || undefined});
+		try {
+			const hangar = await openHangar(config, {shared: true});
+			await waitFor(async () => (await hangar.client.listTools()).tools.some(entry => entry.name === 'fx__echo'), 'fx to list its tools');
+			expect((await hangar.client.listTools()).tools.map(entry => entry.name).filter(name => name.startsWith('hangar_'))).toEqual([]);
+			const refused = await rpcError(hangar.client.callTool({name: 'hangar_list', arguments: {}}));
+			expect(refused.message).toContain('hangar_list is not available to MCP clients: every management tool is turned off by "managementTools": "none"');
+			expect((await hangar.client.callTool({name: 'fx__echo', arguments: {message: 'direct'}})).content).toEqual([{type: 'text', text: 'direct'}]);
+
+			// The CLI is a person's: the setting is for MCP clients.
+			const status = await runCli(['status', '--json', '--config', config]);
+			expect(status.code).toBe(0);
+			expect((JSON.parse(status.stdout) as {live: boolean; providers: Array<{name: string}>}).providers.map(entry => entry.name)).toEqual(['fx']);
+			const call = await runCli(['call', 'fx', 'echo', '--args', '{"message":"from a person"}', '--config', config]);
+			expect(call).toMatchObject({code: 0, stdout: 'from a person\n'});
+		} finally {
+			await closeHangars();
+			await served.stop();
+		}
 	});
 });

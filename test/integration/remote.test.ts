@@ -1,8 +1,9 @@
 import {spawn, type ChildProcess} from 'node:child_process';
+import http from 'node:http';
 import net from 'node:net';
 import {afterEach, describe, expect, it} from 'vitest';
 import {HangarError} from '../../source/core/base/errors.js';
-import {everythingPath, waitFor} from '../support/hangar.js';
+import {everythingPath, rejection, waitFor} from '../support/hangar.js';
 import {closeAll, startSupervisor} from '../support/supervisor.js';
 
 const servers: ChildProcess[] = [];
@@ -55,6 +56,26 @@ describe('remote upstreams over HTTP', () => {
 		const result = await t.supervisor.call('remote', 'echo', {message: 'over sse'});
 		expect(result.content).toEqual([{type: 'text', text: 'Echo: over sse'}]);
 		expect(t.supervisor.provider('remote').log.tail(20).map(line => line.text).join('\n')).toContain('over sse');
+	});
+
+	it('sends the credentials of a URL as HTTP Basic auth, and never shows them', async () => {
+		const seen: Array<{authorization: string | undefined; url: string | undefined}> = [];
+		const server = http.createServer((req, res) => {
+			seen.push({authorization: req.headers.authorization, url: req.url});
+			res.writeHead(401).end();
+		});
+		await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve));
+		const {port} = server.address() as net.AddressInfo;
+		try {
+			const t = await startSupervisor({remote: {url: `http://me:p%40ss-word@127.0.0.1:${port}/mcp?x=1`, tools: [{name: 'echo'}]}});
+			const error = await rejection(t.supervisor.call('remote', 'echo', {message: 'x'}), HangarError);
+			expect(seen.length).toBeGreaterThan(0);
+			expect(seen[0]).toEqual({authorization: `Basic ${Buffer.from('me:p@ss-word').toString('base64')}`, url: '/mcp?x=1'});
+			expect(error.message).toContain(`cannot connect to http://***@127.0.0.1:${port}/mcp?x=1`);
+			expect(error.message).not.toContain('ss-word');
+		} finally {
+			server.close();
+		}
 	});
 
 	it('reports a refused connection as a failed start that names the upstream', async () => {

@@ -2,6 +2,7 @@ import {randomUUID} from 'node:crypto';
 import {describe, expect, it} from 'vitest';
 import {LogBuffer} from '../../source/core/upstream/log-buffer.js';
 import {ChildProcessTransport} from '../../source/core/upstream/child-process-transport.js';
+import {psSnapshot, treeMembers} from '../../source/core/upstream/process-tree.js';
 import {processesWithTag, waitFor} from '../support/hangar.js';
 
 // A child that ignores stdin EOF and SIGTERM, and leaves a grandchild running.
@@ -35,6 +36,17 @@ describe('ChildProcessTransport', () => {
 		expect(lines).toContain('ignoring stdin EOF');
 		expect(lines).toContain('ignoring SIGTERM');
 		await waitFor(() => processesWithTag(tag).length === 0, 'the grandchild to be killed with its group');
+	});
+
+	it('finds the same tree through ps (the macOS way: parent links and the group, no environment)', async () => {
+		const tag = randomUUID();
+		const log = new LogBuffer(100);
+		const transport = new ChildProcessTransport(launch(stubborn, tag), log);
+		await transport.start();
+		await waitFor(() => processesWithTag(tag).length === 2, 'child and grandchild');
+		const members = treeMembers(psSnapshot(), [{pid: transport.pid!, startTime: undefined}], () => false);
+		expect(members.map(info => info.pid).sort()).toEqual(processesWithTag(tag).sort());
+		await transport.stop(100);
 	});
 
 	it('stops a well-behaved child by closing stdin alone', async () => {

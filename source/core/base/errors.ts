@@ -6,6 +6,7 @@
  * (-32003..-32019); the README's error table is checked against this list by
  * a test.
  */
+import {maskStrings, maskText} from './secret-mask.js';
 
 export const ErrorCode = {
 	/** A request arrived in a connection state that does not allow it (e.g. before `initialize`). */
@@ -85,7 +86,9 @@ export class HangarError extends Error {
 
 	constructor(options: HangarErrorOptions) {
 		const subject = options.upstream === undefined ? '' : `upstream "${options.upstream}": `;
-		const sentence = `${subject}${options.operation} failed: ${options.message}.`;
+		// Every error hangar shows passes through here: a URL with credentials or a token in a failure's
+		// text is masked once, for every surface (clients, CLI, TUI, logs).
+		const sentence = maskText(`${subject}${options.operation} failed: ${options.message}.`);
 		const hint = hintFor(options.hint, 'mcp');
 		super(hint === undefined ? sentence : `${sentence} ${hint}`, {cause: options.cause});
 		this.sentence = sentence;
@@ -96,7 +99,8 @@ export class HangarError extends Error {
 		this.upstream = options.upstream;
 		this.operation = options.operation;
 		this.hint = hint;
-		this.details = options.details ?? {};
+		// A rug pull's diff (`changes`) is shown as the upstream served it: a person must see exactly what changed.
+		this.details = Object.fromEntries(Object.entries(options.details ?? {}).map(([key, value]) => [key, key === 'changes' ? value : maskStrings(value)]));
 	}
 
 	/** The hint worded for `audience`. */

@@ -2,14 +2,22 @@
  * Hangar's own log. It never writes to stdout (that belongs to the MCP
  * protocol in `--stdio` mode and to Ink in the TUI): lines go to stderr or to
  * a file, one line each, `time level [scope] message key=value...`.
+ *
+ * Every line has its secrets masked (`maskText`), whatever its level. Neither
+ * sink can grow hangar's memory: a file is written synchronously, and stderr
+ * (asynchronous when it is a pipe) holds at most `maxQueuedBytes`; past that,
+ * lines are dropped, counted, and the drop is reported once stderr drains.
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import type {Writable} from 'node:stream';
+import {maskText} from './secret-mask.js';
 
 export const logLevels = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 export type LogLevel = (typeof logLevels)[number];
 
-export type LogSink = (line: string) => void;
+/** Where lines go; `kind` says whether that is a file (an upstream's output is copied only there, see log-buffer.ts). */
+export type LogSink = ((line: string) => void) & {readonly kind?: 'stderr' | 'file'};
 
 export class Logger {
 	private readonly threshold: number;
@@ -20,6 +28,11 @@ export class Logger {
 		private readonly scope = 'hangar',
 	) {
 		this.threshold = logLevels.indexOf(level);
+	}
+
+	/** Whether lines go to a file (`--log-file`, the TUI's hangar.log) rather than to stderr. */
+	get toFile(): boolean {
+		return this.sink.kind === 'file';
 	}
 
 	child(scope: string): Logger {
@@ -58,27 +71,70 @@ export class Logger {
 			}
 		}
 
-		this.sink(line);
+		this.sink(maskText(line));
 	}
 }
 
-export function stderrSink(): LogSink {
-	return line => {
-		process.stderr.write(`${line}\n`);
+/** Past this many bytes waiting to be written to stderr, log lines are dropped (and counted) instead of queued. */
+export const maxQueuedLogBytes = 1024 * 1024;
+
+/**
+ * Writes to stderr (or `stream`). Nothing has to read hangar's stderr, and a
+ * pipe nobody reads queues every write in memory: past `maxQueuedBytes`
+ * waiting, lines are dropped, and once the queue drains one line says how
+ * many were lost.
+ */
+export function stderrSink(stream: Writable = process.stderr, maxQueuedBytes = maxQueuedLogBytes): LogSink {
+	let dropped = 0;
+	let droppedBytes = 0;
+	let since = 0;
+	const report = () => {
+		const lost = `${new Date().toISOString()} warn [hangar] dropped ${dropped} log line${dropped === 1 ? '' : 's'} (${droppedBytes} bytes) since ${new Date(since).toISOString()}: stderr was not read as fast as hangar wrote to it (at most ${maxQueuedBytes} bytes wait)\n`;
+		dropped = 0;
+		droppedBytes = 0;
+		stream.write(lost);
 	};
+
+	const sink = (line: string): void => {
+		if (stream.writableLength > maxQueuedBytes) {
+			if (dropped === 0) {
+				since = Date.now();
+				stream.once('drain', report);
+			}
+
+			dropped += 1;
+			droppedBytes += line.length + 1;
+			return;
+		}
+
+		stream.write(`${line}\n`);
+	};
+
+	return Object.assign(sink, {kind: 'stderr' as const});
 }
 
-/** Appends to a file; the directory is created if needed. Synchronous so nothing is lost on exit. */
+/**
+ * Appends to a file (created 600: logs hold what upstreams print); the
+ * directory is created if needed. Synchronous, so nothing is lost on exit
+ * and nothing waits in memory.
+ */
 export function fileSink(file: string): LogSink {
 	fs.mkdirSync(path.dirname(file), {recursive: true});
-	const fd = fs.openSync(file, 'a');
-	return line => {
+	const fd = fs.openSync(file, 'a', 0o600);
+	try {
+		// A file an older hangar created 644; never a device (--log-file /dev/stderr).
+		if (fs.fstatSync(fd).isFile()) fs.fchmodSync(fd, 0o600);
+	} catch {}
+
+	const sink = (line: string): void => {
 		try {
 			fs.writeSync(fd, `${line}\n`);
 		} catch {
 			// A full disk must not take the gateway down with it.
 		}
 	};
+
+	return Object.assign(sink, {kind: 'file' as const});
 }
 
 export const silentLogger = new Logger(() => {}, 'silent');

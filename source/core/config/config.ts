@@ -122,7 +122,11 @@ const hangarSchema = z.strictObject({
 	logLines: z.int().min(10).optional(),
 	toolsRefreshSeconds: seconds('toolsRefreshSeconds').optional(),
 	quarantineNew: z.boolean().optional(),
+	pinning: z.enum(['first-use', 'approval', 'off'], {error: 'expected "first-use" (pin tools the first time they are listed), "approval" (only when a person approves) or "off"'}).optional(),
 	exposure: z.enum(['direct', 'search'], {error: 'expected "direct" (every tool listed) or "search" (only the hangar_* tools; find tools with hangar_find_tools)'}).optional(),
+	managementTools: z
+		.enum(['all', 'read-only', 'none'], {error: 'expected "all" (every hangar_* tool), "read-only" (hangar_list, hangar_details, hangar_find_tools, hangar_call) or "none"'})
+		.optional(),
 	httpCallTimeoutSeconds: positiveSeconds('httpCallTimeoutSeconds').optional(),
 	httpSessionIdleSeconds: positiveSeconds('httpSessionIdleSeconds').optional(),
 	lingerSeconds: seconds('lingerSeconds').optional(),
@@ -179,8 +183,12 @@ export type HangarSettings = {
 	toolsRefreshMs: number;
 	/** Upstreams new to the state dir start quarantined until a person approves them. */
 	quarantineNew: boolean;
+	/** When tools are pinned against rug pulls: at their first listing, only by a person's approval, or never (engine/pins.ts). */
+	pinning: 'first-use' | 'approval' | 'off';
 	/** What tools/list serves: every upstream tool plus the hangar_* tools, or only the hangar_* tools. */
 	exposure: 'direct' | 'search';
+	/** Which hangar_* tools MCP clients get: all, only those that read (and hangar_call), or none. */
+	managementTools: 'all' | 'read-only' | 'none';
 	/** `serve --http`: the server-side deadline of every call, below the usual client timeout (an upstream's shorter callTimeoutSeconds still wins). */
 	httpCallTimeoutMs: number;
 	/** `serve --http`: an HTTP session with no request open for this long is closed. */
@@ -212,7 +220,9 @@ export const defaults = {
 	logLines: 500,
 	toolsRefreshSeconds: 600,
 	quarantineNew: false,
+	pinning: 'first-use',
 	exposure: 'direct',
+	managementTools: 'all',
 	httpCallTimeoutSeconds: 25,
 	httpSessionIdleSeconds: 600,
 	lingerSeconds: 300,
@@ -301,6 +311,13 @@ export function parseConfig(raw: unknown, file: string, options: {stateDir?: str
 		issues.push({path: '$.hangar.backoffMinSeconds', message: 'expected backoffMinSeconds to be at most backoffMaxSeconds'});
 	}
 
+	if (h.exposure === 'search' && h.managementTools === 'none') {
+		issues.push({
+			path: '$.hangar.managementTools',
+			message: 'expected "all" or "read-only" with "exposure": "search": clients find and call tools there with hangar_find_tools and hangar_call, which "none" turns off',
+		});
+	}
+
 	if (issues.length > 0) throw new ConfigError(file, issues);
 
 	const baseDir = path.dirname(file);
@@ -323,7 +340,9 @@ export function parseConfig(raw: unknown, file: string, options: {stateDir?: str
 		logLines: h.logLines ?? defaults.logLines,
 		toolsRefreshMs: ms(h.toolsRefreshSeconds ?? defaults.toolsRefreshSeconds),
 		quarantineNew: h.quarantineNew ?? defaults.quarantineNew,
+		pinning: h.pinning ?? defaults.pinning,
 		exposure: h.exposure ?? defaults.exposure,
+		managementTools: h.managementTools ?? defaults.managementTools,
 		httpCallTimeoutMs: ms(h.httpCallTimeoutSeconds ?? defaults.httpCallTimeoutSeconds),
 		httpSessionIdleMs: ms(h.httpSessionIdleSeconds ?? defaults.httpSessionIdleSeconds),
 		lingerMs: ms(h.lingerSeconds ?? defaults.lingerSeconds),

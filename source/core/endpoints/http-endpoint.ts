@@ -34,6 +34,8 @@ import {sequenceError} from '../gateway/connection-state.js';
 import {GatewaySession, invalidParams, type SessionTransport} from '../gateway/session.js';
 import {answerIdText, checkJsonRpcBody, duplicateIdProblem, errorLine, isProblem, type CheckedMessage, type MessageProblem} from '../wire/message-classifier.js';
 import type {Logger} from '../base/logger.js';
+import {isDroppable, logDrops} from '../wire/line-transport.js';
+import {maxQueuedBytes} from '../wire/write-coalescer.js';
 import {maskSecrets, maskedJson} from '../base/secret-mask.js';
 import type {Supervisor} from '../engine/supervisor.js';
 
@@ -145,18 +147,54 @@ function sendProblem(res: http.ServerResponse, problem: MessageProblem): void {
 	res.end(errorLine(problem.silent === true ? 'null' : answerIdText(problem), problem.code, problem.message));
 }
 
-/** Reads the body up to `limit` bytes; undefined when it is larger (the rest is not read). */
-async function readBody(req: http.IncomingMessage, limit: number): Promise<string | undefined> {
-	if (Number(req.headers['content-length'] ?? 0) > limit) return undefined;
-	const chunks: Buffer[] = [];
-	let size = 0;
-	for await (const chunk of req as AsyncIterable<Buffer>) {
-		size += chunk.length;
-		if (size > limit) return undefined;
-		chunks.push(chunk);
-	}
+/**
+ * A body over the limit is still read, and thrown away, up to this many
+ * bytes and for this long: a client that is still sending when the server
+ * answers and closes gets EPIPE or a reset instead of the 413. Past either,
+ * the answer goes out and the connection is closed anyway.
+ */
+export const drainLimits = {bytes: (limit: number) => Math.max(4 * limit, 16 * 1024 * 1024), ms: 10_000};
 
-	return Buffer.concat(chunks).toString('utf8');
+type Body = {text: string} | {tooLarge: true; bytes: number; drained: boolean};
+
+/** Reads the body up to `limit` bytes; past it, reads and discards the rest (see drainLimits) and says so. */
+async function readBody(req: http.IncomingMessage, limit: number): Promise<Body> {
+	const declared = Number(req.headers['content-length'] ?? 0);
+	const cap = drainLimits.bytes(limit);
+	if (declared > cap) return {tooLarge: true, bytes: declared, drained: false};
+	return new Promise(resolve => {
+		const chunks: Buffer[] = [];
+		let size = 0;
+		let drainTimer: NodeJS.Timeout | undefined;
+		const finish = (body: Body) => {
+			clearTimeout(drainTimer);
+			req.off('data', onData);
+			req.off('end', onEnd);
+			req.off('error', onEnd);
+			resolve(body);
+		};
+
+		const onData = (chunk: Buffer) => {
+			size += chunk.length;
+			if (size <= limit) {
+				chunks.push(chunk);
+				return;
+			}
+
+			if (drainTimer === undefined) {
+				chunks.length = 0;
+				// A body that never ends while it is drained is answered anyway.
+				drainTimer = setTimeout(() => finish({tooLarge: true, bytes: size, drained: false}), drainLimits.ms);
+			}
+
+			if (size > cap) finish({tooLarge: true, bytes: size, drained: false});
+		};
+
+		const onEnd = () => finish(size > limit ? {tooLarge: true, bytes: size, drained: true} : {text: Buffer.concat(chunks).toString('utf8')});
+		req.on('data', onData);
+		req.on('end', onEnd);
+		req.on('error', onEnd);
+	});
 }
 
 /** What one HTTP request's log line says; filled in as the request is served. */
@@ -173,6 +211,8 @@ type RequestRecord = {
 	rpcError?: number | undefined;
 	/** tools/call answered with isError: true. */
 	isError?: boolean | undefined;
+	/** The response its notifications stream on (to drop progress a client does not read). */
+	response?: http.ServerResponse | undefined;
 };
 
 /**
@@ -188,6 +228,7 @@ class HttpSessionTransport implements SessionTransport {
 	private readonly pending = new Map<string | number, RequestRecord>();
 	/** GET requests open now: the session's event stream, the only way to a client outside its calls. */
 	private eventStreams = 0;
+	private droppedNotifications = 0;
 
 	constructor(
 		readonly sdk: StreamableHTTPServerTransport,
@@ -231,6 +272,7 @@ class HttpSessionTransport implements SessionTransport {
 				return;
 			}
 
+			record.response = res;
 			this.pending.set(id, record);
 			// An answer that can no longer be delivered (the client went away) is not waited for.
 			res.on('close', () => {
@@ -248,6 +290,14 @@ class HttpSessionTransport implements SessionTransport {
 	}
 
 	async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+		const stream = options?.relatedRequestId === undefined ? undefined : this.pending.get(options.relatedRequestId)?.response;
+		if (stream !== undefined && stream.writableLength > maxQueuedBytes && isDroppable(message)) {
+			// A client that does not read its call's event stream: progress is dropped, not queued without bound.
+			this.droppedNotifications += 1;
+			logDrops(this.logger, 'an HTTP client')(this.droppedNotifications);
+			return;
+		}
+
 		const response = message as {id?: string | number; result?: {isError?: unknown}; error?: {code?: number}};
 		if (response.id !== undefined && ('result' in response || 'error' in response)) {
 			const record = this.pending.get(response.id);
@@ -447,12 +497,13 @@ export class HttpEndpoint {
 		let message: CheckedMessage | undefined;
 		if (method === 'POST') {
 			const limit = this.options.supervisor.config.hangar.maxMessageBytes;
-			const text = await readBody(req, limit);
-			if (text === undefined) {
+			const read = await readBody(req, limit);
+			if ('tooLarge' in read) {
 				sendRpcError(res, 413, ErrorCode.MessageTooLarge, `Message too large: the limit is ${limit} bytes (hangar.maxMessageBytes)`, null, {Connection: 'close'});
 				return;
 			}
 
+			const {text} = read;
 			const checked = checkJsonRpcBody(text);
 			if (isProblem(checked)) {
 				if (this.logger.enabled('debug')) this.logger.debug('refused body', {correlationId: record.correlationId, body: maskSecrets(text.slice(0, 2000), this.secrets)});

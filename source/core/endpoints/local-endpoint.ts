@@ -23,7 +23,7 @@ import {once} from 'node:events';
 import fs from 'node:fs';
 import net from 'node:net';
 import {GatewaySession} from '../gateway/session.js';
-import {LineTransport} from '../wire/line-transport.js';
+import {LineTransport, logDrops} from '../wire/line-transport.js';
 import {drainingNotification} from '../wire/protocol.js';
 import {connectSocket, maxSocketPathBytes, ownerFile, readOwner, socketPath, type EndpointOwner} from './socket-client.js';
 import type {Logger} from '../base/logger.js';
@@ -218,7 +218,7 @@ export class LocalEndpoint {
 
 		const {supervisor, logger} = this.options;
 		const label = `socket#${++this.connections}`;
-		const transport = new LineTransport(socket, socket, supervisor.config.hangar.maxMessageBytes);
+		const transport = new LineTransport(socket, socket, supervisor.config.hangar.maxMessageBytes, logDrops(logger, label));
 		const session = new GatewaySession({supervisor, transport, logger: logger.child('gateway'), label, kind: 'socket'});
 		const entry = {session, socket};
 		this.sessions.add(entry);

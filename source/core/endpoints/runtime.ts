@@ -3,7 +3,8 @@
  * store, build the supervisor, and make sure that however the process ends
  * (stdin EOF, SIGINT, SIGTERM, SIGHUP, an internal error) every upstream is
  * stopped in order before it exits. The synchronous `exit` hook is the last
- * resort that SIGKILLs any process group still alive.
+ * resort that SIGKILLs any upstream process tree still alive; a SIGKILL of
+ * hangar itself is left to the watchdog (process-registry.ts).
  *
  * SIGHUP means "the terminal went away" for `--stdio` and the TUI, which
  * exit; `serve` has no terminal to lose (a client's daemon runs in its own
@@ -12,11 +13,11 @@
 import {loadConfig, type HangarConfig} from '../config/config.js';
 import {GatewaySession} from '../gateway/session.js';
 import {HttpEndpoint, type HttpListenOptions} from './http-endpoint.js';
-import {LineTransport} from '../wire/line-transport.js';
+import {LineTransport, logDrops} from '../wire/line-transport.js';
 import {LocalEndpoint, busyEndpoint} from './local-endpoint.js';
 import type {EndpointOwner} from './socket-client.js';
 import type {Logger} from '../base/logger.js';
-import {killAllProcessGroupsSync} from '../upstream/process-registry.js';
+import {killAllTreesSync} from '../upstream/process-registry.js';
 import {StateStore} from '../engine/state-store.js';
 import {Supervisor} from '../engine/supervisor.js';
 
@@ -52,7 +53,7 @@ export function installExitHandlers(
 		exiting ??= (async () => {
 			const force = setTimeout(() => {
 				logger.error(`shutdown took longer than ${forceAfterMs} ms; killing the remaining upstreams`);
-				killAllProcessGroupsSync();
+				killAllTreesSync();
 				process.exit(code === 0 ? 1 : code);
 			}, forceAfterMs);
 			force.unref();
@@ -70,7 +71,7 @@ export function installExitHandlers(
 				logger.error(`shutdown failed: ${(error as Error).message}`);
 			}
 
-			killAllProcessGroupsSync();
+			killAllTreesSync();
 			process.exit(code);
 		})();
 		return exiting;
@@ -80,7 +81,7 @@ export function installExitHandlers(
 		process.on(signal, () => {
 			if (exiting !== undefined) {
 				// A second signal while stopping: stop waiting.
-				killAllProcessGroupsSync();
+				killAllTreesSync();
 				process.exit(1);
 			}
 
@@ -96,7 +97,7 @@ export function installExitHandlers(
 		// Logged, not fatal: one bad promise must not take every client's endpoint down.
 		logger.error(`unhandled rejection: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`);
 	});
-	process.on('exit', () => killAllProcessGroupsSync());
+	process.on('exit', () => killAllTreesSync());
 
 	return {exit, beforeShutdown: hook => hooks.push(hook)};
 }
@@ -112,7 +113,7 @@ export async function serveStandalone(config: HangarConfig, logger: Logger, stat
 	const grace = config.hangar.stopGraceMs;
 	const controller = installExitHandlers(supervisor, logger, grace * 2 + 8000);
 
-	const transport = new LineTransport(process.stdin, process.stdout, config.hangar.maxMessageBytes);
+	const transport = new LineTransport(process.stdin, process.stdout, config.hangar.maxMessageBytes, logDrops(logger, 'the stdio client'));
 	const session = new GatewaySession({supervisor, transport, logger: logger.child('gateway'), label: 'stdio', kind: 'stdio'});
 	session.onClose(() => {
 		void controller.exit('stdin closed', 0);

@@ -5,7 +5,8 @@
  * through the same management tools any client uses (hangar_list,
  * hangar_call); a person's approve and quarantine use the socket-only
  * `hangar/command` request, which the `--stdio` bridge never forwards from
- * an MCP client.
+ * an MCP client. It says it is a person's session first (`hangar/person`), so
+ * hangar.managementTools, which is for MCP clients, does not narrow it.
  *
  * It needs only the wire and the socket's client side: the engine's types
  * below are imported as types, which compile to nothing.
@@ -16,7 +17,7 @@ import {McpError, type CallToolResult} from '@modelcontextprotocol/sdk/types.js'
 import {z} from 'zod';
 import type {ConfigAnswer, LogPage} from '../gateway/session.js';
 import {LineTransport} from '../wire/line-transport.js';
-import {cliClientName, commandMethod, configMethod, implementationInfo, logsMethod, maxListLimit} from '../wire/protocol.js';
+import {cliClientName, commandMethod, configMethod, implementationInfo, logsMethod, maxListLimit, personMethod} from '../wire/protocol.js';
 import type {HangarConfig} from '../config/config.js';
 import {attachToSupervisor, type EndpointOwner} from './socket-client.js';
 import type {StatusEntry} from '../engine/views.js';
@@ -67,6 +68,8 @@ export class SupervisorClient {
 		const client = new Client({name: clientName, version: implementationInfo.version});
 		const {socket, path, owner} = attachment;
 		await client.connect(new LineTransport(socket, socket, Number.MAX_SAFE_INTEGER));
+		// A person runs the CLI: hangar.managementTools (for MCP clients) does not narrow what it may do.
+		await client.request({method: personMethod}, z.object({}));
 		return new SupervisorClient(client, socket, owner, path);
 	}
 

@@ -20,8 +20,9 @@ import {EventEmitter} from 'node:events';
 import {CircuitBreaker, type BreakerState} from './circuit-breaker.js';
 import type {HangarSettings, ServerConfig, ToolDefinition} from '../config/config.js';
 import {HangarError, errorMessage} from '../base/errors.js';
-import {LogBuffer} from '../upstream/log-buffer.js';
+import {LogBuffer, copyToLog} from '../upstream/log-buffer.js';
 import type {Logger} from '../base/logger.js';
+import {maskText} from '../base/secret-mask.js';
 import {CallMetrics, type CallMetricsSnapshot} from './metrics.js';
 import {createProviderMachine, runningStates, type AdminState, type ProviderEvent, type ProviderState, type StopTarget, type TransitionEvent} from './provider-state.js';
 import {RestartPolicy} from './restart-policy.js';
@@ -30,7 +31,7 @@ import type {StateStore} from './state-store.js';
 import {ConnectionLostError, UpstreamConnection, type CallToolResult} from '../upstream/connection.js';
 import {describeExit, type ExitInfo} from '../upstream/child-process-transport.js';
 import type {ClientSide} from '../upstream/client-side.js';
-import {describeChanges, pinTools, type ToolChange} from './pins.js';
+import {pinTools, rugPullReason, type ToolChange} from './pins.js';
 import {AbortReason, CallPath, abortable, type CallContext, type ProgressRelay, type UpstreamFacts} from './call-path.js';
 import {CallHistory, type CallRecord} from './call-history.js';
 import {ProviderHealth} from './provider-health.js';
@@ -125,10 +126,7 @@ export class Provider extends EventEmitter<{
 	) {
 		super();
 		this.log = new LogBuffer(settings.logLines);
-		// Upstream stderr and stray stdout also go to hangar's own log (stderr or --log-file), never to a terminal.
-		this.log.onLine(line => {
-			if (line.source !== 'hangar') this.logger.info(`${line.source}: ${line.text}`, {upstream: this.name});
-		});
+		copyToLog(this.log, this.logger, this.name);
 		const isNew = !store.has(config.name);
 		const persisted = store.upstream(config.name);
 		if (isNew) {
@@ -164,7 +162,7 @@ export class Provider extends EventEmitter<{
 			this.emit('transition', {...record, provider: this.name});
 		});
 
-		this.toolList = new ToolList(config.name, config, store, this.log);
+		this.toolList = new ToolList(config.name, config, store, this.log, settings.pinning);
 		this.catalog = new Catalog(config.name, store, this.log, () => this.emit('catalog'));
 		this.calls = new CallPath(this, logger);
 		this.health = new ProviderHealth(this, this.timers, settings);
@@ -281,8 +279,8 @@ export class Provider extends EventEmitter<{
 		return {reason: this.quarantineReason(), at: this.machine.transitions().at(-1)?.at, changes: []};
 	}
 
-	/** Pinned tool hashes (set when a person approved the upstream), or undefined when nothing is pinned. */
-	get pins(): {approvedAt: number; tools: number | undefined} | undefined {
+	/** How and when its tools were pinned (at first use, or by a person's approval) and how many; undefined when nothing is pinned. */
+	get pins(): ToolList['pins'] {
 		return this.toolList.pins;
 	}
 
@@ -604,7 +602,7 @@ export class Provider extends EventEmitter<{
 	 * abandoned through stopping) or a refresh of a running upstream.
 	 */
 	private onRugPull(changes: ToolChange[], tools: readonly ToolDefinition[], how: 'stop' | 'running'): HangarError {
-		const reason = `a pinned tool changed since a person approved it: ${describeChanges(changes)}`;
+		const reason = rugPullReason(this.store.upstream(this.config.name).pins, changes);
 		this.store.update(this.config.name, upstream => {
 			upstream.admin = {state: 'quarantined', at: Date.now(), reason, changes, seen: pinTools(tools)};
 		});
@@ -849,7 +847,8 @@ export class Provider extends EventEmitter<{
 
 	async quarantine(reason: string): Promise<void> {
 		this.store.update(this.config.name, upstream => {
-			upstream.admin = {state: 'quarantined', at: Date.now(), reason};
+			// Kept in state.json: a reason someone typed is masked like everything hangar stores.
+			upstream.admin = {state: 'quarantined', at: Date.now(), reason: maskText(reason)};
 		});
 		await this.stop('quarantined', reason);
 	}

@@ -9,17 +9,21 @@
  * - Writes are debounced and atomic (lowdb writes a temp file and renames).
  * - A corrupt or unreadable file is moved aside and reported, never a crash.
  *
- * `new Low(new JSONFile(...))` is used rather than `JSONFilePreset`, which
- * silently switches to memory when NODE_ENV is "test".
+ * - Every file it writes is created 600 (owner only), like the 700 state
+ *   dir: it holds tool lists, stderr tails and quarantine reasons.
+ *
+ * `new Low(new PrivateJsonFile(...))` is used rather than `JSONFilePreset`,
+ * which silently switches to memory when NODE_ENV is "test", and rather than
+ * lowdb's JSONFile, whose temp file takes the umask's mode (often 644).
  */
 import fs from 'node:fs';
+import {chmod, readFile, rename, writeFile} from 'node:fs/promises';
 import path from 'node:path';
-import {Low} from 'lowdb';
-import {JSONFile} from 'lowdb/node';
+import {Low, type Adapter} from 'lowdb';
 import type {ToolDefinition} from '../config/config.js';
 import type {Logger} from '../base/logger.js';
 import {isAlive} from '../base/process-alive.js';
-import type {PinnedTool, ToolChange} from './pins.js';
+import type {PinRecord, PinnedTool, ToolChange} from './pins.js';
 import type {PersistedCatalog} from './catalog.js';
 
 export type PersistedExit = {code: number | null; signal: string | null; at: number; stderrTail: string[]};
@@ -37,13 +41,52 @@ export type PersistedUpstream = {
 	 * (`seen`): what a person who approves the change pins.
 	 */
 	admin?: {state: 'quarantined'; at: number; reason: string; changes?: ToolChange[] | undefined; seen?: Record<string, PinnedTool> | undefined} | undefined;
-	/** Set when a person approved the upstream: the tools as they were then (undefined until they are first listed). */
-	pins?: {approvedAt: number; tools?: Record<string, PinnedTool> | undefined} | undefined;
+	/** The pinned tools, taken at their first listing or by a person's approval (see pins.ts). */
+	pins?: PinRecord | undefined;
 	/** When this state dir first saw the upstream in a config. */
 	firstSeenAt?: number | undefined;
 };
 
 export type PersistedState = {version: 1; upstreams: Record<string, PersistedUpstream>};
+
+/** Owner only: read and write for the user who runs hangar. */
+const privateMode = 0o600;
+
+/**
+ * lowdb's JSON file adapter, written the same way (a temp file, then an
+ * atomic rename; the store queues writes one after another), except that
+ * the file is created 600.
+ */
+class PrivateJsonFile<T> implements Adapter<T> {
+	constructor(private readonly file: string) {}
+
+	async read(): Promise<T | null> {
+		let text: string;
+		try {
+			text = await readFile(this.file, 'utf8');
+		} catch (error) {
+			if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+			throw error;
+		}
+
+		return JSON.parse(text) as T;
+	}
+
+	async write(data: T): Promise<void> {
+		const temp = path.join(path.dirname(this.file), `.${path.basename(this.file)}.tmp`);
+		await writeFile(temp, JSON.stringify(data, null, 2), {encoding: 'utf8', mode: privateMode});
+		// A temp file left by an older hangar keeps its mode when it is written again.
+		await chmod(temp, privateMode);
+		await rename(temp, this.file);
+	}
+}
+
+/** Makes an existing file owner-only (one an older hangar wrote 644); a missing one is fine. */
+function makePrivate(file: string): void {
+	try {
+		if ((fs.statSync(file).mode & 0o077) !== 0) fs.chmodSync(file, privateMode);
+	} catch {}
+}
 
 const emptyState = (): PersistedState => ({version: 1, upstreams: {}});
 
@@ -153,7 +196,8 @@ export class StateStore {
 			this.logger.info('another hangar process writes this state dir; this one keeps its state changes in memory', {dir: this.dir});
 		}
 
-		const db = new Low<PersistedState>(new JSONFile<PersistedState>(this.file), emptyState());
+		if (this.lockHeld) makePrivate(this.file);
+		const db = new Low<PersistedState>(new PrivateJsonFile<PersistedState>(this.file), emptyState());
 		try {
 			await db.read();
 			if (!isPersistedState(db.data)) throw new Error('unexpected shape (expected {"version":1,"upstreams":{...}})');

@@ -22,6 +22,7 @@ import {describeDiff, diffConfigs, isEmptyDiff} from './config-diff.js';
 import {ConfigFile, hashText, type ReloadRecord} from './config-file.js';
 import {describeApproval} from './pins.js';
 import type {Logger} from '../base/logger.js';
+import {launchSecrets, registerSecrets} from '../base/secret-mask.js';
 import type {CallContext} from './call-path.js';
 import {Provider} from './provider.js';
 import type {TransitionEvent} from './provider-state.js';
@@ -129,6 +130,8 @@ export class Supervisor extends EventEmitter<{
 	}
 
 	private addProvider(server: ServerConfig, config: HangarConfig): Provider {
+		// Before the provider exists (at start, or when a reload adds or changes it): its log buffer masks these from its first line on.
+		registerSecrets(launchSecrets(server.launch));
 		const provider = new Provider(server, config.hangar, this.store, this.logger.child(server.name), this.relay);
 		const onTransition = (event: TransitionEvent): void => {
 			// Dirty first, so a listener that reads tools() sees the set after this transition.

@@ -3,13 +3,13 @@
  * (persisted by an earlier run) or predefined in the config, always with the
  * time it was last verified and a revision that changes only when its
  * content does. It also holds what tool pinning needs: a freshly listed set
- * is checked against the pins a person approved (a changed pinned tool is a
- * rug pull, and the list is never exposed), and `approvalPlan` says what an
- * approval would pin.
+ * is checked against the pins (a changed pinned tool is a rug pull, and the
+ * list is never exposed) and pins what `hangar.pinning` says it pins
+ * (pins.ts), and `approvalPlan` says what an approval would pin.
  */
 import type {ServerConfig, ToolDefinition} from '../config/config.js';
 import type {LogBuffer} from '../upstream/log-buffer.js';
-import {pinTools, toolChanges, type ToolChange} from './pins.js';
+import {approvalPins, checkListing, pinTools, pinnedAt, pinnedBy, type PinningMode, type ToolChange} from './pins.js';
 import type {StateStore} from './state-store.js';
 
 export type ToolsSource = 'live' | 'cache' | 'config' | 'none';
@@ -44,6 +44,7 @@ export class ToolList {
 		config: ServerConfig,
 		private readonly store: StateStore,
 		private readonly log: LogBuffer,
+		private readonly pinning: PinningMode = 'first-use',
 	) {
 		const persisted = store.upstream(name);
 		if (persisted.tools !== undefined) {
@@ -122,10 +123,11 @@ export class ToolList {
 	// ---------------------------------------------------------------------
 	// Pins
 
-	/** Pinned tool hashes (set when a person approved the upstream), or undefined when nothing is pinned. */
-	get pins(): {approvedAt: number; tools: number | undefined} | undefined {
+	/** How and when its tools were pinned (at first use, or by a person's approval) and how many; undefined when nothing is pinned. */
+	get pins(): {by: 'first-use' | 'approval'; pinnedAt: number; approvedAt: number | undefined; tools: number | undefined} | undefined {
 		const pins = this.store.upstream(this.name).pins;
-		return pins === undefined ? undefined : {approvedAt: pins.approvedAt, tools: pins.tools === undefined ? undefined : Object.keys(pins.tools).length};
+		if (pins === undefined) return undefined;
+		return {by: pinnedBy(pins), pinnedAt: pinnedAt(pins), approvedAt: pins.approvedAt, tools: pins.tools === undefined ? undefined : Object.keys(pins.tools).length};
 	}
 
 	/** Whether a tool has a pin. */
@@ -133,20 +135,18 @@ export class ToolList {
 		return this.store.upstream(this.name).pins?.tools?.[tool] === undefined ? 'unpinned' : 'pinned';
 	}
 
-	/** Changes of pinned tools in a freshly listed set (none when nothing is pinned yet). */
+	/** Changes of pinned tools in a freshly listed set; pins what hangar.pinning says this listing pins (pins.ts). */
 	pinnedChanges(tools: readonly ToolDefinition[]): ToolChange[] {
-		const pins = this.store.upstream(this.name).pins;
-		if (pins === undefined) return [];
-		if (pins.tools === undefined) {
-			// Approved before its tools were known: the first list it serves is the one pinned.
+		const check = checkListing(this.pinning, this.store.upstream(this.name).pins, tools);
+		if (check.pins !== undefined) {
+			const pins = check.pins;
 			this.store.update(this.name, upstream => {
-				upstream.pins = {approvedAt: pins.approvedAt, tools: pinTools(tools)};
+				upstream.pins = pins;
 			});
-			this.log.push('hangar', `pinned ${tools.length} tools (approved before they were first listed)`);
-			return [];
 		}
 
-		return toolChanges(pins.tools, tools);
+		if (check.note !== undefined) this.log.push('hangar', check.note);
+		return check.changes;
 	}
 
 	/**
@@ -172,7 +172,7 @@ export class ToolList {
 		const pins = plan.from === 'changed' ? this.store.upstream(this.name).admin?.seen : plan.from === 'listed' ? pinTools(this.list) : undefined;
 		this.store.update(this.name, upstream => {
 			upstream.admin = undefined;
-			upstream.pins = {approvedAt: Date.now(), tools: pins};
+			upstream.pins = approvalPins(pins);
 		});
 		return plan;
 	}

@@ -5,7 +5,9 @@
  * these functions, so what one shows another cannot contradict.
  *
  * Everything is answered from memory, never by asking an upstream. Times are
- * ISO strings; cached facts carry the time they were verified.
+ * ISO strings; cached facts carry the time they were verified. Text that can
+ * carry a secret (errors, reasons, the launch command line or URL) is masked
+ * here, once for every surface.
  */
 import type {BreakerState} from './circuit-breaker.js';
 import type {ConfigDrift, ReloadRecord} from './config-file.js';
@@ -16,6 +18,8 @@ import type {ProviderEvent, ProviderState} from './provider-state.js';
 import type {Supervisor} from './supervisor.js';
 import type {NameClash} from './router.js';
 import type {CatalogSource, ServerCapabilities} from './catalog.js';
+import type {OutputDrops, OutputSource} from '../upstream/log-buffer.js';
+import {maskArgs, maskText} from '../base/secret-mask.js';
 
 export type StatusEntry = {
 	name: string;
@@ -91,6 +95,7 @@ function isoString(ms: number): string {
 }
 
 const iso = (ms: number | undefined): string | null => (ms === undefined ? null : isoString(ms));
+const masked = (text: string | undefined): string | null => (text === undefined ? null : maskText(text));
 const secondsSince = (ms: number, now: number): number => Math.max(0, Math.round((now - ms) / 1000));
 
 export function statusEntry(provider: Provider, now = Date.now()): StatusEntry {
@@ -114,14 +119,14 @@ export function statusEntry(provider: Provider, now = Date.now()): StatusEntry {
 		toolErrors: snapshot.toolErrors,
 		inFlight: snapshot.inFlight,
 		latencyMs: {p50: snapshot.latencyMs.p50 ?? null, p95: snapshot.latencyMs.p95 ?? null},
-		lastError: snapshot.lastError ?? null,
+		lastError: masked(snapshot.lastError),
 		lastVerifiedAt: iso(snapshot.lastVerifiedAt),
 		nextRetryAt: iso(snapshot.nextRetryAt),
 		stateSince: isoString(snapshot.stateSince),
 		upSeconds: running && snapshot.startedAt !== undefined ? secondsSince(snapshot.startedAt, now) : null,
 		idleSeconds: running ? (snapshot.inFlight > 0 ? 0 : secondsSince(provider.idleSince, now)) : null,
 		restarts: snapshot.restarts,
-		quarantineReason: provider.quarantineInfo?.reason ?? null,
+		quarantineReason: masked(provider.quarantineInfo?.reason),
 	};
 }
 
@@ -154,7 +159,7 @@ export type ToolDetail = {
 	calls: number;
 	failures: number;
 	latencyMs: {p50: number | null; p95: number | null};
-	/** Whether a person's approval pinned this tool's definition. */
+	/** Whether this tool's definition is pinned (see `pins`). */
 	pinned: boolean;
 };
 
@@ -165,7 +170,7 @@ export type LogView = {at: string; source: 'stderr' | 'stdout' | 'hangar'; text:
 
 export type UpstreamDetails = {
 	server: StatusEntry;
-	/** How it is launched: the command line (no env values), or the URL. */
+	/** How it is launched: the command line (no env values), or the URL, with secrets masked. */
 	launch: string;
 	tools: ToolDetail[];
 	/** The last 50 state transitions, oldest first. */
@@ -176,6 +181,8 @@ export type UpstreamDetails = {
 	recentErrors: ErrorView[];
 	/** The tail of its stderr (and stray stdout), oldest first. */
 	stderr: LogView[];
+	/** Output it wrote faster than hangar keeps it, read and dropped since hangar started (see log-buffer.ts). */
+	droppedOutput: Record<OutputSource, OutputDrops>;
 	/** Why it is quarantined and, after a rug pull, what changed. */
 	quarantine: {
 		reason: string;
@@ -184,8 +191,8 @@ export type UpstreamDetails = {
 		/** What a person's approval would pin (the same sentence its answer gives). */
 		approvalPins: string;
 	} | null;
-	/** When a person approved it and how many tool definitions are pinned (null: not known yet). */
-	pins: {approvedAt: string; tools: number | null} | null;
+	/** How its tools were pinned (at their first listing, or by a person's approval), when, and how many (null: not known yet). */
+	pins: {by: 'first-use' | 'approval'; pinnedAt: string; approvedAt: string | null; tools: number | null} | null;
 	/** What it answered initialize with, this run or cached (null: never known), where its catalog came from and when it was read. */
 	capabilities: ServerCapabilities | null;
 	catalogSource: CatalogSource;
@@ -260,8 +267,8 @@ export function upstreamDetails(supervisor: Supervisor, name: string, limits: {t
 	const transitions = provider.transitions.slice(-(limits.transitions ?? 50));
 	const calls = provider.recentCalls().slice(-(limits.calls ?? 50));
 	const errors: ErrorView[] = [
-		...calls.filter(call => !call.ok).map(call => ({at: call.at, source: 'call' as const, message: `${call.tool}: ${call.error ?? 'failed'}`})),
-		...provider.transitions.filter(record => failureEvents.has(record.event)).map(record => ({at: record.at, source: 'lifecycle' as const, message: record.reason})),
+		...calls.filter(call => !call.ok).map(call => ({at: call.at, source: 'call' as const, message: maskText(`${call.tool}: ${call.error ?? 'failed'}`)})),
+		...provider.transitions.filter(record => failureEvents.has(record.event)).map(record => ({at: record.at, source: 'lifecycle' as const, message: maskText(record.reason)})),
 	]
 		.sort((a, b) => a.at - b.at)
 		.slice(-20)
@@ -270,20 +277,24 @@ export function upstreamDetails(supervisor: Supervisor, name: string, limits: {t
 	const pins = provider.pins;
 	return {
 		server: serverEntry(supervisor, provider),
-		launch: launch.kind === 'stdio' ? [launch.command, ...launch.args].map(part => (/\s/.test(part) ? JSON.stringify(part) : part)).join(' ') : launch.url,
+		launch:
+			launch.kind === 'stdio'
+				? [maskText(launch.command), ...maskArgs(launch.args)].map(part => (/\s/.test(part) ? JSON.stringify(part) : part)).join(' ')
+				: maskText(launch.url),
 		tools: provider.tools.map(tool => toolDetail(supervisor, provider, tool)),
-		transitions: transitions.map(record => ({at: new Date(record.at).toISOString(), from: record.from, to: record.to, event: record.event, reason: record.reason})),
-		recentCalls: calls.map(call => ({at: new Date(call.at).toISOString(), tool: call.tool, ms: Math.round(call.ms * 10) / 10, ok: call.ok, error: call.error ?? null})),
+		transitions: transitions.map(record => ({at: new Date(record.at).toISOString(), from: record.from, to: record.to, event: record.event, reason: maskText(record.reason)})),
+		recentCalls: calls.map(call => ({at: new Date(call.at).toISOString(), tool: call.tool, ms: Math.round(call.ms * 10) / 10, ok: call.ok, error: masked(call.error)})),
 		recentErrors: errors,
 		stderr: provider.log
 			.tail(limits.stderr ?? 50)
 			.filter(line => line.source !== 'hangar')
 			.map(line => ({at: new Date(line.at).toISOString(), source: line.source, text: line.text})),
+		droppedOutput: provider.log.dropped,
 		quarantine:
 			quarantine === undefined
 				? null
-				: {reason: quarantine.reason, at: iso(quarantine.at), changes: quarantine.changes, approvalPins: describeApproval(provider.approvalPlan)},
-		pins: pins === undefined ? null : {approvedAt: new Date(pins.approvedAt).toISOString(), tools: pins.tools ?? null},
+				: {reason: maskText(quarantine.reason), at: iso(quarantine.at), changes: quarantine.changes, approvalPins: describeApproval(provider.approvalPlan)},
+		pins: pins === undefined ? null : {by: pins.by, pinnedAt: new Date(pins.pinnedAt).toISOString(), approvedAt: iso(pins.approvedAt), tools: pins.tools ?? null},
 		...catalogDetails(supervisor, provider),
 		reloads: supervisor.configFile.reloads
 			.filter(record => record.diff !== null && (record.diff.added.includes(name) || record.diff.changed.some(change => change.name === name)))

@@ -6,7 +6,10 @@
  * and refuses unknown or ill-typed arguments with -32602 saying which.
  *
  * Lifting a quarantine is deliberately missing: only a person (TUI key or
- * `mcp-hangar approve`) may do that, never a client.
+ * `mcp-hangar approve`) may do that, never a client. `hangar.managementTools`
+ * narrows what MCP clients get further: `read-only` (list, details, find,
+ * call) or `none`; a tool turned off is not listed, and a call to it is
+ * refused with an error that names the setting.
  */
 import type {Tool} from '@modelcontextprotocol/sdk/types.js';
 import {JsonRpcCode} from '../base/errors.js';
@@ -28,7 +31,11 @@ type ManagementSpec = {
 	description: string;
 	params: Record<string, ParamSpec>;
 	readOnly: boolean;
+	/** Served under `managementTools: "read-only"`: it reads, or calls a tool as a direct call would; it changes no upstream's lifecycle. */
+	reads: boolean;
 };
+
+export type ManagementToolsSetting = 'all' | 'read-only' | 'none';
 
 const server: ParamSpec = {type: 'string', required: true, description: 'The upstream server name as configured (see hangar_list).'};
 const waitSeconds: ParamSpec = {
@@ -60,6 +67,7 @@ const specs: ManagementSpec[] = [
 			cursor: {type: 'string', required: false, description: 'The nextCursor of the previous page.'},
 		},
 		readOnly: true,
+		reads: true,
 	},
 	{
 		name: 'hangar_details',
@@ -68,6 +76,7 @@ const specs: ManagementSpec[] = [
 			'One upstream in depth: its tools with input schemas and per-tool calls, failures and latency; its capabilities, resources, resource templates and prompts (with the names and URIs clients see); name clashes it is part of; the last 50 state transitions with their reasons; recent calls and errors; the tail of its stderr; and, if it is quarantined, why (with the diff when a pinned tool changed).',
 		params: {server},
 		readOnly: true,
+		reads: true,
 	},
 	{
 		name: 'hangar_find_tools',
@@ -79,6 +88,7 @@ const specs: ManagementSpec[] = [
 			limit: {type: 'integer', required: false, description: 'Most hits to return (1-50, default 10).', minimum: 1, maximum: 50},
 		},
 		readOnly: true,
+		reads: true,
 	},
 	{
 		name: 'hangar_call',
@@ -91,6 +101,7 @@ const specs: ManagementSpec[] = [
 			arguments: {type: 'object', required: false, description: 'The tool\'s arguments, as its input schema describes.'},
 		},
 		readOnly: false,
+		reads: true,
 	},
 	{
 		name: 'hangar_start',
@@ -99,6 +110,7 @@ const specs: ManagementSpec[] = [
 			'Start an upstream now (from cold, stopped or dead; resets its restart budget). Answers at once with its state ("starting"), or once it is ready or its start failed if waitSeconds allows.',
 		params: {server, waitSeconds},
 		readOnly: false,
+		reads: false,
 	},
 	{
 		name: 'hangar_stop',
@@ -107,6 +119,7 @@ const specs: ManagementSpec[] = [
 			'Stop an upstream as a person would: it lands in "stopped", its tools are hidden, and it does not start on demand until it is started again. Answers at once (state "stopping" while its process exits), or once it is stopped if waitSeconds allows.',
 		params: {server, waitSeconds},
 		readOnly: false,
+		reads: false,
 	},
 	{
 		name: 'hangar_restart',
@@ -114,6 +127,7 @@ const specs: ManagementSpec[] = [
 		description: 'Stop an upstream and start it again. Answers at once with its state, or once it is running again (or failed to) if waitSeconds allows.',
 		params: {server, waitSeconds},
 		readOnly: false,
+		reads: false,
 	},
 	{
 		name: 'hangar_quarantine',
@@ -122,6 +136,7 @@ const specs: ManagementSpec[] = [
 			'Quarantine an upstream at once: its tools are hidden and its calls refused from this moment, it is stopped if running, and this survives restarts. Only a person can lift a quarantine (the TUI, or `mcp-hangar approve`). Answers at once (state "stopping" while its process exits), or once it is stopped if waitSeconds allows.',
 		params: {server, reason: {type: 'string', required: false, description: 'Why, for the person who reviews it.'}, waitSeconds},
 		readOnly: false,
+		reads: false,
 	},
 ];
 
@@ -150,9 +165,33 @@ function toTool(spec: ManagementSpec): Tool {
 
 export const managementTools: readonly Tool[] = specs.map(spec => toTool(spec));
 const specByName = new Map(specs.map(spec => [spec.name, spec]));
+const toolsBySetting: Record<ManagementToolsSetting, readonly Tool[]> = {
+	all: managementTools,
+	'read-only': managementTools.filter(tool => specByName.get(tool.name)!.reads),
+	none: [],
+};
 
 export function isManagementTool(name: string): boolean {
 	return specByName.has(name);
+}
+
+/** The management tools MCP clients get under `setting`. */
+export function managementToolsFor(setting: ManagementToolsSetting): readonly Tool[] {
+	return toolsBySetting[setting];
+}
+
+/** Whether management tool `name` is served to MCP clients under `setting`. */
+export function managementToolAllowed(name: string, setting: ManagementToolsSetting): boolean {
+	return setting === 'all' || (setting === 'read-only' && specByName.get(name)?.reads === true);
+}
+
+/** Why a call to management tool `name` is refused under `setting`: a sentence naming the setting and what to do. */
+export function managementToolRefusal(name: string, setting: ManagementToolsSetting): string {
+	const what = setting === 'none' ? 'every management tool is turned off' : `${name} is turned off (only hangar_list, hangar_details, hangar_find_tools and hangar_call are served)`;
+	return (
+		`${name} is not available to MCP clients: ${what} by "managementTools": "${setting}" in the hangar settings of the config. ` +
+		'A person can still act on upstreams (mcp-hangar tui, mcp-hangar status and call); to let clients do it, change "managementTools" and restart hangar.'
+	);
 }
 
 /** Invalid arguments of a management tool: answered with JSON-RPC -32602 and this message. */

@@ -24,11 +24,22 @@ import {relayedRequests, type ClientCapability, type RelayedMethod} from '../ups
 import type {LogBuffer} from '../upstream/log-buffer.js';
 import {createConnectionMachine, sequenceError, type ConnectionState} from './connection-state.js';
 import {isPlainObject} from '../wire/message-classifier.js';
-import {cliClientName, commandMethod, configMethod, consoleChangedNotification, consoleMethod, implementationInfo, logsMethod} from '../wire/protocol.js';
+import {cliClientName, commandMethod, configMethod, consoleChangedNotification, consoleMethod, implementationInfo, logsMethod, personMethod} from '../wire/protocol.js';
 import {settleWithin} from '../base/settle.js';
 import {HangarError, JsonRpcCode, JsonRpcError, errorMessage, type Audience} from '../base/errors.js';
 import type {Logger} from '../base/logger.js';
-import {ManagementParamsError, checkArguments, isManagementTool, managementTools, runManagementTool, statusJson} from './management-tools.js';
+import {maskStrings, maskText} from '../base/secret-mask.js';
+import {
+	ManagementParamsError,
+	checkArguments,
+	isManagementTool,
+	managementToolAllowed,
+	managementToolRefusal,
+	managementToolsFor,
+	runManagementTool,
+	statusJson,
+	type ManagementToolsSetting,
+} from './management-tools.js';
 import {CallBudget, type CallDeadline, type ProgressUpdate} from '../engine/call-path.js';
 import {commands, isCommand, type Supervisor} from '../engine/supervisor.js';
 import type {Subscriber} from '../engine/subscriptions.js';
@@ -61,6 +72,8 @@ const instructions = {
 	search:
 		'mcp-hangar serves the tools of several upstream MCP servers. Find tools with hangar_find_tools (fuzzy search over names and descriptions; each hit has its input schema) and call them with hangar_call {server, tool, arguments}. ' +
 		'hangar_list shows every upstream\'s live state.',
+	/** With hangar.managementTools "none": no hangar_* tool to point to. */
+	plain: 'mcp-hangar serves the tools of several upstream MCP servers. Tool names are "<server>__<tool>".',
 };
 
 /** Requests whose params are checked before the SDK sees them (see invalidParams). */
@@ -95,15 +108,16 @@ function errorResponse(id: string | number, code: number, message: string, data?
 
 /**
  * The one place a failure becomes a JSON-RPC error: hangar's typed errors
- * keep their code and data, JSON-RPC errors (routing, an upstream's own
- * answer) pass as they are, and anything else is hangar's internal error,
+ * keep their code and data (masked when they were made), JSON-RPC errors
+ * (routing, an upstream's own answer) keep their code with secrets masked
+ * in their message and data, and anything else is hangar's internal error,
  * named with `what` failed.
  */
 function toRpcError(error: unknown, what?: string, audience: Audience = 'mcp'): JsonRpcError {
-	if (error instanceof JsonRpcError) return error;
+	if (error instanceof JsonRpcError) return new JsonRpcError(error.code, maskText(error.message), error.data === undefined ? undefined : maskStrings(error.data));
 	if (error instanceof HangarError) return new JsonRpcError(error.code, error.messageFor(audience), error.toData(audience));
-	if (error instanceof ManagementParamsError) return new JsonRpcError(error.code, error.message);
-	return new JsonRpcError(JsonRpcCode.InternalError, what === undefined ? errorMessage(error) : `${what} failed: ${errorMessage(error)}`);
+	if (error instanceof ManagementParamsError) return new JsonRpcError(error.code, maskText(error.message));
+	return new JsonRpcError(JsonRpcCode.InternalError, maskText(what === undefined ? errorMessage(error) : `${what} failed: ${errorMessage(error)}`));
 }
 
 /**
@@ -131,6 +145,8 @@ class GuardedTransport implements Transport {
 	onCommand?: (id: string | number, method: string, params: unknown) => void;
 	/** Serves a console's `hangar/console` reads (see console.ts); unset, they are unknown methods. */
 	onConsole?: (id: string | number, params: unknown) => void;
+	/** Serves hangar's private `hangar/person` request (see personMethod); unset, it is an unknown method. */
+	onPerson?: (id: string | number) => void;
 
 	constructor(
 		private readonly inner: Transport & {sendSerialized?: (line: string) => Promise<void>},
@@ -186,6 +202,11 @@ class GuardedTransport implements Transport {
 
 				if (method === consoleMethod && this.onConsole !== undefined) {
 					this.onConsole(record.id!, (message as {params?: unknown}).params);
+					return;
+				}
+
+				if (method === personMethod && this.onPerson !== undefined) {
+					this.onPerson(record.id!);
 					return;
 				}
 
@@ -302,6 +323,8 @@ export class GatewaySession {
 	private readonly inflight = new Map<string | number, AbortController>();
 	private readonly serving = new Set<Promise<void>>();
 	private readonly exposure: 'direct' | 'search';
+	/** A person's session (the CLI; see personMethod): hangar.managementTools does not apply to it. */
+	private person = false;
 	private readonly callDeadline: CallDeadline | undefined;
 	private readonly correlationIdOf: ((id: string | number) => string | undefined) | undefined;
 	/** Requests sent to the client for upstreams, by id (askedPrefix, this session's nonce, a number). */
@@ -354,11 +377,16 @@ export class GatewaySession {
 			this.guard.onConsole = (id, params) => {
 				void this.serveConsole(id, params);
 			};
+			this.guard.onPerson = id => {
+				this.person = true;
+				void this.guard.send({jsonrpc: '2.0', id, result: {}} as JSONRPCMessage);
+			};
 		}
 		this.exposure = options.supervisor.config.hangar.exposure;
 		// The SDK takes capabilities before connect: what the upstreams serve (cached for cold ones) is known from memory now.
 		const capabilities = options.supervisor.capabilities();
-		this.server = new Server(implementationInfo, {capabilities: {...advertised(capabilities), logging: {}}, instructions: instructions[this.exposure]});
+		const setting = options.supervisor.config.hangar.managementTools;
+		this.server = new Server(implementationInfo, {capabilities: {...advertised(capabilities), logging: {}}, instructions: setting === 'none' ? instructions.plain : instructions[this.exposure]});
 		this.server.onerror = error => this.logger.debug(`session error: ${error.message}`);
 		this.server.setRequestHandler(ListToolsRequestSchema, request => {
 			const {items, nextCursor} = page('tools/list', this.listTools(), request.params?.cursor);
@@ -561,13 +589,19 @@ export class GatewaySession {
 		await this.server.close();
 	}
 
+	/** The hangar.managementTools setting for this session (people are not narrowed by it). */
+	private get managementSetting(): ManagementToolsSetting {
+		return this.person ? 'all' : this.supervisor.config.hangar.managementTools;
+	}
+
 	private listTools(): Tool[] {
-		if (this.exposure === 'search') return [...managementTools];
+		const management = managementToolsFor(this.managementSetting);
+		if (this.exposure === 'search') return [...management];
 		// Predefined tools may omit inputSchema; the protocol requires one.
 		const tools: Tool[] = this.supervisor
 			.tools()
 			.map(tool => ({...tool.definition, name: tool.name, inputSchema: tool.definition.inputSchema ?? {type: 'object'}}) as Tool);
-		tools.push(...managementTools);
+		tools.push(...management);
 		return tools;
 	}
 
@@ -596,6 +630,15 @@ export class GatewaySession {
 		this.inflight.set(id, controller);
 		this.client.called(params.name);
 		try {
+			if (isManagementTool(params.name) && !managementToolAllowed(params.name, this.managementSetting)) {
+				throw new JsonRpcError(JsonRpcCode.InvalidParams, managementToolRefusal(params.name, this.managementSetting), {
+					error: 'ManagementToolDisabled',
+					tool: params.name,
+					setting: 'managementTools',
+					value: this.managementSetting,
+				});
+			}
+
 			if (params.name === 'hangar_list') {
 				await this.serveStatus(id, params);
 				return;

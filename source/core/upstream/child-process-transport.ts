@@ -11,8 +11,11 @@
  * nothing draws over the TUI or pollutes a stdio endpoint); a runaway stderr
  * line is cut into pieces.
  *
- * Each child leads its own process group, so a stop reaches the whole tree:
- * close stdin, wait, SIGTERM the group, wait, SIGKILL the group.
+ * Each child leads its own process group and carries a tree marker in its
+ * environment (process-tree.ts), so a stop reaches its whole tree, including
+ * descendants that left the group (`setsid`): close stdin, wait, SIGTERM the
+ * tree, wait, SIGKILL the tree. Whatever the child leaves behind when it
+ * exits is SIGKILLed at once.
  */
 import {execa, type ResultPromise} from 'execa';
 import type {Transport} from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -21,8 +24,9 @@ import type {StdioLaunch} from '../config/config.js';
 import {JsonRpcCode} from '../base/errors.js';
 import {checkJsonRpcLine, isProblem} from '../wire/message-classifier.js';
 import {LineSplitter} from '../wire/line-splitter.js';
-import type {LogBuffer} from './log-buffer.js';
-import {liveProcessGroups} from './process-registry.js';
+import {OutputLineSplitter, detached, type LogBuffer} from './log-buffer.js';
+import {ensureWatchdog, registerTree, signalTree, treeOf, unregisterTree} from './process-registry.js';
+import {newTreeMarker, treeVariable, type TreeRoot} from './process-tree.js';
 import {CoalescingWriter} from '../wire/write-coalescer.js';
 
 export type ExitInfo = {
@@ -38,8 +42,8 @@ export function describeExit(exit: ExitInfo): string {
 	return `exited with code ${exit.code ?? 'unknown'}`;
 }
 
-/** Stderr lines longer than this are cut into pieces of this size (the log shows only the start of each anyway). */
-const maxStderrLineBytes = 64 * 1024;
+/** How much of one line of an upstream's output its log keeps. */
+const keptBytes = 2000;
 
 export class ChildProcessTransport implements Transport {
 	onclose?: () => void;
@@ -52,6 +56,9 @@ export class ChildProcessTransport implements Transport {
 	private closed = false;
 	private stopping: 'stdin-close' | 'SIGTERM' | 'SIGKILL' | undefined;
 	private writer: CoalescingWriter | undefined;
+	/** This child's tree: every process that carries it in MCP_HANGAR_TREE. */
+	private readonly marker = newTreeMarker();
+	private root: TreeRoot | undefined;
 
 	constructor(
 		private readonly launch: StdioLaunch,
@@ -69,9 +76,10 @@ export class ChildProcessTransport implements Transport {
 
 	async start(): Promise<void> {
 		if (this.child !== undefined) throw new Error('ChildProcessTransport already started');
+		ensureWatchdog();
 		const child = execa(this.launch.command, this.launch.args, {
 			cwd: this.launch.cwd,
-			env: this.launch.env,
+			env: {...this.launch.env, [treeVariable]: this.marker},
 			extendEnv: true,
 			stdin: 'pipe',
 			stdout: 'pipe',
@@ -90,18 +98,20 @@ export class ChildProcessTransport implements Transport {
 		const stdout = new LineSplitter(line => this.onStdoutLine(line), {
 			maxBytes: this.maxLineBytes,
 			policy: 'discard',
-			onDiscarded: (prefix, bytes) => this.log.push('hangar', `dropped a stdout line of ${bytes} bytes (the limit is ${this.maxLineBytes}): ${prefix.slice(0, 200)}`),
-		});
-		const stderr = new LineSplitter(
-			line => {
-				if (line !== '') this.log.push('stderr', line);
+			onDiscarded: (prefix, bytes) => {
+				this.log.drop('stdout', 1, bytes);
+				this.log.push('hangar', `dropped a stdout line of ${bytes} bytes (the limit is ${this.maxLineBytes}): ${detached(prefix.slice(0, 200))}`);
 			},
-			{maxBytes: maxStderrLineBytes, policy: 'split'},
+		});
+		const stderr = new OutputLineSplitter(
+			(text, bytes) => this.log.push('stderr', bytes > keptBytes ? `${text}… (${bytes} bytes)` : text),
+			bytes => this.log.admit('stderr', bytes),
+			keptBytes,
 		);
 		child.stdout?.setEncoding('utf8');
-		child.stderr?.setEncoding('utf8');
 		child.stdout?.on('data', (chunk: string) => stdout.write(chunk));
-		child.stderr?.on('data', (chunk: string) => stderr.write(chunk));
+		// Bytes, not text: lines the log does not admit are counted without being decoded.
+		child.stderr?.on('data', (chunk: Buffer) => stderr.write(chunk));
 		child.stdin?.on('error', error => {
 			// EPIPE after the child died is expected; the exit handler reports the death.
 			this.log.push('hangar', `stdin write failed: ${error.message}`);
@@ -120,11 +130,9 @@ export class ChildProcessTransport implements Transport {
 		child.on('exit', (code, signal) => {
 			const pid = child.pid;
 			if (pid !== undefined) {
-				liveProcessGroups.delete(pid);
-				// Reap anything the child left behind in its group.
-				try {
-					process.kill(-pid, 'SIGKILL');
-				} catch {}
+				unregisterTree(pid);
+				// Reap anything the child left behind: its group, and descendants that left it.
+				signalTree(this.root ?? {pid, startTime: undefined}, this.marker, 'SIGKILL');
 			}
 
 			this.exitInfo = {code, signal, at: Date.now(), stoppedBy: this.stopping};
@@ -136,7 +144,11 @@ export class ChildProcessTransport implements Transport {
 
 		await new Promise<void>((resolve, reject) => {
 			child.once('spawn', () => {
-				if (child.pid !== undefined) liveProcessGroups.add(child.pid);
+				if (child.pid !== undefined) {
+					registerTree(child.pid, this.marker);
+					this.root = treeOf(child.pid);
+				}
+
 				resolve();
 			});
 			child.once('error', error => {
@@ -149,9 +161,16 @@ export class ChildProcessTransport implements Transport {
 
 	private onStdoutLine(line: string): void {
 		if (line.trim() === '') return;
-		const checked = checkJsonRpcLine(line);
-		if (isProblem(checked)) {
-			this.log.push('stdout', checked.code === JsonRpcCode.ParseError ? `not JSON-RPC (ignored): ${line}` : `not JSON-RPC (ignored: ${checked.message}): ${line}`);
+		// A JSON-RPC message is an object: anything else is garbage without the cost of classifying it.
+		const first = line.trimStart()[0];
+		const checked = first === '{' || first === '[' ? checkJsonRpcLine(line) : undefined;
+		if (checked === undefined || isProblem(checked)) {
+			// Garbage is the upstream's output: it shares its budget, and only the start of a line is kept.
+			if (this.log.admit('stdout', line.length)) {
+				const why = checked === undefined || checked.code === JsonRpcCode.ParseError ? '' : `: ${checked.message}`;
+				this.log.push('stdout', `not JSON-RPC (ignored${why}): ${detached(line.slice(0, keptBytes))}${line.length > keptBytes ? `… (${line.length} chars)` : ''}`);
+			}
+
 			return;
 		}
 
@@ -198,13 +217,7 @@ export class ChildProcessTransport implements Transport {
 
 	private signalGroup(pid: number | undefined, signal: NodeJS.Signals): void {
 		if (pid === undefined) return;
-		try {
-			process.kill(-pid, signal);
-		} catch {
-			try {
-				process.kill(pid, signal);
-			} catch {}
-		}
+		signalTree(this.root ?? {pid, startTime: undefined}, this.marker, signal);
 	}
 
 	private async waitForExit(ms: number): Promise<ExitInfo | undefined> {

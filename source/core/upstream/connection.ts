@@ -33,6 +33,7 @@ import {HangarError, JsonRpcCode, JsonRpcError, errorMessage} from '../base/erro
 import type {ServerConfig, ToolDefinition} from '../config/config.js';
 import {PausableTimer} from '../base/pausable-timer.js';
 import type {LogBuffer} from './log-buffer.js';
+import {maskText} from '../base/secret-mask.js';
 import {isPlainObject} from '../wire/message-classifier.js';
 import {implementationInfo} from '../wire/protocol.js';
 import {ChildProcessTransport, type ExitInfo} from './child-process-transport.js';
@@ -335,7 +336,9 @@ export class UpstreamConnection {
 		if (params === undefined || typeof params['level'] !== 'string') return;
 		const data = params['data'];
 		const logger = typeof params['logger'] === 'string' ? ` (${params['logger']})` : '';
-		this.log.push('hangar', `log ${params['level']}${logger}: ${typeof data === 'string' ? data : JSON.stringify(data)}`);
+		const text = `log ${params['level']}${logger}: ${typeof data === 'string' ? data : JSON.stringify(data)}`;
+		// An upstream's log messages are its output too: they share its budget (see log-buffer.ts).
+		if (this.log.admit('stdout', text.length)) this.log.push('hangar', text);
 		this.clientSide?.log(this.name, params);
 	}
 
@@ -615,7 +618,20 @@ function stripSdkPrefix(message: string): string {
 async function connectRemote(config: ServerConfig, client: Client, log: LogBuffer, signal: AbortSignal): Promise<Transport> {
 	if (config.launch.kind !== 'remote') throw new Error('not a remote server');
 	const url = new URL(config.launch.url);
-	const requestInit: RequestInit = {headers: config.launch.headers};
+	const headers = {...config.launch.headers};
+	if (url.username !== '' || url.password !== '') {
+		// fetch refuses a URL with credentials (and names the URL in its error): send them as HTTP Basic
+		// auth, as a browser or curl would, unless the config sets its own Authorization header.
+		const hasAuthorization = Object.keys(headers).some(name => name.toLowerCase() === 'authorization');
+		if (!hasAuthorization) {
+			headers['Authorization'] = `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}`;
+		}
+
+		url.username = '';
+		url.password = '';
+	}
+
+	const requestInit: RequestInit = {headers};
 	const order = config.launch.transport === 'auto' ? (['streamable-http', 'sse'] as const) : [config.launch.transport];
 	const failures: string[] = [];
 	for (const kind of order) {
@@ -634,7 +650,7 @@ async function connectRemote(config: ServerConfig, client: Client, log: LogBuffe
 		}
 	}
 
-	throw new Error(`cannot connect to ${url.href} (${failures.join('; ')})`);
+	throw new Error(`cannot connect to ${maskText(config.launch.url)} (${failures.join('; ')})`);
 }
 
 /** The most specific reason in an error chain (fetch hides ECONNREFUSED in `cause`). */

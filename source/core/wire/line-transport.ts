@@ -21,6 +21,7 @@ import type {Readable, Writable} from 'node:stream';
 import type {Transport} from '@modelcontextprotocol/sdk/shared/transport.js';
 import type {JSONRPCMessage} from '@modelcontextprotocol/sdk/types.js';
 import {ErrorCode} from '../base/errors.js';
+import type {Logger} from '../base/logger.js';
 import {
 	answerIdText,
 	checkJsonRpcLine,
@@ -34,6 +35,21 @@ import {
 } from './message-classifier.js';
 import {LineSplitter} from './line-splitter.js';
 import {CoalescingWriter} from './write-coalescer.js';
+
+/** Notifications an upstream can send at any rate and a client can do without: dropped rather than queued without bound. */
+export function isDroppable(message: JSONRPCMessage): boolean {
+	const method = (message as {method?: unknown}).method;
+	return !('id' in message) && (method === 'notifications/progress' || method === 'notifications/message');
+}
+
+/** An onDrop for LineTransport that logs the first drop and every 10,000th after it, naming the reader. */
+export function logDrops(logger: Logger, reader: string): (dropped: number) => void {
+	return dropped => {
+		if (dropped === 1 || dropped % 10_000 === 0) {
+			logger.warn(`dropped ${dropped} progress or log notification${dropped === 1 ? '' : 's'} so far to ${reader}: it does not read as fast as they come (its answers are never dropped)`);
+		}
+	};
+}
 
 export class LineTransport implements Transport {
 	onclose?: () => void;
@@ -50,8 +66,10 @@ export class LineTransport implements Transport {
 		private readonly input: Readable,
 		private readonly output: Writable,
 		private readonly maxMessageBytes: number,
+		/** Told how many notifications were dropped so far for a reader that does not keep up (see write-coalescer.ts). */
+		onDrop?: (dropped: number) => void,
 	) {
-		this.writer = new CoalescingWriter(output);
+		this.writer = new CoalescingWriter(output, {onDrop});
 		this.splitter = new LineSplitter(line => this.handleLine(line), {
 			maxBytes: maxMessageBytes,
 			policy: 'discard',
@@ -120,7 +138,7 @@ export class LineTransport implements Transport {
 
 	async send(message: JSONRPCMessage): Promise<void> {
 		if ('id' in message && ('result' in message || 'error' in message)) this.inFlight.delete(message.id as Id);
-		await this.write(`${JSON.stringify(message)}\n`);
+		await this.write(`${JSON.stringify(message)}\n`, isDroppable(message));
 	}
 
 	/** Writes one already serialized JSON-RPC message (ending in a newline). */
@@ -130,9 +148,9 @@ export class LineTransport implements Transport {
 		await this.write(line);
 	}
 
-	private async write(line: string): Promise<void> {
+	private async write(line: string, droppable = false): Promise<void> {
 		if (this.closed || this.output.destroyed || !this.output.writable) return;
-		await this.writer.write(line);
+		await this.writer.write(line, droppable);
 	}
 
 	async close(): Promise<void> {

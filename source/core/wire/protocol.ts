@@ -41,6 +41,14 @@ export function isHangarMethod(method: string): boolean {
 export const commandMethod = `${hangarMethodPrefix}command`;
 
 /**
+ * Sent by mcp-hangar's own CLI on the local socket to say a person is at
+ * the other end: `hangar.managementTools` narrows what MCP clients may do,
+ * not what people may. Socket-only, like commandMethod, and never
+ * forwarded by the bridge.
+ */
+export const personMethod = `${hangarMethodPrefix}person`;
+
+/**
  * Sent to socket clients when the supervisor is about to stop: a bridge stops
  * sending on that connection, ends its side (so everything it sent is read and
  * answered), and reconnects to the next supervisor.

@@ -10,28 +10,50 @@
  * worth of anything next to it, waiting for the turn's end only delays it,
  * and joining it with the small lines around it would copy it whole into
  * yet another string of that size.
+ *
+ * Writes nobody waits for (a progress notification relayed from an upstream)
+ * are `droppable`: once `maxQueuedBytes` wait for a reader that does not
+ * read, they are dropped and counted instead of queued, so an upstream that
+ * floods progress cannot grow hangar's memory through a slow client. Answers
+ * are never dropped: each one is bounded by a request the client sent.
  */
 import type {Writable} from 'node:stream';
 
 /** From this length (UTF-16 code units) a message is written at once, by itself. */
 const largeWriteLength = 16 * 1024;
 
+/** Past this many bytes waiting to be written, droppable writes are dropped. */
+export const maxQueuedBytes = 8 * 1024 * 1024;
+
 export class CoalescingWriter {
 	private pending: string[] = [];
+	private pendingLength = 0;
 	private scheduled = false;
 	private blocked = false;
 	private drainWaiters: Array<() => void> = [];
+	/** Droppable writes dropped so far. */
+	dropped = 0;
 
-	constructor(private readonly stream: Writable) {}
+	constructor(
+		private readonly stream: Writable,
+		private readonly options: {maxQueuedBytes?: number; onDrop?: (dropped: number) => void} = {},
+	) {}
 
 	/** Queues `data`; resolves at once, or once the stream drains when it is applying backpressure. */
-	async write(data: string): Promise<void> {
+	async write(data: string, droppable = false): Promise<void> {
+		if (droppable && this.stream.writableLength + this.pendingLength > (this.options.maxQueuedBytes ?? maxQueuedBytes)) {
+			this.dropped += 1;
+			this.options.onDrop?.(this.dropped);
+			return;
+		}
+
 		if (data.length >= largeWriteLength) {
 			// What was queued before it goes first, then the large message alone.
 			this.flush();
 			this.writeNow(data);
 		} else {
 			this.pending.push(data);
+			this.pendingLength += data.length;
 			if (!this.scheduled) {
 				this.scheduled = true;
 				setImmediate(this.flush);
@@ -49,6 +71,7 @@ export class CoalescingWriter {
 		if (this.pending.length === 0) return;
 		const data = this.pending.length === 1 ? this.pending[0]! : this.pending.join('');
 		this.pending = [];
+		this.pendingLength = 0;
 		this.writeNow(data);
 	};
 

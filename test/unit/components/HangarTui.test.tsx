@@ -69,6 +69,7 @@ function detailsOf(server: StatusEntry): UpstreamDetails {
 		],
 		recentErrors: [],
 		stderr: [{at: at(65), source: 'stderr', text: 'listening on stdio'}],
+		droppedOutput: {stderr: {lines: 0, bytes: 0}, stdout: {lines: 0, bytes: 0}},
 		quarantine: null,
 		pins: null,
 		capabilities: {tools: {}},

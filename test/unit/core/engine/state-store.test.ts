@@ -20,6 +20,22 @@ describe('state store', () => {
 		await again.close();
 	});
 
+	it('creates its files owner-only (600), and makes a state file an older hangar left 644 owner-only', async () => {
+		const dir = tempDir();
+		fs.writeFileSync(path.join(dir, 'state.json'), JSON.stringify({version: 1, upstreams: {}}), {mode: 0o644});
+		fs.chmodSync(path.join(dir, 'state.json'), 0o644);
+		const store = await StateStore.open(dir, silentLogger, 1);
+		expect(fs.statSync(path.join(dir, 'state.json')).mode & 0o777).toBe(0o600);
+		expect(fs.statSync(path.join(dir, 'state.lock')).mode & 0o777).toBe(0o600);
+		fs.rmSync(path.join(dir, 'state.json'));
+		store.update('fx', upstream => {
+			upstream.toolsVerifiedAt = 1;
+		});
+		await store.flush();
+		expect(fs.statSync(path.join(dir, 'state.json')).mode & 0o777).toBe(0o600);
+		await store.close();
+	});
+
 	it('reads without taking the writer lock when opened read-only (mcp-hangar status), so a hangar starting meanwhile still writes', async () => {
 		const dir = tempDir();
 		const reader = await StateStore.open(dir, silentLogger, 1, {readOnly: true});

@@ -1,0 +1,53 @@
+import {Writable} from 'node:stream';
+import {describe, expect, it} from 'vitest';
+import {Logger, stderrSink} from '../../../../source/core/base/logger.js';
+
+/** A stream that takes writes but completes none until `release()`: a pipe nobody reads. */
+function stalledStream() {
+	const held: Array<() => void> = [];
+	const written: string[] = [];
+	let released = false;
+	const stream = new Writable({
+		highWaterMark: 1024,
+		write(chunk: Buffer, _encoding, done) {
+			written.push(chunk.toString());
+			if (released) done();
+			else held.push(done);
+		},
+	});
+	return {
+		stream,
+		written,
+		release() {
+			released = true;
+			for (const done of held.splice(0)) done();
+		},
+	};
+}
+
+describe("hangar's log", () => {
+	it('holds at most its bound for a stderr nobody reads, and says how many lines it dropped once it drains', async () => {
+		const {stream, written, release} = stalledStream();
+		const logger = new Logger(stderrSink(stream, 64 * 1024), 'info');
+		for (let i = 0; i < 10_000; i++) logger.info(`line ${i} ${'x'.repeat(100)}`);
+		// Queued: at most the bound plus one line.
+		expect(stream.writableLength).toBeLessThan(64 * 1024 + 200);
+		const drained = new Promise(resolve => stream.once('drain', resolve));
+		release();
+		await drained;
+		await new Promise(resolve => setImmediate(resolve));
+		const report = written.find(text => text.includes('dropped'));
+		expect(report).toMatch(/warn \[hangar\] dropped \d+ log lines \(\d+ bytes\) since .*: stderr was not read as fast as hangar wrote to it/);
+		const kept = written.filter(text => text.includes('] line ')).length;
+		const dropped = Number(/dropped (\d+) log lines/.exec(report!)![1]);
+		expect(kept + dropped).toBe(10_000);
+	});
+
+	it('masks secrets in every line, whatever its level', () => {
+		const lines: string[] = [];
+		const logger = new Logger(line => lines.push(line), 'debug');
+		logger.debug('connecting to https://me:hunter22@example.com/mcp?token=abc', {args: '--api-key=xyz'});
+		expect(lines[0]).toContain('connecting to https://***@example.com/mcp?token=***');
+		expect(lines[0]).toContain('args="--api-key=***"');
+	});
+});
