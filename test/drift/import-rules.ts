@@ -16,6 +16,7 @@ export const sdkModules = [
 	'upstream/child-process-transport.ts',
 	'wire/line-transport.ts',
 	'gateway/session.ts',
+	'gateway/guarded-transport.ts',
 	'gateway/management-tools.ts',
 	'gateway/catalog-requests.ts',
 	'endpoints/supervisor-client.ts',

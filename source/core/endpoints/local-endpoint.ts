@@ -1,7 +1,7 @@
 /**
  * The local endpoint: the process that owns a supervisor (`mcp-hangar tui`
- * or `mcp-hangar serve`) listens on a Unix domain socket in the state dir (a
- * named pipe on Windows). Each connection is its own MCP gateway session,
+ * or `mcp-hangar serve`) listens on a Unix domain socket in the state dir
+ * (Linux, macOS). Each connection is its own MCP gateway session,
  * newline-delimited JSON-RPC exactly as `--stdio` serves it; `--stdio`
  * bridges, the CLI and anything else of the same user attach here.
  *
@@ -67,7 +67,6 @@ async function probeEndpoint(stateDir: string): Promise<{busy: boolean; owner: E
 /** Makes sure the state dir exists, belongs to this user and lets nobody else in. */
 function secureDir(dir: string, logger: Logger): void {
 	fs.mkdirSync(dir, {recursive: true, mode: 0o700});
-	if (process.platform === 'win32') return;
 	const stat = fs.statSync(dir);
 	const uid = process.getuid?.();
 	if (uid !== undefined && stat.uid !== uid) {
@@ -114,7 +113,7 @@ export class LocalEndpoint {
 		const stateDir = supervisor.config.hangar.stateDir;
 		const where = socketPath(stateDir);
 		secureDir(stateDir, logger);
-		if (process.platform !== 'win32' && Buffer.byteLength(where) > maxSocketPathBytes) {
+		if (Buffer.byteLength(where) > maxSocketPathBytes) {
 			throw new Error(`the socket path ${where} is longer than a Unix socket allows (${maxSocketPathBytes} bytes); use a shorter --state-dir`);
 		}
 
@@ -122,7 +121,7 @@ export class LocalEndpoint {
 		const server = net.createServer({allowHalfOpen: true});
 		try {
 			// Owner-only from the first instant: the socket is created under this umask.
-			const umask = process.platform === 'win32' ? undefined : process.umask(0o177);
+			const umask = process.umask(0o177);
 			try {
 				server.listen(where);
 			} finally {
@@ -130,7 +129,7 @@ export class LocalEndpoint {
 			}
 
 			await once(server, 'listening');
-			if (process.platform !== 'win32') fs.chmodSync(where, 0o600);
+			fs.chmodSync(where, 0o600);
 		} catch (error) {
 			fs.rmSync(ownerFile(stateDir), {force: true});
 			throw error;
@@ -183,7 +182,7 @@ export class LocalEndpoint {
 					throw new EndpointBusyError(undefined, stateDir);
 				}
 
-				if (process.platform !== 'win32') fs.rmSync(where, {force: true});
+				fs.rmSync(where, {force: true});
 				return;
 			}
 
@@ -252,7 +251,7 @@ export class LocalEndpoint {
 			// No new connections; the open ones are drained below (server.close's callback would wait for them).
 			this.server.close();
 			if (readOwner(this.stateDir)?.pid === process.pid) {
-				if (process.platform !== 'win32') fs.rmSync(this.path, {force: true});
+				fs.rmSync(this.path, {force: true});
 				fs.rmSync(ownerFile(this.stateDir), {force: true});
 			}
 

@@ -6,7 +6,6 @@
  * client need nothing else of the endpoint, so this module stays free of the
  * engine: attaching to a running supervisor loads none of it.
  */
-import {createHash} from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -16,10 +15,6 @@ export const maxSocketPathBytes = process.platform === 'darwin' ? 103 : 107;
 
 /** Where the supervisor for `stateDir` listens. */
 export function socketPath(stateDir: string): string {
-	if (process.platform === 'win32') {
-		return `\\\\.\\pipe\\mcp-hangar-${createHash('sha256').update(path.resolve(stateDir).toLowerCase()).digest('hex').slice(0, 16)}`;
-	}
-
 	return path.join(stateDir, 'hangar.sock');
 }
 
@@ -70,7 +65,7 @@ export function classifyConnectError(error: NodeJS.ErrnoException, where: string
 
 /** Tries to connect; resolves with the connected socket or the classified failure. */
 export async function connectSocket(where: string, timeoutMs = 2000): Promise<net.Socket | ConnectFailure> {
-	if (process.platform !== 'win32' && Buffer.byteLength(where) > maxSocketPathBytes) {
+	if (Buffer.byteLength(where) > maxSocketPathBytes) {
 		return {
 			kind: 'permanent',
 			code: 'ENAMETOOLONG',
