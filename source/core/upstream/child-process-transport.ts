@@ -25,6 +25,7 @@ import {JsonRpcCode} from '../base/errors.js';
 import {checkJsonRpcLine, isProblem} from '../wire/message-classifier.js';
 import {LineSplitter} from '../wire/line-splitter.js';
 import {OutputLineSplitter, detached, type LogBuffer} from './log-buffer.js';
+import {SpawnError} from './launch-problem.js';
 import {ensureWatchdog, registerTree, signalTree, treeOf, unregisterTree} from './process-registry.js';
 import {newTreeMarker, treeVariable, type TreeRoot} from './process-tree.js';
 import {CoalescingWriter} from '../wire/write-coalescer.js';
@@ -153,7 +154,7 @@ export class ChildProcessTransport implements Transport {
 			});
 			child.once('error', error => {
 				this.exitInfo ??= {code: null, signal: null, at: Date.now()};
-				reject(new Error(`cannot spawn "${this.launch.command}": ${(error as NodeJS.ErrnoException).code ?? error.message}`));
+				reject(new SpawnError(this.launch.command, (error as NodeJS.ErrnoException).code ?? error.message));
 				finish();
 			});
 		});
