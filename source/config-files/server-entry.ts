@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type {ForeignServer, HangarEntry, ServerGroup} from './client-model.js';
 import type {ClientId} from './client-model.js';
+import {parseDotenv} from '../core/config/dotenv.js';
 
 export type ConvertContext = {
 	client: ClientId;
@@ -160,21 +161,7 @@ const envFileRule: KeyRule = (value, draft, key) => {
 	draft.notes.push(`${key} ${file}: ${copied.length} variable${copied.length === 1 ? '' : 's'} copied into env (${copied.join(', ') || 'none'})`);
 };
 
-/** `KEY=value` lines, with optional `export`, quotes and # comments. */
-export function parseDotenv(text: string): Record<string, string> {
-	const out: Record<string, string> = {};
-	for (const line of text.split(/\r?\n/)) {
-		const match = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.-]*)\s*=\s*(.*?)\s*$/.exec(line);
-		if (match === null) continue;
-		let value = match[2]!;
-		const quoted = /^(["'])(.*)\1$/.exec(value);
-		if (quoted === null) value = value.replace(/\s+#.*$/, '');
-		else value = quoted[1] === '"' ? quoted[2]!.replaceAll('\\n', '\n') : quoted[2]!;
-		out[match[1]!] = value;
-	}
-
-	return out;
-}
+export {parseDotenv};
 
 export const sharedKeys: Record<string, KeyRule> = {
 	command: stringRule('command'),

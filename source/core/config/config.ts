@@ -2,14 +2,28 @@
  * Configuration: the `mcpServers` map in the shape Claude Desktop and Cursor
  * use, plus hangar's own per-server fields and a top-level `hangar` object of
  * global defaults. Validated once, here, with zod; every problem is reported
- * with the file, the JSON path and what was expected. Unknown keys are errors
- * so a typo never silently does nothing. The rest of the engine only sees the
- * resolved `HangarConfig`, with every default filled in.
+ * in one pass with the file, the JSON path and what was expected. The rest
+ * of the engine only sees the resolved `HangarConfig`, with every default
+ * filled in.
+ *
+ * Loading is tolerant, entry by entry: one bad entry must not cost the
+ * client every other server. An entry that cannot be used (an unknown key,
+ * a wrong type, an unset variable, a bad name) is kept with `invalid` set to
+ * why, and runs as an upstream in state `invalid`. Keys other clients write
+ * are understood where they mean something (`type`, `envFile`, `disabled`,
+ * `timeout`, their tool filters) and otherwise ignored with a notice
+ * (`alwaysAllow`, `autoApprove`, `globalShortcut`, …); a key nobody knows
+ * is still an error for its entry, so a typo never silently does nothing. A
+ * bad global setting falls back to its default. Only a file that is not a
+ * config at all, or one whose every entry is unusable, is refused whole.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import {z} from 'zod';
+import {closestMatch} from '../../closest-match.js';
 import {defaultConfigCandidates, defaultStateDir} from './paths.js';
+import {parseDotenv} from './dotenv.js';
+import {foreignServerKeys, foreignTopLevelKeys, recogniseShape} from './foreign-keys.js';
 
 /** Server names become tool prefixes (`<server>__<tool>`), so they must be safe there and unambiguous. */
 export const serverNamePattern = /^[A-Za-z0-9](?:[A-Za-z0-9-]|_(?!_))*$/;
@@ -49,6 +63,9 @@ const toolDefinitionSchema = z.strictObject({
 	annotations: z.record(z.string(), z.unknown()).optional(),
 });
 
+const toolGlobs = (what: string) =>
+	z.array(z.string().min(1), {error: `expected ${what} to be an array of tool names or globs ("*" any run of characters, "?" one)`});
+
 const serverSchema = z
 	.strictObject({
 		type: z.enum(['stdio', 'http', 'streamable-http', 'sse']).optional(),
@@ -69,6 +86,9 @@ const serverSchema = z
 			.union([z.string(), z.literal(false)], {error: 'expected a prefix string (letters, digits, "-", single "_") or false (names unprefixed)'})
 			.optional(),
 		instances: z.enum(['shared', 'per-client'], {error: 'expected "shared" (one instance for every client) or "per-client" (one instance per client session)'}).optional(),
+		includeTools: toolGlobs('includeTools').optional(),
+		excludeTools: toolGlobs('excludeTools').optional(),
+		envFile: z.string({error: 'expected the path of a dotenv file'}).min(1, {error: 'expected the path of a dotenv file'}).optional(),
 	})
 	.superRefine((server, context) => {
 		if (server.command === undefined && server.url === undefined) {
@@ -130,12 +150,7 @@ const hangarSchema = z.strictObject({
 	httpCallTimeoutSeconds: positiveSeconds('httpCallTimeoutSeconds').optional(),
 	httpSessionIdleSeconds: positiveSeconds('httpSessionIdleSeconds').optional(),
 	lingerSeconds: seconds('lingerSeconds').optional(),
-});
-
-const fileSchema = z.strictObject({
-	$schema: z.string().optional(),
-	hangar: hangarSchema.optional(),
-	mcpServers: z.record(z.string(), serverSchema, {error: 'expected an object mapping server names to servers'}),
+	firstListWaitSeconds: seconds('firstListWaitSeconds').max(60, {error: 'expected firstListWaitSeconds to be at most 60: clients give up on a list long before that'}).optional(),
 });
 
 export type ToolDefinition = z.infer<typeof toolDefinitionSchema>;
@@ -164,6 +179,17 @@ export type ServerConfig = {
 	 * not mix between clients (e.g. scoped by each client's roots).
 	 */
 	instances: 'shared' | 'per-client';
+	/** Tool name globs: when set, only the tools that match one are served (see tool-filter.ts). */
+	includeTools: string[] | undefined;
+	/** Tool name globs: the tools that match one are never served; wins over includeTools. */
+	excludeTools: string[] | undefined;
+	/**
+	 * Why the entry cannot be used (its problems, one sentence), or undefined.
+	 * An invalid entry runs as an upstream in state `invalid`: it never starts
+	 * and its calls are refused with this reason. Its launch is what could be
+	 * read of it, for display only.
+	 */
+	invalid: string | undefined;
 };
 
 export type HangarSettings = {
@@ -195,6 +221,8 @@ export type HangarSettings = {
 	httpSessionIdleMs: number;
 	/** A supervisor a client's `--stdio` started (`serve --linger`) exits once no client has been attached for this long. */
 	lingerMs: number;
+	/** How long a client's first tools/list (or prompts/list) waits for the upstreams with nothing cached to list theirs. 0: not at all. */
+	firstListWaitMs: number;
 };
 
 export type HangarConfig = {
@@ -202,6 +230,12 @@ export type HangarConfig = {
 	path: string;
 	hangar: HangarSettings;
 	servers: ServerConfig[];
+	/**
+	 * Every problem that did not stop the load, in file order: errors (an
+	 * entry made invalid, a setting or top-level key ignored) and notices
+	 * (another client's key that hangar ignores).
+	 */
+	issues: ConfigIssue[];
 };
 
 export const defaults = {
@@ -226,9 +260,19 @@ export const defaults = {
 	httpCallTimeoutSeconds: 25,
 	httpSessionIdleSeconds: 600,
 	lingerSeconds: 300,
+	firstListWaitSeconds: 5,
 } as const;
 
-export type ConfigIssue = {path: string; message: string};
+export type ConfigIssue = {
+	path: string;
+	message: string;
+	/** `error` (the default): something does not work as written; `notice`: another client's key, ignored. */
+	severity?: 'error' | 'notice';
+	/** Set for an unset `${VAR}`: the config editors accept it (the file is used in another environment). */
+	cause?: 'unset-variable';
+	/** The server entry it belongs to, when it belongs to one. */
+	server?: string;
+};
 
 export class ConfigError extends Error {
 	constructor(
@@ -262,63 +306,222 @@ function describeIssue(issue: z.core.$ZodIssue): string {
 	return issue.message;
 }
 
-/** Validates parsed JSON; returns the resolved config or throws ConfigError. */
-export function parseConfig(raw: unknown, file: string, options: {stateDir?: string | undefined} = {}): HangarConfig {
-	const parsed = fileSchema.safeParse(raw);
-	if (!parsed.success) {
-		throw new ConfigError(
-			file,
-			parsed.error.issues.map(issue => ({path: jsonPath(issue.path), message: describeIssue(issue)})),
-		);
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function describeValue(value: unknown): string {
+	if (value === null) return 'null';
+	if (Array.isArray(value)) return 'an array';
+	return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+/** " (did you mean "x"?)" for a key near a known one, else "". */
+function didYouMean(key: string, known: Iterable<string>): string {
+	const match = closestMatch(key, known);
+	return match === undefined ? '' : ` (did you mean "${match}"?)`;
+}
+
+/** A valid server name close to `name`, for the hint of a bad one (the import makes the same kind of change). */
+function suggestName(name: string): string {
+	const base = name.split(/[/\\]+/).findLast(segment => /[A-Za-z0-9]/.test(segment)) ?? name;
+	const cleaned = base.replaceAll(/[^A-Za-z0-9_-]+/g, '-').replaceAll(/_{2,}/g, '_').replaceAll(/-{2,}/g, '-').replace(/^[^A-Za-z0-9]+/, '');
+	return cleaned.slice(0, serverNameMaxLength).replace(/[-_]+$/, '') || 'server';
+}
+
+type HangarFields = z.infer<typeof hangarSchema>;
+
+/**
+ * The global settings, each validated on its own: a bad one is reported and
+ * takes its default, so a typo in one setting does not stop every server.
+ */
+function readSettings(raw: unknown, issues: ConfigIssue[]): HangarFields {
+	if (raw === undefined) return {};
+	if (!isRecord(raw)) {
+		issues.push({path: '$.hangar', message: `expected an object of settings, got ${describeValue(raw)}; every setting takes its default`});
+		return {};
 	}
 
-	const issues: ConfigIssue[] = [];
-	for (const name of Object.keys(parsed.data.mcpServers)) {
-		if (!isValidPrefix(name)) {
-			issues.push({
-				path: jsonPath(['mcpServers', name]),
-				message: `bad server name "${name}": expected 1-${serverNameMaxLength} letters, digits, "-" or single "_" (no "__", not ending in "_"), because it becomes the tool prefix "<server>__<tool>"`,
-			});
-		}
-	}
-
-	// A namespace is a name prefix like a server name, and two servers sharing one would make
-	// every name of theirs ambiguous: that is a config error, not a runtime clash.
-	const namespaceOwners = new Map<string, string>();
-	for (const [name, server] of Object.entries(parsed.data.mcpServers)) {
-		const namespace = server.namespace ?? name;
-		if (namespace === false) continue;
-		if (server.namespace !== undefined && !isValidPrefix(namespace)) {
-			issues.push({
-				path: jsonPath(['mcpServers', name, 'namespace']),
-				message: `bad namespace "${namespace}": expected 1-${serverNameMaxLength} letters, digits, "-" or single "_" (no "__", not ending in "_"), or false for unprefixed names`,
-			});
+	const shape = hangarSchema.shape as Record<string, z.ZodType>;
+	const out: Record<string, unknown> = {};
+	for (const [key, value] of Object.entries(raw)) {
+		const field = shape[key];
+		if (field === undefined) {
+			issues.push({path: jsonPath(['hangar', key]), message: `unknown setting "${key}", ignored${didYouMean(key, Object.keys(shape))} (see the README's configuration reference)`});
 			continue;
 		}
 
-		const first = namespaceOwners.get(namespace);
-		if (first === undefined) namespaceOwners.set(namespace, name);
-		else {
-			issues.push({
-				path: jsonPath(['mcpServers', name, 'namespace']),
-				message: `namespace "${namespace}" is already the prefix of server "${first}"; give one of them another "namespace" (or false for unprefixed names)`,
-			});
-		}
+		const parsed = field.safeParse(value);
+		if (parsed.success) out[key] = parsed.data;
+		else for (const issue of parsed.error.issues) issues.push({path: jsonPath(['hangar', key, ...issue.path]), message: `${describeIssue(issue)}; the default applies`});
 	}
 
-	const h = parsed.data.hangar ?? {};
+	const h = out as HangarFields;
 	if ((h.backoffMinSeconds ?? defaults.backoffMinSeconds) > (h.backoffMaxSeconds ?? defaults.backoffMaxSeconds)) {
-		issues.push({path: '$.hangar.backoffMinSeconds', message: 'expected backoffMinSeconds to be at most backoffMaxSeconds'});
+		issues.push({path: '$.hangar.backoffMinSeconds', message: 'expected backoffMinSeconds to be at most backoffMaxSeconds; both take their defaults'});
+		delete h.backoffMinSeconds;
+		delete h.backoffMaxSeconds;
 	}
 
 	if (h.exposure === 'search' && h.managementTools === 'none') {
 		issues.push({
 			path: '$.hangar.managementTools',
-			message: 'expected "all" or "read-only" with "exposure": "search": clients find and call tools there with hangar_find_tools and hangar_call, which "none" turns off',
+			message: 'expected "all" or "read-only" with "exposure": "search": clients find and call tools there with hangar_find_tools and hangar_call, which "none" turns off; it takes its default',
 		});
+		delete h.managementTools;
 	}
 
-	if (issues.length > 0) throw new ConfigError(file, issues);
+	return h;
+}
+
+type ServerFields = z.infer<typeof serverSchema>;
+
+/** One entry as read: its own fields when they validate, and its problems so far. */
+type EntryDraft = {name: string; raw: unknown; fields: ServerFields | undefined; errors: ConfigIssue[]; notices: ConfigIssue[]};
+
+const serverKeys = new Set(Object.keys(serverSchema.shape));
+
+const typeAliases: Record<string, string> = {streamableHttp: 'streamable-http', streamable_http: 'streamable-http'};
+
+/**
+ * Sorts an entry's keys: hangar's own are kept, other clients' keys are
+ * mapped onto hangar's (with a notice saying how) or ignored with a notice,
+ * and any other key is an error. Then validates what is left.
+ */
+function readEntry(name: string, raw: unknown): EntryDraft {
+	const draft: EntryDraft = {name, raw, fields: undefined, errors: [], notices: []};
+	const at = (...segments: Array<string | number>) => jsonPath(['mcpServers', name, ...segments]);
+	const error = (path: string, message: string, cause?: 'unset-variable') => draft.errors.push({path, message, server: name, ...(cause === undefined ? {} : {cause})});
+	const notice = (key: string, message: string) => draft.notices.push({path: at(key), message, severity: 'notice', server: name});
+	if (!isValidPrefix(name)) {
+		error(
+			at(),
+			`bad server name "${name}": expected 1-${serverNameMaxLength} letters, digits, "-" or single "_" (no "__", not ending in "_"), because it becomes the tool prefix "<server>__<tool>"; rename it, e.g. to "${suggestName(name)}"`,
+		);
+	}
+
+	if (!isRecord(raw)) {
+		error(at(), `expected an object with "command" (a subprocess) or "url" (a remote server), got ${describeValue(raw)}`);
+		return draft;
+	}
+
+	const own: Record<string, unknown> = {};
+	const excluded: unknown[] = [];
+	for (const [key, value] of Object.entries(raw)) {
+		if (serverKeys.has(key)) {
+			own[key] = value;
+			continue;
+		}
+
+		const foreign = foreignServerKeys[key];
+		if (foreign === undefined) {
+			error(at(key), `unknown key "${key}"${didYouMean(key, serverKeys)}: not a key of hangar's, nor one another MCP client is known to write (see the README's configuration reference)`);
+		} else if (foreign.use === 'ignored') {
+			notice(key, `"${key}" (${foreign.who}) is ignored: ${foreign.why}`);
+		} else {
+			notice(key, `"${key}" (${foreign.who}) is read as ${foreign.as}`);
+			switch (key) {
+				case 'timeout': {
+					if (typeof value !== 'number' || !(value > 0)) error(at(key), 'expected a positive number (a call timeout)');
+					else own['callTimeoutSeconds'] ??= value >= 1000 ? value / 1000 : value;
+					break;
+				}
+
+				case 'transportType': {
+					own['type'] ??= value;
+					break;
+				}
+
+				case 'serverUrl': {
+					own['url'] ??= value;
+					break;
+				}
+
+				case 'httpUrl': {
+					own['url'] ??= value;
+					own['type'] ??= 'streamable-http';
+					break;
+				}
+
+				case 'enabled': {
+					if (typeof value !== 'boolean') error(at(key), 'expected true or false');
+					else own['disabled'] ??= !value;
+					break;
+				}
+
+				default: {
+					// disabledTools, deniedTools: deny lists.
+					if (Array.isArray(value)) excluded.push(...(value as unknown[]));
+					else error(at(key), 'expected an array of tool names');
+				}
+			}
+		}
+	}
+
+	if (typeof own['type'] === 'string' && typeAliases[own['type']] !== undefined) own['type'] = typeAliases[own['type']];
+	if (excluded.length > 0) own['excludeTools'] = [...(Array.isArray(own['excludeTools']) ? (own['excludeTools'] as unknown[]) : []), ...excluded];
+	const parsed = serverSchema.safeParse(own);
+	if (parsed.success) draft.fields = parsed.data;
+	else for (const issue of parsed.error.issues) error(at(...(issue.path as Array<string | number>)), describeIssue(issue));
+	return draft;
+}
+
+/** A launch for display, from whatever of an unusable entry could be read. */
+function readableLaunch(raw: unknown, baseDir: string): StdioLaunch | RemoteLaunch {
+	const entry = isRecord(raw) ? raw : {};
+	const url = [entry['url'], entry['serverUrl'], entry['httpUrl']].find(value => typeof value === 'string');
+	if (typeof entry['command'] !== 'string' && typeof url === 'string') return {kind: 'remote', url, headers: {}, transport: 'auto'};
+	const args = Array.isArray(entry['args']) ? entry['args'].filter((arg): arg is string => typeof arg === 'string') : [];
+	return {kind: 'stdio', command: typeof entry['command'] === 'string' ? entry['command'] : '', args, env: {}, cwd: baseDir};
+}
+
+/** Validates parsed JSON; returns the resolved config, with `issues` for what did not stop it, or throws ConfigError when nothing of it can be used. */
+export function parseConfig(raw: unknown, file: string, options: {stateDir?: string | undefined} = {}): HangarConfig {
+	if (!isRecord(raw)) throw new ConfigError(file, [{path: '$', message: `expected a JSON object with "mcpServers", got ${describeValue(raw)}`}]);
+	if (raw['mcpServers'] === undefined) {
+		throw new ConfigError(file, [{path: '$', message: recogniseShape(raw) ?? 'expected "mcpServers": an object mapping server names to servers'}]);
+	}
+
+	if (!isRecord(raw['mcpServers'])) throw new ConfigError(file, [{path: '$.mcpServers', message: `expected an object mapping server names to servers, got ${describeValue(raw['mcpServers'])}`}]);
+	const issues: ConfigIssue[] = [];
+	const topLevel = ['$schema', 'hangar', 'mcpServers'];
+	for (const key of Object.keys(raw)) {
+		if (topLevel.includes(key)) continue;
+		const who = foreignTopLevelKeys[key];
+		if (who === undefined) issues.push({path: jsonPath([key]), message: `unknown top-level key "${key}", ignored${didYouMean(key, topLevel)} (hangar reads "mcpServers", "hangar" and "$schema")`});
+		else issues.push({path: jsonPath([key]), message: `"${key}" (${who}) is ignored`, severity: 'notice'});
+	}
+
+	if (raw['$schema'] !== undefined && typeof raw['$schema'] !== 'string') issues.push({path: '$.$schema', message: 'expected a string; ignored'});
+	const h = readSettings(raw['hangar'], issues);
+	const drafts = Object.entries(raw['mcpServers']).map(([name, value]) => readEntry(name, value));
+
+	// A namespace is a name prefix like a server name, and two servers sharing one would make
+	// every name of theirs ambiguous: the later entry cannot be used.
+	const namespaceOwners = new Map<string, string>();
+	for (const draft of drafts) {
+		if (draft.fields === undefined) continue;
+		const namespace = draft.fields.namespace ?? draft.name;
+		if (namespace === false || !isValidPrefix(namespace)) {
+			if (namespace !== false && draft.fields.namespace !== undefined) {
+				draft.errors.push({
+					path: jsonPath(['mcpServers', draft.name, 'namespace']),
+					message: `bad namespace "${namespace}": expected 1-${serverNameMaxLength} letters, digits, "-" or single "_" (no "__", not ending in "_"), or false for unprefixed names`,
+					server: draft.name,
+				});
+			}
+
+			continue;
+		}
+
+		const first = namespaceOwners.get(namespace);
+		if (first === undefined) namespaceOwners.set(namespace, draft.name);
+		else {
+			draft.errors.push({
+				path: jsonPath(['mcpServers', draft.name, 'namespace']),
+				message: `namespace "${namespace}" is already the prefix of server "${first}"; give one of them another "namespace" (or false for unprefixed names)`,
+				server: draft.name,
+			});
+		}
+	}
 
 	const baseDir = path.dirname(file);
 	const ms = (value: number) => Math.round(value * 1000);
@@ -346,6 +549,7 @@ export function parseConfig(raw: unknown, file: string, options: {stateDir?: str
 		httpCallTimeoutMs: ms(h.httpCallTimeoutSeconds ?? defaults.httpCallTimeoutSeconds),
 		httpSessionIdleMs: ms(h.httpSessionIdleSeconds ?? defaults.httpSessionIdleSeconds),
 		lingerMs: ms(h.lingerSeconds ?? defaults.lingerSeconds),
+		firstListWaitMs: ms(h.firstListWaitSeconds ?? defaults.firstListWaitSeconds),
 	};
 
 	const variables: Record<string, string | undefined> = {
@@ -353,59 +557,105 @@ export function parseConfig(raw: unknown, file: string, options: {stateDir?: str
 		HANGAR_CONFIG_DIR: baseDir,
 		HANGAR_STATE_DIR: settings.stateDir,
 	};
-	const servers = Object.entries(parsed.data.mcpServers).map(([name, server]): ServerConfig => {
-		const expand = (value: string, at: Array<string | number>) => expandVariables(value, variables, jsonPath(['mcpServers', name, ...at]), issues);
-		const expandAll = (record: Record<string, string> | undefined, key: string) =>
-			Object.fromEntries(Object.entries(record ?? {}).map(([k, v]) => [k, expand(v, [key, k])]));
-		const launch: StdioLaunch | RemoteLaunch =
-			server.url === undefined
-				? {
-						kind: 'stdio',
-						command: expand(server.command!, ['command']),
-						args: (server.args ?? []).map((arg, index) => expand(arg, ['args', index])),
-						env: expandAll(server.env, 'env'),
-						cwd: path.resolve(baseDir, expand(server.cwd ?? '.', ['cwd'])),
-					}
-				: {
-						kind: 'remote',
-						url: expand(server.url, ['url']),
-						headers: expandAll(server.headers, 'headers'),
-						transport: server.type === 'sse' ? 'sse' : server.type === 'http' || server.type === 'streamable-http' ? 'streamable-http' : 'auto',
-					};
-		const lazy = server.lazy ?? h.lazy ?? defaults.lazy;
+	const servers = drafts.map((draft): ServerConfig => {
+		const {name, fields: server, errors} = draft;
+		let launch: StdioLaunch | RemoteLaunch = readableLaunch(draft.raw, baseDir);
+		if (server !== undefined && errors.length === 0) {
+			const expand = (value: string, at: Array<string | number>) => expandVariables(value, variables, jsonPath(['mcpServers', name, ...at]), errors, name);
+			const expandAll = (record: Record<string, string> | undefined, key: string) =>
+				Object.fromEntries(Object.entries(record ?? {}).map(([k, v]) => [k, expand(v, [key, k])]));
+			launch =
+				server.url === undefined
+					? {
+							kind: 'stdio',
+							command: expand(server.command!, ['command']),
+							args: (server.args ?? []).map((arg, index) => expand(arg, ['args', index])),
+							env: {...readEnvFile(server.envFile, baseDir, expand, errors, name), ...expandAll(server.env, 'env')},
+							cwd: path.resolve(baseDir, expand(server.cwd ?? '.', ['cwd'])),
+						}
+					: {
+							kind: 'remote',
+							url: expand(server.url, ['url']),
+							headers: expandAll(server.headers, 'headers'),
+							transport: server.type === 'sse' ? 'sse' : server.type === 'http' || server.type === 'streamable-http' ? 'streamable-http' : 'auto',
+						};
+		}
+
+		issues.push(...errors, ...draft.notices);
+		const prefix = jsonPath(['mcpServers', name]);
+		const invalid =
+			errors.length === 0 ? undefined : errors.map(issue => `${issue.path === prefix ? '' : `${issue.path.slice(prefix.length).replace(/^\./, '')}: `}${issue.message}`).join('; ');
+		const lazy = server?.lazy ?? h.lazy ?? defaults.lazy;
 		return {
 			name,
 			launch,
 			lazy,
 			// An upstream started at launch (lazy: false) is meant to stay up: it is idle-stopped only if its own entry asks for it.
-			idleTimeoutMs: ms(
-				server.idleTimeoutSeconds ?? (lazy ? (h.idleTimeoutSeconds ?? defaults.idleTimeoutSeconds) : 0),
-			),
-			callTimeoutMs: ms(server.callTimeoutSeconds ?? h.callTimeoutSeconds ?? defaults.callTimeoutSeconds),
-			startTimeoutMs: ms(server.startTimeoutSeconds ?? h.startTimeoutSeconds ?? defaults.startTimeoutSeconds),
-			tools: server.tools,
-			disabled: server.disabled ?? false,
-			quarantined: server.quarantined ?? false,
-			namespace: server.namespace ?? name,
-			instances: server.instances ?? 'shared',
+			idleTimeoutMs: ms(server?.idleTimeoutSeconds ?? (lazy ? (h.idleTimeoutSeconds ?? defaults.idleTimeoutSeconds) : 0)),
+			callTimeoutMs: ms(server?.callTimeoutSeconds ?? h.callTimeoutSeconds ?? defaults.callTimeoutSeconds),
+			startTimeoutMs: ms(server?.startTimeoutSeconds ?? h.startTimeoutSeconds ?? defaults.startTimeoutSeconds),
+			tools: server?.tools,
+			disabled: server?.disabled ?? (isRecord(draft.raw) && draft.raw['disabled'] === true),
+			quarantined: server?.quarantined ?? false,
+			namespace: server?.namespace ?? name,
+			includeTools: server?.includeTools,
+			excludeTools: server?.excludeTools,
+			instances: server?.instances ?? 'shared',
+			invalid,
 		};
 	});
 
-	if (issues.length > 0) throw new ConfigError(file, issues);
-	return {path: file, hangar: settings, servers};
+	// Loading is tolerant entry by entry, but a file none of whose entries can be used is not a config worth running.
+	if (servers.length > 0 && servers.every(server => server.invalid !== undefined)) {
+		throw new ConfigError(
+			file,
+			issues.filter(issue => issue.severity !== 'notice'),
+		);
+	}
+
+	return {path: file, hangar: settings, servers, issues};
+}
+
+/** The variables of an entry's `envFile` (relative to the config file); a file that cannot be read makes the entry unusable. */
+function readEnvFile(
+	envFile: string | undefined,
+	baseDir: string,
+	expand: (value: string, at: Array<string | number>) => string,
+	errors: ConfigIssue[],
+	server: string,
+): Record<string, string> {
+	if (envFile === undefined) return {};
+	const file = path.resolve(baseDir, expand(envFile, ['envFile']));
+	try {
+		return parseDotenv(fs.readFileSync(file, 'utf8'));
+	} catch (error) {
+		errors.push({
+			path: jsonPath(['mcpServers', server, 'envFile']),
+			message: `cannot read the env file ${file} (${(error as NodeJS.ErrnoException).code ?? String(error)}); create it, or fix the path (relative to the config file)`,
+			server,
+		});
+		return {};
+	}
 }
 
 /**
  * Expands `${VAR}` and `${VAR:-default}` from the environment (plus
- * HANGAR_CONFIG_DIR and HANGAR_STATE_DIR), as Claude Code does in .mcp.json.
- * An unset variable without a default is a config error, not an empty string.
+ * HANGAR_CONFIG_DIR and HANGAR_STATE_DIR), as Claude Code does in .mcp.json,
+ * and `${env:VAR}` as VS Code and Cursor write it. An unset variable without
+ * a default makes the entry unusable, rather than becoming an empty string.
+ * VS Code's `${input:…}` prompts have no meaning here and say so.
  */
-function expandVariables(value: string, variables: Record<string, string | undefined>, at: string, issues: ConfigIssue[]): string {
-	return value.replaceAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (whole, name: string, fallback: string | undefined) => {
+function expandVariables(value: string, variables: Record<string, string | undefined>, at: string, issues: ConfigIssue[], server: string): string {
+	const promptVariable = /\$\{(input:[^}]*|workspaceFolder[^}]*|userHome)\}/.exec(value);
+	if (promptVariable !== null) {
+		issues.push({path: at, message: `"\${${promptVariable[1]}}" is VS Code's own variable, which hangar does not expand: write \${VAR} and set VAR in the environment hangar starts in`, server});
+	}
+
+	return value.replaceAll(/\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (whole, name: string, fallback: string | undefined) => {
 		const found = variables[name];
 		if (found !== undefined && found !== '') return found;
 		if (fallback !== undefined) return fallback;
-		issues.push({path: at, message: `variable \${${name}} is not set (set it in the environment or write \${${name}:-default})`});
+		issues.push({path: at, message: `variable \${${name}} is not set (set it in the environment or write \${${name}:-default})`, cause: 'unset-variable', server});
 		return whole;
 	});
 }

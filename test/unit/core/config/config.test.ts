@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {ConfigError, defaults, maxSeconds, parseConfig, type StdioLaunch} from '../../../../source/core/config/config.js';
@@ -33,24 +35,16 @@ describe('parseConfig', () => {
 		expect(issuesOf({a: {...server, instances: 'per-client', lazy: false}})).toEqual([expect.stringMatching(/^\$\.mcpServers\.a\.lazy: "lazy": false does not apply to a "per-client" server/)]);
 	});
 
-	it('refuses a namespace that is not a valid prefix, or one two servers share', () => {
-		const issuesOf = (servers: Record<string, unknown>): string[] => {
-			let thrown: unknown;
-			try {
-				parseConfig({mcpServers: servers}, file);
-			} catch (error) {
-				thrown = error;
-			}
+	it('makes an entry whose namespace is not a valid prefix, or one another server has, invalid', () => {
+		const invalidOf = (servers: Record<string, unknown>): Record<string, string | undefined> =>
+			Object.fromEntries(parseConfig({mcpServers: servers}, file).servers.map(entry => [entry.name, entry.invalid]));
 
-			expect(thrown).toBeInstanceOf(ConfigError);
-			return (thrown as ConfigError).issues.map(issue => `${issue.path}: ${issue.message}`);
-		};
-
-		expect(issuesOf({a: server, d: {...server, namespace: true}})).toEqual([expect.stringMatching(/^\$\.mcpServers\.d\.namespace: expected a prefix string/)]);
-		expect(issuesOf({a: server, b: {...server, namespace: 'a'}, c: {...server, namespace: 'x__y'}})).toEqual([
-			'$.mcpServers.b.namespace: namespace "a" is already the prefix of server "a"; give one of them another "namespace" (or false for unprefixed names)',
-			expect.stringMatching(/^\$\.mcpServers\.c\.namespace: bad namespace "x__y"/),
-		]);
+		expect(invalidOf({a: server, d: {...server, namespace: true}})).toEqual({a: undefined, d: expect.stringMatching(/^namespace: expected a prefix string/)});
+		expect(invalidOf({a: server, b: {...server, namespace: 'a'}, c: {...server, namespace: 'x__y'}})).toEqual({
+			a: undefined,
+			b: 'namespace: namespace "a" is already the prefix of server "a"; give one of them another "namespace" (or false for unprefixed names)',
+			c: expect.stringMatching(/^namespace: bad namespace "x__y"/),
+		});
 	});
 
 	it('fills in every default', () => {
@@ -183,5 +177,130 @@ describe('parseConfig', () => {
 		const config = parseConfig({mcpServers: {x: {...server, callTimeoutSeconds: maxSeconds}}}, file);
 		expect(config.servers[0]!.callTimeoutMs).toBe(maxSeconds * 1000);
 		expect(config.servers[0]!.callTimeoutMs).toBeLessThanOrEqual(2 ** 31 - 1);
+	});
+});
+
+describe('parseConfig, tolerant of one bad entry', () => {
+	const file = path.join(path.sep, 'etc', 'hangar', 'mcp-hangar.json');
+	const byName = (config: ReturnType<typeof parseConfig>) => Object.fromEntries(config.servers.map(entry => [entry.name, entry]));
+
+	it('keeps every usable entry and marks each unusable one invalid with its reason', () => {
+		const config = parseConfig(
+			{
+				mcpServers: {
+					good: server,
+					typo: {...server, comand: 'node'},
+					wrong: {command: 'node', args: 'server.js'},
+					unset: {command: 'node', env: {TOKEN: `\${${unset}}`}},
+					'github.com/owner/repo': server,
+				},
+			},
+			file,
+		);
+		const servers = byName(config);
+		expect(servers['good']!.invalid).toBeUndefined();
+		expect(servers['typo']!.invalid).toBe('comand: unknown key "comand" (did you mean "command"?): not a key of hangar\'s, nor one another MCP client is known to write (see the README\'s configuration reference)');
+		expect(servers['wrong']!.invalid).toBe('args: expected an array of strings');
+		expect(servers['unset']!.invalid).toBe(`env.TOKEN: variable \${${unset}} is not set (set it in the environment or write \${${unset}:-default})`);
+		expect(servers['github.com/owner/repo']!.invalid).toMatch(/^bad server name "github\.com\/owner\/repo": .* rename it, e\.g\. to "repo"$/);
+		// Every problem once, in file order, each with its entry.
+		expect(config.issues.map(issue => [issue.server, issue.path, issue.cause])).toEqual([
+			['typo', '$.mcpServers.typo.comand', undefined],
+			['wrong', '$.mcpServers.wrong.args', undefined],
+			['unset', '$.mcpServers.unset.env.TOKEN', 'unset-variable'],
+			['github.com/owner/repo', '$.mcpServers["github.com/owner/repo"]', undefined],
+		]);
+	});
+
+	it('throws a ConfigError when no entry is usable, listing every problem', () => {
+		let thrown: unknown;
+		try {
+			parseConfig({mcpServers: {a: {...server, lazzy: true}, b: {command: 5}}}, file);
+		} catch (error) {
+			thrown = error;
+		}
+
+		expect(thrown).toBeInstanceOf(ConfigError);
+		expect((thrown as ConfigError).issues.map(issue => issue.path)).toEqual(['$.mcpServers.a.lazzy', '$.mcpServers.b.command']);
+	});
+
+	it('understands other clients\' keys that mean something, with a notice saying how', () => {
+		const config = parseConfig(
+			{
+				mcpServers: {
+					cline: {...server, timeout: 30, transportType: 'stdio', alwaysAllow: ['x'], autoApprove: []},
+					gemini: {httpUrl: 'https://example.com/mcp', timeout: 15_000, trust: true},
+					windsurf: {serverUrl: 'https://example.com/sse', type: 'sse', disabledTools: ['delete_*']},
+					codex: {...server, enabled: false},
+					mcpmu: {...server, deniedTools: ['rm'], excludeTools: ['drop']},
+				},
+			},
+			file,
+		);
+		const servers = byName(config);
+		expect(config.servers.every(entry => entry.invalid === undefined)).toBe(true);
+		expect(servers['cline']!.callTimeoutMs).toBe(30_000);
+		expect(servers['gemini']).toMatchObject({callTimeoutMs: 15_000, launch: {kind: 'remote', url: 'https://example.com/mcp', transport: 'streamable-http'}});
+		expect(servers['windsurf']).toMatchObject({excludeTools: ['delete_*'], launch: {kind: 'remote', url: 'https://example.com/sse', transport: 'sse'}});
+		expect(servers['codex']!.disabled).toBe(true);
+		expect(servers['mcpmu']!.excludeTools).toEqual(['drop', 'rm']);
+		expect(config.issues.every(issue => issue.severity === 'notice')).toBe(true);
+		expect(config.issues.map(issue => issue.path)).toContain('$.mcpServers.cline.alwaysAllow');
+		expect(config.issues.find(issue => issue.path === '$.mcpServers.gemini.trust')!.message).toMatch(/^"trust" \(Gemini CLI\) is ignored: /);
+	});
+
+	it('ignores Claude Desktop\'s top-level keys with a notice, and reports a top-level key nobody knows without refusing the file', () => {
+		const config = parseConfig({globalShortcut: 'Ctrl+Space', mcpServer: {}, mcpServers: {x: server}}, file);
+		expect(config.servers.map(entry => entry.name)).toEqual(['x']);
+		expect(config.issues).toEqual([
+			{path: '$.globalShortcut', message: '"globalShortcut" (Claude Desktop) is ignored', severity: 'notice'},
+			{path: '$.mcpServer', message: 'unknown top-level key "mcpServer", ignored (did you mean "mcpServers"?) (hangar reads "mcpServers", "hangar" and "$schema")'},
+		]);
+	});
+
+	it('gives a bad global setting its default and says so', () => {
+		const config = parseConfig({hangar: {failureThreshold: 'three', failureTreshold: 2, callTimeoutSeconds: 10}, mcpServers: {x: server}}, file);
+		expect(config.hangar.failureThreshold).toBe(defaults.failureThreshold);
+		expect(config.hangar.callTimeoutMs).toBe(10_000);
+		expect(config.issues.map(issue => issue.path)).toEqual(['$.hangar.failureThreshold', '$.hangar.failureTreshold']);
+		expect(config.issues[1]!.message).toContain('did you mean "failureThreshold"?');
+	});
+
+	it('names the client whose file it looks like when there is no "mcpServers"', () => {
+		const message = (raw: unknown) => {
+			try {
+				parseConfig(raw, file);
+			} catch (error) {
+				return (error as ConfigError).issues[0]!.message;
+			}
+
+			return 'loaded';
+		};
+
+		expect(message({servers: {x: server}, inputs: []})).toMatch(/^this looks like a VS Code mcp\.json \("servers" and "inputs"\)/);
+		expect(message({mcp_servers: {x: server}})).toMatch(/^this looks like a Codex config/);
+		expect(message({context_servers: {}})).toMatch(/^this looks like a Zed settings\.json/);
+	});
+
+	it('reads an entry\'s envFile below its env, and makes the entry invalid when the file is missing', () => {
+		const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hangar-envfile-'));
+		const configFile = path.join(dir, 'mcp-hangar.json');
+		fs.writeFileSync(path.join(dir, '.env'), 'A=from-file\nB="two words"\n');
+		const config = parseConfig({mcpServers: {x: {...server, envFile: '.env', env: {A: 'from-env'}}, y: {...server, envFile: 'missing.env'}}}, configFile);
+		const servers = byName(config);
+		expect((servers['x']!.launch as StdioLaunch).env).toEqual({A: 'from-env', B: 'two words'});
+		expect(servers['y']!.invalid).toMatch(/^envFile: cannot read the env file .*missing\.env \(ENOENT\)/);
+	});
+
+	it('expands VS Code\'s ${env:VAR} and refuses its ${input:…} prompts', () => {
+		process.env['HANGAR_TEST_SET_VARIABLE'] = 'v';
+		try {
+			const config = parseConfig({mcpServers: {a: {...server, args: ['${env:HANGAR_TEST_SET_VARIABLE}']}, b: {...server, env: {KEY: '${input:api-key}'}}}}, file);
+			const servers = byName(config);
+			expect((servers['a']!.launch as StdioLaunch).args).toEqual(['v']);
+			expect(servers['b']!.invalid).toMatch(/^env\.KEY: "\$\{input:api-key\}" is VS Code's own variable/);
+		} finally {
+			delete process.env['HANGAR_TEST_SET_VARIABLE'];
+		}
 	});
 });
