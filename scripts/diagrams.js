@@ -56,12 +56,12 @@ async function loadDiagrams() {
 		throw error;
 	}
 
-	const [{toMermaid}, {providerTransitions}, {connectionTransitions}, {bridgeTransitions}] = modules;
+	const [{toMermaid}, {providerTransitions, providerInitialStates}, {connectionTransitions}, {bridgeTransitions}] = modules;
 	return [
 		{
 			id: 'provider',
 			source: 'providerTransitions (source/core/engine/provider-state.ts)',
-			mermaid: toMermaid(providerTransitions, 'cold'),
+			mermaid: toMermaid(providerTransitions, providerInitialStates),
 		},
 		{
 			id: 'connection',

@@ -367,9 +367,27 @@ async function adminStandalone(config: HangarConfig, options: CommandOptions & {
  * without starting anything: from predefined `tools` and the lists cached by
  * earlier runs. Clashes are warnings (exit 0): each name still has one owner.
  */
+/**
+ * Every problem of the file in one pass. The engine runs a file with some
+ * unusable entries (they show as \`invalid\`), but the check fails on any
+ * error so a person sees them all before a client does; other clients' keys
+ * that hangar ignores are notes, not failures.
+ */
 export async function checkConfigCommand(options: CommandOptions, io: Output = stdio): Promise<number> {
 	const config = loadConfig(options.configPath, {stateDir: options.stateDir});
+	const errors = config.issues.filter(issue => issue.severity !== 'notice');
+	const notices = config.issues.filter(issue => issue.severity === 'notice');
+	if (errors.length > 0) {
+		const invalid = config.servers.filter(server => server.invalid !== undefined && !server.disabled).map(server => server.name);
+		const usable = config.servers.length - invalid.length;
+		io.err(`${new ConfigError(config.path, errors).message}\n`);
+		if (invalid.length > 0) io.err(`Until then hangar serves the other ${usable} upstream${usable === 1 ? '' : 's'}; ${invalid.map(name => `"${name}"`).join(', ')} show${invalid.length === 1 ? 's' : ''} as invalid, and ${invalid.length === 1 ? 'its' : 'their'} calls say why.\n`);
+		for (const notice of notices) io.err(`note: ${notice.path}: ${notice.message}\n`);
+		return 1;
+	}
+
 	io.out(`${config.path}: OK, ${config.servers.length} upstream${config.servers.length === 1 ? '' : 's'} (${config.servers.map(server => server.name).join(', ')})\n`);
+	for (const notice of notices) io.out(`note: ${notice.path}: ${notice.message}\n`);
 	// Its own log lines (state, shutdown) are not the check's to print: stderr stays for errors.
 	const supervisor = await createSupervisor(config, silentLogger, {readOnly: true});
 	try {

@@ -10,6 +10,7 @@ import type {ProviderState} from '../core/engine/provider-state.js';
 export type Tone = {color?: string; dim?: boolean; bold?: boolean};
 
 export const stateTone: Record<ProviderState, Tone> = {
+	invalid: {color: 'red', bold: true},
 	dead: {color: 'red', bold: true},
 	degraded: {color: 'yellow', bold: true},
 	starting: {color: 'cyan'},
@@ -29,15 +30,16 @@ export const breakerTone: Record<BreakerState, Tone> = {
 
 /** Rows are listed by this rank, then by name: trouble on top. */
 export const stateRank: Record<ProviderState, number> = {
-	dead: 0,
-	degraded: 1,
-	starting: 2,
-	stopping: 3,
-	ready: 4,
-	cold: 5,
-	stopped: 6,
-	quarantined: 7,
-	disabled: 8,
+	invalid: 0,
+	dead: 1,
+	degraded: 2,
+	starting: 3,
+	stopping: 4,
+	ready: 5,
+	cold: 6,
+	stopped: 7,
+	quarantined: 8,
+	disabled: 9,
 };
 
 /** The states in `stateRank` order, for the header's counts. */

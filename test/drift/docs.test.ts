@@ -17,7 +17,7 @@ import {defaults, parseConfig} from '../../source/core/config/config.js';
 import {connectionTransitions} from '../../source/core/gateway/connection-state.js';
 import {bridgeTransitions} from '../../source/core/endpoints/bridge-state.js';
 import {ErrorCode, JsonRpcCode} from '../../source/core/base/errors.js';
-import {providerStates, providerTransitions} from '../../source/core/engine/provider-state.js';
+import {providerInitialStates, providerStates, providerTransitions} from '../../source/core/engine/provider-state.js';
 import {toMermaid} from '../../source/core/base/state-machine.js';
 import {managementTools, statusJson} from '../../source/core/gateway/management-tools.js';
 import {layers, sdkModules} from './import-rules.js';
@@ -182,7 +182,7 @@ function cliFlags(): Array<{long: string; short: string | undefined}> {
 
 describe('docs/architecture.md', () => {
 	it('has the provider state diagram generated from providerTransitions', () => {
-		expect(diagramBlock(architecture, 'provider')).toBe(toMermaid(providerTransitions, 'cold'));
+		expect(diagramBlock(architecture, 'provider')).toBe(toMermaid(providerTransitions, providerInitialStates));
 	});
 
 	it('has the connection state diagram generated from connectionTransitions', () => {

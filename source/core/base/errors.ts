@@ -11,7 +11,7 @@ import {maskStrings, maskText} from './secret-mask.js';
 export const ErrorCode = {
 	/** A request arrived in a connection state that does not allow it (e.g. before `initialize`). */
 	ProtocolSequence: -32003,
-	/** The upstream is stopped, quarantined, disabled or dead and will not be started for this call. */
+	/** The upstream is stopped, quarantined, disabled, dead or its config entry invalid, and will not be started for this call. */
 	UpstreamUnavailable: -32004,
 	/** The upstream's circuit breaker is open: calls fail fast until the next probe. */
 	CircuitOpen: -32005,

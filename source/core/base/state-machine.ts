@@ -78,12 +78,12 @@ export class StateMachine<S extends string, E extends string> {
 	}
 }
 
-/** A Mermaid `stateDiagram-v2` generated from a transition table. */
+/** A Mermaid `stateDiagram-v2` generated from a transition table (`initial`: the state, or states, a machine may begin in). */
 export function toMermaid<S extends string, E extends string>(
 	table: TransitionTable<S, E>,
-	initial: S,
+	initial: S | readonly S[],
 ): string {
-	const lines = ['stateDiagram-v2', `    [*] --> ${initial}`];
+	const lines = ['stateDiagram-v2', ...(typeof initial === 'string' ? [initial] : initial).map(state => `    [*] --> ${state}`)];
 	for (const [from, events] of Object.entries(table) as Array<[S, Partial<Record<E, S>>]>) {
 		for (const [event, to] of Object.entries(events) as Array<[E, S]>) {
 			lines.push(`    ${from} --> ${to}: ${event}`);

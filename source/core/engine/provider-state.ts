@@ -12,6 +12,9 @@
  * - stopped: stopped by a person; does not start on demand until started again.
  * - quarantined: never started, tools hidden, calls refused, until a person lifts it.
  * - disabled: switched off in the config.
+ * - invalid: its config entry cannot be used (an unknown key, a wrong type, an
+ *   unset variable, a bad name); it never starts, its calls say why. Nothing
+ *   leads out of it: a config reload that fixes the entry replaces the provider.
  */
 import {StateMachine, type TransitionRecord, type TransitionTable} from '../base/state-machine.js';
 
@@ -25,6 +28,7 @@ export const providerStates = [
 	'stopped',
 	'quarantined',
 	'disabled',
+	'invalid',
 ] as const;
 
 export type ProviderState = (typeof providerStates)[number];
@@ -69,7 +73,11 @@ export const providerTransitions: TransitionTable<ProviderState, ProviderEvent> 
 	stopped: {start: 'starting', quarantine: 'quarantined', disable: 'disabled'},
 	quarantined: {release: 'cold'},
 	disabled: {release: 'cold', quarantine: 'quarantined'},
+	invalid: {},
 };
+
+/** The states a provider is created in: what its config entry and the state dir say (see Provider's constructor). */
+export const providerInitialStates: readonly ProviderState[] = ['cold', 'quarantined', 'disabled', 'invalid'];
 
 /** States in which an upstream process (or remote connection) may exist. */
 export const runningStates: ReadonlySet<ProviderState> = new Set(['starting', 'ready', 'degraded', 'stopping']);

@@ -30,6 +30,7 @@ import type {TransitionRecord} from '../base/state-machine.js';
 import type {StateStore} from './state-store.js';
 import {ConnectionLostError, UpstreamConnection, type CallToolResult} from '../upstream/connection.js';
 import {describeExit, type ExitInfo} from '../upstream/child-process-transport.js';
+import {diagnoseLaunch, SpawnError, type LaunchProblem} from '../upstream/launch-problem.js';
 import type {ClientSide} from '../upstream/client-side.js';
 import {pinTools, rugPullReason, type ToolChange} from './pins.js';
 import {AbortReason, CallPath, abortable, type CallContext, type ProgressRelay, type UpstreamFacts} from './call-path.js';
@@ -104,6 +105,8 @@ export class Provider extends EventEmitter<{
 	private restartCount = 0;
 	private lastExit: ExitInfo | undefined;
 	private restartAt: number | undefined;
+	/** Set when its last start failed for a reason a retry cannot fix (see launch-problem.ts). */
+	private permanentProblem: LaunchProblem | undefined;
 	/** Where a stop in progress lands. */
 	private stopTarget: StopTarget | undefined;
 	private disposed = false;
@@ -133,15 +136,18 @@ export class Provider extends EventEmitter<{
 			const now = Date.now();
 			store.update(config.name, upstream => {
 				upstream.firstSeenAt = now;
-				if (settings.quarantineNew && !config.disabled && !config.quarantined) {
+				if (settings.quarantineNew && !config.disabled && !config.quarantined && config.invalid === undefined) {
 					upstream.admin = {state: 'quarantined', at: now, reason: 'new upstream: "quarantineNew" is on, so it waits for a person to approve it'};
 				}
 			});
 		}
 
+		// A disabled entry never runs, so its problems (if any) wait until it is enabled; --check-config still lists them.
 		const initial: ProviderState = config.disabled
 			? 'disabled'
-			: config.quarantined || persisted.admin?.state === 'quarantined'
+			: config.invalid !== undefined
+				? 'invalid'
+				: config.quarantined || persisted.admin?.state === 'quarantined'
 				? 'quarantined'
 				: 'cold';
 		this.machine = createProviderMachine(this.name, initial);
@@ -163,6 +169,7 @@ export class Provider extends EventEmitter<{
 		});
 
 		this.toolList = new ToolList(config.name, config, store, this.log, settings.pinning);
+		if (initial === 'invalid') this.metrics.lastError = `invalid config entry: ${config.invalid}`;
 		this.catalog = new Catalog(config.name, store, this.log, () => this.emit('catalog'));
 		this.calls = new CallPath(this, logger);
 		this.health = new ProviderHealth(this, this.timers, settings);
@@ -297,6 +304,16 @@ export class Provider extends EventEmitter<{
 	/** Whether `launch()` would start this upstream. */
 	get startsAtLaunch(): boolean {
 		return this.state === 'cold' && (!this.config.lazy || this.toolList.source === 'none');
+	}
+
+	/**
+	 * Whether it is learning its tools for the first time: it has none, from
+	 * this run, an earlier one or the config, and is starting or about to be
+	 * started at launch. A client's first list waits for these (see
+	 * Supervisor.awaitDiscovery).
+	 */
+	get discovering(): boolean {
+		return this.toolList.source === 'none' && (this.state === 'starting' || this.startsAtLaunch);
 	}
 
 	/** Called once after construction: starts eager upstreams; resolves when the start has settled. */
@@ -450,7 +467,7 @@ export class Provider extends EventEmitter<{
 
 				case 'dead': {
 					// The reason of the transition to dead says how it ended (exit, stderr, restart plan).
-					throw unavailable(this.name, why, {state: 'dead', reason: this.lastTransitionReason(), restartAt: this.restartAt});
+					throw unavailable(this.name, why, {state: 'dead', reason: this.lastTransitionReason(), restartAt: this.restartAt, permanent: this.permanentProblem?.hint});
 				}
 
 				case 'stopped': {
@@ -463,6 +480,10 @@ export class Provider extends EventEmitter<{
 
 				case 'disabled': {
 					throw unavailable(this.name, why, {state: 'disabled'});
+				}
+
+				case 'invalid': {
+					throw unavailable(this.name, why, {state: 'invalid', reason: this.config.invalid ?? 'see its details'});
 				}
 			}
 		}
@@ -498,6 +519,7 @@ export class Provider extends EventEmitter<{
 	private beginStart(event: 'start', reason: string): Promise<UpstreamConnection> {
 		this.timers.clear('restart');
 		this.restartAt = undefined;
+		this.permanentProblem = undefined;
 		this.machine.apply(event, reason);
 		const controller = new AbortController();
 		this.startAbort = controller;
@@ -527,8 +549,9 @@ export class Provider extends EventEmitter<{
 				if (changes.length > 0) throw new RugPull(changes, tools);
 				this.connection = connection;
 				this.startedAt = Date.now();
-				this.setTools(tools);
+				// The catalog first: a new tool list is written to the state file at once, and takes the catalog with it.
 				this.setCatalog(catalog.capabilities, catalog.lists);
+				this.setTools(tools);
 				this.store.update(this.config.name, upstream => {
 					upstream.counters.starts += 1;
 				});
@@ -573,9 +596,13 @@ export class Provider extends EventEmitter<{
 		const stderr = this.log.tail(5, 'stderr').map(line => line.text);
 		const startedAtWallClock = Date.now() - ms;
 		const exit = this.lastExit !== undefined && this.lastExit.at >= startedAtWallClock ? this.lastExit : undefined;
+		const problem = this.launchProblem(error, exit);
+		if (problem !== undefined) return this.onPermanentFailure(problem, ms, stderr);
 		let what: string;
 		if (reason instanceof AbortReason && reason.kind === 'start-timeout') {
 			what = `no answer to initialize/tools/list within the start timeout of ${seconds(this.config.startTimeoutMs)}`;
+		} else if (error instanceof SpawnError) {
+			what = error.message;
 		} else if (exit !== undefined) {
 			what = `the process ${describeExit(exit)} during initialization`;
 		} else if (error instanceof ConnectionLostError || /connection closed/i.test(errorMessage(error))) {
@@ -594,6 +621,28 @@ export class Provider extends EventEmitter<{
 		const plan = this.planRestart(delay);
 		this.machine.apply('start_failed', `start failed after ${ms} ms: ${detail}; ${plan}`);
 		return startFailed(this.name, {detail, restartAt: this.restartAt, remote: this.config.launch.kind !== 'stdio', stderr});
+	}
+
+	/**
+	 * Whether a failed start is one a retry cannot fix: the spawn itself
+	 * failed, or the process exited at once with 126/127 (the shell's and
+	 * env's "cannot execute" and "not found"), and the file system says why.
+	 */
+	private launchProblem(error: unknown, exit: ExitInfo | undefined): LaunchProblem | undefined {
+		const launch = this.config.launch;
+		if (launch.kind !== 'stdio') return undefined;
+		if (!(error instanceof SpawnError) && exit?.code !== 127 && exit?.code !== 126) return undefined;
+		return diagnoseLaunch(launch);
+	}
+
+	/** Straight to dead with the reason, no retry, no breaker or budget spent: only a person's start or a config change tries again. */
+	private onPermanentFailure(problem: LaunchProblem, ms: number, stderr: string[]): HangarError {
+		this.permanentProblem = problem;
+		this.metrics.lastError = `start failed: ${problem.message}`;
+		this.timers.clear('restart');
+		this.restartAt = undefined;
+		this.machine.apply('start_failed', `start failed after ${ms} ms: ${problem.message} (permanent: not retried)`);
+		return startFailed(this.name, {detail: problem.message, restartAt: undefined, remote: false, stderr, permanent: problem.hint});
 	}
 
 	/**
@@ -780,8 +829,9 @@ export class Provider extends EventEmitter<{
 			}
 
 			case 'quarantined':
-			case 'disabled': {
-				throw notStartable(this.name, this.state);
+			case 'disabled':
+			case 'invalid': {
+				throw notStartable(this.name, this.state, this.config.invalid);
 			}
 
 			default: {
@@ -861,6 +911,7 @@ export class Provider extends EventEmitter<{
 	approve(reason: string): ApprovalPlan {
 		if (this.state === 'quarantined' && this.config.quarantined) throw notApprovable(this.name, 'quarantined-by-config');
 		if (this.state === 'disabled') throw notApprovable(this.name, 'disabled');
+		if (this.state === 'invalid') throw unavailable(this.name, 'approve', {state: 'invalid', reason: this.config.invalid ?? 'see its details'});
 		const plan = this.toolList.approve();
 		if (this.state === 'quarantined') this.machine.apply('release', reason);
 		return plan;

@@ -1,7 +1,7 @@
 /**
  * Every error the engine builds for a user or client: refusals (the upstream
- * is stopped, quarantined, disabled, dead, its breaker open, hangar shutting
- * down), failures of calls and starts, and routing errors (unknown tool or
+ * is stopped, quarantined, disabled, dead, its config entry invalid, its
+ * breaker open, a tool filtered out, hangar shutting down), failures of calls and starts, and routing errors (unknown tool or
  * server). Each names the upstream, the operation, what happened and what to
  * do next.
  *
@@ -74,6 +74,16 @@ function inAbout(at: number): string {
 }
 
 const removeDisabled = 'Remove "disabled": true from its entry in the config and restart hangar.';
+
+/** What to do about an entry hangar cannot use: fix the file, which a running hangar reloads when it is saved. */
+function fixEntry(upstream: string): string {
+	return `Fix the entry "${upstream}" in hangar's config file (\`mcp-hangar --check-config\` lists every problem of the file at once); a running hangar applies the file when it is saved.`;
+}
+
+/** A problem a retry cannot fix (command not found, bad interpreter, ...): what to change, and that it is not retried by itself. */
+function permanentHint(upstream: string, fix: string): Hint {
+	return audience => `${fix} Hangar does not retry this by itself, since a retry cannot fix it: once fixed, start it again (${where('start', upstream, audience)}); a change to its config entry is tried at once.`;
+}
 const removeQuarantined = 'Remove "quarantined": true from its entry in the config and restart hangar';
 
 /** What to do about a crashed or dead upstream, given when (if ever) it restarts by itself. */
@@ -92,7 +102,8 @@ export function restartHint(state: string, restartAt: number | undefined, upstre
 /** Why an upstream that is not running refuses `operation` instead of starting. */
 export type Unavailable =
 	| {state: 'degraded'; consecutiveFailures: number; lastError: string | undefined; nextProbeAt: number | undefined}
-	| {state: 'dead'; reason: string; restartAt: number | undefined}
+	| {state: 'dead'; reason: string; restartAt: number | undefined; permanent?: string | undefined}
+	| {state: 'invalid'; reason: string}
 	| {state: 'stopped'; reason: string}
 	| {state: 'quarantined'; reason: string; byConfig: boolean}
 	| {state: 'disabled'};
@@ -117,8 +128,19 @@ export function unavailable(upstream: string, operation: string, why: Unavailabl
 				upstream,
 				operation,
 				message: `the upstream is dead: ${why.reason}`,
-				hint: restartHint('dead', why.restartAt, upstream),
-				details: {state: 'dead', nextRetryAt: why.restartAt},
+				hint: why.permanent === undefined ? restartHint('dead', why.restartAt, upstream) : permanentHint(upstream, why.permanent),
+				details: {state: 'dead', nextRetryAt: why.restartAt, ...(why.permanent === undefined ? {} : {permanent: true})},
+			});
+		}
+
+		case 'invalid': {
+			return new HangarError({
+				code: 'UpstreamUnavailable',
+				upstream,
+				operation,
+				message: `its config entry cannot be used, so it never starts: ${why.reason}`,
+				hint: fixEntry(upstream),
+				details: {state: 'invalid'},
 			});
 		}
 
@@ -158,7 +180,8 @@ export function unavailable(upstream: string, operation: string, why: Unavailabl
 }
 
 /** A person's start of an upstream that is switched off by a quarantine or the config. */
-export function notStartable(upstream: string, state: 'quarantined' | 'disabled'): HangarError {
+export function notStartable(upstream: string, state: 'quarantined' | 'disabled' | 'invalid', reason?: string): HangarError {
+	if (state === 'invalid') return unavailable(upstream, 'start', {state, reason: reason ?? 'see its details'});
 	return new HangarError({
 		code: 'UpstreamUnavailable',
 		upstream,
@@ -183,7 +206,13 @@ export function notApprovable(upstream: string, why: 'quarantined-by-config' | '
 export function pointlessCommand(upstream: string, action: 'stop' | 'quarantine', state: string): HangarError {
 	return action === 'stop'
 		? new HangarError({code: 'UpstreamUnavailable', upstream, operation: 'stop', message: `it is ${state}, not running`, hint: 'Nothing to stop.'})
-		: new HangarError({code: 'UpstreamUnavailable', upstream, operation: 'quarantine', message: 'it is disabled in the config', hint: 'A disabled upstream never runs; nothing to quarantine.'});
+		: new HangarError({
+				code: 'UpstreamUnavailable',
+				upstream,
+				operation: 'quarantine',
+				message: state === 'invalid' ? 'its config entry cannot be used' : 'it is disabled in the config',
+				hint: state === 'invalid' ? 'An invalid entry never runs; nothing to quarantine.' : 'A disabled upstream never runs; nothing to quarantine.',
+			});
 }
 
 export function shuttingDown(upstream: string | undefined, operation: string): HangarError {
@@ -276,7 +305,18 @@ export function startInterrupted(upstream: string): HangarError {
 	return new HangarError({code: 'UpstreamUnavailable', upstream, operation: 'start', message: 'the start was interrupted because the upstream is being stopped'});
 }
 
-export function startFailed(upstream: string, options: {detail: string; restartAt: number | undefined; remote: boolean; stderr: string[]}): HangarError {
+export function startFailed(upstream: string, options: {detail: string; restartAt: number | undefined; remote: boolean; stderr: string[]; permanent?: string | undefined}): HangarError {
+	if (options.permanent !== undefined) {
+		return new HangarError({
+			code: 'StartFailed',
+			upstream,
+			operation: 'start',
+			message: options.detail,
+			hint: permanentHint(upstream, options.permanent),
+			details: {stderrTail: options.stderr, nextRetryAt: undefined, permanent: true},
+		});
+	}
+
 	const next = (audience: Audience): string =>
 		options.restartAt === undefined ? `It stays dead until it is started again (${where('start', upstream, audience)}).` : `Hangar retries in ${inAbout(options.restartAt)}.`;
 	const check = options.remote
@@ -327,6 +367,15 @@ export function unknownTool(name: string, closest: string[]): JsonRpcError {
 		JsonRpcCode.InvalidParams,
 		`Unknown tool "${name}".${closest.length > 0 ? ` Closest matches: ${closest.join(', ')}.` : ''} Tool names are "<server>__<tool>"; call tools/list, hangar_find_tools or hangar_list to see them.`,
 		{error: 'UnknownTool', tool: name, closest},
+	);
+}
+
+/** A call of a tool the server's config entry filters out (includeTools, excludeTools): refused as if the tool did not exist, with the rule. */
+export function toolFiltered(server: string, tool: string, rule: string): JsonRpcError {
+	return new JsonRpcError(
+		JsonRpcCode.InvalidParams,
+		`Tool "${tool}" of server "${server}" is not served: ${rule} in its config entry filters it out. Change that filter in hangar's config to serve it; tools/list and hangar_find_tools show the tools that are served.`,
+		{error: 'ToolFiltered', server, tool, rule},
 	);
 }
 

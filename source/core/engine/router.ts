@@ -43,9 +43,14 @@ export type ExposedTool = {
 /** Where a call goes: the upstream, its own name for the tool, the arguments. */
 export type ToolRoute = {server: string; tool: string; arguments: Record<string, unknown> | undefined};
 
-/** Tools are hidden once a person or the config switched the upstream off, including while it is stopping towards that. */
+/** Tools are hidden once a person or the config switched the upstream off, including while it is stopping towards that, and while its entry is invalid. */
 export function isHidden(provider: Provider): boolean {
-	return provider.admin !== 'enabled';
+	return provider.admin !== 'enabled' || provider.state === 'invalid';
+}
+
+/** Upstreams disabled in the config, or whose entry cannot be used, take no part: they never run, and must not keep names from others. */
+export function takesPart(provider: Provider): boolean {
+	return !provider.config.disabled && provider.config.invalid === undefined;
 }
 
 export type ExposedPrompt = {
@@ -231,6 +236,17 @@ export class Router {
 		return {server: owner.provider.name, tool: owner.rest};
 	}
 
+	/**
+	 * For a prefixed name of an upstream that has never listed its tools and
+	 * is not learning them (it failed to start): that upstream, so the call
+	 * gets its refusal with the reason rather than "unknown tool".
+	 */
+	private unlistedOwner(name: string): {server: string; tool: string} | undefined {
+		const owner = this.owner(name);
+		if (owner === undefined || owner.provider.toolsSource !== 'none' || !takesPart(owner.provider)) return undefined;
+		return {server: owner.provider.name, tool: owner.rest};
+	}
+
 	/** Up to `limit` exposed tool names closest to `name`, for "did you mean" hints. */
 	closest(name: string, limit = 3): string[] {
 		this.ensureFresh();
@@ -285,7 +301,7 @@ export class Router {
 	private async routeToolNow(name: string, args: Record<string, unknown> | undefined, signal: AbortSignal): Promise<ToolRoute> {
 		// A tool of a stopped, quarantined or disabled upstream is hidden, but calling it gets that
 		// upstream's refusal (with its reason) rather than "unknown tool".
-		const route = (await this.resolveTool(name, signal)) ?? this.hiddenOwner(name);
+		const route = (await this.resolveTool(name, signal)) ?? this.hiddenOwner(name) ?? this.unlistedOwner(name);
 		if (route === undefined) throw unknownTool(name, this.closest(name));
 		return {server: route.server, tool: route.tool, arguments: args};
 	}
@@ -331,7 +347,7 @@ export class Router {
 
 		const owner = this.uriOwner(uri);
 		if (owner !== undefined) return {provider: this.providers.get(owner)!, own: uri};
-		const serving = [...this.providers.values()].filter(provider => !provider.config.disabled && (provider.capabilities === undefined || provider.capabilities.resources !== undefined));
+		const serving = [...this.providers.values()].filter(provider => takesPart(provider) && (provider.capabilities === undefined || provider.capabilities.resources !== undefined));
 		if (serving.length === 1) return {provider: serving[0]!, own: uri};
 		throw resourceNotFound(uri, serving.map(provider => provider.name));
 	}
@@ -399,8 +415,7 @@ export class Router {
 	private ensureFresh(): void {
 		if (!this.dirty) return;
 		this.dirty = false;
-		// Upstreams disabled in the config take no part: they never run, and must not keep names from others.
-		const present = [...this.providers.values()].filter(provider => !provider.config.disabled);
+		const present = [...this.providers.values()].filter(provider => takesPart(provider));
 		const visibility = (provider: Provider) => `${provider.name}:${isHidden(provider) ? 0 : 1}`;
 		const next: Signatures = {
 			tools: present.map(provider => `${visibility(provider)}:${provider.toolsRevision}`).join('|'),

@@ -161,6 +161,23 @@ export class StateStore {
 		if (!lazily) this.schedule();
 	}
 
+	/**
+	 * Changes one upstream's record and writes the file at once, not
+	 * debounced: for what a later run must find even if this one is killed a
+	 * moment later (a tool list just learned, which a one-shot client's next
+	 * run needs).
+	 */
+	updateNow(name: string, change: (upstream: PersistedUpstream) => void): void {
+		change(this.upstream(name));
+		this.dirty = true;
+		if (this.timer !== undefined) {
+			clearTimeout(this.timer);
+			this.timer = undefined;
+		}
+
+		this.write();
+	}
+
 	/** Writes any pending change now. */
 	async flush(): Promise<void> {
 		if (this.timer !== undefined) {

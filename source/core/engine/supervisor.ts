@@ -27,7 +27,7 @@ import type {CallContext} from './call-path.js';
 import {Provider} from './provider.js';
 import type {TransitionEvent} from './provider-state.js';
 import {pointlessCommand, shuttingDown, unknownUpstream} from './refusals.js';
-import {Router, type ExposedKind, type ExposedTool, type NameClash} from './router.js';
+import {Router, takesPart, type ExposedKind, type ExposedTool, type NameClash} from './router.js';
 import {Subscriptions} from './subscriptions.js';
 import type {ServerCapabilities} from './catalog.js';
 import type {StateStore} from './state-store.js';
@@ -121,7 +121,17 @@ export class Supervisor extends EventEmitter<{
 				void this.retire(instance.provider, `its client session (${record.label}) closed`).then(() => this.emit('activity', template.name));
 			}
 		});
+		this.logIssues(config);
 		this.markToolsDirty();
+	}
+
+	/** What the loader tolerated: errors (an entry made invalid, a setting ignored) at warn, other clients' ignored keys at info. */
+	private logIssues(config: HangarConfig): void {
+		for (const issue of config.issues) {
+			const line = `${config.path}: ${issue.path}: ${issue.message}`;
+			if (issue.severity === 'notice') this.logger.info(line);
+			else this.logger.warn(line);
+		}
 	}
 
 	/** The config that runs now (a reload replaces it). */
@@ -174,7 +184,7 @@ export class Supervisor extends EventEmitter<{
 	 * refusal), so no instance starts.
 	 */
 	instanceFor(template: Provider, client: ClientRecord | undefined): Provider {
-		if (template.config.instances !== 'per-client' || client === undefined || template.admin !== 'enabled' || this.shuttingDown) return template;
+		if (template.config.instances !== 'per-client' || client === undefined || template.admin !== 'enabled' || template.state === 'invalid' || this.shuttingDown) return template;
 		// A session that has closed gets no instance: nothing would ever stop it.
 		if (!this.clients.has(client)) return template;
 		let set = this.instanceSets.get(template);
@@ -290,6 +300,7 @@ export class Supervisor extends EventEmitter<{
 		const applied: HangarConfig = diff.settings.restartHangar.length === 0 ? next : {...next, hangar: {...next.hangar, stateDir: this.current.hangar.stateDir}};
 		const record: ReloadRecord = {at: Date.now(), trigger, outcome: isEmptyDiff(diff) ? 'unchanged' : 'applied', summary: describeDiff(diff), diff, error: null};
 		this.current = applied;
+		this.logIssues(applied);
 		const note = `config reload: ${trigger}`;
 		for (const name of diff.removed) {
 			const provider = this.providers.get(name)!;
@@ -349,6 +360,34 @@ export class Supervisor extends EventEmitter<{
 		return Promise.all(Array.from({length: Math.min(concurrency, queue.length)}, worker)).then(() => {});
 	}
 
+	/**
+	 * Resolves once no upstream is learning its tools for the first time (see
+	 * Provider.discovering), or after `ms`: what a client's first tools/list
+	 * and prompts/list wait for (hangar.firstListWaitSeconds), so a first run
+	 * does not answer with the hangar_* tools alone. Upstreams that answer
+	 * later reach the client by list_changed. Driven by transitions (every
+	 * start ends in one), never by polling.
+	 */
+	async awaitDiscovery(ms: number): Promise<void> {
+		if (ms <= 0) return;
+		const deadline = Date.now() + ms;
+		const discovering = () => !this.shuttingDown && [...this.providers.values()].some(provider => provider.discovering);
+		while (discovering()) {
+			const left = deadline - Date.now();
+			if (left <= 0) return;
+			await new Promise<void>(resolve => {
+				const done = (): void => {
+					clearTimeout(timer);
+					this.off('transition', done);
+					resolve();
+				};
+
+				const timer = setTimeout(done, left);
+				this.on('transition', done);
+			});
+		}
+	}
+
 	provider(name: string): Provider {
 		const provider = this.providers.get(name);
 		if (provider === undefined) throw unknownUpstream(name, [...this.providers.keys()]);
@@ -373,7 +412,7 @@ export class Supervisor extends EventEmitter<{
 	capabilities(): ServedCapabilities {
 		const served: ServedCapabilities = {};
 		for (const provider of this.providers.values()) {
-			if (provider.config.disabled) continue;
+			if (!takesPart(provider)) continue;
 			const caps: ServerCapabilities | undefined = provider.capabilities;
 			if (caps === undefined || caps.resources !== undefined) {
 				served.resources ??= {listChanged: true};
@@ -454,7 +493,7 @@ export class Supervisor extends EventEmitter<{
 			}
 
 			case 'stop': {
-				if (provider.state === 'quarantined' || provider.state === 'disabled') throw pointlessCommand(name, 'stop', provider.state);
+				if (provider.state === 'quarantined' || provider.state === 'disabled' || provider.state === 'invalid') throw pointlessCommand(name, 'stop', provider.state);
 
 				if (provider.state === 'stopped') return `"${name}" is already stopped`;
 				await provider.stop('stopped', `stopped by ${via}`);
@@ -468,7 +507,7 @@ export class Supervisor extends EventEmitter<{
 
 			case 'quarantine': {
 				if (provider.state === 'quarantined') return `"${name}" is already quarantined`;
-				if (provider.state === 'disabled') throw pointlessCommand(name, 'quarantine', provider.state);
+				if (provider.state === 'disabled' || provider.state === 'invalid') throw pointlessCommand(name, 'quarantine', provider.state);
 
 				await provider.quarantine(`quarantined by ${via}`);
 				return `quarantined "${name}": stopped, tools hidden, calls refused until a person approves it`;

@@ -88,7 +88,9 @@ export class ToolList {
 		this.from = source;
 		this.verified = Date.now();
 		if (changed) this.revision += 1;
-		this.store.update(this.name, upstream => {
+		// Written at once when the list is new or changed: a one-shot client's next run must find it.
+		const write = changed ? this.store.updateNow.bind(this.store) : this.store.update.bind(this.store);
+		write(this.name, upstream => {
 			upstream.tools = tools;
 			upstream.toolsVerifiedAt = this.verified;
 		});

@@ -44,6 +44,8 @@ export type CatalogRequestsOptions = {
 	callDeadline: CallDeadline | undefined;
 	/** How a failure is answered (the session's one conversion to JSON-RPC errors). */
 	toRpcError: (error: unknown, what: string) => JsonRpcError;
+	/** Awaited before a list is served: the session's first list waits for launch discovery (Supervisor.awaitDiscovery). */
+	beforeList: () => Promise<void>;
 };
 
 /** The capabilities object for the SDK `Server`, from what the supervisor can serve. */
@@ -73,11 +75,13 @@ export function registerCatalogRequests(server: Server, options: CatalogRequests
 	};
 
 	if (capabilities.resources !== undefined) {
-		server.setRequestHandler(ListResourcesRequestSchema, request => {
+		server.setRequestHandler(ListResourcesRequestSchema, async request => {
+			await options.beforeList();
 			const {items, nextCursor} = routed('resources/list', () => page('resources/list', router.resources(), request.params?.cursor));
 			return {resources: items.map(resource => resource.definition), ...(nextCursor === undefined ? {} : {nextCursor})};
 		});
-		server.setRequestHandler(ListResourceTemplatesRequestSchema, request => {
+		server.setRequestHandler(ListResourceTemplatesRequestSchema, async request => {
+			await options.beforeList();
 			const {items, nextCursor} = routed('resources/templates/list', () => page('resources/templates/list', router.resourceTemplates(), request.params?.cursor));
 			return {resourceTemplates: items.map(template => template.definition), ...(nextCursor === undefined ? {} : {nextCursor})};
 		});
@@ -117,7 +121,8 @@ export function registerCatalogRequests(server: Server, options: CatalogRequests
 	}
 
 	if (capabilities.prompts !== undefined) {
-		server.setRequestHandler(ListPromptsRequestSchema, request => {
+		server.setRequestHandler(ListPromptsRequestSchema, async request => {
+			await options.beforeList();
 			const {items, nextCursor} = routed('prompts/list', () => page('prompts/list', router.exposedPrompts(), request.params?.cursor));
 			return {prompts: items.map(prompt => ({...prompt.definition, name: prompt.name})), ...(nextCursor === undefined ? {} : {nextCursor})};
 		});

@@ -145,6 +145,8 @@ export class GatewaySession {
 	/** Who reads its errors: hangar's own CLI gets hints for a shell. */
 	private audience: Audience = 'mcp';
 	private closed = false;
+	/** The first list's wait for launch discovery (see firstList). */
+	private firstListWait: Promise<void> | undefined;
 
 	constructor(options: GatewaySessionOptions) {
 		this.supervisor = options.supervisor;
@@ -188,7 +190,9 @@ export class GatewaySession {
 		const setting = options.supervisor.config.hangar.managementTools;
 		this.server = new Server(implementationInfo, {capabilities: {...advertised(capabilities), logging: {}}, instructions: setting === 'none' ? instructions.plain : instructions[this.exposure]});
 		this.server.onerror = error => this.logger.debug(`session error: ${error.message}`);
-		this.server.setRequestHandler(ListToolsRequestSchema, request => {
+		this.server.setRequestHandler(ListToolsRequestSchema, async request => {
+			// In search exposure the list is the fixed set of hangar_* tools: nothing to wait for.
+			if (this.exposure === 'direct') await this.firstList();
 			const {items, nextCursor} = page('tools/list', this.listTools(), request.params?.cursor);
 			return {tools: items, ...(nextCursor === undefined ? {} : {nextCursor})};
 		});
@@ -209,6 +213,7 @@ export class GatewaySession {
 			client: this.client,
 			callDeadline: options.callDeadline,
 			toRpcError,
+			beforeList: async () => this.firstList(),
 		});
 		// tools/call is the hot path: it is served by serveCall straight from the guard, without the
 		// SDK's three schema parses per call, and the upstream's result is forwarded as it came.
@@ -276,6 +281,17 @@ export class GatewaySession {
 
 	async start(): Promise<void> {
 		await this.server.connect(this.guard);
+	}
+
+	/**
+	 * The session's first list (tools, prompts or resources) waits, within
+	 * hangar.firstListWaitSeconds, for the upstreams with nothing cached to
+	 * list theirs; every later list is served at once. One wait per session,
+	 * shared by lists sent together.
+	 */
+	private async firstList(): Promise<void> {
+		this.firstListWait ??= this.supervisor.awaitDiscovery(this.supervisor.config.hangar.firstListWaitMs);
+		await this.firstListWait;
 	}
 
 	onClose(listener: () => void): void {

@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest';
 import {InvalidTransitionError} from '../../../../source/core/base/errors.js';
-import {createProviderMachine, providerEvents, providerStates, providerTransitions} from '../../../../source/core/engine/provider-state.js';
+import {createProviderMachine, providerEvents, providerInitialStates, providerStates, providerTransitions} from '../../../../source/core/engine/provider-state.js';
 
 describe('provider transition table', () => {
 	it('names only known states and events', () => {
@@ -29,15 +29,15 @@ describe('provider transition table', () => {
 		expect(machine.transitions()).toEqual([]);
 	});
 
-	it('refuses to start a quarantined or disabled upstream', () => {
-		for (const state of ['quarantined', 'disabled'] as const) {
+	it('refuses to start a quarantined, disabled or invalid upstream', () => {
+		for (const state of ['quarantined', 'disabled', 'invalid'] as const) {
 			expect(() => createProviderMachine('fx', state).apply('start', 'x')).toThrow(InvalidTransitionError);
 		}
 	});
 
-	it('every state is reachable from cold', () => {
-		const seen = new Set<string>(['cold']);
-		const queue = ['cold'];
+	it('every state is reachable from a state a provider is created in', () => {
+		const seen = new Set<string>(providerInitialStates);
+		const queue: string[] = [...providerInitialStates];
 		while (queue.length > 0) {
 			const state = queue.shift()! as keyof typeof providerTransitions;
 			for (const to of Object.values(providerTransitions[state])) {
