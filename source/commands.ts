@@ -158,7 +158,7 @@ export function statusTable(entries: readonly StatusEntry[], now = Date.now()): 
 		entry.state,
 		entry.admin,
 		entry.callable ? 'yes' : 'no',
-		`${entry.tools}${entry.stale ? ' (stale)' : ''}`,
+		entry.toolsSource === 'none' ? 'not listed yet' : `${entry.tools}${entry.stale ? ' (stale)' : ''}`,
 		ago(entry.lastVerifiedAt, now),
 		String(entry.calls),
 		`${entry.consecutiveFailures}/${entry.failures}`,

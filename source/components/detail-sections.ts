@@ -89,7 +89,8 @@ function summaryLines(details: UpstreamDetails, now: number, width: number): Lin
 		[label('in flight '), {text: String(s.inFlight)}],
 		[label('p50/p95 '), {text: latency(s.latencyMs)}],
 	];
-	const tools: Group[] = [[label('tools '), {text: `${s.tools} (${toolsOrigin(s)}${s.stale ? ', stale' : ''})`}]];
+	const tools: Group[] = [[label('tools '), {text: s.toolsSource === 'none' ? 'not listed yet' : `${s.tools} (${toolsOrigin(s)}${s.stale ? ', stale' : ''})`}]];
+	if (details.filteredTools.length > 0) tools.push([label('filtered out '), {text: String(details.filteredTools.length), tone: {color: 'yellow'}}]);
 	if (s.lastVerifiedAt !== null) tools.push([label('verified '), {text: `${clock(s.lastVerifiedAt)} (${relative(s.lastVerifiedAt, now)})`}]);
 	if (s.nextRetryAt !== null) {
 		tools.push([label(s.state === 'degraded' ? 'next probe ' : 'next restart '), {text: `${clock(s.nextRetryAt)} (${relative(s.nextRetryAt, now)})`, tone: {color: 'yellow'}}]);
@@ -155,6 +156,14 @@ function detailSections(details: UpstreamDetails, width: number): {sections: Sec
 			{text: tool.pinned ? '  pinned' : '', tone: dim},
 			{text: compact || tool.description === null ? '' : `  ${printable(tool.description)}`, tone: dim},
 		]);
+	// What the server's filter keeps out, after the served tools, each with its rule.
+	tools.push(
+		...details.filteredTools.map((tool): Line => [
+			{text: `  ${fit(tool.name, nameWidth)}`, tone: dim},
+			{text: '  filtered out by ', tone: dim},
+			{text: printable(tool.rule), tone: {color: 'yellow'}},
+		]),
+	);
 	const transitions = [...details.transitions].reverse().map((record): Line => [
 		label(`  ${clock(record.at)}  `),
 		{text: record.from, tone: stateTone[record.from]},
@@ -182,7 +191,11 @@ function detailSections(details: UpstreamDetails, width: number): {sections: Sec
 	];
 	const counts = `${details.prompts.length} prompts, ${details.resources.length} resources, ${details.resourceTemplates.length} templates`;
 	const sections: Section[] = [
-		{title: `TOOLS (${details.tools.length}, most called first)`, rows: tools, empty: '  no tools known yet'},
+		{
+			title: `TOOLS (${details.tools.length}, most called first${details.filteredTools.length > 0 ? `; ${details.filteredTools.length} filtered out by its config entry` : ''})`,
+			rows: tools,
+			empty: details.server.toolsSource === 'none' ? '  not listed yet: it has not run since it was configured' : '  no tools',
+		},
 		{title: 'STATE HISTORY (newest first)', rows: transitions, empty: '  no transitions yet'},
 		{title: 'RECENT CALLS (newest first)', rows: calls, empty: '  no calls yet'},
 		{title: 'STDERR (live tail)', rows: stderr, empty: '  nothing on stderr', keepLast: true},

@@ -39,6 +39,10 @@ export type HangarEntry = {
 	headers?: Record<string, string>;
 	callTimeoutSeconds?: number;
 	startTimeoutSeconds?: number;
+	/** Tool name globs: only these are served (Gemini CLI's own key). */
+	includeTools?: string[];
+	/** Tool name globs never served (Gemini CLI's excludeTools, Windsurf's and 1mcp's disabledTools, mcpmu's deniedTools). */
+	excludeTools?: string[];
 	disabled?: boolean;
 };
 

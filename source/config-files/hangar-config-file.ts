@@ -30,9 +30,12 @@ export function editableConfigPath(explicit: string | undefined): string {
 	return defaultConfigCandidates().find(candidate => fs.existsSync(candidate)) ?? path.join(userConfigDir(), 'config.json');
 }
 
-const unsetVariable = /^variable \$\{[A-Za-z_][A-Za-z0-9_]*\} is not set/;
-
-/** The problems hangar would report for this text, except unset variables. */
+/**
+ * The problems hangar would report for this text, except unset variables.
+ * Hangar would run a file with some unusable entries (they show as
+ * `invalid`), but an editor does not write one: every error counts here;
+ * other clients' keys that hangar ignores (notices) do not.
+ */
 export function configIssues(file: string, text: string): ConfigIssue[] {
 	let raw: unknown;
 	try {
@@ -41,13 +44,15 @@ export function configIssues(file: string, text: string): ConfigIssue[] {
 		return [{path: '$', message: `not valid JSON: ${(error as Error).message}`}];
 	}
 
+	let issues: ConfigIssue[];
 	try {
-		parseConfig(raw, file);
-		return [];
+		issues = parseConfig(raw, file).issues.filter(issue => issue.severity !== 'notice');
 	} catch (error) {
 		if (!(error instanceof ConfigError)) throw error;
-		return error.issues.filter(issue => !unsetVariable.test(issue.message));
+		issues = error.issues;
 	}
+
+	return issues.filter(issue => issue.cause !== 'unset-variable');
 }
 
 /** Why hangar would refuse this one entry (its problems joined), or undefined. Unset variables do not count. */

@@ -125,6 +125,19 @@ export function timeoutRule(target: 'callTimeoutSeconds' | 'startTimeoutSeconds'
 	};
 }
 
+/** A client's list of tool names (or globs) to serve or hide, as hangar's includeTools or excludeTools (lists that meet are joined). */
+export function toolFilterRule(target: 'includeTools' | 'excludeTools'): KeyRule {
+	return (value, draft, key) => {
+		if (!Array.isArray(value) || value.some(item => typeof item !== 'string' || item === '')) {
+			draft.notes.push(`${key} dropped: expected an array of tool names`);
+			return;
+		}
+
+		draft.entry[target] = [...(draft.entry[target] ?? []), ...(value as string[])];
+		if (key !== target) draft.notes.push(`${key} → ${target}`);
+	};
+}
+
 const disabledRule: KeyRule = (value, draft, key) => {
 	if (typeof value !== 'boolean') {
 		draft.notes.push(`${key} ${JSON.stringify(value)} dropped: expected true or false`);
@@ -177,6 +190,10 @@ export const sharedKeys: Record<string, KeyRule> = {
 	alwaysAllow: ignoredRule(approvalReason),
 	autoApprove: ignoredRule(approvalReason),
 	description: ignoredRule('hangar keeps no description of a server'),
+	includeTools: toolFilterRule('includeTools'),
+	excludeTools: toolFilterRule('excludeTools'),
+	disabledTools: toolFilterRule('excludeTools'),
+	deniedTools: toolFilterRule('excludeTools'),
 };
 
 /** Every string the entry passes to a process or a server, for variable rewriting. */
@@ -247,7 +264,7 @@ export function convertServer(name: string, raw: unknown, dialect: Dialect, cont
 
 /** Keys in the order hangar's README documents them, so imported entries read alike. */
 function ordered(entry: HangarEntry): HangarEntry {
-	const order: Array<keyof HangarEntry> = ['type', 'command', 'args', 'env', 'cwd', 'url', 'headers', 'callTimeoutSeconds', 'startTimeoutSeconds', 'disabled'];
+	const order: Array<keyof HangarEntry> = ['type', 'command', 'args', 'env', 'cwd', 'url', 'headers', 'callTimeoutSeconds', 'startTimeoutSeconds', 'includeTools', 'excludeTools', 'disabled'];
 	const out: Record<string, unknown> = {};
 	for (const key of order) if (entry[key] !== undefined) out[key] = entry[key];
 	return out as HangarEntry;

@@ -125,7 +125,7 @@ describe('mcp-hangar import', () => {
 		expect(run.stdout).toContain('dev dropped: hangar does not watch or debug a server');
 		expect(run.stdout).toContain('startup_timeout_sec → startTimeoutSeconds');
 		expect(line('+ puppeteer')).toContain('[disabled]');
-		expect(run.stdout).toContain('disabledTools dropped: hangar has no per-server tool filter yet');
+		expect(run.stdout).toContain('disabledTools → excludeTools');
 		expect(run.stdout).not.toMatch(secretMarker);
 	});
 
@@ -151,7 +151,9 @@ describe('mcp-hangar import', () => {
 		expect(servers['Perplexity']).toEqual({command: 'npx', args: ['-y', 'server-perplexity-ask'], env: {PERPLEXITY_API_KEY: '${PERPLEXITY_KEY}'}, cwd: home.project});
 		expect(servers['postgres']).toMatchObject({cwd: '/home/ada/src/shop'});
 		expect(servers['context7-2']).toEqual({command: 'npx', args: ['-y', '@upstash/context7-mcp'], callTimeoutSeconds: 90.5, startTimeoutSeconds: 20});
-		expect(servers['pythonTools']).toMatchObject({env: {DATABASE_URL: '${DB_CONNECTION_STRING}', API_KEY: '${EXTERNAL_API_KEY}'}, callTimeoutSeconds: 15});
+		expect(servers['pythonTools']).toMatchObject({env: {DATABASE_URL: '${DB_CONNECTION_STRING}', API_KEY: '${EXTERNAL_API_KEY}'}, callTimeoutSeconds: 15, includeTools: ['query', 'schema']});
+		// Windsurf's disabledTools is hangar's excludeTools.
+		expect(servers['puppeteer']).toMatchObject({excludeTools: ['puppeteer_evaluate'], disabled: true});
 		expect(servers['sseServer']).toEqual({type: 'sse', url: 'http://localhost:8081/sse'});
 		expect(servers['weather']).toEqual({type: 'streamable-http', url: 'https://weather.example.com/mcp', callTimeoutSeconds: 60});
 		expect(servers['old_server']).toEqual({command: '/usr/local/bin/old-mcp', env: {LEGACY: '1', RETRIES: '3'}, disabled: true});

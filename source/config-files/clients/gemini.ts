@@ -2,7 +2,8 @@
  * Gemini CLI: ~/.gemini/settings.json and a project's `.gemini/settings.json`,
  * servers under `mcpServers`. `url` is an SSE server and `httpUrl` a
  * Streamable HTTP one; `timeout` is in milliseconds; strings expand `$VAR`
- * and `${VAR}`. `trust` and the tool lists have no hangar equivalent.
+ * and `${VAR}`. `includeTools` and `excludeTools` are hangar's own keys;
+ * `trust` has no hangar equivalent.
  */
 import {pathsOf, singleGroup, stdioEntry, type ClientFormat} from '../client-format.js';
 import {ignoredRule, timeoutRule, type KeyRule} from '../server-entry.js';
@@ -19,8 +20,6 @@ const urlAs =
 		draft.entry.url = value;
 		draft.entry.type = type;
 	};
-
-const noToolFilter = ignoredRule('hangar has no per-server tool filter yet; every tool of the server is served');
 
 export const gemini: ClientFormat = {
 	id: 'gemini',
@@ -40,8 +39,6 @@ export const gemini: ClientFormat = {
 			httpUrl: urlAs('streamable-http'),
 			timeout: timeoutRule('callTimeoutSeconds', 'milliseconds'),
 			trust: ignoredRule('hangar does not confirm calls; the client decides'),
-			includeTools: noToolFilter,
-			excludeTools: noToolFilter,
 			authProviderType: ignoredRule('hangar runs no OAuth flow; add an Authorization header'),
 			oauth: ignoredRule('hangar runs no OAuth flow; add an Authorization header'),
 		},

@@ -1,10 +1,10 @@
 /**
  * Windsurf: ~/.codeium/windsurf/mcp_config.json, servers under `mcpServers`.
  * A remote server's address is `serverUrl` (hangar: `url`); `disabledTools`
- * lists tools Windsurf hides.
+ * lists tools Windsurf hides: hangar's `excludeTools`.
  */
 import {pathsOf, singleGroup, stdioEntry, type ClientFormat} from '../client-format.js';
-import {ignoredRule, stringRule} from '../server-entry.js';
+import {stringRule} from '../server-entry.js';
 import {literalVariables} from '../variables.js';
 
 export const windsurf: ClientFormat = {
@@ -18,7 +18,6 @@ export const windsurf: ClientFormat = {
 	dialect: {
 		keys: {
 			serverUrl: stringRule('url'),
-			disabledTools: ignoredRule('hangar has no per-server tool filter yet; every tool of the server is served'),
 		},
 		variables: literalVariables,
 	},

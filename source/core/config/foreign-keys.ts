@@ -38,6 +38,8 @@ export const foreignTopLevelKeys: Readonly<Record<string, string>> = {
 	globalShortcut: 'Claude Desktop',
 	preferences: 'Claude Desktop',
 	inputs: 'VS Code (its "${input:…}" variables; hangar reads ${VAR} from the environment)',
+	theme: 'Gemini CLI',
+	selectedAuthType: 'Gemini CLI',
 };
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -39,7 +39,7 @@ import {ProviderHealth} from './provider-health.js';
 import {ProviderTimers} from './provider-timers.js';
 import {RugPull, ToolList, type ApprovalPlan, type ToolsSource} from './tool-list.js';
 import {Catalog, catalogKinds, servesKind, type CatalogKind, type CatalogLists, type ServerCapabilities} from './catalog.js';
-import {notApprovable, notStartable, restartHint, rugPulled, seconds, startFailed, startInterrupted, unavailable} from './refusals.js';
+import {toolFiltered, notApprovable, notStartable, restartHint, rugPulled, seconds, startFailed, startInterrupted, unavailable} from './refusals.js';
 
 export type {AdminState, ApprovalPlan, CallRecord, StopTarget, ToolsSource, TransitionEvent};
 
@@ -358,9 +358,16 @@ export class Provider extends EventEmitter<{
 	// ---------------------------------------------------------------------
 	// Calls
 
-	/** Calls a tool of this upstream: see `CallPath`. */
+	/** Calls a tool of this upstream: see `CallPath`. A tool its filter keeps out is refused, however the call named it. */
 	async callTool(tool: string, args: Record<string, unknown> | undefined, context: CallContext = {}): Promise<CallToolResult> {
+		const rule = this.toolList.filterRule(tool);
+		if (rule !== undefined) throw toolFiltered(this.name, tool, rule);
 		return this.calls.run(tool, args, context);
+	}
+
+	/** The tools it lists that its config entry's filter keeps out, each with the rule. */
+	get filteredTools(): ReadonlyArray<{name: string; rule: string}> {
+		return this.toolList.filtered;
 	}
 
 	/**

@@ -23,7 +23,7 @@
  */
 import Fuse from 'fuse.js';
 import type {ToolDefinition} from '../config/config.js';
-import {callTimeout, resourceNotFound, unknownPrompt, unknownServer, unknownServerTool, unknownTool} from './refusals.js';
+import {callTimeout, toolFiltered, resourceNotFound, unknownPrompt, unknownServer, unknownServerTool, unknownTool} from './refusals.js';
 import type {CallBudget} from './call-path.js';
 import type {PromptDefinition, ResourceDefinition, ResourceTemplateDefinition} from './catalog.js';
 import type {Provider} from './provider.js';
@@ -247,6 +247,20 @@ export class Router {
 		return {server: owner.provider.name, tool: owner.rest};
 	}
 
+	/** For the name a tool would have if its server's filter did not keep it out: the server, the tool and the rule. */
+	private filteredOwner(name: string): {server: string; tool: string; rule: string} | undefined {
+		const candidates = [...this.providers.values()].filter(provider => provider.config.namespace === false);
+		const prefixed = this.owner(name);
+		const found: Array<{provider: Provider; tool: string}> = candidates.map(provider => ({provider, tool: name}));
+		if (prefixed !== undefined) found.push({provider: prefixed.provider, tool: prefixed.rest});
+		for (const {provider, tool} of found) {
+			const rule = provider.filteredTools.find(filtered => filtered.name === tool)?.rule;
+			if (rule !== undefined) return {server: provider.name, tool, rule};
+		}
+
+		return undefined;
+	}
+
 	/** Up to `limit` exposed tool names closest to `name`, for "did you mean" hints. */
 	closest(name: string, limit = 3): string[] {
 		this.ensureFresh();
@@ -294,6 +308,8 @@ export class Router {
 	routeServerTool(server: string, tool: string, args: Record<string, unknown> | undefined): ToolRoute {
 		const provider = this.providers.get(server);
 		if (provider === undefined) throw unknownServer(server, [...this.providers.keys()]);
+		const rule = provider.toolList.filterRule(tool);
+		if (rule !== undefined) throw toolFiltered(server, tool, rule);
 		if (!provider.listsTool(tool)) throw unknownServerTool(server, tool, provider.tools.map(definition => definition.name));
 		return {server, tool, arguments: args};
 	}
@@ -302,7 +318,12 @@ export class Router {
 		// A tool of a stopped, quarantined or disabled upstream is hidden, but calling it gets that
 		// upstream's refusal (with its reason) rather than "unknown tool".
 		const route = (await this.resolveTool(name, signal)) ?? this.hiddenOwner(name) ?? this.unlistedOwner(name);
-		if (route === undefined) throw unknownTool(name, this.closest(name));
+		if (route === undefined) {
+			const filtered = this.filteredOwner(name);
+			if (filtered !== undefined) throw toolFiltered(filtered.server, filtered.tool, filtered.rule);
+			throw unknownTool(name, this.closest(name));
+		}
+
 		return {server: route.server, tool: route.tool, arguments: args};
 	}
 

@@ -2,14 +2,17 @@
  * An upstream's tool list: live (read from the running upstream), cached
  * (persisted by an earlier run) or predefined in the config, always with the
  * time it was last verified and a revision that changes only when its
- * content does. It also holds what tool pinning needs: a freshly listed set
- * is checked against the pins (a changed pinned tool is a rug pull, and the
- * list is never exposed) and pins what `hangar.pinning` says it pins
- * (pins.ts), and `approvalPlan` says what an approval would pin.
+ * content does. What it serves is that list through the server's tool
+ * filter (tool-filter.ts); the whole list is what is persisted, so a changed
+ * filter needs no new listing. It also holds what tool pinning needs: a
+ * freshly listed set is checked against the pins (a changed pinned tool is a
+ * rug pull, and the list is never exposed) and pins what `hangar.pinning`
+ * says it pins (pins.ts), and `approvalPlan` says what an approval would pin.
  */
 import type {ServerConfig, ToolDefinition} from '../config/config.js';
 import type {LogBuffer} from '../upstream/log-buffer.js';
 import {approvalPins, checkListing, pinTools, pinnedAt, pinnedBy, type PinningMode, type ToolChange} from './pins.js';
+import {ToolFilter} from './tool-filter.js';
 import type {StateStore} from './state-store.js';
 
 export type ToolsSource = 'live' | 'cache' | 'config' | 'none';
@@ -30,8 +33,16 @@ export class RugPull extends Error {
 	}
 }
 
+/** A tool the server's filter keeps from every surface, and the rule that does. */
+export type FilteredTool = {name: string; rule: string};
+
 export class ToolList {
+	/** Everything the upstream listed (or the cache or config holds). */
+	private all: readonly ToolDefinition[] = [];
+	/** What is served: `all` through the filter. */
 	private list: readonly ToolDefinition[] = [];
+	private filteredOut: FilteredTool[] = [];
+	private readonly filter: ToolFilter;
 	private from: ToolsSource = 'none';
 	private verified: number | undefined;
 	/** Bumped whenever the list's content changes (not when the same list is verified again). */
@@ -46,15 +57,46 @@ export class ToolList {
 		private readonly log: LogBuffer,
 		private readonly pinning: PinningMode = 'first-use',
 	) {
+		this.filter = new ToolFilter(config.includeTools, config.excludeTools);
 		const persisted = store.upstream(name);
 		if (persisted.tools !== undefined) {
-			this.list = persisted.tools;
+			this.take(persisted.tools);
 			this.from = 'cache';
 			this.verified = persisted.toolsVerifiedAt;
 		} else if (config.tools !== undefined) {
-			this.list = config.tools;
+			this.take(config.tools);
 			this.from = 'config';
 		}
+	}
+
+	private take(tools: readonly ToolDefinition[]): void {
+		this.all = tools;
+		if (!this.filter.active) {
+			this.list = tools;
+			this.filteredOut = [];
+			return;
+		}
+
+		const served: ToolDefinition[] = [];
+		const filtered: FilteredTool[] = [];
+		for (const tool of tools) {
+			const rule = this.filter.ruleFor(tool.name);
+			if (rule === undefined) served.push(tool);
+			else filtered.push({name: tool.name, rule});
+		}
+
+		this.list = served;
+		this.filteredOut = filtered;
+	}
+
+	/** The tools the upstream lists that its filter keeps from every surface, each with its rule. */
+	get filtered(): readonly FilteredTool[] {
+		return this.filteredOut;
+	}
+
+	/** Undefined when `tool` may be served; else the filter rule that keeps it out (whether or not the upstream lists it). */
+	filterRule(tool: string): string | undefined {
+		return this.filter.ruleFor(tool);
 	}
 
 	get tools(): readonly ToolDefinition[] {
@@ -72,19 +114,22 @@ export class ToolList {
 
 	/** Whether `tool` may be called: the upstream lists it, or its tools are not known yet (the call will start it and find out). */
 	lists(tool: string): boolean {
+		if (this.filter.ruleFor(tool) !== undefined) return false;
 		return this.from === 'none' || this.list.some(definition => definition.name === tool);
 	}
 
-	/** Whether the list may be out of date: from a previous run or the config, or not verified within `refreshMs`. */
+	/** Whether the list may be out of date: from a previous run or the config, or not verified within `refreshMs` (never listed: not stale). */
 	stale(refreshMs: number): boolean {
+		// Never listed is not stale: there is no list to be out of date ("not listed yet" on every surface).
+		if (this.from === 'none') return false;
 		if (this.from !== 'live') return true;
 		return refreshMs > 0 && this.verified !== undefined && Date.now() - this.verified > refreshMs;
 	}
 
 	/** Takes a list read from the upstream (or its source): persisted at once, revision bumped when its content changed. */
 	set(tools: ToolDefinition[], source: ToolsSource): void {
-		const changed = JSON.stringify(tools) !== JSON.stringify(this.list);
-		this.list = tools;
+		const changed = JSON.stringify(tools) !== JSON.stringify(this.all);
+		this.take(tools);
 		this.from = source;
 		this.verified = Date.now();
 		if (changed) this.revision += 1;

@@ -30,7 +30,7 @@ export type StatusEntry = {
 	ready: boolean;
 	/** A call would be attempted (ready, or startable on demand) rather than refused. */
 	callable: boolean;
-	/** The tool list is from a previous run or the config, or older than the refresh interval. */
+	/** The tool list is from a previous run or the config, or older than the refresh interval (never listed: false, and toolsSource is "none": not listed yet). */
 	stale: boolean;
 	breaker: BreakerState;
 	pid: number | null;
@@ -173,6 +173,10 @@ export type UpstreamDetails = {
 	/** How it is launched: the command line (no env values), or the URL, with secrets masked. */
 	launch: string;
 	tools: ToolDetail[];
+	/** Tools it lists that its config entry's includeTools/excludeTools keep from every surface, each with the rule that does. */
+	filteredTools: Array<{name: string; rule: string}>;
+	/** Why its config entry cannot be used (state invalid), else null. */
+	invalid: string | null;
 	/** The last 50 state transitions, oldest first. */
 	transitions: TransitionView[];
 	/** The last 50 calls, oldest first. */
@@ -282,6 +286,8 @@ export function upstreamDetails(supervisor: Supervisor, name: string, limits: {t
 				? [maskText(launch.command), ...maskArgs(launch.args)].map(part => (/\s/.test(part) ? JSON.stringify(part) : part)).join(' ')
 				: maskText(launch.url),
 		tools: provider.tools.map(tool => toolDetail(supervisor, provider, tool)),
+		filteredTools: provider.filteredTools.map(tool => ({...tool})),
+		invalid: provider.config.invalid === undefined ? null : maskText(provider.config.invalid),
 		transitions: transitions.map(record => ({at: new Date(record.at).toISOString(), from: record.from, to: record.to, event: record.event, reason: maskText(record.reason)})),
 		recentCalls: calls.map(call => ({at: new Date(call.at).toISOString(), tool: call.tool, ms: Math.round(call.ms * 10) / 10, ok: call.ok, error: masked(call.error)})),
 		recentErrors: errors,

@@ -80,6 +80,8 @@ function detailsOf(server: StatusEntry): UpstreamDetails {
 		prompts: [],
 		clashes: [],
 		reloads: [],
+		filteredTools: [],
+		invalid: null,
 	};
 }
 
@@ -491,6 +493,27 @@ describe('the detail view', () => {
 		expect(screen).toMatch(/resource\s+hangar:\/\/alpha\/docs:\/\/index\s+index/);
 		expect(screen).toMatch(/template\s+docs:\/\/page\/\{id\}\s+page/);
 		expect(screen).toMatch(/name clash\s+prompt greet\s+kept by beta; not exposed for this server/);
+	});
+
+	it('shows the tools its filter keeps out, each with the rule that does', async () => {
+		const source = new FakeSource(threeUpstreams());
+		source.moreDetails = {filteredTools: [{name: 'delete_all', rule: 'excludeTools "delete_*"'}, {name: 'admin', rule: 'includeTools ["search_*","echo"] (it matches none of them)'}]};
+		const ui = open(source, {columns: 140, rows: 44});
+		await ui.press('j', keys.enter);
+		const screen = await ui.see('TOOLS (2, most called first; 2 filtered out by its config entry)');
+		expect(screen).toContain('filtered out 2');
+		expect(screen).toMatch(/delete_all\s+filtered out by excludeTools "delete_\*"/);
+		expect(screen).toMatch(/admin\s+filtered out by includeTools \["search_\*","echo"\] \(it matches none of them\)/);
+	});
+
+	it('says "not listed yet" for an upstream that never listed its tools, not stale', async () => {
+		const source = new FakeSource(threeUpstreams());
+		source.moreDetails = {server: {...source.entries.find(candidate => candidate.name === 'alpha')!, tools: 0, toolsSource: 'none', stale: false, lastVerifiedAt: null}, tools: []};
+		const ui = open(source, {columns: 140, rows: 44});
+		await ui.press('j', keys.enter);
+		const screen = await ui.see('tools not listed yet');
+		expect(screen).toContain('not listed yet: it has not run since it was configured');
+		expect(screen).not.toContain('stale');
 	});
 
 	it('cuts its sections to the rows it has, saying how many more there are', async () => {
