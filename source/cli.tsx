@@ -274,8 +274,9 @@ async function main(): Promise<void> {
 		}
 
 		// Not the engine: attached to a running supervisor, --stdio is a thin bridge that needs none of it.
-		const {serveStdio} = await import('./core/endpoints/stdio.js');
-		await serveStdio({configPath, stateDir: flags.stateDir, logger: logger(), logLevel: flags.logLevel as LogLevel | undefined, standalone: flags.standalone});
+		const {serveStdio, stdioLogger} = await import('./core/endpoints/stdio.js');
+		const stdioLog = stdioLogger({configPath, stateDir: flags.stateDir, logLevel: flags.logLevel as LogLevel | undefined, logFile: flags.logFile});
+		await serveStdio({configPath, stateDir: flags.stateDir, logger: stdioLog, logLevel: flags.logLevel as LogLevel | undefined, standalone: flags.standalone});
 		return;
 	}
 

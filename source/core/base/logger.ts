@@ -17,7 +17,7 @@ export const logLevels = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 export type LogLevel = (typeof logLevels)[number];
 
 /** Where lines go; `kind` says whether that is a file (an upstream's output is copied only there, see log-buffer.ts). */
-export type LogSink = ((line: string) => void) & {readonly kind?: 'stderr' | 'file'};
+export type LogSink = ((line: string, level: Exclude<LogLevel, 'silent'>) => void) & {readonly kind?: 'stderr' | 'file'};
 
 export class Logger {
 	private readonly threshold: number;
@@ -61,7 +61,7 @@ export class Logger {
 		this.write('error', message, fields);
 	}
 
-	private write(level: LogLevel, message: string, fields?: Record<string, unknown>): void {
+	private write(level: Exclude<LogLevel, 'silent'>, message: string, fields?: Record<string, unknown>): void {
 		if (logLevels.indexOf(level) < this.threshold) return;
 		let line = `${new Date().toISOString()} ${level} [${this.scope}] ${message}`;
 		if (fields !== undefined) {
@@ -71,8 +71,26 @@ export class Logger {
 			}
 		}
 
-		this.sink(maskText(line));
+		this.sink(maskText(line), level);
 	}
+}
+
+/**
+ * A logger writing to several sinks, each from its own level up: `--stdio`
+ * keeps stderr (which clients show people as warnings) to warnings and
+ * errors, while the lifecycle at info goes to a file. It counts as a file
+ * (see `Logger.toFile`) when every sink that takes info lines is one.
+ */
+export function splitLogger(sinks: ReadonlyArray<{sink: LogSink; level: LogLevel}>): Logger {
+	const index = (level: LogLevel) => logLevels.indexOf(level);
+	const lowest = Math.min(...sinks.map(entry => index(entry.level)));
+	const takingInfo = sinks.filter(entry => index(entry.level) <= index('info'));
+	const kind: 'file' | 'stderr' = takingInfo.length > 0 && takingInfo.every(entry => entry.sink.kind === 'file') ? 'file' : 'stderr';
+	const sink = (line: string, level: Exclude<LogLevel, 'silent'>): void => {
+		for (const entry of sinks) if (index(level) >= index(entry.level)) entry.sink(line, level);
+	};
+
+	return new Logger(Object.assign(sink, {kind}), logLevels[lowest] ?? 'silent');
 }
 
 /** Past this many bytes waiting to be written to stderr, log lines are dropped (and counted) instead of queued. */

@@ -11,10 +11,11 @@
  * client whose hangar is already running starts in the time it takes to
  * connect.
  */
+import fs from 'node:fs';
 import {ConfigError, loadConfig, parseConfig, stateDirOf, type HangarConfig} from '../config/config.js';
-import type {Logger, LogLevel} from '../base/logger.js';
+import {fileSink, logLevels, splitLogger, stderrSink, type Logger, type LogLevel} from '../base/logger.js';
 import {StdioBridge} from './bridge.js';
-import {keepDaemon, startDaemon} from './daemon.js';
+import {daemonLogFile, keepDaemon, startDaemon} from './daemon.js';
 import {attachToSupervisor, socketPath, type Attached} from './socket-client.js';
 
 export type StdioOptions = {
@@ -25,6 +26,30 @@ export type StdioOptions = {
 	logLevel?: LogLevel | undefined;
 	standalone?: boolean;
 };
+
+/**
+ * The log of `--stdio`: stderr is the client's, which shows it to people as
+ * warnings or errors, so only warnings and errors go there by default
+ * (`--log-level` sets that threshold); everything from info up goes to
+ * STATE_DIR/hangar.log, the file the daemon a client starts writes too.
+ * With `--log-file`, everything at the level goes to that file alone.
+ */
+export function stdioLogger(options: {configPath: string; stateDir?: string | undefined; logLevel?: LogLevel | undefined; logFile?: string | undefined}): Logger {
+	const level = options.logLevel ?? 'warn';
+	if (options.logFile !== undefined) return splitLogger([{sink: fileSink(options.logFile), level}]);
+	const stateDir = stateDirOf(options.configPath, {stateDir: options.stateDir});
+	const fileLevel = logLevels.indexOf(level) < logLevels.indexOf('info') ? level : 'info';
+	try {
+		fs.mkdirSync(stateDir, {recursive: true, mode: 0o700});
+		return splitLogger([
+			{sink: stderrSink(), level},
+			{sink: fileSink(daemonLogFile(stateDir)), level: fileLevel},
+		]);
+	} catch {
+		// A state dir that cannot be written must not keep a client from its tools: stderr alone then.
+		return splitLogger([{sink: stderrSink(), level}]);
+	}
+}
 
 export async function serveStdio(options: StdioOptions): Promise<void> {
 	const {logger} = options;
