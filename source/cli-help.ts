@@ -21,7 +21,7 @@ export const flagHelp: Record<string, string[]> = {
 	config: ['--config, -c PATH', 'Config file (default: ./mcp-hangar.json, then ~/.config/mcp-hangar/config.json)'],
 	'state-dir': ['--state-dir PATH', 'Where hangar keeps its state (default: $MCP_HANGAR_STATE_DIR or ~/.local/state/mcp-hangar)'],
 	'log-file': ['--log-file PATH', "Write hangar's log to this file instead of stderr (tui: default STATE_DIR/hangar.log)"],
-	'log-level': ['--log-level LEVEL', 'debug, info, warn, error or silent (default: info; warn for the one-shot commands)'],
+	'log-level': ['--log-level LEVEL', 'debug, info, warn, error or silent (default: info; warn for the one-shot commands and for what --stdio writes to stderr, its info lines going to STATE_DIR/hangar.log)'],
 	stdio: ['--stdio', "Serve every upstream's tools as one MCP server on stdin/stdout"],
 	standalone: ['--standalone', '--stdio: run a supervisor for this client alone, neither using nor starting a shared one'],
 	linger: ['--linger', 'serve: exit once no client has been attached for hangar.lingerSeconds (what --stdio starts when no supervisor runs)'],

@@ -75,15 +75,15 @@ describe('mcp-hangar --check-config', () => {
 	});
 
 	it('refuses an unknown key at the top level', async () => {
-		await expectInvalid({mcpServers: {x: server}, mcpServer: {}}, [['$', 'unknown key "mcpServer"']]);
+		await expectInvalid({mcpServers: {x: server}, mcpServer: {}}, [['$.mcpServer', 'unknown top-level key "mcpServer", ignored (did you mean "mcpServers"?)']]);
 	});
 
 	it('refuses an unknown key in a server', async () => {
-		await expectInvalid({mcpServers: {x: {...server, lazzy: true}}}, [['$.mcpServers.x', 'unknown key "lazzy"']]);
+		await expectInvalid({mcpServers: {x: {...server, lazzy: true}}}, [['$.mcpServers.x.lazzy', 'unknown key "lazzy" (did you mean "lazy"?)']]);
 	});
 
 	it('refuses an unknown key in hangar and in hangar.restartBudget', async () => {
-		await expectInvalid({hangar: {failureTreshold: 3}, mcpServers: {x: server}}, [['$.hangar', 'unknown key "failureTreshold"']]);
+		await expectInvalid({hangar: {failureTreshold: 3}, mcpServers: {x: server}}, [['$.hangar.failureTreshold', 'unknown setting "failureTreshold", ignored (did you mean "failureThreshold"?)']]);
 		await expectInvalid({hangar: {restartBudget: {maxRestarts: 2, windowSeconds: 5, window: 5}}, mcpServers: {x: server}}, [
 			['$.hangar.restartBudget', 'unknown key "window"'],
 		]);
@@ -117,9 +117,9 @@ describe('mcp-hangar --check-config', () => {
 	});
 
 	it('refuses mcpServers that is missing or not an object', async () => {
-		await expectInvalid({hangar: {}}, [['$.mcpServers', 'expected an object mapping server names to servers']]);
+		await expectInvalid({hangar: {}}, [['$', 'expected "mcpServers": an object mapping server names to servers']]);
 		await expectInvalid({mcpServers: [server]}, [['$.mcpServers', 'expected an object mapping server names to servers']]);
-		await expectInvalid([], [['$', 'expected object']]);
+		await expectInvalid([], [['$', 'expected a JSON object with "mcpServers", got an array']]);
 	});
 
 	it('refuses a server with neither command nor url', async () => {

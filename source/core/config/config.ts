@@ -327,6 +327,9 @@ function suggestName(name: string): string {
 	return cleaned.slice(0, serverNameMaxLength).replace(/[-_]+$/, '') || 'server';
 }
 
+/** The keys hangar reads at the top level of its file; others are reported and ignored. */
+export const topLevelKeys = ['$schema', 'hangar', 'mcpServers'] as const;
+
 type HangarFields = z.infer<typeof hangarSchema>;
 
 /**
@@ -482,7 +485,7 @@ export function parseConfig(raw: unknown, file: string, options: {stateDir?: str
 
 	if (!isRecord(raw['mcpServers'])) throw new ConfigError(file, [{path: '$.mcpServers', message: `expected an object mapping server names to servers, got ${describeValue(raw['mcpServers'])}`}]);
 	const issues: ConfigIssue[] = [];
-	const topLevel = ['$schema', 'hangar', 'mcpServers'];
+	const topLevel: readonly string[] = topLevelKeys;
 	for (const key of Object.keys(raw)) {
 		if (topLevel.includes(key)) continue;
 		const who = foreignTopLevelKeys[key];
