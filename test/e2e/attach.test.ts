@@ -63,7 +63,7 @@ async function fxDaemon(extra: Record<string, unknown> = {}): Promise<{dir: stri
 /** A client attached to a daemon that served one call and then stopped; held requests wait `callTimeoutSeconds`. */
 async function clientWhoseSupervisorStopped(callTimeoutSeconds: number): Promise<{dir: string; config: string; client: HangarHandle}> {
 	const {dir, config, daemon} = await fxDaemon({callTimeoutSeconds});
-	const client = await openHangar(config, {shared: true});
+	const client = await openHangar(config, {shared: true, args: ['--log-level', 'info']});
 	await client.client.callTool({name: 'fx__echo', arguments: {message: 'up'}});
 	await daemon.stop();
 	return {dir, config, client};
@@ -88,8 +88,8 @@ function watch(handle: HangarHandle): {listChanged: () => number; errors: string
 describe('mcp-hangar serve with --stdio clients attached', () => {
 	it('serves two clients from one supervisor: one upstream process, calls from both, the same live state', async () => {
 		const {dir, config, daemon} = await fxDaemon();
-		const a = await openHangar(config, {shared: true});
-		const b = await openHangar(config, {shared: true});
+		const a = await openHangar(config, {shared: true, args: ['--log-level', 'info']});
+		const b = await openHangar(config, {shared: true, args: ['--log-level', 'info']});
 		expect(a.stderr()).toContain(`attached to the supervisor at ${path.join(dir, 'state', 'hangar.sock')} (pid ${daemon.pid}, mcp-hangar serve)`);
 
 		const pidA = text(await a.client.callTool({name: 'fx__pid', arguments: {}}));
@@ -118,7 +118,7 @@ describe('mcp-hangar serve with --stdio clients attached', () => {
 	it('keeps a client\'s session through a supervisor restart: nothing lost, nothing answered twice, the bridge never exits', async () => {
 		const {config, daemon: started} = await fxDaemon();
 		let daemon = started;
-		const client = await openHangar(config, {shared: true});
+		const client = await openHangar(config, {shared: true, args: ['--log-level', 'info']});
 		const seen = watch(client);
 		const first = text(await client.client.callTool({name: 'fx__pid', arguments: {}}));
 
@@ -169,7 +169,7 @@ describe('mcp-hangar serve with --stdio clients attached', () => {
 
 	it('answers a call in flight when the supervisor is killed exactly once, with SupervisorUnavailable, and goes on after it is back', async () => {
 		const {config, daemon} = await fxDaemon();
-		const client = await openHangar(config, {shared: true});
+		const client = await openHangar(config, {shared: true, args: ['--log-level', 'info']});
 		const seen = watch(client);
 		await client.client.callTool({name: 'fx__echo', arguments: {message: 'warm'}});
 
@@ -241,7 +241,7 @@ describe('mcp-hangar serve with --stdio clients attached', () => {
 		const second = await runCli(['serve', '--config', config]);
 		expect(second.code).toBe(1);
 		expect(second.stderr).toContain(`the state dir ${stateDir} is already served by hangar pid ${first.pid} (mcp-hangar serve`);
-		const client = await openHangar(config, {shared: true});
+		const client = await openHangar(config, {shared: true, args: ['--log-level', 'info']});
 		expect(text(await client.client.callTool({name: 'fx__echo', arguments: {message: 'still'}}))).toBe('still');
 		await client.close();
 
@@ -251,7 +251,7 @@ describe('mcp-hangar serve with --stdio clients attached', () => {
 		expect(fs.existsSync(path.join(stateDir, 'endpoint.json'))).toBe(true);
 		const third = await startDaemon(config);
 		expect(third.stderr()).toContain(`replacing a stale endpoint in ${stateDir} (pid ${first.pid} is gone)`);
-		const after = await openHangar(config, {shared: true});
+		const after = await openHangar(config, {shared: true, args: ['--log-level', 'info']});
 		expect(text(await after.client.callTool({name: 'fx__echo', arguments: {message: 'new'}}))).toBe('new');
 		await after.close();
 		await third.stop();
@@ -262,8 +262,8 @@ describe('mcp-hangar serve with --stdio clients attached', () => {
 
 	it('runs the CLI through the live supervisor: status, call, quarantine and approve, seen by every client', async () => {
 		const {config, daemon} = await fxDaemon();
-		const a = await openHangar(config, {shared: true});
-		const b = await openHangar(config, {shared: true});
+		const a = await openHangar(config, {shared: true, args: ['--log-level', 'info']});
+		const b = await openHangar(config, {shared: true, args: ['--log-level', 'info']});
 		const seenA = watch(a);
 		const seenB = watch(b);
 		const upstream = text(await a.client.callTool({name: 'fx__pid', arguments: {}}));
@@ -337,7 +337,7 @@ describe('mcp-hangar serve with --stdio clients attached', () => {
 	it('runs its own supervisor with --standalone, or when the one listening runs another config', async () => {
 		const dir = tempDir();
 		const config = writeConfig(dir, {fx: fixture('normal')}, fastHangar);
-		const alone = await openHangar(config);
+		const alone = await openHangar(config, {args: ['--log-level', 'info']});
 		expect(alone.stderr()).not.toContain('attached to the supervisor');
 		const ownPid = text(await alone.client.callTool({name: 'fx__pid', arguments: {}}));
 		expect(processesWithTag(alone.tag).map(String)).toContain(ownPid);
@@ -346,7 +346,7 @@ describe('mcp-hangar serve with --stdio clients attached', () => {
 
 		const daemon = await startDaemon(config);
 		const standalone = await openHangar(config);
-		const attached = await openHangar(config, {shared: true});
+		const attached = await openHangar(config, {shared: true, args: ['--log-level', 'info']});
 		const standalonePid = text(await standalone.client.callTool({name: 'fx__pid', arguments: {}}));
 		const attachedPid = text(await attached.client.callTool({name: 'fx__pid', arguments: {}}));
 		expect(standalonePid).not.toBe(attachedPid);

@@ -437,7 +437,7 @@ describe('mcp-hangar add and remove', () => {
 		fs.writeFileSync(config, '{"mcpServers": {"a": {"comand": "x"}}}');
 		const run = await hangar(home, ['add', 'b', '--config', config, '--', 'y']);
 		expect(run.code).toBe(1);
-		expect(run.stderr).toContain('$.mcpServers.a: unknown key "comand"');
+		expect(run.stderr).toContain('$.mcpServers.a.comand: unknown key "comand" (did you mean "command"?)');
 		expect(fs.readFileSync(config, 'utf8')).toBe('{"mcpServers": {"a": {"comand": "x"}}}');
 	});
 });

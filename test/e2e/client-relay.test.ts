@@ -120,7 +120,7 @@ describe('server-everything\'s sampling, elicitation and roots tools through han
 		const file = config({everything: everything()});
 		const daemon = await startDaemon(file);
 		const {client} = capableClient('ada');
-		const hangar = await openHangar(file, {client, shared: true});
+		const hangar = await openHangar(file, {client, shared: true, args: ['--log-level', 'info']});
 		expect(hangar.stderr()).toContain(`(pid ${daemon.pid}, mcp-hangar serve)`);
 		expect(await callTrio(client, 'everything__')).toEqual(expected);
 	});
@@ -256,7 +256,7 @@ describe('logging', () => {
 		const quiet = capableClient('quiet');
 		const verbose = capableClient('verbose');
 		const silent = capableClient('silent');
-		for (const {client} of [quiet, verbose, silent]) await openHangar(file, {client, shared: true});
+		for (const {client} of [quiet, verbose, silent]) await openHangar(file, {client, shared: true, args: ['--log-level', 'info']});
 		await quiet.client.setLoggingLevel('warning');
 		await verbose.client.setLoggingLevel('debug');
 		await waitFor(async () => structured(await silent.client.callTool({name: 'fx__logging-level', arguments: {}}))['level'] === 'debug', 'the upstream to be asked for debug');

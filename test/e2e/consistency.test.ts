@@ -58,7 +58,11 @@ afterEach(async () => {
 });
 
 async function open(servers: Record<string, ServerEntry>, hangar: Record<string, unknown> = {}): Promise<HangarHandle> {
-	return openHangar(writeConfig(tempDir(), servers, {...fastHangar, ...hangar}));
+	const handle = await openHangar(writeConfig(tempDir(), servers, {...fastHangar, ...hangar}));
+	// A session's first tools/list waits for the upstreams' launch starts (hangar.firstListWaitSeconds), while the
+	// other surfaces answer at once: taken here, so the surfaces a test reads together are read at one moment.
+	await handle.client.listTools();
+	return handle;
 }
 
 // ---------------------------------------------------------------------------

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {everything, fastHangar, fixture, processesWithTag, root, spawnHangar, statusOf, tempDir, waitFor, writeConfig} from '../support/hangar.js';
@@ -24,7 +25,8 @@ async function readyHangar() {
 	// A call in flight on the hung upstream while hangar goes down.
 	void hangar.client.callTool({name: 'stuck__echo', arguments: {message: 'x'}}).catch(() => {});
 	expect(processesWithTag(hangar.tag).length).toBeGreaterThanOrEqual(4);
-	return hangar;
+	// Hangar's own log from info up: `--stdio` writes it to hangar.log in the state dir.
+	return Object.assign(hangar, {log: () => fs.readFileSync(path.join(dir, 'state', 'hangar.log'), 'utf8')});
 }
 
 describe('no orphans, however hangar exits', () => {
@@ -35,7 +37,7 @@ describe('no orphans, however hangar exits', () => {
 			const exit = await hangar.exited;
 			expect(exit.code).toBe(0);
 			expect(processesWithTag(hangar.tag)).toEqual([]);
-			expect(hangar.stderr()).toContain(`shutting down: received ${signal}`);
+			expect(hangar.log()).toContain(`shutting down: received ${signal}`);
 		});
 	}
 

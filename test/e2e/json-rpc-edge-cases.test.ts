@@ -60,7 +60,7 @@ class StdioPeer {
 	private sentinels = 0;
 
 	constructor(config: string) {
-		this.child = spawn(process.execPath, [cliPath, '--stdio', '--config', config], {env: {...process.env, HANGAR_TEST_TAG: this.tag}, stdio: ['pipe', 'pipe', 'pipe']});
+		this.child = spawn(process.execPath, [cliPath, '--stdio', '--config', config, '--log-level', 'info'], {env: {...process.env, HANGAR_TEST_TAG: this.tag}, stdio: ['pipe', 'pipe', 'pipe']});
 		this.child.stdout.setEncoding('utf8');
 		this.child.stdout.on('data', (chunk: string) => {
 			const parts = (this.rest + chunk).split('\n');

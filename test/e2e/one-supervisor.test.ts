@@ -77,7 +77,7 @@ describe('a client first: --stdio with no supervisor running', () => {
 		const stateDir = path.join(dir, 'state');
 		const config = writeConfig(dir, {memory: memory(dir, {lazy: false})}, {...fastHangar, lingerSeconds: 1});
 
-		const a = await openHangar(config, {shared: true});
+		const a = await openHangar(config, {shared: true, args: ['--log-level', 'info']});
 		const daemon = await owner(stateDir);
 		expect(daemon).toMatchObject({kind: 'serve', linger: true, config});
 		expect(a.stderr()).toContain(`started one (pid ${daemon.pid}, mcp-hangar serve --linger, log ${path.join(stateDir, 'hangar.log')})`);
@@ -85,7 +85,7 @@ describe('a client first: --stdio with no supervisor running', () => {
 		expect(daemon.pid).not.toBe(a.pid);
 		expect(processesWithTag(a.tag)).toContain(daemon.pid);
 
-		const b = await openHangar(config, {shared: true});
+		const b = await openHangar(config, {shared: true, args: ['--log-level', 'info']});
 		expect(b.stderr()).toContain(`attached to the supervisor at ${path.join(stateDir, 'hangar.sock')} (pid ${daemon.pid}, mcp-hangar serve)`);
 		await waitFor(async () => (await statusOf(a.client, 'memory')).state === 'ready', 'memory to be ready');
 		const upstream = (await statusOf(a.client, 'memory')).pid;
@@ -123,7 +123,7 @@ describe('a client first: --stdio with no supervisor running', () => {
 		const stateDir = path.join(dir, 'state');
 		const config = writeConfig(dir, {fx: fixture('normal')}, {...fastHangar, lingerSeconds: 1});
 
-		const [a, b] = await Promise.all([openHangar(config, {shared: true}), openHangar(config, {shared: true})]);
+		const [a, b] = await Promise.all([openHangar(config, {shared: true, args: ['--log-level', 'info']}), openHangar(config, {shared: true, args: ['--log-level', 'info']})]);
 		const daemon = await owner(stateDir);
 		const pidA = text(await a.client.callTool({name: 'fx__pid', arguments: {}}));
 		const pidB = text(await b.client.callTool({name: 'fx__pid', arguments: {}}));
@@ -154,9 +154,9 @@ describe('the daemon a client started', () => {
 		const stateDir = path.join(dir, 'state');
 		const config = writeConfig(dir, {fx: fixture('normal', [], {lazy: false})}, {...fastHangar, lingerSeconds: 1});
 
-		const first = await openHangar(config, {shared: true});
+		const first = await openHangar(config, {shared: true, args: ['--log-level', 'info']});
 		const daemon = await owner(stateDir);
-		const second = await openHangar(config, {shared: true});
+		const second = await openHangar(config, {shared: true, args: ['--log-level', 'info']});
 		const upstream = Number(text(await first.client.callTool({name: 'fx__pid', arguments: {}})));
 
 		await first.close();
@@ -174,7 +174,7 @@ describe('the daemon a client started', () => {
 		await waitFor(() => processesWithTag(first.tag).length === 0 && processesWithTag(second.tag).length === 0, 'no process left');
 
 		// The next client starts a new one.
-		const next = await openHangar(config, {shared: true});
+		const next = await openHangar(config, {shared: true, args: ['--log-level', 'info']});
 		expect(Number(text(await next.client.callTool({name: 'fx__pid', arguments: {}})))).not.toBe(upstream);
 		const again = await owner(stateDir);
 		expect(again.pid).not.toBe(daemon.pid);

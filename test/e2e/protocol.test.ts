@@ -5,6 +5,8 @@
  * malformed input reaches hangar exactly as written and every byte hangar
  * writes is seen.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import {spawn, type ChildProcessWithoutNullStreams} from 'node:child_process';
 import {randomUUID} from 'node:crypto';
 import {afterEach, describe, expect, it} from 'vitest';
@@ -45,7 +47,7 @@ class RawHangar {
 	/** Ids for request(); far from the small ids tests choose themselves. */
 	private nextId = 100_000;
 
-	constructor(configFile: string) {
+	constructor(readonly configFile: string) {
 		this.child = spawn(process.execPath, [cliPath, '--stdio', '--standalone', '--config', configFile], {
 			env: {...process.env, HANGAR_TEST_TAG: this.tag},
 			stdio: ['pipe', 'pipe', 'pipe'],
@@ -69,6 +71,12 @@ class RawHangar {
 
 	get stderr(): string {
 		return this.stderrText;
+	}
+
+	/** Hangar's own log from info up: `--stdio` writes it to hangar.log in the state dir. */
+	get log(): string {
+		const file = path.join(path.dirname(this.configFile), 'state', 'hangar.log');
+		return fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
 	}
 
 	get hasExited(): boolean {
@@ -575,9 +583,9 @@ describe('mcp-hangar --stdio on the wire', () => {
 		expect(stdout).not.toContain('{broken');
 		expect(stdout).not.toContain('"hello":1');
 		expect(stdout).not.toMatch(/stderr line \d+/);
-		// Hangar's own log went to stderr.
-		expect(hangar.stderr).toContain('[hangar] serving MCP on stdio');
-		expect(hangar.stderr).toMatch(/\[fx\] starting -> ready/);
+		// Hangar's own log went to the state dir's hangar.log (stderr only gets warnings and errors).
+		expect(hangar.log).toContain('[hangar] serving MCP on stdio');
+		expect(hangar.log).toMatch(/\[fx\] starting -> ready/);
 	});
 
 	it('answers the calls still in flight when stdin closes, then exits', async () => {
@@ -605,7 +613,7 @@ describe('mcp-hangar --stdio on the wire', () => {
 		hangar.closeStdin();
 		expect(await hangar.exited).toEqual({code: 0, signal: null});
 		await waitFor(() => processesWithTag(hangar.tag).length === 0, 'every process of this hangar to exit', 20_000);
-		expect(hangar.stderr).toContain('shutting down: stdin closed');
+		expect(hangar.log).toContain('shutting down: stdin closed');
 	});
 
 	it('exits with code 0 when stdin closes before initialize', async () => {

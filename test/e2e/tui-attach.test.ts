@@ -62,7 +62,7 @@ describe('mcp-hangar tui with a supervisor already running', () => {
 		const dir = tempDir('hangar-attach-');
 		const config = writeConfig(dir, {fx: fixture('normal', [], {lazy: false}), other: fixture('normal')}, fastHangar);
 		const serve = await startServe(config);
-		const client = await openHangar(config, {shared: true, clientInfo: {name: 'e2e-client', version: '2.7.1'}});
+		const client = await openHangar(config, {shared: true, args: ['--log-level', 'info'], clientInfo: {name: 'e2e-client', version: '2.7.1'}});
 		expect(client.stderr()).toContain(`(pid ${serve.pid}, mcp-hangar serve)`);
 		expect(await echo(client, 'one')).toBe('one');
 		expect(await echo(client, 'two')).toBe('two');

@@ -584,6 +584,8 @@ export function parseConfig(raw: unknown, file: string, options: {stateDir?: str
 						};
 		}
 
+		// An entry that turned out unusable while expanding keeps only what is safe to show: no env or headers.
+		if (errors.length > 0) launch = readableLaunch(draft.raw, baseDir);
 		issues.push(...errors, ...draft.notices);
 		const prefix = jsonPath(['mcpServers', name]);
 		const invalid =

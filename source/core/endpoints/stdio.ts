@@ -35,8 +35,8 @@ export type StdioOptions = {
  * With `--log-file`, everything at the level goes to that file alone.
  */
 export function stdioLogger(options: {configPath: string; stateDir?: string | undefined; logLevel?: LogLevel | undefined; logFile?: string | undefined}): Logger {
+	if (options.logFile !== undefined) return splitLogger([{sink: fileSink(options.logFile), level: options.logLevel ?? 'info'}]);
 	const level = options.logLevel ?? 'warn';
-	if (options.logFile !== undefined) return splitLogger([{sink: fileSink(options.logFile), level}]);
 	const stateDir = stateDirOf(options.configPath, {stateDir: options.stateDir});
 	const fileLevel = logLevels.indexOf(level) < logLevels.indexOf('info') ? level : 'info';
 	try {

@@ -73,13 +73,14 @@ describe('reading the sample files', () => {
 		expect(read('cline', 'github.com/upstash/context7-mcp').entry).toMatchObject({disabled: true});
 	});
 
-	it('Gemini CLI: url is SSE, httpUrl Streamable HTTP, timeout in milliseconds, $VAR rewritten', () => {
+	it('Gemini CLI: url is SSE, httpUrl Streamable HTTP, timeout in milliseconds, $VAR rewritten, includeTools kept', () => {
 		expect(read('gemini', 'pythonTools').entry).toEqual({
 			command: 'python',
 			args: ['-m', 'my_mcp_server', '--port', '8080'],
 			env: {DATABASE_URL: '${DB_CONNECTION_STRING}', API_KEY: '${EXTERNAL_API_KEY}'},
 			cwd: './mcp-servers/python',
 			callTimeoutSeconds: 15,
+			includeTools: ['query', 'schema'],
 		});
 		expect(read('gemini', 'httpServer').entry).toMatchObject({type: 'streamable-http', url: 'http://localhost:3000/mcp', callTimeoutSeconds: 5});
 		expect(read('gemini', 'sseServer').entry).toEqual({type: 'sse', url: 'http://localhost:8081/sse'});
