@@ -18,6 +18,7 @@ import {LocalEndpoint, busyEndpoint} from './local-endpoint.js';
 import type {EndpointOwner} from './socket-client.js';
 import type {Logger} from '../base/logger.js';
 import {killAllTreesSync} from '../upstream/process-registry.js';
+import {dropEarly} from '../upstream/early-spawn.js';
 import {StateStore} from '../engine/state-store.js';
 import {Supervisor} from '../engine/supervisor.js';
 
@@ -120,7 +121,8 @@ export async function serveStandalone(config: HangarConfig, logger: Logger, stat
 	});
 	await session.start();
 	supervisor.watchConfig();
-	void supervisor.launch();
+	// What was spawned early for an upstream the launch did not start after all is not kept.
+	void supervisor.launch().then(dropEarly);
 	logger.info(`serving MCP on stdio with ${config.servers.length} upstreams`, {config: config.path, stateDir: config.hangar.stateDir});
 }
 
@@ -132,6 +134,8 @@ export type ServeOptions = {
 	http?: HttpListenOptions | undefined;
 	/** `--linger`: exit once no client has been attached for hangar.lingerSeconds (what `--stdio` starts). */
 	linger?: boolean | undefined;
+	/** The config as already loaded (by the CLI, to spawn upstreams early: see early-launch.ts). */
+	config?: HangarConfig | undefined;
 };
 
 /**
@@ -195,7 +199,7 @@ export async function startOwner(
 /** `mcp-hangar serve`: a headless supervisor that MCP clients attach to through the local socket (and over HTTP with `--http`). */
 export async function serveDaemon(options: ServeOptions): Promise<void> {
 	const {logger} = options;
-	const config = loadConfig(options.configPath, {stateDir: options.stateDir});
+	const config = options.config ?? loadConfig(options.configPath, {stateDir: options.stateDir});
 	const {supervisor, endpoint, http, controller} = await startOwner(config, logger, 'serve', options.http, {stateDir: options.stateDir, linger: options.linger});
 	process.on('SIGHUP', () => {
 		void supervisor.reload('SIGHUP');
@@ -205,7 +209,7 @@ export async function serveDaemon(options: ServeOptions): Promise<void> {
 		logger.warn(`hangar pid ${supervisor.store.writerPid ?? '?'} holds the state lock of ${config.hangar.stateDir}: quarantines and approvals made here are not saved`);
 	}
 
-	void supervisor.launch();
+	void supervisor.launch().then(dropEarly);
 	logger.info(`serving ${config.servers.length} upstreams to MCP clients on ${endpoint.path}${http === undefined ? '' : ` and ${http.url}`}`, {config: config.path, stateDir: config.hangar.stateDir});
 }
 

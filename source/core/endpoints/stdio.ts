@@ -15,6 +15,7 @@ import {ConfigError, loadConfig, parseConfig, stateDirOf, type HangarConfig} fro
 import type {Logger, LogLevel} from '../base/logger.js';
 import {StdioBridge} from './bridge.js';
 import {keepDaemon, startDaemon} from './daemon.js';
+import {launchEarly} from './early-launch.js';
 import {attachToSupervisor, socketPath, type Attached} from './socket-client.js';
 
 export type StdioOptions = {
@@ -53,6 +54,8 @@ export async function serveStdio(options: StdioOptions): Promise<void> {
 		logger.warn(`not attaching to a supervisor: ${attachment.why}; running one for this client alone`);
 	}
 
+	// Its launch upstreams boot while the engine loads (early-launch.ts).
+	launchEarly(config, {standalone: true});
 	const {serveStandalone} = await import('./runtime.js');
 	await serveStandalone(config, logger, options.stateDir);
 }

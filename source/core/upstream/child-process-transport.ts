@@ -17,7 +17,7 @@
  * tree, wait, SIGKILL the tree. Whatever the child leaves behind when it
  * exits is SIGKILLed at once.
  */
-import {execa, type ResultPromise} from 'execa';
+import type {ResultPromise} from 'execa';
 import type {Transport} from '@modelcontextprotocol/sdk/shared/transport.js';
 import type {JSONRPCMessage} from '@modelcontextprotocol/sdk/types.js';
 import type {StdioLaunch} from '../config/config.js';
@@ -25,9 +25,10 @@ import {JsonRpcCode} from '../base/errors.js';
 import {checkJsonRpcLine, isProblem} from '../wire/message-classifier.js';
 import {LineSplitter} from '../wire/line-splitter.js';
 import {OutputLineSplitter, detached, type LogBuffer} from './log-buffer.js';
-import {ensureWatchdog, registerTree, signalTree, treeOf, unregisterTree} from './process-registry.js';
-import {newTreeMarker, treeVariable, type TreeRoot} from './process-tree.js';
+import {registerTree, signalTree, treeOf, unregisterTree} from './process-registry.js';
+import {newTreeMarker, type TreeRoot} from './process-tree.js';
 import {CoalescingWriter} from '../wire/write-coalescer.js';
+import {spawnUpstream, takeEarly} from './early-spawn.js';
 
 export type ExitInfo = {
 	code: number | null;
@@ -57,7 +58,7 @@ export class ChildProcessTransport implements Transport {
 	private stopping: 'stdin-close' | 'SIGTERM' | 'SIGKILL' | undefined;
 	private writer: CoalescingWriter | undefined;
 	/** This child's tree: every process that carries it in MCP_HANGAR_TREE. */
-	private readonly marker = newTreeMarker();
+	private marker = newTreeMarker();
 	private root: TreeRoot | undefined;
 
 	constructor(
@@ -76,24 +77,15 @@ export class ChildProcessTransport implements Transport {
 
 	async start(): Promise<void> {
 		if (this.child !== undefined) throw new Error('ChildProcessTransport already started');
-		ensureWatchdog();
-		const child = execa(this.launch.command, this.launch.args, {
-			cwd: this.launch.cwd,
-			env: {...this.launch.env, [treeVariable]: this.marker},
-			extendEnv: true,
-			stdin: 'pipe',
-			stdout: 'pipe',
-			stderr: 'pipe',
-			buffer: false,
-			detached: true,
-			cleanup: true,
-			reject: false,
-			windowsHide: true,
-			forceKillAfterDelay: false,
-		});
+		// A child spawned while hangar was still loading (early-spawn.ts) is already booting: take it, with its tree.
+		const adopted = takeEarly(this.launch);
+		if (adopted !== undefined) {
+			this.marker = adopted.marker;
+			this.root = treeOf(adopted.child.pid!);
+		}
+
+		const child = adopted?.child ?? spawnUpstream(this.launch, this.marker);
 		this.child = child;
-		// With reject: false the promise resolves with the result; it must still be observed.
-		child.catch(() => {});
 
 		const stdout = new LineSplitter(line => this.onStdoutLine(line), {
 			maxBytes: this.maxLineBytes,
@@ -142,6 +134,7 @@ export class ChildProcessTransport implements Transport {
 		});
 		child.on('close', finish);
 
+		if (adopted !== undefined) return;
 		await new Promise<void>((resolve, reject) => {
 			child.once('spawn', () => {
 				if (child.pid !== undefined) {
