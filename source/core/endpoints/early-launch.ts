@@ -14,26 +14,29 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type {HangarConfig} from '../config/config.js';
+import type {HangarConfig, ServerConfig, StdioLaunch} from '../config/config.js';
 import {quarantinedIn} from '../engine/state-store.js';
 import {spawnEarly} from '../upstream/early-spawn.js';
 
 /** As many as `Supervisor.launch` starts at once. */
 const launchConcurrency = 4;
 
-/** Spawns the upstreams `--stdio` will start at launch; returns their names. */
-export function launchEarly(config: HangarConfig, options: {standalone: boolean}): string[] {
+/** The upstreams `--stdio` may spawn before its engine has loaded (see above), in launch order. */
+export function earlyLaunches(config: HangarConfig, options: {standalone: boolean}): Array<ServerConfig & {launch: StdioLaunch}> {
 	if (process.platform === 'win32' || config.hangar.quarantineNew) return [];
 	if (!options.standalone && fs.existsSync(path.join(config.hangar.stateDir, 'hangar.sock'))) return [];
 	const quarantined = quarantinedIn(config.hangar.stateDir);
 	if (quarantined === undefined) return [];
-	const names: string[] = [];
-	for (const server of config.servers) {
-		if (names.length === launchConcurrency) break;
-		if (server.launch.kind !== 'stdio' || server.lazy || server.disabled || server.quarantined || quarantined.has(server.name)) continue;
-		spawnEarly(server.launch);
-		names.push(server.name);
-	}
+	const eligible = config.servers.filter(
+		(server): server is ServerConfig & {launch: StdioLaunch} =>
+			server.launch.kind === 'stdio' && !server.lazy && !server.disabled && !server.quarantined && !quarantined.has(server.name),
+	);
+	return eligible.slice(0, launchConcurrency);
+}
 
-	return names;
+/** Spawns the upstreams `--stdio` will start at launch; returns their names. */
+export function launchEarly(config: HangarConfig, options: {standalone: boolean}): string[] {
+	const servers = earlyLaunches(config, options);
+	for (const server of servers) spawnEarly(server.launch);
+	return servers.map(server => server.name);
 }
