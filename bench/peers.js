@@ -34,12 +34,13 @@ import os from 'node:os';
 import path from 'node:path';
 import {parseArgs} from 'node:util';
 import {fmt, renderTable} from './lib/report.js';
-import {allPaths, connectors, freePort, httpPaths, missingPeers, stdioPaths} from './lib/peer-paths.js';
+import {spawn} from 'node:child_process';
+import {allPaths, connectHttp, connectors, freePort, missingPeers, peersDir, stdioPaths} from './lib/peer-paths.js';
 import {hangarBuild, hangarNodeArgs, root, tempDir, waitFor, writeHangarConfig, connect} from './lib/paths.js';
-import {killTagged, liveTagged, machineBusy, rssKiB, sleep, sweep} from './lib/processes.js';
+import {killTagged, liveTagged, machineBusy, rssKiB, sleep, sweep, taggedEnv} from './lib/processes.js';
 import {realUpstream} from './lib/real-upstreams.js';
 import {addedLatency, ratio, rotated, sequentialRounds, throughputRounds, warmUp} from './lib/rounds.js';
-import {machine, median, percentile, round, summarize} from './lib/stats.js';
+import {machine, median, percentile, round} from './lib/stats.js';
 
 const options = {
 	smoke: {type: 'boolean', default: false},
@@ -95,13 +96,15 @@ const labels = {
 const params = smoke
 	? {
 			calls: {warmup: 20, calls: 60, rounds: 2, inFlight: 32, durationMs: 600, throughputRounds: 1, warmupMs: 100},
+			memory: {warmup: 20, calls: 60, rounds: 2, inFlight: 32, durationMs: 600, throughputRounds: 1, warmupMs: 100},
 			cold: {reps: 1, settleMs: 300, readings: 2},
 			aggregate: {everything: 2, memory: 2, reps: 1, listSamples: 10, settleMs: 300},
 		}
 	: {
-			calls: {warmup: 1000, calls: 3000, rounds: 6, inFlight: 32, durationMs: 3000, throughputRounds: 3, warmupMs: 300},
-			cold: {reps: 4, settleMs: 1000, readings: 3},
-			aggregate: {everything: 10, memory: 10, reps: 2, listSamples: 200, settleMs: 1000},
+			calls: {warmup: 500, calls: 2000, rounds: 4, inFlight: 32, durationMs: 2000, throughputRounds: 2, warmupMs: 200},
+			memory: {warmup: 300, calls: 1000, rounds: 4, inFlight: 32, durationMs: 1500, throughputRounds: 2, warmupMs: 200},
+			cold: {reps: 3, settleMs: 700, readings: 3},
+			aggregate: {everything: 10, memory: 10, reps: 2, listSamples: 100, settleMs: 700},
 		};
 
 const log = message => process.stderr.write(`bench:peers: ${message}\n`);
@@ -138,8 +141,7 @@ async function withSessions(names, kind, work) {
 /** The floor a path is judged against: the stdio hop for stdio paths, the HTTP hop for HTTP ones. */
 const floorOf = name => (stdioPaths.includes(name) ? 'hop' : 'httpHop');
 
-async function calls(kind, names) {
-	const p = params.calls;
+async function calls(kind, names, p) {
 	return withSessions(names, kind, async sessions => {
 		await warmUp(sessions, p.warmup);
 		const measured = await sequentialRounds(sessions, {calls: p.calls, rounds: p.rounds});
@@ -246,7 +248,7 @@ async function aggregate(names) {
 		...Array.from({length: p.memory}, (_, i) => [`mem${String(i + 1).padStart(2, '0')}`, realUpstream('memory')]),
 	];
 	const wanted = upstreams => upstreams.flatMap(([server, upstream]) => expected[upstream.kind].map(tool => `${server}__${tool}`));
-	const samples = Object.fromEntries(names.map(name => [name, {listedMs: [], listP50Ms: [], rssKiB: [], tools: []}]));
+	const samples = Object.fromEntries(names.map(name => [name, {listedMs: [], listP50Ms: [], rssKiB: [], tools: [], bytes: []}]));
 
 	for (let r = 0; r < p.reps; r++) {
 		for (const name of rotated(names, r)) {
@@ -268,6 +270,7 @@ async function aggregate(names) {
 				);
 				samples[name].listedMs.push(performance.now() - started.startedAt);
 				samples[name].tools.push(tools.length);
+				samples[name].bytes.push(Buffer.byteLength(JSON.stringify({tools: (await started.client.listTools()).tools})));
 				const times = [];
 				for (let i = 0; i < p.listSamples; i++) {
 					const began = performance.now();
@@ -293,6 +296,8 @@ async function aggregate(names) {
 			allListedMs: round(median(s.listedMs), 0),
 			allListedSamplesMs: s.listedMs.map(value => round(value, 0)),
 			toolsListed: s.tools,
+			// The size of the tools/list result as the client parsed it: the lists differ (hangar adds its management tools and the tools server-everything offers to a client that declares sampling, elicitation and roots).
+			toolsListBytes: median(s.bytes),
 			toolsListP50Ms: round(median(s.listP50Ms), 3),
 			rssKiB: median(s.rssKiB),
 		};
@@ -303,30 +308,25 @@ async function aggregate(names) {
 
 /** One aggregating proxy in front of `servers` (a hangar-style mcpServers object), connected. */
 async function startAggregate(name, servers) {
-	const {StreamableHTTPClientTransport} = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
-	const {SSEClientTransport} = await import('@modelcontextprotocol/sdk/client/sse.js');
-	const {Client} = await import('@modelcontextprotocol/sdk/client/index.js');
-	const {spawn} = await import('node:child_process');
-	const {taggedEnv} = await import('./lib/processes.js');
 	const dir = tempDir('hangar-bench-aggregate-');
 	const port = await freePort();
 	let child;
 	let client;
 	let stdioSession;
 	const startedAt = performance.now();
+	const hangarServers = () => Object.fromEntries(Object.entries(servers).map(([key, entry]) => [key, {...entry, lazy: false}]));
 	if (name === 'hangar') {
-		const file = writeHangarConfig(dir, Object.fromEntries(Object.entries(servers).map(([key, entry]) => [key, {...entry, lazy: false}])));
-		stdioSession = await connect(process.execPath, [...hangarNodeArgs, hangarBuild.cli, '--stdio', '--config', file]);
+		stdioSession = await connect(process.execPath, [...hangarNodeArgs, hangarBuild.cli, '--stdio', '--config', writeHangarConfig(dir, hangarServers())]);
 		client = stdioSession.client;
 	} else {
 		const logFd = fs.openSync(path.join(dir, `${name}.log`), 'a');
 		if (name === 'hangarHttp') {
-			const file = writeHangarConfig(dir, Object.fromEntries(Object.entries(servers).map(([key, entry]) => [key, {...entry, lazy: false}])));
+			const file = writeHangarConfig(dir, hangarServers());
 			child = spawn(process.execPath, [...hangarNodeArgs, hangarBuild.cli, 'serve', '--http', '--host', '127.0.0.1', '--port', String(port), '--config', file], {env: taggedEnv(), stdio: ['ignore', logFd, logFd]});
 		} else {
 			const file = path.join(dir, 'mcp-hub.json');
 			fs.writeFileSync(file, JSON.stringify({mcpServers: servers}));
-			child = spawn(process.execPath, ['--import', path.join(root, 'bench', 'peers', 'loopback.mjs'), path.join(root, 'bench', 'peers', 'node_modules', 'mcp-hub', 'dist', 'cli.js'), '--port', String(port), '--config', file], {
+			child = spawn(process.execPath, ['--import', path.join(peersDir, 'loopback.mjs'), path.join(peersDir, 'node_modules', 'mcp-hub', 'dist', 'cli.js'), '--port', String(port), '--config', file], {
 				env: taggedEnv({HOME: dir, XDG_STATE_HOME: path.join(dir, 'state'), XDG_DATA_HOME: path.join(dir, 'data'), XDG_CONFIG_HOME: path.join(dir, 'config')}),
 				stdio: ['ignore', logFd, logFd],
 				cwd: dir,
@@ -334,24 +334,12 @@ async function startAggregate(name, servers) {
 		}
 
 		fs.closeSync(logFd);
-		client = await waitFor(
-			async () => {
-				if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}: ${fs.readFileSync(path.join(dir, `${name}.log`), 'utf8').slice(-2000)}`);
-				const url = new URL(`http://127.0.0.1:${port}/mcp`);
-				const attempt = new Client({name: 'hangar-bench', version: '1.0.0'});
-				try {
-					await attempt.connect(name === 'mcpHub' ? new SSEClientTransport(url) : new StreamableHTTPClientTransport(url));
-				} catch (error) {
-					await attempt.close().catch(() => {});
-					throw error;
-				}
-
-				return attempt;
-			},
-			`${name} to accept an MCP session`,
-			60_000,
-			10,
-		);
+		try {
+			client = await connectHttp(`http://127.0.0.1:${port}/mcp`, {sse: name === 'mcpHub', timeoutMs: 60_000, intervalMs: 10});
+		} catch (error) {
+			child.kill('SIGKILL');
+			throw new Error(`${name}: ${error.message}; its log ends: ${fs.readFileSync(path.join(dir, `${name}.log`), 'utf8').slice(-2000)}`);
+		}
 	}
 
 	return {
@@ -373,8 +361,8 @@ async function startAggregate(name, servers) {
 }
 
 const parts = [
-	{name: 'calls', run: async () => calls('everything', paths)},
-	{name: 'memory', run: async () => calls('memory', ['direct', 'hop', 'hangar', 'httpHop', 'hangarHttp'])},
+	{name: 'calls', run: async () => calls('everything', paths, params.calls)},
+	{name: 'memory', run: async () => calls('memory', ['direct', 'hop', 'hangar', 'httpHop', 'hangarHttp'], params.memory)},
 	{name: 'cold', run: async () => cold(paths)},
 	{name: 'aggregate', run: async () => aggregate(['hangar', 'hangarHttp', ...(withPeers ? ['mcpHub'] : [])])},
 ];
@@ -390,7 +378,7 @@ const results = {};
 for (const part of parts.filter(candidate => wanted.includes(candidate.name))) {
 	const busyBefore = round(await machineBusy(smoke ? 100 : 500), 2);
 	if (busyBefore > 0.15) log(`the machine was ${Math.round(busyBefore * 100)}% busy before ${part.name} (other processes): expect noisy numbers`);
-	log(`${part.name}: ${JSON.stringify(params[part.name === 'memory' ? 'calls' : part.name])}`);
+	log(`${part.name}: ${JSON.stringify(params[part.name])}`);
 	const t0 = performance.now();
 	try {
 		results[part.name] = {status: 'ok', machineBusyBefore: busyBefore, result: await part.run()};
@@ -512,9 +500,9 @@ function pathTable() {
 
 	const a = results.aggregate?.result?.paths;
 	if (a !== undefined) {
-		rows.push([`${results.aggregate.result.upstreams} upstreams:`, 'all tools listed after', 'tools/list p50', 'RSS', 'tools', '']);
+		rows.push([`${results.aggregate.result.upstreams} upstreams:`, 'all tools listed after', 'tools/list p50', 'RSS', 'tools', 'tools/list KB']);
 		for (const [name, r] of Object.entries(a)) {
-			rows.push([`  ${labels[name]}`, `${fmt(r.allListedMs / 1000, 2)} s`, `${fmt(r.toolsListP50Ms, 2)} ms`, `${fmt(r.rssKiB / 1024, 1)} MiB`, r.toolsListed.join(', '), '']);
+			rows.push([`  ${labels[name]}`, `${fmt(r.allListedMs / 1000, 2)} s`, `${fmt(r.toolsListP50Ms, 2)} ms`, `${fmt(r.rssKiB / 1024, 1)} MiB`, r.toolsListed.join(', '), fmt(r.toolsListBytes / 1024, 0)]);
 		}
 	}
 

@@ -106,7 +106,7 @@ async function listening(port) {
 }
 
 /** An SDK client over Streamable HTTP (or legacy SSE) to `url`; retries until the server answers initialize. */
-async function connectHttp(url, {sse = false, timeoutMs = 30_000, intervalMs = 5} = {}) {
+export async function connectHttp(url, {sse = false, timeoutMs = 30_000, intervalMs = 5} = {}) {
 	return waitFor(
 		async () => {
 			const transport = sse ? new SSEClientTransport(new URL(url)) : new StreamableHTTPClientTransport(new URL(url));

@@ -12,7 +12,7 @@
  */
 import {loadConfig, type HangarConfig} from '../config/config.js';
 import {GatewaySession} from '../gateway/session.js';
-import {HttpEndpoint, type HttpListenOptions} from './http-endpoint.js';
+import type {HttpEndpoint, HttpListenOptions} from './http-endpoint.js';
 import {LineTransport, logDrops} from '../wire/line-transport.js';
 import {LocalEndpoint, busyEndpoint} from './local-endpoint.js';
 import type {EndpointOwner} from './socket-client.js';
@@ -143,6 +143,8 @@ export type ServeOptions = {
  * sessions drained and closed) before the upstreams stop at exit.
  */
 async function listenHttp(supervisor: Supervisor, logger: Logger, options: HttpListenOptions, controller: ExitController): Promise<HttpEndpoint> {
+	// Loaded here: only serve --http and tui --http need the SDK's HTTP server transport.
+	const {HttpEndpoint} = await import('./http-endpoint.js');
 	const endpoint = await HttpEndpoint.listen({...options, supervisor, logger});
 	controller.beforeShutdown(async () => endpoint.close());
 	return endpoint;

@@ -1,9 +1,11 @@
 /**
- * Batches the lines written to one stream during an event-loop turn into a
- * single write. Under load a turn handles many messages (a read of a pipe
+ * Batches the lines written to one stream while the current task runs into a
+ * single write. Under load one task handles many messages (a read of a pipe
  * often carries several lines), and one write system call per message was
- * the largest single cost of the proxy path; a sequential call pays only the
- * wait until the end of the current turn (setImmediate).
+ * the largest single cost of the proxy path. The batch goes out in a
+ * microtask, once the lines queued so far have been joined: a setImmediate
+ * (the end of the event-loop turn) joined hardly more and cost a sequential
+ * call one more loop phase (see docs/performance.md, bench:peers).
  *
  * A large message (a `hangar_list` of a few hundred upstreams is ~200 KB)
  * goes out at once and on its own: batching cannot save a system call's
@@ -56,7 +58,7 @@ export class CoalescingWriter {
 			this.pendingLength += data.length;
 			if (!this.scheduled) {
 				this.scheduled = true;
-				setImmediate(this.flush);
+				queueMicrotask(this.flush);
 			}
 		}
 
