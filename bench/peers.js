@@ -37,7 +37,8 @@ import {fmt, renderTable} from './lib/report.js';
 import {spawn} from 'node:child_process';
 import {allPaths, connectHttp, connectors, freePort, missingPeers, peersDir, stdioPaths} from './lib/peer-paths.js';
 import {hangarBuild, hangarNodeArgs, root, tempDir, waitFor, writeHangarConfig, connect} from './lib/paths.js';
-import {killTagged, liveTagged, machineBusy, rssKiB, sleep, sweep, taggedEnv} from './lib/processes.js';
+import {ListToolsResultSchema} from '@modelcontextprotocol/sdk/types.js';
+import {cpuMs, killTagged, liveTagged, machineBusy, rssKiB, sleep, sweep, taggedEnv} from './lib/processes.js';
 import {realUpstream} from './lib/real-upstreams.js';
 import {addedLatency, ratio, rotated, sequentialRounds, throughputRounds, warmUp} from './lib/rounds.js';
 import {machine, median, percentile, round} from './lib/stats.js';
@@ -79,13 +80,14 @@ if (withPeers && missingPeers().length > 0) {
 }
 
 const smoke = flags.smoke;
-const ownPaths = ['direct', 'hop', 'hangar', 'httpHop', 'hangarHttp'];
+const ownPaths = ['direct', 'hop', 'hangar', 'hangarStandalone', 'httpHop', 'hangarHttp'];
 const paths = withPeers ? allPaths : ownPaths;
 const peerNames = ['mcpHub', 'supergateway', 'mcpProxy'].filter(name => paths.includes(name));
 const labels = {
 	direct: 'direct (stdio)',
 	hop: 'minimal stdio hop',
-	hangar: 'hangar --stdio',
+	hangar: 'hangar --stdio (bridge + daemon)',
+	hangarStandalone: 'hangar --stdio --standalone',
 	httpHop: 'minimal HTTP→stdio hop',
 	hangarHttp: 'hangar serve --http',
 	mcpHub: 'mcp-hub 4.2.1 (legacy SSE)',
@@ -101,10 +103,10 @@ const params = smoke
 			aggregate: {everything: 2, memory: 2, reps: 1, listSamples: 10, settleMs: 300},
 		}
 	: {
-			calls: {warmup: 500, calls: 2000, rounds: 4, inFlight: 32, durationMs: 2000, throughputRounds: 2, warmupMs: 200},
-			memory: {warmup: 300, calls: 1000, rounds: 4, inFlight: 32, durationMs: 1500, throughputRounds: 2, warmupMs: 200},
+			calls: {warmup: 300, calls: 1600, rounds: 4, inFlight: 32, durationMs: 2000, throughputRounds: 2, warmupMs: 200},
+			memory: {warmup: 200, calls: 800, rounds: 4, inFlight: 32, durationMs: 1200, throughputRounds: 2, warmupMs: 100},
 			cold: {reps: 3, settleMs: 700, readings: 3},
-			aggregate: {everything: 10, memory: 10, reps: 2, listSamples: 100, settleMs: 700},
+			aggregate: {everything: 10, memory: 10, reps: 2, listSamples: 50, settleMs: 700},
 		};
 
 const log = message => process.stderr.write(`bench:peers: ${message}\n`);
@@ -138,6 +140,10 @@ async function withSessions(names, kind, work) {
 	}
 }
 
+/** The proxy's CPU per call: on the default --stdio path, the bridge's and the daemon's together. */
+const proxyCpu = cpu => (cpu.proxy === undefined ? undefined : cpu.proxy + (cpu.daemon ?? 0));
+const proxyRss = session => rssKiB(session.proxyPid) + (session.daemonPid === undefined ? 0 : rssKiB(session.daemonPid));
+
 /** The floor a path is judged against: the stdio hop for stdio paths, the HTTP hop for HTTP ones. */
 const floorOf = name => (stdioPaths.includes(name) ? 'hop' : 'httpHop');
 
@@ -146,7 +152,7 @@ async function calls(kind, names, p) {
 		await warmUp(sessions, p.warmup);
 		const measured = await sequentialRounds(sessions, {calls: p.calls, rounds: p.rounds});
 		const loaded = await throughputRounds(sessions, {inFlight: p.inFlight, durationMs: p.durationMs * p.throughputRounds, rounds: p.throughputRounds, warmupMs: p.warmupMs});
-		const rssAfterLoadKiB = Object.fromEntries(names.filter(name => name !== 'direct').map(name => [name, rssKiB(sessions[name].proxyPid)]));
+		const rssAfterLoadKiB = Object.fromEntries(names.filter(name => name !== 'direct').map(name => [name, proxyRss(sessions[name])]));
 		const out = {};
 		for (const name of names) {
 			const added = name === 'direct' ? undefined : addedLatency(measured, name, 'direct');
@@ -155,6 +161,7 @@ async function calls(kind, names, p) {
 				addedP50Ms: added?.added.p50,
 				addedP50ByRoundMs: added?.p50ByRound.map(value => round(value, 3)),
 				cpuUsPerCall: measured.paths[name].cpuUsPerCall,
+				proxyCpuUsPerCall: proxyCpu(measured.paths[name].cpuUsPerCall),
 				callsPerSecond: loaded[name].callsPerSecond,
 				callsPerSecondByRound: loaded[name].callsPerSecondByRound,
 				cpuUsPerCallLoaded: loaded[name].cpuUsPerCall,
@@ -169,7 +176,7 @@ async function calls(kind, names, p) {
 			out[name].vsFloor = {
 				floor: floorOf(name),
 				addedP50: ratio(out[name].addedP50Ms, floor.addedP50Ms),
-				cpuPerCall: ratio(out[name].cpuUsPerCall.proxy, floor.cpuUsPerCall.proxy),
+				cpuPerCall: ratio(out[name].proxyCpuUsPerCall, floor.proxyCpuUsPerCall),
 				throughput: ratio(out[name].callsPerSecond, floor.callsPerSecond),
 			};
 		}
@@ -188,11 +195,10 @@ async function cold(names) {
 			const session = await connectors[name](upstream);
 			try {
 				samples[name].ms.push(session.answeredAt - session.startedAt);
-				const pid = session.proxyPid ?? session.upstreamPid;
 				await sleep(p.settleMs);
 				const readings = [];
 				for (let i = 0; i < p.readings; i++) {
-					readings.push(rssKiB(pid));
+					readings.push(session.proxyPid === undefined ? rssKiB(session.upstreamPid) : proxyRss(session));
 					await sleep(100);
 				}
 
@@ -211,7 +217,7 @@ async function cold(names) {
 			startToFirstAnswerMs: round(median(samples[name].ms), 1),
 			samplesMs: samples[name].ms.map(value => round(value, 1)),
 			overDirect: ratio(median(samples[name].ms), directMs),
-			// For direct, the upstream's own RSS (there is no proxy).
+			// For direct, the upstream's own RSS (there is no proxy); for the default --stdio, the bridge's and the daemon's.
 			idleRssKiB: median(samples[name].rssKiB),
 		};
 	}
@@ -248,7 +254,7 @@ async function aggregate(names) {
 		...Array.from({length: p.memory}, (_, i) => [`mem${String(i + 1).padStart(2, '0')}`, realUpstream('memory')]),
 	];
 	const wanted = upstreams => upstreams.flatMap(([server, upstream]) => expected[upstream.kind].map(tool => `${server}__${tool}`));
-	const samples = Object.fromEntries(names.map(name => [name, {listedMs: [], listP50Ms: [], rssKiB: [], tools: [], bytes: []}]));
+	const samples = Object.fromEntries(names.map(name => [name, {listedMs: [], listP50Ms: [], listCpuUs: [], rssKiB: [], tools: [], bytes: []}]));
 
 	for (let r = 0; r < p.reps; r++) {
 		for (const name of rotated(names, r)) {
@@ -272,12 +278,15 @@ async function aggregate(names) {
 				samples[name].tools.push(tools.length);
 				samples[name].bytes.push(Buffer.byteLength(JSON.stringify({tools: (await started.client.listTools()).tools})));
 				const times = [];
+				const cpuBefore = cpuMs(started.pid);
 				for (let i = 0; i < p.listSamples; i++) {
 					const began = performance.now();
-					await started.client.listTools();
+					// Not client.listTools(): it compiles a validator for every output schema on each call, the client's cost.
+					await started.client.request({method: 'tools/list', params: {}}, ListToolsResultSchema);
 					times.push(performance.now() - began);
 				}
 
+				samples[name].listCpuUs.push(((cpuMs(started.pid) - cpuBefore) * 1000) / p.listSamples);
 				samples[name].listP50Ms.push(percentile(times, 50));
 				await sleep(p.settleMs);
 				samples[name].rssKiB.push(rssKiB(started.pid));
@@ -299,6 +308,7 @@ async function aggregate(names) {
 			// The size of the tools/list result as the client parsed it: the lists differ (hangar adds its management tools and the tools server-everything offers to a client that declares sampling, elicitation and roots).
 			toolsListBytes: median(s.bytes),
 			toolsListP50Ms: round(median(s.listP50Ms), 3),
+			toolsListCpuUs: round(median(s.listCpuUs), 0),
 			rssKiB: median(s.rssKiB),
 		};
 	}
@@ -315,8 +325,9 @@ async function startAggregate(name, servers) {
 	let stdioSession;
 	const startedAt = performance.now();
 	const hangarServers = () => Object.fromEntries(Object.entries(servers).map(([key, entry]) => [key, {...entry, lazy: false}]));
-	if (name === 'hangar') {
-		stdioSession = await connect(process.execPath, [...hangarNodeArgs, hangarBuild.cli, '--stdio', '--config', writeHangarConfig(dir, hangarServers())]);
+	if (name === 'hangarStandalone') {
+		// One process holding the 20 upstreams, like mcp-hub (the default --stdio would put a bridge in front).
+		stdioSession = await connect(process.execPath, [...hangarNodeArgs, hangarBuild.cli, '--stdio', '--standalone', '--config', writeHangarConfig(dir, hangarServers())]);
 		client = stdioSession.client;
 	} else {
 		const logFd = fs.openSync(path.join(dir, `${name}.log`), 'a');
@@ -350,7 +361,7 @@ async function startAggregate(name, servers) {
 			await client.close().catch(() => {});
 			if (child !== undefined && child.exitCode === null) {
 				child.kill('SIGTERM');
-				const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+				const timer = setTimeout(() => child.kill('SIGKILL'), 2000);
 				await new Promise(resolve => child.once('exit', resolve));
 				clearTimeout(timer);
 			}
@@ -362,9 +373,9 @@ async function startAggregate(name, servers) {
 
 const parts = [
 	{name: 'calls', run: async () => calls('everything', paths, params.calls)},
-	{name: 'memory', run: async () => calls('memory', ['direct', 'hop', 'hangar', 'httpHop', 'hangarHttp'], params.memory)},
+	{name: 'memory', run: async () => calls('memory', ['direct', 'hop', 'hangar', 'hangarStandalone', 'httpHop', 'hangarHttp'], params.memory)},
 	{name: 'cold', run: async () => cold(paths)},
-	{name: 'aggregate', run: async () => aggregate(['hangar', 'hangarHttp', ...(withPeers ? ['mcpHub'] : [])])},
+	{name: 'aggregate', run: async () => aggregate(['hangarStandalone', 'hangarHttp', ...(withPeers ? ['mcpHub'] : [])])},
 ];
 const wanted = flags.only?.split(',').map(item => item.trim()) ?? parts.map(part => part.name);
 const unknown = wanted.filter(name => !parts.some(part => part.name === name));
@@ -398,19 +409,22 @@ function evaluate() {
 	const targets = [];
 	const add = (id, description, goal, value, met, shown) => targets.push({id, description, goal, value, met, shown});
 	for (const part of ['calls', 'memory']) {
-		const r = results[part]?.result?.paths?.hangar?.vsFloor;
-		if (r === undefined) continue;
-		const kind = results[part].result.upstream;
-		add(`${kind}.addedP50`, `hangar --stdio's added p50 / the hop's (${kind})`, '<= 1.3x', r.addedP50, r.addedP50 !== null && r.addedP50 <= 1.3, `${fmt(r.addedP50)}x`);
-		add(`${kind}.cpuPerCall`, `hangar --stdio's CPU per call / the hop's (${kind})`, '<= 1.3x', r.cpuPerCall, r.cpuPerCall !== null && r.cpuPerCall <= 1.3, `${fmt(r.cpuPerCall)}x`);
-		add(`${kind}.throughput`, `hangar --stdio's calls/s at 32 in flight / the hop's (${kind})`, '>= 90%', r.throughput, r.throughput !== null && r.throughput >= 0.9, `${fmt(r.throughput * 100, 1)}%`);
+		for (const name of ['hangar', 'hangarStandalone']) {
+			const r = results[part]?.result?.paths?.[name]?.vsFloor;
+			if (r === undefined) continue;
+			const kind = results[part].result.upstream;
+			add(`${kind}.${name}.addedP50`, `${labels[name]}: added p50 / the hop's (${kind})`, '<= 1.3x', r.addedP50, r.addedP50 !== null && r.addedP50 <= 1.3, `${fmt(r.addedP50)}x`);
+			add(`${kind}.${name}.cpuPerCall`, `${labels[name]}: CPU per call / the hop's (${kind})`, '<= 1.3x', r.cpuPerCall, r.cpuPerCall !== null && r.cpuPerCall <= 1.3, `${fmt(r.cpuPerCall)}x`);
+			add(`${kind}.${name}.throughput`, `${labels[name]}: calls/s at 32 in flight / the hop's (${kind})`, '>= 90%', r.throughput, r.throughput !== null && r.throughput >= 0.9, `${fmt(r.throughput * 100, 1)}%`);
+		}
 	}
 
 	const c = results.cold?.result?.paths;
-	if (c?.hangar !== undefined) {
-		add('coldStart', 'hangar --stdio: spawn to first tools/call answered / the upstream spawned directly', '<= 1.3x', c.hangar.overDirect, c.hangar.overDirect !== null && c.hangar.overDirect <= 1.3, `${fmt(c.hangar.overDirect)}x`);
-		const mib = c.hangar.idleRssKiB / 1024;
-		add('idleRss', 'hangar --stdio idle RSS', '<= 60 MiB', round(mib, 1), mib <= 60, `${fmt(mib, 1)} MiB`);
+	for (const name of ['hangar', 'hangarStandalone']) {
+		if (c?.[name] === undefined) continue;
+		add(`${name}.coldStart`, `${labels[name]}: spawn to first tools/call answered / the upstream spawned directly`, '<= 1.3x', c[name].overDirect, c[name].overDirect !== null && c[name].overDirect <= 1.3, `${fmt(c[name].overDirect)}x`);
+		const mib = c[name].idleRssKiB / 1024;
+		add(`${name}.idleRss`, `${labels[name]}: idle RSS`, '<= 60 MiB', round(mib, 1), mib <= 60, `${fmt(mib, 1)} MiB`);
 	}
 
 	const h = results.calls?.result?.paths;
@@ -419,7 +433,7 @@ function evaluate() {
 		const best = (value, better) => peers.every(peer => better(value(h.hangarHttp), value(peer)));
 		add('http.p50', 'serve --http: lowest p50 among the peers', 'lowest', h.hangarHttp.latency.p50, best(x => x.latency.p50, (a, b) => a < b), `${fmt(h.hangarHttp.latency.p50, 3)} ms (peers ${peers.map(peer => fmt(peer.latency.p50, 3)).join(', ')})`);
 		add('http.throughput', 'serve --http: highest calls/s at 32 in flight among the peers', 'highest', h.hangarHttp.callsPerSecond, best(x => x.callsPerSecond, (a, b) => a > b), `${fmt(h.hangarHttp.callsPerSecond, 0)} (peers ${peers.map(peer => fmt(peer.callsPerSecond, 0)).join(', ')})`);
-		add('http.cpu', 'serve --http: lowest CPU per call among the peers', 'lowest', h.hangarHttp.cpuUsPerCall.proxy, best(x => x.cpuUsPerCall.proxy, (a, b) => a < b), `${fmt(h.hangarHttp.cpuUsPerCall.proxy, 0)} µs (peers ${peers.map(peer => fmt(peer.cpuUsPerCall.proxy, 0)).join(', ')})`);
+		add('http.cpu', 'serve --http: lowest CPU per call among the peers', 'lowest', h.hangarHttp.proxyCpuUsPerCall, best(x => x.proxyCpuUsPerCall, (a, b) => a < b), `${fmt(h.hangarHttp.proxyCpuUsPerCall, 0)} µs (peers ${peers.map(peer => fmt(peer.proxyCpuUsPerCall, 0)).join(', ')})`);
 	}
 
 	if (h?.hangarHttp?.vsFloor !== undefined) {
@@ -432,7 +446,7 @@ function evaluate() {
 		const all = Object.entries(a.paths).every(([, path]) => path.toolsListed.every(count => count >= a.expectedTools));
 		add('aggregate.listed', `${a.upstreams} upstreams: every tool listed on every path`, 'all', all, all, all ? 'yes' : 'no');
 		if (a.paths.mcpHub !== undefined) {
-			for (const name of ['hangar', 'hangarHttp']) {
+			for (const name of ['hangarStandalone', 'hangarHttp']) {
 				const mine = a.paths[name];
 				add(`aggregate.${name}.listP50`, `${labels[name]}: tools/list p50 vs mcp-hub's (${a.upstreams} upstreams)`, 'lower', mine.toolsListP50Ms, mine.toolsListP50Ms < a.paths.mcpHub.toolsListP50Ms, `${fmt(mine.toolsListP50Ms, 2)} vs ${fmt(a.paths.mcpHub.toolsListP50Ms, 2)} ms`);
 				add(`aggregate.${name}.rss`, `${labels[name]}: RSS vs mcp-hub's (${a.upstreams} upstreams)`, 'lower', mine.rssKiB, mine.rssKiB < a.paths.mcpHub.rssKiB, `${fmt(mine.rssKiB / 1024, 1)} vs ${fmt(a.paths.mcpHub.rssKiB / 1024, 1)} MiB`);
@@ -474,7 +488,7 @@ function pathTable() {
 		rows.push([
 			labels[name],
 			r === undefined ? '' : name === 'direct' ? `(p50 ${fmt(r.latency.p50, 3)} ms)` : `${fmt(r.addedP50Ms, 3)} ms${vs ? ` (${fmt(vs.addedP50)}× ${vs.floor})` : ''}`,
-			r === undefined || name === 'direct' ? '' : `${fmt(r.cpuUsPerCall.proxy, 0)}${vs ? ` (${fmt(vs.cpuPerCall)}×)` : ''}`,
+			r === undefined || name === 'direct' ? '' : `${fmt(r.proxyCpuUsPerCall, 0)}${vs ? ` (${fmt(vs.cpuPerCall)}×)` : ''}`,
 			r === undefined ? '' : `${fmt(r.callsPerSecond, 0)}${vs ? ` (${fmt(vs.throughput * 100, 0)}%)` : ''}`,
 			c === undefined ? '' : `${fmt(c.startToFirstAnswerMs, 0)} ms (${fmt(c.overDirect)}×)`,
 			c === undefined ? '' : `${fmt(c.idleRssKiB / 1024, 1)} MiB${name === 'direct' ? ' (upstream)' : ''}`,
@@ -490,7 +504,7 @@ function pathTable() {
 			rows.push([
 				`  ${labels[name]}`,
 				name === 'direct' ? `(p50 ${fmt(r.latency.p50, 3)} ms)` : `${fmt(r.addedP50Ms, 3)} ms${vs ? ` (${fmt(vs.addedP50)}× ${vs.floor})` : ''}`,
-				name === 'direct' ? '' : `${fmt(r.cpuUsPerCall.proxy, 0)}${vs ? ` (${fmt(vs.cpuPerCall)}×)` : ''}`,
+				name === 'direct' ? '' : `${fmt(r.proxyCpuUsPerCall, 0)}${vs ? ` (${fmt(vs.cpuPerCall)}×)` : ''}`,
 				`${fmt(r.callsPerSecond, 0)}${vs ? ` (${fmt(vs.throughput * 100, 0)}%)` : ''}`,
 				'',
 				'',
@@ -500,9 +514,9 @@ function pathTable() {
 
 	const a = results.aggregate?.result?.paths;
 	if (a !== undefined) {
-		rows.push([`${results.aggregate.result.upstreams} upstreams:`, 'all tools listed after', 'tools/list p50', 'RSS', 'tools', 'tools/list KB']);
+		rows.push([`${results.aggregate.result.upstreams} upstreams:`, 'all tools listed after', 'tools/list p50 (proxy CPU)', 'RSS', 'tools', 'tools/list KB']);
 		for (const [name, r] of Object.entries(a)) {
-			rows.push([`  ${labels[name]}`, `${fmt(r.allListedMs / 1000, 2)} s`, `${fmt(r.toolsListP50Ms, 2)} ms`, `${fmt(r.rssKiB / 1024, 1)} MiB`, r.toolsListed.join(', '), fmt(r.toolsListBytes / 1024, 0)]);
+			rows.push([`  ${labels[name]}`, `${fmt(r.allListedMs / 1000, 2)} s`, `${fmt(r.toolsListP50Ms, 2)} ms (${fmt(r.toolsListCpuUs / 1000, 2)} ms)`, `${fmt(r.rssKiB / 1024, 1)} MiB`, r.toolsListed.join(', '), fmt(r.toolsListBytes / 1024, 0)]);
 		}
 	}
 

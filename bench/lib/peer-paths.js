@@ -5,7 +5,8 @@
  *
  *   direct        client -> upstream (stdio)
  *   hop           client -> bench/hop.js -> upstream: the stdio floor
- *   hangar        client -> mcp-hangar --stdio -> upstream
+ *   hangar        client -> mcp-hangar --stdio (a bridge) -> mcp-hangar serve --linger (the daemon it starts) -> upstream
+ *   hangarStandalone  client -> mcp-hangar --stdio --standalone -> upstream
  *   httpHop       client -> bench/http-hop.js -> upstream: the HTTP floor
  *   hangarHttp    client -> mcp-hangar serve --http -> upstream (Streamable HTTP)
  *   mcpHub        client -> mcp-hub 4.2.1 -> upstream (legacy SSE: GET /mcp + POST /messages, all it serves)
@@ -16,7 +17,9 @@
  * `npm run bench:peers`) and start with `node <their bin file>`, so the pid
  * the bench meters is the proxy itself. Everything listens on 127.0.0.1
  * (mcp-hub and supergateway through bench/peers/loopback.mjs). A session is
- * `{client, tool, callArgs, check, proxyPid, upstreamPid, pids(), close()}`.
+ * `{client, tool, callArgs, check, proxyPid, daemonPid?, upstreamPid, close()}`:
+ * on the default --stdio path the proxy is two processes, the bridge
+ * (`proxyPid`) and the daemon (`daemonPid`), and both are metered.
  */
 import {spawn} from 'node:child_process';
 import {setMaxListeners} from 'node:events';
@@ -84,7 +87,7 @@ function startProcess(command, args, {env = {}, logFile, cwd} = {}) {
 	return {
 		child,
 		exited,
-		async stop(graceMs = 3000) {
+		async stop(graceMs = 1000) {
 			if (child.exitCode === null && child.signalCode === null) {
 				child.kill('SIGTERM');
 				const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
@@ -149,6 +152,63 @@ function hangarConfig(upstream, name = 'up') {
 	return {dir, file};
 }
 
+async function stdioHangar(upstream, extra) {
+	const {dir, file} = hangarConfig(upstream);
+	const startedAt = performance.now();
+	const session = await connect(process.execPath, [...hangarNodeArgs, hangarBuild.cli, '--stdio', '--config', file, ...extra]);
+	const daemonPid = () => {
+		try {
+			return JSON.parse(fs.readFileSync(path.join(dir, 'state', 'endpoint.json'), 'utf8')).pid;
+		} catch {
+			return undefined;
+		}
+	};
+
+	try {
+		await firstAnswer(session.client, `up__${upstream.tool}`, upstream);
+	} catch (error) {
+		await session.close();
+		throw new Error(`${error.message}; hangar stderr: ${session.stderr()}`);
+	}
+
+	const answeredAt = performance.now();
+	const daemon = extra.includes('--standalone') ? undefined : daemonPid();
+	if (!extra.includes('--standalone') && daemon === undefined) throw new Error(`hangar --stdio did not start a daemon; stderr: ${session.stderr()}`);
+	return {
+		...session,
+		tool: `up__${upstream.tool}`,
+		proxyPid: session.pid,
+		daemonPid: daemon,
+		upstreamPid: upstreamUnder(daemon ?? session.pid, upstream),
+		startedAt,
+		answeredAt,
+		async close() {
+			await session.close();
+			// The daemon lingers for its next client: not here.
+			if (daemon !== undefined) {
+				try {
+					process.kill(daemon, 'SIGTERM');
+				} catch {}
+
+				await waitFor(() => {
+					try {
+						process.kill(daemon, 0);
+						return false;
+					} catch {
+						return true;
+					}
+				}, `the daemon (pid ${daemon}) to exit`, 15_000, 20).catch(() => {
+					try {
+						process.kill(daemon, 'SIGKILL');
+					} catch {}
+				});
+			}
+
+			fs.rmSync(dir, {recursive: true, force: true});
+		},
+	};
+}
+
 /**
  * The connectors: each starts its path in front of `upstream` and returns a
  * session once a first call has been answered. `startedAt` (performance.now()
@@ -170,30 +230,14 @@ export const connectors = {
 		return {...session, tool: upstream.tool, proxyPid: session.pid, upstreamPid: upstreamUnder(session.pid, upstream), startedAt, answeredAt: performance.now()};
 	},
 
+	// `--stdio` as a client starts it: a bridge, which starts `serve --linger` (the daemon) when none runs for the config.
 	async hangar(upstream) {
-		const {dir, file} = hangarConfig(upstream);
-		const startedAt = performance.now();
-		const session = await connect(process.execPath, [...hangarNodeArgs, hangarBuild.cli, '--stdio', '--config', file]);
-		try {
-			await firstAnswer(session.client, 'up__' + upstream.tool, upstream);
-		} catch (error) {
-			await session.close();
-			throw new Error(`${error.message}; hangar stderr: ${session.stderr()}`);
-		}
+		return stdioHangar(upstream, []);
+	},
 
-		const answeredAt = performance.now();
-		return {
-			...session,
-			tool: `up__${upstream.tool}`,
-			proxyPid: session.pid,
-			upstreamPid: upstreamUnder(session.pid, upstream),
-			startedAt,
-			answeredAt,
-			async close() {
-				await session.close();
-				fs.rmSync(dir, {recursive: true, force: true});
-			},
-		};
+	// `--stdio --standalone`: one process, the supervisor embedded.
+	async hangarStandalone(upstream) {
+		return stdioHangar(upstream, ['--standalone']);
 	},
 
 	async httpHop(upstream) {
@@ -266,7 +310,7 @@ function wrap(child) {
 	return {
 		child,
 		exited,
-		async stop(graceMs = 3000) {
+		async stop(graceMs = 1000) {
 			if (child.exitCode === null && child.signalCode === null) {
 				child.kill('SIGTERM');
 				const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
@@ -320,7 +364,7 @@ async function httpSession({startedAt, upstream, tool, url, proc, dir, port, sse
 }
 
 /** The paths in the order the tables show them. */
-export const stdioPaths = ['direct', 'hop', 'hangar'];
+export const stdioPaths = ['direct', 'hop', 'hangar', 'hangarStandalone'];
 export const httpPaths = ['httpHop', 'hangarHttp', 'mcpHub', 'supergateway', 'mcpProxy'];
 export const allPaths = [...stdioPaths, ...httpPaths];
 
