@@ -1,11 +1,13 @@
 /**
- * Batches the lines written to one stream while the current task runs into a
- * single write. Under load one task handles many messages (a read of a pipe
+ * Batches the lines written to one stream during an event-loop turn into a
+ * single write. Under load a turn handles many messages (a read of a pipe
  * often carries several lines), and one write system call per message was
- * the largest single cost of the proxy path. The batch goes out in a
- * microtask, once the lines queued so far have been joined: a setImmediate
- * (the end of the event-loop turn) joined hardly more and cost a sequential
- * call one more loop phase (see docs/performance.md, bench:peers).
+ * the largest single cost of the proxy path; a sequential call pays only the
+ * wait until the end of the current turn (setImmediate). The end of the turn,
+ * not of the current task (a microtask): over HTTP each request arrives in a
+ * callback of its own, and only the turn's end joins the calls of the
+ * requests read together (a microtask flush halved serve --http's calls per
+ * second at 32 in flight; see docs/performance.md).
  *
  * A large message (a `hangar_list` of a few hundred upstreams is ~200 KB)
  * goes out at once and on its own: batching cannot save a system call's
@@ -58,7 +60,7 @@ export class CoalescingWriter {
 			this.pendingLength += data.length;
 			if (!this.scheduled) {
 				this.scheduled = true;
-				queueMicrotask(this.flush);
+				setImmediate(this.flush);
 			}
 		}
 
