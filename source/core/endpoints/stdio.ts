@@ -15,7 +15,6 @@ import {ConfigError, loadConfig, parseConfig, stateDirOf, type HangarConfig} fro
 import type {Logger, LogLevel} from '../base/logger.js';
 import {StdioBridge} from './bridge.js';
 import {keepDaemon, startDaemon} from './daemon.js';
-import {launchEarly} from './early-launch.js';
 import {attachToSupervisor, socketPath, type Attached} from './socket-client.js';
 
 export type StdioOptions = {
@@ -54,7 +53,8 @@ export async function serveStdio(options: StdioOptions): Promise<void> {
 		logger.warn(`not attaching to a supervisor: ${attachment.why}; running one for this client alone`);
 	}
 
-	// Its launch upstreams boot while the engine loads (early-launch.ts).
+	// Its launch upstreams boot while the engine loads (early-launch.ts); a bridge needs neither.
+	const {launchEarly} = await import('./early-launch.js');
 	launchEarly(config, {standalone: true});
 	const {serveStandalone} = await import('./runtime.js');
 	await serveStandalone(config, logger, options.stateDir);
