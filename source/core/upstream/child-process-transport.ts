@@ -104,6 +104,12 @@ export class ChildProcessTransport implements Transport {
 		child.stdout?.on('data', (chunk: string) => stdout.write(chunk));
 		// Bytes, not text: lines the log does not admit are counted without being decoded.
 		child.stderr?.on('data', (chunk: Buffer) => stderr.write(chunk));
+		if (adopted !== undefined) {
+			// Paused since it was spawned early (early-spawn.ts): what it wrote meanwhile comes now.
+			child.stdout?.resume();
+			child.stderr?.resume();
+		}
+
 		child.stdin?.on('error', error => {
 			// EPIPE after the child died is expected; the exit handler reports the death.
 			this.log.push('hangar', `stdin write failed: ${error.message}`);

@@ -6,8 +6,8 @@
  * `ChildProcessTransport` would (its own process group, its tree marker,
  * registered with the process registry and the watchdog), and
  * `ChildProcessTransport.start` takes it (`takeEarly`) instead of spawning,
- * when its launch is the same. Until then nothing reads the child's pipes, so
- * nothing it writes is lost. `dropEarly` kills those nobody took.
+ * when its launch is the same. Until then the child's stdout and stderr are
+ * paused, so nothing it writes is lost. `dropEarly` kills those nobody took.
  */
 import {execa, type ResultPromise} from 'execa';
 import type {StdioLaunch} from '../config/config.js';
@@ -51,6 +51,10 @@ export function spawnEarly(launch: StdioLaunch): void {
 	if (early.has(key)) return;
 	const marker = newTreeMarker();
 	const child = spawnUpstream(launch, marker);
+	// Held until a transport takes the child: with buffer: false, execa resumes a stream nobody paused
+	// (after a setImmediate), and whatever the child wrote before then would be lost.
+	child.stdout?.pause();
+	child.stderr?.pause();
 	child.once('spawn', () => {
 		if (child.pid !== undefined) registerTree(child.pid, marker);
 	});
