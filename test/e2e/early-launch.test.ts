@@ -1,15 +1,15 @@
 /**
  * `mcp-hangar --stdio` spawns the upstreams it starts at launch before it
  * loads its engine (early-launch.ts), so their boot overlaps its own. The
- * supervisor must then serve that very child: one start, not two, with
- * nothing it wrote in the meantime lost. Which
+ * supervisor must then serve that very child: one start, not two (what it
+ * writes before the takeover is kept: test/integration/upstream-transport.test.ts).
+ * Which
  * upstreams may be spawned early is tested in
  * test/unit/core/endpoints/early-launch.test.ts.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import {afterEach, describe, expect, it} from 'vitest';
-import type {UpstreamDetails} from '../../source/core/engine/views.js';
 import {closeHangars, fixture, openHangar, root, statusOf, tempDir, waitFor, writeConfig} from '../support/hangar.js';
 
 const spawnCounter = path.join(root, 'bench', 'spawn-counter.js');
@@ -36,17 +36,5 @@ describe('--stdio spawns its launch upstreams early', () => {
 		const result = await hangar.client.callTool({name: 'fx__echo', arguments: {message: 'early'}});
 		expect(result.content).toEqual([{type: 'text', text: 'early'}]);
 		expect(startsIn(countFile)).toEqual([ready.pid]);
-	});
-
-	it('keeps what the early child wrote before the supervisor took it over', async () => {
-		const dir = tempDir();
-		const hangar = await openHangar(writeConfig(dir, {fx: fixture('normal', [], {lazy: false})}));
-		const pid = await waitFor(async () => {
-			const entry = await statusOf(hangar.client, 'fx');
-			return entry.state === 'ready' && entry.pid;
-		}, 'fx to be ready');
-		// The fixture's first stderr line, written as it boots: while hangar was still loading its engine.
-		const details = (await hangar.client.callTool({name: 'hangar_details', arguments: {server: 'fx'}})).structuredContent as UpstreamDetails;
-		expect(details.stderr.map(entry => entry.text)).toContain(`fixture-server mode=normal pid=${pid}`);
 	});
 });
