@@ -1,10 +1,10 @@
 /**
- * `mcp-hangar --stdio` spawns the upstreams it starts at launch before it
- * loads its engine (early-launch.ts), so their boot overlaps its own. The
- * supervisor must then serve that very child: one start, not two (what it
- * writes before the takeover is kept: test/integration/upstream-transport.test.ts).
- * Which
- * upstreams may be spawned early is tested in
+ * A supervisor's process (the daemon `--stdio` starts, `serve`, `--stdio
+ * --standalone`) spawns the upstreams it starts at launch before it loads its
+ * engine (early-launch.ts), so their boot overlaps its own. The supervisor
+ * must then serve that very child: one start, not two. What the child writes
+ * before the takeover is kept (test/integration/upstream-transport.test.ts);
+ * which upstreams may be spawned early is tested in
  * test/unit/core/endpoints/early-launch.test.ts.
  */
 import fs from 'node:fs';
