@@ -7,7 +7,7 @@
  */
 import process from 'node:process';
 import meow from 'meow';
-import {ConfigError, resolveConfigPath} from './core/config/config.js';
+import {ConfigError, loadConfig, resolveConfigPath} from './core/config/config.js';
 import {Logger, fileSink, logLevels, stderrSink, type LogLevel} from './core/base/logger.js';
 import type {HttpListenOptions} from './core/endpoints/http-endpoint.js';
 import {UsageError} from './usage.js';
@@ -179,8 +179,12 @@ async function main(): Promise<void> {
 
 		case 'serve': {
 			takes(0, 'takes no arguments');
+			// The upstreams started at launch are spawned before the engine loads, so that they boot beside it (early-launch.ts).
+			const config = loadConfig(configPath, {stateDir: flags.stateDir});
+			const {launchEarly} = await import('./core/endpoints/early-launch.js');
+			launchEarly(config, {standalone: false});
 			const {serveDaemon} = await engine();
-			await serveDaemon({configPath, stateDir: flags.stateDir, logger: logger(), http, linger: flags.linger});
+			await serveDaemon({configPath, config, stateDir: flags.stateDir, logger: logger(), http, linger: flags.linger});
 			return;
 		}
 

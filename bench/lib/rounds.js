@@ -7,13 +7,15 @@
  * a result also says where the cycles went.
  *
  * A session is what bench/lib/paths.js connects: `{client, tool, proxyPid?,
- * daemonPid?, upstreamPid}`.
+ * daemonPid?, upstreamPid}`, plus, for an upstream other than the fixture
+ * (bench/lib/peer-paths.js), the call's `callArgs` and a `check(result)`.
  */
 import {callTool} from './paths.js';
 import {cpuMeter} from './processes.js';
 import {nsToMs, percentile, round, summarize} from './stats.js';
 
 export const echoArgs = {message: 'bench'};
+const echoed = result => result.content?.[0]?.text === echoArgs.message;
 
 /** The paths in the order round `r` visits them. */
 export function rotated(names, r) {
@@ -31,8 +33,8 @@ function addInto(total, used) {
 
 /** `calls` sequential echo calls on each path, not measured (JIT, caches). */
 export async function warmUp(sessions, calls) {
-	for (const {client, tool} of Object.values(sessions)) {
-		for (let i = 0; i < calls; i++) await callTool(client, tool, echoArgs);
+	for (const {client, tool, callArgs = echoArgs} of Object.values(sessions)) {
+		for (let i = 0; i < calls; i++) await callTool(client, tool, callArgs);
 	}
 }
 
@@ -48,15 +50,15 @@ export async function sequentialRounds(sessions, {calls, rounds}) {
 	const perRound = Math.ceil(calls / rounds);
 	for (let r = 0; r < rounds; r++) {
 		for (const name of rotated(names, r)) {
-			const {client, tool} = sessions[name];
+			const {client, tool, callArgs = echoArgs, check = echoed} = sessions[name];
 			const into = samples[name];
 			const count = Math.min(perRound, calls - into.length);
 			const meter = cpuMeter(sessions[name]);
 			for (let i = 0; i < count; i++) {
 				const began = process.hrtime.bigint();
-				const result = await callTool(client, tool, echoArgs);
+				const result = await callTool(client, tool, callArgs);
 				into.push(nsToMs(process.hrtime.bigint() - began));
-				if (result.content?.[0]?.text !== echoArgs.message) throw new Error(`${name}: unexpected echo result ${JSON.stringify(result)}`);
+				if (!check(result)) throw new Error(`${name}: unexpected echo result ${JSON.stringify(result)}`);
 			}
 
 			addInto(cpu[name], meter.stop());
@@ -87,7 +89,7 @@ export function ratio(a, b, digits = 2) {
 
 /** `inFlight` concurrent callers on one path for `durationMs`, each sending its next call when the last is answered. */
 export async function drive(session, inFlight, durationMs) {
-	const {client, tool} = session;
+	const {client, tool, callArgs = echoArgs} = session;
 	let completed = 0;
 	let errors = 0;
 	let firstError;
@@ -96,7 +98,7 @@ export async function drive(session, inFlight, durationMs) {
 	const worker = async () => {
 		while (performance.now() < deadline) {
 			try {
-				await callTool(client, tool, echoArgs);
+				await callTool(client, tool, callArgs);
 				completed += 1;
 			} catch (error) {
 				errors += 1;

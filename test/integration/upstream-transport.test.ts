@@ -1,7 +1,11 @@
 import {randomUUID} from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {LogBuffer} from '../../source/core/upstream/log-buffer.js';
 import {ChildProcessTransport} from '../../source/core/upstream/child-process-transport.js';
+import {dropEarly, spawnEarly} from '../../source/core/upstream/early-spawn.js';
 import {psSnapshot, treeMembers} from '../../source/core/upstream/process-tree.js';
 import {processesWithTag, waitFor} from '../support/hangar.js';
 
@@ -79,5 +83,25 @@ describe('ChildProcessTransport', () => {
 			new LogBuffer(10),
 		);
 		await expect(transport.start()).rejects.toThrow('cannot spawn "definitely-not-a-command-hangar": ENOENT');
+	});
+
+	it('takes over a child spawned early, with what it wrote before, and answers through it', async () => {
+		const tag = randomUUID();
+		const written = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'hangar-early-')), 'written');
+		// Writes a line on stderr, then says so through a file: the test takes it over only after that.
+		const code = `console.error('written before the takeover'); require('node:fs').writeFileSync(${JSON.stringify(written)}, ''); process.stdin.on('data', chunk => process.stdout.write(chunk)); process.stdin.on('end', () => process.exit(0));`;
+		spawnEarly(launch(code, tag));
+		await waitFor(() => fs.existsSync(written), 'the early child to have written its line');
+		const log = new LogBuffer(100);
+		const transport = new ChildProcessTransport(launch(code, tag), log);
+		const messages: unknown[] = [];
+		transport.onmessage = message => messages.push(message);
+		await transport.start();
+		expect(processesWithTag(tag)).toEqual([transport.pid]);
+		await waitFor(() => log.tail(10, 'stderr').some(line => line.text === 'written before the takeover'), 'the line written before the takeover');
+		await transport.send({jsonrpc: '2.0', method: 'notifications/echo'});
+		await waitFor(() => messages.length === 1, 'the echoed message');
+		expect((await transport.stop(2000)).stoppedBy).toBe('stdin-close');
+		dropEarly();
 	});
 });

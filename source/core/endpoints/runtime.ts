@@ -12,12 +12,13 @@
  */
 import {loadConfig, type HangarConfig} from '../config/config.js';
 import {GatewaySession} from '../gateway/session.js';
-import {HttpEndpoint, type HttpListenOptions} from './http-endpoint.js';
+import type {HttpEndpoint, HttpListenOptions} from './http-endpoint.js';
 import {LineTransport, logDrops} from '../wire/line-transport.js';
 import {LocalEndpoint, busyEndpoint} from './local-endpoint.js';
 import type {EndpointOwner} from './socket-client.js';
 import type {Logger} from '../base/logger.js';
 import {killAllTreesSync} from '../upstream/process-registry.js';
+import {dropEarly} from '../upstream/early-spawn.js';
 import {StateStore} from '../engine/state-store.js';
 import {Supervisor} from '../engine/supervisor.js';
 
@@ -120,7 +121,8 @@ export async function serveStandalone(config: HangarConfig, logger: Logger, stat
 	});
 	await session.start();
 	supervisor.watchConfig();
-	void supervisor.launch();
+	// What was spawned early for an upstream the launch did not start after all is not kept.
+	void supervisor.launch().then(dropEarly);
 	logger.info(`serving MCP on stdio with ${config.servers.length} upstreams`, {config: config.path, stateDir: config.hangar.stateDir});
 }
 
@@ -132,6 +134,8 @@ export type ServeOptions = {
 	http?: HttpListenOptions | undefined;
 	/** `--linger`: exit once no client has been attached for hangar.lingerSeconds (what `--stdio` starts). */
 	linger?: boolean | undefined;
+	/** The config as already loaded (by the CLI, to spawn upstreams early: see early-launch.ts). */
+	config?: HangarConfig | undefined;
 };
 
 /**
@@ -139,6 +143,8 @@ export type ServeOptions = {
  * sessions drained and closed) before the upstreams stop at exit.
  */
 async function listenHttp(supervisor: Supervisor, logger: Logger, options: HttpListenOptions, controller: ExitController): Promise<HttpEndpoint> {
+	// Loaded here: only serve --http and tui --http need the SDK's HTTP server transport.
+	const {HttpEndpoint} = await import('./http-endpoint.js');
 	const endpoint = await HttpEndpoint.listen({...options, supervisor, logger});
 	controller.beforeShutdown(async () => endpoint.close());
 	return endpoint;
@@ -195,7 +201,7 @@ export async function startOwner(
 /** `mcp-hangar serve`: a headless supervisor that MCP clients attach to through the local socket (and over HTTP with `--http`). */
 export async function serveDaemon(options: ServeOptions): Promise<void> {
 	const {logger} = options;
-	const config = loadConfig(options.configPath, {stateDir: options.stateDir});
+	const config = options.config ?? loadConfig(options.configPath, {stateDir: options.stateDir});
 	const {supervisor, endpoint, http, controller} = await startOwner(config, logger, 'serve', options.http, {stateDir: options.stateDir, linger: options.linger});
 	process.on('SIGHUP', () => {
 		void supervisor.reload('SIGHUP');
@@ -205,7 +211,7 @@ export async function serveDaemon(options: ServeOptions): Promise<void> {
 		logger.warn(`hangar pid ${supervisor.store.writerPid ?? '?'} holds the state lock of ${config.hangar.stateDir}: quarantines and approvals made here are not saved`);
 	}
 
-	void supervisor.launch();
+	void supervisor.launch().then(dropEarly);
 	logger.info(`serving ${config.servers.length} upstreams to MCP clients on ${endpoint.path}${http === undefined ? '' : ` and ${http.url}`}`, {config: config.path, stateDir: config.hangar.stateDir});
 }
 

@@ -78,6 +78,9 @@ export async function serveStdio(options: StdioOptions): Promise<void> {
 		logger.warn(`not attaching to a supervisor: ${attachment.why}; running one for this client alone`);
 	}
 
+	// Its launch upstreams boot while the engine loads (early-launch.ts); a bridge needs neither.
+	const {launchEarly} = await import('./early-launch.js');
+	launchEarly(config, {standalone: true});
 	const {serveStandalone} = await import('./runtime.js');
 	await serveStandalone(config, logger, options.stateDir);
 }

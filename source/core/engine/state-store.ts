@@ -94,6 +94,29 @@ export function emptyUpstream(): PersistedUpstream {
 	return {counters: {starts: 0, crashes: 0, calls: 0, failures: 0}};
 }
 
+/**
+ * The upstreams the state file in `dir` holds quarantined, read without
+ * opening the store (no lock, nothing written): what `--stdio` checks before
+ * it spawns any upstream early. Undefined when the file cannot be read as a
+ * state file: then nothing may be assumed about any upstream.
+ */
+export function quarantinedIn(dir: string): Set<string> | undefined {
+	let text: string;
+	try {
+		text = fs.readFileSync(path.join(dir, 'state.json'), 'utf8');
+	} catch (error) {
+		return (error as NodeJS.ErrnoException).code === 'ENOENT' ? new Set() : undefined;
+	}
+
+	try {
+		const state = JSON.parse(text) as Partial<PersistedState>;
+		if (typeof state.upstreams !== 'object' || state.upstreams === null) return undefined;
+		return new Set(Object.entries(state.upstreams).filter(([, upstream]) => upstream?.admin?.state === 'quarantined').map(([name]) => name));
+	} catch {
+		return undefined;
+	}
+}
+
 export class StateStore {
 	private db: Low<PersistedState> | undefined;
 	private timer: NodeJS.Timeout | undefined;

@@ -77,6 +77,8 @@ export class GuardedTransport implements Transport {
 	private pendingInitialize: string | number | undefined;
 	/** Serves `tools/call` itself (see GatewaySession.serveCall); set before start. */
 	onToolCall?: (id: string | number, params: CallParams) => void;
+	/** Serves a `tools/list` itself when it returns true (see GatewaySession.toolsList); set before start. */
+	onToolsList?: (id: string | number, cursor: unknown) => boolean;
 	/** Told about every `notifications/cancelled` from the client. */
 	onCancelled?: (requestId: unknown) => void;
 	/** Told the params of each initialize that passes the checks. */
@@ -154,6 +156,8 @@ export class GuardedTransport implements Transport {
 					return;
 				}
 
+				if (method === 'tools/list' && this.onToolsList?.(record.id!, (message as {params?: {cursor?: unknown}}).params?.cursor) === true) return;
+
 				if (method === 'tools/call' && this.onToolCall !== undefined) {
 					let params: CallParams;
 					try {
@@ -195,6 +199,12 @@ export class GuardedTransport implements Transport {
 
 	async close(): Promise<void> {
 		await this.inner.close();
+	}
+
+	/** Answers request `id` with `result`, whose JSON is `json`: written as it is where the transport takes lines. */
+	async sendResult(id: string | number, result: unknown, json: string): Promise<void> {
+		if (this.inner.sendSerialized !== undefined) return this.inner.sendSerialized(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${json}}\n`);
+		return this.inner.send({jsonrpc: '2.0', id, result} as JSONRPCMessage);
 	}
 
 	/** Writes a message the caller serialized (newline-terminated); parsed again only for transports that need objects. */

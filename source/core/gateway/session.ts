@@ -42,7 +42,7 @@ import {CallBudget, type CallDeadline, type ProgressUpdate} from '../engine/call
 import {commands, isCommand, type Supervisor} from '../engine/supervisor.js';
 import type {Subscriber} from '../engine/subscriptions.js';
 import {advertised, registerCatalogRequests} from './catalog-requests.js';
-import {page} from './pagination.js';
+import {page, pageSize} from './pagination.js';
 import {GuardedTransport, errorResponse, toRpcError, type CallParams} from './guarded-transport.js';
 
 export {invalidParams} from './guarded-transport.js';
@@ -196,6 +196,13 @@ export class GatewaySession {
 			const {items, nextCursor} = page('tools/list', this.listTools(), request.params?.cursor);
 			return {tools: items, ...(nextCursor === undefined ? {} : {nextCursor})};
 		});
+		this.guard.onToolsList = (id, cursor) => {
+			// Pages after the first (and a list longer than one page) go to the handler above.
+			const whole = cursor === undefined ? this.toolsList() : undefined;
+			if (whole === undefined) return false;
+			this.guard.sendResult(id, whole.result, whole.json).catch((error: unknown) => this.logger.debug(`tools/list could not be answered: ${errorMessage(error)}`));
+			return true;
+		};
 		// Replaces the SDK's own handler: the level is this session's, and hangar asks the upstreams for the most verbose one.
 		this.server.setRequestHandler(SetLevelRequestSchema, request => {
 			this.client.setLogLevel(request.params.level);
@@ -409,6 +416,28 @@ export class GatewaySession {
 	private get managementSetting(): ManagementToolsSetting {
 		return this.person ? 'all' : this.supervisor.config.hangar.managementTools;
 	}
+
+	/**
+	 * tools/list's result and its JSON, built again only when the exposed set
+	 * or the management tools this session gets changed (the router keeps the
+	 * same array until its set changes). With many upstreams the list is
+	 * hundreds of KB: building and serializing it was most of hangar's time
+	 * per tools/list. Undefined when it takes more than one page.
+	 */
+	private toolsList(): {result: {tools: Tool[]}; json: string} | undefined {
+		const exposed = this.exposure === 'search' ? undefined : this.supervisor.tools();
+		const setting = this.managementSetting;
+		const cached = this.toolsListCache;
+		if (cached === undefined || cached.exposed !== exposed || cached.setting !== setting) {
+			const tools = this.listTools();
+			const result = tools.length > pageSize ? undefined : {tools};
+			this.toolsListCache = {exposed, setting, whole: result === undefined ? undefined : {result, json: JSON.stringify(result)}};
+		}
+
+		return this.toolsListCache!.whole;
+	}
+
+	private toolsListCache: {exposed: readonly unknown[] | undefined; setting: ManagementToolsSetting; whole: {result: {tools: Tool[]}; json: string} | undefined} | undefined;
 
 	private listTools(): Tool[] {
 		const management = managementToolsFor(this.managementSetting);

@@ -17,7 +17,7 @@
  * tree, wait, SIGKILL the tree. Whatever the child leaves behind when it
  * exits is SIGKILLed at once.
  */
-import {execa, type ResultPromise} from 'execa';
+import type {ResultPromise} from 'execa';
 import type {Transport} from '@modelcontextprotocol/sdk/shared/transport.js';
 import type {JSONRPCMessage} from '@modelcontextprotocol/sdk/types.js';
 import type {StdioLaunch} from '../config/config.js';
@@ -26,9 +26,10 @@ import {checkJsonRpcLine, isProblem} from '../wire/message-classifier.js';
 import {LineSplitter} from '../wire/line-splitter.js';
 import {OutputLineSplitter, detached, type LogBuffer} from './log-buffer.js';
 import {SpawnError} from './launch-problem.js';
-import {ensureWatchdog, registerTree, signalTree, treeOf, unregisterTree} from './process-registry.js';
-import {newTreeMarker, treeVariable, type TreeRoot} from './process-tree.js';
+import {registerTree, signalTree, treeOf, unregisterTree} from './process-registry.js';
+import {newTreeMarker, type TreeRoot} from './process-tree.js';
 import {CoalescingWriter} from '../wire/write-coalescer.js';
+import {spawnUpstream, takeEarly} from './early-spawn.js';
 
 export type ExitInfo = {
 	code: number | null;
@@ -58,7 +59,7 @@ export class ChildProcessTransport implements Transport {
 	private stopping: 'stdin-close' | 'SIGTERM' | 'SIGKILL' | undefined;
 	private writer: CoalescingWriter | undefined;
 	/** This child's tree: every process that carries it in MCP_HANGAR_TREE. */
-	private readonly marker = newTreeMarker();
+	private marker = newTreeMarker();
 	private root: TreeRoot | undefined;
 
 	constructor(
@@ -77,24 +78,15 @@ export class ChildProcessTransport implements Transport {
 
 	async start(): Promise<void> {
 		if (this.child !== undefined) throw new Error('ChildProcessTransport already started');
-		ensureWatchdog();
-		const child = execa(this.launch.command, this.launch.args, {
-			cwd: this.launch.cwd,
-			env: {...this.launch.env, [treeVariable]: this.marker},
-			extendEnv: true,
-			stdin: 'pipe',
-			stdout: 'pipe',
-			stderr: 'pipe',
-			buffer: false,
-			detached: true,
-			cleanup: true,
-			reject: false,
-			windowsHide: true,
-			forceKillAfterDelay: false,
-		});
+		// A child spawned while hangar was still loading (early-spawn.ts) is already booting: take it, with its tree.
+		const adopted = takeEarly(this.launch);
+		if (adopted !== undefined) {
+			this.marker = adopted.marker;
+			this.root = treeOf(adopted.child.pid!);
+		}
+
+		const child = adopted?.child ?? spawnUpstream(this.launch, this.marker);
 		this.child = child;
-		// With reject: false the promise resolves with the result; it must still be observed.
-		child.catch(() => {});
 
 		const stdout = new LineSplitter(line => this.onStdoutLine(line), {
 			maxBytes: this.maxLineBytes,
@@ -113,6 +105,12 @@ export class ChildProcessTransport implements Transport {
 		child.stdout?.on('data', (chunk: string) => stdout.write(chunk));
 		// Bytes, not text: lines the log does not admit are counted without being decoded.
 		child.stderr?.on('data', (chunk: Buffer) => stderr.write(chunk));
+		if (adopted !== undefined) {
+			// Paused since it was spawned early (early-spawn.ts): what it wrote meanwhile comes now.
+			child.stdout?.resume();
+			child.stderr?.resume();
+		}
+
 		child.stdin?.on('error', error => {
 			// EPIPE after the child died is expected; the exit handler reports the death.
 			this.log.push('hangar', `stdin write failed: ${error.message}`);
@@ -143,6 +141,7 @@ export class ChildProcessTransport implements Transport {
 		});
 		child.on('close', finish);
 
+		if (adopted !== undefined) return;
 		await new Promise<void>((resolve, reject) => {
 			child.once('spawn', () => {
 				if (child.pid !== undefined) {

@@ -11,8 +11,7 @@
  * are handled here too and relayed through `ClientSide`.
  */
 import {Client} from '@modelcontextprotocol/sdk/client/index.js';
-import {SSEClientTransport} from '@modelcontextprotocol/sdk/client/sse.js';
-import {StreamableHTTPClientTransport} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type {StreamableHTTPClientTransport} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type {Transport} from '@modelcontextprotocol/sdk/shared/transport.js';
 import {AjvJsonSchemaValidator} from '@modelcontextprotocol/sdk/validation/ajv';
 import {z} from 'zod';
@@ -571,7 +570,7 @@ export class UpstreamConnection {
 		this.closed = true;
 		this.failPending();
 		try {
-			if (this.transport instanceof StreamableHTTPClientTransport) await this.transport.terminateSession().catch(() => {});
+			if ('terminateSession' in this.transport) await (this.transport as StreamableHTTPClientTransport).terminateSession().catch(() => {});
 			await this.transport.close();
 		} catch {}
 
@@ -633,6 +632,11 @@ async function connectRemote(config: ServerConfig, client: Client, log: LogBuffe
 
 	const requestInit: RequestInit = {headers};
 	const order = config.launch.transport === 'auto' ? (['streamable-http', 'sse'] as const) : [config.launch.transport];
+	// Loaded here, not at start-up: most configs have no remote upstream.
+	const [{SSEClientTransport}, {StreamableHTTPClientTransport}] = await Promise.all([
+		import('@modelcontextprotocol/sdk/client/sse.js'),
+		import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+	]);
 	const failures: string[] = [];
 	for (const kind of order) {
 		signal.throwIfAborted();

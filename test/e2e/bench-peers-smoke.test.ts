@@ -1,0 +1,59 @@
+/**
+ * `node bench/peers.js --smoke --without-peers`: the peers bench on the
+ * project's own paths (direct, the two minimal hops, hangar --stdio with its
+ * daemon, --standalone, serve --http) with server-everything behind each.
+ * Only that it runs and reports sane numbers for every path; nothing about
+ * speed. The peers themselves (bench/peers/) are not installed for tests.
+ */
+import {execFile} from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import {describe, expect, it} from 'vitest';
+import {root, tempDir} from '../support/hangar.js';
+
+type PathResult = {latency: {n: number; p50: number}; proxyCpuUsPerCall?: number; callsPerSecond: number};
+type Report = {
+	withPeers: boolean;
+	parts: {
+		calls: {status: string; error?: string; result: {paths: Record<string, PathResult>}};
+		cold: {status: string; error?: string; result: {paths: Record<string, {startToFirstAnswerMs: number; overDirect: number; idleRssKiB: number}>}};
+	};
+	targets: Array<{id: string; met: boolean}>;
+	cleanup: {leftBehind: number};
+};
+
+describe('bench/peers.js --smoke --without-peers', () => {
+	it('measures every own path with a real upstream and leaves nothing behind', async () => {
+		const out = path.join(tempDir('hangar-bench-peers-'), 'peers.json');
+		const run = await new Promise<{code: number | null; stdout: string; stderr: string}>(resolve => {
+			execFile(process.execPath, [path.join(root, 'bench', 'peers.js'), '--smoke', '--without-peers', '--only', 'calls,cold', '--out', out], {cwd: root, timeout: 170_000}, (error, stdout, stderr) => {
+				resolve({code: error === null ? 0 : typeof error.code === 'number' ? error.code : null, stdout, stderr});
+			});
+		});
+		expect(run.code, `bench:peers failed:\n${run.stderr}\n${run.stdout}`).toBe(0);
+		expect(run.stdout).toContain('hangar --stdio (bridge + daemon)');
+
+		const report = JSON.parse(fs.readFileSync(out, 'utf8')) as Report;
+		expect(report.withPeers).toBe(false);
+		const own = ['direct', 'hop', 'hangar', 'hangarStandalone', 'httpHop', 'hangarHttp'];
+		expect(report.parts.calls.status, report.parts.calls.error).toBe('ok');
+		expect(Object.keys(report.parts.calls.result.paths).sort()).toEqual([...own].sort());
+		for (const name of own) {
+			const result = report.parts.calls.result.paths[name]!;
+			expect(result.latency.n).toBeGreaterThan(0);
+			expect(result.latency.p50).toBeGreaterThan(0);
+			expect(result.callsPerSecond).toBeGreaterThan(0);
+			if (name !== 'direct') expect(typeof result.proxyCpuUsPerCall).toBe('number');
+		}
+
+		expect(report.parts.cold.status, report.parts.cold.error).toBe('ok');
+		for (const name of own) {
+			const cold = report.parts.cold.result.paths[name]!;
+			expect(cold.startToFirstAnswerMs).toBeGreaterThan(0);
+			expect(cold.idleRssKiB).toBeGreaterThan(0);
+		}
+
+		expect(report.targets.map(target => target.id)).toContain('hangarStandalone.coldStart');
+		expect(report.cleanup.leftBehind).toBe(0);
+	}, 180_000);
+});
