@@ -147,6 +147,8 @@ export class GatewaySession {
 	private closed = false;
 	/** The first list's wait for launch discovery (see firstList). */
 	private firstListWait: Promise<void> | undefined;
+	/** Whether that wait is over: then tools/list may take the guard's fast path. */
+	private firstListDone = false;
 
 	constructor(options: GatewaySessionOptions) {
 		this.supervisor = options.supervisor;
@@ -197,7 +199,9 @@ export class GatewaySession {
 			return {tools: items, ...(nextCursor === undefined ? {} : {nextCursor})};
 		});
 		this.guard.onToolsList = (id, cursor) => {
-			// Pages after the first (and a list longer than one page) go to the handler above.
+			// Pages after the first (and a list longer than one page) go to the handler above, and so does
+			// every list until the first one's wait for launch discovery is over.
+			if (this.exposure === 'direct' && !this.firstListDone) return false;
 			const whole = cursor === undefined ? this.toolsList() : undefined;
 			if (whole === undefined) return false;
 			this.guard.sendResult(id, whole.result, whole.json).catch((error: unknown) => this.logger.debug(`tools/list could not be answered: ${errorMessage(error)}`));
@@ -299,6 +303,7 @@ export class GatewaySession {
 	private async firstList(): Promise<void> {
 		this.firstListWait ??= this.supervisor.awaitDiscovery(this.supervisor.config.hangar.firstListWaitMs);
 		await this.firstListWait;
+		this.firstListDone = true;
 	}
 
 	onClose(listener: () => void): void {
