@@ -77,3 +77,6 @@ export function supervisorSource(supervisor: Supervisor, options: SupervisorSour
 
 /** The MCP clients of a snapshot, consoles left out: what the header counts. */
 export const mcpClientCount = (snapshot: Pick<HangarSnapshot, 'clients'>): number => mcpClients(snapshot.clients).length;
+
+/** The MCP clients of a snapshot that are not idle HTTP sessions: what quitting asks about. */
+export const activeClientCount = (snapshot: Pick<HangarSnapshot, 'clients'>): number => mcpClients(snapshot.clients).filter(client => client.idle !== true).length;

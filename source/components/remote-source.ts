@@ -20,7 +20,7 @@ import {noSupervisor, type ConsoleLink} from '../core/endpoints/console-client.j
 import type {ConsoleAnswer, ConsoleParams} from '../core/gateway/console.js';
 import {describeApproval} from '../core/engine/pins.js';
 import {clock} from './cell-format.js';
-import {mcpClientCount, type Focus, type HangarSnapshot, type HangarSource, type LogLines} from './hangar-source.js';
+import {activeClientCount, type Focus, type HangarSnapshot, type HangarSource, type LogLines} from './hangar-source.js';
 
 export type RemoteSourceOptions = {
 	link: ConsoleLink;
@@ -225,7 +225,7 @@ export function remoteSource(options: RemoteSourceOptions): RemoteSource {
 			const plan = answer.approvals[name];
 			return plan === undefined ? 'its tools as the supervisor knows them now' : describeApproval(plan, ms => `at ${clock(ms)}`);
 		},
-		attachedClients: () => mcpClientCount(answer.snapshot),
+		attachedClients: () => activeClientCount(answer.snapshot),
 		detaches: true,
 		owner: () => owner,
 		lost: () => lost,

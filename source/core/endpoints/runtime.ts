@@ -14,6 +14,7 @@ import {loadConfig, type HangarConfig} from '../config/config.js';
 import {GatewaySession} from '../gateway/session.js';
 import type {HttpEndpoint, HttpListenOptions} from './http-endpoint.js';
 import {LineTransport, logDrops} from '../wire/line-transport.js';
+import {managementTools} from '../gateway/management-tools.js';
 import {LocalEndpoint, busyEndpoint} from './local-endpoint.js';
 import type {EndpointOwner} from './socket-client.js';
 import type {Logger} from '../base/logger.js';
@@ -30,7 +31,7 @@ export async function createSupervisor(
 	const store = await StateStore.open(config.hangar.stateDir, logger.child('state'), undefined, {readOnly: options.readOnly});
 	for (const problem of store.problems) logger.warn(problem);
 	// A reload reads the file as it was read at start: --state-dir still overrides the file's stateDir.
-	return new Supervisor(config, store, logger, {loadOptions: {stateDir: options.stateDir}});
+	return new Supervisor(config, store, logger, {loadOptions: {stateDir: options.stateDir}, hangarTools: managementTools});
 }
 
 export type ExitController = {

@@ -68,6 +68,8 @@ export type CallContext = {
 	correlationId?: string | undefined;
 	/** The caller's own deadline, if it has one (see `callLimit`). */
 	budget?: CallBudget | undefined;
+	/** Who called, for the calls log: the client's name from initialize, or its session label (default "hangar"). */
+	client?: string | undefined;
 };
 
 /** Why a wait inside a call was given up. */

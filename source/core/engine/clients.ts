@@ -20,6 +20,16 @@ import {severity, type ClientCapability, type LoggingLevel, type RelayedMethod} 
 
 export type ClientTransport = 'stdio' | 'socket' | 'http';
 
+/**
+ * An HTTP session with no request for this long and no GET stream open is
+ * idle: a client that exits without DELETE leaves its session behind until
+ * the session expires (hangar.httpSessionIdleMinutes), and it should not
+ * read as attached meanwhile. Idle sessions are marked in the clients view
+ * and not counted as attached when quitting asks. Any request makes it
+ * active again.
+ */
+export const httpIdleAfterMs = 60_000;
+
 export type ClientView = {
 	id: number;
 	transport: ClientTransport;
@@ -35,6 +45,10 @@ export type ClientView = {
 	lastTool: string | null;
 	/** A hangar console (an attached terminal UI), not an MCP client (absent: an MCP client). */
 	console?: boolean;
+	/** When it last sent anything, in ms since the epoch. */
+	lastSeenAt: number;
+	/** An HTTP session silent for `httpIdleAfterMs` with no stream open (absent: not idle). */
+	idle?: boolean;
 };
 
 /** How the engine reaches one client: a session registers itself as this. */
@@ -77,6 +91,8 @@ export class ClientRecord {
 	capabilities: ReadonlySet<ClientCapability> = new Set();
 	/** Orders sessions by their last message (a counter: two in the same millisecond still differ). */
 	activity = 0;
+	/** When it last sent anything (ms since the epoch). */
+	lastSeenAt = Date.now();
 	/** The level its client asked for with logging/setLevel; undefined: it gets no log messages. */
 	logLevel: LoggingLevel | undefined;
 	/** How to reach it; unset until the session is ready to relay. */
@@ -122,6 +138,12 @@ export class ClientRecord {
 	/** Something arrived from the client. On the hot path: no event. */
 	touch(): void {
 		this.activity = this.registry.tick();
+		this.lastSeenAt = Date.now();
+	}
+
+	/** An HTTP session that has gone quiet (see `httpIdleAfterMs`). */
+	idleAt(now: number): boolean {
+		return this.transport === 'http' && now - this.lastSeenAt >= httpIdleAfterMs && this.peer?.canReceiveUnrelated() !== true;
 	}
 
 	setLogLevel(level: LoggingLevel): void {
@@ -149,7 +171,7 @@ export class ClientRecord {
 		return undefined;
 	}
 
-	view(): ClientView {
+	view(now = Date.now()): ClientView {
 		return {
 			id: this.id,
 			transport: this.transport,
@@ -160,7 +182,9 @@ export class ClientRecord {
 			calls: this.calls,
 			lastCallAt: this.lastCallAt,
 			lastTool: this.lastTool,
+			lastSeenAt: this.lastSeenAt,
 			...(this.console ? {console: true} : {}),
+			...(this.idleAt(now) ? {idle: true} : {}),
 		};
 	}
 }
@@ -269,16 +293,18 @@ export class ClientRegistry extends EventEmitter<{
 		return this.records.size;
 	}
 
-	/** MCP clients only: the ones a quit would cut off from their tools. */
+	/** MCP clients only, idle HTTP sessions left out: the ones a quit would cut off from their tools. */
 	get mcpSize(): number {
+		const now = Date.now();
 		let n = 0;
-		for (const record of this.records.values()) if (!record.console) n += 1;
+		for (const record of this.records.values()) if (!record.console && !record.idleAt(now)) n += 1;
 		return n;
 	}
 
 	/** Oldest connection first. */
 	list(): ClientView[] {
-		return [...this.records.values()].map(record => record.view());
+		const now = Date.now();
+		return [...this.records.values()].map(record => record.view(now));
 	}
 
 	/** @internal Records call this when they change. */

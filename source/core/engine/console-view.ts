@@ -6,7 +6,9 @@
  * over the local socket (gateway/console.ts), so both show exactly the same
  * thing. `watchConsole` says when a snapshot may have changed.
  */
+import {callMatches, type CallLogDetail, type CallLogEntry} from './call-log.js';
 import type {ClientView} from './clients.js';
+import type {SeriesView} from './metrics.js';
 import type {ApprovalPlan} from './tool-list.js';
 import type {LogLine} from '../upstream/log-buffer.js';
 import type {Supervisor} from './supervisor.js';
@@ -17,7 +19,31 @@ import {configView, statusEntries, upstreamDetails, type StatusEntry, type Upstr
  * log, or the attached clients (always read, for the header's count, but
  * only their own screen shows them one by one).
  */
-export type Focus = {name: string; want: 'details' | 'logs'} | {want: 'clients'} | undefined;
+export type Focus = {name: string; want: 'details' | 'logs'} | {want: 'clients'} | CallsFocus | undefined;
+
+/**
+ * The calls view: the calls that match `filter` (see `callMatches`), a
+ * window of at most `limit` of them around the selected one (`at`, a seq;
+ * none: the newest), and with `open`, one call's arguments and result.
+ */
+export type CallsFocus = {want: 'calls'; filter?: string | undefined; at?: number | undefined; open?: number | undefined; limit?: number | undefined};
+
+/** A window of the calls log, newest first. */
+export type CallsWindow = {
+	rows: CallLogEntry[];
+	/** How many matching calls are newer than `rows[0]`. */
+	offset: number;
+	/** Matching calls held in all. */
+	total: number;
+	/** Calls held (matching or not), and how many the log keeps. */
+	held: number;
+	limit: number;
+	/** The call asked for with `open`, while it is held. */
+	open: CallLogDetail | undefined;
+};
+
+/** Rows of the calls log a calls view gets at most (more than a screen, so moving a page stays in the window). */
+export const callsWindowLimit = 200;
 
 /**
  * An upstream's log buffer, oldest line first. The buffer is bounded: old
@@ -46,6 +72,12 @@ export type ConsoleSnapshot = {
 	logs: LogLines | undefined;
 	/** Whether the config file on disk differs from what runs (a refused or pending reload), and the last reload. */
 	config: {drift: string | null; lastReload: {at: string; outcome: string; summary: string} | null};
+	/** Calls, failures and p95 per 5 s over the last 5 minutes, for each upstream called in that time (the others were idle). */
+	history: Readonly<Record<string, SeriesView>>;
+	/** Estimated tokens of the definitions a client receives (see context-cost.ts): under the configured exposure, and under each. */
+	context: {exposure: 'direct' | 'search'; current: number; direct: number; search: number};
+	/** Set when the focus wants calls. */
+	calls?: CallsWindow | undefined;
 };
 
 /** Log lines a full-screen log view asks for at most (the buffer holds `hangar.logLines`). */
@@ -69,6 +101,13 @@ export function consoleSnapshot(supervisor: Supervisor, focus: Focus): ConsoleSn
 		logs = {lines: tail, first: log.droppedLines + log.size - tail.length};
 	}
 
+	const history: Record<string, SeriesView> = {};
+	const now = Date.now();
+	for (const [name, provider] of supervisor.providers) {
+		if (provider.metrics.calledLately(now)) history[name] = provider.metrics.series(now)!;
+	}
+
+	const cost = supervisor.contextCost();
 	return {
 		configPath: supervisor.config.path,
 		startedAt: supervisor.startedAt,
@@ -79,6 +118,28 @@ export function consoleSnapshot(supervisor: Supervisor, focus: Focus): ConsoleSn
 		details: upstream?.want === 'details' ? upstreamDetails(supervisor, upstream.name, {stderr: 30}) : undefined,
 		logs,
 		config: configState(supervisor),
+		history,
+		context: {exposure: cost.exposure, current: cost.current, direct: cost.direct, search: cost.search},
+		...(focus?.want === 'calls' ? {calls: callsWindow(supervisor, focus)} : {}),
+	};
+}
+
+function callsWindow(supervisor: Supervisor, focus: CallsFocus): CallsWindow {
+	const log = supervisor.calls;
+	const filter = focus.filter ?? '';
+	const matching = log.newest(log.limit, filter === '' ? undefined : entry => callMatches(entry, filter));
+	const limit = Math.max(1, Math.min(focus.limit ?? callsWindowLimit, log.limit));
+	let index = focus.at === undefined ? 0 : matching.findIndex(entry => entry.seq <= focus.at!);
+	// The selected call fell off the log (or the filter hides it): the window ends at the oldest held.
+	if (index === -1) index = Math.max(0, matching.length - 1);
+	const offset = Math.max(0, Math.min(index - Math.floor(limit / 2), matching.length - limit));
+	return {
+		rows: matching.slice(offset, offset + limit),
+		offset,
+		total: matching.length,
+		held: log.size,
+		limit: log.limit,
+		open: focus.open === undefined ? undefined : log.get(focus.open),
 	};
 }
 

@@ -15,9 +15,12 @@
  */
 import {EventEmitter} from 'node:events';
 import fs from 'node:fs';
+import {errorMessage, HangarError, JsonRpcError} from '../base/errors.js';
+import {CallLog} from './call-log.js';
 import {ClientRegistry, type ClientRecord} from './clients.js';
 import {ClientRelay, SessionRelay} from './client-relay.js';
-import {ConfigError, parseConfigText, type HangarConfig, type ServerConfig} from '../config/config.js';
+import {ConfigError, parseConfigText, type HangarConfig, type ServerConfig, type ToolDefinition} from '../config/config.js';
+import {ContextCost, type ContextCostView} from './context-cost.js';
 import {describeDiff, diffConfigs, isEmptyDiff} from './config-diff.js';
 import {ConfigFile, hashText, type ReloadRecord} from './config-file.js';
 import {describeApproval} from './pins.js';
@@ -60,6 +63,8 @@ export function isCommand(value: unknown): value is Command {
 export type SupervisorOptions = {
 	/** How the config file was read (`--state-dir` overrides the file's stateDir): reloads read it the same way. */
 	loadOptions?: {stateDir?: string | undefined};
+	/** Hangar's own tools as clients list them (the gateway's hangar_* tools), for the context cost (default none). */
+	hangarTools?: readonly ToolDefinition[];
 };
 
 export class Supervisor extends EventEmitter<{
@@ -82,6 +87,8 @@ export class Supervisor extends EventEmitter<{
 	private shuttingDown = false;
 	/** When this supervisor was created. */
 	readonly startedAt = Date.now();
+	/** Every tool call as it finished, across upstreams (bounded): the TUI's calls view and `logs --calls`. */
+	readonly calls = new CallLog();
 	/** The MCP clients connected to it right now (every gateway session adds itself). */
 	readonly clients = new ClientRegistry();
 	/** The file the config came from: what runs, drift, the reloads so far. */
@@ -399,6 +406,14 @@ export class Supervisor extends EventEmitter<{
 		return this.router.tools();
 	}
 
+	/** What the exposed definitions cost a client's context, per upstream and in all (see context-cost.ts). */
+	contextCost(): ContextCostView {
+		this.cost ??= new ContextCost(this.options.hangarTools ?? []);
+		return this.cost.view(this.router.tools(), this.router.exposedPrompts(), this.current.hangar.exposure);
+	}
+
+	private cost: ContextCost | undefined;
+
 	/**
 	 * What hangar advertises to a client at initialize, besides tools: the
 	 * union of its upstreams' capabilities, live or cached (a cold upstream's
@@ -536,8 +551,20 @@ export class Supervisor extends EventEmitter<{
 	/** `client`: the session calling, so a per-client server's call goes to its own instance. */
 	async call(server: string, tool: string, args: Record<string, unknown> | undefined, context: CallContext = {}, client?: ClientRecord): Promise<CallToolResult> {
 		if (this.shuttingDown) throw shuttingDown(server, `tools/call "${tool}"`);
-
-		return this.instanceFor(this.provider(server), client).callTool(tool, args, context);
+		const provider = this.provider(server);
+		const instance = this.instanceFor(provider, client);
+		const began = performance.now();
+		const caller = context.client ?? client?.name ?? client?.label ?? 'hangar';
+		try {
+			const result = await instance.callTool(tool, args, context);
+			const outcome = result.isError === true ? 'tool-error' : 'ok';
+			this.calls.record({at: Date.now(), client: caller, upstream: server, tool, ms: performance.now() - began, outcome, code: null, error: null, args, result, secrets: provider.secrets});
+			return result;
+		} catch (error) {
+			const code = error instanceof HangarError ? error.codeName : error instanceof JsonRpcError ? String(error.code) : null;
+			this.calls.record({at: Date.now(), client: caller, upstream: server, tool, ms: performance.now() - began, outcome: 'error', code, error: errorMessage(error), args, result: undefined, secrets: provider.secrets});
+			throw error;
+		}
 	}
 
 	/** Stops every upstream in order (stdin close, SIGTERM, SIGKILL), in parallel, and flushes state. */

@@ -10,6 +10,8 @@
  * here, once for every surface.
  */
 import type {BreakerState} from './circuit-breaker.js';
+import {CallSeries, type SeriesView} from './metrics.js';
+import {toolTokens} from './context-cost.js';
 import type {ConfigDrift, ReloadRecord} from './config-file.js';
 import type {ToolDefinition} from '../config/config.js';
 import {describeApproval, type ToolChange} from './pins.js';
@@ -65,6 +67,8 @@ export type StatusEntry = {
 	 * breakers are each instance's. Absent for a shared server.
 	 */
 	instances?: InstanceEntry[];
+	/** Estimated tokens of its exposed tool and prompt definitions in a client's context (see context-cost.ts; 0 when none are exposed). */
+	contextTokens: number;
 };
 
 /** One instance of a per-client server (see StatusEntry.instances). */
@@ -98,7 +102,8 @@ const iso = (ms: number | undefined): string | null => (ms === undefined ? null 
 const masked = (text: string | undefined): string | null => (text === undefined ? null : maskText(text));
 const secondsSince = (ms: number, now: number): number => Math.max(0, Math.round((now - ms) / 1000));
 
-export function statusEntry(provider: Provider, now = Date.now()): StatusEntry {
+/** `tokens`: its share of the context cost (`Supervisor.contextCost().upstreams[name]`), when known. */
+export function statusEntry(provider: Provider, now = Date.now(), tokens?: {tools: number; prompts: number}): StatusEntry {
 	const snapshot = provider.snapshot();
 	const running = snapshot.state === 'ready' || snapshot.state === 'degraded';
 	return {
@@ -127,12 +132,13 @@ export function statusEntry(provider: Provider, now = Date.now()): StatusEntry {
 		idleSeconds: running ? (snapshot.inFlight > 0 ? 0 : secondsSince(provider.idleSince, now)) : null,
 		restarts: snapshot.restarts,
 		quarantineReason: masked(provider.quarantineInfo?.reason),
+		contextTokens: tokens === undefined ? 0 : tokens.tools + tokens.prompts,
 	};
 }
 
 /** A server's entry as every surface shows it: `statusEntry`, with a per-client server's instances. */
 export function serverEntry(supervisor: Supervisor, provider: Provider, now = Date.now()): StatusEntry {
-	const entry = statusEntry(provider, now);
+	const entry = statusEntry(provider, now, supervisor.contextCost().upstreams[provider.name]);
 	if (provider.config.instances !== 'per-client') return entry;
 	entry.instances = supervisor.instancesOf(provider.name).map(({provider: instance, client}) => {
 		const {name, state, breaker, pid, calls, failures, inFlight, restarts, upSeconds, idleSeconds, lastError} = statusEntry(instance, now);
@@ -161,6 +167,10 @@ export type ToolDetail = {
 	latencyMs: {p50: number | null; p95: number | null};
 	/** Whether this tool's definition is pinned (see `pins`). */
 	pinned: boolean;
+	/** Estimated tokens of its definition as clients list it (see context-cost.ts). */
+	tokens: number;
+	/** Its calls, failures and p95 per 5 s over the last 5 minutes; null when not called in that time. */
+	history: SeriesView | null;
 };
 
 export type TransitionView = {at: string; from: ProviderState; to: ProviderState; event: ProviderEvent; reason: string};
@@ -181,6 +191,8 @@ export type UpstreamDetails = {
 	transitions: TransitionView[];
 	/** The last 50 calls, oldest first. */
 	recentCalls: CallView[];
+	/** Its calls, failures and p95 latency per 5 s over the last 5 minutes (a fixed-size ring in the engine). */
+	history: SeriesView;
 	/** Failed calls and lifecycle failures (crash, start failure, breaker), oldest first. */
 	recentErrors: ErrorView[];
 	/** The tail of its stderr (and stray stdout), oldest first. */
@@ -279,17 +291,19 @@ export function upstreamDetails(supervisor: Supervisor, name: string, limits: {t
 		.map(error => ({...error, at: new Date(error.at).toISOString()}));
 	const quarantine = provider.quarantineInfo;
 	const pins = provider.pins;
+	const now = Date.now();
 	return {
-		server: serverEntry(supervisor, provider),
+		server: serverEntry(supervisor, provider, now),
 		launch:
 			launch.kind === 'stdio'
 				? [maskText(launch.command), ...maskArgs(launch.args)].map(part => (/\s/.test(part) ? JSON.stringify(part) : part)).join(' ')
 				: maskText(launch.url),
-		tools: provider.tools.map(tool => toolDetail(supervisor, provider, tool)),
+		tools: provider.tools.map(tool => toolDetail(supervisor, provider, tool, now)),
 		filteredTools: provider.filteredTools.map(tool => ({...tool})),
 		invalid: provider.config.invalid === undefined ? null : maskText(provider.config.invalid),
 		transitions: transitions.map(record => ({at: new Date(record.at).toISOString(), from: record.from, to: record.to, event: record.event, reason: maskText(record.reason)})),
 		recentCalls: calls.map(call => ({at: new Date(call.at).toISOString(), tool: call.tool, ms: Math.round(call.ms * 10) / 10, ok: call.ok, error: masked(call.error)})),
+		history: provider.metrics.series(now) ?? emptySeries.view(now),
 		recentErrors: errors,
 		stderr: provider.log
 			.tail(limits.stderr ?? 50)
@@ -341,11 +355,16 @@ function catalogDetails(supervisor: Supervisor, provider: Provider): Pick<Upstre
 	};
 }
 
-function toolDetail(supervisor: Supervisor, provider: Provider, tool: ToolDefinition): ToolDetail {
-	const metrics = provider.toolMetrics.get(tool.name)?.snapshot();
+/** What a series without calls reads as. */
+const emptySeries = new CallSeries();
+
+function toolDetail(supervisor: Supervisor, provider: Provider, tool: ToolDefinition, now: number): ToolDetail {
+	const toolMetrics = provider.toolMetrics.get(tool.name);
+	const metrics = toolMetrics?.snapshot();
+	const exposedName = supervisor.router.exposedNameOf('tool', provider.name, tool.name) ?? null;
 	return {
 		name: tool.name,
-		exposedName: supervisor.router.exposedNameOf('tool', provider.name, tool.name) ?? null,
+		exposedName,
 		title: tool.title ?? null,
 		description: tool.description ?? null,
 		inputSchema: tool.inputSchema ?? {type: 'object'},
@@ -355,6 +374,8 @@ function toolDetail(supervisor: Supervisor, provider: Provider, tool: ToolDefini
 		failures: metrics?.failures ?? 0,
 		latencyMs: {p50: metrics?.latencyMs.p50 ?? null, p95: metrics?.latencyMs.p95 ?? null},
 		pinned: provider.pinOf(tool.name) === 'pinned',
+		tokens: exposedName === null || provider.admin !== 'enabled' ? 0 : toolTokens(exposedName, tool),
+		history: toolMetrics?.calledLately(now) === true ? (toolMetrics.series(now) ?? null) : null,
 	};
 }
 

@@ -50,7 +50,7 @@ export function parseConsoleParams(params: unknown): ConsoleParams {
 	const invalid = (why: string): JsonRpcError =>
 		new JsonRpcError(
 			JsonRpcCode.InvalidParams,
-			`Invalid params for "${consoleMethod}": ${why}; expected {"focus"?: {"name": string, "want": "details" | "logs"} | {"want": "clients"}, "logsAfter"?: number}`,
+			`Invalid params for "${consoleMethod}": ${why}; expected {"focus"?: {"name": string, "want": "details" | "logs"} | {"want": "clients"} | {"want": "calls", "filter"?: string, "at"?: number, "open"?: number, "limit"?: number}, "logsAfter"?: number}`,
 		);
 	if (params !== undefined && !isPlainObject(params)) throw invalid('params must be an object');
 	const record: Record<string, unknown> = params ?? {};
@@ -60,7 +60,20 @@ export function parseConsoleParams(params: unknown): ConsoleParams {
 	if (focus === undefined || focus === null) return {focus: undefined, logsAfter};
 	if (!isPlainObject(focus)) throw invalid('"focus" must be an object');
 	if (focus['want'] === 'clients') return {focus: {want: 'clients'}, logsAfter};
-	if (typeof focus['name'] !== 'string' || !wants.has(focus['want'] as string)) throw invalid('"focus" must name an upstream and want "details" or "logs", or want "clients"');
+	if (focus['want'] === 'calls') {
+		const whole = (key: string): number | undefined => {
+			const value = focus[key];
+			if (value === undefined || value === null) return undefined;
+			if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) throw invalid(`"focus.${key}" must be a whole number ≥ 0`);
+			return value;
+		};
+
+		const filter = focus['filter'];
+		if (filter !== undefined && filter !== null && typeof filter !== 'string') throw invalid('"focus.filter" must be a string');
+		return {focus: {want: 'calls', filter: filter ?? undefined, at: whole('at'), open: whole('open'), limit: whole('limit')}, logsAfter};
+	}
+
+	if (typeof focus['name'] !== 'string' || !wants.has(focus['want'] as string)) throw invalid('"focus" must name an upstream and want "details" or "logs", or want "clients" or "calls"');
 	return {focus: {name: focus['name'], want: focus['want'] as 'details' | 'logs'}, logsAfter};
 }
 

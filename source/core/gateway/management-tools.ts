@@ -243,6 +243,8 @@ export type StatusPage = {
 	nextCursor: string | null;
 	/** Names two or more upstreams expose (servers with "namespace": false): who keeps each, and whose is left out. */
 	clashes: NameClash[];
+	/** Estimated tokens of the definitions a client receives: under the configured exposure, and under each (see each entry's contextTokens). */
+	contextTokens: {exposure: 'direct' | 'search'; current: number; direct: number; search: number};
 };
 
 /** One page of hangar_list for arguments already checked by `checkArguments`. */
@@ -260,8 +262,16 @@ export function statusJson(supervisor: Supervisor, args: Record<string, unknown>
 	for (const provider of all) states[provider.state] = (states[provider.state] ?? 0) + 1;
 	const end = Math.min(all.length, offset + limit);
 	const now = Date.now();
+	const cost = supervisor.contextCost();
 	const providers = all.slice(offset, end).map(provider => serverEntry(supervisor, provider, now));
-	return {total: all.length, states, providers, nextCursor: end < all.length ? String(end) : null, clashes: [...supervisor.clashes()]};
+	return {
+		total: all.length,
+		states,
+		providers,
+		nextCursor: end < all.length ? String(end) : null,
+		clashes: [...supervisor.clashes()],
+		contextTokens: {exposure: cost.exposure, current: cost.current, direct: cost.direct, search: cost.search},
+	};
 }
 
 const commandOf: Record<string, Command> = {

@@ -563,6 +563,7 @@ export class GatewaySession {
 				meta,
 				correlationId,
 				budget,
+				client: this.client.name ?? this.client.label,
 				onProgress:
 					typeof progressToken === 'string' || typeof progressToken === 'number'
 						? (update: ProgressUpdate) => {

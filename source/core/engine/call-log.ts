@@ -1,0 +1,209 @@
+/**
+ * Every tool call across the upstreams, as it finished: when, which client,
+ * which upstream and tool, how long, and the result or the error with its
+ * code, in a fixed-size ring (`limit` calls; the oldest fall off). Each
+ * call's arguments and result are kept only as a preview: serialized with
+ * secret-looking keys and the upstream's own secret values masked, and cut
+ * to `previewChars` while serializing, so a large result costs neither the
+ * time to serialize it whole nor the memory to hold it. The TUI's calls view
+ * and `mcp-hangar logs --calls` read it.
+ */
+import {mask} from '../base/secret-mask.js';
+
+export type CallOutcome = 'ok' | 'tool-error' | 'error';
+
+export type CallLogEntry = {
+	/** Numbers every call this supervisor logged, from 1: a view scrolled back stays on the same calls. */
+	seq: number;
+	/** When it finished, in ms since the epoch. */
+	at: number;
+	/** The client: its name from initialize, else its session label; "hangar" for hangar's own calls (demo traffic). */
+	client: string;
+	upstream: string;
+	tool: string;
+	ms: number;
+	outcome: CallOutcome;
+	/** The error's code: hangar's code name (UpstreamTimeout, CircuitOpen, …) or the upstream's JSON-RPC code; null when it did not fail. */
+	code: string | null;
+	error: string | null;
+};
+
+/** A logged call with its arguments and result (or error), each a masked preview cut to a bound. */
+export type CallLogDetail = CallLogEntry & {args: string; result: string | null};
+
+/** Calls kept, and characters kept of each call's arguments and of its result. */
+export const callLogLimit = 500;
+export const callPreviewChars = 2000;
+
+const secretKey = /pass(?:word|wd|phrase)?|secret|token|api[-_]?key|authori[sz]ation|cookie|credential|private[-_]?key|session[-_]?key/i;
+
+/**
+ * `value` as JSON, secret-looking keys' values replaced by *** and every
+ * `secrets` string masked, cut to `limit` characters (with how it was cut)
+ * as it is written: the walk stops once the bound is reached.
+ */
+export function maskedPreview(value: unknown, limit: number, secrets: readonly string[] = []): string {
+	const parts: string[] = [];
+	let used = 0;
+	let cut = false;
+	const put = (text: string): void => {
+		if (cut) return;
+		if (used + text.length > limit) {
+			parts.push(text.slice(0, Math.max(0, limit - used)));
+			used = limit;
+			cut = true;
+			return;
+		}
+
+		parts.push(text);
+		used += text.length;
+	};
+
+	const scrub = (text: string): string => {
+		let out = text;
+		for (const secret of secrets) if (out.includes(secret)) out = out.replaceAll(secret, mask);
+		return out;
+	};
+
+	const walk = (item: unknown): void => {
+		if (cut) return;
+		if (typeof item === 'string') {
+			// Only the part that can still be shown is masked and quoted.
+			put(JSON.stringify(scrub(item.length > limit ? item.slice(0, limit) : item)));
+			return;
+		}
+
+		if (Array.isArray(item)) {
+			put('[');
+			item.forEach((inner, index) => {
+				if (index > 0) put(',');
+				walk(inner);
+			});
+			put(']');
+			return;
+		}
+
+		if (typeof item === 'object' && item !== null) {
+			put('{');
+			let first = true;
+			for (const [key, inner] of Object.entries(item)) {
+				if (inner === undefined) continue;
+				if (!first) put(',');
+				first = false;
+				put(`${JSON.stringify(key)}:`);
+				if (secretKey.test(key)) put(JSON.stringify(mask));
+				else walk(inner);
+				if (cut) return;
+			}
+
+			put('}');
+			return;
+		}
+
+		put(item === undefined ? 'null' : (JSON.stringify(item) ?? 'null'));
+	};
+
+	walk(value);
+	const text = parts.join('');
+	return cut ? `${text}… (cut at ${limit} characters)` : text;
+}
+
+type Stored = CallLogDetail;
+
+export class CallLog {
+	private readonly ring: Stored[] = [];
+	private next = 0;
+	private seq = 0;
+
+	constructor(
+		readonly limit = callLogLimit,
+		private readonly previewChars = callPreviewChars,
+	) {}
+
+	/** Calls held now. */
+	get size(): number {
+		return this.ring.length;
+	}
+
+	/** How many calls were ever logged: the newest one's `seq`. */
+	get lastSeq(): number {
+		return this.seq;
+	}
+
+	record(call: Omit<CallLogEntry, 'seq'> & {args: unknown; result: unknown; secrets?: readonly string[]}): void {
+		const {args, result, secrets, ...entry} = call;
+		this.seq += 1;
+		const stored: Stored = {
+			...entry,
+			seq: this.seq,
+			args: maskedPreview(args ?? {}, this.previewChars, secrets),
+			result: result === undefined ? null : maskedPreview(result, this.previewChars, secrets),
+		};
+		if (this.ring.length < this.limit) {
+			this.ring.push(stored);
+		} else {
+			this.ring[this.next] = stored;
+			this.next = (this.next + 1) % this.limit;
+		}
+	}
+
+	/** The calls held, newest first, that `matches` keeps, at most `max` of them, without their arguments and results. */
+	newest(max: number, matches: (entry: CallLogEntry) => boolean = () => true): CallLogEntry[] {
+		const out: CallLogEntry[] = [];
+		const size = this.ring.length;
+		for (let index = 0; index < size && out.length < max; index++) {
+			const stored = this.ring[(this.next - 1 - index + size * 2) % size]!;
+			if (matches(stored)) out.push(entryOf(stored));
+		}
+
+		return out;
+	}
+
+	/** The calls held with a seq after `after`, oldest first (what `logs --calls -f` prints next), with their details. */
+	after(after: number): CallLogDetail[] {
+		const size = this.ring.length;
+		const out: CallLogDetail[] = [];
+		for (let index = 0; index < size; index++) {
+			const stored = this.ring[(this.next + index) % size]!;
+			if (stored.seq > after) out.push(stored);
+		}
+
+		return out;
+	}
+
+	/** One call with its arguments and result, while it is still held. */
+	get(seq: number): CallLogDetail | undefined {
+		const size = this.ring.length;
+		const position = seq - this.oldestSeq;
+		if (size === 0 || position < 0 || position >= size) return undefined;
+		const stored = this.ring[(this.start + position) % size];
+		return stored?.seq === seq ? stored : undefined;
+	}
+
+	/** The seq of the oldest call still held (0 when none). */
+	get oldestSeq(): number {
+		return this.ring[this.start]?.seq ?? 0;
+	}
+
+	/** Where the oldest call sits in the ring. */
+	private get start(): number {
+		return this.ring.length < this.limit ? 0 : this.next;
+	}
+}
+
+function entryOf(stored: Stored): CallLogEntry {
+	const {args: _args, result: _result, ...entry} = stored;
+	return entry;
+}
+
+/**
+ * Whether a call matches a calls-view filter: every word must appear in its
+ * client, upstream, tool, outcome or code (case-insensitive), so `fx error`
+ * lists fx's failed calls and `timeout` the timeouts.
+ */
+export function callMatches(entry: CallLogEntry, query: string): boolean {
+	const words = query.toLowerCase().split(/\s+/).filter(word => word !== '');
+	if (words.length === 0) return true;
+	const haystack = `${entry.client} ${entry.upstream} ${entry.tool} ${entry.upstream}__${entry.tool} ${entry.outcome} ${entry.code ?? ''}`.toLowerCase();
+	return words.every(word => haystack.includes(word));
+}
