@@ -4,6 +4,8 @@
  * screen-layout.ts); under 60 columns every part uses its compact layout.
  */
 import {Box} from 'ink';
+import {CallsView} from './CallsView.js';
+import {CallView} from './CallView.js';
 import {ClientsView} from './ClientsView.js';
 import {DetailView} from './DetailView.js';
 import {Footer} from './Footer.js';
@@ -15,7 +17,7 @@ import {bodyRows, frameRows} from './screen-layout.js';
 import {useTuiState} from './tui-context.js';
 import {currentView} from './ui-state.js';
 
-const views = {main: MainView, detail: DetailView, logs: LogView, clients: ClientsView, help: HelpView} as const;
+const views = {main: MainView, detail: DetailView, logs: LogView, clients: ClientsView, help: HelpView, calls: CallsView, call: CallView} as const;
 
 export function App() {
 	const {ui, size} = useTuiState();

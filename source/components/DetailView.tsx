@@ -1,7 +1,9 @@
 /**
- * Enter on an upstream: its summary, then tools, state history, recent
- * calls and the stderr tail, sharing the rows the screen has. Live: it is
- * re-read with every frame. Esc returns to the list.
+ * Enter on an upstream: its summary, then its history (sparklines and a
+ * timeline), tools, state history, recent calls and the stderr tail,
+ * sharing the rows the screen has (see detail-sections.ts: Tab focuses a
+ * section, ↑↓ scroll it, Enter expands it). Live: it is re-read with every
+ * frame. Esc returns to the list.
  */
 import {Box, Text} from 'ink';
 import {detailLines} from './detail-sections.js';
@@ -15,7 +17,7 @@ export function DetailView({height}: {height: number}) {
 		return <Text dimColor>{ui.selected === undefined ? 'No upstream selected.' : `Reading "${ui.selected}"…`}</Text>;
 	}
 
-	const lines = detailLines(details, snapshot.now, size.columns, height);
+	const lines = detailLines(details, snapshot.now, size.columns, height, ui.detail);
 	return (
 		<Box flexDirection="column">
 			{lines.map((line, index) => (

@@ -38,10 +38,14 @@ export function HangarTui({source, size: fixedSize, timing, messageMs = 15_000, 
 	// The focus is one object while its parts stay the same: a new one re-subscribes to hangar and re-reads it.
 	const view = currentView(ui);
 	const focusName = view === 'detail' || view === 'logs' ? ui.selected : undefined;
+	const callFilter = ui.callFilter.query;
+	const callAt = ui.callAt;
 	const focus = useMemo((): Focus => {
 		if (view === 'clients') return {want: 'clients'};
+		if (view === 'calls') return {want: 'calls', filter: callFilter, at: callAt};
+		if (view === 'call') return {want: 'calls', filter: callFilter, at: callAt, open: callAt};
 		return focusName === undefined ? undefined : {name: focusName, want: view === 'detail' ? 'details' : 'logs'};
-	}, [view, focusName]);
+	}, [view, focusName, callFilter, callAt]);
 	const snapshot = useHangarSnapshot(source, focus, timing);
 	const rowsOf = useMemo(rowsMemo, []);
 	const state = useMemo(() => deriveTuiState(snapshot, ui, size, rowsOf), [snapshot, ui, size, rowsOf]);

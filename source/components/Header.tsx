@@ -7,8 +7,8 @@
  */
 import {Box} from 'ink';
 import type {ProviderState} from '../core/engine/provider-state.js';
-import {cutLeft, printable, uptime} from './cell-format.js';
-import {mcpClientCount} from './hangar-source.js';
+import {count, cutLeft, printable, uptime} from './cell-format.js';
+import {activeClientCount, mcpClientCount, type HangarSnapshot} from './hangar-source.js';
 import {Segments, segmentsLength, type Segment} from './Segments.js';
 import {stateTone, statesByRank} from './state-style.js';
 import {useTuiState} from './tui-context.js';
@@ -24,6 +24,23 @@ function stateCounts(states: readonly ProviderState[]): Segment[] {
 	return segments;
 }
 
+/**
+ * What the definitions cost a client's context, and what the other
+ * exposure would change: "~26.9k tokens to each client (search exposure:
+ * -20.1k)". Estimates (see core/engine/context-cost.ts).
+ */
+export function contextSegments(context: HangarSnapshot['context'] | undefined): Segment[] {
+	if (context === undefined) return [];
+	const saving = context.direct - context.search;
+	const other =
+		context.exposure === 'direct'
+			? saving > 0
+				? `search exposure would save ~${count(saving)}`
+				: ''
+			: `search exposure; direct: ~${count(context.direct)}`;
+	return [{text: `  ~${count(context.current)} tokens to each client`}, ...(other === '' ? [] : [{text: ` (${other})`, tone: {dim: true}}])];
+}
+
 /** `left`, then `right` pushed to the end of the line if it fits. */
 function spread(left: Segment[], right: Segment[], width: number): Segment[] {
 	const gap = width - segmentsLength(left) - segmentsLength(right);
@@ -33,7 +50,9 @@ function spread(left: Segment[], right: Segment[], width: number): Segment[] {
 export function Header() {
 	const {snapshot, size, layout} = useTuiState();
 	const width = size.columns;
-	const right: Segment[] = [{text: `clients ${mcpClientCount(snapshot)}  up ${uptime((snapshot.now - snapshot.startedAt) / 1000)}`}];
+	const clients = mcpClientCount(snapshot);
+	const idle = clients - activeClientCount(snapshot);
+	const right: Segment[] = [{text: `clients ${clients}${idle > 0 ? ` (${idle} idle)` : ''}  up ${uptime((snapshot.now - snapshot.startedAt) / 1000)}`}];
 	const title: Segment = {text: 'mcp-hangar', tone: {bold: true, color: 'cyan'}};
 	const total = snapshot.entries.length;
 	const counts = stateCounts(snapshot.entries.map(entry => entry.state));
@@ -55,6 +74,9 @@ export function Header() {
 	const first: Segment[] = [title, {text: '  '}, ...owner, {text: cutLeft(snapshot.configPath, pathRoom), tone: {dim: true}}];
 	const second: Segment[] = [{text: `${total} upstream${total === 1 ? '' : 's'}:`}, ...counts, ...stale, ...drift];
 	if (snapshot.notice !== undefined) second.push({text: `  ${snapshot.notice}`, tone: {color: 'yellow'}});
+	// Only when it fits whole beside the rest: the states and warnings come first.
+	const cost = contextSegments(snapshot.context);
+	if (segmentsLength(second) + segmentsLength(cost) <= width) second.push(...cost);
 	const logRoom = width - segmentsLength(second) - 'log '.length - 2;
 	const log: Segment[] = logRoom >= 12 ? [{text: 'log ', tone: {dim: true}}, {text: cutLeft(snapshot.logFile, logRoom), tone: {dim: true}}] : [];
 	return (

@@ -15,21 +15,23 @@ export function duration(seconds: number): string {
 }
 
 /**
- * One unit only, for narrow cells: 7s, <1m, 5m, 3h, 2d. Seconds only in the
- * first ten (a start or a call just now); then "<1m" until the first minute,
- * because a table of ages that changed every second would be redrawn every
- * second for nothing. The detail view shows exact times.
+ * An age for a table cell: exact under an hour (35s, 4m10s), as the detail
+ * view shows it, then one unit (3h, 2d). A table of exact ages changes every
+ * second in its first hour; the frame rule keeps that cheap (see
+ * use-hangar-snapshot.ts), and an age that reads "<1m" while the details say
+ * "up 35s" is the kind of disagreement a person notices.
  */
 export function shortDuration(seconds: number): string {
 	const s = Math.max(0, Math.floor(seconds));
-	if (s < 10) return `${s}s`;
-	if (s < 60) return '<1m';
-	if (s < 3600) return `${Math.floor(s / 60)}m`;
+	if (s < 3600) return duration(s);
 	if (s < 86_400) return `${Math.floor(s / 3600)}h`;
 	return `${Math.floor(s / 86_400)}d`;
 }
 
-/** How long hangar has run, as the header shows it (7s, <1m, 5m, 3h05m, 2d03h). */
+/** Ages under this many seconds are shown to the second (see `shortDuration`). */
+export const secondsShownBelow = 3600;
+
+/** How long hangar has run, as the header shows it (7s, 4m10s, 3h05m, 2d03h). */
 export function uptime(seconds: number): string {
 	return seconds < 3600 ? shortDuration(seconds) : duration(seconds);
 }

@@ -7,14 +7,14 @@
  * not otherwise.
  */
 import type {ClientView} from '../core/engine/clients.js';
-import {count, printable, shortDuration} from './cell-format.js';
+import {count, printable, secondsShownBelow, shortDuration} from './cell-format.js';
 import {fitColumns, type Column, type ColumnSpec} from './table-columns.js';
 
 export type ClientRow = {
 	client: ClientView;
-	/** "claude-code 1.0.3", or "(not initialized)" until initialize arrives. */
+	/** "claude-code 1.0.3", or "(not initialized)" until initialize arrives; " (idle)" after it for an idle HTTP session. */
 	name: string;
-	/** Time since it connected: 7s, <1m, 5m, 3h. */
+	/** Time since it connected: 7s, 4m10s, 3h. */
 	connected: string;
 	/** "7s ago", or "-" before its first call. */
 	lastCall: string;
@@ -22,14 +22,14 @@ export type ClientRow = {
 	seconds: boolean;
 };
 
-const secondsShownMs = 10_000;
+const secondsShownMs = secondsShownBelow * 1000;
 
 export function clientRows(clients: readonly ClientView[], now: number): ClientRow[] {
 	return clients.map(client => {
 		const sinceCall = client.lastCallAt === null ? undefined : now - client.lastCallAt;
 		return {
 			client,
-			name: client.name === null ? '(not initialized)' : printable([client.name, client.version ?? ''].join(' ').trim()),
+			name: (client.name === null ? '(not initialized)' : printable([client.name, client.version ?? ''].join(' ').trim())) + (client.idle === true ? ' (idle)' : ''),
 			connected: shortDuration((now - client.connectedAt) / 1000),
 			lastCall: sinceCall === undefined ? '-' : `${shortDuration(sinceCall / 1000)} ago`,
 			seconds: now - client.connectedAt < secondsShownMs || (sinceCall !== undefined && sinceCall < secondsShownMs),

@@ -1,28 +1,33 @@
 /**
  * The lines of the detail view, built from `UpstreamDetails` (plain data):
- * a summary (with any name clash it is part of), then the sections (tools
- * with per-tool calls and latency, state transitions with their reasons,
- * recent calls, the stderr tail, and its prompts, resources and resource
- * templates when it has any), each cut
- * to the rows it is given with a "… N more" line. In a short terminal the
- * last sections give way to one line naming them rather than show a title
- * over nothing.
+ * a summary (with any name clash it is part of), then the sections: its
+ * history over the last 5 minutes (sparklines of calls, p95 latency and
+ * failures, and a timeline of its transitions), tools with per-tool calls,
+ * latency and a sparkline, state transitions with their reasons, recent
+ * calls, the stderr tail, and its prompts, resources and resource templates
+ * when it has any. Long lines wrap. Sections share the rows; one of them has
+ * the focus (Tab) and scrolls (↑↓), and can be expanded to the whole body
+ * (Enter). In a short terminal the last sections give way to one line naming
+ * them rather than show a title over nothing.
  */
-import type {StatusEntry, UpstreamDetails} from '../core/engine/views.js';
+import type {SeriesView} from '../core/engine/metrics.js';
+import type {StatusEntry, TransitionView, UpstreamDetails} from '../core/engine/views.js';
 import {clock, count, duration, fit, latency, millis, printable, relative} from './cell-format.js';
 import {shareRows} from './row-budget.js';
 import {segmentsLength, type Segment} from './Segments.js';
+import {mergeBuckets, sparkline} from './sparkline.js';
 import {breakerTone, stateTone} from './state-style.js';
+import {wrapSegments} from './wrap-segments.js';
 
 export type Line = readonly Segment[];
 
 export type Section = {
 	title: string;
-	/** All rows, most interesting first (the ones kept when cut). */
+	/** All rows, most interesting first (the ones shown when it is not scrolled). */
 	rows: Line[];
 	/** Rows to show when there are none. */
 	empty: string;
-	/** Show the kept rows oldest first (a log tail reads downwards). */
+	/** Show the rows oldest first, the most interesting at the bottom (a log tail reads downwards). */
 	keepLast?: boolean;
 };
 
@@ -142,9 +147,71 @@ function summaryLines(details: UpstreamDetails, now: number, width: number): Lin
 	return lines;
 }
 
+/** Transition marks on the timeline, worst first when two fall in the same character. */
+const marks: Array<{to: TransitionView['to']; mark: string; tone: Segment['tone']}> = [
+	{to: 'dead', mark: '✗', tone: {color: 'red', bold: true}},
+	{to: 'degraded', mark: '!', tone: {color: 'yellow', bold: true}},
+	{to: 'quarantined', mark: 'q', tone: {color: 'magenta'}},
+	{to: 'starting', mark: '↑', tone: {color: 'cyan'}},
+	{to: 'stopped', mark: '■', tone: {dim: true}},
+	{to: 'ready', mark: '●', tone: {color: 'green'}},
+];
+
+/** The width of the history's sparklines: a character per 5-second bucket when there is room. */
+function historyWidth(series: SeriesView, width: number): number {
+	return Math.max(10, Math.min(series.calls.length, width - 24));
+}
+
+/** Where in a sparkline of `chars` characters over `series` the time `at` falls (undefined: outside it). */
+function columnOf(at: number, series: SeriesView, chars: number): number | undefined {
+	const span = series.calls.length * series.bucketMs;
+	const start = series.end - span;
+	if (at < start || at >= series.end) return undefined;
+	// The sparkline merges buckets from the newest end: count the same way.
+	const per = Math.ceil(series.calls.length / chars);
+	const bucketsFromEnd = Math.floor((series.end - 1 - at) / series.bucketMs);
+	const column = chars - 1 - Math.floor(bucketsFromEnd / per);
+	return column < 0 ? undefined : column;
+}
+
+/** The timeline: a mark where each transition of the window happened, on the sparklines' time axis. */
+export function timelineSegments(transitions: readonly TransitionView[], series: SeriesView, chars: number): Segment[] {
+	const cells: Array<(typeof marks)[number] | undefined> = Array.from({length: chars});
+	for (const record of transitions) {
+		const column = columnOf(Date.parse(record.at), series, chars);
+		const mark = marks.find(candidate => candidate.to === record.to);
+		if (column === undefined || mark === undefined) continue;
+		const held = cells[column];
+		if (held === undefined || marks.indexOf(mark) < marks.indexOf(held)) cells[column] = mark;
+	}
+
+	return cells.map(cell => (cell === undefined ? {text: '·', tone: dim} : {text: cell.mark, tone: cell.tone}));
+}
+
+function historyRows(details: UpstreamDetails, width: number): Line[] {
+	const series = details.history;
+	const chars = historyWidth(series, width);
+	const per = Math.ceil(series.calls.length / chars) * (series.bucketMs / 1000);
+	const calls = series.calls.reduce((sum, n) => sum + n, 0);
+	const failures = series.failures.reduce((sum, n) => sum + n, 0);
+	const worst = Math.max(0, ...series.p95.map(value => value ?? 0));
+	const minutes = (series.calls.length * series.bucketMs) / 60_000;
+	const callScale = Math.max(0, ...mergeBuckets(series.calls, chars, 'sum').map(n => n ?? 0));
+	const timeline = timelineSegments(details.transitions, series, chars);
+	const legend = marks.filter(mark => timeline.some(cell => cell.text === mark.mark)).map(mark => `${mark.mark} ${mark.to}`);
+	return [
+		[label('  calls     '), {text: sparkline(series.calls, chars, 'sum'), tone: {color: 'cyan'}}, label(`  ${count(calls)} in ${minutes}m (${(calls / (minutes * 60)).toFixed(1)}/s)`)],
+		[label('  p95       '), {text: sparkline(series.p95, chars, 'max'), tone: {color: 'yellow'}}, label(`  worst ${millis(worst === 0 ? null : worst)}`)],
+		[label('  failures  '), {text: sparkline(series.failures, chars, 'sum', callScale), tone: {color: failures > 0 ? 'red' : undefined, dim: failures === 0}}, label(`  ${count(failures)} (on the calls' scale)`)],
+		[label('  events    '), ...timeline, label(legend.length === 0 ? '  no transitions' : `  ${legend.join('  ')}`)],
+		[label(`  ${' '.repeat(10)}${fit(`-${minutes}m`, Math.floor(chars / 2))}${fit('now', chars - Math.floor(chars / 2), 'right')}  ${per} s a character`)],
+	];
+}
+
 function detailSections(details: UpstreamDetails, width: number): {sections: Section[]; extra: Section | undefined} {
 	const nameWidth = Math.min(32, Math.max(4, ...details.tools.map(tool => tool.name.length)));
 	const compact = width < 60;
+	const toolSpark = 10;
 	const tools = [...details.tools]
 		.map((tool, index) => ({tool, index}))
 		.sort((a, b) => b.tool.calls - a.tool.calls || a.index - b.index)
@@ -153,6 +220,8 @@ function detailSections(details: UpstreamDetails, width: number): {sections: Sec
 			{text: `  ${fit(count(tool.calls), 6, 'right')} calls`},
 			{text: compact ? '' : `  ${fit(count(tool.failures), 4, 'right')} failed`, tone: tool.failures > 0 ? {color: 'yellow'} : dim},
 			{text: compact ? '' : `  ${fit(latency(tool.latencyMs), 13, 'right')}`},
+			{text: compact ? '' : `  ${tool.history === null ? ' '.repeat(toolSpark) : sparkline(tool.history.calls, toolSpark, 'sum')}`, tone: {color: 'cyan'}},
+			{text: compact ? '' : `  ${fit(tool.tokens === 0 ? '-' : `~${count(tool.tokens)}t`, 6, 'right')}`, tone: dim},
 			{text: tool.pinned ? '  pinned' : '', tone: dim},
 			{text: compact || tool.description === null ? '' : `  ${printable(tool.description)}`, tone: dim},
 		]);
@@ -191,6 +260,7 @@ function detailSections(details: UpstreamDetails, width: number): {sections: Sec
 	];
 	const counts = `${details.prompts.length} prompts, ${details.resources.length} resources, ${details.resourceTemplates.length} templates`;
 	const sections: Section[] = [
+		{title: 'HISTORY (last 5 minutes)', rows: details.history === undefined ? [] : historyRows(details, width), empty: '  no history'},
 		{
 			title: `TOOLS (${details.tools.length}, most called first${details.filteredTools.length > 0 ? `; ${details.filteredTools.length} filtered out by its config entry` : ''})`,
 			rows: tools,
@@ -205,61 +275,102 @@ function detailSections(details: UpstreamDetails, width: number): {sections: Sec
 	return {sections, extra: catalog.length > 0 ? {title: `PROMPTS AND RESOURCES (${counts})`, rows: catalog, empty: ''} : undefined};
 }
 
+/** A section's rows wrapped to `width`, in the order they are shown (a keepLast section oldest first). */
+function physicalLines(section: Section, width: number): Line[] {
+	const rows = section.keepLast === true ? [...section.rows].reverse() : section.rows;
+	return rows.flatMap(row => wrapSegments(row, width));
+}
+
 /**
- * A section cut to `rows` rows (its title included), with "… N more" when
- * cut: on a line of its own when there is room for it and a row, else on
- * the title line, so a cut section always shows at least one row.
+ * A section in `rows` rows (its title included), scrolled `scroll` lines
+ * away from its most interesting end (the top; the bottom for a keepLast
+ * section). Cut, the title says which lines it shows; a focused section's
+ * title is marked.
  */
-export function sectionLines(section: Section, rows: number): Line[] {
-	const title: Line = [{text: section.title, tone: {bold: true}}];
+export function sectionLines(section: Section, rows: number, width = Number.POSITIVE_INFINITY, scroll = 0, focused = false): Line[] {
+	const title: Segment[] = [{text: `${focused ? '▸ ' : ''}${section.title}`, tone: focused ? {bold: true, color: 'cyan'} : {bold: true}}];
 	if (rows <= 0) return [];
 	if (section.rows.length === 0) return rows === 1 ? [title] : [title, [label(section.empty)]];
+	const lines = physicalLines(section, width);
 	const room = rows - 1;
-	if (section.rows.length <= room) return [title, ...(section.keepLast === true ? [...section.rows].reverse() : section.rows)];
-	const alone = room >= 2;
-	const kept = section.rows.slice(0, alone ? room - 1 : Math.max(0, room));
-	const ordered = section.keepLast === true ? [...kept].reverse() : kept;
-	const more = `  … ${section.rows.length - kept.length} more`;
-	if (!alone) return [[...title, label(more)], ...ordered];
-	return section.keepLast === true ? [title, [label(more)], ...ordered] : [title, ...ordered, [label(more)]];
+	if (lines.length <= room) return [title, ...lines];
+	const most = Math.max(0, lines.length - room);
+	const offset = Math.min(Math.max(0, scroll), most);
+	const start = section.keepLast === true ? lines.length - room - offset : offset;
+	const shown = lines.slice(start, start + room);
+	return [[...title, label(`  lines ${start + 1}-${start + shown.length} of ${lines.length}${focused ? ' (↑↓)' : ''}`)], ...shown];
 }
 
 /** Rows a section would use uncut (its title included). */
-function sectionWant(section: Section): number {
-	return 1 + Math.max(1, section.rows.length);
+function sectionWant(section: Section, width: number): number {
+	return 1 + Math.max(1, physicalLines(section, width).length);
 }
 
 /** Rows a section needs to show anything: its title and one row. */
 const sectionMinimum = 2;
 
+export type DetailFocus = {section: number; expanded: boolean; scroll: number};
+
+export type DetailLayout = {
+	lines: Line[];
+	/** Sections there are (Tab cycles through them). */
+	sections: number;
+	/** How far the focused section can scroll in this layout. */
+	maxScroll: number;
+};
+
 /**
  * The whole detail view in `height` rows: the summary, then the sections
  * sharing what is left. Every section shown gets its title and at least one
  * row; when not all fit, the last ones give way to a line saying which, so
- * a short terminal never shows a section's title over nothing.
+ * a short terminal never shows a section's title over nothing. The focused
+ * section is always shown; expanded, it takes every row under the summary's
+ * first line.
  */
-export function detailLines(details: UpstreamDetails, now: number, width: number, height: number): Line[] {
-	const summary = summaryLines(details, now, width).slice(0, height);
-	const {sections, extra} = detailSections(details, width);
-	const left = height - summary.length;
-	let shown = sections.length;
-	if (left < sections.length * sectionMinimum) shown = Math.max(0, Math.floor((left - 1) / sectionMinimum));
-	const hidden = sections.slice(shown);
-	const budget = shareRows(sections.slice(0, shown).map(sectionWant), left - (hidden.length > 0 ? 1 : 0));
-	const lines: Line[] = [...summary, ...sections.slice(0, shown).flatMap((section, index) => sectionLines(section, budget[index] ?? 0))];
-	if (extra !== undefined && hidden.length === 0) {
-		const room = height - lines.length;
-		if (room >= sectionMinimum) lines.push(...sectionLines(extra, Math.min(room, sectionWant(extra))));
-		else if (room === 1) lines.push([label(`… ${extra.title.replace(/ \(.*$/, '')}: enlarge the terminal`)]);
-	} else if (extra !== undefined) {
-		hidden.push(extra);
+export function detailLayout(details: UpstreamDetails, now: number, width: number, height: number, focus: DetailFocus = {section: 0, expanded: false, scroll: 0}): DetailLayout {
+	const {sections: main, extra} = detailSections(details, width);
+	const all = extra === undefined ? main : [...main, extra];
+	const focused = Math.min(Math.max(0, focus.section), all.length - 1);
+	const summary = summaryLines(details, now, width).flatMap(line => wrapSegments(line, width, 2));
+	if (focus.expanded) {
+		const top = summary.slice(0, Math.min(1, height));
+		const rows = Math.max(0, height - top.length);
+		const section = all[focused]!;
+		const lines = sectionLines(section, rows, width, focus.scroll, true);
+		return {lines: [...top, ...lines], sections: all.length, maxScroll: Math.max(0, physicalLines(section, width).length - (rows - 1))};
 	}
 
+	const head = summary.slice(0, height);
+	const left = height - head.length;
+	// The focused section is always shown: sections before it give way first when it would not fit.
+	const order = all.map((_, index) => index);
+	let shown = all.length;
+	if (left < all.length * sectionMinimum) shown = Math.max(0, Math.min(all.length, Math.floor((left - 1) / sectionMinimum)));
+	let visible = order.slice(0, shown);
+	if (shown > 0 && !visible.includes(focused)) visible = [...visible.slice(0, shown - 1), focused];
+	const hidden = order.filter(index => !visible.includes(index));
+	const budget = shareRows(
+		visible.map(index => sectionWant(all[index]!, width)),
+		left - (hidden.length > 0 ? 1 : 0),
+	);
+	const lines: Line[] = [...head];
+	let maxScroll = 0;
+	visible.forEach((index, position) => {
+		const rows = budget[position] ?? 0;
+		const isFocused = index === focused;
+		lines.push(...sectionLines(all[index]!, rows, width, isFocused ? focus.scroll : 0, isFocused));
+		if (isFocused) maxScroll = Math.max(0, physicalLines(all[index]!, width).length - (rows - 1));
+	});
 	if (hidden.length > 0 && left > 0) {
-		const names = hidden.map(section => section.title.replace(/ \(.*$/, '')).join(', ');
+		const names = hidden.map(index => all[index]!.title.replace(/ \(.*$/, '')).join(', ');
 		// What to do first: the names are what a narrow terminal cuts.
-		lines.push([label(`… ${hidden.length} more section${hidden.length === 1 ? '' : 's'}: enlarge the terminal (${names})`)]);
+		lines.push([label(`… ${hidden.length} more section${hidden.length === 1 ? '' : 's'}: Tab to one, or enlarge the terminal (${names})`)]);
 	}
 
-	return lines;
+	return {lines, sections: all.length, maxScroll};
+}
+
+/** The detail view's lines (see `detailLayout`). */
+export function detailLines(details: UpstreamDetails, now: number, width: number, height: number, focus?: DetailFocus): Line[] {
+	return detailLayout(details, now, width, height, focus).lines;
 }

@@ -5,15 +5,15 @@
  * dropped before React sees it.
  *
  * Two parts: `events` (states, counts, errors, details: shown at once) and
- * `clock` (ages and uptimes at the resolution they are shown: the list
- * shows seconds only below ten, then "<1m", then minutes). `seconds` says whether some age is
- * shown to the second, so the clock has to move every second.
+ * `clock` (ages and uptimes at the resolution they are shown: to the second
+ * under an hour, then hours). `seconds` says whether some age is shown to
+ * the second, so the clock has to move every second.
  *
  * The clients one by one count only while their screen is open: elsewhere
  * only how many are attached is shown, so a client's calls (thousands a
  * second under load) do not redraw the list.
  */
-import {count, uptime} from './cell-format.js';
+import {count, secondsShownBelow, uptime} from './cell-format.js';
 import {clientRows} from './client-columns.js';
 import type {Focus, HangarSnapshot} from './hangar-source.js';
 import {upIdle} from './table-columns.js';
@@ -31,7 +31,7 @@ export function displayKey(snapshot: HangarSnapshot, focus: Focus): DisplayKey {
 		// Buffered lines never change: which upstream, where the buffer starts and how long it is say which lines it holds.
 		logs: logs === undefined ? undefined : [focus !== undefined && 'name' in focus ? focus.name : undefined, logs.first, logs.lines.length],
 		attached: clients.length,
-		clients: listed.map(({client}) => ({...client, calls: count(client.calls), connectedAt: undefined, lastCallAt: client.lastCallAt === null})),
+		clients: listed.map(({client}) => ({...client, calls: count(client.calls), connectedAt: undefined, lastCallAt: client.lastCallAt === null, lastSeenAt: undefined})),
 	});
 	const running = (now - startedAt) / 1000;
 	const clock = [
@@ -40,11 +40,11 @@ export function displayKey(snapshot: HangarSnapshot, focus: Focus): DisplayKey {
 		...listed.map(row => `${row.connected}/${row.lastCall}`),
 		detailed ? String(Math.floor(now / 1000)) : '',
 	].join('|');
-	// The detail and log views show times to the second; so do the list and header in their first ten seconds.
+	// The detail and log views show times to the second; so do the list and header in their first hour.
 	const seconds =
 		detailed ||
-		running < 10 ||
+		running < secondsShownBelow ||
 		listed.some(row => row.seconds) ||
-		entries.some(entry => (entry.upSeconds !== null && entry.upSeconds < 10) || (entry.idleSeconds !== null && entry.idleSeconds < 10));
+		entries.some(entry => (entry.upSeconds !== null && entry.upSeconds < secondsShownBelow) || (entry.idleSeconds !== null && entry.idleSeconds < secondsShownBelow));
 	return {events, clock, seconds};
 }

@@ -17,18 +17,27 @@ const helpIndent = (keyWidth: number): number => keyWidth + 4;
 
 const columnNotes: Array<[string, string]> = [
 	['STATE', 'cold, starting, ready, degraded, dead, stopping, stopped, quarantined, disabled (always the word, coloured)'],
-	['BREAKER', 'closed, open (calls fail fast until a probe), half-open (a probe is running)'],
-	['UP/IDLE', 'time since it started / since its last call, while running'],
+	['BRK', 'the breaker: ● closed (calls flow), ○ open (calls fail fast until a probe), ◐ half-open (a probe is running)'],
+	['UP/IDLE', 'time since it started / since its last call, while running (to the second under an hour)'],
+	['~TOKENS', 'estimated tokens its exposed tool and prompt definitions cost each client (JSON characters / 4)'],
 	['TOOLS', 'tools known; dim when listed from the cache or the config rather than by the running upstream'],
 	['FAIL c/t', 'consecutive failures, failed starts included (what opens the breaker) / failed calls since hangar started'],
 	['P50/P95', 'call latency, median and 95th percentile of the last 256 calls'],
 	['RESTARTS', 'automatic restarts after a crash or a failed start'],
+	['CALLS/FAIL/P95 5m', 'wide terminals: calls, failures and p95 latency over the last 5 minutes, 30 s a character'],
+	['LAST ERROR', 'the last failure; the line under the table shows the selected (or first broken) upstream\'s whole'],
+];
+
+const callNotes: Array<[string, string]> = [
+	['RESULT', 'ok; tool error (the tool answered with isError); or the error\'s code (UpstreamTimeout, CircuitOpen, a JSON-RPC code)'],
+	['CLIENT', 'the client\'s name from initialize, else its session label; hangar for its own calls (demo traffic)'],
 ];
 
 const clientNotes: Array<[string, string]> = [
 	['CLIENT', 'the name and version the client sent in initialize; "(not initialized)" until it does'],
 	['TRANSPORT', 'socket: an `mcp-hangar --stdio` attached through the local socket; http: an HTTP session'],
 	['LABEL', 'the session as hangar\'s log names it'],
+	['(idle)', 'an HTTP session with no request for 60 s and no stream open: not counted when quitting asks'],
 ];
 
 /** The last answer: the help view draws it on every frame and the scroll limit counts it on every key. */
@@ -53,6 +62,8 @@ function buildLines(configPath: string, logFile: string, width: number): HelpLin
 
 	lines.push({kind: 'blank'}, {kind: 'title', text: 'Columns of the list'});
 	for (const [key, text] of columnNotes) lines.push({kind: 'row', key, text});
+	lines.push({kind: 'blank'}, {kind: 'title', text: 'Columns of the calls (t)'});
+	for (const [key, text] of callNotes) lines.push({kind: 'row', key, text});
 	lines.push({kind: 'blank'}, {kind: 'title', text: 'Columns of the clients (c)'});
 	for (const [key, text] of clientNotes) lines.push({kind: 'row', key, text});
 	lines.push({kind: 'blank'}, {kind: 'title', text: 'Files'});

@@ -10,7 +10,7 @@
 import type {Key} from 'ink';
 import {currentView, type UiState} from './ui-state.js';
 
-export type KeyContext = 'main' | 'detail' | 'logs' | 'clients' | 'help' | 'filter' | 'dialog' | 'quitting';
+export type KeyContext = 'main' | 'detail' | 'logs' | 'clients' | 'help' | 'calls' | 'call' | 'filter' | 'dialog' | 'quitting';
 
 export type CommandId =
 	| 'up'
@@ -26,6 +26,11 @@ export type CommandId =
 	| 'filter'
 	| 'logs'
 	| 'clients'
+	| 'calls'
+	| 'openCall'
+	| 'nextSection'
+	| 'previousSection'
+	| 'expand'
 	| 'help'
 	| 'quit'
 	| 'interrupt'
@@ -62,10 +67,12 @@ const downKeys = [named('↓', key => key.downArrow), char('j')];
 const enter = named('Enter', key => key.return);
 const escape = named('Esc', key => key.escape);
 
-const screens: KeyContext[] = ['main', 'detail', 'logs', 'clients', 'help'];
+const screens: KeyContext[] = ['main', 'detail', 'logs', 'clients', 'help', 'calls', 'call'];
 const upstreamScreens: KeyContext[] = ['main', 'detail'];
-/** Screens longer than the terminal: ↑↓ scroll them instead of moving a selection. */
-export const scrollingScreens: readonly KeyContext[] = ['logs', 'clients', 'help'];
+/** Screens longer than the terminal: ↑↓ scroll them instead of moving a selection (the details scroll their focused section). */
+export const scrollingScreens: readonly KeyContext[] = ['detail', 'logs', 'clients', 'help', 'calls', 'call'];
+/** Of those, the ones that page with PgUp/PgDn and scroll by line with ↑↓/jk as such (the calls view moves its selection instead). */
+const lineScrolling: KeyContext[] = ['detail', 'logs', 'clients', 'help', 'call'];
 
 /** In dispatch order: within a context the first matching binding wins. Footer hints follow this order. */
 export const bindings: readonly Binding[] = [
@@ -82,12 +89,19 @@ export const bindings: readonly Binding[] = [
 	{command: 'help', keys: [char('?')], contexts: screens, description: 'show this help, or close it', hint: 'help'},
 	{command: 'up', keys: upKeys, contexts: ['main'], description: 'select the previous upstream', hint: 'move', hintKeys: '↑↓/jk'},
 	{command: 'down', keys: downKeys, contexts: ['main'], description: 'select the next upstream'},
-	{command: 'up', keys: upKeys, contexts: scrollingScreens, description: 'scroll up one line', hint: 'scroll', hintKeys: '↑↓/jk'},
-	{command: 'down', keys: downKeys, contexts: scrollingScreens, description: 'scroll down one line'},
+	{command: 'up', keys: upKeys, contexts: lineScrolling, description: 'scroll up one line (in the details: the focused section)', hint: 'scroll', hintKeys: '↑↓/jk'},
+	{command: 'down', keys: downKeys, contexts: lineScrolling, description: 'scroll down one line'},
+	{command: 'up', keys: upKeys, contexts: ['calls'], description: 'select the newer call; at the top the view follows new calls again', hint: 'move', hintKeys: '↑↓/jk'},
+	{command: 'down', keys: downKeys, contexts: ['calls'], description: 'select the older call: the view pauses there while new calls arrive'},
 	{command: 'pageUp', keys: [named('PgUp', key => key.pageUp)], contexts: scrollingScreens, description: 'scroll up one page'},
 	{command: 'pageDown', keys: [named('PgDn', key => key.pageDown)], contexts: scrollingScreens, description: 'scroll down one page'},
+	{command: 'nextSection', keys: [named('Tab', key => key.tab && !key.shift)], contexts: ['detail'], description: 'focus the next section (↑↓ then scroll it)', hint: 'section', hintKeys: 'Tab'},
+	{command: 'previousSection', keys: [named('Shift-Tab', key => key.tab && key.shift)], contexts: ['detail'], description: 'focus the previous section'},
+	{command: 'expand', keys: [enter], contexts: ['detail'], description: 'expand the focused section to the whole screen, or shrink it back', hint: 'expand'},
 	{command: 'details', keys: [enter], contexts: ['main'], description: 'open the selected upstream\'s details', hint: 'details'},
-	{command: 'back', keys: [escape], contexts: ['detail', 'logs', 'clients', 'help'], description: 'go back one screen', hint: 'back'},
+	{command: 'openCall', keys: [enter], contexts: ['calls'], description: 'show the selected call: its arguments and result (cut, secrets masked)', hint: 'show'},
+	{command: 'back', keys: [escape], contexts: ['detail', 'logs', 'clients', 'help', 'call'], description: 'go back one screen', hint: 'back'},
+	{command: 'back', keys: [escape], contexts: ['calls'], description: 'clear the calls filter, or go back', hint: 'back'},
 	{command: 'back', keys: [escape], contexts: ['main'], description: 'clear the filter'},
 	{command: 'start', keys: [char('s')], contexts: upstreamScreens, description: 'start the upstream (resets its restart budget and breaker)', hint: 'start'},
 	{command: 'stop', keys: [char('x')], contexts: upstreamScreens, description: 'stop it; it does not start on demand until started again', hint: 'stop'},
@@ -97,12 +111,14 @@ export const bindings: readonly Binding[] = [
 		keys: [char('u')],
 		contexts: upstreamScreens,
 		// Short enough for one help line at 120 columns: the y/n part is what is cut first.
-		description: 'quarantine it (stop it, hide its tools, refuse calls); if quarantined, ask y/n to lift it and pin its tools',
+		description: 'quarantine it (stop it, hide its tools, refuse calls), after a y/n question; if quarantined, ask y/n to lift it and pin its tools',
 		hint: 'quarantine/lift',
 	},
 	{command: 'filter', keys: [char('/')], contexts: ['main'], description: 'filter by name or tool name (fuzzy), or by state (/dead)', hint: 'filter'},
+	{command: 'filter', keys: [char('/')], contexts: ['calls'], description: 'filter the calls: every word must appear in the client, upstream, tool, outcome or error code', hint: 'filter'},
 	{command: 'logs', keys: [char('l')], contexts: upstreamScreens, description: 'full-screen log of the upstream (stderr, stray stdout, hangar\'s notes)', hint: 'logs'},
 	{command: 'clients', keys: [char('c')], contexts: ['main'], description: 'list the MCP clients attached to this hangar (name, transport, since when, calls, last call)', hint: 'clients'},
+	{command: 'calls', keys: [char('t')], contexts: ['main'], description: 'the calls flowing: every tool call across upstreams, live (time, client, upstream, tool, latency, result)', hint: 'calls'},
 	{command: 'quit', keys: [char('q')], contexts: screens, description: 'quit: stop every upstream and exit (asks first when clients are attached); attached: detach, stop nothing', hint: 'quit'},
 	{
 		command: 'interrupt',
@@ -117,7 +133,7 @@ export const bindings: readonly Binding[] = [
 export function keyContext(state: UiState): KeyContext {
 	if (state.quitting !== undefined) return 'quitting';
 	if (state.dialog !== undefined) return 'dialog';
-	if (state.filter.editing) return 'filter';
+	if (state.filter.editing || state.callFilter.editing) return 'filter';
 	return currentView(state);
 }
 
@@ -151,11 +167,13 @@ const contextNames: Record<KeyContext, string> = {
 	logs: 'logs',
 	clients: 'clients',
 	help: 'help',
+	calls: 'calls',
+	call: 'a call',
 	filter: 'typing a filter',
 	dialog: 'a question',
 	quitting: 'quitting',
 };
-const contextOrder: KeyContext[] = ['main', 'detail', 'logs', 'clients', 'help', 'filter', 'dialog', 'quitting'];
+const contextOrder: KeyContext[] = ['main', 'detail', 'logs', 'clients', 'help', 'calls', 'call', 'filter', 'dialog', 'quitting'];
 
 /** "List and details", "Every screen", "Everywhere". */
 function whereTitle(contexts: readonly KeyContext[]): string {

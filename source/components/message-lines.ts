@@ -12,6 +12,7 @@ import type {Dialog, Message, UiState} from './ui-state.js';
 
 function question(dialog: Dialog): string {
 	if (dialog.kind === 'lift-quarantine') return `Lift the quarantine of "${dialog.name}" and pin ${dialog.pins}? (y/n)`;
+	if (dialog.kind === 'quarantine') return `Quarantine "${dialog.name}"? It is stopped, its tools are hidden and its calls refused until a person lifts it, also after a restart of hangar. (y/n)`;
 	return `${dialog.clients} client${dialog.clients === 1 ? ' is' : 's are'} attached. Quit and stop every upstream anyway? (y/n)`;
 }
 

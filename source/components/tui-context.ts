@@ -32,8 +32,17 @@ export type TuiActions = {
 	openDetails: () => void;
 	openLogs: () => void;
 	openClients: () => void;
+	/** The calls view, live on the newest call. */
+	openCalls: () => void;
+	/** The selected call's arguments and result. */
+	openCall: () => void;
+	/** The detail view: focus the next (1) or previous (-1) section. */
+	section: (by: number) => void;
+	/** The detail view: expand the focused section, or shrink it back. */
+	expand: () => void;
 	openHelp: () => void;
 	back: () => void;
+	/** Scrolls the screen (the details: the focused section; the calls view: moves its selection, pausing it). */
 	scroll: (by: number) => void;
 	/** Runs a command on the selected upstream and reports its outcome on the message line. */
 	command: (action: 'start' | 'stop' | 'restart') => void;

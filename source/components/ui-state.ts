@@ -6,11 +6,13 @@
  * named event and can be tested without rendering.
  */
 
-export type View = 'main' | 'detail' | 'logs' | 'clients' | 'help';
+export type View = 'main' | 'detail' | 'logs' | 'clients' | 'help' | 'calls' | 'call';
 
 export type Dialog =
 	/** Lifting a quarantine lets the upstream run again and pins its tools: a person confirms it. */
 	| {kind: 'lift-quarantine'; name: string; /** What approving pins, as the core says it. */ pins: string}
+	/** A quarantine stops the upstream, hides its tools and persists across restarts: a stray key must not do that. */
+	| {kind: 'quarantine'; name: string}
 	| {kind: 'quit'; clients: number};
 
 export type Message = {
@@ -27,6 +29,16 @@ export type UiState = {
 	/** The selected upstream's name; undefined until a person moves. */
 	selected: string | undefined;
 	filter: {query: string; editing: boolean};
+	/** The calls view's own filter (by client, upstream, tool, outcome or code). */
+	callFilter: {query: string; editing: boolean};
+	/**
+	 * The calls view's selection: the seq of the selected call; undefined
+	 * while following the newest (a move down pauses it on a call, moving
+	 * back to the top follows again).
+	 */
+	callAt: number | undefined;
+	/** The detail view: which section has the focus (Tab), whether it is expanded to the whole body (Enter), and how far it is scrolled. */
+	detail: {section: number; expanded: boolean; scroll: number};
 	dialog: Dialog | undefined;
 	message: Message | undefined;
 	/** Lines scrolled from the top, in help and clients. */
@@ -60,12 +72,22 @@ export type UiAction =
 	| {type: 'scroll'; by: number; max: number}
 	/** Scrolls the log view by lines (negative: back), given its buffer (`first`, `count` lines) and the rows it shows. */
 	| {type: 'log-scroll'; by: number; first: number; count: number; rows: number}
-	| {type: 'quitting'; upstreams: number; detaching?: boolean};
+	| {type: 'quitting'; upstreams: number; detaching?: boolean}
+	/** Moves the calls view's selection to a call (undefined: follow the newest). */
+	| {type: 'call-select'; at: number | undefined}
+	/** The detail view: focus the next (or previous) of `count` sections. */
+	| {type: 'detail-section'; by: number; count: number}
+	| {type: 'detail-expand'}
+	/** Scrolls the focused section by lines, within `max`. */
+	| {type: 'detail-scroll'; by: number; max: number};
 
 export const initialUiState: UiState = {
 	views: ['main'],
 	selected: undefined,
 	filter: {query: '', editing: false},
+	callFilter: {query: '', editing: false},
+	callAt: undefined,
+	detail: {section: 0, expanded: false, scroll: 0},
 	dialog: undefined,
 	message: undefined,
 	scroll: 0,
@@ -82,6 +104,12 @@ export function logBottom(anchor: number | undefined, first: number, count: numb
 	const newest = first + count - 1;
 	if (anchor === undefined) return newest;
 	return Math.min(newest, Math.max(first + Math.min(count, rows) - 1, anchor));
+}
+
+/** A filter change applies to the calls view's filter while it is open, else to the list's; a new calls filter follows the newest call again. */
+function withFilter(state: UiState, change: (filter: UiState['filter']) => UiState['filter']): UiState {
+	if (currentView(state) === 'calls') return {...state, callFilter: change(state.callFilter), callAt: undefined};
+	return {...state, filter: change(state.filter)};
 }
 
 export function currentView(state: UiState): View {
@@ -103,33 +131,57 @@ export function uiReducer(state: UiState, action: UiAction): UiState {
 
 		case 'open': {
 			const views = currentView(state) === action.view ? state.views : [...state.views, action.view];
-			return {...state, views, selected: action.name ?? state.selected, scroll: 0, logAnchor: undefined};
+			const detail = action.view === 'detail' ? initialUiState.detail : state.detail;
+			// The calls view opens live, on the newest call; a call opened from it keeps its place.
+			const callAt = action.view === 'calls' ? undefined : state.callAt;
+			return {...state, views, selected: action.name ?? state.selected, scroll: 0, logAnchor: undefined, detail, callAt};
 		}
 
 		case 'back': {
+			// The calls view's filter is a level of its own, like the list's: Esc clears it before leaving.
+			if (currentView(state) === 'calls' && state.callFilter.query !== '') return {...state, callFilter: {query: '', editing: false}, callAt: undefined};
 			if (state.views.length > 1) return {...state, views: state.views.slice(0, -1), scroll: 0, logAnchor: undefined};
 			if (state.filter.query !== '') return {...state, filter: {query: '', editing: false}};
 			return state;
 		}
 
 		case 'filter-open': {
+			if (currentView(state) === 'calls') return {...state, callFilter: {query: state.callFilter.query, editing: true}};
 			return {...state, views: ['main'], filter: {query: state.filter.query, editing: true}};
 		}
 
 		case 'filter-type': {
-			return {...state, filter: {query: state.filter.query + action.text, editing: true}};
+			return withFilter(state, filter => ({query: filter.query + action.text, editing: true}));
 		}
 
 		case 'filter-erase': {
-			return {...state, filter: {query: [...state.filter.query].slice(0, -1).join(''), editing: true}};
+			return withFilter(state, filter => ({query: [...filter.query].slice(0, -1).join(''), editing: true}));
 		}
 
 		case 'filter-keep': {
-			return {...state, filter: {query: state.filter.query.trim(), editing: false}};
+			return withFilter(state, filter => ({query: filter.query.trim(), editing: false}));
 		}
 
 		case 'filter-clear': {
-			return {...state, filter: {query: '', editing: false}};
+			return withFilter(state, () => ({query: '', editing: false}));
+		}
+
+		case 'call-select': {
+			return {...state, callAt: action.at};
+		}
+
+		case 'detail-section': {
+			const count = Math.max(1, action.count);
+			const section = (((state.detail.section + action.by) % count) + count) % count;
+			return {...state, detail: {...state.detail, section, scroll: 0}};
+		}
+
+		case 'detail-expand': {
+			return {...state, detail: {...state.detail, expanded: !state.detail.expanded, scroll: 0}};
+		}
+
+		case 'detail-scroll': {
+			return {...state, detail: {...state.detail, scroll: Math.min(Math.max(0, action.max), Math.max(0, state.detail.scroll + action.by))}};
 		}
 
 		case 'dialog-open': {

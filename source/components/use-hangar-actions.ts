@@ -10,6 +10,8 @@ import {errorMessage, HangarError} from '../core/base/errors.js';
 import type {Command} from '../core/engine/supervisor.js';
 import type {StatusEntry} from '../core/engine/views.js';
 import type {HangarSource} from './hangar-source.js';
+import {callDetailLines} from './call-lines.js';
+import {detailLayout} from './detail-sections.js';
 import {helpLines} from './help-content.js';
 import {bodyRows, scrollRoom} from './screen-layout.js';
 import type {TuiActions, TuiState} from './tui-context.js';
@@ -90,8 +92,33 @@ export function useHangarActions(source: HangarSource, readState: () => TuiState
 
 		const scrollMax = (): number => {
 			const {ui, snapshot, size} = readState();
-			const total = currentView(ui) === 'clients' ? snapshot.clients.length : helpLines(snapshot, size.columns).length;
+			const view = currentView(ui);
+			const total =
+				view === 'clients'
+					? snapshot.clients.length
+					: view === 'call'
+						? snapshot.calls?.open === undefined
+							? 0
+							: callDetailLines(snapshot.calls.open, size.columns).length
+						: helpLines(snapshot, size.columns).length;
 			return Math.max(0, total - scrollRows());
+		};
+
+		/** The detail view as drawn now: how many sections, how far the focused one scrolls. */
+		const detailNow = (): {sections: number; maxScroll: number} => {
+			const {ui, snapshot, size} = readState();
+			if (snapshot.details === undefined) return {sections: 1, maxScroll: 0};
+			return detailLayout(snapshot.details, snapshot.now, size.columns, bodyRows(size, ui), ui.detail);
+		};
+
+		/** Moves the calls view's selection by `by` calls (down: older); back at the newest, it follows new calls again. */
+		const moveCall = (by: number): void => {
+			const {ui, snapshot} = readState();
+			const window = snapshot.calls;
+			if (window === undefined || window.rows.length === 0) return;
+			const at = ui.callAt === undefined ? 0 : Math.max(0, window.rows.findIndex(row => row.seq <= ui.callAt!));
+			const next = Math.min(window.rows.length - 1, Math.max(0, at + by));
+			dispatch({type: 'call-select', at: next === 0 && window.offset === 0 ? undefined : window.rows[next]!.seq});
 		};
 
 		const actions: TuiActions = {
@@ -109,9 +136,36 @@ export function useHangarActions(source: HangarSource, readState: () => TuiState
 				dispatch(currentView(readState().ui) === 'help' ? {type: 'back'} : {type: 'open', view: 'help'});
 			},
 			back: () => dispatch({type: 'back'}),
+			openCalls: () => dispatch({type: 'open', view: 'calls'}),
+			openCall() {
+				const {ui, snapshot} = readState();
+				const rows = snapshot.calls?.rows ?? [];
+				const call = ui.callAt === undefined ? rows[0] : (rows.find(row => row.seq <= ui.callAt!) ?? rows.at(-1));
+				if (call === undefined) {
+					dispatch({type: 'message', message: {tone: 'error', text: 'No call is selected: none has been made yet, or the filter matches none.'}});
+					return;
+				}
+
+				// Opening a call pauses the list on it, so Esc comes back to the same place.
+				dispatch({type: 'call-select', at: call.seq});
+				dispatch({type: 'open', view: 'call'});
+			},
+			section: by => dispatch({type: 'detail-section', by, count: detailNow().sections}),
+			expand: () => dispatch({type: 'detail-expand'}),
 			scroll(by) {
 				const {ui, snapshot} = readState();
-				if (currentView(ui) !== 'logs') {
+				const view = currentView(ui);
+				if (view === 'detail') {
+					dispatch({type: 'detail-scroll', by, max: detailNow().maxScroll});
+					return;
+				}
+
+				if (view === 'calls') {
+					moveCall(by);
+					return;
+				}
+
+				if (view !== 'logs') {
 					dispatch({type: 'scroll', by, max: scrollMax()});
 					return;
 				}
@@ -131,7 +185,7 @@ export function useHangarActions(source: HangarSource, readState: () => TuiState
 				}
 
 				if (entry.state === 'quarantined') dispatch({type: 'dialog-open', dialog: {kind: 'lift-quarantine', name: entry.name, pins: source.approvalPins(entry.name)}});
-				else run(entry.name, 'quarantine');
+				else dispatch({type: 'dialog-open', dialog: {kind: 'quarantine', name: entry.name}});
 			},
 			filterOpen: () => dispatch({type: 'filter-open'}),
 			filterType(text) {
@@ -148,12 +202,14 @@ export function useHangarActions(source: HangarSource, readState: () => TuiState
 				const {dialog} = readState().ui;
 				dispatch({type: 'dialog-close'});
 				if (dialog?.kind === 'lift-quarantine') run(dialog.name, 'approve');
+				else if (dialog?.kind === 'quarantine') run(dialog.name, 'quarantine');
 				else if (dialog?.kind === 'quit') beginQuit();
 			},
 			cancel() {
 				const {dialog} = readState().ui;
 				dispatch({type: 'dialog-close'});
 				if (dialog?.kind === 'lift-quarantine') dispatch({type: 'message', message: {tone: 'success', text: `left "${dialog.name}" quarantined`}});
+				else if (dialog?.kind === 'quarantine') dispatch({type: 'message', message: {tone: 'success', text: `not quarantined: "${dialog.name}" is left as it was`}});
 				else if (dialog?.kind === 'quit') dispatch({type: 'message', message: {tone: 'success', text: 'not quitting: hangar and its upstreams keep running'}});
 			},
 			quit() {
