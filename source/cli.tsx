@@ -5,6 +5,8 @@
  * command, and hands over to the core or to the config-file commands;
  * nothing here speaks MCP or spawns processes itself.
  */
+// First: `tui` shows its first frame before the rest of the CLI loads (see terminal-screen.ts).
+import './terminal-screen.js';
 import process from 'node:process';
 import meow from 'meow';
 import {ConfigError, loadConfig, resolveConfigPath} from './core/config/config.js';

@@ -5,10 +5,11 @@
  * attaches to it over the local socket and quitting only detaches;
  * otherwise the supervisor runs in this process, and quitting stops it.
  *
- * The terminal belongs to Ink: hangar's log goes to a file, upstream output
- * to per-upstream buffers, and Node's own warnings to the log, so nothing
- * writes behind the frame. Without an interactive terminal it refuses to
- * start (exit code 2) and says what to run instead.
+ * The terminal belongs to Ink, on the alternate screen (terminal-screen.ts):
+ * hangar's log goes to a file, upstream output to per-upstream buffers, and
+ * Node's own warnings to the log, so nothing writes behind the frame.
+ * Without an interactive terminal it refuses to start (exit code 2) and
+ * says what to run instead.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -23,6 +24,7 @@ import {startOwner} from './core/endpoints/runtime.js';
 import {parseDemoTarget, startDemoTraffic} from './demo/traffic.js';
 import {selfCommand} from './config-files/hangar-launch.js';
 import {shellWord} from './shell-words.js';
+import {clearForUi, enterAlternateScreen, leaveAlternateScreen} from './terminal-screen.js';
 
 export type TuiOptions = {
 	configPath: string;
@@ -128,6 +130,7 @@ async function runAttached(config: HangarConfig, link: ConsoleClient, options: T
 
 	const {renderTui} = await loadUi();
 	const {logger, logFile} = openLog(config, options);
+	clearForUi();
 	const source = remoteSource({
 		link,
 		first,
@@ -153,6 +156,8 @@ async function runAttached(config: HangarConfig, link: ConsoleClient, options: T
 
 	logger.info(`terminal UI attached to ${link.owner}`, {config: config.path, stateDir: config.hangar.stateDir});
 	await instance.waitUntilExit();
+	// What follows is for the shell's screen, after the UI is gone.
+	leaveAlternateScreen();
 	const lost = source.lost();
 	const clients = source.attachedClients();
 	process.stdout.write(
@@ -169,6 +174,8 @@ export async function runTui(options: TuiOptions): Promise<void> {
 		process.exit(2);
 	}
 
+	// Already on when the CLI showed its first frame; restored at exit, also after a crash.
+	enterAlternateScreen();
 	const config = loadConfig(options.configPath, {stateDir: options.stateDir});
 	const target = options.demoTraffic === undefined ? undefined : parseDemoTarget(options.demoTraffic, config.servers.map(server => server.name));
 	// A supervisor already runs this config: attach to it rather than refuse (or run a second one).
@@ -203,6 +210,7 @@ export async function runTui(options: TuiOptions): Promise<void> {
 		process.kill(process.pid, 'SIGINT');
 	};
 
+	clearForUi();
 	const instance = renderTui(source, {onQuit: quit, onForceQuit: forceQuit});
 	logger.info(`terminal UI open with ${config.servers.length} upstreams`, {config: config.path, stateDir: config.hangar.stateDir});
 	void supervisor.launch();
