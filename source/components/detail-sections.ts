@@ -197,10 +197,12 @@ function historyRows(details: UpstreamDetails, width: number): Line[] {
 	const worst = Math.max(0, ...series.p95.map(value => value ?? 0));
 	const minutes = (series.calls.length * series.bucketMs) / 60_000;
 	const callScale = Math.max(0, ...mergeBuckets(series.calls, chars, 'sum').map(n => n ?? 0));
+	// The last bucket is still filling: the rate now is the one before it.
+	const lastFull = series.calls.at(-2) ?? 0;
 	const timeline = timelineSegments(details.transitions, series, chars);
 	const legend = marks.filter(mark => timeline.some(cell => cell.text === mark.mark)).map(mark => `${mark.mark} ${mark.to}`);
 	return [
-		[label('  calls     '), {text: sparkline(series.calls, chars, 'sum'), tone: {color: 'cyan'}}, label(`  ${count(calls)} in ${minutes}m (${(calls / (minutes * 60)).toFixed(1)}/s)`)],
+		[label('  calls     '), {text: sparkline(series.calls, chars, 'sum'), tone: {color: 'cyan'}}, label(`  ${count(calls)} in ${minutes}m, ${(lastFull / (series.bucketMs / 1000)).toFixed(1)}/s lately`)],
 		[label('  p95       '), {text: sparkline(series.p95, chars, 'max'), tone: {color: 'yellow'}}, label(`  worst ${millis(worst === 0 ? null : worst)}`)],
 		[label('  failures  '), {text: sparkline(series.failures, chars, 'sum', callScale), tone: {color: failures > 0 ? 'red' : undefined, dim: failures === 0}}, label(`  ${count(failures)} (on the calls' scale)`)],
 		[label('  events    '), ...timeline, label(legend.length === 0 ? '  no transitions' : `  ${legend.join('  ')}`)],

@@ -30,7 +30,7 @@ const columnNotes: Array<[string, string]> = [
 
 const callNotes: Array<[string, string]> = [
 	['RESULT', 'ok; tool error (the tool answered with isError); or the error\'s code (UpstreamTimeout, CircuitOpen, a JSON-RPC code)'],
-	['CLIENT', 'the client\'s name from initialize, else its session label; hangar for its own calls (demo traffic)'],
+	['CLIENT', 'the client\'s name from initialize, else its session label; demo traffic for --demo-traffic's calls'],
 ];
 
 const clientNotes: Array<[string, string]> = [

@@ -17,7 +17,7 @@ export type CallLogEntry = {
 	seq: number;
 	/** When it finished, in ms since the epoch. */
 	at: number;
-	/** The client: its name from initialize, else its session label; "hangar" for hangar's own calls (demo traffic). */
+	/** The client: its name from initialize, else its session label; "hangar" when no client is named. */
 	client: string;
 	upstream: string;
 	tool: string;
