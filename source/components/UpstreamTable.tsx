@@ -11,7 +11,7 @@ import {useMemo} from 'react';
 import type {StatusEntry} from '../core/engine/views.js';
 import {printable, wrap} from './cell-format.js';
 import {Segments, StableSegments, type Segment} from './Segments.js';
-import {compactColumns, fitColumns, headerSegments, rowSegments, upstreamColumns} from './table-columns.js';
+import {compactColumns, fitColumns, headerSegments, rowSegments, upstreamColumns, withoutSubject} from './table-columns.js';
 import {useTuiState} from './tui-context.js';
 
 /** The first row to show so that `selected` is inside a window of `height` rows. */
@@ -34,8 +34,8 @@ export function reasonOf(rows: readonly StatusEntry[], selected: StatusEntry | u
 /** The reason line for `entry` at `width`, at most `reasonRows` lines. */
 export function reasonLines(entry: StatusEntry, width: number): Segment[][] {
 	const head = `${entry.name} ${entry.state === 'ready' ? 'last error' : `is ${entry.state}`}: `;
-	return wrap(head + printable(entry.lastError ?? ''), Math.max(10, width - 2), reasonRows).map((line, index) =>
-		index === 0 ? [{text: '  '}, {text: line.slice(0, head.length), tone: {bold: true}}, {text: line.slice(head.length), tone: {color: 'red'}}] : [{text: '  '}, {text: line, tone: {color: 'red'}}],
+	return wrap(head + printable(withoutSubject(entry.lastError ?? '', entry.name)), Math.max(10, width - 2), reasonRows).map((line, index) =>
+		index === 0 ? [{text: '⚠ ', tone: {color: 'red'}}, {text: line.slice(0, head.length), tone: {bold: true}}, {text: line.slice(head.length), tone: {color: 'red'}}] : [{text: '  '}, {text: line, tone: {color: 'red'}}],
 	);
 }
 

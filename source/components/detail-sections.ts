@@ -366,7 +366,7 @@ export function detailLayout(details: UpstreamDetails, now: number, width: numbe
 	if (hidden.length > 0 && left > 0) {
 		const names = hidden.map(index => all[index]!.title.replace(/ \(.*$/, '')).join(', ');
 		// What to do first: the names are what a narrow terminal cuts.
-		lines.push([label(`… ${hidden.length} more section${hidden.length === 1 ? '' : 's'}: Tab to one, or enlarge the terminal (${names})`)]);
+		lines.push([label(`… ${hidden.length} more section${hidden.length === 1 ? '' : 's'}: Tab or enlarge (${names})`)]);
 	}
 
 	return {lines, sections: all.length, maxScroll};

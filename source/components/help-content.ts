@@ -24,13 +24,13 @@ const columnNotes: Array<[string, string]> = [
 	['FAIL c/t', 'consecutive failures, failed starts included (what opens the breaker) / failed calls since hangar started'],
 	['P50/P95', 'call latency, median and 95th percentile of the last 256 calls'],
 	['RESTARTS', 'automatic restarts after a crash or a failed start'],
-	['CALLS/FAIL/P95 5m', 'wide terminals: calls, failures and p95 latency over the last 5 minutes, 30 s a character'],
+	['CALLS 5m', 'in wide terminals, with FAIL 5m and P95 5m: calls, failures and p95 latency over the last 5 minutes, 30 s a character'],
 	['LAST ERROR', 'the last failure; the line under the table shows the selected (or first broken) upstream\'s whole'],
 ];
 
 const callNotes: Array<[string, string]> = [
 	['RESULT', 'ok; tool error (the tool answered with isError); or the error\'s code (UpstreamTimeout, CircuitOpen, a JSON-RPC code)'],
-	['CLIENT', 'the client\'s name from initialize, else its session label; demo traffic for --demo-traffic's calls'],
+	['CLIENT', 'the client\'s name from initialize, else its session label; "demo traffic" for the calls of --demo-traffic'],
 ];
 
 const clientNotes: Array<[string, string]> = [

@@ -87,7 +87,8 @@ export const bindings: readonly Binding[] = [
 	{command: 'down', keys: [named('↓', key => key.downArrow)], contexts: ['filter'], description: 'select the next matching upstream'},
 	// Screens.
 	{command: 'help', keys: [char('?')], contexts: screens, description: 'show this help, or close it', hint: 'help'},
-	{command: 'up', keys: upKeys, contexts: ['main'], description: 'select the previous upstream', hint: 'move', hintKeys: '↑↓/jk'},
+	// The footer at 120 columns holds every hint of the list with '↑↓' alone; the help says j and k too.
+	{command: 'up', keys: upKeys, contexts: ['main'], description: 'select the previous upstream', hint: 'move', hintKeys: '↑↓'},
 	{command: 'down', keys: downKeys, contexts: ['main'], description: 'select the next upstream'},
 	{command: 'up', keys: upKeys, contexts: lineScrolling, description: 'scroll up one line (in the details: the focused section)', hint: 'scroll', hintKeys: '↑↓/jk'},
 	{command: 'down', keys: downKeys, contexts: lineScrolling, description: 'scroll down one line'},
@@ -111,8 +112,8 @@ export const bindings: readonly Binding[] = [
 		keys: [char('u')],
 		contexts: upstreamScreens,
 		// Short enough for one help line at 120 columns: the y/n part is what is cut first.
-		description: 'quarantine it (stop it, hide its tools, refuse calls), after a y/n question; if quarantined, ask y/n to lift it and pin its tools',
-		hint: 'quarantine/lift',
+		description: 'y/n, then quarantine it (stop, hide tools, refuse calls); if quarantined, y/n to lift it and pin its tools',
+		hint: 'quarantine',
 	},
 	{command: 'filter', keys: [char('/')], contexts: ['main'], description: 'filter by name or tool name (fuzzy), or by state (/dead)', hint: 'filter'},
 	{command: 'filter', keys: [char('/')], contexts: ['calls'], description: 'filter the calls: every word must appear in the client, upstream, tool, outcome or error code', hint: 'filter'},

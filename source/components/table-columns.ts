@@ -29,6 +29,8 @@ export type ColumnSpec<Row = StatusEntry> = {
 	min?: number;
 	/** For 'rest': the width it holds against columns of later priority (default its min); it gets all that is left in the end. */
 	want?: number;
+	/** For 'rest': the name gives up characters (down to 12) for its minimum. */
+	squeezesName?: boolean;
 	cell: (row: Row) => Cell;
 };
 
@@ -62,6 +64,7 @@ const errorColumn: ColumnSpec = {
 	width: 'rest',
 	min: 16,
 	want: 36,
+	squeezesName: true,
 	align: 'left',
 	priority: 2,
 	cell: entry => ({text: printable(withoutSubject(entry.lastError ?? '', entry.name)), tone: {color: 'red'}}),
@@ -118,9 +121,8 @@ export function upstreamColumns(histories: Readonly<Record<string, SeriesView>> 
 		},
 		{id: 'latency', title: 'P50/P95', width: 11, align: 'right', priority: 7, cell: entry => ({text: latency(entry.latencyMs)})},
 		{id: 'restarts', title: 'RESTARTS', width: 8, align: 'right', priority: 6, cell: entry => ({text: String(entry.restarts), tone: entry.restarts > 0 ? {color: 'yellow'} : {}})},
-		callsHistory(histories),
-		failHistory(histories),
-		p95History(histories),
+		// Only when some upstream was called lately: three columns of blanks say nothing.
+		...(Object.keys(histories).length === 0 ? [] : [callsHistory(histories), failHistory(histories), p95History(histories)]),
 		errorColumn,
 	];
 }
@@ -164,7 +166,7 @@ export function fitColumns<Row>(specs: ReadonlyArray<ColumnSpec<Row>>, width: nu
 			restHeld = Math.min(spec.want ?? least, width - used - gap);
 			// The reason something is broken is worth more than the last letters of a long name.
 			const short = least - restHeld;
-			if (short > 0 && name !== undefined && chosen.has(name) && nameWidth - short >= nameShrinksTo) {
+			if (short > 0 && spec.squeezesName === true && name !== undefined && chosen.has(name) && nameWidth - short >= nameShrinksTo) {
 				nameWidth -= short;
 				used -= short;
 				restHeld = least;
@@ -222,7 +224,8 @@ export function rowSegments<Row>(row: Row, columns: ReadonlyArray<Column<Row>>, 
 	return segments;
 }
 
-function withoutSubject(text: string, name: string): string {
+/** An error without its leading 'upstream "name": ', where the line already names the upstream. */
+export function withoutSubject(text: string, name: string): string {
 	const subject = `upstream "${name}": `;
 	return text.startsWith(subject) ? text.slice(subject.length) : text;
 }

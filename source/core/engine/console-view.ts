@@ -6,7 +6,7 @@
  * over the local socket (gateway/console.ts), so both show exactly the same
  * thing. `watchConsole` says when a snapshot may have changed.
  */
-import {callMatches, type CallLogDetail, type CallLogEntry} from './call-log.js';
+import {callMatches, type CallLog, type CallLogDetail, type CallLogEntry} from './call-log.js';
 import type {ClientView} from './clients.js';
 import type {SeriesView} from './metrics.js';
 import type {ApprovalPlan} from './tool-list.js';
@@ -120,12 +120,12 @@ export function consoleSnapshot(supervisor: Supervisor, focus: Focus): ConsoleSn
 		config: configState(supervisor),
 		history,
 		context: {exposure: cost.exposure, current: cost.current, direct: cost.direct, search: cost.search},
-		...(focus?.want === 'calls' ? {calls: callsWindow(supervisor, focus)} : {}),
+		...(focus?.want === 'calls' ? {calls: callsWindow(supervisor.calls, focus)} : {}),
 	};
 }
 
-function callsWindow(supervisor: Supervisor, focus: CallsFocus): CallsWindow {
-	const log = supervisor.calls;
+/** What a calls view with `focus` shows of `log`: the window of matching calls around the selected one, and the opened call. */
+export function callsWindow(log: CallLog, focus: CallsFocus): CallsWindow {
 	const filter = focus.filter ?? '';
 	const matching = log.newest(log.limit, filter === '' ? undefined : entry => callMatches(entry, filter));
 	const limit = Math.max(1, Math.min(focus.limit ?? callsWindowLimit, log.limit));

@@ -16,6 +16,8 @@ import type {Command} from '../../../source/core/engine/supervisor.js';
 import type {LogLine} from '../../../source/core/upstream/log-buffer.js';
 import type {StatusEntry, UpstreamDetails} from '../../../source/core/engine/views.js';
 import {waitFor} from '../../support/hangar.js';
+import {CallLog} from '../../../source/core/engine/call-log.js';
+import {callsWindow} from '../../../source/core/engine/console-view.js';
 
 const now = Date.parse('2026-11-22T10:00:00Z');
 const at = (secondsAgo: number): string => new Date(now - secondsAgo * 1000).toISOString();
@@ -47,6 +49,7 @@ function entry(name: string, overrides: Partial<StatusEntry> = {}): StatusEntry 
 		idleSeconds: 5,
 		restarts: 0,
 		quarantineReason: null,
+		contextTokens: 0,
 		...overrides,
 	};
 }
@@ -56,8 +59,8 @@ function detailsOf(server: StatusEntry): UpstreamDetails {
 		server,
 		launch: `node ${server.name}-server.js --stdio`,
 		tools: [
-			{name: 'search_docs', exposedName: `${server.name}__search_docs`, title: null, description: 'Search the docs', inputSchema: {type: 'object'}, outputSchema: null, annotations: null, calls: 9, failures: 1, latencyMs: {p50: 4, p95: 30}, pinned: false},
-			{name: 'echo', exposedName: `${server.name}__echo`, title: null, description: null, inputSchema: {type: 'object'}, outputSchema: null, annotations: null, calls: 3, failures: 0, latencyMs: {p50: 1, p95: 2}, pinned: true},
+			{name: 'search_docs', exposedName: `${server.name}__search_docs`, title: null, description: 'Search the docs', inputSchema: {type: 'object'}, outputSchema: null, annotations: null, calls: 9, failures: 1, latencyMs: {p50: 4, p95: 30}, pinned: false, tokens: 60, history: null},
+			{name: 'echo', exposedName: `${server.name}__echo`, title: null, description: null, inputSchema: {type: 'object'}, outputSchema: null, annotations: null, calls: 3, failures: 0, latencyMs: {p50: 1, p95: 2}, pinned: true, tokens: 20, history: null},
 		],
 		transitions: [
 			{at: at(70), from: 'cold', to: 'starting', event: 'start', reason: 'lazy is false: started at launch'},
@@ -67,6 +70,7 @@ function detailsOf(server: StatusEntry): UpstreamDetails {
 			{at: at(30), tool: 'search_docs', ms: 4.2, ok: true, error: null},
 			{at: at(20), tool: 'search_docs', ms: 120, ok: false, error: 'call timed out after 10 s'},
 		],
+		history: {end: now, bucketMs: 5000, calls: new Array<number>(60).fill(0), failures: new Array<number>(60).fill(0), p95: new Array<number | null>(60).fill(null)},
 		recentErrors: [],
 		stderr: [{at: at(65), source: 'stderr', text: 'listening on stdio'}],
 		droppedOutput: {stderr: {lines: 0, bytes: 0}, stdout: {lines: 0, bytes: 0}},
@@ -96,6 +100,7 @@ function client(id: number, overrides: Partial<ClientView> = {}): ClientView {
 		calls: 0,
 		lastCallAt: null,
 		lastTool: null,
+		lastSeenAt: now - 1000,
 		...overrides,
 	};
 }
@@ -115,6 +120,12 @@ class FakeSource implements HangarSource {
 	moreDetails: Partial<UpstreamDetails> = {};
 	answer: (call: CommandCall) => Promise<string> = async call => `${call.action} done on "${call.name}"`;
 	private readonly listeners = new Set<() => void>();
+
+	/** Per-upstream history for the table's sparklines (wide terminals). */
+	history: HangarSnapshot['history'] = {};
+	context: HangarSnapshot['context'] = {exposure: 'direct', current: 1200, direct: 1200, search: 400};
+	/** A real calls log (bounded, masked), fed by the tests. */
+	calls = new CallLog(20);
 
 	/** The config's state the header reads: drift from the file on disk, the last reload. */
 	config: HangarSnapshot['config'] = {drift: null, lastReload: null};
@@ -138,6 +149,9 @@ class FakeSource implements HangarSource {
 			details: focused !== undefined && focus?.want === 'details' ? {...detailsOf(focused), ...this.moreDetails} : undefined,
 			logs: focused !== undefined && focus?.want === 'logs' ? {lines: this.logs[focused.name] ?? [], first: this.logsDropped[focused.name] ?? 0} : undefined,
 			config: this.config,
+			history: this.history,
+			context: this.context,
+			...(focus?.want === 'calls' ? {calls: callsWindow(this.calls, focus)} : {}),
 		};
 	}
 
@@ -249,7 +263,11 @@ describe('the main screen', () => {
 		expect(screen).toContain('clients 0');
 		expect(screen).toContain('up 1h02m');
 		expect(screen).toMatch(/3 upstreams:\s+1 dead\s+1 ready\s+1 cold/);
-		expect(screen).toContain('log /home/me/.local/state/mcp-hangar/hangar.log');
+		// What the definitions cost each client, and what search exposure would save (estimates from the engine).
+		expect(screen).toContain('~1200 tokens to each client (search exposure would save ~800)');
+		// The log's path when there is room for it beside the rest.
+		const wide = open(new FakeSource(threeUpstreams()), {columns: 200, rows: 30});
+		expect(await wide.see('log /home/me/')).toContain('log /home/me/.local/state/mcp-hangar/hangar.log');
 	});
 
 	it('shows a notice about how hangar runs in the header', async () => {
@@ -267,28 +285,60 @@ describe('the main screen', () => {
 	});
 
 	it('lists upstreams trouble first, with every column when the terminal is wide', async () => {
-		const ui = open(new FakeSource(threeUpstreams()));
+		const source = new FakeSource(threeUpstreams().map(candidate => (candidate.name === 'alpha' ? {...candidate, contextTokens: 850} : candidate)));
+		const ui = open(source, {columns: 200, rows: 30});
 		await ui.see('gamma');
 		const lines = ui.lines();
 		const header = lines.find(line => line.includes('NAME'));
 		expect(header).toBeDefined();
-		for (const title of ['NAME', 'STATE', 'BREAKER', 'PID', 'UP/IDLE', 'TOOLS', 'CALLS', 'FAIL c/t', 'P50/P95', 'RESTARTS', 'LAST ERROR']) expect(header).toContain(title);
+		for (const title of ['NAME', 'STATE', 'BRK', 'PID', 'UP/IDLE', 'TOOLS', '~TOKENS', 'CALLS', 'FAIL c/t', 'P50/P95', 'RESTARTS', 'LAST ERROR']) expect(header).toContain(title);
 		const names = lines.filter(line => /^[› ] (alpha|beta|gamma) /.test(line)).map(line => line.slice(2).split(' ')[0]);
 		expect(names).toEqual(['gamma', 'alpha', 'beta']);
-		expect(rowOf(lines, 'gamma')).toMatch(/gamma\s+dead\s+open\s+-\s+-\s+3\s+12\s+3\/7\s+-?.*4\s+start failed: the process exited/);
-		expect(rowOf(lines, 'alpha')).toMatch(/alpha\s+ready\s+closed\s+4005\s+1m\/5s\s+3\s+1234\s+0\/0\s+3\.2ms\/41ms\s+0/);
-		expect(rowOf(lines, 'beta')).toMatch(/beta\s+cold\s+closed\s+-\s+-\s+3\s+0\s+0\/0\s+-\s+0/);
+		expect(rowOf(lines, 'gamma')).toMatch(/gamma\s+dead\s+○\s+-\s+-\s+3\s+-\s+12\s+3\/7\s+-?.*4\s+start failed: the process exited/);
+		// UP/IDLE to the second under an hour, as the details say it.
+		expect(rowOf(lines, 'alpha')).toMatch(/alpha\s+ready\s+●\s+4005\s+1m00s\/5s\s+3\s+850\s+1234\s+0\/0\s+3\.2ms\/41ms\s+0/);
+		expect(rowOf(lines, 'beta')).toMatch(/beta\s+cold\s+●\s+-\s+-\s+3\s+-\s+0\s+0\/0\s+-\s+0/);
 	});
 
-	it('drops the columns that do not fit from the right and never wraps a row', async () => {
+	// A broken upstream says why at every width: its error keeps its room before latency and pid, and the
+	// line under the table has it whole. No line is wider than the terminal (a row never wraps).
+	for (const columns of [60, 80, 120, 200]) {
+		it(`shows a broken upstream's error at ${columns} columns, and no row wraps`, async () => {
+			const broken = entry('sequential-thinking', {state: 'dead', pid: null, upSeconds: null, idleSeconds: null, consecutiveFailures: 2, restarts: 2, lastError: 'upstream "sequential-thinking": start failed: the process exited with code 4 during initialization'});
+			const ui = open(new FakeSource([broken, entry('memory')]), {columns, rows: 24});
+			await ui.see('sequential-thinking');
+			const lines = ui.lines();
+			for (const line of lines) expect([...line].length).toBeLessThanOrEqual(columns);
+			const header = lines.find(line => line.includes('NAME')) ?? '';
+			expect(header).toMatch(/NAME\s+STATE/);
+			expect(header).toContain('LAST ERROR');
+			// Its row names it (whole from 80 columns; at 60 the name gives way to the error) and shows the start of the error.
+			const name = columns >= 80 ? 'sequential-thinking' : 'sequential-thin…';
+			expect(rowOf(lines, name)).toMatch(/^› sequential-thin\S*\s+dead\s+.*start failed/);
+			// The reason line has the whole error, wrapped.
+			expect(ui.frame().replaceAll(/\s+/g, ' ')).toContain('⚠ sequential-thinking is dead: start failed: the process exited with code 4 during initialization');
+			expect(lines).toHaveLength(23);
+		});
+	}
+
+	it('at 80 columns gives failures and the error their room before latency, breaker and pid', async () => {
 		const ui = open(new FakeSource(threeUpstreams()), {columns: 80, rows: 30});
 		await ui.see('gamma');
-		const header = ui.lines().find(line => line.includes('NAME')) ?? '';
-		expect(header).toMatch(/NAME\s+STATE\s+BREAKER\s+PID\s+UP\/IDLE\s+TOOLS\s+CALLS\s+FAIL c\/t$/);
+		const header = ui.lines().find(line => line.includes('NAME'))?.trimEnd() ?? '';
+		expect(header).toMatch(/NAME\s+STATE\s+BRK\s+FAIL c\/t\s+LAST ERROR$/);
 		expect(header).not.toContain('P50/P95');
-		expect(header).not.toContain('LAST ERROR');
+		expect(header).not.toContain('PID');
+		expect(rowOf(ui.lines(), 'gamma')).toMatch(/gamma\s+dead\s+○\s+3\/7\s+start failed: the process exited/);
 		for (const line of ui.lines()) expect([...line].length).toBeLessThanOrEqual(80);
 		expect(ui.lines()).toHaveLength(29);
+	});
+
+	it('cuts a name past 20 characters with an ellipsis, keeping the columns aligned', async () => {
+		const ui = open(new FakeSource([entry('a-very-long-upstream-name-indeed'), entry('short')]), {columns: 120, rows: 20});
+		await ui.see('short');
+		const row = ui.lines().find(line => line.includes('a-very-long')) ?? '';
+		expect(row).toContain('a-very-long-upstrea… ');
+		expect(row.indexOf('ready')).toBe(ui.lines().find(line => line.includes('short'))!.indexOf('ready'));
 	});
 
 	it('uses a compact layout under 60 columns', async () => {
@@ -459,11 +509,13 @@ describe('the detail view', () => {
 		const lines = ui.lines();
 		expect(lines).toHaveLength(19);
 		for (const line of lines) expect([...line].length).toBeLessThanOrEqual(50);
-		const titles = ['TOOLS', 'STATE HISTORY', 'RECENT CALLS', 'STDERR'];
-		const shown = titles.filter(title => lines.some(line => line.startsWith(title)));
+		const titles = ['HISTORY', 'TOOLS', 'STATE HISTORY', 'RECENT CALLS', 'STDERR'];
+		// The focused section's title is marked "▸ ".
+		const startsWith = (line: string, title: string): boolean => line.replace(/^▸ /, '').startsWith(title);
+		const shown = titles.filter(title => lines.some(line => startsWith(line, title)));
 		expect(shown.length).toBeGreaterThanOrEqual(2);
 		for (const title of shown) {
-			const index = lines.findIndex(line => line.startsWith(title));
+			const index = lines.findIndex(line => startsWith(line, title));
 			// The next line is one of the section's rows, not only "… N more" or the next title.
 			expect(lines[index + 1], `the row under ${title}`).toMatch(/^ {2}(?!…)\S/);
 		}
@@ -471,7 +523,7 @@ describe('the detail view', () => {
 		// Sections that do not fit (at 50x20 some never do) are named on one line, not shown as titles over nothing.
 		const hidden = titles.filter(title => !shown.includes(title));
 		expect(hidden.length, 'sections left out at 50x20').toBeGreaterThan(0);
-		expect(ui.frame()).toContain(`… ${hidden.length} more section${hidden.length === 1 ? '' : 's'}: enlarge the terminal (`);
+		expect(ui.frame()).toContain(`… ${hidden.length} more section${hidden.length === 1 ? '' : 's'}: Tab or enlarge (`);
 	});
 
 	it('lists the prompts, resources and templates an upstream serves, and the name clashes it is part of', async () => {
@@ -587,7 +639,15 @@ describe('commands', () => {
 		await ui.see('stop done on "alpha"');
 		await ui.press('r');
 		await ui.see('restart done on "alpha"');
+		// A quarantine persists and hides the upstream: u asks first, and n leaves it as it was.
 		await ui.press('u');
+		await ui.see('Quarantine "alpha"? It is stopped, its tools are hidden');
+		await ui.press('n');
+		await ui.see('not quarantined: "alpha" is left as it was');
+		expect(source.commands.map(call => call.action)).toEqual(['stop', 'restart']);
+		await ui.press('u');
+		await ui.see('Quarantine "alpha"?');
+		await ui.press('y');
 		await ui.see('quarantine done on "alpha"');
 		expect(source.commands).toEqual([
 			{name: 'alpha', action: 'stop'},
@@ -778,7 +838,7 @@ describe('the clients view', () => {
 		expect(screen).toContain('2 attached, oldest first');
 		expect(ui.lines().find(line => line.includes('CLIENT '))?.trimEnd()).toMatch(/^ {2}CLIENT\s+TRANSPORT\s+LABEL\s+CONNECTED\s+CALLS\s+LAST CALL$/);
 		const rows = ui.lines().filter(line => line.includes('socket#'));
-		expect(rows[0]).toMatch(/^ {2}e2e-client 1\.2\.0\s+socket\s+socket#1\s+5m\s+1234\s+3s ago {2}alpha__search_docs$/);
+		expect(rows[0]).toMatch(/^ {2}e2e-client 1\.2\.0\s+socket\s+socket#1\s+5m00s\s+1234\s+3s ago {2}alpha__search_docs$/);
 		expect(rows[1]).toMatch(/^ {2}\(not initialized\)\s+socket\s+socket#2\s+7s\s+0\s+-$/);
 		expect(ui.lines().at(-1)).toMatch(/^\? help .*Esc back .*q quit$/);
 
@@ -869,11 +929,11 @@ describe('the clients view', () => {
 		expect(ui.frames.length - frames).toBe(1);
 
 		await ui.press('c');
-		await ui.see(/e2e-client 1\.2\.0\s+socket\s+socket#1\s+5m\s+1000\s+0s ago {2}alpha__echo/);
+		await ui.see(/e2e-client 1\.2\.0\s+socket\s+socket#1\s+5m00s\s+1000\s+0s ago {2}alpha__echo/);
 		source.change(s => {
 			s.clients = s.clients.map(candidate => (candidate.id === 1 ? {...candidate, calls: 1001} : candidate));
 		});
-		await ui.see(/socket#1\s+5m\s+1001/);
+		await ui.see(/socket#1\s+5m00s\s+1001/);
 	});
 });
 

@@ -9,7 +9,10 @@ describe('cell formats', () => {
 		expect(duration(2 * 86_400 + 3 * 3600)).toBe('2d03h');
 		expect(shortDuration(3725)).toBe('1h');
 		expect(shortDuration(7.6)).toBe('7s');
-		expect(shortDuration(47)).toBe('<1m');
+		// Exact under an hour, as the detail view says it (35s, 4m10s), then one unit.
+		expect(shortDuration(47)).toBe('47s');
+		expect(shortDuration(250)).toBe('4m10s');
+		expect(shortDuration(3 * 86_400 + 5)).toBe('3d');
 		expect(count(1234)).toBe('1234');
 		expect(count(12_345)).toBe('12.3k');
 		expect(latency({p50: 3.21, p95: 1500})).toBe('3.2ms/1.5s');

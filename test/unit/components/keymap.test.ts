@@ -55,7 +55,9 @@ describe('the keymap', () => {
 
 	it('hints the footer with the keys of the context, help first', () => {
 		expect(hintsFor('main')[0]).toEqual({keys: '?', label: 'help', command: 'help'});
-		expect(hintsFor('main').map(hint => hint.keys)).toEqual(['?', '↑↓/jk', 'Enter', 's', 'x', 'r', 'u', '/', 'l', 'c', 'q']);
+		expect(hintsFor('main').map(hint => hint.keys)).toEqual(['?', '↑↓', 'Enter', 's', 'x', 'r', 'u', '/', 'l', 'c', 't', 'q']);
+		expect(hintsFor('calls').map(hint => hint.label)).toEqual(['help', 'move', 'show', 'back', 'filter', 'quit']);
+		expect(hintsFor('detail').map(hint => hint.label)).toEqual(['help', 'scroll', 'section', 'expand', 'back', 'start', 'stop', 'restart', 'quarantine', 'logs', 'quit']);
 		expect(hintsFor('clients').map(hint => hint.label)).toEqual(['help', 'scroll', 'back', 'quit']);
 		expect(hintsFor('dialog')).toEqual([
 			{keys: 'y', label: 'yes', command: 'confirm'},

@@ -11,7 +11,7 @@ import type {LogLines} from '../../../source/core/engine/console-view.js';
 const lines = (from: number, to: number) => Array.from({length: to - from}, (_, index) => ({at: 0, source: 'stderr' as const, text: `line ${from + index}`}));
 
 function answer(logs: LogLines | undefined, logsHeldFrom?: number): ConsoleAnswer {
-	const snapshot = {configPath: 'c', startedAt: 0, now: 0, clients: [], entries: [], toolNames: {}, details: undefined, logs, config: {drift: null, lastReload: null}};
+	const snapshot = {configPath: 'c', startedAt: 0, now: 0, clients: [], entries: [], toolNames: {}, details: undefined, logs, config: {drift: null, lastReload: null}, history: {}, context: {exposure: 'direct' as const, current: 0, direct: 0, search: 0}};
 	return {snapshot, approvals: {}, ...(logsHeldFrom === undefined ? {} : {logsHeldFrom})};
 }
 
