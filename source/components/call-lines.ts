@@ -30,7 +30,7 @@ export function callColumns(rows: readonly CallLogEntry[]): Array<ColumnSpec<Cal
 		{id: 'upstream', title: 'UPSTREAM', width: longest(rows, row => row.upstream, 'UPSTREAM', 20), align: 'left', priority: 0, cell: row => ({text: row.upstream, tone: {bold: true}})},
 		{id: 'tool', title: 'TOOL', width: longest(rows, row => row.tool, 'TOOL', 24), align: 'left', priority: 0, cell: row => ({text: printable(row.tool)})},
 		{id: 'latency', title: 'LATENCY', width: 7, align: 'right', priority: 2, cell: row => ({text: millis(row.ms)})},
-		{id: 'result', title: 'RESULT', width: 14, align: 'left', priority: 1, cell: row => outcomeCell(row)},
+		{id: 'result', title: 'RESULT', width: 16, align: 'left', priority: 1, cell: row => outcomeCell(row)},
 		{id: 'error', title: 'ERROR', width: 'rest', min: 12, align: 'left', priority: 3, cell: row => ({text: printable(row.error ?? ''), tone: {color: 'red'}})},
 	];
 }

@@ -41,6 +41,8 @@ const nameColumn: ColumnSpec<ClientRow> = {
 	id: 'name',
 	title: 'CLIENT',
 	width: 'name',
+	// Client names carry a version (and "(idle)"): a little more room than upstream names.
+	max: 26,
 	align: 'left',
 	cell: row => ({text: row.name, tone: row.client.name === null ? {dim: true} : {bold: true}}),
 };

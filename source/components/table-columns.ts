@@ -31,6 +31,8 @@ export type ColumnSpec<Row = StatusEntry> = {
 	want?: number;
 	/** For 'rest': the name gives up characters (down to 12) for its minimum. */
 	squeezesName?: boolean;
+	/** For 'name': its cap (default `nameBounds.max`); longer cells are cut with "…". */
+	max?: number;
 	cell: (row: Row) => Cell;
 };
 
@@ -153,7 +155,7 @@ export const compactColumns: ColumnSpec[] = [
 export function fitColumns<Row>(specs: ReadonlyArray<ColumnSpec<Row>>, width: number, rows: readonly Row[]): Array<Column<Row>> {
 	const name = specs.find(spec => spec.width === 'name');
 	const longestName = name === undefined ? 0 : Math.max(name.title.length, ...rows.map(row => [...name.cell(row).text].length));
-	let nameWidth = Math.min(nameBounds.max, Math.max(nameBounds.min, longestName));
+	let nameWidth = Math.min(name?.max ?? nameBounds.max, Math.max(nameBounds.min, longestName));
 	const order = specs.map((spec, index) => ({spec, index, priority: spec.priority ?? index})).sort((a, b) => a.priority - b.priority || a.index - b.index);
 	let restHeld = 0;
 	const widthOf = (spec: ColumnSpec<Row>): number => (spec.width === 'name' ? nameWidth : spec.width === 'rest' ? restHeld : spec.width);

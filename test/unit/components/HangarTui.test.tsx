@@ -162,7 +162,7 @@ class FakeSource implements HangarSource {
 
 	/** The live count, which may differ from the last snapshot's (see `staleClients`). */
 	attachedClients(): number {
-		return this.clients.length;
+		return this.clients.filter(candidate => candidate.idle !== true && candidate.console !== true).length;
 	}
 
 	approvalPins(name: string): string {
@@ -994,5 +994,158 @@ describe('quitting', () => {
 		await waitFor(() => onQuit.mock.calls.length === 1, 'onQuit');
 		await ui.press(keys.ctrlC);
 		await waitFor(() => onForceQuit.mock.calls.length === 1, 'onForceQuit');
+	});
+});
+
+describe('the calls view', () => {
+	/** Logs `n` calls through the real calls log: alpha's echo every time, beta's search failing every third. */
+	function logCalls(source: FakeSource, n: number, from = 1): void {
+		source.change(s => {
+			for (let i = from; i < from + n; i++) {
+				const failed = i % 3 === 0;
+				s.calls.record({
+					at: now - (1000 - i) * 100,
+					client: i % 2 === 0 ? 'claude-code' : 'cursor',
+					upstream: failed ? 'beta' : 'alpha',
+					tool: failed ? 'search' : 'echo',
+					ms: i,
+					outcome: failed ? 'error' : 'ok',
+					code: failed ? 'UpstreamTimeout' : null,
+					error: failed ? 'upstream "beta": tools/call "search" failed: no answer within 2 s' : null,
+					args: {message: `call ${i}`, apiKey: 'sk-live-123456'},
+					result: failed ? undefined : {content: [{type: 'text', text: `call ${i} with secret-value-42`}]},
+					secrets: ['secret-value-42'],
+				});
+			}
+		});
+	}
+
+	it('t lists every call across upstreams, newest first: time, client, upstream, tool, latency, result or error code', async () => {
+		const source = new FakeSource(threeUpstreams());
+		logCalls(source, 6);
+		const ui = open(source, {columns: 140, rows: 20});
+		await ui.see('t calls');
+		await ui.press('t');
+		await ui.see('live, newest first');
+		const header = ui.lines().find(line => line.includes('UPSTREAM'))?.trimEnd();
+		expect(header).toMatch(/TIME\s+CLIENT\s+UPSTREAM\s+TOOL\s+LATENCY\s+RESULT\s+ERROR$/);
+		const rows = ui.lines().filter(line => /^[› ] \d\d:\d\d:\d\d /.test(line));
+		expect(rows).toHaveLength(6);
+		expect(rows[0]).toMatch(/^› \d\d:\d\d:\d\d\s+claude-code\s+beta\s+search\s+6\.0ms\s+UpstreamTimeout\s+upstream "beta": tools\/call "search" failed/);
+		expect(rows[1]).toMatch(/cursor\s+alpha\s+echo\s+5\.0ms\s+ok/);
+		// Live: a new call comes in on top, selected.
+		logCalls(source, 1, 7);
+		await ui.see(/› \d\d:\d\d:\d\d\s+cursor\s+alpha\s+echo\s+7\.0ms/);
+		await ui.press(keys.escape);
+		await ui.see('NAME');
+	});
+
+	it('pauses on a call when moved down: new calls are counted above, not scrolled in; back at the top it follows again', async () => {
+		const source = new FakeSource(threeUpstreams());
+		logCalls(source, 5);
+		const ui = open(source, {columns: 140, rows: 20});
+		await ui.press('t');
+		await ui.see('live, newest first');
+		await ui.press('j');
+		await ui.see('paused: 1 newer call above');
+		expect(ui.lines().find(line => line.startsWith('›'))).toMatch(/echo\s+4\.0ms/);
+		logCalls(source, 2, 6);
+		await ui.see('paused: 3 newer calls above');
+		// Still on the same call.
+		expect(ui.lines().find(line => line.startsWith('›'))).toMatch(/echo\s+4\.0ms/);
+		await ui.press('k', 'k', 'k');
+		await ui.see('live, newest first');
+		expect(ui.lines().find(line => line.startsWith('›'))).toMatch(/7\.0ms/);
+	});
+
+	it('filters the calls by every word typed (client, upstream, tool, outcome or code), and Esc clears the filter before leaving', async () => {
+		const source = new FakeSource(threeUpstreams());
+		logCalls(source, 9);
+		const ui = open(source, {columns: 140, rows: 24});
+		await ui.press('t');
+		await ui.see('live, newest first');
+		await ui.press('/', 'b', 'e', 't', 'a', ' ', 't', 'i', 'm', 'e', 'o', 'u', 't', keys.enter);
+		await ui.see('3 matching of the last 9');
+		const rows = ui.lines().filter(line => /^[› ] \d\d:\d\d:\d\d /.test(line));
+		expect(rows).toHaveLength(3);
+		for (const row of rows) expect(row).toMatch(/beta\s+search\s+\S+\s+UpstreamTimeout/);
+		await ui.press('/', 'x', 'y', 'z', keys.enter);
+		await ui.see('No call matches "beta timeoutxyz". Esc clears the filter.');
+		await ui.press(keys.escape);
+		await ui.see('9 of the last 9');
+		await ui.press(keys.escape);
+		await ui.see('NAME');
+	});
+
+	it('keeps only the last calls the log holds (bounded), and says how many it keeps', async () => {
+		const source = new FakeSource(threeUpstreams());
+		logCalls(source, 45);
+		const ui = open(source, {columns: 140, rows: 60});
+		await ui.press('t');
+		await ui.see('20 of the last 20 (the log keeps 20)');
+		const rows = ui.lines().filter(line => /^[› ] \d\d:\d\d:\d\d /.test(line));
+		expect(rows).toHaveLength(20);
+		expect(rows.at(-1)).toMatch(/\s26ms\s/);
+	});
+
+	it('Enter shows a call: its arguments and result cut to a bound with secrets masked; Esc goes back to the calls, paused there', async () => {
+		const source = new FakeSource(threeUpstreams());
+		logCalls(source, 5);
+		const ui = open(source, {columns: 100, rows: 24});
+		await ui.press('t');
+		await ui.see('live, newest first');
+		await ui.press('j', keys.enter);
+		await ui.see('CALL #4');
+		const screen = ui.frame();
+		expect(screen).toContain('client claude-code  upstream alpha  tool echo');
+		expect(screen).toContain('{"message":"call 4","apiKey":"***"}');
+		expect(screen).toContain('call 4 with ***');
+		expect(screen).not.toContain('sk-live-123456');
+		expect(screen).not.toContain('secret-value-42');
+		await ui.press(keys.escape);
+		await ui.see('paused: 1 newer call above');
+	});
+});
+
+describe('the detail view\'s sections', () => {
+	it('Tab focuses the next section, ↑↓ scroll it, Enter expands it to the whole body and back', async () => {
+		const source = new FakeSource(threeUpstreams());
+		source.moreDetails = {
+			transitions: Array.from({length: 30}, (_, index) => ({at: at(300 - index), from: 'ready' as const, to: 'degraded' as const, event: 'trip' as const, reason: `trip number ${index + 1}`})),
+		};
+		const ui = open(source, {columns: 120, rows: 30});
+		await ui.press('j', keys.enter);
+		await ui.see('▸ HISTORY');
+		await ui.press('\t');
+		await ui.see('▸ TOOLS');
+		await ui.press('\t');
+		const screen = await ui.see(/▸ STATE HISTORY \(newest first\)\s+lines 1-\d+ of 30/);
+		expect(screen).toContain('trip number 30');
+		await ui.press('j', 'j');
+		await ui.see(/▸ STATE HISTORY \(newest first\)\s+lines 3-/);
+		expect(ui.frame()).not.toContain('trip number 30');
+		// Expanded, it takes the body: more of it shows, the other sections give way.
+		await ui.press(keys.enter);
+		await ui.see(/lines 1-2[0-9] of 30/);
+		expect(ui.frame()).not.toContain('RECENT CALLS');
+		await ui.press(keys.enter);
+		await ui.see('RECENT CALLS');
+	});
+});
+
+describe('idle HTTP sessions', () => {
+	it('marks an idle HTTP session in the header and the clients view, and q does not ask about it', async () => {
+		const onQuit = vi.fn();
+		const source = new FakeSource(threeUpstreams());
+		source.clients = [client(1, {transport: 'http', label: 'a3f9c2', name: 'web-agent', idle: true})];
+		const ui = open(source, undefined, {onQuit});
+		await ui.see('clients 1 (1 idle)');
+		await ui.press('c');
+		await ui.see(/web-agent 1\.2\.0 \(idle\)\s+http/);
+		await ui.press(keys.escape);
+		await ui.see('NAME');
+		await ui.press('q');
+		await ui.see('stopping 1 upstream…');
+		await waitFor(() => onQuit.mock.calls.length === 1, 'onQuit');
 	});
 });
