@@ -1,0 +1,55 @@
+import {describe, expect, it} from 'vitest';
+import {CallLog, callMatches, maskedPreview} from '../../../../source/core/engine/call-log.js';
+
+const call = (n: number, overrides: Partial<Parameters<CallLog['record']>[0]> = {}): Parameters<CallLog['record']>[0] => ({
+	at: 1000 + n,
+	client: 'claude-code',
+	upstream: 'fx',
+	tool: 'echo',
+	ms: n,
+	outcome: 'ok',
+	code: null,
+	error: null,
+	args: {message: `m${n}`},
+	result: {content: [{type: 'text', text: `r${n}`}]},
+	...overrides,
+});
+
+describe('calls log', () => {
+	it('keeps the last calls in a fixed-size ring, numbered, newest first without their bodies', () => {
+		const log = new CallLog(3);
+		for (let n = 1; n <= 5; n++) log.record(call(n));
+		expect(log.size).toBe(3);
+		expect(log.lastSeq).toBe(5);
+		expect(log.oldestSeq).toBe(3);
+		const newest = log.newest(10);
+		expect(newest.map(entry => entry.seq)).toEqual([5, 4, 3]);
+		expect(newest[0]).not.toHaveProperty('args');
+		expect(log.get(2)).toBeUndefined();
+		expect(log.get(4)?.args).toBe('{"message":"m4"}');
+		expect(log.after(3).map(entry => entry.seq)).toEqual([4, 5]);
+	});
+
+	it('masks secret-looking keys and the upstream\'s secret values in arguments and results', () => {
+		const log = new CallLog();
+		log.record(call(1, {args: {query: 'x', api_key: 'k-123', nested: {Authorization: 'Bearer abc'}}, result: {content: [{type: 'text', text: 'token is SEKRET-VALUE'}]}, secrets: ['SEKRET-VALUE']}));
+		const stored = log.get(1)!;
+		expect(stored.args).toBe('{"query":"x","api_key":"***","nested":{"Authorization":"***"}}');
+		expect(stored.result).toBe('{"content":[{"type":"text","text":"token is ***"}]}');
+	});
+
+	it('cuts a large result while serializing it, saying where', () => {
+		const preview = maskedPreview({content: [{type: 'text', text: 'x'.repeat(1_000_000)}]}, 100);
+		expect(preview.length).toBeLessThan(140);
+		expect(preview).toMatch(/^\{"content":\[\{"type":"text","text":"x+… \(cut at 100 characters\)$/);
+	});
+
+	it('matches a filter when every word appears in the client, upstream, tool, outcome or code', () => {
+		const entry = {seq: 1, at: 0, client: 'cursor', upstream: 'memory', tool: 'read_graph', ms: 1, outcome: 'error' as const, code: 'UpstreamTimeout', error: 'x'};
+		expect(callMatches(entry, '')).toBe(true);
+		expect(callMatches(entry, 'memory timeout')).toBe(true);
+		expect(callMatches(entry, 'memory__read_graph')).toBe(true);
+		expect(callMatches(entry, 'CURSOR error')).toBe(true);
+		expect(callMatches(entry, 'memory ok')).toBe(false);
+	});
+});
