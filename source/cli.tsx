@@ -30,6 +30,7 @@ const flagSpecs = {
 	standalone: {type: 'boolean', default: false},
 	linger: {type: 'boolean', default: false},
 	follow: {type: 'boolean', shortFlag: 'f', default: false},
+	calls: {type: 'boolean', default: false},
 	checkConfig: {type: 'boolean', default: false},
 	config: {type: 'string', shortFlag: 'c'},
 	stateDir: {type: 'string'},
@@ -222,7 +223,15 @@ async function main(): Promise<void> {
 		}
 
 		case 'logs': {
-			const [server] = takes(1, 'needs exactly one SERVER, e.g. mcp-hangar logs memory -f');
+			if (flags.calls) {
+				const rest = cli.input.slice(1);
+				if (rest.length > 1) usage(`"logs --calls" takes at most one SERVER (got ${rest.join(' ')})`);
+				const {callsCommand} = await oneShots();
+				process.exitCode = await callsCommand({configPath, stateDir: flags.stateDir, logger: logger(), server: rest[0], follow: flags.follow, json: flags.json});
+				return;
+			}
+
+			const [server] = takes(1, 'needs exactly one SERVER (or --calls), e.g. mcp-hangar logs memory -f');
 			const {logsCommand} = await oneShots();
 			process.exitCode = await logsCommand({configPath, stateDir: flags.stateDir, logger: logger(), server: server!, follow: flags.follow});
 			return;

@@ -26,6 +26,7 @@ import {statusEntries, type StatusEntry} from './core/engine/views.js';
 import {SupervisorCallError, SupervisorClient, cliClientName, type ConfigAnswer} from './core/endpoints/supervisor-client.js';
 import type {DriftView} from './core/engine/views.js';
 import type {CallToolResult} from './core/upstream/connection.js';
+import type {CallLogDetail} from './core/engine/call-log.js';
 
 export type CommandOptions = {configPath: string; stateDir?: string | undefined; logger: Logger};
 
@@ -464,6 +465,67 @@ export async function logsCommand(options: CommandOptions & {server: string; fol
 
 				if (page.gap) io.err(`mcp-hangar: (lines of "${options.server}" were skipped: its log buffer moved on, or a reload replaced it)\n`);
 				for (const line of page.lines) io.out(logLine(line));
+			}
+		} finally {
+			process.off('SIGINT', stop);
+			process.off('SIGTERM', stop);
+		}
+
+		return 0;
+	});
+}
+
+// ---------------------------------------------------------------------------
+// logs --calls
+
+/**
+ * One call as a line of text, what the TUI's calls view shows: when it
+ * finished, the client, upstream/tool, latency, and ok, "tool error" or the
+ * error's code with its message. Its arguments and result (masked
+ * previews) are in the JSON form (`--json`).
+ */
+export function callLine(call: CallLogDetail): string {
+	const outcome = call.outcome === 'ok' ? 'ok' : call.outcome === 'tool-error' ? 'tool error' : `${call.code ?? 'error'}: ${call.error ?? ''}`;
+	const ms = call.ms < 10 ? `${call.ms.toFixed(1)}ms` : call.ms < 1000 ? `${Math.round(call.ms)}ms` : `${(call.ms / 1000).toFixed(1)}s`;
+	return `${new Date(call.at).toISOString()}  ${call.client}  ${call.upstream}/${call.tool}  ${ms}  ${outcome}\n`;
+}
+
+/**
+ * The calls log of the running supervisor (every tool call across upstreams,
+ * the last ones it keeps), one line each (`json`: one JSON object each, with
+ * the arguments and result); `server` keeps one upstream's; with `follow`,
+ * new calls as they finish until Ctrl-C.
+ */
+export async function callsCommand(options: CommandOptions & {server: string | undefined; follow: boolean; json: boolean}, io: Output = stdio): Promise<number> {
+	return onlyLive(options, io, 'show the calls', async client => {
+		const print = (calls: readonly CallLogDetail[]): void => {
+			for (const call of calls) {
+				if (options.server === undefined || call.upstream === options.server) io.out(options.json ? `${JSON.stringify(call)}\n` : callLine(call));
+			}
+		};
+
+		let page = await client.calls(0, false);
+		print(page.calls);
+		if (!options.follow) return 0;
+		let stopped = false;
+		const stop = (): void => {
+			stopped = true;
+			void client.close();
+		};
+
+		process.once('SIGINT', stop);
+		process.once('SIGTERM', stop);
+		try {
+			while (!stopped) {
+				try {
+					page = await client.calls(page.next, true);
+				} catch (error) {
+					if (stopped) break;
+					throw error;
+				}
+
+				if (page.gap) io.err('mcp-hangar: (calls were skipped: more finished than the calls log keeps between two reads)\n');
+				print(page.calls);
 			}
 		} finally {
 			process.off('SIGINT', stop);

@@ -15,9 +15,9 @@ import net from 'node:net';
 import {Client} from '@modelcontextprotocol/sdk/client/index.js';
 import {McpError, type CallToolResult} from '@modelcontextprotocol/sdk/types.js';
 import {z} from 'zod';
-import type {ConfigAnswer, LogPage} from '../gateway/session.js';
+import type {CallsPage, ConfigAnswer, LogPage} from '../gateway/session.js';
 import {LineTransport} from '../wire/line-transport.js';
-import {cliClientName, commandMethod, configMethod, implementationInfo, logsMethod, maxListLimit, personMethod} from '../wire/protocol.js';
+import {callsMethod, cliClientName, commandMethod, configMethod, implementationInfo, logsMethod, maxListLimit, personMethod} from '../wire/protocol.js';
 import type {HangarConfig} from '../config/config.js';
 import {attachToSupervisor, type EndpointOwner} from './socket-client.js';
 import type {StatusEntry} from '../engine/views.js';
@@ -28,9 +28,10 @@ const commandResult = z.object({message: z.string()});
 // The supervisor's own answers: checked for shape only, as they come from the same build.
 const configResult = z.looseObject({config: z.looseObject({path: z.string()}), reload: z.unknown()});
 const logsResult = z.looseObject({server: z.string(), lines: z.array(z.unknown()), next: z.number(), gap: z.boolean()});
+const callsResult = z.looseObject({calls: z.array(z.unknown()), next: z.number(), gap: z.boolean()});
 
 export {cliClientName};
-export type {ConfigAnswer, LogPage};
+export type {CallsPage, ConfigAnswer, LogPage};
 
 /** A JSON-RPC error from the supervisor, with its message (which names the fix). */
 export class SupervisorCallError extends Error {
@@ -137,6 +138,15 @@ export class SupervisorClient {
 	async logs(server: string, after: number, wait: boolean): Promise<LogPage> {
 		try {
 			return (await this.client.request({method: logsMethod, params: {server, after, wait}}, logsResult, {timeout: 60_000})) as LogPage;
+		} catch (error) {
+			throw toError(error);
+		}
+	}
+
+	/** The calls log's calls after seq `after`, oldest first; with `wait`, the answer waits for a call when there is none yet. */
+	async calls(after: number, wait: boolean): Promise<CallsPage> {
+		try {
+			return (await this.client.request({method: callsMethod, params: {after, wait}}, callsResult, {timeout: 60_000})) as CallsPage;
 		} catch (error) {
 			throw toError(error);
 		}

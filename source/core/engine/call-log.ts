@@ -114,6 +114,7 @@ export class CallLog {
 	private readonly ring: Stored[] = [];
 	private next = 0;
 	private seq = 0;
+	private readonly listeners = new Set<() => void>();
 
 	constructor(
 		readonly limit = callLogLimit,
@@ -145,6 +146,14 @@ export class CallLog {
 			this.ring[this.next] = stored;
 			this.next = (this.next + 1) % this.limit;
 		}
+
+		for (const listener of this.listeners) listener();
+	}
+
+	/** Calls `listener` after each call is logged (`logs --calls -f` waits on it); returns the unsubscribe function. */
+	onRecord(listener: () => void): () => void {
+		this.listeners.add(listener);
+		return () => this.listeners.delete(listener);
 	}
 
 	/** The calls held, newest first, that `matches` keeps, at most `max` of them, without their arguments and results. */

@@ -13,12 +13,12 @@ import {HangarError, JsonRpcCode, JsonRpcError, errorMessage, type Audience} fro
 import type {Logger} from '../base/logger.js';
 import {maskStrings, maskText} from '../base/secret-mask.js';
 import {isPlainObject} from '../wire/message-classifier.js';
-import {commandMethod, configMethod, consoleMethod, logsMethod, personMethod} from '../wire/protocol.js';
+import {callsMethod, commandMethod, configMethod, consoleMethod, logsMethod, personMethod} from '../wire/protocol.js';
 import {createConnectionMachine, sequenceError} from './connection-state.js';
 import {ManagementParamsError} from './management-tools.js';
 
 /** Requests only the local socket serves, never forwarded from an MCP client by the bridge. */
-const socketMethods: ReadonlySet<string> = new Set([commandMethod, configMethod, logsMethod]);
+const socketMethods: ReadonlySet<string> = new Set([commandMethod, configMethod, logsMethod, callsMethod]);
 
 /** Requests whose params are checked before the SDK sees them (see invalidParams). */
 const checkedParams = {

@@ -23,7 +23,8 @@ import {relayedRequests, type ClientCapability, type RelayedMethod} from '../ups
 import type {LogBuffer} from '../upstream/log-buffer.js';
 import type {ConnectionState} from './connection-state.js';
 import {isPlainObject} from '../wire/message-classifier.js';
-import {cliClientName, commandMethod, configMethod, consoleChangedNotification, consoleMethod, implementationInfo, logsMethod} from '../wire/protocol.js';
+import {callsMethod, cliClientName, commandMethod, configMethod, consoleChangedNotification, consoleMethod, implementationInfo, logsMethod} from '../wire/protocol.js';
+import type {CallLogDetail} from '../engine/call-log.js';
 import {settleWithin} from '../base/settle.js';
 import {HangarError, JsonRpcCode, JsonRpcError, errorMessage, type Audience} from '../base/errors.js';
 import type {Logger} from '../base/logger.js';
@@ -51,6 +52,15 @@ import {configView, type ConfigView, type ReloadView} from '../engine/views.js';
 
 
 export type ConfigAnswer = {config: ConfigView; reload: ReloadView | null};
+
+/** A page of the calls log for `logs --calls`: the calls after `after`, oldest first, with their previews. */
+export type CallsPage = {
+	calls: CallLogDetail[];
+	/** The seq to ask for next. */
+	next: number;
+	/** Calls between `after` and the first one here fell off the bounded log. */
+	gap: boolean;
+};
 
 export type LogPage = {
 	server: string;
@@ -172,7 +182,14 @@ export class GatewaySession {
 		this.guard.onClientMessage = message => this.fromClient(message);
 		if (options.kind === 'socket') {
 			this.guard.onCommand = (id, method, params) => {
-				const serving = method === configMethod ? this.serveConfig(id, params) : method === logsMethod ? this.serveLogs(id, params) : this.serveCommand(id, params);
+				const serving =
+					method === configMethod
+						? this.serveConfig(id, params)
+						: method === logsMethod
+							? this.serveLogs(id, params)
+							: method === callsMethod
+								? this.serveCalls(id, params)
+								: this.serveCommand(id, params);
 				void serving.catch(async (error: unknown) => {
 					const rpc = toRpcError(error, method, this.audience);
 					await this.guard.send(errorResponse(id, rpc.code, rpc.message, rpc.data));
@@ -395,6 +412,32 @@ export class GatewaySession {
 			gap: from > after || after > end(),
 		};
 		await this.guard.send({jsonrpc: '2.0', id, result: page} as JSONRPCMessage);
+	}
+
+	/** The calls log after `after`, waiting for the next call when asked and there is none yet. */
+	private async serveCalls(id: string | number, params: unknown): Promise<void> {
+		const after = isPlainObject(params) && typeof params['after'] === 'number' ? params['after'] : 0;
+		const wait = isPlainObject(params) && params['wait'] === true;
+		const log = this.supervisor.calls;
+		if (wait && log.lastSeq <= after) {
+			await new Promise<void>(resolve => {
+				const finish = (): void => {
+					clearTimeout(timer);
+					off();
+					this.closedListeners = this.closedListeners.filter(listener => listener !== finish);
+					resolve();
+				};
+
+				const timer = setTimeout(finish, logWaitMs);
+				const off = log.onRecord(finish);
+				this.closedListeners.push(finish);
+			});
+			if (this.closed) return;
+		}
+
+		const calls = log.after(after);
+		const page: CallsPage = {calls, next: calls.at(-1)?.seq ?? Math.max(after, log.lastSeq), gap: calls.length > 0 && calls[0]!.seq > after + 1 && after > 0};
+		await this.guard.send({jsonrpc: '2.0', id, result: page} as unknown as JSONRPCMessage);
 	}
 
 	/** A console's read (see console.ts): the snapshot for its focus, and the next change notification armed. */

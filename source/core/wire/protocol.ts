@@ -70,6 +70,14 @@ export const configMethod = `${hangarMethodPrefix}config`;
  */
 export const logsMethod = `${hangarMethodPrefix}logs`;
 
+/**
+ * `mcp-hangar logs --calls [-f]` over the local socket: params {after?:
+ * number, wait?: boolean}; answers the calls log's calls numbered after
+ * `after` (see CallsPage). With `wait`, an answer with no call waits for the
+ * next one.
+ */
+export const callsMethod = `${hangarMethodPrefix}calls`;
+
 /** The name hangar's own CLI gives in initialize: its session words hints for a shell (`mcp-hangar start fx`, not a tool). */
 export const cliClientName = 'mcp-hangar-cli';
 
