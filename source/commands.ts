@@ -153,13 +153,14 @@ const ago = (iso: string | null, now: number): string => {
 
 /** The hangar_list view as an aligned table, one row per upstream. */
 export function statusTable(entries: readonly StatusEntry[], now = Date.now()): string {
-	const header = ['NAME', 'STATE', 'ADMIN', 'CALLABLE', 'TOOLS', 'VERIFIED', 'CALLS', 'FAILURES', 'P50', 'RESTARTS', 'LAST ERROR'];
+	const header = ['NAME', 'STATE', 'ADMIN', 'CALLABLE', 'TOOLS', '~TOKENS', 'VERIFIED', 'CALLS', 'FAILURES', 'P50', 'RESTARTS', 'LAST ERROR'];
 	const rows = entries.flatMap(entry => [[
 		entry.name,
 		entry.state,
 		entry.admin,
 		entry.callable ? 'yes' : 'no',
 		entry.toolsSource === 'none' ? 'not listed yet' : `${entry.tools}${entry.stale ? ' (stale)' : ''}`,
+		entry.contextTokens === undefined || entry.contextTokens === 0 ? '-' : String(entry.contextTokens),
 		ago(entry.lastVerifiedAt, now),
 		String(entry.calls),
 		`${entry.consecutiveFailures}/${entry.failures}`,
@@ -171,6 +172,7 @@ export function statusTable(entries: readonly StatusEntry[], now = Date.now()): 
 	...(entry.instances ?? []).map(instance => [
 		`  ${instance.name}`,
 		instance.state,
+		'',
 		'',
 		'',
 		'',
@@ -195,15 +197,16 @@ export async function statusCommand(options: CommandOptions & {json: boolean}, i
 		options,
 		io,
 		async client => {
-			const entries = await client.status();
+			const {entries, context} = await client.statusWithContext();
 			const {config} = await client.config();
 			const drift = config.drift;
 			const lastReload = config.reloads.at(-1) ?? null;
 			if (options.json) {
-				io.out(`${JSON.stringify({config: client.owner?.config ?? config.path, live: true, note: `live state of ${client.label}`, drift, lastReload, providers: entries}, null, 2)}\n`);
+				io.out(`${JSON.stringify({config: client.owner?.config ?? config.path, live: true, note: `live state of ${client.label}`, drift, lastReload, contextTokens: context ?? null, providers: entries}, null, 2)}\n`);
 			} else {
 				io.out(statusTable(entries));
 				io.err(`Live state of ${client.label}.\n`);
+				io.err(contextLine(context));
 				if (drift !== null) io.err(driftLine(drift));
 			}
 
@@ -211,6 +214,17 @@ export async function statusCommand(options: CommandOptions & {json: boolean}, i
 		},
 		async config => statusStandalone(config, options, io),
 	);
+}
+
+/**
+ * What the definitions cost each client's context, for a person reading
+ * status: "Context: ~26967 tokens of tool and prompt definitions to each
+ * client (direct exposure; search exposure would send ~6890)".
+ */
+export function contextLine(context: {exposure: 'direct' | 'search'; current: number; direct: number; search: number} | undefined): string {
+	if (context === undefined) return '';
+	const other = context.exposure === 'direct' ? `search exposure would send ~${context.search}` : `direct exposure would send ~${context.direct}`;
+	return `Context: ~${context.current} tokens of tool and prompt definitions to each client (${context.exposure} exposure; ${other}; estimated at 4 characters a token).\n`;
 }
 
 /** The config drift, for a person reading status. */
@@ -223,10 +237,13 @@ async function statusStandalone(config: HangarConfig, options: CommandOptions & 
 	return withSupervisor(config, {...options, readOnly: true}, async supervisor => {
 		const entries = statusEntries(supervisor);
 		const note = otherWriterNote(supervisor);
+		const {exposure, current, direct, search} = supervisor.contextCost();
+		const context = {exposure, current, direct, search};
 		if (options.json) {
-			io.out(`${JSON.stringify({config: supervisor.config.path, live: false, note: note ?? null, providers: entries}, null, 2)}\n`);
+			io.out(`${JSON.stringify({config: supervisor.config.path, live: false, note: note ?? null, contextTokens: context, providers: entries}, null, 2)}\n`);
 		} else {
 			io.out(statusTable(entries));
+			io.err(contextLine(context));
 			io.err(`${note ?? 'No hangar process is running on this state dir: upstreams start when a client calls (mcp-hangar --stdio) or in mcp-hangar tui.'}\n`);
 		}
 

@@ -81,16 +81,23 @@ export class SupervisorClient {
 
 	/** Every upstream's entry, page by page. */
 	async status(): Promise<StatusEntry[]> {
+		return (await this.statusWithContext()).entries;
+	}
+
+	/** Every entry, and what the definitions cost a client's context (absent from an older supervisor). */
+	async statusWithContext(): Promise<{entries: StatusEntry[]; context: StatusPage['contextTokens'] | undefined}> {
 		const entries: StatusEntry[] = [];
 		let cursor: string | null = null;
+		let context: StatusPage['contextTokens'] | undefined;
 		do {
 			const result = await this.tool('hangar_list', {limit: maxListLimit, ...(cursor === null ? {} : {cursor})});
 			const page = result.structuredContent as StatusPage;
 			entries.push(...page.providers);
+			context = page.contextTokens;
 			cursor = page.nextCursor;
 		} while (cursor !== null);
 
-		return entries;
+		return {entries, context};
 	}
 
 	async call(server: string, tool: string, args: Record<string, unknown> | undefined): Promise<CallToolResult> {
