@@ -16,6 +16,7 @@ import {afterEach, describe, expect, it} from 'vitest';
 import {z} from 'zod';
 import {cliPath, closeHangars, fastHangar, fixture, isAlive, openHangar, processesWithTag, tempDir, waitFor, writeConfig, type HangarHandle} from '../support/hangar.js';
 import {spawnServe, type Served} from '../support/serve.js';
+import {tableCell, tableRow} from '../support/screen-table.js';
 import {TmuxSession} from '../support/tmux.js';
 
 const sessions: TmuxSession[] = [];
@@ -44,13 +45,9 @@ function launchTui(config: string): {tui: TmuxSession; tag: string} {
 }
 
 /** The cells of the table row for `name` (cells are separated by two or more spaces). */
-function row(screen: string, name: string): string[] | undefined {
-	const line = screen.split('\n').find(candidate => /^[› ] /.test(candidate) && candidate.slice(2).startsWith(`${name} `));
-	return line?.slice(2).trim().split(/\s{2,}/);
-}
-
-const state = (screen: string, name: string): string | undefined => row(screen, name)?.[1];
-const calls = (screen: string, name: string): string | undefined => row(screen, name)?.[6];
+const row = (screen: string, name: string): Record<string, string> | undefined => tableRow(screen, name);
+const state = (screen: string, name: string): string | undefined => tableCell(screen, name, 'STATE');
+const calls = (screen: string, name: string): string | undefined => tableCell(screen, name, 'CALLS');
 
 async function echo(handle: HangarHandle, message: string): Promise<string> {
 	const result = (await handle.client.callTool({name: 'fx__echo', arguments: {message}})) as CallToolResult;
@@ -95,6 +92,8 @@ describe('mcp-hangar tui with a supervisor already running', () => {
 		tui.keys('Enter');
 		await tui.waitForScreen('› fx');
 		tui.keys('u');
+		await tui.waitForScreen(s => s.replace(/\s+/g, ' ').includes('Quarantine "fx"?'), 'the question before quarantining');
+		tui.keys('y');
 		await tui.waitForScreen(s => s.includes('✓ quarantined "fx"') && state(s, 'fx') === 'quarantined', 'fx quarantined');
 		await expect(echo(client, 'refused')).rejects.toThrow(/quarantined by a person in the TUI \(pid \d+, attached\)/);
 		expect((await client.client.listTools()).tools.map(tool => tool.name)).not.toContain('fx__echo');

@@ -16,6 +16,7 @@ import {StreamableHTTPClientTransport} from '@modelcontextprotocol/sdk/client/st
 import {afterEach, describe, expect, it} from 'vitest';
 import {cliPath, closeHangars, everything, fastHangar, fixture, openHangar, processesWithTag, tempDir, waitFor, writeConfig, type ServerEntry} from '../support/hangar.js';
 import {TmuxSession} from '../support/tmux.js';
+import {tableCell, tableRow} from '../support/screen-table.js';
 
 const sessions: TmuxSession[] = [];
 const clients: Client[] = [];
@@ -66,16 +67,15 @@ afterEach(async () => {
 	for (const session of sessions.splice(0)) session.kill();
 });
 
-/** The cells of the table row for `name` (cells are separated by two or more spaces). */
-function row(screen: string, name: string): string[] | undefined {
-	const line = screen.split('\n').find(candidate => /^[› ] /.test(candidate) && candidate.slice(2).startsWith(`${name} `));
-	return line?.slice(2).trim().split(/\s{2,}/);
+/** The table row for `name`, by column title; undefined when not on the screen. */
+function row(screen: string, name: string): Record<string, string> | undefined {
+	return tableRow(screen, name);
 }
 
-const cellIndex = {name: 0, state: 1, breaker: 2, pid: 3, up: 4, tools: 5, calls: 6, failures: 7, latency: 8, restarts: 9, error: 10};
+const titles = {name: 'NAME', state: 'STATE', breaker: 'BRK', pid: 'PID', up: 'UP/IDLE', tools: 'TOOLS', calls: 'CALLS', failures: 'FAIL c/t', latency: 'P50/P95', restarts: 'RESTARTS', error: 'LAST ERROR'};
 
-function cell(screen: string, name: string, column: keyof typeof cellIndex): string | undefined {
-	return row(screen, name)?.[cellIndex[column]];
+function cell(screen: string, name: string, column: keyof typeof titles): string | undefined {
+	return tableCell(screen, name, titles[column]);
 }
 
 describe('mcp-hangar tui in a terminal', () => {
@@ -90,7 +90,7 @@ describe('mcp-hangar tui in a terminal', () => {
 
 		// The crasher fails three starts (the first and two automatic restarts), opens its breaker and stays dead.
 		let screen = await tui.waitForScreen(
-			s => cell(s, 'everything', 'state') === 'ready' && cell(s, 'crasher', 'state') === 'dead' && cell(s, 'crasher', 'restarts') === '2' && cell(s, 'crasher', 'breaker') === 'open',
+			s => cell(s, 'everything', 'state') === 'ready' && cell(s, 'crasher', 'state') === 'dead' && cell(s, 'crasher', 'restarts') === '2' && cell(s, 'crasher', 'breaker') === '○',
 			'everything ready, crasher dead after 2 restarts with its breaker open',
 		);
 		expect(screen).toContain(config);
@@ -137,8 +137,10 @@ describe('mcp-hangar tui in a terminal', () => {
 		screen = await tui.waitForScreen(s => s.includes('✓ started "everything"') && cell(s, 'everything', 'state') === 'ready', 'everything started');
 		expect(cell(screen, 'everything', 'pid')).toMatch(/^\d+$/);
 
-		// u quarantines; u again asks before lifting; y lifts it.
+		// u asks before quarantining (it persists and hides the upstream); y quarantines; u again asks before lifting; y lifts it.
 		tui.keys('u');
+		await tui.waitForScreen(s => s.replace(/\s+/g, ' ').includes('Quarantine "everything"? It is stopped, its tools are hidden'), 'the question before quarantining');
+		tui.keys('y');
 		await tui.waitForScreen(s => s.includes('✓ quarantined "everything"') && cell(s, 'everything', 'state') === 'quarantined', 'everything quarantined');
 		tui.keys('u');
 		// It says what approving pins: the tools it listed before the quarantine.
