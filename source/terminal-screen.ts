@@ -43,8 +43,25 @@ export function enterAlternateScreen(): void {
 		callback?.();
 		return true;
 	}) as typeof process.stderr.write;
-	process.on('exit', leaveAlternateScreen);
-	process.on('uncaughtExceptionMonitor', leaveAlternateScreen);
+	process.on('exit', leaveAtExit);
+	process.on('uncaughtExceptionMonitor', leaveAtExit);
+}
+
+/**
+ * Leaving as the process ends: Ink unmounts from its own exit hook, which
+ * runs after every 'exit' listener (signal-exit wraps process.emit), and
+ * writes its last frame then. That frame belongs to the alternate screen
+ * just left: stdout writes from here on are dropped, or it would land on
+ * the shell's screen.
+ */
+function leaveAtExit(): void {
+	if (!active) return;
+	leaveAlternateScreen();
+	process.stdout.write = ((...args: unknown[]): boolean => {
+		const callback = args.find(item => typeof item === 'function') as (() => void) | undefined;
+		callback?.();
+		return true;
+	}) as typeof process.stdout.write;
 }
 
 /** Back to the normal screen, the cursor shown, and what stderr got meanwhile written there. Safe to call more than once. */
@@ -67,6 +84,8 @@ export function leaveAlternateScreen(): void {
 export function clearForUi(): void {
 	if (active) fs.writeSync(1, '\u001B[H\u001B[2J');
 }
+
+
 
 /** The value of `--config`/`-c` in argv, or the config the CLI would find by default. */
 function configOf(argv: readonly string[]): string | undefined {

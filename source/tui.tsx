@@ -130,7 +130,6 @@ async function runAttached(config: HangarConfig, link: ConsoleClient, options: T
 
 	const {renderTui} = await loadUi();
 	const {logger, logFile} = openLog(config, options);
-	clearForUi();
 	const source = remoteSource({
 		link,
 		first,
@@ -138,6 +137,7 @@ async function runAttached(config: HangarConfig, link: ConsoleClient, options: T
 		reconnect: async () => ConsoleClient.connect(config, attachedVia),
 		log: line => logger.info(`terminal UI: ${line}`),
 	});
+	clearForUi();
 	const instance = renderTui(source, {
 		onQuit() {
 			logger.info('detached from the terminal UI');

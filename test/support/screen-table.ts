@@ -2,8 +2,11 @@
  * Test support: reads the TUI's upstream table from a captured screen by its
  * column titles, so e2e tests do not depend on which columns the width lets
  * in (columns are chosen by priority, and the history columns appear once
- * calls were made). Cells and titles are separated by two or more spaces;
- * each cell belongs to the title it overlaps, or the nearest one.
+ * calls were made). Cells and titles are separated by two or more spaces.
+ * A left-aligned cell starts where its title starts, a right-aligned one
+ * ends where its title ends; otherwise a cell belongs to the title it
+ * overlaps, or else to the nearest title on its left (a cell never starts
+ * left of its column, and a sparkline may start with blanks).
  */
 
 type Span = {text: string; start: number; end: number};
@@ -14,7 +17,15 @@ function spans(line: string): Span[] {
 	return out;
 }
 
-const distance = (a: Span, b: Span): number => (a.end <= b.start ? b.start - a.end + 1 : b.end <= a.start ? a.start - b.end + 1 : 0);
+function titleOf(cell: Span, titles: readonly Span[]): Span {
+	return (
+		titles.find(title => title.start === cell.start) ??
+		titles.find(title => title.end === cell.end) ??
+		titles.find(title => title.start < cell.end && cell.start < title.end) ??
+		titles.filter(title => title.end <= cell.start).at(-1) ??
+		titles[0]!
+	);
+}
 
 /** The table row of upstream `name` as {TITLE: cell}; undefined when the screen has no such row. */
 export function tableRow(screen: string, name: string): Record<string, string> | undefined {
@@ -25,7 +36,7 @@ export function tableRow(screen: string, name: string): Record<string, string> |
 	const titles = spans(header);
 	const row: Record<string, string> = {};
 	for (const cell of spans(line.slice(2)).map(span => ({...span, start: span.start + 2, end: span.end + 2}))) {
-		const title = titles.reduce((best, candidate) => (distance(cell, candidate) < distance(cell, best) ? candidate : best));
+		const title = titleOf(cell, titles);
 		row[title.text] = row[title.text] === undefined ? cell.text : `${row[title.text]}  ${cell.text}`;
 	}
 
