@@ -85,7 +85,8 @@ describe('mcp-hangar tui in a terminal', () => {
 		const rows = 46;
 		const {tui, tag, config} = startTui(
 			{everything: everything({lazy: false}), crasher: fixture('crash-during-init', [], {lazy: false})},
-			{hangar: {...fastHangar, restartBudget: {maxRestarts: 2, windowSeconds: 60}}, rows},
+			// Wide enough for every column, PID included (at 140 it gives way to the error, by priority).
+			{hangar: {...fastHangar, restartBudget: {maxRestarts: 2, windowSeconds: 60}}, rows, columns: 170},
 		);
 
 		// The crasher fails three starts (the first and two automatic restarts), opens its breaker and stays dead.
@@ -157,8 +158,14 @@ describe('mcp-hangar tui in a terminal', () => {
 		screen = await tui.waitForScreen('STATE HISTORY');
 		expect(screen).toMatch(/TOOLS \(1\d, most called first\)/);
 		expect(screen).toContain('echo');
+		// Tab twice focuses the state history, Enter expands it to the whole screen.
+		tui.keys('Tab');
+		await tui.waitForScreen('▸ TOOLS');
+		tui.keys('Tab');
+		await tui.waitForScreen('▸ STATE HISTORY');
+		tui.keys('Enter');
+		screen = await tui.waitForScreen(s => /ready → stopping\s+stop\s+stopped by .*TUI/.test(s) && !s.includes('RECENT CALLS'), 'the state history expanded');
 		expect(screen).toMatch(/quarantined → cold\s+release\s+approved by .*TUI/);
-		expect(screen).toMatch(/ready → stopping\s+stop\s+stopped by .*TUI/);
 		tui.keys('Escape');
 		await tui.waitForScreen('NAME');
 
