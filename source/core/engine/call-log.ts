@@ -3,12 +3,14 @@
  * which upstream and tool, how long, and the result or the error with its
  * code, in a fixed-size ring (`limit` calls; the oldest fall off). Each
  * call's arguments and result are kept only as a preview: serialized with
- * secret-looking keys and the upstream's own secret values masked, and cut
- * to `previewChars` while serializing, so a large result costs neither the
- * time to serialize it whole nor the memory to hold it. The TUI's calls view
- * and `mcp-hangar logs --calls` read it.
+ * secret-looking keys masked and cut to `previewChars` while serializing
+ * (a large result costs neither the time to serialize it whole nor the
+ * memory to hold it), then passed through `maskText`, like its error: the
+ * config's secret values wherever they appear, and secrets by shape (auth
+ * schemes, URL userinfo, `--token x`). The TUI's calls view and
+ * `mcp-hangar logs --calls` read it.
  */
-import {mask} from '../base/secret-mask.js';
+import {isSecretName, mask, maskText} from '../base/secret-mask.js';
 
 export type CallOutcome = 'ok' | 'tool-error' | 'error';
 
@@ -34,8 +36,6 @@ export type CallLogDetail = CallLogEntry & {args: string; result: string | null}
 /** Calls kept, and characters kept of each call's arguments and of its result. */
 export const callLogLimit = 500;
 export const callPreviewChars = 2000;
-
-const secretKey = /pass(?:word|wd|phrase)?|secret|token|api[-_]?key|authori[sz]ation|cookie|credential|private[-_]?key|session[-_]?key/i;
 
 /**
  * `value` as JSON, secret-looking keys' values replaced by *** and every
@@ -91,7 +91,7 @@ export function maskedPreview(value: unknown, limit: number, secrets: readonly s
 				if (!first) put(',');
 				first = false;
 				put(`${JSON.stringify(key)}:`);
-				if (secretKey.test(key)) put(JSON.stringify(mask));
+				if (isSecretName(key)) put(JSON.stringify(mask));
 				else walk(inner);
 				if (cut) return;
 			}
@@ -136,9 +136,10 @@ export class CallLog {
 		this.seq += 1;
 		const stored: Stored = {
 			...entry,
+			error: entry.error === null ? null : maskText(entry.error),
 			seq: this.seq,
-			args: maskedPreview(args ?? {}, this.previewChars, secrets),
-			result: result === undefined ? null : maskedPreview(result, this.previewChars, secrets),
+			args: maskText(maskedPreview(args ?? {}, this.previewChars, secrets)),
+			result: result === undefined ? null : maskText(maskedPreview(result, this.previewChars, secrets)),
 		};
 		if (this.ring.length < this.limit) {
 			this.ring.push(stored);

@@ -296,19 +296,6 @@ export class Provider extends EventEmitter<{
 		return this.toolList.pinOf(tool);
 	}
 
-	/**
-	 * The values of its env variables and headers (6 characters or more):
-	 * masked wherever its calls' arguments and results are shown, since an
-	 * API key given to a server is what a result is most likely to echo.
-	 */
-	get secrets(): readonly string[] {
-		const launch = this.config.launch;
-		this.secretValues ??= Object.values(launch.kind === 'stdio' ? launch.env : launch.headers).filter(value => value.length >= 6);
-		return this.secretValues;
-	}
-
-	private secretValues: readonly string[] | undefined;
-
 	/** What a person's approval would pin (see `ToolList.approvalPlan`). */
 	get approvalPlan(): ApprovalPlan {
 		return this.toolList.approvalPlan;

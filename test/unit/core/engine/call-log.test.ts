@@ -1,5 +1,6 @@
 import {describe, expect, it} from 'vitest';
 import {CallLog, callMatches, maskedPreview} from '../../../../source/core/engine/call-log.js';
+import {registerSecrets} from '../../../../source/core/base/secret-mask.js';
 
 const call = (n: number, overrides: Partial<Parameters<CallLog['record']>[0]> = {}): Parameters<CallLog['record']>[0] => ({
 	at: 1000 + n,
@@ -30,12 +31,16 @@ describe('calls log', () => {
 		expect(log.after(3).map(entry => entry.seq)).toEqual([4, 5]);
 	});
 
-	it('masks secret-looking keys and the upstream\'s secret values in arguments and results', () => {
+	it('masks secret-looking keys, the config\'s secret values and secrets by shape in arguments, results and errors', () => {
+		registerSecrets(['SEKRET-VALUE-1']);
 		const log = new CallLog();
-		log.record(call(1, {args: {query: 'x', api_key: 'k-123', nested: {Authorization: 'Bearer abc'}}, result: {content: [{type: 'text', text: 'token is SEKRET-VALUE'}]}, secrets: ['SEKRET-VALUE']}));
+		log.record(call(1, {args: {query: 'x', api_key: 'k-123', nested: {Authorization: 'Bearer abc'}}, result: {content: [{type: 'text', text: 'it said SEKRET-VALUE-1 and Bearer abcdef123456'}]}}));
+		log.record(call(2, {outcome: 'error', code: 'UpstreamTimeout', error: 'failed for https://user:pw@example.com/x', result: undefined}));
 		const stored = log.get(1)!;
 		expect(stored.args).toBe('{"query":"x","api_key":"***","nested":{"Authorization":"***"}}');
-		expect(stored.result).toBe('{"content":[{"type":"text","text":"token is ***"}]}');
+		expect(stored.result).toBe('{"content":[{"type":"text","text":"it said *** and Bearer ***"}]}');
+		expect(log.get(2)?.error).toBe('failed for https://***@example.com/x');
+		expect(log.get(2)?.result).toBeNull();
 	});
 
 	it('cuts a large result while serializing it, saying where', () => {
