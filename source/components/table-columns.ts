@@ -10,7 +10,7 @@
  */
 import type {SeriesView} from '../core/engine/metrics.js';
 import type {StatusEntry} from '../core/engine/views.js';
-import {count, fit, latency, printable, shortDuration} from './cell-format.js';
+import {count, cut, fit, latency, printable, shortDuration} from './cell-format.js';
 import type {Segment} from './Segments.js';
 import {mergeBuckets, sparkline} from './sparkline.js';
 import {breakerTone, stateTone, type Tone} from './state-style.js';
@@ -215,13 +215,19 @@ export function headerSegments<Row>(columns: ReadonlyArray<Column<Row>>): Segmen
 	return segments;
 }
 
-/** One row as a line: the selection marker, then each cell fitted to its column. */
+/**
+ * One row as a line: the selection marker, then each cell fitted to its
+ * column. A left-aligned last cell is not padded: every character of a
+ * frame costs the renderer, and ages redraw the table every second in an
+ * upstream's first hour.
+ */
 export function rowSegments<Row>(row: Row, columns: ReadonlyArray<Column<Row>>, selected = false): Segment[] {
 	const segments: Segment[] = [{text: selected ? '› ' : ' '.repeat(markerWidth), tone: {bold: true}}];
 	columns.forEach((column, index) => {
 		if (index > 0) segments.push({text: ' '.repeat(columnGap)});
 		const cell = column.cell(row);
-		segments.push({text: fit(cell.text, column.width, column.align), tone: cell.tone});
+		const last = index === columns.length - 1 && column.align === 'left';
+		segments.push({text: last ? cut(cell.text, column.width) : fit(cell.text, column.width, column.align), tone: cell.tone});
 	});
 	return segments;
 }
