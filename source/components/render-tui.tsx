@@ -14,8 +14,6 @@ const timing = {outputMs: () => output.ms};
 export function renderTui(source: HangarSource, hooks: QuitHooks): Instance {
 	return render(<HangarTui source={source} timing={timing} onQuit={hooks.onQuit} onForceQuit={hooks.onForceQuit} />, {
 		maxFps: 10,
-		// Only the lines that changed are rewritten: ages move every second in an upstream's first hour.
-		incrementalRendering: true,
 		exitOnCtrlC: false,
 		patchConsole: true,
 		onRender({renderTime}) {
