@@ -189,7 +189,9 @@ describe('mcp-hangar tui in a terminal', () => {
 		await tui.waitForScreen('› crasher');
 		tui.keys('q');
 		expect(await tui.waitForExit()).toBe(0);
-		expect(tui.screen()).toContain('stopping 1 upstream…');
+		// The UI ran on the alternate screen: no stale "stopping 1 upstream…" frame is left behind.
+		await waitFor(() => !tui.screen({history: true}).includes('mcp-hangar'), 'the shell\'s screen back, without the UI');
+		expect(tui.screen({history: true})).not.toContain('stopping');
 		await noProcessLeft(tag);
 	});
 
