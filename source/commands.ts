@@ -454,6 +454,35 @@ export async function reloadCommand(options: CommandOptions, io: Output = stdio)
 const logLine = (line: {at: string; source: string; text: string}): string => `${line.at} ${line.source.padEnd(6)} ${line.text}\n`;
 
 /**
+ * Runs `next` (a read that waits for new lines, then prints them) until
+ * Ctrl-C or SIGTERM, which close the connection; the read that close cuts
+ * short ends the loop quietly.
+ */
+async function follow(client: {close(): Promise<void>}, next: () => Promise<void>): Promise<void> {
+	let stopped = false;
+	const stop = (): void => {
+		stopped = true;
+		void client.close();
+	};
+
+	process.once('SIGINT', stop);
+	process.once('SIGTERM', stop);
+	try {
+		while (!stopped) {
+			try {
+				await next();
+			} catch (error) {
+				if (stopped) break;
+				throw error;
+			}
+		}
+	} finally {
+		process.off('SIGINT', stop);
+		process.off('SIGTERM', stop);
+	}
+}
+
+/**
  * An upstream's log (stderr, stray stdout, and hangar's lines about it: its
  * transitions) from the running supervisor; with `follow`, new lines as they
  * come until Ctrl-C.
@@ -463,31 +492,11 @@ export async function logsCommand(options: CommandOptions & {server: string; fol
 		let page = await client.logs(options.server, 0, false);
 		for (const line of page.lines) io.out(logLine(line));
 		if (!options.follow) return 0;
-		let stopped = false;
-		const stop = (): void => {
-			stopped = true;
-			void client.close();
-		};
-
-		process.once('SIGINT', stop);
-		process.once('SIGTERM', stop);
-		try {
-			while (!stopped) {
-				try {
-					page = await client.logs(options.server, page.next, true);
-				} catch (error) {
-					if (stopped) break;
-					throw error;
-				}
-
-				if (page.gap) io.err(`mcp-hangar: (lines of "${options.server}" were skipped: its log buffer moved on, or a reload replaced it)\n`);
-				for (const line of page.lines) io.out(logLine(line));
-			}
-		} finally {
-			process.off('SIGINT', stop);
-			process.off('SIGTERM', stop);
-		}
-
+		await follow(client, async () => {
+			page = await client.logs(options.server, page.next, true);
+			if (page.gap) io.err(`mcp-hangar: (lines of "${options.server}" were skipped: its log buffer moved on, or a reload replaced it)\n`);
+			for (const line of page.lines) io.out(logLine(line));
+		});
 		return 0;
 	});
 }
@@ -524,31 +533,11 @@ export async function callsCommand(options: CommandOptions & {server: string | u
 		let page = await client.calls(0, false);
 		print(page.calls);
 		if (!options.follow) return 0;
-		let stopped = false;
-		const stop = (): void => {
-			stopped = true;
-			void client.close();
-		};
-
-		process.once('SIGINT', stop);
-		process.once('SIGTERM', stop);
-		try {
-			while (!stopped) {
-				try {
-					page = await client.calls(page.next, true);
-				} catch (error) {
-					if (stopped) break;
-					throw error;
-				}
-
-				if (page.gap) io.err('mcp-hangar: (calls were skipped: more finished than the calls log keeps between two reads)\n');
-				print(page.calls);
-			}
-		} finally {
-			process.off('SIGINT', stop);
-			process.off('SIGTERM', stop);
-		}
-
+		await follow(client, async () => {
+			page = await client.calls(page.next, true);
+			if (page.gap) io.err('mcp-hangar: (calls were skipped: more finished than the calls log keeps between two reads)\n');
+			print(page.calls);
+		});
 		return 0;
 	});
 }
