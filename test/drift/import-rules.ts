@@ -21,6 +21,7 @@ export const sdkModules = [
 	'gateway/catalog-requests.ts',
 	'endpoints/supervisor-client.ts',
 	'endpoints/http-endpoint.ts',
+	'endpoints/http-session.ts',
 	// Resource template matching is the SDK's UriTemplate (RFC 6570), so hangar matches a URI as the upstream's SDK would.
 	'engine/resource-uris.ts',
 ];

@@ -302,6 +302,37 @@ describe('serve --http', () => {
 		await waitFor(() => reaped(live), 'the closed client\'s session to be reaped');
 	});
 
+	it('answers a request answered at once as one JSON body, and streams one with progress or a long one, its headers first', async () => {
+		const dir = tempDir();
+		const hangar = await serveHttp(writeConfig(dir, {fx: fixture('normal', ['--client-features'])}, fastHangar));
+		const opened = await post(hangar.url, initializeBody);
+		const session = opened.headers.get('mcp-session-id')!;
+		expect(session).toMatch(uuid);
+		expect((await messagesOf(opened))[0]).toMatchObject({id: 1, result: {serverInfo: {name: 'mcp-hangar'}}});
+		const headers = {'Mcp-Session-Id': session, 'Mcp-Protocol-Version': '2025-06-18'};
+		expect((await post(hangar.url, '{"jsonrpc":"2.0","method":"notifications/initialized"}', headers)).status).toBe(202);
+
+		// A ping is answered by hangar in the same turn of the event loop: always within the hold.
+		const quick = await post(hangar.url, '{"jsonrpc":"2.0","id":2,"method":"ping"}', headers);
+		expect(quick.headers.get('content-type')).toBe('application/json');
+		expect(quick.headers.get('mcp-session-id')).toBe(session);
+		expect(await quick.text()).toBe('{"result":{},"jsonrpc":"2.0","id":2}');
+
+		// Progress comes before the answer, so the answer cannot be a lone JSON body.
+		const call = (id: number, name: string, args: unknown, meta?: unknown) =>
+			JSON.stringify({jsonrpc: '2.0', id, method: 'tools/call', params: {name, arguments: args, ...(meta === undefined ? {} : {_meta: meta})}});
+		const burst = await post(hangar.url, call(3, 'fx__progress-burst', {steps: 3}, {progressToken: 'p'}), headers);
+		expect(burst.headers.get('content-type')).toBe('text/event-stream');
+		const streamed = await messagesOf(burst);
+		expect(streamed.map(message => message['method'] ?? message['id'])).toEqual(['notifications/progress', 'notifications/progress', 'notifications/progress', 3]);
+
+		// A call that outlasts the hold gets its headers (an event stream) before its answer.
+		const slow = await post(hangar.url, call(4, 'fx__sleep', {ms: 3000}), headers);
+		expect(slow.headers.get('content-type')).toBe('text/event-stream');
+		const answer = await messagesOf(slow);
+		expect(answer).toEqual([expect.objectContaining({id: 4, result: expect.objectContaining({content: expect.any(Array) as unknown}) as unknown})]);
+	});
+
 	it('ends a session on DELETE', async () => {
 		const dir = tempDir();
 		const hangar = await serveHttp(writeConfig(dir, {fx: fixture('normal')}, fastHangar));

@@ -1,11 +1,11 @@
 /**
  * The HTTP endpoint (`mcp-hangar serve --http`, `tui --http`): the same
- * gateway as `--stdio` and the local socket, served at `/mcp` with the SDK's
- * Streamable HTTP server transport. Each MCP session (opened by `initialize`,
+ * gateway as `--stdio` and the local socket, served at `/mcp` by the
+ * Streamable HTTP transport of http-session.ts. Each MCP session (opened by `initialize`,
  * named by its Mcp-Session-Id) is one GatewaySession with its own protocol
  * state machine; `hangar/command` is never served here.
  *
- * Around the SDK transport it adds what a network endpoint needs:
+ * Around the transport it adds what a network endpoint needs:
  * - a bearer token (from --token-file or MCP_HANGAR_TOKEN), compared in
  *   constant time; listening beyond loopback without one is refused, and on
  *   loopback the Host and Origin headers must name loopback (DNS rebinding);
@@ -26,18 +26,15 @@ import {once} from 'node:events';
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
-import {StreamableHTTPServerTransport} from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type {TransportSendOptions} from '@modelcontextprotocol/sdk/shared/transport.js';
-import type {JSONRPCMessage, MessageExtraInfo} from '@modelcontextprotocol/sdk/types.js';
+import type {JSONRPCMessage} from '@modelcontextprotocol/sdk/types.js';
 import {ErrorCode, JsonRpcCode, errorMessage} from '../base/errors.js';
 import {sequenceError} from '../gateway/connection-state.js';
-import {GatewaySession, invalidParams, type SessionTransport} from '../gateway/session.js';
-import {answerIdText, checkJsonRpcBody, duplicateIdProblem, errorLine, isProblem, type CheckedMessage, type MessageProblem} from '../wire/message-classifier.js';
+import {GatewaySession, invalidParams} from '../gateway/session.js';
+import {answerIdText, checkJsonRpcBody, errorLine, isProblem, type CheckedMessage, type MessageProblem} from '../wire/message-classifier.js';
 import type {Logger} from '../base/logger.js';
-import {isDroppable, logDrops} from '../wire/line-transport.js';
-import {maxQueuedBytes} from '../wire/write-coalescer.js';
 import {maskSecrets, maskedJson} from '../base/secret-mask.js';
 import type {Supervisor} from '../engine/supervisor.js';
+import {HttpSessionTransport, type RequestRecord} from './http-session.js';
 
 export const mcpPath = '/mcp';
 
@@ -195,132 +192,6 @@ async function readBody(req: http.IncomingMessage, limit: number): Promise<Body>
 		req.on('end', onEnd);
 		req.on('error', onEnd);
 	});
-}
-
-/** What one HTTP request's log line says; filled in as the request is served. */
-type RequestRecord = {
-	correlationId: string;
-	method: string;
-	path: string;
-	/** The JSON-RPC method (or "response") of a POST body. */
-	rpc?: string | undefined;
-	/** tools/call: the tool's name as the client sent it. */
-	tool?: string | undefined;
-	session?: string | undefined;
-	/** The code of the JSON-RPC error the request was answered with. */
-	rpcError?: number | undefined;
-	/** tools/call answered with isError: true. */
-	isError?: boolean | undefined;
-	/** The response its notifications stream on (to drop progress a client does not read). */
-	response?: http.ServerResponse | undefined;
-};
-
-/**
- * One MCP session's transport: the SDK's Streamable HTTP transport, plus the
- * correlation id of each JSON-RPC request in flight (for the call's log
- * lines) and the outcome of each answer (for the request's log line).
- */
-class HttpSessionTransport implements SessionTransport {
-	onclose?: () => void;
-	onerror?: (error: Error) => void;
-	onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
-	/** Requests awaiting their answer, by JSON-RPC id. */
-	private readonly pending = new Map<string | number, RequestRecord>();
-	/** GET requests open now: the session's event stream, the only way to a client outside its calls. */
-	private eventStreams = 0;
-	private droppedNotifications = 0;
-
-	constructor(
-		readonly sdk: StreamableHTTPServerTransport,
-		private readonly logger: Logger,
-		private readonly secrets: readonly string[],
-	) {}
-
-	async start(): Promise<void> {
-		this.sdk.onclose = () => this.onclose?.();
-		this.sdk.onerror = error => this.onerror?.(error);
-		this.sdk.onmessage = (message, extra) => this.onmessage?.(message, extra);
-		await this.sdk.start();
-	}
-
-	correlationIdOf(id: string | number): string | undefined {
-		return this.pending.get(id)?.correlationId;
-	}
-
-	/** A request or notification outside any call reaches the client only on its GET stream; without one the SDK drops it. */
-	canSendUnrelated(): boolean {
-		return this.eventStreams > 0;
-	}
-
-	/** Serves one HTTP request of this session; `message` is the checked POST body. */
-	async handle(req: http.IncomingMessage, res: http.ServerResponse, record: RequestRecord, body?: unknown, message?: CheckedMessage): Promise<void> {
-		if (req.method === 'GET') {
-			// A refused GET (a second stream, a wrong Accept) closes at once and counts only that long.
-			this.eventStreams += 1;
-			res.on('close', () => {
-				this.eventStreams -= 1;
-			});
-		}
-
-		const id = message?.kind === 'request' ? message.id : undefined;
-		if (id !== undefined) {
-			if (this.pending.has(id)) {
-				// The SDK transport would send both answers down the second request's stream.
-				const problem = duplicateIdProblem(id);
-				record.rpcError = problem.code;
-				sendProblem(res, problem);
-				return;
-			}
-
-			record.response = res;
-			this.pending.set(id, record);
-			// An answer that can no longer be delivered (the client went away) is not waited for.
-			res.on('close', () => {
-				if (this.pending.get(id) === record) this.pending.delete(id);
-			});
-		}
-
-		if (message?.method === 'notifications/cancelled') {
-			// A cancelled request is never answered: its id is free again.
-			const target = message.params?.['requestId'];
-			if (typeof target === 'string' || typeof target === 'number') this.pending.delete(target);
-		}
-
-		await this.sdk.handleRequest(req, res, body);
-	}
-
-	async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
-		const stream = options?.relatedRequestId === undefined ? undefined : this.pending.get(options.relatedRequestId)?.response;
-		if (stream !== undefined && stream.writableLength > maxQueuedBytes && isDroppable(message)) {
-			// A client that does not read its call's event stream: progress is dropped, not queued without bound.
-			this.droppedNotifications += 1;
-			logDrops(this.logger, 'an HTTP client')(this.droppedNotifications);
-			return;
-		}
-
-		const response = message as {id?: string | number; result?: {isError?: unknown}; error?: {code?: number}};
-		if (response.id !== undefined && ('result' in response || 'error' in response)) {
-			const record = this.pending.get(response.id);
-			this.pending.delete(response.id);
-			if (record !== undefined) {
-				record.rpcError = response.error?.code;
-				if (response.result?.isError === true) record.isError = true;
-			}
-
-			if (this.logger.enabled('debug')) this.logger.debug('response body', {correlationId: record?.correlationId, body: maskedJson(message, this.secrets)});
-		}
-
-		try {
-			await this.sdk.send(message, options);
-		} catch (error) {
-			// The client closed the request before its answer: nothing can carry it any more.
-			this.logger.debug(`a message could not be delivered: ${errorMessage(error)}`);
-		}
-	}
-
-	async close(): Promise<void> {
-		await this.sdk.close();
-	}
 }
 
 type HttpSession = {
@@ -533,7 +404,7 @@ export class HttpEndpoint {
 			}
 
 			if (message?.kind === 'request' && message.method === 'initialize') {
-				// The SDK transport would refuse it before the session's guard sees it, with id null.
+				// The transport would refuse it before the session's guard sees it, with id null.
 				const refused = sequenceError(session.gateway.connectionState, message.method);
 				if (refused !== undefined) {
 					record.session = session.label;
@@ -543,7 +414,7 @@ export class HttpEndpoint {
 				}
 			}
 
-			await this.handleInSession(session, req, res, record, body, message);
+			await this.handleInSession(session, req, res, record, message);
 			return;
 		}
 
@@ -558,8 +429,7 @@ export class HttpEndpoint {
 			return;
 		}
 
-		// Checked before a session is opened: the SDK transport would take a malformed initialize for
-		// some other request and answer "Server not initialized".
+		// Checked before a session is opened: a malformed initialize opens none.
 		const invalid = invalidParams(body as JSONRPCMessage & {method: 'initialize'});
 		if (invalid !== undefined) {
 			sendRpcError(res, 400, JsonRpcCode.InvalidParams, invalid, message.id ?? null);
@@ -567,18 +437,16 @@ export class HttpEndpoint {
 		}
 
 		const session = await this.openSession();
-		await this.handleInSession(session, req, res, record, body, message);
+		await this.handleInSession(session, req, res, record, message);
 		// Refused before initialize was read (e.g. a wrong Accept header): no session came of it.
-		if (session.transport.sdk.sessionId === undefined) await session.gateway.close();
+		if (session.transport.sessionId === undefined) await session.gateway.close();
 	}
 
 	private async openSession(): Promise<HttpSession> {
 		const {supervisor, logger} = this.options;
 		const id = randomUUID();
 		const label = `http#${++this.sessionNumber}`;
-		// DNS rebinding is checked above for every request, before the session is looked up.
-		const sdk = new StreamableHTTPServerTransport({sessionIdGenerator: () => id, enableDnsRebindingProtection: false});
-		const transport = new HttpSessionTransport(sdk, this.logger, this.secrets);
+		const transport = new HttpSessionTransport(id, this.logger, this.secrets);
 		const gateway = new GatewaySession({
 			supervisor,
 			transport,
@@ -603,7 +471,6 @@ export class HttpEndpoint {
 		req: http.IncomingMessage,
 		res: http.ServerResponse,
 		record: RequestRecord,
-		body: unknown,
 		message: CheckedMessage | undefined,
 	): Promise<void> {
 		record.session = session.label;
@@ -614,7 +481,7 @@ export class HttpEndpoint {
 			session.open -= 1;
 			if (session.open === 0 && this.sessions.has(session.id)) this.armIdle(session);
 		});
-		await session.transport.handle(req, res, record, body, message);
+		await session.transport.handle(req, res, record, message);
 	}
 
 	/** An abandoned session (no request open for httpSessionIdleSeconds) is closed, and its calls cancelled. */
