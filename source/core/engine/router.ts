@@ -295,6 +295,10 @@ export class Router {
 	 */
 	async routeTool(name: string, args: Record<string, unknown> | undefined, signal: AbortSignal, budget?: CallBudget): Promise<ToolRoute> {
 		if (budget === undefined) return this.routeToolNow(name, args, signal);
+		// A listed name routes without waiting: no deadline to arm (most calls).
+		this.ensureFresh();
+		const known = this.byName.get(name);
+		if (known !== undefined) return {server: known.server, tool: known.tool, arguments: args};
 		const timeout = AbortSignal.timeout(budget.remainingMs);
 		try {
 			return await this.routeToolNow(name, args, AbortSignal.any([signal, timeout]));
