@@ -132,14 +132,20 @@ export class CallLog {
 	}
 
 	record(call: Omit<CallLogEntry, 'seq'> & {args: unknown; result: unknown; secrets?: readonly string[]}): void {
-		const {args, result, secrets, ...entry} = call;
 		this.seq += 1;
+		// Built field by field: rest and spread copies cost more than the rest of a call's bookkeeping.
 		const stored: Stored = {
-			...entry,
-			error: entry.error === null ? null : maskText(entry.error),
 			seq: this.seq,
-			args: maskText(maskedPreview(args ?? {}, this.previewChars, secrets)),
-			result: result === undefined ? null : maskText(maskedPreview(result, this.previewChars, secrets)),
+			at: call.at,
+			client: call.client,
+			upstream: call.upstream,
+			tool: call.tool,
+			ms: call.ms,
+			outcome: call.outcome,
+			code: call.code,
+			error: call.error === null ? null : maskText(call.error),
+			args: maskText(maskedPreview(call.args ?? {}, this.previewChars, call.secrets)),
+			result: call.result === undefined ? null : maskText(maskedPreview(call.result, this.previewChars, call.secrets)),
 		};
 		if (this.ring.length < this.limit) {
 			this.ring.push(stored);
