@@ -17,6 +17,7 @@ import {ConfigError, loadConfig, stateDirOf, type HangarConfig} from './core/con
 import {HangarError, errorMessage} from './core/base/errors.js';
 import {silentLogger, type Logger} from './core/base/logger.js';
 import {killAllTreesSync} from './core/upstream/process-registry.js';
+import {diagnoseLaunch} from './core/upstream/launch-problem.js';
 import {maskText} from './core/base/secret-mask.js';
 import {createSupervisor} from './core/endpoints/runtime.js';
 import {describeClash, type Supervisor} from './core/engine/supervisor.js';
@@ -408,6 +409,19 @@ export async function checkConfigCommand(options: CommandOptions, io: Output = s
 	for (const notice of notices) io.out(`note: ${notice.path}: ${notice.message}\n`);
 	// Its own log lines (state, shutdown) are not the check's to print: stderr stays for errors.
 	const supervisor = await createSupervisor(config, silentLogger, {readOnly: true});
+	// A command that cannot run here is a warning, not a failure: the client that launches hangar
+	// may have another PATH (Claude Desktop's is short), and the entry's own start would say why.
+	let launchWarnings = 0;
+	for (const server of config.servers) {
+		if (server.disabled || server.invalid !== undefined || server.launch.kind !== 'stdio') continue;
+		const problem = diagnoseLaunch(server.launch);
+		if (problem === undefined) continue;
+		launchWarnings += 1;
+		io.out(`warning: "${server.name}": ${problem.message}. ${problem.hint}\n`);
+	}
+
+	if (launchWarnings > 0) io.out('note: commands were looked up with this shell\'s PATH and files; the client that starts hangar may have another PATH.\n');
+
 	try {
 		for (const clash of supervisor.clashes()) io.out(`warning: ${describeClash(clash)}\n`);
 	} finally {

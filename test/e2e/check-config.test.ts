@@ -66,6 +66,19 @@ describe('mcp-hangar --check-config', () => {
 		expect(result.stdout).toBe(`${file}: OK, 3 upstreams (alpha, beta-2, gamma_1)\n`);
 	});
 
+	it('warns, exit 0, about a command this PATH does not have, and one that does not exist at its path', async () => {
+		const file = configFile({mcpServers: {good: server, typo: {command: 'surely-not-a-command-hangar-xyz'}, gone: {command: './bin/missing-server'}, off: {command: 'also-missing-xyz', disabled: true}}});
+		const result = await checkConfig(file);
+		expect(result.stderr).toBe('');
+		expect(result.exitCode).toBe(0);
+		const warnings = result.stdout.split('\n').filter(line => line.startsWith('warning: '));
+		expect(warnings).toEqual([
+			expect.stringMatching(/^warning: "typo": command "surely-not-a-command-hangar-xyz" was not found on PATH \(searched: .+\)\. Check the spelling/),
+			expect.stringMatching(/^warning: "gone": command "\.\/bin\/missing-server" does not exist \(looked for .+missing-server\)\. /),
+		]);
+		expect(result.stdout).toContain('note: commands were looked up with this shell\'s PATH');
+	});
+
 	it('accepts config.example.json from the repository root', async () => {
 		const file = path.join(root, 'config.example.json');
 		const result = await checkConfig(file);
