@@ -35,6 +35,7 @@ export function summarizeEntry(entry: HangarEntry): string {
 	const parts = [entry.url ?? displayedCommand(entry.command ?? '', maskedArgs(entry.args ?? [], secrets))];
 	if (entry.type !== undefined) parts.push(`(${entry.type})`);
 	if (entry.env !== undefined && Object.keys(entry.env).length > 0) parts.push(`env: ${Object.keys(entry.env).join(', ')}`);
+	if (entry.envFile !== undefined) parts.push(`envFile: ${displayPath(entry.envFile)}`);
 	if (entry.headers !== undefined && Object.keys(entry.headers).length > 0) parts.push(`headers: ${Object.keys(entry.headers).join(', ')}`);
 	if (entry.disabled === true) parts.push('[disabled]');
 	return parts.join('  ');

@@ -34,6 +34,8 @@ export type HangarEntry = {
 	command?: string;
 	args?: string[];
 	env?: Record<string, string>;
+	/** A dotenv file's absolute path: its variables, below env's. */
+	envFile?: string;
 	cwd?: string;
 	url?: string;
 	headers?: Record<string, string>;

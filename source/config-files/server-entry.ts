@@ -149,29 +149,35 @@ const disabledRule: KeyRule = (value, draft, key) => {
 
 const approvalReason = 'hangar does not approve calls itself; the client keeps asking before each call, as it does for any server';
 
-/** Reads a dotenv file's variables into env (explicit env keys win), since hangar has no envFile of its own. */
+/**
+ * Keeps the dotenv file as a reference (its absolute path: hangar reads
+ * `envFile` relative to its own config, not the client's), so its secrets
+ * stay in that one file and a change to it reaches hangar. hangar reads it
+ * when it loads the config, below the entry's own env, as the clients do.
+ */
 const envFileRule: KeyRule = (value, draft, key) => {
-	if (typeof value !== 'string') {
+	if (typeof value !== 'string' || value === '') {
 		draft.notes.push(`${key} dropped: expected a path`);
 		return;
 	}
 
 	const base = draft.context.group.projectDir ?? path.dirname(draft.context.file);
 	const file = path.resolve(base, draft.variables(value).replace(/^~(?=$|[/\\])/, draft.context.home));
+	draft.entry.envFile = file;
 	let text: string;
 	try {
 		text = fs.readFileSync(file, 'utf8');
 	} catch (error) {
-		draft.notes.push(`${key} ${file} could not be read (${(error as NodeJS.ErrnoException).code ?? String(error)}): its variables are not imported; add them to env`);
+		draft.notes.push(`${key} ${file} kept, but it cannot be read now (${(error as NodeJS.ErrnoException).code ?? String(error)}): the entry shows as invalid until it can`);
 		return;
 	}
 
-	const variables = parseDotenv(text);
-	const env = {...draft.entry.env};
-	const copied = Object.keys(variables).filter(name => !(name in env));
-	for (const name of copied) env[name] = variables[name]!;
-	draft.entry.env = env;
-	draft.notes.push(`${key} ${file}: ${copied.length} variable${copied.length === 1 ? '' : 's'} copied into env (${copied.join(', ') || 'none'})`);
+	const names = Object.keys(parseDotenv(text));
+	const shadowed = names.filter(name => name in (draft.entry.env ?? {}));
+	draft.notes.push(
+		`${key} ${file} kept as a reference: hangar reads its ${names.length} variable${names.length === 1 ? '' : 's'} (${names.join(', ') || 'none'}) when it loads the config` +
+			(shadowed.length === 0 ? '' : `; env sets ${shadowed.join(', ')} itself, and that wins`),
+	);
 };
 
 export {parseDotenv};
@@ -224,7 +230,7 @@ export function convertServer(name: string, raw: unknown, dialect: Dialect, cont
 	if (!isRecord(raw)) return {...base, entry: undefined, notes: [], problem: `the entry is ${describeValue(raw)}, not an object`};
 
 	const rules = {...sharedKeys, ...dialect.keys};
-	// envFile last: explicit env keys win over the file's.
+	// envFile last: its note says which of its variables the explicit env keys override.
 	const keys = Object.keys(raw).sort((a, b) => Number(a === 'envFile') - Number(b === 'envFile'));
 	for (const key of keys) {
 		const rule = rules[key];
@@ -246,7 +252,7 @@ export function convertServer(name: string, raw: unknown, dialect: Dialect, cont
 			delete entry.headers;
 		}
 	} else {
-		for (const key of ['args', 'env', 'cwd'] as const) {
+		for (const key of ['args', 'env', 'envFile', 'cwd'] as const) {
 			if (entry[key] !== undefined) {
 				draft.notes.push(`${key} dropped: it only applies to command servers`);
 				delete entry[key];
@@ -264,7 +270,7 @@ export function convertServer(name: string, raw: unknown, dialect: Dialect, cont
 
 /** Keys in the order hangar's README documents them, so imported entries read alike. */
 function ordered(entry: HangarEntry): HangarEntry {
-	const order: Array<keyof HangarEntry> = ['type', 'command', 'args', 'env', 'cwd', 'url', 'headers', 'callTimeoutSeconds', 'startTimeoutSeconds', 'includeTools', 'excludeTools', 'disabled'];
+	const order: Array<keyof HangarEntry> = ['type', 'command', 'args', 'env', 'envFile', 'cwd', 'url', 'headers', 'callTimeoutSeconds', 'startTimeoutSeconds', 'includeTools', 'excludeTools', 'disabled'];
 	const out: Record<string, unknown> = {};
 	for (const key of order) if (entry[key] !== undefined) out[key] = entry[key];
 	return out as HangarEntry;

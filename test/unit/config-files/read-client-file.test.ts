@@ -35,13 +35,14 @@ describe('reading the sample files', () => {
 		expect(read('claude-code', 'playwright').entry).toEqual({command: 'npx', args: ['@playwright/mcp@latest'], cwd: home.project});
 	});
 
-	it('Cursor: ${env:X} and ${workspaceFolder} rewritten, envFile copied under explicit env', () => {
+	it('Cursor: ${env:X} and ${workspaceFolder} rewritten, envFile kept as an absolute reference', () => {
 		expect(read('cursor', 'notion').entry).toEqual({url: 'https://mcp.notion.com/mcp', headers: {Authorization: 'Bearer ${NOTION_TOKEN}'}});
 		const shop = read('cursor', 'shop-tools');
 		expect(shop.entry).toEqual({
 			command: 'node',
 			args: [path.join(home.project, 'tools/mcp-server.js'), '--verbose'],
-			env: {LOG_LEVEL: 'debug', SHOP_API_TOKEN: 'shopSECRET3333', SHOP_REGION: 'eu-west-1'},
+			env: {LOG_LEVEL: 'debug'},
+			envFile: path.join(home.project, '.env'),
 			cwd: home.project,
 		});
 	});
