@@ -11,11 +11,13 @@ import {ListRootsRequestSchema, type CallToolResult} from '@modelcontextprotocol
 import {afterEach, describe, expect, it} from 'vitest';
 import {closeHangars, fastHangar, fixture, isAlive, openHangar, statusOf, tempDir, waitFor, writeConfig} from '../support/hangar.js';
 import {spawnServe, type Served} from '../support/serve.js';
+import {connectHttp, serveHttp, stopHttpHangars} from '../support/http-hangar.js';
 
 const daemons: Served[] = [];
 
 afterEach(async () => {
 	await closeHangars();
+	await stopHttpHangars();
 	for (const daemon of daemons.splice(0)) await daemon.stop('SIGKILL');
 });
 
@@ -115,5 +117,25 @@ describe('a per-client upstream', () => {
 		const refusedAgain = await a.client.callTool({name: 'hangar_call', arguments: {server: 'fs', tool: 'pid'}}).catch((error: unknown) => error as Error);
 		expect((refusedAgain as Error).message).toContain('quarantined');
 		expect((await statusOf(a.client, 'fs')).instances).toEqual([]);
+	});
+
+	it('gives each HTTP session its own instance, whose requests reach that session, and stops it when the session ends', async () => {
+		const file = writeConfig(tempDir(), {fs: fixture('normal', ['--client-features'], {instances: 'per-client'})}, fastHangar);
+		const hangar = await serveHttp(file);
+		const a = rootsClient('a');
+		const b = rootsClient('b');
+		const httpA = await connectHttp(hangar.url, {client: a.client});
+		await connectHttp(hangar.url, {client: b.client});
+		const pidA = await pidOf(a.client, 'fs__pid');
+		const pidB = await pidOf(b.client, 'fs__pid');
+		expect(pidA).not.toBe(pidB);
+		// A request the instance sends in a call travels on that call's own stream, to its own session.
+		expect(structured(await a.client.callTool({name: 'fs__ask', arguments: {kind: 'roots'}}))['result']).toEqual({roots: [{uri: 'file:///work/a', name: 'a\'s project'}]});
+		expect(structured(await b.client.callTool({name: 'fs__ask', arguments: {kind: 'roots'}}))['result']).toEqual({roots: [{uri: 'file:///work/b', name: 'b\'s project'}]});
+		// DELETE ends a's session: its instance stops, b's keeps working.
+		await httpA.transport.terminateSession();
+		await waitFor(() => !isAlive(pidA), 'the ended session\'s instance to stop');
+		expect(await pidOf(b.client, 'fs__pid')).toBe(pidB);
+		expect(isAlive(pidB)).toBe(true);
 	});
 });
