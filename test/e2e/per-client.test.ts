@@ -7,9 +7,9 @@
  * process, and a person's stop or quarantine applies to every instance.
  */
 import {Client} from '@modelcontextprotocol/sdk/client/index.js';
-import {ListRootsRequestSchema, type CallToolResult} from '@modelcontextprotocol/sdk/types.js';
+import {ListRootsRequestSchema, ResourceUpdatedNotificationSchema, type CallToolResult} from '@modelcontextprotocol/sdk/types.js';
 import {afterEach, describe, expect, it} from 'vitest';
-import {closeHangars, fastHangar, fixture, isAlive, openHangar, statusOf, tempDir, waitFor, writeConfig} from '../support/hangar.js';
+import {closeHangars, everything, fastHangar, fixture, isAlive, openHangar, statusOf, tempDir, waitFor, writeConfig} from '../support/hangar.js';
 import {spawnServe, type Served} from '../support/serve.js';
 import {connectHttp, serveHttp, stopHttpHangars} from '../support/http-hangar.js';
 
@@ -137,5 +137,33 @@ describe('a per-client upstream', () => {
 		await waitFor(() => !isAlive(pidA), 'the ended session\'s instance to stop');
 		expect(await pidOf(b.client, 'fs__pid')).toBe(pidB);
 		expect(isAlive(pidB)).toBe(true);
+	});
+
+	it('watches a resource on the subscribing session\'s own instance, and sends its updates to that session only', async () => {
+		const hangar = await serveHttp(writeConfig(tempDir(), {everything: everything({instances: 'per-client'})}, fastHangar));
+		const a = await connectHttp(hangar.url);
+		const b = await connectHttp(hangar.url);
+		const [uri] = (await a.client.listResources()).resources.map(resource => resource.uri);
+		const heard = {a: [] as string[], b: [] as string[]};
+		a.client.setNotificationHandler(ResourceUpdatedNotificationSchema, notification => {
+			heard.a.push(notification.params.uri);
+		});
+		b.client.setNotificationHandler(ResourceUpdatedNotificationSchema, notification => {
+			heard.b.push(notification.params.uri);
+		});
+		expect(await a.client.subscribeResource({uri: uri!})).toEqual({});
+		expect(await b.client.subscribeResource({uri: uri!})).toEqual({});
+
+		// server-everything sends an update for every URI its client watches, now and every 5 s, once
+		// toggled on: toggled on a's instance only, only a hears.
+		await a.client.callTool({name: 'everything__toggle-subscriber-updates', arguments: {}});
+		await waitFor(() => heard.a.length > 0, 'a to hear about its resource');
+		expect(new Set(heard.a)).toEqual(new Set([uri]));
+		expect(heard.b).toEqual([]);
+		await b.client.callTool({name: 'everything__toggle-subscriber-updates', arguments: {}});
+		await waitFor(() => heard.b.length > 0, 'b to hear about its resource from its own instance');
+		expect(new Set(heard.b)).toEqual(new Set([uri]));
+		await a.client.callTool({name: 'everything__toggle-subscriber-updates', arguments: {}});
+		await b.client.callTool({name: 'everything__toggle-subscriber-updates', arguments: {}});
 	});
 });

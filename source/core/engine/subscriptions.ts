@@ -7,17 +7,21 @@
  * subscribed to it. An upstream that restarts has forgotten its
  * subscriptions: they are sent again once it is ready.
  *
+ * A per-client server's resource is watched on the subscribing session's
+ * own instance (`pick`), and that instance's updates go to that session.
+ *
  * Bounded: a session may hold at most `perSessionLimit` subscriptions, so no
  * client can grow this without end.
  */
 import {JsonRpcCode, JsonRpcError, errorMessage} from '../base/errors.js';
 import type {Logger} from '../base/logger.js';
 import type {CallContext} from './call-path.js';
+import type {ClientRecord} from './clients.js';
 import type {Provider} from './provider.js';
 import type {Router} from './router.js';
 
-/** One session's side: told about updates of what it subscribed to. */
-export type Subscriber = {notify: (uri: string) => void};
+/** One session's side: told about updates of what it subscribed to; `client` is its session (for a per-client server's instance). */
+export type Subscriber = {notify: (uri: string) => void; client?: ClientRecord};
 
 type Entry = {provider: Provider; own: string; subscribers: Map<Subscriber, string>};
 
@@ -30,6 +34,8 @@ export class Subscriptions {
 	constructor(
 		private readonly router: Router,
 		private readonly logger: Logger,
+		/** The provider that serves `subscriber` for a routed upstream: its own instance of a per-client server, else the upstream itself. */
+		private readonly pick: (provider: Provider, subscriber: Subscriber) => Provider = provider => provider,
 	) {}
 
 	/** How many distinct upstream resources are watched now. */
@@ -39,7 +45,8 @@ export class Subscriptions {
 
 	async subscribe(subscriber: Subscriber, uri: string, context: Pick<CallContext, 'signal' | 'budget'> = {}): Promise<void> {
 		const route = this.router.routeUri(uri);
-		const key = keyOf(route.provider.name, route.own);
+		const provider = this.pick(route.provider, subscriber);
+		const key = keyOf(provider.name, route.own);
 		const entry = this.entries.get(key);
 		if (entry?.subscribers.has(subscriber)) return;
 		const count = this.counts.get(subscriber) ?? 0;
@@ -53,10 +60,10 @@ export class Subscriptions {
 			return;
 		}
 
-		const created: Entry = {provider: route.provider, own: route.own, subscribers: new Map([[subscriber, uri]])};
+		const created: Entry = {provider, own: route.own, subscribers: new Map([[subscriber, uri]])};
 		this.entries.set(key, created);
 		try {
-			await route.provider.request('resources/subscribe', {uri: route.own}, `resources/subscribe "${route.own}"`, context);
+			await provider.request('resources/subscribe', {uri: route.own}, `resources/subscribe "${route.own}"`, context);
 		} catch (error) {
 			this.leave(key, created, subscriber);
 			throw error;
@@ -66,9 +73,10 @@ export class Subscriptions {
 	/** Unsubscribes; the upstream is told when no session watches the URI any more (if it runs: a stopped one has forgotten). */
 	async unsubscribe(subscriber: Subscriber, uri: string): Promise<void> {
 		const route = this.router.routeUri(uri);
-		const key = keyOf(route.provider.name, route.own);
-		const entry = this.entries.get(key);
-		if (entry === undefined || !entry.subscribers.has(subscriber)) return;
+		// Found, not picked: unsubscribing must not create a per-client instance.
+		const found = [...this.entries].find(([, entry]) => entry.own === route.own && entry.subscribers.has(subscriber) && (entry.provider === route.provider || entry.provider.name.startsWith(`${route.provider.name}#`)));
+		if (found === undefined) return;
+		const [key, entry] = found;
 		const last = this.leave(key, entry, subscriber);
 		if (last && entry.provider.readyConnection !== undefined) {
 			await entry.provider.request('resources/unsubscribe', {uri: entry.own}, `resources/unsubscribe "${entry.own}"`);

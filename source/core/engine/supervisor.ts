@@ -115,7 +115,7 @@ export class Supervisor extends EventEmitter<{
 		// Each running upstream's connection follows the clients' log level and roots.
 		this.clients.setMaxListeners(0);
 		this.relay = new ClientRelay(this.clients, logger.child('relay'));
-		this.subscriptions = new Subscriptions(this.router, logger);
+		this.subscriptions = new Subscriptions(this.router, logger, (provider, subscriber) => this.instanceFor(provider, subscriber.client));
 		this.current = config;
 		this.configFile = new ConfigFile(config.path);
 		for (const server of config.servers) this.addProvider(server, config);
@@ -206,6 +206,7 @@ export class Supervisor extends EventEmitter<{
 		const logger = this.logger.child(name);
 		const provider = new Provider(template.config, this.current.hangar, this.store, logger, new SessionRelay(this.clients, client, name, logger), name);
 		const onTransition = (event: TransitionEvent): void => {
+			if (event.to === 'ready' && event.from === 'starting') this.subscriptions.resubscribe(provider);
 			this.emit('transition', event);
 		};
 
@@ -213,11 +214,14 @@ export class Supervisor extends EventEmitter<{
 			this.emit('activity', template.name);
 		};
 
+		const onResourceUpdated = (uri: string): void => this.subscriptions.updated(name, uri);
 		provider.on('transition', onTransition);
 		provider.on('activity', onActivity);
+		provider.on('resourceUpdated', onResourceUpdated);
 		this.detach.set(provider, () => {
 			provider.off('transition', onTransition);
 			provider.off('activity', onActivity);
+			provider.off('resourceUpdated', onResourceUpdated);
 		});
 		provider.log.push('hangar', `instance of "${template.name}" for the client session ${client.label}${client.name === null ? '' : ` ("${client.name}")`}`);
 		set.set(client.id, {provider, client});

@@ -233,6 +233,7 @@ export class GatewaySession {
 			notify: uri => {
 				if (this.guard.machine.state === 'ready') this.server.sendResourceUpdated({uri}).catch(() => {});
 			},
+			client: this.client,
 		};
 		registerCatalogRequests(this.server, {
 			supervisor: options.supervisor,
