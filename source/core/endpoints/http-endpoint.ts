@@ -201,6 +201,9 @@ type HttpSession = {
 	gateway: GatewaySession;
 	/** HTTP requests of this session open right now (a call's response stream, a GET stream). */
 	open: number;
+	/** When its last request closed (performance.now()). */
+	quietSince: number;
+	/** Armed while the session has no request open; it checks `quietSince` when it fires, so a request costs no timer of its own. */
 	idleTimer: NodeJS.Timeout | undefined;
 };
 
@@ -455,7 +458,7 @@ export class HttpEndpoint {
 			kind: 'http',
 			callDeadline: {ms: supervisor.config.hangar.httpCallTimeoutMs, setting: 'httpCallTimeoutSeconds'},
 		});
-		const session: HttpSession = {id, label, transport, gateway, open: 0, idleTimer: undefined};
+		const session: HttpSession = {id, label, transport, gateway, open: 0, quietSince: performance.now(), idleTimer: undefined};
 		this.sessions.set(id, session);
 		gateway.onClose(() => {
 			clearTimeout(session.idleTimer);
@@ -475,22 +478,29 @@ export class HttpEndpoint {
 	): Promise<void> {
 		record.session = session.label;
 		session.open += 1;
-		clearTimeout(session.idleTimer);
-		session.idleTimer = undefined;
 		res.on('close', () => {
 			session.open -= 1;
-			if (session.open === 0 && this.sessions.has(session.id)) this.armIdle(session);
+			session.quietSince = performance.now();
+			if (session.open === 0 && session.idleTimer === undefined && this.sessions.has(session.id)) this.armIdle(session, this.options.supervisor.config.hangar.httpSessionIdleMs);
 		});
 		await session.transport.handle(req, res, record, message);
 	}
 
 	/** An abandoned session (no request open for httpSessionIdleSeconds) is closed, and its calls cancelled. */
-	private armIdle(session: HttpSession): void {
-		const idleMs = this.options.supervisor.config.hangar.httpSessionIdleMs;
+	private armIdle(session: HttpSession, delayMs: number): void {
 		session.idleTimer = setTimeout(() => {
+			session.idleTimer = undefined;
+			if (!this.sessions.has(session.id) || session.open > 0) return;
+			const idleMs = this.options.supervisor.config.hangar.httpSessionIdleMs;
+			const left = session.quietSince + idleMs - performance.now();
+			if (left > 0) {
+				this.armIdle(session, left);
+				return;
+			}
+
 			this.logger.info(`${session.label}: closing the session: no request for ${idleMs / 1000} s (hangar.httpSessionIdleSeconds)`, {session: session.id});
 			void session.gateway.close();
-		}, idleMs);
+		}, delayMs);
 		session.idleTimer.unref();
 	}
 

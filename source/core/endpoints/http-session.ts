@@ -69,8 +69,8 @@ const sseHeaders = {
  */
 export const answerHoldMs = 20;
 
-/** A request awaiting its answer: the response it is written to, whether that is an event stream yet, and the timer that makes it one. */
-type Pending = {record: RequestRecord; res: http.ServerResponse; streaming: boolean; hold: NodeJS.Timeout | undefined};
+/** A request awaiting its answer: the response it is written to, whether that is an event stream yet, and since when it waits (performance.now()). */
+type Pending = {record: RequestRecord; res: http.ServerResponse; streaming: boolean; since: number};
 
 function refuse(res: http.ServerResponse, status: number, code: number, message: string, record: RequestRecord): void {
 	record.rpcError = code;
@@ -103,6 +103,8 @@ export class HttpSessionTransport implements SessionTransport {
 	/** The session's GET stream, the only way to the client outside its calls. */
 	private standalone: http.ServerResponse | undefined;
 	private keepAlive: NodeJS.Timeout | undefined;
+	/** One timer for the session's held answers (see answerHoldMs), armed while any request waits unstreamed: none per request. */
+	private holdTimer: NodeJS.Timeout | undefined;
 	private droppedNotifications = 0;
 	private closed = false;
 
@@ -188,17 +190,10 @@ export class HttpSessionTransport implements SessionTransport {
 			return;
 		}
 
-		const entry: Pending = {record, res, streaming: false, hold: undefined};
-		entry.hold = setTimeout(() => {
-			entry.hold = undefined;
-			if (!res.writableEnded) {
-				this.stream(entry);
-				res.flushHeaders();
-			}
-		}, answerHoldMs);
+		const entry: Pending = {record, res, streaming: false, since: performance.now()};
+		this.holdTimer ??= setTimeout(() => this.endHolds(), answerHoldMs);
 		this.pending.set(id, entry);
 		res.on('close', () => {
-			clearTimeout(entry.hold);
 			// An answer that can no longer be delivered (the client went away) is not waited for.
 			if (this.pending.get(id) === entry) this.pending.delete(id);
 			this.stopKeepAliveIfQuiet();
@@ -283,7 +278,6 @@ export class HttpSessionTransport implements SessionTransport {
 		}
 
 		this.pending.delete(requestId);
-		clearTimeout(entry.hold);
 		entry.record.rpcError = answer.error?.code;
 		if (answer.result?.isError === true) entry.record.isError = true;
 		if (this.logger.enabled('debug')) this.logger.debug('response body', {correlationId: entry.record.correlationId, body: maskedJson(message, this.secrets)});
@@ -298,12 +292,27 @@ export class HttpSessionTransport implements SessionTransport {
 		}
 	}
 
+	/** Requests held for answerHoldMs without their answer become event streams, their headers sent now. */
+	private endHolds(): void {
+		this.holdTimer = undefined;
+		const now = performance.now();
+		let next = Number.POSITIVE_INFINITY;
+		for (const entry of this.pending.values()) {
+			if (entry.streaming || entry.res.writableEnded) continue;
+			const left = entry.since + answerHoldMs - now;
+			if (left <= 0) {
+				this.stream(entry);
+				entry.res.flushHeaders();
+			} else next = Math.min(next, left);
+		}
+
+		if (next !== Number.POSITIVE_INFINITY) this.holdTimer = setTimeout(() => this.endHolds(), next);
+	}
+
 	/** Makes a request's response an event stream (its headers are sent with what is written next). */
 	private stream(entry: Pending): void {
 		if (entry.streaming) return;
 		entry.streaming = true;
-		clearTimeout(entry.hold);
-		entry.hold = undefined;
 		entry.res.writeHead(200, this.sessionId === undefined ? sseHeaders : {...sseHeaders, 'mcp-session-id': this.sessionId});
 	}
 
@@ -336,6 +345,7 @@ export class HttpSessionTransport implements SessionTransport {
 	async close(): Promise<void> {
 		if (this.closed) return;
 		this.closed = true;
+		clearTimeout(this.holdTimer);
 		clearInterval(this.keepAlive);
 		this.keepAlive = undefined;
 		for (const entry of this.pending.values()) {
