@@ -3,10 +3,11 @@
  * callers fit their text to the width, and `truncate-end` is the safety net.
  */
 import {memo} from 'react';
-import {Text} from 'ink';
+import {Box, Text} from 'ink';
 import type {Tone} from './state-style.js';
 
-export type Segment = {text: string; tone?: Tone | undefined};
+/** `ticks`: its text changes with the clock alone (an age); see `Segments`. */
+export type Segment = {text: string; tone?: Tone | undefined; ticks?: boolean};
 
 /** SGR codes for the colours tones use; anything else renders uncoloured. */
 const colorCodes: Readonly<Record<string, number>> = {black: 30, red: 31, green: 32, yellow: 33, blue: 34, magenta: 35, cyan: 36, white: 37, gray: 90, grey: 90};
@@ -33,11 +34,60 @@ function segmentsAnsi(segments: readonly Segment[]): string {
 	return out;
 }
 
+/** The line cut where a segment ticks: runs of steady segments, each ticking segment alone. */
+function runs(segments: readonly Segment[]): Segment[][] {
+	const out: Segment[][] = [];
+	let steady: Segment[] = [];
+	for (const segment of segments) {
+		if (segment.ticks !== true) {
+			steady.push(segment);
+			continue;
+		}
+
+		if (steady.length > 0) out.push(steady);
+		out.push([segment]);
+		steady = [];
+	}
+
+	if (steady.length > 0) out.push(steady);
+	return out;
+}
+
+/**
+ * A line with a ticking segment (a table row's ages) is drawn as a few text
+ * nodes side by side, so only the ages are new strings each second: Ink
+ * measures, wraps and tokenizes every string it draws, and with its caches
+ * shared across frames (ink-patch/hooks.ts) the unchanged parts cost
+ * nearly nothing. Without one, the line is one node.
+ */
 export function Segments({segments, inverse = false}: {segments: readonly Segment[]; inverse?: boolean}) {
+	const parts = segments.some(segment => segment.ticks === true) ? runs(segments) : [segments];
+	if (parts.length === 1) {
+		return (
+			<Text wrap="truncate-end" inverse={inverse}>
+				{segmentsAnsi(segments)}
+			</Text>
+		);
+	}
+
+	// Only the last part gives way when the line is too long, so the line is still cut at its end.
+	const last = parts.length - 1;
 	return (
-		<Text wrap="truncate-end" inverse={inverse}>
-			{segmentsAnsi(segments)}
-		</Text>
+		<Box flexDirection="row" flexWrap="nowrap">
+			{parts.map((part, index) =>
+				index === last ? (
+					// eslint-disable-next-line react/no-array-index-key -- the parts are positional: the same index is the same place in the line.
+					<Text key={index} wrap="truncate-end" inverse={inverse}>
+						{segmentsAnsi(part)}
+					</Text>
+				) : (
+					// eslint-disable-next-line react/no-array-index-key -- as above.
+					<Box key={index} flexShrink={0}>
+						<Text inverse={inverse}>{segmentsAnsi(part)}</Text>
+					</Box>
+				),
+			)}
+		</Box>
 	);
 }
 

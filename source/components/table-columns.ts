@@ -34,6 +34,8 @@ export type ColumnSpec<Row = StatusEntry> = {
 	/** For 'name': its cap (default `nameBounds.max`); longer cells are cut with "…". */
 	max?: number;
 	cell: (row: Row) => Cell;
+	/** Its text changes with the clock alone (ages): drawn as a text node of its own, so the rest of the row stays the same string from frame to frame (see Segments). */
+	ticks?: boolean;
 };
 
 export type Column<Row = StatusEntry> = ColumnSpec<Row> & {width: number};
@@ -106,7 +108,7 @@ export function upstreamColumns(histories: Readonly<Record<string, SeriesView>> 
 		{id: 'breaker', title: 'BRK', width: 3, align: 'left', priority: 4, cell: entry => ({text: breakerGlyph[entry.breaker], tone: breakerTone[entry.breaker]})},
 		// A per-client server runs one process per client session: the row counts them (the details list each).
 		{id: 'pid', title: 'PID', width: 7, align: 'right', priority: 12, cell: entry => ({text: entry.instances === undefined ? (entry.pid === null ? '-' : String(entry.pid)) : `${entry.instances.length} inst`})},
-		{id: 'up', title: 'UP/IDLE', width: 13, align: 'right', priority: 8, cell: entry => ({text: upIdle(entry)})},
+		{id: 'up', title: 'UP/IDLE', width: 13, align: 'right', priority: 8, ticks: true, cell: entry => ({text: upIdle(entry)})},
 		{id: 'tools', title: 'TOOLS', width: 5, align: 'right', priority: 10, cell: entry => ({text: String(entry.tools), tone: entry.stale ? {dim: true} : {}})},
 		{id: 'tokens', title: '~TOKENS', width: 7, align: 'right', priority: 11, cell: entry => ({text: entry.contextTokens === 0 ? '-' : count(entry.contextTokens)})},
 		{id: 'calls', title: 'CALLS', width: 6, align: 'right', priority: 5, cell: entry => ({text: count(entry.calls)})},
@@ -227,7 +229,7 @@ export function rowSegments<Row>(row: Row, columns: ReadonlyArray<Column<Row>>, 
 		if (index > 0) segments.push({text: ' '.repeat(columnGap)});
 		const cell = column.cell(row);
 		const last = index === columns.length - 1 && column.align === 'left';
-		segments.push({text: last ? cut(cell.text, column.width) : fit(cell.text, column.width, column.align), tone: cell.tone});
+		segments.push({text: last ? cut(cell.text, column.width) : fit(cell.text, column.width, column.align), tone: cell.tone, ...(column.ticks === true ? {ticks: true} : {})});
 	});
 	return segments;
 }
