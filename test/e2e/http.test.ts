@@ -318,6 +318,10 @@ describe('serve --http', () => {
 		expect(quick.headers.get('mcp-session-id')).toBe(session);
 		expect(await quick.text()).toBe('{"result":{},"jsonrpc":"2.0","id":2}');
 
+		// tools/list is written as hangar serialized it, in either form.
+		const listed = await messagesOf(await post(hangar.url, '{"jsonrpc":"2.0","id":"list","method":"tools/list"}', headers));
+		expect(listed).toEqual([expect.objectContaining({id: 'list', result: {tools: expect.arrayContaining([expect.objectContaining({name: 'fx__echo'})]) as unknown}})]);
+
 		// Progress comes before the answer, so the answer cannot be a lone JSON body.
 		const call = (id: number, name: string, args: unknown, meta?: unknown) =>
 			JSON.stringify({jsonrpc: '2.0', id, method: 'tools/call', params: {name, arguments: args, ...(meta === undefined ? {} : {_meta: meta})}});

@@ -27,7 +27,7 @@ import {errorMessage} from '../base/errors.js';
 import type {Logger} from '../base/logger.js';
 import {maskedJson} from '../base/secret-mask.js';
 import type {SessionTransport} from '../gateway/session.js';
-import {answerIdText, duplicateIdProblem, errorLine, type CheckedMessage} from '../wire/message-classifier.js';
+import {answerIdText, duplicateIdProblem, errorLine, peekMessage, type CheckedMessage} from '../wire/message-classifier.js';
 import {isDroppable, logDrops} from '../wire/line-transport.js';
 import {maxQueuedBytes} from '../wire/write-coalescer.js';
 
@@ -314,6 +314,29 @@ export class HttpSessionTransport implements SessionTransport {
 		if (entry.streaming) return;
 		entry.streaming = true;
 		entry.res.writeHead(200, this.sessionId === undefined ? sseHeaders : {...sseHeaders, 'mcp-session-id': this.sessionId});
+	}
+
+	/**
+	 * An answer hangar serialized itself (tools/list, hangar_list: hundreds
+	 * of KB with many upstreams), written as it is rather than parsed and
+	 * serialized again. Anything but a hangar-written answer takes `send`.
+	 */
+	async sendSerialized(line: string): Promise<void> {
+		const shape = peekMessage(line);
+		const entry = shape?.response === true && shape.id !== undefined ? this.pending.get(shape.id) : undefined;
+		if (entry === undefined || shape?.error === true) {
+			await this.send(JSON.parse(line) as JSONRPCMessage);
+			return;
+		}
+
+		this.pending.delete(shape!.id!);
+		const json = line.endsWith('\n') ? line.slice(0, -1) : line;
+		if (this.logger.enabled('debug')) this.logger.debug('response body', {correlationId: entry.record.correlationId, body: maskedJson(JSON.parse(json), this.secrets)});
+		if (entry.streaming) entry.res.end(`event: message\ndata: ${json}\n\n`);
+		else {
+			entry.res.writeHead(200, this.sessionId === undefined ? {'Content-Type': 'application/json'} : {'Content-Type': 'application/json', 'mcp-session-id': this.sessionId});
+			entry.res.end(json);
+		}
 	}
 
 	/** A client that does not read its event stream: progress and log lines are dropped, not queued without bound. */
