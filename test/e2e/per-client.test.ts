@@ -132,6 +132,10 @@ describe('a per-client upstream', () => {
 		// A request the instance sends in a call travels on that call's own stream, to its own session.
 		expect(structured(await a.client.callTool({name: 'fs__ask', arguments: {kind: 'roots'}}))['result']).toEqual({roots: [{uri: 'file:///work/a', name: 'a\'s project'}]});
 		expect(structured(await b.client.callTool({name: 'fs__ask', arguments: {kind: 'roots'}}))['result']).toEqual({roots: [{uri: 'file:///work/b', name: 'b\'s project'}]});
+		// The server's own history counts its instances' calls (the table's and the details' sparklines).
+		const details = (await b.client.callTool({name: 'hangar_details', arguments: {server: 'fs'}})).structuredContent as {history: {calls: number[]}};
+		expect(details.history.calls.reduce((sum, calls) => sum + calls, 0)).toBeGreaterThanOrEqual(4);
+
 		// DELETE ends a's session: its instance stops, b's keeps working.
 		await httpA.transport.terminateSession();
 		await waitFor(() => !isAlive(pidA), 'the ended session\'s instance to stop');

@@ -175,6 +175,16 @@ export class CallMetrics {
 		(this.timeline ??= new CallSeries()).record(ms, true, at);
 	}
 
+	/**
+	 * A call another provider served on this one's behalf (an instance of a
+	 * per-client server, for its template): only the history counts it, so
+	 * the server's sparklines show its instances' traffic while its own
+	 * counters, breaker and latency stay its own.
+	 */
+	recordInHistory(ms: number, failed: boolean, at = Date.now()): void {
+		(this.timeline ??= new CallSeries()).record(ms, failed, at);
+	}
+
 	/** Calls, failures and p95 over the last 5 minutes; undefined when it has never been called. */
 	series(now = Date.now()): SeriesView | undefined {
 		return this.timeline?.view(now);

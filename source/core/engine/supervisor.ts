@@ -562,11 +562,15 @@ export class Supervisor extends EventEmitter<{
 		try {
 			const result = await instance.callTool(tool, args, context);
 			const outcome = result.isError === true ? 'tool-error' : 'ok';
-			this.calls.record({at: Date.now(), client: caller, upstream: server, tool, ms: performance.now() - began, outcome, code: null, error: null, args, result});
+			const ms = performance.now() - began;
+			if (instance !== provider) provider.metrics.recordInHistory(ms, false);
+			this.calls.record({at: Date.now(), client: caller, upstream: server, tool, ms, outcome, code: null, error: null, args, result});
 			return result;
 		} catch (error) {
 			const code = error instanceof HangarError ? error.codeName : error instanceof JsonRpcError ? String(error.code) : null;
-			this.calls.record({at: Date.now(), client: caller, upstream: server, tool, ms: performance.now() - began, outcome: 'error', code, error: errorMessage(error), args, result: undefined});
+			const ms = performance.now() - began;
+			if (instance !== provider) provider.metrics.recordInHistory(ms, true);
+			this.calls.record({at: Date.now(), client: caller, upstream: server, tool, ms, outcome: 'error', code, error: errorMessage(error), args, result: undefined});
 			throw error;
 		}
 	}
