@@ -83,8 +83,8 @@ export const bindings: readonly Binding[] = [
 	{command: 'filterKeep', keys: [enter], contexts: ['filter'], description: 'keep the filter and go back to the list', hint: 'keep'},
 	{command: 'filterClear', keys: [escape], contexts: ['filter'], description: 'clear the filter', hint: 'clear'},
 	{command: 'filterErase', keys: [named('Backspace', key => key.backspace || key.delete)], contexts: ['filter'], description: 'erase the last character'},
-	{command: 'up', keys: [named('↑', key => key.upArrow)], contexts: ['filter'], description: 'select the previous matching upstream'},
-	{command: 'down', keys: [named('↓', key => key.downArrow)], contexts: ['filter'], description: 'select the next matching upstream'},
+	{command: 'up', keys: [named('↑', key => key.upArrow)], contexts: ['filter'], description: 'select the previous match (an upstream; in the calls view, a call)'},
+	{command: 'down', keys: [named('↓', key => key.downArrow)], contexts: ['filter'], description: 'select the next match (an upstream; in the calls view, a call)'},
 	// Screens.
 	{command: 'help', keys: [char('?')], contexts: screens, description: 'show this help, or close it', hint: 'help'},
 	// The footer at 120 columns holds every hint of the list with '↑↓' alone; the help says j and k too.

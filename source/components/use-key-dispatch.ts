@@ -48,9 +48,11 @@ export function useKeyDispatch(readState: () => TuiState, actions: TuiActions): 
 	const onKey = useCallback(
 		(chunk: string, chunkKey: Key) => {
 			for (const {input, key} of keyPresses(chunk, chunkKey)) {
-				const {keyContext, size} = readState();
+				const {keyContext, size, ui} = readState();
 				const command = matchCommand(keyContext, input, key);
-				if (command !== undefined) handlers[command](actions, scrollingScreens.includes(keyContext), size.rows);
+				// While the calls filter is typed, ↑↓ pick among the calls it keeps, not the upstreams behind the view.
+				const scrolling = scrollingScreens.includes(keyContext) || (keyContext === 'filter' && ui.callFilter.editing);
+				if (command !== undefined) handlers[command](actions, scrolling, size.rows);
 				// Only printable characters are text: control characters were turned into keys or dropped.
 				else if (keyContext === 'filter' && input !== '' && !key.ctrl && !key.meta) actions.filterType(input);
 			}

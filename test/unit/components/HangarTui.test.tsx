@@ -1077,6 +1077,25 @@ describe('the calls view', () => {
 		await ui.see('NAME');
 	});
 
+	it('moves among the matching calls with ↑↓ while the filter is typed, leaving the upstreams\' selection alone', async () => {
+		const source = new FakeSource(threeUpstreams());
+		logCalls(source, 9);
+		const ui = open(source, {columns: 140, rows: 24});
+		const selectedUpstream = ui.lines().find(line => line.startsWith('›'));
+		await ui.press('t');
+		await ui.see('live, newest first');
+		await ui.press('/', 'b', 'e', 't', 'a', keys.down);
+		await ui.see('paused: 1 newer call above');
+		expect(ui.lines().find(line => line.startsWith('›'))).toMatch(/beta\s+search\s+6\.0ms/);
+		await ui.press(keys.enter);
+		await ui.see('matching of the last 9');
+		await ui.press(keys.escape);
+		await ui.see('9 of the last 9');
+		await ui.press(keys.escape);
+		await ui.see('NAME');
+		expect(ui.lines().find(line => line.startsWith('›'))).toBe(selectedUpstream);
+	});
+
 	it('keeps only the last calls the log holds (bounded), and says how many it keeps', async () => {
 		const source = new FakeSource(threeUpstreams());
 		logCalls(source, 45);
