@@ -315,6 +315,7 @@ describe('serve --http', () => {
 		// A ping is answered by hangar in the same turn of the event loop: always within the hold.
 		const quick = await post(hangar.url, '{"jsonrpc":"2.0","id":2,"method":"ping"}', headers);
 		expect(quick.headers.get('content-type')).toBe('application/json');
+		expect(quick.headers.get('content-length')).toBe('36');
 		expect(quick.headers.get('mcp-session-id')).toBe(session);
 		expect(await quick.text()).toBe('{"result":{},"jsonrpc":"2.0","id":2}');
 

@@ -283,10 +283,7 @@ export class HttpSessionTransport implements SessionTransport {
 		if (this.logger.enabled('debug')) this.logger.debug('response body', {correlationId: entry.record.correlationId, body: maskedJson(message, this.secrets)});
 		try {
 			if (entry.streaming) entry.res.end(event(message));
-			else {
-				entry.res.writeHead(200, this.sessionId === undefined ? {'Content-Type': 'application/json'} : {'Content-Type': 'application/json', 'mcp-session-id': this.sessionId});
-				entry.res.end(JSON.stringify(message));
-			}
+			else this.answerJson(entry.res, JSON.stringify(message));
 		} catch (error) {
 			this.logger.debug(`an answer could not be delivered: ${errorMessage(error)}`);
 		}
@@ -333,10 +330,15 @@ export class HttpSessionTransport implements SessionTransport {
 		const json = line.endsWith('\n') ? line.slice(0, -1) : line;
 		if (this.logger.enabled('debug')) this.logger.debug('response body', {correlationId: entry.record.correlationId, body: maskedJson(JSON.parse(json), this.secrets)});
 		if (entry.streaming) entry.res.end(`event: message\ndata: ${json}\n\n`);
-		else {
-			entry.res.writeHead(200, this.sessionId === undefined ? {'Content-Type': 'application/json'} : {'Content-Type': 'application/json', 'mcp-session-id': this.sessionId});
-			entry.res.end(json);
-		}
+		else this.answerJson(entry.res, json);
+	}
+
+	/** The answer as one JSON body, its length known: no chunked encoding. */
+	private answerJson(res: http.ServerResponse, json: string): void {
+		const headers: Record<string, string | number> = {'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(json)};
+		if (this.sessionId !== undefined) headers['mcp-session-id'] = this.sessionId;
+		res.writeHead(200, headers);
+		res.end(json);
 	}
 
 	/** A client that does not read its event stream: progress and log lines are dropped, not queued without bound. */
