@@ -1,6 +1,6 @@
 import {afterEach, describe, expect, it} from 'vitest';
 import {CallToolResultSchema, ToolListChangedNotificationSchema} from '@modelcontextprotocol/sdk/types.js';
-import {everything, fastHangar, fixture, memory, processesWithTag, startHangar, statusOf, tempDir, waitFor, writeConfig, type HangarHandle} from '../support/hangar.js';
+import {everything, fastHangar, fixture, memory, processesWithTag, rpcError, startHangar, statusOf, tempDir, waitFor, writeConfig, type HangarHandle} from '../support/hangar.js';
 
 let hangar: HangarHandle | undefined;
 afterEach(async () => {
@@ -26,6 +26,18 @@ describe('routing through mcp-hangar --stdio', () => {
 		expect(JSON.stringify(result.content)).toContain('42');
 		const graph = await hangar.client.callTool({name: 'memory__read_graph', arguments: {}});
 		expect(JSON.stringify(graph.content)).toContain('entities');
+	});
+
+	it('takes an upstream\'s own name for a tool only it has, and refuses a name two upstreams share', async () => {
+		const dir = tempDir();
+		hangar = await startHangar(writeConfig(dir, {fx: fixture('normal', [], {lazy: false}), fy: fixture('normal', [], {lazy: false}), memory: memory(dir, {lazy: false})}, fastHangar));
+		await waitFor(async () => (await hangar!.client.listTools()).tools.some(tool => tool.name === 'memory__read_graph'), 'memory to list its tools');
+		// tools/list keeps the prefixed names; a client written against server-memory directly still reaches it.
+		expect((await hangar.client.listTools()).tools.map(tool => tool.name)).not.toContain('read_graph');
+		const graph = await hangar.client.callTool({name: 'read_graph', arguments: {}});
+		expect(JSON.stringify(graph.content)).toContain('entities');
+		const shared = await rpcError(hangar.client.callTool({name: 'echo', arguments: {message: 'x'}}));
+		expect(shared.message).toMatch(/^MCP error -32602: Unknown tool "echo"\. Closest matches: (fx|fy)__echo/);
 	});
 
 	it('forwards structured content and isError results as the upstream sent them', async () => {

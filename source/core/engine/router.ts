@@ -109,6 +109,9 @@ export class Router {
 	private prompts: ExposedPrompt[] = [];
 	private promptByName = new Map<string, ExposedPrompt>();
 	private promptOwners = new Map<string, ExposedPrompt>();
+	/** Own names that exactly one exposed tool (prompt) has, and that no exposed name takes: what a client that used the upstream directly calls it. */
+	private toolByOwnName = new Map<string, ExposedTool>();
+	private promptByOwnName = new Map<string, ExposedPrompt>();
 	private nameClashes: {tool: NameClash[]; prompt: NameClash[]} = {tool: [], prompt: []};
 	private resourceList: ExposedResource[] = [];
 	private templateList: ExposedTemplate[] = [];
@@ -217,13 +220,18 @@ export class Router {
 	 */
 	async resolveTool(name: string, signal: AbortSignal): Promise<ExposedTool | undefined> {
 		this.ensureFresh();
-		const known = this.byName.get(name);
+		const known = this.listedTool(name);
 		if (known !== undefined) return known;
 		const learning = this.learning(name);
 		if (learning.length === 0) return undefined;
 		await Promise.all(learning.map(async provider => provider.learnTools(signal)));
 		this.ensureFresh();
-		return this.byName.get(name);
+		return this.listedTool(name);
+	}
+
+	/** The tool an exposed name, or an upstream's own name for a tool no other upstream has, stands for. */
+	private listedTool(name: string): ExposedTool | undefined {
+		return this.byName.get(name) ?? this.toolByOwnName.get(name);
 	}
 
 	/** For a name of an upstream whose tools are hidden (stopped, quarantined, disabled): who owns it. */
@@ -297,7 +305,7 @@ export class Router {
 		if (budget === undefined) return this.routeToolNow(name, args, signal);
 		// A listed name routes without waiting: no deadline to arm (most calls).
 		this.ensureFresh();
-		const known = this.byName.get(name);
+		const known = this.listedTool(name);
 		if (known !== undefined) return {server: known.server, tool: known.tool, arguments: args};
 		const timeout = AbortSignal.timeout(budget.remainingMs);
 		try {
@@ -339,13 +347,14 @@ export class Router {
 	 */
 	async routePrompt(name: string, signal: AbortSignal): Promise<Route> {
 		this.ensureFresh();
-		let found = this.promptByName.get(name);
+		const listed = (): ExposedPrompt | undefined => this.promptByName.get(name) ?? this.promptByOwnName.get(name);
+		let found = listed();
 		if (found === undefined) {
 			const learning = this.learning(name);
 			if (learning.length > 0) {
 				await Promise.all(learning.map(async provider => provider.learnTools(signal)));
 				this.ensureFresh();
-				found = this.promptByName.get(name);
+				found = listed();
 			}
 		}
 
@@ -471,6 +480,7 @@ export class Router {
 		this.exposed = named.exposed;
 		this.nameClashes.tool = named.clashes;
 		this.byName = new Map(this.exposed.map(tool => [tool.name, tool]));
+		this.toolByOwnName = uniqueOwnNames(this.exposed, tool => tool.tool, this.byName);
 		this.fuse = undefined;
 		this.searchIndex = undefined;
 	}
@@ -486,6 +496,7 @@ export class Router {
 		this.prompts = named.exposed;
 		this.nameClashes.prompt = named.clashes;
 		this.promptByName = new Map(this.prompts.map(prompt => [prompt.name, prompt]));
+		this.promptByOwnName = uniqueOwnNames(this.prompts, prompt => prompt.prompt, this.promptByName);
 		this.promptIndex = undefined;
 	}
 
@@ -574,4 +585,24 @@ export class Router {
 		this.templateList = templates;
 		this.templateByUri = new Map(templates.map(template => [template.uriTemplate, template]));
 	}
+}
+
+/**
+ * Exposed items by their upstream's own name, for the names only one of them
+ * has and no exposed name takes: a client written against an upstream
+ * directly (its docs, a prompt, a test suite) calls `read_graph`, and with
+ * one upstream serving it that can only mean `memory__read_graph`. A name two
+ * upstreams share stays unknown, so the client is told the choices.
+ */
+function uniqueOwnNames<T extends {name: string}>(items: readonly T[], own: (item: T) => string, exposed: ReadonlyMap<string, T>): Map<string, T> {
+	const seen = new Map<string, T | null>();
+	for (const item of items) {
+		const name = own(item);
+		if (name === item.name || exposed.has(name)) continue;
+		seen.set(name, seen.has(name) ? null : item);
+	}
+
+	const unique = new Map<string, T>();
+	for (const [name, item] of seen) if (item !== null) unique.set(name, item);
+	return unique;
 }
