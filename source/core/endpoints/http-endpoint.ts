@@ -30,11 +30,11 @@ import type {JSONRPCMessage} from '@modelcontextprotocol/sdk/types.js';
 import {ErrorCode, JsonRpcCode, errorMessage} from '../base/errors.js';
 import {sequenceError} from '../gateway/connection-state.js';
 import {GatewaySession, invalidParams} from '../gateway/session.js';
-import {answerIdText, checkJsonRpcBody, errorLine, isProblem, type CheckedMessage, type MessageProblem} from '../wire/message-classifier.js';
+import {checkJsonRpcBody, isProblem, type CheckedMessage} from '../wire/message-classifier.js';
 import type {Logger} from '../base/logger.js';
 import {maskSecrets, maskedJson} from '../base/secret-mask.js';
 import type {Supervisor} from '../engine/supervisor.js';
-import {HttpSessionTransport, type RequestRecord} from './http-session.js';
+import {HttpSessionTransport, sendJson, sendProblem, sendRpcError, type RequestRecord} from './http-session.js';
 
 export const mcpPath = '/mcp';
 
@@ -117,31 +117,6 @@ function hostName(hostHeader: string): string {
 	if (hostHeader.startsWith('[')) return hostHeader.slice(0, hostHeader.indexOf(']') + 1);
 	const colon = hostHeader.lastIndexOf(':');
 	return colon === -1 ? hostHeader : hostHeader.slice(0, colon);
-}
-
-function sendJson(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-	if (res.headersSent) {
-		res.end();
-		return;
-	}
-
-	res.writeHead(status, {'Content-Type': 'application/json', ...headers});
-	res.end(JSON.stringify(body));
-}
-
-function sendRpcError(res: http.ServerResponse, status: number, code: number, message: string, id: string | number | null = null, headers?: Record<string, string>): void {
-	sendJson(res, status, {jsonrpc: '2.0', id, error: {code, message}}, headers);
-}
-
-/** A 400 whose body is the JSON-RPC error for `problem`, its id as received (null for a notification's or a response's problem). */
-function sendProblem(res: http.ServerResponse, problem: MessageProblem): void {
-	if (res.headersSent) {
-		res.end();
-		return;
-	}
-
-	res.writeHead(400, {'Content-Type': 'application/json'});
-	res.end(errorLine(problem.silent === true ? 'null' : answerIdText(problem), problem.code, problem.message));
 }
 
 /**

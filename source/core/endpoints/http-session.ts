@@ -27,7 +27,7 @@ import {errorMessage} from '../base/errors.js';
 import type {Logger} from '../base/logger.js';
 import {maskedJson} from '../base/secret-mask.js';
 import type {SessionTransport} from '../gateway/session.js';
-import {answerIdText, duplicateIdProblem, errorLine, peekMessage, type CheckedMessage} from '../wire/message-classifier.js';
+import {answerIdText, duplicateIdProblem, errorLine, peekMessage, type CheckedMessage, type MessageProblem} from '../wire/message-classifier.js';
 import {isDroppable, logDrops} from '../wire/line-transport.js';
 import {maxQueuedBytes} from '../wire/write-coalescer.js';
 
@@ -72,19 +72,41 @@ export const answerHoldMs = 20;
 /** A request awaiting its answer: the response it is written to, whether that is an event stream yet, and since when it waits (performance.now()). */
 type Pending = {record: RequestRecord; res: http.ServerResponse; streaming: boolean; since: number};
 
-function refuse(res: http.ServerResponse, status: number, code: number, message: string, record: RequestRecord): void {
-	record.rpcError = code;
+/** The replies of the endpoint and the transport that are not MCP answers: an HTTP status with a JSON body. */
+export function sendJson(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
 	if (res.headersSent) {
 		res.end();
 		return;
 	}
 
-	res.writeHead(status, {'Content-Type': 'application/json'});
-	res.end(JSON.stringify({jsonrpc: '2.0', error: {code, message}, id: null}));
+	res.writeHead(status, {'Content-Type': 'application/json', ...headers});
+	res.end(JSON.stringify(body));
 }
 
-function event(message: JSONRPCMessage): string {
-	return `event: message\ndata: ${JSON.stringify(message)}\n\n`;
+export function sendRpcError(res: http.ServerResponse, status: number, code: number, message: string, id: string | number | null = null, headers?: Record<string, string>): void {
+	sendJson(res, status, {jsonrpc: '2.0', id, error: {code, message}}, headers);
+}
+
+/** A 400 whose body is the JSON-RPC error for `problem`, its id as received (null for a notification's or a response's problem). */
+export function sendProblem(res: http.ServerResponse, problem: MessageProblem): void {
+	if (res.headersSent) {
+		res.end();
+		return;
+	}
+
+	res.writeHead(400, {'Content-Type': 'application/json'});
+	res.end(errorLine(problem.silent === true ? 'null' : answerIdText(problem), problem.code, problem.message));
+}
+
+/** A transport-level refusal, as the SDK's transport words it (id null), counted in the request's log line. */
+function refuse(res: http.ServerResponse, status: number, code: number, message: string, record: RequestRecord): void {
+	record.rpcError = code;
+	sendRpcError(res, status, code, message);
+}
+
+/** One SSE event carrying one JSON-RPC message's JSON. */
+function event(json: string): string {
+	return `event: message\ndata: ${json}\n\n`;
 }
 
 function isJsonContentType(header: string | undefined): boolean {
@@ -185,8 +207,7 @@ export class HttpSessionTransport implements SessionTransport {
 			// Both answers would go down one stream, and the first caller would wait for ever.
 			const problem = duplicateIdProblem(id);
 			record.rpcError = problem.code;
-			res.writeHead(400, {'Content-Type': 'application/json'});
-			res.end(errorLine(answerIdText(problem), problem.code, problem.message));
+			sendProblem(res, problem);
 			return;
 		}
 
@@ -259,7 +280,7 @@ export class HttpSessionTransport implements SessionTransport {
 		if (requestId === undefined) {
 			const stream = this.standalone;
 			if (stream === undefined || this.overflowing(stream, message)) return;
-			stream.write(event(message));
+			stream.write(event(JSON.stringify(message)));
 			return;
 		}
 
@@ -273,20 +294,14 @@ export class HttpSessionTransport implements SessionTransport {
 		if (!isAnswer) {
 			if (this.overflowing(entry.res, message)) return;
 			this.stream(entry);
-			entry.res.write(event(message));
+			entry.res.write(event(JSON.stringify(message)));
 			return;
 		}
 
 		this.pending.delete(requestId);
 		entry.record.rpcError = answer.error?.code;
 		if (answer.result?.isError === true) entry.record.isError = true;
-		if (this.logger.enabled('debug')) this.logger.debug('response body', {correlationId: entry.record.correlationId, body: maskedJson(message, this.secrets)});
-		try {
-			if (entry.streaming) entry.res.end(event(message));
-			else this.answerJson(entry.res, JSON.stringify(message));
-		} catch (error) {
-			this.logger.debug(`an answer could not be delivered: ${errorMessage(error)}`);
-		}
+		this.answer(entry, JSON.stringify(message));
 	}
 
 	/** Requests held for answerHoldMs without their answer become event streams, their headers sent now. */
@@ -327,18 +342,25 @@ export class HttpSessionTransport implements SessionTransport {
 		}
 
 		this.pending.delete(shape!.id!);
-		const json = line.endsWith('\n') ? line.slice(0, -1) : line;
-		if (this.logger.enabled('debug')) this.logger.debug('response body', {correlationId: entry.record.correlationId, body: maskedJson(JSON.parse(json), this.secrets)});
-		if (entry.streaming) entry.res.end(`event: message\ndata: ${json}\n\n`);
-		else this.answerJson(entry.res, json);
+		this.answer(entry, line.endsWith('\n') ? line.slice(0, -1) : line);
 	}
 
-	/** The answer as one JSON body, its length known: no chunked encoding. */
-	private answerJson(res: http.ServerResponse, json: string): void {
-		const headers: Record<string, string | number> = {'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(json)};
-		if (this.sessionId !== undefined) headers['mcp-session-id'] = this.sessionId;
-		res.writeHead(200, headers);
-		res.end(json);
+	/** Ends a request's response with its answer: the last event of its stream, or one JSON body with its length (no chunked encoding). */
+	private answer(entry: Pending, json: string): void {
+		if (this.logger.enabled('debug')) this.logger.debug('response body', {correlationId: entry.record.correlationId, body: maskedJson(JSON.parse(json), this.secrets)});
+		try {
+			if (entry.streaming) {
+				entry.res.end(event(json));
+				return;
+			}
+
+			const headers: Record<string, string | number> = {'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(json)};
+			if (this.sessionId !== undefined) headers['mcp-session-id'] = this.sessionId;
+			entry.res.writeHead(200, headers);
+			entry.res.end(json);
+		} catch (error) {
+			this.logger.debug(`an answer could not be delivered: ${errorMessage(error)}`);
+		}
 	}
 
 	/** A client that does not read its event stream: progress and log lines are dropped, not queued without bound. */

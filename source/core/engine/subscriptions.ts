@@ -23,7 +23,8 @@ import type {Router} from './router.js';
 /** One session's side: told about updates of what it subscribed to; `client` is its session (for a per-client server's instance). */
 export type Subscriber = {notify: (uri: string) => void; client?: ClientRecord};
 
-type Entry = {provider: Provider; own: string; subscribers: Map<Subscriber, string>};
+/** `routed`: the upstream the URI routes to; `provider`: the one watching it (a per-client server's instance, or that upstream). */
+type Entry = {routed: Provider; provider: Provider; own: string; subscribers: Map<Subscriber, string>};
 
 export const perSessionLimit = 1000;
 
@@ -60,7 +61,7 @@ export class Subscriptions {
 			return;
 		}
 
-		const created: Entry = {provider, own: route.own, subscribers: new Map([[subscriber, uri]])};
+		const created: Entry = {routed: route.provider, provider, own: route.own, subscribers: new Map([[subscriber, uri]])};
 		this.entries.set(key, created);
 		try {
 			await provider.request('resources/subscribe', {uri: route.own}, `resources/subscribe "${route.own}"`, context);
@@ -74,7 +75,7 @@ export class Subscriptions {
 	async unsubscribe(subscriber: Subscriber, uri: string): Promise<void> {
 		const route = this.router.routeUri(uri);
 		// Found, not picked: unsubscribing must not create a per-client instance.
-		const found = [...this.entries].find(([, entry]) => entry.own === route.own && entry.subscribers.has(subscriber) && (entry.provider === route.provider || entry.provider.name.startsWith(`${route.provider.name}#`)));
+		const found = [...this.entries].find(([, entry]) => entry.routed === route.provider && entry.own === route.own && entry.subscribers.has(subscriber));
 		if (found === undefined) return;
 		const [key, entry] = found;
 		const last = this.leave(key, entry, subscriber);
