@@ -12,7 +12,7 @@ import {root} from '../support/hangar.js';
 const probe = path.join(root, 'test', 'support', 'ink-patch-probe.mjs');
 
 async function run(mode: 'patched' | 'plain', what: 'frames' | 'memory'): Promise<Record<string, unknown>> {
-	const result = await execa(process.execPath, ['--expose-gc', probe, mode, what], {env: {NODE_ENV: 'production'}, timeout: 60_000});
+	const result = await execa(process.execPath, ['--expose-gc', probe, mode, what], {env: {NODE_ENV: 'production', FORCE_COLOR: '1'}, timeout: 60_000});
 	return JSON.parse(result.stdout) as Record<string, unknown>;
 }
 

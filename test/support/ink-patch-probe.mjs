@@ -35,7 +35,10 @@ if (what === 'memory') {
 	}
 
 	global.gc();
-	const patched = (await import(inkFile('measure-text'))).__hangarBounded === true;
+	// Every module the hooks edit says so (a piece Ink no longer has would leave its file as Ink's own).
+	const editedFiles = [inkFile('measure-text'), inkFile('wrap-text'), inkFile('output'), inkFile('dom'), inkFile('sanitize-ansi'), inkFile('render-node-to-output'), new URL('../../@alcalzone/ansi-tokenize/build/styledChars.js', `file://${inkEntry}`).href];
+	const flags = await Promise.all(editedFiles.map(async file => (await import(file)).__hangarBounded === true));
+	const patched = flags.every(Boolean) ? true : flags.some(Boolean) ? flags : false;
 	console.log(JSON.stringify({growthMiB: (process.memoryUsage().heapUsed - before) / 1048576, patched}));
 } else {
 	const React = (await import('react')).default;
@@ -57,6 +60,17 @@ if (what === 'memory') {
 					h(Text, {wrap: 'truncate-end', dimColor: row % 2 === 0}, `  ▁▂▃▅▇ 漢字 👍🏽 \u001B[1;31mfailed\u001B[22;39m ${'a long reason that is cut at the edge '.repeat(2)}`),
 				)),
 			h(Text, {wrap: 'wrap', color: 'yellow'}, `a wrapped line that goes on past the width of sixty columns, frame ${n}`),
+			// A text that keeps its size while it changes, beside one that wraps in a narrow box and changes without changing length.
+			h(Box, {flexDirection: 'row'},
+				h(Box, {width: 12}, h(Text, {}, `tick ${String(n % 10)}`)),
+				h(Box, {width: 10}, h(Text, {wrap: 'wrap'}, n % 2 === 0 ? 'aaaa bbbbbbbbb cc' : 'aaaaaaaaa bbbb cc')),
+				h(Box, {width: 10}, h(Text, {wrap: 'truncate-middle', color: 'green'}, `${'x'.repeat(n)}|${n}`)),
+			),
+			// Writes that overlap (a border and a background under text), a clipped box, and wide characters at a clip's edge.
+			h(Box, {borderStyle: 'round', borderColor: 'cyan', backgroundColor: n % 2 === 0 ? 'blue' : 'magenta', width: 30, paddingX: 1},
+				h(Text, {color: 'white', bold: n % 3 === 0}, `boxed ${n} 漢字`)),
+			h(Box, {width: 9, overflow: 'hidden'}, h(Box, {flexShrink: 0}, h(Text, {}, `\u001B[35m漢字漢字\u001B[39m-clipped-${n}`))),
+			h(Box, {height: 2, marginTop: -1, marginLeft: 20}, h(Text, {inverse: true}, `over ${n}`)),
 		);
 	const instance = render(h(App, {n: 0}), {stdout, debug: true, patchConsole: false});
 	const original = stdout.write.bind(stdout);
