@@ -5,9 +5,11 @@
  * process's CPU time (utime + stime from /proc/<pid>/stat, all its threads)
  * is sampled over two windows: `firstMinute` (right after the starts, while
  * rows still show ages to the second) and `idle`, starting `idleAfterMs`
- * after launch (bench/run.js: 15 s; from ten seconds on ages show as "<1m",
- * so an idle table does not change; the window spans a round of health
- * pings). Reported as percent of one core; the target is under 1% idle.
+ * after launch (bench/run.js: 75 s; ages show to the second in the first
+ * hour, so an idle table is still redrawn once a second, and in the first
+ * minute V8's compiler threads, still optimizing the code that draws, cost
+ * more than the drawing; the window spans a round of health pings). Reported as percent of one core; the target is
+ * under 1% idle.
  *
  * Then the second half, under load: one more upstream, `echo` (also a
  * fixture server, lazy: false), gets `loadRate` calls a second from a client
@@ -127,8 +129,8 @@ export function tuiCpuRows(scenario) {
 	return [
 		[label, `upstreams / terminal / all ready after (ms)`, `${result.upstreams} / ${result.terminal} / ${result.readyMs}`, '', ''],
 		[label, 'while starting up (ages to the second): % of one core', `${result.firstMinute.percent}%`, '', ''],
-		// Only a window once ages show as "<1m" (ten seconds after the starts) is the idle the target means; smoke runs measure earlier.
-		result.idleAfterMs >= 15_000
+		// Only a window that starts once the TUI has settled (75 s after launch, see bench/run.js) is the idle the target means; smoke runs measure earlier.
+		result.idleAfterMs >= 75_000
 			? [label, 'idle: % of one core', `${result.idle.percent}%`, '< 1%', result.target.met ? 'met' : 'MISSED']
 			: [label, `idle at ${Math.round(result.idleAfterMs / 1000)} s (smoke: not the target's window)`, `${result.idle.percent}%`, '', ''],
 		result.loaded.rate >= 1000 && result.loadTarget !== undefined

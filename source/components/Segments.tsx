@@ -20,18 +20,35 @@ const colorCodes: Readonly<Record<string, number>> = {black: 30, red: 31, green:
 function segmentsAnsi(segments: readonly Segment[]): string {
 	let out = '';
 	for (const {text, tone} of segments) {
-		const codes: number[] = [];
-		if (tone?.bold === true) codes.push(1);
-		if (tone?.dim === true) codes.push(2);
-		const color = tone?.color === undefined ? undefined : colorCodes[tone.color];
-		if (color !== undefined) codes.push(color);
-		// Each style is switched off on its own (22: bold and dim, 39: colour), never with a full reset,
-		// which would also end the line's inverse.
-		const off = [...(tone?.bold === true || tone?.dim === true ? [22] : []), ...(color === undefined ? [] : [39])];
-		out += codes.length === 0 ? text : `\u001B[${codes.join(';')}m${text}\u001B[${off.join(';')}m`;
+		if (tone === undefined) {
+			out += text;
+			continue;
+		}
+
+		const [open, close] = toneCodes(tone);
+		out += open + text + close;
 	}
 
 	return out;
+}
+
+/** A tone's escapes, worked out once per tone (tones are shared constants, mostly). */
+const toneEscapes = new WeakMap<Tone, [open: string, close: string]>();
+
+function toneCodes(tone: Tone): [open: string, close: string] {
+	let escapes = toneEscapes.get(tone);
+	if (escapes !== undefined) return escapes;
+	const codes: number[] = [];
+	if (tone.bold === true) codes.push(1);
+	if (tone.dim === true) codes.push(2);
+	const color = tone.color === undefined ? undefined : colorCodes[tone.color];
+	if (color !== undefined) codes.push(color);
+	// Each style is switched off on its own (22: bold and dim, 39: colour), never with a full reset,
+	// which would also end the line's inverse.
+	const off = [...(tone.bold === true || tone.dim === true ? [22] : []), ...(color === undefined ? [] : [39])];
+	escapes = codes.length === 0 ? ['', ''] : [`\u001B[${codes.join(';')}m`, `\u001B[${off.join(';')}m`];
+	toneEscapes.set(tone, escapes);
+	return escapes;
 }
 
 /** The line cut where a segment ticks: runs of steady segments, each ticking segment alone. */
@@ -54,6 +71,24 @@ function runs(segments: readonly Segment[]): Segment[][] {
 }
 
 /**
+ * One run of a line split at its ticking segments. Memoised by its text:
+ * when a row's ages tick, React re-renders only the age's part, and the
+ * steady parts beside it are left as they are.
+ */
+const Part = memo(function Part({ansi, inverse, last}: {ansi: string; inverse: boolean; last: boolean}) {
+	// Only the last part gives way when the line is too long, so the line is still cut at its end.
+	return last ? (
+		<Text wrap="truncate-end" inverse={inverse}>
+			{ansi}
+		</Text>
+	) : (
+		<Box flexShrink={0}>
+			<Text inverse={inverse}>{ansi}</Text>
+		</Box>
+	);
+});
+
+/**
  * A line with a ticking segment (a table row's ages) is drawn as a few text
  * nodes side by side, so only the ages are new strings each second: Ink
  * measures, wraps and tokenizes every string it draws, and with its caches
@@ -70,23 +105,13 @@ export function Segments({segments, inverse = false}: {segments: readonly Segmen
 		);
 	}
 
-	// Only the last part gives way when the line is too long, so the line is still cut at its end.
 	const last = parts.length - 1;
 	return (
 		<Box flexDirection="row" flexWrap="nowrap">
-			{parts.map((part, index) =>
-				index === last ? (
-					// eslint-disable-next-line react/no-array-index-key -- the parts are positional: the same index is the same place in the line.
-					<Text key={index} wrap="truncate-end" inverse={inverse}>
-						{segmentsAnsi(part)}
-					</Text>
-				) : (
-					// eslint-disable-next-line react/no-array-index-key -- as above.
-					<Box key={index} flexShrink={0}>
-						<Text inverse={inverse}>{segmentsAnsi(part)}</Text>
-					</Box>
-				),
-			)}
+			{parts.map((part, index) => (
+				// eslint-disable-next-line react/no-array-index-key -- the parts are positional: the same index is the same place in the line.
+				<Part key={index} ansi={segmentsAnsi(part)} inverse={inverse} last={index === last} />
+			))}
 		</Box>
 	);
 }
@@ -96,11 +121,17 @@ export function segmentsLength(segments: readonly Segment[]): number {
 	return segments.reduce((sum, segment) => sum + [...segment.text].length, 0);
 }
 
-/** What a line shows, as one string: equal keys render equal lines. */
-function segmentsKey(segments: readonly Segment[], inverse = false): string {
-	let key = inverse ? '!' : '';
-	for (const segment of segments) key += `${segment.tone?.color ?? ''}${segment.tone?.dim === true ? 'd' : ''}${segment.tone?.bold === true ? 'b' : ''}\u0000${segment.text}\u0001`;
-	return key;
+/** Whether two lines show the same: the same pieces, with the same text and style. */
+function sameSegments(before: readonly Segment[], after: readonly Segment[]): boolean {
+	if (before === after) return true;
+	if (before.length !== after.length) return false;
+	for (let index = 0; index < before.length; index++) {
+		const a = before[index]!;
+		const b = after[index]!;
+		if (a.text !== b.text || a.ticks !== b.ticks || a.tone?.color !== b.tone?.color || a.tone?.dim !== b.tone?.dim || a.tone?.bold !== b.tone?.bold) return false;
+	}
+
+	return true;
 }
 
 /**
@@ -109,5 +140,5 @@ function segmentsKey(segments: readonly Segment[], inverse = false): string {
  */
 export const StableSegments = memo(
 	({segments, inverse = false}: {segments: readonly Segment[]; inverse?: boolean}) => <Segments segments={segments} inverse={inverse} />,
-	(before, after) => before.inverse === after.inverse && segmentsKey(before.segments) === segmentsKey(after.segments),
+	(before, after) => before.inverse === after.inverse && sameSegments(before.segments, after.segments),
 );

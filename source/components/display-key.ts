@@ -18,21 +18,29 @@ import {clientRows} from './client-columns.js';
 import type {Focus, HangarSnapshot} from './hangar-source.js';
 import {upIdle} from './table-columns.js';
 
-export type DisplayKey = {events: string; clock: string; seconds: boolean};
+/**
+ * `events` is worked out when first asked for, then kept: while ages tick
+ * by the second every read is drawn whatever its events say, and a JSON of
+ * fifty upstreams (their history included) each second was a tenth of an
+ * idle TUI's work.
+ */
+export type DisplayKey = {events: () => string; clock: string; seconds: boolean};
 
 export function displayKey(snapshot: HangarSnapshot, focus: Focus): DisplayKey {
 	const {now, startedAt, entries, details, logs, clients, ...rest} = snapshot;
 	const detailed = details !== undefined || logs !== undefined;
 	const listed = focus?.want === 'clients' ? clientRows(clients, now) : [];
-	const events = JSON.stringify({
-		...rest,
-		entries: entries.map(entry => ({...entry, upSeconds: entry.upSeconds === null, idleSeconds: entry.idleSeconds === null})),
-		details: details === undefined ? undefined : {...details, server: {...details.server, upSeconds: undefined, idleSeconds: undefined}},
-		// Buffered lines never change: which upstream, where the buffer starts and how long it is say which lines it holds.
-		logs: logs === undefined ? undefined : [focus !== undefined && 'name' in focus ? focus.name : undefined, logs.first, logs.lines.length],
-		attached: clients.length,
-		clients: listed.map(({client}) => ({...client, calls: count(client.calls), connectedAt: undefined, lastCallAt: client.lastCallAt === null, lastSeenAt: undefined})),
-	});
+	let events: string | undefined;
+	const eventsKey = (): string =>
+		(events ??= JSON.stringify({
+			...rest,
+			entries: entries.map(entry => ({...entry, upSeconds: entry.upSeconds === null, idleSeconds: entry.idleSeconds === null})),
+			details: details === undefined ? undefined : {...details, server: {...details.server, upSeconds: undefined, idleSeconds: undefined}},
+			// Buffered lines never change: which upstream, where the buffer starts and how long it is say which lines it holds.
+			logs: logs === undefined ? undefined : [focus !== undefined && 'name' in focus ? focus.name : undefined, logs.first, logs.lines.length],
+			attached: clients.length,
+			clients: listed.map(({client}) => ({...client, calls: count(client.calls), connectedAt: undefined, lastCallAt: client.lastCallAt === null, lastSeenAt: undefined})),
+		}));
 	const running = (now - startedAt) / 1000;
 	const clock = [
 		uptime(running),
@@ -46,5 +54,5 @@ export function displayKey(snapshot: HangarSnapshot, focus: Focus): DisplayKey {
 		running < secondsShownBelow ||
 		listed.some(row => row.seconds) ||
 		entries.some(entry => (entry.upSeconds !== null && entry.upSeconds < secondsShownBelow) || (entry.idleSeconds !== null && entry.idleSeconds < secondsShownBelow));
-	return {events, clock, seconds};
+	return {events: eventsKey, clock, seconds};
 }

@@ -71,11 +71,10 @@ export function useHangarSnapshot(source: HangarSource, focus: Focus, timing: Sn
 			const key = displayKey(next, focus);
 			const last = shown.current.key;
 			const at = performance.now();
-			if (key.events === last.events) {
-				if (key.clock === last.clock) return;
-				// Only ages moved: to the second when they are shown so, else batched.
-				if (!key.seconds && !last.seconds && at - shown.current.clockAt < clockMs) return;
-			}
+			// Only ages moved: to the second when they are shown so, else batched. The events are compared last: while ages tick, they need not be worked out.
+			const sameClock = key.clock === last.clock;
+			const clockWaits = !sameClock && !key.seconds && !last.seconds && at - shown.current.clockAt < clockMs;
+			if ((sameClock || clockWaits) && key.events() === last.events()) return;
 
 			shown.current = {...shown.current, key, flushedAt: at, clockAt: at};
 			setSnapshot(next);
