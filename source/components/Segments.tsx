@@ -32,11 +32,15 @@ function segmentsAnsi(segments: readonly Segment[]): string {
 	return out;
 }
 
-/** A tone's escapes, worked out once per tone (tones are shared constants, mostly). */
-const toneEscapes = new WeakMap<Tone, [open: string, close: string]>();
+/**
+ * A tone's escapes, worked out once per style: by bold and dim, then by
+ * colour (tones are often literals made per frame, so not keyed by object).
+ */
+const escapesByStyle = [new Map<string, [open: string, close: string]>(), new Map<string, [open: string, close: string]>(), new Map<string, [open: string, close: string]>(), new Map<string, [open: string, close: string]>()];
 
 function toneCodes(tone: Tone): [open: string, close: string] {
-	let escapes = toneEscapes.get(tone);
+	const byColor = escapesByStyle[(tone.bold === true ? 1 : 0) + (tone.dim === true ? 2 : 0)]!;
+	let escapes = byColor.get(tone.color ?? '');
 	if (escapes !== undefined) return escapes;
 	const codes: number[] = [];
 	if (tone.bold === true) codes.push(1);
@@ -47,7 +51,7 @@ function toneCodes(tone: Tone): [open: string, close: string] {
 	// which would also end the line's inverse.
 	const off = [...(tone.bold === true || tone.dim === true ? [22] : []), ...(color === undefined ? [] : [39])];
 	escapes = codes.length === 0 ? ['', ''] : [`\u001B[${codes.join(';')}m`, `\u001B[${off.join(';')}m`];
-	toneEscapes.set(tone, escapes);
+	byColor.set(tone.color ?? '', escapes);
 	return escapes;
 }
 
