@@ -52,7 +52,8 @@ export function Header() {
 	const width = size.columns;
 	const clients = mcpClientCount(snapshot);
 	const idle = clients - activeClientCount(snapshot);
-	const right: Segment[] = [{text: `clients ${clients}${idle > 0 ? ` (${idle} idle)` : ''}  up ${uptime((snapshot.now - snapshot.startedAt) / 1000)}`}];
+	// The uptime ticks: drawn as its own text, so the rest of the line stays the same string each second.
+	const right: Segment[] = [{text: `clients ${clients}${idle > 0 ? ` (${idle} idle)` : ''}`}, {text: `  up ${uptime((snapshot.now - snapshot.startedAt) / 1000)}`, ticks: true}];
 	const title: Segment = {text: 'mcp-hangar', tone: {bold: true, color: 'cyan'}};
 	const total = snapshot.entries.length;
 	const counts = stateCounts(snapshot.entries.map(entry => entry.state));
