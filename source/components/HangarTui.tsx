@@ -4,10 +4,11 @@
  * keys (to the actions), and publishes the result through the state
  * context. Everything below renders from that context only.
  */
-import {useCallback, useEffect, useMemo, useRef} from 'react';
+import {useCallback, useEffect, useMemo, useRef, useState} from 'react';
 import {App} from './App.js';
 import {deriveTuiState, rowsMemo} from './derive-state.js';
 import type {Focus, HangarSource} from './hangar-source.js';
+import {createTickStore, TickContext} from './tick-store.js';
 import {TuiStateContext, type TerminalSize} from './tui-context.js';
 import {currentView} from './ui-state.js';
 import {useHangarActions, type QuitHooks} from './use-hangar-actions.js';
@@ -46,7 +47,8 @@ export function HangarTui({source, size: fixedSize, timing, messageMs = 15_000, 
 		if (view === 'call') return {want: 'calls', filter: callFilter, at: callAt, open: callAt};
 		return focusName === undefined ? undefined : {name: focusName, want: view === 'detail' ? 'details' : 'logs'};
 	}, [view, focusName, callFilter, callAt]);
-	const snapshot = useHangarSnapshot(source, focus, timing);
+	const [ticks] = useState(createTickStore);
+	const snapshot = useHangarSnapshot(source, focus, timing, ticks);
 	const rowsOf = useMemo(rowsMemo, []);
 	const state = useMemo(() => deriveTuiState(snapshot, ui, size, rowsOf), [snapshot, ui, size, rowsOf]);
 
@@ -82,8 +84,10 @@ export function HangarTui({source, size: fixedSize, timing, messageMs = 15_000, 
 	}, [quitting]);
 
 	return (
-		<TuiStateContext.Provider value={state}>
-			<App />
-		</TuiStateContext.Provider>
+		<TickContext.Provider value={ticks}>
+			<TuiStateContext.Provider value={state}>
+				<App />
+			</TuiStateContext.Provider>
+		</TickContext.Provider>
 	);
 }

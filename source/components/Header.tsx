@@ -53,7 +53,7 @@ export function Header() {
 	const clients = mcpClientCount(snapshot);
 	const idle = clients - activeClientCount(snapshot);
 	// The uptime ticks: drawn as its own text, so the rest of the line stays the same string each second.
-	const right: Segment[] = [{text: `clients ${clients}${idle > 0 ? ` (${idle} idle)` : ''}`}, {text: `  up ${uptime((snapshot.now - snapshot.startedAt) / 1000)}`, ticks: true}];
+	const right: Segment[] = [{text: `clients ${clients}${idle > 0 ? ` (${idle} idle)` : ''}`}, {text: `  up ${uptime((snapshot.now - snapshot.startedAt) / 1000)}`, ticks: true, live: latest => `  up ${uptime((latest.now - latest.startedAt) / 1000)}`}];
 	const title: Segment = {text: 'mcp-hangar', tone: {bold: true, color: 'cyan'}};
 	const total = snapshot.entries.length;
 	const counts = stateCounts(snapshot.entries.map(entry => entry.state));

@@ -2,12 +2,18 @@
  * One terminal line made of styled pieces. Lines are cut, never wrapped:
  * callers fit their text to the width, and `truncate-end` is the safety net.
  */
-import {memo} from 'react';
+import {memo, useContext, useSyncExternalStore} from 'react';
 import {Box, Text} from 'ink';
+import type {HangarSnapshot} from './hangar-source.js';
 import type {Tone} from './state-style.js';
+import {TickContext} from './tick-store.js';
 
-/** `ticks`: its text changes with the clock alone (an age); see `Segments`. */
-export type Segment = {text: string; tone?: Tone | undefined; ticks?: boolean};
+/**
+ * `ticks`: its text changes with the clock alone (an age); see `Segments`.
+ * `live`: its text as of a newer snapshot (tick-store.ts), for a ticking
+ * segment that follows the clock without its line being rendered again.
+ */
+export type Segment = {text: string; tone?: Tone | undefined; ticks?: boolean; live?: (latest: HangarSnapshot) => string};
 
 /** SGR codes for the colours tones use; anything else renders uncoloured. */
 const colorCodes: Readonly<Record<string, number>> = {black: 30, red: 31, green: 32, yellow: 33, blue: 34, magenta: 35, cyan: 36, white: 37, gray: 90, grey: 90};
@@ -92,6 +98,17 @@ const Part = memo(function Part({ansi, inverse, last}: {ansi: string; inverse: b
 	);
 });
 
+const noStore = (): (() => void) => () => {};
+const noSnapshot = (): undefined => undefined;
+
+/** A ticking segment: its text follows the tick store (the newest read), so the clock moves it alone. */
+function LivePart({segment, inverse, last}: {segment: Segment; inverse: boolean; last: boolean}) {
+	const store = useContext(TickContext);
+	const latest = useSyncExternalStore(store?.subscribe ?? noStore, store?.get ?? noSnapshot);
+	const text = latest === undefined || segment.live === undefined ? segment.text : segment.live(latest);
+	return <Part ansi={segmentsAnsi([{text, tone: segment.tone}])} inverse={inverse} last={last} />;
+}
+
 /**
  * A line with a ticking segment (a table row's ages) is drawn as a few text
  * nodes side by side, so only the ages are new strings each second: Ink
@@ -112,10 +129,15 @@ export function Segments({segments, inverse = false}: {segments: readonly Segmen
 	const last = parts.length - 1;
 	return (
 		<Box flexDirection="row" flexWrap="nowrap">
-			{parts.map((part, index) => (
-				// eslint-disable-next-line react/no-array-index-key -- the parts are positional: the same index is the same place in the line.
-				<Part key={index} ansi={segmentsAnsi(part)} inverse={inverse} last={index === last} />
-			))}
+			{parts.map((part, index) =>
+				part.length === 1 && part[0]!.live !== undefined ? (
+					// eslint-disable-next-line react/no-array-index-key -- the parts are positional: the same index is the same place in the line.
+					<LivePart key={index} segment={part[0]!} inverse={inverse} last={index === last} />
+				) : (
+					// eslint-disable-next-line react/no-array-index-key -- as above.
+					<Part key={index} ansi={segmentsAnsi(part)} inverse={inverse} last={index === last} />
+				),
+			)}
 		</Box>
 	);
 }

@@ -12,6 +12,7 @@ import type {StatusEntry} from '../core/engine/views.js';
 import {printable, wrap} from './cell-format.js';
 import {Segments, StableSegments, type Segment} from './Segments.js';
 import {compactColumns, fitColumns, headerSegments, rowSegments, upstreamColumns, withoutSubject} from './table-columns.js';
+import {latestEntry} from './tick-store.js';
 import {useTuiState} from './tui-context.js';
 
 /** The first row to show so that `selected` is inside a window of `height` rows. */
@@ -63,7 +64,7 @@ export function UpstreamTable({height}: {height: number}) {
 		<Box flexDirection="column">
 			<Segments segments={headerSegments(columns)} />
 			{shown.map(entry => (
-				<StableSegments key={entry.name} segments={rowSegments(entry, columns, entry === selected)} inverse={entry === selected} />
+				<StableSegments key={entry.name} segments={rowSegments(entry, columns, entry === selected, latest => latestEntry(latest, entry.name))} inverse={entry === selected} />
 			))}
 			{reason.map((line, lineIndex) => (
 				<Segments key={`reason-${lineIndex}`} segments={line} />

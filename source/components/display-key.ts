@@ -39,6 +39,10 @@ export function displayKey(snapshot: HangarSnapshot, focus: Focus): DisplayKey {
 			// Buffered lines never change: which upstream, where the buffer starts and how long it is say which lines it holds.
 			logs: logs === undefined ? undefined : [focus !== undefined && 'name' in focus ? focus.name : undefined, logs.first, logs.lines.length],
 			attached: clients.length,
+			// The header's uptime follows the clock alone while it keeps its width; a wider one moves the rest of the header line.
+			uptimeWidth: uptime((now - startedAt) / 1000).length,
+			// The header counts idle clients: a client going idle is an event, not the clock.
+			idle: clients.filter(client => client.idle === true).length,
 			clients: listed.map(({client}) => ({...client, calls: count(client.calls), connectedAt: undefined, lastCallAt: client.lastCallAt === null, lastSeenAt: undefined})),
 		}));
 	const running = (now - startedAt) / 1000;

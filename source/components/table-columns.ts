@@ -11,6 +11,7 @@
 import type {SeriesView} from '../core/engine/metrics.js';
 import type {StatusEntry} from '../core/engine/views.js';
 import {count, cut, fit, latency, printable, shortDuration} from './cell-format.js';
+import type {HangarSnapshot} from './hangar-source.js';
 import type {Segment} from './Segments.js';
 import {mergeBuckets, sparkline} from './sparkline.js';
 import {breakerTone, stateTone, type Tone} from './state-style.js';
@@ -223,13 +224,27 @@ export function headerSegments<Row>(columns: ReadonlyArray<Column<Row>>): Segmen
  * frame costs the renderer, and ages redraw the table every second in an
  * upstream's first hour.
  */
-export function rowSegments<Row>(row: Row, columns: ReadonlyArray<Column<Row>>, selected = false): Segment[] {
+export function rowSegments<Row>(row: Row, columns: ReadonlyArray<Column<Row>>, selected = false, liveRow?: (latest: HangarSnapshot) => Row | undefined): Segment[] {
 	const segments: Segment[] = [{text: selected ? '› ' : ' '.repeat(markerWidth), tone: {bold: true}}];
 	columns.forEach((column, index) => {
 		if (index > 0) segments.push({text: ' '.repeat(columnGap)});
-		const cell = column.cell(row);
 		const last = index === columns.length - 1 && column.align === 'left';
-		segments.push({text: last ? cut(cell.text, column.width) : fit(cell.text, column.width, column.align), tone: cell.tone, ...(column.ticks === true ? {ticks: true} : {})});
+		const cell = column.cell(row);
+		if (column.ticks !== true) {
+			segments.push({text: last ? cut(cell.text, column.width) : fit(cell.text, column.width, column.align), tone: cell.tone});
+			return;
+		}
+
+		const format = (text: string): string => (last ? cut(text, column.width) : fit(text, column.width, column.align));
+		const shown = format(cell.text);
+
+		// A ticking cell follows the newest read of its row (tick-store.ts), or stays as it is when the row has gone from it.
+		const live = liveRow === undefined ? undefined : (latest: HangarSnapshot): string => {
+			const now = liveRow(latest);
+			return now === undefined ? shown : format(column.cell(now).text);
+		};
+
+		segments.push({text: shown, tone: cell.tone, ticks: true, ...(live === undefined ? {} : {live})});
 	});
 	return segments;
 }

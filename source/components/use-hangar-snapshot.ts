@@ -14,6 +14,7 @@
 import {useEffect, useLayoutEffect, useState} from 'react';
 import {displayKey} from './display-key.js';
 import type {Focus, HangarSnapshot, HangarSource} from './hangar-source.js';
+import type {TickStore} from './tick-store.js';
 
 export type SnapshotTiming = {
 	/** Shortest time between two frames after a change (default 100 ms: at most 10 frames a second). */
@@ -44,7 +45,12 @@ export function frameDelay(cost: {renderMs: number; outputMs: number}, timing: {
 }
 
 /** `focus` is the same object while the screen's focus stays the same (the caller memoises it): a new one re-subscribes. */
-export function useHangarSnapshot(source: HangarSource, focus: Focus, timing: SnapshotTiming = {}): HangarSnapshot {
+/**
+ * `ticks`: on the main table (no focus), a read that differs from the screen
+ * only in its ages goes there (tick-store.ts) instead of re-rendering the
+ * whole screen; every read shown goes there too.
+ */
+export function useHangarSnapshot(source: HangarSource, focus: Focus, timing: SnapshotTiming = {}, ticks?: TickStore): HangarSnapshot {
 	const frameMs = timing.frameMs ?? 100;
 	const tickMs = timing.tickMs ?? 1000;
 	const costFactor = timing.costFactor ?? 16;
@@ -75,8 +81,15 @@ export function useHangarSnapshot(source: HangarSource, focus: Focus, timing: Sn
 			const sameClock = key.clock === last.clock;
 			const clockWaits = !sameClock && !key.seconds && !last.seconds && at - shown.current.clockAt < clockMs;
 			if ((sameClock || clockWaits) && key.events() === last.events()) return;
+			// The clock alone moved, on the table: only the ticking texts follow it.
+			if (!sameClock && !clockWaits && ticks !== undefined && focus === undefined && key.events() === last.events()) {
+				shown.current = {...shown.current, key, clockAt: at};
+				ticks.set(next);
+				return;
+			}
 
 			shown.current = {...shown.current, key, flushedAt: at, clockAt: at};
+			ticks?.set(next);
 			setSnapshot(next);
 		};
 
@@ -95,7 +108,7 @@ export function useHangarSnapshot(source: HangarSource, focus: Focus, timing: Sn
 			if (pending !== undefined) clearTimeout(pending);
 			clearInterval(tick);
 		};
-	}, [source, focus, frameMs, tickMs, costFactor, maxFrameMs, clockMs, outputMs]);
+	}, [source, focus, frameMs, tickMs, costFactor, maxFrameMs, clockMs, outputMs, ticks]);
 
 	return snapshot;
 }

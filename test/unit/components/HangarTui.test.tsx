@@ -256,6 +256,29 @@ afterEach(() => {
 });
 
 describe('the main screen', () => {
+	it('moves ages and the uptime with the clock alone, and still shows what changed with them', async () => {
+		const source = new FakeSource(threeUpstreams());
+		let clockNow = now;
+		const read = source.read.bind(source);
+		source.read = focus => ({...read(focus), now: clockNow});
+		const ui = open(source);
+		await ui.see('1h02m');
+		expect(rowOf(ui.lines(), 'alpha')).toContain('1m00s/5s');
+		// Only the clock moves: alpha is 15 s older, and so is hangar.
+		clockNow = now + 15_000;
+		source.change(current => {
+			current.entries = current.entries.map(candidate => (candidate.name === 'alpha' ? {...candidate, upSeconds: 75, idleSeconds: 20} : candidate));
+		});
+		await ui.see('1m15s/20s');
+		// Then something besides the clock: the row shows it, and the ages stay as new as the last read.
+		source.change(current => {
+			current.entries = current.entries.map(candidate => (candidate.name === 'alpha' ? {...candidate, calls: 1300} : candidate));
+		});
+		await ui.see(' 1300 ');
+		expect(rowOf(ui.lines(), 'alpha')).toContain('1m15s/20s');
+		ui.unmount();
+	});
+
 	it('shows the config, uptime, attached clients and counts by state in the header', async () => {
 		const ui = open(new FakeSource(threeUpstreams()));
 		const screen = await ui.see('mcp-hangar');
