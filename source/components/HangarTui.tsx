@@ -7,8 +7,8 @@
 import {useCallback, useEffect, useMemo, useRef, useState} from 'react';
 import {App} from './App.js';
 import {deriveTuiState, rowsMemo} from './derive-state.js';
-import type {Focus, HangarSource} from './hangar-source.js';
-import {createTickStore, TickContext} from './tick-store.js';
+import type {Focus, HangarSnapshot, HangarSource} from './hangar-source.js';
+import {TickContext} from './tick-store.js';
 import {TuiStateContext, type TerminalSize} from './tui-context.js';
 import {currentView} from './ui-state.js';
 import {useHangarActions, type QuitHooks} from './use-hangar-actions.js';
@@ -47,8 +47,8 @@ export function HangarTui({source, size: fixedSize, timing, messageMs = 15_000, 
 		if (view === 'call') return {want: 'calls', filter: callFilter, at: callAt, open: callAt};
 		return focusName === undefined ? undefined : {name: focusName, want: view === 'detail' ? 'details' : 'logs'};
 	}, [view, focusName, callFilter, callAt]);
-	const [ticks] = useState(createTickStore);
-	const snapshot = useHangarSnapshot(source, focus, timing, ticks);
+	const [latest, setLatest] = useState<HangarSnapshot | undefined>(undefined);
+	const snapshot = useHangarSnapshot(source, focus, timing, setLatest);
 	const rowsOf = useMemo(rowsMemo, []);
 	const state = useMemo(() => deriveTuiState(snapshot, ui, size, rowsOf), [snapshot, ui, size, rowsOf]);
 
@@ -83,11 +83,14 @@ export function HangarTui({source, size: fixedSize, timing, messageMs = 15_000, 
 		if (quitting) onQuit();
 	}, [quitting]);
 
-	return (
-		<TickContext.Provider value={ticks}>
+	// The same element while the state is the same: a read that moves only the clock re-renders the ticking texts, not the screen.
+	const screen = useMemo(
+		() => (
 			<TuiStateContext.Provider value={state}>
 				<App />
 			</TuiStateContext.Provider>
-		</TickContext.Provider>
+		),
+		[state],
 	);
+	return <TickContext.Provider value={latest}>{screen}</TickContext.Provider>;
 }

@@ -2,7 +2,7 @@
  * One terminal line made of styled pieces. Lines are cut, never wrapped:
  * callers fit their text to the width, and `truncate-end` is the safety net.
  */
-import {memo, useContext, useSyncExternalStore} from 'react';
+import {memo, useContext} from 'react';
 import {Box, Text} from 'ink';
 import type {HangarSnapshot} from './hangar-source.js';
 import type {Tone} from './state-style.js';
@@ -98,13 +98,9 @@ const Part = memo(function Part({ansi, inverse, last}: {ansi: string; inverse: b
 	);
 });
 
-const noStore = (): (() => void) => () => {};
-const noSnapshot = (): undefined => undefined;
-
-/** A ticking segment: its text follows the tick store (the newest read), so the clock moves it alone. */
+/** A ticking segment: its text follows the newest read (tick-store.ts), so the clock moves it alone. */
 function LivePart({segment, inverse, last}: {segment: Segment; inverse: boolean; last: boolean}) {
-	const store = useContext(TickContext);
-	const latest = useSyncExternalStore(store?.subscribe ?? noStore, store?.get ?? noSnapshot);
+	const latest = useContext(TickContext);
 	const text = latest === undefined || segment.live === undefined ? segment.text : segment.live(latest);
 	return <Part ansi={segmentsAnsi([{text, tone: segment.tone}])} inverse={inverse} last={last} />;
 }

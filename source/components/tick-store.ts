@@ -1,7 +1,7 @@
 /**
- * The newest snapshot, for what moves with the clock alone (ages, the
- * uptime). When a read differs from the screen only in its ages, the root
- * does not re-render the whole screen: it puts the read here, and only the
+ * The newest read, for what moves with the clock alone (ages, the uptime).
+ * When a read differs from the screen only in its ages, the root does not
+ * re-render the whole screen: it publishes the read here, and only the
  * ticking texts (Segments with a `live` text) re-render from it. A table of
  * fifty rows whose ages tick each second is then ~50 small texts for React
  * each second instead of the whole tree.
@@ -9,31 +9,14 @@
 import {createContext} from 'react';
 import type {HangarSnapshot} from './hangar-source.js';
 
-export type TickStore = {
-	get: () => HangarSnapshot | undefined;
-	set: (snapshot: HangarSnapshot) => void;
-	subscribe: (listener: () => void) => () => void;
-};
-
-export function createTickStore(): TickStore {
-	let latest: HangarSnapshot | undefined;
-	const listeners = new Set<() => void>();
-	return {
-		get: () => latest,
-		set(snapshot) {
-			if (snapshot === latest) return;
-			latest = snapshot;
-			for (const listener of listeners) listener();
-		},
-		subscribe(listener) {
-			listeners.add(listener);
-			return () => listeners.delete(listener);
-		},
-	};
-}
-
-/** Where ticking texts find the store (none in tests that render parts alone: they show their text as given). */
-export const TickContext = createContext<TickStore | undefined>(undefined);
+/**
+ * The newest read, as a context: a change re-renders only the texts that
+ * read it, and, set in the same task as the screen's own state, it is one
+ * render with it (a store read through useSyncExternalStore would force a
+ * second, synchronous render for every frame under load). Undefined until
+ * the first read after the first frame: the texts show what they were given.
+ */
+export const TickContext = createContext<HangarSnapshot | undefined>(undefined);
 
 /** Entries of a snapshot by name, built once per snapshot: each ticking row finds its own. */
 const byName = new WeakMap<HangarSnapshot, Map<string, HangarSnapshot['entries'][number]>>();

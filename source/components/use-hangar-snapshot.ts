@@ -14,7 +14,6 @@
 import {useEffect, useLayoutEffect, useState} from 'react';
 import {displayKey} from './display-key.js';
 import type {Focus, HangarSnapshot, HangarSource} from './hangar-source.js';
-import type {TickStore} from './tick-store.js';
 
 export type SnapshotTiming = {
 	/** Shortest time between two frames after a change (default 100 ms: at most 10 frames a second). */
@@ -46,11 +45,11 @@ export function frameDelay(cost: {renderMs: number; outputMs: number}, timing: {
 
 /** `focus` is the same object while the screen's focus stays the same (the caller memoises it): a new one re-subscribes. */
 /**
- * `ticks`: on the main table (no focus), a read that differs from the screen
- * only in its ages goes there (tick-store.ts) instead of re-rendering the
- * whole screen; every read shown goes there too.
+ * `onTick`: on the main table (no focus), a read that differs from the screen
+ * only in its ages is handed there (tick-store.ts) instead of re-rendering
+ * the whole screen; every read shown is handed there too, in the same task.
  */
-export function useHangarSnapshot(source: HangarSource, focus: Focus, timing: SnapshotTiming = {}, ticks?: TickStore): HangarSnapshot {
+export function useHangarSnapshot(source: HangarSource, focus: Focus, timing: SnapshotTiming = {}, onTick?: (latest: HangarSnapshot) => void): HangarSnapshot {
 	const frameMs = timing.frameMs ?? 100;
 	const tickMs = timing.tickMs ?? 1000;
 	const costFactor = timing.costFactor ?? 16;
@@ -73,23 +72,25 @@ export function useHangarSnapshot(source: HangarSource, focus: Focus, timing: Sn
 		const flush = (): void => {
 			if (pending !== undefined) clearTimeout(pending);
 			pending = undefined;
+			// A frame's cost starts with the read: under load, reading the snapshot and working out whether it changes the screen cost as much as drawing it.
+			const began = performance.now();
 			const next = source.read(focus);
 			const key = displayKey(next, focus);
 			const last = shown.current.key;
 			const at = performance.now();
-			// Only ages moved: to the second when they are shown so, else batched. The events are compared last: while ages tick, they need not be worked out.
+			// Only ages moved: to the second when they are shown so, else batched. The events (a JSON of the snapshot) are worked out only when the clock cannot decide alone.
 			const sameClock = key.clock === last.clock;
 			const clockWaits = !sameClock && !key.seconds && !last.seconds && at - shown.current.clockAt < clockMs;
 			if ((sameClock || clockWaits) && key.events() === last.events()) return;
 			// The clock alone moved, on the table: only the ticking texts follow it.
-			if (!sameClock && !clockWaits && ticks !== undefined && focus === undefined && key.events() === last.events()) {
+			if (!sameClock && !clockWaits && onTick !== undefined && focus === undefined && key.events() === last.events()) {
 				shown.current = {...shown.current, key, clockAt: at};
-				ticks.set(next);
+				onTick(next);
 				return;
 			}
 
-			shown.current = {...shown.current, key, flushedAt: at, clockAt: at};
-			ticks?.set(next);
+			shown.current = {...shown.current, key, flushedAt: began, clockAt: at};
+			onTick?.(next);
 			setSnapshot(next);
 		};
 
@@ -108,7 +109,7 @@ export function useHangarSnapshot(source: HangarSource, focus: Focus, timing: Sn
 			if (pending !== undefined) clearTimeout(pending);
 			clearInterval(tick);
 		};
-	}, [source, focus, frameMs, tickMs, costFactor, maxFrameMs, clockMs, outputMs, ticks]);
+	}, [source, focus, frameMs, tickMs, costFactor, maxFrameMs, clockMs, outputMs, onTick]);
 
 	return snapshot;
 }
