@@ -21,7 +21,7 @@ export type HangarTuiProps = Partial<QuitHooks> & {
 	source: HangarSource;
 	/** A fixed terminal size (tests); default: the real terminal's, following resizes. */
 	size?: TerminalSize;
-	/** Snapshot throttling (default: at most 10 reads a second, one a second when idle). */
+	/** Snapshot throttling (default: at most 4 reads a second, one a second when idle). */
 	timing?: SnapshotTiming;
 	/**
 	 * How long a success stays on the message line, in ms (default 15 s):
