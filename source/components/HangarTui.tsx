@@ -8,7 +8,7 @@ import {useCallback, useEffect, useMemo, useRef, useState} from 'react';
 import {App} from './App.js';
 import {deriveTuiState, rowsMemo} from './derive-state.js';
 import type {Focus, HangarSnapshot, HangarSource} from './hangar-source.js';
-import {TickContext} from './tick-store.js';
+import {TickContext} from './tick-context.js';
 import {TuiStateContext, type TerminalSize} from './tui-context.js';
 import {currentView} from './ui-state.js';
 import {useHangarActions, type QuitHooks} from './use-hangar-actions.js';

@@ -47,13 +47,16 @@ function spread(left: Segment[], right: Segment[], width: number): Segment[] {
 	return gap >= 2 ? [...left, {text: ' '.repeat(gap)}, ...right] : left;
 }
 
+/** How long hangar has run, as the header's right end says it. */
+const upFor = (snapshot: Pick<HangarSnapshot, 'now' | 'startedAt'>): string => `  up ${uptime((snapshot.now - snapshot.startedAt) / 1000)}`;
+
 export function Header() {
 	const {snapshot, size, layout} = useTuiState();
 	const width = size.columns;
 	const clients = mcpClientCount(snapshot);
 	const idle = clients - activeClientCount(snapshot);
 	// The uptime ticks: drawn as its own text, so the rest of the line stays the same string each second.
-	const right: Segment[] = [{text: `clients ${clients}${idle > 0 ? ` (${idle} idle)` : ''}`}, {text: `  up ${uptime((snapshot.now - snapshot.startedAt) / 1000)}`, ticks: true, live: latest => `  up ${uptime((latest.now - latest.startedAt) / 1000)}`}];
+	const right: Segment[] = [{text: `clients ${clients}${idle > 0 ? ` (${idle} idle)` : ''}`}, {text: upFor(snapshot), ticks: true, live: upFor}];
 	const title: Segment = {text: 'mcp-hangar', tone: {bold: true, color: 'cyan'}};
 	const total = snapshot.entries.length;
 	const counts = stateCounts(snapshot.entries.map(entry => entry.state));

@@ -6,11 +6,11 @@ import {memo, useContext} from 'react';
 import {Box, Text} from 'ink';
 import type {HangarSnapshot} from './hangar-source.js';
 import type {Tone} from './state-style.js';
-import {TickContext} from './tick-store.js';
+import {TickContext} from './tick-context.js';
 
 /**
  * `ticks`: its text changes with the clock alone (an age); see `Segments`.
- * `live`: its text as of a newer snapshot (tick-store.ts), for a ticking
+ * `live`: its text as of a newer snapshot (tick-context.ts), for a ticking
  * segment that follows the clock without its line being rendered again.
  */
 export type Segment = {text: string; tone?: Tone | undefined; ticks?: boolean; live?: (latest: HangarSnapshot) => string};
@@ -98,7 +98,7 @@ const Part = memo(function Part({ansi, inverse, last}: {ansi: string; inverse: b
 	);
 });
 
-/** A ticking segment: its text follows the newest read (tick-store.ts), so the clock moves it alone. */
+/** A ticking segment: its text follows the newest read (tick-context.ts), so the clock moves it alone. */
 function LivePart({segment, inverse, last}: {segment: Segment; inverse: boolean; last: boolean}) {
 	const latest = useContext(TickContext);
 	const text = latest === undefined || segment.live === undefined ? segment.text : segment.live(latest);

@@ -12,7 +12,7 @@ import type {StatusEntry} from '../core/engine/views.js';
 import {printable, wrap} from './cell-format.js';
 import {Segments, StableSegments, type Segment} from './Segments.js';
 import {compactColumns, fitColumns, headerSegments, rowSegments, upstreamColumns, withoutSubject} from './table-columns.js';
-import {latestEntry} from './tick-store.js';
+import {latestEntry} from './tick-context.js';
 import {useTuiState} from './tui-context.js';
 
 /** The first row to show so that `selected` is inside a window of `height` rows. */

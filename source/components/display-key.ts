@@ -19,10 +19,11 @@ import type {Focus, HangarSnapshot} from './hangar-source.js';
 import {upIdle} from './table-columns.js';
 
 /**
- * `events` is worked out when first asked for, then kept: while ages tick
- * by the second every read is drawn whatever its events say, and a JSON of
- * fifty upstreams (their history included) each second was a tenth of an
- * idle TUI's work.
+ * `events` is worked out when first asked for, then kept: a JSON of fifty
+ * upstreams (their history included) is needed only when the clock cannot
+ * decide alone (in the detail, log and clients views, where ages tick by
+ * the second, every read is drawn whatever its events say), and each key is
+ * compared with the next one too.
  */
 export type DisplayKey = {events: () => string; clock: string; seconds: boolean};
 

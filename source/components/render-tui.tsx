@@ -1,6 +1,7 @@
 /**
  * Mounts the terminal UI on the real terminal: Ink draws at most 10 frames a
- * second (keys; hangar's changes come at most 4 times a second), Ctrl-C handled by the keymap (an orderly quit) rather than by Ink.
+ * second (keys; hangar's changes come at most 4 times a second), and Ctrl-C
+ * is handled by the keymap (an orderly quit) rather than by Ink.
  */
 import {render, type Instance} from 'ink';
 import {HangarTui} from './HangarTui.js';

@@ -230,23 +230,26 @@ export function rowSegments<Row>(row: Row, columns: ReadonlyArray<Column<Row>>, 
 		if (index > 0) segments.push({text: ' '.repeat(columnGap)});
 		const last = index === columns.length - 1 && column.align === 'left';
 		const cell = column.cell(row);
+		const shown = cellText(cell.text, column, last);
 		if (column.ticks !== true) {
-			segments.push({text: last ? cut(cell.text, column.width) : fit(cell.text, column.width, column.align), tone: cell.tone});
+			segments.push({text: shown, tone: cell.tone});
 			return;
 		}
 
-		const format = (text: string): string => (last ? cut(text, column.width) : fit(text, column.width, column.align));
-		const shown = format(cell.text);
-
-		// A ticking cell follows the newest read of its row (tick-store.ts), or stays as it is when the row has gone from it.
+		// A ticking cell follows the newest read of its row (tick-context.ts), or stays as it is when the row has gone from it.
 		const live = liveRow === undefined ? undefined : (latest: HangarSnapshot): string => {
 			const now = liveRow(latest);
-			return now === undefined ? shown : format(column.cell(now).text);
+			return now === undefined ? shown : cellText(column.cell(now).text, column, last);
 		};
 
 		segments.push({text: shown, tone: cell.tone, ticks: true, ...(live === undefined ? {} : {live})});
 	});
 	return segments;
+}
+
+/** A cell's text in its column: fitted, or only cut when it is the unpadded last one. */
+function cellText<Row>(text: string, column: Column<Row>, last: boolean): string {
+	return last ? cut(text, column.width) : fit(text, column.width, column.align);
 }
 
 /** An error without its leading 'upstream "name": ', where the line already names the upstream. */

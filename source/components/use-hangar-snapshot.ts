@@ -50,7 +50,7 @@ export function frameDelay(cost: {renderMs: number; outputMs: number}, timing: {
 /** `focus` is the same object while the screen's focus stays the same (the caller memoises it): a new one re-subscribes. */
 /**
  * `onTick`: on the main table (no focus), a read that differs from the screen
- * only in its ages is handed there (tick-store.ts) instead of re-rendering
+ * only in its ages is handed there (tick-context.ts) instead of re-rendering
  * the whole screen; every read shown is handed there too, in the same task.
  */
 export function useHangarSnapshot(source: HangarSource, focus: Focus, timing: SnapshotTiming = {}, onTick?: (latest: HangarSnapshot) => void): HangarSnapshot {
