@@ -1107,7 +1107,10 @@ describe('the calls view', () => {
 		const selectedUpstream = ui.lines().find(line => line.startsWith('›'));
 		await ui.press('t');
 		await ui.see('live, newest first');
-		await ui.press('/', 'b', 'e', 't', 'a', keys.down);
+		await ui.press('/', 'b', 'e', 't', 'a');
+		// ↓ moves among the calls on the screen: wait until the filtered ones are there.
+		await ui.see('matching of the last 9');
+		await ui.press(keys.down);
 		await ui.see('paused: 1 newer call above');
 		expect(ui.lines().find(line => line.startsWith('›'))).toMatch(/beta\s+search\s+6\.0ms/);
 		await ui.press(keys.enter);
