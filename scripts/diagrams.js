@@ -43,7 +43,7 @@ async function loadDiagrams() {
 	try {
 		modules = await Promise.all([
 			import('../dist/core/base/state-machine.js'),
-			import('../dist/core/engine/provider-state.js'),
+			import('../dist/core/engine/upstream/upstream-state.js'),
 			import('../dist/core/gateway/connection-state.js'),
 			import('../dist/core/endpoints/bridge-state.js'),
 		]);
@@ -56,12 +56,12 @@ async function loadDiagrams() {
 		throw error;
 	}
 
-	const [{toMermaid}, {providerTransitions, providerInitialStates}, {connectionTransitions}, {bridgeTransitions}] = modules;
+	const [{toMermaid}, {upstreamTransitions, upstreamInitialStates}, {connectionTransitions}, {bridgeTransitions}] = modules;
 	return [
 		{
-			id: 'provider',
-			source: 'providerTransitions (source/core/engine/provider-state.ts)',
-			mermaid: toMermaid(providerTransitions, providerInitialStates),
+			id: 'upstream',
+			source: 'upstreamTransitions (source/core/engine/upstream/upstream-state.ts)',
+			mermaid: toMermaid(upstreamTransitions, upstreamInitialStates),
 		},
 		{
 			id: 'connection',

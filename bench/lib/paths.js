@@ -271,7 +271,7 @@ export async function callTool(client, name, args, options) {
 /** Every upstream's hangar_list entry (hangar_list pages by 50 unless asked for more). */
 export async function hangarList(client) {
 	const result = await callTool(client, 'hangar_list', {limit: 500});
-	return result.structuredContent.providers;
+	return result.structuredContent.upstreams;
 }
 
 export async function waitFor(check, what, timeoutMs = 30_000, intervalMs = 25) {

@@ -100,7 +100,7 @@ export async function soak({calls, inFlight = 16, warmupShare = 0.2, crashRate =
 			waiters.set(id, resolve);
 			child.stdin.write(`${JSON.stringify({jsonrpc: '2.0', id, method, params})}\n`);
 		});
-	const hangarList = async id => (await request(id, 'tools/call', {name: 'hangar_list', arguments: {}})).result.structuredContent.providers;
+	const hangarList = async id => (await request(id, 'tools/call', {name: 'hangar_list', arguments: {}})).result.structuredContent.upstreams;
 
 	try {
 		await request('init', 'initialize', {protocolVersion: '2025-06-18', capabilities: {}, clientInfo: {name: 'hangar-bench-soak', version: '1.0.0'}});

@@ -53,8 +53,8 @@ async function timeList(session, samples, expected, expectedTotal, args = {}) {
 		times.push(nsToMs(done - began));
 		const last = session.lastArrival();
 		if (last !== undefined && last > began) arrived.push(nsToMs(last - began));
-		const providers = result.structuredContent?.providers;
-		if (!Array.isArray(providers) || providers.length !== expected) throw new Error(`hangar_list returned ${providers?.length} upstreams, expected ${expected}`);
+		const upstreams = result.structuredContent?.upstreams;
+		if (!Array.isArray(upstreams) || upstreams.length !== expected) throw new Error(`hangar_list returned ${upstreams?.length} upstreams, expected ${expected}`);
 		if (result.structuredContent.total !== expectedTotal) throw new Error(`hangar_list says ${result.structuredContent.total} upstreams in all, expected ${expectedTotal}`);
 		if (i === 0) bytes = JSON.stringify(result).length;
 	}

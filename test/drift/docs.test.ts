@@ -1,7 +1,7 @@
 /**
  * The docs are checked against the code, so they fail here instead of
  * drifting: the state diagrams in docs/architecture.md are what `toMermaid`
- * makes of the transition tables, and the README's error table, provider
+ * makes of the transition tables, and the README's error table, upstream
  * states, CLI flags, config keys (with their defaults) and `hangar_list`
  * fields match the code. Where the code only exists as source text (the zod
  * schemas, the meow flags) it is read as text.
@@ -12,12 +12,12 @@ import os from 'node:os';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
 import {describe, expect, it} from 'vitest';
-import {commandHelps, commandNames, flagHelp} from '../../source/cli-help.js';
-import {defaults, parseConfig, topLevelKeys} from '../../source/core/config/config.js';
+import {commandHelps, commandNames, flagHelp} from '../../source/cli/help.js';
+import {defaults, parseConfig, topLevelKeys} from '../../source/core/config/read-config.js';
 import {connectionTransitions} from '../../source/core/gateway/connection-state.js';
 import {bridgeTransitions} from '../../source/core/endpoints/bridge-state.js';
 import {ErrorCode, JsonRpcCode} from '../../source/core/base/errors.js';
-import {providerInitialStates, providerStates, providerTransitions} from '../../source/core/engine/provider-state.js';
+import {upstreamInitialStates, upstreamStates, upstreamTransitions} from '../../source/core/engine/upstream/upstream-state.js';
 import {toMermaid} from '../../source/core/base/state-machine.js';
 import {managementTools, statusJson} from '../../source/core/gateway/management-tools.js';
 import {layers, sdkModules} from './import-rules.js';
@@ -161,17 +161,17 @@ function zodObjectKeys(text: string, from: number): string[] {
 }
 
 function schemaKeys(name: string): string[] {
-	const source = read('source/core/config/config.ts');
+	const source = read('source/core/config/read-config.ts');
 	const at = source.indexOf(`const ${name} =`);
-	if (at === -1) throw new Error(`no "const ${name} =" in source/core/config/config.ts`);
+	if (at === -1) throw new Error(`no "const ${name} =" in source/core/config/read-config.ts`);
 	return zodObjectKeys(source, at);
 }
 
-/** The flags of source/cli.tsx (its `flagSpecs`, given to meow): `--kebab-name` and the short flags. */
+/** The flags of source/cli/main.tsx (its `flagSpecs`, given to meow): `--kebab-name` and the short flags. */
 function cliFlags(): Array<{long: string; short: string | undefined}> {
-	const source = read('source/cli.tsx');
+	const source = read('source/cli/main.tsx');
 	const at = /\bconst flagSpecs = \{/.exec(source);
-	if (at === null) throw new Error('no "const flagSpecs = {" in source/cli.tsx');
+	if (at === null) throw new Error('no "const flagSpecs = {" in source/cli/main.tsx');
 	return objectEntries(source, at.index + at[0].length - 1).map(({key, value}) => ({
 		long: `--${key.replaceAll(/[A-Z]/g, letter => `-${letter.toLowerCase()}`)}`,
 		short: /shortFlag:\s*'(\w)'/.exec(value)?.[1],
@@ -181,8 +181,8 @@ function cliFlags(): Array<{long: string; short: string | undefined}> {
 // ---------------------------------------------------------------------------
 
 describe('docs/architecture.md', () => {
-	it('has the provider state diagram generated from providerTransitions', () => {
-		expect(diagramBlock(architecture, 'provider')).toBe(toMermaid(providerTransitions, providerInitialStates));
+	it('has the upstream state diagram generated from upstreamTransitions', () => {
+		expect(diagramBlock(architecture, 'upstream')).toBe(toMermaid(upstreamTransitions, upstreamInitialStates));
 	});
 
 	it('has the connection state diagram generated from connectionTransitions', () => {
@@ -205,7 +205,7 @@ describe('docs/architecture.md', () => {
 		fs.writeFileSync(copy, drifted);
 		const stale = run('--check', '--file', copy);
 		expect(stale.status).toBe(1);
-		expect(stale.stderr).toContain('provider');
+		expect(stale.stderr).toContain('upstream');
 		expect(fs.readFileSync(copy, 'utf8')).toBe(drifted);
 
 		expect(run('--file', copy).status).toBe(0);
@@ -233,11 +233,11 @@ describe('README.md', () => {
 		expect(errors, 'the note on the SDK codes').toMatch(/-32000[\s\S]*-32001|-32001[\s\S]*-32000/);
 	});
 
-	it('documents every provider state, and only those, in table order', () => {
-		expect(firstColumnNames(section(readme, 'Provider states'))).toEqual([...providerStates]);
+	it('documents every upstream state, and only those, in table order', () => {
+		expect(firstColumnNames(section(readme, 'Upstream states'))).toEqual([...upstreamStates]);
 	});
 
-	it('documents every CLI flag of source/cli.tsx', () => {
+	it('documents every CLI flag of source/cli/main.tsx', () => {
 		const cli = section(readme, 'CLI');
 		const flags = cliFlags();
 		expect(flags.map(flag => flag.long)).toContain('--stdio');
@@ -295,7 +295,7 @@ describe('README.md', () => {
 		const config = parseConfig({mcpServers: {fx: {command: 'true'}, px: {command: 'true', instances: 'per-client'}}}, path.join(dir, 'mcp-hangar.json'), {stateDir: path.join(dir, 'state')});
 		const store = await StateStore.open(config.hangar.stateDir, silentLogger);
 		const supervisor = new Supervisor(config, store, silentLogger);
-		const fields = [...new Set(statusJson(supervisor).providers.flatMap(entry => Object.keys(entry)))];
+		const fields = [...new Set(statusJson(supervisor).upstreams.flatMap(entry => Object.keys(entry)))];
 		await supervisor.shutdown('test finished');
 		expect(fields).toContain('state');
 		expect(firstColumnNames(section(readme, '`hangar_list` fields')).sort()).toEqual(fields.sort());

@@ -7,8 +7,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
-import {commandNames} from '../../source/cli-help.js';
-import {bindings} from '../../source/components/keymap.js';
+import {commandNames} from '../../source/cli/help.js';
+import {bindings} from '../../source/tui/components/keymap.js';
 import {managementTools} from '../../source/core/gateway/management-tools.js';
 import {surfaces, where, whereBrief, type SurfaceAction} from '../../source/core/engine/refusals.js';
 import {root} from '../support/hangar.js';
@@ -56,7 +56,7 @@ describe('the surfaces hints name', () => {
 		expect(where('start', 'fx', 'cli')).toBe('key s in mcp-hangar tui, or mcp-hangar start fx');
 		expect(where('approve', 'fx', 'cli')).toBe('key u in mcp-hangar tui, or mcp-hangar approve fx');
 		expect(whereBrief('start', 'cli', 'fx')).toBe('key s, or mcp-hangar start fx');
-		const engine = ['provider.ts', 'supervisor.ts', 'router.ts', 'call-path.ts', 'tool-list.ts', 'provider-health.ts'].map(file =>
+		const engine = ['upstream/upstream.ts', 'supervisor.ts', 'routing/router.ts', 'upstream/call-path.ts', 'upstream/tool-list.ts', 'upstream/upstream-health.ts'].map(file =>
 			fs.readFileSync(path.join(root, 'source', 'core', 'engine', file), 'utf8'),
 		);
 		for (const text of engine) expect(text).not.toMatch(/key [a-z] in mcp-hangar tui|mcp-hangar approve|hangar_start tool/);

@@ -8,12 +8,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 /** source/core/'s folders from the bottom up; each imports only the folders before it. */
-export const layers = ['base', 'config', 'wire', 'upstream', 'engine', 'gateway', 'endpoints'] as const;
+export const layers = ['base', 'config', 'wire', 'link', 'engine', 'views', 'gateway', 'endpoints'] as const;
 
 /** The modules of source/core/ that may import @modelcontextprotocol/sdk (paths under source/core/). */
 export const sdkModules = [
-	'upstream/connection.ts',
-	'upstream/child-process-transport.ts',
+	'link/connection.ts',
+	'link/child-process-transport.ts',
 	'wire/line-transport.ts',
 	'gateway/session.ts',
 	'gateway/guarded-transport.ts',
@@ -23,7 +23,7 @@ export const sdkModules = [
 	'endpoints/http-endpoint.ts',
 	'endpoints/http-session.ts',
 	// Resource template matching is the SDK's UriTemplate (RFC 6570), so hangar matches a URI as the upstream's SDK would.
-	'engine/resource-uris.ts',
+	'engine/routing/resource-uris.ts',
 ];
 
 export type SourceImport = {

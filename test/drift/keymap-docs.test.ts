@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
-import {keymapMarkdown} from '../../source/components/keymap.js';
+import {keymapMarkdown} from '../../source/tui/components/keymap.js';
 import {root} from '../support/hangar.js';
 
 describe('the keymap', () => {

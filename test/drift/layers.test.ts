@@ -15,7 +15,25 @@ const sourceRoot = path.join(root, 'source');
 const core = importsUnder(sourceRoot, 'core');
 const isUi = (specifier: string) => specifier === 'react' || specifier.startsWith('react/') || specifier === 'ink' || specifier.startsWith('ink-');
 /** The layers a thin client must not load: the supervision model and everything that needs it. */
-const engineSide = /^core\/(engine|gateway|upstream)\//;
+const engineSide = /^core\/(engine|views|gateway|link)\//;
+const everywhere = importsUnder(sourceRoot, '.');
+/**
+ * source/'s parts from the bottom up; each imports only the parts before it.
+ * `demo/` holds the test upstreams (fixture servers), which import nothing of
+ * hangar but the core; `cli.ts` is the binary's entry.
+ */
+const parts = ['core', 'demo', 'client-files', 'tui', 'cli', 'cli.ts'] as const;
+const partOf = (file: string): number | undefined => {
+	const index = parts.indexOf((file === 'cli.ts' ? file : file.split('/')[0]) as (typeof parts)[number]);
+	return index === -1 ? undefined : index;
+};
+
+function partViolations(imports: SourceImport[]): string[] {
+	return imports
+		.filter(({file, target, typeOnly}) => !typeOnly && target !== undefined && (partOf(target) ?? -1) > (partOf(file) ?? -1))
+		.map(({file, target}) => `${file} imports ${target}`);
+}
+
 const layerOf = (file: string) => layers.indexOf(file.split('/')[1] as (typeof layers)[number]);
 
 /** The layer rule over a list of imports: every relative import inside core points to the same layer or one below. */
@@ -42,10 +60,25 @@ describe('the import rules', () => {
 	});
 
 	it('keeps the TUI from speaking MCP or spawning processes', () => {
-		const ui = [...importsUnder(sourceRoot, 'components'), ...importsUnder(sourceRoot, '.').filter(({file}) => file === 'tui.tsx')];
+		const ui = importsUnder(sourceRoot, 'tui');
 		expect(ui.length).toBeGreaterThan(10);
 		const forbidden = ui.filter(({specifier}) => specifier.startsWith('@modelcontextprotocol/sdk') || specifier === 'execa' || specifier === 'node:child_process');
 		expect(forbidden.map(({file, specifier}) => `${file}: ${specifier}`)).toEqual([]);
+	});
+
+	it('puts every module of source/ in one of its parts: the entry, cli/, tui/, client-files/, core/ or demo/', () => {
+		const files = [...new Set(everywhere.map(({file}) => file))];
+		expect(files.filter(file => partOf(file) === undefined)).toEqual([]);
+	});
+
+	it('has each part of source/ import only the parts below it: core never imports the CLI, the TUI or the client files', () => {
+		expect(partViolations(everywhere)).toEqual([]);
+		expect(partViolations([{file: 'core/engine/supervisor.ts', specifier: '../../tui/tui.js', target: 'tui/tui.js'}])).toHaveLength(1);
+	});
+
+	it('lets no module outside the named list import the MCP SDK, anywhere in source/', () => {
+		const importers = new Set(everywhere.filter(({specifier}) => specifier.startsWith('@modelcontextprotocol/')).map(({file}) => file));
+		expect([...importers].filter(file => !(file.startsWith('core/') && sdkModules.includes(file.slice('core/'.length))) && !file.startsWith('demo/'))).toEqual([]);
 	});
 
 	it('has each folder of source/core/ import only the layers below it', () => {
@@ -55,7 +88,7 @@ describe('the import rules', () => {
 	it('catches an import that points up a layer', () => {
 		const upward: SourceImport = {file: 'core/wire/line-transport.ts', specifier: '../engine/supervisor.js', target: 'core/engine/supervisor.js'};
 		expect(layerViolations([upward])).toEqual(['core/wire/line-transport.ts imports core/engine/supervisor.js (layer engine is above wire)']);
-		expect(layerViolations([{file: 'core/engine/provider.ts', specifier: '../wire/x.js', target: 'core/wire/x.js'}])).toEqual([]);
+		expect(layerViolations([{file: 'core/engine/upstream.ts', specifier: '../wire/x.js', target: 'core/wire/x.js'}])).toEqual([]);
 	});
 
 	it('keeps the --stdio bridge and the CLI client off the engine: nothing they load, however indirectly, is in engine/, gateway/ or upstream/', () => {
@@ -67,7 +100,7 @@ describe('the import rules', () => {
 	});
 
 	it('loads no engine module at start-up: the CLI and the --stdio entry import it only on the paths that run it', () => {
-		for (const entry of ['cli.tsx', 'core/endpoints/stdio.ts']) {
+		for (const entry of ['cli.ts', 'core/endpoints/stdio.ts']) {
 			const loaded = importClosure(sourceRoot, entry, {dynamic: false});
 			expect(loaded.filter(file => engineSide.test(file)), entry).toEqual([]);
 		}

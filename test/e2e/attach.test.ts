@@ -270,9 +270,9 @@ describe('mcp-hangar serve with --stdio clients attached', () => {
 
 		const status = await runCli(['status', '--json', '--config', config]);
 		expect(status.code).toBe(0);
-		const json = JSON.parse(status.stdout) as {live: boolean; providers: Array<{name: string; state: string; pid: number}>};
+		const json = JSON.parse(status.stdout) as {live: boolean; upstreams: Array<{name: string; state: string; pid: number}>};
 		expect(json.live).toBe(true);
-		expect(json.providers).toEqual([expect.objectContaining({name: 'fx', state: 'ready', pid: Number(upstream)})]);
+		expect(json.upstreams).toEqual([expect.objectContaining({name: 'fx', state: 'ready', pid: Number(upstream)})]);
 		const table = await runCli(['status', '--config', config]);
 		expect(table.stdout).toMatch(/\nfx\s+ready\s+enabled\s+yes\s/);
 		expect(table.stderr).toContain(`Live state of hangar pid ${daemon.pid} (mcp-hangar serve).`);

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {execa} from 'execa';
 import {describe, expect, it} from 'vitest';
-import {loadConfig, maxSeconds} from '../../source/core/config/config.js';
+import {loadConfig, maxSeconds} from '../../source/core/config/read-config.js';
 import {cliPath, root, tempDir} from '../support/hangar.js';
 
 /** A variable name no environment sets. */

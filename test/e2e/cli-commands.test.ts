@@ -19,9 +19,9 @@ describe('mcp-hangar status, call, approve, quarantine', () => {
 
 		const json = await runCli(['status', '--json', '--config', config]);
 		expect(json.code).toBe(0);
-		const parsed = JSON.parse(json.stdout) as {live: boolean; providers: Array<{name: string; callable: boolean}>};
+		const parsed = JSON.parse(json.stdout) as {live: boolean; upstreams: Array<{name: string; callable: boolean}>};
 		expect(parsed.live).toBe(false);
-		expect(parsed.providers.map(entry => [entry.name, entry.callable])).toEqual([
+		expect(parsed.upstreams.map(entry => [entry.name, entry.callable])).toEqual([
 			['fx', true],
 			['off', false],
 		]);

@@ -7,8 +7,8 @@ import {execFile} from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import {afterEach, describe, expect, it} from 'vitest';
-import {parseJson} from '../../source/config-files/json-text.js';
-import {parseToml} from '../../source/config-files/toml.js';
+import {parseJson} from '../../source/client-files/json-text.js';
+import {parseToml} from '../../source/client-files/toml.js';
 import {clientFixtures, clientHome, type ClientHome} from '../support/client-homes.js';
 import {cliPath, closeHangars, everythingPath, fixturePath, root, startHangar, waitFor} from '../support/hangar.js';
 

@@ -25,7 +25,7 @@ type Entry = {name: string; state: string; pid: number | null};
 
 async function entry(config: string, name: string): Promise<Entry> {
 	const run = await runCli(['status', '--json', '--config', config]);
-	return (JSON.parse(run.stdout) as {providers: Entry[]}).providers.find(provider => provider.name === name)!;
+	return (JSON.parse(run.stdout) as {upstreams: Entry[]}).upstreams.find(upstream => upstream.name === name)!;
 }
 
 describe('the CLI verbs with no supervisor running', () => {

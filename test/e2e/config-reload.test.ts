@@ -45,7 +45,7 @@ async function toolNames(handle: HangarHandle): Promise<string[]> {
 	return (await handle.client.listTools()).tools.map(tool => tool.name);
 }
 
-type Status = {drift: {state: string; message: string} | null; lastReload: {outcome: string; summary: string} | null; providers: Array<{name: string}>};
+type Status = {drift: {state: string; message: string} | null; lastReload: {outcome: string; summary: string} | null; upstreams: Array<{name: string}>};
 
 async function statusJson(config: string): Promise<Status> {
 	const run = await runCli(['status', '--json', '--config', config]);
@@ -104,7 +104,7 @@ describe('a config edit while clients are attached', () => {
 		expect(served.stderr()).toContain('unknown key "comand"');
 		const status = await statusJson(file);
 		expect(status.drift).toMatchObject({state: 'invalid', message: expect.stringContaining('does not validate, so it was not applied: the previous config still runs')});
-		expect(status.providers.map(entry => entry.name).sort()).toEqual(['chg', 'fx', 'gx']);
+		expect(status.upstreams.map(entry => entry.name).sort()).toEqual(['chg', 'fx', 'gx']);
 		const table = await runCli(['status', '--config', file]);
 		expect(table.stderr).toContain(`Config: ${file} changed but does not validate`);
 		expect(text(await a.client.callTool({name: 'fx__echo', arguments: {message: 'still'}}))).toBe('still');

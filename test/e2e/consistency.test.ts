@@ -33,8 +33,8 @@ import {afterEach, describe, expect, it} from 'vitest';
 import type {Client} from '@modelcontextprotocol/sdk/client/index.js';
 import {CallToolResultSchema, McpError, ToolListChangedNotificationSchema, type CallToolResult, type Tool} from '@modelcontextprotocol/sdk/types.js';
 import {managementTools} from '../../source/core/gateway/management-tools.js';
-import {findTools, statusEntries, upstreamDetails, type StatusEntry, type ToolHit, type UpstreamDetails} from '../../source/core/engine/views.js';
-import type {TransitionEvent} from '../../source/core/engine/provider.js';
+import {findTools, statusEntries, upstreamDetails, type StatusEntry, type ToolHit, type UpstreamDetails} from '../../source/core/views/views.js';
+import type {TransitionEvent} from '../../source/core/engine/upstream/upstream.js';
 import {
 	everything,
 	fastHangar,
@@ -69,7 +69,7 @@ async function open(servers: Record<string, ServerEntry>, hangar: Record<string,
 // Reading every surface
 
 type Surfaces = {
-	/** hangar_list's structuredContent.providers. */
+	/** hangar_list's structuredContent.upstreams. */
 	list: StatusEntry[];
 	/** tools/list. */
 	tools: Tool[];
@@ -87,7 +87,7 @@ async function structured<T>(client: Client, name: string, args: Record<string, 
 	return (await callRaw(client, name, args)).structuredContent as T;
 }
 
-const listOf = async (client: Client) => (await structured<{providers: StatusEntry[]}>(client, 'hangar_list')).providers;
+const listOf = async (client: Client) => (await structured<{upstreams: StatusEntry[]}>(client, 'hangar_list')).upstreams;
 const entryOf = async (client: Client, name: string) => {
 	const entry = (await listOf(client)).find(candidate => candidate.name === name);
 	if (entry === undefined) throw new Error(`no upstream ${name} in hangar_list`);

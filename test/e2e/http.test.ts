@@ -42,7 +42,7 @@ describe('serve --http', () => {
 		expect(unknown.code).toBe(-32_602);
 
 		const listed = await client.callTool({name: 'hangar_list', arguments: {}});
-		expect((listed.structuredContent as {providers: Array<{name: string}>}).providers.map(provider => provider.name)).toEqual(['everything', 'memory', 'fx']);
+		expect((listed.structuredContent as {upstreams: Array<{name: string}>}).upstreams.map(upstream => upstream.name)).toEqual(['everything', 'memory', 'fx']);
 		await client.close();
 	});
 

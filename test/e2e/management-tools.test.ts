@@ -1,6 +1,6 @@
 import {afterEach, describe, expect, it} from 'vitest';
 import type {Client} from '@modelcontextprotocol/sdk/client/index.js';
-import type {ToolHit, UpstreamDetails} from '../../source/core/engine/views.js';
+import type {ToolHit, UpstreamDetails} from '../../source/core/views/views.js';
 import {
 	everything,
 	fastHangar,
@@ -161,7 +161,7 @@ describe('management tools', () => {
 		const predefined = {tools: [{name: 'echo', inputSchema: {type: 'object'}}]};
 		const servers = Object.fromEntries(Array.from({length: 5}, (_, i) => [`up-${i}`, fixture('normal', [], predefined)]));
 		const hangar = await openHangar(writeConfig(dir, {...servers, off: fixture('normal', [], {...predefined, disabled: true})}, fastHangar));
-		type Page = {total: number; states: Record<string, number>; providers: Array<{name: string}>; nextCursor: string | null};
+		type Page = {total: number; states: Record<string, number>; upstreams: Array<{name: string}>; nextCursor: string | null};
 		const names: string[] = [];
 		let cursor: string | null = null;
 		let pages = 0;
@@ -169,7 +169,7 @@ describe('management tools', () => {
 			const page: Page = await tool<Page>(hangar.client, 'hangar_list', {limit: 4, ...(cursor === null ? {} : {cursor})});
 			expect(page.total).toBe(6);
 			expect(page.states).toEqual({cold: 5, disabled: 1});
-			names.push(...page.providers.map(entry => entry.name));
+			names.push(...page.upstreams.map(entry => entry.name));
 			cursor = page.nextCursor;
 			pages += 1;
 		} while (cursor !== null);
@@ -178,7 +178,7 @@ describe('management tools', () => {
 		expect(names).toEqual(['up-0', 'up-1', 'up-2', 'up-3', 'up-4', 'off']);
 		// By default, up to 50 in one page: here all of them, and no next page.
 		const all = await tool<Page>(hangar.client, 'hangar_list', {});
-		expect(all.providers).toHaveLength(6);
+		expect(all.upstreams).toHaveLength(6);
 		expect(all.nextCursor).toBeNull();
 	});
 
@@ -319,7 +319,7 @@ describe('hangar.managementTools', () => {
 			// The CLI is a person's: the setting is for MCP clients.
 			const status = await runCli(['status', '--json', '--config', config]);
 			expect(status.code).toBe(0);
-			expect((JSON.parse(status.stdout) as {live: boolean; providers: Array<{name: string}>}).providers.map(entry => entry.name)).toEqual(['fx']);
+			expect((JSON.parse(status.stdout) as {live: boolean; upstreams: Array<{name: string}>}).upstreams.map(entry => entry.name)).toEqual(['fx']);
 			const call = await runCli(['call', 'fx', 'echo', '--args', '{"message":"from a person"}', '--config', config]);
 			expect(call).toMatchObject({code: 0, stdout: 'from a person\n'});
 		} finally {

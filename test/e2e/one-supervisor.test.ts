@@ -95,9 +95,9 @@ describe('a client first: --stdio with no supervisor running', () => {
 
 		const status = await runCli(['status', '--json', '--config', config]);
 		expect(status.code).toBe(0);
-		const json = JSON.parse(status.stdout) as {live: boolean; note: string; drift: unknown; providers: Array<{name: string; pid: number}>};
+		const json = JSON.parse(status.stdout) as {live: boolean; note: string; drift: unknown; upstreams: Array<{name: string; pid: number}>};
 		expect(json).toMatchObject({live: true, note: `live state of hangar pid ${daemon.pid} (mcp-hangar serve)`, drift: null});
-		expect(json.providers).toEqual([expect.objectContaining({name: 'memory', pid: upstream})]);
+		expect(json.upstreams).toEqual([expect.objectContaining({name: 'memory', pid: upstream})]);
 
 		// A person's quarantine from a shell reaches the clients' supervisor.
 		const changes = listChanges(b);

@@ -13,7 +13,7 @@ import path from 'node:path';
 import {Client} from '@modelcontextprotocol/sdk/client/index.js';
 import {afterEach, describe, expect, it} from 'vitest';
 import {LineTransport} from '../../source/core/wire/line-transport.js';
-import type {UpstreamDetails} from '../../source/core/engine/views.js';
+import type {UpstreamDetails} from '../../source/core/views/views.js';
 import {cliPath, closeHangars, fastHangar, fixture, openHangar, processesWithTag, statusOf, tempDir, waitFor, writeConfig} from '../support/hangar.js';
 
 /** Far above hangar's ~90 MiB at rest, far below what an unbounded queue reaches in seconds of flooding. */

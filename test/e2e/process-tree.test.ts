@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import {describe, expect, it} from 'vitest';
-import type {UpstreamDetails} from '../../source/core/engine/views.js';
+import type {UpstreamDetails} from '../../source/core/views/views.js';
 import {fastHangar, fixture, isAlive, processesWithTag, spawnHangar, statusOf, tempDir, waitFor, writeConfig, type SpawnedHangar} from '../support/hangar.js';
 
 /** Hangar with one upstream that survives stdin EOF and SIGTERM, and has a grandchild in its own session; resolves once both run. */

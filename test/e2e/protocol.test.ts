@@ -516,7 +516,7 @@ describe('mcp-hangar --stdio on the wire', () => {
 			}),
 			id => ({
 				line: JSON.stringify({jsonrpc: '2.0', id, method: 'tools/call', params: {name: 'hangar_list', arguments: {}}}),
-				expect: {result: result => expect(result['structuredContent'].providers[0].name).toBe('fx')},
+				expect: {result: result => expect(result['structuredContent'].upstreams[0].name).toBe('fx')},
 			}),
 		];
 		const planned = new Map<Id, Expectation>();
@@ -574,7 +574,7 @@ describe('mcp-hangar --stdio on the wire', () => {
 		}
 
 		const status = await hangar.request('tools/call', {name: 'hangar_list', arguments: {}});
-		const fx = (status.result!['structuredContent'] as {providers: Array<{name: string; state: string; failures: number}>}).providers[0]!;
+		const fx = (status.result!['structuredContent'] as {upstreams: Array<{name: string; state: string; failures: number}>}).upstreams[0]!;
 		expect(fx).toMatchObject({name: 'fx', state: 'ready', failures: 0});
 
 		expectOnlyJsonRpc(hangar);

@@ -11,7 +11,7 @@ import path from 'node:path';
 import {Client} from '@modelcontextprotocol/sdk/client/index.js';
 import {StdioClientTransport} from '@modelcontextprotocol/sdk/client/stdio.js';
 import {afterEach, describe, expect, it} from 'vitest';
-import type {ToolHit, UpstreamDetails} from '../../source/core/engine/views.js';
+import type {ToolHit, UpstreamDetails} from '../../source/core/views/views.js';
 import {cliPath, closeHangars, everything, fastHangar, fixture, openHangar, rpcError, runCli, status, statusOf, tempDir, writeConfig} from '../support/hangar.js';
 
 afterEach(closeHangars);

@@ -7,9 +7,9 @@
  * every start.
  */
 import {afterEach, describe, expect, it} from 'vitest';
-import type {ClientPeer} from '../../source/core/engine/clients.js';
+import type {ClientPeer} from '../../source/core/engine/clients/clients.js';
 import type {Supervisor} from '../../source/core/engine/supervisor.js';
-import type {ClientCapability} from '../../source/core/upstream/client-side.js';
+import type {ClientCapability} from '../../source/core/link/client-side.js';
 import {fixture, waitFor} from '../support/hangar.js';
 import {closeAll, startSupervisor} from '../support/supervisor.js';
 
@@ -88,7 +88,7 @@ describe('requests from an upstream to its client', () => {
 		await t.waitForState('fx', 'starting');
 		controller.abort();
 		expect((await call).message).toContain('cancelled by the client');
-		expect(t.supervisor.provider('fx').state).toBe('starting');
+		expect(t.supervisor.upstream('fx').state).toBe('starting');
 		await t.waitForState('fx', 'ready');
 	});
 });

@@ -7,8 +7,8 @@
  * next owner by itself.
  */
 import {afterEach, describe, expect, it} from 'vitest';
-import {mcpClientCount, supervisorSource, type Focus} from '../../source/components/hangar-source.js';
-import {remoteSource, type RemoteSource} from '../../source/components/remote-source.js';
+import {mcpClientCount, supervisorSource, type Focus} from '../../source/tui/components/hangar-source.js';
+import {remoteSource, type RemoteSource} from '../../source/tui/components/remote-source.js';
 import {silentLogger} from '../../source/core/base/logger.js';
 import {ConsoleClient} from '../../source/core/endpoints/console-client.js';
 import {LocalEndpoint} from '../../source/core/endpoints/local-endpoint.js';
@@ -82,7 +82,7 @@ describe('a TUI attached over the socket', () => {
 		const details: Focus = {name: 'fx', want: 'details'};
 		const stop = watch(source, details);
 		await waitFor(() => source.read(details).details?.server.name === 'fx', 'the details of fx');
-		expect(source.read(details).details?.tools.map(tool => tool.name)).toEqual(supervisor.provider('fx').tools.map(tool => tool.name));
+		expect(source.read(details).details?.tools.map(tool => tool.name)).toEqual(supervisor.upstream('fx').tools.map(tool => tool.name));
 		// Another focus is not shown the details of the last one.
 		expect(source.read({name: 'fx', want: 'logs'}).details).toBeUndefined();
 		stop();
@@ -90,9 +90,9 @@ describe('a TUI attached over the socket', () => {
 		const logs: Focus = {name: 'fx', want: 'logs'};
 		watch(source, logs);
 		const texts = (): string[] => source.read(logs).logs?.lines.map(line => line.text) ?? [];
-		const owners = (): string => JSON.stringify(supervisor.provider('fx').log.tail(10_000).map(line => line.text));
+		const owners = (): string => JSON.stringify(supervisor.upstream('fx').log.tail(10_000).map(line => line.text));
 		await waitFor(() => texts().length > 0 && JSON.stringify(texts()) === owners(), 'the log of fx as the owner holds it');
-		supervisor.provider('fx').log.push('stderr', 'a new line');
+		supervisor.upstream('fx').log.push('stderr', 'a new line');
 		await waitFor(() => texts().at(-1) === 'a new line', 'the new line');
 		// Appended to what it held, not read whole again: the same lines as the owner's, once each.
 		expect(JSON.stringify(texts())).toBe(owners());
@@ -106,7 +106,7 @@ describe('a TUI attached over the socket', () => {
 		watch(source, undefined);
 
 		expect(await source.command('fx', 'quarantine')).toContain('quarantined "fx"');
-		expect(supervisor.provider('fx').state).toBe('quarantined');
+		expect(supervisor.upstream('fx').state).toBe('quarantined');
 		expect(transitions.at(-1)?.reason).toContain(via);
 		await waitFor(() => source.read(undefined).entries[0]?.state === 'quarantined', 'the quarantine on the attached TUI');
 		expect(source.approvalPins('fx')).toBe(supervisorSource(supervisor, {logFile: 'x'}).approvalPins('fx'));
@@ -136,6 +136,6 @@ describe('a TUI attached over the socket', () => {
 		await waitFor(() => source.lost() === undefined && source.read(undefined).stale === undefined, 'the attached TUI on the next owner');
 		expect(next.supervisor.clients.list()).toEqual([expect.objectContaining({console: true})]);
 		expect(await source.command('fx', 'stop')).toContain('"fx"');
-		expect(next.supervisor.provider('fx').state).toBe('stopped');
+		expect(next.supervisor.upstream('fx').state).toBe('stopped');
 	});
 });

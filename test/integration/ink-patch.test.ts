@@ -1,5 +1,5 @@
 /**
- * The hooks that bound Ink's caches (source/ink-patch/hooks.ts), in
+ * The hooks that bound Ink's caches (source/tui/ink-patch/hooks.ts), in
  * processes of their own, since they must be registered before Ink loads:
  * every module they edit is edited, frames come out byte for byte as Ink's
  * own, and the heap no longer grows with every distinct string drawn.

@@ -8,10 +8,10 @@ afterEach(closeAll);
 
 const callError = async (promise: Promise<unknown>) => rejection(promise, HangarError);
 
-describe('provider lifecycle with real fixture upstreams', () => {
+describe('upstream lifecycle with real fixture upstreams', () => {
 	it('starts a lazy upstream on the first call and records every transition with a reason', async () => {
 		const t = await startSupervisor({fx: fixture('normal', [], {tools: [{name: 'echo'}]})});
-		expect(t.supervisor.provider('fx').state).toBe('cold');
+		expect(t.supervisor.upstream('fx').state).toBe('cold');
 		const result = await t.supervisor.call('fx', 'echo', {message: 'hello'});
 		expect(result.content).toEqual([{type: 'text', text: 'hello'}]);
 		expect(t.path('fx')).toEqual(['cold->starting', 'starting->ready']);
@@ -58,7 +58,7 @@ describe('provider lifecycle with real fixture upstreams', () => {
 		expect(error.message).toContain('fatal: cannot initialize');
 
 		await t.waitForState('fx', 'dead');
-		await t.supervisor.provider('fx').snapshot();
+		await t.supervisor.upstream('fx').snapshot();
 		// maxRestarts 2: two automatic restarts, and the third failure in the window leaves it dead.
 		await expectEventually(() => t.transitions.filter(event => event.to === 'dead').length === 3);
 		expect(t.path('fx')).toEqual([
@@ -68,16 +68,16 @@ describe('provider lifecycle with real fixture upstreams', () => {
 		]);
 		const last = t.transitions.at(-1)!;
 		expect(last.reason).toContain('restart budget spent (3 failures within 60 s, at most 2 restarts): stays dead until it is started again');
-		expect(t.supervisor.provider('fx').snapshot().nextRetryAt).toBeUndefined();
+		expect(t.supervisor.upstream('fx').snapshot().nextRetryAt).toBeUndefined();
 
 		const refused = await callError(t.supervisor.call('fx', 'echo', {message: 'x'}));
 		expect(refused.codeName).toBe('UpstreamUnavailable');
 		expect(refused.message).toContain('the upstream is dead');
 		expect(refused.message).toContain('then start it again (key s, or hangar_start)');
 		// Refusals are not new failures: they neither count nor replace the real cause in lastError.
-		const before = t.supervisor.provider('fx').snapshot();
+		const before = t.supervisor.upstream('fx').snapshot();
 		await callError(t.supervisor.call('fx', 'echo', {message: 'x'}));
-		const after = t.supervisor.provider('fx').snapshot();
+		const after = t.supervisor.upstream('fx').snapshot();
 		expect(after.failures).toBe(before.failures);
 		expect(after.lastError).toBe(before.lastError);
 		expect(after.lastError).toContain('fatal: cannot initialize');
@@ -92,28 +92,28 @@ describe('provider lifecycle with real fixture upstreams', () => {
 		expect(error.message).toBe(
 			'upstream "fx": tools/call "echo" failed: no answer within 0.5 s (timed out waiting for the upstream to answer); the request was cancelled upstream. Raise "callTimeoutSeconds" for this server if the tool is slow, or check its logs.',
 		);
-		await expectEventually(() => t.supervisor.provider('fx').log.tail(50, 'stderr').some(line => line.text.startsWith('cancelled ')));
+		await expectEventually(() => t.supervisor.upstream('fx').log.tail(50, 'stderr').some(line => line.text.startsWith('cancelled ')));
 	});
 
 	it('opens the breaker after 3 consecutive failures, fails fast, and closes it with a probe that needs no call', async () => {
 		const t = await startSupervisor({fx: fixture('hang', [], {lazy: false, callTimeoutSeconds: 0.3})});
 		await t.waitForState('fx', 'ready');
 		for (let i = 0; i < 3; i++) await callError(t.supervisor.call('fx', 'echo', {message: 'x'}));
-		expect(t.supervisor.provider('fx').state).toBe('degraded');
+		expect(t.supervisor.upstream('fx').state).toBe('degraded');
 		const trip = t.transitions.find(event => event.to === 'degraded')!;
 		expect(trip.reason).toMatch(/^circuit opened after 3 consecutive failures \(call to "echo" failed: .*no answer within 0\.3 s.*\); probe in 0\.\d s$/);
 
 		const fast = await callError(t.supervisor.call('fx', 'echo', {message: 'x'}));
 		expect(fast.codeName).toBe('CircuitOpen');
 		expect(fast.message).toMatch(/the circuit breaker is open after 3 consecutive failures .* The next probe is at \S+ \(in \d+(\.\d)? s\); retry after that\./);
-		expect(t.supervisor.provider('fx').snapshot().nextRetryAt).toBeGreaterThan(Date.now() - 1000);
+		expect(t.supervisor.upstream('fx').snapshot().nextRetryAt).toBeGreaterThan(Date.now() - 1000);
 
 		// The hang fixture still answers ping, so the probe closes the breaker by itself.
 		await t.waitForState('fx', 'ready');
 		const probe = t.transitions.at(-1)!;
 		expect(probe.event).toBe('probe_ok');
 		expect(probe.reason).toMatch(/^probe ping answered in \d+ ms; circuit closed$/);
-		expect(t.supervisor.provider('fx').snapshot().breaker).toBe('closed');
+		expect(t.supervisor.upstream('fx').snapshot().breaker).toBe('closed');
 	});
 
 	it('doubles the probe backoff while probes fail', async () => {
@@ -127,19 +127,19 @@ describe('provider lifecycle with real fixture upstreams', () => {
 		const failed = t.transitions.filter(event => event.event === 'probe_failed');
 		expect(failed[0]!.reason).toMatch(/^probe failed: no answer to ping within 0\.2 s; next probe in 0\.[4-5] s$/);
 		expect(failed[1]!.reason).toMatch(/next probe in (0\.[89]|1) s$/);
-		expect(t.supervisor.provider('fx').state).toBe('degraded');
+		expect(t.supervisor.upstream('fx').state).toBe('degraded');
 	});
 
 	it('stops an idle upstream to cold, keeps its tools listed, and starts it again on the next call', async () => {
 		const t = await startSupervisor({fx: fixture('normal', [], {lazy: false, idleTimeoutSeconds: 0.4})});
 		await t.waitForState('fx', 'ready');
-		const firstPid = t.supervisor.provider('fx').pid;
+		const firstPid = t.supervisor.upstream('fx').pid;
 		await t.supervisor.call('fx', 'echo', {message: 'x'});
 		await t.waitForState('fx', 'cold');
 		const idle = t.transitions.find(event => event.event === 'settle_cold')!;
 		expect(idle.reason).toMatch(/^idle for 0\.\d s \(idleTimeoutSeconds 0\.4\) \(ended by stdin-close\)$/);
 		expect(t.supervisor.tools().map(tool => tool.name)).toContain('fx__echo');
-		expect(t.supervisor.provider('fx').snapshot().toolsSource).toBe('live');
+		expect(t.supervisor.upstream('fx').snapshot().toolsSource).toBe('live');
 
 		const result = await t.supervisor.call('fx', 'pid', {});
 		expect(JSON.stringify(result.content)).not.toContain(String(firstPid));
@@ -152,7 +152,7 @@ describe('provider lifecycle with real fixture upstreams', () => {
 		// No event to wait for: what is tested is that time itself passed (more than twice the idle timeout) since it was created.
 		await setTimeout(1200);
 		await t.supervisor.command('fx', 'start', 'a person in a test');
-		expect(t.supervisor.provider('fx').state).toBe('ready');
+		expect(t.supervisor.upstream('fx').state).toBe('ready');
 		await t.waitForState('fx', 'cold');
 		const ready = t.transitions.find(event => event.to === 'ready')!;
 		const stopping = t.transitions.find(event => event.from === 'ready' && event.to === 'stopping')!;
@@ -174,20 +174,20 @@ describe('provider lifecycle with real fixture upstreams', () => {
 		const t = await startSupervisor({fx: fixture('normal', [], {lazy: false})});
 		await t.waitForState('fx', 'ready');
 		await t.supervisor.command('fx', 'stop', 'a person in a test');
-		expect(t.supervisor.provider('fx').state).toBe('stopped');
+		expect(t.supervisor.upstream('fx').state).toBe('stopped');
 		expect(t.supervisor.tools()).toHaveLength(0);
 		const refused = await callError(t.supervisor.call('fx', 'echo', {message: 'x'}));
 		expect(refused.message).toMatch(
 			/^upstream "fx": call to tool "echo" failed: the upstream is stopped \(stopped by a person in a test \(ended by (stdin-close|SIGTERM|SIGKILL)\)\) and does not start on demand\. Start it again: key s in mcp-hangar tui, or the hangar_start tool \{"server": "fx"\}\.$/,
 		);
-		await t.supervisor.provider('fx').start();
-		expect(t.supervisor.provider('fx').state).toBe('ready');
+		await t.supervisor.upstream('fx').start();
+		expect(t.supervisor.upstream('fx').state).toBe('ready');
 		await t.supervisor.call('fx', 'echo', {message: 'x'});
 	});
 
 	it('never starts a quarantined upstream and hides its tools', async () => {
 		const t = await startSupervisor({fx: fixture('normal', [], {lazy: false, quarantined: true, tools: [{name: 'echo'}]})});
-		expect(t.supervisor.provider('fx').state).toBe('quarantined');
+		expect(t.supervisor.upstream('fx').state).toBe('quarantined');
 		expect(t.supervisor.tools()).toHaveLength(0);
 		const refused = await callError(t.supervisor.call('fx', 'echo', {message: 'x'}));
 		expect(refused.codeName).toBe('UpstreamUnavailable');
@@ -220,7 +220,7 @@ describe('provider lifecycle with real fixture upstreams', () => {
 		await t.waitForState('fx', 'degraded', 20_000);
 		const trip = t.transitions.at(-1)!;
 		expect(trip.reason).toMatch(/^circuit opened after 3 consecutive failures \(health ping: health ping failed: no answer to ping within 0\.2 s\)/);
-		expect(t.supervisor.provider('fx').snapshot().calls).toBe(0);
+		expect(t.supervisor.upstream('fx').snapshot().calls).toBe(0);
 	});
 
 	it('notices an upstream that exits on its own while idle and restarts it', async () => {
@@ -233,16 +233,16 @@ describe('provider lifecycle with real fixture upstreams', () => {
 	it('keeps a person\'s quarantine across runs until it is lifted', async () => {
 		const first = await startSupervisor({fx: fixture('normal', [], {lazy: false})});
 		await first.waitForState('fx', 'ready');
-		await first.supervisor.provider('fx').quarantine('not trusted yet');
+		await first.supervisor.upstream('fx').quarantine('not trusted yet');
 		expect(first.path('fx').slice(-2)).toEqual(['ready->stopping', 'stopping->quarantined']);
-		expect(first.supervisor.provider('fx').pid).toBeUndefined();
+		expect(first.supervisor.upstream('fx').pid).toBeUndefined();
 		await first.close();
 
 		const second = await startSupervisor({fx: fixture('normal', [], {lazy: false})}, {}, {dir: first.dir});
-		expect(second.supervisor.provider('fx').state).toBe('quarantined');
+		expect(second.supervisor.upstream('fx').state).toBe('quarantined');
 		const refused = await callError(second.supervisor.call('fx', 'echo', {message: 'x'}));
 		expect(refused.message).toContain('quarantined (not trusted yet)');
-		second.supervisor.provider('fx').approve('approved by a person');
+		second.supervisor.upstream('fx').approve('approved by a person');
 		await second.supervisor.call('fx', 'echo', {message: 'x'});
 		expect(second.path('fx')).toEqual(['quarantined->cold', 'cold->starting', 'starting->ready']);
 	});
@@ -252,12 +252,12 @@ describe('provider lifecycle with real fixture upstreams', () => {
 		await t.waitForState('fx', 'ready');
 		const controller = new AbortController();
 		const call = t.supervisor.call('fx', 'sleep', {ms: 20_000}, {signal: controller.signal});
-		await expectEventually(() => t.supervisor.provider('fx').snapshot().inFlight === 1);
+		await expectEventually(() => t.supervisor.upstream('fx').snapshot().inFlight === 1);
 		controller.abort();
 		const error = await callError(call);
 		expect(error.message).toContain('cancelled by the client');
-		await expectEventually(() => t.supervisor.provider('fx').log.tail(50, 'stderr').some(line => line.text.startsWith('cancelled ')));
-		expect(t.supervisor.provider('fx').snapshot().consecutiveFailures).toBe(0);
+		await expectEventually(() => t.supervisor.upstream('fx').log.tail(50, 'stderr').some(line => line.text.startsWith('cancelled ')));
+		expect(t.supervisor.upstream('fx').snapshot().consecutiveFailures).toBe(0);
 	});
 
 	it('relays upstream progress after its own startup progress, always increasing', async () => {

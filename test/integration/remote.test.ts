@@ -44,9 +44,9 @@ describe('remote upstreams over HTTP', () => {
 		expect(t.supervisor.tools().map(tool => tool.name)).toContain('remote__echo');
 		const result = await t.supervisor.call('remote', 'echo', {message: 'over http'});
 		expect(result.content).toEqual([{type: 'text', text: 'Echo: over http'}]);
-		expect(t.supervisor.provider('remote').snapshot()).toMatchObject({transport: 'remote', pid: undefined});
-		await t.supervisor.provider('remote').stop('cold', 'test');
-		expect(t.supervisor.provider('remote').state).toBe('cold');
+		expect(t.supervisor.upstream('remote').snapshot()).toMatchObject({transport: 'remote', pid: undefined});
+		await t.supervisor.upstream('remote').stop('cold', 'test');
+		expect(t.supervisor.upstream('remote').state).toBe('cold');
 	});
 
 	it('falls back to SSE when Streamable HTTP is not served', async () => {
@@ -55,7 +55,7 @@ describe('remote upstreams over HTTP', () => {
 		await t.waitForState('remote', 'ready');
 		const result = await t.supervisor.call('remote', 'echo', {message: 'over sse'});
 		expect(result.content).toEqual([{type: 'text', text: 'Echo: over sse'}]);
-		expect(t.supervisor.provider('remote').log.tail(20).map(line => line.text).join('\n')).toContain('over sse');
+		expect(t.supervisor.upstream('remote').log.tail(20).map(line => line.text).join('\n')).toContain('over sse');
 	});
 
 	it('sends the credentials of a URL as HTTP Basic auth, and never shows them', async () => {
@@ -85,6 +85,6 @@ describe('remote upstreams over HTTP', () => {
 		expect(error).toBeInstanceOf(HangarError);
 		expect((error as HangarError).codeName).toBe('StartFailed');
 		expect((error as HangarError).message).toMatch(/^upstream "remote": start failed: /);
-		expect(t.supervisor.provider('remote').state).toBe('dead');
+		expect(t.supervisor.upstream('remote').state).toBe('dead');
 	});
 });

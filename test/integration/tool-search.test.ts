@@ -6,7 +6,7 @@
  */
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import type {ExposedTool} from '../../source/core/engine/supervisor.js';
-import {minimumScore, stem, ToolSearchIndex} from '../../source/core/engine/tool-search.js';
+import {minimumScore, stem, ToolSearchIndex} from '../../source/core/engine/routing/tool-search.js';
 import {everything, memory, tempDir, waitFor} from '../support/hangar.js';
 import {closeAll, startSupervisor} from '../support/supervisor.js';
 
@@ -19,7 +19,7 @@ describe('over the real tools of server-everything and server-memory', () => {
 		const dir = tempDir();
 		const {supervisor} = await startSupervisor({everything: everything(), memory: memory(dir)}, {}, {dir});
 		// Both are lazy with nothing cached, so the supervisor starts each once to learn its tools.
-		await waitFor(() => ['everything', 'memory'].every(name => supervisor.provider(name).toolsSource === 'live'), 'both upstreams to list their tools');
+		await waitFor(() => ['everything', 'memory'].every(name => supervisor.upstream(name).toolsSource === 'live'), 'both upstreams to list their tools');
 		tools = supervisor.tools();
 		index = new ToolSearchIndex(tools);
 	});

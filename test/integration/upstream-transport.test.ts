@@ -3,10 +3,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
-import {LogBuffer} from '../../source/core/upstream/log-buffer.js';
-import {ChildProcessTransport} from '../../source/core/upstream/child-process-transport.js';
-import {dropEarly, spawnEarly} from '../../source/core/upstream/early-spawn.js';
-import {psSnapshot, treeMembers} from '../../source/core/upstream/process-tree.js';
+import {LogBuffer} from '../../source/core/link/log-buffer.js';
+import {ChildProcessTransport} from '../../source/core/link/child-process-transport.js';
+import {dropEarly, spawnEarly} from '../../source/core/link/early-spawn.js';
+import {psSnapshot, treeMembers} from '../../source/core/link/process-tree.js';
 import {processesWithTag, waitFor} from '../support/hangar.js';
 
 // A child that ignores stdin EOF and SIGTERM, and leaves a grandchild running.

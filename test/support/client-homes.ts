@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
-import type {ClientEnvironment, ClientId} from '../../source/config-files/client-model.js';
+import type {ClientEnvironment, ClientId} from '../../source/client-files/client-model.js';
 
 export const clientFixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'client-configs');
 

@@ -193,11 +193,11 @@ export type {StatusEntry};
 
 export async function status(client: Client): Promise<StatusEntry[]> {
 	const result = await client.callTool({name: 'hangar_list', arguments: {}});
-	return (result.structuredContent as {providers: StatusEntry[]}).providers;
+	return (result.structuredContent as {upstreams: StatusEntry[]}).upstreams;
 }
 
 export async function statusOf(client: Client, name: string): Promise<StatusEntry> {
-	const entry = (await status(client)).find(provider => provider.name === name);
+	const entry = (await status(client)).find(upstream => upstream.name === name);
 	if (entry === undefined) throw new Error(`no upstream ${name} in hangar_list`);
 	return entry;
 }

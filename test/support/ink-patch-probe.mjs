@@ -12,7 +12,7 @@ import {Writable} from 'node:stream';
 
 const [mode, what] = process.argv.slice(2);
 const root = new URL('../../', import.meta.url);
-if (mode === 'patched') (await import(new URL('dist/ink-patch.js', root).href)).boundInkCaches();
+if (mode === 'patched') (await import(new URL('dist/tui/ink-patch.js', root).href)).boundInkCaches();
 const require = createRequire(new URL('package.json', root));
 const inkEntry = require.resolve('ink');
 const inkFile = name => new URL(`./${name}.js`, `file://${inkEntry}`).href;

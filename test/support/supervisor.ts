@@ -3,11 +3,11 @@
  * processes, observed through its typed transition events.
  */
 import path from 'node:path';
-import {parseConfig} from '../../source/core/config/config.js';
+import {parseConfig} from '../../source/core/config/read-config.js';
 import {silentLogger} from '../../source/core/base/logger.js';
 import {StateStore} from '../../source/core/engine/state-store.js';
 import {Supervisor} from '../../source/core/engine/supervisor.js';
-import type {TransitionEvent} from '../../source/core/engine/provider.js';
+import type {TransitionEvent} from '../../source/core/engine/upstream/upstream.js';
 import {fastHangar, tempDir, waitFor, type ServerEntry} from './hangar.js';
 
 export type TestSupervisor = {
@@ -42,9 +42,9 @@ export async function startSupervisor(
 		supervisor,
 		dir,
 		transitions,
-		path: name => transitions.filter(event => event.provider === name).map(event => `${event.from}->${event.to}`),
+		path: name => transitions.filter(event => event.upstream === name).map(event => `${event.from}->${event.to}`),
 		waitForState: async (name, state, timeoutMs) => {
-			await waitFor(() => supervisor.provider(name).state === state, `${name} to be ${state} (now ${supervisor.provider(name).state})`, timeoutMs);
+			await waitFor(() => supervisor.upstream(name).state === state, `${name} to be ${state} (now ${supervisor.upstream(name).state})`, timeoutMs);
 		},
 		close: async () => supervisor.shutdown('test finished'),
 	};

@@ -101,7 +101,7 @@ export function maskArgs(args: readonly string[]): string[] {
 	return out;
 }
 
-/** The shape of a launch this module needs (config/config.ts's StdioLaunch and RemoteLaunch). */
+/** The shape of a launch this module needs (config/read-config.ts's StdioLaunch and RemoteLaunch). */
 export type LaunchSecrets = {args?: readonly string[]; env?: Readonly<Record<string, string>>; url?: string; headers?: Readonly<Record<string, string>>};
 
 /**

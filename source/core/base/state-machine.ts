@@ -1,6 +1,6 @@
 /**
  * A small, generic table-driven state machine. Every machine in hangar (the
- * provider lifecycle, the per-connection protocol state) is a table of
+ * upstream lifecycle, the per-connection protocol state) is a table of
  * `state -> event -> next state`; applying an event that the table does not
  * list throws `InvalidTransitionError` instead of being ignored. Each applied
  * transition is recorded with its reason and time and handed to listeners, so

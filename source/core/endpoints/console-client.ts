@@ -7,7 +7,7 @@
  * the next owner is the caller's business (see components/remote-source.ts).
  */
 import {z} from 'zod';
-import type {HangarConfig} from '../config/config.js';
+import type {HangarConfig} from '../config/read-config.js';
 import type {ConsoleAnswer, ConsoleParams} from '../gateway/console.js';
 import {consoleChangedNotification, consoleMethod} from '../wire/protocol.js';
 import {drainingNotification} from '../wire/protocol.js';

@@ -16,7 +16,7 @@
 import {spawn} from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import type {HangarConfig} from '../config/config.js';
+import type {HangarConfig} from '../config/read-config.js';
 import type {Logger, LogLevel} from '../base/logger.js';
 import type {StdioBridge} from './bridge.js';
 import {readOwner} from './socket-client.js';

@@ -14,9 +14,9 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type {HangarConfig, ServerConfig, StdioLaunch} from '../config/config.js';
+import type {HangarConfig, ServerConfig, StdioLaunch} from '../config/read-config.js';
 import {quarantinedIn} from '../engine/state-store.js';
-import {spawnEarly} from '../upstream/early-spawn.js';
+import {spawnEarly} from '../link/early-spawn.js';
 
 /** As many as `Supervisor.launch` starts at once. */
 const launchConcurrency = 4;

@@ -10,7 +10,7 @@
  * exit; `serve` has no terminal to lose (a client's daemon runs in its own
  * session), so there it means what it means for daemons: reload the config.
  */
-import {loadConfig, type HangarConfig} from '../config/config.js';
+import {loadConfig, type HangarConfig} from '../config/read-config.js';
 import {GatewaySession} from '../gateway/session.js';
 import type {HttpEndpoint, HttpListenOptions} from './http-endpoint.js';
 import {LineTransport, logDrops} from '../wire/line-transport.js';
@@ -18,8 +18,8 @@ import {managementTools} from '../gateway/management-tools.js';
 import {LocalEndpoint, busyEndpoint} from './local-endpoint.js';
 import type {EndpointOwner} from './socket-client.js';
 import type {Logger} from '../base/logger.js';
-import {killAllTreesSync} from '../upstream/process-registry.js';
-import {dropEarly} from '../upstream/early-spawn.js';
+import {killAllTreesSync} from '../link/process-registry.js';
+import {dropEarly} from '../link/early-spawn.js';
 import {StateStore} from '../engine/state-store.js';
 import {Supervisor} from '../engine/supervisor.js';
 

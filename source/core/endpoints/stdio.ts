@@ -12,7 +12,7 @@
  * connect.
  */
 import fs from 'node:fs';
-import {ConfigError, loadConfig, parseConfig, stateDirOf, type HangarConfig} from '../config/config.js';
+import {ConfigError, loadConfig, parseConfig, stateDirOf, type HangarConfig} from '../config/read-config.js';
 import {fileSink, logLevels, splitLogger, stderrSink, type Logger, type LogLevel} from '../base/logger.js';
 import {StdioBridge} from './bridge.js';
 import {daemonLogFile, keepDaemon, startDaemon} from './daemon.js';

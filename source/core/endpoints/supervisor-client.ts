@@ -18,9 +18,9 @@ import {z} from 'zod';
 import type {CallsPage, ConfigAnswer, LogPage} from '../gateway/session.js';
 import {LineTransport} from '../wire/line-transport.js';
 import {callsMethod, cliClientName, commandMethod, configMethod, implementationInfo, logsMethod, maxListLimit, personMethod} from '../wire/protocol.js';
-import type {HangarConfig} from '../config/config.js';
+import type {HangarConfig} from '../config/read-config.js';
 import {attachToSupervisor, type EndpointOwner} from './socket-client.js';
-import type {StatusEntry} from '../engine/views.js';
+import type {StatusEntry} from '../views/views.js';
 import type {StatusPage} from '../gateway/management-tools.js';
 import type {Command} from '../engine/supervisor.js';
 
@@ -92,7 +92,7 @@ export class SupervisorClient {
 		do {
 			const result = await this.tool('hangar_list', {limit: maxListLimit, ...(cursor === null ? {} : {cursor})});
 			const page = result.structuredContent as StatusPage;
-			entries.push(...page.providers);
+			entries.push(...page.upstreams);
 			context = page.contextTokens;
 			cursor = page.nextCursor;
 		} while (cursor !== null);

@@ -12,17 +12,17 @@
  * the TUI's keymap, the management tools and the CLI's commands.
  */
 import {HangarError, JsonRpcError, JsonRpcCode, type Audience, type Hint} from '../base/errors.js';
-import type {ClientCapability} from '../upstream/client-side.js';
+import type {ClientCapability} from '../link/client-side.js';
 
 /** The actions a hint may send a person to, and where each can be done. */
 export type SurfaceAction = 'start' | 'stop' | 'restart' | 'quarantine' | 'approve' | 'details' | 'logs';
 
 export type Surfaces = {
-	/** The TUI key and the keymap command it runs (source/components/keymap.ts). */
+	/** The TUI key and the keymap command it runs (source/tui/components/keymap.ts). */
 	key?: {label: string; command: string};
 	/** The management tool a client can call (gateway/management-tools.ts). */
 	tool?: string;
-	/** The `mcp-hangar` command a shell user runs (source/cli.tsx). */
+	/** The `mcp-hangar` command a shell user runs (source/cli/main.tsx). */
 	cli?: string;
 };
 

@@ -20,11 +20,11 @@ import fs from 'node:fs';
 import {chmod, readFile, rename, writeFile} from 'node:fs/promises';
 import path from 'node:path';
 import {Low, type Adapter} from 'lowdb';
-import type {ToolDefinition} from '../config/config.js';
+import type {ToolDefinition} from '../config/read-config.js';
 import type {Logger} from '../base/logger.js';
 import {isAlive} from '../base/process-alive.js';
-import type {PinRecord, PinnedTool, ToolChange} from './pins.js';
-import type {PersistedCatalog} from './catalog.js';
+import type {PinRecord, PinnedTool, ToolChange} from './upstream/pins.js';
+import type {PersistedCatalog} from './upstream/catalog.js';
 
 export type PersistedExit = {code: number | null; signal: string | null; at: number; stderrTail: string[]};
 

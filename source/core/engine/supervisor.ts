@@ -1,14 +1,14 @@
 /**
- * The supervisor: every configured upstream as a `Provider`, the one state
+ * The supervisor: every configured upstream as a `Upstream`, the one state
  * model that every surface reads (gateway `tools/list`, `hangar_list`, the
  * call path, the TUI). It publishes typed events (transitions, tool set
  * changes, activity), takes people's actions, and answers status from memory
  * only, never by asking an upstream. Where a request goes is the `Router`'s
- * business: it derives the exposed tool set from the providers.
+ * business: it derives the exposed tool set from the upstreams.
  *
- * A server with `"instances": "per-client"` is one provider in `providers`
+ * A server with `"instances": "per-client"` is one upstream in `upstreams`
  * (its template: the tool list, the catalog, what people act on) and one
- * more provider per client session that sends it a request (`<server>#<n>`,
+ * more upstream per client session that sends it a request (`<server>#<n>`,
  * n the session's number), created then and shut down when the session
  * closes. Each instance has its own breaker, restart budget and idle stop,
  * and its requests to a client go to its own session only.
@@ -17,25 +17,25 @@ import {EventEmitter} from 'node:events';
 import fs from 'node:fs';
 import {errorMessage, HangarError, JsonRpcError} from '../base/errors.js';
 import {CallLog} from './call-log.js';
-import {ClientRegistry, type ClientRecord} from './clients.js';
-import {ClientRelay, SessionRelay} from './client-relay.js';
-import {ConfigError, parseConfigText, type HangarConfig, type ServerConfig, type ToolDefinition} from '../config/config.js';
-import {ContextCost, type ContextCostView} from './context-cost.js';
-import {describeDiff, diffConfigs, isEmptyDiff} from './config-diff.js';
-import {ConfigFile, hashText, type ReloadRecord} from './config-file.js';
-import {describeApproval} from './pins.js';
+import {ClientRegistry, type ClientRecord} from './clients/clients.js';
+import {ClientRelay, SessionRelay} from './clients/client-relay.js';
+import {ConfigError, parseConfigText, type HangarConfig, type ServerConfig, type ToolDefinition} from '../config/read-config.js';
+import {ContextCost, type ContextCostView} from './upstream/context-cost.js';
+import {describeDiff, diffConfigs, isEmptyDiff} from './config/config-diff.js';
+import {ConfigFile, hashText, type ReloadRecord} from './config/running-config.js';
+import {describeApproval} from './upstream/pins.js';
 import type {Logger} from '../base/logger.js';
 import {launchSecrets, registerSecrets} from '../base/secret-mask.js';
-import type {CallContext} from './call-path.js';
-import {Provider} from './provider.js';
-import type {TransitionEvent} from './provider-state.js';
+import type {CallContext} from './upstream/call-path.js';
+import {Upstream} from './upstream/upstream.js';
+import type {TransitionEvent} from './upstream/upstream-state.js';
 import {pointlessCommand, shuttingDown, unknownUpstream} from './refusals.js';
-import {Router, takesPart, type ExposedKind, type ExposedTool, type NameClash} from './router.js';
-import {Subscriptions} from './subscriptions.js';
-import type {ServerCapabilities} from './catalog.js';
+import {Router, takesPart, type ExposedKind, type ExposedTool, type NameClash} from './routing/router.js';
+import {Subscriptions} from './routing/subscriptions.js';
+import type {ServerCapabilities} from './upstream/catalog.js';
 import type {StateStore} from './state-store.js';
-import type {ToolSearchHit} from './tool-search.js';
-import type {CallToolResult} from '../upstream/connection.js';
+import type {ToolSearchHit} from './routing/tool-search.js';
+import type {CallToolResult} from '../link/connection.js';
 
 export type {ExposedTool, NameClash};
 
@@ -76,9 +76,9 @@ export class Supervisor extends EventEmitter<{
 	/** A reload was applied, found nothing to do, or was refused. */
 	reload: [ReloadRecord];
 }> {
-	readonly providers = new Map<string, Provider>();
+	readonly upstreams = new Map<string, Upstream>();
 	/** Where each request goes: exposed names, hangar_call, hidden owners, "did you mean". */
-	readonly router = new Router(this.providers);
+	readonly router = new Router(this.upstreams);
 	/** Resource subscriptions of every session, counted per upstream resource. */
 	readonly subscriptions: Subscriptions;
 	/** The clashes last logged, so each is logged when it appears, not on every change. */
@@ -94,15 +94,15 @@ export class Supervisor extends EventEmitter<{
 	/** The file the config came from: what runs, drift, the reloads so far. */
 	readonly configFile: ConfigFile;
 	private current: HangarConfig;
-	/** Removes the supervisor's listeners from a provider it lets go of. */
-	private readonly detach = new Map<Provider, () => void>();
-	/** Providers a reload removed or replaced, while they stop. */
+	/** Removes the supervisor's listeners from a upstream it lets go of. */
+	private readonly detach = new Map<Upstream, () => void>();
+	/** Upstreams a reload removed or replaced, while they stop. */
 	private readonly retiring = new Set<Promise<void>>();
 	private reloading: Promise<ReloadRecord> | undefined;
 	/** Passes the clients' log level and roots to every upstream connection. */
 	private readonly relay: ClientRelay;
 	/** The instances of each per-client template, by client session id. */
-	private readonly instanceSets = new Map<Provider, Map<number, Instance>>();
+	private readonly instanceSets = new Map<Upstream, Map<number, Instance>>();
 
 	constructor(
 		config: HangarConfig,
@@ -115,17 +115,17 @@ export class Supervisor extends EventEmitter<{
 		// Each running upstream's connection follows the clients' log level and roots.
 		this.clients.setMaxListeners(0);
 		this.relay = new ClientRelay(this.clients, logger.child('relay'));
-		this.subscriptions = new Subscriptions(this.router, logger, (provider, subscriber) => this.instanceFor(provider, subscriber.client));
+		this.subscriptions = new Subscriptions(this.router, logger, (upstream, subscriber) => this.instanceFor(upstream, subscriber.client));
 		this.current = config;
 		this.configFile = new ConfigFile(config.path);
-		for (const server of config.servers) this.addProvider(server, config);
+		for (const server of config.servers) this.addUpstream(server, config);
 		// A session's instances must not outlive it.
 		this.clients.on('removed', record => {
 			for (const [template, set] of this.instanceSets) {
 				const instance = set.get(record.id);
 				if (instance === undefined) continue;
 				set.delete(record.id);
-				void this.retire(instance.provider, `its client session (${record.label}) closed`).then(() => this.emit('activity', template.name));
+				void this.retire(instance.upstream, `its client session (${record.label}) closed`).then(() => this.emit('activity', template.name));
 			}
 		});
 		this.logIssues(config);
@@ -146,18 +146,18 @@ export class Supervisor extends EventEmitter<{
 		return this.current;
 	}
 
-	private addProvider(server: ServerConfig, config: HangarConfig): Provider {
-		// Before the provider exists (at start, or when a reload adds or changes it): its log buffer masks these from its first line on.
+	private addUpstream(server: ServerConfig, config: HangarConfig): Upstream {
+		// Before the upstream exists (at start, or when a reload adds or changes it): its log buffer masks these from its first line on.
 		registerSecrets(launchSecrets(server.launch));
-		const provider = new Provider(server, config.hangar, this.store, this.logger.child(server.name), this.relay);
+		const upstream = new Upstream(server, config.hangar, this.store, this.logger.child(server.name), this.relay);
 		const onTransition = (event: TransitionEvent): void => {
 			// Dirty first, so a listener that reads tools() sees the set after this transition.
 			this.markToolsDirty();
-			if (event.to === 'ready' && event.from === 'starting') this.subscriptions.resubscribe(provider);
+			if (event.to === 'ready' && event.from === 'starting') this.subscriptions.resubscribe(upstream);
 			this.emit('transition', event);
 			// A per-client server's template runs only to learn its tools (at launch, or a person's start): no client is served by it.
-			if (event.to === 'ready' && provider.config.instances === 'per-client') {
-				void provider.stop('cold', 'its tools are known; each client session runs its own instance ("instances": "per-client")').catch(() => {});
+			if (event.to === 'ready' && upstream.config.instances === 'per-client') {
+				void upstream.stop('cold', 'its tools are known; each client session runs its own instance ("instances": "per-client")').catch(() => {});
 			}
 		};
 
@@ -167,30 +167,30 @@ export class Supervisor extends EventEmitter<{
 			this.emit('activity', server.name);
 		};
 
-		provider.on('transition', onTransition);
-		provider.on('tools', onTools);
-		provider.on('catalog', onTools);
-		provider.on('resourceUpdated', onResourceUpdated);
-		provider.on('activity', onActivity);
-		this.detach.set(provider, () => {
-			provider.off('transition', onTransition);
-			provider.off('tools', onTools);
-			provider.off('catalog', onTools);
-			provider.off('resourceUpdated', onResourceUpdated);
-			provider.off('activity', onActivity);
+		upstream.on('transition', onTransition);
+		upstream.on('tools', onTools);
+		upstream.on('catalog', onTools);
+		upstream.on('resourceUpdated', onResourceUpdated);
+		upstream.on('activity', onActivity);
+		this.detach.set(upstream, () => {
+			upstream.off('transition', onTransition);
+			upstream.off('tools', onTools);
+			upstream.off('catalog', onTools);
+			upstream.off('resourceUpdated', onResourceUpdated);
+			upstream.off('activity', onActivity);
 		});
-		this.providers.set(server.name, provider);
-		return provider;
+		this.upstreams.set(server.name, upstream);
+		return upstream;
 	}
 
 	/**
-	 * The provider that serves `client`'s requests for `template`: the
+	 * The upstream that serves `client`'s requests for `template`: the
 	 * template itself for a shared server, or the session's own instance of a
 	 * per-client server, created on its first request. While a person or the
 	 * config has switched the server off, the template answers (with its
 	 * refusal), so no instance starts.
 	 */
-	instanceFor(template: Provider, client: ClientRecord | undefined): Provider {
+	instanceFor(template: Upstream, client: ClientRecord | undefined): Upstream {
 		if (template.config.instances !== 'per-client' || client === undefined || template.admin !== 'enabled' || template.state === 'invalid' || this.shuttingDown) return template;
 		// A session that has closed gets no instance: nothing would ever stop it.
 		if (!this.clients.has(client)) return template;
@@ -201,12 +201,12 @@ export class Supervisor extends EventEmitter<{
 		}
 
 		const existing = set.get(client.id);
-		if (existing !== undefined) return existing.provider;
+		if (existing !== undefined) return existing.upstream;
 		const name = `${template.name}#${client.id}`;
 		const logger = this.logger.child(name);
-		const provider = new Provider(template.config, this.current.hangar, this.store, logger, new SessionRelay(this.clients, client, name, logger), name);
+		const upstream = new Upstream(template.config, this.current.hangar, this.store, logger, new SessionRelay(this.clients, client, name, logger), name);
 		const onTransition = (event: TransitionEvent): void => {
-			if (event.to === 'ready' && event.from === 'starting') this.subscriptions.resubscribe(provider);
+			if (event.to === 'ready' && event.from === 'starting') this.subscriptions.resubscribe(upstream);
 			this.emit('transition', event);
 		};
 
@@ -215,42 +215,42 @@ export class Supervisor extends EventEmitter<{
 		};
 
 		const onResourceUpdated = (uri: string): void => this.subscriptions.updated(name, uri);
-		provider.on('transition', onTransition);
-		provider.on('activity', onActivity);
-		provider.on('resourceUpdated', onResourceUpdated);
-		this.detach.set(provider, () => {
-			provider.off('transition', onTransition);
-			provider.off('activity', onActivity);
-			provider.off('resourceUpdated', onResourceUpdated);
+		upstream.on('transition', onTransition);
+		upstream.on('activity', onActivity);
+		upstream.on('resourceUpdated', onResourceUpdated);
+		this.detach.set(upstream, () => {
+			upstream.off('transition', onTransition);
+			upstream.off('activity', onActivity);
+			upstream.off('resourceUpdated', onResourceUpdated);
 		});
-		provider.log.push('hangar', `instance of "${template.name}" for the client session ${client.label}${client.name === null ? '' : ` ("${client.name}")`}`);
-		set.set(client.id, {provider, client});
+		upstream.log.push('hangar', `instance of "${template.name}" for the client session ${client.label}${client.name === null ? '' : ` ("${client.name}")`}`);
+		set.set(client.id, {upstream, client});
 		this.emit('activity', template.name);
-		return provider;
+		return upstream;
 	}
 
 	/** The running instances of a per-client server, oldest session first (empty for a shared one). */
 	instancesOf(name: string): readonly Instance[] {
-		const template = this.providers.get(name);
+		const template = this.upstreams.get(name);
 		const set = template === undefined ? undefined : this.instanceSets.get(template);
 		return set === undefined ? [] : [...set.values()];
 	}
 
 	/** Shuts down every instance of a per-client template (a person's stop or quarantine, a reload). */
-	private async retireInstances(template: Provider, reason: string): Promise<number> {
+	private async retireInstances(template: Upstream, reason: string): Promise<number> {
 		const set = this.instanceSets.get(template);
 		if (set === undefined) return 0;
 		this.instanceSets.delete(template);
-		await Promise.all([...set.values()].map(async instance => this.retire(instance.provider, reason)));
+		await Promise.all([...set.values()].map(async instance => this.retire(instance.upstream, reason)));
 		return set.size;
 	}
 
-	/** Lets go of a provider (removed or replaced by a reload): its events no longer reach surfaces, and it stops. */
-	private retire(provider: Provider, reason: string): Promise<void> {
-		void this.retireInstances(provider, reason);
-		this.detach.get(provider)?.();
-		this.detach.delete(provider);
-		const stopping = provider.shutdown(reason).catch(() => {});
+	/** Lets go of a upstream (removed or replaced by a reload): its events no longer reach surfaces, and it stops. */
+	private retire(upstream: Upstream, reason: string): Promise<void> {
+		void this.retireInstances(upstream, reason);
+		this.detach.get(upstream)?.();
+		this.detach.delete(upstream);
+		const stopping = upstream.shutdown(reason).catch(() => {});
 		this.retiring.add(stopping);
 		void stopping.finally(() => this.retiring.delete(stopping));
 		return stopping;
@@ -314,30 +314,30 @@ export class Supervisor extends EventEmitter<{
 		this.logIssues(applied);
 		const note = `config reload: ${trigger}`;
 		for (const name of diff.removed) {
-			const provider = this.providers.get(name)!;
-			this.providers.delete(name);
-			void this.retire(provider, `removed from the config (${note})`);
+			const upstream = this.upstreams.get(name)!;
+			this.upstreams.delete(name);
+			void this.retire(upstream, `removed from the config (${note})`);
 		}
 
 		for (const {name, fields} of diff.changed) {
-			const old = this.providers.get(name)!;
+			const old = this.upstreams.get(name)!;
 			const wasRunning = old.state === 'ready' || old.state === 'degraded' || old.state === 'starting';
 			const server = applied.servers.find(entry => entry.name === name)!;
-			const provider = this.addProvider(server, applied);
-			provider.log.push('hangar', `${fields.join(', ')} changed; replaced${wasRunning ? ' and started again' : ''} (${note})`);
+			const upstream = this.addUpstream(server, applied);
+			upstream.log.push('hangar', `${fields.join(', ')} changed; replaced${wasRunning ? ' and started again' : ''} (${note})`);
 			const stopped = this.retire(old, `its config changed: ${fields.join(', ')} (${note})`);
 			// One process at a time: the new one starts once the old one is gone.
 			void stopped.then(async () => {
-				if (this.shuttingDown || this.providers.get(name) !== provider) return;
-				if (wasRunning && provider.state === 'cold') await provider.start(`its config changed: ${fields.join(', ')} (${note})`).catch(() => {});
-				else await provider.launch();
+				if (this.shuttingDown || this.upstreams.get(name) !== upstream) return;
+				if (wasRunning && upstream.state === 'cold') await upstream.start(`its config changed: ${fields.join(', ')} (${note})`).catch(() => {});
+				else await upstream.launch();
 			});
 		}
 
 		for (const name of diff.added) {
-			const provider = this.addProvider(applied.servers.find(entry => entry.name === name)!, applied);
-			provider.log.push('hangar', `added to the config (${note})`);
-			void provider.launch();
+			const upstream = this.addUpstream(applied.servers.find(entry => entry.name === name)!, applied);
+			upstream.log.push('hangar', `added to the config (${note})`);
+			void upstream.launch();
 		}
 
 		this.markToolsDirty();
@@ -360,11 +360,11 @@ export class Supervisor extends EventEmitter<{
 	 * A call to one still waiting in this queue starts it at once.
 	 */
 	launch(concurrency = 4): Promise<void> {
-		const queue = [...this.providers.values()].filter(provider => provider.startsAtLaunch);
+		const queue = [...this.upstreams.values()].filter(upstream => upstream.startsAtLaunch);
 		const worker = async () => {
-			for (let provider = queue.shift(); provider !== undefined; provider = queue.shift()) {
+			for (let upstream = queue.shift(); upstream !== undefined; upstream = queue.shift()) {
 				if (this.shuttingDown) return;
-				await provider.launch();
+				await upstream.launch();
 			}
 		};
 
@@ -373,7 +373,7 @@ export class Supervisor extends EventEmitter<{
 
 	/**
 	 * Resolves once no upstream is learning its tools for the first time (see
-	 * Provider.discovering), or after `ms`: what a client's first tools/list
+	 * Upstream.discovering), or after `ms`: what a client's first tools/list
 	 * and prompts/list wait for (hangar.firstListWaitSeconds), so a first run
 	 * does not answer with the hangar_* tools alone. Upstreams that answer
 	 * later reach the client by list_changed. Driven by transitions (every
@@ -382,7 +382,7 @@ export class Supervisor extends EventEmitter<{
 	async awaitDiscovery(ms: number): Promise<void> {
 		if (ms <= 0) return;
 		const deadline = Date.now() + ms;
-		const discovering = () => !this.shuttingDown && [...this.providers.values()].some(provider => provider.discovering);
+		const discovering = () => !this.shuttingDown && [...this.upstreams.values()].some(upstream => upstream.discovering);
 		while (discovering()) {
 			const left = deadline - Date.now();
 			if (left <= 0) return;
@@ -399,10 +399,10 @@ export class Supervisor extends EventEmitter<{
 		}
 	}
 
-	provider(name: string): Provider {
-		const provider = this.providers.get(name);
-		if (provider === undefined) throw unknownUpstream(name, [...this.providers.keys()]);
-		return provider;
+	upstream(name: string): Upstream {
+		const upstream = this.upstreams.get(name);
+		if (upstream === undefined) throw unknownUpstream(name, [...this.upstreams.keys()]);
+		return upstream;
 	}
 
 	/** The exposed tool set (see Router). */
@@ -430,9 +430,9 @@ export class Supervisor extends EventEmitter<{
 	 */
 	capabilities(): ServedCapabilities {
 		const served: ServedCapabilities = {};
-		for (const provider of this.providers.values()) {
-			if (!takesPart(provider)) continue;
-			const caps: ServerCapabilities | undefined = provider.capabilities;
+		for (const upstream of this.upstreams.values()) {
+			if (!takesPart(upstream)) continue;
+			const caps: ServerCapabilities | undefined = upstream.capabilities;
 			if (caps === undefined || caps.resources !== undefined) {
 				served.resources ??= {listChanged: true};
 				if (caps?.resources?.subscribe === true) served.resources.subscribe = true;
@@ -463,10 +463,10 @@ export class Supervisor extends EventEmitter<{
 	 * quarantine, pin tools) is for people only: the gateway never offers it.
 	 */
 	async command(name: string, action: Command, via: string): Promise<string> {
-		const provider = this.provider(name);
+		const upstream = this.upstream(name);
 		if (this.shuttingDown) throw shuttingDown(name, action);
-		if (provider.config.instances === 'per-client') return this.perClientCommand(provider, action, via);
-		return this.serverCommand(provider, action, via);
+		if (upstream.config.instances === 'per-client') return this.perClientCommand(upstream, action, via);
+		return this.serverCommand(upstream, action, via);
 	}
 
 	/**
@@ -475,7 +475,7 @@ export class Supervisor extends EventEmitter<{
 	 * starts again), restart restarts each running one. Start and approve act
 	 * on the template; instances start at each session's next request.
 	 */
-	private async perClientCommand(template: Provider, action: Command, via: string): Promise<string> {
+	private async perClientCommand(template: Upstream, action: Command, via: string): Promise<string> {
 		const name = template.name;
 		const instances = (this.instanceSets.get(template)?.size ?? 0);
 		const ofInstances = (count: number) => `${count} instance${count === 1 ? '' : 's'}`;
@@ -489,10 +489,10 @@ export class Supervisor extends EventEmitter<{
 			}
 
 			case 'restart': {
-				const running = [...(this.instanceSets.get(template)?.values() ?? [])].filter(instance => instance.provider.state !== 'cold');
+				const running = [...(this.instanceSets.get(template)?.values() ?? [])].filter(instance => instance.upstream.state !== 'cold');
 				if (running.length === 0) return `"${name}" runs one instance per client session and none is running (${ofInstances(instances)}); each starts at its session's next request`;
-				await Promise.all(running.map(async instance => instance.provider.restart(`restarted by ${via}`)));
-				return `restarted "${name}": ${ofInstances(running.length)} (${running.map(instance => `${instance.provider.name}: ${instance.provider.state}${instance.provider.pid === undefined ? '' : `, pid ${instance.provider.pid}`}`).join('; ')})`;
+				await Promise.all(running.map(async instance => instance.upstream.restart(`restarted by ${via}`)));
+				return `restarted "${name}": ${ofInstances(running.length)} (${running.map(instance => `${instance.upstream.name}: ${instance.upstream.state}${instance.upstream.pid === undefined ? '' : `, pid ${instance.upstream.pid}`}`).join('; ')})`;
 			}
 
 			case 'start':
@@ -502,74 +502,74 @@ export class Supervisor extends EventEmitter<{
 		}
 	}
 
-	private async serverCommand(provider: Provider, action: Command, via: string): Promise<string> {
-		const name = provider.name;
+	private async serverCommand(upstream: Upstream, action: Command, via: string): Promise<string> {
+		const name = upstream.name;
 		switch (action) {
 			case 'start': {
-				if (provider.state === 'ready' || provider.state === 'degraded') return `"${name}" is already running (${provider.state}, pid ${provider.pid ?? 'remote'})`;
-				await provider.start(`started by ${via}`);
-				return `started "${name}" (${provider.state}${provider.pid === undefined ? '' : `, pid ${provider.pid}`}, ${provider.tools.length} tools)`;
+				if (upstream.state === 'ready' || upstream.state === 'degraded') return `"${name}" is already running (${upstream.state}, pid ${upstream.pid ?? 'remote'})`;
+				await upstream.start(`started by ${via}`);
+				return `started "${name}" (${upstream.state}${upstream.pid === undefined ? '' : `, pid ${upstream.pid}`}, ${upstream.tools.length} tools)`;
 			}
 
 			case 'stop': {
-				if (provider.state === 'quarantined' || provider.state === 'disabled' || provider.state === 'invalid') throw pointlessCommand(name, 'stop', provider.state);
+				if (upstream.state === 'quarantined' || upstream.state === 'disabled' || upstream.state === 'invalid') throw pointlessCommand(name, 'stop', upstream.state);
 
-				if (provider.state === 'stopped') return `"${name}" is already stopped`;
-				await provider.stop('stopped', `stopped by ${via}`);
+				if (upstream.state === 'stopped') return `"${name}" is already stopped`;
+				await upstream.stop('stopped', `stopped by ${via}`);
 				return `stopped "${name}": it does not start on demand until it is started again`;
 			}
 
 			case 'restart': {
-				await provider.restart(`restarted by ${via}`);
-				return `restarted "${name}" (${provider.state}${provider.pid === undefined ? '' : `, pid ${provider.pid}`})`;
+				await upstream.restart(`restarted by ${via}`);
+				return `restarted "${name}" (${upstream.state}${upstream.pid === undefined ? '' : `, pid ${upstream.pid}`})`;
 			}
 
 			case 'quarantine': {
-				if (provider.state === 'quarantined') return `"${name}" is already quarantined`;
-				if (provider.state === 'disabled' || provider.state === 'invalid') throw pointlessCommand(name, 'quarantine', provider.state);
+				if (upstream.state === 'quarantined') return `"${name}" is already quarantined`;
+				if (upstream.state === 'disabled' || upstream.state === 'invalid') throw pointlessCommand(name, 'quarantine', upstream.state);
 
-				await provider.quarantine(`quarantined by ${via}`);
+				await upstream.quarantine(`quarantined by ${via}`);
 				return `quarantined "${name}": stopped, tools hidden, calls refused until a person approves it`;
 			}
 
 			case 'approve': {
-				const wasQuarantined = provider.state === 'quarantined';
-				const plan = provider.approve(`approved by ${via}`);
+				const wasQuarantined = upstream.state === 'quarantined';
+				const plan = upstream.approve(`approved by ${via}`);
 				const pinned = `pinned ${describeApproval(plan)}`;
 				// Started at launch had it not been quarantined (lazy is false, or its tools were never listed): start it now.
-				const starting = provider.startsAtLaunch;
-				if (starting) void provider.launch();
-				const next = starting ? (provider.config.lazy ? '; starting it once to learn its tools' : '; starting it (lazy is false)') : '';
+				const starting = upstream.startsAtLaunch;
+				if (starting) void upstream.launch();
+				const next = starting ? (upstream.config.lazy ? '; starting it once to learn its tools' : '; starting it (lazy is false)') : '';
 				return wasQuarantined ? `approved "${name}": quarantine lifted${starting ? '' : ' (now cold)'}, ${pinned}${next}` : `approved "${name}": ${pinned}${next}`;
 			}
 		}
 	}
 
-	/** A request other than a tool call to one upstream (see Provider.request). */
+	/** A request other than a tool call to one upstream (see Upstream.request). */
 	/** `client`: the session asking, so a per-client server's request goes to its own instance. */
-	async request(provider: Provider, method: string, params: Record<string, unknown>, operation: string, context: Pick<CallContext, 'signal' | 'budget'> = {}, client?: ClientRecord): Promise<Record<string, unknown>> {
-		if (this.shuttingDown) throw shuttingDown(provider.name, operation);
-		return this.instanceFor(provider, client).request(method, params, operation, context);
+	async request(upstream: Upstream, method: string, params: Record<string, unknown>, operation: string, context: Pick<CallContext, 'signal' | 'budget'> = {}, client?: ClientRecord): Promise<Record<string, unknown>> {
+		if (this.shuttingDown) throw shuttingDown(upstream.name, operation);
+		return this.instanceFor(upstream, client).request(method, params, operation, context);
 	}
 
 	/** `client`: the session calling, so a per-client server's call goes to its own instance. */
 	async call(server: string, tool: string, args: Record<string, unknown> | undefined, context: CallContext = {}, client?: ClientRecord): Promise<CallToolResult> {
 		if (this.shuttingDown) throw shuttingDown(server, `tools/call "${tool}"`);
-		const provider = this.provider(server);
-		const instance = this.instanceFor(provider, client);
+		const upstream = this.upstream(server);
+		const instance = this.instanceFor(upstream, client);
 		const began = performance.now();
 		const caller = context.client ?? client?.name ?? client?.label ?? 'hangar';
 		try {
 			const result = await instance.callTool(tool, args, context);
 			const outcome = result.isError === true ? 'tool-error' : 'ok';
 			const ms = performance.now() - began;
-			if (instance !== provider) provider.metrics.recordInHistory(ms, false);
+			if (instance !== upstream) upstream.metrics.recordInHistory(ms, false);
 			this.calls.record({at: Date.now(), client: caller, upstream: server, tool, ms, outcome, code: null, error: null, args, result});
 			return result;
 		} catch (error) {
 			const code = error instanceof HangarError ? error.codeName : error instanceof JsonRpcError ? String(error.code) : null;
 			const ms = performance.now() - began;
-			if (instance !== provider) provider.metrics.recordInHistory(ms, true);
+			if (instance !== upstream) upstream.metrics.recordInHistory(ms, true);
 			this.calls.record({at: Date.now(), client: caller, upstream: server, tool, ms, outcome: 'error', code, error: errorMessage(error), args, result: undefined});
 			throw error;
 		}
@@ -581,8 +581,8 @@ export class Supervisor extends EventEmitter<{
 		this.shuttingDown = true;
 		this.logger.info(`shutting down: ${reason}`);
 		this.configFile.close();
-		const instances = [...this.instanceSets.values()].flatMap(set => [...set.values()].map(instance => instance.provider));
-		await Promise.all([...this.providers.values(), ...instances].map(async provider => provider.shutdown(`hangar is shutting down (${reason})`)));
+		const instances = [...this.instanceSets.values()].flatMap(set => [...set.values()].map(instance => instance.upstream));
+		await Promise.all([...this.upstreams.values(), ...instances].map(async upstream => upstream.shutdown(`hangar is shutting down (${reason})`)));
 		await Promise.all(this.retiring);
 		await this.store.close();
 	}
@@ -615,7 +615,7 @@ export class Supervisor extends EventEmitter<{
 }
 
 /** One instance of a per-client server and the session it serves. */
-export type Instance = {provider: Provider; client: ClientRecord};
+export type Instance = {upstream: Upstream; client: ClientRecord};
 
 /** A clash as a sentence for the log and `--check-config`: who keeps the name, and how the others stay reachable. */
 export function describeClash(clash: NameClash): string {

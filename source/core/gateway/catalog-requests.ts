@@ -9,7 +9,7 @@
  * Requests that name something are routed by the router to one upstream,
  * with that upstream's own name or URI, and its answer comes back with the
  * URIs it carries rewritten to what clients see (only those another
- * upstream owns change; see engine/resource-uris.ts).
+ * upstream owns change; see engine/routing/resource-uris.ts).
  */
 import type {Server} from '@modelcontextprotocol/sdk/server/index.js';
 import {
@@ -24,10 +24,10 @@ import {
 	type ServerCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
 import type {JsonRpcError} from '../base/errors.js';
-import {CallBudget, type CallDeadline} from '../engine/call-path.js';
-import type {ClientRecord} from '../engine/clients.js';
-import type {Route} from '../engine/router.js';
-import type {Subscriber} from '../engine/subscriptions.js';
+import {CallBudget, type CallDeadline} from '../engine/upstream/call-path.js';
+import type {ClientRecord} from '../engine/clients/clients.js';
+import type {Route} from '../engine/routing/router.js';
+import type {Subscriber} from '../engine/routing/subscriptions.js';
 import type {ServedCapabilities, Supervisor} from '../engine/supervisor.js';
 import {isPlainObject} from '../wire/message-classifier.js';
 import {page} from './pagination.js';
@@ -60,9 +60,9 @@ export function registerCatalogRequests(server: Server, options: CatalogRequests
 	/** Sends one routed request and hands its result to `expose`; failures become the session's JSON-RPC errors. */
 	const forward = async (route: Route, method: string, params: Record<string, unknown>, operation: string, signal: AbortSignal) => {
 		try {
-			return await supervisor.request(route.provider, method, params, operation, context(signal), client);
+			return await supervisor.request(route.upstream, method, params, operation, context(signal), client);
 		} catch (error) {
-			throw toRpcError(error, `upstream "${route.provider.name}": ${operation}`);
+			throw toRpcError(error, `upstream "${route.upstream.name}": ${operation}`);
 		}
 	};
 
@@ -91,7 +91,7 @@ export function registerCatalogRequests(server: Server, options: CatalogRequests
 			const contents = result['contents'];
 			if (Array.isArray(contents)) {
 				for (const content of contents) {
-					if (isPlainObject(content) && typeof content['uri'] === 'string') content['uri'] = router.exposeUri(route.provider.name, content['uri'], true);
+					if (isPlainObject(content) && typeof content['uri'] === 'string') content['uri'] = router.exposeUri(route.upstream.name, content['uri'], true);
 				}
 			}
 
@@ -134,7 +134,7 @@ export function registerCatalogRequests(server: Server, options: CatalogRequests
 			const messages = result['messages'];
 			if (Array.isArray(messages)) {
 				for (const message of messages) {
-					if (isPlainObject(message)) router.exposeContent(route.provider.name, message['content']);
+					if (isPlainObject(message)) router.exposeContent(route.upstream.name, message['content']);
 				}
 			}
 

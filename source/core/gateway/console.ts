@@ -1,7 +1,7 @@
 /**
  * A console on the local socket: a terminal UI attached to a supervisor that
  * another process owns. It reads the same snapshot the owner's own TUI reads
- * in-process (engine/console-view.ts) with the private `hangar/console`
+ * in-process (views/console-view.ts) with the private `hangar/console`
  * request, and is told when to read again by a private notification. Only
  * sessions on the local socket serve it: the `--stdio` bridge never forwards
  * a `hangar/` request from an MCP client, and HTTP sessions do not offer it.
@@ -15,9 +15,9 @@
 import {JsonRpcCode, JsonRpcError} from '../base/errors.js';
 import {isPlainObject} from '../wire/message-classifier.js';
 import {consoleMethod} from '../wire/protocol.js';
-import {consoleSnapshot, quarantinedApprovalPlans, watchConsole, type ConsoleSnapshot, type Focus} from '../engine/console-view.js';
+import {consoleSnapshot, quarantinedApprovalPlans, watchConsole, type ConsoleSnapshot, type Focus} from '../views/console-view.js';
 import type {Supervisor} from '../engine/supervisor.js';
-import type {ApprovalPlan} from '../engine/tool-list.js';
+import type {ApprovalPlan} from '../engine/upstream/tool-list.js';
 
 
 export type ConsoleParams = {

@@ -17,10 +17,10 @@ import {isPlainObject} from '../wire/message-classifier.js';
 import {maxListLimit} from '../wire/protocol.js';
 import {settleWithin} from '../base/settle.js';
 import type {Command, Supervisor} from '../engine/supervisor.js';
-import {findPrompts, findTools, serverEntry, upstreamDetails, type StatusEntry} from '../engine/views.js';
-import type {NameClash} from '../engine/router.js';
+import {findPrompts, findTools, serverEntry, upstreamDetails, type StatusEntry} from '../views/views.js';
+import type {NameClash} from '../engine/routing/router.js';
 
-export type {StatusEntry} from '../engine/views.js';
+export type {StatusEntry} from '../views/views.js';
 
 type ParamType = 'string' | 'integer' | 'object';
 type ParamSpec = {type: ParamType; required: boolean; description: string; minimum?: number; maximum?: number};
@@ -238,7 +238,7 @@ export type StatusPage = {
 	total: number;
 	/** How many are in each state, all pages together (states with none are left out). */
 	states: Partial<Record<StatusEntry['state'], number>>;
-	providers: StatusEntry[];
+	upstreams: StatusEntry[];
 	/** Pass as `cursor` for the next page; null on the last one. */
 	nextCursor: string | null;
 	/** Names two or more upstreams expose (servers with "namespace": false): who keeps each, and whose is left out. */
@@ -251,23 +251,23 @@ export type StatusPage = {
 export function statusJson(supervisor: Supervisor, args: Record<string, unknown> = {}): StatusPage {
 	const limit = (args['limit'] as number | undefined) ?? defaultListLimit;
 	const cursor = args['cursor'] as string | undefined;
-	const all = [...supervisor.providers.values()];
+	const all = [...supervisor.upstreams.values()];
 	const offset = cursor === undefined ? 0 : Number(cursor);
 	if (cursor !== undefined && !(/^\d+$/.test(cursor) && offset <= all.length)) {
 		throw new ManagementParamsError(`Invalid arguments for hangar_list: "cursor" ${JSON.stringify(cursor)} is not a nextCursor hangar_list gave (omit it for the first page).`);
 	}
 
-	// Counting states needs only each provider's state; full entries are built for this page alone.
+	// Counting states needs only each upstream's state; full entries are built for this page alone.
 	const states: StatusPage['states'] = {};
-	for (const provider of all) states[provider.state] = (states[provider.state] ?? 0) + 1;
+	for (const upstream of all) states[upstream.state] = (states[upstream.state] ?? 0) + 1;
 	const end = Math.min(all.length, offset + limit);
 	const now = Date.now();
 	const cost = supervisor.contextCost();
-	const providers = all.slice(offset, end).map(provider => serverEntry(supervisor, provider, now));
+	const upstreams = all.slice(offset, end).map(upstream => serverEntry(supervisor, upstream, now));
 	return {
 		total: all.length,
 		states,
-		providers,
+		upstreams,
 		nextCursor: end < all.length ? String(end) : null,
 		clashes: [...supervisor.clashes()],
 		contextTokens: {exposure: cost.exposure, current: cost.current, direct: cost.direct, search: cost.search},
@@ -299,9 +299,9 @@ export async function runManagementTool(supervisor: Supervisor, name: string, ar
 			const hits = findTools(supervisor, query, limit);
 			const prompts = findPrompts(supervisor, query, limit);
 			// Upstreams that could serve tools but have never listed them (first run, still starting): not searched yet.
-			const notYetKnown = [...supervisor.providers.values()]
-				.filter(provider => provider.callable && provider.toolsSource === 'none')
-				.map(provider => ({server: provider.name, state: provider.state}));
+			const notYetKnown = [...supervisor.upstreams.values()]
+				.filter(upstream => upstream.callable && upstream.toolsSource === 'none')
+				.map(upstream => ({server: upstream.name, state: upstream.state}));
 			return {query, hits, prompts, notYetKnown};
 		}
 
@@ -313,7 +313,7 @@ export async function runManagementTool(supervisor: Supervisor, name: string, ar
 			const outcome = supervisor.command(server, action, reason === undefined ? via : `${via}: ${reason}`);
 			// With 0 it still sees commands that settle without waiting for a process: refusals, a stop of an upstream that is not running.
 			const message = await settleWithin(outcome, ((args['waitSeconds'] as number | undefined) ?? 0) * 1000);
-			const status = serverEntry(supervisor, supervisor.provider(server));
+			const status = serverEntry(supervisor, supervisor.upstream(server));
 			if (message !== undefined) return {server, action, done: true, message, status};
 			// Still under way: its end (or failure) shows in hangar_list and hangar_details, never as an unhandled rejection.
 			outcome.catch(() => {});

@@ -18,9 +18,9 @@ import {
 	type JSONRPCMessage,
 	type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import type {ClientPeer, ClientRecord, ClientTransport} from '../engine/clients.js';
-import {relayedRequests, type ClientCapability, type RelayedMethod} from '../upstream/client-side.js';
-import type {LogBuffer} from '../upstream/log-buffer.js';
+import type {ClientPeer, ClientRecord, ClientTransport} from '../engine/clients/clients.js';
+import {relayedRequests, type ClientCapability, type RelayedMethod} from '../link/client-side.js';
+import type {LogBuffer} from '../link/log-buffer.js';
 import type {ConnectionState} from './connection-state.js';
 import {isPlainObject} from '../wire/message-classifier.js';
 import {callsMethod, cliClientName, commandMethod, configMethod, consoleChangedNotification, consoleMethod, implementationInfo, logsMethod} from '../wire/protocol.js';
@@ -39,16 +39,16 @@ import {
 	statusJson,
 	type ManagementToolsSetting,
 } from './management-tools.js';
-import {CallBudget, type CallDeadline, type ProgressUpdate} from '../engine/call-path.js';
+import {CallBudget, type CallDeadline, type ProgressUpdate} from '../engine/upstream/call-path.js';
 import {commands, isCommand, type Supervisor} from '../engine/supervisor.js';
-import type {Subscriber} from '../engine/subscriptions.js';
+import type {Subscriber} from '../engine/routing/subscriptions.js';
 import {advertised, registerCatalogRequests} from './catalog-requests.js';
 import {page, pageSize} from './pagination.js';
 import {GuardedTransport, errorResponse, toRpcError, type CallParams} from './guarded-transport.js';
 
 export {invalidParams} from './guarded-transport.js';
 import {ConsoleChannel, parseConsoleParams} from './console.js';
-import {configView, type ConfigView, type ReloadView} from '../engine/views.js';
+import {configView, type ConfigView, type ReloadView} from '../views/views.js';
 
 
 export type ConfigAnswer = {config: ConfigView; reload: ReloadView | null};
@@ -395,12 +395,12 @@ export class GatewaySession {
 
 		const after = isPlainObject(params) && typeof params['after'] === 'number' ? params['after'] : 0;
 		const wait = isPlainObject(params) && params['wait'] === true;
-		let log = this.supervisor.provider(server).log;
+		let log = this.supervisor.upstream(server).log;
 		const end = (): number => log.droppedLines + log.size;
 		if (wait && after === end()) {
 			await this.nextLine(log);
 			if (this.closed) return;
-			log = this.supervisor.provider(server).log;
+			log = this.supervisor.upstream(server).log;
 		}
 
 		// Numbering went backwards: the upstream was replaced, so its buffer began again.

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
-import {ConfigError, defaults, maxSeconds, parseConfig, type StdioLaunch} from '../../../../source/core/config/config.js';
+import {ConfigError, defaults, maxSeconds, parseConfig, type StdioLaunch} from '../../../../source/core/config/read-config.js';
 
 /** A variable name no environment sets. */
 const unset = 'HANGAR_TEST_SURELY_UNSET_VARIABLE';

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
-import {parseConfig} from '../../../../source/core/config/config.js';
+import {parseConfig} from '../../../../source/core/config/read-config.js';
 import {earlyLaunches} from '../../../../source/core/endpoints/early-launch.js';
 
 function setup(servers: Record<string, Record<string, unknown>>, hangar: Record<string, unknown> = {}) {

@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest';
-import {ProgressRelay, type ProgressUpdate} from '../../../../source/core/engine/call-path.js';
+import {ProgressRelay, type ProgressUpdate} from '../../../../source/core/engine/upstream/call-path.js';
 
 describe('progress relayed to a client', () => {
 	it('passes an upstream\'s progress from 0 on, each value larger than the last', () => {

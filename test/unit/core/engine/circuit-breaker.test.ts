@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest';
-import {CircuitBreaker} from '../../../../source/core/engine/circuit-breaker.js';
+import {CircuitBreaker} from '../../../../source/core/engine/upstream/circuit-breaker.js';
 
 describe('circuit breaker', () => {
 	const breaker = () => new CircuitBreaker({threshold: 3, minMs: 1000, maxMs: 60_000, jitter: 0});

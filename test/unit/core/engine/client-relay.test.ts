@@ -1,9 +1,9 @@
 import {describe, expect, it} from 'vitest';
 import {HangarError} from '../../../../source/core/base/errors.js';
 import {silentLogger} from '../../../../source/core/base/logger.js';
-import {ClientRegistry, type ClientPeer} from '../../../../source/core/engine/clients.js';
-import {ClientRelay} from '../../../../source/core/engine/client-relay.js';
-import type {ClientCapability, LoggingLevel} from '../../../../source/core/upstream/client-side.js';
+import {ClientRegistry, type ClientPeer} from '../../../../source/core/engine/clients/clients.js';
+import {ClientRelay} from '../../../../source/core/engine/clients/client-relay.js';
+import type {ClientCapability, LoggingLevel} from '../../../../source/core/link/client-side.js';
 
 /** A session as the engine sees it: records what reaches it, answers requests with its own name. */
 function session(registry: ClientRegistry, name: string, capabilities: ClientCapability[], options: {unrelated?: boolean} = {}) {

@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest';
-import {ClientRegistry, httpIdleAfterMs, type ClientPeer} from '../../../../source/core/engine/clients.js';
-import type {ClientCapability} from '../../../../source/core/upstream/client-side.js';
+import {ClientRegistry, httpIdleAfterMs, type ClientPeer} from '../../../../source/core/engine/clients/clients.js';
+import type {ClientCapability} from '../../../../source/core/link/client-side.js';
 
 /** A session as the engine sees it: records what reaches it, answers requests with its own name. */
 function session(registry: ClientRegistry, name: string, capabilities: ClientCapability[], options: {unrelated?: boolean} = {}) {

@@ -4,8 +4,8 @@
  * settings sorted into live, restart-every-upstream and restart-hangar.
  */
 import {describe, expect, it} from 'vitest';
-import {parseConfig} from '../../../../source/core/config/config.js';
-import {describeDiff, diffConfigs, isEmptyDiff} from '../../../../source/core/engine/config-diff.js';
+import {parseConfig} from '../../../../source/core/config/read-config.js';
+import {describeDiff, diffConfigs, isEmptyDiff} from '../../../../source/core/engine/config/config-diff.js';
 
 const config = (servers: Record<string, unknown>, hangar: Record<string, unknown> = {}) => parseConfig({hangar: {stateDir: '/tmp/s', ...hangar}, mcpServers: servers}, '/tmp/c.json');
 const node = (extra: Record<string, unknown> = {}) => ({command: 'node', args: ['x.js'], ...extra});

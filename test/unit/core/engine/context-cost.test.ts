@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest';
-import {ContextCost, charsPerToken, estimateTokens, toolTokens} from '../../../../source/core/engine/context-cost.js';
-import type {ExposedPrompt, ExposedTool} from '../../../../source/core/engine/router.js';
+import {ContextCost, charsPerToken, estimateTokens, toolTokens} from '../../../../source/core/engine/upstream/context-cost.js';
+import type {ExposedPrompt, ExposedTool} from '../../../../source/core/engine/routing/router.js';
 
 describe('context cost', () => {
 	it('estimates a definition as its JSON characters over four, rounded up', () => {

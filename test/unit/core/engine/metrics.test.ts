@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest';
-import {CallMetrics, CallSeries, LatencyWindow} from '../../../../source/core/engine/metrics.js';
+import {CallMetrics, CallSeries, LatencyWindow} from '../../../../source/core/engine/upstream/metrics.js';
 
 describe('latency window', () => {
 	it('latency percentiles come from the recent window', () => {

@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest';
-import {TemplateMatcher, UriBook, hangarUri, parseHangarUri} from '../../../../source/core/engine/resource-uris.js';
+import {TemplateMatcher, UriBook, hangarUri, parseHangarUri} from '../../../../source/core/engine/routing/resource-uris.js';
 
 describe('resource URIs across upstreams', () => {
 	it('writes and reads hangar://<server>/<uri> with the original URI verbatim', () => {

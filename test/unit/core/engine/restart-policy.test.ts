@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest';
-import {RestartPolicy} from '../../../../source/core/engine/restart-policy.js';
+import {RestartPolicy} from '../../../../source/core/engine/upstream/restart-policy.js';
 
 describe('restart policy', () => {
 	it('allows restarts with doubling delays until the budget is spent inside the window', () => {

@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest';
-import {ToolFilter} from '../../../../source/core/engine/tool-filter.js';
+import {ToolFilter} from '../../../../source/core/engine/routing/tool-filter.js';
 
 describe('ToolFilter', () => {
 	it('serves everything when neither list is set', () => {

@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest';
-import {exposedName, exposedToolName} from '../../../../source/core/engine/tool-names.js';
+import {exposedName, exposedToolName} from '../../../../source/core/engine/routing/tool-names.js';
 
 describe('tool names', () => {
 	it('exposed tool names are valid, stable and distinct', () => {

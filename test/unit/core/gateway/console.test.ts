@@ -9,8 +9,8 @@ import path from 'node:path';
 import {afterEach, beforeEach, describe, expect, it, vi} from 'vitest';
 import {JsonRpcCode, JsonRpcError} from '../../../../source/core/base/errors.js';
 import {silentLogger} from '../../../../source/core/base/logger.js';
-import {parseConfig} from '../../../../source/core/config/config.js';
-import {consoleSnapshot} from '../../../../source/core/engine/console-view.js';
+import {parseConfig} from '../../../../source/core/config/read-config.js';
+import {consoleSnapshot} from '../../../../source/core/views/console-view.js';
 import {StateStore} from '../../../../source/core/engine/state-store.js';
 import {Supervisor} from '../../../../source/core/engine/supervisor.js';
 import {ConsoleChannel, consoleAnswer, parseConsoleParams} from '../../../../source/core/gateway/console.js';
@@ -74,7 +74,7 @@ describe('a console read', () => {
 
 	it('sends only the log lines the console does not hold, and says where the held ones begin', async () => {
 		const supervisor = await coldSupervisor();
-		const log = supervisor.provider('fx').log;
+		const log = supervisor.upstream('fx').log;
 		for (let n = 0; n < 5; n++) log.push('stderr', `line ${n}`);
 		const focus = {name: 'fx', want: 'logs' as const};
 
@@ -98,7 +98,7 @@ describe('a console read', () => {
 		const supervisor = await coldSupervisor();
 		expect(consoleAnswer(supervisor, {focus: undefined}).approvals).toEqual({});
 		await supervisor.command('fx', 'quarantine', 'a test');
-		expect(consoleAnswer(supervisor, {focus: undefined}).approvals).toEqual({fx: supervisor.provider('fx').approvalPlan});
+		expect(consoleAnswer(supervisor, {focus: undefined}).approvals).toEqual({fx: supervisor.upstream('fx').approvalPlan});
 	});
 });
 
@@ -155,18 +155,18 @@ describe('the changed notification', () => {
 		let sent = 0;
 		const channel = new ConsoleChannel(supervisor, () => sent++);
 		channel.read({focus: undefined});
-		supervisor.provider('fx').log.push('stderr', 'not watched: the list shows no log');
+		supervisor.upstream('fx').log.push('stderr', 'not watched: the list shows no log');
 		await vi.advanceTimersByTimeAsync(200);
 		expect(sent).toBe(0);
 
 		channel.read({focus: {name: 'fx', want: 'logs'}});
-		supervisor.provider('fx').log.push('stderr', 'watched');
+		supervisor.upstream('fx').log.push('stderr', 'watched');
 		await vi.advanceTimersByTimeAsync(200);
 		expect(sent).toBe(1);
 
 		channel.read({focus: {name: 'fx', want: 'logs'}});
 		channel.close();
-		supervisor.provider('fx').log.push('stderr', 'closed');
+		supervisor.upstream('fx').log.push('stderr', 'closed');
 		supervisor.emit('activity', 'fx');
 		await vi.advanceTimersByTimeAsync(200);
 		expect(sent).toBe(1);

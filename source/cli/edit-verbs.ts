@@ -1,0 +1,96 @@
+/**
+ * `mcp-hangar add NAME … -- COMMAND [ARGS…]` and `mcp-hangar remove NAME`:
+ * one server added to or removed from hangar's config file, in place (see
+ * config-files/hangar-config-file.ts: validated, atomic, everything else
+ * kept as written).
+ *
+ * Output contract: what changed on stdout; exit 0 when done, 1 when the
+ * config refuses the change (a name taken, an invalid result), 2 for bad
+ * usage.
+ */
+import {didYouMean} from '../core/base/closest-match.js';
+import type {HangarEntry} from '../client-files/client-model.js';
+import {editableConfigPath, openHangarConfig, saveHangarConfig, withServer} from '../client-files/hangar-config-file.js';
+import {isValidServerName, validServerName} from '../client-files/server-name.js';
+import {selfCommand} from '../client-files/hangar-launch.js';
+import {displayPath, summarizeEntry} from './server-summary.js';
+import {UsageError} from '../core/base/usage-error.js';
+
+type Output = {out: (text: string) => void; err: (text: string) => void};
+
+export type AddOptions = {
+	name: string;
+	command: string[];
+	env: string[];
+	url: string | undefined;
+	headers: string[];
+	config: string | undefined;
+};
+
+function parsePairs(values: readonly string[], flag: string, separator: '=' | ':', example: string): Record<string, string> {
+	const out: Record<string, string> = {};
+	for (const value of values) {
+		const at = value.indexOf(separator);
+		const key = at === -1 ? '' : value.slice(0, at).trim();
+		if (key === '') throw new UsageError(`${flag} "${value}" is not ${separator === '=' ? 'KEY=VALUE' : '"Name: value"'}; e.g. ${flag} ${example}`);
+		out[key] = separator === ':' ? value.slice(at + 1).trim() : value.slice(at + 1);
+	}
+
+	return out;
+}
+
+/** The entry `add` writes, from its flags and the words after `--`. */
+export function entryFromFlags(options: AddOptions): HangarEntry {
+	const [command, ...args] = options.command;
+	if (options.url !== undefined) {
+		if (command !== undefined) throw new UsageError(`"add ${options.name}" takes either --url or a command after --, not both`);
+		if (options.env.length > 0) throw new UsageError('--env applies to command servers; a --url server takes --header');
+		const headers = parsePairs(options.headers, '--header', ':', '"Authorization: Bearer ${TOKEN}"');
+		return {url: options.url, ...(Object.keys(headers).length > 0 ? {headers} : {})};
+	}
+
+	if (command === undefined) {
+		throw new UsageError(`"add ${options.name}" needs a command after -- (e.g. mcp-hangar add ${options.name} -- npx -y @modelcontextprotocol/server-memory) or --url URL`);
+	}
+
+	if (options.headers.length > 0) throw new UsageError('--header applies to --url servers; a command server takes --env');
+	const env = parsePairs(options.env, '--env', '=', 'API_KEY=${API_KEY}');
+	return {command, ...(args.length > 0 ? {args} : {}), ...(Object.keys(env).length > 0 ? {env} : {})};
+}
+
+export function addCommand(options: AddOptions, io: Output): number {
+	if (!isValidServerName(options.name)) {
+		throw new UsageError(
+			`bad server name "${options.name}": expected 1-32 letters, digits, "-" or single "_" (no "__", not ending in "_"), because it becomes the tool prefix "<server>__<tool>"; e.g. "${validServerName(options.name)}"`,
+		);
+	}
+
+	const entry = entryFromFlags(options);
+	const configPath = editableConfigPath(options.config);
+	const config = openHangarConfig(configPath);
+	if (Object.hasOwn(config.servers, options.name)) {
+		io.err(
+			`mcp-hangar: cannot add "${options.name}": ${displayPath(configPath)} already has a server of that name. Pick another name, or run ${selfCommand()} remove ${options.name} first to replace it.\n`,
+		);
+		return 1;
+	}
+
+	saveHangarConfig(config, withServer(config.text, options.name, entry));
+	io.out(`Added "${options.name}" to ${displayPath(configPath)}${config.exists ? '' : ' (a new file)'}: ${summarizeEntry(entry)}\n`);
+	return 0;
+}
+
+export function removeCommand(options: {name: string; config: string | undefined}, io: Output): number {
+	const configPath = editableConfigPath(options.config);
+	const config = openHangarConfig(configPath);
+	const names = Object.keys(config.servers);
+	if (!config.exists || !Object.hasOwn(config.servers, options.name)) {
+		const known = names.length === 0 ? 'It has no servers.' : `Its servers: ${names.join(', ')}.`;
+		io.err(`mcp-hangar: cannot remove "${options.name}": ${displayPath(configPath)} has no server of that name.${didYouMean(options.name, names)} ${known}\n`);
+		return 1;
+	}
+
+	saveHangarConfig(config, withServer(config.text, options.name, undefined));
+	io.out(`Removed "${options.name}" from ${displayPath(configPath)}.\n`);
+	return 0;
+}

@@ -1,0 +1,317 @@
+/**
+ * The `mcp-hangar` command. Parses flags with meow, refuses flags and
+ * commands it does not know (naming the closest one), prints help for any
+ * command, and hands over to the core or to the config-file commands;
+ * nothing here speaks MCP or spawns processes itself.
+ */
+// First: `tui` shows its first frame before the rest of the CLI loads (see terminal-screen.ts).
+import '../tui/terminal-screen.js';
+import process from 'node:process';
+import meow from 'meow';
+import {ConfigError, loadConfig, resolveConfigPath} from '../core/config/read-config.js';
+import {Logger, fileSink, logLevels, stderrSink, type LogLevel} from '../core/base/logger.js';
+import type {HttpListenOptions} from '../core/endpoints/http-endpoint.js';
+import {UsageError} from '../core/base/usage-error.js';
+import {commandHelpText, commandNames, generalHelpText} from './help.js';
+import {didYouMean} from '../core/base/closest-match.js';
+import {clientIds} from '../client-files/client-model.js';
+import {selfCommand} from '../client-files/hangar-launch.js';
+
+// Words after a lone "--" are the command of `add`, never flags of hangar's own.
+const argv = process.argv.slice(2);
+const separator = argv.indexOf('--');
+const ownArgv = separator === -1 ? argv : argv.slice(0, separator);
+const afterSeparator = separator === -1 ? undefined : argv.slice(separator + 1);
+
+// Every flag of every command (see cli-help.ts for which applies where).
+const flagSpecs = {
+	stdio: {type: 'boolean', default: false},
+	standalone: {type: 'boolean', default: false},
+	linger: {type: 'boolean', default: false},
+	follow: {type: 'boolean', shortFlag: 'f', default: false},
+	calls: {type: 'boolean', default: false},
+	checkConfig: {type: 'boolean', default: false},
+	config: {type: 'string', shortFlag: 'c'},
+	stateDir: {type: 'string'},
+	logFile: {type: 'string'},
+	logLevel: {type: 'string', choices: [...logLevels] as string[]},
+	json: {type: 'boolean', default: false},
+	args: {type: 'string'},
+	demoTraffic: {type: 'string'},
+	http: {type: 'boolean', default: false},
+	host: {type: 'string'},
+	port: {type: 'number'},
+	tokenFile: {type: 'string'},
+	dryRun: {type: 'boolean', default: false},
+	undo: {type: 'boolean', default: false},
+	env: {type: 'string', isMultiple: true},
+	url: {type: 'string'},
+	header: {type: 'string', isMultiple: true},
+	version: {type: 'boolean', default: false},
+	help: {type: 'boolean', default: false, shortFlag: 'h'},
+} as const;
+
+const cli = meow(generalHelpText(), {
+	importMeta: import.meta,
+	argv: ownArgv,
+	// Help and version are flags of every command here (tui --help, -h), not only of a bare `mcp-hangar --help`.
+	autoHelp: false,
+	autoVersion: false,
+	flags: flagSpecs,
+});
+
+const {flags} = cli;
+
+/** Every flag this CLI knows, as typed: --kebab-name, with --no-NAME for booleans, and the short ones. */
+function knownFlags(): {long: Set<string>; short: Set<string>} {
+	const long = new Set<string>();
+	const short = new Set<string>();
+	for (const [name, spec] of Object.entries(flagSpecs) as Array<[string, {type: string; shortFlag?: string}]>) {
+		const kebab = name.replaceAll(/[A-Z]/g, letter => `-${letter.toLowerCase()}`);
+		long.add(kebab);
+		if (spec.type === 'boolean') long.add(`no-${kebab}`);
+		if (spec.shortFlag !== undefined) short.add(spec.shortFlag);
+	}
+
+	return {long, short};
+}
+
+/** The first flag in `words` this CLI does not know, said with the closest known one. */
+function unknownFlag(words: readonly string[]): string | undefined {
+	const {long, short} = knownFlags();
+	for (const word of words) {
+		if (/^--[^-]/.test(word)) {
+			const name = word.slice(2).split('=')[0]!;
+			if (!long.has(name)) return `unknown flag --${name}.${didYouMean(name, [...long].filter(flag => !flag.startsWith('no-')), match => `--${match}`)}`;
+		} else if (/^-[A-Za-z]/.test(word)) {
+			const letter = [...word.slice(1)].find(char => !short.has(char));
+			if (letter !== undefined) return `unknown flag -${letter}${word.length > 2 ? ` (in ${word})` : ''}. Short flags: ${[...short].map(char => `-${char}`).join(', ')}`;
+		}
+	}
+
+	return undefined;
+}
+
+const command = cli.input[0];
+// One-shot commands keep stderr for their own messages: the engine's info lines would bury them.
+const oneShot = ['status', 'call', 'approve', 'quarantine', 'start', 'stop', 'restart', 'logs', 'reload'].includes(command ?? '');
+const logLevel = (flags.logLevel ?? (oneShot ? 'warn' : 'info')) as LogLevel;
+
+/** The --http flags of serve and tui, checked before anything starts. */
+async function httpFlags(): Promise<HttpListenOptions | undefined> {
+	const given = (['host', 'port', 'tokenFile'] as const).filter(name => flags[name] !== undefined);
+	if (!flags.http) {
+		if (given.length > 0) usage(`--${given[0] === 'tokenFile' ? 'token-file' : given[0]} only applies with --http`);
+		return undefined;
+	}
+
+	if (command !== 'serve' && command !== 'tui') usage('--http only applies to "serve" and "tui"');
+	const {resolveHttpOptions} = await import('../core/endpoints/http-endpoint.js');
+	return resolveHttpOptions(flags, process.env);
+}
+
+/** Flags that only mean something to some commands: given elsewhere they would silently do nothing. */
+function checkCommandFlags(): void {
+	const only: Array<[boolean, string, string[]]> = [
+		[flags.dryRun, '--dry-run', ['import', 'setup']],
+		[flags.undo, '--undo', ['setup']],
+		[(flags.env ?? []).length > 0, '--env', ['add']],
+		[flags.url !== undefined, '--url', ['add']],
+		[(flags.header ?? []).length > 0, '--header', ['add']],
+	];
+	for (const [given, flag, commands] of only) {
+		if (given && !commands.includes(command ?? '')) usage(`${flag} only applies to ${commands.map(name => `"${name}"`).join(' and ')}`);
+	}
+
+	if (afterSeparator !== undefined && command !== 'add') usage('"--" only applies to "add" (mcp-hangar add NAME -- COMMAND [ARGS...])');
+}
+
+function printHelp(topic: string | undefined): void {
+	if (topic === undefined) {
+		process.stdout.write(generalHelpText());
+		return;
+	}
+
+	if (!commandNames.includes(topic)) usage(`no help for "${topic}": not a command.${didYouMean(topic, commandNames)} Commands: ${commandNames.join(', ')}`);
+	process.stdout.write(commandHelpText(topic));
+}
+
+function takes(count: number, what: string): string[] {
+	const rest = cli.input.slice(1);
+	if (rest.length !== count) usage(`"${command}" ${what}${rest.length > count ? ` (got ${rest.join(' ')})` : ''}`);
+	return rest;
+}
+
+async function main(): Promise<void> {
+	const problem = unknownFlag(ownArgv);
+	if (problem !== undefined) usage(problem);
+	if (flags.version) {
+		process.stdout.write(`${cli.pkg.version ?? 'unknown'}\n`);
+		return;
+	}
+
+	if (command === 'help') {
+		if (cli.input.length > 2) usage(`"help" takes at most one COMMAND (got ${cli.input.slice(1).join(' ')})`);
+		printHelp(cli.input[1]);
+		return;
+	}
+
+	if (flags.help) {
+		printHelp(command !== undefined && commandNames.includes(command) ? command : undefined);
+		return;
+	}
+
+	if (command !== undefined && !commandNames.includes(command)) usage(`unknown command "${command}".${didYouMean(command, commandNames)}`);
+	checkCommandFlags();
+	const configPath = resolveConfigPath(flags.config);
+	const http = await httpFlags();
+	// Each command loads only what it uses: the engine and the MCP SDK take most of a second to load, help and edits need neither.
+	const engine = async () => import('../core/endpoints/runtime.js');
+	const oneShots = async () => import('./supervisor-verbs.js');
+	const logger = () => new Logger(flags.logFile === undefined ? stderrSink() : fileSink(flags.logFile), logLevel);
+	const io = {out: (text: string) => process.stdout.write(text), err: (text: string) => process.stderr.write(text)};
+
+	switch (command) {
+		case 'tui': {
+			takes(0, 'takes no arguments');
+			const {runTui} = await import('../tui/tui.js');
+			await runTui({configPath, stateDir: flags.stateDir, logFile: flags.logFile, logLevel, demoTraffic: flags.demoTraffic, http});
+			return;
+		}
+
+		case 'serve': {
+			takes(0, 'takes no arguments');
+			// The upstreams started at launch are spawned before the engine loads, so that they boot beside it (early-launch.ts).
+			const config = loadConfig(configPath, {stateDir: flags.stateDir});
+			const {launchEarly} = await import('../core/endpoints/early-launch.js');
+			launchEarly(config, {standalone: false});
+			const {serveDaemon} = await engine();
+			await serveDaemon({configPath, config, stateDir: flags.stateDir, logger: logger(), http, linger: flags.linger});
+			return;
+		}
+
+		case 'status': {
+			takes(0, 'takes no arguments');
+			const {statusCommand} = await oneShots();
+			process.exitCode = await statusCommand({configPath, stateDir: flags.stateDir, logger: logger(), json: flags.json});
+			return;
+		}
+
+		case 'call': {
+			const [server, tool] = takes(2, 'needs SERVER and TOOL, e.g. mcp-hangar call everything echo --args \'{"message":"hi"}\'');
+			const {callCommand, parseArgsJson} = await oneShots();
+			process.exitCode = await callCommand({configPath, stateDir: flags.stateDir, logger: logger(), server: server!, tool: tool!, args: parseArgsJson(flags.args), json: flags.json});
+			return;
+		}
+
+		case 'approve':
+		case 'quarantine': {
+			const [server] = takes(1, `needs exactly one SERVER, e.g. mcp-hangar ${command} memory`);
+			const {adminCommand} = await oneShots();
+			process.exitCode = await adminCommand({configPath, stateDir: flags.stateDir, logger: logger(), server: server!, action: command});
+			return;
+		}
+
+		case 'start':
+		case 'stop':
+		case 'restart': {
+			const [server] = takes(1, `needs exactly one SERVER, e.g. mcp-hangar ${command} memory`);
+			const {lifecycleCommand} = await oneShots();
+			process.exitCode = await lifecycleCommand({configPath, stateDir: flags.stateDir, logger: logger(), server: server!, action: command});
+			return;
+		}
+
+		case 'logs': {
+			if (flags.calls) {
+				const rest = cli.input.slice(1);
+				if (rest.length > 1) usage(`"logs --calls" takes at most one SERVER (got ${rest.join(' ')})`);
+				const {callsCommand} = await oneShots();
+				process.exitCode = await callsCommand({configPath, stateDir: flags.stateDir, logger: logger(), server: rest[0], follow: flags.follow, json: flags.json});
+				return;
+			}
+
+			const [server] = takes(1, 'needs exactly one SERVER (or --calls), e.g. mcp-hangar logs memory -f');
+			const {logsCommand} = await oneShots();
+			process.exitCode = await logsCommand({configPath, stateDir: flags.stateDir, logger: logger(), server: server!, follow: flags.follow});
+			return;
+		}
+
+		case 'reload': {
+			takes(0, 'takes no arguments');
+			const {reloadCommand} = await oneShots();
+			process.exitCode = await reloadCommand({configPath, stateDir: flags.stateDir, logger: logger()});
+			return;
+		}
+
+		case 'import': {
+			if (cli.input.length > 2) usage(`"import" takes at most one CLIENT or FILE (got ${cli.input.slice(1).join(' ')})`);
+			const {importCommand} = await import('./import-verb.js');
+			process.exitCode = importCommand({source: cli.input[1], dryRun: flags.dryRun, config: flags.config}, io);
+			return;
+		}
+
+		case 'setup': {
+			const [client] = takes(1, `needs one CLIENT, e.g. mcp-hangar setup claude-desktop (clients: ${clientIds.join(', ')})`);
+			const {setupCommand} = await import('./setup-verb.js');
+			process.exitCode = setupCommand({client: client!, undo: flags.undo, dryRun: flags.dryRun, config: flags.config}, io);
+			return;
+		}
+
+		case 'add': {
+			const [name] = takes(1, 'needs one NAME, e.g. mcp-hangar add memory -- npx -y @modelcontextprotocol/server-memory');
+			const {addCommand} = await import('./edit-verbs.js');
+			process.exitCode = addCommand({name: name!, command: afterSeparator ?? [], env: flags.env ?? [], url: flags.url, headers: flags.header ?? [], config: flags.config}, io);
+			return;
+		}
+
+		case 'remove': {
+			const [name] = takes(1, 'needs one NAME, e.g. mcp-hangar remove memory');
+			const {removeCommand} = await import('./edit-verbs.js');
+			process.exitCode = removeCommand({name: name!, config: flags.config}, io);
+			return;
+		}
+
+		default:
+	}
+
+	if (flags.checkConfig) {
+		const {checkConfigCommand} = await oneShots();
+		process.exitCode = await checkConfigCommand({configPath, stateDir: flags.stateDir, logger: logger()});
+		return;
+	}
+
+	if (flags.stdio) {
+		if (process.stdin.isTTY) {
+			process.stderr.write(
+				'mcp-hangar is serving MCP on stdin/stdout. It is meant to be started by an MCP client; type JSON-RPC lines, or press Ctrl-D to stop.\n',
+			);
+		}
+
+		// Not the engine: attached to a running supervisor, --stdio is a thin bridge that needs none of it.
+		const {serveStdio, stdioLogger} = await import('../core/endpoints/stdio.js');
+		const stdioLog = stdioLogger({configPath, stateDir: flags.stateDir, logLevel: flags.logLevel as LogLevel | undefined, logFile: flags.logFile});
+		await serveStdio({configPath, stateDir: flags.stateDir, logger: stdioLog, logLevel: flags.logLevel as LogLevel | undefined, standalone: flags.standalone});
+		return;
+	}
+
+	process.stderr.write(generalHelpText());
+	process.exitCode = 2;
+}
+
+function usage(problem: string): never {
+	const topic = command !== undefined && command !== 'help' && commandNames.includes(command) ? ` ${command}` : '';
+	process.stderr.write(`mcp-hangar: ${problem}${/[.?!]$/.test(problem) ? '' : '.'} Run ${selfCommand()} help${topic} for ${topic === '' ? 'the commands' : 'its usage and examples'}.\n`);
+	process.exit(2);
+}
+
+main().catch((error: unknown) => {
+	// HttpSetupError by name: its module is loaded only for --http.
+	if (error instanceof UsageError || (error instanceof Error && error.name === 'HttpSetupError')) usage((error as Error).message);
+	if (error instanceof ConfigError) {
+		process.stderr.write(`mcp-hangar: ${error.message}\n`);
+		process.exit(1);
+	}
+
+	process.stderr.write(`mcp-hangar: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+	process.exit(1);
+});

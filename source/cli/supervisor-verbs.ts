@@ -1,0 +1,557 @@
+/**
+ * `mcp-hangar status | call | approve | quarantine | start | stop | restart |
+ * logs | reload`: one-shot commands for people and scripts. When a supervisor
+ * (`mcp-hangar tui`, `serve`, or the daemon a client's `--stdio` started)
+ * listens for the state dir, they go through it: status shows its live state
+ * and whether the config file says otherwise, a call runs on its upstreams,
+ * the others change it at once. Otherwise status, call, approve and
+ * quarantine run standalone on the config and the state dir (the saved
+ * state: quarantines, pins, cached tool lists); start, stop, restart, logs
+ * and reload need a running supervisor and say how to start one.
+ *
+ * Output contract: results on stdout, messages and errors on stderr, exit
+ * code 0 on success, 1 when the operation failed, 2 for bad usage.
+ */
+import process from 'node:process';
+import {ConfigError, loadConfig, stateDirOf, type HangarConfig} from '../core/config/read-config.js';
+import {HangarError, errorMessage} from '../core/base/errors.js';
+import {silentLogger, type Logger} from '../core/base/logger.js';
+import {killAllTreesSync} from '../core/link/process-registry.js';
+import {diagnoseLaunch} from '../core/link/launch-problem.js';
+import {maskText} from '../core/base/secret-mask.js';
+import {createSupervisor} from '../core/endpoints/runtime.js';
+import {describeClash, type Supervisor} from '../core/engine/supervisor.js';
+import {isPlainObject} from '../core/wire/message-classifier.js';
+import {UsageError} from '../core/base/usage-error.js';
+import {statusEntries, type StatusEntry} from '../core/views/views.js';
+import {SupervisorCallError, SupervisorClient, cliClientName, type ConfigAnswer} from '../core/endpoints/supervisor-client.js';
+import type {DriftView} from '../core/views/views.js';
+import type {CallToolResult} from '../core/link/connection.js';
+import type {CallLogDetail} from '../core/engine/call-log.js';
+
+export type CommandOptions = {configPath: string; stateDir?: string | undefined; logger: Logger};
+
+/**
+ * Runs `live` on the running supervisor for the config's state dir, or
+ * `standalone` on the config when none is listening.
+ */
+async function throughSupervisor<T>(
+	options: CommandOptions,
+	io: Output,
+	live: (client: SupervisorClient) => Promise<T>,
+	standalone: (config: HangarConfig) => Promise<T>,
+): Promise<T> {
+	const {config, invalid} = readConfig(options);
+	const client = await SupervisorClient.connect(config, cliClientName, why => io.err(`mcp-hangar: not using the running supervisor: ${why}. Working on the config and state dir alone.\n`));
+	if (client === undefined) {
+		if (invalid !== undefined) throw invalid;
+		return standalone(config as HangarConfig);
+	}
+	options.logger.debug(`talking to ${client.label}`);
+	try {
+		return await live(client);
+	} finally {
+		await client.close();
+	}
+}
+
+
+type Output = {out: (text: string) => void; err: (text: string) => void};
+const stdio: Output = {out: text => process.stdout.write(text), err: text => process.stderr.write(text)};
+
+type Located = {config: HangarConfig | {path: string; hangar: {stateDir: string}}; invalid: ConfigError | undefined};
+
+/**
+ * The config, or, when the file does not validate, where its state dir is:
+ * the supervisor running its previous version still answers there (and its
+ * status says why the file was not applied). Only a standalone command needs
+ * the file itself to be valid.
+ */
+function readConfig(options: CommandOptions): Located {
+	try {
+		return {config: loadConfig(options.configPath, {stateDir: options.stateDir}), invalid: undefined};
+	} catch (error) {
+		if (!(error instanceof ConfigError)) throw error;
+		return {config: {path: error.file, hangar: {stateDir: stateDirOf(options.configPath, {stateDir: options.stateDir})}}, invalid: error};
+	}
+}
+
+/** A HangarError's message already ends with its hint (worded for a shell: this is the CLI). */
+function describe(error: unknown): string {
+	return `mcp-hangar: ${error instanceof HangarError ? error.messageFor('cli') : maskText(errorMessage(error))}\n`;
+}
+
+/** A path as a shell word: quoted when it holds anything a shell would read otherwise. */
+function shellWord(text: string): string {
+	return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
+}
+
+/**
+ * Runs `live` on the running supervisor; when there is none, says so (and
+ * why not the one that runs, if one does) with what to run, and returns 1.
+ */
+async function onlyLive(options: CommandOptions, io: Output, what: string, live: (client: SupervisorClient) => Promise<number>): Promise<number> {
+	const {config} = readConfig(options);
+	let skipped: string | undefined;
+	const client = await SupervisorClient.connect(config, cliClientName, why => {
+		skipped = why;
+	});
+	if (client === undefined) {
+		const flags = `--config ${shellWord(config.path)}`;
+		io.err(
+			`mcp-hangar: cannot ${what}: ${skipped ?? `no hangar is running for ${config.path} (state dir ${config.hangar.stateDir})`}.\n` +
+				`  Upstreams run inside a supervisor. Start one with \`mcp-hangar serve ${flags}\` (or \`mcp-hangar tui ${flags}\`); an MCP client's \`mcp-hangar --stdio ${flags}\` starts one by itself. Then run this again.\n`,
+		);
+		return 1;
+	}
+
+	options.logger.debug(`talking to ${client.label}`);
+	try {
+		return await live(client);
+	} catch (error) {
+		io.err(describe(error));
+		return 1;
+	} finally {
+		await client.close();
+	}
+}
+
+async function withSupervisor<T>(config: HangarConfig, options: CommandOptions & {readOnly?: boolean}, work: (supervisor: Supervisor) => Promise<T>): Promise<T> {
+	const supervisor = await createSupervisor(config, options.logger, {readOnly: options.readOnly});
+	const stop = () => {
+		killAllTreesSync();
+		process.exit(130);
+	};
+
+	process.once('SIGINT', stop);
+	process.once('SIGTERM', stop);
+	try {
+		return await work(supervisor);
+	} finally {
+		await supervisor.shutdown('command finished');
+		process.off('SIGINT', stop);
+		process.off('SIGTERM', stop);
+	}
+}
+
+function otherWriterNote(supervisor: Supervisor): string | undefined {
+	const pid = supervisor.store.writerPid;
+	if (pid === undefined) return undefined;
+	return `hangar process ${pid} (a --stdio hangar serving one client on its own) is running on this state dir; this is the saved state, not its live state (ask its client for hangar_list).`;
+}
+
+// ---------------------------------------------------------------------------
+// status
+
+const ago = (iso: string | null, now: number): string => {
+	if (iso === null) return '-';
+	const seconds = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
+	if (seconds < 60) return `${seconds}s ago`;
+	if (seconds < 3600) return `${Math.round(seconds / 60)}m ago`;
+	if (seconds < 86_400) return `${Math.round(seconds / 3600)}h ago`;
+	return `${Math.round(seconds / 86_400)}d ago`;
+};
+
+/** The hangar_list view as an aligned table, one row per upstream. */
+export function statusTable(entries: readonly StatusEntry[], now = Date.now()): string {
+	const header = ['NAME', 'STATE', 'ADMIN', 'CALLABLE', 'TOOLS', '~TOKENS', 'VERIFIED', 'CALLS', 'FAILURES', 'P50', 'RESTARTS', 'LAST ERROR'];
+	const rows = entries.flatMap(entry => [[
+		entry.name,
+		entry.state,
+		entry.admin,
+		entry.callable ? 'yes' : 'no',
+		entry.toolsSource === 'none' ? 'not listed yet' : `${entry.tools}${entry.stale ? ' (stale)' : ''}`,
+		entry.contextTokens === undefined || entry.contextTokens === 0 ? '-' : String(entry.contextTokens),
+		ago(entry.lastVerifiedAt, now),
+		String(entry.calls),
+		`${entry.consecutiveFailures}/${entry.failures}`,
+		entry.latencyMs.p50 === null ? '-' : `${entry.latencyMs.p50}ms`,
+		String(entry.restarts),
+		(entry.quarantineReason ?? entry.lastError ?? '-').replaceAll(/\s+/g, ' ').slice(0, 80),
+	],
+	// A per-client server's instances, one row each under it.
+	...(entry.instances ?? []).map(instance => [
+		`  ${instance.name}`,
+		instance.state,
+		'',
+		'',
+		'',
+		'',
+		'',
+		String(instance.calls),
+		String(instance.failures),
+		'',
+		String(instance.restarts),
+		`pid ${instance.pid ?? '-'}, client ${instance.client}${instance.lastError === null ? '' : `: ${instance.lastError}`}`.replaceAll(/\s+/g, ' ').slice(0, 80),
+	])]);
+	const widths = header.map((title, column) => Math.max(title.length, ...rows.map(row => row[column]!.length)));
+	const line = (cells: string[]) =>
+		cells
+			.map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column]!)))
+			.join('  ')
+			.trimEnd();
+	return `${[line(header), ...rows.map(row => line(row))].join('\n')}\n`;
+}
+
+export async function statusCommand(options: CommandOptions & {json: boolean}, io: Output = stdio): Promise<number> {
+	return throughSupervisor(
+		options,
+		io,
+		async client => {
+			const {entries, context} = await client.statusWithContext();
+			const {config} = await client.config();
+			const drift = config.drift;
+			const lastReload = config.reloads.at(-1) ?? null;
+			if (options.json) {
+				io.out(`${JSON.stringify({config: client.owner?.config ?? config.path, live: true, note: `live state of ${client.label}`, drift, lastReload, contextTokens: context ?? null, upstreams: entries}, null, 2)}\n`);
+			} else {
+				io.out(statusTable(entries));
+				io.err(`Live state of ${client.label}.\n`);
+				io.err(contextLine(context));
+				if (drift !== null) io.err(driftLine(drift));
+			}
+
+			return 0;
+		},
+		async config => statusStandalone(config, options, io),
+	);
+}
+
+/**
+ * What the definitions cost each client's context, for a person reading
+ * status: "Context: ~26967 tokens of tool and prompt definitions to each
+ * client (direct exposure; search exposure would send ~6890)".
+ */
+export function contextLine(context: {exposure: 'direct' | 'search'; current: number; direct: number; search: number} | undefined): string {
+	if (context === undefined) return '';
+	const other = context.exposure === 'direct' ? `search exposure would send ~${context.search}` : `direct exposure would send ~${context.direct}`;
+	return `Context: ~${context.current} tokens of tool and prompt definitions to each client (${context.exposure} exposure; ${other}; estimated at 4 characters a token).\n`;
+}
+
+/** The config drift, for a person reading status. */
+function driftLine(drift: DriftView): string {
+	return `Config: ${drift.message}\n`;
+}
+
+async function statusStandalone(config: HangarConfig, options: CommandOptions & {json: boolean}, io: Output): Promise<number> {
+	// Reads only: taking the writer lock would leave a hangar that starts meanwhile unable to save its state.
+	return withSupervisor(config, {...options, readOnly: true}, async supervisor => {
+		const entries = statusEntries(supervisor);
+		const note = otherWriterNote(supervisor);
+		const {exposure, current, direct, search} = supervisor.contextCost();
+		const context = {exposure, current, direct, search};
+		if (options.json) {
+			io.out(`${JSON.stringify({config: supervisor.config.path, live: false, note: note ?? null, contextTokens: context, upstreams: entries}, null, 2)}\n`);
+		} else {
+			io.out(statusTable(entries));
+			io.err(contextLine(context));
+			io.err(`${note ?? 'No hangar process is running on this state dir: upstreams start when a client calls (mcp-hangar --stdio) or in mcp-hangar tui.'}\n`);
+		}
+
+		return 0;
+	});
+}
+
+// ---------------------------------------------------------------------------
+// call
+
+export function parseArgsJson(text: string | undefined): Record<string, unknown> | undefined {
+	if (text === undefined) return undefined;
+	let parsed: unknown;
+	try {
+		parsed = JSON.parse(text);
+	} catch (error) {
+		throw new UsageError(`--args is not valid JSON (${errorMessage(error)}); pass an object such as --args '{"message":"hi"}'`);
+	}
+
+	if (!isPlainObject(parsed)) {
+		throw new UsageError(`--args must be a JSON object such as '{"message":"hi"}', not ${JSON.stringify(parsed)}`);
+	}
+
+	return parsed as Record<string, unknown>;
+}
+
+type CallOptions = CommandOptions & {server: string; tool: string; args: Record<string, unknown> | undefined; json: boolean};
+
+/** Prints a tool's result; 1 when it is an error result. */
+function printResult(options: CallOptions, result: CallToolResult, io: Output): number {
+	if (options.json) {
+		io.out(`${JSON.stringify(result, null, 2)}\n`);
+	} else {
+		for (const item of result.content ?? []) {
+			if (item.type === 'text') io.out(`${item.text}\n`);
+			else io.out(`[${item.type} content: use --json to see it]\n`);
+		}
+
+		if ((result.content ?? []).length === 0 && result.structuredContent !== undefined) io.out(`${JSON.stringify(result.structuredContent, null, 2)}\n`);
+	}
+
+	if (result.isError === true) {
+		io.err(`mcp-hangar: upstream "${options.server}": tool "${options.tool}" returned an error (isError); its output is above.\n`);
+		return 1;
+	}
+
+	return 0;
+}
+
+export async function callCommand(options: CallOptions, io: Output = stdio): Promise<number> {
+	return throughSupervisor(
+		options,
+		io,
+		async client => {
+			try {
+				return printResult(options, await client.call(options.server, options.tool, options.args), io);
+			} catch (error) {
+				// The supervisor words these for MCP clients (hangar_call, hangar_find_tools); say them as the CLI does.
+				const data = error instanceof SupervisorCallError && isPlainObject(error.data) ? error.data : {};
+				if (data['error'] === 'UnknownTool' && Array.isArray(data['tools'])) io.err(unknownTool(options, data['tools'] as string[]));
+				else if (data['error'] === 'UnknownServer' && Array.isArray(data['known'])) io.err(unknownServer(options, data['known'] as string[]));
+				else io.err(describe(error));
+				return 1;
+			}
+		},
+		async config => callStandalone(config, options, io),
+	);
+}
+
+const unknownTool = (options: CallOptions, tools: readonly string[]): string =>
+	`mcp-hangar: upstream "${options.server}": unknown tool "${options.tool}" (its tools: ${tools.join(', ') || 'none'}).\n  Run mcp-hangar status to see the upstreams; tool names here are the upstream's own, without "${options.server}__".\n`;
+
+const unknownServer = (options: CallOptions, known: readonly string[]): string =>
+	`mcp-hangar: upstream "${options.server}": lookup failed: no upstream of that name is configured. ${known.length > 0 ? `Configured upstreams: ${known.join(', ')}.` : 'The config has no upstreams.'}\n`;
+
+async function callStandalone(config: HangarConfig, options: CallOptions, io: Output): Promise<number> {
+	return withSupervisor(config, options, async supervisor => {
+		try {
+			const upstream = supervisor.upstream(options.server);
+			if (upstream.state !== 'quarantined' && !upstream.listsTool(options.tool)) {
+				io.err(unknownTool(options, upstream.tools.map(tool => tool.name)));
+				return 1;
+			}
+
+			return printResult(options, await supervisor.call(options.server, options.tool, options.args), io);
+		} catch (error) {
+			io.err(describe(error));
+			return 1;
+		}
+	});
+}
+
+// ---------------------------------------------------------------------------
+// approve, quarantine
+
+export async function adminCommand(options: CommandOptions & {server: string; action: 'approve' | 'quarantine'}, io: Output = stdio): Promise<number> {
+	const via = `a person (mcp-hangar ${options.action})`;
+	return throughSupervisor(
+		options,
+		io,
+		async client => {
+			try {
+				io.out(`${await client.command(options.server, options.action, via)}\n`);
+				return 0;
+			} catch (error) {
+				io.err(describe(error));
+				return 1;
+			}
+		},
+		async config => adminStandalone(config, options, via, io),
+	);
+}
+
+async function adminStandalone(config: HangarConfig, options: CommandOptions & {server: string; action: 'approve' | 'quarantine'}, via: string, io: Output): Promise<number> {
+	return withSupervisor(config, options, async supervisor => {
+		if (!supervisor.store.isWriter) {
+			const pid = supervisor.store.writerPid;
+			io.err(
+				`mcp-hangar: cannot ${options.action} "${options.server}": ${pid === undefined ? 'the state dir is not writable' : `hangar process ${pid} owns the state dir ${supervisor.store.dir}`}, so the change would not be saved.\n` +
+					`  That process serves one client on its own (\`mcp-hangar --stdio\` with no tui or serve running) and takes no commands. ${options.action === 'approve' ? 'Stop it' : 'Quarantine it with the hangar_quarantine tool from its client, or stop it'} and run this again; or run \`mcp-hangar serve\` or the tui, which clients and these commands share.\n`,
+			);
+			return 1;
+		}
+
+		try {
+			const message = await supervisor.command(options.server, options.action, via);
+			io.out(`${message}\n`);
+			return 0;
+		} catch (error) {
+			io.err(describe(error));
+			return 1;
+		}
+	});
+}
+
+/**
+ * `--check-config`: validates the config (a ConfigError exits 1 from the CLI)
+ * and reports the name clashes between unprefixed servers that it can see
+ * without starting anything: from predefined `tools` and the lists cached by
+ * earlier runs. Clashes are warnings (exit 0): each name still has one owner.
+ */
+/**
+ * Every problem of the file in one pass. The engine runs a file with some
+ * unusable entries (they show as \`invalid\`), but the check fails on any
+ * error so a person sees them all before a client does; other clients' keys
+ * that hangar ignores are notes, not failures.
+ */
+export async function checkConfigCommand(options: CommandOptions, io: Output = stdio): Promise<number> {
+	const config = loadConfig(options.configPath, {stateDir: options.stateDir});
+	const errors = config.issues.filter(issue => issue.severity !== 'notice');
+	const notices = config.issues.filter(issue => issue.severity === 'notice');
+	if (errors.length > 0) {
+		const invalid = config.servers.filter(server => server.invalid !== undefined && !server.disabled).map(server => server.name);
+		const usable = config.servers.length - invalid.length;
+		io.err(`${new ConfigError(config.path, errors).message}\n`);
+		if (invalid.length > 0) io.err(`Until then hangar serves the other ${usable} upstream${usable === 1 ? '' : 's'}; ${invalid.map(name => `"${name}"`).join(', ')} show${invalid.length === 1 ? 's' : ''} as invalid, and ${invalid.length === 1 ? 'its' : 'their'} calls say why.\n`);
+		for (const notice of notices) io.err(`note: ${notice.path}: ${notice.message}\n`);
+		return 1;
+	}
+
+	io.out(`${config.path}: OK, ${config.servers.length} upstream${config.servers.length === 1 ? '' : 's'} (${config.servers.map(server => server.name).join(', ')})\n`);
+	for (const notice of notices) io.out(`note: ${notice.path}: ${notice.message}\n`);
+	// Its own log lines (state, shutdown) are not the check's to print: stderr stays for errors.
+	const supervisor = await createSupervisor(config, silentLogger, {readOnly: true});
+	// A command that cannot run here is a warning, not a failure: the client that launches hangar
+	// may have another PATH (Claude Desktop's is short), and the entry's own start would say why.
+	let launchWarnings = 0;
+	for (const server of config.servers) {
+		if (server.disabled || server.invalid !== undefined || server.launch.kind !== 'stdio') continue;
+		const problem = diagnoseLaunch(server.launch);
+		if (problem === undefined) continue;
+		launchWarnings += 1;
+		io.out(`warning: "${server.name}": ${problem.message}. ${problem.hint}\n`);
+	}
+
+	if (launchWarnings > 0) io.out('note: commands were looked up with this shell\'s PATH and files; the client that starts hangar may have another PATH.\n');
+
+	try {
+		for (const clash of supervisor.clashes()) io.out(`warning: ${describeClash(clash)}\n`);
+	} finally {
+		await supervisor.shutdown('check finished');
+	}
+
+	return 0;
+}
+
+// ---------------------------------------------------------------------------
+// start, stop, restart: through the running supervisor only
+
+export async function lifecycleCommand(options: CommandOptions & {server: string; action: 'start' | 'stop' | 'restart'}, io: Output = stdio): Promise<number> {
+	return onlyLive(options, io, `${options.action} "${options.server}"`, async client => {
+		io.out(`${await client.command(options.server, options.action, `a person (mcp-hangar ${options.action})`)}\n`);
+		return 0;
+	});
+}
+
+// ---------------------------------------------------------------------------
+// reload
+
+/** What a reload did, for a person; 1 when the file was refused. */
+function reloadAnswer(answer: ConfigAnswer, io: Output): number {
+	const record = answer.reload;
+	if (record === null) return 0;
+	if (record.outcome === 'refused') {
+		io.err(`mcp-hangar: reload refused: ${record.error ?? record.summary}\n  The running config stays until the file validates.\n`);
+		return 1;
+	}
+
+	io.out(record.outcome === 'unchanged' ? `nothing to reload: ${answer.config.path} says what already runs\n` : `reloaded ${answer.config.path}: ${record.summary}\n`);
+	if (answer.config.drift !== null) io.err(driftLine(answer.config.drift));
+	return 0;
+}
+
+export async function reloadCommand(options: CommandOptions, io: Output = stdio): Promise<number> {
+	return onlyLive(options, io, 'reload the config', async client => reloadAnswer(await client.config({via: 'mcp-hangar reload'}), io));
+}
+
+// ---------------------------------------------------------------------------
+// logs
+
+const logLine = (line: {at: string; source: string; text: string}): string => `${line.at} ${line.source.padEnd(6)} ${line.text}\n`;
+
+/**
+ * Runs `next` (a read that waits for new lines, then prints them) until
+ * Ctrl-C or SIGTERM, which close the connection; the read that close cuts
+ * short ends the loop quietly.
+ */
+async function follow(client: {close(): Promise<void>}, next: () => Promise<void>): Promise<void> {
+	let stopped = false;
+	const stop = (): void => {
+		stopped = true;
+		void client.close();
+	};
+
+	process.once('SIGINT', stop);
+	process.once('SIGTERM', stop);
+	try {
+		while (!stopped) {
+			try {
+				await next();
+			} catch (error) {
+				if (stopped) break;
+				throw error;
+			}
+		}
+	} finally {
+		process.off('SIGINT', stop);
+		process.off('SIGTERM', stop);
+	}
+}
+
+/**
+ * An upstream's log (stderr, stray stdout, and hangar's lines about it: its
+ * transitions) from the running supervisor; with `follow`, new lines as they
+ * come until Ctrl-C.
+ */
+export async function logsCommand(options: CommandOptions & {server: string; follow: boolean}, io: Output = stdio): Promise<number> {
+	return onlyLive(options, io, `show the log of "${options.server}"`, async client => {
+		let page = await client.logs(options.server, 0, false);
+		for (const line of page.lines) io.out(logLine(line));
+		if (!options.follow) return 0;
+		await follow(client, async () => {
+			page = await client.logs(options.server, page.next, true);
+			if (page.gap) io.err(`mcp-hangar: (lines of "${options.server}" were skipped: its log buffer moved on, or a reload replaced it)\n`);
+			for (const line of page.lines) io.out(logLine(line));
+		});
+		return 0;
+	});
+}
+
+// ---------------------------------------------------------------------------
+// logs --calls
+
+/**
+ * One call as a line of text, what the TUI's calls view shows: when it
+ * finished, the client, upstream/tool, latency, and ok, "tool error" or the
+ * error's code with its message. Its arguments and result (masked
+ * previews) are in the JSON form (`--json`).
+ */
+export function callLine(call: CallLogDetail): string {
+	const outcome = call.outcome === 'ok' ? 'ok' : call.outcome === 'tool-error' ? 'tool error' : `${call.code ?? 'error'}: ${call.error ?? ''}`;
+	const ms = call.ms < 10 ? `${call.ms.toFixed(1)}ms` : call.ms < 1000 ? `${Math.round(call.ms)}ms` : `${(call.ms / 1000).toFixed(1)}s`;
+	return `${new Date(call.at).toISOString()}  ${call.client}  ${call.upstream}/${call.tool}  ${ms}  ${outcome}\n`;
+}
+
+/**
+ * The calls log of the running supervisor (every tool call across upstreams,
+ * the last ones it keeps), one line each (`json`: one JSON object each, with
+ * the arguments and result); `server` keeps one upstream's; with `follow`,
+ * new calls as they finish until Ctrl-C.
+ */
+export async function callsCommand(options: CommandOptions & {server: string | undefined; follow: boolean; json: boolean}, io: Output = stdio): Promise<number> {
+	return onlyLive(options, io, 'show the calls', async client => {
+		const print = (calls: readonly CallLogDetail[]): void => {
+			for (const call of calls) {
+				if (options.server === undefined || call.upstream === options.server) io.out(options.json ? `${JSON.stringify(call)}\n` : callLine(call));
+			}
+		};
+
+		let page = await client.calls(0, false);
+		print(page.calls);
+		if (!options.follow) return 0;
+		await follow(client, async () => {
+			page = await client.calls(page.next, true);
+			if (page.gap) io.err('mcp-hangar: (calls were skipped: more finished than the calls log keeps between two reads)\n');
+			print(page.calls);
+		});
+		return 0;
+	});
+}

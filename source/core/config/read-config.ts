@@ -1,0 +1,731 @@
+/**
+ * Configuration: the `mcpServers` map in the shape Claude Desktop and Cursor
+ * use, plus hangar's own per-server fields and a top-level `hangar` object of
+ * global defaults. Validated once, here, with zod; every problem is reported
+ * in one pass with the file, the JSON path and what was expected. The rest
+ * of the engine only sees the resolved `HangarConfig`, with every default
+ * filled in.
+ *
+ * Loading is tolerant, entry by entry: one bad entry must not cost the
+ * client every other server. An entry that cannot be used (an unknown key,
+ * a wrong type, an unset variable, a bad name) is kept with `invalid` set to
+ * why, and runs as an upstream in state `invalid`. Keys other clients write
+ * are understood where they mean something (`type`, `envFile`, `disabled`,
+ * `timeout`, their tool filters) and otherwise ignored with a notice
+ * (`alwaysAllow`, `autoApprove`, `globalShortcut`, …); a key nobody knows
+ * is still an error for its entry, so a typo never silently does nothing. A
+ * bad global setting falls back to its default. Only a file that is not a
+ * config at all, or one whose every entry is unusable, is refused whole.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import {z} from 'zod';
+import {closestMatch} from '../base/closest-match.js';
+import {defaultConfigCandidates, defaultStateDir} from './paths.js';
+import {parseDotenv} from './dotenv.js';
+import {foreignServerKeys, foreignTopLevelKeys, recogniseShape} from './foreign-keys.js';
+
+/** Server names become tool prefixes (`<server>__<tool>`), so they must be safe there and unambiguous. */
+export const serverNamePattern = /^[A-Za-z0-9](?:[A-Za-z0-9-]|_(?!_))*$/;
+export const serverNameMaxLength = 32;
+
+/** Whether `name` may be a server name or a namespace: both become the prefix of exposed names. */
+function isValidPrefix(name: string): boolean {
+	return serverNamePattern.test(name) && name.length <= serverNameMaxLength && !name.endsWith('_');
+}
+
+/**
+ * The longest duration a Node timer can wait: above 2^31-1 ms it overflows
+ * and fires after 1 ms, so a "very long" timeout would act as an instant one.
+ */
+export const maxSeconds = Math.floor((2 ** 31 - 1) / 1000);
+
+const atMost = (what: string) => ({error: `expected ${what} to be at most ${maxSeconds} (about 24 days)`});
+
+const seconds = (what: string) =>
+	z
+		.number({error: `expected a number of seconds (${what})`})
+		.nonnegative({error: `expected ${what} to be 0 or more`})
+		.max(maxSeconds, atMost(what));
+
+const positiveSeconds = (what: string) =>
+	z
+		.number({error: `expected a number of seconds (${what})`})
+		.positive({error: `expected ${what} to be more than 0`})
+		.max(maxSeconds, atMost(what));
+
+const toolDefinitionSchema = z.strictObject({
+	name: z.string().min(1),
+	title: z.string().optional(),
+	description: z.string().optional(),
+	inputSchema: z.looseObject({type: z.literal('object')}).optional(),
+	outputSchema: z.looseObject({type: z.literal('object')}).optional(),
+	annotations: z.record(z.string(), z.unknown()).optional(),
+});
+
+const toolGlobs = (what: string) =>
+	z.array(z.string().min(1), {error: `expected ${what} to be an array of tool names or globs ("*" any run of characters, "?" one)`});
+
+const serverSchema = z
+	.strictObject({
+		type: z.enum(['stdio', 'http', 'streamable-http', 'sse']).optional(),
+		command: z.string().min(1, {error: 'expected a non-empty command'}).optional(),
+		args: z.array(z.string(), {error: 'expected an array of strings'}).optional(),
+		env: z.record(z.string(), z.string(), {error: 'expected an object of string values'}).optional(),
+		cwd: z.string().optional(),
+		url: z.url({error: 'expected an http(s) URL'}).optional(),
+		headers: z.record(z.string(), z.string()).optional(),
+		lazy: z.boolean().optional(),
+		idleTimeoutSeconds: seconds('idleTimeoutSeconds').optional(),
+		callTimeoutSeconds: positiveSeconds('callTimeoutSeconds').optional(),
+		startTimeoutSeconds: positiveSeconds('startTimeoutSeconds').optional(),
+		tools: z.array(toolDefinitionSchema).optional(),
+		disabled: z.boolean().optional(),
+		quarantined: z.boolean().optional(),
+		namespace: z
+			.union([z.string(), z.literal(false)], {error: 'expected a prefix string (letters, digits, "-", single "_") or false (names unprefixed)'})
+			.optional(),
+		instances: z.enum(['shared', 'per-client'], {error: 'expected "shared" (one instance for every client) or "per-client" (one instance per client session)'}).optional(),
+		includeTools: toolGlobs('includeTools').optional(),
+		excludeTools: toolGlobs('excludeTools').optional(),
+		envFile: z.string({error: 'expected the path of a dotenv file'}).min(1, {error: 'expected the path of a dotenv file'}).optional(),
+	})
+	.superRefine((server, context) => {
+		if (server.command === undefined && server.url === undefined) {
+			context.addIssue({code: 'custom', message: 'expected either "command" (a subprocess) or "url" (a remote server)'});
+		}
+
+		if (server.command !== undefined && server.url !== undefined) {
+			context.addIssue({code: 'custom', message: 'expected only one of "command" and "url", not both'});
+		}
+
+		if (server.type === 'stdio' && server.url !== undefined && server.command === undefined) {
+			context.addIssue({code: 'custom', path: ['type'], message: 'expected "http", "streamable-http" or "sse" (or no "type") for a "url" server; "stdio" is for "command" servers'});
+		}
+
+		if (server.type !== undefined && server.type !== 'stdio' && server.command !== undefined && server.url === undefined) {
+			context.addIssue({code: 'custom', path: ['type'], message: `expected "stdio" (or no "type") for a "command" server; "${server.type}" is for "url" servers`});
+		}
+
+		if (server.url === undefined && (server.headers !== undefined)) {
+			context.addIssue({code: 'custom', path: ['headers'], message: '"headers" only applies to "url" servers'});
+		}
+
+		if (server.instances === 'per-client' && server.lazy === false) {
+			context.addIssue({code: 'custom', path: ['lazy'], message: '"lazy": false does not apply to a "per-client" server: each instance starts at its client session\'s first request'});
+		}
+
+		if (server.command === undefined && (server.args !== undefined || server.env !== undefined || server.cwd !== undefined)) {
+			context.addIssue({code: 'custom', message: '"args", "env" and "cwd" only apply to "command" servers'});
+		}
+	});
+
+const hangarSchema = z.strictObject({
+	stateDir: z.string().optional(),
+	healthIntervalSeconds: seconds('healthIntervalSeconds').optional(),
+	pingTimeoutSeconds: positiveSeconds('pingTimeoutSeconds').optional(),
+	failureThreshold: z.int().min(1).optional(),
+	backoffMinSeconds: positiveSeconds('backoffMinSeconds').optional(),
+	backoffMaxSeconds: positiveSeconds('backoffMaxSeconds').optional(),
+	restartBudget: z
+		.strictObject({
+			maxRestarts: z.int().min(1),
+			windowSeconds: positiveSeconds('windowSeconds'),
+		})
+		.optional(),
+	startTimeoutSeconds: positiveSeconds('startTimeoutSeconds').optional(),
+	stopGraceSeconds: positiveSeconds('stopGraceSeconds').optional(),
+	idleTimeoutSeconds: seconds('idleTimeoutSeconds').optional(),
+	callTimeoutSeconds: positiveSeconds('callTimeoutSeconds').optional(),
+	lazy: z.boolean().optional(),
+	maxMessageBytes: z.int().min(1024).optional(),
+	logLines: z.int().min(10).optional(),
+	toolsRefreshSeconds: seconds('toolsRefreshSeconds').optional(),
+	quarantineNew: z.boolean().optional(),
+	pinning: z.enum(['first-use', 'approval', 'off'], {error: 'expected "first-use" (pin tools the first time they are listed), "approval" (only when a person approves) or "off"'}).optional(),
+	exposure: z.enum(['direct', 'search'], {error: 'expected "direct" (every tool listed) or "search" (only the hangar_* tools; find tools with hangar_find_tools)'}).optional(),
+	managementTools: z
+		.enum(['all', 'read-only', 'none'], {error: 'expected "all" (every hangar_* tool), "read-only" (hangar_list, hangar_details, hangar_find_tools, hangar_call) or "none"'})
+		.optional(),
+	httpCallTimeoutSeconds: positiveSeconds('httpCallTimeoutSeconds').optional(),
+	httpSessionIdleSeconds: positiveSeconds('httpSessionIdleSeconds').optional(),
+	lingerSeconds: seconds('lingerSeconds').optional(),
+	firstListWaitSeconds: seconds('firstListWaitSeconds').max(60, {error: 'expected firstListWaitSeconds to be at most 60: clients give up on a list long before that'}).optional(),
+});
+
+export type ToolDefinition = z.infer<typeof toolDefinitionSchema>;
+
+export type StdioLaunch = {kind: 'stdio'; command: string; args: string[]; env: Record<string, string>; cwd: string};
+export type RemoteLaunch = {kind: 'remote'; url: string; headers: Record<string, string>; transport: 'auto' | 'streamable-http' | 'sse'};
+
+export type ServerConfig = {
+	name: string;
+	launch: StdioLaunch | RemoteLaunch;
+	lazy: boolean;
+	idleTimeoutMs: number;
+	callTimeoutMs: number;
+	startTimeoutMs: number;
+	tools: ToolDefinition[] | undefined;
+	disabled: boolean;
+	quarantined: boolean;
+	/**
+	 * The prefix of its tools' and prompts' exposed names (`<namespace>__<name>`);
+	 * the server's name unless set, `false` for unprefixed names.
+	 */
+	namespace: string | false;
+	/**
+	 * One instance for every client session ('shared'), or one per client
+	 * session that uses it ('per-client'): for upstreams whose state must
+	 * not mix between clients (e.g. scoped by each client's roots).
+	 */
+	instances: 'shared' | 'per-client';
+	/** Tool name globs: when set, only the tools that match one are served (see tool-filter.ts). */
+	includeTools: string[] | undefined;
+	/** Tool name globs: the tools that match one are never served; wins over includeTools. */
+	excludeTools: string[] | undefined;
+	/**
+	 * Why the entry cannot be used (its problems, one sentence), or undefined.
+	 * An invalid entry runs as an upstream in state `invalid`: it never starts
+	 * and its calls are refused with this reason. Its launch is what could be
+	 * read of it, for display only.
+	 */
+	invalid: string | undefined;
+};
+
+export type HangarSettings = {
+	stateDir: string;
+	healthIntervalMs: number;
+	pingTimeoutMs: number;
+	failureThreshold: number;
+	backoffMinMs: number;
+	backoffMaxMs: number;
+	restartBudget: {maxRestarts: number; windowMs: number};
+	stopGraceMs: number;
+	/** hangar.callTimeoutSeconds (servers may override it); also how long a `--stdio` bridge holds a request while no supervisor is reachable. */
+	callTimeoutMs: number;
+	maxMessageBytes: number;
+	logLines: number;
+	/** How often a running upstream's tool list is re-read; older lists are shown as stale. 0: never. */
+	toolsRefreshMs: number;
+	/** Upstreams new to the state dir start quarantined until a person approves them. */
+	quarantineNew: boolean;
+	/** When tools are pinned against rug pulls: at their first listing, only by a person's approval, or never (engine/upstream/pins.ts). */
+	pinning: 'first-use' | 'approval' | 'off';
+	/** What tools/list serves: every upstream tool plus the hangar_* tools, or only the hangar_* tools. */
+	exposure: 'direct' | 'search';
+	/** Which hangar_* tools MCP clients get: all, only those that read (and hangar_call), or none. */
+	managementTools: 'all' | 'read-only' | 'none';
+	/** `serve --http`: the server-side deadline of every call, below the usual client timeout (an upstream's shorter callTimeoutSeconds still wins). */
+	httpCallTimeoutMs: number;
+	/** `serve --http`: an HTTP session with no request open for this long is closed. */
+	httpSessionIdleMs: number;
+	/** A supervisor a client's `--stdio` started (`serve --linger`) exits once no client has been attached for this long. */
+	lingerMs: number;
+	/** How long a client's first tools/list (or prompts/list) waits for the upstreams with nothing cached to list theirs. 0: not at all. */
+	firstListWaitMs: number;
+};
+
+export type HangarConfig = {
+	/** Absolute path of the file it came from (or a label for configs built in code). */
+	path: string;
+	hangar: HangarSettings;
+	servers: ServerConfig[];
+	/**
+	 * Every problem that did not stop the load, in file order: errors (an
+	 * entry made invalid, a setting or top-level key ignored) and notices
+	 * (another client's key that hangar ignores).
+	 */
+	issues: ConfigIssue[];
+};
+
+export const defaults = {
+	healthIntervalSeconds: 30,
+	pingTimeoutSeconds: 5,
+	failureThreshold: 3,
+	backoffMinSeconds: 1,
+	backoffMaxSeconds: 60,
+	restartBudget: {maxRestarts: 5, windowSeconds: 60},
+	startTimeoutSeconds: 30,
+	stopGraceSeconds: 2,
+	idleTimeoutSeconds: 300,
+	callTimeoutSeconds: 60,
+	lazy: true,
+	maxMessageBytes: 4 * 1024 * 1024,
+	logLines: 500,
+	toolsRefreshSeconds: 600,
+	quarantineNew: false,
+	pinning: 'first-use',
+	exposure: 'direct',
+	managementTools: 'all',
+	httpCallTimeoutSeconds: 25,
+	httpSessionIdleSeconds: 600,
+	lingerSeconds: 300,
+	firstListWaitSeconds: 5,
+} as const;
+
+export type ConfigIssue = {
+	path: string;
+	message: string;
+	/** `error` (the default): something does not work as written; `notice`: another client's key, ignored. */
+	severity?: 'error' | 'notice';
+	/** Set for an unset `${VAR}`: the config editors accept it (the file is used in another environment). */
+	cause?: 'unset-variable';
+	/** The server entry it belongs to, when it belongs to one. */
+	server?: string;
+};
+
+export class ConfigError extends Error {
+	constructor(
+		readonly file: string,
+		readonly issues: ConfigIssue[],
+	) {
+		super(
+			`Invalid configuration in ${file}:\n${issues.map(issue => `  - ${issue.path}: ${issue.message}`).join('\n')}\n` +
+				'Fix these entries (see the configuration reference in the README) and run `mcp-hangar --check-config` again.',
+		);
+		this.name = 'ConfigError';
+	}
+}
+
+function jsonPath(segments: ReadonlyArray<PropertyKey>): string {
+	let out = '$';
+	for (const segment of segments) {
+		if (typeof segment === 'number') out += `[${segment}]`;
+		else if (typeof segment === 'string' && /^[A-Za-z_$][\w$]*$/.test(segment)) out += `.${segment}`;
+		else out += `[${JSON.stringify(String(segment))}]`;
+	}
+
+	return out;
+}
+
+function describeIssue(issue: z.core.$ZodIssue): string {
+	if (issue.code === 'unrecognized_keys') {
+		return `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map(key => `"${key}"`).join(', ')} (check the spelling against the README's configuration reference)`;
+	}
+
+	return issue.message;
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function describeValue(value: unknown): string {
+	if (value === null) return 'null';
+	if (Array.isArray(value)) return 'an array';
+	return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+/** " (did you mean "x"?)" for a key near a known one, else "". */
+function didYouMean(key: string, known: Iterable<string>): string {
+	const match = closestMatch(key, known);
+	return match === undefined ? '' : ` (did you mean "${match}"?)`;
+}
+
+/** A valid server name close to `name`, for the hint of a bad one (the import makes the same kind of change). */
+function suggestName(name: string): string {
+	const base = name.split(/[/\\]+/).findLast(segment => /[A-Za-z0-9]/.test(segment)) ?? name;
+	const cleaned = base.replaceAll(/[^A-Za-z0-9_-]+/g, '-').replaceAll(/_{2,}/g, '_').replaceAll(/-{2,}/g, '-').replace(/^[^A-Za-z0-9]+/, '');
+	return cleaned.slice(0, serverNameMaxLength).replace(/[-_]+$/, '') || 'server';
+}
+
+/** The keys hangar reads at the top level of its file; others are reported and ignored. */
+export const topLevelKeys = ['$schema', 'hangar', 'mcpServers'] as const;
+
+type HangarFields = z.infer<typeof hangarSchema>;
+
+/**
+ * The global settings, each validated on its own: a bad one is reported and
+ * takes its default, so a typo in one setting does not stop every server.
+ */
+function readSettings(raw: unknown, issues: ConfigIssue[]): HangarFields {
+	if (raw === undefined) return {};
+	if (!isRecord(raw)) {
+		issues.push({path: '$.hangar', message: `expected an object of settings, got ${describeValue(raw)}; every setting takes its default`});
+		return {};
+	}
+
+	const shape = hangarSchema.shape as Record<string, z.ZodType>;
+	const out: Record<string, unknown> = {};
+	for (const [key, value] of Object.entries(raw)) {
+		const field = shape[key];
+		if (field === undefined) {
+			issues.push({path: jsonPath(['hangar', key]), message: `unknown setting "${key}", ignored${didYouMean(key, Object.keys(shape))} (see the README's configuration reference)`});
+			continue;
+		}
+
+		const parsed = field.safeParse(value);
+		if (parsed.success) out[key] = parsed.data;
+		else for (const issue of parsed.error.issues) issues.push({path: jsonPath(['hangar', key, ...issue.path]), message: `${describeIssue(issue)}; the default applies`});
+	}
+
+	const h = out as HangarFields;
+	if ((h.backoffMinSeconds ?? defaults.backoffMinSeconds) > (h.backoffMaxSeconds ?? defaults.backoffMaxSeconds)) {
+		issues.push({path: '$.hangar.backoffMinSeconds', message: 'expected backoffMinSeconds to be at most backoffMaxSeconds; both take their defaults'});
+		delete h.backoffMinSeconds;
+		delete h.backoffMaxSeconds;
+	}
+
+	if (h.exposure === 'search' && h.managementTools === 'none') {
+		issues.push({
+			path: '$.hangar.managementTools',
+			message: 'expected "all" or "read-only" with "exposure": "search": clients find and call tools there with hangar_find_tools and hangar_call, which "none" turns off; it takes its default',
+		});
+		delete h.managementTools;
+	}
+
+	return h;
+}
+
+type ServerFields = z.infer<typeof serverSchema>;
+
+/** One entry as read: its own fields when they validate, and its problems so far. */
+type EntryDraft = {name: string; raw: unknown; fields: ServerFields | undefined; errors: ConfigIssue[]; notices: ConfigIssue[]};
+
+const serverKeys = new Set(Object.keys(serverSchema.shape));
+
+const typeAliases: Record<string, string> = {streamableHttp: 'streamable-http', streamable_http: 'streamable-http'};
+
+/**
+ * Sorts an entry's keys: hangar's own are kept, other clients' keys are
+ * mapped onto hangar's (with a notice saying how) or ignored with a notice,
+ * and any other key is an error. Then validates what is left.
+ */
+function readEntry(name: string, raw: unknown): EntryDraft {
+	const draft: EntryDraft = {name, raw, fields: undefined, errors: [], notices: []};
+	const at = (...segments: Array<string | number>) => jsonPath(['mcpServers', name, ...segments]);
+	const error = (path: string, message: string, cause?: 'unset-variable') => draft.errors.push({path, message, server: name, ...(cause === undefined ? {} : {cause})});
+	const notice = (key: string, message: string) => draft.notices.push({path: at(key), message, severity: 'notice', server: name});
+	if (!isValidPrefix(name)) {
+		error(
+			at(),
+			`bad server name "${name}": expected 1-${serverNameMaxLength} letters, digits, "-" or single "_" (no "__", not ending in "_"), because it becomes the tool prefix "<server>__<tool>"; rename it, e.g. to "${suggestName(name)}"`,
+		);
+	}
+
+	if (!isRecord(raw)) {
+		error(at(), `expected an object with "command" (a subprocess) or "url" (a remote server), got ${describeValue(raw)}`);
+		return draft;
+	}
+
+	const own: Record<string, unknown> = {};
+	const excluded: unknown[] = [];
+	for (const [key, value] of Object.entries(raw)) {
+		if (serverKeys.has(key)) {
+			own[key] = value;
+			continue;
+		}
+
+		const foreign = foreignServerKeys[key];
+		if (foreign === undefined) {
+			error(at(key), `unknown key "${key}"${didYouMean(key, serverKeys)}: not a key of hangar's, nor one another MCP client is known to write (see the README's configuration reference)`);
+		} else if (foreign.use === 'ignored') {
+			notice(key, `"${key}" (${foreign.who}) is ignored: ${foreign.why}`);
+		} else {
+			notice(key, `"${key}" (${foreign.who}) is read as ${foreign.as}`);
+			switch (key) {
+				case 'timeout': {
+					if (typeof value !== 'number' || !(value > 0)) error(at(key), 'expected a positive number (a call timeout)');
+					else own['callTimeoutSeconds'] ??= value >= 1000 ? value / 1000 : value;
+					break;
+				}
+
+				case 'transportType': {
+					own['type'] ??= value;
+					break;
+				}
+
+				case 'serverUrl': {
+					own['url'] ??= value;
+					break;
+				}
+
+				case 'httpUrl': {
+					own['url'] ??= value;
+					own['type'] ??= 'streamable-http';
+					break;
+				}
+
+				case 'enabled': {
+					if (typeof value !== 'boolean') error(at(key), 'expected true or false');
+					else own['disabled'] ??= !value;
+					break;
+				}
+
+				default: {
+					// disabledTools, deniedTools: deny lists.
+					if (Array.isArray(value)) excluded.push(...(value as unknown[]));
+					else error(at(key), 'expected an array of tool names');
+				}
+			}
+		}
+	}
+
+	if (typeof own['type'] === 'string' && typeAliases[own['type']] !== undefined) own['type'] = typeAliases[own['type']];
+	if (excluded.length > 0) own['excludeTools'] = [...(Array.isArray(own['excludeTools']) ? (own['excludeTools'] as unknown[]) : []), ...excluded];
+	const parsed = serverSchema.safeParse(own);
+	if (parsed.success) draft.fields = parsed.data;
+	else for (const issue of parsed.error.issues) error(at(...(issue.path as Array<string | number>)), describeIssue(issue));
+	return draft;
+}
+
+/** A launch for display, from whatever of an unusable entry could be read. */
+function readableLaunch(raw: unknown, baseDir: string): StdioLaunch | RemoteLaunch {
+	const entry = isRecord(raw) ? raw : {};
+	const url = [entry['url'], entry['serverUrl'], entry['httpUrl']].find(value => typeof value === 'string');
+	if (typeof entry['command'] !== 'string' && typeof url === 'string') return {kind: 'remote', url, headers: {}, transport: 'auto'};
+	const args = Array.isArray(entry['args']) ? entry['args'].filter((arg): arg is string => typeof arg === 'string') : [];
+	return {kind: 'stdio', command: typeof entry['command'] === 'string' ? entry['command'] : '', args, env: {}, cwd: baseDir};
+}
+
+/** Validates parsed JSON; returns the resolved config, with `issues` for what did not stop it, or throws ConfigError when nothing of it can be used. */
+export function parseConfig(raw: unknown, file: string, options: {stateDir?: string | undefined} = {}): HangarConfig {
+	if (!isRecord(raw)) throw new ConfigError(file, [{path: '$', message: `expected a JSON object with "mcpServers", got ${describeValue(raw)}`}]);
+	if (raw['mcpServers'] === undefined) {
+		throw new ConfigError(file, [{path: '$', message: recogniseShape(raw) ?? 'expected "mcpServers": an object mapping server names to servers'}]);
+	}
+
+	if (!isRecord(raw['mcpServers'])) throw new ConfigError(file, [{path: '$.mcpServers', message: `expected an object mapping server names to servers, got ${describeValue(raw['mcpServers'])}`}]);
+	const issues: ConfigIssue[] = [];
+	const topLevel: readonly string[] = topLevelKeys;
+	for (const key of Object.keys(raw)) {
+		if (topLevel.includes(key)) continue;
+		const who = foreignTopLevelKeys[key];
+		if (who === undefined) issues.push({path: jsonPath([key]), message: `unknown top-level key "${key}", ignored${didYouMean(key, topLevel)} (hangar reads "mcpServers", "hangar" and "$schema")`});
+		else issues.push({path: jsonPath([key]), message: `"${key}" (${who}) is ignored`, severity: 'notice'});
+	}
+
+	if (raw['$schema'] !== undefined && typeof raw['$schema'] !== 'string') issues.push({path: '$.$schema', message: 'expected a string; ignored'});
+	const h = readSettings(raw['hangar'], issues);
+	const drafts = Object.entries(raw['mcpServers']).map(([name, value]) => readEntry(name, value));
+
+	// A namespace is a name prefix like a server name, and two servers sharing one would make
+	// every name of theirs ambiguous: the later entry cannot be used.
+	const namespaceOwners = new Map<string, string>();
+	for (const draft of drafts) {
+		if (draft.fields === undefined) continue;
+		const namespace = draft.fields.namespace ?? draft.name;
+		if (namespace === false || !isValidPrefix(namespace)) {
+			if (namespace !== false && draft.fields.namespace !== undefined) {
+				draft.errors.push({
+					path: jsonPath(['mcpServers', draft.name, 'namespace']),
+					message: `bad namespace "${namespace}": expected 1-${serverNameMaxLength} letters, digits, "-" or single "_" (no "__", not ending in "_"), or false for unprefixed names`,
+					server: draft.name,
+				});
+			}
+
+			continue;
+		}
+
+		const first = namespaceOwners.get(namespace);
+		if (first === undefined) namespaceOwners.set(namespace, draft.name);
+		else {
+			draft.errors.push({
+				path: jsonPath(['mcpServers', draft.name, 'namespace']),
+				message: `namespace "${namespace}" is already the prefix of server "${first}"; give one of them another "namespace" (or false for unprefixed names)`,
+				server: draft.name,
+			});
+		}
+	}
+
+	const baseDir = path.dirname(file);
+	const ms = (value: number) => Math.round(value * 1000);
+	const settings: HangarSettings = {
+		// --state-dir is relative to where hangar was started; the config's own stateDir to the config file.
+		stateDir: options.stateDir === undefined ? path.resolve(baseDir, h.stateDir ?? defaultStateDir()) : path.resolve(options.stateDir),
+		healthIntervalMs: ms(h.healthIntervalSeconds ?? defaults.healthIntervalSeconds),
+		pingTimeoutMs: ms(h.pingTimeoutSeconds ?? defaults.pingTimeoutSeconds),
+		failureThreshold: h.failureThreshold ?? defaults.failureThreshold,
+		backoffMinMs: ms(h.backoffMinSeconds ?? defaults.backoffMinSeconds),
+		backoffMaxMs: ms(h.backoffMaxSeconds ?? defaults.backoffMaxSeconds),
+		restartBudget: {
+			maxRestarts: h.restartBudget?.maxRestarts ?? defaults.restartBudget.maxRestarts,
+			windowMs: ms(h.restartBudget?.windowSeconds ?? defaults.restartBudget.windowSeconds),
+		},
+		stopGraceMs: ms(h.stopGraceSeconds ?? defaults.stopGraceSeconds),
+		callTimeoutMs: ms(h.callTimeoutSeconds ?? defaults.callTimeoutSeconds),
+		maxMessageBytes: h.maxMessageBytes ?? defaults.maxMessageBytes,
+		logLines: h.logLines ?? defaults.logLines,
+		toolsRefreshMs: ms(h.toolsRefreshSeconds ?? defaults.toolsRefreshSeconds),
+		quarantineNew: h.quarantineNew ?? defaults.quarantineNew,
+		pinning: h.pinning ?? defaults.pinning,
+		exposure: h.exposure ?? defaults.exposure,
+		managementTools: h.managementTools ?? defaults.managementTools,
+		httpCallTimeoutMs: ms(h.httpCallTimeoutSeconds ?? defaults.httpCallTimeoutSeconds),
+		httpSessionIdleMs: ms(h.httpSessionIdleSeconds ?? defaults.httpSessionIdleSeconds),
+		lingerMs: ms(h.lingerSeconds ?? defaults.lingerSeconds),
+		firstListWaitMs: ms(h.firstListWaitSeconds ?? defaults.firstListWaitSeconds),
+	};
+
+	const variables: Record<string, string | undefined> = {
+		...process.env,
+		HANGAR_CONFIG_DIR: baseDir,
+		HANGAR_STATE_DIR: settings.stateDir,
+	};
+	const servers = drafts.map((draft): ServerConfig => {
+		const {name, fields: server, errors} = draft;
+		let launch: StdioLaunch | RemoteLaunch = readableLaunch(draft.raw, baseDir);
+		if (server !== undefined && errors.length === 0) {
+			const expand = (value: string, at: Array<string | number>) => expandVariables(value, variables, jsonPath(['mcpServers', name, ...at]), errors, name);
+			const expandAll = (record: Record<string, string> | undefined, key: string) =>
+				Object.fromEntries(Object.entries(record ?? {}).map(([k, v]) => [k, expand(v, [key, k])]));
+			launch =
+				server.url === undefined
+					? {
+							kind: 'stdio',
+							command: expand(server.command!, ['command']),
+							args: (server.args ?? []).map((arg, index) => expand(arg, ['args', index])),
+							env: {...readEnvFile(server.envFile, baseDir, expand, errors, name), ...expandAll(server.env, 'env')},
+							cwd: path.resolve(baseDir, expand(server.cwd ?? '.', ['cwd'])),
+						}
+					: {
+							kind: 'remote',
+							url: expand(server.url, ['url']),
+							headers: expandAll(server.headers, 'headers'),
+							transport: server.type === 'sse' ? 'sse' : server.type === 'http' || server.type === 'streamable-http' ? 'streamable-http' : 'auto',
+						};
+		}
+
+		// An entry that turned out unusable while expanding keeps only what is safe to show: no env or headers.
+		if (errors.length > 0) launch = readableLaunch(draft.raw, baseDir);
+		issues.push(...errors, ...draft.notices);
+		const prefix = jsonPath(['mcpServers', name]);
+		const invalid =
+			errors.length === 0 ? undefined : errors.map(issue => `${issue.path === prefix ? '' : `${issue.path.slice(prefix.length).replace(/^\./, '')}: `}${issue.message}`).join('; ');
+		const lazy = server?.lazy ?? h.lazy ?? defaults.lazy;
+		return {
+			name,
+			launch,
+			lazy,
+			// An upstream started at launch (lazy: false) is meant to stay up: it is idle-stopped only if its own entry asks for it.
+			idleTimeoutMs: ms(server?.idleTimeoutSeconds ?? (lazy ? (h.idleTimeoutSeconds ?? defaults.idleTimeoutSeconds) : 0)),
+			callTimeoutMs: ms(server?.callTimeoutSeconds ?? h.callTimeoutSeconds ?? defaults.callTimeoutSeconds),
+			startTimeoutMs: ms(server?.startTimeoutSeconds ?? h.startTimeoutSeconds ?? defaults.startTimeoutSeconds),
+			tools: server?.tools,
+			disabled: server?.disabled ?? (isRecord(draft.raw) && draft.raw['disabled'] === true),
+			quarantined: server?.quarantined ?? false,
+			namespace: server?.namespace ?? name,
+			includeTools: server?.includeTools,
+			excludeTools: server?.excludeTools,
+			instances: server?.instances ?? 'shared',
+			invalid,
+		};
+	});
+
+	// Loading is tolerant entry by entry, but a file none of whose entries can be used is not a config worth running.
+	if (servers.length > 0 && servers.every(server => server.invalid !== undefined)) {
+		throw new ConfigError(
+			file,
+			issues.filter(issue => issue.severity !== 'notice'),
+		);
+	}
+
+	return {path: file, hangar: settings, servers, issues};
+}
+
+/** The variables of an entry's `envFile` (relative to the config file); a file that cannot be read makes the entry unusable. */
+function readEnvFile(
+	envFile: string | undefined,
+	baseDir: string,
+	expand: (value: string, at: Array<string | number>) => string,
+	errors: ConfigIssue[],
+	server: string,
+): Record<string, string> {
+	if (envFile === undefined) return {};
+	const file = path.resolve(baseDir, expand(envFile, ['envFile']));
+	try {
+		return parseDotenv(fs.readFileSync(file, 'utf8'));
+	} catch (error) {
+		errors.push({
+			path: jsonPath(['mcpServers', server, 'envFile']),
+			message: `cannot read the env file ${file} (${(error as NodeJS.ErrnoException).code ?? String(error)}); create it, or fix the path (relative to the config file)`,
+			server,
+		});
+		return {};
+	}
+}
+
+/**
+ * Expands `${VAR}` and `${VAR:-default}` from the environment (plus
+ * HANGAR_CONFIG_DIR and HANGAR_STATE_DIR), as Claude Code does in .mcp.json,
+ * and `${env:VAR}` as VS Code and Cursor write it. An unset variable without
+ * a default makes the entry unusable, rather than becoming an empty string.
+ * VS Code's `${input:…}` prompts have no meaning here and say so.
+ */
+function expandVariables(value: string, variables: Record<string, string | undefined>, at: string, issues: ConfigIssue[], server: string): string {
+	const promptVariable = /\$\{(input:[^}]*|workspaceFolder[^}]*|userHome)\}/.exec(value);
+	if (promptVariable !== null) {
+		issues.push({path: at, message: `"\${${promptVariable[1]}}" is VS Code's own variable, which hangar does not expand: write \${VAR} and set VAR in the environment hangar starts in`, server});
+	}
+
+	return value.replaceAll(/\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (whole, name: string, fallback: string | undefined) => {
+		const found = variables[name];
+		if (found !== undefined && found !== '') return found;
+		if (fallback !== undefined) return fallback;
+		issues.push({path: at, message: `variable \${${name}} is not set (set it in the environment or write \${${name}:-default})`, cause: 'unset-variable', server});
+		return whole;
+	});
+}
+
+/** Reads and validates a config file. Throws ConfigError for every problem, including unreadable files. */
+export function loadConfig(file: string, options: {stateDir?: string | undefined} = {}): HangarConfig {
+	const absolute = path.resolve(file);
+	let text: string;
+	try {
+		text = fs.readFileSync(absolute, 'utf8');
+	} catch (error) {
+		const code = (error as NodeJS.ErrnoException).code;
+		throw new ConfigError(absolute, [
+			{path: '$', message: code === 'ENOENT' ? 'file not found (pass --config PATH, or create ./mcp-hangar.json)' : `cannot read the file (${code ?? String(error)})`},
+		]);
+	}
+
+	return parseConfigText(text, absolute, options);
+}
+
+/** Validates the text of a config file read from `file` (a reload reads it itself, to know which text it applied). */
+export function parseConfigText(text: string, file: string, options: {stateDir?: string | undefined} = {}): HangarConfig {
+	// Editors on Windows may start the file with a byte order mark, which JSON.parse refuses.
+	if (text.startsWith('\uFEFF')) text = text.slice(1);
+	let raw: unknown;
+	try {
+		raw = JSON.parse(text);
+	} catch (error) {
+		throw new ConfigError(file, [{path: '$', message: `not valid JSON: ${describeJsonError(text, error as Error)}`}]);
+	}
+
+	return parseConfig(raw, file, options);
+}
+
+/** JSON.parse's message, with the line and column when it gives a position (it only gives an offset). */
+function describeJsonError(text: string, error: Error): string {
+	const match = /at position (\d+)/.exec(error.message);
+	if (match === null) return error.message;
+	const position = Number(match[1]);
+	const before = text.slice(0, position);
+	const line = before.split('\n').length;
+	const column = position - before.lastIndexOf('\n');
+	return `${error.message} (line ${line}, column ${column})`;
+}
+
+/**
+ * Where a config file's state dir is, read as leniently as possible: from
+ * `--state-dir`, else the file's `hangar.stateDir` if the file is JSON at
+ * all, else the default. For a file that does not validate, so the CLI can
+ * still reach the supervisor that runs its previous version.
+ */
+export function stateDirOf(file: string, options: {stateDir?: string | undefined} = {}): string {
+	if (options.stateDir !== undefined) return path.resolve(options.stateDir);
+	const absolute = path.resolve(file);
+	try {
+		const raw = JSON.parse(fs.readFileSync(absolute, 'utf8').replace(/^\uFEFF/, '')) as {hangar?: {stateDir?: unknown}};
+		if (typeof raw.hangar?.stateDir === 'string') return path.resolve(path.dirname(absolute), raw.hangar.stateDir);
+	} catch {}
+
+	return defaultStateDir();
+}
+
+/** The config file to use: the explicit one, else ./mcp-hangar.json, else the user config dir. */
+export function resolveConfigPath(explicit: string | undefined): string {
+	if (explicit !== undefined) return path.resolve(explicit);
+	const candidates = defaultConfigCandidates();
+	return candidates.find(candidate => fs.existsSync(candidate)) ?? candidates[0]!;
+}

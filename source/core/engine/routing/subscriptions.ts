@@ -1,0 +1,131 @@
+/**
+ * Resource subscriptions across every client session: `resources/subscribe`
+ * and `unsubscribe` are routed to the URI's upstream and counted, so the
+ * upstream is asked once however many sessions watch a URI, and told to stop
+ * when the last one leaves (or closes). Its `notifications/resources/updated`
+ * go only to the sessions that subscribed, each with the URI as it
+ * subscribed to it. An upstream that restarts has forgotten its
+ * subscriptions: they are sent again once it is ready.
+ *
+ * A per-client server's resource is watched on the subscribing session's
+ * own instance (`pick`), and that instance's updates go to that session.
+ *
+ * Bounded: a session may hold at most `perSessionLimit` subscriptions, so no
+ * client can grow this without end.
+ */
+import {JsonRpcCode, JsonRpcError, errorMessage} from '../../base/errors.js';
+import type {Logger} from '../../base/logger.js';
+import type {CallContext} from '../upstream/call-path.js';
+import type {ClientRecord} from '../clients/clients.js';
+import type {Upstream} from '../upstream/upstream.js';
+import type {Router} from './router.js';
+
+/** One session's side: told about updates of what it subscribed to; `client` is its session (for a per-client server's instance). */
+export type Subscriber = {notify: (uri: string) => void; client?: ClientRecord};
+
+/** `routed`: the upstream the URI routes to; `upstream`: the one watching it (a per-client server's instance, or that upstream). */
+type Entry = {routed: Upstream; upstream: Upstream; own: string; subscribers: Map<Subscriber, string>};
+
+export const perSessionLimit = 1000;
+
+export class Subscriptions {
+	private readonly entries = new Map<string, Entry>();
+	private readonly counts = new Map<Subscriber, number>();
+
+	constructor(
+		private readonly router: Router,
+		private readonly logger: Logger,
+		/** The upstream that serves `subscriber` for a routed upstream: its own instance of a per-client server, else the upstream itself. */
+		private readonly pick: (upstream: Upstream, subscriber: Subscriber) => Upstream = upstream => upstream,
+	) {}
+
+	/** How many distinct upstream resources are watched now. */
+	get size(): number {
+		return this.entries.size;
+	}
+
+	async subscribe(subscriber: Subscriber, uri: string, context: Pick<CallContext, 'signal' | 'budget'> = {}): Promise<void> {
+		const route = this.router.routeUri(uri);
+		const upstream = this.pick(route.upstream, subscriber);
+		const key = keyOf(upstream.name, route.own);
+		const entry = this.entries.get(key);
+		if (entry?.subscribers.has(subscriber)) return;
+		const count = this.counts.get(subscriber) ?? 0;
+		if (count >= perSessionLimit) {
+			throw new JsonRpcError(JsonRpcCode.InvalidParams, `Too many subscriptions: this session already watches ${perSessionLimit} resources; unsubscribe from some first.`, {error: 'TooManySubscriptions', limit: perSessionLimit});
+		}
+
+		this.counts.set(subscriber, count + 1);
+		if (entry !== undefined) {
+			entry.subscribers.set(subscriber, uri);
+			return;
+		}
+
+		const created: Entry = {routed: route.upstream, upstream, own: route.own, subscribers: new Map([[subscriber, uri]])};
+		this.entries.set(key, created);
+		try {
+			await upstream.request('resources/subscribe', {uri: route.own}, `resources/subscribe "${route.own}"`, context);
+		} catch (error) {
+			this.leave(key, created, subscriber);
+			throw error;
+		}
+	}
+
+	/** Unsubscribes; the upstream is told when no session watches the URI any more (if it runs: a stopped one has forgotten). */
+	async unsubscribe(subscriber: Subscriber, uri: string): Promise<void> {
+		const route = this.router.routeUri(uri);
+		// Found, not picked: unsubscribing must not create a per-client instance.
+		const found = [...this.entries].find(([, entry]) => entry.routed === route.upstream && entry.own === route.own && entry.subscribers.has(subscriber));
+		if (found === undefined) return;
+		const [key, entry] = found;
+		const last = this.leave(key, entry, subscriber);
+		if (last && entry.upstream.readyConnection !== undefined) {
+			await entry.upstream.request('resources/unsubscribe', {uri: entry.own}, `resources/unsubscribe "${entry.own}"`);
+		}
+	}
+
+	/** A session closed: all its subscriptions end. */
+	drop(subscriber: Subscriber): void {
+		if (!this.counts.has(subscriber)) return;
+		for (const [key, entry] of this.entries) {
+			if (!entry.subscribers.has(subscriber)) continue;
+			if (this.leave(key, entry, subscriber) && entry.upstream.readyConnection !== undefined) {
+				entry.upstream.request('resources/unsubscribe', {uri: entry.own}, `resources/unsubscribe "${entry.own}"`).catch(() => {});
+			}
+		}
+
+		this.counts.delete(subscriber);
+	}
+
+	/** `server` said its resource `own` changed: each subscribed session hears it, as the URI it subscribed to. */
+	updated(server: string, own: string): void {
+		const entry = this.entries.get(keyOf(server, own));
+		if (entry === undefined) return;
+		for (const [subscriber, uri] of entry.subscribers) subscriber.notify(uri);
+	}
+
+	/** `upstream` (re)started: what sessions watch on it is asked for again. */
+	resubscribe(upstream: Upstream): void {
+		for (const entry of this.entries.values()) {
+			if (entry.upstream !== upstream) continue;
+			upstream.request('resources/subscribe', {uri: entry.own}, `resources/subscribe "${entry.own}"`).catch((error: unknown) => {
+				this.logger.warn(`subscribing again to ${entry.own} after a restart failed: ${errorMessage(error)}`, {upstream: upstream.name});
+			});
+		}
+	}
+
+	/** Removes one subscriber from an entry; true when it was the last. */
+	private leave(key: string, entry: Entry, subscriber: Subscriber): boolean {
+		entry.subscribers.delete(subscriber);
+		const count = (this.counts.get(subscriber) ?? 1) - 1;
+		if (count <= 0) this.counts.delete(subscriber);
+		else this.counts.set(subscriber, count);
+		if (entry.subscribers.size > 0) return false;
+		this.entries.delete(key);
+		return true;
+	}
+}
+
+function keyOf(server: string, own: string): string {
+	return `${server}\n${own}`;
+}

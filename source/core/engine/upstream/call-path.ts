@@ -1,0 +1,336 @@
+/**
+ * The parts of a call's way through an upstream that are not its lifecycle:
+ *
+ * - the deadline arithmetic, in one place: a caller may bring a deadline of
+ *   its own (`CallBudget`, e.g. the HTTP endpoint's, below the usual client
+ *   timeout), which starts when the request arrives, is spent by routing and
+ *   by a cold start, and applies where it ends before the upstream's own
+ *   `callTimeoutSeconds` would;
+ * - progress for the downstream client, kept monotonic across hangar's own
+ *   start-up notes and the upstream's progress (`ProgressRelay`);
+ * - what a failed call is called (`describeCallFailure`): a timeout, a
+ *   cancel, a crash, the upstream's own error, or a transport failure, and
+ *   whether it counts against the breaker.
+ */
+import {HangarError, errorMessage, type Hint} from '../../base/errors.js';
+import type {Logger} from '../../base/logger.js';
+import type {ServerConfig} from '../../config/read-config.js';
+import type {LogBuffer} from '../../link/log-buffer.js';
+import type {CallMetrics} from './metrics.js';
+import type {CallHistory} from './call-history.js';
+import {ConnectionLostError, RequestCancelledError, UpstreamRpcError, UpstreamTimeoutError, type CallToolResult, type Progress, type UpstreamConnection} from '../../link/connection.js';
+import {describeExit, type ExitInfo} from '../../link/child-process-transport.js';
+import {callCancelled, callCrashed, callFailed, callTimeout, requestFailed} from '../refusals.js';
+
+export type ProgressUpdate = {progress: number; total?: number | undefined; message?: string | undefined};
+
+/** A deadline a caller sets for a whole call, from the request's arrival to its answer. */
+export type CallDeadline = {
+	ms: number;
+	/** The setting that sets it, for the error's hint (e.g. "httpCallTimeoutSeconds"). */
+	setting: string;
+};
+
+/** One call's deadline, started when the request arrived. */
+export class CallBudget {
+	private readonly began = performance.now();
+
+	constructor(readonly deadline: CallDeadline) {}
+
+	get spentMs(): number {
+		return performance.now() - this.began;
+	}
+
+	/** What is left of it, at least 1 ms (a spent budget still gets one turn to time out cleanly). */
+	get remainingMs(): number {
+		return Math.max(1, Math.round(this.deadline.ms - this.spentMs));
+	}
+}
+
+/**
+ * The timeout a call to an upstream gets: the budget's remainder when it
+ * ends before `callTimeoutMs`, else `callTimeoutMs`. `budget` is set when the
+ * caller's deadline is the one that applies (its error then names it).
+ */
+export function callLimit(budget: CallBudget | undefined, callTimeoutMs: number): {timeoutMs: number; budget: CallBudget | undefined} {
+	if (budget !== undefined && budget.remainingMs < callTimeoutMs) return {timeoutMs: budget.remainingMs, budget};
+	return {timeoutMs: callTimeoutMs, budget: undefined};
+}
+
+export type CallContext = {
+	/** Aborted when the downstream client cancels. */
+	signal?: AbortSignal | undefined;
+	/** Called with progress for the downstream client (startup progress, then relayed upstream progress). */
+	onProgress?: ((update: ProgressUpdate) => void) | undefined;
+	/** `_meta` to forward upstream (without the progress token, which is replaced). */
+	meta?: Record<string, unknown> | undefined;
+	/** Names the request in hangar's log lines about this call (the HTTP endpoint's X-Correlation-ID). */
+	correlationId?: string | undefined;
+	/** The caller's own deadline, if it has one (see `callLimit`). */
+	budget?: CallBudget | undefined;
+	/** Who called, for the calls log: the client's name from initialize, or its session label (default "hangar"). */
+	client?: string | undefined;
+};
+
+/** Why a wait inside a call was given up. */
+export class AbortReason extends Error {
+	constructor(readonly kind: 'deadline' | 'cancelled' | 'stopping' | 'start-timeout') {
+		super(kind);
+	}
+}
+
+/** Rejects as soon as `signal` aborts, without cancelling the shared work behind `promise`. */
+export async function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+	signal.throwIfAborted();
+	return new Promise<T>((resolve, reject) => {
+		const onAbort = () => reject(signal.reason);
+		signal.addEventListener('abort', onAbort, {once: true});
+		promise.then(
+			value => {
+				signal.removeEventListener('abort', onAbort);
+				resolve(value);
+			},
+			(error: unknown) => {
+				signal.removeEventListener('abort', onAbort);
+				reject(error);
+			},
+		);
+	});
+}
+
+/** What the upstream's lifecycle knows that says why a call failed. */
+export type UpstreamFacts = {
+	connectionOpen: boolean;
+	lastExit: ExitInfo | undefined;
+	stderrTail: () => string[];
+	/** What to do about a crash, and when it restarts. */
+	crashHint: () => Hint;
+	nextRetryAt: number | undefined;
+};
+
+/** What the call path knows about the upstream when a call fails. */
+export type FailureContext = UpstreamFacts & {
+	upstream: string;
+	tool: string;
+	phase: 'start' | 'call';
+	/** The timeout that applied, and the caller's budget when it was the one. */
+	timeoutMs: number;
+	budget: CallBudget | undefined;
+};
+
+/** What a failed call is answered with, and whether it counts against the breaker. */
+export function describeCallFailure(error: unknown, context: FailureContext): {error: Error; countsForBreaker: boolean} {
+	const {upstream, tool, phase} = context;
+	if (error instanceof UpstreamTimeoutError) {
+		return {
+			error: callTimeout({upstream, tool, phase, timeoutMs: context.budget?.deadline.ms ?? context.timeoutMs, setting: context.budget?.deadline.setting}),
+			// A timeout during a start is counted by the start itself, if it fails.
+			countsForBreaker: phase === 'call',
+		};
+	}
+
+	if (error instanceof RequestCancelledError) return {error: callCancelled(upstream, tool), countsForBreaker: false};
+	if (error instanceof HangarError) return {error, countsForBreaker: false};
+	if (error instanceof UpstreamRpcError) {
+		// The upstream answered: it is alive. Forward its error as it said it.
+		return {error: new UpstreamRpcError(error.code, `upstream "${upstream}": tools/call "${tool}" failed: ${error.message}`, error.data), countsForBreaker: false};
+	}
+
+	if (error instanceof ConnectionLostError || !context.connectionOpen) {
+		const exit = context.lastExit;
+		return {
+			error: callCrashed(upstream, tool, {
+				what: exit === undefined ? 'the connection to the upstream closed' : `the upstream ${describeExit(exit)}`,
+				stderr: context.stderrTail(),
+				hint: context.crashHint(),
+				details: {exitCode: exit?.code, signal: exit?.signal, nextRetryAt: context.nextRetryAt},
+			}),
+			// The crash itself is counted once by the exit handler.
+			countsForBreaker: false,
+		};
+	}
+
+	return {error: callFailed(upstream, tool, errorMessage(error)), countsForBreaker: true};
+}
+
+/**
+ * Keeps progress monotonic for one downstream call: startup notes come first
+ * (1, 2, ...), then upstream progress is shifted past them, because the
+ * protocol requires each value to be larger than the last.
+ */
+export class ProgressRelay {
+	private offset = 0;
+	/** The last value sent; nothing yet at first, so an upstream's first value may be 0 (as the conformance suite's is). */
+	private last = Number.NEGATIVE_INFINITY;
+
+	constructor(private readonly send: (update: ProgressUpdate) => void) {}
+
+	/** Sends a note now and one a second while `work` runs, so clients that reset their timeout on progress keep waiting. */
+	async during<T>(message: string, work: Promise<T>): Promise<T> {
+		this.note(message);
+		const began = Date.now();
+		const ticker = setInterval(() => this.note(`${message} (${Math.round((Date.now() - began) / 1000)} s)`), 1000);
+		try {
+			return await work;
+		} finally {
+			clearInterval(ticker);
+		}
+	}
+
+	note(message: string): void {
+		this.offset += 1;
+		this.last = this.offset;
+		this.send({progress: this.offset, message});
+	}
+
+	upstream(update: Progress): void {
+		const progress = this.offset + update.progress;
+		if (progress <= this.last) return;
+		this.last = progress;
+		this.send({
+			progress,
+			total: update.total === undefined ? undefined : this.offset + update.total,
+			message: update.message,
+		});
+	}
+}
+
+/** Errors that refuse a call without trying the upstream. */
+const refusalCodes: ReadonlySet<string> = new Set(['CircuitOpen', 'UpstreamUnavailable']);
+
+/** What the call path needs from the upstream it calls (the upstream). */
+export type CallHost = {
+	readonly name: string;
+	readonly config: ServerConfig;
+	readonly log: LogBuffer;
+	readonly metrics: CallMetrics;
+	readonly history: CallHistory;
+	/** The live connection while ready (the hot path), else undefined. */
+	readonly readyConnection: UpstreamConnection | undefined;
+	/** Waits for (or triggers) a start; throws the refusal when the upstream may not start. */
+	ensureReady(why: string, signal: AbortSignal, progress: ProgressRelay | undefined): Promise<UpstreamConnection>;
+	callBegan(): void;
+	/** A request other than a tool call began or ended: activity, without a tool's counters. */
+	requestBegan(): void;
+	requestEnded(): void;
+	callAnswered(isError: boolean): void;
+	callEnded(tool: string, failed: boolean): void;
+	failureFacts(): UpstreamFacts;
+};
+
+/**
+ * One upstream's calls: the deadline, the wait for a start, the call itself,
+ * progress, and what each outcome is recorded and answered as.
+ */
+export class CallPath {
+	constructor(
+		private readonly host: CallHost,
+		private readonly logger: Logger,
+	) {}
+
+	async run(tool: string, args: Record<string, unknown> | undefined, context: CallContext): Promise<CallToolResult> {
+		// The hot path: a ready upstream costs no extra timer or AbortController here; the
+		// connection's call timer is the deadline and the caller's signal cancels it.
+		const host = this.host;
+		const began = performance.now();
+		host.callBegan();
+		let phase: 'start' | 'call' = 'start';
+		const progress = context.onProgress === undefined ? undefined : new ProgressRelay(context.onProgress);
+		const limit = callLimit(context.budget, host.config.callTimeoutMs);
+		let failed = false;
+		try {
+			if (context.signal?.aborted) throw new RequestCancelledError();
+			const connection = host.readyConnection ?? (await this.readyWithin(`call to tool "${tool}"`, context.signal, progress, limit.timeoutMs));
+			phase = 'call';
+			const remaining = Math.max(1, Math.round(limit.timeoutMs - (performance.now() - began)));
+			const result = await connection.callTool(tool, args, {
+				signal: context.signal,
+				timeoutMs: remaining,
+				meta: context.meta,
+				onprogress: progress === undefined ? undefined : update => progress.upstream(update),
+			});
+			const ms = performance.now() - began;
+			host.metrics.recordSuccess(ms);
+			host.history.tool(tool).recordSuccess(ms);
+			host.history.remember({at: Date.now(), tool, ms, ok: result.isError !== true, error: result.isError === true ? 'the tool returned isError' : undefined});
+			host.callAnswered(result.isError === true);
+			if (context.correlationId !== undefined) {
+				this.logger.debug(`tools/call "${tool}" answered in ${Math.round(ms)} ms`, {correlationId: context.correlationId, isError: result.isError === true ? true : undefined});
+			}
+
+			return result;
+		} catch (error) {
+			const mapped = describeCallFailure(error, {...host.failureFacts(), upstream: host.name, tool, phase, timeoutMs: limit.timeoutMs, budget: limit.budget});
+			failed = mapped.countsForBreaker;
+			const ms = performance.now() - began;
+			// A refusal (breaker open, dead, stopped, ...) is not a new failure of the upstream: counting it,
+			// and storing its message as lastError, would bury the real cause under copies of itself.
+			const refused = phase === 'start' && mapped.error instanceof HangarError && refusalCodes.has(mapped.error.codeName);
+			if (!refused) {
+				host.metrics.recordFailure(ms, mapped.error.message);
+				host.history.tool(tool).recordFailure(ms, mapped.error.message);
+			}
+
+			host.history.remember({at: Date.now(), tool, ms, ok: false, error: mapped.error.message});
+			if (context.correlationId !== undefined) {
+				this.logger.warn(`tools/call "${tool}" failed after ${Math.round(ms)} ms: ${mapped.error.message}`, {correlationId: context.correlationId});
+				host.log.push('hangar', `tools/call "${tool}" failed (correlation id ${context.correlationId}): ${mapped.error.message}`);
+			}
+
+			throw mapped.error;
+		} finally {
+			host.callEnded(tool, failed);
+		}
+	}
+
+	/**
+	 * A request other than a tool call (resources/read, prompts/get,
+	 * completion/complete, resources/subscribe, ...): the same start on
+	 * demand, deadline and cancel as a call, and the upstream's result as it
+	 * came. Its failures are not counted against the breaker or in the tool
+	 * metrics: a resource that cannot be read says nothing about the tools.
+	 */
+	async request(method: string, params: Record<string, unknown>, operation: string, context: Pick<CallContext, 'signal' | 'budget'>): Promise<Record<string, unknown>> {
+		const host = this.host;
+		const began = performance.now();
+		const limit = callLimit(context.budget, host.config.callTimeoutMs);
+		host.requestBegan();
+		try {
+			if (context.signal?.aborted) throw new RequestCancelledError();
+			const connection = host.readyConnection ?? (await this.readyWithin(operation, context.signal, undefined, limit.timeoutMs));
+			const remaining = Math.max(1, Math.round(limit.timeoutMs - (performance.now() - began)));
+			return await connection.forward(method, params, {signal: context.signal, timeoutMs: remaining});
+		} catch (error) {
+			if (error instanceof HangarError) throw error;
+			if (error instanceof UpstreamRpcError) throw new UpstreamRpcError(error.code, `upstream "${host.name}": ${operation} failed: ${error.message}`, error.data);
+			if (error instanceof RequestCancelledError) throw requestFailed(host.name, operation, {kind: 'failed', message: 'cancelled by the client'});
+			if (error instanceof UpstreamTimeoutError) {
+				throw requestFailed(host.name, operation, {kind: 'timeout', timeoutMs: limit.budget?.deadline.ms ?? limit.timeoutMs, setting: limit.budget?.deadline.setting});
+			}
+
+			if (error instanceof ConnectionLostError) throw requestFailed(host.name, operation, {kind: 'lost', message: 'the connection to the upstream closed while the request was in flight'});
+			throw requestFailed(host.name, operation, {kind: 'failed', message: errorMessage(error)});
+		} finally {
+			host.requestEnded();
+		}
+	}
+
+	/** The slow path: wait for (or trigger) a start, within the call's deadline and the caller's signal. */
+	private async readyWithin(why: string, signal: AbortSignal | undefined, progress: ProgressRelay | undefined, timeoutMs: number): Promise<UpstreamConnection> {
+		const controller = new AbortController();
+		const deadline = setTimeout(() => controller.abort(new AbortReason('deadline')), timeoutMs);
+		const onCancel = () => controller.abort(new AbortReason('cancelled'));
+		signal?.addEventListener('abort', onCancel, {once: true});
+		try {
+			return await this.host.ensureReady(why, controller.signal, progress);
+		} catch (error) {
+			const reason: unknown = controller.signal.aborted ? controller.signal.reason : undefined;
+			if (reason instanceof AbortReason && reason.kind === 'deadline') throw new UpstreamTimeoutError(timeoutMs);
+			if (reason instanceof AbortReason && reason.kind === 'cancelled') throw new RequestCancelledError();
+			throw error;
+		} finally {
+			clearTimeout(deadline);
+			signal?.removeEventListener('abort', onCancel);
+		}
+	}
+}

@@ -1,0 +1,66 @@
+/**
+ * What an upstream connection needs from hangar's client side, in plain
+ * types: the requests an upstream may send its client (sampling, elicitation,
+ * roots) are answered by whichever client session hangar picks, the
+ * upstream's log messages go to the sessions that asked for them, and the
+ * clients' wishes (the log level, a change of roots) reach every upstream.
+ * The engine implements it (`engine/clients/client-relay.ts`); the connection only
+ * asks, so neither side knows the other's internals and the engine never
+ * touches the SDK.
+ */
+
+/** The server→client requests hangar relays, and the client capability each needs. */
+export const relayedRequests = {
+	'sampling/createMessage': 'sampling',
+	'elicitation/create': 'elicitation',
+	'roots/list': 'roots',
+} as const;
+
+export type RelayedMethod = keyof typeof relayedRequests;
+
+/** A client capability that lets a client answer one kind of relayed request. */
+export type ClientCapability = (typeof relayedRequests)[RelayedMethod];
+
+export function isRelayedMethod(method: string): method is RelayedMethod {
+	return Object.hasOwn(relayedRequests, method);
+}
+
+/** MCP's log levels, from the most verbose to the least (RFC 5424 severities). */
+export const loggingLevels = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'] as const;
+
+export type LoggingLevel = (typeof loggingLevels)[number];
+
+export function isLoggingLevel(value: unknown): value is LoggingLevel {
+	return typeof value === 'string' && (loggingLevels as readonly string[]).includes(value);
+}
+
+/** Lower is more verbose. */
+export function severity(level: LoggingLevel): number {
+	return loggingLevels.indexOf(level);
+}
+
+export type RelayOptions = {
+	/** Aborted when the upstream cancels its request (or its connection closes). */
+	signal: AbortSignal;
+	/** Called with each progress notification's params (without the token) the client sends about the request. */
+	onProgress?: ((params: Record<string, unknown>) => void) | undefined;
+};
+
+export type ClientSide = {
+	/**
+	 * Relays a request of upstream `server` to a client that can answer it;
+	 * resolves with the client's result. Rejects with a JsonRpcError when the
+	 * client answered with an error (it goes back to the upstream as it came),
+	 * or a HangarError when no client could be asked or the one asked went
+	 * away.
+	 */
+	request(server: string, method: RelayedMethod, params: Record<string, unknown> | undefined, options: RelayOptions): Promise<Record<string, unknown>>;
+	/** An upstream's `notifications/message` params, for the sessions whose level admits it. */
+	log(server: string, params: Record<string, unknown>): void;
+	/** The most verbose level any session asked for with `logging/setLevel`; undefined while none did. */
+	readonly logLevel: LoggingLevel | undefined;
+	/** Tells `listener` about changes of `logLevel`; returns the unsubscribe. */
+	onLogLevel(listener: (level: LoggingLevel | undefined) => void): () => void;
+	/** Tells `listener` when a client sent `notifications/roots/list_changed`; returns the unsubscribe. */
+	onRootsChanged(listener: () => void): () => void;
+};

@@ -1,0 +1,672 @@
+/**
+ * One live MCP session with one upstream, over stdio (a child process behind
+ * `ChildProcessTransport`) or over the network (Streamable HTTP, falling back
+ * to SSE). This is one of the few modules that import the MCP SDK; the rest
+ * of the engine sees `UpstreamConnection` only.
+ *
+ * `tools/call` is sent and matched here, beside the SDK (see `intercept`):
+ * hangar forwards what the upstream said instead of re-judging its
+ * structured output, and sees each call's progress in the order it arrived.
+ * The requests an upstream sends its client (sampling, elicitation, roots)
+ * are handled here too and relayed through `ClientSide`.
+ */
+import {Client} from '@modelcontextprotocol/sdk/client/index.js';
+import type {StreamableHTTPClientTransport} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type {Transport} from '@modelcontextprotocol/sdk/shared/transport.js';
+import {AjvJsonSchemaValidator} from '@modelcontextprotocol/sdk/validation/ajv';
+import {z} from 'zod';
+import {
+	EmptyResultSchema,
+	ListToolsResultSchema,
+	LoggingMessageNotificationSchema,
+	McpError,
+	PromptListChangedNotificationSchema,
+	ResourceListChangedNotificationSchema,
+	ResourceUpdatedNotificationSchema,
+	ToolListChangedNotificationSchema,
+	type CallToolResult,
+	type JSONRPCMessage,
+	type Progress,
+} from '@modelcontextprotocol/sdk/types.js';
+import {HangarError, JsonRpcCode, JsonRpcError, errorMessage} from '../base/errors.js';
+import type {ServerConfig, ToolDefinition} from '../config/read-config.js';
+import {PausableTimer} from '../base/pausable-timer.js';
+import type {LogBuffer} from './log-buffer.js';
+import {maskText} from '../base/secret-mask.js';
+import {isPlainObject} from '../wire/message-classifier.js';
+import {implementationInfo} from '../wire/protocol.js';
+import {ChildProcessTransport, type ExitInfo} from './child-process-transport.js';
+import {isRelayedMethod, type ClientSide, type LoggingLevel, type RelayedMethod} from './client-side.js';
+
+export type {CallToolResult, Progress};
+
+/**
+ * The client capabilities hangar declares to every upstream: what it can
+ * relay to its own clients. They are fixed at `initialize`, before any client
+ * may be connected, so a request no client can answer gets an error then
+ * (see `ClientSide.request`). Elicitation is form mode only (`{}`): URL mode
+ * would also need its completion notification relayed.
+ */
+export const relayedCapabilities = {sampling: {}, elicitation: {}, roots: {listChanged: true}};
+
+/** A JSON-RPC error the upstream itself answered with (not a transport failure). */
+export class UpstreamRpcError extends JsonRpcError {
+	constructor(code: number, message: string, data: unknown) {
+		super(code, message, data);
+		this.name = 'UpstreamRpcError';
+	}
+}
+
+/** The request got no answer within its timeout; notifications/cancelled has been sent upstream. */
+export class UpstreamTimeoutError extends Error {
+	constructor(readonly timeoutMs: number) {
+		super(`no answer within ${timeoutMs} ms`);
+		this.name = 'UpstreamTimeoutError';
+	}
+}
+
+/** The caller's signal aborted the request; notifications/cancelled has been sent upstream. */
+export class RequestCancelledError extends Error {
+	constructor() {
+		super('cancelled by the caller');
+		this.name = 'RequestCancelledError';
+	}
+}
+
+/** The connection closed under a request (crash, exit, network drop). */
+export class ConnectionLostError extends Error {
+	constructor(message = 'connection to the upstream closed') {
+		super(message);
+		this.name = 'ConnectionLostError';
+	}
+}
+
+export type ConnectionEvents = {
+	onClose: (exit: ExitInfo | undefined) => void;
+	onToolsChanged: () => void;
+	/** The upstream said its resources (and templates) or its prompts changed. */
+	onListChanged?: (kind: 'resources' | 'prompts') => void;
+	/** A resource the upstream was asked to watch (resources/subscribe) changed. */
+	onResourceUpdated?: (uri: string) => void;
+};
+
+/** The list requests besides tools/list, and the key of each answer's array. */
+export const listMethods = {
+	resources: {method: 'resources/list', key: 'resources'},
+	resourceTemplates: {method: 'resources/templates/list', key: 'resourceTemplates'},
+	prompts: {method: 'prompts/list', key: 'prompts'},
+} as const;
+
+/**
+ * Accepts any object as a result of a forwarded request (resources/read,
+ * prompts/get, completion/complete, ...): hangar forwards what the upstream
+ * said rather than re-judging it.
+ */
+const passthroughObject = z.custom<Record<string, unknown>>(value => isPlainObject(value), {message: 'expected a result object'});
+
+const NO_SDK_TIMEOUT = 2_147_000_000;
+
+/** One JSON Schema validator for every upstream client: each Client would otherwise build its own Ajv (~120 KiB). */
+let sharedValidator: AjvJsonSchemaValidator | undefined;
+
+/** A tools/call in flight: how its answer and its progress are delivered. */
+type PendingCall = {
+	settle: (message: JSONRPCMessage | Error) => void;
+	onprogress: ((progress: Progress) => void) | undefined;
+};
+
+type RequestId = string | number;
+
+export class UpstreamConnection {
+	private closedByUs = false;
+	private closed = false;
+	/** tools/call requests in flight, by their ("h"-prefixed string) id, which is also their progress token. */
+	private readonly pending = new Map<string, PendingCall>();
+	private nextId = 0;
+	/** The upstream's own requests being answered by a client, by the upstream's id; aborted when it cancels. */
+	private readonly relayed = new Map<RequestId, AbortController>();
+	/** The deadlines of the calls in flight: paused while the upstream waits for a client's answer. */
+	private readonly deadlines = new Set<PausableTimer>();
+	private readonly unsubscribe: Array<() => void> = [];
+
+	private constructor(
+		private readonly name: string,
+		private readonly client: Client,
+		private readonly transport: Transport,
+		private readonly child: ChildProcessTransport | undefined,
+		private readonly log: LogBuffer,
+		private readonly clientSide: ClientSide | undefined,
+	) {}
+
+	/**
+	 * Spawns or connects, and runs `initialize`. Rejects when the signal
+	 * aborts (start timeout, stop) after tearing down whatever was started.
+	 */
+	static async open(
+		config: ServerConfig,
+		log: LogBuffer,
+		events: ConnectionEvents,
+		signal: AbortSignal,
+		graceMs: number,
+		clientSide?: ClientSide,
+	): Promise<UpstreamConnection> {
+		sharedValidator ??= new AjvJsonSchemaValidator();
+		const client = new Client(implementationInfo, {capabilities: relayedCapabilities, jsonSchemaValidator: sharedValidator});
+		let connection: UpstreamConnection | undefined;
+		let transport: Transport;
+		let child: ChildProcessTransport | undefined;
+
+		if (config.launch.kind === 'stdio') {
+			child = new ChildProcessTransport(config.launch, log);
+			transport = child;
+		} else {
+			transport = await connectRemote(config, client, log, signal);
+		}
+
+		client.onerror = error => log.push('hangar', `protocol error: ${error.message}`);
+		client.onclose = () => {
+			if (connection === undefined || connection.closed) return;
+			connection.closed = true;
+			if (!connection.closedByUs) events.onClose(child?.exit);
+			connection.failPending();
+		};
+		client.setNotificationHandler(ToolListChangedNotificationSchema, () => events.onToolsChanged());
+		// Only log messages sent during initialize get here; afterwards `intercept` takes them in order.
+		client.setNotificationHandler(LoggingMessageNotificationSchema, notification => connection?.logMessage(notification.params));
+		client.setNotificationHandler(ResourceListChangedNotificationSchema, () => events.onListChanged?.('resources'));
+		client.setNotificationHandler(PromptListChangedNotificationSchema, () => events.onListChanged?.('prompts'));
+		client.setNotificationHandler(ResourceUpdatedNotificationSchema, notification => events.onResourceUpdated?.(notification.params.uri));
+
+		connection = new UpstreamConnection(config.name, client, transport, child, log, clientSide);
+		const abort = () => {
+			void connection?.close(graceMs);
+		};
+
+		signal.addEventListener('abort', abort, {once: true});
+		try {
+			if (config.launch.kind === 'stdio') await client.connect(transport, {signal, timeout: NO_SDK_TIMEOUT});
+			connection.intercept();
+			connection.followClients();
+			signal.throwIfAborted();
+			return connection;
+		} catch (error) {
+			await connection.close(graceMs);
+			throw error;
+		} finally {
+			signal.removeEventListener('abort', abort);
+		}
+	}
+
+	get pid(): number | undefined {
+		return this.child?.pid;
+	}
+
+	get exit(): ExitInfo | undefined {
+		return this.child?.exit;
+	}
+
+	get isOpen(): boolean {
+		return !this.closed;
+	}
+
+	/**
+	 * Takes the messages hangar handles itself from the transport before the
+	 * SDK sees them. It must run after `client.connect`, which installs the
+	 * SDK's own `onmessage` (a handler set before would run but could not
+	 * keep a message from the SDK).
+	 *
+	 * - Answers and progress of `tools/call`, matched by ids the SDK never
+	 *   uses (strings starting with "h"; the SDK's are numbers). Progress is
+	 *   delivered here, synchronously and in arrival order: the SDK runs
+	 *   notification handlers a microtask later but handles a response at
+	 *   once, removing the call's progress handler, so a progress notification
+	 *   read in the same chunk as the result (the usual case for the last one)
+	 *   would be dropped.
+	 * - The upstream's requests for its client (sampling, elicitation, roots)
+	 *   and its cancellations of them, relayed through `ClientSide`.
+	 * - Its log messages, in order with everything else it sends.
+	 */
+	private intercept(): void {
+		const transport = this.transport;
+		const sdk = transport.onmessage;
+		if (sdk === undefined) return;
+		transport.onmessage = (message, extra) => {
+			const record = message as {id?: unknown; method?: unknown; params?: Record<string, unknown>};
+			const method = record.method;
+			if (method === undefined) {
+				if (typeof record.id === 'string' && record.id.startsWith('h')) {
+					const call = this.pending.get(record.id);
+					this.pending.delete(record.id);
+					// A late answer to a call that timed out or was cancelled is dropped, as the SDK would.
+					call?.settle(message);
+					return;
+				}
+			} else if (method === 'notifications/progress') {
+				const token = record.params?.['progressToken'];
+				if (typeof token === 'string' && token.startsWith('h')) {
+					// Progress after the call ended (server-everything goes on after a cancel) is dropped.
+					const {progressToken: _token, ...progress} = record.params!;
+					this.pending.get(token)?.onprogress?.(progress as Progress);
+					return;
+				}
+			} else if (typeof method === 'string' && isRelayedMethod(method) && (typeof record.id === 'string' || typeof record.id === 'number')) {
+				this.relay(record.id, method, record.params);
+				return;
+			} else if (method === 'notifications/cancelled') {
+				const requestId = record.params?.['requestId'];
+				const relayed = typeof requestId === 'string' || typeof requestId === 'number' ? this.relayed.get(requestId) : undefined;
+				if (relayed !== undefined) {
+					relayed.abort();
+					return;
+				}
+			} else if (method === 'notifications/message') {
+				this.logMessage(record.params);
+				return;
+			}
+
+			sdk(message, extra);
+		};
+	}
+
+	/** Fails every call in flight and cancels every relayed request: the connection is gone. */
+	failPending(): void {
+		const calls = [...this.pending.values()];
+		this.pending.clear();
+		for (const call of calls) call.settle(new ConnectionLostError());
+		for (const controller of this.relayed.values()) controller.abort();
+		this.relayed.clear();
+		for (const unsubscribe of this.unsubscribe.splice(0)) unsubscribe();
+	}
+
+	// ---------------------------------------------------------------------
+	// What the upstream sends its client
+
+	/**
+	 * Asks the client side to answer the upstream's request and sends the
+	 * answer back. No answer goes back once the upstream cancelled it. While
+	 * any such request is outstanding, the deadlines of the calls in flight
+	 * are paused: the upstream cannot finish them before it has its answer,
+	 * and an elicitation waits for a person.
+	 */
+	private relay(id: RequestId, method: RelayedMethod, params: Record<string, unknown> | undefined): void {
+		const controller = new AbortController();
+		this.relayed.get(id)?.abort();
+		this.relayed.set(id, controller);
+		this.holdDeadlines();
+		const token = isPlainObject(params?.['_meta']) ? params['_meta']['progressToken'] : undefined;
+		const onProgress =
+			typeof token === 'string' || typeof token === 'number'
+				? (progress: Record<string, unknown>) => {
+						if (!controller.signal.aborted) void this.send({jsonrpc: '2.0', method: 'notifications/progress', params: {...progress, progressToken: token}} as JSONRPCMessage);
+					}
+				: undefined;
+		const answer = this.clientSide === undefined ? Promise.reject(noClientSide(this.name, method)) : this.clientSide.request(this.name, method, params, {signal: controller.signal, onProgress});
+		void answer
+			.then(
+				async result => {
+					if (!controller.signal.aborted) await this.send({jsonrpc: '2.0', id, result} as JSONRPCMessage);
+				},
+				async (error: unknown) => {
+					if (controller.signal.aborted) return;
+					const {code, message, data} = answerError(error);
+					this.log.push('hangar', `${method} from the upstream was answered with error ${code}: ${message}`);
+					await this.send({jsonrpc: '2.0', id, error: {code, message, ...(data === undefined ? {} : {data})}} as JSONRPCMessage);
+				},
+			)
+			.finally(() => {
+				if (this.relayed.get(id) === controller) this.relayed.delete(id);
+				this.releaseDeadlines();
+			});
+	}
+
+	private holds = 0;
+
+	private holdDeadlines(): void {
+		this.holds += 1;
+		if (this.holds === 1) for (const deadline of this.deadlines) deadline.pause();
+	}
+
+	private releaseDeadlines(): void {
+		this.holds -= 1;
+		if (this.holds === 0) for (const deadline of this.deadlines) deadline.resume();
+	}
+
+	private logMessage(params: Record<string, unknown> | undefined): void {
+		if (params === undefined || typeof params['level'] !== 'string') return;
+		const data = params['data'];
+		const logger = typeof params['logger'] === 'string' ? ` (${params['logger']})` : '';
+		const text = `log ${params['level']}${logger}: ${typeof data === 'string' ? data : JSON.stringify(data)}`;
+		// An upstream's log messages are its output too: they share its budget (see log-buffer.ts).
+		if (this.log.admit('stdout', text.length)) this.log.push('hangar', text);
+		this.clientSide?.log(this.name, params);
+	}
+
+	/** Follows what the clients want of every upstream: the log level, and their roots changing. */
+	private followClients(): void {
+		const clientSide = this.clientSide;
+		if (clientSide === undefined) return;
+		this.unsubscribe.push(
+			clientSide.onLogLevel(level => this.setLogLevel(level)),
+			clientSide.onRootsChanged(() => {
+				if (!this.closed) this.client.sendRootsListChanged().catch(() => {});
+			}),
+		);
+		this.setLogLevel(clientSide.logLevel);
+	}
+
+	/**
+	 * Asks the upstream for `level`, when it declared `logging`. Nothing is
+	 * sent while no client asked for a level, so the upstream keeps its own
+	 * default; when the last client that asked goes away it keeps the last one.
+	 */
+	private setLogLevel(level: LoggingLevel | undefined): void {
+		if (level === undefined || this.closed || this.client.getServerCapabilities()?.logging === undefined) return;
+		this.client.setLoggingLevel(level).then(
+			() => this.log.push('hangar', `asked for log messages from level ${level} on (logging/setLevel)`),
+			(error: unknown) => this.log.push('hangar', `logging/setLevel ${level} failed: ${errorMessage(error)}`),
+		);
+	}
+
+	private async send(message: JSONRPCMessage): Promise<void> {
+		if (this.closed) return;
+		await this.transport.send(message).catch((error: unknown) => this.log.push('hangar', `could not send ${(message as {method?: string}).method ?? 'an answer'} to the upstream: ${errorMessage(error)}`));
+	}
+
+	// ---------------------------------------------------------------------
+	// Calls
+
+	/**
+	 * Sends one tools/call and matches its answer in `intercept`, with one
+	 * timer for the deadline (paused while the upstream waits for a client);
+	 * on expiry or the caller's abort it sends notifications/cancelled, and a
+	 * late answer is dropped. With `onprogress`, the call's id is its
+	 * progress token.
+	 */
+	private async sendCall(
+		params: Record<string, unknown>,
+		options: {signal?: AbortSignal | undefined; timeoutMs: number; onprogress?: ((progress: Progress) => void) | undefined},
+	): Promise<CallToolResult> {
+		return new Promise<CallToolResult>((resolve, reject) => {
+			if (this.closed) {
+				reject(new ConnectionLostError());
+				return;
+			}
+
+			const id = `h${this.nextId++}`;
+			if (options.onprogress !== undefined) params['_meta'] = {...(params['_meta'] as Record<string, unknown> | undefined), progressToken: id};
+			const cleanup = () => {
+				deadline.clear();
+				this.deadlines.delete(deadline);
+				options.signal?.removeEventListener('abort', onAbort);
+				this.pending.delete(id);
+			};
+
+			const cancel = (reason: string) => {
+				this.transport.send({jsonrpc: '2.0', method: 'notifications/cancelled', params: {requestId: id, reason}}).catch(() => {});
+			};
+
+			const onAbort = () => {
+				cleanup();
+				cancel('cancelled by the client');
+				reject(new RequestCancelledError());
+			};
+
+			const deadline = new PausableTimer(
+				options.timeoutMs,
+				() => {
+					cleanup();
+					cancel(`no answer within ${options.timeoutMs} ms`);
+					reject(new UpstreamTimeoutError(options.timeoutMs));
+				},
+				this.holds > 0,
+			);
+			this.deadlines.add(deadline);
+
+			this.pending.set(id, {
+				onprogress: options.onprogress,
+				settle: message => {
+					cleanup();
+					if (message instanceof Error) {
+						reject(message);
+						return;
+					}
+
+					const response = message as {result?: unknown; error?: {code?: unknown; message?: unknown; data?: unknown}};
+					if (response.error !== undefined) {
+						const code = typeof response.error.code === 'number' ? response.error.code : -32_603;
+						reject(new UpstreamRpcError(code, String(response.error.message ?? 'error without a message'), response.error.data));
+						return;
+					}
+
+					const result = response.result;
+					if (!isPlainObject(result)) {
+						reject(new Error('the upstream answered tools/call with a result that is not an object'));
+						return;
+					}
+
+					resolve(result as CallToolResult);
+				},
+			});
+			if (options.signal?.aborted) {
+				onAbort();
+				return;
+			}
+
+			options.signal?.addEventListener('abort', onAbort, {once: true});
+			this.transport.send({jsonrpc: '2.0', id, method: 'tools/call', params} as JSONRPCMessage).catch((error: unknown) => {
+				if (!this.pending.has(id)) return;
+				cleanup();
+				// A child's pipe failing means it is gone; a remote server's request can fail on its own.
+				reject(this.closed || this.child !== undefined ? new ConnectionLostError() : error);
+			});
+		});
+	}
+
+	/** Lists every tool, following `nextCursor` pages. */
+	async listTools(signal: AbortSignal): Promise<ToolDefinition[]> {
+		const tools: ToolDefinition[] = [];
+		let cursor: string | undefined;
+		const seen = new Set<string>();
+		do {
+			const page = await this.request(
+				() =>
+					this.client.request(
+						{method: 'tools/list', params: cursor === undefined ? {} : {cursor}},
+						ListToolsResultSchema,
+						{signal, timeout: NO_SDK_TIMEOUT},
+					),
+			);
+			tools.push(...(page.tools as ToolDefinition[]));
+			cursor = page.nextCursor;
+			if (cursor !== undefined) {
+				if (seen.has(cursor)) break; // A server that repeats a cursor would loop forever.
+				seen.add(cursor);
+			}
+		} while (cursor !== undefined);
+
+		return tools;
+	}
+
+	/** What the upstream answered `initialize` with (undefined before it did). */
+	get serverCapabilities(): Record<string, unknown> | undefined {
+		return this.client.getServerCapabilities() as Record<string, unknown> | undefined;
+	}
+
+	/** Reads one of the lists besides tools/list in full, following `nextCursor` pages. */
+	async listAll(kind: keyof typeof listMethods, signal: AbortSignal): Promise<Array<Record<string, unknown>>> {
+		const {method, key} = listMethods[kind];
+		const items: Array<Record<string, unknown>> = [];
+		let cursor: string | undefined;
+		const seen = new Set<string>();
+		do {
+			const page = await this.request(
+				() => this.client.request({method, params: cursor === undefined ? {} : {cursor}} as never, passthroughObject, {signal, timeout: NO_SDK_TIMEOUT}),
+			);
+			const list = page[key];
+			if (Array.isArray(list)) items.push(...list.filter(item => isPlainObject(item)));
+			cursor = typeof page['nextCursor'] === 'string' ? page['nextCursor'] : undefined;
+			if (cursor !== undefined) {
+				if (seen.has(cursor)) break; // A server that repeats a cursor would loop forever.
+				seen.add(cursor);
+			}
+		} while (cursor !== undefined);
+
+		return items;
+	}
+
+	/**
+	 * Sends a request that is not a tool call (resources/read, prompts/get,
+	 * completion/complete, resources/subscribe, ...) and resolves with the
+	 * upstream's result as it came.
+	 */
+	async forward(method: string, params: Record<string, unknown>, options: {signal?: AbortSignal | undefined; timeoutMs: number}): Promise<Record<string, unknown>> {
+		return this.request(
+			() =>
+				this.client.request({method, params} as never, passthroughObject, {
+					...(options.signal === undefined ? {} : {signal: options.signal}),
+					timeout: options.timeoutMs,
+				}),
+			options.signal,
+			options.timeoutMs,
+		);
+	}
+
+	/**
+	 * Calls a tool with a deadline of `timeoutMs`, which stops while the
+	 * upstream waits for a client's answer to a request of its own. The
+	 * result, `isError` and structured content included, is passed on as the
+	 * upstream sent it.
+	 */
+	async callTool(
+		name: string,
+		args: Record<string, unknown> | undefined,
+		options: {
+			signal?: AbortSignal | undefined;
+			timeoutMs: number;
+			onprogress?: ((progress: Progress) => void) | undefined;
+			meta?: Record<string, unknown> | undefined;
+		},
+	): Promise<CallToolResult> {
+		const params: Record<string, unknown> = {name};
+		if (args !== undefined) params['arguments'] = args;
+		if (options.meta !== undefined && Object.keys(options.meta).length > 0) params['_meta'] = options.meta;
+		return this.sendCall(params, options);
+	}
+
+	async ping(timeoutMs: number): Promise<void> {
+		await this.request(() => this.client.request({method: 'ping'}, EmptyResultSchema, {timeout: timeoutMs}), undefined, timeoutMs);
+	}
+
+	/** Closes the session and stops the process (stdin close, SIGTERM, SIGKILL). */
+	async close(graceMs: number): Promise<ExitInfo | undefined> {
+		this.closedByUs = true;
+		if (this.child !== undefined) {
+			const exit = await this.child.stop(graceMs);
+			this.closed = true;
+			this.failPending();
+			return exit;
+		}
+
+		this.closed = true;
+		this.failPending();
+		try {
+			if ('terminateSession' in this.transport) await (this.transport as StreamableHTTPClientTransport).terminateSession().catch(() => {});
+			await this.transport.close();
+		} catch {}
+
+		return undefined;
+	}
+
+	/** Maps SDK errors to hangar's: the upstream's own JSON-RPC errors vs a lost connection. */
+	private async request<T>(run: () => Promise<T>, signal?: AbortSignal, timeoutMs?: number): Promise<T> {
+		try {
+			return await run();
+		} catch (error) {
+			if (signal?.aborted) throw new RequestCancelledError();
+			if (error instanceof McpError) {
+				if (error.code === -32_000 && (this.closed || error.message.includes('Connection closed'))) {
+					throw new ConnectionLostError();
+				}
+
+				// -32001 is the SDK's own timer (the caller's abort was handled above).
+				if (error.code === -32_001 && timeoutMs !== undefined) throw new UpstreamTimeoutError(timeoutMs);
+				if (error.code !== -32_001) throw new UpstreamRpcError(error.code, stripSdkPrefix(error.message), error.data);
+			}
+
+			if (error instanceof Error && error.message === 'Not connected') throw new ConnectionLostError();
+			throw error;
+		}
+	}
+}
+
+/** What the upstream is told when its request could not be answered by a client. */
+function answerError(error: unknown): {code: number; message: string; data?: unknown} {
+	if (error instanceof JsonRpcError) return {code: error.code, message: error.message, data: error.data};
+	if (error instanceof HangarError) return {code: error.code, message: error.message, data: error.toData()};
+	return {code: JsonRpcCode.InternalError, message: `hangar could not relay the request to a client: ${errorMessage(error)}`};
+}
+
+function noClientSide(server: string, method: RelayedMethod): HangarError {
+	return new HangarError({code: 'NoClientAnswer', upstream: server, operation: method, message: 'this hangar relays no requests to clients'});
+}
+
+function stripSdkPrefix(message: string): string {
+	return message.replace(/^MCP error -?\d+: /, '');
+}
+
+async function connectRemote(config: ServerConfig, client: Client, log: LogBuffer, signal: AbortSignal): Promise<Transport> {
+	if (config.launch.kind !== 'remote') throw new Error('not a remote server');
+	const url = new URL(config.launch.url);
+	const headers = {...config.launch.headers};
+	if (url.username !== '' || url.password !== '') {
+		// fetch refuses a URL with credentials (and names the URL in its error): send them as HTTP Basic
+		// auth, as a browser or curl would, unless the config sets its own Authorization header.
+		const hasAuthorization = Object.keys(headers).some(name => name.toLowerCase() === 'authorization');
+		if (!hasAuthorization) {
+			headers['Authorization'] = `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}`;
+		}
+
+		url.username = '';
+		url.password = '';
+	}
+
+	const requestInit: RequestInit = {headers};
+	const order = config.launch.transport === 'auto' ? (['streamable-http', 'sse'] as const) : [config.launch.transport];
+	// Loaded here, not at start-up: most configs have no remote upstream.
+	const [{SSEClientTransport}, {StreamableHTTPClientTransport}] = await Promise.all([
+		import('@modelcontextprotocol/sdk/client/sse.js'),
+		import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+	]);
+	const failures: string[] = [];
+	for (const kind of order) {
+		signal.throwIfAborted();
+		const transport: Transport =
+			kind === 'sse' ? new SSEClientTransport(url, {requestInit}) : new StreamableHTTPClientTransport(url, {requestInit});
+		try {
+			await client.connect(transport, {signal, timeout: NO_SDK_TIMEOUT});
+			log.push('hangar', `connected to ${url.origin} over ${kind}`);
+			return transport;
+		} catch (error) {
+			const reason = networkReason(error);
+			failures.push(`${kind}: ${reason}`);
+			log.push('hangar', `connecting over ${kind} failed: ${reason}`);
+			await transport.close().catch(() => {});
+		}
+	}
+
+	throw new Error(`cannot connect to ${maskText(config.launch.url)} (${failures.join('; ')})`);
+}
+
+/** The most specific reason in an error chain (fetch hides ECONNREFUSED in `cause`). */
+function networkReason(error: unknown): string {
+	const parts: string[] = [];
+	let current: unknown = error;
+	for (let depth = 0; current !== undefined && current !== null && depth < 4; depth++) {
+		const record = current as {message?: unknown; code?: unknown; cause?: unknown};
+		if (typeof record.code === 'string') parts.push(record.code);
+		else if (typeof record.message === 'string' && record.message !== '') parts.push(record.message);
+		current = record.cause;
+	}
+
+	return parts.length > 0 ? parts.join(': ') : String(error);
+}

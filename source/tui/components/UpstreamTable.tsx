@@ -1,0 +1,74 @@
+/**
+ * The main table: one row per upstream, columns fitted to the width by
+ * priority (see table-columns.ts), the selected row marked with "›" and
+ * shown inverse. When there are more rows than room, the window scrolls to
+ * keep the selection in view. Under the table, the reason line: the whole
+ * last error of the selected upstream (or of the first broken one), wrapped
+ * to two lines, so the cause is readable at any width.
+ */
+import {Box, Text} from 'ink';
+import {useMemo} from 'react';
+import type {StatusEntry} from '../../core/views/views.js';
+import {printable, wrap} from './cell-format.js';
+import {Segments, StableSegments, type Segment} from './Segments.js';
+import {compactColumns, fitColumns, headerSegments, rowSegments, upstreamColumns, withoutSubject} from './table-columns.js';
+import {latestEntry} from './tick-context.js';
+import {useTuiState} from './tui-context.js';
+
+/** The first row to show so that `selected` is inside a window of `height` rows. */
+function windowStart(selected: number, total: number, height: number): number {
+	if (total <= height || selected < 0) return 0;
+	return Math.min(Math.max(0, selected - Math.floor(height / 2)), total - height);
+}
+
+const broken: ReadonlySet<StatusEntry['state']> = new Set(['dead', 'degraded']);
+
+/** Lines the reason takes at most. */
+export const reasonRows = 2;
+
+/** Whose last error the reason line tells: the selected upstream's, else the first broken one's. */
+export function reasonOf(rows: readonly StatusEntry[], selected: StatusEntry | undefined): StatusEntry | undefined {
+	if (selected?.lastError != null && selected.state !== 'ready') return selected;
+	return rows.find(row => broken.has(row.state) && row.lastError !== null) ?? (selected?.lastError == null ? undefined : selected);
+}
+
+/** The reason line for `entry` at `width`, at most `reasonRows` lines. */
+export function reasonLines(entry: StatusEntry, width: number): Segment[][] {
+	const head = `${entry.name} ${entry.state === 'ready' ? 'last error' : `is ${entry.state}`}: `;
+	return wrap(head + printable(withoutSubject(entry.lastError ?? '', entry.name)), Math.max(10, width - 2), reasonRows).map((line, index) =>
+		index === 0 ? [{text: '⚠ ', tone: {color: 'red'}}, {text: line.slice(0, head.length), tone: {bold: true}}, {text: line.slice(head.length), tone: {color: 'red'}}] : [{text: '  '}, {text: line, tone: {color: 'red'}}],
+	);
+}
+
+export function UpstreamTable({height}: {height: number}) {
+	const {rows, selected, size, layout, snapshot, ui} = useTuiState();
+	const specs = useMemo(() => (layout === 'compact' ? compactColumns : upstreamColumns(snapshot.history ?? {})), [layout, snapshot.history]);
+	const columns = fitColumns(specs, size.columns, snapshot.entries);
+	if (rows.length === 0) {
+		const why = snapshot.entries.length === 0 ? 'The config has no upstreams.' : `No upstream matches "${ui.filter.query}". Esc clears the filter.`;
+		return (
+			<Box flexDirection="column">
+				<Segments segments={headerSegments(columns)} />
+				<Text dimColor>{`  ${why}`}</Text>
+			</Box>
+		);
+	}
+
+	const reasonEntry = reasonOf(rows, selected);
+	const reason = reasonEntry === undefined || height < 4 ? [] : reasonLines(reasonEntry, size.columns);
+	const room = Math.max(1, height - 1 - reason.length);
+	const index = selected === undefined ? -1 : rows.indexOf(selected);
+	const start = windowStart(index, rows.length, room);
+	const shown = rows.slice(start, start + room);
+	return (
+		<Box flexDirection="column">
+			<Segments segments={headerSegments(columns)} />
+			{shown.map(entry => (
+				<StableSegments key={entry.name} segments={rowSegments(entry, columns, entry === selected, latest => latestEntry(latest, entry.name))} inverse={entry === selected} />
+			))}
+			{reason.map((line, lineIndex) => (
+				<Segments key={`reason-${lineIndex}`} segments={line} />
+			))}
+		</Box>
+	);
+}

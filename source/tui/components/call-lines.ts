@@ -1,0 +1,54 @@
+/**
+ * The calls view's rows and one call's lines, from the engine's calls log
+ * (plain data: `CallsWindow`, `CallLogDetail`). Columns fit the width by
+ * priority like the list's: the time, upstream, tool and outcome stay, the
+ * client and latency give way first, the error takes what is left. One call
+ * shows its arguments and result as the engine kept them: a preview cut to
+ * a bound, with secrets masked before they left the engine.
+ */
+import type {CallLogDetail, CallLogEntry} from '../../core/engine/call-log.js';
+import {clock, millis, printable} from './cell-format.js';
+import type {Segment} from './Segments.js';
+import type {ColumnSpec} from './table-columns.js';
+import {wrapSegments} from './wrap-segments.js';
+
+/** The outcome as a word, and its colour: the code of an error (UpstreamTimeout, CircuitOpen, -32602, …). */
+export function outcomeCell(entry: Pick<CallLogEntry, 'outcome' | 'code'>): {text: string; tone: Segment['tone']} {
+	if (entry.outcome === 'ok') return {text: 'ok', tone: {color: 'green'}};
+	if (entry.outcome === 'tool-error') return {text: 'tool error', tone: {color: 'yellow'}};
+	return {text: entry.code ?? 'error', tone: {color: 'red', bold: true}};
+}
+
+const longest = (rows: readonly CallLogEntry[], pick: (row: CallLogEntry) => string, title: string, max: number): number =>
+	Math.min(max, Math.max(title.length, ...rows.map(row => [...pick(row)].length)));
+
+/** The calls view's columns for these rows. */
+export function callColumns(rows: readonly CallLogEntry[]): Array<ColumnSpec<CallLogEntry>> {
+	return [
+		{id: 'time', title: 'TIME', width: 8, align: 'left', priority: 0, cell: row => ({text: clock(row.at), tone: {dim: true}})},
+		{id: 'client', title: 'CLIENT', width: longest(rows, row => row.client, 'CLIENT', 18), align: 'left', priority: 4, cell: row => ({text: printable(row.client)})},
+		{id: 'upstream', title: 'UPSTREAM', width: longest(rows, row => row.upstream, 'UPSTREAM', 20), align: 'left', priority: 0, cell: row => ({text: row.upstream, tone: {bold: true}})},
+		{id: 'tool', title: 'TOOL', width: longest(rows, row => row.tool, 'TOOL', 24), align: 'left', priority: 0, cell: row => ({text: printable(row.tool)})},
+		{id: 'latency', title: 'LATENCY', width: 7, align: 'right', priority: 2, cell: row => ({text: millis(row.ms)})},
+		{id: 'result', title: 'RESULT', width: 16, align: 'left', priority: 1, cell: row => outcomeCell(row)},
+		{id: 'error', title: 'ERROR', width: 'rest', min: 12, align: 'left', priority: 3, cell: row => ({text: printable(row.error ?? ''), tone: {color: 'red'}})},
+	];
+}
+
+const label = (text: string): Segment => ({text, tone: {dim: true}});
+
+/** One call, whole: what it was, its error, its arguments and its result, wrapped to `width`. */
+export function callDetailLines(call: CallLogDetail, width: number): Segment[][] {
+	const outcome = outcomeCell(call);
+	const lines: Segment[][] = [
+		[label('at '), {text: `${clock(call.at)}  (${new Date(call.at).toISOString()})`}],
+		[label('client '), {text: printable(call.client)}, label('  upstream '), {text: call.upstream, tone: {bold: true}}, label('  tool '), {text: printable(call.tool)}],
+		[label('latency '), {text: millis(call.ms)}, label('  result '), outcome],
+	];
+	if (call.error !== null) lines.push([label('error '), {text: printable(call.error), tone: {color: 'red'}}]);
+	lines.push([{text: 'ARGUMENTS', tone: {bold: true}}, label('  (secrets masked, cut to a bound)')]);
+	lines.push([{text: `  ${printable(call.args)}`}]);
+	lines.push([{text: 'RESULT', tone: {bold: true}}]);
+	lines.push([{text: `  ${call.result === null ? '(none: the call failed)' : printable(call.result)}`, tone: call.result === null ? {dim: true} : {}}]);
+	return lines.flatMap(line => wrapSegments(line, width));
+}

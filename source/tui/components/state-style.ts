@@ -1,0 +1,46 @@
+/**
+ * The colour of each upstream state and breaker state. A colour is always
+ * shown next to the word it stands for, never alone, so the screen reads the
+ * same without colour (NO_COLOR, a monochrome terminal, a text capture).
+ * Also the order rows are listed in: what needs a person's attention first.
+ */
+import type {BreakerState} from '../../core/engine/upstream/circuit-breaker.js';
+import type {UpstreamState} from '../../core/engine/upstream/upstream-state.js';
+
+export type Tone = {color?: string; dim?: boolean; bold?: boolean};
+
+export const stateTone: Record<UpstreamState, Tone> = {
+	invalid: {color: 'red', bold: true},
+	dead: {color: 'red', bold: true},
+	degraded: {color: 'yellow', bold: true},
+	starting: {color: 'cyan'},
+	stopping: {color: 'cyan'},
+	ready: {color: 'green'},
+	cold: {color: 'blue'},
+	stopped: {dim: true},
+	quarantined: {color: 'magenta'},
+	disabled: {dim: true},
+};
+
+export const breakerTone: Record<BreakerState, Tone> = {
+	closed: {dim: true},
+	open: {color: 'red', bold: true},
+	'half-open': {color: 'yellow'},
+};
+
+/** Rows are listed by this rank, then by name: trouble on top. */
+export const stateRank: Record<UpstreamState, number> = {
+	invalid: 0,
+	dead: 1,
+	degraded: 2,
+	starting: 3,
+	stopping: 4,
+	ready: 5,
+	cold: 6,
+	stopped: 7,
+	quarantined: 8,
+	disabled: 9,
+};
+
+/** The states in `stateRank` order, for the header's counts. */
+export const statesByRank = (Object.keys(stateRank) as UpstreamState[]).sort((a, b) => stateRank[a] - stateRank[b]);
