@@ -12,6 +12,7 @@ import {ConfigError, loadConfig, resolveConfigPath} from '../core/config/read-co
 import {Logger, fileSink, logLevels, stderrSink, type LogLevel} from '../core/base/logger.js';
 import type {HttpListenOptions} from '../core/endpoints/http-endpoint.js';
 import {UsageError} from '../core/base/usage-error.js';
+import {terminalOutput} from '../core/base/terminal-text.js';
 import {commandHelpText, commandNames, generalHelpText} from './help.js';
 import {didYouMean} from '../core/base/closest-match.js';
 import {clientIds} from '../client-files/client-model.js';
@@ -169,7 +170,7 @@ async function main(): Promise<void> {
 	const engine = async () => import('../core/endpoints/runtime.js');
 	const oneShots = async () => import('./supervisor-verbs.js');
 	const logger = () => new Logger(flags.logFile === undefined ? stderrSink() : fileSink(flags.logFile), logLevel);
-	const io = {out: (text: string) => process.stdout.write(text), err: (text: string) => process.stderr.write(text)};
+	const io = terminalOutput;
 
 	switch (command) {
 		case 'tui': {
@@ -300,7 +301,7 @@ async function main(): Promise<void> {
 
 function usage(problem: string): never {
 	const topic = command !== undefined && command !== 'help' && commandNames.includes(command) ? ` ${command}` : '';
-	process.stderr.write(`mcp-hangar: ${problem}${/[.?!]$/.test(problem) ? '' : '.'} Run ${selfCommand()} help${topic} for ${topic === '' ? 'the commands' : 'its usage and examples'}.\n`);
+	terminalOutput.err(`mcp-hangar: ${problem}${/[.?!]$/.test(problem) ? '' : '.'} Run ${selfCommand()} help${topic} for ${topic === '' ? 'the commands' : 'its usage and examples'}.\n`);
 	process.exit(2);
 }
 
@@ -308,10 +309,10 @@ main().catch((error: unknown) => {
 	// HttpSetupError by name: its module is loaded only for --http.
 	if (error instanceof UsageError || (error instanceof Error && error.name === 'HttpSetupError')) usage((error as Error).message);
 	if (error instanceof ConfigError) {
-		process.stderr.write(`mcp-hangar: ${error.message}\n`);
+		terminalOutput.err(`mcp-hangar: ${error.message}\n`);
 		process.exit(1);
 	}
 
-	process.stderr.write(`mcp-hangar: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+	terminalOutput.err(`mcp-hangar: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
 	process.exit(1);
 });

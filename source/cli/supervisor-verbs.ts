@@ -19,6 +19,7 @@ import {silentLogger, type Logger} from '../core/base/logger.js';
 import {killAllTreesSync} from '../core/link/process-registry.js';
 import {diagnoseLaunch} from '../core/link/launch-problem.js';
 import {maskText} from '../core/base/secret-mask.js';
+import {terminalJson, terminalOutput, terminalText} from '../core/base/terminal-text.js';
 import {createSupervisor} from '../core/endpoints/runtime.js';
 import {describeClash, type Supervisor} from '../core/engine/supervisor.js';
 import {isPlainObject} from '../core/wire/message-classifier.js';
@@ -57,7 +58,8 @@ async function throughSupervisor<T>(
 
 
 type Output = {out: (text: string) => void; err: (text: string) => void};
-const stdio: Output = {out: text => process.stdout.write(text), err: text => process.stderr.write(text)};
+// Every human line and JSON document goes out through the output rule (terminal-text.ts).
+const stdio: Output = terminalOutput;
 
 type Located = {config: HangarConfig | {path: string; hangar: {stateDir: string}}; invalid: ConfigError | undefined};
 
@@ -184,13 +186,15 @@ export function statusTable(entries: readonly StatusEntry[], now = Date.now()): 
 		String(instance.restarts),
 		`pid ${instance.pid ?? '-'}, client ${instance.client}${instance.lastError === null ? '' : `: ${instance.lastError}`}`.replaceAll(/\s+/g, ' ').slice(0, 80),
 	])]);
-	const widths = header.map((title, column) => Math.max(title.length, ...rows.map(row => row[column]!.length)));
+	// Escaped before the columns are measured, so a name with a control in it still lines up.
+	const cells = rows.map(row => row.map(cell => terminalText(cell)));
+	const widths = header.map((title, column) => Math.max(title.length, ...cells.map(row => row[column]!.length)));
 	const line = (cells: string[]) =>
 		cells
 			.map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column]!)))
 			.join('  ')
 			.trimEnd();
-	return `${[line(header), ...rows.map(row => line(row))].join('\n')}\n`;
+	return `${[line(header), ...cells.map(row => line(row))].join('\n')}\n`;
 }
 
 export async function statusCommand(options: CommandOptions & {json: boolean}, io: Output = stdio): Promise<number> {
@@ -203,7 +207,7 @@ export async function statusCommand(options: CommandOptions & {json: boolean}, i
 			const drift = config.drift;
 			const lastReload = config.reloads.at(-1) ?? null;
 			if (options.json) {
-				io.out(`${JSON.stringify({config: client.owner?.config ?? config.path, live: true, note: `live state of ${client.label}`, drift, lastReload, contextTokens: context ?? null, upstreams: entries}, null, 2)}\n`);
+				io.out(`${terminalJson({config: client.owner?.config ?? config.path, live: true, note: `live state of ${client.label}`, drift, lastReload, contextTokens: context ?? null, upstreams: entries}, 2)}\n`);
 			} else {
 				io.out(statusTable(entries));
 				io.err(`Live state of ${client.label}.\n`);
@@ -241,7 +245,7 @@ async function statusStandalone(config: HangarConfig, options: CommandOptions & 
 		const {exposure, current, direct, search} = supervisor.contextCost();
 		const context = {exposure, current, direct, search};
 		if (options.json) {
-			io.out(`${JSON.stringify({config: supervisor.config.path, live: false, note: note ?? null, contextTokens: context, upstreams: entries}, null, 2)}\n`);
+			io.out(`${terminalJson({config: supervisor.config.path, live: false, note: note ?? null, contextTokens: context, upstreams: entries}, 2)}\n`);
 		} else {
 			io.out(statusTable(entries));
 			io.err(contextLine(context));
@@ -276,14 +280,14 @@ type CallOptions = CommandOptions & {server: string; tool: string; args: Record<
 /** Prints a tool's result; 1 when it is an error result. */
 function printResult(options: CallOptions, result: CallToolResult, io: Output): number {
 	if (options.json) {
-		io.out(`${JSON.stringify(result, null, 2)}\n`);
+		io.out(`${terminalJson(result, 2)}\n`);
 	} else {
 		for (const item of result.content ?? []) {
 			if (item.type === 'text') io.out(`${item.text}\n`);
 			else io.out(`[${item.type} content: use --json to see it]\n`);
 		}
 
-		if ((result.content ?? []).length === 0 && result.structuredContent !== undefined) io.out(`${JSON.stringify(result.structuredContent, null, 2)}\n`);
+		if ((result.content ?? []).length === 0 && result.structuredContent !== undefined) io.out(`${terminalJson(result.structuredContent, 2)}\n`);
 	}
 
 	if (result.isError === true) {
@@ -465,7 +469,8 @@ export async function reloadCommand(options: CommandOptions, io: Output = stdio)
 // ---------------------------------------------------------------------------
 // logs
 
-const logLine = (line: {at: string; source: string; text: string}): string => `${line.at} ${line.source.padEnd(6)} ${line.text}\n`;
+// One line each: what an upstream printed is escaped whole, so it cannot end the line or pass as another.
+const logLine = (line: {at: string; source: string; text: string}): string => `${line.at} ${line.source.padEnd(6)} ${terminalText(line.text)}\n`;
 
 /**
  * Runs `next` (a read that waits for new lines, then prints them) until
@@ -527,7 +532,8 @@ export async function logsCommand(options: CommandOptions & {server: string; fol
 export function callLine(call: CallLogDetail): string {
 	const outcome = call.outcome === 'ok' ? 'ok' : call.outcome === 'tool-error' ? 'tool error' : `${call.code ?? 'error'}: ${call.error ?? ''}`;
 	const ms = call.ms < 10 ? `${call.ms.toFixed(1)}ms` : call.ms < 1000 ? `${Math.round(call.ms)}ms` : `${(call.ms / 1000).toFixed(1)}s`;
-	return `${new Date(call.at).toISOString()}  ${call.client}  ${call.upstream}/${call.tool}  ${ms}  ${outcome}\n`;
+	// The client's name, the tool's and the error are theirs: escaped, one line whatever they hold.
+	return `${new Date(call.at).toISOString()}  ${terminalText(call.client)}  ${terminalText(call.upstream)}/${terminalText(call.tool)}  ${ms}  ${terminalText(outcome)}\n`;
 }
 
 /**
@@ -540,7 +546,7 @@ export async function callsCommand(options: CommandOptions & {server: string | u
 	return onlyLive(options, io, 'show the calls', async client => {
 		const print = (calls: readonly CallLogDetail[]): void => {
 			for (const call of calls) {
-				if (options.server === undefined || call.upstream === options.server) io.out(options.json ? `${JSON.stringify(call)}\n` : callLine(call));
+				if (options.server === undefined || call.upstream === options.server) io.out(options.json ? `${terminalJson(call)}\n` : callLine(call));
 			}
 		};
 

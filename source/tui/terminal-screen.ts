@@ -16,6 +16,7 @@
 import fs from 'node:fs';
 import process from 'node:process';
 import {defaultConfigCandidates} from '../core/config/paths.js';
+import {terminalText} from '../core/base/terminal-text.js';
 
 const enter = '\u001B[?1049h\u001B[?25l\u001B[H\u001B[2J';
 const leave = '\u001B[?25h\u001B[?1049l';
@@ -72,7 +73,7 @@ export function leaveAlternateScreen(): void {
 	originalWrite = undefined;
 	try {
 		fs.writeSync(1, leave);
-		if (held !== '') fs.writeSync(2, held);
+		if (held !== '') fs.writeSync(2, terminalText(held, 'lines'));
 	} catch {
 		// The terminal is gone (SIGHUP): nothing left to restore.
 	}
@@ -121,7 +122,7 @@ export function showSplash(argv: readonly string[]): void {
 	const count = serverCount(config);
 	enterAlternateScreen();
 	const what = count === undefined ? 'starting…' : `starting ${count} upstream${count === 1 ? '' : 's'}…`;
-	fs.writeSync(1, `\u001B[1;36mmcp-hangar\u001B[22;39m  ${config ?? ''}\r\n${what}\r\n`);
+	fs.writeSync(1, `\u001B[1;36mmcp-hangar\u001B[22;39m  ${terminalText(config ?? '')}\r\n${what}\r\n`);
 }
 
 showSplash(process.argv);

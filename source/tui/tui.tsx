@@ -19,6 +19,7 @@ import {remoteSource} from './components/remote-source.js';
 import {loadConfig, type HangarConfig} from '../core/config/read-config.js';
 import {ConsoleClient} from '../core/endpoints/console-client.js';
 import {Logger, fileSink, type LogLevel} from '../core/base/logger.js';
+import {terminalOutput} from '../core/base/terminal-text.js';
 import type {HttpListenOptions} from '../core/endpoints/http-endpoint.js';
 import {startOwner} from '../core/endpoints/runtime.js';
 import {parseDemoTarget, startDemoTraffic} from './demo-traffic.js';
@@ -112,7 +113,7 @@ async function runAttached(config: HangarConfig, link: ConsoleClient, options: T
 	const ownFlag = options.demoTraffic === undefined ? (options.http === undefined ? undefined : '--http') : '--demo-traffic';
 	if (ownFlag !== undefined) {
 		await link.close();
-		process.stderr.write(
+		terminalOutput.err(
 			`mcp-hangar tui: ${ownFlag} needs the supervisor to run in this process, but ${link.owner} already runs ${config.path}. ` +
 				`Drop ${ownFlag} to attach to it, or stop it first.\n`,
 		);
@@ -124,7 +125,7 @@ async function runAttached(config: HangarConfig, link: ConsoleClient, options: T
 		first = await link.read({focus: undefined});
 	} catch (error) {
 		await link.close();
-		process.stderr.write(
+		terminalOutput.err(
 			`mcp-hangar tui: ${link.owner} runs ${config.path} but did not answer the terminal UI (${(error as Error).message}). ` +
 				'It may be an older mcp-hangar: restart it with this version, or use mcp-hangar status.\n',
 		);
@@ -163,7 +164,7 @@ async function runAttached(config: HangarConfig, link: ConsoleClient, options: T
 	leaveAlternateScreen();
 	const lost = source.lost();
 	const clients = source.attachedClients();
-	process.stdout.write(
+	terminalOutput.out(
 		lost === undefined
 			? `Detached from ${source.owner()}: it keeps running, with its upstreams and ${clients} MCP client${clients === 1 ? '' : 's'}.\n`
 			: `Detached; the supervisor was gone (${lost}).\n`,
@@ -173,7 +174,7 @@ async function runAttached(config: HangarConfig, link: ConsoleClient, options: T
 
 export async function runTui(options: TuiOptions): Promise<void> {
 	if (!interactive()) {
-		process.stderr.write(noTerminalMessage(options.configPath));
+		terminalOutput.err(noTerminalMessage(options.configPath));
 		process.exit(2);
 	}
 

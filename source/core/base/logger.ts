@@ -3,7 +3,10 @@
  * protocol in `--stdio` mode and to Ink in the TUI): lines go to stderr or to
  * a file, one line each, `time level [scope] message key=value...`.
  *
- * Every line has its secrets masked (`maskText`), whatever its level. Neither
+ * Every line has its secrets masked (`maskText`), whatever its level, and is
+ * made safe for a terminal (`terminalText`: a message quoting an upstream's
+ * output or a config's names cannot drive the terminal that shows stderr or
+ * `tail`s the file, nor split into two lines). Neither
  * sink can grow hangar's memory: a file is written synchronously, and stderr
  * (asynchronous when it is a pipe) holds at most `maxQueuedBytes`; past that,
  * lines are dropped, counted, and the drop is reported once stderr drains.
@@ -12,6 +15,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type {Writable} from 'node:stream';
 import {maskText} from './secret-mask.js';
+import {terminalText} from './terminal-text.js';
 
 export const logLevels = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 export type LogLevel = (typeof logLevels)[number];
@@ -71,7 +75,7 @@ export class Logger {
 			}
 		}
 
-		this.sink(maskText(line), level);
+		this.sink(terminalText(maskText(line)), level);
 	}
 }
 

@@ -18,6 +18,7 @@ import {managementTools} from '../gateway/management-tools.js';
 import {LocalEndpoint, busyEndpoint} from './local-endpoint.js';
 import type {EndpointOwner} from './socket-client.js';
 import type {Logger} from '../base/logger.js';
+import {terminalOutput} from '../base/terminal-text.js';
 import {killAllTreesSync} from '../link/process-registry.js';
 import {dropEarly} from '../link/early-spawn.js';
 import {StateStore} from '../engine/state-store.js';
@@ -168,7 +169,7 @@ export async function startOwner(
 	options: {stateDir?: string | undefined; linger?: boolean | undefined} = {},
 ): Promise<OwnedSupervisor> {
 	const refuse = (message: string): void => {
-		process.stderr.write(`mcp-hangar ${kind}: ${message}\n`);
+		terminalOutput.err(`mcp-hangar ${kind}: ${message}\n`);
 	};
 
 	const busy = await busyEndpoint(config.hangar.stateDir);

@@ -9,6 +9,7 @@
  */
 import {Box, Text} from 'ink';
 import {callColumns} from './call-lines.js';
+import {printable} from './cell-format.js';
 import {Segments, StableSegments} from './Segments.js';
 import {scrollRoom} from './screen-layout.js';
 import {fitColumns, headerSegments, rowSegments} from './table-columns.js';
@@ -42,7 +43,7 @@ export function CallsView({height}: {height: number}) {
 			<Box flexDirection="column">
 				{title}
 				{filterLine}
-				<Text dimColor>{filter.query === '' ? '  No call yet: calls appear here as clients make them.' : `  No call matches "${filter.query}". Esc clears the filter.`}</Text>
+				<Text dimColor>{filter.query === '' ? '  No call yet: calls appear here as clients make them.' : `  No call matches "${printable(filter.query)}". Esc clears the filter.`}</Text>
 			</Box>
 		);
 	}

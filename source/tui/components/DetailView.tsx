@@ -7,6 +7,7 @@
  */
 import {Box, Text} from 'ink';
 import {detailLines} from './detail-sections.js';
+import {printable} from './cell-format.js';
 import {Segments} from './Segments.js';
 import {useTuiState} from './tui-context.js';
 
@@ -14,7 +15,7 @@ export function DetailView({height}: {height: number}) {
 	const {snapshot, size, ui} = useTuiState();
 	const details = snapshot.details;
 	if (details === undefined || details.server.name !== ui.selected) {
-		return <Text dimColor>{ui.selected === undefined ? 'No upstream selected.' : `Reading "${ui.selected}"…`}</Text>;
+		return <Text dimColor>{ui.selected === undefined ? 'No upstream selected.' : `Reading "${printable(ui.selected)}"…`}</Text>;
 	}
 
 	const lines = detailLines(details, snapshot.now, size.columns, height, ui.detail);

@@ -22,7 +22,7 @@ const sourceTone: Record<LogLine['source'], Segment['tone']> = {
 
 export function LogView({height}: {height: number}) {
 	const {snapshot, ui, size} = useTuiState();
-	if (snapshot.logs === undefined) return <Text dimColor>{`Reading the log of "${ui.selected ?? ''}"…`}</Text>;
+	if (snapshot.logs === undefined) return <Text dimColor>{`Reading the log of "${printable(ui.selected ?? '')}"…`}</Text>;
 	const {lines, first} = snapshot.logs;
 	const room = scrollRoom(height, ui);
 	// Scrolled back, the view is anchored to a line, not to a distance from the newest: new lines do not move it.

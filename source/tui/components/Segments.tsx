@@ -4,6 +4,7 @@
  */
 import {memo, useContext} from 'react';
 import {Box, Text} from 'ink';
+import {terminalText} from '../../core/base/terminal-text.js';
 import type {HangarSnapshot} from './hangar-source.js';
 import type {Tone} from './state-style.js';
 import {TickContext} from './tick-context.js';
@@ -25,13 +26,16 @@ const colorCodes: Readonly<Record<string, number>> = {black: 30, red: 31, green:
  */
 function segmentsAnsi(segments: readonly Segment[]): string {
 	let out = '';
-	for (const {text, tone} of segments) {
-		if (tone === undefined) {
+	for (const segment of segments) {
+		// The sink of the output rule (core/base/terminal-text.ts): whatever a caller put in a segment
+		// is shown escaped, then wrapped in the tone's own escapes, which are hangar's.
+		const text = terminalText(segment.text);
+		if (segment.tone === undefined) {
 			out += text;
 			continue;
 		}
 
-		const [open, close] = toneCodes(tone);
+		const [open, close] = toneCodes(segment.tone);
 		out += open + text + close;
 	}
 

@@ -34,7 +34,7 @@ export function reasonOf(rows: readonly StatusEntry[], selected: StatusEntry | u
 
 /** The reason line for `entry` at `width`, at most `reasonRows` lines. */
 export function reasonLines(entry: StatusEntry, width: number): Segment[][] {
-	const head = `${entry.name} ${entry.state === 'ready' ? 'last error' : `is ${entry.state}`}: `;
+	const head = `${printable(entry.name)} ${entry.state === 'ready' ? 'last error' : `is ${entry.state}`}: `;
 	return wrap(head + printable(withoutSubject(entry.lastError ?? '', entry.name)), Math.max(10, width - 2), reasonRows).map((line, index) =>
 		index === 0 ? [{text: '⚠ ', tone: {color: 'red'}}, {text: line.slice(0, head.length), tone: {bold: true}}, {text: line.slice(head.length), tone: {color: 'red'}}] : [{text: '  '}, {text: line, tone: {color: 'red'}}],
 	);
@@ -49,7 +49,7 @@ export function UpstreamTable({height}: {height: number}) {
 		return (
 			<Box flexDirection="column">
 				<Segments segments={headerSegments(columns)} />
-				<Text dimColor>{`  ${why}`}</Text>
+				<Text dimColor>{`  ${printable(why)}`}</Text>
 			</Box>
 		);
 	}

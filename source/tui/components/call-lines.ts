@@ -27,7 +27,7 @@ export function callColumns(rows: readonly CallLogEntry[]): Array<ColumnSpec<Cal
 	return [
 		{id: 'time', title: 'TIME', width: 8, align: 'left', priority: 0, cell: row => ({text: clock(row.at), tone: {dim: true}})},
 		{id: 'client', title: 'CLIENT', width: longest(rows, row => row.client, 'CLIENT', 18), align: 'left', priority: 4, cell: row => ({text: printable(row.client)})},
-		{id: 'upstream', title: 'UPSTREAM', width: longest(rows, row => row.upstream, 'UPSTREAM', 20), align: 'left', priority: 0, cell: row => ({text: row.upstream, tone: {bold: true}})},
+		{id: 'upstream', title: 'UPSTREAM', width: longest(rows, row => row.upstream, 'UPSTREAM', 20), align: 'left', priority: 0, cell: row => ({text: printable(row.upstream), tone: {bold: true}})},
 		{id: 'tool', title: 'TOOL', width: longest(rows, row => row.tool, 'TOOL', 24), align: 'left', priority: 0, cell: row => ({text: printable(row.tool)})},
 		{id: 'latency', title: 'LATENCY', width: 7, align: 'right', priority: 2, cell: row => ({text: millis(row.ms)})},
 		{id: 'result', title: 'RESULT', width: 16, align: 'left', priority: 1, cell: row => outcomeCell(row)},
@@ -42,7 +42,7 @@ export function callDetailLines(call: CallLogDetail, width: number): Segment[][]
 	const outcome = outcomeCell(call);
 	const lines: Segment[][] = [
 		[label('at '), {text: `${clock(call.at)}  (${new Date(call.at).toISOString()})`}],
-		[label('client '), {text: printable(call.client)}, label('  upstream '), {text: call.upstream, tone: {bold: true}}, label('  tool '), {text: printable(call.tool)}],
+		[label('client '), {text: printable(call.client)}, label('  upstream '), {text: printable(call.upstream), tone: {bold: true}}, label('  tool '), {text: printable(call.tool)}],
 		[label('latency '), {text: millis(call.ms)}, label('  result '), outcome],
 	];
 	if (call.error !== null) lines.push([label('error '), {text: printable(call.error), tone: {color: 'red'}}]);

@@ -1,9 +1,10 @@
 /**
  * How numbers, times and free text become terminal cells: short, fixed
  * formats so columns line up, and text made safe to print (no escape
- * sequences, tabs or newlines from an upstream's stderr reach the terminal)
- * and cut to a width instead of wrapping.
+ * sequence, control, tab or newline from an upstream's stderr reaches the
+ * terminal raw) and cut to a width instead of wrapping.
  */
+import {terminalText} from '../../core/base/terminal-text.js';
 
 /** 42s, 5m12s, 3h05m, 2d03h. */
 export function duration(seconds: number): string {
@@ -68,14 +69,14 @@ export function relative(iso: string, now: number): string {
 	return delta >= 0 ? `in ${duration(delta)}` : `${duration(-delta)} ago`;
 }
 
-// eslint-disable-next-line no-control-regex
-const escapeSequence = /\u001B(?:\[[0-?]*[ -/]*[@-~]|\][^\u0007\u001B]*(?:\u0007|\u001B\\)?|[@-Z\\-_])/g;
-// eslint-disable-next-line no-control-regex
-const controlCharacter = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g;
-
-/** One printable line: escape sequences and control characters removed, tabs and newlines as spaces. */
+/**
+ * One printable line: tabs and newlines as spaces, then the output rule
+ * (core/base/terminal-text.ts): controls, escape sequences and bidi controls
+ * shown escaped. Cells are made printable before they are fitted, so a
+ * column's width counts what is shown.
+ */
 export function printable(text: string): string {
-	return text.replace(escapeSequence, '').replace(/[\t\n\r]+/g, ' ').replace(controlCharacter, '');
+	return terminalText(text.replace(/[\t\n\r]+/g, ' '));
 }
 
 /** `text` cut to `width` characters, with "…" when cut. */

@@ -211,14 +211,14 @@ function historyRows(details: UpstreamDetails, width: number): Line[] {
 }
 
 function detailSections(details: UpstreamDetails, width: number): {sections: Section[]; extra: Section | undefined} {
-	const nameWidth = Math.min(32, Math.max(4, ...details.tools.map(tool => tool.name.length)));
+	const nameWidth = Math.min(32, Math.max(4, ...details.tools.map(tool => printable(tool.name).length)));
 	const compact = width < 60;
 	const toolSpark = 10;
 	const tools = [...details.tools]
 		.map((tool, index) => ({tool, index}))
 		.sort((a, b) => b.tool.calls - a.tool.calls || a.index - b.index)
 		.map(({tool}): Line => [
-			{text: `  ${fit(tool.name, nameWidth)}`},
+			{text: `  ${fit(printable(tool.name), nameWidth)}`},
 			{text: `  ${fit(count(tool.calls), 6, 'right')} calls`},
 			{text: compact ? '' : `  ${fit(count(tool.failures), 4, 'right')} failed`, tone: tool.failures > 0 ? {color: 'yellow'} : dim},
 			{text: compact ? '' : `  ${fit(latency(tool.latencyMs), 13, 'right')}`},
@@ -230,7 +230,7 @@ function detailSections(details: UpstreamDetails, width: number): {sections: Sec
 	// What the server's filter keeps out, after the served tools, each with its rule.
 	tools.push(
 		...details.filteredTools.map((tool): Line => [
-			{text: `  ${fit(tool.name, nameWidth)}`, tone: dim},
+			{text: `  ${fit(printable(tool.name), nameWidth)}`, tone: dim},
 			{text: '  filtered out by ', tone: dim},
 			{text: printable(tool.rule), tone: {color: 'yellow'}},
 		]),
@@ -245,7 +245,7 @@ function detailSections(details: UpstreamDetails, width: number): {sections: Sec
 	]);
 	const calls = [...details.recentCalls].reverse().map((call): Line => [
 		label(`  ${clock(call.at)}  `),
-		{text: call.tool},
+		{text: printable(call.tool)},
 		{text: `  ${millis(call.ms)}  `},
 		call.ok ? {text: 'ok', tone: {color: 'green'}} : {text: `error  ${printable(call.error ?? '')}`, tone: {color: 'red'}},
 	]);

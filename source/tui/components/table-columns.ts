@@ -60,7 +60,7 @@ export function upIdle(entry: StatusEntry): string {
 /** The breaker as one character: ● closed (calls flow), ○ open (calls fail fast), ◐ half-open (a probe runs); the help has the legend. */
 export const breakerGlyph: Record<StatusEntry['breaker'], string> = {closed: '●', open: '○', 'half-open': '◐'};
 
-const nameColumn: ColumnSpec = {id: 'name', title: 'NAME', width: 'name', align: 'left', priority: 0, cell: entry => ({text: entry.name, tone: {bold: true}})};
+const nameColumn: ColumnSpec = {id: 'name', title: 'NAME', width: 'name', align: 'left', priority: 0, cell: entry => ({text: printable(entry.name), tone: {bold: true}})};
 const stateColumn: ColumnSpec = {id: 'state', title: 'STATE', width: 11, align: 'left', priority: 0, cell: entry => ({text: entry.state, tone: stateTone[entry.state]})};
 // The row already names the upstream: a leading 'upstream "name": ' would only use up the cell.
 const errorColumn: ColumnSpec = {

@@ -19,11 +19,12 @@ describe('cell formats', () => {
 		expect(latency({p50: null, p95: null})).toBe('-');
 	});
 
-	it('cuts and pads text, and never lets escape sequences or newlines through', () => {
+	it('cuts and pads text, and shows escape sequences escaped, tabs and newlines as spaces', () => {
 		expect(cut('abcdef', 4)).toBe('abc…');
 		expect(fit('ab', 4, 'right')).toBe('  ab');
 		expect(fit('abcdef', 4)).toBe('abc…');
-		expect(printable('\u001B[31mred\u001B[0m\tand\nmore\u0007\u001B]0;title\u0007')).toBe('red and more');
+		expect(printable('\u001B[31mred\u001B[0m\tand\nmore\u0007\u001B]0;title\u0007')).toBe('\\x1b[31mred\\x1b[0m and more\\x07\\x1b]0;title\\x07');
+		expect(printable('\u009B2J\u202Eevil')).toBe('\\u009b2J\\u202eevil');
 	});
 
 	it('wraps messages by word to a number of lines, marking what is cut', () => {

@@ -1,0 +1,60 @@
+import {describe, expect, it} from 'vitest';
+import {terminalJson, terminalText} from '../../../../source/core/base/terminal-text.js';
+
+// Every character a terminal may act on, or that reorders what a line shows.
+const controls = [
+	...Array.from({length: 0x20}, (_, code) => code),
+	0x7f,
+	...Array.from({length: 0x20}, (_, index) => 0x80 + index),
+	0x61c,
+	0x200e,
+	0x200f,
+	0x2028,
+	0x2029,
+	0x202a,
+	0x202b,
+	0x202c,
+	0x202d,
+	0x202e,
+	0x2066,
+	0x2067,
+	0x2068,
+	0x2069,
+].map(code => String.fromCodePoint(code));
+const raw = new RegExp(`[${controls.map(character => `\\u{${character.codePointAt(0)!.toString(16)}}`).join('')}]`, 'u');
+
+describe('the output rule for text hangar did not write', () => {
+	it('shows every control, escape and bidi character escaped, and keeps the rest as it is', () => {
+		for (const character of controls) expect(terminalText(`a${character}b`)).not.toMatch(raw);
+		expect(terminalText('\u001B]52;c;aGk=\u0007')).toBe('\\x1b]52;c;aGk=\\x07');
+		expect(terminalText('\u001B]0;pwned\u001B\\')).toBe('\\x1b]0;pwned\\x1b\\');
+		expect(terminalText('\u001B[2J\u001B[6n')).toBe('\\x1b[2J\\x1b[6n');
+		expect(terminalText('\u009B31m\u007F')).toBe('\\u009b31m\\u007f');
+		expect(terminalText('abc\u202Edcba\u2066x\u2069')).toBe('abc\\u202edcba\\u2066x\\u2069');
+		expect(terminalText('tab\there\nline')).toBe('tab\\x09here\\x0aline');
+		expect(terminalText('héllo ✓ 日本 🚀 \\x1b')).toBe('héllo ✓ 日本 🚀 \\x1b');
+	});
+
+	it('keeps newlines, CRLF and tabs for a surface that prints whole lines, but not a lone carriage return', () => {
+		expect(terminalText('one\tcell\r\ntwo\n', 'lines')).toBe('one\tcell\r\ntwo\n');
+		expect(terminalText('safe\rforged', 'lines')).toBe('safe\\x0dforged');
+		expect(terminalText('\u001B[1m\n\u009B', 'lines')).toBe('\\x1b[1m' + '\n' + '\\u009b');
+	});
+
+	it('changes nothing the second time, so a caller and its sink can both apply it', () => {
+		const once = terminalText('\u001B]52;c;x\u0007\u009B\u202E\r\n');
+		expect(terminalText(once)).toBe(once);
+		expect(terminalText(once, 'lines')).toBe(once);
+	});
+
+	it('--json escapes C1 and bidi controls as JSON escapes C0, and parses back to the same value', () => {
+		const value = {name: 'a\u001B[2Jb\u009B6n\u202Ec\u2066d\u007F', list: ['\u0085', 'ok']};
+		const json = terminalJson(value, 2);
+		// Its only raw control is the indentation's newline.
+		expect(json.replaceAll('\n', '')).not.toMatch(raw);
+		expect(json).toContain('\\u001b[2J');
+		expect(json).toContain('\\u009b6n');
+		expect(json).toContain('\\u202ec\\u2066d\\u007f');
+		expect(JSON.parse(json)).toEqual(value);
+	});
+});
