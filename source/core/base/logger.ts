@@ -6,7 +6,8 @@
  * Every line has its secrets masked (`maskText`), whatever its level, and is
  * made safe for a terminal (`terminalText`: a message quoting an upstream's
  * output or a config's names cannot drive the terminal that shows stderr or
- * `tail`s the file, nor split into two lines). Neither
+ * `tail`s the file; the lines of a message after its first are indented, so
+ * none passes for a line of hangar's own). Neither
  * sink can grow hangar's memory: a file is written synchronously, and stderr
  * (asynchronous when it is a pipe) holds at most `maxQueuedBytes`; past that,
  * lines are dropped, counted, and the drop is reported once stderr drains.
@@ -75,7 +76,9 @@ export class Logger {
 			}
 		}
 
-		this.sink(terminalText(maskText(line)), level);
+		// A message of several lines (a config error, a stack) keeps them, each continued line
+		// indented, so none can pass for a line of its own.
+		this.sink(terminalText(maskText(line), 'lines').replaceAll('\n', '\n    '), level);
 	}
 }
 

@@ -53,13 +53,14 @@ describe("hangar's log", () => {
 });
 
 describe("hangar's log and the output rule", () => {
-	it('writes what an upstream or a config said escaped, on one line, whatever sink it goes to', () => {
+	it('writes what an upstream or a config said escaped, and indents the lines after the first so none passes for its own', () => {
 		const lines: string[] = [];
 		const logger = new Logger(line => lines.push(line), 'info');
-		logger.warn('server "\u001B]0;pwned\u0007" is invalid\nforged line', {tool: '\u009B6n\u202E'});
+		logger.warn('server "\u001B]0;pwned\u0007" is invalid\n2026-01-01T00:00:00.000Z info [hangar] forged\rline', {tool: '\u009B6n\u202E'});
 		expect(lines).toHaveLength(1);
-		expect(lines[0]).not.toMatch(/[\u0000-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069]/);
-		expect(lines[0]).toContain('server "\\x1b]0;pwned\\x07" is invalid\\x0aforged line');
+		expect(lines[0]).not.toMatch(/[\u0000-\u0009\u000B-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069]/);
+		expect(lines[0]!.split('\n')[1]).toBe('    2026-01-01T00:00:00.000Z info [hangar] forged\\x0dline tool="\\u009b6n\\u202e"');
+		expect(lines[0]).toContain('server "\\x1b]0;pwned\\x07" is invalid');
 		expect(lines[0]).toContain('tool="\\u009b6n\\u202e"');
 	});
 });
