@@ -72,7 +72,13 @@ export type ClientFile = {
 
 /** Same upstream, wherever it was configured: the command line, or the URL. */
 export function serverIdentity(entry: HangarEntry): string {
-	return entry.url === undefined ? `command:${JSON.stringify([entry.command ?? '', ...(entry.args ?? [])])}` : `url:${entry.url}`;
+	const sorted = (record: Record<string, string> | undefined) => (record === undefined ? [] : Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+	// The whole launch: two entries that differ only in a token (env, envFile,
+	// headers) or a working directory are two upstreams, and one must not stand
+	// for the other in an import or a setup.
+	return entry.url === undefined
+		? `command:${JSON.stringify([entry.command ?? '', entry.args ?? [], sorted(entry.env), entry.envFile ?? null, entry.cwd ?? null])}`
+		: `url:${JSON.stringify([entry.url, sorted(entry.headers)])}`;
 }
 
 /** Whether an entry launches hangar itself (what `setup` writes): importing it would loop. */

@@ -1,8 +1,10 @@
 /**
  * What importing a set of client files into hangar's config would do, entry
  * by entry, decided before anything is written so `--dry-run` and the real
- * run print the same plan. The same upstream configured in two clients (same
- * command and arguments, or same URL) is imported once; one hangar already
+ * run print the same plan. The same upstream configured in two clients (the
+ * same whole launch: command, arguments, env, envFile and cwd, or URL and
+ * headers) is imported once; two entries that differ in any of these (two
+ * tokens for one server) are two upstreams, each kept under its own name; one hangar already
  * has is not imported again; an entry that launches hangar itself is
  * skipped. Names are made valid and unique, never by overwriting a server
  * already in the config.
@@ -23,10 +25,24 @@ const isRecord = (value: unknown): value is Record<string, unknown> => typeof va
 export function existingIdentity(raw: unknown): string | undefined {
 	if (!isRecord(raw)) return undefined;
 	const {command, args, url} = raw;
-	if (typeof url === 'string') return serverIdentity({url});
-	if (typeof command === 'string') return serverIdentity({command, args: Array.isArray(args) ? args.map(String) : []});
+	const strings = (value: unknown): Record<string, string> | undefined =>
+		isRecord(value) ? Object.fromEntries(Object.entries(value).map(([key, item]) => [key, String(item)])) : undefined;
+	const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+	if (typeof url === 'string') return serverIdentity({url, ...optional('headers', strings(raw.headers))});
+	if (typeof command === 'string') {
+		return serverIdentity({
+			command,
+			args: Array.isArray(args) ? args.map(String) : [],
+			...optional('env', strings(raw.env)),
+			...optional('envFile', text(raw.envFile)),
+			...optional('cwd', text(raw.cwd)),
+		});
+	}
+
 	return undefined;
 }
+
+const optional = <K extends string, V>(key: K, value: V | undefined): Partial<Record<K, V>> => (value === undefined ? {} : ({[key]: value} as Record<K, V>));
 
 /**
  * `validate` says why hangar would refuse an entry (undefined: it would not),

@@ -37,7 +37,7 @@ const self = `node ${cliPath}`;
 const secretMarker = /SECRET/;
 
 /** The variables the imported servers reference, as a client's environment would set them. */
-const variables = {SENTRY_TOKEN: 's', NOTION_TOKEN: 'n', PERPLEXITY_KEY: 'p', DB_URL: 'd', DB_CONNECTION_STRING: 'c', EXTERNAL_API_KEY: 'e'};
+const variables = {SENTRY_TOKEN: 's', NOTION_TOKEN: 'n', PERPLEXITY_KEY: 'p', DB_URL: 'd', DB_CONNECTION_STRING: 'c', EXTERNAL_API_KEY: 'e', FIGMA_OAUTH_TOKEN: 'f'};
 
 const importedNames = [
 	'filesystem',
@@ -49,6 +49,7 @@ const importedNames = [
 	'sentry',
 	'postgres',
 	'playwright',
+	'memory-2',
 	'context7',
 	'notion',
 	'shop-tools',
@@ -58,12 +59,16 @@ const importedNames = [
 	'fetch',
 	'puppeteer',
 	'figma',
+	'memory-3',
+	'github-2',
 	'context7-mcp',
 	'weather',
 	'pythonTools',
 	'httpServer',
 	'sseServer',
 	'context7-2',
+	'github-3',
+	'figma-remote',
 	'old_server',
 ];
 
@@ -92,7 +97,7 @@ describe('mcp-hangar import', () => {
 			expect(run.stdout).toContain(where);
 		}
 
-		expect(run.stdout).toContain('25 servers would be added to');
+		expect(run.stdout).toContain('30 servers would be added to');
 		expect(run.stdout).toContain('Nothing was written.');
 		expect(run.stdout).toContain(`To import: ${self} import all --config`);
 		expect(fs.existsSync(config)).toBe(false);
@@ -110,8 +115,10 @@ describe('mcp-hangar import', () => {
 		expect(run.stdout).toContain('renamed from "github.com/upstash/context7-mcp" (not a valid hangar name)');
 		expect(line('+ context7-2')).toContain('npx -y @upstash/context7-mcp');
 		expect(run.stdout).toContain('renamed from "context7" ("context7" is taken)');
-		expect(line('= github.com/modelcontextprotocol/servers/tree/main/src/github')).toContain('same server as "github" (Claude Desktop, ~/.config/Claude/claude_desktop_config.json): imported once');
-		expect(line('= figma.remote')).toContain('same server as "figma" (Windsurf');
+		// Three clients' github entries each carry their own token: three upstreams, no token lost.
+		expect(lines.filter(text => /^\s+\+ \S+\s+npx -y @modelcontextprotocol\/server-github {2}env: GITHUB_PERSONAL_ACCESS_TOKEN$/.test(text))).toHaveLength(3);
+		// Windsurf's figma.remote sends other headers than figma: another upstream, imported under its own name.
+		expect(line('+ figma-remote')).toContain('headers: Authorization');
 		expect(line('! half-written')).toContain('not imported: it has neither "command" nor a URL; fix it in ~/.codeium/windsurf/mcp_config.json');
 		expect(line('! api-docs')).toContain('not imported: url: expected an http(s) URL');
 		expect(line('+ sentry')).toBe('  + sentry                   https://mcp.sentry.dev/mcp  (http)  headers: Authorization');
@@ -135,14 +142,14 @@ describe('mcp-hangar import', () => {
 		const run = await hangar(home, ['import', 'all', '--config', config]);
 		expect(run.stderr).toBe('');
 		expect(run.code).toBe(0);
-		expect(run.stdout).toContain(`Added 25 servers to ${config} (a new file): ${importedNames.join(', ')}.`);
+		expect(run.stdout).toContain(`Added 30 servers to ${config} (a new file): ${importedNames.join(', ')}.`);
 		expect(run.stdout).not.toMatch(secretMarker);
 		expect((fs.statSync(config).mode & 0o777).toString(8)).toBe('600');
 
 		const check = await hangar(home, ['--check-config', '--config', config], variables);
 		expect(check.stderr).toBe('');
 		const [ok, ...rest] = check.stdout.split('\n');
-		expect(ok).toBe(`${config}: OK, 25 upstreams (${importedNames.join(', ')})`);
+		expect(ok).toBe(`${config}: OK, 30 upstreams (${importedNames.join(', ')})`);
 		// The pasted configs name directories and programs this machine does not have: warnings, not errors.
 		expect(rest.filter(line => line.startsWith('warning: ')).map(line => /^warning: "([^"]+)"/.exec(line)?.[1])).toEqual(expect.arrayContaining(['postgres', 'pythonTools']));
 		expect(check.code).toBe(0);
@@ -189,7 +196,7 @@ describe('mcp-hangar import', () => {
 			'    "$schema": "https://example.com/hangar.schema.json",',
 			'    "hangar": {"idleTimeoutSeconds": 600, "lazy": true},',
 			'    "mcpServers": {',
-			'        "memory": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"], "lazy": false},',
+			'        "memory": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"], "env": {"MEMORY_FILE_PATH": "/Users/ada/.memory/memory.jsonl"}, "lazy": false},',
 			'        "github": {"command": "docker", "args": ["run", "-i", "ghcr.io/github/github-mcp-server"]}',
 			'    }',
 			'}',
@@ -282,6 +289,34 @@ const setupCases: Array<{client: string; at: string; servers: (value: Record<str
 ];
 
 describe('mcp-hangar setup', () => {
+	it('imports two entries of one command with different tokens as two upstreams, and setup then keeps both', async () => {
+		const home = clientHome();
+		const file = home.file('~/.cursor/mcp.json');
+		const github = {command: 'npx', args: ['-y', '@modelcontextprotocol/server-github']};
+		fs.writeFileSync(
+			file,
+			`${JSON.stringify({mcpServers: {'github-work': {...github, env: {GITHUB_TOKEN: 'work-SECRET'}}, 'github-personal': {...github, env: {GITHUB_TOKEN: 'personal-SECRET'}}}}, null, 2)}\n`,
+		);
+		const config = path.join(home.root, 'hangar.json');
+		const imported = await hangar(home, ['import', 'cursor', '--config', config]);
+		expect(imported.code).toBe(0);
+		expect(imported.stdout).not.toMatch(secretMarker);
+		const servers = readJson(config)['mcpServers'] as Record<string, {env?: Record<string, string>}>;
+		expect(servers['github-work']?.env).toEqual({GITHUB_TOKEN: 'work-SECRET'});
+		expect(servers['github-personal']?.env).toEqual({GITHUB_TOKEN: 'personal-SECRET'});
+
+		const setup = await hangar(home, ['setup', 'cursor', '--config', config]);
+		expect(setup.code).toBe(0);
+		expect(Object.keys(readJson(config)['mcpServers'] as object)).toEqual(expect.arrayContaining(['github-work', 'github-personal']));
+
+		// A client entry that hangar's config launches differently is not "in hangar's config": setup refuses to drop it.
+		fs.writeFileSync(file, `${JSON.stringify({mcpServers: {'github-other': {...github, env: {GITHUB_TOKEN: 'other-SECRET'}}}}, null, 2)}\n`);
+		const refused = await hangar(home, ['setup', 'cursor', '--config', config]);
+		expect(refused.code).toBe(1);
+		expect(refused.stderr).toContain('1 of its servers is not in hangar\'s config');
+		expect(refused.stderr).toContain('  github-other\n');
+	});
+
 	it('refuses to drop servers hangar does not have yet, and says to import them first', async () => {
 		const home = clientHome();
 		const config = path.join(home.root, 'hangar.json');
@@ -293,8 +328,9 @@ describe('mcp-hangar setup', () => {
 		const before = fs.readFileSync(home.file('~/.cursor/mcp.json'));
 		const refused = await hangar(home, ['setup', 'cursor', '--config', config]);
 		expect(refused.code).toBe(1);
-		expect(refused.stderr).toContain('not changing ~/.cursor/mcp.json: 2 of its servers are not in hangar\'s config');
-		expect(refused.stderr).toContain('  context7\n  notion\n');
+		// Cursor's memory sets MEMORY_FILE_PATH, hangar's does not: it launches differently, so it is not covered.
+		expect(refused.stderr).toContain('not changing ~/.cursor/mcp.json: 3 of its servers are not in hangar\'s config');
+		expect(refused.stderr).toContain('  memory\n  context7\n  notion\n');
 		expect(refused.stderr).toContain(`Run ${self} import cursor --config ${config} first`);
 		expect(fs.readFileSync(home.file('~/.cursor/mcp.json'))).toEqual(before);
 

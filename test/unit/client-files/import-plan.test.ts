@@ -39,4 +39,33 @@ describe('planning an import', () => {
 			['add', undefined],
 		]);
 	});
+
+	it('keeps two entries that launch the same command with different credentials as two upstreams, and compares what hangar has by the whole launch', () => {
+		const items = planImport(
+			[
+				file(
+					server('github-work', {command: 'npx', args: ['-y', 'gh-mcp'], env: {GITHUB_TOKEN: 'work'}}),
+					server('github-personal', {command: 'npx', args: ['-y', 'gh-mcp'], env: {GITHUB_TOKEN: 'personal'}}),
+					server('everything', {command: 'node', args: ['e.js']}),
+					server('github', {command: 'node', args: ['e.js'], envFile: '/home/u/.gh.env'}),
+					server('api-a', {url: 'https://api.example/mcp', headers: {Authorization: 'Bearer a'}}),
+					server('api-b', {url: 'https://api.example/mcp', headers: {Authorization: 'Bearer b'}}),
+					server('elsewhere', {command: 'node', args: ['e.js'], cwd: '/srv'}),
+				),
+				file(server('work-again', {command: 'npx', args: ['-y', 'gh-mcp'], env: {GITHUB_TOKEN: 'work'}}, 'codex'), server('mine', {command: 'tool', env: {B: '2', A: '1'}}, 'codex')),
+			],
+			{mine: {command: 'tool', env: {A: '1', B: '2'}}, api: {url: 'https://api.example/mcp'}},
+		);
+		expect(items.map(item => [item.kind, item.server.name, 'name' in item ? item.name : undefined])).toEqual([
+			['add', 'github-work', 'github-work'],
+			['add', 'github-personal', 'github-personal'],
+			['add', 'everything', 'everything'],
+			['add', 'github', 'github'],
+			['add', 'api-a', 'api-a'],
+			['add', 'api-b', 'api-b'],
+			['add', 'elsewhere', 'elsewhere'],
+			['duplicate', 'work-again', 'github-work'],
+			['present', 'mine', 'mine'],
+		]);
+	});
 });
