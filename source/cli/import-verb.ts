@@ -26,9 +26,9 @@ export type ImportOptions = {source: string | undefined; dryRun: boolean; config
 
 /** The files a source argument names: every client's, one client's, or one file. */
 function sourceLocations(source: string | undefined, environment: ClientEnvironment): {locations: ClientLocation[]; explicit: boolean} {
-	if (source === undefined || source === 'all') return {locations: clientFormats.flatMap(format => format.locations(environment)), explicit: false};
+	if (source === undefined || source === 'all') return {locations: onePerFile(clientFormats.flatMap(format => format.locations(environment))), explicit: false};
 	const format = findClientFormat(source);
-	if (format !== undefined) return {locations: format.locations(environment), explicit: true};
+	if (format !== undefined) return {locations: onePerFile(format.locations(environment)), explicit: true};
 	const looksLikePath = source.includes('/') || source.includes('\\') || source.includes('.') || fs.existsSync(path.resolve(environment.cwd, source));
 	if (!looksLikePath) {
 		throw new UsageError(
@@ -39,6 +39,27 @@ function sourceLocations(source: string | undefined, environment: ClientEnvironm
 	const file = path.resolve(environment.cwd, source);
 	if (!fs.existsSync(file)) throw new UsageError(`${file} does not exist`);
 	return {locations: [locationOfFile(file, environment) ?? guessLocation(file)], explicit: true};
+}
+
+/**
+ * Each file once: a project's file can be a user's file too (Cursor's
+ * `.cursor/mcp.json` when the project is the home directory). The first
+ * location, the user's, is kept.
+ */
+function onePerFile(locations: ClientLocation[]): ClientLocation[] {
+	const seen = new Set<string>();
+	return locations.filter(location => {
+		let key = path.resolve(location.file);
+		try {
+			key = fs.realpathSync(key);
+		} catch {
+			// Not there (yet): its path as written identifies it.
+		}
+
+		if (seen.has(key)) return false;
+		seen.add(key);
+		return true;
+	});
 }
 
 /** A file by path whose name no client uses: VS Code's shape when it has "servers", else the common "mcpServers" one (read as Claude Code reads it). */

@@ -79,7 +79,7 @@ export function setupCommand(options: SetupOptions, io: Output): number {
 
 	const names = plan.dropped.map(server => server.name);
 	const command = commandLine(launch.command, launch.args);
-	const what = names.length === 0 ? 'it had no servers' : `instead of its ${names.length === 1 ? 'server' : `${names.length} servers`} (${names.join(', ')}), all in hangar's config`;
+	const what = names.length === 0 ? '(it had no servers of its own)' : `instead of its ${names.length === 1 ? 'server' : `${names.length} servers`} (${names.join(', ')}), all in hangar's config`;
 	if (options.dryRun) {
 		io.out(`Would back up ${file} and make ${format.label} launch hangar ${what}:\n  ${command}\nNothing was written.\n`);
 	} else {

@@ -17,12 +17,12 @@ afterEach(closeHangars);
 type Run = {code: number | null; stdout: string; stderr: string};
 
 /** The built CLI, seeing only `home` as the user's (no real client file can leak in), run in its project dir. */
-async function hangar(home: ClientHome, args: string[], env: Record<string, string> = {}): Promise<Run> {
+async function hangar(home: ClientHome, args: string[], env: Record<string, string> = {}, cwd = home.project): Promise<Run> {
 	return new Promise(resolve => {
 		execFile(
 			process.execPath,
 			[cliPath, ...args],
-			{cwd: home.project, env: {PATH: process.env['PATH'] ?? '/usr/bin:/bin', ...home.env, ...env}, timeout: 50_000},
+			{cwd, env: {PATH: process.env['PATH'] ?? '/usr/bin:/bin', ...home.env, ...env}, timeout: 50_000},
 			(error, stdout, stderr) => {
 				resolve({code: error === null ? 0 : typeof error.code === 'number' ? error.code : null, stdout, stderr});
 			},
@@ -240,6 +240,17 @@ describe('mcp-hangar import', () => {
 		expect(broken.stderr).toContain('not valid JSON: expected "," or "}" after the value of "mcpServers"');
 	});
 
+	it('reads a file once when the project is the home directory, and suggests every client a short name starts', async () => {
+		const home = clientHome(entry => entry.client === 'cursor' && entry.at.startsWith('~/'));
+		const fromHome = await hangar(home, ['import', 'cursor', '--dry-run', '--config', path.join(home.root, 'hangar.json')], {}, home.home);
+		expect(fromHome.code).toBe(0);
+		expect(fromHome.stdout.match(/^Cursor, /gm)).toHaveLength(1);
+
+		const short = await hangar(home, ['import', 'claude']);
+		expect(short.code).toBe(2);
+		expect(short.stderr).toContain('Did you mean "claude-desktop" or "claude-code"?');
+	});
+
 	it('imports a pasted config whose servers then serve their tools', async () => {
 		const home = clientHome(() => false);
 		const desktop = home.file('~/.config/Claude/claude_desktop_config.json');
@@ -403,7 +414,7 @@ describe('mcp-hangar setup', () => {
 		const file = home.file('~/.config/Claude/claude_desktop_config.json');
 		const run = await hangar(home, ['setup', 'claude-desktop', '--config', config]);
 		expect(run.code).toBe(0);
-		expect(run.stdout).toContain('Claude Desktop now launches hangar it had no servers');
+		expect(run.stdout).toContain('Claude Desktop now launches hangar (it had no servers of its own)');
 		const entry = (readJson(file)['mcpServers'] as Record<string, {command: string; args: string[]}>)['hangar']!;
 		expect(path.isAbsolute(entry.command)).toBe(true);
 

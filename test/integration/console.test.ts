@@ -134,6 +134,8 @@ describe('a TUI attached over the socket', () => {
 		const next = await startSupervisor({fx: fixture('normal')}, {}, {dir: first.dir});
 		await listen(next.supervisor);
 		await waitFor(() => source.lost() === undefined && source.read(undefined).stale === undefined, 'the attached TUI on the next owner');
+		// The session counts as a console once its first console request is served, which may come a moment after it connected.
+		await waitFor(() => next.supervisor.clients.list().some(client => client.console === true), 'the next owner to count the TUI as a console');
 		expect(next.supervisor.clients.list()).toEqual([expect.objectContaining({console: true})]);
 		expect(await source.command('fx', 'stop')).toContain('"fx"');
 		expect(next.supervisor.upstream('fx').state).toBe('stopped');

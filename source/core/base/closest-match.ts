@@ -38,8 +38,23 @@ export function closestMatch(word: string, candidates: Iterable<string>): string
 	return bestDistance <= limit ? best : undefined;
 }
 
-/** " Did you mean X?" or "", to end an error sentence with. */
+/**
+ * The candidates `word` is the start of (`claude` for `claude-desktop` and
+ * `claude-code`): a short form people type for a longer name. Words under
+ * three letters start too much to mean anything.
+ */
+export function prefixMatches(word: string, candidates: Iterable<string>): string[] {
+	const lower = word.toLowerCase();
+	if (lower.length < 3) return [];
+	return [...candidates].filter(candidate => candidate.toLowerCase() !== lower && candidate.toLowerCase().startsWith(lower));
+}
+
+/** " Did you mean X?" (or "X or Y?" when the word starts several), or "", to end an error sentence with. */
 export function didYouMean(word: string, candidates: Iterable<string>, format: (match: string) => string = match => `"${match}"`): string {
-	const match = closestMatch(word, candidates);
-	return match === undefined ? '' : ` Did you mean ${format(match)}?`;
+	const list = [...candidates];
+	const starts = prefixMatches(word, list);
+	const matches = starts.length > 0 ? starts : [closestMatch(word, list)].filter(match => match !== undefined);
+	if (matches.length === 0) return '';
+	const shown = matches.map(format);
+	return ` Did you mean ${shown.length === 1 ? shown[0] : `${shown.slice(0, -1).join(', ')} or ${shown.at(-1)}`}?`;
 }
