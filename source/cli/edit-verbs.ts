@@ -10,7 +10,7 @@
  */
 import {didYouMean} from '../core/base/closest-match.js';
 import type {HangarEntry} from '../client-files/client-model.js';
-import {editableConfigPath, openHangarConfig, saveHangarConfig, withServer} from '../client-files/hangar-config-file.js';
+import {editableConfigPath, entryProblem, openHangarConfig, saveHangarConfig, withServer} from '../client-files/hangar-config-file.js';
 import {isValidServerName, validServerName} from '../client-files/server-name.js';
 import {selfCommand} from '../client-files/hangar-launch.js';
 import {displayPath, summarizeEntry} from './server-summary.js';
@@ -66,6 +66,9 @@ export function addCommand(options: AddOptions, io: Output): number {
 	}
 
 	const entry = entryFromFlags(options);
+	// The flags are what is wrong, not the file: say so before the file is opened.
+	const problem = entryProblem(entry);
+	if (problem !== undefined) throw new UsageError(`"add ${options.name}": the entry these arguments make is not usable: ${problem}. Nothing was written`);
 	const configPath = editableConfigPath(options.config);
 	const config = openHangarConfig(configPath);
 	if (Object.hasOwn(config.servers, options.name)) {

@@ -400,17 +400,18 @@ export async function checkConfigCommand(options: CommandOptions, io: Output = s
 	const config = loadConfig(options.configPath, {stateDir: options.stateDir});
 	const errors = config.issues.filter(issue => issue.severity !== 'notice');
 	const notices = config.issues.filter(issue => issue.severity === 'notice');
+	// Errors and warnings come together: fixing the errors first should not hide what else is wrong.
 	if (errors.length > 0) {
 		const invalid = config.servers.filter(server => server.invalid !== undefined && !server.disabled).map(server => server.name);
 		const usable = config.servers.length - invalid.length;
 		io.err(`${new ConfigError(config.path, errors).message}\n`);
 		if (invalid.length > 0) io.err(`Until then hangar serves the other ${usable} upstream${usable === 1 ? '' : 's'}; ${invalid.map(name => `"${name}"`).join(', ')} show${invalid.length === 1 ? 's' : ''} as invalid, and ${invalid.length === 1 ? 'its' : 'their'} calls say why.\n`);
-		for (const notice of notices) io.err(`note: ${notice.path}: ${notice.message}\n`);
-		return 1;
+	} else {
+		io.out(`${config.path}: OK, ${config.servers.length} upstream${config.servers.length === 1 ? '' : 's'} (${config.servers.map(server => server.name).join(', ')})\n`);
 	}
 
-	io.out(`${config.path}: OK, ${config.servers.length} upstream${config.servers.length === 1 ? '' : 's'} (${config.servers.map(server => server.name).join(', ')})\n`);
-	for (const notice of notices) io.out(`note: ${notice.path}: ${notice.message}\n`);
+	const report = errors.length > 0 ? io.err : io.out;
+	for (const notice of notices) report(`note: ${notice.path}: ${notice.message}\n`);
 	// Its own log lines (state, shutdown) are not the check's to print: stderr stays for errors.
 	const supervisor = await createSupervisor(config, silentLogger, {readOnly: true});
 	// A command that cannot run here is a warning, not a failure: the client that launches hangar
@@ -421,18 +422,18 @@ export async function checkConfigCommand(options: CommandOptions, io: Output = s
 		const problem = diagnoseLaunch(server.launch);
 		if (problem === undefined) continue;
 		launchWarnings += 1;
-		io.out(`warning: "${server.name}": ${problem.message}. ${problem.hint}\n`);
+		report(`warning: "${server.name}": ${problem.message}. ${problem.hint}\n`);
 	}
 
-	if (launchWarnings > 0) io.out('note: commands were looked up with this shell\'s PATH and files; the client that starts hangar may have another PATH.\n');
+	if (launchWarnings > 0) report('note: commands were looked up with this shell\'s PATH and files; the client that starts hangar may have another PATH.\n');
 
 	try {
-		for (const clash of supervisor.clashes()) io.out(`warning: ${describeClash(clash)}\n`);
+		for (const clash of supervisor.clashes()) report(`warning: ${describeClash(clash)}\n`);
 	} finally {
 		await supervisor.shutdown('check finished');
 	}
 
-	return 0;
+	return errors.length > 0 ? 1 : 0;
 }
 
 // ---------------------------------------------------------------------------

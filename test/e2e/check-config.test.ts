@@ -259,6 +259,36 @@ describe('mcp-hangar --check-config', () => {
 		);
 	});
 
+	it('ignores unset variables in a disabled entry, which never runs', async () => {
+		const file = configFile({mcpServers: {off: {command: 'node', args: ['server.js'], env: {TOKEN: `\${${unset}}`}, disabled: true}, on: server}});
+		const result = await checkConfig(file);
+		expect(result.stderr).toBe('');
+		expect(result.exitCode).toBe(0);
+	});
+
+	it('shows warnings together with the errors, not only once the errors are fixed', async () => {
+		const file = configFile({mcpServers: {bad: {command: 'node', args: [`\${${unset}}`]}, missing: {command: 'surely-not-a-command-on-path-xyz'}}});
+		const result = await checkConfig(file);
+		expect(result.exitCode).toBe(1);
+		expect(result.stderr).toContain(`variable \${${unset}} is not set`);
+		expect(result.stderr).toMatch(/^warning: "missing": /m);
+		expect(result.stdout).toBe('');
+	});
+
+	it('recognises a JSON-with-comments file and a Codex TOML file, and points to import', async () => {
+		const jsonc = configFile('// VS Code settings\n{\n  "servers": {"x": {"command": "node"}}\n}\n', 'mcp.json');
+		const withComments = await checkConfig(jsonc);
+		expect(withComments.exitCode).toBe(1);
+		expect(withComments.stderr).toContain('This looks like JSON with comments');
+		expect(withComments.stderr).toContain(`mcp-hangar import ${jsonc} --config mcp-hangar.json`);
+
+		const toml = configFile('model = "o3"\n\n[mcp_servers.docs]\ncommand = "npx"\nargs = ["-y", "docs-mcp"]\n', 'config.toml');
+		const codex = await checkConfig(toml);
+		expect(codex.exitCode).toBe(1);
+		expect(codex.stderr).toContain('This looks like TOML (Codex\'s config.toml)');
+		expect(codex.stderr).toContain(`mcp-hangar import ${toml}`);
+	});
+
 	it('resolves a relative --state-dir against the current directory, not the config file', async () => {
 		const cwd = tempDir('hangar-cwd-');
 		const file = configFile({mcpServers: {x: server}});

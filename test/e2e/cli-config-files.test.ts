@@ -469,7 +469,7 @@ describe('mcp-hangar add and remove', () => {
 			[['add', 'b', '--url', 'https://x.example/mcp', '--', 'y'], 2, 'takes either --url or a command after --, not both'],
 			[['add', 'b', '--env', 'NOVALUE', '--', 'y'], 2, '--env "NOVALUE" is not KEY=VALUE'],
 			[['add', 'b', '--header', 'x', '--url', 'https://x.example/mcp'], 2, '--header "x" is not "Name: value"'],
-			[['add', 'b', '--url', 'not a url'], 1, '$.mcpServers.b.url: expected an http(s) URL'],
+			[['add', 'b', '--url', 'not a url'], 2, '"add b": the entry these arguments make is not usable: url: expected an http(s) URL. Nothing was written'],
 			[['remove', 'aa'], 1, `cannot remove "aa": ${config} has no server of that name. Did you mean "a"? Its servers: a.`],
 			[['remove'], 2, '"remove" needs one NAME'],
 		];

@@ -563,7 +563,9 @@ export function parseConfig(raw: unknown, file: string, options: {stateDir?: str
 	const servers = drafts.map((draft): ServerConfig => {
 		const {name, fields: server, errors} = draft;
 		let launch: StdioLaunch | RemoteLaunch = readableLaunch(draft.raw, baseDir);
-		if (server !== undefined && errors.length === 0) {
+		// A disabled entry never runs: its variables are not needed, so an unset one is no error.
+		const disabled = server?.disabled ?? (isRecord(draft.raw) && draft.raw['disabled'] === true);
+		if (server !== undefined && errors.length === 0 && !disabled) {
 			const expand = (value: string, at: Array<string | number>) => expandVariables(value, variables, jsonPath(['mcpServers', name, ...at]), errors, name);
 			const expandAll = (record: Record<string, string> | undefined, key: string) =>
 				Object.fromEntries(Object.entries(record ?? {}).map(([k, v]) => [k, expand(v, [key, k])]));
@@ -689,10 +691,22 @@ export function parseConfigText(text: string, file: string, options: {stateDir?:
 	try {
 		raw = JSON.parse(text);
 	} catch (error) {
-		throw new ConfigError(file, [{path: '$', message: `not valid JSON: ${describeJsonError(text, error as Error)}`}]);
+		throw new ConfigError(file, [{path: '$', message: `not valid JSON: ${describeJsonError(text, error as Error)}${otherClientsFormat(text, file)}`}]);
 	}
 
 	return parseConfig(raw, file, options);
+}
+
+/**
+ * When a file that is not JSON looks like another client's config (VS Code's
+ * JSON with comments, Codex's TOML), what to do instead: hangar's own config
+ * is plain JSON, and `import` reads those files.
+ */
+function otherClientsFormat(text: string, file: string): string {
+	const importIt = `To bring its servers into hangar, run: mcp-hangar import ${file} --config mcp-hangar.json`;
+	if (/^\s*\[[\w."-]+\]\s*(#.*)?$/m.test(text) && /^\s*[\w"-]+\s*=/m.test(text)) return `. This looks like TOML (Codex's config.toml); hangar's config is JSON. ${importIt}`;
+	if (/^\s*(\/\/|\/\*)/m.test(text)) return `. This looks like JSON with comments (as VS Code and Zed write it); hangar's config is plain JSON. ${importIt}`;
+	return '';
 }
 
 /** JSON.parse's message, with the line and column when it gives a position (it only gives an offset). */
