@@ -60,6 +60,8 @@ async function throughSupervisor<T>(
 type Output = {out: (text: string) => void; err: (text: string) => void};
 // Every human line and JSON document goes out through the output rule (terminal-text.ts).
 const stdio: Output = terminalOutput;
+/** The width to fold tables to: the terminal's, or undefined (no folding) when the output is piped, redirected or not stdout. */
+const terminalWidth = (io: Output): number | undefined => (io === stdio && process.stdout.isTTY ? process.stdout.columns : undefined);
 
 type Located = {config: HangarConfig | {path: string; hangar: {stateDir: string}}; invalid: ConfigError | undefined};
 
@@ -154,8 +156,40 @@ const ago = (iso: string | null, now: number): string => {
 	return `${Math.round(seconds / 86_400)}d ago`;
 };
 
-/** The hangar_list view as an aligned table, one row per upstream. */
-export function statusTable(entries: readonly StatusEntry[], now = Date.now()): string {
+/**
+ * Words of `text` in lines of at most `room` characters (a word longer than
+ * that is cut where it must be).
+ */
+function foldText(text: string, room: number): string[] {
+	const lines: string[] = [];
+	let current = '';
+	for (const word of text.split(' ')) {
+		for (let rest = word; rest.length > 0; ) {
+			const space = current === '' ? 0 : 1;
+			if (current.length + space + rest.length <= room) {
+				current = current === '' ? rest : `${current} ${rest}`;
+				rest = '';
+			} else if (current === '') {
+				lines.push(rest.slice(0, room));
+				rest = rest.slice(room);
+			} else {
+				lines.push(current);
+				current = '';
+			}
+		}
+	}
+
+	return [...lines, current].filter(line => line !== '');
+}
+
+/**
+ * The hangar_list view as an aligned table, one row per upstream. LAST ERROR
+ * is never cut: piped or redirected (`width` undefined), each row is one
+ * line; on a terminal `width` columns wide, a long error folds onto the next
+ * lines under its column (or under the row when the column starts too far
+ * right), so its hint is still there.
+ */
+export function statusTable(entries: readonly StatusEntry[], now = Date.now(), width?: number): string {
 	const header = ['NAME', 'STATE', 'ADMIN', 'CALLABLE', 'TOOLS', '~TOKENS', 'VERIFIED', 'CALLS', 'FAILURES', 'P50', 'RESTARTS', 'LAST ERROR'];
 	const rows = entries.flatMap(entry => [[
 		entry.name,
@@ -169,7 +203,7 @@ export function statusTable(entries: readonly StatusEntry[], now = Date.now()): 
 		`${entry.consecutiveFailures}/${entry.failures}`,
 		entry.latencyMs.p50 === null ? '-' : `${entry.latencyMs.p50}ms`,
 		String(entry.restarts),
-		(entry.quarantineReason ?? entry.lastError ?? '-').replaceAll(/\s+/g, ' ').slice(0, 80),
+		(entry.quarantineReason ?? entry.lastError ?? '-').replaceAll(/\s+/g, ' '),
 	],
 	// A per-client server's instances, one row each under it.
 	...(entry.instances ?? []).map(instance => [
@@ -184,17 +218,24 @@ export function statusTable(entries: readonly StatusEntry[], now = Date.now()): 
 		String(instance.failures),
 		'',
 		String(instance.restarts),
-		`pid ${instance.pid ?? '-'}, client ${instance.client}${instance.lastError === null ? '' : `: ${instance.lastError}`}`.replaceAll(/\s+/g, ' ').slice(0, 80),
+		`pid ${instance.pid ?? '-'}, client ${instance.client}${instance.lastError === null ? '' : `: ${instance.lastError}`}`.replaceAll(/\s+/g, ' '),
 	])]);
 	// Escaped before the columns are measured, so a name with a control in it still lines up.
 	const cells = rows.map(row => row.map(cell => terminalText(cell)));
 	const widths = header.map((title, column) => Math.max(title.length, ...cells.map(row => row[column]!.length)));
-	const line = (cells: string[]) =>
-		cells
-			.map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column]!)))
-			.join('  ')
-			.trimEnd();
-	return `${[line(header), ...cells.map(row => line(row))].join('\n')}\n`;
+	const line = (cells: string[], fold = true) => {
+		const head = cells.slice(0, -1).map((cell, column) => cell.padEnd(widths[column]!)).join('  ');
+		const last = cells.at(-1)!;
+		const offset = head.length + 2;
+		if (!fold || width === undefined || offset + last.length <= width) return `${head}  ${last}`.trimEnd();
+		// Too little room right of the other columns: the error goes under the row, indented.
+		const indent = width - offset >= 24 ? offset : 4;
+		const folded = foldText(last, Math.max(16, width - indent));
+		const first = indent === offset ? folded.shift()! : '';
+		return [`${head}  ${first}`.trimEnd(), ...folded.map(text => `${' '.repeat(indent)}${text}`)].join('\n');
+	};
+
+	return `${[line(header, false), ...cells.map(row => line(row))].join('\n')}\n`;
 }
 
 export async function statusCommand(options: CommandOptions & {json: boolean}, io: Output = stdio): Promise<number> {
@@ -209,7 +250,7 @@ export async function statusCommand(options: CommandOptions & {json: boolean}, i
 			if (options.json) {
 				io.out(`${terminalJson({config: client.owner?.config ?? config.path, live: true, note: `live state of ${client.label}`, drift, lastReload, contextTokens: context ?? null, upstreams: entries}, 2)}\n`);
 			} else {
-				io.out(statusTable(entries));
+				io.out(statusTable(entries, Date.now(), terminalWidth(io)));
 				io.err(`Live state of ${client.label}.\n`);
 				io.err(contextLine(context));
 				if (drift !== null) io.err(driftLine(drift));
@@ -247,7 +288,7 @@ async function statusStandalone(config: HangarConfig, options: CommandOptions & 
 		if (options.json) {
 			io.out(`${terminalJson({config: supervisor.config.path, live: false, note: note ?? null, contextTokens: context, upstreams: entries}, 2)}\n`);
 		} else {
-			io.out(statusTable(entries));
+			io.out(statusTable(entries, Date.now(), terminalWidth(io)));
 			io.err(contextLine(context));
 			io.err(`${note ?? 'No hangar process is running on this state dir: upstreams start when a client calls (mcp-hangar --stdio) or in mcp-hangar tui.'}\n`);
 		}

@@ -1,0 +1,52 @@
+import {describe, expect, it} from 'vitest';
+import {statusTable} from '../../../source/cli/supervisor-verbs.js';
+import type {StatusEntry} from '../../../source/core/views/views.js';
+
+const hint = 'Fix the command in the config, then run mcp-hangar start broken.';
+const entry = (name: string, lastError: string | null): StatusEntry =>
+	({
+		name,
+		state: lastError === null ? 'ready' : 'dead',
+		admin: 'auto',
+		callable: true,
+		toolsSource: 'live',
+		tools: 3,
+		stale: false,
+		contextTokens: 120,
+		lastVerifiedAt: null,
+		calls: 2,
+		consecutiveFailures: 0,
+		failures: 0,
+		latencyMs: {p50: 4, p95: 9},
+		restarts: 0,
+		quarantineReason: null,
+		lastError,
+	}) as unknown as StatusEntry;
+
+describe('the status table', () => {
+	const long = `start failed: spawn surely-missing-command ENOENT: the command was not found on PATH (/usr/local/bin:/usr/bin:/bin). ${hint}`;
+
+	it('never cuts LAST ERROR when the output is not a terminal: one line per row, the hint included', () => {
+		const lines = statusTable([entry('ok', null), entry('broken', long)]).trimEnd().split('\n');
+		expect(lines).toHaveLength(3);
+		expect(lines[2]).toContain(long);
+	});
+
+	it('folds a long error under its column on a terminal, keeping every word and no line over the width', () => {
+		const lines = statusTable([entry('broken', long)], Date.now(), 160).trimEnd().split('\n');
+		expect(lines.length).toBeGreaterThan(2);
+		for (const line of lines) expect(line.length).toBeLessThanOrEqual(160);
+		const column = lines[0]!.indexOf('LAST ERROR');
+		expect(lines.slice(2).every(line => line.slice(0, column).trim() === '')).toBe(true);
+		expect(lines.slice(1).map(line => line.slice(column)).join(' ')).toBe(long);
+	});
+
+	it('puts the error under the row, indented, when its column starts too far right to be read', () => {
+		// The other columns take 81 characters here: the error cannot sit right of them.
+		const lines = statusTable([entry('broken', long)], Date.now(), 80).trimEnd().split('\n');
+		expect(lines[1]!.startsWith('broken ')).toBe(true);
+		for (const line of lines.slice(2)) expect(line.length).toBeLessThanOrEqual(80);
+		expect(lines.slice(2).every(line => line.startsWith('    '))).toBe(true);
+		expect(lines.slice(2).map(line => line.trim()).join(' ')).toBe(long);
+	});
+});
