@@ -37,6 +37,7 @@ export const flagHelp: Record<string, string[]> = {
 	'token-file': ['--token-file PATH', '--http: clients must send "Authorization: Bearer <the file\'s content>" (default: $MCP_HANGAR_TOKEN)'],
 	'dry-run': ['--dry-run', 'import, setup: print what would change and write nothing'],
 	undo: ['--undo', 'setup: put back the client file as it was before the last setup'],
+	yes: ['-y, --yes', 'shutdown: stop even when MCP clients are attached, without asking'],
 	env: ['--env K=V', 'add: an environment variable for the server (repeat for more)'],
 	url: ['--url URL', 'add: a remote server at this URL instead of a command'],
 	header: ['--header "K: V"', 'add: an HTTP header for a --url server (repeat for more)'],
@@ -140,6 +141,18 @@ export const commandHelps: CommandHelp[] = [
 		details: ['A running supervisor also reloads by itself when the file changes. A file that does not validate is refused (exit 1) and the running config stays.'],
 		flags: ['config', 'state-dir', 'log-level'],
 		examples: ['mcp-hangar reload --config ~/mcp-hangar.json'],
+	},
+	{
+		name: 'shutdown',
+		usage: ['mcp-hangar shutdown [--yes] [options]'],
+		summary: 'Stop the supervisor running this config (a TUI, a serve, or the daemon a client started) and its upstreams',
+		details: [
+			'With MCP clients attached it asks first on a terminal, and refuses elsewhere unless --yes (they lose its tools).',
+			'Clients started with mcp-hangar --stdio start a new supervisor at once when theirs stops: to stop for good, close them too.',
+			'With none running it says so and exits 0.',
+		],
+		flags: ['config', 'state-dir', 'log-level', 'yes'],
+		examples: ['mcp-hangar shutdown --config ~/mcp-hangar.json', 'mcp-hangar shutdown --yes'],
 	},
 	{
 		name: 'import',

@@ -45,6 +45,7 @@ const flagSpecs = {
 	tokenFile: {type: 'string'},
 	dryRun: {type: 'boolean', default: false},
 	undo: {type: 'boolean', default: false},
+	yes: {type: 'boolean', shortFlag: 'y', default: false},
 	env: {type: 'string', isMultiple: true},
 	url: {type: 'string'},
 	header: {type: 'string', isMultiple: true},
@@ -95,7 +96,7 @@ function unknownFlag(words: readonly string[]): string | undefined {
 
 const command = cli.input[0];
 // One-shot commands keep stderr for their own messages: the engine's info lines would bury them.
-const oneShot = ['status', 'call', 'approve', 'quarantine', 'start', 'stop', 'restart', 'logs', 'reload'].includes(command ?? '');
+const oneShot = ['status', 'call', 'approve', 'quarantine', 'start', 'stop', 'restart', 'logs', 'reload', 'shutdown'].includes(command ?? '');
 const logLevel = (flags.logLevel ?? (oneShot ? 'warn' : 'info')) as LogLevel;
 
 /** The --http flags of serve and tui, checked before anything starts. */
@@ -182,6 +183,12 @@ async function main(): Promise<void> {
 
 		case 'serve': {
 			takes(0, 'takes no arguments');
+			// A person at a terminal starting serve while a client's daemon runs this config: offer to take over from it.
+			if (!flags.linger && process.stdin.isTTY) {
+				const {offerTakeOver} = await import('./shutdown-verb.js');
+				await offerTakeOver({configPath, stateDir: flags.stateDir, logger: logger()}, io);
+			}
+
 			// The upstreams started at launch are spawned before the engine loads, so that they boot beside it (early-launch.ts).
 			const config = loadConfig(configPath, {stateDir: flags.stateDir});
 			const {launchEarly} = await import('../core/endpoints/early-launch.js');
@@ -234,6 +241,13 @@ async function main(): Promise<void> {
 			const [server] = takes(1, 'needs exactly one SERVER (or --calls), e.g. mcp-hangar logs memory -f');
 			const {logsCommand} = await oneShots();
 			process.exitCode = await logsCommand({configPath, stateDir: flags.stateDir, logger: logger(), server: server!, follow: flags.follow});
+			return;
+		}
+
+		case 'shutdown': {
+			takes(0, 'takes no arguments');
+			const {shutdownCommand} = await import('./shutdown-verb.js');
+			process.exitCode = await shutdownCommand({configPath, stateDir: flags.stateDir, logger: logger(), yes: flags.yes}, io);
 			return;
 		}
 

@@ -71,7 +71,7 @@ type Located = {config: HangarConfig | {path: string; hangar: {stateDir: string}
  * status says why the file was not applied). Only a standalone command needs
  * the file itself to be valid.
  */
-function readConfig(options: CommandOptions): Located {
+export function readConfig(options: CommandOptions): Located {
 	try {
 		return {config: loadConfig(options.configPath, {stateDir: options.stateDir}), invalid: undefined};
 	} catch (error) {

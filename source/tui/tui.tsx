@@ -115,7 +115,7 @@ async function runAttached(config: HangarConfig, link: ConsoleClient, options: T
 		await link.close();
 		terminalOutput.err(
 			`mcp-hangar tui: ${ownFlag} needs the supervisor to run in this process, but ${link.owner} already runs ${config.path}. ` +
-				`Drop ${ownFlag} to attach to it, or stop it first.\n`,
+				`Drop ${ownFlag} to attach to it, or stop it first: mcp-hangar shutdown --config ${config.path}\n`,
 		);
 		process.exit(1);
 	}

@@ -182,3 +182,59 @@ describe('the daemon a client started', () => {
 		await waitFor(() => processesWithTag(next.tag).length === 0, 'no process left');
 	});
 });
+
+describe('stopping the daemon a client started', () => {
+	it('mcp-hangar shutdown asks before leaving attached clients, stops it with --yes, and says there is nothing to stop after', async () => {
+		const dir = tempDir();
+		const stateDir = path.join(dir, 'state');
+		const config = writeConfig(dir, {fx: fixture('normal', [], {lazy: false})}, {...fastHangar, lingerSeconds: 30});
+
+		const client = await openHangar(config, {shared: true, args: ['--log-level', 'info']});
+		const daemon = await owner(stateDir);
+		const upstream = Number(text(await client.client.callTool({name: 'fx__pid', arguments: {}})));
+
+		// No terminal to ask on: it refuses, naming the client and the flag.
+		const refused = await runCli(['shutdown', '--config', config]);
+		expect(refused.code).toBe(1);
+		expect(refused.stderr).toContain(`not stopping hangar pid ${daemon.pid} (serve daemon started by a client): 1 MCP client is attached:`);
+		expect(refused.stderr).toContain('mcp-hangar shutdown --yes');
+		expect(isAlive(daemon.pid)).toBe(true);
+
+		const stopped = await runCli(['shutdown', '--yes', '--config', config]);
+		expect(stopped.code, stopped.stderr).toBe(0);
+		expect(stopped.stdout).toContain(`Stopped hangar pid ${daemon.pid} (serve daemon started by a client) and its upstreams.`);
+		expect(isAlive(daemon.pid)).toBe(false);
+		await waitForExit(upstream);
+
+		// The client's bridge started the next one; with the client gone, shutdown stops it without asking.
+		const next = await owner(stateDir);
+		expect(next.pid).not.toBe(daemon.pid);
+		await client.close();
+		await waitFor(async () => (await runCli(['status', '--json', '--config', config])).code === 0, 'status to answer');
+		const alone = await runCli(['shutdown', '--config', config]);
+		expect(alone.code, alone.stderr).toBe(0);
+		expect(isAlive(next.pid)).toBe(false);
+		expect(await runCli(['shutdown', '--config', config])).toMatchObject({code: 0, stdout: expect.stringContaining('nothing to stop')});
+	});
+
+	it('does not stay up longer because the CLI keeps asking it things: one-shot commands do not extend the linger', async () => {
+		const dir = tempDir();
+		const stateDir = path.join(dir, 'state');
+		// Longer than a status takes on a busy machine, so the statuses below come well within it of each other.
+		const config = writeConfig(dir, {fx: fixture('normal')}, {...fastHangar, lingerSeconds: 8});
+		const client = await openHangar(config, {shared: true});
+		const daemon = await owner(stateDir);
+		await client.close();
+		// Status after status, each well within lingerSeconds of the last: once counted as clients, they kept it up for good.
+		const until = Date.now() + 45_000;
+		let asked = 0;
+		while (isAlive(daemon.pid) && Date.now() < until) {
+			await runCli(['status', '--config', config]);
+			asked += 1;
+		}
+
+		expect(isAlive(daemon.pid)).toBe(false);
+		expect(asked).toBeGreaterThan(1);
+		expect(daemonLog(stateDir)).toMatch(/shutting down: no client attached for 8 s \(hangar\.lingerSeconds\)/);
+	});
+});

@@ -77,13 +77,18 @@ export class ConsoleClient implements ConsoleLink {
 	 * Connects to the supervisor serving `config` (same state dir, same config
 	 * file); resolves with why not when none can be used.
 	 */
-	static async connect(config: HangarConfig, via: string): Promise<ConsoleClient | string> {
+	static async connect(config: Pick<HangarConfig, 'path'> & {hangar: Pick<HangarConfig['hangar'], 'stateDir'>}, via: string): Promise<ConsoleClient | string> {
 		let why: string | undefined;
 		const client = await SupervisorClient.connect(config, consoleClientName, reason => {
 			why = reason;
 		});
 		if (client === undefined) return why ?? noSupervisor;
 		return new ConsoleClient(client, ownerLabel(client.owner, client.socket), via);
+	}
+
+	/** Who owns the supervisor (its pid, kind and config), as its endpoint.json said when connecting. */
+	get endpoint(): EndpointOwner | undefined {
+		return this.client.owner;
 	}
 
 	onChanged(listener: () => void): void {

@@ -40,7 +40,7 @@ export class EndpointBusyError extends Error {
 		const who = owner === undefined ? 'another hangar' : `hangar pid ${owner.pid} (mcp-hangar ${owner.kind}, config ${owner.config})`;
 		super(
 			`the state dir ${stateDir} is already served by ${who}. ` +
-				'Clients started with `mcp-hangar --stdio` attach to it. Stop it first to run another supervisor here, or give this one its own --state-dir.',
+				`Clients started with \`mcp-hangar --stdio\` attach to it. Stop it first (\`mcp-hangar shutdown${owner === undefined ? '' : ` --config ${owner.config}`}\`) to run another supervisor here, or give this one its own --state-dir.`,
 		);
 		this.name = 'EndpointBusyError';
 	}

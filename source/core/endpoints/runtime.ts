@@ -20,6 +20,7 @@ import type {EndpointOwner} from './socket-client.js';
 import type {Logger} from '../base/logger.js';
 import {terminalOutput} from '../base/terminal-text.js';
 import {killAllTreesSync} from '../link/process-registry.js';
+import {cliClientName} from '../wire/protocol.js';
 import {dropEarly} from '../link/early-spawn.js';
 import {StateStore} from '../engine/state-store.js';
 import {Supervisor} from '../engine/supervisor.js';
@@ -221,31 +222,48 @@ export async function serveDaemon(options: ServeOptions): Promise<void> {
 const firstClientGraceMs = 30_000;
 
 /**
- * `serve --linger`: exits once no client (a `--stdio` bridge, the CLI, an
- * attached TUI, an HTTP session: every session counts itself in
- * `supervisor.clients`) has been attached for hangar.lingerSeconds, read
- * when the wait begins, so a reload changes the next one. The upstreams
- * stop with it, in order, as at any exit.
+ * `serve --linger`: exits once no client (a `--stdio` bridge, an attached
+ * TUI, an HTTP session: every session counts itself in `supervisor.clients`)
+ * has been attached for hangar.lingerSeconds, read when the wait begins, so
+ * a reload changes the next one. The upstreams stop with it, in order, as at
+ * any exit.
+ *
+ * The CLI's one-shot sessions (`status`, `call`, …) do not extend the wait:
+ * the idle time counts from when the last lasting client left, and a CLI
+ * session only holds the exit off while it runs. A session that has not
+ * said who it is yet (connecting, or a probe of the socket) holds it off too,
+ * without restarting the count.
  */
 function lingerWhileIdle(supervisor: Supervisor, controller: ExitController, logger: Logger): void {
 	let timer: NodeJS.Timeout | undefined;
-	const arm = (ms: number): void => {
+	let idleSince: number | undefined = Date.now();
+	let waitMs = Math.max(supervisor.config.hangar.lingerMs, firstClientGraceMs);
+	const sessions = () => [...supervisor.clients.sessions()];
+	const check = (): void => {
+		clearTimeout(timer);
+		timer = undefined;
+		const now = sessions();
+		if (now.some(record => record.name !== null && record.name !== cliClientName)) {
+			idleSince = undefined;
+			return;
+		}
+
+		if (idleSince === undefined) {
+			idleSince = Date.now();
+			waitMs = supervisor.config.hangar.lingerMs;
+			logger.info(`no client attached: exiting in ${Math.round(waitMs / 100) / 10} s unless one attaches (hangar.lingerSeconds)`);
+		}
+
+		// Someone is connecting, or a CLI command is running: wait for it to leave, the deadline unchanged.
+		if (now.length > 0) return;
+		const left = Math.max(0, idleSince + waitMs - Date.now());
 		timer = setTimeout(() => {
 			timer = undefined;
-			if (supervisor.clients.size > 0) return;
-			void controller.exit(`no client attached for ${Math.round(ms / 100) / 10} s (hangar.lingerSeconds)`, 0);
-		}, ms);
+			if (sessions().length > 0) return;
+			void controller.exit(`no client attached for ${Math.round(waitMs / 100) / 10} s (hangar.lingerSeconds)`, 0);
+		}, left);
 	};
 
-	supervisor.clients.on('changed', () => {
-		if (supervisor.clients.size > 0) {
-			clearTimeout(timer);
-			timer = undefined;
-		} else if (timer === undefined) {
-			const ms = supervisor.config.hangar.lingerMs;
-			logger.info(`no client attached: exiting in ${Math.round(ms / 100) / 10} s unless one attaches (hangar.lingerSeconds)`);
-			arm(ms);
-		}
-	});
-	arm(Math.max(supervisor.config.hangar.lingerMs, firstClientGraceMs));
+	supervisor.clients.on('changed', check);
+	check();
 }
