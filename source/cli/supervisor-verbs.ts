@@ -499,7 +499,7 @@ function reloadAnswer(answer: ConfigAnswer, io: Output): number {
 		return 1;
 	}
 
-	io.out(record.outcome === 'unchanged' ? `nothing to reload: ${answer.config.path} says what already runs\n` : `reloaded ${answer.config.path}: ${record.summary}\n`);
+	io.out(record.outcome === 'unchanged' ? `nothing to reload: ${answer.config.path} (and the envFiles it names) says what already runs\n` : `reloaded ${answer.config.path}: ${record.summary}\n`);
 	if (answer.config.drift !== null) io.err(driftLine(answer.config.drift));
 	return 0;
 }

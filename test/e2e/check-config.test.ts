@@ -238,7 +238,7 @@ describe('mcp-hangar --check-config', () => {
 
 	it('refuses ${UNSET_VAR} in args, naming the variable and the element', async () => {
 		await expectInvalid({mcpServers: {x: {command: 'node', args: ['server.js', `--token=\${${unset}}`]}}}, [
-			['$.mcpServers.x.args[1]', `variable \${${unset}} is not set (set it in the environment or write \${${unset}:-default})`],
+			['$.mcpServers.x.args[1]', /variable \$\{HANGAR_TEST_SURELY_UNSET_VARIABLE\} is not set \(in the environment of hangar pid \d+\): set it in this server's "env" or in its "envFile" \(read again on mcp-hangar reload\), or write \$\{HANGAR_TEST_SURELY_UNSET_VARIABLE:-default\}/],
 		]);
 	});
 

@@ -79,7 +79,7 @@ describe('the CLI verbs against a running supervisor', () => {
 		expect(logs.stdout).toContain('restarted by a person (mcp-hangar restart)');
 
 		expect(await runCli(['start', 'nosuch', '--config', config])).toMatchObject({code: 1, stderr: 'mcp-hangar: upstream "nosuch": lookup failed: no upstream of that name is configured. Configured upstreams: fx.\n'});
-		expect(await runCli(['reload', '--config', config])).toMatchObject({code: 0, stdout: `nothing to reload: ${config} says what already runs\n`});
+		expect(await runCli(['reload', '--config', config])).toMatchObject({code: 0, stdout: `nothing to reload: ${config} (and the envFiles it names) says what already runs\n`});
 	});
 
 	it('follows an upstream\'s log with -f until Ctrl-C', async () => {

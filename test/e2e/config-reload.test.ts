@@ -121,9 +121,35 @@ describe('a config edit while clients are attached', () => {
 		served.child.kill('SIGHUP');
 		await waitFor(() => served.stderr().includes('config reload (SIGHUP): unchanged'), 'the SIGHUP reload');
 		expect(isAlive(served.pid)).toBe(true);
-		expect(await runCli(['reload', '--config', file])).toMatchObject({code: 0, stdout: `nothing to reload: ${file} says what already runs\n`});
+		expect(await runCli(['reload', '--config', file])).toMatchObject({code: 0, stdout: `nothing to reload: ${file} (and the envFiles it names) says what already runs\n`});
 		await a.close();
 		await b.close();
+		expect(await served.stop()).toEqual({code: 0, signal: null});
+	});
+
+	it('reads an edited envFile again on mcp-hangar reload, restarting the server whose environment changed', async () => {
+		const dir = tempDir();
+		const file = path.join(dir, 'mcp-hangar.json');
+		const envFile = path.join(dir, 'tokens.env');
+		fs.writeFileSync(envFile, 'TOKEN=first\n');
+		write(file, dir, {fx: fixture('normal', [], {lazy: false, envFile}), same: fixture('normal', [], {lazy: false})});
+		const {served} = await spawnServe(['serve', '--config', file], {listening: log => /serving \d+ upstreams? to MCP clients on/.test(log) || undefined});
+		daemons.push(served);
+		const client = await openHangar(file, {shared: true});
+		for (const name of ['fx', 'same']) await waitFor(async () => (await statusOf(client.client, name)).state === 'ready', `${name} ready`);
+		const fxPid = (await statusOf(client.client, 'fx')).pid!;
+		const samePid = (await statusOf(client.client, 'same')).pid!;
+
+		// The config file itself is unchanged: only what its envFile says.
+		fs.writeFileSync(envFile, 'TOKEN=second\n');
+		const reloaded = await runCli(['reload', '--config', file]);
+		expect(reloaded.code, reloaded.stderr).toBe(0);
+		expect(reloaded.stdout).toMatch(/^reloaded .*fx/);
+		await waitForExit(fxPid);
+		await waitFor(async () => (await statusOf(client.client, 'fx')).state === 'ready', 'fx ready again');
+		expect((await statusOf(client.client, 'fx')).pid).not.toBe(fxPid);
+		expect((await statusOf(client.client, 'same')).pid).toBe(samePid);
+		await client.close();
 		expect(await served.stop()).toEqual({code: 0, signal: null});
 	});
 });

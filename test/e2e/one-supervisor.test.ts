@@ -15,6 +15,7 @@ import {ErrorCode} from '../../source/core/base/errors.js';
 import type {EndpointOwner} from '../../source/core/endpoints/socket-client.js';
 import {
 	closeHangars,
+	everything,
 	fastHangar,
 	fixture,
 	isAlive,
@@ -236,5 +237,22 @@ describe('stopping the daemon a client started', () => {
 		expect(isAlive(daemon.pid)).toBe(false);
 		expect(asked).toBeGreaterThan(1);
 		expect(daemonLog(stateDir)).toMatch(/shutting down: no client attached for 8 s \(hangar\.lingerSeconds\)/);
+	});
+
+	it('says whose environment an unset ${VAR} was looked up in: the daemon has its client\'s, and its upstreams do not see the marker', async () => {
+		const dir = tempDir();
+		const stateDir = path.join(dir, 'state');
+		const config = writeConfig(dir, {tok: fixture('normal', [], {env: {TOKEN: '${HANGAR_TEST_NEVER_SET_TOKEN}'}}), everything: everything()}, {...fastHangar, lingerSeconds: 1});
+		const client = await openHangar(config, {shared: true});
+		const daemon = await owner(stateDir);
+		const tok = await statusOf(client.client, 'tok');
+		expect(tok.state).toBe('invalid');
+		expect(JSON.stringify(tok)).toContain(`variable \${HANGAR_TEST_NEVER_SET_TOKEN} is not set (in the environment of hangar pid ${daemon.pid}, started by the mcp-hangar --stdio of `);
+		expect(JSON.stringify(tok)).toContain('set it in this server\'s \\"env\\" or in its \\"envFile\\"');
+		const env = text(await client.client.callTool({name: 'everything__get-env', arguments: {}}));
+		expect(env).toContain('PATH');
+		expect(env).not.toContain('MCP_HANGAR_STARTED_BY');
+		await client.close();
+		await waitForExit(daemon.pid);
 	});
 });

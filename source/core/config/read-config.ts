@@ -17,6 +17,7 @@
  * bad global setting falls back to its default. Only a file that is not a
  * config at all, or one whose every entry is unusable, is refused whole.
  */
+import {startedBy} from '../base/process-origin.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import {z} from 'zod';
@@ -652,6 +653,17 @@ function readEnvFile(
  * a default makes the entry unusable, rather than becoming an empty string.
  * VS Code's `${input:…}` prompts have no meaning here and say so.
  */
+/**
+ * Whose environment a variable was looked up in, and where to set it so it
+ * reaches the upstream: the config's `env` or `envFile` (read again on a
+ * reload), since a variable set in a shell afterwards never reaches a
+ * supervisor that is already running.
+ */
+function unsetVariable(name: string): string {
+	const whose = `hangar pid ${process.pid}${startedBy === undefined ? '' : `, started by ${startedBy}, whose environment it has`}`;
+	return `variable \${${name}} is not set (in the environment of ${whose}): set it in this server's "env" or in its "envFile" (read again on mcp-hangar reload), or write \${${name}:-default}`;
+}
+
 function expandVariables(value: string, variables: Record<string, string | undefined>, at: string, issues: ConfigIssue[], server: string): string {
 	const promptVariable = /\$\{(input:[^}]*|workspaceFolder[^}]*|userHome)\}/.exec(value);
 	if (promptVariable !== null) {
@@ -662,7 +674,7 @@ function expandVariables(value: string, variables: Record<string, string | undef
 		const found = variables[name];
 		if (found !== undefined && found !== '') return found;
 		if (fallback !== undefined) return fallback;
-		issues.push({path: at, message: `variable \${${name}} is not set (set it in the environment or write \${${name}:-default})`, cause: 'unset-variable', server});
+		issues.push({path: at, message: unsetVariable(name), cause: 'unset-variable', server});
 		return whole;
 	});
 }

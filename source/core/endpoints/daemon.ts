@@ -21,6 +21,7 @@ import type {Logger, LogLevel} from '../base/logger.js';
 import type {StdioBridge} from './bridge.js';
 import {readOwner} from './socket-client.js';
 import {isAlive} from '../base/process-alive.js';
+import {startedByVariable} from '../base/process-origin.js';
 
 /** Where a daemon started by a client writes its log (and anything Node prints before the logger opens). */
 export function daemonLogFile(stateDir: string): string {
@@ -28,6 +29,19 @@ export function daemonLogFile(stateDir: string): string {
 }
 
 export type StartedDaemon = {pid: number; logFile: string; exited: Promise<number | null>; hasExited: () => boolean};
+
+/** This bridge and the program that launched it (the MCP client), for the daemon's messages about whose environment it has. */
+function starter(): string {
+	let parent = 'its client';
+	try {
+		parent = `"${fs.readFileSync(`/proc/${process.ppid}/comm`, 'utf8').trim()}" (pid ${process.ppid})`;
+	} catch {
+		// No /proc (macOS): the pid alone.
+		parent = `pid ${process.ppid}`;
+	}
+
+	return `the mcp-hangar --stdio of ${parent}`;
+}
 
 /** Starts `mcp-hangar serve --linger` for `config`, detached from this process. */
 export function startDaemon(config: HangarConfig, options: {logLevel?: LogLevel | undefined; cli?: string | undefined} = {}): StartedDaemon {
@@ -41,7 +55,7 @@ export function startDaemon(config: HangarConfig, options: {logLevel?: LogLevel 
 	let exited = false;
 	try {
 		// detached: its own session, so a client's terminal or process group going away does not signal it.
-		const child = spawn(process.execPath, args, {detached: true, stdio: ['ignore', fd, fd], cwd: path.dirname(config.path), env: process.env});
+		const child = spawn(process.execPath, args, {detached: true, stdio: ['ignore', fd, fd], cwd: path.dirname(config.path), env: {...process.env, [startedByVariable]: starter()}});
 		const done = new Promise<number | null>(resolve => {
 			child.once('exit', code => {
 				exited = true;

@@ -260,7 +260,7 @@ export class Supervisor extends EventEmitter<{
 	watchConfig(): void {
 		this.configFile.watch(
 			() => {
-				void this.reload('the config file changed');
+				void this.reload('the config file changed', {ifChanged: true});
 			},
 			error => this.logger.warn(`cannot watch ${this.config.path} for changes (${error.message}); reload with \`mcp-hangar reload\` or SIGHUP to serve`),
 		);
@@ -270,11 +270,13 @@ export class Supervisor extends EventEmitter<{
 	 * Reads the config file again and applies what changed (see applyConfig).
 	 * A file that does not validate is refused: the running config stays and
 	 * the refusal is recorded, logged and shown as drift. One reload at a time;
-	 * one asked for meanwhile runs after it.
+	 * one asked for meanwhile runs after it. `ifChanged` (the file watcher):
+	 * a file whose text is what runs is not read again. A person's reload
+	 * (and SIGHUP) always is, so an edited `envFile` is picked up too.
 	 */
-	async reload(trigger: string): Promise<ReloadRecord> {
+	async reload(trigger: string, options: {ifChanged?: boolean} = {}): Promise<ReloadRecord> {
 		const previous = this.reloading ?? Promise.resolve(undefined);
-		const next = previous.then(() => this.reloadNow(trigger));
+		const next = previous.then(() => this.reloadNow(trigger, options.ifChanged === true));
 		this.reloading = next;
 		void next.finally(() => {
 			if (this.reloading === next) this.reloading = undefined;
@@ -282,13 +284,13 @@ export class Supervisor extends EventEmitter<{
 		return next;
 	}
 
-	private reloadNow(trigger: string): ReloadRecord {
+	private reloadNow(trigger: string, ifChanged: boolean): ReloadRecord {
 		const file = this.config.path;
 		let text: string | undefined;
 		let next: HangarConfig;
 		try {
 			text = fs.readFileSync(file, 'utf8');
-			if (this.configFile.runs(hashText(text))) return this.finishReload({at: Date.now(), trigger, outcome: 'unchanged', summary: 'the file says what already runs', diff: null, error: null}, text);
+			if (ifChanged && this.configFile.runs(hashText(text))) return this.finishReload({at: Date.now(), trigger, outcome: 'unchanged', summary: 'the file says what already runs', diff: null, error: null}, text);
 			next = parseConfigText(text, file, this.options.loadOptions);
 		} catch (error) {
 			const message = error instanceof ConfigError ? error.message : `cannot read ${file}: ${(error as Error).message}`;
