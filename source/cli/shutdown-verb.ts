@@ -8,6 +8,7 @@
  */
 import readline from 'node:readline/promises';
 import {isAlive} from '../core/base/process-alive.js';
+import {terminalText} from '../core/base/terminal-text.js';
 import {ConsoleClient, ownerLabel} from '../core/endpoints/console-client.js';
 import {mcpClients, type ClientView} from '../core/engine/clients/clients.js';
 import {readConfig, type CommandOptions} from './supervisor-verbs.js';
@@ -27,7 +28,8 @@ const onTerminal: Confirm = async question => {
 };
 
 const describeClients = (clients: readonly ClientView[]): string =>
-	clients.map(client => `${client.name ?? 'a client'} (${client.transport}, ${client.label})`).join(', ');
+	// Client names are the clients' own words: the question goes straight to the terminal.
+	terminalText(clients.map(client => `${client.name ?? 'a client'} (${client.transport}, ${client.label})`).join(', '));
 
 /** How long the supervisor gets to stop its upstreams before shutdown says it did not. */
 const exitWaitMs = 60_000;
