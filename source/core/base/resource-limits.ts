@@ -13,8 +13,16 @@ import fs from 'node:fs';
 
 export type FdLimit = {soft: number; hard: number};
 
+/** The limit as last read: at the limit itself, /proc/self/limits cannot be opened. */
+let lastRead: FdLimit | undefined;
+
 /** This process's open-file limit, from /proc/self/limits (undefined where there is none, e.g. macOS). */
 export function openFileLimit(): FdLimit | undefined {
+	lastRead = readLimit() ?? lastRead;
+	return lastRead;
+}
+
+function readLimit(): FdLimit | undefined {
 	try {
 		const line = fs
 			.readFileSync('/proc/self/limits', 'utf8')
