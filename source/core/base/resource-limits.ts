@@ -63,12 +63,7 @@ const shortages: Record<string, () => string> = {
 	EDQUOT: () => 'the disk quota is exhausted',
 };
 
-/** Whether `code` (an errno name) means a resource ran out. */
-export function isShortage(code: string | undefined): boolean {
-	return code !== undefined && Object.hasOwn(shortages, code);
-}
-
-/** What ran out, as a sentence fragment, for a shortage code (see isShortage); undefined otherwise. */
+/** What ran out, as a sentence fragment, when `code` (an errno name) means a resource ran out; undefined otherwise. */
 export function describeShortage(code: string | undefined): string | undefined {
 	return code !== undefined && Object.hasOwn(shortages, code) ? `${code}: ${shortages[code]!()}` : undefined;
 }

@@ -36,7 +36,7 @@ import {LineSplitter} from '../wire/line-splitter.js';
 import {OutputLineSplitter, detached, type LogBuffer} from './log-buffer.js';
 import {SpawnError} from './launch-problem.js';
 import {registerTree, signalTree, treeOf, unregisterTree} from './process-registry.js';
-import {hasProc, isStopped, newTreeMarker, type TreeRoot} from './process-tree.js';
+import {hasProc, isStopped, newTreeMarker, startTimeOf, type TreeRoot} from './process-tree.js';
 import {CoalescingWriter} from '../wire/write-coalescer.js';
 import {spawnUpstream, takeEarly} from './early-spawn.js';
 
@@ -220,7 +220,14 @@ export class ChildProcessTransport implements Transport {
 	 */
 	private suspectLink(why: string): void {
 		if (this.exitInfo !== undefined || this.stopping !== undefined || this.closed) return;
-		setTimeout(() => this.breakLink(why, 'stop'), exitRaceMs).unref();
+		const check = (): void => {
+			const pid = this.pid;
+			// A zombie has exited already: its exit event is only late (a loaded machine). Look again.
+			if (hasProc && pid !== undefined && this.exitInfo === undefined && startTimeOf(pid) === undefined) setTimeout(check, exitRaceMs).unref();
+			else this.breakLink(why, 'stop');
+		};
+
+		setTimeout(check, exitRaceMs).unref();
 	}
 
 	/** Ends a child that runs but cannot be talked to, recording why: its upstream sees an exit and restarts by its policy. */
