@@ -441,7 +441,9 @@ export class StdioBridge {
 		const waited = Math.round((Date.now() - held.heldSince) / 1000);
 		const started = this.daemonProblem === undefined ? undefined : `the supervisor this client started could not start: ${this.daemonProblem}`;
 		const reason = why ?? this.permanent?.message ?? started ?? this.lastFailure?.message ?? 'no supervisor is listening';
-		const fix = this.permanent === undefined
+		const fix = this.permanent === undefined && this.daemonProblem !== undefined && why === undefined
+			? `Fix that, then restart this client (the supervisor's log: ${this.options.stateDir}/hangar.log); or start this client with \`mcp-hangar --stdio --standalone\` to run its own supervisor.`
+			: this.permanent === undefined
 			? 'Start it with `mcp-hangar tui` or `mcp-hangar serve` (same --config or --state-dir); this client reconnects by itself. To run without a shared supervisor, start this client with `mcp-hangar --stdio --standalone`.'
 			: 'This cannot work until that is fixed; or start this client with `mcp-hangar --stdio --standalone` to run its own supervisor.';
 		this.answerError(
