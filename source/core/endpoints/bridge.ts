@@ -102,6 +102,8 @@ export class StdioBridge {
 	private retryTimer: NodeJS.Timeout | undefined;
 	private lastFailure: ConnectFailure | undefined;
 	private permanent: ConnectFailure | undefined;
+	/** Why the supervisor this client started exited without serving (daemon.ts), until a connection opens. */
+	private daemonProblem: string | undefined;
 	private resolveExit!: (code: number) => void;
 	/** Resolves with the exit code once the bridge is done (the client closed stdin, or stdout broke). */
 	readonly exited = new Promise<number>(resolve => {
@@ -311,6 +313,7 @@ export class StdioBridge {
 	private opened(reconnect: boolean): void {
 		this.delayMs = this.options.backoff?.initialMs ?? 100;
 		this.lastFailure = undefined;
+		this.daemonProblem = undefined;
 		for (const held of this.queue.splice(0)) {
 			clearTimeout(held.timer);
 			held.timer = undefined;
@@ -414,6 +417,12 @@ export class StdioBridge {
 		this.settled();
 	}
 
+	/** The supervisor this client started exited without serving, for `why`: held requests are told (see answerUnavailable). */
+	daemonFailed(why: string): void {
+		if (this.machine.state === 'open' || this.machine.state === 'replaying') return;
+		this.daemonProblem = why;
+	}
+
 	/** A held request is answered with SupervisorUnavailable once it has waited requestTimeoutMs. */
 	private armTimer(held: Held): void {
 		if (held.timer !== undefined || held.shape.id === undefined || held.shape.method === undefined) return;
@@ -430,8 +439,11 @@ export class StdioBridge {
 
 	private answerUnavailable(held: Held, why?: string): void {
 		const waited = Math.round((Date.now() - held.heldSince) / 1000);
-		const reason = why ?? this.permanent?.message ?? this.lastFailure?.message ?? 'no supervisor is listening';
-		const fix = this.permanent === undefined
+		const started = this.daemonProblem === undefined ? undefined : `the supervisor this client started could not start: ${this.daemonProblem}`;
+		const reason = why ?? this.permanent?.message ?? started ?? this.lastFailure?.message ?? 'no supervisor is listening';
+		const fix = this.permanent === undefined && this.daemonProblem !== undefined && why === undefined
+			? `Fix that, then restart this client (the supervisor's log: ${this.options.stateDir}/hangar.log); or start this client with \`mcp-hangar --stdio --standalone\` to run its own supervisor.`
+			: this.permanent === undefined
 			? 'Start it with `mcp-hangar tui` or `mcp-hangar serve` (same --config or --state-dir); this client reconnects by itself. To run without a shared supervisor, start this client with `mcp-hangar --stdio --standalone`.'
 			: 'This cannot work until that is fixed; or start this client with `mcp-hangar --stdio --standalone` to run its own supervisor.';
 		this.answerError(

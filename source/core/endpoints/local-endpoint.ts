@@ -28,6 +28,7 @@ import {drainingNotification} from '../wire/protocol.js';
 import {connectSocket, maxSocketPathBytes, ownerFile, readOwner, socketPath, type EndpointOwner} from './socket-client.js';
 import type {Logger} from '../base/logger.js';
 import {isAlive} from '../base/process-alive.js';
+import {describeShortage} from '../base/resource-limits.js';
 import {settleWithin} from '../base/settle.js';
 import type {Supervisor} from '../engine/supervisor.js';
 
@@ -79,6 +80,27 @@ function secureDir(dir: string, logger: Logger): void {
 	}
 }
 
+/**
+ * Creates `file` with `text` unless it exists, never visible half-written:
+ * the text goes to a file of this process first, which is then linked into
+ * place (a link, like an exclusive create, fails when the name is taken).
+ * A write that fails (no space left on device) leaves no `file` behind and
+ * throws with the reason.
+ */
+function createComplete(file: string, text: string): void {
+	const temp = `${file}.${process.pid}.tmp`;
+	try {
+		fs.writeFileSync(temp, text, {mode: 0o600});
+		fs.linkSync(temp, file);
+	} catch (error) {
+		const code = (error as NodeJS.ErrnoException).code;
+		if (code === 'EEXIST') return;
+		throw new Error(`cannot write ${file}: ${describeShortage(code) ?? (error as Error).message}`);
+	} finally {
+		fs.rmSync(temp, {force: true});
+	}
+}
+
 export type LocalEndpointOptions = {
 	supervisor: Supervisor;
 	logger: Logger;
@@ -93,6 +115,8 @@ export type ClaimOptions = {configPath: string; kind: EndpointOwner['kind']; log
 
 export class LocalEndpoint {
 	private readonly sessions = new Set<{session: GatewaySession; socket: net.Socket}>();
+	/** Connections that have not sent a byte yet: not clients (see accept). */
+	private readonly silent = new Set<net.Socket>();
 	/** Resolves the wait in close() once the last connection is gone. */
 	private onEmpty: (() => void) | undefined;
 	private connections = 0;
@@ -167,11 +191,7 @@ export class LocalEndpoint {
 			...(options.linger === true ? {linger: true} : {}),
 		};
 		for (let attempt = 0; attempt < 5; attempt++) {
-			try {
-				fs.writeFileSync(file, `${JSON.stringify(owner, null, 2)}\n`, {flag: 'wx', mode: 0o600});
-			} catch (error) {
-				if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-			}
+			createComplete(file, `${JSON.stringify(owner, null, 2)}\n`);
 
 			if (readOwner(stateDir)?.pid === process.pid) {
 				// The lock is ours. A socket here is a dead process's, unless it answers (its owner lost its lock file).
@@ -195,13 +215,14 @@ export class LocalEndpoint {
 				age = Date.now() - fs.statSync(file).mtimeMs;
 			} catch {}
 
-			// A young lock may be a hangar that is still starting (or still writing the file).
-			if (age < 10_000 && (existing === undefined || (existing.pid !== process.pid && alive))) {
+			// A young lock whose pid lives may be a hangar that is still starting. One that cannot be read names
+			// nobody: the file is always written whole (createComplete), so it is what a failed write (a full disk) left.
+			if (age < 10_000 && existing !== undefined && existing.pid !== process.pid && alive) {
 				throw new EndpointBusyError(existing, stateDir);
 			}
 
 			options.logger.warn(
-				`replacing a stale endpoint in ${stateDir}${existing === undefined ? '' : ` (pid ${existing.pid} ${alive ? 'does not answer on its socket' : 'is gone'})`}`,
+				`replacing a stale endpoint in ${stateDir}${existing === undefined ? ' (endpoint.json is empty or unreadable, and nothing answers on the socket)' : ` (pid ${existing.pid} ${alive ? 'does not answer on its socket' : 'is gone'})`}`,
 			);
 			fs.rmSync(file, {force: true});
 		}
@@ -209,12 +230,39 @@ export class LocalEndpoint {
 		throw new Error(`could not take the endpoint lock ${file}: another hangar keeps creating it`);
 	}
 
+	/**
+	 * A connection becomes a client (a gateway session, counted in
+	 * `supervisor.clients`) with its first byte. One that closes without
+	 * sending any is a probe (another hangar, or a bridge, checking that
+	 * this one answers): it is not a client, so its leaving never ends a
+	 * lingering daemon's wait for its next one.
+	 */
 	private accept(socket: net.Socket): void {
 		if (this.closing !== undefined) {
 			socket.destroy();
 			return;
 		}
 
+		this.silent.add(socket);
+		const forget = (): void => {
+			this.silent.delete(socket);
+			socket.destroy();
+		};
+
+		socket.on('error', forget);
+		socket.once('end', forget);
+		socket.once('data', (chunk: Buffer) => {
+			this.silent.delete(socket);
+			socket.off('error', forget);
+			socket.off('end', forget);
+			socket.pause();
+			socket.unshift(chunk);
+			if (this.closing !== undefined) socket.destroy();
+			else this.open(socket);
+		});
+	}
+
+	private open(socket: net.Socket): void {
 		const {supervisor, logger} = this.options;
 		const label = `socket#${++this.connections}`;
 		const transport = new LineTransport(socket, socket, supervisor.config.hangar.maxMessageBytes, logDrops(logger, label));
@@ -232,7 +280,11 @@ export class LocalEndpoint {
 			if (this.sessions.has(entry)) void session.close();
 		});
 		session.start().then(
-			() => logger.debug(`${label}: connected`),
+			() => {
+				logger.debug(`${label}: connected`);
+				// Its first bytes waited in the socket (see accept) for the session's reader, which now listens.
+				socket.resume();
+			},
 			(error: unknown) => {
 				logger.warn(`${label}: could not start a session: ${(error as Error).message}`);
 				socket.destroy();
@@ -250,6 +302,8 @@ export class LocalEndpoint {
 			const drainMs = this.options.drainMs ?? 5000;
 			// No new connections; the open ones are drained below (server.close's callback would wait for them).
 			this.server.close();
+			for (const socket of this.silent) socket.destroy();
+			this.silent.clear();
 			if (readOwner(this.stateDir)?.pid === process.pid) {
 				fs.rmSync(this.path, {force: true});
 				fs.rmSync(ownerFile(this.stateDir), {force: true});

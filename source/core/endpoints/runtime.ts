@@ -21,6 +21,7 @@ import type {Logger} from '../base/logger.js';
 import {terminalOutput} from '../base/terminal-text.js';
 import {killAllTreesSync} from '../link/process-registry.js';
 import {cliClientName} from '../wire/protocol.js';
+import {lowFdLimitWarning} from '../base/resource-limits.js';
 import {dropEarly} from '../link/early-spawn.js';
 import {StateStore} from '../engine/state-store.js';
 import {Supervisor} from '../engine/supervisor.js';
@@ -30,6 +31,9 @@ export async function createSupervisor(
 	logger: Logger,
 	options: {readOnly?: boolean | undefined; stateDir?: string | undefined} = {},
 ): Promise<Supervisor> {
+	// Node raised the soft limit to the hard one already (resource-limits.ts): a low limit can only be reported.
+	const lowLimit = lowFdLimitWarning();
+	if (lowLimit !== undefined) logger.warn(lowLimit);
 	const store = await StateStore.open(config.hangar.stateDir, logger.child('state'), undefined, {readOnly: options.readOnly});
 	for (const problem of store.problems) logger.warn(problem);
 	// A reload reads the file as it was read at start: --state-dir still overrides the file's stateDir.

@@ -1,6 +1,6 @@
 /**
- * The SDK `Transport` for a subprocess upstream, spawned with execa rather
- * than the SDK's own spawner so that hangar controls the environment, the
+ * The SDK `Transport` for a subprocess upstream, spawned by hangar
+ * (early-spawn.ts) rather than by the SDK's own spawner so that hangar controls the environment, the
  * process group and stderr. Framing is newline-delimited JSON-RPC, read by
  * the same rule as a client's (message-classifier.ts). Lines on stdout that
  * break it (log lines, half-written JSON) are kept in the upstream's log
@@ -16,8 +16,17 @@
  * descendants that left the group (`setsid`): close stdin, wait, SIGTERM the
  * tree, wait, SIGKILL the tree. Whatever the child leaves behind when it
  * exits is SIGKILLed at once.
+ *
+ * A child that still runs but can no longer be talked to is ended the same
+ * way, with the reason in its exit (`brokenLink`), so its upstream restarts
+ * by the usual policy instead of timing out forever: it closed its stdout
+ * (EOF while it lives), it stopped reading its stdin (EPIPE), or it is
+ * stopped (SIGSTOP: checked in /proc while a request waits for its answer;
+ * a stopped process gets SIGKILL, the one signal it cannot hold back).
+ * A spawn that fails (EMFILE at the open-file limit, ENOENT, ...) is reported
+ * by `start` with the reason; no error of the child escapes as an exception.
  */
-import type {ResultPromise} from 'execa';
+import type {ChildProcess} from 'node:child_process';
 import type {Transport} from '@modelcontextprotocol/sdk/shared/transport.js';
 import type {JSONRPCMessage} from '@modelcontextprotocol/sdk/types.js';
 import type {StdioLaunch} from '../config/read-config.js';
@@ -27,7 +36,7 @@ import {LineSplitter} from '../wire/line-splitter.js';
 import {OutputLineSplitter, detached, type LogBuffer} from './log-buffer.js';
 import {SpawnError} from './launch-problem.js';
 import {registerTree, signalTree, treeOf, unregisterTree} from './process-registry.js';
-import {newTreeMarker, type TreeRoot} from './process-tree.js';
+import {hasProc, isStopped, newTreeMarker, startTimeOf, type TreeRoot} from './process-tree.js';
 import {CoalescingWriter} from '../wire/write-coalescer.js';
 import {spawnUpstream, takeEarly} from './early-spawn.js';
 
@@ -37,12 +46,19 @@ export type ExitInfo = {
 	at: number;
 	/** How hangar ended it, when hangar did; undefined for an exit of its own accord. */
 	stoppedBy?: 'stdin-close' | 'SIGTERM' | 'SIGKILL' | undefined;
+	/** Why hangar ended a child that still ran: what it did to its pipes, or that it was stopped. */
+	brokenLink?: string | undefined;
 };
 
 export function describeExit(exit: ExitInfo): string {
-	if (exit.signal !== null) return `killed by ${exit.signal}`;
-	return `exited with code ${exit.code ?? 'unknown'}`;
+	const how = exit.signal === null ? `exited with code ${exit.code ?? 'unknown'}` : `killed by ${exit.signal}`;
+	return exit.brokenLink === undefined ? how : `${exit.brokenLink}; hangar ended it (${how})`;
 }
+
+/** How long an exiting child may take between closing a pipe and its exit being seen, before the pipe counts as closed on a live process. */
+const exitRaceMs = 500;
+/** How often a child with requests waiting for answers is checked for being stopped (SIGSTOP). */
+const stopCheckMs = 1000;
 
 /** How much of one line of an upstream's output its log keeps. */
 const keptBytes = 2000;
@@ -52,7 +68,7 @@ export class ChildProcessTransport implements Transport {
 	onerror?: (error: Error) => void;
 	onmessage?: (message: JSONRPCMessage) => void;
 
-	private child: ResultPromise | undefined;
+	private child: ChildProcess | undefined;
 	private exitInfo: ExitInfo | undefined;
 	private readonly exitWaiters: Array<(exit: ExitInfo) => void> = [];
 	private closed = false;
@@ -61,11 +77,18 @@ export class ChildProcessTransport implements Transport {
 	/** This child's tree: every process that carries it in MCP_HANGAR_TREE. */
 	private marker = newTreeMarker();
 	private root: TreeRoot | undefined;
+	/** Set once the child was found unreachable while running (see the module comment). */
+	private brokenLink: string | undefined;
+	/** Ids of the requests sent and not yet answered: while there are any, the child is checked for being stopped. */
+	private readonly awaited = new Set<string | number>();
+	private stopCheck: NodeJS.Timeout | undefined;
 
 	constructor(
 		private readonly launch: StdioLaunch,
 		private readonly log: LogBuffer,
 		private readonly maxLineBytes = 64 * 1024 * 1024,
+		/** How long each step of ending a child that broke its link waits (stdin close, then SIGTERM). */
+		private readonly graceMs = 2000,
 	) {}
 
 	get pid(): number | undefined {
@@ -114,11 +137,17 @@ export class ChildProcessTransport implements Transport {
 		child.stdin?.on('error', error => {
 			// EPIPE after the child died is expected; the exit handler reports the death.
 			this.log.push('hangar', `stdin write failed: ${error.message}`);
+			this.suspectLink(`stopped reading its stdin (${(error as NodeJS.ErrnoException).code ?? error.message}) while still running`);
 		});
+		child.stdout?.on('end', () => this.suspectLink('closed its stdout while still running'));
+		child.stdout?.on('error', error => this.suspectLink(`broke its stdout (${error.message}) while still running`));
+		// Stderr is only a log: losing it loses nothing the upstream's clients need.
+		child.stderr?.on('error', error => this.log.push('hangar', `stderr read failed: ${error.message}`));
 
 		let closeTimer: NodeJS.Timeout | undefined;
 		const finish = () => {
 			if (closeTimer !== undefined) clearTimeout(closeTimer);
+			clearInterval(this.stopCheck);
 			if (this.closed) return;
 			this.closed = true;
 			stdout.flush();
@@ -134,12 +163,16 @@ export class ChildProcessTransport implements Transport {
 				signalTree(this.root ?? {pid, startTime: undefined}, this.marker, 'SIGKILL');
 			}
 
-			this.exitInfo = {code, signal, at: Date.now(), stoppedBy: this.stopping};
+			this.exitInfo = {code, signal, at: Date.now(), stoppedBy: this.stopping, ...(this.brokenLink === undefined ? {} : {brokenLink: this.brokenLink})};
 			for (const waiter of this.exitWaiters.splice(0)) waiter(this.exitInfo);
 			// Let stdout drain, but never wait on a grandchild that holds it open.
 			closeTimer = setTimeout(finish, 200);
 		});
 		child.on('close', finish);
+		// Every error of the child is handled: one past the spawn (none is expected) is only logged.
+		child.on('error', error => {
+			if (child.pid !== undefined) this.log.push('hangar', `process error: ${error.message}`);
+		});
 
 		if (adopted !== undefined) return;
 		await new Promise<void>((resolve, reject) => {
@@ -152,6 +185,7 @@ export class ChildProcessTransport implements Transport {
 				resolve();
 			});
 			child.once('error', error => {
+				if (child.pid !== undefined) return;
 				this.exitInfo ??= {code: null, signal: null, at: Date.now()};
 				reject(new SpawnError(this.launch.command, (error as NodeJS.ErrnoException).code ?? error.message));
 				finish();
@@ -174,13 +208,70 @@ export class ChildProcessTransport implements Transport {
 			return;
 		}
 
-		this.onmessage?.(checked.value as JSONRPCMessage);
+		const message = checked.value as JSONRPCMessage;
+		if (!('method' in message) && 'id' in message && message.id !== undefined) this.awaited.delete(message.id);
+		this.onmessage?.(message);
+	}
+
+	/**
+	 * A pipe to a child that may still run closed or failed. A child that is
+	 * exiting closes its pipes first: only one whose exit is not seen soon
+	 * after has broken the link.
+	 */
+	private suspectLink(why: string): void {
+		if (this.exitInfo !== undefined || this.stopping !== undefined || this.closed) return;
+		const check = (): void => {
+			const pid = this.pid;
+			// A zombie has exited already: its exit event is only late (a loaded machine). Look again.
+			if (hasProc && pid !== undefined && this.exitInfo === undefined && startTimeOf(pid) === undefined) setTimeout(check, exitRaceMs).unref();
+			else this.breakLink(why, 'stop');
+		};
+
+		setTimeout(check, exitRaceMs).unref();
+	}
+
+	/** Ends a child that runs but cannot be talked to, recording why: its upstream sees an exit and restarts by its policy. */
+	private breakLink(why: string, how: 'stop' | 'kill'): void {
+		if (this.exitInfo !== undefined || this.stopping !== undefined || this.closed || this.brokenLink !== undefined) return;
+		this.brokenLink = why;
+		this.log.push('hangar', `the process (pid ${this.pid ?? '?'}) ${why}: hangar can no longer talk to it and ends it`);
+		if (how === 'stop') {
+			void this.stop(this.graceMs);
+			return;
+		}
+
+		this.stopping = 'SIGKILL';
+		this.signalGroup(this.pid, 'SIGKILL');
+	}
+
+	/** While requests wait for answers, looks every stopCheckMs whether the child is stopped (it would never answer). */
+	private watchForStop(): void {
+		if (this.stopCheck !== undefined || !hasProc) return;
+		this.stopCheck = setInterval(() => {
+			const pid = this.pid;
+			if (this.awaited.size === 0 || this.closed || pid === undefined) {
+				clearInterval(this.stopCheck);
+				this.stopCheck = undefined;
+			} else if (isStopped(pid)) {
+				this.breakLink('is stopped (SIGSTOP) with requests waiting for answers', 'kill');
+			}
+		}, stopCheckMs);
+		this.stopCheck.unref();
 	}
 
 	async send(message: JSONRPCMessage): Promise<void> {
 		const stdin = this.child?.stdin;
 		if (stdin === undefined || stdin === null || stdin.destroyed || !stdin.writable || this.closed) {
 			throw new Error('upstream process is not running');
+		}
+
+		if ('method' in message) {
+			if ('id' in message) {
+				this.awaited.add(message.id);
+				this.watchForStop();
+			} else if (message.method === 'notifications/cancelled') {
+				this.awaited.delete((message.params as {requestId?: string | number} | undefined)?.requestId ?? '');
+			}
 		}
 
 		this.writer ??= new CoalescingWriter(stdin);

@@ -157,7 +157,7 @@ export class UpstreamConnection {
 		let child: ChildProcessTransport | undefined;
 
 		if (config.launch.kind === 'stdio') {
-			child = new ChildProcessTransport(config.launch, log);
+			child = new ChildProcessTransport(config.launch, log, undefined, graceMs);
 			transport = child;
 		} else {
 			transport = await connectRemote(config, client, log, signal);

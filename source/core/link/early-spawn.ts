@@ -9,35 +9,34 @@
  * when its launch is the same. Until then the child's stdout and stderr are
  * paused, so nothing it writes is lost. `dropEarly` kills those nobody took.
  */
-import {execa, type ResultPromise} from 'execa';
+import {spawn, type ChildProcess} from 'node:child_process';
 import type {StdioLaunch} from '../config/read-config.js';
 import {ensureWatchdog, registerTree, signalTree, treeOf, unregisterTree} from './process-registry.js';
 import {newTreeMarker, treeVariable} from './process-tree.js';
 
-/** The one way hangar spawns a stdio upstream: its own process group, its tree marker, piped stdio, nothing buffered. */
-export function spawnUpstream(launch: StdioLaunch, marker: string): ResultPromise {
+/**
+ * The one way hangar spawns a stdio upstream: its own process group, its tree
+ * marker, piped stdio, its environment on top of hangar's. Node's own spawn,
+ * not execa's: when a spawn fails for want of a resource (EMFILE, ENFILE,
+ * EAGAIN), execa 9 throws "subprocess.stdio is not iterable" and leaves the
+ * inner child's `error` event unhandled, which stopped the whole supervisor;
+ * Node's child reports every failure on its `error` event, which the caller
+ * handles (ChildProcessTransport.start). The exit hook and the watchdog
+ * (process-registry.ts) do what execa's `cleanup` did.
+ */
+export function spawnUpstream(launch: StdioLaunch, marker: string): ChildProcess {
 	ensureWatchdog();
-	const child = execa(launch.command, launch.args, {
+	return spawn(launch.command, launch.args, {
 		cwd: launch.cwd,
-		env: {...launch.env, [treeVariable]: marker},
-		extendEnv: true,
-		stdin: 'pipe',
-		stdout: 'pipe',
-		stderr: 'pipe',
-		buffer: false,
+		env: {...process.env, ...launch.env, [treeVariable]: marker},
+		stdio: 'pipe',
 		detached: true,
-		cleanup: true,
-		reject: false,
 		windowsHide: true,
-		forceKillAfterDelay: false,
 	});
-	// With reject: false the promise resolves with the result; it must still be observed.
-	child.catch(() => {});
-	return child;
 }
 
 /** A child spawned early, with the tree marker it carries. */
-export type EarlyChild = {child: ResultPromise; marker: string};
+export type EarlyChild = {child: ChildProcess; marker: string};
 
 const early = new Map<string, EarlyChild>();
 

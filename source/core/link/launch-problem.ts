@@ -15,6 +15,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type {StdioLaunch} from '../config/read-config.js';
+import {describeShortage} from '../base/resource-limits.js';
 
 export type LaunchProblemKind = 'missing-cwd' | 'command-not-found' | 'not-executable' | 'bad-interpreter';
 
@@ -26,13 +27,17 @@ export type LaunchProblem = {
 	hint: string;
 };
 
-/** The spawn of a subprocess failed before it ran (execa's `error` event): the system's code, e.g. ENOENT. */
+/**
+ * The spawn of a subprocess failed before it ran (the child's `error` event):
+ * the system's code, e.g. ENOENT, said in words when a resource ran out
+ * (EMFILE at the open-file limit, EAGAIN, ENOMEM).
+ */
 export class SpawnError extends Error {
 	constructor(
 		readonly command: string,
 		readonly code: string,
 	) {
-		super(`cannot spawn "${command}": ${code}`);
+		super(`cannot spawn "${command}": ${describeShortage(code) ?? code}`);
 		this.name = 'SpawnError';
 	}
 }

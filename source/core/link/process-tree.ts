@@ -133,6 +133,21 @@ export function startTimeOf(pid: number): string | undefined {
 	return psSnapshot().find(info => info.pid === pid)?.startTime;
 }
 
+/**
+ * Whether `pid` is stopped by a signal (SIGSTOP, SIGTSTP: state T in
+ * /proc/PID/stat). Linux only (false elsewhere); a process a debugger holds
+ * (state t) is not counted: someone is looking at it on purpose.
+ */
+export function isStopped(pid: number): boolean {
+	if (!hasProc) return false;
+	try {
+		const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+		return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'T';
+	} catch {
+		return false;
+	}
+}
+
 // In hangar, the floor is its own start; the watchdog moves it to its hangar's.
 if (hasProc) setMarkerFloor(startTimeOf(process.pid));
 
