@@ -364,15 +364,7 @@ export async function adminCommand(options: CommandOptions & {server: string; ac
 
 async function adminStandalone(config: HangarConfig, options: CommandOptions & {server: string; action: 'approve' | 'quarantine'}, via: string, io: Output): Promise<number> {
 	return withSupervisor(config, options, async supervisor => {
-		if (!supervisor.store.isWriter) {
-			const pid = supervisor.store.writerPid;
-			io.err(
-				`mcp-hangar: cannot ${options.action} "${options.server}": ${pid === undefined ? 'the state dir is not writable' : `hangar process ${pid} owns the state dir ${supervisor.store.dir}`}, so the change would not be saved.\n` +
-					`  That process serves one client on its own (\`mcp-hangar --stdio\` with no tui or serve running) and takes no commands. ${options.action === 'approve' ? 'Stop it' : 'Quarantine it with the hangar_quarantine tool from its client, or stop it'} and run this again; or run \`mcp-hangar serve\` or the tui, which clients and these commands share.\n`,
-			);
-			return 1;
-		}
-
+		// The supervisor refuses what it cannot save (another hangar writes the state dir) and says why.
 		try {
 			const message = await supervisor.command(options.server, options.action, via);
 			io.out(`${message}\n`);
