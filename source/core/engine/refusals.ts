@@ -246,7 +246,7 @@ export function cannotSave(upstream: string, action: 'quarantine' | 'approve', w
 		operation: action,
 		message: `hangar process ${pid} writes the state dir ${stateDir}, so this hangar could not save the change and did not ${action} it`,
 		hint: audience =>
-			`This hangar takes the state dir over once that process exits (it checks every second): retry in a moment. If it keeps running, it is a hangar serving one client on its own (\`mcp-hangar --stdio\` with no tui or serve): ${there(audience)}.`,
+			`This hangar takes the state dir over once that process exits (it checks every second): retry in a moment. If it keeps running, it is a hangar serving one client on its own (\`mcp-hangar --stdio\` with no tui or serve): ${there(audience)}${audience === 'cli' ? '; to avoid this, run `mcp-hangar serve` or the tui, which clients and these commands share' : ''}.`,
 		details: {saved: false, writerPid: pid, stateDir},
 	});
 }

@@ -12,7 +12,8 @@
 import {z} from 'zod';
 import type {PersistedState, PersistedUpstream} from './state-store.js';
 
-const time = z.number().finite();
+/** Milliseconds since 1970, in the range a Date can show (1e308 once made status throw). */
+const time = z.number().int().min(0).max(8.64e15);
 const object = z.record(z.string(), z.unknown());
 
 const tool = z.looseObject({
@@ -106,7 +107,7 @@ function firstIssue(error: z.ZodError, at: string): string {
 /** A quarantine record that does not fit, as one that keeps the upstream quarantined until a person approves it. */
 function damagedQuarantine(raw: unknown, issue: string): QuarantineRecord {
 	const reason = isRecord(raw) && typeof raw['reason'] === 'string' ? raw['reason'] : 'a quarantine whose saved record could not be read';
-	const at = isRecord(raw) && typeof raw['at'] === 'number' && Number.isFinite(raw['at']) ? raw['at'] : Date.now();
+	const at = isRecord(raw) && time.safeParse(raw['at']).success ? (raw['at'] as number) : Date.now();
 	return {state: 'quarantined', at, reason: `${reason} (its saved record was damaged: ${issue}; approve it again once you trust it)`};
 }
 

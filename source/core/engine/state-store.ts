@@ -155,13 +155,12 @@ function readDir(dir: string): DirContent {
 		} catch (error) {
 			repaired = true;
 			damaged = true;
-			try {
-				value = JSON.parse(jsonrepair(text));
-				problems.push(`state file ${file} is not valid JSON (${(error as Error).message}); kept its quarantines and pinned tools, the rest is learned again`);
-			} catch {
-				value = undefined;
-				problems.push(`state file ${file} is not valid JSON (${(error as Error).message}) and could not be repaired`);
-			}
+			value = repair(text);
+			problems.push(
+				value === undefined
+					? `state file ${file} is not valid JSON (${(error as Error).message}) and could not be repaired`
+					: `state file ${file} is not valid JSON (${(error as Error).message}); kept its quarantines and pinned tools, the rest is learned again`,
+			);
 		}
 
 		if (value !== undefined) {
@@ -174,6 +173,24 @@ function readDir(dir: string): DirContent {
 
 	addQuarantines(dir, state, problems);
 	return {state, problems, damaged};
+}
+
+/**
+ * The JSON a damaged text still holds: repaired as it is, else cut back
+ * member by member (a repair can fail on what the cut left, such as half a
+ * URL), so what came before the damage is kept.
+ */
+function repair(text: string): unknown {
+	let end = text.length;
+	for (let attempt = 0; attempt < 100 && end > 0; attempt++) {
+		try {
+			return JSON.parse(jsonrepair(text.slice(0, end))) as unknown;
+		} catch {
+			end = Math.max(text.lastIndexOf(',', end - 1), text.lastIndexOf('{', end - 1) + 1, text.lastIndexOf('[', end - 1) + 1);
+		}
+	}
+
+	return undefined;
 }
 
 /** quarantine.json's quarantines, added to `state` (either file's quarantine keeps an upstream quarantined). */
