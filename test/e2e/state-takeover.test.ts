@@ -129,6 +129,26 @@ describe('a person\'s quarantine survives the state dir changing hands', () => {
 	});
 });
 
+describe('a state file with bad fields', () => {
+	it('starts, serves, and status names each dropped field and why', async () => {
+		const dir = tempDir();
+		const stateDir = path.join(dir, 'state');
+		const config = writeConfig(dir, {a: fixture('normal'), b: fixture('normal')});
+		fs.mkdirSync(stateDir, {recursive: true, mode: 0o700});
+		fs.writeFileSync(path.join(stateDir, 'state.json'), JSON.stringify({version: 1, upstreams: {a: {tools: [null], catalog: 5}, b: {counters: null, admin: {state: 'quarantined', at: 1, reason: 'by a person'}}}}));
+		const status = await runCli(['status', '--config', config]);
+		expect(status.code).toBe(0);
+		expect(status.stderr).toMatch(/State: state file .*state\.json: upstreams\["a"\]\.tools\.0: .*: dropped tools/);
+		expect(status.stderr).toMatch(/State: .*upstreams\["a"\]\.catalog: .*: dropped catalog/);
+		expect(status.stderr).toMatch(/State: .*upstreams\["b"\]\.counters is null, not an object: reset to 0/);
+		expect(status.stdout).toMatch(/\nb\s+quarantined\s+quarantined\s/);
+		const json = JSON.parse((await runCli(['status', '--json', '--config', config])).stdout) as {state: {problems: string[]}};
+		expect(json.state.problems.filter(problem => /: dropped \w+$|reset to 0$/.test(problem))).toHaveLength(3);
+		// A call goes through, counting into the counters that were null.
+		expect(await runCli(['call', 'a', 'echo', '--args', '{"message":"hi"}', '--config', config])).toMatchObject({code: 0, stdout: 'hi\n'});
+	});
+});
+
 describe('breaking a stale lock', () => {
 	it('lets exactly one of several processes that find it stale at once take it', async () => {
 		const lockModule = path.join(root, 'dist', 'core', 'engine', 'state-lock.js');
