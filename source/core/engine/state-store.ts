@@ -33,7 +33,7 @@
  * person's command, and a file that does not parse is repaired from its text.
  */
 import fs from 'node:fs';
-import {chmod, open, rename} from 'node:fs/promises';
+import {chmod, open, readFile, rename} from 'node:fs/promises';
 import path from 'node:path';
 import {jsonrepair} from 'jsonrepair';
 import {Low, type Adapter} from 'lowdb';
@@ -100,6 +100,25 @@ class PrivateJsonFile<T> implements Adapter<T> {
 	}
 }
 
+/**
+ * The same write, synchronous: for a person's action, saved before hangar
+ * says it is done without a turn of the event loop in between. Its own temp
+ * file, so it never meets an async write's half-written one.
+ */
+function writeNow(file: string, data: unknown): void {
+	const temp = path.join(path.dirname(file), `.${path.basename(file)}.now.tmp`);
+	const fd = fs.openSync(temp, 'w', privateMode);
+	try {
+		fs.writeFileSync(fd, JSON.stringify(data, null, 2), 'utf8');
+		fs.fsyncSync(fd);
+	} finally {
+		fs.closeSync(fd);
+	}
+
+	fs.chmodSync(temp, privateMode);
+	fs.renameSync(temp, file);
+}
+
 /** A file's text; undefined when it does not exist. */
 function readText(file: string): string | undefined {
 	try {
@@ -133,18 +152,42 @@ type DirContent = {
 	damaged: boolean;
 };
 
+/** state.json's text (undefined: no such file), or why it cannot be read. */
+type StateText = {text: string | undefined} | {error: Error};
+
+function readStateText(file: string): StateText {
+	try {
+		return {text: readText(file)};
+	} catch (error) {
+		return {error: error as Error};
+	}
+}
+
+/**
+ * The same, asynchronously: at start, where the read yields to the event
+ * loop as lowdb's did (what an early-spawned upstream's 'spawn' event, among
+ * others, has counted on).
+ */
+async function readStateTextAsync(file: string): Promise<StateText> {
+	try {
+		return {text: await readFile(file, 'utf8')};
+	} catch (error) {
+		return (error as NodeJS.ErrnoException).code === 'ENOENT' ? {text: undefined} : {error: error as Error};
+	}
+}
+
 /** Reads state.json field by field, repairing a text that does not parse, and adds the quarantines of quarantine.json. */
-function readDir(dir: string): DirContent {
+function readDir(dir: string, read: StateText = readStateText(path.join(dir, 'state.json'))): DirContent {
 	const file = path.join(dir, 'state.json');
 	const problems: string[] = [];
 	let state = emptyState();
 	let damaged = false;
 	let text: string | undefined;
-	try {
-		text = readText(file);
-	} catch (error) {
-		problems.push(`state file ${file} is unreadable (${(error as Error).message})`);
+	if ('error' in read) {
+		problems.push(`state file ${file} is unreadable (${read.error.message})`);
 		damaged = true;
+	} else {
+		text = read.text;
 	}
 
 	if (text !== undefined) {
@@ -301,6 +344,7 @@ export class StateStore {
 	private timer: NodeJS.Timeout | undefined;
 	private dirty = false;
 	private writing: Promise<void> = Promise.resolve();
+	private writesUnderWay = 0;
 	private lockHeld = false;
 	private holder: LockHolder | undefined;
 	private lockError: string | undefined;
@@ -341,7 +385,7 @@ export class StateStore {
 
 	static async open(dir: string, logger: Logger, debounceMs = 250, options: StoreOptions = {}): Promise<StateStore> {
 		const store = new StateStore(dir, logger, debounceMs, options.readOnly ?? false, options.takeoverPollMs ?? 1000);
-		store.load();
+		await store.load();
 		return store;
 	}
 
@@ -402,17 +446,28 @@ export class StateStore {
 		return {reason: this.readOnly ? 'this process only reads the state dir' : (this.lockError ?? `another hangar process is taking ${lockPath(this.dir)} over right now`)};
 	}
 
-	/** Writes what is pending now and resolves once it is on disk; rejects with the write's error. */
-	async save(): Promise<void> {
-		if (this.timer !== undefined) {
-			clearTimeout(this.timer);
-			this.timer = undefined;
+	/**
+	 * Writes both files now, synchronously; throws the write's error. For a
+	 * person's action: on disk before hangar says it is done. An async write
+	 * already under way may finish after it with older content, so one more
+	 * is queued behind it.
+	 */
+	saveNow(): void {
+		const db = this.db;
+		if (db === undefined || !this.lockHeld) throw new Error('this process does not write the state dir');
+		const quarantines = quarantinesOf(db.data);
+		const text = JSON.stringify(quarantines);
+		try {
+			writeNow(this.quarantineFile, quarantines);
+			this.writtenQuarantines = text;
+			writeNow(this.file, db.data);
+		} catch (error) {
+			this.logger.error(`cannot write ${this.file}: ${(error as Error).message}`);
+			throw error;
 		}
 
-		const done = this.write();
-		await this.writing;
-		const error = await done;
-		if (error !== undefined) throw error;
+		this.dirty = this.writesUnderWay > 0;
+		if (this.dirty) this.schedule();
 	}
 
 	/** Told when this process takes over the state dir, with the upstreams whose quarantine the holder changed. */
@@ -427,7 +482,7 @@ export class StateStore {
 			this.timer = undefined;
 		}
 
-		if (this.dirty) void this.write();
+		if (this.dirty) this.write();
 		await this.writing;
 	}
 
@@ -445,7 +500,7 @@ export class StateStore {
 		}
 	}
 
-	private load(): void {
+	private async load(): Promise<void> {
 		fs.mkdirSync(this.dir, {recursive: true, mode: 0o700});
 		if (this.readOnly) {
 			const status = safeLockStatus(this.dir);
@@ -459,7 +514,7 @@ export class StateStore {
 			makePrivate(this.quarantineFile);
 		}
 
-		const content = this.readContent();
+		const content = this.readContent(await readStateTextAsync(this.file));
 		const db = new Low<PersistedState>(new PrivateJsonFile<PersistedState>(this.file), emptyState());
 		db.data = content.state;
 		this.db = db;
@@ -479,9 +534,9 @@ export class StateStore {
 		}
 	}
 
-	private readContent(): DirContent {
+	private readContent(read?: StateText): DirContent {
 		try {
-			return readDir(this.dir);
+			return readDir(this.dir, read);
 		} catch (error) {
 			return {state: emptyState(), problems: [`the state dir ${this.dir} is unreadable (${(error as Error).message}); started with empty state`], damaged: false};
 		}
@@ -497,7 +552,7 @@ export class StateStore {
 			} catch {}
 
 			this.dirty = true;
-			void this.write();
+			this.write();
 		}
 
 		this.problems.push(...content.problems);
@@ -533,7 +588,7 @@ export class StateStore {
 		for (const problem of theirs.problems) this.logger.warn(problem);
 		this.logger.info(`took over the state dir ${this.dir} (its writer is gone); saving the changes made meanwhile`);
 		this.dirty = true;
-		void this.write();
+		this.write();
 		for (const listener of this.takeoverListeners) listener(changed);
 	}
 
@@ -541,17 +596,18 @@ export class StateStore {
 		if (!this.lockHeld || this.timer !== undefined) return;
 		this.timer = setTimeout(() => {
 			this.timer = undefined;
-			void this.write();
+			this.write();
 		}, this.debounceMs);
 		this.timer.unref();
 	}
 
-	/** Queues a write of both files; resolves with its error, if any (also logged). */
-	private async write(): Promise<Error | undefined> {
+	/** Queues a write of both files (quarantine.json first); a failure is logged, and the next write tries again. */
+	private write(): void {
 		const db = this.db;
-		if (db === undefined || !this.lockHeld) return new Error('this process does not write the state dir');
+		if (db === undefined || !this.lockHeld) return;
 		this.dirty = false;
-		const result = this.writing.then(async () => {
+		this.writesUnderWay += 1;
+		this.writing = this.writing.then(async () => {
 			try {
 				const quarantines = quarantinesOf(db.data);
 				const text = JSON.stringify(quarantines);
@@ -561,14 +617,12 @@ export class StateStore {
 				}
 
 				await db.write();
-				return undefined;
 			} catch (error) {
 				this.logger.error(`cannot write ${this.file}: ${(error as Error).message}`);
-				return error as Error;
+			} finally {
+				this.writesUnderWay -= 1;
 			}
 		});
-		this.writing = result.then(() => {});
-		return result;
 	}
 }
 

@@ -485,8 +485,9 @@ export class Supervisor extends EventEmitter<{
 		const why = this.store.whyNotSaved();
 		if (why !== undefined) throw cannotSave(name, action, why, this.store.dir);
 		const said = await this.dispatch(upstream, action, via);
+		// Synchronous, so a command that settled without waiting (an upstream that was not running) still does.
 		try {
-			await this.store.save();
+			this.store.saveNow();
 		} catch (error) {
 			throw notSaved(name, action, said, error as Error);
 		}

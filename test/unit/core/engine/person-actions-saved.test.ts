@@ -83,4 +83,40 @@ describe('a person\'s action while another hangar writes the state dir', () => {
 		await waitFor(() => supervisor.upstream('other').state === 'quarantined', 'the saved quarantine to apply');
 		expect(supervisor.upstream('other').quarantineInfo?.reason).toBe('quarantined by a person elsewhere');
 	});
+
+	it('is reported as not saved when the write fails, saying it holds only for this run', async () => {
+		const dir = tempDir();
+		const stateDir = path.join(dir, 'state');
+		const config = parseConfig({hangar: {stateDir}, mcpServers: {fx: fixture('normal')}}, path.join(dir, 'mcp-hangar.json'));
+		const supervisor = new Supervisor(config, await StateStore.open(stateDir, silentLogger, 10), silentLogger);
+		supervisors.push(supervisor);
+		// A directory where the file goes: the rename fails whoever runs the test (root included).
+		fs.mkdirSync(path.join(stateDir, 'state.json', 'x'), {recursive: true});
+		const error = await rejection(supervisor.command('fx', 'quarantine', 'a person in the TUI'), HangarError);
+		expect(error.codeName).toBe('StateNotSaved');
+		expect(error.message).toMatch(/quarantine failed: quarantined "fx": .*, but saving it failed \(.*\): it holds only until hangar exits/);
+	});
+});
+
+describe('a person\'s action saved while a debounced write is under way', () => {
+	it('is on disk when acknowledged, and stays there after the older write lands', async () => {
+		const dir = tempDir();
+		const stateDir = path.join(dir, 'state');
+		const config = parseConfig({hangar: {stateDir}, mcpServers: {fx: fixture('normal'), other: fixture('normal')}}, path.join(dir, 'mcp-hangar.json'));
+		const store = await StateStore.open(stateDir, silentLogger, 1);
+		const supervisor = new Supervisor(config, store, silentLogger);
+		supervisors.push(supervisor);
+		// An async write of the state before the quarantine, begun (its quarantine.json computed) when the person acts.
+		store.updateNow('other', upstream => {
+			upstream.toolsVerifiedAt = 1;
+		});
+		await new Promise(resolve => setImmediate(resolve));
+		await supervisor.command('fx', 'quarantine', 'a person in the TUI');
+		const onDisk = () => JSON.parse(fs.readFileSync(path.join(stateDir, 'state.json'), 'utf8')).upstreams.fx?.admin?.state as string | undefined;
+		expect(savedQuarantines(stateDir)).toEqual(['fx']);
+		expect(onDisk()).toBe('quarantined');
+		await store.flush();
+		expect(savedQuarantines(stateDir)).toEqual(['fx']);
+		expect(onDisk()).toBe('quarantined');
+	});
 });

@@ -145,7 +145,7 @@ describe('state store', () => {
 		store.update('a', upstream => {
 			upstream.admin = quarantined('by a person');
 		});
-		await store.save();
+		store.saveNow();
 		store.update('a', upstream => {
 			upstream.admin = undefined;
 		});
