@@ -24,7 +24,7 @@ import {createSupervisor} from '../core/endpoints/runtime.js';
 import {describeClash, type Supervisor} from '../core/engine/supervisor.js';
 import {isPlainObject} from '../core/wire/message-classifier.js';
 import {UsageError} from '../core/base/usage-error.js';
-import {statusEntries, type StatusEntry} from '../core/views/views.js';
+import {stateView, statusEntries, type StateView, type StatusEntry} from '../core/views/views.js';
 import {SupervisorCallError, SupervisorClient, cliClientName, type ConfigAnswer} from '../core/endpoints/supervisor-client.js';
 import type {DriftView} from '../core/views/views.js';
 import type {CallToolResult} from '../core/link/connection.js';
@@ -247,13 +247,16 @@ export async function statusCommand(options: CommandOptions & {json: boolean}, i
 			const {config} = await client.config();
 			const drift = config.drift;
 			const lastReload = config.reloads.at(-1) ?? null;
+			// An older supervisor's answer has no state view.
+			const state = (config as Partial<typeof config>).state;
 			if (options.json) {
-				io.out(`${terminalJson({config: client.owner?.config ?? config.path, live: true, note: `live state of ${client.label}`, drift, lastReload, contextTokens: context ?? null, upstreams: entries}, 2)}\n`);
+				io.out(`${terminalJson({config: client.owner?.config ?? config.path, live: true, note: `live state of ${client.label}`, drift, lastReload, contextTokens: context ?? null, state: state ?? null, upstreams: entries}, 2)}\n`);
 			} else {
 				io.out(statusTable(entries, Date.now(), terminalWidth(io)));
 				io.err(`Live state of ${client.label}.\n`);
 				io.err(contextLine(context));
 				if (drift !== null) io.err(driftLine(drift));
+				if (state !== undefined) io.err(stateLines(state));
 			}
 
 			return 0;
@@ -273,6 +276,14 @@ export function contextLine(context: {exposure: 'direct' | 'search'; current: nu
 	return `Context: ~${context.current} tokens of tool and prompt definitions to each client (${context.exposure} exposure; ${other}; estimated at 4 characters a token).\n`;
 }
 
+/** What reading the state dir found wrong, and whether the supervisor saves there, for a person reading status. */
+function stateLines(state: StateView): string {
+	const lines = state.problems.slice(0, 10).map(problem => `State: ${problem}\n`);
+	if (state.problems.length > 10) lines.push(`State: and ${state.problems.length - 10} more problems (see hangar's log)\n`);
+	if (!state.writer) lines.push(`State: hangar pid ${state.writerPid ?? '?'} writes ${state.dir}; quarantine and approve are refused here until it exits, then this supervisor takes the dir over.\n`);
+	return lines.join('');
+}
+
 /** The config drift, for a person reading status. */
 function driftLine(drift: DriftView): string {
 	return `Config: ${drift.message}\n`;
@@ -285,11 +296,13 @@ async function statusStandalone(config: HangarConfig, options: CommandOptions & 
 		const note = otherWriterNote(supervisor);
 		const {exposure, current, direct, search} = supervisor.contextCost();
 		const context = {exposure, current, direct, search};
+		const state = stateView(supervisor);
 		if (options.json) {
-			io.out(`${terminalJson({config: supervisor.config.path, live: false, note: note ?? null, contextTokens: context, upstreams: entries}, 2)}\n`);
+			io.out(`${terminalJson({config: supervisor.config.path, live: false, note: note ?? null, contextTokens: context, state, upstreams: entries}, 2)}\n`);
 		} else {
 			io.out(statusTable(entries, Date.now(), terminalWidth(io)));
 			io.err(contextLine(context));
+			io.err(stateLines({...state, writer: true}));
 			io.err(`${note ?? 'No hangar process is running on this state dir: upstreams start when a client calls (mcp-hangar --stdio) or in mcp-hangar tui.'}\n`);
 		}
 
@@ -405,15 +418,7 @@ export async function adminCommand(options: CommandOptions & {server: string; ac
 
 async function adminStandalone(config: HangarConfig, options: CommandOptions & {server: string; action: 'approve' | 'quarantine'}, via: string, io: Output): Promise<number> {
 	return withSupervisor(config, options, async supervisor => {
-		if (!supervisor.store.isWriter) {
-			const pid = supervisor.store.writerPid;
-			io.err(
-				`mcp-hangar: cannot ${options.action} "${options.server}": ${pid === undefined ? 'the state dir is not writable' : `hangar process ${pid} owns the state dir ${supervisor.store.dir}`}, so the change would not be saved.\n` +
-					`  That process serves one client on its own (\`mcp-hangar --stdio\` with no tui or serve running) and takes no commands. ${options.action === 'approve' ? 'Stop it' : 'Quarantine it with the hangar_quarantine tool from its client, or stop it'} and run this again; or run \`mcp-hangar serve\` or the tui, which clients and these commands share.\n`,
-			);
-			return 1;
-		}
-
+		// The supervisor refuses what it cannot save (another hangar writes the state dir) and says why.
 		try {
 			const message = await supervisor.command(options.server, options.action, via);
 			io.out(`${message}\n`);

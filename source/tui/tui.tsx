@@ -198,8 +198,10 @@ export async function runTui(options: TuiOptions): Promise<void> {
 	const notices: string[] = [];
 	if (http !== undefined) notices.push(`MCP over HTTP: ${http.url}`);
 	const writer = supervisor.store.writerPid;
-	// Another hangar writes the state dir: quarantines and approvals made here last only until this TUI quits.
-	if (writer !== undefined) notices.push(`state dir owned by hangar pid ${writer}: changes here are not saved`);
+	// Another hangar writes the state dir: quarantines and approvals are refused (with the reason) until it exits and this one takes over.
+	if (writer !== undefined) notices.push(`state dir held by hangar pid ${writer}: quarantine and approve are refused until it exits`);
+	const problems = supervisor.store.problems.length;
+	if (problems > 0) notices.push(`state.json: ${problems} problem${problems === 1 ? '' : 's'} at load, the rest kept (see ${logFile})`);
 	const traffic = target === undefined ? undefined : startDemoTraffic(supervisor, target);
 	if (traffic !== undefined) notices.push(`demo traffic: ${traffic.label}`);
 	const source = supervisorSource(supervisor, {logFile, ...(notices.length > 0 ? {notice: notices.join('  ·  ')} : {})});

@@ -65,12 +65,13 @@ describe('mcp-hangar status, call, approve, quarantine', () => {
 		const status = await runCli(['status', '--config', config]);
 		expect(status.stdout).toMatch(/\nfx\s+quarantined\s+quarantined\s+no\s/);
 
-		// A --stdio hangar of one client owns the state dir and takes no commands: the change would not be saved, so it is refused.
+		// A --stdio hangar of one client writes the state dir and takes no commands: the change could not be saved, so it is refused.
 		const running = await openHangar(config);
 		await waitFor(async () => (await statusOf(running.client, 'fx')).state === 'quarantined', 'the running hangar to load the quarantine');
 		const busy = await runCli(['approve', 'fx', '--config', config]);
 		expect(busy.code).toBe(1);
-		expect(busy.stderr).toContain(`cannot approve "fx": hangar process ${running.pid} owns the state dir`);
+		expect(busy.stderr).toContain(`approve failed: hangar process ${running.pid} writes the state dir`);
+		expect(busy.stderr).toContain(`could not save the change and did not approve it`);
 		expect(busy.stderr).toContain('run `mcp-hangar serve` or the tui, which clients and these commands share');
 		await running.close();
 

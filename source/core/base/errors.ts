@@ -31,6 +31,8 @@ export const ErrorCode = {
 	SupervisorUnavailable: -32012,
 	/** Sent to an upstream: no connected client can answer its request for sampling, elicitation or roots (none declared the capability), or the client asked went away before answering. */
 	NoClientAnswer: -32013,
+	/** A person's action (quarantine, approve) that this hangar cannot save: another live hangar process writes the state dir, or writing failed. */
+	StateNotSaved: -32014,
 } as const;
 
 export type ErrorCodeName = keyof typeof ErrorCode;

@@ -215,7 +215,7 @@ export async function serveDaemon(options: ServeOptions): Promise<void> {
 	});
 	if (options.linger === true) lingerWhileIdle(supervisor, controller, logger);
 	if (!supervisor.store.isWriter) {
-		logger.warn(`hangar pid ${supervisor.store.writerPid ?? '?'} holds the state lock of ${config.hangar.stateDir}: quarantines and approvals made here are not saved`);
+		logger.warn(`hangar pid ${supervisor.store.writerPid ?? '?'} holds the state lock of ${config.hangar.stateDir}: quarantines and approvals are refused here until it exits, then this process takes the state dir over`);
 	}
 
 	void supervisor.launch().then(dropEarly);

@@ -215,6 +215,54 @@ export function pointlessCommand(upstream: string, action: 'stop' | 'quarantine'
 			});
 }
 
+/** Who writes the state dir instead of this process, or why it cannot be written (see StateStore.whyNotSaved). */
+export type NotSavable = {holder: {pid: number}} | {reason: string};
+
+/**
+ * A person's action that this hangar could not save, so it does not make it:
+ * another live hangar process writes the state dir (this one takes over once
+ * it exits), or the dir cannot be written.
+ */
+export function cannotSave(upstream: string, action: 'quarantine' | 'approve', why: NotSavable, stateDir: string): HangarError {
+	if ('reason' in why) {
+		return new HangarError({
+			code: 'StateNotSaved',
+			upstream,
+			operation: action,
+			message: `this hangar cannot save it to the state dir ${stateDir} (${why.reason}), so it did not ${action} it`,
+			hint: 'Make the state dir writable by this user (and free space on its disk if it is full), then retry.',
+			details: {saved: false, stateDir},
+		});
+	}
+
+	const pid = why.holder.pid;
+	const there: (audience: Audience) => string =
+		action === 'quarantine'
+			? audience => `its client can quarantine there (the ${surfaces.quarantine.tool!} tool), or stop it (kill ${pid}) and ${audience === 'cli' ? `run mcp-hangar ${surfaces.quarantine.cli!} ${upstream} again` : 'retry'}`
+			: audience => `stop it (kill ${pid}) and ${audience === 'cli' ? `run mcp-hangar ${surfaces.approve.cli!} ${upstream} again` : 'retry'}`;
+	return new HangarError({
+		code: 'StateNotSaved',
+		upstream,
+		operation: action,
+		message: `hangar process ${pid} writes the state dir ${stateDir}, so this hangar could not save the change and did not ${action} it`,
+		hint: audience =>
+			`This hangar takes the state dir over once that process exits (it checks every second): retry in a moment. If it keeps running, it is a hangar serving one client on its own (\`mcp-hangar --stdio\` with no tui or serve): ${there(audience)}${audience === 'cli' ? '; to avoid this, run `mcp-hangar serve` or the tui, which clients and these commands share' : ''}.`,
+		details: {saved: false, writerPid: pid, stateDir},
+	});
+}
+
+/** A person's action made in this run whose save failed: it holds until hangar exits, and the person is told so. */
+export function notSaved(upstream: string, action: 'quarantine' | 'approve', done: string, error: Error): HangarError {
+	return new HangarError({
+		code: 'StateNotSaved',
+		upstream,
+		operation: action,
+		message: `${done}, but saving it failed (${error.message}): it holds only until hangar exits`,
+		hint: `Free space on the state dir's disk or fix its permissions (hangar's log says which file), then ${action} it again to save it.`,
+		details: {saved: false},
+	});
+}
+
 export function shuttingDown(upstream: string | undefined, operation: string): HangarError {
 	return new HangarError({code: 'ShuttingDown', upstream, operation, message: 'hangar is shutting down', hint: 'Retry once hangar is running again.'});
 }

@@ -1,30 +1,48 @@
 /**
  * What hangar remembers between runs, per upstream: the last tool list and
- * catalog (capabilities, resources, templates, prompts) and when each was verified, counters, the last exit, and the admin state a person
- * set (quarantine). Stored with lowdb as one JSON file in the state dir.
+ * catalog (capabilities, resources, templates, prompts) and when each was
+ * verified, counters, the last exit, and the admin state a person set
+ * (quarantine) with the pinned tools. Stored with lowdb as one JSON file in
+ * the state dir, `state.json`, and the quarantines once more on their own in
+ * `quarantine.json`.
  *
- * - One writer: the first process to take `state.lock` writes; any other
- *   process (a second `--stdio` client on the same state dir) reads and keeps
- *   its changes in memory, and says so in its log.
- * - Writes are debounced and atomic (lowdb writes a temp file and renames).
- * - A corrupt or unreadable file is moved aside and reported, never a crash.
- *
+ * - One writer: the process that holds `state.lock` (see state-lock.ts).
+ *   Another process on the same dir (a `serve` started while the last one
+ *   is still stopping, a second `--stdio` client) reads, keeps its changes in
+ *   memory, and watches the lock: when its holder is gone (exited, killed,
+ *   or the pid now belongs to another process) it takes the lock, reads the
+ *   file the holder left, merges its own changes in (see mergeState) and
+ *   writes. Until then it cannot save a person's action, and says so
+ *   (`canSave`): the supervisor refuses the action rather than acknowledge it.
+ * - Writes are debounced and atomic (a temp file, fsync, rename).
+ * - Read field by field (state-schema.ts): a field that does not fit is
+ *   dropped with a reason in `problems`, never a crash. A file that does not
+ *   parse is repaired as far as it can be (a cut-off file keeps its
+ *   quarantines and pins), and the original is moved aside.
+ * - A quarantine survives a state file that does not: `quarantine.json`
+ *   holds every quarantine too, and an upstream is quarantined when either
+ *   file says so.
  * - Every file it writes is created 600 (owner only), like the 700 state
  *   dir: it holds tool lists, stderr tails and quarantine reasons.
  *
  * `new Low(new PrivateJsonFile(...))` is used rather than `JSONFilePreset`,
  * which silently switches to memory when NODE_ENV is "test", and rather than
- * lowdb's JSONFile, whose temp file takes the umask's mode (often 644).
+ * lowdb's JSONFile, whose temp file takes the umask's mode (often 644) and
+ * is not synced before the rename. Reading is done here, synchronously, not
+ * through the adapter: a takeover reads the holder's file in the middle of a
+ * person's command, and a file that does not parse is repaired from its text.
  */
 import fs from 'node:fs';
-import {chmod, readFile, rename, writeFile} from 'node:fs/promises';
+import {chmod, open, readFile, rename} from 'node:fs/promises';
 import path from 'node:path';
+import {jsonrepair} from 'jsonrepair';
 import {Low, type Adapter} from 'lowdb';
 import type {ToolDefinition} from '../config/read-config.js';
 import type {Logger} from '../base/logger.js';
-import {isAlive} from '../base/process-alive.js';
 import type {PinRecord, PinnedTool, ToolChange} from './upstream/pins.js';
 import type {PersistedCatalog} from './upstream/catalog.js';
+import {holderAlive, lockPath, lockStatus, releaseLock, takeLock, type LockHolder} from './state-lock.js';
+import {readQuarantines, readState, type QuarantineRecord} from './state-schema.js';
 
 export type PersistedExit = {code: number | null; signal: string | null; at: number; stderrTail: string[]};
 
@@ -55,29 +73,59 @@ const privateMode = 0o600;
 /**
  * lowdb's JSON file adapter, written the same way (a temp file, then an
  * atomic rename; the store queues writes one after another), except that
- * the file is created 600.
+ * the file is created 600 and synced before the rename, so a crash or power
+ * loss leaves the old file or the new one, not a cut-off one.
  */
 class PrivateJsonFile<T> implements Adapter<T> {
 	constructor(private readonly file: string) {}
 
 	async read(): Promise<T | null> {
-		let text: string;
-		try {
-			text = await readFile(this.file, 'utf8');
-		} catch (error) {
-			if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-			throw error;
-		}
-
-		return JSON.parse(text) as T;
+		const text = readText(this.file);
+		return text === undefined ? null : (JSON.parse(text) as T);
 	}
 
 	async write(data: T): Promise<void> {
 		const temp = path.join(path.dirname(this.file), `.${path.basename(this.file)}.tmp`);
-		await writeFile(temp, JSON.stringify(data, null, 2), {encoding: 'utf8', mode: privateMode});
+		const handle = await open(temp, 'w', privateMode);
+		try {
+			await handle.writeFile(JSON.stringify(data, null, 2), 'utf8');
+			await handle.sync();
+		} finally {
+			await handle.close();
+		}
+
 		// A temp file left by an older hangar keeps its mode when it is written again.
 		await chmod(temp, privateMode);
 		await rename(temp, this.file);
+	}
+}
+
+/**
+ * The same write, synchronous: for a person's action, saved before hangar
+ * says it is done without a turn of the event loop in between. Its own temp
+ * file, so it never meets an async write's half-written one.
+ */
+function writeNow(file: string, data: unknown): void {
+	const temp = path.join(path.dirname(file), `.${path.basename(file)}.now.tmp`);
+	const fd = fs.openSync(temp, 'w', privateMode);
+	try {
+		fs.writeFileSync(fd, JSON.stringify(data, null, 2), 'utf8');
+		fs.fsyncSync(fd);
+	} finally {
+		fs.closeSync(fd);
+	}
+
+	fs.chmodSync(temp, privateMode);
+	fs.renameSync(temp, file);
+}
+
+/** A file's text; undefined when it does not exist. */
+function readText(file: string): string | undefined {
+	try {
+		return fs.readFileSync(file, 'utf8');
+	} catch (error) {
+		if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+		throw error;
 	}
 }
 
@@ -94,37 +142,220 @@ export function emptyUpstream(): PersistedUpstream {
 	return {counters: {starts: 0, crashes: 0, calls: 0, failures: 0}};
 }
 
-/**
- * The upstreams the state file in `dir` holds quarantined, read without
- * opening the store (no lock, nothing written): what `--stdio` checks before
- * it spawns any upstream early. Undefined when the file cannot be read as a
- * state file: then nothing may be assumed about any upstream.
- */
-export function quarantinedIn(dir: string): Set<string> | undefined {
-	let text: string;
+type QuarantineFile = {version: 1; upstreams: Record<string, QuarantineRecord>};
+
+/** What a state dir holds, read and checked: the state, with the quarantines of both files. */
+type DirContent = {
+	state: PersistedState;
+	problems: string[];
+	/** state.json did not fit (whole or in part): its original is worth keeping aside. */
+	damaged: boolean;
+};
+
+/** state.json's text (undefined: no such file), or why it cannot be read. */
+type StateText = {text: string | undefined} | {error: Error};
+
+function readStateText(file: string): StateText {
 	try {
-		text = fs.readFileSync(path.join(dir, 'state.json'), 'utf8');
+		return {text: readText(file)};
 	} catch (error) {
-		return (error as NodeJS.ErrnoException).code === 'ENOENT' ? new Set() : undefined;
+		return {error: error as Error};
+	}
+}
+
+/**
+ * The same, asynchronously: at start, where the read yields to the event
+ * loop as lowdb's did (what an early-spawned upstream's 'spawn' event, among
+ * others, has counted on).
+ */
+async function readStateTextAsync(file: string): Promise<StateText> {
+	try {
+		return {text: await readFile(file, 'utf8')};
+	} catch (error) {
+		return (error as NodeJS.ErrnoException).code === 'ENOENT' ? {text: undefined} : {error: error as Error};
+	}
+}
+
+/** Reads state.json field by field, repairing a text that does not parse, and adds the quarantines of quarantine.json. */
+function readDir(dir: string, read: StateText = readStateText(path.join(dir, 'state.json'))): DirContent {
+	const file = path.join(dir, 'state.json');
+	const problems: string[] = [];
+	let state = emptyState();
+	let damaged = false;
+	let text: string | undefined;
+	if ('error' in read) {
+		problems.push(`state file ${file} is unreadable (${read.error.message})`);
+		damaged = true;
+	} else {
+		text = read.text;
 	}
 
+	if (text !== undefined) {
+		let value: unknown;
+		let repaired = false;
+		try {
+			value = JSON.parse(text);
+		} catch (error) {
+			repaired = true;
+			damaged = true;
+			value = repair(text);
+			problems.push(
+				value === undefined
+					? `state file ${file} is not valid JSON (${(error as Error).message}) and could not be repaired`
+					: `state file ${file} is not valid JSON (${(error as Error).message}); kept its quarantines and pinned tools, the rest is learned again`,
+			);
+		}
+
+		if (value !== undefined) {
+			const read = readState(value, repaired);
+			state = read.state;
+			if (read.problems.length > 0) damaged = true;
+			problems.push(...read.problems.map(problem => `state file ${file}: ${problem}`));
+		}
+	}
+
+	addQuarantines(dir, state, problems);
+	return {state, problems, damaged};
+}
+
+/**
+ * The JSON a damaged text still holds: repaired as it is, else cut back
+ * member by member (a repair can fail on what the cut left, such as half a
+ * URL), so what came before the damage is kept.
+ */
+function repair(text: string): unknown {
+	let end = text.length;
+	for (let attempt = 0; attempt < 100 && end > 0; attempt++) {
+		try {
+			return JSON.parse(jsonrepair(text.slice(0, end))) as unknown;
+		} catch {
+			end = Math.max(text.lastIndexOf(',', end - 1), text.lastIndexOf('{', end - 1) + 1, text.lastIndexOf('[', end - 1) + 1);
+		}
+	}
+
+	return undefined;
+}
+
+/** quarantine.json's quarantines, added to `state` (either file's quarantine keeps an upstream quarantined). */
+function addQuarantines(dir: string, state: PersistedState, problems: string[]): void {
+	const file = path.join(dir, 'quarantine.json');
+	let value: unknown;
 	try {
-		const state = JSON.parse(text) as Partial<PersistedState>;
-		if (typeof state.upstreams !== 'object' || state.upstreams === null) return undefined;
-		return new Set(Object.entries(state.upstreams).filter(([, upstream]) => upstream?.admin?.state === 'quarantined').map(([name]) => name));
+		const text = readText(file);
+		if (text === undefined) return;
+		value = JSON.parse(text);
+	} catch (error) {
+		problems.push(`${file} is unreadable (${(error as Error).message}); the quarantines in state.json still hold`);
+		return;
+	}
+
+	const read = readQuarantines(value);
+	problems.push(...read.problems.map(problem => `${file}: ${problem}`));
+	for (const [name, record] of Object.entries(read.quarantines)) {
+		const upstream = (state.upstreams[name] ??= emptyUpstream());
+		if (upstream.admin === undefined) upstream.admin = record;
+	}
+}
+
+function quarantinesOf(state: PersistedState): QuarantineFile {
+	const upstreams: Record<string, QuarantineRecord> = {};
+	for (const [name, upstream] of Object.entries(state.upstreams)) {
+		if (upstream.admin?.state === 'quarantined') upstreams[name] = upstream.admin;
+	}
+
+	return {version: 1, upstreams};
+}
+
+/**
+ * The upstreams the state dir holds quarantined, read without opening the
+ * store (no lock, nothing written): what `--stdio` checks before it spawns
+ * any upstream early. Undefined when state.json cannot be read as a state
+ * file: then nothing may be assumed about any upstream.
+ */
+export function quarantinedIn(dir: string): Set<string> | undefined {
+	let content: DirContent;
+	try {
+		content = readDir(dir);
 	} catch {
 		return undefined;
 	}
+
+	if (content.damaged) return undefined;
+	return new Set(Object.keys(quarantinesOf(content.state).upstreams));
 }
+
+/** The fields of an upstream's record a takeover merges one by one (counters are added). */
+const mergedFields = ['tools', 'toolsVerifiedAt', 'catalog', 'lastExit', 'admin', 'pins', 'firstSeenAt'] as const;
+
+const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+
+/**
+ * Merges, in place into `ours`, what this process changed while it could not
+ * write (`ours` against `base`, what it read at start) with what the holder
+ * left on disk (`theirs`): a field this process changed keeps its value, any
+ * other takes the holder's, and counters add up. An upstream this process
+ * first saw while the holder already had it takes the holder's record (its
+ * "new upstream" judgement was made without knowing). Returns the upstreams
+ * whose quarantine changed, for the supervisor to apply.
+ */
+export function mergeState(base: PersistedState, ours: PersistedState, theirs: PersistedState): string[] {
+	const changed: string[] = [];
+	for (const [name, their] of Object.entries(theirs.upstreams)) {
+		const before = base.upstreams[name];
+		const our = ours.upstreams[name];
+		if (our === undefined) {
+			ours.upstreams[name] = their;
+			if (their.admin !== undefined) changed.push(name);
+			continue;
+		}
+
+		const wasQuarantined = our.admin?.state === 'quarantined';
+		for (const field of mergedFields) {
+			if (before !== undefined && !same(our[field], before[field])) continue;
+			if (their[field] === undefined) delete our[field];
+			else (our as Record<string, unknown>)[field] = their[field];
+		}
+
+		for (const key of Object.keys(our.counters) as Array<keyof PersistedUpstream['counters']>) {
+			our.counters[key] = their.counters[key] + Math.max(0, our.counters[key] - (before?.counters[key] ?? 0));
+		}
+
+		if (wasQuarantined !== (our.admin?.state === 'quarantined')) changed.push(name);
+	}
+
+	return changed;
+}
+
+export type StoreOptions = {
+	/**
+	 * `mcp-hangar status`: read the state without taking the writer lock, so a hangar
+	 * that starts meanwhile still becomes the writer; changes stay in memory.
+	 */
+	readOnly?: boolean | undefined;
+	/** How often a process that does not write checks whether the writer is gone (default 1 s). */
+	takeoverPollMs?: number | undefined;
+};
+
+/** Why this process cannot save: another live process writes the state dir, or the dir cannot be written at all. */
+export type NotWriter = {holder: LockHolder} | {reason: string};
 
 export class StateStore {
 	private db: Low<PersistedState> | undefined;
 	private timer: NodeJS.Timeout | undefined;
 	private dirty = false;
 	private writing: Promise<void> = Promise.resolve();
+	private writesUnderWay = 0;
 	private lockHeld = false;
-	private owner: number | undefined;
-	/** Problems found while loading, for the log and for status. */
+	private holder: LockHolder | undefined;
+	private lockError: string | undefined;
+	/** What was read at start, while another process writes: the base of the takeover's merge. */
+	private base: PersistedState | undefined;
+	private poll: NodeJS.Timeout | undefined;
+	private closed = false;
+	/** The quarantines as last written to quarantine.json, to write it only when they change. */
+	private writtenQuarantines: string | undefined;
+	private readonly takeoverListeners: Array<(changed: string[]) => void> = [];
+	/** Problems found while loading (or at a takeover), for the log and for status. */
 	readonly problems: string[] = [];
 
 	private constructor(
@@ -132,10 +363,15 @@ export class StateStore {
 		private readonly logger: Logger,
 		private readonly debounceMs: number,
 		private readonly readOnly: boolean,
+		private readonly takeoverPollMs: number,
 	) {}
 
 	get file(): string {
 		return path.join(this.dir, 'state.json');
+	}
+
+	get quarantineFile(): string {
+		return path.join(this.dir, 'quarantine.json');
 	}
 
 	get isWriter(): boolean {
@@ -144,15 +380,11 @@ export class StateStore {
 
 	/** The pid of the other hangar process that writes this state dir, when this one is not the writer. */
 	get writerPid(): number | undefined {
-		return this.owner;
+		return this.lockHeld ? undefined : this.holder?.pid;
 	}
 
-	/**
-	 * `readOnly` (`mcp-hangar status`): read the state without taking the writer lock, so a hangar
-	 * that starts meanwhile still becomes the writer; changes stay in memory.
-	 */
-	static async open(dir: string, logger: Logger, debounceMs = 250, options: {readOnly?: boolean} = {}): Promise<StateStore> {
-		const store = new StateStore(dir, logger, debounceMs, options.readOnly ?? false);
+	static async open(dir: string, logger: Logger, debounceMs = 250, options: StoreOptions = {}): Promise<StateStore> {
+		const store = new StateStore(dir, logger, debounceMs, options.readOnly ?? false, options.takeoverPollMs ?? 1000);
 		await store.load();
 		return store;
 	}
@@ -201,6 +433,48 @@ export class StateStore {
 		this.write();
 	}
 
+	/**
+	 * Whether a change made now would be saved: this process writes, or the
+	 * writer is gone and this process takes over now. Undefined when it
+	 * can; else why not.
+	 */
+	whyNotSaved(): NotWriter | undefined {
+		if (this.lockHeld) return undefined;
+		if (!this.readOnly && !this.closed) this.tryTakeover();
+		if (this.lockHeld) return undefined;
+		if (this.holder !== undefined) return {holder: this.holder};
+		return {reason: this.readOnly ? 'this process only reads the state dir' : (this.lockError ?? `another hangar process is taking ${lockPath(this.dir)} over right now`)};
+	}
+
+	/**
+	 * Writes both files now, synchronously; throws the write's error. For a
+	 * person's action: on disk before hangar says it is done. An async write
+	 * already under way may finish after it with older content, so one more
+	 * is queued behind it.
+	 */
+	saveNow(): void {
+		const db = this.db;
+		if (db === undefined || !this.lockHeld) throw new Error('this process does not write the state dir');
+		const quarantines = quarantinesOf(db.data);
+		const text = JSON.stringify(quarantines);
+		try {
+			writeNow(this.quarantineFile, quarantines);
+			this.writtenQuarantines = text;
+			writeNow(this.file, db.data);
+		} catch (error) {
+			this.logger.error(`cannot write ${this.file}: ${(error as Error).message}`);
+			throw error;
+		}
+
+		this.dirty = this.writesUnderWay > 0;
+		if (this.dirty) this.schedule();
+	}
+
+	/** Told when this process takes over the state dir, with the upstreams whose quarantine the holder changed. */
+	onTakeover(listener: (changed: string[]) => void): void {
+		this.takeoverListeners.push(listener);
+	}
+
 	/** Writes any pending change now. */
 	async flush(): Promise<void> {
 		if (this.timer !== undefined) {
@@ -213,92 +487,109 @@ export class StateStore {
 	}
 
 	async close(): Promise<void> {
+		this.closed = true;
+		if (this.poll !== undefined) clearInterval(this.poll);
+		this.poll = undefined;
 		await this.flush();
 		if (this.lockHeld) {
 			try {
-				fs.rmSync(this.lockFile);
+				releaseLock(lockPath(this.dir));
 			} catch {}
 
 			this.lockHeld = false;
 		}
 	}
 
-	private get lockFile(): string {
-		return path.join(this.dir, 'state.lock');
-	}
-
 	private async load(): Promise<void> {
 		fs.mkdirSync(this.dir, {recursive: true, mode: 0o700});
-		this.lockHeld = this.readOnly ? false : this.takeLock();
 		if (this.readOnly) {
-			this.owner = this.liveOwner();
-		} else if (!this.lockHeld) {
-			this.logger.info('another hangar process writes this state dir; this one keeps its state changes in memory', {dir: this.dir});
+			const status = safeLockStatus(this.dir);
+			if (status?.kind === 'held' && status.holder.pid !== process.pid && holderAlive(status.holder)) this.holder = status.holder;
+		} else {
+			this.takeLock();
 		}
 
-		if (this.lockHeld) makePrivate(this.file);
+		if (this.lockHeld) {
+			makePrivate(this.file);
+			makePrivate(this.quarantineFile);
+		}
+
+		const content = this.readContent(await readStateTextAsync(this.file));
 		const db = new Low<PersistedState>(new PrivateJsonFile<PersistedState>(this.file), emptyState());
-		try {
-			await db.read();
-			if (!isPersistedState(db.data)) throw new Error('unexpected shape (expected {"version":1,"upstreams":{...}})');
-		} catch (error) {
-			const problem = `state file ${this.file} is unreadable (${(error as Error).message})`;
-			db.data = emptyState();
-			if (this.lockHeld) {
-				const aside = `${this.file}.corrupt-${Date.now()}`;
-				try {
-					fs.renameSync(this.file, aside);
-					this.problems.push(`${problem}; moved it to ${aside} and started with empty state`);
-				} catch {
-					this.problems.push(`${problem}; started with empty state`);
-				}
-			} else {
-				this.problems.push(`${problem}; using empty state in memory`);
-			}
-
-			this.logger.warn(this.problems.at(-1)!);
-		}
-
+		db.data = content.state;
 		this.db = db;
+		if (this.lockHeld) {
+			this.keepAside(content);
+		} else if (content.problems.length > 0) {
+			this.problems.push(...content.problems, 'this process does not write the state dir, so the file stays as it is for now');
+		}
+
+		if (!this.lockHeld && !this.readOnly) {
+			this.base = structuredClone(content.state);
+			this.logger.info(
+				`${this.holder === undefined ? 'the state dir cannot be written now' : `hangar pid ${this.holder.pid} writes this state dir`}; this one keeps its state changes in memory and takes over when it can`,
+				{dir: this.dir},
+			);
+			this.watch();
+		}
 	}
 
-	/** The pid in state.lock when it is another live process, else undefined. */
-	private liveOwner(): number | undefined {
-		let owner: number;
+	private readContent(read?: StateText): DirContent {
 		try {
-			owner = Number.parseInt(fs.readFileSync(this.lockFile, 'utf8'), 10);
-		} catch {
-			return undefined;
+			return readDir(this.dir, read);
+		} catch (error) {
+			return {state: emptyState(), problems: [`the state dir ${this.dir} is unreadable (${(error as Error).message}); started with empty state`], damaged: false};
 		}
-
-		return Number.isInteger(owner) && owner !== process.pid && isAlive(owner) ? owner : undefined;
 	}
 
-	private takeLock(): boolean {
-		for (let attempt = 0; attempt < 2; attempt++) {
+	/** As the writer: keeps a damaged file's original aside and writes what was kept of it at once. */
+	private keepAside(content: DirContent): void {
+		if (content.damaged) {
+			const aside = `${this.file}.corrupt-${Date.now()}`;
 			try {
-				fs.writeFileSync(this.lockFile, String(process.pid), {flag: 'wx', mode: 0o600});
-				return true;
-			} catch (error) {
-				if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
-					this.problems.push(`cannot create ${this.lockFile}: ${(error as Error).message}`);
-					return false;
-				}
+				fs.renameSync(this.file, aside);
+				content.problems.push(`moved the original to ${aside}`);
+			} catch {}
 
-				const owner = this.liveOwner();
-				if (owner !== undefined) {
-					this.owner = owner;
-					return false;
-				}
-
-				// The owner is gone: the lock is stale.
-				try {
-					fs.rmSync(this.lockFile);
-				} catch {}
-			}
+			this.dirty = true;
+			this.write();
 		}
 
-		return false;
+		this.problems.push(...content.problems);
+	}
+
+	private takeLock(): void {
+		const result = takeLock(lockPath(this.dir));
+		this.lockHeld = result.taken;
+		this.holder = 'holder' in result ? result.holder : undefined;
+		this.lockError = 'error' in result ? result.error : undefined;
+	}
+
+	/** Checks for the writer's end every takeoverPollMs (a read of state.lock and of /proc). */
+	private watch(): void {
+		this.poll = setInterval(() => {
+			this.tryTakeover();
+		}, this.takeoverPollMs);
+		this.poll.unref();
+	}
+
+	private tryTakeover(): void {
+		if (this.lockHeld || this.closed) return;
+		this.takeLock();
+		if (!this.lockHeld) return;
+		if (this.poll !== undefined) clearInterval(this.poll);
+		this.poll = undefined;
+		const theirs = this.readContent();
+		const changed = mergeState(this.base ?? emptyState(), this.data, theirs.state);
+		this.base = undefined;
+		makePrivate(this.file);
+		makePrivate(this.quarantineFile);
+		this.keepAside(theirs);
+		for (const problem of theirs.problems) this.logger.warn(problem);
+		this.logger.info(`took over the state dir ${this.dir} (its writer is gone); saving the changes made meanwhile`);
+		this.dirty = true;
+		this.write();
+		for (const listener of this.takeoverListeners) listener(changed);
 	}
 
 	private schedule(): void {
@@ -310,20 +601,35 @@ export class StateStore {
 		this.timer.unref();
 	}
 
+	/** Queues a write of both files (quarantine.json first); a failure is logged, and the next write tries again. */
 	private write(): void {
 		const db = this.db;
 		if (db === undefined || !this.lockHeld) return;
 		this.dirty = false;
-		this.writing = this.writing
-			.then(async () => db.write())
-			.catch((error: unknown) => {
+		this.writesUnderWay += 1;
+		this.writing = this.writing.then(async () => {
+			try {
+				const quarantines = quarantinesOf(db.data);
+				const text = JSON.stringify(quarantines);
+				if (text !== this.writtenQuarantines) {
+					await new PrivateJsonFile<QuarantineFile>(this.quarantineFile).write(quarantines);
+					this.writtenQuarantines = text;
+				}
+
+				await db.write();
+			} catch (error) {
 				this.logger.error(`cannot write ${this.file}: ${(error as Error).message}`);
-			});
+			} finally {
+				this.writesUnderWay -= 1;
+			}
+		});
 	}
 }
 
-function isPersistedState(value: unknown): value is PersistedState {
-	if (typeof value !== 'object' || value === null) return false;
-	const state = value as Record<string, unknown>;
-	return state['version'] === 1 && typeof state['upstreams'] === 'object' && state['upstreams'] !== null;
+function safeLockStatus(dir: string): ReturnType<typeof lockStatus> | undefined {
+	try {
+		return lockStatus(lockPath(dir));
+	} catch {
+		return undefined;
+	}
 }

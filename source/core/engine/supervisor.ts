@@ -29,7 +29,7 @@ import {launchSecrets, registerSecrets} from '../base/secret-mask.js';
 import type {CallContext} from './upstream/call-path.js';
 import {Upstream} from './upstream/upstream.js';
 import type {TransitionEvent} from './upstream/upstream-state.js';
-import {pointlessCommand, shuttingDown, unknownUpstream} from './refusals.js';
+import {cannotSave, notSaved, pointlessCommand, shuttingDown, unknownUpstream} from './refusals.js';
 import {Router, takesPart, type ExposedKind, type ExposedTool, type NameClash} from './routing/router.js';
 import {Subscriptions} from './routing/subscriptions.js';
 import type {ServerCapabilities} from './upstream/catalog.js';
@@ -130,6 +130,21 @@ export class Supervisor extends EventEmitter<{
 		});
 		this.logIssues(config);
 		this.markToolsDirty();
+		// Another hangar process wrote the state dir until now: apply the quarantines and approvals it saved meanwhile.
+		store.onTakeover(changed => {
+			for (const name of changed) void this.applySavedAdmin(name);
+		});
+	}
+
+	/** Brings an upstream in line with the quarantine its saved record holds (or no longer holds). */
+	private async applySavedAdmin(name: string): Promise<void> {
+		const upstream = this.upstreams.get(name);
+		if (upstream === undefined || this.shuttingDown) return;
+		try {
+			if (await upstream.applySavedAdmin()) await this.retireInstances(upstream, 'quarantined by another hangar process');
+		} catch (error) {
+			this.logger.warn(`cannot apply the saved quarantine of "${name}": ${errorMessage(error)}`);
+		}
 	}
 
 	/** What the loader tolerated: errors (an entry made invalid, a setting ignored) at warn, other clients' ignored keys at info. */
@@ -467,6 +482,22 @@ export class Supervisor extends EventEmitter<{
 	async command(name: string, action: Command, via: string): Promise<string> {
 		const upstream = this.upstream(name);
 		if (this.shuttingDown) throw shuttingDown(name, action);
+		if (action !== 'quarantine' && action !== 'approve') return this.dispatch(upstream, action, via);
+		// What a person sets here must outlive this process: refused when it cannot be saved, never acknowledged and dropped.
+		const why = this.store.whyNotSaved();
+		if (why !== undefined) throw cannotSave(name, action, why, this.store.dir);
+		const said = await this.dispatch(upstream, action, via);
+		// Synchronous, so a command that settled without waiting (an upstream that was not running) still does.
+		try {
+			this.store.saveNow();
+		} catch (error) {
+			throw notSaved(name, action, said, error as Error);
+		}
+
+		return said;
+	}
+
+	private async dispatch(upstream: Upstream, action: Command, via: string): Promise<string> {
 		if (upstream.config.instances === 'per-client') return this.perClientCommand(upstream, action, via);
 		return this.serverCommand(upstream, action, via);
 	}

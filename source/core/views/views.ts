@@ -239,7 +239,23 @@ export type ConfigView = {
 	drift: DriftView | null;
 	/** The last reloads, oldest first (at most 20). */
 	reloads: ReloadView[];
+	state: StateView;
 };
+
+/** The state dir as this supervisor holds it: whether it saves there, and what reading it found wrong. */
+export type StateView = {
+	dir: string;
+	/** False while another hangar process writes the dir: quarantine and approve are refused until this one takes it over. */
+	writer: boolean;
+	writerPid: number | null;
+	/** Fields of state.json dropped at load (or at a takeover) and why; empty when it read cleanly. */
+	problems: string[];
+};
+
+export function stateView(supervisor: Supervisor): StateView {
+	const store = supervisor.store;
+	return {dir: store.dir, writer: store.isWriter, writerPid: store.writerPid ?? null, problems: [...store.problems]};
+}
 
 function reloadView(record: ReloadRecord): ReloadView {
 	return {at: isoString(record.at), trigger: record.trigger, outcome: record.outcome, summary: record.summary, error: record.error};
@@ -272,6 +288,7 @@ export function configView(supervisor: Supervisor, options: {check?: boolean} = 
 		appliedAt: isoString(file.appliedAt),
 		drift: driftView(options.check === true ? file.check() : file.drift, supervisor.config.path),
 		reloads: file.reloads.map(record => reloadView(record)),
+		state: stateView(supervisor),
 	};
 }
 

@@ -924,6 +924,22 @@ export class Upstream extends EventEmitter<{
 		return plan;
 	}
 
+	/**
+	 * Follows a quarantine or approval another hangar process saved (found
+	 * when this one took the state dir over): stops into quarantine, or
+	 * lifts it. True when it was quarantined now.
+	 */
+	async applySavedAdmin(): Promise<boolean> {
+		const admin = this.store.upstream(this.config.name).admin;
+		if (admin?.state === 'quarantined' && this.state !== 'quarantined' && this.state !== 'disabled' && this.state !== 'invalid') {
+			await this.stop('quarantined', `${admin.reason} (saved by another hangar process)`);
+			return true;
+		}
+
+		if (admin === undefined && this.state === 'quarantined' && !this.config.quarantined) this.machine.apply('release', 'approved in another hangar process');
+		return false;
+	}
+
 	/** Stops everything for shutdown and disposes timers; the upstream is unusable afterwards. */
 	async shutdown(reason: string): Promise<void> {
 		this.disposed = true;
