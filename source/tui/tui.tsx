@@ -25,7 +25,6 @@ import {startOwner} from '../core/endpoints/runtime.js';
 import {parseDemoTarget, startDemoTraffic} from './demo-traffic.js';
 import {selfCommand} from '../client-files/hangar-launch.js';
 import {shellWord} from '../client-files/shell-words.js';
-import {boundInkCaches} from './ink-patch.js';
 import {clearForUi, enterAlternateScreen, leaveAlternateScreen} from './terminal-screen.js';
 
 export type TuiOptions = {
@@ -72,8 +71,6 @@ async function loadUi(): Promise<typeof import('./components/render-tui.js')> {
 	};
 
 	set(uiLoadEnv);
-	// Before Ink loads: its caches of every string it measured would otherwise grow without end.
-	boundInkCaches();
 	try {
 		return await import('./components/render-tui.js');
 	} finally {
