@@ -25,6 +25,7 @@ import {startOwner} from '../core/endpoints/runtime.js';
 import {parseDemoTarget, startDemoTraffic} from './demo-traffic.js';
 import {selfCommand} from '../client-files/hangar-launch.js';
 import {shellWord} from '../client-files/shell-words.js';
+import {shareInkOutputCaches} from './ink-output-caches.js';
 import {clearForUi, enterAlternateScreen, leaveAlternateScreen} from './terminal-screen.js';
 
 export type TuiOptions = {
@@ -72,7 +73,9 @@ async function loadUi(): Promise<typeof import('./components/render-tui.js')> {
 
 	set(uiLoadEnv);
 	try {
-		return await import('./components/render-tui.js');
+		const ui = await import('./components/render-tui.js');
+		await shareInkOutputCaches();
+		return ui;
 	} finally {
 		set(previous);
 	}
