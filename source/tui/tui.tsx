@@ -25,7 +25,7 @@ import {startOwner} from '../core/endpoints/runtime.js';
 import {parseDemoTarget, startDemoTraffic} from './demo-traffic.js';
 import {selfCommand} from '../client-files/hangar-launch.js';
 import {shellWord} from '../client-files/shell-words.js';
-import {boundInkCaches} from './ink-patch.js';
+import {shareInkOutputCaches} from './ink-output-caches.js';
 import {clearForUi, enterAlternateScreen, leaveAlternateScreen} from './terminal-screen.js';
 
 export type TuiOptions = {
@@ -72,10 +72,10 @@ async function loadUi(): Promise<typeof import('./components/render-tui.js')> {
 	};
 
 	set(uiLoadEnv);
-	// Before Ink loads: its caches of every string it measured would otherwise grow without end.
-	boundInkCaches();
 	try {
-		return await import('./components/render-tui.js');
+		const ui = await import('./components/render-tui.js');
+		await shareInkOutputCaches();
+		return ui;
 	} finally {
 		set(previous);
 	}

@@ -1,7 +1,7 @@
 /**
  * Test support for the official MCP conformance suite
- * (@modelcontextprotocol/conformance): its CLI run as a real process (with the
- * Node 20 shim), the server scenarios it lists, and the project's fixture that
+ * (@modelcontextprotocol/conformance): its CLI run as a real process, the
+ * server scenarios it lists, and the project's fixture that
  * implements them (dist/demo/conformance-server.js) served over Streamable
  * HTTP on an ephemeral loopback port.
  */
@@ -10,12 +10,11 @@ import path from 'node:path';
 import {root, tempDir} from './hangar.js';
 
 const cli = path.join(root, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
-const nodeCompat = path.join(root, 'test', 'conformance-node20.mjs');
 export const conformanceServerPath = path.join(root, 'dist', 'demo', 'conformance-server.js');
 
 /** Runs the conformance CLI with `args` in a temp directory; resolves with its exit code and stdout+stderr. */
 export async function conformance(args: string[]): Promise<{code: number | null; output: string}> {
-	const child = spawn(process.execPath, ['--import', nodeCompat, cli, ...args], {cwd: tempDir('hangar-conformance-'), stdio: ['ignore', 'pipe', 'pipe']});
+	const child = spawn(process.execPath, [cli, ...args], {cwd: tempDir('hangar-conformance-'), stdio: ['ignore', 'pipe', 'pipe']});
 	let output = '';
 	child.stdout.on('data', (chunk: Buffer) => {
 		output += chunk.toString();

@@ -113,7 +113,7 @@ function LivePart({segment, inverse, last}: {segment: Segment; inverse: boolean;
  * A line with a ticking segment (a table row's ages) is drawn as a few text
  * nodes side by side, so only the ages are new strings each second: Ink
  * measures, wraps and tokenizes every string it draws, and with its caches
- * shared across frames (ink-patch/hooks.ts) the unchanged parts cost
+ * shared across frames (../ink-output-caches.ts) the unchanged parts cost
  * nearly nothing. Without one, the line is one node.
  */
 export function Segments({segments, inverse = false}: {segments: readonly Segment[]; inverse?: boolean}) {
