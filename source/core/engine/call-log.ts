@@ -164,7 +164,7 @@ export class CallLog {
 	 * ended: with its result, or with the error it failed with. A request is
 	 * written once; a second write of the same one is ignored.
 	 */
-	write(context: Pick<RequestContext, 'record'>, args: unknown, answer: {result: {isError?: unknown}} | {error: unknown}): void {
+	write(context: Pick<RequestContext, 'record'>, args: unknown, answer: {result: {isError?: unknown; [key: string]: unknown}} | {error: unknown}): void {
 		const record = context.record;
 		if (record.written) return;
 		record.written = true;

@@ -6,11 +6,16 @@
  * log. Nothing downstream re-derives who asked, when the request must end,
  * or where it is recorded.
  *
- * - `signal` aborts when the client cancels (notifications/cancelled), its
- *   session closes, or the deadline passes; `abortedBy` says which, so a
- *   cancelled request gets no answer and an expired one gets a timeout.
+ * - `signal` aborts when the client cancels (notifications/cancelled) or its
+ *   session closes; `abortedBy` says which. Either way the client is owed
+ *   no answer.
  * - `deadline` is the caller's own deadline (HTTP: httpCallTimeoutSeconds),
- *   started when the request arrived, with the setting it came from.
+ *   started when the request arrived, with the setting it came from. It is
+ *   not a timer on the signal: whoever waits takes the time left of it
+ *   (the router's wait for a first tool list, the call path's wait for a
+ *   start, the connection's call timer), because the connection pauses a
+ *   call's deadline while its upstream waits for a client to answer a
+ *   request of its own, and the error of an expired wait names the phase.
  * - `client` is the session's record (its name, capabilities, roots, calls
  *   in flight): the client that caused whatever the upstream does while this
  *   request is in flight.
@@ -24,7 +29,7 @@ import {CallBudget, type CallDeadline, type ProgressUpdate} from './upstream/cal
 export type {CallDeadline, ProgressUpdate};
 
 /** Why a request's signal aborted. */
-export type AbortCause = 'cancelled' | 'closed' | 'deadline';
+export type AbortCause = 'cancelled' | 'closed';
 
 /** The one record of a request: what the calls log keeps of it, written once. */
 export type RequestRecord = {
@@ -47,7 +52,7 @@ export type RequestContext = {
 	/** The JSON-RPC id as the client wrote it. */
 	readonly id: string | number;
 	readonly method: string;
-	/** Aborted by the client's cancel, the session's close, or the deadline (see `abortedBy`). */
+	/** Aborted by the client's cancel or the session's close (see `abortedBy`). */
 	readonly signal: AbortSignal;
 	/** Why `signal` aborted; undefined while it has not. */
 	readonly abortedBy: AbortCause | undefined;
@@ -83,8 +88,8 @@ export type RequestInit = {
 
 /**
  * A request in flight: its context, and the controls only its owner (the
- * pipeline) uses: `abort` and `end`. One AbortController per request, and a
- * timer only when it has a deadline: this is on the hot path of every call.
+ * pipeline) uses: `abort` and `end`. One AbortController per request and no
+ * timer: this is on the hot path of every call.
  */
 export class LiveRequest implements RequestContext {
 	readonly id: string | number;
@@ -98,7 +103,6 @@ export class LiveRequest implements RequestContext {
 	readonly record: RequestRecord;
 	private readonly controller = new AbortController();
 	private cause: AbortCause | undefined;
-	private timer: NodeJS.Timeout | undefined;
 	private readonly outer: AbortSignal | undefined;
 	private readonly onOuterAbort: (() => void) | undefined;
 
@@ -118,13 +122,7 @@ export class LiveRequest implements RequestContext {
 			target: undefined,
 			written: false,
 		};
-		if (init.deadline === undefined) {
-			this.deadline = undefined;
-		} else {
-			this.deadline = new CallBudget(init.deadline);
-			this.timer = setTimeout(() => this.abort('deadline'), init.deadline.ms);
-			this.timer.unref?.();
-		}
+		this.deadline = init.deadline === undefined ? undefined : new CallBudget(init.deadline);
 
 		if (init.signal !== undefined) {
 			this.outer = init.signal;
@@ -144,7 +142,7 @@ export class LiveRequest implements RequestContext {
 
 	/** Whether the client is owed no answer: it cancelled the request, or its session closed. */
 	get unanswerable(): boolean {
-		return this.cause === 'cancelled' || this.cause === 'closed';
+		return this.cause !== undefined;
 	}
 
 	/** Aborts the signal, once; the first cause is the one that counts. */
@@ -154,9 +152,8 @@ export class LiveRequest implements RequestContext {
 		this.controller.abort(new RequestAbort(cause));
 	}
 
-	/** The request was answered (or dropped): its timer and listeners go. */
+	/** The request was answered (or dropped): its listener on an outer signal goes. */
 	end(): void {
-		if (this.timer !== undefined) clearTimeout(this.timer);
 		if (this.onOuterAbort !== undefined) this.outer?.removeEventListener('abort', this.onOuterAbort);
 	}
 }
@@ -164,6 +161,6 @@ export class LiveRequest implements RequestContext {
 /** The reason a request's signal carries when it aborts. */
 export class RequestAbort extends Error {
 	constructor(readonly kind: AbortCause) {
-		super(kind === 'deadline' ? 'the request\'s deadline passed' : kind === 'closed' ? 'the client\'s session closed' : 'the client cancelled the request');
+		super(kind === 'closed' ? 'the client\'s session closed' : 'the client cancelled the request');
 	}
 }

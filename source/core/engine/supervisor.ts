@@ -14,7 +14,6 @@
  * and its requests to a client go to its own session only.
  */
 import {EventEmitter} from 'node:events';
-import {HangarError} from '../base/errors.js';
 import fs from 'node:fs';
 import {CallLog} from './call-log.js';
 import {ClientRegistry, type ClientRecord} from './clients/clients.js';
@@ -30,7 +29,7 @@ import {launchSecrets, registerSecrets} from '../base/secret-mask.js';
 import {LiveRequest, type ProgressUpdate, type RequestContext} from './request-context.js';
 import {Upstream} from './upstream/upstream.js';
 import type {TransitionEvent} from './upstream/upstream-state.js';
-import {callTimeout, requestFailed, shuttingDown, unknownUpstream} from './refusals.js';
+import {shuttingDown, unknownUpstream} from './refusals.js';
 import {Router, takesPart, type ExposedKind, type ExposedTool, type NameClash, type Route} from './routing/router.js';
 import {Subscriptions} from './routing/subscriptions.js';
 import type {ServerCapabilities} from './upstream/catalog.js';
@@ -483,8 +482,6 @@ export class Supervisor extends EventEmitter<{
 		const ended = context.client?.callBegan(route.upstream.name, context.id);
 		try {
 			return await instance.request(context.method, params, operation, context);
-		} catch (error) {
-			throw expired(context, error, () => requestFailed(route.upstream.name, operation, {kind: 'timeout', timeoutMs: context.deadline!.deadline.ms, setting: context.deadline!.deadline.setting}));
 		} finally {
 			ended?.();
 		}
@@ -509,11 +506,9 @@ export class Supervisor extends EventEmitter<{
 			this.calls.write(context, args, {result});
 			return result;
 		} catch (error) {
-			const phase = instance.readyConnection === undefined ? 'start' : 'call';
-			const failure = expired(context, error, () => callTimeout({upstream: upstream.name, tool, phase, timeoutMs: context.deadline!.deadline.ms, setting: context.deadline!.deadline.setting}));
 			if (instance !== upstream) upstream.metrics.recordInHistory(performance.now() - context.record.began, true);
-			this.calls.write(context, args, {error: failure});
-			throw failure;
+			this.calls.write(context, args, {error});
+			throw error;
 		} finally {
 			ended?.();
 		}
@@ -583,17 +578,6 @@ export type InProcessCall = {
 	/** Names the caller in the calls log (default "hangar"). */
 	caller?: string | undefined;
 };
-
-/**
- * The error a request that failed after its deadline passed is answered
- * with: its signal aborted it (the call path saw a cancel), so it is said
- * as the timeout it was; any other failure as it came.
- */
-function expired(context: RequestContext, error: unknown, timeout: () => Error): unknown {
-	if (context.abortedBy !== 'deadline' || context.deadline === undefined) return error;
-	if (error instanceof HangarError && error.codeName === 'CallTimeout') return error;
-	return timeout();
-}
 
 /** One instance of a per-client server and the session it serves. */
 export type Instance = {upstream: Upstream; client: ClientRecord};

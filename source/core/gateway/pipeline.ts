@@ -12,9 +12,9 @@
  *   session's business (the local socket endpoint adds hangar's admin
  *   methods; catalog methods come only with their capability).
  * - Each request gets one context (engine/request-context.ts), made here:
- *   its id, method, signal (aborted by the client's notifications/cancelled,
- *   the session's close, or the deadline), deadline, client, correlation id,
- *   audience and record. Handlers and everything below them read it.
+ *   its id, method, signal (aborted by the client's notifications/cancelled
+ *   or the session's close), deadline, client, correlation id, audience and
+ *   record. Handlers and everything below them read it.
  * - A handler returns the result (or `Serialized` JSON, written as it is
  *   where the transport takes lines) or throws; a cancelled request is owed
  *   no answer, every other one gets exactly one.
@@ -61,7 +61,7 @@ export type PipelineOptions = {
 	logger: Logger;
 	/** The session's record: every request's context names it as its client. */
 	client: ClientRecord;
-	/** A deadline for every request, from its arrival to its answer (HTTP: hangar.httpCallTimeoutSeconds). */
+	/** A deadline for every request, from its arrival to its answer (HTTP: hangar.httpCallTimeoutSeconds); whoever waits takes the time left. */
 	deadline?: CallDeadline | undefined;
 };
 
@@ -232,7 +232,7 @@ export class Pipeline {
 		} catch (error) {
 			// A refused initialize leaves the connection waiting for a corrected one.
 			if (context.method === 'initialize' && this.machine.can('initialize_failed')) this.machine.apply('initialize_failed', 'initialize was answered with an error');
-			if (context.unanswerable) return; // Cancelled: the protocol says no response.
+			if (context.unanswerable) return; // Cancelled (or closed): the protocol says no response.
 			const rpc = toRpcError(error, context.method, context.audience);
 			await this.transport.send(errorResponse(context.id, rpc.code, rpc.message, rpc.data)).catch((failure: unknown) => this.logger.debug(`${context.method} could not be answered: ${String(failure)}`));
 		} finally {

@@ -24,7 +24,7 @@
 import Fuse from 'fuse.js';
 import type {ToolDefinition} from '../../config/read-config.js';
 import {callTimeout, toolFiltered, resourceNotFound, unknownPrompt, unknownServer, unknownServerTool, unknownTool} from '../refusals.js';
-import {RequestAbort, type RequestContext} from '../request-context.js';
+import type {RequestContext} from '../request-context.js';
 import type {PromptDefinition, ResourceDefinition, ResourceTemplateDefinition} from '../upstream/catalog.js';
 import type {Upstream} from '../upstream/upstream.js';
 import {hangarUri, parseHangarUri, TemplateMatcher, UriBook} from './resource-uris.js';
@@ -297,19 +297,21 @@ export class Router {
 	/**
 	 * Routes a `tools/call` by its exposed name. Waiting for an upstream to
 	 * list its tools (a cold start on the first run) ends with the request's
-	 * signal; when its deadline ended it, the refusal says so. Unknown names
+	 * signal, and counts against its deadline when it has one. Unknown names
 	 * are refused with the closest ones.
 	 */
 	async routeTool(name: string, scope: RouteScope): Promise<Route> {
-		// A listed name routes without waiting (most calls).
+		// A listed name routes without waiting, and without a deadline to arm (most calls).
 		this.ensureFresh();
 		const known = this.listedTool(name);
 		if (known !== undefined) return this.toolRoute(known.server, known.tool);
+		const {deadline, signal} = scope;
+		if (deadline === undefined) return this.routeToolNow(name, signal);
+		const timeout = AbortSignal.timeout(deadline.remainingMs);
 		try {
-			return await this.routeToolNow(name, scope.signal);
+			return await this.routeToolNow(name, AbortSignal.any([signal, timeout]));
 		} catch (error) {
-			const {deadline, signal} = scope;
-			if (deadline === undefined || !(signal.reason instanceof RequestAbort) || signal.reason.kind !== 'deadline') throw error;
+			if (!timeout.aborted || signal.aborted) throw error;
 			throw callTimeout({upstream: this.owner(name)?.upstream.name, tool: name, timeoutMs: deadline.deadline.ms, phase: 'discovery', setting: deadline.deadline.setting});
 		}
 	}
