@@ -169,15 +169,17 @@ export class CallLog {
 		if (record.written) return;
 		record.written = true;
 		const ms = performance.now() - record.began;
-		const base = {at: Date.now(), client: record.caller, upstream: record.upstream ?? '?', tool: record.target ?? '?', ms, args};
+		const upstream = record.upstream ?? '?';
+		const tool = record.target ?? '?';
+		// Field by field, no spreads: this runs once per call on the hot path.
 		if ('result' in answer) {
-			this.record({...base, outcome: answer.result.isError === true ? 'tool-error' : 'ok', code: null, error: null, result: answer.result});
+			this.record({at: Date.now(), client: record.caller, upstream, tool, ms, outcome: answer.result.isError === true ? 'tool-error' : 'ok', code: null, error: null, args, result: answer.result});
 			return;
 		}
 
 		const {error} = answer;
 		const code = error instanceof HangarError ? error.codeName : error instanceof JsonRpcError ? String(error.code) : null;
-		this.record({...base, outcome: 'error', code, error: errorMessage(error), result: undefined});
+		this.record({at: Date.now(), client: record.caller, upstream, tool, ms, outcome: 'error', code, error: errorMessage(error), args, result: undefined});
 	}
 
 	/** Calls `listener` after each call is logged (`logs --calls -f` waits on it); returns the unsubscribe function. */
