@@ -172,7 +172,7 @@ export class Pipeline {
 		void serving.finally(() => this.serving.delete(serving));
 	}
 
-	/** Sends a message to the client; a closed transport's failure is dropped (the client is gone). */
+	/** Sends a message to the client (a request hangar asks it for an upstream, a notification tied to a request). */
 	async send(message: JSONRPCMessage, options?: Parameters<Transport['send']>[1]): Promise<void> {
 		await this.transport.send(message, options);
 	}
