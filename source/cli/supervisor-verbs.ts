@@ -387,7 +387,7 @@ async function callStandalone(config: HangarConfig, options: CallOptions, io: Ou
 				return 1;
 			}
 
-			return printResult(options, await supervisor.call(options.server, options.tool, options.args), io);
+			return printResult(options, await supervisor.callByName(options.server, options.tool, options.args), io);
 		} catch (error) {
 			io.err(describe(error));
 			return 1;

@@ -40,7 +40,7 @@ export function startDemoTraffic(supervisor: Supervisor, target: {server: string
 		inFlight += 1;
 		count += 1;
 		supervisor
-			.call(target.server, target.tool, {message: `demo call ${count}`}, {client: 'demo traffic'})
+			.callByName(target.server, target.tool, {message: `demo call ${count}`}, {caller: 'demo traffic'})
 			.catch(() => {}) // Failures are the point of the demo: they show in the table, not here.
 			.finally(() => {
 				inFlight -= 1;

@@ -212,6 +212,24 @@ describe('docs/architecture.md', () => {
 		expect(fs.readFileSync(copy, 'utf8')).toBe(architecture);
 	});
 
+	it('lists the hops of a tools/call, a resources/read, a sampling request and a config reload, each a function that exists, none twice', () => {
+		const hops = section(architecture, 'Hops');
+		const lists = hops.split(/\n\n(?=A )/).filter(part => /^\d+\. /m.test(part));
+		expect(lists.map(list => list.split('\n')[0]!.split(' ').slice(0, 3).join(' '))).toEqual(['A `tools/call` from', 'A `resources/read`:', 'A sampling request', 'A config reload']);
+		expect(lists).toHaveLength(4);
+		for (const list of lists) {
+			const steps = [...list.matchAll(/^\d+\. `([^`:]+):([\w.]+)`/gm)].map(match => ({file: match[1]!, name: match[2]!}));
+			expect(steps.length, list).toBeGreaterThan(5);
+			expect(new Set(steps.map(step => `${step.file}:${step.name}`)).size, `a hop visited twice in:\n${list}`).toBe(steps.length);
+			for (const {file, name} of steps) {
+				const text = read(path.join('source/core', file));
+				const [owner, member] = name.includes('.') ? name.split('.') : [undefined, name];
+				if (owner !== undefined) expect(text, `${file} has class ${owner}`).toMatch(new RegExp(`\\bclass ${owner}\\b`));
+				expect(text, `${file} defines ${name}`).toMatch(new RegExp(`^\\s*(?:export )?(?:(?:private|static|readonly) )*(?:async )?(?:function )?${member}(?:<[^>]*>)?\\(`, 'm'));
+			}
+		}
+	});
+
 	it('states the import rules', () => {
 		const rules = section(architecture, 'Rules');
 		for (const file of sdkModules) expect(rules).toContain(`\`${file}\``);

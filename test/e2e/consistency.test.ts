@@ -635,7 +635,7 @@ describe('in process: a supervisor event listener reads every surface already up
 		await t.waitForState('fx', 'cold');
 		await supervisor.command('fx', 'quarantine', 'a person in a test');
 		await supervisor.command('fx', 'approve', 'a person in a test');
-		await supervisor.call('fx', 'echo', {message: 'x'});
+		await supervisor.callByName('fx', 'echo', {message: 'x'});
 		expect(seen.slice(0, 9)).toEqual([
 			'cold->stopped (person_stop)',
 			'stopped->starting (start)',

@@ -44,7 +44,7 @@ describe('requests from an upstream to its client', () => {
 		const t = await startSupervisor({fx: fixture('normal', ['--client-features'], {lazy: false, callTimeoutSeconds: 0.5})});
 		await t.waitForState('fx', 'ready');
 		const client = session(t.supervisor);
-		const call = t.supervisor.call('fx', 'ask', {kind: 'elicitation'});
+		const call = t.supervisor.callByName('fx', 'ask', {kind: 'elicitation'});
 		const request = await waitFor(() => client.asked[0], 'the elicitation to reach the client');
 		expect(request.method).toBe('elicitation/create');
 		// Three times the call's deadline passes while the person "thinks".
@@ -53,7 +53,7 @@ describe('requests from an upstream to its client', () => {
 		expect(structured(await call)).toEqual({result: {action: 'accept', content: {name: 'Ada'}}});
 
 		// The deadline runs again once answered: a call with no request outstanding still times out.
-		const error = await t.supervisor.call('fx', 'sleep', {ms: 5000}).catch((caught: unknown) => caught as Error);
+		const error = await t.supervisor.callByName('fx', 'sleep', {ms: 5000}).catch((caught: unknown) => caught as Error);
 		expect(error.message).toContain('no answer within 0.5 s');
 	});
 
@@ -62,7 +62,7 @@ describe('requests from an upstream to its client', () => {
 		await t.waitForState('fx', 'ready');
 		const client = session(t.supervisor);
 		const controller = new AbortController();
-		const call = t.supervisor.call('fx', 'ask', {kind: 'sampling'}, {signal: controller.signal}).catch((error: unknown) => error as Error);
+		const call = t.supervisor.callByName('fx', 'ask', {kind: 'sampling'}, {signal: controller.signal}).catch((error: unknown) => error as Error);
 		const request = await waitFor(() => client.asked[0], 'the sampling request to reach the client');
 		controller.abort();
 		expect((await call).message).toContain('cancelled by the client');
@@ -73,7 +73,7 @@ describe('requests from an upstream to its client', () => {
 		const t = await startSupervisor({fx: fixture('normal', ['--client-features'], {lazy: false})});
 		await t.waitForState('fx', 'ready');
 		session(t.supervisor, ['roots']);
-		const answer = structured(await t.supervisor.call('fx', 'ask', {kind: 'sampling'}));
+		const answer = structured(await t.supervisor.callByName('fx', 'ask', {kind: 'sampling'}));
 		expect(answer['error']).toMatchObject({
 			code: -32_013,
 			message: expect.stringContaining('upstream "fx": sampling/createMessage failed: hangar relays it to one of its clients, but none of the connected clients (socket#test) declared the "sampling" capability.') as unknown,
@@ -84,7 +84,7 @@ describe('requests from an upstream to its client', () => {
 	it('cancels a call waiting on a start at once, and the start goes on for the next caller', async () => {
 		const t = await startSupervisor({fx: fixture('slow-start', ['--delay-ms', '1500'], {tools: [{name: 'echo'}]})});
 		const controller = new AbortController();
-		const call = t.supervisor.call('fx', 'echo', {message: 'x'}, {signal: controller.signal}).catch((error: unknown) => error as Error);
+		const call = t.supervisor.callByName('fx', 'echo', {message: 'x'}, {signal: controller.signal}).catch((error: unknown) => error as Error);
 		await t.waitForState('fx', 'starting');
 		controller.abort();
 		expect((await call).message).toContain('cancelled by the client');
@@ -97,7 +97,7 @@ describe('log levels', () => {
 	it('asks a running upstream for the most verbose level any session wants, and again on each start', async () => {
 		const t = await startSupervisor({fx: fixture('normal', ['--client-features'], {lazy: false})});
 		await t.waitForState('fx', 'ready');
-		const levelOf = async () => structured(await t.supervisor.call('fx', 'logging-level', {}));
+		const levelOf = async () => structured(await t.supervisor.callByName('fx', 'logging-level', {}));
 		// Nothing asked while no session set a level: the upstream keeps its own default.
 		expect(await levelOf()).toEqual({level: null, setLevelCount: 0});
 

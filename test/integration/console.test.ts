@@ -55,7 +55,7 @@ describe('a TUI attached over the socket', () => {
 		const local = supervisorSource(supervisor, {logFile: 'console.log'});
 		watch(source, undefined);
 
-		for (const message of ['one', 'two', 'three']) await supervisor.call('fx', 'echo', {message});
+		for (const message of ['one', 'two', 'three']) await supervisor.callByName('fx', 'echo', {message});
 		await waitFor(() => source.read(undefined).entries.find(entry => entry.name === 'fx')?.calls === 3, 'the three calls on the attached TUI');
 
 		// `other` may still be starting to learn its tools: the attached screen follows it to the same state.

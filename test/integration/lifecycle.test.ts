@@ -12,7 +12,7 @@ describe('upstream lifecycle with real fixture upstreams', () => {
 	it('starts a lazy upstream on the first call and records every transition with a reason', async () => {
 		const t = await startSupervisor({fx: fixture('normal', [], {tools: [{name: 'echo'}]})});
 		expect(t.supervisor.upstream('fx').state).toBe('cold');
-		const result = await t.supervisor.call('fx', 'echo', {message: 'hello'});
+		const result = await t.supervisor.callByName('fx', 'echo', {message: 'hello'});
 		expect(result.content).toEqual([{type: 'text', text: 'hello'}]);
 		expect(t.path('fx')).toEqual(['cold->starting', 'starting->ready']);
 		const [start, ready] = t.transitions;
@@ -23,7 +23,7 @@ describe('upstream lifecycle with real fixture upstreams', () => {
 
 	it('shares one start among 100 concurrent calls to a cold upstream', async () => {
 		const t = await startSupervisor({fx: fixture('slow-start', ['--delay-ms', '300'], {tools: [{name: 'pid'}]})});
-		const results = await Promise.all(Array.from({length: 100}, async () => t.supervisor.call('fx', 'pid', {})));
+		const results = await Promise.all(Array.from({length: 100}, async () => t.supervisor.callByName('fx', 'pid', {})));
 		const pids = new Set(results.map(result => JSON.stringify(result.content)));
 		expect(pids.size).toBe(1);
 		expect(t.path('fx')).toEqual(['cold->starting', 'starting->ready']);
@@ -32,7 +32,7 @@ describe('upstream lifecycle with real fixture upstreams', () => {
 	it('fails a call in flight at once when the upstream crashes, with exit code and stderr, then restarts it with backoff', async () => {
 		const t = await startSupervisor({fx: fixture('crash-on-call', [], {lazy: false})});
 		await t.waitForState('fx', 'ready');
-		const error = await callError(t.supervisor.call('fx', 'echo', {message: 'boom'}));
+		const error = await callError(t.supervisor.callByName('fx', 'echo', {message: 'boom'}));
 		expect(error.codeName).toBe('UpstreamCrashed');
 		expect(error.code).toBe(-32_006);
 		expect(error.message).toContain('upstream "fx": tools/call "echo" failed: the upstream exited with code 3 while the call was in flight');
@@ -52,7 +52,7 @@ describe('upstream lifecycle with real fixture upstreams', () => {
 			{fx: fixture('crash-during-init', [], {tools: [{name: 'echo'}]})},
 			{restartBudget: {maxRestarts: 2, windowSeconds: 60}},
 		);
-		const error = await callError(t.supervisor.call('fx', 'echo', {message: 'x'}));
+		const error = await callError(t.supervisor.callByName('fx', 'echo', {message: 'x'}));
 		expect(error.codeName).toBe('StartFailed');
 		expect(error.message).toContain('upstream "fx": start failed: the process exited with code 4 during initialization; last stderr:');
 		expect(error.message).toContain('fatal: cannot initialize');
@@ -70,13 +70,13 @@ describe('upstream lifecycle with real fixture upstreams', () => {
 		expect(last.reason).toContain('restart budget spent (3 failures within 60 s, at most 2 restarts): stays dead until it is started again');
 		expect(t.supervisor.upstream('fx').snapshot().nextRetryAt).toBeUndefined();
 
-		const refused = await callError(t.supervisor.call('fx', 'echo', {message: 'x'}));
+		const refused = await callError(t.supervisor.callByName('fx', 'echo', {message: 'x'}));
 		expect(refused.codeName).toBe('UpstreamUnavailable');
 		expect(refused.message).toContain('the upstream is dead');
 		expect(refused.message).toContain('then start it again (key s, or hangar_start)');
 		// Refusals are not new failures: they neither count nor replace the real cause in lastError.
 		const before = t.supervisor.upstream('fx').snapshot();
-		await callError(t.supervisor.call('fx', 'echo', {message: 'x'}));
+		await callError(t.supervisor.callByName('fx', 'echo', {message: 'x'}));
 		const after = t.supervisor.upstream('fx').snapshot();
 		expect(after.failures).toBe(before.failures);
 		expect(after.lastError).toBe(before.lastError);
@@ -86,7 +86,7 @@ describe('upstream lifecycle with real fixture upstreams', () => {
 	it('times out a hung call at callTimeoutSeconds with a clear error and cancels it upstream', async () => {
 		const t = await startSupervisor({fx: fixture('hang', [], {lazy: false, callTimeoutSeconds: 0.5})});
 		await t.waitForState('fx', 'ready');
-		const error = await callError(t.supervisor.call('fx', 'echo', {message: 'x'}));
+		const error = await callError(t.supervisor.callByName('fx', 'echo', {message: 'x'}));
 		expect(error.codeName).toBe('CallTimeout');
 		expect(error.code).toBe(-32_007);
 		expect(error.message).toBe(
@@ -98,12 +98,12 @@ describe('upstream lifecycle with real fixture upstreams', () => {
 	it('opens the breaker after 3 consecutive failures, fails fast, and closes it with a probe that needs no call', async () => {
 		const t = await startSupervisor({fx: fixture('hang', [], {lazy: false, callTimeoutSeconds: 0.3})});
 		await t.waitForState('fx', 'ready');
-		for (let i = 0; i < 3; i++) await callError(t.supervisor.call('fx', 'echo', {message: 'x'}));
+		for (let i = 0; i < 3; i++) await callError(t.supervisor.callByName('fx', 'echo', {message: 'x'}));
 		expect(t.supervisor.upstream('fx').state).toBe('degraded');
 		const trip = t.transitions.find(event => event.to === 'degraded')!;
 		expect(trip.reason).toMatch(/^circuit opened after 3 consecutive failures \(call to "echo" failed: .*no answer within 0\.3 s.*\); probe in 0\.\d s$/);
 
-		const fast = await callError(t.supervisor.call('fx', 'echo', {message: 'x'}));
+		const fast = await callError(t.supervisor.callByName('fx', 'echo', {message: 'x'}));
 		expect(fast.codeName).toBe('CircuitOpen');
 		expect(fast.message).toMatch(/the circuit breaker is open after 3 consecutive failures .* The next probe is at \S+ \(in \d+(\.\d)? s\); retry after that\./);
 		expect(t.supervisor.upstream('fx').snapshot().nextRetryAt).toBeGreaterThan(Date.now() - 1000);
@@ -122,7 +122,7 @@ describe('upstream lifecycle with real fixture upstreams', () => {
 			{pingTimeoutSeconds: 0.2, backoffMinSeconds: 0.2, backoffMaxSeconds: 5},
 		);
 		await t.waitForState('fx', 'ready');
-		for (let i = 0; i < 3; i++) await callError(t.supervisor.call('fx', 'echo', {message: 'x'}));
+		for (let i = 0; i < 3; i++) await callError(t.supervisor.callByName('fx', 'echo', {message: 'x'}));
 		await expectEventually(() => t.transitions.filter(event => event.event === 'probe_failed').length >= 2, 15_000);
 		const failed = t.transitions.filter(event => event.event === 'probe_failed');
 		expect(failed[0]!.reason).toMatch(/^probe failed: no answer to ping within 0\.2 s; next probe in 0\.[4-5] s$/);
@@ -134,14 +134,14 @@ describe('upstream lifecycle with real fixture upstreams', () => {
 		const t = await startSupervisor({fx: fixture('normal', [], {lazy: false, idleTimeoutSeconds: 0.4})});
 		await t.waitForState('fx', 'ready');
 		const firstPid = t.supervisor.upstream('fx').pid;
-		await t.supervisor.call('fx', 'echo', {message: 'x'});
+		await t.supervisor.callByName('fx', 'echo', {message: 'x'});
 		await t.waitForState('fx', 'cold');
 		const idle = t.transitions.find(event => event.event === 'settle_cold')!;
 		expect(idle.reason).toMatch(/^idle for 0\.\d s \(idleTimeoutSeconds 0\.4\) \(ended by stdin-close\)$/);
 		expect(t.supervisor.tools().map(tool => tool.name)).toContain('fx__echo');
 		expect(t.supervisor.upstream('fx').snapshot().toolsSource).toBe('live');
 
-		const result = await t.supervisor.call('fx', 'pid', {});
+		const result = await t.supervisor.callByName('fx', 'pid', {});
 		expect(JSON.stringify(result.content)).not.toContain(String(firstPid));
 		expect(t.path('fx')).toEqual(['cold->starting', 'starting->ready', 'ready->stopping', 'stopping->cold', 'cold->starting', 'starting->ready']);
 	});
@@ -164,7 +164,7 @@ describe('upstream lifecycle with real fixture upstreams', () => {
 
 	it('times out a start that never finishes initialize and says so', async () => {
 		const t = await startSupervisor({fx: fixture('slow-start', ['--delay-ms', '5000'], {startTimeoutSeconds: 0.5, tools: [{name: 'echo'}]})});
-		const error = await callError(t.supervisor.call('fx', 'echo', {message: 'x'}));
+		const error = await callError(t.supervisor.callByName('fx', 'echo', {message: 'x'}));
 		expect(error.codeName).toBe('StartFailed');
 		expect(error.message).toContain('no answer to initialize/tools/list within the start timeout of 0.5 s');
 		expect(t.path('fx').slice(0, 2)).toEqual(['cold->starting', 'starting->dead']);
@@ -176,20 +176,20 @@ describe('upstream lifecycle with real fixture upstreams', () => {
 		await t.supervisor.command('fx', 'stop', 'a person in a test');
 		expect(t.supervisor.upstream('fx').state).toBe('stopped');
 		expect(t.supervisor.tools()).toHaveLength(0);
-		const refused = await callError(t.supervisor.call('fx', 'echo', {message: 'x'}));
+		const refused = await callError(t.supervisor.callByName('fx', 'echo', {message: 'x'}));
 		expect(refused.message).toMatch(
 			/^upstream "fx": call to tool "echo" failed: the upstream is stopped \(stopped by a person in a test \(ended by (stdin-close|SIGTERM|SIGKILL)\)\) and does not start on demand\. Start it again: key s in mcp-hangar tui, or the hangar_start tool \{"server": "fx"\}\.$/,
 		);
 		await t.supervisor.upstream('fx').start();
 		expect(t.supervisor.upstream('fx').state).toBe('ready');
-		await t.supervisor.call('fx', 'echo', {message: 'x'});
+		await t.supervisor.callByName('fx', 'echo', {message: 'x'});
 	});
 
 	it('never starts a quarantined upstream and hides its tools', async () => {
 		const t = await startSupervisor({fx: fixture('normal', [], {lazy: false, quarantined: true, tools: [{name: 'echo'}]})});
 		expect(t.supervisor.upstream('fx').state).toBe('quarantined');
 		expect(t.supervisor.tools()).toHaveLength(0);
-		const refused = await callError(t.supervisor.call('fx', 'echo', {message: 'x'}));
+		const refused = await callError(t.supervisor.callByName('fx', 'echo', {message: 'x'}));
 		expect(refused.codeName).toBe('UpstreamUnavailable');
 		expect(refused.message).toContain('quarantined');
 		expect(t.transitions).toHaveLength(0);
@@ -240,10 +240,10 @@ describe('upstream lifecycle with real fixture upstreams', () => {
 
 		const second = await startSupervisor({fx: fixture('normal', [], {lazy: false})}, {}, {dir: first.dir});
 		expect(second.supervisor.upstream('fx').state).toBe('quarantined');
-		const refused = await callError(second.supervisor.call('fx', 'echo', {message: 'x'}));
+		const refused = await callError(second.supervisor.callByName('fx', 'echo', {message: 'x'}));
 		expect(refused.message).toContain('quarantined (not trusted yet)');
 		second.supervisor.upstream('fx').approve('approved by a person');
-		await second.supervisor.call('fx', 'echo', {message: 'x'});
+		await second.supervisor.callByName('fx', 'echo', {message: 'x'});
 		expect(second.path('fx')).toEqual(['quarantined->cold', 'cold->starting', 'starting->ready']);
 	});
 
@@ -251,7 +251,7 @@ describe('upstream lifecycle with real fixture upstreams', () => {
 		const t = await startSupervisor({fx: fixture('normal', [], {lazy: false})});
 		await t.waitForState('fx', 'ready');
 		const controller = new AbortController();
-		const call = t.supervisor.call('fx', 'sleep', {ms: 20_000}, {signal: controller.signal});
+		const call = t.supervisor.callByName('fx', 'sleep', {ms: 20_000}, {signal: controller.signal});
 		await expectEventually(() => t.supervisor.upstream('fx').snapshot().inFlight === 1);
 		controller.abort();
 		const error = await callError(call);
@@ -263,7 +263,7 @@ describe('upstream lifecycle with real fixture upstreams', () => {
 	it('relays upstream progress after its own startup progress, always increasing', async () => {
 		const t = await startSupervisor({fx: fixture('slow-start', ['--delay-ms', '1300'], {tools: [{name: 'sleep'}]})});
 		const updates: Array<{progress: number; message?: string | undefined}> = [];
-		await t.supervisor.call('fx', 'sleep', {ms: 300}, {onProgress: update => updates.push(update)});
+		await t.supervisor.callByName('fx', 'sleep', {ms: 300}, {onProgress: update => updates.push(update)});
 		expect(updates[0]!.message).toBe('starting upstream "fx"');
 		expect(updates.some(update => update.message?.startsWith('starting upstream "fx" ('))).toBe(true);
 		const fromUpstream = updates.filter(update => !update.message?.startsWith('starting'));

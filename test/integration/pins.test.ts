@@ -56,7 +56,7 @@ describe('trust on first use (hangar.pinning "first-use", the default)', () => {
 		expect(upstreamDetails(t.supervisor, 'fx').tools.every(tool => tool.pinned)).toBe(true);
 
 		// The first call makes the fixture rewrite echo's description and send list_changed.
-		await t.supervisor.call('fx', 'echo', {message: 'hi'});
+		await t.supervisor.callByName('fx', 'echo', {message: 'hi'});
 		await t.waitForState('fx', 'quarantined');
 		expect(t.supervisor.tools()).toEqual([]);
 		const details = upstreamDetails(t.supervisor, 'fx');
@@ -90,14 +90,14 @@ describe('trust on first use (hangar.pinning "first-use", the default)', () => {
 		const approval = await startSupervisor({fx: fixture('normal', ['--change-description'], {lazy: false})}, {pinning: 'approval'});
 		await approval.waitForState('fx', 'ready');
 		expect(approval.supervisor.upstream('fx').pins).toBeUndefined();
-		await approval.supervisor.call('fx', 'echo', {message: 'hi'});
+		await approval.supervisor.callByName('fx', 'echo', {message: 'hi'});
 		await waitFor(() => approval.supervisor.upstream('fx').tools.find(tool => tool.name === 'echo')!.description === 'Echo (changed)', 'the changed description to be taken');
 		expect(approval.supervisor.upstream('fx').state).toBe('ready');
 
 		const off = await startSupervisor({fx: fixture('normal', ['--change-description'], {lazy: false})}, {pinning: 'off'});
 		await off.waitForState('fx', 'ready');
 		await off.supervisor.command('fx', 'approve', 'a person in a test');
-		await off.supervisor.call('fx', 'echo', {message: 'hi'});
+		await off.supervisor.callByName('fx', 'echo', {message: 'hi'});
 		await waitFor(() => off.supervisor.upstream('fx').tools.find(tool => tool.name === 'echo')!.description === 'Echo (changed)', 'the changed description to be taken');
 		expect(off.supervisor.upstream('fx').state).toBe('ready');
 	});
@@ -111,7 +111,7 @@ describe('quarantine and pinning', () => {
 		expect(upstreamDetails(t.supervisor, 'fx').tools.every(tool => tool.pinned)).toBe(true);
 
 		// The first call makes the fixture change echo's description and send list_changed.
-		await t.supervisor.call('fx', 'echo', {message: 'hi'});
+		await t.supervisor.callByName('fx', 'echo', {message: 'hi'});
 		await t.waitForState('fx', 'quarantined');
 		expect(t.path('fx').slice(-2)).toEqual(['ready->stopping', 'stopping->quarantined']);
 		expect(t.supervisor.tools()).toEqual([]);
@@ -124,7 +124,7 @@ describe('quarantine and pinning', () => {
 			'a pinned tool changed since a person approved it: tool "echo" description changed from "Echo the given message back as text." to "Echo (changed)"',
 		);
 		expect(statusEntry(t.supervisor.upstream('fx'))).toMatchObject({state: 'quarantined', admin: 'quarantined', callable: false});
-		const refused = await rejection(t.supervisor.call('fx', 'echo', {message: 'again'}), HangarError);
+		const refused = await rejection(t.supervisor.callByName('fx', 'echo', {message: 'again'}), HangarError);
 		expect(refused.codeName).toBe('UpstreamUnavailable');
 		expect(refused.message).toContain('the upstream is quarantined (a pinned tool changed since a person approved it');
 
@@ -205,7 +205,7 @@ describe('quarantine and pinning', () => {
 		// Approved: nothing says quarantined any more.
 		expect(statusEntry(t.supervisor.upstream('fresh'))).toMatchObject({admin: 'enabled', quarantineReason: null});
 		expect(upstreamDetails(t.supervisor, 'fresh').quarantine).toBeNull();
-		const result = await t.supervisor.call('fresh', 'echo', {message: 'hello'});
+		const result = await t.supervisor.callByName('fresh', 'echo', {message: 'hello'});
 		expect(result.content).toEqual([{type: 'text', text: 'hello'}]);
 		// Approved before its tools were known: the first list it served is pinned.
 		await waitFor(() => t.supervisor.upstream('fresh').pins?.tools === 6, 'fresh to have its tools pinned');

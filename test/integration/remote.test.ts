@@ -42,7 +42,7 @@ describe('remote upstreams over HTTP', () => {
 		const t = await startSupervisor({remote: {url: `http://127.0.0.1:${port}/mcp`, lazy: false}});
 		await t.waitForState('remote', 'ready');
 		expect(t.supervisor.tools().map(tool => tool.name)).toContain('remote__echo');
-		const result = await t.supervisor.call('remote', 'echo', {message: 'over http'});
+		const result = await t.supervisor.callByName('remote', 'echo', {message: 'over http'});
 		expect(result.content).toEqual([{type: 'text', text: 'Echo: over http'}]);
 		expect(t.supervisor.upstream('remote').snapshot()).toMatchObject({transport: 'remote', pid: undefined});
 		await t.supervisor.upstream('remote').stop('cold', 'test');
@@ -53,7 +53,7 @@ describe('remote upstreams over HTTP', () => {
 		const port = await everythingOverHttp('sse');
 		const t = await startSupervisor({remote: {url: `http://127.0.0.1:${port}/sse`, lazy: false}});
 		await t.waitForState('remote', 'ready');
-		const result = await t.supervisor.call('remote', 'echo', {message: 'over sse'});
+		const result = await t.supervisor.callByName('remote', 'echo', {message: 'over sse'});
 		expect(result.content).toEqual([{type: 'text', text: 'Echo: over sse'}]);
 		expect(t.supervisor.upstream('remote').log.tail(20).map(line => line.text).join('\n')).toContain('over sse');
 	});
@@ -68,7 +68,7 @@ describe('remote upstreams over HTTP', () => {
 		const {port} = server.address() as net.AddressInfo;
 		try {
 			const t = await startSupervisor({remote: {url: `http://me:p%40ss-word@127.0.0.1:${port}/mcp?x=1`, tools: [{name: 'echo'}]}});
-			const error = await rejection(t.supervisor.call('remote', 'echo', {message: 'x'}), HangarError);
+			const error = await rejection(t.supervisor.callByName('remote', 'echo', {message: 'x'}), HangarError);
 			expect(seen.length).toBeGreaterThan(0);
 			expect(seen[0]).toEqual({authorization: `Basic ${Buffer.from('me:p@ss-word').toString('base64')}`, url: '/mcp?x=1'});
 			expect(error.message).toContain(`cannot connect to http://***@127.0.0.1:${port}/mcp?x=1`);
@@ -81,7 +81,7 @@ describe('remote upstreams over HTTP', () => {
 	it('reports a refused connection as a failed start that names the upstream', async () => {
 		const port = await freePort();
 		const t = await startSupervisor({remote: {url: `http://127.0.0.1:${port}/mcp`, tools: [{name: 'echo'}]}});
-		const error = await t.supervisor.call('remote', 'echo', {message: 'x'}).catch((error_: unknown) => error_ as HangarError);
+		const error = await t.supervisor.callByName('remote', 'echo', {message: 'x'}).catch((error_: unknown) => error_ as HangarError);
 		expect(error).toBeInstanceOf(HangarError);
 		expect((error as HangarError).codeName).toBe('StartFailed');
 		expect((error as HangarError).message).toMatch(/^upstream "remote": start failed: /);

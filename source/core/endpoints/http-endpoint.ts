@@ -26,10 +26,9 @@ import {once} from 'node:events';
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
-import type {JSONRPCMessage} from '@modelcontextprotocol/sdk/types.js';
 import {ErrorCode, JsonRpcCode, errorMessage} from '../base/errors.js';
 import {sequenceError} from '../gateway/connection-state.js';
-import {GatewaySession, invalidParams} from '../gateway/session.js';
+import {GatewaySession, invalidInitialize} from '../gateway/session.js';
 import {checkJsonRpcBody, isProblem, type CheckedMessage} from '../wire/message-classifier.js';
 import type {Logger} from '../base/logger.js';
 import {maskSecrets, maskedJson} from '../base/secret-mask.js';
@@ -408,7 +407,7 @@ export class HttpEndpoint {
 		}
 
 		// Checked before a session is opened: a malformed initialize opens none.
-		const invalid = invalidParams(body as JSONRPCMessage & {method: 'initialize'});
+		const invalid = invalidInitialize((body as {params?: unknown}).params);
 		if (invalid !== undefined) {
 			sendRpcError(res, 400, JsonRpcCode.InvalidParams, invalid, message.id ?? null);
 			return;

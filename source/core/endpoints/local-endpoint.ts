@@ -23,6 +23,7 @@ import {once} from 'node:events';
 import fs from 'node:fs';
 import net from 'node:net';
 import {GatewaySession} from '../gateway/session.js';
+import {installAdminMethods} from '../gateway/admin-methods.js';
 import {LineTransport, logDrops} from '../wire/line-transport.js';
 import {drainingNotification} from '../wire/protocol.js';
 import {connectSocket, maxSocketPathBytes, ownerFile, readOwner, socketPath, type EndpointOwner} from './socket-client.js';
@@ -267,6 +268,8 @@ export class LocalEndpoint {
 		const label = `socket#${++this.connections}`;
 		const transport = new LineTransport(socket, socket, supervisor.config.hangar.maxMessageBytes, logDrops(logger, label));
 		const session = new GatewaySession({supervisor, transport, logger: logger.child('gateway'), label, kind: 'socket'});
+		// Only the local socket serves hangar's own methods (the CLI's and an attached TUI's).
+		installAdminMethods(session);
 		const entry = {session, socket};
 		this.sessions.add(entry);
 		session.onClose(() => {

@@ -15,7 +15,7 @@ import net from 'node:net';
 import {Client} from '@modelcontextprotocol/sdk/client/index.js';
 import {McpError, type CallToolResult} from '@modelcontextprotocol/sdk/types.js';
 import {z} from 'zod';
-import type {CallsPage, ConfigAnswer, LogPage} from '../gateway/session.js';
+import type {CallsPage, ConfigAnswer, LogPage} from '../gateway/admin-methods.js';
 import {LineTransport} from '../wire/line-transport.js';
 import {callsMethod, cliClientName, commandMethod, configMethod, implementationInfo, logsMethod, maxListLimit, personMethod} from '../wire/protocol.js';
 import type {HangarConfig} from '../config/read-config.js';

@@ -10,7 +10,9 @@
  * schemes, URL userinfo, `--token x`). The TUI's calls view and
  * `mcp-hangar logs --calls` read it.
  */
+import {HangarError, JsonRpcError, errorMessage} from '../base/errors.js';
 import {isSecretName, mask, maskText} from '../base/secret-mask.js';
+import type {RequestContext} from './request-context.js';
 
 export type CallOutcome = 'ok' | 'tool-error' | 'error';
 
@@ -155,6 +157,29 @@ export class CallLog {
 		}
 
 		for (const listener of this.listeners) listener();
+	}
+
+	/**
+	 * Writes the one record of a tools/call (see RequestContext.record) as it
+	 * ended: with its result, or with the error it failed with. A request is
+	 * written once; a second write of the same one is ignored.
+	 */
+	write(context: Pick<RequestContext, 'record'>, args: unknown, answer: {result: {isError?: unknown; [key: string]: unknown}} | {error: unknown}): void {
+		const record = context.record;
+		if (record.written) return;
+		record.written = true;
+		const ms = performance.now() - record.began;
+		const upstream = record.upstream ?? '?';
+		const tool = record.target ?? '?';
+		// Field by field, no spreads: this runs once per call on the hot path.
+		if ('result' in answer) {
+			this.record({at: Date.now(), client: record.caller, upstream, tool, ms, outcome: answer.result.isError === true ? 'tool-error' : 'ok', code: null, error: null, args, result: answer.result});
+			return;
+		}
+
+		const {error} = answer;
+		const code = error instanceof HangarError ? error.codeName : error instanceof JsonRpcError ? String(error.code) : null;
+		this.record({at: Date.now(), client: record.caller, upstream, tool, ms, outcome: 'error', code, error: errorMessage(error), args, result: undefined});
 	}
 
 	/** Calls `listener` after each call is logged (`logs --calls -f` waits on it); returns the unsubscribe function. */

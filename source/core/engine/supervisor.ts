@@ -15,7 +15,6 @@
  */
 import {EventEmitter} from 'node:events';
 import fs from 'node:fs';
-import {errorMessage, HangarError, JsonRpcError} from '../base/errors.js';
 import {CallLog} from './call-log.js';
 import {ClientRegistry, type ClientRecord} from './clients/clients.js';
 import {ClientRelay, SessionRelay} from './clients/client-relay.js';
@@ -23,14 +22,16 @@ import {ConfigError, parseConfigText, type HangarConfig, type ServerConfig, type
 import {ContextCost, type ContextCostView} from './upstream/context-cost.js';
 import {describeDiff, diffConfigs, isEmptyDiff} from './config/config-diff.js';
 import {ConfigFile, hashText, type ReloadRecord} from './config/running-config.js';
-import {describeApproval} from './upstream/pins.js';
+import {commands, isCommand, perClientCommand, upstreamCommand, type Command} from './upstream-commands.js';
+import {describeClash} from './routing/exposed-names.js';
 import type {Logger} from '../base/logger.js';
+import {errorMessage} from '../base/errors.js';
 import {launchSecrets, registerSecrets} from '../base/secret-mask.js';
-import type {CallContext} from './upstream/call-path.js';
+import {LiveRequest, type ProgressUpdate, type RequestContext} from './request-context.js';
 import {Upstream} from './upstream/upstream.js';
 import type {TransitionEvent} from './upstream/upstream-state.js';
-import {cannotSave, notSaved, pointlessCommand, shuttingDown, unknownUpstream} from './refusals.js';
-import {Router, takesPart, type ExposedKind, type ExposedTool, type NameClash} from './routing/router.js';
+import {cannotSave, notSaved, shuttingDown, unknownUpstream} from './refusals.js';
+import {Router, takesPart, type ExposedKind, type ExposedTool, type NameClash, type Route} from './routing/router.js';
 import {Subscriptions} from './routing/subscriptions.js';
 import type {ServerCapabilities} from './upstream/catalog.js';
 import type {StateStore} from './state-store.js';
@@ -52,13 +53,7 @@ const changeEvents: Record<ExposedKind, 'toolsChanged' | 'resourcesChanged' | 'p
 	prompts: 'promptsChanged',
 };
 
-/** A person's actions on one upstream (see `Supervisor.command`). */
-export const commands = ['start', 'stop', 'restart', 'quarantine', 'approve'] as const;
-export type Command = (typeof commands)[number];
-
-export function isCommand(value: unknown): value is Command {
-	return commands.some(command => command === value);
-}
+export {commands, describeClash, isCommand, type Command};
 
 export type SupervisorOptions = {
 	/** How the config file was read (`--state-dir` overrides the file's stateDir): reloads read it the same way. */
@@ -498,115 +493,76 @@ export class Supervisor extends EventEmitter<{
 	}
 
 	private async dispatch(upstream: Upstream, action: Command, via: string): Promise<string> {
-		if (upstream.config.instances === 'per-client') return this.perClientCommand(upstream, action, via);
-		return this.serverCommand(upstream, action, via);
+		if (upstream.config.instances !== 'per-client') return upstreamCommand(upstream, action, via);
+		const running = () => [...(this.instanceSets.get(upstream)?.values() ?? [])].map(instance => instance.upstream);
+		return perClientCommand(upstream, {running, retire: async (reason: string) => this.retireInstances(upstream, reason)}, action, via);
 	}
 
 	/**
-	 * A command on a per-client server applies to all its instances: stop and
-	 * quarantine shut every instance down (the template then refuses, so none
-	 * starts again), restart restarts each running one. Start and approve act
-	 * on the template; instances start at each session's next request.
+	 * Sends a routed request other than a tool call (resources/read,
+	 * prompts/get, completion/complete) to the route's upstream, or to the
+	 * session's own instance of a per-client server (see Upstream.request).
+	 * While it is in flight, what that upstream asks a client goes to this
+	 * request's client.
 	 */
-	private async perClientCommand(template: Upstream, action: Command, via: string): Promise<string> {
-		const name = template.name;
-		const instances = (this.instanceSets.get(template)?.size ?? 0);
-		const ofInstances = (count: number) => `${count} instance${count === 1 ? '' : 's'}`;
-		switch (action) {
-			case 'stop':
-			case 'quarantine': {
-				const said = await this.serverCommand(template, action, via);
-				// The template is switched off first, so no new instance can start while these stop.
-				const stopped = await this.retireInstances(template, action === 'stop' ? `stopped by ${via}` : `quarantined by ${via}`);
-				return `${said} (${ofInstances(stopped)} stopped)`;
-			}
-
-			case 'restart': {
-				const running = [...(this.instanceSets.get(template)?.values() ?? [])].filter(instance => instance.upstream.state !== 'cold');
-				if (running.length === 0) return `"${name}" runs one instance per client session and none is running (${ofInstances(instances)}); each starts at its session's next request`;
-				await Promise.all(running.map(async instance => instance.upstream.restart(`restarted by ${via}`)));
-				return `restarted "${name}": ${ofInstances(running.length)} (${running.map(instance => `${instance.upstream.name}: ${instance.upstream.state}${instance.upstream.pid === undefined ? '' : `, pid ${instance.upstream.pid}`}`).join('; ')})`;
-			}
-
-			case 'start':
-			case 'approve': {
-				return this.serverCommand(template, action, via);
-			}
+	async request(route: Route, params: Record<string, unknown>, context: RequestContext): Promise<Record<string, unknown>> {
+		const operation = `${context.method} "${route.localName}"`;
+		if (this.shuttingDown) throw shuttingDown(route.upstream.name, operation);
+		const instance = this.instanceFor(route.upstream, context.client);
+		context.record.upstream = route.upstream.name;
+		context.record.target = route.localName;
+		const ended = context.client?.callBegan(route.upstream.name, context.id);
+		try {
+			return await instance.request(context.method, params, operation, context);
+		} finally {
+			ended?.();
 		}
 	}
 
-	private async serverCommand(upstream: Upstream, action: Command, via: string): Promise<string> {
-		const name = upstream.name;
-		switch (action) {
-			case 'start': {
-				if (upstream.state === 'ready' || upstream.state === 'degraded') return `"${name}" is already running (${upstream.state}, pid ${upstream.pid ?? 'remote'})`;
-				await upstream.start(`started by ${via}`);
-				return `started "${name}" (${upstream.state}${upstream.pid === undefined ? '' : `, pid ${upstream.pid}`}, ${upstream.tools.length} tools)`;
-			}
-
-			case 'stop': {
-				if (upstream.state === 'quarantined' || upstream.state === 'disabled' || upstream.state === 'invalid') throw pointlessCommand(name, 'stop', upstream.state);
-
-				if (upstream.state === 'stopped') return `"${name}" is already stopped`;
-				await upstream.stop('stopped', `stopped by ${via}`);
-				return `stopped "${name}": it does not start on demand until it is started again`;
-			}
-
-			case 'restart': {
-				await upstream.restart(`restarted by ${via}`);
-				return `restarted "${name}" (${upstream.state}${upstream.pid === undefined ? '' : `, pid ${upstream.pid}`})`;
-			}
-
-			case 'quarantine': {
-				if (upstream.state === 'quarantined') return `"${name}" is already quarantined`;
-				if (upstream.state === 'disabled' || upstream.state === 'invalid') throw pointlessCommand(name, 'quarantine', upstream.state);
-
-				await upstream.quarantine(`quarantined by ${via}`);
-				return `quarantined "${name}": stopped, tools hidden, calls refused until a person approves it`;
-			}
-
-			case 'approve': {
-				const wasQuarantined = upstream.state === 'quarantined';
-				const plan = upstream.approve(`approved by ${via}`);
-				const pinned = `pinned ${describeApproval(plan)}`;
-				// Started at launch had it not been quarantined (lazy is false, or its tools were never listed): start it now.
-				const starting = upstream.startsAtLaunch;
-				if (starting) void upstream.launch();
-				const next = starting ? (upstream.config.lazy ? '; starting it once to learn its tools' : '; starting it (lazy is false)') : '';
-				return wasQuarantined ? `approved "${name}": quarantine lifted${starting ? '' : ' (now cold)'}, ${pinned}${next}` : `approved "${name}": ${pinned}${next}`;
-			}
-		}
-	}
-
-	/** A request other than a tool call to one upstream (see Upstream.request). */
-	/** `client`: the session asking, so a per-client server's request goes to its own instance. */
-	async request(upstream: Upstream, method: string, params: Record<string, unknown>, operation: string, context: Pick<CallContext, 'signal' | 'budget'> = {}, client?: ClientRecord): Promise<Record<string, unknown>> {
-		if (this.shuttingDown) throw shuttingDown(upstream.name, operation);
-		return this.instanceFor(upstream, client).request(method, params, operation, context);
-	}
-
-	/** `client`: the session calling, so a per-client server's call goes to its own instance. */
-	async call(server: string, tool: string, args: Record<string, unknown> | undefined, context: CallContext = {}, client?: ClientRecord): Promise<CallToolResult> {
-		if (this.shuttingDown) throw shuttingDown(server, `tools/call "${tool}"`);
-		const upstream = this.upstream(server);
-		const instance = this.instanceFor(upstream, client);
-		const began = performance.now();
-		const caller = context.client ?? client?.name ?? client?.label ?? 'hangar';
+	/**
+	 * Calls a routed tool on its upstream, or on the session's own instance
+	 * of a per-client server, and writes the request's one record to the
+	 * calls log. While it is in flight, what that upstream asks a client goes
+	 * to this call's client.
+	 */
+	async call(route: Route, args: Record<string, unknown> | undefined, context: RequestContext): Promise<CallToolResult> {
+		const {upstream, localName: tool} = route;
+		if (this.shuttingDown) throw shuttingDown(upstream.name, `tools/call "${tool}"`);
+		const instance = this.instanceFor(upstream, context.client);
+		context.record.upstream = upstream.name;
+		context.record.target = tool;
+		const ended = context.client?.callBegan(upstream.name, context.id);
 		try {
 			const result = await instance.callTool(tool, args, context);
-			const outcome = result.isError === true ? 'tool-error' : 'ok';
-			const ms = performance.now() - began;
-			if (instance !== upstream) upstream.metrics.recordInHistory(ms, false);
-			this.calls.record({at: Date.now(), client: caller, upstream: server, tool, ms, outcome, code: null, error: null, args, result});
+			if (instance !== upstream) upstream.metrics.recordInHistory(performance.now() - context.record.began, false);
+			this.calls.write(context, args, {result});
 			return result;
 		} catch (error) {
-			const code = error instanceof HangarError ? error.codeName : error instanceof JsonRpcError ? String(error.code) : null;
-			const ms = performance.now() - began;
-			if (instance !== upstream) upstream.metrics.recordInHistory(ms, true);
-			this.calls.record({at: Date.now(), client: caller, upstream: server, tool, ms, outcome: 'error', code, error: errorMessage(error), args, result: undefined});
+			if (instance !== upstream) upstream.metrics.recordInHistory(performance.now() - context.record.began, true);
+			this.calls.write(context, args, {error});
 			throw error;
+		} finally {
+			ended?.();
 		}
 	}
+
+	/**
+	 * A tool call from inside hangar rather than from a client session (the
+	 * CLI's `call` without a running supervisor, the demo's traffic, tests):
+	 * its own request context, routed to `server` without the router.
+	 */
+	async callByName(server: string, tool: string, args: Record<string, unknown> | undefined, options: InProcessCall = {}): Promise<CallToolResult> {
+		if (this.shuttingDown) throw shuttingDown(server, `tools/call "${tool}"`);
+		const route: Route = {kind: 'tool', upstream: this.upstream(server), localName: tool};
+		const context = new LiveRequest({id: `in-process-${++this.inProcessCalls}`, method: 'tools/call', caller: options.caller, signal: options.signal, onProgress: options.onProgress});
+		try {
+			return await this.call(route, args, context);
+		} finally {
+			context.end();
+		}
+	}
+
+	private inProcessCalls = 0;
 
 	/** Stops every upstream in order (stdin close, SIGTERM, SIGKILL), in parallel, and flushes state. */
 	async shutdown(reason: string): Promise<void> {
@@ -647,13 +603,13 @@ export class Supervisor extends EventEmitter<{
 	}
 }
 
+/** What an in-process caller may give a tool call (see Supervisor.callByName). */
+export type InProcessCall = {
+	signal?: AbortSignal | undefined;
+	onProgress?: ((update: ProgressUpdate) => void) | undefined;
+	/** Names the caller in the calls log (default "hangar"). */
+	caller?: string | undefined;
+};
+
 /** One instance of a per-client server and the session it serves. */
 export type Instance = {upstream: Upstream; client: ClientRecord};
-
-/** A clash as a sentence for the log and `--check-config`: who keeps the name, and how the others stay reachable. */
-export function describeClash(clash: NameClash): string {
-	const others = clash.shadowed.map(server => `"${server}"`).join(', ');
-	const keeper = clash.owner === 'hangar' ? 'hangar keeps it for its own tools (names starting with "hangar_")' : `"${clash.owner}" keeps it (first in config order)`;
-	const reach = clash.kind === 'tool' ? `; call the other with hangar_call {"server", "tool"}` : '';
-	return `name clash: ${clash.kind} "${clash.name}" is exposed by ${clash.owner === 'hangar' ? '' : `"${clash.owner}" and `}${others}: ${keeper}, the one of ${others} is not listed${reach}. Give one of them a "namespace" to expose both.`;
-}

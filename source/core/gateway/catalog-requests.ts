@@ -2,8 +2,8 @@
  * What a client's session serves besides tools: `resources/list`,
  * `resources/templates/list`, `resources/read`, `resources/subscribe` and
  * `unsubscribe`, `prompts/list`, `prompts/get` and `completion/complete`,
- * each registered on the session's SDK `Server` only when hangar advertised
- * the capability it belongs to (the SDK refuses the rest with -32601).
+ * each in the session's method table only when hangar advertised the
+ * capability it belongs to (the rest are unknown methods: -32601).
  *
  * Lists are hangar's own, derived by the router and paged (pagination.ts).
  * Requests that name something are routed by the router to one upstream,
@@ -11,7 +11,6 @@
  * URIs it carries rewritten to what clients see (only those another
  * upstream owns change; see engine/routing/resource-uris.ts).
  */
-import type {Server} from '@modelcontextprotocol/sdk/server/index.js';
 import {
 	CompleteRequestSchema,
 	GetPromptRequestSchema,
@@ -23,71 +22,58 @@ import {
 	UnsubscribeRequestSchema,
 	type ServerCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
-import type {JsonRpcError} from '../base/errors.js';
-import {CallBudget, type CallDeadline} from '../engine/upstream/call-path.js';
-import type {ClientRecord} from '../engine/clients/clients.js';
+import type {RequestContext} from '../engine/request-context.js';
 import type {Route} from '../engine/routing/router.js';
 import type {Subscriber} from '../engine/routing/subscriptions.js';
 import type {ServedCapabilities, Supervisor} from '../engine/supervisor.js';
 import {isPlainObject} from '../wire/message-classifier.js';
 import {page} from './pagination.js';
+import type {Params, RequestHandler} from './pipeline.js';
+import {checkParams, toRpcError} from './request-params.js';
 
 export type CatalogRequestsOptions = {
 	supervisor: Supervisor;
-	/** What the session advertised: handlers are registered for these only. */
+	/** What the session advertised: handlers are installed for these only. */
 	capabilities: ServedCapabilities;
 	/** This session, for resources/updated. */
 	subscriber: Subscriber;
-	/** The session's record: a per-client server's requests go to its own instance. */
-	client: ClientRecord;
-	/** A deadline for every request, as for tools/call (HTTP sessions). */
-	callDeadline: CallDeadline | undefined;
-	/** How a failure is answered (the session's one conversion to JSON-RPC errors). */
-	toRpcError: (error: unknown, what: string) => JsonRpcError;
 	/** Awaited before a list is served: the session's first list waits for launch discovery (Supervisor.awaitDiscovery). */
 	beforeList: () => Promise<void>;
 };
 
-/** The capabilities object for the SDK `Server`, from what the supervisor can serve. */
+/** The capabilities hangar answers initialize with, from what the supervisor can serve. */
 export function advertised(capabilities: ServedCapabilities): ServerCapabilities {
 	return {tools: {listChanged: true}, ...capabilities};
 }
 
-export function registerCatalogRequests(server: Server, options: CatalogRequestsOptions): void {
-	const {supervisor, capabilities, subscriber, toRpcError, client} = options;
+/** The handlers of the catalog methods hangar advertised the capability for, by method. */
+export function catalogHandlers(options: CatalogRequestsOptions): Record<string, RequestHandler> {
+	const {supervisor, capabilities, subscriber} = options;
 	const router = supervisor.router;
-	const context = (signal: AbortSignal) => ({signal, budget: options.callDeadline === undefined ? undefined : new CallBudget(options.callDeadline)});
-	/** Sends one routed request and hands its result to `expose`; failures become the session's JSON-RPC errors. */
-	const forward = async (route: Route, method: string, params: Record<string, unknown>, operation: string, signal: AbortSignal) => {
+	const handlers: Record<string, RequestHandler> = {};
+	/** Sends one routed request; failures become JSON-RPC errors that name the upstream. */
+	const forward = async (route: Route, params: Record<string, unknown>, context: RequestContext) => {
 		try {
-			return await supervisor.request(route.upstream, method, params, operation, context(signal), client);
+			return await supervisor.request(route, params, context);
 		} catch (error) {
-			throw toRpcError(error, `upstream "${route.upstream.name}": ${operation}`);
+			throw toRpcError(error, `upstream "${route.upstream.name}": ${context.method} "${route.localName}"`, context.audience);
 		}
 	};
 
-	const routed = <T>(what: string, route: () => T): T => {
-		try {
-			return route();
-		} catch (error) {
-			throw toRpcError(error, what);
-		}
+	const listed = <T, R>(method: string, schema: Parameters<typeof checkParams>[0], items: () => readonly T[], answer: (page: T[]) => R) => async (_context: RequestContext, params: Params) => {
+		const cursor = (checkParams(schema, method, params) as {cursor?: string} | undefined)?.cursor;
+		await options.beforeList();
+		const {items: found, nextCursor} = page(method, items(), cursor);
+		return {...answer(found), ...(nextCursor === undefined ? {} : {nextCursor})};
 	};
 
 	if (capabilities.resources !== undefined) {
-		server.setRequestHandler(ListResourcesRequestSchema, async request => {
-			await options.beforeList();
-			const {items, nextCursor} = routed('resources/list', () => page('resources/list', router.resources(), request.params?.cursor));
-			return {resources: items.map(resource => resource.definition), ...(nextCursor === undefined ? {} : {nextCursor})};
-		});
-		server.setRequestHandler(ListResourceTemplatesRequestSchema, async request => {
-			await options.beforeList();
-			const {items, nextCursor} = routed('resources/templates/list', () => page('resources/templates/list', router.resourceTemplates(), request.params?.cursor));
-			return {resourceTemplates: items.map(template => template.definition), ...(nextCursor === undefined ? {} : {nextCursor})};
-		});
-		server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
-			const route = routed('resources/read', () => router.routeUri(request.params.uri));
-			const result = await forward(route, 'resources/read', {...request.params, uri: route.own}, `resources/read "${route.own}"`, extra.signal);
+		handlers['resources/list'] = listed('resources/list', ListResourcesRequestSchema, () => router.resources(), items => ({resources: items.map(resource => resource.definition)}));
+		handlers['resources/templates/list'] = listed('resources/templates/list', ListResourceTemplatesRequestSchema, () => router.resourceTemplates(), items => ({resourceTemplates: items.map(template => template.definition)}));
+		handlers['resources/read'] = async (context, raw) => {
+			const params = checkParams(ReadResourceRequestSchema, context.method, raw);
+			const route = router.routeUri(params.uri);
+			const result = await forward(route, {...raw, uri: route.localName}, context);
 			const contents = result['contents'];
 			if (Array.isArray(contents)) {
 				for (const content of contents) {
@@ -95,42 +81,38 @@ export function registerCatalogRequests(server: Server, options: CatalogRequests
 				}
 			}
 
-			return result as never;
-		});
+			return result;
+		};
+
 		// Served even when no upstream is known to support subscribe yet (a first run): the upstream answers for itself.
-		{
-			server.setRequestHandler(SubscribeRequestSchema, async (request, extra) => {
-				try {
-					await supervisor.subscriptions.subscribe(subscriber, request.params.uri, context(extra.signal));
-				} catch (error) {
-					throw toRpcError(error, `resources/subscribe "${request.params.uri}"`);
-				}
+		handlers['resources/subscribe'] = async (context, raw) => {
+			const {uri} = checkParams(SubscribeRequestSchema, context.method, raw);
+			try {
+				await supervisor.subscriptions.subscribe(subscriber, uri, context);
+			} catch (error) {
+				throw toRpcError(error, `resources/subscribe "${uri}"`, context.audience);
+			}
 
-				return {};
-			});
-			server.setRequestHandler(UnsubscribeRequestSchema, async request => {
-				try {
-					await supervisor.subscriptions.unsubscribe(subscriber, request.params.uri);
-				} catch (error) {
-					throw toRpcError(error, `resources/unsubscribe "${request.params.uri}"`);
-				}
+			return {};
+		};
+		handlers['resources/unsubscribe'] = async (context, raw) => {
+			const {uri} = checkParams(UnsubscribeRequestSchema, context.method, raw);
+			try {
+				await supervisor.subscriptions.unsubscribe(subscriber, uri);
+			} catch (error) {
+				throw toRpcError(error, `resources/unsubscribe "${uri}"`, context.audience);
+			}
 
-				return {};
-			});
-		}
+			return {};
+		};
 	}
 
 	if (capabilities.prompts !== undefined) {
-		server.setRequestHandler(ListPromptsRequestSchema, async request => {
-			await options.beforeList();
-			const {items, nextCursor} = routed('prompts/list', () => page('prompts/list', router.exposedPrompts(), request.params?.cursor));
-			return {prompts: items.map(prompt => ({...prompt.definition, name: prompt.name})), ...(nextCursor === undefined ? {} : {nextCursor})};
-		});
-		server.setRequestHandler(GetPromptRequestSchema, async (request, extra) => {
-			const route = await router.routePrompt(request.params.name, extra.signal).catch((error: unknown) => {
-				throw toRpcError(error, 'prompts/get');
-			});
-			const result = await forward(route, 'prompts/get', {...request.params, name: route.own}, `prompts/get "${route.own}"`, extra.signal);
+		handlers['prompts/list'] = listed('prompts/list', ListPromptsRequestSchema, () => router.exposedPrompts(), items => ({prompts: items.map(prompt => ({...prompt.definition, name: prompt.name}))}));
+		handlers['prompts/get'] = async (context, raw) => {
+			const params = checkParams(GetPromptRequestSchema, context.method, raw);
+			const route = await router.routePrompt(params.name, context);
+			const result = await forward(route, {...raw, name: route.localName}, context);
 			const messages = result['messages'];
 			if (Array.isArray(messages)) {
 				for (const message of messages) {
@@ -138,26 +120,18 @@ export function registerCatalogRequests(server: Server, options: CatalogRequests
 				}
 			}
 
-			return result as never;
-		});
+			return result;
+		};
 	}
 
 	if (capabilities.completions !== undefined) {
-		server.setRequestHandler(CompleteRequestSchema, async (request, extra) => {
-			const {ref} = request.params;
-			let route: Route;
-			let upstreamRef: Record<string, unknown>;
-			if (ref.type === 'ref/prompt') {
-				route = await router.routePrompt(ref.name, extra.signal).catch((error: unknown) => {
-					throw toRpcError(error, 'completion/complete');
-				});
-				upstreamRef = {...ref, name: route.own};
-			} else {
-				route = routed('completion/complete', () => router.routeTemplate(ref.uri));
-				upstreamRef = {...ref, uri: route.own};
-			}
-
-			return (await forward(route, 'completion/complete', {...request.params, ref: upstreamRef}, `completion/complete (${ref.type})`, extra.signal)) as never;
-		});
+		handlers['completion/complete'] = async (context, raw) => {
+			const {ref} = checkParams(CompleteRequestSchema, context.method, raw);
+			const route = ref.type === 'ref/prompt' ? await router.routePrompt(ref.name, context) : router.routeTemplate(ref.uri);
+			const upstreamRef = ref.type === 'ref/prompt' ? {...ref, name: route.localName} : {...ref, uri: route.localName};
+			return forward(route, {...raw, ref: upstreamRef}, context);
+		};
 	}
+
+	return handlers;
 }

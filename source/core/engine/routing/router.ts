@@ -24,11 +24,14 @@
 import Fuse from 'fuse.js';
 import type {ToolDefinition} from '../../config/read-config.js';
 import {callTimeout, toolFiltered, resourceNotFound, unknownPrompt, unknownServer, unknownServerTool, unknownTool} from '../refusals.js';
-import type {CallBudget} from '../upstream/call-path.js';
+import type {RequestContext} from '../request-context.js';
 import type {PromptDefinition, ResourceDefinition, ResourceTemplateDefinition} from '../upstream/catalog.js';
 import type {Upstream} from '../upstream/upstream.js';
 import {hangarUri, parseHangarUri, TemplateMatcher, UriBook} from './resource-uris.js';
 import {exposedName, separator} from './tool-names.js';
+import {isHidden, ownNames, takesPart, uniqueOwnNames} from './exposed-names.js';
+
+export {isHidden, takesPart};
 import {ToolSearchIndex, type ToolSearchHit} from './tool-search.js';
 
 export type ExposedTool = {
@@ -40,18 +43,6 @@ export type ExposedTool = {
 	definition: ToolDefinition;
 };
 
-/** Where a call goes: the upstream, its own name for the tool, the arguments. */
-export type ToolRoute = {server: string; tool: string; arguments: Record<string, unknown> | undefined};
-
-/** Tools are hidden once a person or the config switched the upstream off, including while it is stopping towards that, and while its entry is invalid. */
-export function isHidden(upstream: Upstream): boolean {
-	return upstream.admin !== 'enabled' || upstream.state === 'invalid';
-}
-
-/** Upstreams disabled in the config, or whose entry cannot be used, take no part: they never run, and must not keep names from others. */
-export function takesPart(upstream: Upstream): boolean {
-	return !upstream.config.disabled && upstream.config.invalid === undefined;
-}
 
 export type ExposedPrompt = {
 	/** `<namespace>__<prompt>` (or the prompt's own name) as clients see it. */
@@ -92,11 +83,19 @@ export type NameClash = {
 /** What a change of the exposed set is about, for the list_changed notification it calls for. */
 export type ExposedKind = 'tools' | 'resources' | 'prompts';
 
-/** A route for a request that names a prompt or a resource: the upstream and its own name or URI for it. */
-export type Route = {upstream: Upstream; own: string};
+/** What a request names: a tool, a prompt, a resource URI, or a resource template (a completion's `ref/resource`). */
+export type RouteKind = 'tool' | 'prompt' | 'resource' | 'template';
 
-/** Tool and prompt names that start with this are hangar's own (its management tools). */
-const reservedPrefix = 'hangar_';
+/**
+ * Where a request that names something goes, one shape for every kind: the
+ * upstream it resolved to (for a per-client server its template: the
+ * supervisor picks the session's instance) and that upstream's own name for
+ * what was named (a tool, a prompt) or its own URI (a resource, a template).
+ */
+export type Route = {kind: RouteKind; upstream: Upstream; localName: string};
+
+/** What routing reads of the request: its signal (a wait for an upstream's list ends with it) and its deadline. */
+export type RouteScope = Pick<RequestContext, 'signal' | 'deadline'>;
 
 /** Everything that the exposed set of one kind is derived from, as one string. */
 type Signatures = Record<ExposedKind, string>;
@@ -297,36 +296,41 @@ export class Router {
 
 	/**
 	 * Routes a `tools/call` by its exposed name. Waiting for an upstream to
-	 * list its tools (a cold start on the first run) counts against the
-	 * caller's budget, when it has one. Unknown names are refused with the
-	 * closest ones.
+	 * list its tools (a cold start on the first run) ends with the request's
+	 * signal, and counts against its deadline when it has one. Unknown names
+	 * are refused with the closest ones.
 	 */
-	async routeTool(name: string, args: Record<string, unknown> | undefined, signal: AbortSignal, budget?: CallBudget): Promise<ToolRoute> {
-		if (budget === undefined) return this.routeToolNow(name, args, signal);
-		// A listed name routes without waiting: no deadline to arm (most calls).
+	async routeTool(name: string, scope: RouteScope): Promise<Route> {
+		// A listed name routes without waiting, and without a deadline to arm (most calls).
 		this.ensureFresh();
 		const known = this.listedTool(name);
-		if (known !== undefined) return {server: known.server, tool: known.tool, arguments: args};
-		const timeout = AbortSignal.timeout(budget.remainingMs);
+		if (known !== undefined) return this.toolRoute(known.server, known.tool);
+		const {deadline, signal} = scope;
+		if (deadline === undefined) return this.routeToolNow(name, signal);
+		const timeout = AbortSignal.timeout(deadline.remainingMs);
 		try {
-			return await this.routeToolNow(name, args, AbortSignal.any([signal, timeout]));
+			return await this.routeToolNow(name, AbortSignal.any([signal, timeout]));
 		} catch (error) {
 			if (!timeout.aborted || signal.aborted) throw error;
-			throw callTimeout({upstream: this.owner(name)?.upstream.name, tool: name, timeoutMs: budget.deadline.ms, phase: 'discovery', setting: budget.deadline.setting});
+			throw callTimeout({upstream: this.owner(name)?.upstream.name, tool: name, timeoutMs: deadline.deadline.ms, phase: 'discovery', setting: deadline.deadline.setting});
 		}
 	}
 
 	/** Routes `hangar_call`'s `{server, tool}`: a tool the upstream does not list is refused, unless its list is not known yet (the call starts it). */
-	routeServerTool(server: string, tool: string, args: Record<string, unknown> | undefined): ToolRoute {
+	routeServerTool(server: string, tool: string): Route {
 		const upstream = this.upstreams.get(server);
 		if (upstream === undefined) throw unknownServer(server, [...this.upstreams.keys()]);
 		const rule = upstream.toolList.filterRule(tool);
 		if (rule !== undefined) throw toolFiltered(server, tool, rule);
 		if (!upstream.listsTool(tool)) throw unknownServerTool(server, tool, upstream.tools.map(definition => definition.name));
-		return {server, tool, arguments: args};
+		return {kind: 'tool', upstream, localName: tool};
 	}
 
-	private async routeToolNow(name: string, args: Record<string, unknown> | undefined, signal: AbortSignal): Promise<ToolRoute> {
+	private toolRoute(server: string, tool: string): Route {
+		return {kind: 'tool', upstream: this.upstreams.get(server)!, localName: tool};
+	}
+
+	private async routeToolNow(name: string, signal: AbortSignal): Promise<Route> {
 		// A tool of a stopped, quarantined or disabled upstream is hidden, but calling it gets that
 		// upstream's refusal (with its reason) rather than "unknown tool".
 		const route = (await this.resolveTool(name, signal)) ?? this.hiddenOwner(name) ?? this.unlistedOwner(name);
@@ -336,7 +340,7 @@ export class Router {
 			throw unknownTool(name, this.closest(name));
 		}
 
-		return {server: route.server, tool: route.tool, arguments: args};
+		return this.toolRoute(route.server, route.tool);
 	}
 
 	/**
@@ -345,23 +349,23 @@ export class Router {
 	 * serves. A prompt of a hidden upstream routes to it, so the request gets
 	 * that upstream's refusal.
 	 */
-	async routePrompt(name: string, signal: AbortSignal): Promise<Route> {
+	async routePrompt(name: string, scope: RouteScope): Promise<Route> {
 		this.ensureFresh();
 		const listed = (): ExposedPrompt | undefined => this.promptByName.get(name) ?? this.promptByOwnName.get(name);
 		let found = listed();
 		if (found === undefined) {
 			const learning = this.learning(name);
 			if (learning.length > 0) {
-				await Promise.all(learning.map(async upstream => upstream.learnTools(signal)));
+				await Promise.all(learning.map(async upstream => upstream.learnTools(scope.signal)));
 				this.ensureFresh();
 				found = listed();
 			}
 		}
 
 		found ??= this.promptOwners.get(name);
-		if (found !== undefined) return {upstream: this.upstreams.get(found.server)!, own: found.prompt};
+		if (found !== undefined) return {kind: 'prompt', upstream: this.upstreams.get(found.server)!, localName: found.prompt};
 		const owner = this.owner(name);
-		if (owner !== undefined && isHidden(owner.upstream)) return {upstream: owner.upstream, own: owner.rest};
+		if (owner !== undefined && isHidden(owner.upstream)) return {kind: 'prompt', upstream: owner.upstream, localName: owner.rest};
 		throw unknownPrompt(name, this.prompts.map(prompt => prompt.name));
 	}
 
@@ -376,13 +380,13 @@ export class Router {
 		const parsed = parseHangarUri(uri);
 		if (parsed !== undefined) {
 			const upstream = this.upstreams.get(parsed.server);
-			if (upstream !== undefined) return {upstream, own: parsed.uri};
+			if (upstream !== undefined) return {kind: 'resource', upstream, localName: parsed.uri};
 		}
 
 		const owner = this.uriOwner(uri);
-		if (owner !== undefined) return {upstream: this.upstreams.get(owner)!, own: uri};
+		if (owner !== undefined) return {kind: 'resource', upstream: this.upstreams.get(owner)!, localName: uri};
 		const serving = [...this.upstreams.values()].filter(upstream => takesPart(upstream) && (upstream.capabilities === undefined || upstream.capabilities.resources !== undefined));
-		if (serving.length === 1) return {upstream: serving[0]!, own: uri};
+		if (serving.length === 1) return {kind: 'resource', upstream: serving[0]!, localName: uri};
 		throw resourceNotFound(uri, serving.map(upstream => upstream.name));
 	}
 
@@ -390,8 +394,8 @@ export class Router {
 	routeTemplate(uriTemplate: string): Route {
 		this.ensureFresh();
 		const template = this.templateByUri.get(uriTemplate);
-		if (template !== undefined) return {upstream: this.upstreams.get(template.server)!, own: template.own};
-		return this.routeUri(uriTemplate);
+		if (template !== undefined) return {kind: 'template', upstream: this.upstreams.get(template.server)!, localName: template.own};
+		return {...this.routeUri(uriTemplate), kind: 'template'};
 	}
 
 	/**
@@ -470,7 +474,7 @@ export class Router {
 	}
 
 	private buildTools(present: Upstream[]): void {
-		const named = this.ownNames(
+		const named = ownNames(
 			'tool',
 			present,
 			upstream => upstream.tools,
@@ -486,7 +490,7 @@ export class Router {
 	}
 
 	private buildPrompts(present: Upstream[]): void {
-		const named = this.ownNames(
+		const named = ownNames(
 			'prompt',
 			present,
 			upstream => upstream.catalog.prompts,
@@ -498,54 +502,6 @@ export class Router {
 		this.promptByName = new Map(this.prompts.map(prompt => [prompt.name, prompt]));
 		this.promptByOwnName = uniqueOwnNames(this.prompts, prompt => prompt.prompt, this.promptByName);
 		this.promptIndex = undefined;
-	}
-
-	/**
-	 * Who keeps each exposed name, in config order: the first upstream that
-	 * exposes it (a hidden one too, so a name does not move between upstreams
-	 * as people stop and start them), except that names starting with
-	 * "hangar_" are hangar's own. Returns the owners, the visible exposed set
-	 * and the clashes.
-	 */
-	private ownNames<D extends {name: string}, E extends {name: string; server: string}>(
-		kind: 'tool' | 'prompt',
-		present: Upstream[],
-		list: (upstream: Upstream) => readonly D[],
-		make: (upstream: Upstream, definition: D, name: string) => E,
-	): {owners: Map<string, E>; exposed: E[]; clashes: NameClash[]} {
-		const owners = new Map<string, E>();
-		const exposed: E[] = [];
-		const clashes = new Map<string, NameClash>();
-		const clash = (name: string, owner: string, shadowed: string) => {
-			const found = clashes.get(name) ?? {kind, name, owner, shadowed: []};
-			if (!found.shadowed.includes(shadowed)) found.shadowed.push(shadowed);
-			clashes.set(name, found);
-		};
-
-		for (const upstream of present) {
-			const hidden = isHidden(upstream);
-			for (const definition of list(upstream)) {
-				const name = exposedName(upstream.config.namespace, definition.name);
-				const current = owners.get(name);
-				// An upstream that lists the same name twice would make the list ambiguous: the first counts.
-				if (current?.server === upstream.name) continue;
-				if (current !== undefined) {
-					clash(name, current.server, upstream.name);
-					continue;
-				}
-
-				if (upstream.config.namespace === false && name.startsWith(reservedPrefix)) {
-					clash(name, 'hangar', upstream.name);
-					continue;
-				}
-
-				const entry = make(upstream, definition, name);
-				owners.set(name, entry);
-				if (!hidden) exposed.push(entry);
-			}
-		}
-
-		return {owners, exposed, clashes: [...clashes.values()]};
 	}
 
 	private buildResources(present: Upstream[]): void {
@@ -585,24 +541,4 @@ export class Router {
 		this.templateList = templates;
 		this.templateByUri = new Map(templates.map(template => [template.uriTemplate, template]));
 	}
-}
-
-/**
- * Exposed items by their upstream's own name, for the names only one of them
- * has and no exposed name takes: a client written against an upstream
- * directly (its docs, a prompt, a test suite) calls `read_graph`, and with
- * one upstream serving it that can only mean `memory__read_graph`. A name two
- * upstreams share stays unknown, so the client is told the choices.
- */
-function uniqueOwnNames<T extends {name: string}>(items: readonly T[], own: (item: T) => string, exposed: ReadonlyMap<string, T>): Map<string, T> {
-	const seen = new Map<string, T | null>();
-	for (const item of items) {
-		const name = own(item);
-		if (name === item.name || exposed.has(name)) continue;
-		seen.set(name, seen.has(name) ? null : item);
-	}
-
-	const unique = new Map<string, T>();
-	for (const [name, item] of seen) if (item !== null) unique.set(name, item);
-	return unique;
 }

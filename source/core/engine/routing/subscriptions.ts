@@ -44,10 +44,10 @@ export class Subscriptions {
 		return this.entries.size;
 	}
 
-	async subscribe(subscriber: Subscriber, uri: string, context: Pick<CallContext, 'signal' | 'budget'> = {}): Promise<void> {
+	async subscribe(subscriber: Subscriber, uri: string, context: CallContext = {}): Promise<void> {
 		const route = this.router.routeUri(uri);
 		const upstream = this.pick(route.upstream, subscriber);
-		const key = keyOf(upstream.name, route.own);
+		const key = keyOf(upstream.name, route.localName);
 		const entry = this.entries.get(key);
 		if (entry?.subscribers.has(subscriber)) return;
 		const count = this.counts.get(subscriber) ?? 0;
@@ -61,10 +61,10 @@ export class Subscriptions {
 			return;
 		}
 
-		const created: Entry = {routed: route.upstream, upstream, own: route.own, subscribers: new Map([[subscriber, uri]])};
+		const created: Entry = {routed: route.upstream, upstream, own: route.localName, subscribers: new Map([[subscriber, uri]])};
 		this.entries.set(key, created);
 		try {
-			await upstream.request('resources/subscribe', {uri: route.own}, `resources/subscribe "${route.own}"`, context);
+			await upstream.request('resources/subscribe', {uri: route.localName}, `resources/subscribe "${route.localName}"`, context);
 		} catch (error) {
 			this.leave(key, created, subscriber);
 			throw error;
@@ -75,7 +75,7 @@ export class Subscriptions {
 	async unsubscribe(subscriber: Subscriber, uri: string): Promise<void> {
 		const route = this.router.routeUri(uri);
 		// Found, not picked: unsubscribing must not create a per-client instance.
-		const found = [...this.entries].find(([, entry]) => entry.routed === route.upstream && entry.own === route.own && entry.subscribers.has(subscriber));
+		const found = [...this.entries].find(([, entry]) => entry.routed === route.upstream && entry.own === route.localName && entry.subscribers.has(subscriber));
 		if (found === undefined) return;
 		const [key, entry] = found;
 		const last = this.leave(key, entry, subscriber);

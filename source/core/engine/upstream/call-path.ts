@@ -13,6 +13,7 @@
  *   whether it counts against the breaker.
  */
 import {HangarError, errorMessage, type Hint} from '../../base/errors.js';
+import type {RequestContext} from '../request-context.js';
 import type {Logger} from '../../base/logger.js';
 import type {ServerConfig} from '../../config/read-config.js';
 import type {LogBuffer} from '../../link/log-buffer.js';
@@ -57,20 +58,12 @@ export function callLimit(budget: CallBudget | undefined, callTimeoutMs: number)
 	return {timeoutMs: callTimeoutMs, budget: undefined};
 }
 
-export type CallContext = {
-	/** Aborted when the downstream client cancels. */
-	signal?: AbortSignal | undefined;
-	/** Called with progress for the downstream client (startup progress, then relayed upstream progress). */
-	onProgress?: ((update: ProgressUpdate) => void) | undefined;
-	/** `_meta` to forward upstream (without the progress token, which is replaced). */
-	meta?: Record<string, unknown> | undefined;
-	/** Names the request in hangar's log lines about this call (the HTTP endpoint's X-Correlation-ID). */
-	correlationId?: string | undefined;
-	/** The caller's own deadline, if it has one (see `callLimit`). */
-	budget?: CallBudget | undefined;
-	/** Who called, for the calls log: the client's name from initialize, or its session label (default "hangar"). */
-	client?: string | undefined;
-};
+/**
+ * What the call path reads of the request it serves: the request's context
+ * (engine/request-context.ts) as the gateway made it. Every field may be
+ * absent for hangar's own requests (a resubscribe after a restart).
+ */
+export type CallContext = Partial<Pick<RequestContext, 'signal' | 'deadline' | 'onProgress' | 'meta' | 'correlationId'>>;
 
 /** Why a wait inside a call was given up. */
 export class AbortReason extends Error {
@@ -209,9 +202,9 @@ export type CallHost = {
 	readonly readyConnection: UpstreamConnection | undefined;
 	/** Waits for (or triggers) a start; throws the refusal when the upstream may not start. */
 	ensureReady(why: string, signal: AbortSignal, progress: ProgressRelay | undefined): Promise<UpstreamConnection>;
-	callBegan(): void;
-	/** A request other than a tool call began or ended: activity, without a tool's counters. */
+	/** A request (a tool call or another) began: in flight, and activity. */
 	requestBegan(): void;
+	/** A request other than a tool call ended: activity, without a tool's counters. */
 	requestEnded(): void;
 	callAnswered(isError: boolean): void;
 	callEnded(tool: string, failed: boolean): void;
@@ -233,10 +226,10 @@ export class CallPath {
 		// connection's call timer is the deadline and the caller's signal cancels it.
 		const host = this.host;
 		const began = performance.now();
-		host.callBegan();
+		host.requestBegan();
 		let phase: 'start' | 'call' = 'start';
 		const progress = context.onProgress === undefined ? undefined : new ProgressRelay(context.onProgress);
-		const limit = callLimit(context.budget, host.config.callTimeoutMs);
+		const limit = callLimit(context.deadline, host.config.callTimeoutMs);
 		let failed = false;
 		try {
 			if (context.signal?.aborted) throw new RequestCancelledError();
@@ -290,10 +283,10 @@ export class CallPath {
 	 * came. Its failures are not counted against the breaker or in the tool
 	 * metrics: a resource that cannot be read says nothing about the tools.
 	 */
-	async request(method: string, params: Record<string, unknown>, operation: string, context: Pick<CallContext, 'signal' | 'budget'>): Promise<Record<string, unknown>> {
+	async request(method: string, params: Record<string, unknown>, operation: string, context: CallContext): Promise<Record<string, unknown>> {
 		const host = this.host;
 		const began = performance.now();
-		const limit = callLimit(context.budget, host.config.callTimeoutMs);
+		const limit = callLimit(context.deadline, host.config.callTimeoutMs);
 		host.requestBegan();
 		try {
 			if (context.signal?.aborted) throw new RequestCancelledError();

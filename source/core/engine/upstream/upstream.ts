@@ -375,10 +375,11 @@ export class Upstream extends EventEmitter<{
 	 * completion/complete, resources/subscribe, ...): started on demand, within
 	 * the call deadline; see `CallPath.request`.
 	 */
-	async request(method: string, params: Record<string, unknown>, operation: string, context: Pick<CallContext, 'signal' | 'budget'> = {}): Promise<Record<string, unknown>> {
+	async request(method: string, params: Record<string, unknown>, operation: string, context: CallContext = {}): Promise<Record<string, unknown>> {
 		return this.calls.request(method, params, operation, context);
 	}
 
+	/** A request (a tool call or another) began: counted as in flight and as activity. */
 	requestBegan(): void {
 		this.inFlight += 1;
 		this.lastActivityAt = Date.now();
@@ -395,13 +396,6 @@ export class Upstream extends EventEmitter<{
 	/** The live connection while ready: the call path's hot path. */
 	get readyConnection(): UpstreamConnection | undefined {
 		return this.state === 'ready' ? this.connection : undefined;
-	}
-
-	/** A call began: counted as in flight and as activity. */
-	callBegan(): void {
-		this.inFlight += 1;
-		this.lastActivityAt = Date.now();
-		this.emit('activity');
 	}
 
 	/** A call was answered by the upstream (a result, `isError` or not). */

@@ -1,0 +1,101 @@
+/**
+ * What a person can do to one upstream (start, stop, restart, quarantine,
+ * approve), as the supervisor applies it to a shared server or to a
+ * per-client server's template.
+ */
+import {describeApproval} from './upstream/pins.js';
+import type {Upstream} from './upstream/upstream.js';
+import {pointlessCommand} from './refusals.js';
+
+/** A person's actions on one upstream (see `Supervisor.command`). */
+export const commands = ['start', 'stop', 'restart', 'quarantine', 'approve'] as const;
+export type Command = (typeof commands)[number];
+
+export function isCommand(value: unknown): value is Command {
+	return commands.some(command => command === value);
+}
+
+/**
+ * A person's (or a management tool's) command on one upstream, the template
+ * of a per-client server included (see Supervisor.command for the rest):
+ * resolves with a sentence saying what happened, or rejects with a
+ * HangarError that says why not and what to do.
+ */
+export async function upstreamCommand(upstream: Upstream, action: Command, via: string): Promise<string> {
+	const name = upstream.name;
+	switch (action) {
+		case 'start': {
+			if (upstream.state === 'ready' || upstream.state === 'degraded') return `"${name}" is already running (${upstream.state}, pid ${upstream.pid ?? 'remote'})`;
+			await upstream.start(`started by ${via}`);
+			return `started "${name}" (${upstream.state}${upstream.pid === undefined ? '' : `, pid ${upstream.pid}`}, ${upstream.tools.length} tools)`;
+		}
+
+		case 'stop': {
+			if (upstream.state === 'quarantined' || upstream.state === 'disabled' || upstream.state === 'invalid') throw pointlessCommand(name, 'stop', upstream.state);
+
+			if (upstream.state === 'stopped') return `"${name}" is already stopped`;
+			await upstream.stop('stopped', `stopped by ${via}`);
+			return `stopped "${name}": it does not start on demand until it is started again`;
+		}
+
+		case 'restart': {
+			await upstream.restart(`restarted by ${via}`);
+			return `restarted "${name}" (${upstream.state}${upstream.pid === undefined ? '' : `, pid ${upstream.pid}`})`;
+		}
+
+		case 'quarantine': {
+			if (upstream.state === 'quarantined') return `"${name}" is already quarantined`;
+			if (upstream.state === 'disabled' || upstream.state === 'invalid') throw pointlessCommand(name, 'quarantine', upstream.state);
+
+			await upstream.quarantine(`quarantined by ${via}`);
+			return `quarantined "${name}": stopped, tools hidden, calls refused until a person approves it`;
+		}
+
+		case 'approve': {
+			const wasQuarantined = upstream.state === 'quarantined';
+			const plan = upstream.approve(`approved by ${via}`);
+			const pinned = `pinned ${describeApproval(plan)}`;
+			// Started at launch had it not been quarantined (lazy is false, or its tools were never listed): start it now.
+			const starting = upstream.startsAtLaunch;
+			if (starting) void upstream.launch();
+			const next = starting ? (upstream.config.lazy ? '; starting it once to learn its tools' : '; starting it (lazy is false)') : '';
+			return wasQuarantined ? `approved "${name}": quarantine lifted${starting ? '' : ' (now cold)'}, ${pinned}${next}` : `approved "${name}": ${pinned}${next}`;
+		}
+	}
+}
+
+/** The instances of one per-client server, as a command on it reaches them. */
+export type PerClientInstances = {running: () => Upstream[]; retire: (reason: string) => Promise<number>};
+
+/**
+ * A command on a per-client server applies to all its instances: stop and
+ * quarantine shut every instance down (the template then refuses, so none
+ * starts again), restart restarts each running one. Start and approve act
+ * on the template; instances start at each session's next request.
+ */
+export async function perClientCommand(template: Upstream, instances: PerClientInstances, action: Command, via: string): Promise<string> {
+	const name = template.name;
+	const count = instances.running().length;
+	const ofInstances = (count: number) => `${count} instance${count === 1 ? '' : 's'}`;
+	switch (action) {
+		case 'stop':
+		case 'quarantine': {
+			const said = await upstreamCommand(template, action, via);
+			// The template is switched off first, so no new instance can start while these stop.
+			const stopped = await instances.retire( action === 'stop' ? `stopped by ${via}` : `quarantined by ${via}`);
+			return `${said} (${ofInstances(stopped)} stopped)`;
+		}
+
+		case 'restart': {
+			const running = instances.running().filter(instance => instance.state !== 'cold');
+			if (running.length === 0) return `"${name}" runs one instance per client session and none is running (${ofInstances(count)}); each starts at its session's next request`;
+			await Promise.all(running.map(async instance => instance.restart(`restarted by ${via}`)));
+			return `restarted "${name}": ${ofInstances(running.length)} (${running.map(instance => `${instance.name}: ${instance.state}${instance.pid === undefined ? '' : `, pid ${instance.pid}`}`).join('; ')})`;
+		}
+
+		case 'start':
+		case 'approve': {
+			return upstreamCommand(template, action, via);
+		}
+	}
+}

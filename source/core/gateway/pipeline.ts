@@ -1,0 +1,277 @@
+/**
+ * One client connection's request pipeline: every message its transport
+ * delivers goes through here, and nowhere else.
+ *
+ *   transport ─► receive: connection state gate ─► method table ─► handler(context, params) ─► one answer
+ *
+ * - The per-connection state machine (connection-state.ts) is the gate in
+ *   front of the table: a request the state does not allow is answered with
+ *   -32003 and reaches no handler.
+ * - The table maps each method a client may send to its handler; a method
+ *   not in it is answered with -32601. Which methods are in it is the
+ *   session's business (the local socket endpoint adds hangar's admin
+ *   methods; catalog methods come only with their capability).
+ * - Each request gets one context (engine/request-context.ts), made here:
+ *   its id, method, signal (aborted by the client's notifications/cancelled
+ *   or the session's close), deadline, client, correlation id, audience and
+ *   record. Handlers and everything below them read it.
+ * - A handler returns the result (or `Serialized` JSON, written as it is
+ *   where the transport takes lines) or throws; a cancelled request is owed
+ *   no answer, every other one gets exactly one.
+ * - Notifications go to their own table; responses (to requests hangar sent
+ *   the client for an upstream) to `onResponse`.
+ */
+import type {Transport} from '@modelcontextprotocol/sdk/shared/transport.js';
+import type {JSONRPCMessage} from '@modelcontextprotocol/sdk/types.js';
+import {JsonRpcCode, type Audience} from '../base/errors.js';
+import type {Logger} from '../base/logger.js';
+import type {ClientRecord} from '../engine/clients/clients.js';
+import {LiveRequest, type CallDeadline, type ProgressUpdate, type RequestContext} from '../engine/request-context.js';
+import {settleWithin} from '../base/settle.js';
+import {createConnectionMachine, sequenceError} from './connection-state.js';
+import {errorResponse, toRpcError} from './request-params.js';
+
+/** A result already serialized as JSON (a cached tools/list, hangar_list): written as it is where the transport takes lines. */
+export class Serialized {
+	constructor(readonly json: string) {}
+}
+
+/** Params as the client sent them: an object or absent (the wire layer refuses any other shape). */
+export type Params = Record<string, unknown> | undefined;
+
+export type RequestHandler = (context: RequestContext, params: Params) => unknown;
+export type NotificationHandler = (params: Params) => void;
+
+/** What a transport may offer a session beyond the SDK's `Transport`. */
+export type SessionTransport = Transport & {
+	/** The transport tells the session that the client closed its input (see drainMs). */
+	onInputEnd?: () => void;
+	/** The correlation id of the request that carried JSON-RPC request `id` (HTTP: X-Correlation-ID), for the logs of its call. */
+	correlationIdOf?: (id: string | number) => string | undefined;
+	/** Whether a message that belongs to no request can reach the client now (HTTP: its GET stream is open); unset: always. */
+	canSendUnrelated?: () => boolean;
+	/** Writes a message the caller serialized (newline-terminated). */
+	sendSerialized?: (line: string) => Promise<void>;
+};
+
+export type PipelineOptions = {
+	transport: SessionTransport;
+	/** Names the connection in the state machine's errors and the log. */
+	subject: string;
+	logger: Logger;
+	/** The session's record: every request's context names it as its client. */
+	client: ClientRecord;
+	/** A deadline for every request, from its arrival to its answer (HTTP: hangar.httpCallTimeoutSeconds); whoever waits takes the time left. */
+	deadline?: CallDeadline | undefined;
+};
+
+export class Pipeline {
+	readonly machine;
+	/** Who reads this connection's errors; the initialize handler sets it (hangar's own CLI: 'cli'). */
+	audience: Audience = 'mcp';
+	/** Told of every response the client sends (answers to what hangar asked it for an upstream). */
+	onResponse?: (message: JSONRPCMessage) => void;
+	/** Told once when the connection closed, after every request in flight was aborted. */
+	onClose?: () => void;
+	private readonly requests = new Map<string, RequestHandler>();
+	private readonly notifications = new Map<string, NotificationHandler>();
+	private readonly inflight = new Map<string | number, LiveRequest>();
+	private readonly serving = new Set<Promise<void>>();
+	private readonly transport: SessionTransport;
+	private readonly logger: Logger;
+	private readonly client: ClientRecord;
+	private readonly deadline: CallDeadline | undefined;
+	private readonly correlationIdOf: ((id: string | number) => string | undefined) | undefined;
+	private closed = false;
+
+	constructor(options: PipelineOptions) {
+		this.transport = options.transport;
+		this.logger = options.logger;
+		this.client = options.client;
+		this.deadline = options.deadline;
+		this.correlationIdOf = options.transport.correlationIdOf?.bind(options.transport);
+		this.machine = createConnectionMachine(options.subject);
+	}
+
+	/** Serves `method` with `handler` (replacing any handler it had). */
+	handle(method: string, handler: RequestHandler): void {
+		this.requests.set(method, handler);
+	}
+
+	/** Acts on notification `method` (notifications/initialized and cancelled are the pipeline's own; this runs after). */
+	on(method: string, handler: NotificationHandler): void {
+		this.notifications.set(method, handler);
+	}
+
+	/** The methods served now, for tests and the docs. */
+	get methods(): string[] {
+		return [...this.requests.keys()];
+	}
+
+	async start(): Promise<void> {
+		this.transport.onclose = () => this.closedByTransport();
+		this.transport.onerror = error => this.logger.debug(`transport error: ${error.message}`);
+		this.transport.onmessage = message => this.receive(message);
+		await this.transport.start();
+	}
+
+	async close(): Promise<void> {
+		await this.transport.close();
+		// A transport that closes without telling: close all the same.
+		this.closedByTransport();
+	}
+
+	/** Requests in flight right now. */
+	get inFlight(): number {
+		return this.serving.size;
+	}
+
+	/** Resolves when every request in flight has been answered, or after `timeoutMs`. */
+	async drain(timeoutMs: number): Promise<void> {
+		if (this.serving.size === 0) return;
+		await settleWithin(Promise.allSettled([...this.serving]), timeoutMs);
+	}
+
+	receive(message: JSONRPCMessage): void {
+		this.client.touch();
+		const record = message as {id?: string | number; method?: unknown; params?: Params};
+		const method = record.method;
+		if (typeof method !== 'string') {
+			this.onResponse?.(message);
+			return;
+		}
+
+		if (!('id' in message)) {
+			this.notified(method, record.params);
+			return;
+		}
+
+		const id = record.id!;
+		const refused = sequenceError(this.machine.state, method);
+		if (refused !== undefined) {
+			this.answerError(id, refused.code, refused.message, refused.data);
+			return;
+		}
+
+		const handler = this.requests.get(method);
+		if (handler === undefined) {
+			this.answerError(id, JsonRpcCode.MethodNotFound, `Method not found: "${method}"`);
+			return;
+		}
+
+		if (this.inflight.has(id)) {
+			this.answerError(id, JsonRpcCode.InvalidRequest, `Invalid Request: request id ${JSON.stringify(id)} is already in use by a request in flight`);
+			return;
+		}
+
+		const context = this.contextFor(id, method, record.params);
+		if (method === 'initialize') this.machine.apply('initialize', 'initialize request received');
+		this.inflight.set(id, context);
+		const serving = this.serve(handler, context, record.params);
+		this.serving.add(serving);
+		void serving.finally(() => this.serving.delete(serving));
+	}
+
+	/** Sends a message to the client (a request hangar asks it for an upstream, a notification tied to a request). */
+	async send(message: JSONRPCMessage, options?: Parameters<Transport['send']>[1]): Promise<void> {
+		await this.transport.send(message, options);
+	}
+
+	/** Sends a notification; dropped when the connection is not open. */
+	notify(method: string, params?: Record<string, unknown>, relatedRequestId?: string | number): void {
+		if (this.closed) return;
+		const message = {jsonrpc: '2.0', method, ...(params === undefined ? {} : {params})} as JSONRPCMessage;
+		this.transport.send(message, relatedRequestId === undefined ? undefined : {relatedRequestId}).catch(() => {});
+	}
+
+	private contextFor(id: string | number, method: string, params: Params): LiveRequest {
+		const meta = params?.['_meta'];
+		let onProgress: ((update: ProgressUpdate) => void) | undefined;
+		let forwarded: Record<string, unknown> | undefined;
+		// Most requests carry no _meta: nothing to copy on the hot path. The progress token is replaced upstream.
+		if (typeof meta === 'object' && meta !== null && !Array.isArray(meta)) {
+			const {progressToken, ...rest} = meta as Record<string, unknown>;
+			forwarded = rest;
+			if (typeof progressToken === 'string' || typeof progressToken === 'number') onProgress = this.progressTo(id, progressToken);
+		}
+
+		return new LiveRequest({
+			id,
+			method,
+			client: this.client,
+			deadline: this.deadline,
+			correlationId: this.correlationIdOf?.(id),
+			audience: this.audience,
+			onProgress,
+			meta: forwarded,
+		});
+	}
+
+	/** Progress for the client's request `id` under its own token; over HTTP it goes on that request's own stream. */
+	private progressTo(id: string | number, progressToken: string | number): (update: ProgressUpdate) => void {
+		return update => {
+			if (this.inflight.get(id)?.signal.aborted !== false) return;
+			const params = {
+				progressToken,
+				progress: update.progress,
+				...(update.total === undefined ? {} : {total: update.total}),
+				...(update.message === undefined ? {} : {message: update.message}),
+			};
+			this.notify('notifications/progress', params, id);
+		};
+	}
+
+	private async serve(handler: RequestHandler, context: LiveRequest, params: Params): Promise<void> {
+		try {
+			const result = await handler(context, params);
+			if (context.unanswerable) return;
+			if (result instanceof Serialized) await this.sendResult(context.id, result.json);
+			// Written as the SDK's server wrote answers, byte for byte; tools/call as hangar always wrote it.
+			else if (context.method === 'tools/call') await this.transport.send({jsonrpc: '2.0', id: context.id, result} as JSONRPCMessage);
+			else await this.transport.send({result, jsonrpc: '2.0', id: context.id} as JSONRPCMessage);
+		} catch (error) {
+			// A refused initialize leaves the connection waiting for a corrected one.
+			if (context.method === 'initialize' && this.machine.can('initialize_failed')) this.machine.apply('initialize_failed', 'initialize was answered with an error');
+			if (context.unanswerable) return; // Cancelled (or closed): the protocol says no response.
+			const rpc = toRpcError(error, context.method, context.audience);
+			await this.transport.send(errorResponse(context.id, rpc.code, rpc.message, rpc.data)).catch((failure: unknown) => this.logger.debug(`${context.method} could not be answered: ${String(failure)}`));
+		} finally {
+			this.inflight.delete(context.id);
+			context.end();
+		}
+	}
+
+	/** Answers request `id` with `json`, the result's JSON: written as it is where the transport takes lines. */
+	private async sendResult(id: string | number, json: string): Promise<void> {
+		if (this.transport.sendSerialized !== undefined) return this.transport.sendSerialized(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${json}}\n`);
+		return this.transport.send({jsonrpc: '2.0', id, result: JSON.parse(json) as unknown} as JSONRPCMessage);
+	}
+
+	private answerError(id: string | number, code: number, message: string, data?: unknown): void {
+		this.transport.send(errorResponse(id, code, message, data)).catch(() => {});
+	}
+
+	private notified(method: string, params: Params): void {
+		if (method === 'notifications/initialized') {
+			if (!this.machine.can('initialized')) {
+				this.logger.warn(`ignored notifications/initialized in state ${this.machine.state}`);
+				return;
+			}
+
+			this.machine.apply('initialized', 'notifications/initialized received');
+		} else if (method === 'notifications/cancelled') {
+			const requestId = params?.['requestId'];
+			if (typeof requestId === 'string' || typeof requestId === 'number') this.inflight.get(requestId)?.abort('cancelled');
+		}
+
+		this.notifications.get(method)?.(params);
+	}
+
+	private closedByTransport(): void {
+		if (this.closed) return;
+		this.closed = true;
+		if (this.machine.can('close')) this.machine.apply('close', 'the transport closed');
+		for (const context of this.inflight.values()) context.abort('closed');
+		this.onClose?.();
+	}
+}

@@ -1,0 +1,151 @@
+/**
+ * The handlers of `tools/list` and `tools/call`, hangar's hot paths.
+ *
+ * - `tools/list`: the exposed tools (or, in search exposure, the hangar_*
+ *   tools alone) and the management tools this session gets, paged; the
+ *   whole list is serialized once per change of the set, not per request.
+ * - `tools/call`: a management tool is served here (hangar_list's JSON is
+ *   serialized once); any other name, or hangar_call's `{server, tool}`, is
+ *   routed by the router to one upstream and called through the supervisor
+ *   with the request's context, and the upstream's result is forwarded as it
+ *   came (only the URIs it carries that another upstream owns change).
+ */
+import {ListToolsRequestSchema, type CallToolResult, type Tool} from '@modelcontextprotocol/sdk/types.js';
+import {HangarError, JsonRpcCode, JsonRpcError, errorMessage} from '../base/errors.js';
+import type {Logger} from '../base/logger.js';
+import type {RequestContext} from '../engine/request-context.js';
+import type {Route} from '../engine/routing/router.js';
+import type {Supervisor} from '../engine/supervisor.js';
+import {
+	ManagementParamsError,
+	checkArguments,
+	isManagementTool,
+	managementToolAllowed,
+	managementToolRefusal,
+	managementToolsFor,
+	runManagementTool,
+	statusJson,
+	type ManagementToolsSetting,
+} from './management-tools.js';
+import {page, pageSize} from './pagination.js';
+import {Serialized, type Params, type RequestHandler} from './pipeline.js';
+import {callParams, checkParams, toRpcError, type CallParams} from './request-params.js';
+
+/** What the tool handlers read of their session. */
+export type ToolSession = {
+	readonly supervisor: Supervisor;
+	readonly logger: Logger;
+	readonly exposure: 'direct' | 'search';
+	/** hangar.managementTools for this session (a person's session gets them all). */
+	readonly managementSetting: ManagementToolsSetting;
+	/** Who is asking, for transition reasons ("MCP client \"cursor\""). */
+	readonly via: string;
+	/** Whether the first list's wait for launch discovery is over (see GatewaySession.firstList). */
+	readonly firstListDone: boolean;
+	firstList(): Promise<void>;
+};
+
+type WholeList = {exposed: readonly unknown[] | undefined; setting: ManagementToolsSetting; json: string | undefined};
+
+export function toolHandlers(session: ToolSession): {list: RequestHandler; call: RequestHandler} {
+	let cache: WholeList | undefined;
+
+	const listTools = (): Tool[] => {
+		const management = managementToolsFor(session.managementSetting);
+		if (session.exposure === 'search') return [...management];
+		// Predefined tools may omit inputSchema; the protocol requires one.
+		const tools: Tool[] = session.supervisor
+			.tools()
+			.map(tool => ({...tool.definition, name: tool.name, inputSchema: tool.definition.inputSchema ?? {type: 'object'}}) as Tool);
+		tools.push(...management);
+		return tools;
+	};
+
+	/**
+	 * tools/list's result as JSON, built again only when the exposed set or
+	 * the management tools this session gets changed (the router keeps the
+	 * same array until its set changes). With many upstreams the list is
+	 * hundreds of KB: building and serializing it was most of hangar's time
+	 * per tools/list. Undefined when it takes more than one page.
+	 */
+	const wholeList = (): string | undefined => {
+		const exposed = session.exposure === 'search' ? undefined : session.supervisor.tools();
+		const setting = session.managementSetting;
+		if (cache === undefined || cache.exposed !== exposed || cache.setting !== setting) {
+			const tools = listTools();
+			cache = {exposed, setting, json: tools.length > pageSize ? undefined : JSON.stringify({tools})};
+		}
+
+		return cache.json;
+	};
+
+	const list: RequestHandler = async (_context, params) => {
+		const cursor = params === undefined ? undefined : checkParams(ListToolsRequestSchema, 'tools/list', params)?.cursor;
+		// In search exposure the list is the fixed set of hangar_* tools: nothing to wait for.
+		if (session.exposure === 'direct' && !session.firstListDone) await session.firstList();
+		const whole = cursor === undefined ? wholeList() : undefined;
+		if (whole !== undefined) return new Serialized(whole);
+		const {items, nextCursor} = page('tools/list', listTools(), cursor);
+		return {tools: items, ...(nextCursor === undefined ? {} : {nextCursor})};
+	};
+
+	const call: RequestHandler = async (context, raw) => {
+		const params = callParams(raw);
+		context.client?.called(params.name);
+		if (!isManagementTool(params.name)) return callTool(session, context, params);
+		const setting = session.managementSetting;
+		if (!managementToolAllowed(params.name, setting)) {
+			throw new JsonRpcError(JsonRpcCode.InvalidParams, managementToolRefusal(params.name, setting), {error: 'ManagementToolDisabled', tool: params.name, setting: 'managementTools', value: setting});
+		}
+
+		if (params.name === 'hangar_call') return callTool(session, context, params);
+		if (params.name === 'hangar_list') {
+			// Serialized once, and spliced in as both structuredContent and its text form (a page of 50 entries is ~50 KB with both).
+			const json = JSON.stringify(statusJson(session.supervisor, checkArguments('hangar_list', params.arguments)));
+			return new Serialized(`{"content":[{"type":"text","text":${JSON.stringify(json)}}],"structuredContent":${json}}`);
+		}
+
+		return serveManagement(session, context, params);
+	};
+
+	return {list, call};
+}
+
+/** A management tool other than hangar_list and hangar_call: its JSON as structuredContent and text. */
+async function serveManagement(session: ToolSession, context: RequestContext, params: CallParams): Promise<CallToolResult> {
+	try {
+		const args = checkArguments(params.name, params.arguments);
+		const json = await runManagementTool(session.supervisor, params.name, args, session.via);
+		return {content: [{type: 'text', text: JSON.stringify(json)}], structuredContent: json as Record<string, unknown>};
+	} catch (error) {
+		// Refusals and bad arguments are answered as they are; anything else is a bug in hangar.
+		if (!(error instanceof ManagementParamsError || error instanceof HangarError)) session.logger.error(`unexpected error in ${params.name}: ${errorMessage(error)}`);
+		throw toRpcError(error, params.name, context.audience);
+	}
+}
+
+/** Routes one call to its upstream (a `<server>__<tool>` name, or hangar_call's server and tool) and calls it. */
+async function callTool(session: ToolSession, context: RequestContext, params: CallParams): Promise<CallToolResult> {
+	const {supervisor} = session;
+	const router = supervisor.router;
+	let route: Route;
+	let args: Params;
+	if (params.name === 'hangar_call') {
+		const given = checkArguments('hangar_call', params.arguments);
+		route = router.routeServerTool(given['server'] as string, given['tool'] as string);
+		args = given['arguments'] as Params;
+	} else {
+		route = await router.routeTool(params.name, context);
+		args = params.arguments;
+	}
+
+	try {
+		const result = await supervisor.call(route, args, context);
+		// resource_link and embedded resource items: their URIs are remembered for reading and, where another upstream owns one, rewritten.
+		router.exposeContent(route.upstream.name, result.content);
+		return result;
+	} catch (error) {
+		if (!(error instanceof HangarError || error instanceof JsonRpcError)) session.logger.error(`unexpected error in tools/call ${params.name}: ${errorMessage(error)}`, {correlationId: context.correlationId});
+		throw toRpcError(error, `upstream "${route.upstream.name}": tools/call "${route.localName}"`, context.audience);
+	}
+}
