@@ -58,9 +58,10 @@ export function registerCatalogRequests(server: Server, options: CatalogRequests
 	const router = supervisor.router;
 	const context = (signal: AbortSignal) => ({signal, budget: options.callDeadline === undefined ? undefined : new CallBudget(options.callDeadline)});
 	/** Sends one routed request and hands its result to `expose`; failures become the session's JSON-RPC errors. */
-	const forward = async (route: Route, method: string, params: Record<string, unknown>, operation: string, signal: AbortSignal) => {
+	const forward = async (route: Route, method: string, params: Record<string, unknown>, operation: string, extra: {signal: AbortSignal; requestId: string | number}) => {
 		try {
-			return await supervisor.request(route.upstream, method, params, operation, context(signal), client);
+			// The caller: a request the upstream sends its client meanwhile can belong to this session.
+			return await supervisor.request(route.upstream, method, params, operation, {...context(extra.signal), caller: {client, requestId: extra.requestId}}, client);
 		} catch (error) {
 			throw toRpcError(error, `upstream "${route.upstream.name}": ${operation}`);
 		}
@@ -87,7 +88,7 @@ export function registerCatalogRequests(server: Server, options: CatalogRequests
 		});
 		server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
 			const route = routed('resources/read', () => router.routeUri(request.params.uri));
-			const result = await forward(route, 'resources/read', {...request.params, uri: route.own}, `resources/read "${route.own}"`, extra.signal);
+			const result = await forward(route, 'resources/read', {...request.params, uri: route.own}, `resources/read "${route.own}"`, extra);
 			const contents = result['contents'];
 			if (Array.isArray(contents)) {
 				for (const content of contents) {
@@ -130,7 +131,7 @@ export function registerCatalogRequests(server: Server, options: CatalogRequests
 			const route = await router.routePrompt(request.params.name, extra.signal).catch((error: unknown) => {
 				throw toRpcError(error, 'prompts/get');
 			});
-			const result = await forward(route, 'prompts/get', {...request.params, name: route.own}, `prompts/get "${route.own}"`, extra.signal);
+			const result = await forward(route, 'prompts/get', {...request.params, name: route.own}, `prompts/get "${route.own}"`, extra);
 			const messages = result['messages'];
 			if (Array.isArray(messages)) {
 				for (const message of messages) {
@@ -157,7 +158,7 @@ export function registerCatalogRequests(server: Server, options: CatalogRequests
 				upstreamRef = {...ref, uri: route.own};
 			}
 
-			return (await forward(route, 'completion/complete', {...request.params, ref: upstreamRef}, `completion/complete (${ref.type})`, extra.signal)) as never;
+			return (await forward(route, 'completion/complete', {...request.params, ref: upstreamRef}, `completion/complete (${ref.type})`, extra)) as never;
 		});
 	}
 }

@@ -169,15 +169,17 @@ export class GatewaySession {
 		this.guard = new GuardedTransport(options.transport, options.label, options.logger);
 		this.client = options.supervisor.clients.add(options.kind, options.label);
 		let declared: ClientCapability[] = [];
+		let declaredCapabilities: Record<string, unknown> = {};
 		this.guard.onInitialize = params => {
 			if (params.clientInfo !== undefined) this.client.identify(String(params.clientInfo.name), String(params.clientInfo.version));
 			this.audience = options.kind === 'socket' && params.clientInfo?.name === cliClientName ? 'cli' : 'mcp';
 			const capabilities = params.capabilities;
 			declared = Object.values(relayedRequests).filter(capability => isPlainObject(capabilities?.[capability]));
+			declaredCapabilities = isPlainObject(capabilities) ? capabilities : {};
 		};
 
 		// Upstreams' requests reach the client only once it has finished initializing, as the protocol says.
-		this.guard.onInitialized = () => this.client.declare(declared);
+		this.guard.onInitialized = () => this.client.declare(declared, declaredCapabilities);
 		this.client.peer = this.peer(options.transport.canSendUnrelated?.bind(options.transport));
 		this.guard.onClientMessage = message => this.fromClient(message);
 		if (options.kind === 'socket') {
@@ -608,6 +610,7 @@ export class GatewaySession {
 				correlationId,
 				budget,
 				client: this.client.name ?? this.client.label,
+				caller: {client: this.client, requestId: id},
 				onProgress:
 					typeof progressToken === 'string' || typeof progressToken === 'number'
 						? (update: ProgressUpdate) => {
@@ -677,6 +680,10 @@ export class GatewaySession {
 			log: params => {
 				if (this.guard.machine.state !== 'ready') return;
 				this.guard.send({jsonrpc: '2.0', method: 'notifications/message', params} as JSONRPCMessage).catch(() => {});
+			},
+			notify: (method, params) => {
+				if (this.guard.machine.state !== 'ready') return;
+				this.guard.send({jsonrpc: '2.0', method, ...(params === undefined ? {} : {params})} as JSONRPCMessage).catch(() => {});
 			},
 		};
 	}

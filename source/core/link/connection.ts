@@ -41,13 +41,13 @@ import {isRelayedMethod, type ClientSide, type LoggingLevel, type RelayedMethod}
 export type {CallToolResult, Progress};
 
 /**
- * The client capabilities hangar declares to every upstream: what it can
- * relay to its own clients. They are fixed at `initialize`, before any client
- * may be connected, so a request no client can answer gets an error then
- * (see `ClientSide.request`). Elicitation is form mode only (`{}`): URL mode
- * would also need its completion notification relayed.
+ * The client capabilities an upstream is told when hangar has no client side
+ * to relay to (a connection opened for a check, not for clients): none.
+ * Otherwise the client side says (`ClientSide.capabilities`): a per-client
+ * instance is told what its own client declared, a shared one only what
+ * hangar can honour for whichever client it would ask.
  */
-export const relayedCapabilities = {sampling: {}, elicitation: {}, roots: {listChanged: true}};
+export const noClientCapabilities: Record<string, unknown> = {};
 
 /** A JSON-RPC error the upstream itself answered with (not a transport failure). */
 export class UpstreamRpcError extends JsonRpcError {
@@ -151,7 +151,7 @@ export class UpstreamConnection {
 		clientSide?: ClientSide,
 	): Promise<UpstreamConnection> {
 		sharedValidator ??= new AjvJsonSchemaValidator();
-		const client = new Client(implementationInfo, {capabilities: relayedCapabilities, jsonSchemaValidator: sharedValidator});
+		const client = new Client(implementationInfo, {capabilities: clientSide?.capabilities ?? noClientCapabilities, jsonSchemaValidator: sharedValidator});
 		let connection: UpstreamConnection | undefined;
 		let transport: Transport;
 		let child: ChildProcessTransport | undefined;
@@ -261,6 +261,9 @@ export class UpstreamConnection {
 				}
 			} else if (method === 'notifications/message') {
 				this.logMessage(record.params);
+				return;
+			} else if (method === 'notifications/elicitation/complete') {
+				this.clientSide?.notify?.(method, record.params);
 				return;
 			}
 

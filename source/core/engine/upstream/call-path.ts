@@ -21,6 +21,7 @@ import type {CallHistory} from './call-history.js';
 import {ConnectionLostError, RequestCancelledError, UpstreamRpcError, UpstreamTimeoutError, type CallToolResult, type Progress, type UpstreamConnection} from '../../link/connection.js';
 import {describeExit, type ExitInfo} from '../../link/child-process-transport.js';
 import {callCancelled, callCrashed, callFailed, callTimeout, requestFailed} from '../refusals.js';
+import type {Caller, CallersInFlight} from '../clients/calls-in-flight.js';
 
 export type ProgressUpdate = {progress: number; total?: number | undefined; message?: string | undefined};
 
@@ -70,6 +71,12 @@ export type CallContext = {
 	budget?: CallBudget | undefined;
 	/** Who called, for the calls log: the client's name from initialize, or its session label (default "hangar"). */
 	client?: string | undefined;
+	/**
+	 * The client session that sent the request, and its id there: while the
+	 * call is in flight, a request the upstream sends its client can belong to
+	 * this session (see `CallersInFlight`). Absent for hangar's own calls.
+	 */
+	caller?: Caller | undefined;
 };
 
 /** Why a wait inside a call was given up. */
@@ -207,6 +214,8 @@ export type CallHost = {
 	readonly history: CallHistory;
 	/** The live connection while ready (the hot path), else undefined. */
 	readonly readyConnection: UpstreamConnection | undefined;
+	/** The calls and requests in flight on this instance, by caller. */
+	readonly callers: CallersInFlight;
 	/** Waits for (or triggers) a start; throws the refusal when the upstream may not start. */
 	ensureReady(why: string, signal: AbortSignal, progress: ProgressRelay | undefined): Promise<UpstreamConnection>;
 	callBegan(): void;
@@ -234,6 +243,7 @@ export class CallPath {
 		const host = this.host;
 		const began = performance.now();
 		host.callBegan();
+		const left = context.caller === undefined ? undefined : host.callers.begin(context.caller);
 		let phase: 'start' | 'call' = 'start';
 		const progress = context.onProgress === undefined ? undefined : new ProgressRelay(context.onProgress);
 		const limit = callLimit(context.budget, host.config.callTimeoutMs);
@@ -279,6 +289,7 @@ export class CallPath {
 
 			throw mapped.error;
 		} finally {
+			left?.();
 			host.callEnded(tool, failed);
 		}
 	}
@@ -290,11 +301,12 @@ export class CallPath {
 	 * came. Its failures are not counted against the breaker or in the tool
 	 * metrics: a resource that cannot be read says nothing about the tools.
 	 */
-	async request(method: string, params: Record<string, unknown>, operation: string, context: Pick<CallContext, 'signal' | 'budget'>): Promise<Record<string, unknown>> {
+	async request(method: string, params: Record<string, unknown>, operation: string, context: Pick<CallContext, 'signal' | 'budget' | 'caller'>): Promise<Record<string, unknown>> {
 		const host = this.host;
 		const began = performance.now();
 		const limit = callLimit(context.budget, host.config.callTimeoutMs);
 		host.requestBegan();
+		const left = context.caller === undefined ? undefined : host.callers.begin(context.caller);
 		try {
 			if (context.signal?.aborted) throw new RequestCancelledError();
 			const connection = host.readyConnection ?? (await this.readyWithin(operation, context.signal, undefined, limit.timeoutMs));
@@ -311,6 +323,7 @@ export class CallPath {
 			if (error instanceof ConnectionLostError) throw requestFailed(host.name, operation, {kind: 'lost', message: 'the connection to the upstream closed while the request was in flight'});
 			throw requestFailed(host.name, operation, {kind: 'failed', message: errorMessage(error)});
 		} finally {
+			left?.();
 			host.requestEnded();
 		}
 	}

@@ -33,6 +33,7 @@ import {describeExit, type ExitInfo} from '../../link/child-process-transport.js
 import {diagnoseLaunch, SpawnError, type LaunchProblem} from '../../link/launch-problem.js';
 import type {ClientSide} from '../../link/client-side.js';
 import {pinTools, rugPullReason, type ToolChange} from './pins.js';
+import {CallersInFlight} from '../clients/calls-in-flight.js';
 import {AbortReason, CallPath, abortable, type CallContext, type ProgressRelay, type UpstreamFacts} from './call-path.js';
 import {CallHistory, type CallRecord} from './call-history.js';
 import {UpstreamHealth} from './upstream-health.js';
@@ -91,6 +92,8 @@ export class Upstream extends EventEmitter<{
 	private readonly restartPolicy: RestartPolicy;
 	private readonly timers = new UpstreamTimers();
 	private readonly calls: CallPath;
+	/** The calls and requests in flight here, by the client session that sent each. */
+	readonly callers = new CallersInFlight();
 	private readonly health: UpstreamHealth;
 
 	private connection: UpstreamConnection | undefined;
@@ -375,7 +378,7 @@ export class Upstream extends EventEmitter<{
 	 * completion/complete, resources/subscribe, ...): started on demand, within
 	 * the call deadline; see `CallPath.request`.
 	 */
-	async request(method: string, params: Record<string, unknown>, operation: string, context: Pick<CallContext, 'signal' | 'budget'> = {}): Promise<Record<string, unknown>> {
+	async request(method: string, params: Record<string, unknown>, operation: string, context: Pick<CallContext, 'signal' | 'budget' | 'caller'> = {}): Promise<Record<string, unknown>> {
 		return this.calls.request(method, params, operation, context);
 	}
 
