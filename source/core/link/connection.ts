@@ -125,6 +125,8 @@ export class UpstreamConnection {
 	private nextId = 0;
 	/** The upstream's own requests being answered by a client, by the upstream's id; aborted when it cancels. */
 	private readonly relayed = new Map<RequestId, AbortController>();
+	/** The relayed requests being answered, each settled once its answer (or error) is sent. */
+	private readonly answering = new Set<Promise<void>>();
 	/** The deadlines of the calls in flight: paused while the upstream waits for a client's answer. */
 	private readonly deadlines = new Set<PausableTimer>();
 	private readonly unsubscribe: Array<() => void> = [];
@@ -304,7 +306,7 @@ export class UpstreamConnection {
 					}
 				: undefined;
 		const answer = this.clientSide === undefined ? Promise.reject(noClientSide(this.name, method)) : this.clientSide.request(this.name, method, params, {signal: controller.signal, onProgress});
-		void answer
+		const answered = answer
 			.then(
 				async result => {
 					if (!controller.signal.aborted) await this.send({jsonrpc: '2.0', id, result} as JSONRPCMessage);
@@ -319,8 +321,33 @@ export class UpstreamConnection {
 			.finally(() => {
 				if (this.relayed.get(id) === controller) this.relayed.delete(id);
 				this.releaseDeadlines();
+				this.answering.delete(answered);
 			});
+		this.answering.add(answered);
 	}
+
+	/**
+	 * Resolves once the requests the upstream has sent its client so far
+	 * (e.g. roots/list right after initialize) are answered, and the upstream
+	 * has answered a few pings sent one after another since: an upstream that
+	 * scopes itself by its client's roots applies them asynchronously
+	 * (server-filesystem checks each root on disk first), and should have
+	 * them before it serves its first call. A heuristic, not a guarantee:
+	 * MCP has no signal for "roots applied". It costs a round trip when the
+	 * upstream was told `roots` (`asksRoots`), and three more when it asked
+	 * its client something while starting.
+	 */
+	async clientRequestsSettled(signal: AbortSignal, pingTimeoutMs: number, asksRoots: boolean): Promise<void> {
+		// A request sent in answer to initialized may come after the lists: one round trip lets it arrive.
+		if (this.answering.size === 0 && asksRoots && !this.closed) await this.ping(pingTimeoutMs).catch(() => {});
+		if (this.answering.size === 0) return;
+		const aborted = new Promise<void>(resolve => {
+			signal.addEventListener('abort', () => resolve(), {once: true});
+		});
+		await Promise.race([Promise.allSettled([...this.answering]), aborted]);
+		for (let turn = 0; turn < 3 && !signal.aborted && !this.closed; turn++) await this.ping(pingTimeoutMs).catch(() => {});
+	}
+
 
 	private holds = 0;
 

@@ -554,6 +554,8 @@ export class Upstream extends EventEmitter<{
 				// The catalog is read beside the tools: it adds no round trip to the start, and a list
 				// that fails to read is logged and left as it was rather than failing the start.
 				const [tools, catalog] = await Promise.all([connection.listTools(controller.signal), this.readCatalog(connection, controller.signal)]);
+				// What it asked its client while starting (roots) is answered before it serves a call.
+				await connection.clientRequestsSettled(controller.signal, this.settings.pingTimeoutMs, this.clientSide?.capabilities['roots'] !== undefined);
 				controller.signal.throwIfAborted();
 				const changes = this.toolList.pinnedChanges(tools);
 				if (changes.length > 0) throw new RugPull(changes, tools);
