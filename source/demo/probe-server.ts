@@ -68,7 +68,7 @@ const tools = [
 
 /** One MCP session of the probe (stdio has one; HTTP one per client session). */
 function session(): {server: Server; watch: (transport: Transport) => void} {
-	const server = new Server({name: 'probe', version: '1.0.0'}, {capabilities: {tools: {}}});
+	const server = new Server({name: 'probe', version: '1.0.0'}, {capabilities: {tools: {}}, instructions: 'Probe: call ask to make me ask you something.'});
 	let rawInitialize: Record<string, unknown> | undefined;
 	const outside: Array<{kind: string; at: string; result?: unknown; error?: unknown}> = [];
 

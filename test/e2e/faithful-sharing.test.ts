@@ -211,3 +211,18 @@ describe('"instances": "per-client"', () => {
 		expect(structured(await bare!.client.callTool({name: 'probe__client-capabilities', arguments: {}}))['capabilities']).toEqual({});
 	});
 });
+
+describe('identity', () => {
+	it('passes each upstream\'s instructions and serverInfo to clients, attributed, under hangar\'s own worded for the naming mode', async () => {
+		const file = writeConfig(tempDir(), {probe: probe({namespace: false})}, fastHangar);
+		await startDaemon(file);
+		const [first] = await attach(file, ['first'], {});
+		// Its first start: what it said of itself at initialize is kept.
+		await first!.client.callTool({name: 'pid', arguments: {}});
+		const [second] = await attach(file, ['second'], {});
+		const instructions = second!.client.getInstructions() ?? '';
+		expect(instructions).toContain('Tools keep their upstream\'s own names.');
+		expect(instructions).not.toContain('<server>__<tool>');
+		expect(instructions).toContain('## Upstream "probe" (probe 1.0.0); its tools keep their own names\n\nProbe: call ask to make me ask you something.');
+	});
+});

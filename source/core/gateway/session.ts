@@ -42,6 +42,7 @@ import {
 import {CallBudget, type CallDeadline, type ProgressUpdate} from '../engine/upstream/call-path.js';
 import {commands, isCommand, type Supervisor} from '../engine/supervisor.js';
 import type {Subscriber} from '../engine/routing/subscriptions.js';
+import {sessionInstructions} from './instructions.js';
 import {advertised, registerCatalogRequests} from './catalog-requests.js';
 import {page, pageSize} from './pagination.js';
 import {GuardedTransport, errorResponse, toRpcError, type CallParams} from './guarded-transport.js';
@@ -74,16 +75,6 @@ export type LogPage = {
 const logWaitMs = 20_000;
 
 
-const instructions = {
-	direct:
-		'mcp-hangar serves the tools of several upstream MCP servers. Tool names are "<server>__<tool>". ' +
-		'Call hangar_list to see every upstream\'s live state (ready, cold, degraded, dead, ...), breaker, failures and latency; hangar_find_tools searches every tool.',
-	search:
-		'mcp-hangar serves the tools of several upstream MCP servers. Find tools with hangar_find_tools (fuzzy search over names and descriptions; each hit has its input schema) and call them with hangar_call {server, tool, arguments}. ' +
-		'hangar_list shows every upstream\'s live state.',
-	/** With hangar.managementTools "none": no hangar_* tool to point to. */
-	plain: 'mcp-hangar serves the tools of several upstream MCP servers. Tool names are "<server>__<tool>".',
-};
 
 /** What a transport may offer a session beyond the SDK's `Transport`. */
 export type SessionTransport = Transport & {
@@ -208,8 +199,7 @@ export class GatewaySession {
 		this.exposure = options.supervisor.config.hangar.exposure;
 		// The SDK takes capabilities before connect: what the upstreams serve (cached for cold ones) is known from memory now.
 		const capabilities = options.supervisor.capabilities();
-		const setting = options.supervisor.config.hangar.managementTools;
-		this.server = new Server(implementationInfo, {capabilities: {...advertised(capabilities), logging: {}}, instructions: setting === 'none' ? instructions.plain : instructions[this.exposure]});
+		this.server = new Server(implementationInfo, {capabilities: {...advertised(capabilities), logging: {}}, instructions: sessionInstructions(options.supervisor.config, options.supervisor.store)});
 		this.server.onerror = error => this.logger.debug(`session error: ${error.message}`);
 		this.server.setRequestHandler(ListToolsRequestSchema, async request => {
 			// In search exposure the list is the fixed set of hangar_* tools: nothing to wait for.

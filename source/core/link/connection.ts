@@ -49,6 +49,12 @@ export type {CallToolResult, Progress};
  */
 export const noClientCapabilities: Record<string, unknown> = {};
 
+/** An upstream's `serverInfo` and `instructions` from initialize. */
+export type UpstreamIdentity = {serverInfo: {name: string; version: string} | null; instructions: string | null};
+
+/** The most of an upstream's instructions passed on (characters); the rest is cut. */
+export const identityInstructionsLimit = 4000;
+
 /** A JSON-RPC error the upstream itself answered with (not a transport failure). */
 export class UpstreamRpcError extends JsonRpcError {
 	constructor(code: number, message: string, data: unknown) {
@@ -201,6 +207,16 @@ export class UpstreamConnection {
 
 	get pid(): number | undefined {
 		return this.child?.pid;
+	}
+
+	/** What the upstream said of itself at initialize: its `serverInfo` and `instructions` (bounded: a client's context pays for them). */
+	get identity(): UpstreamIdentity {
+		const info = this.client.getServerVersion();
+		const instructions = this.client.getInstructions();
+		return {
+			serverInfo: info === undefined ? null : {name: String(info.name).slice(0, 200), version: String(info.version).slice(0, 100)},
+			instructions: typeof instructions === 'string' && instructions.trim() !== '' ? instructions.slice(0, identityInstructionsLimit) : null,
+		};
 	}
 
 	get exit(): ExitInfo | undefined {

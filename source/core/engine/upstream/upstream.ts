@@ -566,6 +566,7 @@ export class Upstream extends EventEmitter<{
 				this.setTools(tools);
 				this.store.update(this.config.name, upstream => {
 					upstream.counters.starts += 1;
+					upstream.identity = connection!.identity;
 				});
 				const ms = Math.round(performance.now() - began);
 				const pid = connection.pid === undefined ? '' : `pid ${connection.pid}, `;
