@@ -168,6 +168,7 @@ if (args.http === undefined) {
 		await transport.handleRequest(request, response, body);
 	});
 	httpServer.listen(Number(args.http), '127.0.0.1', () => {
-		process.stderr.write(`probe listening on ${Number(args.http)}\n`);
+		const address = httpServer.address();
+		process.stderr.write(`probe listening on http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : args.http}/mcp\n`);
 	});
 }

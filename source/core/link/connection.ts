@@ -36,7 +36,8 @@ import {maskText} from '../base/secret-mask.js';
 import {isPlainObject} from '../wire/message-classifier.js';
 import {implementationInfo} from '../wire/protocol.js';
 import {ChildProcessTransport, type ExitInfo} from './child-process-transport.js';
-import {isRelayedMethod, type ClientSide, type LoggingLevel, type RelayedMethod} from './client-side.js';
+import {isRelayedMethod, type ClientSide, type LoggingLevel, type RelayOptions, type RelayedMethod} from './client-side.js';
+import {StreamOrigins} from './stream-origins.js';
 
 export type {CallToolResult, Progress};
 
@@ -119,6 +120,8 @@ let sharedValidator: AjvJsonSchemaValidator | undefined;
 type PendingCall = {
 	settle: (message: JSONRPCMessage | Error) => void;
 	onprogress: ((progress: Progress) => void) | undefined;
+	/** Who made the call, as the engine gave it: a request the upstream ties to this call is that caller's. */
+	caller: unknown;
 };
 
 type RequestId = string | number;
@@ -144,6 +147,8 @@ export class UpstreamConnection {
 		private readonly child: ChildProcessTransport | undefined,
 		private readonly log: LogBuffer,
 		private readonly clientSide: ClientSide | undefined,
+		/** Over Streamable HTTP: which stream each of the upstream's requests came on. */
+		private readonly origins: StreamOrigins | undefined,
 	) {}
 
 	/**
@@ -163,12 +168,14 @@ export class UpstreamConnection {
 		let connection: UpstreamConnection | undefined;
 		let transport: Transport;
 		let child: ChildProcessTransport | undefined;
+		let origins: StreamOrigins | undefined;
 
 		if (config.launch.kind === 'stdio') {
 			child = new ChildProcessTransport(config.launch, log, undefined, graceMs);
 			transport = child;
 		} else {
-			transport = await connectRemote(config, client, log, signal);
+			origins = new StreamOrigins();
+			transport = await connectRemote(config, client, log, signal, origins);
 		}
 
 		client.onerror = error => log.push('hangar', `protocol error: ${error.message}`);
@@ -185,7 +192,7 @@ export class UpstreamConnection {
 		client.setNotificationHandler(PromptListChangedNotificationSchema, () => events.onListChanged?.('prompts'));
 		client.setNotificationHandler(ResourceUpdatedNotificationSchema, notification => events.onResourceUpdated?.(notification.params.uri));
 
-		connection = new UpstreamConnection(config.name, client, transport, child, log, clientSide);
+		connection = new UpstreamConnection(config.name, client, transport, child, log, clientSide, origins);
 		const abort = () => {
 			void connection?.close(graceMs);
 		};
@@ -321,7 +328,7 @@ export class UpstreamConnection {
 						if (!controller.signal.aborted) void this.send({jsonrpc: '2.0', method: 'notifications/progress', params: {...progress, progressToken: token}} as JSONRPCMessage);
 					}
 				: undefined;
-		const answer = this.clientSide === undefined ? Promise.reject(noClientSide(this.name, method)) : this.clientSide.request(this.name, method, params, {signal: controller.signal, onProgress});
+		const answer = this.clientSide === undefined ? Promise.reject(noClientSide(this.name, method)) : this.clientSide.request(this.name, method, params, {signal: controller.signal, onProgress, origin: this.originOf(id)});
 		const answered = answer
 			.then(
 				async result => {
@@ -340,6 +347,16 @@ export class UpstreamConnection {
 				this.answering.delete(answered);
 			});
 		this.answering.add(answered);
+	}
+
+	/** What the upstream's transport says the request belongs to (Streamable HTTP only; see stream-origins.ts). */
+	private originOf(id: RequestId): RelayOptions['origin'] {
+		const origin = this.origins?.take(id);
+		if (origin === undefined) return undefined;
+		if (origin.kind === 'outside') return {kind: 'outside'};
+		const call = this.pending.get(origin.callId);
+		// A call that has ended, or one hangar made itself: nothing more is known than over stdio.
+		return call === undefined || call.caller === undefined ? undefined : {kind: 'call', caller: call.caller};
 	}
 
 	/**
@@ -430,7 +447,7 @@ export class UpstreamConnection {
 	 */
 	private async sendCall(
 		params: Record<string, unknown>,
-		options: {signal?: AbortSignal | undefined; timeoutMs: number; onprogress?: ((progress: Progress) => void) | undefined},
+		options: {signal?: AbortSignal | undefined; timeoutMs: number; onprogress?: ((progress: Progress) => void) | undefined; caller?: unknown},
 	): Promise<CallToolResult> {
 		return new Promise<CallToolResult>((resolve, reject) => {
 			if (this.closed) {
@@ -469,6 +486,7 @@ export class UpstreamConnection {
 			this.deadlines.add(deadline);
 
 			this.pending.set(id, {
+				caller: options.caller,
 				onprogress: options.onprogress,
 				settle: message => {
 					cleanup();
@@ -591,6 +609,8 @@ export class UpstreamConnection {
 			timeoutMs: number;
 			onprogress?: ((progress: Progress) => void) | undefined;
 			meta?: Record<string, unknown> | undefined;
+			/** Who makes the call (opaque here): over Streamable HTTP, a request the upstream sends on its stream is theirs. */
+			caller?: unknown;
 		},
 	): Promise<CallToolResult> {
 		const params: Record<string, unknown> = {name};
@@ -660,7 +680,7 @@ function stripSdkPrefix(message: string): string {
 	return message.replace(/^MCP error -?\d+: /, '');
 }
 
-async function connectRemote(config: ServerConfig, client: Client, log: LogBuffer, signal: AbortSignal): Promise<Transport> {
+async function connectRemote(config: ServerConfig, client: Client, log: LogBuffer, signal: AbortSignal, origins: StreamOrigins): Promise<Transport> {
 	if (config.launch.kind !== 'remote') throw new Error('not a remote server');
 	const url = new URL(config.launch.url);
 	const headers = {...config.launch.headers};
@@ -687,7 +707,7 @@ async function connectRemote(config: ServerConfig, client: Client, log: LogBuffe
 	for (const kind of order) {
 		signal.throwIfAborted();
 		const transport: Transport =
-			kind === 'sse' ? new SSEClientTransport(url, {requestInit}) : new StreamableHTTPClientTransport(url, {requestInit});
+			kind === 'sse' ? new SSEClientTransport(url, {requestInit}) : new StreamableHTTPClientTransport(url, {requestInit, fetch: origins.wrap(fetch)});
 		try {
 			await client.connect(transport, {signal, timeout: NO_SDK_TIMEOUT});
 			log.push('hangar', `connected to ${url.origin} over ${kind}`);

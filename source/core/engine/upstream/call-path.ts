@@ -258,6 +258,7 @@ export class CallPath {
 				timeoutMs: remaining,
 				meta: context.meta,
 				onprogress: progress === undefined ? undefined : update => progress.upstream(update),
+				caller: context.caller,
 			});
 			const ms = performance.now() - began;
 			host.metrics.recordSuccess(ms);
