@@ -156,6 +156,13 @@ const ago = (iso: string | null, now: number): string => {
 	return `${Math.round(seconds / 86_400)}d ago`;
 };
 
+/** "shared", "per-client", or what "auto" runs now ("auto: per-client" once the upstream asked a client for roots, sampling or elicitation). */
+function instancesCell(entry: StatusEntry): string {
+	const mode = entry.instanceMode;
+	if (mode === undefined) return '-';
+	return mode.setting === 'auto' ? `auto: ${mode.runs}` : mode.setting;
+}
+
 /**
  * Words of `text` in lines of at most `room` characters (a word longer than
  * that is cut where it must be).
@@ -190,7 +197,7 @@ function foldText(text: string, room: number): string[] {
  * right), so its hint is still there.
  */
 export function statusTable(entries: readonly StatusEntry[], now = Date.now(), width?: number): string {
-	const header = ['NAME', 'STATE', 'ADMIN', 'CALLABLE', 'TOOLS', '~TOKENS', 'VERIFIED', 'CALLS', 'FAILURES', 'P50', 'RESTARTS', 'LAST ERROR'];
+	const header = ['NAME', 'STATE', 'ADMIN', 'CALLABLE', 'TOOLS', '~TOKENS', 'VERIFIED', 'CALLS', 'FAILURES', 'P50', 'RESTARTS', 'INSTANCES', 'LAST ERROR'];
 	const rows = entries.flatMap(entry => [[
 		entry.name,
 		entry.state,
@@ -203,6 +210,7 @@ export function statusTable(entries: readonly StatusEntry[], now = Date.now(), w
 		`${entry.consecutiveFailures}/${entry.failures}`,
 		entry.latencyMs.p50 === null ? '-' : `${entry.latencyMs.p50}ms`,
 		String(entry.restarts),
+		instancesCell(entry),
 		(entry.quarantineReason ?? entry.lastError ?? '-').replaceAll(/\s+/g, ' '),
 	],
 	// A per-client server's instances, one row each under it.
@@ -218,6 +226,7 @@ export function statusTable(entries: readonly StatusEntry[], now = Date.now(), w
 		String(instance.failures),
 		'',
 		String(instance.restarts),
+		'',
 		`pid ${instance.pid ?? '-'}, client ${instance.client}${instance.lastError === null ? '' : `: ${instance.lastError}`}`.replaceAll(/\s+/g, ' '),
 	])]);
 	// Escaped before the columns are measured, so a name with a control in it still lines up.

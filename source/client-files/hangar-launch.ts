@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import process from 'node:process';
 import {fileURLToPath} from 'node:url';
+import {defaultStateDir} from '../core/config/paths.js';
 import {commandLine, shellWord} from './shell-words.js';
 import type {HangarLaunch} from './client-format.js';
 
@@ -46,8 +47,30 @@ export function onPath(name: string, searchPath: string | undefined, platform: N
 	return undefined;
 }
 
+/**
+ * The launch also names the state dir when the config file does not set
+ * one: the default state dir follows XDG_STATE_HOME and MCP_HANGAR_STATE_DIR,
+ * and a client that passes its servers only HOME, PATH, SHELL and TERM (the
+ * SDK's default stdio environment) would otherwise resolve another one and
+ * run a second supervisor for the same config. Pinned to what the person's
+ * shell resolves when setup runs, every client reaches the supervisor the
+ * TUI and `serve` reach.
+ */
 export function hangarLaunch(configPath: string): HangarLaunch {
-	return {command: process.execPath, args: [realpath(installedCliPath()) ?? installedCliPath(), '--stdio', '--config', path.resolve(configPath)]};
+	const file = path.resolve(configPath);
+	const args = [realpath(installedCliPath()) ?? installedCliPath(), '--stdio', '--config', file];
+	if (!setsStateDir(file)) args.push('--state-dir', defaultStateDir());
+	return {command: process.execPath, args};
+}
+
+/** Whether the config file sets `hangar.stateDir` itself (then the file decides, whatever the environment). */
+function setsStateDir(file: string): boolean {
+	try {
+		const raw = JSON.parse(fs.readFileSync(file, 'utf8').replace(/^\uFEFF/, '')) as {hangar?: {stateDir?: unknown}};
+		return typeof raw.hangar?.stateDir === 'string';
+	} catch {
+		return false;
+	}
 }
 
 /** How a person types hangar in a shell: `mcp-hangar` when that is this installation on PATH, else node and this dist/cli.js. */

@@ -371,7 +371,8 @@ describe('mcp-hangar setup', () => {
 		expect(run.stderr).toBe('');
 		expect(run.code).toBe(0);
 		expect(run.stdout).toMatch(/^Backed up .* to .*\.hangar-backup-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{3}Z\.\n/);
-		const expected = {command: process.execPath, args: [path.join(root, 'dist', 'cli.js'), '--stdio', '--config', config]};
+		// The state dir the person's environment resolves is pinned: a client that trims its environment reaches the same supervisor.
+		const expected = {command: process.execPath, args: [path.join(root, 'dist', 'cli.js'), '--stdio', '--config', config, '--state-dir', home.env['MCP_HANGAR_STATE_DIR']]};
 		const text = fs.readFileSync(file, 'utf8');
 		const value = (client === 'codex' ? parseToml(text).value : readJson(file)) as Record<string, unknown>;
 		expect(servers(value)).toEqual({hangar: client === 'vscode' ? {type: 'stdio', ...expected} : client === 'claude-code' ? {type: 'stdio', ...expected, env: {}} : expected});

@@ -136,29 +136,29 @@ describe('server-everything\'s sampling, elicitation and roots tools through han
 });
 
 describe('routing an upstream\'s requests between clients', () => {
-	it('sends a request to the attached client whose call caused it, not the one active since, and one outside any call to the most recently active', async () => {
-		const file = config({fx: fixture('normal', ['--client-features'], {lazy: false})});
+	it('sends a request to the attached client whose call caused it, not the one active since, and a roots change only to that client\'s own instance', async () => {
+		const file = config({fx: fixture('normal', ['--client-features'])});
 		await startDaemon(file);
 		const a = capableClient('a');
 		const b = capableClient('b');
 		await openHangar(file, {client: a.client, shared: true});
 		await openHangar(file, {client: b.client, shared: true});
-		// Opens the gates: a client that cannot answer, so its own call to fx does not compete with a's.
-		const opener = await openHangar(file, {shared: true});
 
 		for (const kind of ['elicitation', 'sampling'] as const) {
-			const call = a.client.callTool({name: 'fx__ask', arguments: {kind, gate: kind}});
-			// b's hangar_list makes it the most recently active client while a's call waits at the gate.
-			await waitFor(async () => (await statusOf(b.client, 'fx')).inFlight === 1, 'a\'s call to be in flight');
-			await opener.client.callTool({name: 'fx__open-gate', arguments: {gate: kind}});
+			const call = a.client.callTool({name: 'fx__ask', arguments: {kind}});
+			// b's hangar_list makes it the most recently active client while a's call is in flight.
+			await statusOf(b.client, 'fx');
 			const answer = structured(await call);
 			expect(JSON.stringify(answer['result'])).toContain(kind === 'elicitation' ? '"name":"a"' : 'a read: Say hello to the fixture.');
 		}
 
 		expect(a.asked).toEqual(['elicitation', 'sampling']);
 		expect(b.asked).toEqual([]);
+		// "auto" learned from the first request: each client now has an instance of its own.
+		expect((await statusOf(b.client, 'fx')).instanceMode).toMatchObject({setting: 'auto', runs: 'per-client', learned: {method: 'elicitation/create'}});
 
-		// The fixture asks for roots after each roots/list_changed, outside any call.
+		// The fixture asks for roots after each roots/list_changed, outside any call: b's instance asks b.
+		await b.client.callTool({name: 'fx__roots-seen', arguments: {}});
 		await b.client.sendRootsListChanged();
 		const seenByB = await waitFor(async () => {
 			const seen = structured(await b.client.callTool({name: 'fx__roots-seen', arguments: {}}));
@@ -177,7 +177,7 @@ describe('routing an upstream\'s requests between clients', () => {
 		expect(answer['error']).toEqual({
 			code: -32_013,
 			message:
-				'upstream "fx": elicitation/create failed: hangar relays it to one of its clients, but none of the connected clients ("hangar-test") declared the "elicitation" capability. ' +
+				'upstream "fx": elicitation/create failed: hangar relays it to one of its clients, but MCP client "hangar-test" (stdio), whose call it belongs to, did not declare the "elicitation" capability. ' +
 				'Call this server\'s tools from an MCP client that supports elicitation (asking its user for input).',
 			data: expect.objectContaining({error: 'NoClientAnswer', upstream: 'fx', operation: 'elicitation/create', capability: 'elicitation'}) as unknown,
 		});

@@ -318,7 +318,8 @@ describe('every surface agrees after each lifecycle event (mcp-hangar --stdio)',
 	it('start: real upstreams (server-everything, server-memory) and shortened tool names agree on every surface once they are up', async () => {
 		const dir = tempDir();
 		// longnames: tool names hangar has to shorten and hash; every surface must name them the same way.
-		const h = await open({everything: everything({lazy: false}), memory: memory(dir, {lazy: false}), longnames: fixture('normal', ['--long-names'], {lazy: false})});
+		// everything asks its client for roots at start-up: under the default "auto" it would run per client, and this test reads one shared instance.
+		const h = await open({everything: everything({lazy: false, instances: 'shared'}), memory: memory(dir, {lazy: false}), longnames: fixture('normal', ['--long-names'], {lazy: false})});
 		await waitFor(async () => (await listOf(h.client)).every(upstream => upstream.state === 'ready' && upstream.tools > 0), 'every upstream ready with tools');
 		// server-everything adds tools after initialized and says so with list_changed: surfaces() reads again if that lands mid-reading.
 		const s = assertAgree(await surfaces(h.client, {everything: 'echo', memory: 'knowledge graph entities', longnames: 'punctuation'}));

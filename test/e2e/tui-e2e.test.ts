@@ -81,10 +81,10 @@ function cell(screen: string, name: string, column: keyof typeof titles): string
 describe('mcp-hangar tui in a terminal', () => {
 	it('shows crashes, restarts and the breaker, obeys s, x, u, /, Enter and Esc, and quits leaving no process', async () => {
 		// Tall enough for the state history beside the stderr tail, where server-everything logs a failed
-		// roots/list at each start (no client is connected to answer it).
+		// roots/list at each start (a shared instance is answered no roots; under the default "auto" it would run per client).
 		const rows = 46;
 		const {tui, tag, config} = startTui(
-			{everything: everything({lazy: false}), crasher: fixture('crash-during-init', [], {lazy: false})},
+			{everything: everything({lazy: false, instances: 'shared'}), crasher: fixture('crash-during-init', [], {lazy: false})},
 			// Wide enough for every column, PID included (at 140 it gives way to the error, by priority).
 			{hangar: {...fastHangar, restartBudget: {maxRestarts: 2, windowSeconds: 60}}, rows, columns: 170},
 		);

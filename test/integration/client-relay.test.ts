@@ -8,7 +8,7 @@
  */
 import {afterEach, describe, expect, it} from 'vitest';
 import type {ClientPeer} from '../../source/core/engine/clients/clients.js';
-import type {Supervisor} from '../../source/core/engine/supervisor.js';
+import type {InProcessCall, Supervisor} from '../../source/core/engine/supervisor.js';
 import type {ClientCapability} from '../../source/core/link/client-side.js';
 import {fixture, waitFor} from '../support/hangar.js';
 import {closeAll, startSupervisor} from '../support/supervisor.js';
@@ -30,9 +30,12 @@ function session(supervisor: Supervisor, capabilities: ClientCapability[] = ['sa
 			}),
 		canReceiveUnrelated: () => true,
 		log: () => {},
+		notify: () => {},
 	};
 	record.peer = peer;
-	return {record, asked};
+	/** A call's context as this session's gateway would give it: while it is in flight, the upstream's requests belong to this session. */
+	const calling = (context: InProcessCall = {}): InProcessCall => ({...context, client: record});
+	return {record, asked, calling};
 }
 
 function structured(result: unknown): Record<string, unknown> {
@@ -41,10 +44,10 @@ function structured(result: unknown): Record<string, unknown> {
 
 describe('requests from an upstream to its client', () => {
 	it('pauses the call\'s deadline while a client answers: an elicitation answered after callTimeoutSeconds completes the call', async () => {
-		const t = await startSupervisor({fx: fixture('normal', ['--client-features'], {lazy: false, callTimeoutSeconds: 0.5})});
+		const t = await startSupervisor({fx: fixture('normal', ['--client-features'], {lazy: false, callTimeoutSeconds: 0.5, instances: 'shared'})});
 		await t.waitForState('fx', 'ready');
 		const client = session(t.supervisor);
-		const call = t.supervisor.callByName('fx', 'ask', {kind: 'elicitation'});
+		const call = t.supervisor.callByName('fx', 'ask', {kind: 'elicitation'}, client.calling());
 		const request = await waitFor(() => client.asked[0], 'the elicitation to reach the client');
 		expect(request.method).toBe('elicitation/create');
 		// Three times the call's deadline passes while the person "thinks".
@@ -58,11 +61,11 @@ describe('requests from an upstream to its client', () => {
 	});
 
 	it('cancels the request at the client when the caller cancels its call (the upstream cancels its own request)', async () => {
-		const t = await startSupervisor({fx: fixture('normal', ['--client-features'], {lazy: false})});
+		const t = await startSupervisor({fx: fixture('normal', ['--client-features'], {lazy: false, instances: 'shared'})});
 		await t.waitForState('fx', 'ready');
 		const client = session(t.supervisor);
 		const controller = new AbortController();
-		const call = t.supervisor.callByName('fx', 'ask', {kind: 'sampling'}, {signal: controller.signal}).catch((error: unknown) => error as Error);
+		const call = t.supervisor.callByName('fx', 'ask', {kind: 'sampling'}, client.calling({signal: controller.signal})).catch((error: unknown) => error as Error);
 		const request = await waitFor(() => client.asked[0], 'the sampling request to reach the client');
 		controller.abort();
 		expect((await call).message).toContain('cancelled by the client');
@@ -70,13 +73,13 @@ describe('requests from an upstream to its client', () => {
 	});
 
 	it('answers the upstream with NoClientAnswer when no session declared the capability', async () => {
-		const t = await startSupervisor({fx: fixture('normal', ['--client-features'], {lazy: false})});
+		const t = await startSupervisor({fx: fixture('normal', ['--client-features'], {lazy: false, instances: 'shared'})});
 		await t.waitForState('fx', 'ready');
-		session(t.supervisor, ['roots']);
-		const answer = structured(await t.supervisor.callByName('fx', 'ask', {kind: 'sampling'}));
+		const client = session(t.supervisor, ['roots']);
+		const answer = structured(await t.supervisor.callByName('fx', 'ask', {kind: 'sampling'}, client.calling()));
 		expect(answer['error']).toMatchObject({
 			code: -32_013,
-			message: expect.stringContaining('upstream "fx": sampling/createMessage failed: hangar relays it to one of its clients, but none of the connected clients (socket#test) declared the "sampling" capability.') as unknown,
+			message: expect.stringContaining('upstream "fx": sampling/createMessage failed: hangar relays it to one of its clients, but the client of session socket#test, whose call it belongs to, did not declare the "sampling" capability.') as unknown,
 			data: {error: 'NoClientAnswer', capability: 'sampling'},
 		});
 	});
@@ -95,7 +98,7 @@ describe('requests from an upstream to its client', () => {
 
 describe('log levels', () => {
 	it('asks a running upstream for the most verbose level any session wants, and again on each start', async () => {
-		const t = await startSupervisor({fx: fixture('normal', ['--client-features'], {lazy: false})});
+		const t = await startSupervisor({fx: fixture('normal', ['--client-features'], {lazy: false, instances: 'shared'})});
 		await t.waitForState('fx', 'ready');
 		const levelOf = async () => structured(await t.supervisor.callByName('fx', 'logging-level', {}));
 		// Nothing asked while no session set a level: the upstream keeps its own default.

@@ -86,7 +86,7 @@ const serverSchema = z
 		namespace: z
 			.union([z.string(), z.literal(false)], {error: 'expected a prefix string (letters, digits, "-", single "_") or false (names unprefixed)'})
 			.optional(),
-		instances: z.enum(['shared', 'per-client'], {error: 'expected "shared" (one instance for every client) or "per-client" (one instance per client session)'}).optional(),
+		instances: z.enum(['auto', 'shared', 'per-client'], {error: 'expected "auto" (shared until it asks a client for roots, sampling or elicitation, then per client), "shared" (one instance for every client) or "per-client" (one instance per client session)'}).optional(),
 		includeTools: toolGlobs('includeTools').optional(),
 		excludeTools: toolGlobs('excludeTools').optional(),
 		envFile: z.string({error: 'expected the path of a dotenv file'}).min(1, {error: 'expected the path of a dotenv file'}).optional(),
@@ -175,11 +175,13 @@ export type ServerConfig = {
 	 */
 	namespace: string | false;
 	/**
-	 * One instance for every client session ('shared'), or one per client
-	 * session that uses it ('per-client'): for upstreams whose state must
-	 * not mix between clients (e.g. scoped by each client's roots).
+	 * One instance for every client session ('shared'), one per client
+	 * session that uses it ('per-client': for upstreams whose state must not
+	 * mix between clients, e.g. scoped by each client's roots), or 'auto'
+	 * (the default): shared until the upstream asks a client for roots,
+	 * sampling or elicitation, then per client (see instance-mode.ts).
 	 */
-	instances: 'shared' | 'per-client';
+	instances: 'auto' | 'shared' | 'per-client';
 	/** Tool name globs: when set, only the tools that match one are served (see tool-filter.ts). */
 	includeTools: string[] | undefined;
 	/** Tool name globs: the tools that match one are never served; wins over includeTools. */
@@ -608,7 +610,7 @@ export function parseConfig(raw: unknown, file: string, options: {stateDir?: str
 			namespace: server?.namespace ?? name,
 			includeTools: server?.includeTools,
 			excludeTools: server?.excludeTools,
-			instances: server?.instances ?? 'shared',
+			instances: server?.instances ?? 'auto',
 			invalid,
 		};
 	});

@@ -446,6 +446,23 @@ export function noClientAnswer(upstream: string, method: string, capability: Cli
 	});
 }
 
+/**
+ * The answer an upstream gets when hangar cannot tell which client its
+ * request belongs to, or may not ask any client on a shared instance
+ * (`why`: a sentence fragment). Hangar never guesses: a request that reached
+ * the wrong client would show one person's data or question to another.
+ */
+export function clientUnknown(upstream: string, method: string, why: string, hint: string, details: Record<string, unknown>): HangarError {
+	return new HangarError({
+		code: 'NoClientAnswer',
+		upstream,
+		operation: method,
+		message: `hangar cannot tell which client it belongs to: ${why}`,
+		hint,
+		details,
+	});
+}
+
 /** MCP's "resource not found" (the SDK's ErrorCode has no name for it). */
 export const resourceNotFoundCode = -32_002;
 

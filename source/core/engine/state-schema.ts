@@ -82,12 +82,17 @@ const fields = {
 	admin: adminSchema,
 	pins,
 	firstSeenAt: time,
+	identity: z.object({
+		serverInfo: z.object({name: z.string(), version: z.string()}).nullable(),
+		instructions: z.string().nullable(),
+	}),
+	clientScoped: z.object({at: time, method: z.string()}),
 } satisfies Record<Exclude<keyof PersistedUpstream, 'counters'>, z.ZodType>;
 
 type FieldName = keyof typeof fields;
 
 /** The fields worth keeping from a file that had to be repaired: a cut tool list or catalog would pass for a whole one. */
-export const salvagedFields: ReadonlySet<FieldName> = new Set(['admin', 'pins', 'firstSeenAt']);
+export const salvagedFields: ReadonlySet<FieldName> = new Set(['admin', 'pins', 'firstSeenAt', 'clientScoped']);
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 

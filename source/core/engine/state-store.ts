@@ -63,6 +63,10 @@ export type PersistedUpstream = {
 	pins?: PinRecord | undefined;
 	/** When this state dir first saw the upstream in a config. */
 	firstSeenAt?: number | undefined;
+	/** What it said of itself at its last initialize: `serverInfo` and `instructions` (passed on to clients). */
+	identity?: {serverInfo: {name: string; version: string} | null; instructions: string | null} | undefined;
+	/** The first request it sent a client (roots, sampling, elicitation): with "instances": "auto" it runs per client since (see instance-mode.ts). */
+	clientScoped?: {at: number; method: string} | undefined;
 };
 
 export type PersistedState = {version: 1; upstreams: Record<string, PersistedUpstream>};

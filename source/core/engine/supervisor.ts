@@ -17,7 +17,8 @@ import {EventEmitter} from 'node:events';
 import fs from 'node:fs';
 import {CallLog} from './call-log.js';
 import {ClientRegistry, type ClientRecord} from './clients/clients.js';
-import {ClientRelay, SessionRelay} from './clients/client-relay.js';
+import {SessionRelay} from './clients/client-relay.js';
+import {InstanceModes} from './clients/instance-mode.js';
 import {ConfigError, parseConfigText, type HangarConfig, type ServerConfig, type ToolDefinition} from '../config/read-config.js';
 import {ContextCost, type ContextCostView} from './upstream/context-cost.js';
 import {describeDiff, diffConfigs, isEmptyDiff} from './config/config-diff.js';
@@ -94,8 +95,8 @@ export class Supervisor extends EventEmitter<{
 	/** Upstreams a reload removed or replaced, while they stop. */
 	private readonly retiring = new Set<Promise<void>>();
 	private reloading: Promise<ReloadRecord> | undefined;
-	/** Passes the clients' log level and roots to every upstream connection. */
-	private readonly relay: ClientRelay;
+	/** How many instances of each upstream run ("instances"), and what an "auto" one learned. */
+	readonly instanceModes: InstanceModes;
 	/** The instances of each per-client template, by client session id. */
 	private readonly instanceSets = new Map<Upstream, Map<number, Instance>>();
 
@@ -109,7 +110,9 @@ export class Supervisor extends EventEmitter<{
 		this.setMaxListeners(100);
 		// Each running upstream's connection follows the clients' log level and roots.
 		this.clients.setMaxListeners(0);
-		this.relay = new ClientRelay(this.clients, logger.child('relay'));
+		this.instanceModes = new InstanceModes(this.clients, store, logger.child('relay'), upstream => {
+			this.emit('activity', upstream.name);
+		});
 		this.subscriptions = new Subscriptions(this.router, logger, (upstream, subscriber) => this.instanceFor(upstream, subscriber.client));
 		this.current = config;
 		this.configFile = new ConfigFile(config.path);
@@ -159,15 +162,15 @@ export class Supervisor extends EventEmitter<{
 	private addUpstream(server: ServerConfig, config: HangarConfig): Upstream {
 		// Before the upstream exists (at start, or when a reload adds or changes it): its log buffer masks these from its first line on.
 		registerSecrets(launchSecrets(server.launch));
-		const upstream = new Upstream(server, config.hangar, this.store, this.logger.child(server.name), this.relay);
+		const upstream: Upstream = new Upstream(server, config.hangar, this.store, this.logger.child(server.name), this.instanceModes.sharedRelay(() => upstream));
 		const onTransition = (event: TransitionEvent): void => {
 			// Dirty first, so a listener that reads tools() sees the set after this transition.
 			this.markToolsDirty();
 			if (event.to === 'ready' && event.from === 'starting') this.subscriptions.resubscribe(upstream);
 			this.emit('transition', event);
 			// A per-client server's template runs only to learn its tools (at launch, or a person's start): no client is served by it.
-			if (event.to === 'ready' && upstream.config.instances === 'per-client') {
-				void upstream.stop('cold', 'its tools are known; each client session runs its own instance ("instances": "per-client")').catch(() => {});
+			if (event.to === 'ready' && this.instanceModes.runsPerClient(upstream)) {
+				void upstream.stop('cold', `its tools are known; each client session runs its own instance ("instances": "${upstream.config.instances}")`).catch(() => {});
 			}
 		};
 
@@ -201,7 +204,7 @@ export class Supervisor extends EventEmitter<{
 	 * refusal), so no instance starts.
 	 */
 	instanceFor(template: Upstream, client: ClientRecord | undefined): Upstream {
-		if (template.config.instances !== 'per-client' || client === undefined || template.admin !== 'enabled' || template.state === 'invalid' || this.shuttingDown) return template;
+		if (!this.instanceModes.runsPerClient(template) || client === undefined || template.admin !== 'enabled' || template.state === 'invalid' || this.shuttingDown) return template;
 		// A session that has closed gets no instance: nothing would ever stop it.
 		if (!this.clients.has(client)) return template;
 		let set = this.instanceSets.get(template);
@@ -493,7 +496,7 @@ export class Supervisor extends EventEmitter<{
 	}
 
 	private async dispatch(upstream: Upstream, action: Command, via: string): Promise<string> {
-		if (upstream.config.instances !== 'per-client') return upstreamCommand(upstream, action, via);
+		if (!this.instanceModes.runsPerClient(upstream)) return upstreamCommand(upstream, action, via);
 		const running = () => [...(this.instanceSets.get(upstream)?.values() ?? [])].map(instance => instance.upstream);
 		return perClientCommand(upstream, {running, retire: async (reason: string) => this.retireInstances(upstream, reason)}, action, via);
 	}
@@ -554,7 +557,7 @@ export class Supervisor extends EventEmitter<{
 	async callByName(server: string, tool: string, args: Record<string, unknown> | undefined, options: InProcessCall = {}): Promise<CallToolResult> {
 		if (this.shuttingDown) throw shuttingDown(server, `tools/call "${tool}"`);
 		const route: Route = {kind: 'tool', upstream: this.upstream(server), localName: tool};
-		const context = new LiveRequest({id: `in-process-${++this.inProcessCalls}`, method: 'tools/call', caller: options.caller, signal: options.signal, onProgress: options.onProgress});
+		const context = new LiveRequest({id: `in-process-${++this.inProcessCalls}`, method: 'tools/call', caller: options.caller, client: options.client, signal: options.signal, onProgress: options.onProgress});
 		try {
 			return await this.call(route, args, context);
 		} finally {
@@ -609,6 +612,8 @@ export type InProcessCall = {
 	onProgress?: ((update: ProgressUpdate) => void) | undefined;
 	/** Names the caller in the calls log (default "hangar"). */
 	caller?: string | undefined;
+	/** Calls as this client session would (tests, and in-process callers that stand in for one). */
+	client?: ClientRecord | undefined;
 };
 
 /** One instance of a per-client server and the session it serves. */

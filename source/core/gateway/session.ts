@@ -40,20 +40,10 @@ import type {ConnectionState} from './connection-state.js';
 import {Pipeline, type RequestHandler, type SessionTransport} from './pipeline.js';
 import {checkParams, paramsProblem} from './request-params.js';
 import {toolHandlers} from './tool-requests.js';
+import {sessionInstructions} from './instructions.js';
 
 export type {SessionTransport} from './pipeline.js';
 export type {CallsPage, ConfigAnswer, LogPage} from './admin-methods.js';
-
-const instructions = {
-	direct:
-		'mcp-hangar serves the tools of several upstream MCP servers. Tool names are "<server>__<tool>". ' +
-		'Call hangar_list to see every upstream\'s live state (ready, cold, degraded, dead, ...), breaker, failures and latency; hangar_find_tools searches every tool.',
-	search:
-		'mcp-hangar serves the tools of several upstream MCP servers. Find tools with hangar_find_tools (fuzzy search over names and descriptions; each hit has its input schema) and call them with hangar_call {server, tool, arguments}. ' +
-		'hangar_list shows every upstream\'s live state.',
-	/** With hangar.managementTools "none": no hangar_* tool to point to. */
-	plain: 'mcp-hangar serves the tools of several upstream MCP servers. Tool names are "<server>__<tool>".',
-};
 
 /** Why an `initialize` request's params are invalid, or undefined when they are fine (the HTTP endpoint checks before it opens a session). */
 export function invalidInitialize(params: unknown): string | undefined {
@@ -150,18 +140,19 @@ export class GatewaySession {
 
 	/** initialize, ping, logging/setLevel, and what the client sends that is not a request. */
 	private installProtocol(capabilities: Record<string, unknown>, kind: ClientTransport): void {
-		const setting = this.supervisor.config.hangar.managementTools;
-		const text = setting === 'none' ? instructions.plain : instructions[this.exposure];
 		this.handle('initialize', (_context, raw) => {
 			const params = checkParams(InitializeRequestSchema, 'initialize', raw);
 			this.client.identify(String(params.clientInfo.name), String(params.clientInfo.version));
 			this.pipeline.audience = kind === 'socket' && params.clientInfo.name === cliClientName ? 'cli' : 'mcp';
 			const declared = Object.values(relayedRequests).filter(capability => isPlainObject(params.capabilities?.[capability]));
+			// As the client declared them: its own instances of per-client servers are told exactly these.
+			const declaredCapabilities: Record<string, unknown> = isPlainObject(params.capabilities) ? params.capabilities : {};
 			// Upstreams' requests reach the client only once it has finished initializing, as the protocol says.
-			this.pipeline.on('notifications/initialized', () => this.client.declare(declared));
+			this.pipeline.on('notifications/initialized', () => this.client.declare(declared, declaredCapabilities));
 			const requested = params.protocolVersion;
 			const protocolVersion = SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION;
-			return {protocolVersion, capabilities, serverInfo: implementationInfo, instructions: text};
+			// Hangar's own, for its naming mode, then each upstream's, attributed (instructions.ts).
+			return {protocolVersion, capabilities, serverInfo: implementationInfo, instructions: sessionInstructions(this.supervisor.config, this.supervisor.store)};
 		});
 		this.handle('ping', () => ({}));
 		// The level is this session's; hangar asks the upstreams for the most verbose one.
@@ -264,6 +255,7 @@ export class GatewaySession {
 			request: async (method, params, options) => this.asks.ask(method, params, options),
 			canReceiveUnrelated: () => this.pipeline.machine.state === 'ready' && (canSendUnrelated?.() ?? true),
 			log: params => this.notifyReady('notifications/message', params),
+			notify: (method, params) => this.notifyReady(method, params),
 		};
 	}
 }

@@ -44,9 +44,21 @@ export type RelayOptions = {
 	signal: AbortSignal;
 	/** Called with each progress notification's params (without the token) the client sends about the request. */
 	onProgress?: ((params: Record<string, unknown>) => void) | undefined;
+	/**
+	 * What the upstream's transport says the request belongs to: a call hangar
+	 * sent (`caller`: that call's, as the engine gave it), or nothing but the
+	 * upstream itself (its own event stream). Undefined: the transport says
+	 * nothing (stdio).
+	 */
+	origin?: {kind: 'call'; caller: unknown} | {kind: 'outside'} | undefined;
 };
 
 export type ClientSide = {
+	/**
+	 * The client capabilities the upstream is told at `initialize` (the
+	 * `capabilities` of its Client): read once per connection, when it opens.
+	 */
+	readonly capabilities: Record<string, unknown>;
 	/**
 	 * Relays a request of upstream `server` to a client that can answer it;
 	 * resolves with the client's result. Rejects with a JsonRpcError when the
@@ -55,6 +67,11 @@ export type ClientSide = {
 	 * away.
 	 */
 	request(server: string, method: RelayedMethod, params: Record<string, unknown> | undefined, options: RelayOptions): Promise<Record<string, unknown>>;
+	/**
+	 * A notification that completes a relayed request (`notifications/elicitation/complete`
+	 * of URL elicitation), for the client that got the request; absent: dropped.
+	 */
+	notify?(method: string, params: Record<string, unknown> | undefined): void;
 	/** An upstream's `notifications/message` params, for the sessions whose level admits it. */
 	log(server: string, params: Record<string, unknown>): void;
 	/** The most verbose level any session asked for with `logging/setLevel`; undefined while none did. */

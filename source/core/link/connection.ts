@@ -36,18 +36,25 @@ import {maskText} from '../base/secret-mask.js';
 import {isPlainObject} from '../wire/message-classifier.js';
 import {implementationInfo} from '../wire/protocol.js';
 import {ChildProcessTransport, type ExitInfo} from './child-process-transport.js';
-import {isRelayedMethod, type ClientSide, type LoggingLevel, type RelayedMethod} from './client-side.js';
+import {isRelayedMethod, type ClientSide, type LoggingLevel, type RelayOptions, type RelayedMethod} from './client-side.js';
+import {StreamOrigins} from './stream-origins.js';
 
 export type {CallToolResult, Progress};
 
 /**
- * The client capabilities hangar declares to every upstream: what it can
- * relay to its own clients. They are fixed at `initialize`, before any client
- * may be connected, so a request no client can answer gets an error then
- * (see `ClientSide.request`). Elicitation is form mode only (`{}`): URL mode
- * would also need its completion notification relayed.
+ * The client capabilities an upstream is told when hangar has no client side
+ * to relay to (a connection opened for a check, not for clients): none.
+ * Otherwise the client side says (`ClientSide.capabilities`): a per-client
+ * instance is told what its own client declared, a shared one only what
+ * hangar can honour for whichever client it would ask.
  */
-export const relayedCapabilities = {sampling: {}, elicitation: {}, roots: {listChanged: true}};
+export const noClientCapabilities: Record<string, unknown> = {};
+
+/** An upstream's `serverInfo` and `instructions` from initialize. */
+export type UpstreamIdentity = {serverInfo: {name: string; version: string} | null; instructions: string | null};
+
+/** The most of an upstream's instructions passed on (characters); the rest is cut. */
+export const identityInstructionsLimit = 4000;
 
 /** A JSON-RPC error the upstream itself answered with (not a transport failure). */
 export class UpstreamRpcError extends JsonRpcError {
@@ -113,6 +120,8 @@ let sharedValidator: AjvJsonSchemaValidator | undefined;
 type PendingCall = {
 	settle: (message: JSONRPCMessage | Error) => void;
 	onprogress: ((progress: Progress) => void) | undefined;
+	/** Who made the call, as the engine gave it: a request the upstream ties to this call is that caller's. */
+	caller: unknown;
 };
 
 type RequestId = string | number;
@@ -125,6 +134,8 @@ export class UpstreamConnection {
 	private nextId = 0;
 	/** The upstream's own requests being answered by a client, by the upstream's id; aborted when it cancels. */
 	private readonly relayed = new Map<RequestId, AbortController>();
+	/** The relayed requests being answered, each settled once its answer (or error) is sent. */
+	private readonly answering = new Set<Promise<void>>();
 	/** The deadlines of the calls in flight: paused while the upstream waits for a client's answer. */
 	private readonly deadlines = new Set<PausableTimer>();
 	private readonly unsubscribe: Array<() => void> = [];
@@ -136,6 +147,8 @@ export class UpstreamConnection {
 		private readonly child: ChildProcessTransport | undefined,
 		private readonly log: LogBuffer,
 		private readonly clientSide: ClientSide | undefined,
+		/** Over Streamable HTTP: which stream each of the upstream's requests came on. */
+		private readonly origins: StreamOrigins | undefined,
 	) {}
 
 	/**
@@ -151,16 +164,18 @@ export class UpstreamConnection {
 		clientSide?: ClientSide,
 	): Promise<UpstreamConnection> {
 		sharedValidator ??= new AjvJsonSchemaValidator();
-		const client = new Client(implementationInfo, {capabilities: relayedCapabilities, jsonSchemaValidator: sharedValidator});
+		const client = new Client(implementationInfo, {capabilities: clientSide?.capabilities ?? noClientCapabilities, jsonSchemaValidator: sharedValidator});
 		let connection: UpstreamConnection | undefined;
 		let transport: Transport;
 		let child: ChildProcessTransport | undefined;
+		let origins: StreamOrigins | undefined;
 
 		if (config.launch.kind === 'stdio') {
 			child = new ChildProcessTransport(config.launch, log, undefined, graceMs);
 			transport = child;
 		} else {
-			transport = await connectRemote(config, client, log, signal);
+			origins = new StreamOrigins();
+			transport = await connectRemote(config, client, log, signal, origins);
 		}
 
 		client.onerror = error => log.push('hangar', `protocol error: ${error.message}`);
@@ -177,7 +192,7 @@ export class UpstreamConnection {
 		client.setNotificationHandler(PromptListChangedNotificationSchema, () => events.onListChanged?.('prompts'));
 		client.setNotificationHandler(ResourceUpdatedNotificationSchema, notification => events.onResourceUpdated?.(notification.params.uri));
 
-		connection = new UpstreamConnection(config.name, client, transport, child, log, clientSide);
+		connection = new UpstreamConnection(config.name, client, transport, child, log, clientSide, origins);
 		const abort = () => {
 			void connection?.close(graceMs);
 		};
@@ -199,6 +214,16 @@ export class UpstreamConnection {
 
 	get pid(): number | undefined {
 		return this.child?.pid;
+	}
+
+	/** What the upstream said of itself at initialize: its `serverInfo` and `instructions` (bounded: a client's context pays for them). */
+	get identity(): UpstreamIdentity {
+		const info = this.client.getServerVersion();
+		const instructions = this.client.getInstructions();
+		return {
+			serverInfo: info === undefined ? null : {name: String(info.name).slice(0, 200), version: String(info.version).slice(0, 100)},
+			instructions: typeof instructions === 'string' && instructions.trim() !== '' ? instructions.slice(0, identityInstructionsLimit) : null,
+		};
 	}
 
 	get exit(): ExitInfo | undefined {
@@ -262,6 +287,9 @@ export class UpstreamConnection {
 			} else if (method === 'notifications/message') {
 				this.logMessage(record.params);
 				return;
+			} else if (method === 'notifications/elicitation/complete') {
+				this.clientSide?.notify?.(method, record.params);
+				return;
 			}
 
 			sdk(message, extra);
@@ -300,8 +328,8 @@ export class UpstreamConnection {
 						if (!controller.signal.aborted) void this.send({jsonrpc: '2.0', method: 'notifications/progress', params: {...progress, progressToken: token}} as JSONRPCMessage);
 					}
 				: undefined;
-		const answer = this.clientSide === undefined ? Promise.reject(noClientSide(this.name, method)) : this.clientSide.request(this.name, method, params, {signal: controller.signal, onProgress});
-		void answer
+		const answer = this.clientSide === undefined ? Promise.reject(noClientSide(this.name, method)) : this.clientSide.request(this.name, method, params, {signal: controller.signal, onProgress, origin: this.originOf(id)});
+		const answered = answer
 			.then(
 				async result => {
 					if (!controller.signal.aborted) await this.send({jsonrpc: '2.0', id, result} as JSONRPCMessage);
@@ -316,8 +344,43 @@ export class UpstreamConnection {
 			.finally(() => {
 				if (this.relayed.get(id) === controller) this.relayed.delete(id);
 				this.releaseDeadlines();
+				this.answering.delete(answered);
 			});
+		this.answering.add(answered);
 	}
+
+	/** What the upstream's transport says the request belongs to (Streamable HTTP only; see stream-origins.ts). */
+	private originOf(id: RequestId): RelayOptions['origin'] {
+		const origin = this.origins?.take(id);
+		if (origin === undefined) return undefined;
+		if (origin.kind === 'outside') return {kind: 'outside'};
+		const call = this.pending.get(origin.callId);
+		// A call that has ended, or one hangar made itself: nothing more is known than over stdio.
+		return call === undefined || call.caller === undefined ? undefined : {kind: 'call', caller: call.caller};
+	}
+
+	/**
+	 * Resolves once the requests the upstream has sent its client so far
+	 * (e.g. roots/list right after initialize) are answered, and the upstream
+	 * has answered a few pings sent one after another since: an upstream that
+	 * scopes itself by its client's roots applies them asynchronously
+	 * (server-filesystem checks each root on disk first), and should have
+	 * them before it serves its first call. A heuristic, not a guarantee:
+	 * MCP has no signal for "roots applied". It costs a round trip when the
+	 * upstream was told `roots` (`asksRoots`), and three more when it asked
+	 * its client something while starting.
+	 */
+	async clientRequestsSettled(signal: AbortSignal, pingTimeoutMs: number, asksRoots: boolean): Promise<void> {
+		// A request sent in answer to initialized may come after the lists: one round trip lets it arrive.
+		if (this.answering.size === 0 && asksRoots && !this.closed) await this.ping(pingTimeoutMs).catch(() => {});
+		if (this.answering.size === 0) return;
+		const aborted = new Promise<void>(resolve => {
+			signal.addEventListener('abort', () => resolve(), {once: true});
+		});
+		await Promise.race([Promise.allSettled([...this.answering]), aborted]);
+		for (let turn = 0; turn < 3 && !signal.aborted && !this.closed; turn++) await this.ping(pingTimeoutMs).catch(() => {});
+	}
+
 
 	private holds = 0;
 
@@ -384,7 +447,7 @@ export class UpstreamConnection {
 	 */
 	private async sendCall(
 		params: Record<string, unknown>,
-		options: {signal?: AbortSignal | undefined; timeoutMs: number; onprogress?: ((progress: Progress) => void) | undefined},
+		options: {signal?: AbortSignal | undefined; timeoutMs: number; onprogress?: ((progress: Progress) => void) | undefined; caller?: unknown},
 	): Promise<CallToolResult> {
 		return new Promise<CallToolResult>((resolve, reject) => {
 			if (this.closed) {
@@ -423,6 +486,7 @@ export class UpstreamConnection {
 			this.deadlines.add(deadline);
 
 			this.pending.set(id, {
+				caller: options.caller,
 				onprogress: options.onprogress,
 				settle: message => {
 					cleanup();
@@ -545,6 +609,8 @@ export class UpstreamConnection {
 			timeoutMs: number;
 			onprogress?: ((progress: Progress) => void) | undefined;
 			meta?: Record<string, unknown> | undefined;
+			/** Who makes the call (opaque here): over Streamable HTTP, a request the upstream sends on its stream is theirs. */
+			caller?: unknown;
 		},
 	): Promise<CallToolResult> {
 		const params: Record<string, unknown> = {name};
@@ -614,7 +680,7 @@ function stripSdkPrefix(message: string): string {
 	return message.replace(/^MCP error -?\d+: /, '');
 }
 
-async function connectRemote(config: ServerConfig, client: Client, log: LogBuffer, signal: AbortSignal): Promise<Transport> {
+async function connectRemote(config: ServerConfig, client: Client, log: LogBuffer, signal: AbortSignal, origins: StreamOrigins): Promise<Transport> {
 	if (config.launch.kind !== 'remote') throw new Error('not a remote server');
 	const url = new URL(config.launch.url);
 	const headers = {...config.launch.headers};
@@ -641,7 +707,7 @@ async function connectRemote(config: ServerConfig, client: Client, log: LogBuffe
 	for (const kind of order) {
 		signal.throwIfAborted();
 		const transport: Transport =
-			kind === 'sse' ? new SSEClientTransport(url, {requestInit}) : new StreamableHTTPClientTransport(url, {requestInit});
+			kind === 'sse' ? new SSEClientTransport(url, {requestInit}) : new StreamableHTTPClientTransport(url, {requestInit, fetch: origins.wrap(fetch)});
 		try {
 			await client.connect(transport, {signal, timeout: NO_SDK_TIMEOUT});
 			log.push('hangar', `connected to ${url.origin} over ${kind}`);

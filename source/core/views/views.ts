@@ -18,6 +18,7 @@ import {describeApproval, type ToolChange} from '../engine/upstream/pins.js';
 import type {AdminState, Upstream, ToolsSource} from '../engine/upstream/upstream.js';
 import type {UpstreamEvent, UpstreamState} from '../engine/upstream/upstream-state.js';
 import type {Supervisor} from '../engine/supervisor.js';
+import type {InstanceModeView} from '../engine/clients/instance-mode.js';
 import type {NameClash} from '../engine/routing/router.js';
 import type {CatalogSource, ServerCapabilities} from '../engine/upstream/catalog.js';
 import type {OutputDrops, OutputSource} from '../link/log-buffer.js';
@@ -67,6 +68,8 @@ export type StatusEntry = {
 	 * breakers are each instance's. Absent for a shared server.
 	 */
 	instances?: InstanceEntry[];
+	/** How many instances run ("instances": auto, shared or per-client) and what an "auto" one learned; set on a server's entry (`serverEntry`). */
+	instanceMode?: InstanceModeView;
 	/** Estimated tokens of its exposed tool and prompt definitions in a client's context (see context-cost.ts; 0 when none are exposed). */
 	contextTokens: number;
 };
@@ -139,7 +142,8 @@ export function statusEntry(upstream: Upstream, now = Date.now(), tokens?: {tool
 /** A server's entry as every surface shows it: `statusEntry`, with a per-client server's instances. */
 export function serverEntry(supervisor: Supervisor, upstream: Upstream, now = Date.now()): StatusEntry {
 	const entry = statusEntry(upstream, now, supervisor.contextCost().upstreams[upstream.name]);
-	if (upstream.config.instances !== 'per-client') return entry;
+	entry.instanceMode = supervisor.instanceModes.view(upstream);
+	if (entry.instanceMode.runs !== 'per-client') return entry;
 	entry.instances = supervisor.instancesOf(upstream.name).map(({upstream: instance, client}) => {
 		const {name, state, breaker, pid, calls, failures, inFlight, restarts, upSeconds, idleSeconds, lastError} = statusEntry(instance, now);
 		return {name, client: client.name === null ? client.label : `${client.label} ("${client.name}")`, state, breaker, pid, calls, failures, inFlight, restarts, upSeconds, idleSeconds, lastError};

@@ -108,8 +108,15 @@ function summaryLines(details: UpstreamDetails, now: number, width: number): Lin
 		...packGroups(tools, width),
 	];
 	if (s.lastError !== null) lines.push([label('last error  '), {text: printable(s.lastError), tone: {color: 'red'}}]);
+	if (s.instanceMode !== undefined) {
+		const mode = s.instanceMode;
+		const runs = mode.runs === 'per-client' ? 'one per client session' : 'one shared by every client';
+		const why = mode.setting !== 'auto' ? '' : mode.learned === null ? ' (it has asked no client for roots, sampling or elicitation)' : ` (learned: it sent ${mode.learned.method} ${relative(mode.learned.at, now)})`;
+		lines.push([label('instances  '), {text: `${mode.setting}: ${runs}${why}`}]);
+	}
+
 	if (s.instances !== undefined) {
-		lines.push([label('instances  '), {text: `${s.instances.length} (one per client session)`}]);
+		lines.push([label('running instances  '), {text: `${s.instances.length} (one per client session)`}]);
 		for (const instance of s.instances) {
 			lines.push([
 				label('  '),

@@ -69,9 +69,11 @@ export type ClientPeer = {
 	canReceiveUnrelated(): boolean;
 	/** Sends `notifications/message` with these params. */
 	log(params: Record<string, unknown>): void;
+	/** Sends a notification that completes a relayed request (URL elicitation's `notifications/elicitation/complete`). */
+	notify(method: string, params: Record<string, unknown> | undefined): void;
 };
 
-/** A call in flight from a session, for routing an upstream's requests to the client that caused them. */
+/** A call in flight from a session (over HTTP, a per-client instance's request to its client travels on that call's stream). */
 type CallInFlight = {server: string; requestId: string | number; order: number};
 
 /** The MCP clients among `clients`, consoles left out. */
@@ -89,6 +91,8 @@ export class ClientRecord {
 	readonly connectedAt = Date.now();
 	/** The relayed-request capabilities its client declared at initialize. */
 	capabilities: ReadonlySet<ClientCapability> = new Set();
+	/** Its client's `capabilities` from initialize, as declared: what its per-client instances are told. */
+	declaredCapabilities: Readonly<Record<string, unknown>> = {};
 	/** Orders sessions by their last message (a counter: two in the same millisecond still differ). */
 	activity = 0;
 	/** When it last sent anything (ms since the epoch). */
@@ -130,9 +134,10 @@ export class ClientRecord {
 		this.registry.remove(this);
 	}
 
-	/** The capabilities its client declared (from initialize's `capabilities`). */
-	declare(capabilities: Iterable<ClientCapability>): void {
+	/** The capabilities its client declared (from initialize's `capabilities`): the relayed kinds, and the whole object. */
+	declare(capabilities: Iterable<ClientCapability>, declared: Readonly<Record<string, unknown>> = {}): void {
 		this.capabilities = new Set(capabilities);
+		this.declaredCapabilities = declared;
 	}
 
 	/** Something arrived from the client. On the hot path: no event. */
@@ -189,9 +194,6 @@ export class ClientRecord {
 	}
 }
 
-/** Who answers a request of one upstream: a session, and the call of its that caused it (if one is in flight). */
-export type Answerer = {record: ClientRecord & {peer: ClientPeer}; relatedRequestId: string | number | undefined};
-
 export class ClientRegistry extends EventEmitter<{
 	changed: [];
 	/** The most verbose level any session asked for changed. */
@@ -231,33 +233,6 @@ export class ClientRegistry extends EventEmitter<{
 	/** The sessions connected now, oldest first. */
 	sessions(): IterableIterator<ClientRecord> {
 		return this.records.values();
-	}
-
-	/**
-	 * Who answers a request of upstream `server` that needs `capability`:
-	 * among the sessions whose client declared it, the one with the most
-	 * recent call in flight to that upstream (the request is most likely
-	 * part of that call); otherwise the most recently active one that can
-	 * take a request outside a call.
-	 */
-	answererFor(server: string, capability: ClientCapability): Answerer | undefined {
-		let caller: Answerer | undefined;
-		let callerOrder = -1;
-		let recent: ClientRecord | undefined;
-		for (const record of this.records.values()) {
-			const peer = record.peer;
-			if (peer === undefined || !record.capabilities.has(capability)) continue;
-			const call = record.callTo(server);
-			if (call !== undefined && call.order > callerOrder) {
-				caller = {record: record as Answerer['record'], relatedRequestId: call.requestId};
-				callerOrder = call.order;
-			}
-
-			if ((recent === undefined || record.activity > recent.activity) && peer.canReceiveUnrelated()) recent = record;
-		}
-
-		if (caller !== undefined) return caller;
-		return recent === undefined ? undefined : {record: recent as Answerer['record'], relatedRequestId: undefined};
 	}
 
 	/** The most verbose level any session asked for; undefined while none did. */

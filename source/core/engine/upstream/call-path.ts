@@ -22,6 +22,7 @@ import type {CallHistory} from './call-history.js';
 import {ConnectionLostError, RequestCancelledError, UpstreamRpcError, UpstreamTimeoutError, type CallToolResult, type Progress, type UpstreamConnection} from '../../link/connection.js';
 import {describeExit, type ExitInfo} from '../../link/child-process-transport.js';
 import {callCancelled, callCrashed, callFailed, callTimeout, requestFailed} from '../refusals.js';
+import type {Caller, CallersInFlight} from '../clients/calls-in-flight.js';
 
 export type ProgressUpdate = {progress: number; total?: number | undefined; message?: string | undefined};
 
@@ -63,7 +64,16 @@ export function callLimit(budget: CallBudget | undefined, callTimeoutMs: number)
  * (engine/request-context.ts) as the gateway made it. Every field may be
  * absent for hangar's own requests (a resubscribe after a restart).
  */
-export type CallContext = Partial<Pick<RequestContext, 'signal' | 'deadline' | 'onProgress' | 'meta' | 'correlationId'>>;
+export type CallContext = Partial<Pick<RequestContext, 'signal' | 'deadline' | 'onProgress' | 'meta' | 'correlationId' | 'client' | 'id'>>;
+
+/**
+ * The client session that sent a request, and its id there (see
+ * `CallersInFlight`): while the call is in flight, a request the upstream
+ * sends its client can belong to this session. Undefined for hangar's own.
+ */
+function callerOf(context: CallContext): Caller | undefined {
+	return context.client === undefined || context.id === undefined ? undefined : {client: context.client, requestId: context.id};
+}
 
 /** Why a wait inside a call was given up. */
 export class AbortReason extends Error {
@@ -200,6 +210,8 @@ export type CallHost = {
 	readonly history: CallHistory;
 	/** The live connection while ready (the hot path), else undefined. */
 	readonly readyConnection: UpstreamConnection | undefined;
+	/** The calls and requests in flight on this instance, by caller. */
+	readonly callers: CallersInFlight;
 	/** Waits for (or triggers) a start; throws the refusal when the upstream may not start. */
 	ensureReady(why: string, signal: AbortSignal, progress: ProgressRelay | undefined): Promise<UpstreamConnection>;
 	/** A request (a tool call or another) began: in flight, and activity. */
@@ -227,6 +239,8 @@ export class CallPath {
 		const host = this.host;
 		const began = performance.now();
 		host.requestBegan();
+		const caller = callerOf(context);
+		const left = caller === undefined ? undefined : host.callers.begin(caller);
 		let phase: 'start' | 'call' = 'start';
 		const progress = context.onProgress === undefined ? undefined : new ProgressRelay(context.onProgress);
 		const limit = callLimit(context.deadline, host.config.callTimeoutMs);
@@ -241,6 +255,7 @@ export class CallPath {
 				timeoutMs: remaining,
 				meta: context.meta,
 				onprogress: progress === undefined ? undefined : update => progress.upstream(update),
+				caller,
 			});
 			const ms = performance.now() - began;
 			host.metrics.recordSuccess(ms);
@@ -272,6 +287,7 @@ export class CallPath {
 
 			throw mapped.error;
 		} finally {
+			left?.();
 			host.callEnded(tool, failed);
 		}
 	}
@@ -288,6 +304,8 @@ export class CallPath {
 		const began = performance.now();
 		const limit = callLimit(context.deadline, host.config.callTimeoutMs);
 		host.requestBegan();
+		const caller = callerOf(context);
+		const left = caller === undefined ? undefined : host.callers.begin(caller);
 		try {
 			if (context.signal?.aborted) throw new RequestCancelledError();
 			const connection = host.readyConnection ?? (await this.readyWithin(operation, context.signal, undefined, limit.timeoutMs));
@@ -304,6 +322,7 @@ export class CallPath {
 			if (error instanceof ConnectionLostError) throw requestFailed(host.name, operation, {kind: 'lost', message: 'the connection to the upstream closed while the request was in flight'});
 			throw requestFailed(host.name, operation, {kind: 'failed', message: errorMessage(error)});
 		} finally {
+			left?.();
 			host.requestEnded();
 		}
 	}

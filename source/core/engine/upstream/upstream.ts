@@ -33,6 +33,7 @@ import {describeExit, type ExitInfo} from '../../link/child-process-transport.js
 import {diagnoseLaunch, SpawnError, type LaunchProblem} from '../../link/launch-problem.js';
 import type {ClientSide} from '../../link/client-side.js';
 import {pinTools, rugPullReason, type ToolChange} from './pins.js';
+import {CallersInFlight} from '../clients/calls-in-flight.js';
 import {AbortReason, CallPath, abortable, type CallContext, type ProgressRelay, type UpstreamFacts} from './call-path.js';
 import {CallHistory, type CallRecord} from './call-history.js';
 import {UpstreamHealth} from './upstream-health.js';
@@ -91,6 +92,8 @@ export class Upstream extends EventEmitter<{
 	private readonly restartPolicy: RestartPolicy;
 	private readonly timers = new UpstreamTimers();
 	private readonly calls: CallPath;
+	/** The calls and requests in flight here, by the client session that sent each. */
+	readonly callers = new CallersInFlight();
 	private readonly health: UpstreamHealth;
 
 	private connection: UpstreamConnection | undefined;
@@ -545,6 +548,8 @@ export class Upstream extends EventEmitter<{
 				// The catalog is read beside the tools: it adds no round trip to the start, and a list
 				// that fails to read is logged and left as it was rather than failing the start.
 				const [tools, catalog] = await Promise.all([connection.listTools(controller.signal), this.readCatalog(connection, controller.signal)]);
+				// What it asked its client while starting (roots) is answered before it serves a call.
+				await connection.clientRequestsSettled(controller.signal, this.settings.pingTimeoutMs, this.clientSide?.capabilities['roots'] !== undefined);
 				controller.signal.throwIfAborted();
 				const changes = this.toolList.pinnedChanges(tools);
 				if (changes.length > 0) throw new RugPull(changes, tools);
@@ -555,6 +560,7 @@ export class Upstream extends EventEmitter<{
 				this.setTools(tools);
 				this.store.update(this.config.name, upstream => {
 					upstream.counters.starts += 1;
+					upstream.identity = connection!.identity;
 				});
 				const ms = Math.round(performance.now() - began);
 				const pid = connection.pid === undefined ? '' : `pid ${connection.pid}, `;

@@ -17,9 +17,9 @@ describe('parseConfig', () => {
 		expect(config.servers.map(entry => entry.namespace)).toEqual(['a', 'bee', false]);
 	});
 
-	it('takes a server\'s instances: shared by default, or per-client, which does not go with lazy false', () => {
-		const config = parseConfig({mcpServers: {a: server, b: {...server, instances: 'per-client'}}}, file);
-		expect(config.servers.map(entry => entry.instances)).toEqual(['shared', 'per-client']);
+	it('takes a server\'s instances: auto by default, shared, or per-client, which does not go with lazy false', () => {
+		const config = parseConfig({mcpServers: {a: server, b: {...server, instances: 'per-client'}, c: {...server, instances: 'shared'}}}, file);
+		expect(config.servers.map(entry => entry.instances)).toEqual(['auto', 'per-client', 'shared']);
 		const issuesOf = (servers: Record<string, unknown>): string[] => {
 			let thrown: unknown;
 			try {
@@ -31,7 +31,7 @@ describe('parseConfig', () => {
 			expect(thrown).toBeInstanceOf(ConfigError);
 			return (thrown as ConfigError).issues.map(issue => `${issue.path}: ${issue.message}`);
 		};
-		expect(issuesOf({a: {...server, instances: 'each'}})).toEqual([expect.stringMatching(/^\$\.mcpServers\.a\.instances: expected "shared" .* or "per-client"/)]);
+		expect(issuesOf({a: {...server, instances: 'each'}})).toEqual([expect.stringMatching(/^\$\.mcpServers\.a\.instances: expected "auto" .* "shared" .* or "per-client"/)]);
 		expect(issuesOf({a: {...server, instances: 'per-client', lazy: false}})).toEqual([expect.stringMatching(/^\$\.mcpServers\.a\.lazy: "lazy": false does not apply to a "per-client" server/)]);
 	});
 

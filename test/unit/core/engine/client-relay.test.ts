@@ -2,11 +2,13 @@ import {describe, expect, it} from 'vitest';
 import {HangarError} from '../../../../source/core/base/errors.js';
 import {silentLogger} from '../../../../source/core/base/logger.js';
 import {ClientRegistry, type ClientPeer} from '../../../../source/core/engine/clients/clients.js';
-import {ClientRelay} from '../../../../source/core/engine/clients/client-relay.js';
+import {CallersInFlight} from '../../../../source/core/engine/clients/calls-in-flight.js';
+import {SessionRelay, SharedRelay, sessionCapabilities, type SharedHost} from '../../../../source/core/engine/clients/client-relay.js';
+import type {InstancesSetting} from '../../../../source/core/engine/clients/instance-mode.js';
 import type {ClientCapability, LoggingLevel} from '../../../../source/core/link/client-side.js';
 
 /** A session as the engine sees it: records what reaches it, answers requests with its own name. */
-function session(registry: ClientRegistry, name: string, capabilities: ClientCapability[], options: {unrelated?: boolean} = {}) {
+function session(registry: ClientRegistry, name: string, capabilities: ClientCapability[]) {
 	const record = registry.add('socket', `socket#${name}`);
 	record.identify(name, '1.0.0');
 	record.declare(capabilities);
@@ -17,46 +19,135 @@ function session(registry: ClientRegistry, name: string, capabilities: ClientCap
 			asked.push({method, relatedRequestId: requestOptions.relatedRequestId});
 			return {answeredBy: name};
 		},
-		canReceiveUnrelated: () => options.unrelated ?? true,
+		canReceiveUnrelated: () => true,
 		log: params => logs.push(params),
+		notify: () => {},
 	};
 	record.peer = peer;
 	record.touch();
 	return {record, asked, logs};
 }
 
+/** A shared instance's host: its setting, its calls in flight, and what it learned. */
+function shared(setting: InstancesSetting = 'shared') {
+	const callers = new CallersInFlight();
+	const learned: string[] = [];
+	const host: SharedHost = {setting, callers, runsPerClient: () => setting === 'per-client' || learned.length > 0, clientScoped: method => learned.push(method)};
+	return {host, callers, learned};
+}
+
 const signal = new AbortController().signal;
 
-describe('ClientRelay', () => {
-	it('relays a request to the chosen session, with the call it belongs to', async () => {
+async function refusal(promise: Promise<unknown>): Promise<HangarError> {
+	const error = await promise.catch((caught: unknown) => caught);
+	expect(error).toBeInstanceOf(HangarError);
+	return error as HangarError;
+}
+
+describe('SharedRelay: a request reaches only the client whose call caused it', () => {
+	it('relays to the only session with calls in flight, tied to its latest call, even when another session is more recently active', async () => {
 		const registry = new ClientRegistry();
-		const relay = new ClientRelay(registry, silentLogger);
+		const {host, callers} = shared();
+		const relay = new SharedRelay(registry, host, silentLogger);
 		const a = session(registry, 'a', ['sampling']);
-		a.record.callBegan('fx', 42);
+		const b = session(registry, 'b', ['sampling']);
+		callers.begin({client: a.record, requestId: 41});
+		callers.begin({client: a.record, requestId: 42});
+		b.record.touch();
 		await expect(relay.request('fx', 'sampling/createMessage', {maxTokens: 1}, {signal})).resolves.toEqual({answeredBy: 'a'});
 		expect(a.asked).toEqual([{method: 'sampling/createMessage', relatedRequestId: 42}]);
+		expect(b.asked).toEqual([]);
 	});
 
-	it('refuses with NoClientAnswer naming the capability and what to do when nobody can answer', async () => {
+	it('refuses, naming why, when calls of two clients are in flight: it never guesses', async () => {
 		const registry = new ClientRegistry();
-		const relay = new ClientRelay(registry, silentLogger);
-		const none = await relay.request('fx', 'elicitation/create', {}, {signal}).catch((error: unknown) => error);
-		expect(none).toBeInstanceOf(HangarError);
-		expect((none as HangarError).code).toBe(-32_013);
-		expect((none as HangarError).message).toBe(
-			'upstream "fx": elicitation/create failed: hangar relays it to one of its clients, but no MCP client is connected to hangar. ' +
-				'Call this server\'s tools from an MCP client that supports elicitation (asking its user for input).',
-		);
+		const {host, callers} = shared();
+		const relay = new SharedRelay(registry, host, silentLogger);
+		const a = session(registry, 'a', ['sampling']);
+		const b = session(registry, 'b', ['sampling']);
+		callers.begin({client: a.record, requestId: 1});
+		callers.begin({client: b.record, requestId: 1});
+		const error = await refusal(relay.request('fx', 'sampling/createMessage', {}, {signal}));
+		expect(error.message).toContain('hangar cannot tell which client it belongs to: calls of 2 clients (MCP client "a" (socket#a), MCP client "b" (socket#b)) are in flight on its shared instance');
+		expect(error.message).toContain('Set "instances": "auto" or "per-client" for "fx"');
+		expect(error.toData()).toMatchObject({error: 'NoClientAnswer', upstream: 'fx', operation: 'sampling/createMessage'});
+		expect([...a.asked, ...b.asked]).toEqual([]);
+	});
 
-		session(registry, 'cursor', ['roots']);
-		const undeclared = (await relay.request('fx', 'sampling/createMessage', {}, {signal}).catch((error: unknown) => error)) as HangarError;
-		expect(undeclared.message).toContain('none of the connected clients ("cursor") declared the "sampling" capability');
-		expect(undeclared.toData()).toMatchObject({error: 'NoClientAnswer', upstream: 'fx', capability: 'sampling', clients: 1, capableClients: 0});
+	it('refuses a request outside any call, even with a capable client connected', async () => {
+		const registry = new ClientRegistry();
+		const {host} = shared();
+		const relay = new SharedRelay(registry, host, silentLogger);
+		const a = session(registry, 'a', ['elicitation']);
+		const error = await refusal(relay.request('fx', 'elicitation/create', {}, {signal}));
+		expect(error.message).toContain('no client has a call to "fx" in flight, so no client caused it');
+		expect(a.asked).toEqual([]);
+	});
+
+	it('follows the transport where it ties the request to a call, and refuses one from the upstream\'s own stream', async () => {
+		const registry = new ClientRegistry();
+		const {host, callers} = shared();
+		const relay = new SharedRelay(registry, host, silentLogger);
+		const a = session(registry, 'a', ['sampling']);
+		const b = session(registry, 'b', ['sampling']);
+		callers.begin({client: a.record, requestId: 1});
+		callers.begin({client: b.record, requestId: 2});
+		await expect(relay.request('fx', 'sampling/createMessage', {}, {signal, origin: {kind: 'call', caller: {client: b.record, requestId: 2}}})).resolves.toEqual({answeredBy: 'b'});
+		expect(a.asked).toEqual([]);
+		const error = await refusal(relay.request('fx', 'sampling/createMessage', {}, {signal, origin: {kind: 'outside'}}));
+		expect(error.message).toContain('outside any call');
+	});
+
+	it('does not ask the caller for what it did not declare, and never asks another client instead', async () => {
+		const registry = new ClientRegistry();
+		const {host, callers} = shared();
+		const relay = new SharedRelay(registry, host, silentLogger);
+		const a = session(registry, 'a', ['sampling']);
+		const b = session(registry, 'b', ['sampling', 'elicitation']);
+		callers.begin({client: a.record, requestId: 5});
+		const error = await refusal(relay.request('fx', 'elicitation/create', {}, {signal}));
+		expect(error.message).toContain('MCP client "a" (socket#a), whose call it belongs to, did not declare the "elicitation" capability');
+		expect(b.asked).toEqual([]);
+	});
+
+	it('never answers roots/list on an instance every client shares', async () => {
+		const registry = new ClientRegistry();
+		const {host, callers} = shared('shared');
+		const relay = new SharedRelay(registry, host, silentLogger);
+		const a = session(registry, 'a', ['roots']);
+		callers.begin({client: a.record, requestId: 5});
+		const error = await refusal(relay.request('fx', 'roots/list', {}, {signal}));
+		expect(error.message).toContain('one client\'s roots would scope it for all of them');
+		expect(a.asked).toEqual([]);
+		expect(relay.capabilities).toEqual({sampling: {}, elicitation: {}});
+	});
+
+	it('with "auto", learns from the first client-scoped request and answers it when its caller is known', async () => {
+		const registry = new ClientRegistry();
+		const {host, callers, learned} = shared('auto');
+		const relay = new SharedRelay(registry, host, silentLogger);
+		expect(relay.capabilities).toEqual({sampling: {}, elicitation: {}, roots: {listChanged: true}});
+		const a = session(registry, 'a', ['roots']);
+		const end = callers.begin({client: a.record, requestId: 9});
+		await expect(relay.request('fx', 'roots/list', {}, {signal})).resolves.toEqual({answeredBy: 'a'});
+		expect(learned).toEqual(['roots/list']);
+		end();
+		const error = await refusal(relay.request('fx', 'roots/list', {}, {signal}));
+		expect(error.message).toContain('Each client session gets its own instance of "fx"');
+	});
+
+	it('with "auto", a request it cannot place teaches the verdict and tells the upstream to retry', async () => {
+		const registry = new ClientRegistry();
+		const {host, learned} = shared('auto');
+		const relay = new SharedRelay(registry, host, silentLogger);
+		const error = await refusal(relay.request('fx', 'sampling/createMessage', {}, {signal}));
+		expect(learned).toEqual(['sampling/createMessage']);
+		expect(error.message).toContain('"fx" runs one instance per client session from now on ("instances": "auto" learned it from this request); retry the call that caused it');
 	});
 
 	it('logs to each session whose level admits the message, naming the upstream as logger', () => {
 		const registry = new ClientRegistry();
-		const relay = new ClientRelay(registry, silentLogger);
+		const relay = new SharedRelay(registry, shared().host, silentLogger);
 		const quiet = session(registry, 'quiet', []);
 		const verbose = session(registry, 'verbose', []);
 		const silent = session(registry, 'silent', []);
@@ -76,7 +167,7 @@ describe('ClientRelay', () => {
 
 	it('asks for the most verbose level any session wants, and tells when that changes', () => {
 		const registry = new ClientRegistry();
-		const relay = new ClientRelay(registry, silentLogger);
+		const relay = new SharedRelay(registry, shared().host, silentLogger);
 		const seen: Array<LoggingLevel | undefined> = [];
 		const unsubscribe = relay.onLogLevel(level => seen.push(level));
 		const a = session(registry, 'a', []);
@@ -95,16 +186,29 @@ describe('ClientRelay', () => {
 		session(registry, 'c', []).record.setLogLevel('debug');
 		expect(seen).toHaveLength(4);
 	});
+});
 
-	it('tells every listener when a client\'s roots changed', () => {
+describe('SessionRelay: a per-client instance and its one client', () => {
+	it('is told exactly what its client declared, tasks aside', () => {
 		const registry = new ClientRegistry();
-		const relay = new ClientRelay(registry, silentLogger);
+		const a = session(registry, 'a', ['sampling', 'elicitation']);
+		const declared = {sampling: {tools: {}}, elicitation: {form: {}, url: {}}, experimental: {x: {}}, tasks: {requests: {}}};
+		a.record.declare(['sampling', 'elicitation'], declared);
+		expect(new SessionRelay(registry, a.record, 'fx#1', silentLogger).capabilities).toEqual({sampling: {tools: {}}, elicitation: {form: {}, url: {}}, experimental: {x: {}}});
+		expect(sessionCapabilities({})).toEqual({});
+	});
+
+	it('tells its instance when its own client\'s roots changed, and not another\'s', () => {
+		const registry = new ClientRegistry();
+		const a = session(registry, 'a', ['roots']);
+		const b = session(registry, 'b', ['roots']);
+		const relay = new SessionRelay(registry, a.record, 'fx#1', silentLogger);
 		let told = 0;
 		const stop = relay.onRootsChanged(() => told++);
-		relay.onRootsChanged(() => told++);
-		registry.rootsChanged();
+		registry.rootsChanged(b.record);
+		registry.rootsChanged(a.record);
 		stop();
-		registry.rootsChanged();
-		expect(told).toBe(3);
+		registry.rootsChanged(a.record);
+		expect(told).toBe(1);
 	});
 });

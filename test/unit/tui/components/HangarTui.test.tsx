@@ -883,7 +883,8 @@ describe('the clients view', () => {
 		expect(screen).toContain('CLIENTS  none attached');
 		// The command a client should launch, absolute (a client may not see a shell's PATH), whole and ready to copy.
 		const command = launchCommandLine('/home/me/.config/mcp-hangar/config.json');
-		expect(command).toMatch(/^\S*node\S* \S+cli\.js --stdio --config \/home\/me\/\.config\/mcp-hangar\/config\.json$/);
+		// With the state dir this environment resolves pinned, since the config does not set one (see hangar-launch.ts).
+		expect(command).toMatch(/^\S*node\S* \S+cli\.js --stdio --config \/home\/me\/\.config\/mcp-hangar\/config\.json --state-dir \S+$/);
 		expect(screen.replaceAll(/\n\s*/g, ' ')).toContain(command);
 		expect(screen).not.toContain('TRANSPORT');
 	});

@@ -1,0 +1,127 @@
+/**
+ * How many instances of an upstream run, and why: one for every client
+ * ("shared"), one per client session ("per-client"), or "auto" (the
+ * default): shared while the upstream has shown nothing client-scoped, and
+ * per client from the moment it asks a client for roots, sampling or
+ * elicitation. That verdict is learned once and kept in the state store,
+ * like a tool list, so the next run starts per client at once.
+ *
+ * A request of an upstream's belongs to the client whose call caused it;
+ * on a shared instance hangar often cannot tell which that is, and a roots
+ * answer would scope the instance for every client at once. Per-client
+ * instances remove the doubt: each instance has one client.
+ */
+import type {Logger} from '../../base/logger.js';
+import type {ServerConfig} from '../../config/read-config.js';
+import type {PersistedUpstream, StateStore} from '../state-store.js';
+import type {Upstream} from '../upstream/upstream.js';
+import {SharedRelay, type SharedHost} from './client-relay.js';
+import type {ClientRegistry} from './clients.js';
+
+export type InstancesSetting = ServerConfig['instances'];
+
+/** What an "auto" upstream showed that made it run per client. */
+export type ClientScoped = {at: number; method: string};
+
+export type InstanceModeView = {
+	/** The config's "instances" (default "auto"). */
+	setting: InstancesSetting;
+	/** What runs now: one instance for every client, or one per client session. */
+	runs: 'shared' | 'per-client';
+	/** Why an "auto" upstream runs per client: the request it sent, and when (ISO); null otherwise. */
+	learned: {at: string; method: string} | null;
+};
+
+/** Whether each client session gets its own instance of the upstream. */
+export function runsPerClient(setting: InstancesSetting, persisted: Pick<PersistedUpstream, 'clientScoped'> | undefined): boolean {
+	return setting === 'per-client' || (setting === 'auto' && persisted?.clientScoped !== undefined);
+}
+
+export function instanceModeView(setting: InstancesSetting, persisted: Pick<PersistedUpstream, 'clientScoped'> | undefined): InstanceModeView {
+	const learned = setting === 'auto' ? persisted?.clientScoped : undefined;
+	return {
+		setting,
+		runs: runsPerClient(setting, persisted) ? 'per-client' : 'shared',
+		learned: learned === undefined ? null : {at: new Date(learned.at).toISOString(), method: learned.method},
+	};
+}
+
+/** One line for people: "auto: per client (it sent roots/list)". */
+export function describeInstanceMode(view: InstanceModeView): string {
+	const runs = view.runs === 'per-client' ? 'one instance per client session' : 'one instance shared by every client';
+	if (view.setting !== 'auto') return `${view.setting}: ${runs}`;
+	return view.learned === null ? `auto: ${runs} (it has asked no client for roots, sampling or elicitation)` : `auto: ${runs} (it sent ${view.learned.method} at ${view.learned.at})`;
+}
+
+/**
+ * The supervisor's side of instance modes: which upstreams run per client
+ * now, the relay each shared instance gets, and what an "auto" upstream
+ * learns. When one sends its first client-scoped request, the verdict is
+ * written to the state store at once, new calls go to per-client instances,
+ * and the shared instance stops as soon as the calls it is serving have
+ * ended (a start in progress finishes first, so its tool list is learned).
+ */
+export class InstanceModes {
+	constructor(
+		private readonly clients: ClientRegistry,
+		private readonly store: StateStore,
+		private readonly logger: Logger,
+		/** Told when an "auto" upstream learned that it runs per client (surfaces refresh). */
+		private readonly onLearned: (upstream: Upstream) => void,
+	) {}
+
+	runsPerClient(upstream: Upstream): boolean {
+		return runsPerClient(upstream.config.instances, this.persisted(upstream));
+	}
+
+	view(upstream: Upstream): InstanceModeView {
+		return instanceModeView(upstream.config.instances, this.persisted(upstream));
+	}
+
+	/** The client side of a shared upstream (or a per-client one's template); `upstream` is read when a request arrives. */
+	sharedRelay(upstream: () => Upstream): SharedRelay {
+		const modes = this;
+		const host: SharedHost = {
+			get setting() {
+				return upstream().config.instances;
+			},
+			get callers() {
+				return upstream().callers;
+			},
+			runsPerClient: () => modes.runsPerClient(upstream()),
+			clientScoped: method => modes.learn(upstream(), method),
+		};
+		return new SharedRelay(this.clients, host, this.logger);
+	}
+
+	private persisted(upstream: Upstream): PersistedUpstream | undefined {
+		return this.store.has(upstream.config.name) ? this.store.upstream(upstream.config.name) : undefined;
+	}
+
+	private learn(upstream: Upstream, method: string): void {
+		if (upstream.config.instances !== 'auto' || this.runsPerClient(upstream)) return;
+		const name = upstream.config.name;
+		this.store.updateNow(name, record => {
+			record.clientScoped = {at: Date.now(), method};
+		});
+		const note = `it sent ${method}, a request that belongs to one client: from now on each client session gets its own instance ("instances": "auto")`;
+		this.logger.info(`upstream "${name}": ${note}`);
+		upstream.log.push('hangar', note);
+		this.drain(upstream);
+		this.onLearned(upstream);
+	}
+
+	/** Stops the shared instance once it serves no call (a start in progress is left to finish: the supervisor stops it when ready). */
+	private drain(upstream: Upstream): void {
+		const reason = 'it runs one instance per client session now ("instances": "auto" learned it); this shared one served its last call';
+		const check = (): void => {
+			if (upstream.callsInFlight > 0) return;
+			upstream.off('activity', check);
+			if (upstream.state === 'ready' || upstream.state === 'degraded') void upstream.stop('cold', reason).catch(() => {});
+		};
+
+		upstream.on('activity', check);
+		// After the current turn: the request that taught it is answered first.
+		setImmediate(check);
+	}
+}

@@ -1,0 +1,88 @@
+/**
+ * Roots through hangar: a client never reaches more than it could
+ * directly. server-filesystem scopes itself to its client's roots (it
+ * replaces its command-line directories with them once the client declares
+ * `roots` and answers roots/list); under the default "instances": "auto"
+ * each client session gets an instance of its own, which sees only that
+ * client's roots. Checked on a first run and on a warm one (a second
+ * supervisor on the same state dir: the tool list and the verdict cached).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import {pathToFileURL} from 'node:url';
+import {Client} from '@modelcontextprotocol/sdk/client/index.js';
+import {ListRootsRequestSchema, type CallToolResult} from '@modelcontextprotocol/sdk/types.js';
+import {afterEach, describe, expect, it} from 'vitest';
+import {closeHangars, fastHangar, openHangar, root, statusOf, tempDir, writeConfig} from '../support/hangar.js';
+import {spawnServe, type Served} from '../support/serve.js';
+
+const filesystemPath = path.join(root, 'node_modules', '@modelcontextprotocol', 'server-filesystem', 'dist', 'index.js');
+const daemons: Served[] = [];
+
+afterEach(async () => {
+	await closeHangars();
+	for (const daemon of daemons.splice(0)) await daemon.stop();
+});
+
+/** An SDK client whose roots are `dir`. */
+function rootedClient(name: string, dir: string): Client {
+	const client = new Client({name, version: '1.0.0'}, {capabilities: {roots: {listChanged: true}}});
+	client.setRequestHandler(ListRootsRequestSchema, () => ({roots: [{uri: pathToFileURL(dir).href, name}]}));
+	return client;
+}
+
+/** The file's text, or "denied: <why>". */
+async function read(client: Client, file: string): Promise<string> {
+	const result = (await client.callTool({name: 'fs__read_text_file', arguments: {path: file}})) as CallToolResult;
+	const text = result.content.map(part => (part.type === 'text' ? part.text : '')).join('');
+	return result.isError === true ? `denied: ${text}` : text;
+}
+
+/** Three directories, each with one file that names it: the server's own (command line), b's roots, c's roots. */
+function layout() {
+	const base = fs.realpathSync(tempDir('hangar-roots-'));
+	const dirs = {server: path.join(base, 'server'), b: path.join(base, 'b'), c: path.join(base, 'c')};
+	for (const [name, dir] of Object.entries(dirs)) {
+		fs.mkdirSync(dir);
+		fs.writeFileSync(path.join(dir, 'file.txt'), `${name}'s file`);
+	}
+
+	const file = writeConfig(base, {fs: {command: process.execPath, args: [filesystemPath, dirs.server]}}, fastHangar);
+	return {dirs, file, at: (name: keyof typeof dirs) => path.join(dirs[name], 'file.txt')};
+}
+
+async function startDaemon(config: string): Promise<Served> {
+	const {served} = await spawnServe(['serve', '--config', config], {listening: log => /serving \d+ upstreams? to MCP clients on/.test(log) || undefined});
+	daemons.push(served);
+	return served;
+}
+
+/** Two clients with different roots on one supervisor: each reads its own file only. */
+async function checkScopes(setup: ReturnType<typeof layout>): Promise<void> {
+	const b = rootedClient('b', setup.dirs.b);
+	const c = rootedClient('c', setup.dirs.c);
+	await openHangar(setup.file, {client: b, shared: true});
+	await openHangar(setup.file, {client: c, shared: true});
+	// First the server's own directory, which direct access with roots denies: no instance may act on it.
+	expect(await read(b, setup.at('server'))).toMatch(/^denied: .*outside allowed directories/);
+	expect(await read(c, setup.at('server'))).toMatch(/^denied: .*outside allowed directories/);
+	expect(await read(b, setup.at('b'))).toBe('b\'s file');
+	expect(await read(c, setup.at('c'))).toBe('c\'s file');
+	expect(await read(c, setup.at('b'))).toMatch(/^denied: /);
+	expect(await read(b, setup.at('c'))).toMatch(/^denied: /);
+	expect((await statusOf(b, 'fs')).instanceMode).toMatchObject({setting: 'auto', runs: 'per-client', learned: {method: 'roots/list'}});
+}
+
+describe('server-filesystem with different roots per client', () => {
+	it('lets no client read outside its own roots, on a first run and on a warm one', async () => {
+		const setup = layout();
+		const first = await startDaemon(setup.file);
+		await checkScopes(setup);
+		await closeHangars();
+		await first.stop();
+		daemons.splice(0);
+		// Warm: the same state dir, whose tool list and verdict the second supervisor reads at start.
+		await startDaemon(setup.file);
+		await checkScopes(setup);
+	});
+});
