@@ -237,7 +237,7 @@ describe('mcp-hangar import', () => {
 		const broken = await hangar(home, ['import', 'cursor', '--config', config]);
 		expect(broken.code).toBe(1);
 		expect(broken.stderr).toContain('cannot import from Cursor:');
-		expect(broken.stderr).toContain('not valid JSON: expected "," or "}" after the value of "mcpServers"');
+		expect(broken.stderr).toContain('not valid JSON: expected "}", found the end of the file at line 1, column 40');
 	});
 
 	it('reads a file once when the project is the home directory, and suggests every client a short name starts', async () => {

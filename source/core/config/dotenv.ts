@@ -11,9 +11,15 @@
  */
 import {parseEnv} from 'node:util';
 
-/** The variables a dotenv text sets, in the file's order. */
+/** The variables a dotenv text sets, in the order the file first names them (Node's parser returns them sorted). */
 export function parseDotenv(text: string): Record<string, string> {
+	const values = parseEnv(text);
+	const position = (key: string) => {
+		const at = new RegExp(`^[ \\t]*(?:export[ \\t]+)?${key.replaceAll(/[.*+?^${}()|[\]\\]/g, String.raw`\$&`)}[ \\t]*=`, 'm').exec(text)?.index;
+		return at ?? text.length;
+	};
+
 	const out: Record<string, string> = {};
-	for (const [key, value] of Object.entries(parseEnv(text))) if (value !== undefined) out[key] = value;
+	for (const key of Object.keys(values).sort((a, b) => position(a) - position(b))) out[key] = values[key]!;
 	return out;
 }

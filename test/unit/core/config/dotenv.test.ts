@@ -26,6 +26,10 @@ describe('envFile reading', () => {
 		expect(parseDotenv('# comment\nJUSTWORD\nA=1\nA=2')).toEqual({A: '2'});
 	});
 
+	it('keeps the order in which the file names its variables', () => {
+		expect(Object.keys(parseDotenv('Z=1\nexport A.B=2\nM="x\ny"\n  C = 3\nZ=4'))).toEqual(['Z', 'A.B', 'M', 'C']);
+	});
+
 	it('never sets "__proto__" on the result', () => {
 		const out = parseDotenv('__proto__=x\nA=1');
 		expect(Object.keys(out)).toEqual(['A']);
