@@ -373,12 +373,12 @@ describe('mcp-hangar setup', () => {
 		expect(run.stdout).toMatch(/^Backed up .* to .*\.hangar-backup-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{3}Z\.\n/);
 		const expected = {command: process.execPath, args: [path.join(root, 'dist', 'cli.js'), '--stdio', '--config', config]};
 		const text = fs.readFileSync(file, 'utf8');
-		const value = (client === 'codex' ? parseToml(text).value : readJson(file)) as Record<string, unknown>;
+		const value = (client === 'codex' ? parseToml(text) : readJson(file)) as Record<string, unknown>;
 		expect(servers(value)).toEqual({hangar: client === 'vscode' ? {type: 'stdio', ...expected} : client === 'claude-code' ? {type: 'stdio', ...expected, env: {}} : expected});
 		expect((fs.statSync(file).mode & 0o777).toString(8)).toBe('640');
 
 		// Everything else in the file is still there.
-		const originalValue = (client === 'codex' ? parseToml(original.toString()).value : parseJson(original.toString(), {jsonc: true})) as Record<string, unknown>;
+		const originalValue = (client === 'codex' ? parseToml(original.toString()) : parseJson(original.toString(), {jsonc: true})) as Record<string, unknown>;
 		for (const key of Object.keys(originalValue).filter(name => !['mcpServers', 'mcp_servers', 'mcp', 'projects'].includes(name))) {
 			expect(value[key], key).toEqual(originalValue[key]);
 		}
