@@ -5,6 +5,7 @@ import {parseToml} from '../../../../source/client-files/toml.js';
 
 describe('Codex setup rewrite', () => {
 	const launch = {command: '/usr/bin/node', args: ['/opt/hangar/dist/cli.js', '--stdio', '--config', '/home/me/hangar config.json']};
+	const hangarTable = ['[mcp_servers.hangar]', 'command = "/usr/bin/node"', 'args = ["/opt/hangar/dist/cli.js", "--stdio", "--config", "/home/me/hangar config.json"]'];
 
 	it('cuts every [mcp_servers…] table, keeps other tables and the comments above them, and appends one hangar table', () => {
 		const before = [
@@ -33,9 +34,7 @@ describe('Codex setup rewrite', () => {
 				'[tui]',
 				'notifications = true',
 				'',
-				'[mcp_servers.hangar]',
-				'command = "/usr/bin/node"',
-				'args = ["/opt/hangar/dist/cli.js", "--stdio", "--config", "/home/me/hangar config.json"]',
+				...hangarTable,
 				'',
 			].join('\n'),
 		);
@@ -67,9 +66,7 @@ describe('Codex setup rewrite', () => {
 				'[tui]',
 				'notifications = true',
 				'',
-				'[mcp_servers.hangar]',
-				'command = "/usr/bin/node"',
-				'args = ["/opt/hangar/dist/cli.js", "--stdio", "--config", "/home/me/hangar config.json"]',
+				...hangarTable,
 				'',
 			].join('\n'),
 		);
@@ -80,10 +77,10 @@ describe('Codex setup rewrite', () => {
 	});
 
 	it('cuts root-level mcp_servers keys and a bare [mcp_servers] table, in CRLF files too', () => {
-		const hangarTable = '[mcp_servers.hangar]\r\ncommand = "/usr/bin/node"\r\nargs = ["/opt/hangar/dist/cli.js", "--stdio", "--config", "/home/me/hangar config.json"]\r\n';
+		const expected = ['model = "o3"', '', ...hangarTable, ''].join('\r\n');
 		const rootKeys = 'mcp_servers.a.command = "x"\r\nmcp_servers.a.args = [\r\n  "1",\r\n]\r\nmodel = "o3"\r\n';
-		expect(rewriteCodexConfig(rootKeys, launch)).toBe(`model = "o3"\r\n\r\n${hangarTable}`);
+		expect(rewriteCodexConfig(rootKeys, launch)).toBe(expected);
 		const bareTable = 'model = "o3"\r\n\r\n[mcp_servers]\r\nb = { command = "y", env = { K = "v" } }\r\n';
-		expect(rewriteCodexConfig(bareTable, launch)).toBe(`model = "o3"\r\n\r\n${hangarTable}`);
+		expect(rewriteCodexConfig(bareTable, launch)).toBe(expected);
 	});
 });
