@@ -270,7 +270,8 @@ describe('mcp-hangar import', () => {
 		expect(run.code).toBe(0);
 		expect(run.stdout).toContain('Added 2 servers');
 
-		const served = await startHangar(config);
+		// In the sample home, so its state goes to the sample's state dir: the config import wrote names none.
+		const served = await startHangar(config, {env: home.env});
 		// On a first run the upstreams' tools arrive once each has been started to list them.
 		const names = await waitFor(
 			async () => {
