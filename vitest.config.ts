@@ -6,8 +6,10 @@ import {defineConfig} from 'vitest/config';
 // - e2e: the built binary (dist/), tmux, the conformance suite;
 // - drift: docs and import rules checked against the code.
 // Tests drive real subprocesses, so they get generous timeouts and at most two
-// workers: the CI machine has two cores and may be busy.
-const shared = {testTimeout: 60_000, hookTimeout: 60_000};
+// workers: the CI machine has two cores and may be busy. The state dir guard
+// gives the whole run a temporary HOME and fails it if a test touched the
+// real hangar state or config dir.
+const shared = {testTimeout: 60_000, hookTimeout: 60_000, globalSetup: ['./test/support/state-dir-guard.ts']};
 
 export default defineConfig({
 	test: {

@@ -12,7 +12,7 @@ import path from 'node:path';
 import {ConfigError, parseConfig, type ConfigIssue} from '../core/config/read-config.js';
 import {defaultConfigCandidates, userConfigDir} from '../core/config/paths.js';
 import {writeFileAtomic} from './atomic-write.js';
-import {nodeValue, parseJsonText, setJsonValue} from './json-text.js';
+import {parseJson, setJsonValue} from './json-text.js';
 
 export type HangarConfigFile = {
 	path: string;
@@ -39,7 +39,7 @@ export function editableConfigPath(explicit: string | undefined): string {
 export function configIssues(file: string, text: string): ConfigIssue[] {
 	let raw: unknown;
 	try {
-		raw = nodeValue(parseJsonText(text));
+		raw = parseJson(text);
 	} catch (error) {
 		return [{path: '$', message: `not valid JSON: ${(error as Error).message}`}];
 	}
@@ -76,7 +76,7 @@ export function openHangarConfig(file: string): HangarConfigFile {
 
 	const issues = configIssues(file, text);
 	if (issues.length > 0) throw new ConfigError(file, issues);
-	const root = nodeValue(parseJsonText(text)) as {mcpServers: Record<string, unknown>};
+	const root = parseJson(text) as {mcpServers: Record<string, unknown>};
 	return {path: file, exists: true, text, servers: root.mcpServers};
 }
 

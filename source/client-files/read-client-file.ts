@@ -22,7 +22,7 @@ export class ClientFileError extends Error {
 }
 
 export function parseClientText(text: string, syntax: 'json' | 'jsonc' | 'toml'): unknown {
-	return syntax === 'toml' ? parseToml(text).value : parseJson(text, {jsonc: syntax === 'jsonc'});
+	return syntax === 'toml' ? parseToml(text) : parseJson(text, {jsonc: syntax === 'jsonc'});
 }
 
 /** The file's servers; undefined when the file does not exist. Throws ClientFileError when it cannot be read or parsed. */

@@ -237,7 +237,7 @@ describe('mcp-hangar import', () => {
 		const broken = await hangar(home, ['import', 'cursor', '--config', config]);
 		expect(broken.code).toBe(1);
 		expect(broken.stderr).toContain('cannot import from Cursor:');
-		expect(broken.stderr).toContain('not valid JSON: expected "," or "}" after the value of "mcpServers"');
+		expect(broken.stderr).toContain('not valid JSON: expected "}", found the end of the file at line 1, column 40');
 	});
 
 	it('reads a file once when the project is the home directory, and suggests every client a short name starts', async () => {
@@ -270,7 +270,8 @@ describe('mcp-hangar import', () => {
 		expect(run.code).toBe(0);
 		expect(run.stdout).toContain('Added 2 servers');
 
-		const served = await startHangar(config);
+		// In the sample home, so its state goes to the sample's state dir: the config import wrote names none.
+		const served = await startHangar(config, {env: home.env});
 		// On a first run the upstreams' tools arrive once each has been started to list them.
 		const names = await waitFor(
 			async () => {
@@ -374,12 +375,12 @@ describe('mcp-hangar setup', () => {
 		// The state dir the person's environment resolves is pinned: a client that trims its environment reaches the same supervisor.
 		const expected = {command: process.execPath, args: [path.join(root, 'dist', 'cli.js'), '--stdio', '--config', config, '--state-dir', home.env['MCP_HANGAR_STATE_DIR']]};
 		const text = fs.readFileSync(file, 'utf8');
-		const value = (client === 'codex' ? parseToml(text).value : readJson(file)) as Record<string, unknown>;
+		const value = (client === 'codex' ? parseToml(text) : readJson(file)) as Record<string, unknown>;
 		expect(servers(value)).toEqual({hangar: client === 'vscode' ? {type: 'stdio', ...expected} : client === 'claude-code' ? {type: 'stdio', ...expected, env: {}} : expected});
 		expect((fs.statSync(file).mode & 0o777).toString(8)).toBe('640');
 
 		// Everything else in the file is still there.
-		const originalValue = (client === 'codex' ? parseToml(original.toString()).value : parseJson(original.toString(), {jsonc: true})) as Record<string, unknown>;
+		const originalValue = (client === 'codex' ? parseToml(original.toString()) : parseJson(original.toString(), {jsonc: true})) as Record<string, unknown>;
 		for (const key of Object.keys(originalValue).filter(name => !['mcpServers', 'mcp_servers', 'mcp', 'projects'].includes(name))) {
 			expect(value[key], key).toEqual(originalValue[key]);
 		}

@@ -12,6 +12,7 @@ import {Client} from '@modelcontextprotocol/sdk/client/index.js';
 import {StdioClientTransport} from '@modelcontextprotocol/sdk/client/stdio.js';
 import {McpError} from '@modelcontextprotocol/sdk/types.js';
 import type {StatusEntry} from '../../source/core/gateway/management-tools.js';
+import {guardedHomeVariable} from './state-dir-guard.js';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const cliPath = path.join(root, 'dist', 'cli.js');
@@ -77,13 +78,24 @@ export type HangarHandle = {
 	close: () => Promise<void>;
 };
 
+/**
+ * The environment of a hangar a test spawns: this run's, whose HOME and XDG
+ * dirs the state dir guard (test/support/state-dir-guard.ts) points at a
+ * temporary home, so a config without a `stateDir` keeps its state there
+ * and never in the person's own. Refuses to run without the guard.
+ */
+export function spawnEnv(extra: Record<string, string> = {}): Record<string, string> {
+	if (process.env[guardedHomeVariable] === undefined) throw new Error('the state dir guard is off: run the tests through vitest with vitest.config.ts');
+	return {...(process.env as Record<string, string>), ...extra};
+}
+
 export type CliRun = {code: number | null; stdout: string; stderr: string; tag: string};
 
 /** Runs the built CLI with `args`, tagged with a new HANGAR_TEST_TAG, and resolves with its exit code and output once it exits. */
 export async function runCli(args: string[]): Promise<CliRun> {
 	const tag = randomUUID();
 	return new Promise(resolve => {
-		execFile(process.execPath, [cliPath, ...args], {env: {...process.env, HANGAR_TEST_TAG: tag}, timeout: 50_000}, (error, stdout, stderr) => {
+		execFile(process.execPath, [cliPath, ...args], {env: spawnEnv({HANGAR_TEST_TAG: tag}), timeout: 50_000}, (error, stdout, stderr) => {
 			resolve({code: error === null ? 0 : typeof error.code === 'number' ? error.code : null, stdout, stderr, tag});
 		});
 	});
@@ -105,6 +117,8 @@ export type HangarOptions = {
 	clientInfo?: {name: string; version: string};
 	/** The SDK client to connect (default: a new one without capabilities), e.g. one that answers sampling. */
 	client?: Client;
+	/** Added to its environment, e.g. a sample home's HOME and MCP_HANGAR_STATE_DIR. */
+	env?: Record<string, string>;
 };
 
 /** Spawns the built `mcp-hangar --stdio` and connects a real SDK client to it (unless `connect` is false). */
@@ -113,7 +127,7 @@ export async function startHangar(configFile: string, options: HangarOptions & {
 	const transport = new StdioClientTransport({
 		command: process.execPath,
 		args: [cliPath, '--stdio', '--config', configFile, ...(options.shared === true ? [] : ['--standalone']), ...(options.args ?? [])],
-		env: {...(process.env as Record<string, string>), HANGAR_TEST_TAG: tag},
+		env: spawnEnv({...options.env, HANGAR_TEST_TAG: tag}),
 		stderr: 'pipe',
 	});
 	let stderr = '';
@@ -235,7 +249,7 @@ export async function spawnHangar(configFile: string, env: Record<string, string
 	const {LineTransport} = await import('../../source/core/wire/line-transport.js');
 	const tag = randomUUID();
 	const child = spawn(process.execPath, [cliPath, '--stdio', '--standalone', '--config', configFile], {
-		env: {...process.env, ...env, HANGAR_TEST_TAG: tag},
+		env: spawnEnv({...env, HANGAR_TEST_TAG: tag}),
 		stdio: ['pipe', 'pipe', 'pipe'],
 	});
 	let stderr = '';

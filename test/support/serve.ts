@@ -5,7 +5,7 @@
  */
 import {spawn, type ChildProcess} from 'node:child_process';
 import {randomUUID} from 'node:crypto';
-import {cliPath, waitFor} from './hangar.js';
+import {cliPath, spawnEnv, waitFor} from './hangar.js';
 
 export type Exit = {code: number | null; signal: NodeJS.Signals | null};
 
@@ -31,7 +31,7 @@ export type ServeOptions<T> = {
 /** Spawns `mcp-hangar ...args` (a `serve` command line) and resolves once `listening` finds its mark in the log. */
 export async function spawnServe<T>(args: string[], options: ServeOptions<T>): Promise<{served: Served; ready: T}> {
 	const tag = randomUUID();
-	const child = spawn(process.execPath, [cliPath, ...args], {env: {...process.env, ...options.env, HANGAR_TEST_TAG: tag}, stdio: ['ignore', 'pipe', 'pipe']});
+	const child = spawn(process.execPath, [cliPath, ...args], {env: spawnEnv({...options.env, HANGAR_TEST_TAG: tag}), stdio: ['ignore', 'pipe', 'pipe']});
 	let stderr = '';
 	let stdout = '';
 	child.stderr!.on('data', (chunk: Buffer) => {

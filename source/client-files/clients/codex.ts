@@ -10,7 +10,7 @@
 import {objectAt, pathsOf, type ClientFormat, type HangarLaunch} from '../client-format.js';
 import {ignoredRule, stringMapRule, timeoutRule, type KeyRule} from '../server-entry.js';
 import {literalVariables} from '../variables.js';
-import {parseToml, tomlString} from '../toml.js';
+import {tomlLayout, tomlString} from '../toml.js';
 
 const enabledRule: KeyRule = (value, draft, key) => {
 	if (typeof value !== 'boolean') draft.notes.push(`${key} ${JSON.stringify(value)} dropped: expected true or false`);
@@ -81,18 +81,15 @@ export const codex: ClientFormat = {
 
 /** The text with every `[mcp_servers…]` table (and root `mcp_servers.…` key) removed and one `[mcp_servers.hangar]` appended. */
 export function rewriteCodexConfig(text: string, launch: HangarLaunch): string {
-	const document = parseToml(text);
+	const layout = tomlLayout(text);
 	const cuts: Array<[number, number]> = [];
-	for (const section of document.sections) {
+	for (const section of layout.sections) {
 		if (section.path[0] !== 'mcp_servers') continue;
 		cuts.push([section.start, keepCommentsBefore(text, section.start, section.end)]);
 	}
 
-	for (const entry of document.entries) {
-		if (entry.table.length === 0 && entry.key[0] === 'mcp_servers') {
-			const lineEnd = text.indexOf('\n', entry.end);
-			cuts.push([text.lastIndexOf('\n', entry.start - 1) + 1, lineEnd === -1 ? text.length : lineEnd + 1]);
-		}
+	for (const entry of layout.entries) {
+		if (entry.key[0] === 'mcp_servers') cuts.push([entry.start, entry.end]);
 	}
 
 	let out = text;

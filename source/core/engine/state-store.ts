@@ -78,7 +78,12 @@ const privateMode = 0o600;
  * lowdb's JSON file adapter, written the same way (a temp file, then an
  * atomic rename; the store queues writes one after another), except that
  * the file is created 600 and synced before the rename, so a crash or power
- * loss leaves the old file or the new one, not a cut-off one.
+ * loss leaves the old file or the new one, not a cut-off one. Those two are
+ * why it exists: lowdb's `JSONFile` writes through steno, whose
+ * `writeFile(temp, data, 'utf-8')` takes the umask's mode (measured: 644
+ * under the usual umask 022) and does not sync, and lowdb has no option for
+ * either. Everything else is lowdb's as its authors intend it:
+ * `new Low(adapter, defaults)`, `read()`, change `data`, `write()`.
  */
 class PrivateJsonFile<T> implements Adapter<T> {
 	constructor(private readonly file: string) {}

@@ -50,8 +50,7 @@ export function spawnEarly(launch: StdioLaunch): void {
 	if (early.has(key)) return;
 	const marker = newTreeMarker();
 	const child = spawnUpstream(launch, marker);
-	// Held until a transport takes the child: with buffer: false, execa resumes a stream nobody paused
-	// (after a setImmediate), and whatever the child wrote before then would be lost.
+	// Held until a transport takes the child, so that whatever the child writes before then is read by it.
 	child.stdout?.pause();
 	child.stderr?.pause();
 	child.once('spawn', () => {

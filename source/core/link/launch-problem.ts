@@ -59,7 +59,7 @@ function isExecutable(file: string): boolean {
 	}
 }
 
-/** The PATH the child gets: its own `env` wins over the environment hangar runs in (execa's extendEnv). */
+/** The PATH the child gets: its own `env` wins over the environment hangar runs in (as `spawnUpstream` builds it). */
 function searchPath(launch: StdioLaunch): string[] {
 	const value = launch.env['PATH'] ?? process.env['PATH'] ?? '';
 	return value.split(path.delimiter).map(dir => (dir === '' ? launch.cwd : path.resolve(launch.cwd, dir)));

@@ -31,10 +31,58 @@ describe('JSON text editing', () => {
 		expect(() => parseJson(jsonc)).toThrow(JsonTextError);
 	});
 
+	describe('comments next to an edited entry', () => {
+		const jsonc = {jsonc: true};
+
+		it('keeps the kept entry\'s end-of-line comment when the last entry goes', () => {
+			expect(setJsonValue('{\n  "a": 1, // one\n  "b": 2\n}\n', ['b'], undefined, jsonc)).toBe('{\n  "a": 1 // one\n}\n');
+		});
+
+		it('takes a removed entry\'s own end-of-line comment with it', () => {
+			expect(setJsonValue('{\n  "a": 1, // one\n  "b": 2 // two\n}\n', ['a'], undefined, jsonc)).toBe('{\n  "b": 2 // two\n}\n');
+		});
+
+		it('keeps a comment line above a removed entry or its neighbour', () => {
+			const text = '{\n  // servers\n  "a": 1,\n  // about b\n  "b": 2\n}\n';
+			expect(setJsonValue(text, ['a'], undefined, jsonc)).toBe('{\n  // servers\n  // about b\n  "b": 2\n}\n');
+			expect(setJsonValue(text, ['b'], undefined, jsonc)).toBe('{\n  // servers\n  "a": 1\n  // about b\n}\n');
+		});
+
+		it('adds after the last entry\'s end-of-line comment, which stays with that entry', () => {
+			expect(setJsonValue('{\n  "a": 1 // one\n}\n', ['b'], 2, jsonc)).toBe('{\n  "a": 1, // one\n  "b": 2\n}\n');
+			expect(setJsonValue('{\n  "a": 1, /* one */\n}\n', ['b'], 2, jsonc)).toBe('{\n  "a": 1, /* one */\n  "b": 2,\n}\n');
+		});
+
+		it('keeps a comment inside an empty object it adds to', () => {
+			expect(setJsonValue('{\n  "servers": {\n    // none yet\n  }\n}\n', ['servers', 'x'], {command: 'y'}, jsonc)).toBe(
+				'{\n  "servers": {\n    // none yet\n    "x": {\n      "command": "y"\n    }\n  }\n}\n',
+			);
+		});
+
+		it('removes the last entry with its trailing comma and leaves the others\' trailing comma', () => {
+			expect(setJsonValue('{\n  "a": 1,\n  "b": 2,\n}\n', ['b'], undefined, jsonc)).toBe('{\n  "a": 1,\n}\n');
+		});
+
+		it('leaves comments outside a replaced value alone', () => {
+			const text = '{\n  // editor\n  "editor.tabSize": 2, // mine\n  "mcp": {"servers": {"a": {"command": "x"}}} // servers\n}\n';
+			expect(setJsonValue(text, ['mcp', 'servers'], {}, jsonc)).toBe('{\n  // editor\n  "editor.tabSize": 2, // mine\n  "mcp": {"servers": {}} // servers\n}\n');
+		});
+
+		it('is not fooled by commas and comment marks inside strings', () => {
+			expect(setJsonValue('{"a": "x, // y", "b": 1}', ['a'], undefined)).toBe('{"b": 1}');
+			expect(setJsonValue('{"a": 1, "b": "/* , */"}', ['b'], undefined)).toBe('{"a": 1}');
+		});
+	});
+
+	it('reads a file that starts with a byte order mark, and keeps the mark when editing', () => {
+		expect(parseJson('\uFEFF{"a": 1}')).toEqual({a: 1});
+		expect(setJsonValue('\uFEFF{"a": 1}', ['b'], 2)).toBe('\uFEFF{"a": 1, "b": 2}');
+	});
+
 	it('reports where a file is broken, by line and column', () => {
-		expect(() => parseJson('{\n  "a": 1\n  "b": 2\n}')).toThrow('expected "," or "}" after the value of "a", found "\\"" at line 3, column 3');
-		expect(() => parseJson('{"a": tru}')).toThrow('expected a value, found "t" at line 1, column 7');
-		expect(() => parseJson('{"a": 1} x')).toThrow('unexpected "x" after the end of the JSON value');
+		expect(() => parseJson('{\n  "a": 1\n  "b": 2\n}')).toThrow('expected "," between two entries, found "\\"" at line 3, column 3');
+		expect(() => parseJson('{"a": tru}')).toThrow('unexpected character, found "t" at line 1, column 7');
+		expect(() => parseJson('{"a": 1} x')).toThrow('unexpected character, found "x" at line 1, column 10');
 	});
 
 	it('reads "__proto__" as an ordinary key', () => {

@@ -1,9 +1,11 @@
+import fs from 'node:fs';
 import {describe, expect, it} from 'vitest';
 import {rewriteCodexConfig} from '../../../../source/client-files/clients/codex.js';
 import {parseToml} from '../../../../source/client-files/toml.js';
 
 describe('Codex setup rewrite', () => {
 	const launch = {command: '/usr/bin/node', args: ['/opt/hangar/dist/cli.js', '--stdio', '--config', '/home/me/hangar config.json']};
+	const hangarTable = ['[mcp_servers.hangar]', 'command = "/usr/bin/node"', 'args = ["/opt/hangar/dist/cli.js", "--stdio", "--config", "/home/me/hangar config.json"]'];
 
 	it('cuts every [mcp_servers…] table, keeps other tables and the comments above them, and appends one hangar table', () => {
 		const before = [
@@ -32,16 +34,53 @@ describe('Codex setup rewrite', () => {
 				'[tui]',
 				'notifications = true',
 				'',
-				'[mcp_servers.hangar]',
-				'command = "/usr/bin/node"',
-				'args = ["/opt/hangar/dist/cli.js", "--stdio", "--config", "/home/me/hangar config.json"]',
+				...hangarTable,
 				'',
 			].join('\n'),
 		);
-		expect(parseToml(after).value['mcp_servers']).toEqual({hangar: {command: launch.command, args: launch.args}});
+		expect(parseToml(after)['mcp_servers']).toEqual({hangar: {command: launch.command, args: launch.args}});
 	});
 
 	it('writes a file that had none', () => {
 		expect(rewriteCodexConfig('', launch)).toBe(`[mcp_servers.hangar]\ncommand = "/usr/bin/node"\nargs = ["/opt/hangar/dist/cli.js", "--stdio", "--config", "/home/me/hangar config.json"]\n`);
+	});
+
+	it('keeps everything outside the server tables of a real Codex file: comments, [projects."…"], [tui], and a multi-line string that mentions a server table', () => {
+		const fixture = fs.readFileSync(new URL('../../../fixtures/client-configs/codex-config.toml', import.meta.url), 'utf8');
+		const instructions = 'developer_instructions = """\nWhen you add a server, write it as\n[mcp_servers.example]\ncommand = "npx"\n"""\n';
+		const before = fixture.replace('sandbox_mode = "workspace-write"\n', `sandbox_mode = "workspace-write"\n${instructions}`);
+		const after = rewriteCodexConfig(before, launch);
+		expect(after).toBe(
+			[
+				'# Codex configuration',
+				'model = "gpt-5-codex"',
+				'approval_policy = "on-request"',
+				'sandbox_mode = "workspace-write"',
+				instructions,
+				'[projects."/home/ada/src/shop"]',
+				'trust_level = "trusted"',
+				'',
+				// A comment line above a cut table stays: it may head more than that table.
+				'# Documentation lookup',
+				'# Notifications go last',
+				'[tui]',
+				'notifications = true',
+				'',
+				...hangarTable,
+				'',
+			].join('\n'),
+		);
+		const value = parseToml(after);
+		expect(value['developer_instructions']).toContain('[mcp_servers.example]');
+		expect(value['mcp_servers']).toEqual({hangar: {command: launch.command, args: launch.args}});
+		expect(value['tui']).toEqual({notifications: true});
+	});
+
+	it('cuts root-level mcp_servers keys and a bare [mcp_servers] table, in CRLF files too', () => {
+		const expected = ['model = "o3"', '', ...hangarTable, ''].join('\r\n');
+		const rootKeys = 'mcp_servers.a.command = "x"\r\nmcp_servers.a.args = [\r\n  "1",\r\n]\r\nmodel = "o3"\r\n';
+		expect(rewriteCodexConfig(rootKeys, launch)).toBe(expected);
+		const bareTable = 'model = "o3"\r\n\r\n[mcp_servers]\r\nb = { command = "y", env = { K = "v" } }\r\n';
+		expect(rewriteCodexConfig(bareTable, launch)).toBe(expected);
 	});
 });
