@@ -389,6 +389,14 @@ describe('the main screen', () => {
 		expect(ui.lines()[0]).toMatch(/^mcp-hangar {2}…[^ ]*\/\.config\/mcp-hangar\/config\.json +clients 0 {2}up 1h02m$/);
 	});
 
+	it('keeps TOOLS at 140 columns when names are long', async () => {
+		const ui = open(new FakeSource([entry('a-very-long-upstream-name-indeed', {lastError: 'start failed: the process exited with code 4'}), entry('another-long-upstream-name')]), {columns: 140, rows: 20});
+		await ui.see('another-long');
+		const header = ui.lines().find(line => line.includes('NAME')) ?? '';
+		expect(header).toContain('TOOLS');
+		expect(header).toContain('LAST ERROR');
+	});
+
 	it('cuts a name past 20 characters with an ellipsis, keeping the columns aligned', async () => {
 		const ui = open(new FakeSource([entry('a-very-long-upstream-name-indeed'), entry('short')]), {columns: 120, rows: 20});
 		await ui.see('short');
