@@ -4,6 +4,7 @@
  * `COMMAND --help` and `-h` print one entry; `--help` alone prints the
  * overview, which is built from the same entries so the two cannot disagree.
  */
+import {demoConfigPath} from './demo-config.js';
 
 export type CommandHelp = {
 	name: string;
@@ -57,7 +58,7 @@ export const commandHelps: CommandHelp[] = [
 			'Press ? in it for the keys.',
 		],
 		flags: ['config', 'state-dir', 'log-file', 'log-level', 'demo-traffic', 'http', 'host', 'port', 'token-file'],
-		examples: ['mcp-hangar tui --config config.example.json --demo-traffic flaky-demo/echo'],
+		examples: [`mcp-hangar tui --config ${demoConfigPath} --demo-traffic flaky-demo/echo`],
 	},
 	{
 		name: 'serve',
@@ -73,7 +74,7 @@ export const commandHelps: CommandHelp[] = [
 		summary: 'Show every upstream (the hangar_list view) for the config',
 		details: ['Live state when a tui or serve runs the config; otherwise the saved state (nothing is started).'],
 		flags: ['config', 'state-dir', 'log-level', 'json'],
-		examples: ['mcp-hangar status --config config.example.json', 'mcp-hangar status --json'],
+		examples: [`mcp-hangar status --config ${demoConfigPath}`, 'mcp-hangar status --json'],
 	},
 	{
 		name: 'call',
@@ -81,7 +82,7 @@ export const commandHelps: CommandHelp[] = [
 		summary: 'Call one tool; its result on stdout, exit code 1 on error',
 		details: ["TOOL is the upstream's own tool name, without the SERVER__ prefix."],
 		flags: ['config', 'state-dir', 'log-level', 'args', 'json'],
-		examples: [`mcp-hangar call everything echo --args '{"message":"hi"}' --config config.example.json`],
+		examples: [`mcp-hangar call demo echo --args '{"message":"hi"}' --config ${demoConfigPath}`],
 	},
 	{
 		name: 'approve',
@@ -121,7 +122,7 @@ export const commandHelps: CommandHelp[] = [
 		summary: 'Stop an upstream and start it again',
 		details: ['Only through a running supervisor; with none running it says so and exits 1.'],
 		flags: ['config', 'state-dir', 'log-level'],
-		examples: ['mcp-hangar restart everything --config config.example.json'],
+		examples: [`mcp-hangar restart demo --config ${demoConfigPath}`],
 	},
 	{
 		name: 'logs',
@@ -132,7 +133,7 @@ export const commandHelps: CommandHelp[] = [
 			'--calls prints the calls the supervisor keeps (the last 500, what the TUI shows under t): time, client, upstream/tool, latency, ok or the error code; SERVER keeps one upstream\'s.',
 		],
 		flags: ['config', 'state-dir', 'log-level', 'follow', 'calls', 'json'],
-		examples: ['mcp-hangar logs everything -f --config config.example.json', 'mcp-hangar logs --calls -f --config config.example.json'],
+		examples: [`mcp-hangar logs demo -f --config ${demoConfigPath}`, `mcp-hangar logs --calls -f --config ${demoConfigPath}`],
 	},
 	{
 		name: 'reload',
@@ -254,8 +255,8 @@ export function generalHelpText(): string {
 		'Examples',
 		'  $ mcp-hangar import                      (what would come from the clients on this machine)',
 		'  $ mcp-hangar import claude-desktop && mcp-hangar setup claude-desktop',
-		'  $ mcp-hangar tui --config config.example.json --demo-traffic flaky-demo/echo',
-		`  $ mcp-hangar call everything echo --args '{"message":"hi"}' --config config.example.json`,
+		`  $ mcp-hangar tui --config ${demoConfigPath} --demo-traffic flaky-demo/echo`,
+		`  $ mcp-hangar call demo echo --args '{"message":"hi"}' --config ${demoConfigPath}`,
 		'',
 		'Run mcp-hangar help COMMAND (or mcp-hangar COMMAND --help) for one command, with examples.',
 	];

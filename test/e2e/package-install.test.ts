@@ -6,10 +6,12 @@
  * registry or cache for the dependencies.
  */
 import {execFile} from 'node:child_process';
+import {randomUUID} from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
-import {root, tempDir} from '../support/hangar.js';
+import {processesWithTag, root, tempDir, waitFor} from '../support/hangar.js';
+import {TmuxSession} from '../support/tmux.js';
 
 type Run = {code: number | null; stdout: string; stderr: string};
 
@@ -35,6 +37,10 @@ describe('the npm package', () => {
 		expect(packed).toContain('dist/demo/fixture-server.js');
 		expect(packed).toContain('README.md');
 		expect(packed.filter(file => file.startsWith('source/') || file.startsWith('test/'))).toEqual([]);
+		expect(packed).toContain('LICENSE');
+		expect(packed).toContain('demo/config.json');
+		// Source maps would point at source/, which the package does not ship (see the README's install section).
+		expect(packed.filter(file => file.endsWith('.map'))).toEqual([]);
 
 		const prefix = path.join(dir, 'prefix');
 		const install = await run('npm', ['install', '--global', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', path.join(dir, filename)], {cwd: dir});
@@ -55,6 +61,30 @@ describe('the npm package', () => {
 		expect(await run('mcp-hangar', ['--check-config', '--config', config], {cwd: dir, env})).toEqual({code: 0, stdout: `${config}: OK, 1 upstream (fx)\n`, stderr: ''});
 		// The installed engine and its dependencies work: a real upstream started, called and stopped.
 		expect(await run('mcp-hangar', ['call', 'fx', 'echo', '--args', '{"message":"from the package"}'], {cwd: dir, env})).toMatchObject({code: 0, stdout: 'from the package\n'});
+
+		// The help's examples name the shipped demo config by its absolute path, and run from any directory.
+		const help = (await run('mcp-hangar', ['help'], {cwd: dir, env})).stdout;
+		const examples = help.split('\n').slice(help.split('\n').indexOf('Examples')).filter(line => line.startsWith('  $ mcp-hangar ')).map(line => line.slice('  $ '.length));
+		const tuiExample = examples.find(line => line.startsWith('mcp-hangar tui '));
+		const callExample = examples.find(line => line.startsWith('mcp-hangar call '));
+		const demoConfig = path.join(fs.realpathSync(path.join(prefix, 'lib', 'node_modules', 'mcp-hangar')), 'demo', 'config.json');
+		expect(tuiExample).toBe(`mcp-hangar tui --config ${demoConfig} --demo-traffic flaky-demo/echo`);
+		expect(callExample).toBe(`mcp-hangar call demo echo --args '{"message":"hi"}' --config ${demoConfig}`);
+		const stateEnv = {...env, MCP_HANGAR_STATE_DIR: path.join(dir, 'demo-state')};
+		expect(await run('mcp-hangar', ['call', 'demo', 'echo', '--args', '{"message":"hi"}', '--config', demoConfig], {cwd: dir, env: stateEnv})).toMatchObject({code: 0, stdout: 'hi\n'});
+		const tag = randomUUID();
+		const tui = new TmuxSession();
+		try {
+			// The example as typed, its `mcp-hangar` being the installed one.
+			const [, ...exampleArgs] = tuiExample!.split(' ');
+			tui.start([path.join(bin, 'mcp-hangar'), ...exampleArgs], {cwd: dir, env: {PATH: env.PATH, MCP_HANGAR_STATE_DIR: stateEnv.MCP_HANGAR_STATE_DIR, HANGAR_TEST_TAG: tag}, columns: 80, rows: 24});
+			await tui.waitForScreen(screen => /demo\s+ready/.test(screen) && /flaky-demo\s+/.test(screen) && screen.includes('demo/config.json'), 'the demo config in the TUI');
+			tui.keys('q');
+			expect(await tui.waitForExit()).toBe(0);
+			await waitFor(() => processesWithTag(tag).length === 0, 'no process of the TUI left');
+		} finally {
+			tui.kill();
+		}
 
 		// On PATH, its messages name it plainly; setup points a client at this installation by absolute paths.
 		expect((await run('mcp-hangar', ['stauts'], {cwd: dir, env})).stderr).toContain('Did you mean "status"? Run mcp-hangar help for the commands.');

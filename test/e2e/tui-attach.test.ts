@@ -34,13 +34,13 @@ async function startServe(config: string): Promise<Served> {
 	return served;
 }
 
-/** `mcp-hangar tui --config config` in a new 140x30 terminal, tagged with a tag of its own. */
-function launchTui(config: string): {tui: TmuxSession; tag: string} {
+/** `mcp-hangar tui --config config` in a new terminal (default 140x30), tagged with a tag of its own. */
+function launchTui(config: string, size: {columns: number; rows: number} = {columns: 140, rows: 30}): {tui: TmuxSession; tag: string} {
 	const tui = new TmuxSession();
 	sessions.push(tui);
 	const tag = randomUUID();
 	// CI set, as in the other TUI tests: hangar shields Ink from it.
-	tui.start([process.execPath, cliPath, 'tui', '--config', config], {env: {HANGAR_TEST_TAG: tag, CI: 'true'}, columns: 140, rows: 30});
+	tui.start([process.execPath, cliPath, 'tui', '--config', config], {env: {HANGAR_TEST_TAG: tag, CI: 'true'}, ...size});
 	return {tui, tag};
 }
 
@@ -55,6 +55,22 @@ async function echo(handle: HangarHandle, message: string): Promise<string> {
 }
 
 describe('mcp-hangar tui with a supervisor already running', () => {
+	it('at 80x24, attached, keeps the config file name (cut from the left) and the client count on the first line', async () => {
+		const dir = path.join(tempDir('hangar-attach-'), 'home', 'someone-with-a-long-name', 'projects', '.config', 'mcp-hangar');
+		fs.mkdirSync(dir, {recursive: true});
+		const config = writeConfig(dir, {fx: fixture('normal', [], {lazy: false})}, fastHangar);
+		const serve = await startServe(config);
+		const client = await openHangar(config, {shared: true});
+		expect(await echo(client, 'one')).toBe('one');
+
+		const {tui} = launchTui(config, {columns: 80, rows: 24});
+		const screen = await tui.waitForScreen(s => state(s, 'fx') === 'ready' && s.includes('clients 1'), 'the attached TUI at 80 columns');
+		const [first = '', second = ''] = screen.split('\n');
+		expect(first).toMatch(/^mcp-hangar {2}…[^ ]*\/\.config\/mcp-hangar\/mcp-hangar\.json +clients 1 {2}up \S+$/);
+		expect(second).toMatch(new RegExp(`^attached to pid ${serve.pid} {2}1 upstream:`));
+		for (const line of screen.split('\n')) expect([...line].length).toBeLessThanOrEqual(80);
+	});
+
 	it('attaches to serve: shows the client and its calls live, quarantines through it, and q detaches leaving serve and its client running', async () => {
 		const dir = tempDir('hangar-attach-');
 		const config = writeConfig(dir, {fx: fixture('normal', [], {lazy: false}), other: fixture('normal')}, fastHangar);

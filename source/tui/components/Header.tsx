@@ -50,6 +50,27 @@ function spread(left: Segment[], right: Segment[], width: number): Segment[] {
 /** How long hangar has run, as the header's right end says it. */
 const upFor = (snapshot: Pick<HangarSnapshot, 'now' | 'startedAt'>): string => `  up ${uptime((snapshot.now - snapshot.startedAt) / 1000)}`;
 
+/** A path keeps at least this much of its tail before the owner may share its line: "…/.config/mcp-hangar/config.json". */
+const pathKeeps = 32;
+
+/**
+ * The first line, wide: "mcp-hangar  attached to hangar pid 12 (mcp-hangar serve)  <config>  clients 1  up 5s".
+ * When the owner and enough of the config's path do not both fit beside the
+ * title and the client count, the owner goes to the front of the second line
+ * as "attached to pid 12".
+ */
+export function firstLine(title: Segment, owner: string | undefined, configPath: string, right: Segment[], width: number): {first: Segment[]; ownerAbove: Segment[]} {
+	const room = Math.max(10, width - segmentsLength([title]) - 2 - segmentsLength(right) - 2);
+	const line = (before: Segment[], pathRoom: number): Segment[] => spread([title, {text: '  '}, ...before, {text: cutLeft(configPath, pathRoom), tone: {dim: true}}], right, width);
+	if (owner === undefined) return {first: line([], room), ownerAbove: []};
+	const full = `attached to ${printable(owner)}`;
+	const pathNeeds = Math.min([...configPath].length, pathKeeps);
+	if ([...full].length + 2 + pathNeeds <= room) return {first: line([{text: full, tone: {color: 'cyan'}}, {text: '  '}], room - [...full].length - 2), ownerAbove: []};
+	const pid = /pid \d+/.exec(owner)?.[0];
+	const short = `attached to ${pid ?? printable(owner)}`;
+	return {first: line([], room), ownerAbove: [{text: short, tone: {color: 'cyan'}}, {text: '  '}]};
+}
+
 export function Header() {
 	const {snapshot, size, layout} = useTuiState();
 	const width = size.columns;
@@ -73,10 +94,9 @@ export function Header() {
 		);
 	}
 
-	const owner: Segment[] = snapshot.owner === undefined ? [] : [{text: `attached to ${printable(snapshot.owner)}`, tone: {color: 'cyan'}}, {text: '  '}];
-	const pathRoom = Math.max(10, width - 'mcp-hangar  '.length - segmentsLength(owner) - segmentsLength(right) - 2);
-	const first: Segment[] = [title, {text: '  '}, ...owner, {text: cutLeft(snapshot.configPath, pathRoom), tone: {dim: true}}];
-	const second: Segment[] = [{text: `${total} upstream${total === 1 ? '' : 's'}:`}, ...counts, ...stale, ...drift];
+	// The config's name and the client count stay on the first line at any width; the owner moves to the second line when both do not fit beside it.
+	const {first, ownerAbove} = firstLine(title, snapshot.owner, snapshot.configPath, right, width);
+	const second: Segment[] = [...ownerAbove, {text: `${total} upstream${total === 1 ? '' : 's'}:`}, ...counts, ...stale, ...drift];
 	if (snapshot.notice !== undefined) second.push({text: `  ${snapshot.notice}`, tone: {color: 'yellow'}});
 	// Only when it fits whole beside the rest: the states and warnings come first.
 	const cost = contextSegments(snapshot.context);
@@ -85,7 +105,7 @@ export function Header() {
 	const log: Segment[] = logRoom >= 12 ? [{text: 'log ', tone: {dim: true}}, {text: cutLeft(snapshot.logFile, logRoom), tone: {dim: true}}] : [];
 	return (
 		<Box flexDirection="column">
-			<Segments segments={spread(first, right, width)} />
+			<Segments segments={first} />
 			<Segments segments={spread(second, log, width)} />
 		</Box>
 	);

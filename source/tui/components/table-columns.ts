@@ -5,7 +5,8 @@
  * (a column that does not fit is skipped, a smaller one after it may still
  * fit), then shown in their own order, so a row never wraps. The upstream's
  * state, name, last error and failures come before its latency and pid: at
- * 80 columns a broken upstream still says why. The last column (the last
+ * 80 columns a broken upstream still says why. The tool count comes next:
+ * with long names at 140 columns, it stays where latency gives way. The last column (the last
  * error) takes whatever width is left over its minimum.
  */
 import type {SeriesView} from '../../core/engine/upstream/metrics.js';
@@ -110,9 +111,9 @@ export function upstreamColumns(histories: Readonly<Record<string, SeriesView>> 
 		// A per-client server runs one process per client session: the row counts them (the details list each).
 		{id: 'pid', title: 'PID', width: 7, align: 'right', priority: 12, cell: entry => ({text: entry.instances === undefined ? (entry.pid === null ? '-' : String(entry.pid)) : `${entry.instances.length} inst`})},
 		{id: 'up', title: 'UP/IDLE', width: 13, align: 'right', priority: 8, ticks: true, cell: entry => ({text: upIdle(entry)})},
-		{id: 'tools', title: 'TOOLS', width: 5, align: 'right', priority: 10, cell: entry => ({text: String(entry.tools), tone: entry.stale ? {dim: true} : {}})},
+		{id: 'tools', title: 'TOOLS', width: 5, align: 'right', priority: 5, cell: entry => ({text: String(entry.tools), tone: entry.stale ? {dim: true} : {}})},
 		{id: 'tokens', title: '~TOKENS', width: 7, align: 'right', priority: 11, cell: entry => ({text: entry.contextTokens === 0 ? '-' : count(entry.contextTokens)})},
-		{id: 'calls', title: 'CALLS', width: 6, align: 'right', priority: 5, cell: entry => ({text: count(entry.calls)})},
+		{id: 'calls', title: 'CALLS', width: 6, align: 'right', priority: 6, cell: entry => ({text: count(entry.calls)})},
 		{
 			id: 'failures',
 			title: 'FAIL c/t',

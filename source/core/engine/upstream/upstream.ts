@@ -20,7 +20,7 @@ import {EventEmitter} from 'node:events';
 import {CircuitBreaker, type BreakerState} from './circuit-breaker.js';
 import type {HangarSettings, ServerConfig, ToolDefinition} from '../../config/read-config.js';
 import {HangarError, errorMessage} from '../../base/errors.js';
-import {LogBuffer, copyToLog} from '../../link/log-buffer.js';
+import {LogBuffer, copyToLog, type LogLine} from '../../link/log-buffer.js';
 import type {Logger} from '../../base/logger.js';
 import {maskText} from '../../base/secret-mask.js';
 import {CallMetrics, type CallMetricsSnapshot} from './metrics.js';
@@ -600,8 +600,8 @@ export class Upstream extends EventEmitter<{
 		if (reason instanceof AbortReason && reason.kind === 'stopping') return startInterrupted(this.name);
 
 		const ms = Math.round(performance.now() - began);
-		const stderr = this.log.tail(5, 'stderr').map(line => line.text);
 		const startedAtWallClock = Date.now() - ms;
+		const {lines: stderr, earlier} = attemptStderr(this.log.tail(5, 'stderr'), startedAtWallClock);
 		const exit = this.lastExit !== undefined && this.lastExit.at >= startedAtWallClock ? this.lastExit : undefined;
 		const problem = this.launchProblem(error, exit);
 		if (problem !== undefined) return this.onPermanentFailure(problem, ms, stderr);
@@ -618,7 +618,7 @@ export class Upstream extends EventEmitter<{
 			what = errorMessage(error);
 		}
 
-		const detail = `${what}${stderr.length > 0 ? `; last stderr: ${stderr.join(' | ')}` : ''}`;
+		const detail = `${what}${stderr.length > 0 ? `; last stderr${earlier ? ' (from an earlier start)' : ''}: ${stderr.join(' | ')}` : ''}`;
 		this.metrics.lastError = `start failed: ${detail}`;
 		this.breaker.recordFailure(Date.now());
 		const delay = this.restartPolicy.recordCrash(Date.now());
@@ -952,4 +952,16 @@ export class Upstream extends EventEmitter<{
 		this.timers.clearAll();
 		this.restartAt = undefined;
 	}
+}
+
+/**
+ * The stderr lines a failed start should quote: this attempt's own (since
+ * `since`), so a start that failed five times does not repeat every earlier
+ * attempt's "boom"; when this attempt wrote nothing, the newest earlier
+ * lines, marked `earlier` so the message says they are not this attempt's.
+ */
+export function attemptStderr(tail: readonly LogLine[], since: number): {lines: string[]; earlier: boolean} {
+	const own = tail.filter(line => line.at >= since).map(line => line.text);
+	if (own.length > 0 || tail.length === 0) return {lines: own, earlier: false};
+	return {lines: tail.slice(-1).map(line => line.text), earlier: true};
 }

@@ -111,6 +111,9 @@ class FakeSource implements HangarSource {
 	entries: StatusEntry[];
 	clients: ClientView[] = [];
 	notice: string | undefined;
+	configPath = '/home/me/.config/mcp-hangar/config.json';
+	/** Set to read as a TUI attached to another process's supervisor. */
+	owner: string | undefined;
 	logs: Record<string, LogLine[]> = {};
 	/** How many lines each upstream's bounded buffer has dropped from its front. */
 	logsDropped: Record<string, number> = {};
@@ -138,12 +141,13 @@ class FakeSource implements HangarSource {
 		this.reads += 1;
 		const focused = focus !== undefined && 'name' in focus ? this.entries.find(candidate => candidate.name === focus.name) : undefined;
 		return {
-			configPath: '/home/me/.config/mcp-hangar/config.json',
+			configPath: this.configPath,
 			logFile: '/home/me/.local/state/mcp-hangar/hangar.log',
 			startedAt: now - 3725_000,
 			now,
 			clients: this.clients,
 			notice: this.notice,
+			...(this.owner === undefined ? {} : {owner: this.owner}),
 			entries: this.entries,
 			toolNames: Object.fromEntries(this.entries.map(candidate => [candidate.name, candidate.name === 'alpha' ? ['search_docs', 'echo'] : ['echo']])),
 			details: focused !== undefined && focus?.want === 'details' ? {...detailsOf(focused), ...this.moreDetails} : undefined,
@@ -354,6 +358,43 @@ describe('the main screen', () => {
 		expect(rowOf(ui.lines(), 'gamma')).toMatch(/gamma\s+dead\s+○\s+3\/7\s+start failed: the process exited/);
 		for (const line of ui.lines()) expect([...line].length).toBeLessThanOrEqual(80);
 		expect(ui.lines()).toHaveLength(29);
+	});
+
+	it('attached at 80 columns, keeps the config name (cut from the left) and the client count on the first line', async () => {
+		const source = new FakeSource(threeUpstreams());
+		source.owner = 'hangar pid 41234 (mcp-hangar serve)';
+		source.clients = [client(1)];
+		const ui = open(source, {columns: 80, rows: 24});
+		await ui.see('clients 1');
+		const [first = '', second = ''] = ui.lines();
+		expect(first).toMatch(/^mcp-hangar {2}\/home\/me\/\.config\/mcp-hangar\/config\.json +clients 1 {2}up 1h02m$/);
+		expect(second).toMatch(/^attached to pid 41234 {2}3 upstreams:/);
+		for (const line of ui.lines()) expect([...line].length).toBeLessThanOrEqual(80);
+	});
+
+	it('attached on a wide terminal, names the whole owner on the first line', async () => {
+		const source = new FakeSource(threeUpstreams());
+		source.owner = 'hangar pid 41234 (mcp-hangar serve)';
+		const ui = open(source, {columns: 140, rows: 24});
+		await ui.see('clients 0');
+		expect(ui.lines()[0]).toMatch(/^mcp-hangar {2}attached to hangar pid 41234 \(mcp-hangar serve\) {2}\/home\/me\/\.config\/mcp-hangar\/config\.json +clients 0 {2}up 1h02m$/);
+	});
+
+	it('attached at 80 columns with a long config path, cuts the path from the left', async () => {
+		const source = new FakeSource(threeUpstreams());
+		source.owner = 'hangar pid 41234 (mcp-hangar serve)';
+		source.configPath = '/home/someone-with-a-long-name/projects/work/.config/mcp-hangar/config.json';
+		const ui = open(source, {columns: 80, rows: 24});
+		await ui.see('clients 0');
+		expect(ui.lines()[0]).toMatch(/^mcp-hangar {2}…[^ ]*\/\.config\/mcp-hangar\/config\.json +clients 0 {2}up 1h02m$/);
+	});
+
+	it('keeps TOOLS at 140 columns when names are long', async () => {
+		const ui = open(new FakeSource([entry('a-very-long-upstream-name-indeed', {lastError: 'start failed: the process exited with code 4'}), entry('another-long-upstream-name')]), {columns: 140, rows: 20});
+		await ui.see('another-long');
+		const header = ui.lines().find(line => line.includes('NAME')) ?? '';
+		expect(header).toContain('TOOLS');
+		expect(header).toContain('LAST ERROR');
 	});
 
 	it('cuts a name past 20 characters with an ellipsis, keeping the columns aligned', async () => {

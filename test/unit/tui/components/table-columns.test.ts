@@ -13,11 +13,11 @@ function entry(name: string, state: StatusEntry['state']): StatusEntry {
 describe('table columns', () => {
 	const width = (columns: ReadonlyArray<{width: number}>): number => 2 + columns.reduce((sum, column) => sum + column.width, 0) + 2 * (columns.length - 1);
 
-	it('chooses columns by priority: state, name, failures and the error before latency and pid, shown in their own order', () => {
+	it('chooses columns by priority: state, name, failures and the error, then the tool count, before latency and pid, shown in their own order', () => {
 		const entries = [entry('sequential-thinking', 'dead')];
 		const ids = (columns: number): string[] => fitColumns(fullColumns, columns, entries).map(column => column.id);
 		expect(ids(200)).toEqual(['name', 'state', 'breaker', 'pid', 'up', 'tools', 'tokens', 'calls', 'failures', 'latency', 'restarts', 'error']);
-		expect(ids(120)).toEqual(['name', 'state', 'breaker', 'calls', 'failures', 'latency', 'restarts', 'error']);
+		expect(ids(120)).toEqual(['name', 'state', 'breaker', 'tools', 'calls', 'failures', 'restarts', 'error']);
 		expect(ids(80)).toEqual(['name', 'state', 'failures', 'error']);
 		// At 80 columns the error gets a readable width.
 		expect(fitColumns(fullColumns, 80, entries).at(-1)?.width).toBeGreaterThanOrEqual(30);
