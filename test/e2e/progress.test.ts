@@ -33,7 +33,8 @@ const concurrency = 10;
 /** The tools that report four steps of progress, on the two upstreams. */
 const workloads = {
 	fixture: {server: 'fx', entry: fixture('normal', ['--client-features'], {lazy: false}), tool: 'fx__progress-burst', arguments: {steps}},
-	everything: {server: 'everything', entry: everything({lazy: false}), tool: 'everything__trigger-long-running-operation', arguments: {duration: 0.02, steps}},
+	// One shared instance, as the direct server is one: under the default "auto", server-everything (which asks for roots at start-up) would run per client session, and a cold instance's start adds hangar's own progress notes.
+	everything: {server: 'everything', entry: everything({lazy: false, instances: 'shared'}), tool: 'everything__trigger-long-running-operation', arguments: {duration: 0.02, steps}},
 } as const;
 
 /** Runs `count` calls, `concurrency` at a time. */

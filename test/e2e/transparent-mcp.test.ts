@@ -34,10 +34,12 @@ async function everythingDirect(): Promise<Client> {
 /** server-everything's dynamic text resources say when they were made: the rest must be equal. */
 const withoutTime = (value: unknown) => JSON.parse(JSON.stringify(value).replaceAll(/created at [^"]*?(?=")/g, 'created at T')) as unknown;
 
+// Every hangar here runs server-everything as one shared instance ("instances": "shared"), as the direct server it is compared with is one:
+// under the default "auto" it would run per client session, since it asks for roots at start-up.
 describe('hangar fronting server-everything, compared with server-everything itself', () => {
 	it('serves the same resources, templates, reads, prompts and completions, prompt names namespaced', async () => {
 		const dir = tempDir();
-		const hangar = await openHangar(writeConfig(dir, {everything: everything({lazy: false})}, fastHangar));
+		const hangar = await openHangar(writeConfig(dir, {everything: everything({lazy: false, instances: 'shared'})}, fastHangar));
 		const own = await everythingDirect();
 		await waitFor(async () => (await statusOf(hangar.client, 'everything')).state === 'ready', 'everything to be ready');
 		const via = hangar.client;
@@ -93,7 +95,7 @@ describe('hangar fronting server-everything, compared with server-everything its
 
 	it('relays resources/updated only to the sessions that subscribed, and stops after unsubscribe', async () => {
 		const dir = tempDir();
-		const hangar = await serveHttp(writeConfig(dir, {everything: everything({lazy: false})}, fastHangar));
+		const hangar = await serveHttp(writeConfig(dir, {everything: everything({lazy: false, instances: 'shared'})}, fastHangar));
 		const probe = await connectHttp(hangar.url);
 		httpClients.push(probe);
 		await waitFor(async () => (await statusOf(probe.client, 'everything')).state === 'ready', 'everything to be ready');
@@ -131,13 +133,13 @@ describe('hangar fronting server-everything, compared with server-everything its
 describe('capabilities offered to a client', () => {
 	it('come from a cold upstream\'s cached capabilities without starting it', async () => {
 		const dir = tempDir();
-		const first = await openHangar(writeConfig(dir, {everything: everything({lazy: false})}, fastHangar));
+		const first = await openHangar(writeConfig(dir, {everything: everything({lazy: false, instances: 'shared'})}, fastHangar));
 		await waitFor(async () => (await statusOf(first.client, 'everything')).state === 'ready', 'everything to be ready');
 		const resources = (await first.client.listResources()).resources;
 		await first.close();
 
 		// Lazy now, with its catalog cached: it stays cold, and its capabilities and lists come from the cache.
-		const second = await openHangar(writeConfig(dir, {everything: everything({lazy: true})}, fastHangar));
+		const second = await openHangar(writeConfig(dir, {everything: everything({lazy: true, instances: 'shared'})}, fastHangar));
 		expect(second.client.getServerCapabilities()).toMatchObject({
 			tools: {listChanged: true},
 			resources: {subscribe: true, listChanged: true},
