@@ -324,7 +324,8 @@ async function startAggregate(name, servers) {
 	let client;
 	let stdioSession;
 	const startedAt = performance.now();
-	const hangarServers = () => Object.fromEntries(Object.entries(servers).map(([key, entry]) => [key, {...entry, lazy: false}]));
+	// One shared instance per upstream, as the peers run them (see peer-paths.js's hangarConfig).
+	const hangarServers = () => Object.fromEntries(Object.entries(servers).map(([key, entry]) => [key, {...entry, lazy: false, instances: 'shared'}]));
 	if (name === 'hangarStandalone') {
 		// One process holding the 20 upstreams, like mcp-hub (the default --stdio would put a bridge in front).
 		stdioSession = await connect(process.execPath, [...hangarNodeArgs, hangarBuild.cli, '--stdio', '--standalone', '--config', writeHangarConfig(dir, hangarServers())]);

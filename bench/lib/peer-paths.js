@@ -146,9 +146,12 @@ export async function firstAnswer(client, tool, upstream, timeoutMs = 30_000) {
 	);
 }
 
+// One shared instance, as every peer runs it: under the default "auto", server-everything (which asks
+// for roots at start-up) would run one instance per client session, a cost the "Several clients, one
+// upstream" section of the README measures on its own; here the hop is what is measured.
 function hangarConfig(upstream, name = 'up') {
 	const dir = tempDir();
-	const file = writeHangarConfig(dir, {[name]: {command: upstream.command, args: upstream.args, env: upstream.env, lazy: false}});
+	const file = writeHangarConfig(dir, {[name]: {command: upstream.command, args: upstream.args, env: upstream.env, lazy: false, instances: 'shared'}});
 	return {dir, file};
 }
 

@@ -54,12 +54,26 @@ function pressOf(char: string): KeyPress {
 	return {input: char, key: {...plainKey, shift: /^[A-Z]$/.test(char)}};
 }
 
+const escapePress: KeyPress = {input: '', key: {...plainKey, escape: true}};
+
 /**
  * The key presses in what `useInput` handed over. A key with a flag (an
  * arrow, Enter, Ctrl-C, Esc…) is one press, as it came; plainKey characters
  * are one press each.
+ *
+ * Ink 8 reads ESC followed by more in one read as "meta": two Esc presses
+ * sent together (`tmux send-keys Escape Escape`, a fast double tap) come as
+ * one meta Esc, and Esc then `t` as meta `t`, the way a terminal sends
+ * Alt-t. No key of hangar's is an Alt key, so such a press is taken apart
+ * again into the Esc and what followed it.
  */
 export function keyPresses(input: string, key: Key): KeyPress[] {
+	if (key.meta) {
+		const rest: Key = {...key, meta: false};
+		if (key.escape) return [escapePress, escapePress];
+		return [escapePress, ...keyPresses(input, rest)];
+	}
+
 	if (special(key)) return [{input, key}];
 	return [...input].map(char => pressOf(char));
 }

@@ -23,4 +23,12 @@ describe('key chunks', () => {
 		expect(keyPresses('', key({upArrow: true}))).toEqual([{input: '', key: key({upArrow: true})}]);
 		expect(keyPresses('c', key({ctrl: true}))).toEqual([{input: 'c', key: key({ctrl: true})}]);
 	});
+
+	it('takes a meta press apart into the Esc and what came with it: two Esc sent together, or Esc then a key, as Ink 8 reads them', () => {
+		const esc = {input: '', key: {...plainKey, escape: true}};
+		expect(keyPresses('\u001b', {...plainKey, escape: true, meta: true})).toEqual([esc, esc]);
+		expect(keyPresses('t', {...plainKey, meta: true})).toEqual([esc, {input: 't', key: plainKey}]);
+		expect(keyPresses('', {...plainKey, upArrow: true, meta: true})).toEqual([esc, {input: '', key: {...plainKey, upArrow: true}}]);
+	});
 });
+
