@@ -71,7 +71,12 @@ export type ConsoleSnapshot = {
 	/** Set when the focus wants logs: the upstream's whole log buffer (up to `logViewLines`). */
 	logs: LogLines | undefined;
 	/** Whether the config file on disk differs from what runs (a refused or pending reload), and the last reload. */
-	config: {drift: string | null; lastReload: {at: string; outcome: string; summary: string} | null};
+	config: {
+		drift: string | null;
+		lastReload: {at: string; outcome: string; summary: string} | null;
+		/** Another supervisor runs this config from another state dir: what to do (see supervisor-registry.ts); absent from an older supervisor. */
+		others?: string | null;
+	};
 	/** Calls, failures and p95 per 5 s over the last 5 minutes, for each upstream called in that time (the others were idle). */
 	history: Readonly<Record<string, SeriesView>>;
 	/** Estimated tokens of the definitions a client receives (see context-cost.ts): under the configured exposure, and under each. */
@@ -146,7 +151,12 @@ export function callsWindow(log: CallLog, focus: CallsFocus): CallsWindow {
 function configState(supervisor: Supervisor): ConsoleSnapshot['config'] {
 	const view = configView(supervisor);
 	const last = view.reloads.at(-1);
-	return {drift: view.drift?.message ?? null, lastReload: last === undefined ? null : {at: last.at, outcome: last.outcome, summary: last.summary}};
+	const others = view.state.others;
+	return {
+		drift: view.drift?.message ?? null,
+		lastReload: last === undefined ? null : {at: last.at, outcome: last.outcome, summary: last.summary},
+		others: others.length === 0 ? null : others.map(other => other.advice).join('; '),
+	};
 }
 
 /**

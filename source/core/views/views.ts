@@ -18,6 +18,7 @@ import {describeApproval, type ToolChange} from '../engine/upstream/pins.js';
 import type {AdminState, Upstream, ToolsSource} from '../engine/upstream/upstream.js';
 import type {UpstreamEvent, UpstreamState} from '../engine/upstream/upstream-state.js';
 import type {Supervisor} from '../engine/supervisor.js';
+import {otherSupervisorAdvice, otherSupervisors} from '../engine/supervisor-registry.js';
 import type {InstanceModeView} from '../engine/clients/instance-mode.js';
 import type {NameClash} from '../engine/routing/router.js';
 import type {CatalogSource, ServerCapabilities} from '../engine/upstream/catalog.js';
@@ -254,11 +255,27 @@ export type StateView = {
 	writerPid: number | null;
 	/** Fields of state.json dropped at load (or at a takeover) and why; empty when it read cleanly. */
 	problems: string[];
+	/** Other live supervisors of the same config in another state dir (see supervisor-registry.ts), each with what to do. */
+	others: OtherSupervisorView[];
 };
+
+export type OtherSupervisorView = {pid: number; kind: string; stateDir: string; socket: string | null; startedAt: string; advice: string};
+
+/** The other supervisors of `supervisor`'s config, read now (a directory listing). */
+export function otherSupervisorViews(supervisor: Supervisor): OtherSupervisorView[] {
+	return otherSupervisors(supervisor.config.path, supervisor.store.dir).map(entry => ({
+		pid: entry.pid,
+		kind: entry.kind,
+		stateDir: entry.stateDir,
+		socket: entry.socket ?? null,
+		startedAt: entry.startedAt,
+		advice: otherSupervisorAdvice(entry),
+	}));
+}
 
 export function stateView(supervisor: Supervisor): StateView {
 	const store = supervisor.store;
-	return {dir: store.dir, writer: store.isWriter, writerPid: store.writerPid ?? null, problems: [...store.problems]};
+	return {dir: store.dir, writer: store.isWriter, writerPid: store.writerPid ?? null, problems: [...store.problems], others: otherSupervisorViews(supervisor)};
 }
 
 function reloadView(record: ReloadRecord): ReloadView {
