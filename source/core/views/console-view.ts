@@ -12,7 +12,7 @@ import type {SeriesView} from '../engine/upstream/metrics.js';
 import type {ApprovalPlan} from '../engine/upstream/tool-list.js';
 import type {LogLine} from '../link/log-buffer.js';
 import type {Supervisor} from '../engine/supervisor.js';
-import {configView, statusEntries, upstreamDetails, type StatusEntry, type UpstreamDetails} from './views.js';
+import {configView, otherSupervisorViews, statusEntries, upstreamDetails, type OtherSupervisorView, type StatusEntry, type UpstreamDetails} from './views.js';
 
 /**
  * What the current screen shows beyond the list: an upstream's details or
@@ -148,10 +148,22 @@ export function callsWindow(log: CallLog, focus: CallsFocus): CallsWindow {
 	};
 }
 
+/** The other supervisors as last read, per supervisor: a screen redrawn many times a second lists the registry at most once a second. */
+const othersRead = new WeakMap<Supervisor, {at: number; others: OtherSupervisorView[]}>();
+
+function recentOthers(supervisor: Supervisor, fresh: () => OtherSupervisorView[]): OtherSupervisorView[] {
+	const now = Date.now();
+	const last = othersRead.get(supervisor);
+	if (last !== undefined && now - last.at < 1000) return last.others;
+	const others = fresh();
+	othersRead.set(supervisor, {at: now, others});
+	return others;
+}
+
 function configState(supervisor: Supervisor): ConsoleSnapshot['config'] {
-	const view = configView(supervisor);
+	const view = configView(supervisor, {readOthers: false});
 	const last = view.reloads.at(-1);
-	const others = view.state.others;
+	const others = recentOthers(supervisor, () => otherSupervisorViews(supervisor));
 	return {
 		drift: view.drift?.message ?? null,
 		lastReload: last === undefined ? null : {at: last.at, outcome: last.outcome, summary: last.summary},

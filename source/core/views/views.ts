@@ -273,9 +273,10 @@ export function otherSupervisorViews(supervisor: Supervisor): OtherSupervisorVie
 	}));
 }
 
-export function stateView(supervisor: Supervisor): StateView {
+/** `readOthers: false` leaves `others` empty, for a caller that reads them itself. */
+export function stateView(supervisor: Supervisor, readOthers = true): StateView {
 	const store = supervisor.store;
-	return {dir: store.dir, writer: store.isWriter, writerPid: store.writerPid ?? null, problems: [...store.problems], others: otherSupervisorViews(supervisor)};
+	return {dir: store.dir, writer: store.isWriter, writerPid: store.writerPid ?? null, problems: [...store.problems], others: readOthers ? otherSupervisorViews(supervisor) : []};
 }
 
 function reloadView(record: ReloadRecord): ReloadView {
@@ -302,14 +303,14 @@ export function driftView(drift: ConfigDrift | undefined, file: string): DriftVi
 	}
 }
 
-export function configView(supervisor: Supervisor, options: {check?: boolean} = {}): ConfigView {
+export function configView(supervisor: Supervisor, options: {check?: boolean; readOthers?: boolean} = {}): ConfigView {
 	const file = supervisor.configFile;
 	return {
 		path: supervisor.config.path,
 		appliedAt: isoString(file.appliedAt),
 		drift: driftView(options.check === true ? file.check() : file.drift, supervisor.config.path),
 		reloads: file.reloads.map(record => reloadView(record)),
-		state: stateView(supervisor),
+		state: stateView(supervisor, options.readOthers ?? true),
 	};
 }
 
