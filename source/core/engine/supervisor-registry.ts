@@ -164,10 +164,15 @@ export function otherSupervisors(configPath: string, stateDir: string, options: 
 
 /** What to do about another supervisor of the same config, in one sentence. */
 export function otherSupervisorAdvice(entry: Pick<SupervisorEntry, 'pid' | 'kind' | 'stateDir' | 'config'>): string {
+	// A standalone --stdio has no socket to be told to stop on: its client owns it.
+	const stop =
+		entry.kind === 'stdio'
+			? `stop it by closing the client that launched it (or \`kill ${entry.pid}\`)`
+			: `stop it with \`mcp-hangar shutdown --state-dir ${entry.stateDir} --config ${entry.config}\``;
 	return (
-		`another supervisor (pid ${entry.pid}, mcp-hangar ${entry.kind}, state dir ${entry.stateDir}) runs this config: ` +
+		`another supervisor (pid ${entry.pid}, mcp-hangar ${entry.kind === 'stdio' ? '--stdio' : entry.kind}, state dir ${entry.stateDir}) runs this config: ` +
 		`clients started with a different environment reach it instead of this one (its upstreams, quarantines and state are its own); ` +
-		`stop it with \`mcp-hangar shutdown --state-dir ${entry.stateDir} --config ${entry.config}\` and pin the state dir in your clients with \`mcp-hangar setup CLIENT\``
+		`${stop} and pin the state dir in your clients with \`mcp-hangar setup CLIENT\``
 	);
 }
 

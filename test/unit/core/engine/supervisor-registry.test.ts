@@ -111,8 +111,9 @@ describe('the supervisor registry', () => {
 			const pid = child.pid!;
 			writeEntry(dir, pid, {kind: 'stdio', config, stateDir: path.join(root, 'b'), holder: {pid, startTime: processStartTime(pid)}});
 			await expect.poll(() => lines.filter(line => line.startsWith('warn ')), {timeout: 5000}).toEqual([
-				expect.stringContaining(`warn another supervisor (pid ${pid}, mcp-hangar stdio, state dir ${path.join(root, 'b')}) runs this config`),
+				expect.stringContaining(`warn another supervisor (pid ${pid}, mcp-hangar --stdio, state dir ${path.join(root, 'b')}) runs this config`),
 			]);
+			expect(lines[0]).toContain(`stop it by closing the client that launched it (or \`kill ${pid}\`)`);
 			child.kill('SIGKILL');
 			await once(child, 'exit');
 			await expect.poll(() => lines.at(-1), {timeout: 5000}).toBe(`info the other supervisor of this config (pid ${pid}, state dir ${path.join(root, 'b')}) is gone`);
