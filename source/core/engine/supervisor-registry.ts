@@ -116,14 +116,8 @@ function parseEntry(text: string): SupervisorEntry | undefined {
 	}
 }
 
-/**
- * The live supervisors registered for `configPath`, this process left out.
- * Entries of dead processes (or reused pids) and unreadable ones older than
- * a few seconds are removed.
- */
-export function listSupervisors(configPath: string, options: {root?: string; now?: number} = {}): SupervisorEntry[] {
-	const dir = configDir(configPath, options.root ?? '/tmp', false);
-	if (dir === undefined) return [];
+/** The live entries in one config's directory, this process left out; stale and unreadable ones are removed. */
+function liveEntries(dir: string): SupervisorEntry[] {
 	let names: string[];
 	try {
 		names = fs.readdirSync(dir);
@@ -156,6 +150,36 @@ export function listSupervisors(configPath: string, options: {root?: string; now
 	return live.sort((a, b) => a.pid - b.pid);
 }
 
+/** The live supervisors registered for `configPath`, this process left out (stale entries removed). */
+export function listSupervisors(configPath: string, options: {root?: string} = {}): SupervisorEntry[] {
+	const dir = configDir(configPath, options.root ?? '/tmp', false);
+	return dir === undefined ? [] : liveEntries(dir);
+}
+
+/**
+ * Removes the stale entries of every config, and the directories left
+ * empty: a supervisor killed with SIGKILL cannot remove its own entry, and
+ * nobody may ever list its config again. Run once at registration.
+ */
+function sweep(top: string, keep: string): void {
+	let keys: string[];
+	try {
+		keys = fs.readdirSync(top);
+	} catch {
+		return;
+	}
+
+	for (const key of keys) {
+		if (key === keep) continue;
+		const dir = path.join(top, key);
+		if (liveEntries(dir).length > 0) continue;
+		try {
+			// Fails (and is left) when not empty: this process's or a newcomer's entry.
+			fs.rmdirSync(dir);
+		} catch {}
+	}
+}
+
 /** The other live supervisors of `configPath` whose state dir is not `stateDir`: the ones a client can reach instead of this one. */
 export function otherSupervisors(configPath: string, stateDir: string, options: {root?: string} = {}): SupervisorEntry[] {
 	const here = path.resolve(stateDir);
@@ -176,6 +200,32 @@ export function otherSupervisorAdvice(entry: Pick<SupervisorEntry, 'pid' | 'kind
 	);
 }
 
+/**
+ * Writes this process's entry whole (a rename), after sweeping the other
+ * configs' stale entries; tried again when another process's sweep removed
+ * the config's directory between its creation and the write.
+ */
+function writeEntry(config: string, root: string, text: string): {dir: string; file: string} | undefined {
+	for (let attempt = 0; attempt < 3; attempt++) {
+		// Checked to be this user's own before anything in it is read or removed.
+		const dir = configDir(config, root, true);
+		if (dir === undefined) return undefined;
+		if (attempt === 0) sweep(path.dirname(dir), path.basename(dir));
+		const file = path.join(dir, `${process.pid}.json`);
+		const temp = `${file}.tmp`;
+		try {
+			fs.writeFileSync(temp, text, {mode: 0o600});
+			fs.renameSync(temp, file);
+			return {dir, file};
+		} catch (error) {
+			fs.rmSync(temp, {force: true});
+			if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return undefined;
+		}
+	}
+
+	return undefined;
+}
+
 export type Registration = {
 	/** Removes the entry (at exit). Safe to call more than once. */
 	close: () => void;
@@ -190,9 +240,7 @@ export function registerSupervisor(
 	entry: {config: string; stateDir: string; kind: SupervisorKind; socket?: string | undefined},
 	options: {root?: string} = {},
 ): Registration | undefined {
-	const dir = configDir(entry.config, options.root ?? '/tmp', true);
-	if (dir === undefined) return undefined;
-	const file = path.join(dir, `${process.pid}.json`);
+	const root = options.root ?? '/tmp';
 	const record = {
 		pid: process.pid,
 		kind: entry.kind,
@@ -202,20 +250,18 @@ export function registerSupervisor(
 		...(entry.socket === undefined ? {} : {socket: entry.socket}),
 		holder: selfHolder(),
 	};
-	const temp = `${file}.tmp`;
-	try {
-		fs.writeFileSync(temp, `${JSON.stringify(record, null, 2)}\n`, {mode: 0o600});
-		fs.renameSync(temp, file);
-	} catch {
-		fs.rmSync(temp, {force: true});
-		return undefined;
-	}
+	const written = writeEntry(entry.config, root, `${JSON.stringify(record, null, 2)}\n`);
+	if (written === undefined) return undefined;
+	const {dir, file} = written;
 
 	let closed = false;
 	const close = (): void => {
 		if (closed) return;
 		closed = true;
 		fs.rmSync(file, {force: true});
+		try {
+			fs.rmdirSync(dir);
+		} catch {}
 	};
 
 	process.once('exit', close);

@@ -62,7 +62,7 @@ describe('the supervisor registry', () => {
 
 	it('ignores and removes entries of dead processes, reused pids and unreadable files', async () => {
 		const {root, config} = tempRoot();
-		registerSupervisor({config, stateDir: path.join(root, 'a'), kind: 'tui'}, {root})!.close();
+		const registration = registerSupervisor({config, stateDir: path.join(root, 'a'), kind: 'tui'}, {root})!;
 		const dir = entriesDir(root);
 
 		const gone = spawn(process.execPath, ['-e', ''], {stdio: 'ignore'});
@@ -81,6 +81,26 @@ describe('the supervisor registry', () => {
 		expect(listSupervisors(config, {root}).map(entry => entry.pid)).toEqual([livePid]);
 		expect([dead, reused, junk].map(file => fs.existsSync(file))).toEqual([false, false, false]);
 		expect(fs.existsSync(live)).toBe(true);
+		registration.close();
+	});
+
+	it('sweeps the stale entries of other configs when registering, and leaves no empty directory behind', async () => {
+		const {root, config} = tempRoot();
+		const other = path.join(root, 'other.json');
+		fs.writeFileSync(other, '{}');
+		registerSupervisor({config: other, stateDir: path.join(root, 'a'), kind: 'serve'}, {root})!.close();
+		const top = path.join(registryRoot(root), 'supervisors');
+		expect(fs.readdirSync(top)).toEqual([]);
+		// A supervisor of `other` killed with SIGKILL: its entry stays until someone sweeps.
+		fs.mkdirSync(path.join(top, 'deadbeef'));
+		const gone = spawn(process.execPath, ['-e', ''], {stdio: 'ignore'});
+		await once(gone, 'exit');
+		writeEntry(path.join(top, 'deadbeef'), gone.pid!, {config: other, stateDir: path.join(root, 'b'), holder: {pid: gone.pid!}});
+		const registration = registerSupervisor({config, stateDir: path.join(root, 'a'), kind: 'serve'}, {root})!;
+		expect(fs.readdirSync(top)).toHaveLength(1);
+		expect(fs.existsSync(path.join(top, 'deadbeef'))).toBe(false);
+		registration.close();
+		expect(fs.readdirSync(top)).toEqual([]);
 	});
 
 	it('refuses a per-user directory that is a symlink or open to others: no registration, nothing listed', () => {
