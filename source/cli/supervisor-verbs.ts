@@ -259,7 +259,7 @@ export async function statusCommand(options: CommandOptions & {json: boolean}, i
 			// An older supervisor's answer has no state view.
 			const state = (config as Partial<typeof config>).state;
 			if (options.json) {
-				io.out(`${terminalJson({config: client.owner?.config ?? config.path, live: true, note: `live state of ${client.label}`, drift, lastReload, contextTokens: context ?? null, state: state ?? null, upstreams: entries}, 2)}\n`);
+				io.out(`${terminalJson({config: client.owner?.config ?? config.path, live: true, note: `live state of ${client.label}`, drift, lastReload, contextTokens: context ?? null, state: state ?? null, otherSupervisors: state?.others ?? [], upstreams: entries}, 2)}\n`);
 			} else {
 				io.out(statusTable(entries, Date.now(), terminalWidth(io)));
 				io.err(`Live state of ${client.label}.\n`);
@@ -289,6 +289,8 @@ export function contextLine(context: {exposure: 'direct' | 'search'; current: nu
 function stateLines(state: StateView): string {
 	const lines = state.problems.slice(0, 10).map(problem => `State: ${problem}\n`);
 	if (state.problems.length > 10) lines.push(`State: and ${state.problems.length - 10} more problems (see hangar's log)\n`);
+	// An older supervisor's state view has no `others`.
+	for (const other of state.others ?? []) lines.push(`Warning: ${other.advice}.\n`);
 	if (!state.writer) lines.push(`State: hangar pid ${state.writerPid ?? '?'} writes ${state.dir}; quarantine and approve are refused here until it exits, then this supervisor takes the dir over.\n`);
 	return lines.join('');
 }
@@ -307,7 +309,7 @@ async function statusStandalone(config: HangarConfig, options: CommandOptions & 
 		const context = {exposure, current, direct, search};
 		const state = stateView(supervisor);
 		if (options.json) {
-			io.out(`${terminalJson({config: supervisor.config.path, live: false, note: note ?? null, contextTokens: context, state, upstreams: entries}, 2)}\n`);
+			io.out(`${terminalJson({config: supervisor.config.path, live: false, note: note ?? null, contextTokens: context, state, otherSupervisors: state.others, upstreams: entries}, 2)}\n`);
 		} else {
 			io.out(statusTable(entries, Date.now(), terminalWidth(io)));
 			io.err(contextLine(context));

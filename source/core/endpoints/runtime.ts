@@ -25,6 +25,7 @@ import {lowFdLimitWarning} from '../base/resource-limits.js';
 import {dropEarly} from '../link/early-spawn.js';
 import {StateStore} from '../engine/state-store.js';
 import {Supervisor} from '../engine/supervisor.js';
+import {registerAndWatch} from '../engine/supervisor-registry.js';
 
 export async function createSupervisor(
 	config: HangarConfig,
@@ -127,6 +128,9 @@ export async function serveStandalone(config: HangarConfig, logger: Logger, stat
 		void controller.exit('stdin closed', 0);
 	});
 	await session.start();
+	// Another supervisor of this config (a client that resolved another state dir) is warned about in the log.
+	const registration = registerAndWatch({config: config.path, stateDir: config.hangar.stateDir, kind: 'stdio'}, logger);
+	controller.beforeShutdown(async () => registration.close());
 	supervisor.watchConfig();
 	// What was spawned early for an upstream the launch did not start after all is not kept.
 	void supervisor.launch().then(dropEarly);
@@ -198,6 +202,8 @@ export async function startOwner(
 	try {
 		const endpoint = await LocalEndpoint.listen({supervisor, logger, kind, linger: options.linger});
 		controller.beforeShutdown(async () => endpoint.close());
+		const registration = registerAndWatch({config: config.path, stateDir: config.hangar.stateDir, kind: options.linger === true ? 'serve --linger' : kind, socket: endpoint.path}, logger);
+		controller.beforeShutdown(async () => registration.close());
 		return {supervisor, controller, endpoint, http: http === undefined ? undefined : await listenHttp(supervisor, logger, http, controller)};
 	} catch (error) {
 		refuse((error as Error).message);

@@ -12,7 +12,7 @@ import type {SeriesView} from '../engine/upstream/metrics.js';
 import type {ApprovalPlan} from '../engine/upstream/tool-list.js';
 import type {LogLine} from '../link/log-buffer.js';
 import type {Supervisor} from '../engine/supervisor.js';
-import {configView, statusEntries, upstreamDetails, type StatusEntry, type UpstreamDetails} from './views.js';
+import {configView, otherSupervisorViews, statusEntries, upstreamDetails, type OtherSupervisorView, type StatusEntry, type UpstreamDetails} from './views.js';
 
 /**
  * What the current screen shows beyond the list: an upstream's details or
@@ -71,7 +71,12 @@ export type ConsoleSnapshot = {
 	/** Set when the focus wants logs: the upstream's whole log buffer (up to `logViewLines`). */
 	logs: LogLines | undefined;
 	/** Whether the config file on disk differs from what runs (a refused or pending reload), and the last reload. */
-	config: {drift: string | null; lastReload: {at: string; outcome: string; summary: string} | null};
+	config: {
+		drift: string | null;
+		lastReload: {at: string; outcome: string; summary: string} | null;
+		/** Another supervisor runs this config from another state dir: what to do (see supervisor-registry.ts); absent from an older supervisor. */
+		others?: string | null;
+	};
 	/** Calls, failures and p95 per 5 s over the last 5 minutes, for each upstream called in that time (the others were idle). */
 	history: Readonly<Record<string, SeriesView>>;
 	/** Estimated tokens of the definitions a client receives (see context-cost.ts): under the configured exposure, and under each. */
@@ -143,10 +148,27 @@ export function callsWindow(log: CallLog, focus: CallsFocus): CallsWindow {
 	};
 }
 
+/** The other supervisors as last read, per supervisor: a screen redrawn many times a second lists the registry at most once a second. */
+const othersRead = new WeakMap<Supervisor, {at: number; others: OtherSupervisorView[]}>();
+
+function recentOthers(supervisor: Supervisor, fresh: () => OtherSupervisorView[]): OtherSupervisorView[] {
+	const now = Date.now();
+	const last = othersRead.get(supervisor);
+	if (last !== undefined && now - last.at < 1000) return last.others;
+	const others = fresh();
+	othersRead.set(supervisor, {at: now, others});
+	return others;
+}
+
 function configState(supervisor: Supervisor): ConsoleSnapshot['config'] {
-	const view = configView(supervisor);
+	const view = configView(supervisor, {readOthers: false});
 	const last = view.reloads.at(-1);
-	return {drift: view.drift?.message ?? null, lastReload: last === undefined ? null : {at: last.at, outcome: last.outcome, summary: last.summary}};
+	const others = recentOthers(supervisor, () => otherSupervisorViews(supervisor));
+	return {
+		drift: view.drift?.message ?? null,
+		lastReload: last === undefined ? null : {at: last.at, outcome: last.outcome, summary: last.summary},
+		others: others.length === 0 ? null : others.map(other => other.advice).join('; '),
+	};
 }
 
 /**

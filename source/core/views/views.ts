@@ -18,6 +18,7 @@ import {describeApproval, type ToolChange} from '../engine/upstream/pins.js';
 import type {AdminState, Upstream, ToolsSource} from '../engine/upstream/upstream.js';
 import type {UpstreamEvent, UpstreamState} from '../engine/upstream/upstream-state.js';
 import type {Supervisor} from '../engine/supervisor.js';
+import {otherSupervisorAdvice, otherSupervisors} from '../engine/supervisor-registry.js';
 import type {InstanceModeView} from '../engine/clients/instance-mode.js';
 import type {NameClash} from '../engine/routing/router.js';
 import type {CatalogSource, ServerCapabilities} from '../engine/upstream/catalog.js';
@@ -254,11 +255,28 @@ export type StateView = {
 	writerPid: number | null;
 	/** Fields of state.json dropped at load (or at a takeover) and why; empty when it read cleanly. */
 	problems: string[];
+	/** Other live supervisors of the same config in another state dir (see supervisor-registry.ts), each with what to do. */
+	others: OtherSupervisorView[];
 };
 
-export function stateView(supervisor: Supervisor): StateView {
+export type OtherSupervisorView = {pid: number; kind: string; stateDir: string; socket: string | null; startedAt: string; advice: string};
+
+/** The other supervisors of `supervisor`'s config, read now (a directory listing). */
+export function otherSupervisorViews(supervisor: Supervisor): OtherSupervisorView[] {
+	return otherSupervisors(supervisor.config.path, supervisor.store.dir).map(entry => ({
+		pid: entry.pid,
+		kind: entry.kind,
+		stateDir: entry.stateDir,
+		socket: entry.socket ?? null,
+		startedAt: entry.startedAt,
+		advice: otherSupervisorAdvice(entry),
+	}));
+}
+
+/** `readOthers: false` leaves `others` empty, for a caller that reads them itself. */
+export function stateView(supervisor: Supervisor, readOthers = true): StateView {
 	const store = supervisor.store;
-	return {dir: store.dir, writer: store.isWriter, writerPid: store.writerPid ?? null, problems: [...store.problems]};
+	return {dir: store.dir, writer: store.isWriter, writerPid: store.writerPid ?? null, problems: [...store.problems], others: readOthers ? otherSupervisorViews(supervisor) : []};
 }
 
 function reloadView(record: ReloadRecord): ReloadView {
@@ -285,14 +303,14 @@ export function driftView(drift: ConfigDrift | undefined, file: string): DriftVi
 	}
 }
 
-export function configView(supervisor: Supervisor, options: {check?: boolean} = {}): ConfigView {
+export function configView(supervisor: Supervisor, options: {check?: boolean; readOthers?: boolean} = {}): ConfigView {
 	const file = supervisor.configFile;
 	return {
 		path: supervisor.config.path,
 		appliedAt: isoString(file.appliedAt),
 		drift: driftView(options.check === true ? file.check() : file.drift, supervisor.config.path),
 		reloads: file.reloads.map(record => reloadView(record)),
-		state: stateView(supervisor),
+		state: stateView(supervisor, options.readOthers ?? true),
 	};
 }
 

@@ -84,6 +84,8 @@ export function Header() {
 	const stale: Segment[] = snapshot.stale === undefined ? [] : [{text: `  ⚠ ${snapshot.stale.seconds}s old: ${printable(snapshot.stale.why)}`, tone: {color: 'red', bold: true}}];
 	// The file on disk says something else than what runs (a refused or pending reload): said before anything else on the line.
 	const drift: Segment[] = snapshot.config?.drift == null ? [] : [{text: `  ⚠ ${printable(snapshot.config.drift)}`, tone: {color: 'yellow', bold: true}}];
+	// A second supervisor of this config (another state dir): clients may reach it instead of this one.
+	if (snapshot.config?.others != null) drift.push({text: `  ⚠ ${printable(snapshot.config.others)}`, tone: {color: 'red', bold: true}});
 
 	if (layout === 'compact') {
 		return (

@@ -311,6 +311,13 @@ describe('the main screen', () => {
 		await ui.see(/1 cold\s+⚠ \/home\/me\/\.config\/mcp-hangar\/config\.json does not validate/);
 	});
 
+	it('says in the header when another supervisor runs the same config', async () => {
+		const source = new FakeSource(threeUpstreams());
+		source.config = {drift: null, lastReload: null, others: 'another supervisor (pid 4242, mcp-hangar serve --linger, state dir /home/me/.local/state/mcp-hangar) runs this config'};
+		const ui = open(source, {columns: 200, rows: 30});
+		await ui.see(/1 cold\s+⚠ another supervisor \(pid 4242, mcp-hangar serve --linger/);
+	});
+
 	it('lists upstreams trouble first, with every column when the terminal is wide', async () => {
 		const source = new FakeSource(threeUpstreams().map(candidate => (candidate.name === 'alpha' ? {...candidate, contextTokens: 850} : candidate)));
 		const ui = open(source, {columns: 200, rows: 30});
