@@ -161,9 +161,9 @@ function zodObjectKeys(text: string, from: number): string[] {
 }
 
 function schemaKeys(name: string): string[] {
-	const source = read('source/core/config/read-config.ts');
+	const source = read('source/core/config/config-schema.ts');
 	const at = source.indexOf(`const ${name} =`);
-	if (at === -1) throw new Error(`no "const ${name} =" in source/core/config/read-config.ts`);
+	if (at === -1) throw new Error(`no "const ${name} =" in source/core/config/config-schema.ts`);
 	return zodObjectKeys(source, at);
 }
 
