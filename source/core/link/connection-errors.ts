@@ -3,7 +3,8 @@
  * upstream's own JSON-RPC error, no answer in time, the caller's cancel, or
  * a lost connection. `UpstreamConnection` maps the SDK's errors to these.
  */
-import {JsonRpcError} from '../base/errors.js';
+import {HangarError, JsonRpcCode, JsonRpcError, errorMessage} from '../base/errors.js';
+import type {RelayedMethod} from './client-side.js';
 
 /** A JSON-RPC error the upstream itself answered with (not a transport failure). */
 export class UpstreamRpcError extends JsonRpcError {
@@ -35,4 +36,20 @@ export class ConnectionLostError extends Error {
 		super(message);
 		this.name = 'ConnectionLostError';
 	}
+}
+
+/** What the upstream is told when its request could not be answered by a client. */
+export function answerError(error: unknown): {code: number; message: string; data?: unknown} {
+	if (error instanceof JsonRpcError) return {code: error.code, message: error.message, data: error.data};
+	if (error instanceof HangarError) return {code: error.code, message: error.message, data: error.toData()};
+	return {code: JsonRpcCode.InternalError, message: `hangar could not relay the request to a client: ${errorMessage(error)}`};
+}
+
+export function noClientSide(server: string, method: RelayedMethod): HangarError {
+	return new HangarError({code: 'NoClientAnswer', upstream: server, operation: method, message: 'this hangar relays no requests to clients'});
+}
+
+/** The SDK's "MCP error -32xxx: " prefix, which hangar's own message does not repeat. */
+export function stripSdkPrefix(message: string): string {
+	return message.replace(/^MCP error -?\d+: /, '');
 }

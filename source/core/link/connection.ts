@@ -28,8 +28,8 @@ import {
 	type JSONRPCMessage,
 	type Progress,
 } from '@modelcontextprotocol/sdk/types.js';
-import {HangarError, JsonRpcCode, JsonRpcError, errorMessage} from '../base/errors.js';
-import {ConnectionLostError, RequestCancelledError, UpstreamRpcError, UpstreamTimeoutError} from './connection-errors.js';
+import {errorMessage} from '../base/errors.js';
+import {ConnectionLostError, RequestCancelledError, UpstreamRpcError, UpstreamTimeoutError, answerError, noClientSide, stripSdkPrefix} from './connection-errors.js';
 import {NO_SDK_TIMEOUT, connectRemote} from './remote-transport.js';
 import type {ServerConfig, ToolDefinition} from '../config/read-config.js';
 import {PausableTimer} from '../base/pausable-timer.js';
@@ -144,10 +144,7 @@ export class UpstreamConnection {
 		return UpstreamConnection.connect(undefined, config, log, events, signal, graceMs, clientSide);
 	}
 
-	/**
-	 * A way to open connections over transports made elsewhere, e.g. the SDK's
-	 * in-memory pair in a unit test: `transport()` is called once per start.
-	 */
+	/** Opens connections over transports made elsewhere (the SDK's in-memory pair in unit tests): `transport()` once per start. */
 	static over(transport: () => Transport): OpenConnection {
 		return async (config, log, events, signal, graceMs, clientSide) => UpstreamConnection.connect(transport(), config, log, events, signal, graceMs, clientSide);
 	}
@@ -664,19 +661,4 @@ export class UpstreamConnection {
 			throw error;
 		}
 	}
-}
-
-/** What the upstream is told when its request could not be answered by a client. */
-function answerError(error: unknown): {code: number; message: string; data?: unknown} {
-	if (error instanceof JsonRpcError) return {code: error.code, message: error.message, data: error.data};
-	if (error instanceof HangarError) return {code: error.code, message: error.message, data: error.toData()};
-	return {code: JsonRpcCode.InternalError, message: `hangar could not relay the request to a client: ${errorMessage(error)}`};
-}
-
-function noClientSide(server: string, method: RelayedMethod): HangarError {
-	return new HangarError({code: 'NoClientAnswer', upstream: server, operation: method, message: 'this hangar relays no requests to clients'});
-}
-
-function stripSdkPrefix(message: string): string {
-	return message.replace(/^MCP error -?\d+: /, '');
 }
