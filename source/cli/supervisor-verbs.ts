@@ -247,7 +247,7 @@ export function statusTable(entries: readonly StatusEntry[], now = Date.now(), w
 	return `${[line(header, false), ...cells.map(row => line(row))].join('\n')}\n`;
 }
 
-export async function statusCommand(options: CommandOptions & {json: boolean}, io: Output = stdio): Promise<number> {
+export async function statusVerb(options: CommandOptions & {json: boolean}, io: Output = stdio): Promise<number> {
 	return throughSupervisor(
 		options,
 		io,
@@ -363,7 +363,7 @@ function printResult(options: CallOptions, result: CallToolResult, io: Output): 
 	return 0;
 }
 
-export async function callCommand(options: CallOptions, io: Output = stdio): Promise<number> {
+export async function callVerb(options: CallOptions, io: Output = stdio): Promise<number> {
 	return throughSupervisor(
 		options,
 		io,
@@ -409,14 +409,14 @@ async function callStandalone(config: HangarConfig, options: CallOptions, io: Ou
 // ---------------------------------------------------------------------------
 // approve, quarantine
 
-export async function adminCommand(options: CommandOptions & {server: string; action: 'approve' | 'quarantine'}, io: Output = stdio): Promise<number> {
+export async function adminVerb(options: CommandOptions & {server: string; action: 'approve' | 'quarantine'}, io: Output = stdio): Promise<number> {
 	const via = `a person (mcp-hangar ${options.action})`;
 	return throughSupervisor(
 		options,
 		io,
 		async client => {
 			try {
-				io.out(`${await client.command(options.server, options.action, via)}\n`);
+				io.out(`${await client.act(options.server, options.action, via)}\n`);
 				return 0;
 			} catch (error) {
 				io.err(describe(error));
@@ -431,7 +431,7 @@ async function adminStandalone(config: HangarConfig, options: CommandOptions & {
 	return withSupervisor(config, options, async supervisor => {
 		// The supervisor refuses what it cannot save (another hangar writes the state dir) and says why.
 		try {
-			const message = await supervisor.command(options.server, options.action, via);
+			const message = await supervisor.act(options.server, options.action, via);
 			io.out(`${message}\n`);
 			return 0;
 		} catch (error) {
@@ -453,7 +453,7 @@ async function adminStandalone(config: HangarConfig, options: CommandOptions & {
  * error so a person sees them all before a client does; other clients' keys
  * that hangar ignores are notes, not failures.
  */
-export async function checkConfigCommand(options: CommandOptions, io: Output = stdio): Promise<number> {
+export async function checkConfigVerb(options: CommandOptions, io: Output = stdio): Promise<number> {
 	const config = loadConfig(options.configPath, {stateDir: options.stateDir});
 	const errors = config.issues.filter(issue => issue.severity !== 'notice');
 	const notices = config.issues.filter(issue => issue.severity === 'notice');
@@ -496,9 +496,9 @@ export async function checkConfigCommand(options: CommandOptions, io: Output = s
 // ---------------------------------------------------------------------------
 // start, stop, restart: through the running supervisor only
 
-export async function lifecycleCommand(options: CommandOptions & {server: string; action: 'start' | 'stop' | 'restart'}, io: Output = stdio): Promise<number> {
+export async function lifecycleVerb(options: CommandOptions & {server: string; action: 'start' | 'stop' | 'restart'}, io: Output = stdio): Promise<number> {
 	return onlyLive(options, io, `${options.action} "${options.server}"`, async client => {
-		io.out(`${await client.command(options.server, options.action, `a person (mcp-hangar ${options.action})`)}\n`);
+		io.out(`${await client.act(options.server, options.action, `a person (mcp-hangar ${options.action})`)}\n`);
 		return 0;
 	});
 }
@@ -520,7 +520,7 @@ function reloadAnswer(answer: ConfigAnswer, io: Output): number {
 	return 0;
 }
 
-export async function reloadCommand(options: CommandOptions, io: Output = stdio): Promise<number> {
+export async function reloadVerb(options: CommandOptions, io: Output = stdio): Promise<number> {
 	return onlyLive(options, io, 'reload the config', async client => reloadAnswer(await client.config({via: 'mcp-hangar reload'}), io));
 }
 
@@ -564,7 +564,7 @@ async function follow(client: {close(): Promise<void>}, next: () => Promise<void
  * transitions) from the running supervisor; with `follow`, new lines as they
  * come until Ctrl-C.
  */
-export async function logsCommand(options: CommandOptions & {server: string; follow: boolean}, io: Output = stdio): Promise<number> {
+export async function logsVerb(options: CommandOptions & {server: string; follow: boolean}, io: Output = stdio): Promise<number> {
 	return onlyLive(options, io, `show the log of "${options.server}"`, async client => {
 		let page = await client.logs(options.server, 0, false);
 		for (const line of page.lines) io.out(logLine(line));
@@ -600,7 +600,7 @@ export function callLine(call: CallLogDetail): string {
  * the arguments and result); `server` keeps one upstream's; with `follow`,
  * new calls as they finish until Ctrl-C.
  */
-export async function callsCommand(options: CommandOptions & {server: string | undefined; follow: boolean; json: boolean}, io: Output = stdio): Promise<number> {
+export async function callsVerb(options: CommandOptions & {server: string | undefined; follow: boolean; json: boolean}, io: Output = stdio): Promise<number> {
 	return onlyLive(options, io, 'show the calls', async client => {
 		const print = (calls: readonly CallLogDetail[]): void => {
 			for (const call of calls) {

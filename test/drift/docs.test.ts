@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
 import {describe, expect, it} from 'vitest';
-import {commandHelps, commandNames, flagHelp} from '../../source/cli/help.js';
+import {commandHelps, verbNames, flagHelp} from '../../source/cli/help.js';
 import {defaults, parseConfig, topLevelKeys} from '../../source/core/config/read-config.js';
 import {connectionTransitions} from '../../source/core/gateway/connection-state.js';
 import {bridgeTransitions} from '../../source/core/endpoints/bridge-state.js';
@@ -271,7 +271,7 @@ describe('README.md', () => {
 
 	it('documents every command, and the CLI\'s own help covers every flag', () => {
 		const cli = section(readme, 'CLI');
-		for (const name of commandNames) expect(cli, `README CLI section shows mcp-hangar ${name}`).toContain(`mcp-hangar ${name}`);
+		for (const name of verbNames) expect(cli, `README CLI section shows mcp-hangar ${name}`).toContain(`mcp-hangar ${name}`);
 		expect(Object.keys(flagHelp).sort()).toEqual(cliFlags().map(flag => flag.long.slice(2)).sort());
 		for (const help of commandHelps) for (const flag of help.flags) expect(flagHelp, `${help.name}'s flag ${flag}`).toHaveProperty([flag]);
 	});

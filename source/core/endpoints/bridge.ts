@@ -34,7 +34,7 @@ import type net from 'node:net';
 import {Duplex, type Readable, type Writable} from 'node:stream';
 import {createBridgeMachine} from './bridge-state.js';
 import {ErrorCode, JsonRpcCode} from '../base/errors.js';
-import {commandMethod, drainingNotification, isHangarMethod} from '../wire/protocol.js';
+import {personActionMethod, drainingNotification, isHangarMethod} from '../wire/protocol.js';
 import {LineSplitter} from '../wire/line-splitter.js';
 import {
 	answerIdText,
@@ -163,7 +163,7 @@ export class StdioBridge {
 		const shape: Shape = {id, method, response: checked.kind === 'response', error: checked.kind === 'response' && 'error' in checked.value};
 		if (method !== undefined && isHangarMethod(method)) {
 			// A person's commands come from the CLI on the socket itself, never from an MCP client.
-			if (id !== undefined) this.answerError(id, JsonRpcCode.MethodNotFound, `Method not found: "${method}" is not available to MCP clients (${commandMethod} is for mcp-hangar's own CLI)`);
+			if (id !== undefined) this.answerError(id, JsonRpcCode.MethodNotFound, `Method not found: "${method}" is not available to MCP clients (${personActionMethod} is for mcp-hangar's own CLI)`);
 			return;
 		}
 
