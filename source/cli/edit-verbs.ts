@@ -58,7 +58,7 @@ export function entryFromFlags(options: AddOptions): HangarEntry {
 	return {command, ...(args.length > 0 ? {args} : {}), ...(Object.keys(env).length > 0 ? {env} : {})};
 }
 
-export function addCommand(options: AddOptions, io: Output): number {
+export function addVerb(options: AddOptions, io: Output): number {
 	if (!isValidServerName(options.name)) {
 		throw new UsageError(
 			`bad server name "${options.name}": expected 1-32 letters, digits, "-" or single "_" (no "__", not ending in "_"), because it becomes the tool prefix "<server>__<tool>"; e.g. "${validServerName(options.name)}"`,
@@ -83,7 +83,7 @@ export function addCommand(options: AddOptions, io: Output): number {
 	return 0;
 }
 
-export function removeCommand(options: {name: string; config: string | undefined}, io: Output): number {
+export function removeVerb(options: {name: string; config: string | undefined}, io: Output): number {
 	const configPath = editableConfigPath(options.config);
 	const config = openHangarConfig(configPath);
 	const names = Object.keys(config.servers);

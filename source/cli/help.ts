@@ -214,7 +214,7 @@ export const commandHelps: CommandHelp[] = [
 	},
 ];
 
-export const commandNames = commandHelps.map(help => help.name);
+export const verbNames = commandHelps.map(help => help.name);
 
 function flagLines(names: readonly string[]): string[] {
 	const rows = names.map(name => flagHelp[name]!);

@@ -128,7 +128,7 @@ function report(files: readonly ClientFile[], items: readonly ImportItem[], io: 
 	}
 }
 
-export function importCommand(options: ImportOptions, io: Output): number {
+export function importVerb(options: ImportOptions, io: Output): number {
 	const environment = options.environment ?? currentEnvironment();
 	const self = selfCommand(environment.env);
 	const {locations, explicit} = sourceLocations(options.source, environment);

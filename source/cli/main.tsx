@@ -13,7 +13,7 @@ import {Logger, fileSink, logLevels, stderrSink, type LogLevel} from '../core/ba
 import type {HttpListenOptions} from '../core/endpoints/http-endpoint.js';
 import {UsageError} from '../core/base/usage-error.js';
 import {terminalOutput} from '../core/base/terminal-text.js';
-import {commandHelpText, commandNames, generalHelpText} from './help.js';
+import {commandHelpText, verbNames, generalHelpText} from './help.js';
 import {didYouMean} from '../core/base/closest-match.js';
 import {clientIds} from '../client-files/client-model.js';
 import {selfCommand} from '../client-files/hangar-launch.js';
@@ -94,9 +94,9 @@ function unknownFlag(words: readonly string[]): string | undefined {
 	return undefined;
 }
 
-const command = cli.input[0];
+const verb = cli.input[0];
 // One-shot commands keep stderr for their own messages: the engine's info lines would bury them.
-const oneShot = ['status', 'call', 'approve', 'quarantine', 'start', 'stop', 'restart', 'logs', 'reload', 'shutdown'].includes(command ?? '');
+const oneShot = ['status', 'call', 'approve', 'quarantine', 'start', 'stop', 'restart', 'logs', 'reload', 'shutdown'].includes(verb ?? '');
 const logLevel = (flags.logLevel ?? (oneShot ? 'warn' : 'info')) as LogLevel;
 
 /** The --http flags of serve and tui, checked before anything starts. */
@@ -107,7 +107,7 @@ async function httpFlags(): Promise<HttpListenOptions | undefined> {
 		return undefined;
 	}
 
-	if (command !== 'serve' && command !== 'tui') usage('--http only applies to "serve" and "tui"');
+	if (verb !== 'serve' && verb !== 'tui') usage('--http only applies to "serve" and "tui"');
 	const {resolveHttpOptions} = await import('../core/endpoints/http-endpoint.js');
 	return resolveHttpOptions(flags, process.env);
 }
@@ -121,11 +121,11 @@ function checkCommandFlags(): void {
 		[flags.url !== undefined, '--url', ['add']],
 		[(flags.header ?? []).length > 0, '--header', ['add']],
 	];
-	for (const [given, flag, commands] of only) {
-		if (given && !commands.includes(command ?? '')) usage(`${flag} only applies to ${commands.map(name => `"${name}"`).join(' and ')}`);
+	for (const [given, flag, verbs] of only) {
+		if (given && !verbs.includes(verb ?? '')) usage(`${flag} only applies to ${verbs.map(name => `"${name}"`).join(' and ')}`);
 	}
 
-	if (afterSeparator !== undefined && command !== 'add') usage('"--" only applies to "add" (mcp-hangar add NAME -- COMMAND [ARGS...])');
+	if (afterSeparator !== undefined && verb !== 'add') usage('"--" only applies to "add" (mcp-hangar add NAME -- COMMAND [ARGS...])');
 }
 
 function printHelp(topic: string | undefined): void {
@@ -134,13 +134,13 @@ function printHelp(topic: string | undefined): void {
 		return;
 	}
 
-	if (!commandNames.includes(topic)) usage(`no help for "${topic}": not a command.${didYouMean(topic, commandNames)} Commands: ${commandNames.join(', ')}`);
+	if (!verbNames.includes(topic)) usage(`no help for "${topic}": not a command.${didYouMean(topic, verbNames)} Commands: ${verbNames.join(', ')}`);
 	process.stdout.write(commandHelpText(topic));
 }
 
 function takes(count: number, what: string): string[] {
 	const rest = cli.input.slice(1);
-	if (rest.length !== count) usage(`"${command}" ${what}${rest.length > count ? ` (got ${rest.join(' ')})` : ''}`);
+	if (rest.length !== count) usage(`"${verb}" ${what}${rest.length > count ? ` (got ${rest.join(' ')})` : ''}`);
 	return rest;
 }
 
@@ -152,18 +152,18 @@ async function main(): Promise<void> {
 		return;
 	}
 
-	if (command === 'help') {
+	if (verb === 'help') {
 		if (cli.input.length > 2) usage(`"help" takes at most one COMMAND (got ${cli.input.slice(1).join(' ')})`);
 		printHelp(cli.input[1]);
 		return;
 	}
 
 	if (flags.help) {
-		printHelp(command !== undefined && commandNames.includes(command) ? command : undefined);
+		printHelp(verb !== undefined && verbNames.includes(verb) ? verb : undefined);
 		return;
 	}
 
-	if (command !== undefined && !commandNames.includes(command)) usage(`unknown command "${command}".${didYouMean(command, commandNames)}`);
+	if (verb !== undefined && !verbNames.includes(verb)) usage(`unknown command "${verb}".${didYouMean(verb, verbNames)}`);
 	checkCommandFlags();
 	const configPath = resolveConfigPath(flags.config);
 	const http = await httpFlags();
@@ -173,7 +173,7 @@ async function main(): Promise<void> {
 	const logger = () => new Logger(flags.logFile === undefined ? stderrSink() : fileSink(flags.logFile), logLevel);
 	const io = terminalOutput;
 
-	switch (command) {
+	switch (verb) {
 		case 'tui': {
 			takes(0, 'takes no arguments');
 			const {runTui} = await import('../tui/tui.js');
@@ -200,32 +200,32 @@ async function main(): Promise<void> {
 
 		case 'status': {
 			takes(0, 'takes no arguments');
-			const {statusCommand} = await oneShots();
-			process.exitCode = await statusCommand({configPath, stateDir: flags.stateDir, logger: logger(), json: flags.json});
+			const {statusVerb} = await oneShots();
+			process.exitCode = await statusVerb({configPath, stateDir: flags.stateDir, logger: logger(), json: flags.json});
 			return;
 		}
 
 		case 'call': {
 			const [server, tool] = takes(2, 'needs SERVER and TOOL, e.g. mcp-hangar call everything echo --args \'{"message":"hi"}\'');
-			const {callCommand, parseArgsJson} = await oneShots();
-			process.exitCode = await callCommand({configPath, stateDir: flags.stateDir, logger: logger(), server: server!, tool: tool!, args: parseArgsJson(flags.args), json: flags.json});
+			const {callVerb, parseArgsJson} = await oneShots();
+			process.exitCode = await callVerb({configPath, stateDir: flags.stateDir, logger: logger(), server: server!, tool: tool!, args: parseArgsJson(flags.args), json: flags.json});
 			return;
 		}
 
 		case 'approve':
 		case 'quarantine': {
-			const [server] = takes(1, `needs exactly one SERVER, e.g. mcp-hangar ${command} memory`);
-			const {adminCommand} = await oneShots();
-			process.exitCode = await adminCommand({configPath, stateDir: flags.stateDir, logger: logger(), server: server!, action: command});
+			const [server] = takes(1, `needs exactly one SERVER, e.g. mcp-hangar ${verb} memory`);
+			const {adminVerb} = await oneShots();
+			process.exitCode = await adminVerb({configPath, stateDir: flags.stateDir, logger: logger(), server: server!, action: verb});
 			return;
 		}
 
 		case 'start':
 		case 'stop':
 		case 'restart': {
-			const [server] = takes(1, `needs exactly one SERVER, e.g. mcp-hangar ${command} memory`);
-			const {lifecycleCommand} = await oneShots();
-			process.exitCode = await lifecycleCommand({configPath, stateDir: flags.stateDir, logger: logger(), server: server!, action: command});
+			const [server] = takes(1, `needs exactly one SERVER, e.g. mcp-hangar ${verb} memory`);
+			const {lifecycleVerb} = await oneShots();
+			process.exitCode = await lifecycleVerb({configPath, stateDir: flags.stateDir, logger: logger(), server: server!, action: verb});
 			return;
 		}
 
@@ -233,56 +233,56 @@ async function main(): Promise<void> {
 			if (flags.calls) {
 				const rest = cli.input.slice(1);
 				if (rest.length > 1) usage(`"logs --calls" takes at most one SERVER (got ${rest.join(' ')})`);
-				const {callsCommand} = await oneShots();
-				process.exitCode = await callsCommand({configPath, stateDir: flags.stateDir, logger: logger(), server: rest[0], follow: flags.follow, json: flags.json});
+				const {callsVerb} = await oneShots();
+				process.exitCode = await callsVerb({configPath, stateDir: flags.stateDir, logger: logger(), server: rest[0], follow: flags.follow, json: flags.json});
 				return;
 			}
 
 			const [server] = takes(1, 'needs exactly one SERVER (or --calls), e.g. mcp-hangar logs memory -f');
-			const {logsCommand} = await oneShots();
-			process.exitCode = await logsCommand({configPath, stateDir: flags.stateDir, logger: logger(), server: server!, follow: flags.follow});
+			const {logsVerb} = await oneShots();
+			process.exitCode = await logsVerb({configPath, stateDir: flags.stateDir, logger: logger(), server: server!, follow: flags.follow});
 			return;
 		}
 
 		case 'shutdown': {
 			takes(0, 'takes no arguments');
-			const {shutdownCommand} = await import('./shutdown-verb.js');
-			process.exitCode = await shutdownCommand({configPath, stateDir: flags.stateDir, logger: logger(), yes: flags.yes}, io);
+			const {shutdownVerb} = await import('./shutdown-verb.js');
+			process.exitCode = await shutdownVerb({configPath, stateDir: flags.stateDir, logger: logger(), yes: flags.yes}, io);
 			return;
 		}
 
 		case 'reload': {
 			takes(0, 'takes no arguments');
-			const {reloadCommand} = await oneShots();
-			process.exitCode = await reloadCommand({configPath, stateDir: flags.stateDir, logger: logger()});
+			const {reloadVerb} = await oneShots();
+			process.exitCode = await reloadVerb({configPath, stateDir: flags.stateDir, logger: logger()});
 			return;
 		}
 
 		case 'import': {
 			if (cli.input.length > 2) usage(`"import" takes at most one CLIENT or FILE (got ${cli.input.slice(1).join(' ')})`);
-			const {importCommand} = await import('./import-verb.js');
-			process.exitCode = importCommand({source: cli.input[1], dryRun: flags.dryRun, config: flags.config}, io);
+			const {importVerb} = await import('./import-verb.js');
+			process.exitCode = importVerb({source: cli.input[1], dryRun: flags.dryRun, config: flags.config}, io);
 			return;
 		}
 
 		case 'setup': {
 			const [client] = takes(1, `needs one CLIENT, e.g. mcp-hangar setup claude-desktop (clients: ${clientIds.join(', ')})`);
-			const {setupCommand} = await import('./setup-verb.js');
-			process.exitCode = setupCommand({client: client!, undo: flags.undo, dryRun: flags.dryRun, config: flags.config}, io);
+			const {setupVerb} = await import('./setup-verb.js');
+			process.exitCode = setupVerb({client: client!, undo: flags.undo, dryRun: flags.dryRun, config: flags.config}, io);
 			return;
 		}
 
 		case 'add': {
 			const [name] = takes(1, 'needs one NAME, e.g. mcp-hangar add memory -- npx -y @modelcontextprotocol/server-memory');
-			const {addCommand} = await import('./edit-verbs.js');
-			process.exitCode = addCommand({name: name!, command: afterSeparator ?? [], env: flags.env ?? [], url: flags.url, headers: flags.header ?? [], config: flags.config}, io);
+			const {addVerb} = await import('./edit-verbs.js');
+			process.exitCode = addVerb({name: name!, command: afterSeparator ?? [], env: flags.env ?? [], url: flags.url, headers: flags.header ?? [], config: flags.config}, io);
 			return;
 		}
 
 		case 'remove': {
 			const [name] = takes(1, 'needs one NAME, e.g. mcp-hangar remove memory');
-			const {removeCommand} = await import('./edit-verbs.js');
-			process.exitCode = removeCommand({name: name!, config: flags.config}, io);
+			const {removeVerb} = await import('./edit-verbs.js');
+			process.exitCode = removeVerb({name: name!, config: flags.config}, io);
 			return;
 		}
 
@@ -290,8 +290,8 @@ async function main(): Promise<void> {
 	}
 
 	if (flags.checkConfig) {
-		const {checkConfigCommand} = await oneShots();
-		process.exitCode = await checkConfigCommand({configPath, stateDir: flags.stateDir, logger: logger()});
+		const {checkConfigVerb} = await oneShots();
+		process.exitCode = await checkConfigVerb({configPath, stateDir: flags.stateDir, logger: logger()});
 		return;
 	}
 
@@ -314,7 +314,7 @@ async function main(): Promise<void> {
 }
 
 function usage(problem: string): never {
-	const topic = command !== undefined && command !== 'help' && commandNames.includes(command) ? ` ${command}` : '';
+	const topic = verb !== undefined && verb !== 'help' && verbNames.includes(verb) ? ` ${verb}` : '';
 	terminalOutput.err(`mcp-hangar: ${problem}${/[.?!]$/.test(problem) ? '' : '.'} Run ${selfCommand()} help${topic} for ${topic === '' ? 'the commands' : 'its usage and examples'}.\n`);
 	process.exit(2);
 }

@@ -23,7 +23,7 @@ type Output = {out: (text: string) => void; err: (text: string) => void};
 
 export type SetupOptions = {client: string; undo: boolean; dryRun: boolean; config: string | undefined; environment?: ClientEnvironment};
 
-export function setupCommand(options: SetupOptions, io: Output): number {
+export function setupVerb(options: SetupOptions, io: Output): number {
 	const environment = options.environment ?? currentEnvironment();
 	const self = selfCommand(environment.env);
 	const format = findClientFormat(options.client);

@@ -74,7 +74,7 @@ async function stop(pid: number, who: string, stateDir: string, io: Output): Pro
 	return 0;
 }
 
-export async function shutdownCommand(options: CommandOptions & {yes: boolean}, io: Output, confirm: Confirm = onTerminal): Promise<number> {
+export async function shutdownVerb(options: CommandOptions & {yes: boolean}, io: Output, confirm: Confirm = onTerminal): Promise<number> {
 	const {config} = readConfig(options);
 	const link = await ConsoleClient.connect(config, 'a person (mcp-hangar shutdown)');
 	if (typeof link === 'string') {

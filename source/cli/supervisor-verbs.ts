@@ -24,7 +24,10 @@ import {createSupervisor} from '../core/endpoints/runtime.js';
 import {describeClash, type Supervisor} from '../core/engine/supervisor.js';
 import {isPlainObject} from '../core/wire/message-classifier.js';
 import {UsageError} from '../core/base/usage-error.js';
-import {stateView, statusEntries, type StateView, type StatusEntry} from '../core/views/views.js';
+import {stateView, statusEntries, type StateView} from '../core/views/views.js';
+import {statusTable} from './status-table.js';
+
+export {statusTable} from './status-table.js';
 import {SupervisorCallError, SupervisorClient, cliClientName, type ConfigAnswer} from '../core/endpoints/supervisor-client.js';
 import type {DriftView} from '../core/views/views.js';
 import type {CallToolResult} from '../core/link/connection.js';
@@ -147,107 +150,7 @@ function otherWriterNote(supervisor: Supervisor): string | undefined {
 // ---------------------------------------------------------------------------
 // status
 
-const ago = (iso: string | null, now: number): string => {
-	if (iso === null) return '-';
-	const seconds = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
-	if (seconds < 60) return `${seconds}s ago`;
-	if (seconds < 3600) return `${Math.round(seconds / 60)}m ago`;
-	if (seconds < 86_400) return `${Math.round(seconds / 3600)}h ago`;
-	return `${Math.round(seconds / 86_400)}d ago`;
-};
-
-/** "shared", "per-client", or what "auto" runs now ("auto: per-client" once the upstream asked a client for roots, sampling or elicitation). */
-function instancesCell(entry: StatusEntry): string {
-	const mode = entry.instanceMode;
-	if (mode === undefined) return '-';
-	return mode.setting === 'auto' ? `auto: ${mode.runs}` : mode.setting;
-}
-
-/**
- * Words of `text` in lines of at most `room` characters (a word longer than
- * that is cut where it must be).
- */
-function foldText(text: string, room: number): string[] {
-	const lines: string[] = [];
-	let current = '';
-	for (const word of text.split(' ')) {
-		for (let rest = word; rest.length > 0; ) {
-			const space = current === '' ? 0 : 1;
-			if (current.length + space + rest.length <= room) {
-				current = current === '' ? rest : `${current} ${rest}`;
-				rest = '';
-			} else if (current === '') {
-				lines.push(rest.slice(0, room));
-				rest = rest.slice(room);
-			} else {
-				lines.push(current);
-				current = '';
-			}
-		}
-	}
-
-	return [...lines, current].filter(line => line !== '');
-}
-
-/**
- * The hangar_list view as an aligned table, one row per upstream. LAST ERROR
- * is never cut: piped or redirected (`width` undefined), each row is one
- * line; on a terminal `width` columns wide, a long error folds onto the next
- * lines under its column (or under the row when the column starts too far
- * right), so its hint is still there.
- */
-export function statusTable(entries: readonly StatusEntry[], now = Date.now(), width?: number): string {
-	const header = ['NAME', 'STATE', 'ADMIN', 'CALLABLE', 'TOOLS', '~TOKENS', 'VERIFIED', 'CALLS', 'FAILURES', 'P50', 'RESTARTS', 'INSTANCES', 'LAST ERROR'];
-	const rows = entries.flatMap(entry => [[
-		entry.name,
-		entry.state,
-		entry.admin,
-		entry.callable ? 'yes' : 'no',
-		entry.toolsSource === 'none' ? 'not listed yet' : `${entry.tools}${entry.stale ? ' (stale)' : ''}`,
-		entry.contextTokens === undefined || entry.contextTokens === 0 ? '-' : String(entry.contextTokens),
-		ago(entry.lastVerifiedAt, now),
-		String(entry.calls),
-		`${entry.consecutiveFailures}/${entry.failures}`,
-		entry.latencyMs.p50 === null ? '-' : `${entry.latencyMs.p50}ms`,
-		String(entry.restarts),
-		instancesCell(entry),
-		(entry.quarantineReason ?? entry.lastError ?? '-').replaceAll(/\s+/g, ' '),
-	],
-	// A per-client server's instances, one row each under it.
-	...(entry.instances ?? []).map(instance => [
-		`  ${instance.name}`,
-		instance.state,
-		'',
-		'',
-		'',
-		'',
-		'',
-		String(instance.calls),
-		String(instance.failures),
-		'',
-		String(instance.restarts),
-		'',
-		`pid ${instance.pid ?? '-'}, client ${instance.client}${instance.lastError === null ? '' : `: ${instance.lastError}`}`.replaceAll(/\s+/g, ' '),
-	])]);
-	// Escaped before the columns are measured, so a name with a control in it still lines up.
-	const cells = rows.map(row => row.map(cell => terminalText(cell)));
-	const widths = header.map((title, column) => Math.max(title.length, ...cells.map(row => row[column]!.length)));
-	const line = (cells: string[], fold = true) => {
-		const head = cells.slice(0, -1).map((cell, column) => cell.padEnd(widths[column]!)).join('  ');
-		const last = cells.at(-1)!;
-		const offset = head.length + 2;
-		if (!fold || width === undefined || offset + last.length <= width) return `${head}  ${last}`.trimEnd();
-		// Too little room right of the other columns: the error goes under the row, indented.
-		const indent = width - offset >= 24 ? offset : 4;
-		const folded = foldText(last, Math.max(16, width - indent));
-		const first = indent === offset ? folded.shift()! : '';
-		return [`${head}  ${first}`.trimEnd(), ...folded.map(text => `${' '.repeat(indent)}${text}`)].join('\n');
-	};
-
-	return `${[line(header, false), ...cells.map(row => line(row))].join('\n')}\n`;
-}
-
-export async function statusCommand(options: CommandOptions & {json: boolean}, io: Output = stdio): Promise<number> {
+export async function statusVerb(options: CommandOptions & {json: boolean}, io: Output = stdio): Promise<number> {
 	return throughSupervisor(
 		options,
 		io,
@@ -363,7 +266,7 @@ function printResult(options: CallOptions, result: CallToolResult, io: Output): 
 	return 0;
 }
 
-export async function callCommand(options: CallOptions, io: Output = stdio): Promise<number> {
+export async function callVerb(options: CallOptions, io: Output = stdio): Promise<number> {
 	return throughSupervisor(
 		options,
 		io,
@@ -409,14 +312,14 @@ async function callStandalone(config: HangarConfig, options: CallOptions, io: Ou
 // ---------------------------------------------------------------------------
 // approve, quarantine
 
-export async function adminCommand(options: CommandOptions & {server: string; action: 'approve' | 'quarantine'}, io: Output = stdio): Promise<number> {
+export async function adminVerb(options: CommandOptions & {server: string; action: 'approve' | 'quarantine'}, io: Output = stdio): Promise<number> {
 	const via = `a person (mcp-hangar ${options.action})`;
 	return throughSupervisor(
 		options,
 		io,
 		async client => {
 			try {
-				io.out(`${await client.command(options.server, options.action, via)}\n`);
+				io.out(`${await client.act(options.server, options.action, via)}\n`);
 				return 0;
 			} catch (error) {
 				io.err(describe(error));
@@ -431,7 +334,7 @@ async function adminStandalone(config: HangarConfig, options: CommandOptions & {
 	return withSupervisor(config, options, async supervisor => {
 		// The supervisor refuses what it cannot save (another hangar writes the state dir) and says why.
 		try {
-			const message = await supervisor.command(options.server, options.action, via);
+			const message = await supervisor.act(options.server, options.action, via);
 			io.out(`${message}\n`);
 			return 0;
 		} catch (error) {
@@ -453,7 +356,7 @@ async function adminStandalone(config: HangarConfig, options: CommandOptions & {
  * error so a person sees them all before a client does; other clients' keys
  * that hangar ignores are notes, not failures.
  */
-export async function checkConfigCommand(options: CommandOptions, io: Output = stdio): Promise<number> {
+export async function checkConfigVerb(options: CommandOptions, io: Output = stdio): Promise<number> {
 	const config = loadConfig(options.configPath, {stateDir: options.stateDir});
 	const errors = config.issues.filter(issue => issue.severity !== 'notice');
 	const notices = config.issues.filter(issue => issue.severity === 'notice');
@@ -496,9 +399,9 @@ export async function checkConfigCommand(options: CommandOptions, io: Output = s
 // ---------------------------------------------------------------------------
 // start, stop, restart: through the running supervisor only
 
-export async function lifecycleCommand(options: CommandOptions & {server: string; action: 'start' | 'stop' | 'restart'}, io: Output = stdio): Promise<number> {
+export async function lifecycleVerb(options: CommandOptions & {server: string; action: 'start' | 'stop' | 'restart'}, io: Output = stdio): Promise<number> {
 	return onlyLive(options, io, `${options.action} "${options.server}"`, async client => {
-		io.out(`${await client.command(options.server, options.action, `a person (mcp-hangar ${options.action})`)}\n`);
+		io.out(`${await client.act(options.server, options.action, `a person (mcp-hangar ${options.action})`)}\n`);
 		return 0;
 	});
 }
@@ -520,7 +423,7 @@ function reloadAnswer(answer: ConfigAnswer, io: Output): number {
 	return 0;
 }
 
-export async function reloadCommand(options: CommandOptions, io: Output = stdio): Promise<number> {
+export async function reloadVerb(options: CommandOptions, io: Output = stdio): Promise<number> {
 	return onlyLive(options, io, 'reload the config', async client => reloadAnswer(await client.config({via: 'mcp-hangar reload'}), io));
 }
 
@@ -564,7 +467,7 @@ async function follow(client: {close(): Promise<void>}, next: () => Promise<void
  * transitions) from the running supervisor; with `follow`, new lines as they
  * come until Ctrl-C.
  */
-export async function logsCommand(options: CommandOptions & {server: string; follow: boolean}, io: Output = stdio): Promise<number> {
+export async function logsVerb(options: CommandOptions & {server: string; follow: boolean}, io: Output = stdio): Promise<number> {
 	return onlyLive(options, io, `show the log of "${options.server}"`, async client => {
 		let page = await client.logs(options.server, 0, false);
 		for (const line of page.lines) io.out(logLine(line));
@@ -600,7 +503,7 @@ export function callLine(call: CallLogDetail): string {
  * the arguments and result); `server` keeps one upstream's; with `follow`,
  * new calls as they finish until Ctrl-C.
  */
-export async function callsCommand(options: CommandOptions & {server: string | undefined; follow: boolean; json: boolean}, io: Output = stdio): Promise<number> {
+export async function callsVerb(options: CommandOptions & {server: string | undefined; follow: boolean; json: boolean}, io: Output = stdio): Promise<number> {
 	return onlyLive(options, io, 'show the calls', async client => {
 		const print = (calls: readonly CallLogDetail[]): void => {
 			for (const call of calls) {

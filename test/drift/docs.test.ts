@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
 import {describe, expect, it} from 'vitest';
-import {commandHelps, commandNames, flagHelp} from '../../source/cli/help.js';
+import {commandHelps, verbNames, flagHelp} from '../../source/cli/help.js';
 import {defaults, parseConfig, topLevelKeys} from '../../source/core/config/read-config.js';
 import {connectionTransitions} from '../../source/core/gateway/connection-state.js';
 import {bridgeTransitions} from '../../source/core/endpoints/bridge-state.js';
@@ -161,9 +161,9 @@ function zodObjectKeys(text: string, from: number): string[] {
 }
 
 function schemaKeys(name: string): string[] {
-	const source = read('source/core/config/read-config.ts');
+	const source = read('source/core/config/config-schema.ts');
 	const at = source.indexOf(`const ${name} =`);
-	if (at === -1) throw new Error(`no "const ${name} =" in source/core/config/read-config.ts`);
+	if (at === -1) throw new Error(`no "const ${name} =" in source/core/config/config-schema.ts`);
 	return zodObjectKeys(source, at);
 }
 
@@ -271,7 +271,7 @@ describe('README.md', () => {
 
 	it('documents every command, and the CLI\'s own help covers every flag', () => {
 		const cli = section(readme, 'CLI');
-		for (const name of commandNames) expect(cli, `README CLI section shows mcp-hangar ${name}`).toContain(`mcp-hangar ${name}`);
+		for (const name of verbNames) expect(cli, `README CLI section shows mcp-hangar ${name}`).toContain(`mcp-hangar ${name}`);
 		expect(Object.keys(flagHelp).sort()).toEqual(cliFlags().map(flag => flag.long.slice(2)).sort());
 		for (const help of commandHelps) for (const flag of help.flags) expect(flagHelp, `${help.name}'s flag ${flag}`).toHaveProperty([flag]);
 	});

@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
-import {commandNames} from '../../source/cli/help.js';
+import {verbNames} from '../../source/cli/help.js';
 import {bindings} from '../../source/tui/components/keymap.js';
 import {managementTools} from '../../source/core/gateway/management-tools.js';
 import {surfaces, where, whereBrief, type SurfaceAction} from '../../source/core/engine/refusals.js';
@@ -26,9 +26,9 @@ describe('the surfaces hints name', () => {
 
 	it('names keys the keymap binds to that command', () => {
 		for (const action of actions) {
-			const {label, command} = surfaces[action].key!;
-			const binding = bindings.find(candidate => candidate.command === command && candidate.contexts.includes('main'));
-			expect(binding, `a binding for "${command}" on the main screen`).toBeDefined();
+			const {label, action: keyAction} = surfaces[action].key!;
+			const binding = bindings.find(candidate => candidate.action === keyAction && candidate.contexts.includes('main'));
+			expect(binding, `a binding for "${keyAction}" on the main screen`).toBeDefined();
 			expect(binding!.keys.map(key => key.label), `key for ${action}`).toContain(label);
 		}
 	});
@@ -44,7 +44,7 @@ describe('the surfaces hints name', () => {
 	it('names CLI commands the CLI has', () => {
 		for (const action of actions) {
 			const {cli} = surfaces[action];
-			if (cli !== undefined) expect(commandNames, `${action}: mcp-hangar ${cli}`).toContain(cli);
+			if (cli !== undefined) expect(verbNames, `${action}: mcp-hangar ${cli}`).toContain(cli);
 		}
 	});
 

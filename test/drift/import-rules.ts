@@ -13,6 +13,7 @@ export const layers = ['base', 'config', 'wire', 'link', 'engine', 'views', 'gat
 /** The modules of source/core/ that may import @modelcontextprotocol/sdk (paths under source/core/). */
 export const sdkModules = [
 	'link/connection.ts',
+	'link/remote-transport.ts',
 	'link/child-process-transport.ts',
 	'wire/line-transport.ts',
 	'gateway/pipeline.ts',

@@ -631,11 +631,11 @@ describe('in process: a supervisor event listener reads every surface already up
 
 		// cold -> stopped (a person stops it before it ever ran), stopped -> starting -> ready,
 		// ready -> stopping -> cold (idle), cold -> quarantined, quarantined -> cold (a person approves).
-		await supervisor.command('fx', 'stop', 'a person in a test');
-		await supervisor.command('fx', 'start', 'a person in a test');
+		await supervisor.act('fx', 'stop', 'a person in a test');
+		await supervisor.act('fx', 'start', 'a person in a test');
 		await t.waitForState('fx', 'cold');
-		await supervisor.command('fx', 'quarantine', 'a person in a test');
-		await supervisor.command('fx', 'approve', 'a person in a test');
+		await supervisor.act('fx', 'quarantine', 'a person in a test');
+		await supervisor.act('fx', 'approve', 'a person in a test');
 		await supervisor.callByName('fx', 'echo', {message: 'x'});
 		expect(seen.slice(0, 9)).toEqual([
 			'cold->stopped (person_stop)',

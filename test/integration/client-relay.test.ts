@@ -113,7 +113,7 @@ describe('log levels', () => {
 		b.record.remove();
 		await waitFor(async () => (await levelOf())['level'] === 'warning', 'the upstream to be asked for warning again');
 
-		await t.supervisor.command('fx', 'restart', 'a test');
+		await t.supervisor.act('fx', 'restart', 'a test');
 		await waitFor(async () => (await levelOf())['setLevelCount'] === 1, 'the restarted upstream to be asked once');
 		expect((await levelOf())['level']).toBe('warning');
 	});

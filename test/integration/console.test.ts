@@ -105,14 +105,14 @@ describe('a TUI attached over the socket', () => {
 		const source = await attach(supervisor);
 		watch(source, undefined);
 
-		expect(await source.command('fx', 'quarantine')).toContain('quarantined "fx"');
+		expect(await source.act('fx', 'quarantine')).toContain('quarantined "fx"');
 		expect(supervisor.upstream('fx').state).toBe('quarantined');
 		expect(transitions.at(-1)?.reason).toContain(via);
 		await waitFor(() => source.read(undefined).entries[0]?.state === 'quarantined', 'the quarantine on the attached TUI');
 		expect(source.approvalPins('fx')).toBe(supervisorSource(supervisor, {logFile: 'x'}).approvalPins('fx'));
 		expect(source.approvalPins('fx')).toMatch(/^its \d+ tools as last listed \(at \d\d:\d\d:\d\d\)$/);
 
-		await expect(source.command('nope', 'start')).rejects.toThrow(/unknown upstream|no upstream/i);
+		await expect(source.act('nope', 'start')).rejects.toThrow(/unknown upstream|no upstream/i);
 	});
 
 	it('says when the owner stops, keeps the last snapshot with its age, and attaches to the next owner by itself', async () => {
@@ -128,7 +128,7 @@ describe('a TUI attached over the socket', () => {
 		const stale = source.read(undefined);
 		expect(stale.stale?.why).toContain('stopped; reconnecting');
 		expect(stale.entries.map(entry => entry.name)).toEqual(['fx']);
-		await expect(source.command('fx', 'stop')).rejects.toThrow('not attached to a supervisor');
+		await expect(source.act('fx', 'stop')).rejects.toThrow('not attached to a supervisor');
 
 		await first.close();
 		const next = await startSupervisor({fx: fixture('normal')}, {}, {dir: first.dir});
@@ -137,7 +137,7 @@ describe('a TUI attached over the socket', () => {
 		// The session counts as a console once its first console request is served, which may come a moment after it connected.
 		await waitFor(() => next.supervisor.clients.list().some(client => client.console === true), 'the next owner to count the TUI as a console');
 		expect(next.supervisor.clients.list()).toEqual([expect.objectContaining({console: true})]);
-		expect(await source.command('fx', 'stop')).toContain('"fx"');
+		expect(await source.act('fx', 'stop')).toContain('"fx"');
 		expect(next.supervisor.upstream('fx').state).toBe('stopped');
 	});
 });

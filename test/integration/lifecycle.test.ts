@@ -151,7 +151,7 @@ describe('upstream lifecycle with real fixture upstreams', () => {
 		const t = await startSupervisor({fx: fixture('normal', [], {idleTimeoutSeconds: 0.5, tools: [{name: 'echo'}]})});
 		// No event to wait for: what is tested is that time itself passed (more than twice the idle timeout) since it was created.
 		await setTimeout(1200);
-		await t.supervisor.command('fx', 'start', 'a person in a test');
+		await t.supervisor.act('fx', 'start', 'a person in a test');
 		expect(t.supervisor.upstream('fx').state).toBe('ready');
 		await t.waitForState('fx', 'cold');
 		const ready = t.transitions.find(event => event.to === 'ready')!;
@@ -173,7 +173,7 @@ describe('upstream lifecycle with real fixture upstreams', () => {
 	it('refuses calls to a person-stopped upstream until a person starts it again', async () => {
 		const t = await startSupervisor({fx: fixture('normal', [], {lazy: false})});
 		await t.waitForState('fx', 'ready');
-		await t.supervisor.command('fx', 'stop', 'a person in a test');
+		await t.supervisor.act('fx', 'stop', 'a person in a test');
 		expect(t.supervisor.upstream('fx').state).toBe('stopped');
 		expect(t.supervisor.tools()).toHaveLength(0);
 		const refused = await callError(t.supervisor.callByName('fx', 'echo', {message: 'x'}));

@@ -25,257 +25,33 @@ import {closestMatch} from '../base/closest-match.js';
 import {defaultConfigCandidates, defaultStateDir} from './paths.js';
 import {parseDotenv} from './dotenv.js';
 import {foreignServerKeys, foreignTopLevelKeys, recogniseShape} from './foreign-keys.js';
+import {
+	defaults,
+	hangarSchema,
+	serverNameMaxLength,
+	serverSchema,
+	isValidPrefix,
+	type ConfigIssue,
+	type HangarConfig,
+	type HangarSettings,
+	type RemoteLaunch,
+	type ServerConfig,
+	type StdioLaunch,
+} from './config-schema.js';
 
-/** Server names become tool prefixes (`<server>__<tool>`), so they must be safe there and unambiguous. */
-export const serverNamePattern = /^[A-Za-z0-9](?:[A-Za-z0-9-]|_(?!_))*$/;
-export const serverNameMaxLength = 32;
-
-/** Whether `name` may be a server name or a namespace: both become the prefix of exposed names. */
-function isValidPrefix(name: string): boolean {
-	return serverNamePattern.test(name) && name.length <= serverNameMaxLength && !name.endsWith('_');
-}
-
-/**
- * The longest duration a Node timer can wait: above 2^31-1 ms it overflows
- * and fires after 1 ms, so a "very long" timeout would act as an instant one.
- */
-export const maxSeconds = Math.floor((2 ** 31 - 1) / 1000);
-
-const atMost = (what: string) => ({error: `expected ${what} to be at most ${maxSeconds} (about 24 days)`});
-
-const seconds = (what: string) =>
-	z
-		.number({error: `expected a number of seconds (${what})`})
-		.nonnegative({error: `expected ${what} to be 0 or more`})
-		.max(maxSeconds, atMost(what));
-
-const positiveSeconds = (what: string) =>
-	z
-		.number({error: `expected a number of seconds (${what})`})
-		.positive({error: `expected ${what} to be more than 0`})
-		.max(maxSeconds, atMost(what));
-
-const toolDefinitionSchema = z.strictObject({
-	name: z.string().min(1),
-	title: z.string().optional(),
-	description: z.string().optional(),
-	inputSchema: z.looseObject({type: z.literal('object')}).optional(),
-	outputSchema: z.looseObject({type: z.literal('object')}).optional(),
-	annotations: z.record(z.string(), z.unknown()).optional(),
-});
-
-const toolGlobs = (what: string) =>
-	z.array(z.string().min(1), {error: `expected ${what} to be an array of tool names or globs ("*" any run of characters, "?" one)`});
-
-const serverSchema = z
-	.strictObject({
-		type: z.enum(['stdio', 'http', 'streamable-http', 'sse']).optional(),
-		command: z.string().min(1, {error: 'expected a non-empty command'}).optional(),
-		args: z.array(z.string(), {error: 'expected an array of strings'}).optional(),
-		env: z.record(z.string(), z.string(), {error: 'expected an object of string values'}).optional(),
-		cwd: z.string().optional(),
-		url: z.url({error: 'expected an http(s) URL'}).optional(),
-		headers: z.record(z.string(), z.string()).optional(),
-		lazy: z.boolean().optional(),
-		idleTimeoutSeconds: seconds('idleTimeoutSeconds').optional(),
-		callTimeoutSeconds: positiveSeconds('callTimeoutSeconds').optional(),
-		startTimeoutSeconds: positiveSeconds('startTimeoutSeconds').optional(),
-		tools: z.array(toolDefinitionSchema).optional(),
-		disabled: z.boolean().optional(),
-		quarantined: z.boolean().optional(),
-		namespace: z
-			.union([z.string(), z.literal(false)], {error: 'expected a prefix string (letters, digits, "-", single "_") or false (names unprefixed)'})
-			.optional(),
-		instances: z.enum(['auto', 'shared', 'per-client'], {error: 'expected "auto" (shared until it asks a client for roots, sampling or elicitation, then per client), "shared" (one instance for every client) or "per-client" (one instance per client session)'}).optional(),
-		includeTools: toolGlobs('includeTools').optional(),
-		excludeTools: toolGlobs('excludeTools').optional(),
-		envFile: z.string({error: 'expected the path of a dotenv file'}).min(1, {error: 'expected the path of a dotenv file'}).optional(),
-	})
-	.superRefine((server, context) => {
-		if (server.command === undefined && server.url === undefined) {
-			context.addIssue({code: 'custom', message: 'expected either "command" (a subprocess) or "url" (a remote server)'});
-		}
-
-		if (server.command !== undefined && server.url !== undefined) {
-			context.addIssue({code: 'custom', message: 'expected only one of "command" and "url", not both'});
-		}
-
-		if (server.type === 'stdio' && server.url !== undefined && server.command === undefined) {
-			context.addIssue({code: 'custom', path: ['type'], message: 'expected "http", "streamable-http" or "sse" (or no "type") for a "url" server; "stdio" is for "command" servers'});
-		}
-
-		if (server.type !== undefined && server.type !== 'stdio' && server.command !== undefined && server.url === undefined) {
-			context.addIssue({code: 'custom', path: ['type'], message: `expected "stdio" (or no "type") for a "command" server; "${server.type}" is for "url" servers`});
-		}
-
-		if (server.url === undefined && (server.headers !== undefined)) {
-			context.addIssue({code: 'custom', path: ['headers'], message: '"headers" only applies to "url" servers'});
-		}
-
-		if (server.instances === 'per-client' && server.lazy === false) {
-			context.addIssue({code: 'custom', path: ['lazy'], message: '"lazy": false does not apply to a "per-client" server: each instance starts at its client session\'s first request'});
-		}
-
-		if (server.command === undefined && (server.args !== undefined || server.env !== undefined || server.cwd !== undefined)) {
-			context.addIssue({code: 'custom', message: '"args", "env" and "cwd" only apply to "command" servers'});
-		}
-	});
-
-const hangarSchema = z.strictObject({
-	stateDir: z.string().optional(),
-	healthIntervalSeconds: seconds('healthIntervalSeconds').optional(),
-	pingTimeoutSeconds: positiveSeconds('pingTimeoutSeconds').optional(),
-	failureThreshold: z.int().min(1).optional(),
-	backoffMinSeconds: positiveSeconds('backoffMinSeconds').optional(),
-	backoffMaxSeconds: positiveSeconds('backoffMaxSeconds').optional(),
-	restartBudget: z
-		.strictObject({
-			maxRestarts: z.int().min(1),
-			windowSeconds: positiveSeconds('windowSeconds'),
-		})
-		.optional(),
-	startTimeoutSeconds: positiveSeconds('startTimeoutSeconds').optional(),
-	stopGraceSeconds: positiveSeconds('stopGraceSeconds').optional(),
-	idleTimeoutSeconds: seconds('idleTimeoutSeconds').optional(),
-	callTimeoutSeconds: positiveSeconds('callTimeoutSeconds').optional(),
-	lazy: z.boolean().optional(),
-	maxMessageBytes: z.int().min(1024).optional(),
-	logLines: z.int().min(10).optional(),
-	toolsRefreshSeconds: seconds('toolsRefreshSeconds').optional(),
-	quarantineNew: z.boolean().optional(),
-	pinning: z.enum(['first-use', 'approval', 'off'], {error: 'expected "first-use" (pin tools the first time they are listed), "approval" (only when a person approves) or "off"'}).optional(),
-	exposure: z.enum(['direct', 'search'], {error: 'expected "direct" (every tool listed) or "search" (only the hangar_* tools; find tools with hangar_find_tools)'}).optional(),
-	managementTools: z
-		.enum(['all', 'read-only', 'none'], {error: 'expected "all" (every hangar_* tool), "read-only" (hangar_list, hangar_details, hangar_find_tools, hangar_call) or "none"'})
-		.optional(),
-	httpCallTimeoutSeconds: positiveSeconds('httpCallTimeoutSeconds').optional(),
-	httpSessionIdleSeconds: positiveSeconds('httpSessionIdleSeconds').optional(),
-	lingerSeconds: seconds('lingerSeconds').optional(),
-	firstListWaitSeconds: seconds('firstListWaitSeconds').max(60, {error: 'expected firstListWaitSeconds to be at most 60: clients give up on a list long before that'}).optional(),
-});
-
-export type ToolDefinition = z.infer<typeof toolDefinitionSchema>;
-
-export type StdioLaunch = {kind: 'stdio'; command: string; args: string[]; env: Record<string, string>; cwd: string};
-export type RemoteLaunch = {kind: 'remote'; url: string; headers: Record<string, string>; transport: 'auto' | 'streamable-http' | 'sse'};
-
-export type ServerConfig = {
-	name: string;
-	launch: StdioLaunch | RemoteLaunch;
-	lazy: boolean;
-	idleTimeoutMs: number;
-	callTimeoutMs: number;
-	startTimeoutMs: number;
-	tools: ToolDefinition[] | undefined;
-	disabled: boolean;
-	quarantined: boolean;
-	/**
-	 * The prefix of its tools' and prompts' exposed names (`<namespace>__<name>`);
-	 * the server's name unless set, `false` for unprefixed names.
-	 */
-	namespace: string | false;
-	/**
-	 * One instance for every client session ('shared'), one per client
-	 * session that uses it ('per-client': for upstreams whose state must not
-	 * mix between clients, e.g. scoped by each client's roots), or 'auto'
-	 * (the default): shared until the upstream asks a client for roots,
-	 * sampling or elicitation, then per client (see instance-mode.ts).
-	 */
-	instances: 'auto' | 'shared' | 'per-client';
-	/** Tool name globs: when set, only the tools that match one are served (see tool-filter.ts). */
-	includeTools: string[] | undefined;
-	/** Tool name globs: the tools that match one are never served; wins over includeTools. */
-	excludeTools: string[] | undefined;
-	/**
-	 * Why the entry cannot be used (its problems, one sentence), or undefined.
-	 * An invalid entry runs as an upstream in state `invalid`: it never starts
-	 * and its calls are refused with this reason. Its launch is what could be
-	 * read of it, for display only.
-	 */
-	invalid: string | undefined;
-};
-
-export type HangarSettings = {
-	stateDir: string;
-	healthIntervalMs: number;
-	pingTimeoutMs: number;
-	failureThreshold: number;
-	backoffMinMs: number;
-	backoffMaxMs: number;
-	restartBudget: {maxRestarts: number; windowMs: number};
-	stopGraceMs: number;
-	/** hangar.callTimeoutSeconds (servers may override it); also how long a `--stdio` bridge holds a request while no supervisor is reachable. */
-	callTimeoutMs: number;
-	maxMessageBytes: number;
-	logLines: number;
-	/** How often a running upstream's tool list is re-read; older lists are shown as stale. 0: never. */
-	toolsRefreshMs: number;
-	/** Upstreams new to the state dir start quarantined until a person approves them. */
-	quarantineNew: boolean;
-	/** When tools are pinned against rug pulls: at their first listing, only by a person's approval, or never (engine/upstream/pins.ts). */
-	pinning: 'first-use' | 'approval' | 'off';
-	/** What tools/list serves: every upstream tool plus the hangar_* tools, or only the hangar_* tools. */
-	exposure: 'direct' | 'search';
-	/** Which hangar_* tools MCP clients get: all, only those that read (and hangar_call), or none. */
-	managementTools: 'all' | 'read-only' | 'none';
-	/** `serve --http`: the server-side deadline of every call, below the usual client timeout (an upstream's shorter callTimeoutSeconds still wins). */
-	httpCallTimeoutMs: number;
-	/** `serve --http`: an HTTP session with no request open for this long is closed. */
-	httpSessionIdleMs: number;
-	/** A supervisor a client's `--stdio` started (`serve --linger`) exits once no client has been attached for this long. */
-	lingerMs: number;
-	/** How long a client's first tools/list (or prompts/list) waits for the upstreams with nothing cached to list theirs. 0: not at all. */
-	firstListWaitMs: number;
-};
-
-export type HangarConfig = {
-	/** Absolute path of the file it came from (or a label for configs built in code). */
-	path: string;
-	hangar: HangarSettings;
-	servers: ServerConfig[];
-	/**
-	 * Every problem that did not stop the load, in file order: errors (an
-	 * entry made invalid, a setting or top-level key ignored) and notices
-	 * (another client's key that hangar ignores).
-	 */
-	issues: ConfigIssue[];
-};
-
-export const defaults = {
-	healthIntervalSeconds: 30,
-	pingTimeoutSeconds: 5,
-	failureThreshold: 3,
-	backoffMinSeconds: 1,
-	backoffMaxSeconds: 60,
-	restartBudget: {maxRestarts: 5, windowSeconds: 60},
-	startTimeoutSeconds: 30,
-	stopGraceSeconds: 2,
-	idleTimeoutSeconds: 300,
-	callTimeoutSeconds: 60,
-	lazy: true,
-	maxMessageBytes: 4 * 1024 * 1024,
-	logLines: 500,
-	toolsRefreshSeconds: 600,
-	quarantineNew: false,
-	pinning: 'first-use',
-	exposure: 'direct',
-	managementTools: 'all',
-	httpCallTimeoutSeconds: 25,
-	httpSessionIdleSeconds: 600,
-	lingerSeconds: 300,
-	firstListWaitSeconds: 5,
-} as const;
-
-export type ConfigIssue = {
-	path: string;
-	message: string;
-	/** `error` (the default): something does not work as written; `notice`: another client's key, ignored. */
-	severity?: 'error' | 'notice';
-	/** Set for an unset `${VAR}`: the config editors accept it (the file is used in another environment). */
-	cause?: 'unset-variable';
-	/** The server entry it belongs to, when it belongs to one. */
-	server?: string;
-};
+export {
+	defaults,
+	type ConfigIssue,
+	maxSeconds,
+	serverNameMaxLength,
+	serverNamePattern,
+	type HangarConfig,
+	type HangarSettings,
+	type RemoteLaunch,
+	type ServerConfig,
+	type StdioLaunch,
+	type ToolDefinition,
+} from './config-schema.js';
 
 export class ConfigError extends Error {
 	constructor(

@@ -30,11 +30,11 @@
  * Nothing but the supervisor's own lines and JSON-RPC errors are ever
  * written to stdout.
  */
-import net from 'node:net';
-import type {Readable, Writable} from 'node:stream';
+import type net from 'node:net';
+import {Duplex, type Readable, type Writable} from 'node:stream';
 import {createBridgeMachine} from './bridge-state.js';
 import {ErrorCode, JsonRpcCode} from '../base/errors.js';
-import {commandMethod, drainingNotification, isHangarMethod} from '../wire/protocol.js';
+import {personActionMethod, drainingNotification, isHangarMethod} from '../wire/protocol.js';
 import {LineSplitter} from '../wire/line-splitter.js';
 import {
 	answerIdText,
@@ -74,7 +74,12 @@ export type BridgeOptions = {
 	/** How long a request may wait for a supervisor before it is answered with SupervisorUnavailable. */
 	requestTimeoutMs: number;
 	/** A connection already made (the one that told `--stdio` a supervisor is there). */
-	socket?: net.Socket | undefined;
+	socket?: Duplex | undefined;
+	/**
+	 * How a connection to the supervisor is made (default: the socket at
+	 * `socketPath`, within 2 s). A unit test passes in-memory streams.
+	 */
+	connect?: (() => Promise<Duplex | ConnectFailure>) | undefined;
 	/** When stdin closes, how long answers still owed may take (default 5 s). */
 	drainMs?: number;
 	backoff?: {initialMs: number; maxMs: number};
@@ -84,7 +89,7 @@ export type BridgeOptions = {
 
 export class StdioBridge {
 	readonly machine = createBridgeMachine('stdio');
-	private socket: net.Socket | undefined;
+	private socket: Duplex | undefined;
 	private socketWriter: CoalescingWriter | undefined;
 	private readonly out: CoalescingWriter;
 	private readonly inputSplitter: LineSplitter;
@@ -158,7 +163,7 @@ export class StdioBridge {
 		const shape: Shape = {id, method, response: checked.kind === 'response', error: checked.kind === 'response' && 'error' in checked.value};
 		if (method !== undefined && isHangarMethod(method)) {
 			// A person's commands come from the CLI on the socket itself, never from an MCP client.
-			if (id !== undefined) this.answerError(id, JsonRpcCode.MethodNotFound, `Method not found: "${method}" is not available to MCP clients (${commandMethod} is for mcp-hangar's own CLI)`);
+			if (id !== undefined) this.answerError(id, JsonRpcCode.MethodNotFound, `Method not found: "${method}" is not available to MCP clients (${personActionMethod} is for mcp-hangar's own CLI)`);
 			return;
 		}
 
@@ -234,13 +239,13 @@ export class StdioBridge {
 	// The connection
 
 	private async connect(): Promise<void> {
-		const result = await connectSocket(this.options.socketPath, 2000);
+		const result = await (this.options.connect ?? (async () => connectSocket(this.options.socketPath, 2000)))();
 		if (this.machine.state !== 'connecting') {
-			if (result instanceof net.Socket) result.destroy();
+			if (result instanceof Duplex) result.destroy();
 			return;
 		}
 
-		if (result instanceof net.Socket) {
+		if (result instanceof Duplex) {
 			this.attach(result);
 			return;
 		}
@@ -278,13 +283,13 @@ export class StdioBridge {
 		}, delay);
 	}
 
-	private attach(socket: net.Socket): void {
+	private attach(socket: Duplex): void {
 		this.socket = socket;
 		this.socketWriter = new CoalescingWriter(socket);
 		this.connections += 1;
 		const reconnect = this.connections > 1;
 		socket.setEncoding('utf8');
-		socket.setNoDelay(true);
+		(socket as Partial<net.Socket>).setNoDelay?.(true);
 		// The supervisor checked what it writes: no limit, no check, just the shape.
 		const splitter = new LineSplitter(line => {
 			if (line !== '') this.fromSupervisor(line);
@@ -369,7 +374,7 @@ export class StdioBridge {
 		this.opened(true);
 	}
 
-	private connectionClosed(socket: net.Socket): void {
+	private connectionClosed(socket: Duplex): void {
 		if (socket !== this.socket) return;
 		this.socket = undefined;
 		const state = this.machine.state;

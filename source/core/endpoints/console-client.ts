@@ -11,7 +11,7 @@ import type {HangarConfig} from '../config/read-config.js';
 import type {ConsoleAnswer, ConsoleParams} from '../gateway/console.js';
 import {consoleChangedNotification, consoleMethod} from '../wire/protocol.js';
 import {drainingNotification} from '../wire/protocol.js';
-import type {Command} from '../engine/supervisor.js';
+import type {PersonAction} from '../engine/supervisor.js';
 import type {EndpointOwner} from './socket-client.js';
 import {SupervisorClient} from './supervisor-client.js';
 
@@ -20,7 +20,7 @@ export type ConsoleLink = {
 	/** Who owns the supervisor, for the header: "hangar pid 123 (mcp-hangar serve)". */
 	readonly owner: string;
 	read: (params: ConsoleParams) => Promise<ConsoleAnswer>;
-	command: (name: string, action: Command) => Promise<string>;
+	act: (name: string, action: PersonAction) => Promise<string>;
 	/** Called when the supervisor says the snapshot may have changed. */
 	onChanged: (listener: () => void) => void;
 	/** Called once when the link is gone, with why; it never comes back (connect a new one). */
@@ -105,8 +105,8 @@ export class ConsoleClient implements ConsoleLink {
 		return (await this.client.request(consoleMethod, {...params}, consoleAnswerSchema)) as unknown as ConsoleAnswer;
 	}
 
-	async command(name: string, action: Command): Promise<string> {
-		return this.client.command(name, action, this.via);
+	async act(name: string, action: PersonAction): Promise<string> {
+		return this.client.act(name, action, this.via);
 	}
 
 	async close(): Promise<void> {

@@ -17,12 +17,12 @@ import {McpError, type CallToolResult} from '@modelcontextprotocol/sdk/types.js'
 import {z} from 'zod';
 import type {CallsPage, ConfigAnswer, LogPage} from '../gateway/admin-methods.js';
 import {LineTransport} from '../wire/line-transport.js';
-import {callsMethod, cliClientName, commandMethod, configMethod, implementationInfo, logsMethod, maxListLimit, personMethod} from '../wire/protocol.js';
+import {callsMethod, cliClientName, personActionMethod, configMethod, implementationInfo, logsMethod, maxListLimit, personMethod} from '../wire/protocol.js';
 import type {HangarConfig} from '../config/read-config.js';
 import {attachToSupervisor, type EndpointOwner} from './socket-client.js';
 import type {StatusEntry} from '../views/views.js';
 import type {StatusPage} from '../gateway/management-tools.js';
-import type {Command} from '../engine/supervisor.js';
+import type {PersonAction} from '../engine/supervisor.js';
 
 const commandResult = z.object({message: z.string()});
 // The supervisor's own answers: checked for shape only, as they come from the same build.
@@ -104,9 +104,9 @@ export class SupervisorClient {
 		return this.tool('hangar_call', {server, tool, ...(args === undefined ? {} : {arguments: args})}, {timeout: 24 * 3600 * 1000});
 	}
 
-	async command(server: string, action: Command, via: string): Promise<string> {
+	async act(server: string, action: PersonAction, via: string): Promise<string> {
 		try {
-			const result = await this.client.request({method: commandMethod, params: {server, action, via}}, commandResult);
+			const result = await this.client.request({method: personActionMethod, params: {server, action, via}}, commandResult);
 			return result.message;
 		} catch (error) {
 			throw toError(error);

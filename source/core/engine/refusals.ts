@@ -6,10 +6,10 @@
  * do next.
  *
  * "What to do next" often means a person's action on some surface: a key in
- * the TUI, a CLI command, a management tool. Those are written once, in
+ * the TUI, a CLI verb, a management tool. Those are written once, in
  * `surfaces`, and every hint is built from that table, so a hint cannot name
  * a key or tool that does not exist: a drift test checks the table against
- * the TUI's keymap, the management tools and the CLI's commands.
+ * the TUI's keymap, the management tools and the CLI's verbs.
  */
 import {HangarError, JsonRpcError, JsonRpcCode, type Audience, type Hint} from '../base/errors.js';
 import type {ClientCapability} from '../link/client-side.js';
@@ -18,22 +18,22 @@ import type {ClientCapability} from '../link/client-side.js';
 export type SurfaceAction = 'start' | 'stop' | 'restart' | 'quarantine' | 'approve' | 'details' | 'logs';
 
 export type Surfaces = {
-	/** The TUI key and the keymap command it runs (source/tui/components/keymap.ts). */
-	key?: {label: string; command: string};
+	/** The TUI key and the keymap action it runs (source/tui/components/keymap.ts). */
+	key?: {label: string; action: string};
 	/** The management tool a client can call (gateway/management-tools.ts). */
 	tool?: string;
-	/** The `mcp-hangar` command a shell user runs (source/cli/main.tsx). */
+	/** The `mcp-hangar` verb a shell user runs (source/cli/main.tsx). */
 	cli?: string;
 };
 
 export const surfaces: Readonly<Record<SurfaceAction, Surfaces>> = {
-	start: {key: {label: 's', command: 'start'}, tool: 'hangar_start', cli: 'start'},
-	stop: {key: {label: 'x', command: 'stop'}, tool: 'hangar_stop', cli: 'stop'},
-	restart: {key: {label: 'r', command: 'restart'}, tool: 'hangar_restart', cli: 'restart'},
-	quarantine: {key: {label: 'u', command: 'quarantine'}, tool: 'hangar_quarantine', cli: 'quarantine'},
-	approve: {key: {label: 'u', command: 'quarantine'}, cli: 'approve'},
-	details: {key: {label: 'Enter', command: 'details'}, tool: 'hangar_details'},
-	logs: {key: {label: 'l', command: 'logs'}, tool: 'hangar_details', cli: 'logs'},
+	start: {key: {label: 's', action: 'start'}, tool: 'hangar_start', cli: 'start'},
+	stop: {key: {label: 'x', action: 'stop'}, tool: 'hangar_stop', cli: 'stop'},
+	restart: {key: {label: 'r', action: 'restart'}, tool: 'hangar_restart', cli: 'restart'},
+	quarantine: {key: {label: 'u', action: 'quarantine'}, tool: 'hangar_quarantine', cli: 'quarantine'},
+	approve: {key: {label: 'u', action: 'quarantine'}, cli: 'approve'},
+	details: {key: {label: 'Enter', action: 'details'}, tool: 'hangar_details'},
+	logs: {key: {label: 'l', action: 'logs'}, tool: 'hangar_details', cli: 'logs'},
 };
 
 function tui(action: SurfaceAction): string {

@@ -23,7 +23,7 @@ import {ConfigError, parseConfigText, type HangarConfig, type ServerConfig, type
 import {ContextCost, type ContextCostView} from './upstream/context-cost.js';
 import {describeDiff, diffConfigs, isEmptyDiff} from './config/config-diff.js';
 import {ConfigFile, hashText, type ReloadRecord} from './config/running-config.js';
-import {commands, isCommand, perClientCommand, upstreamCommand, type Command} from './upstream-commands.js';
+import {isPersonAction, perClientAct, personActions, upstreamAct, type PersonAction} from './upstream-commands.js';
 import {describeClash} from './routing/exposed-names.js';
 import type {Logger} from '../base/logger.js';
 import {errorMessage} from '../base/errors.js';
@@ -54,7 +54,7 @@ const changeEvents: Record<ExposedKind, 'toolsChanged' | 'resourcesChanged' | 'p
 	prompts: 'promptsChanged',
 };
 
-export {commands, describeClash, isCommand, type Command};
+export {describeClash, isPersonAction, personActions, type PersonAction};
 
 export type SupervisorOptions = {
 	/** How the config file was read (`--state-dir` overrides the file's stateDir): reloads read it the same way. */
@@ -477,7 +477,7 @@ export class Supervisor extends EventEmitter<{
 	 * ("a person in the TUI", "MCP client \"cursor\""). `approve` (lift a
 	 * quarantine, pin tools) is for people only: the gateway never offers it.
 	 */
-	async command(name: string, action: Command, via: string): Promise<string> {
+	async act(name: string, action: PersonAction, via: string): Promise<string> {
 		const upstream = this.upstream(name);
 		if (this.shuttingDown) throw shuttingDown(name, action);
 		if (action !== 'quarantine' && action !== 'approve') return this.dispatch(upstream, action, via);
@@ -495,10 +495,10 @@ export class Supervisor extends EventEmitter<{
 		return said;
 	}
 
-	private async dispatch(upstream: Upstream, action: Command, via: string): Promise<string> {
-		if (!this.instanceModes.runsPerClient(upstream)) return upstreamCommand(upstream, action, via);
+	private async dispatch(upstream: Upstream, action: PersonAction, via: string): Promise<string> {
+		if (!this.instanceModes.runsPerClient(upstream)) return upstreamAct(upstream, action, via);
 		const running = () => [...(this.instanceSets.get(upstream)?.values() ?? [])].map(instance => instance.upstream);
-		return perClientCommand(upstream, {running, retire: async (reason: string) => this.retireInstances(upstream, reason)}, action, via);
+		return perClientAct(upstream, {running, retire: async (reason: string) => this.retireInstances(upstream, reason)}, action, via);
 	}
 
 	/**

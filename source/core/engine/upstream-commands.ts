@@ -7,21 +7,21 @@ import {describeApproval} from './upstream/pins.js';
 import type {Upstream} from './upstream/upstream.js';
 import {pointlessCommand} from './refusals.js';
 
-/** A person's actions on one upstream (see `Supervisor.command`). */
-export const commands = ['start', 'stop', 'restart', 'quarantine', 'approve'] as const;
-export type Command = (typeof commands)[number];
+/** A person's actions on one upstream (see `Supervisor.act`). */
+export const personActions = ['start', 'stop', 'restart', 'quarantine', 'approve'] as const;
+export type PersonAction = (typeof personActions)[number];
 
-export function isCommand(value: unknown): value is Command {
-	return commands.some(command => command === value);
+export function isPersonAction(value: unknown): value is PersonAction {
+	return personActions.some(action => action === value);
 }
 
 /**
  * A person's (or a management tool's) command on one upstream, the template
- * of a per-client server included (see Supervisor.command for the rest):
+ * of a per-client server included (see Supervisor.act for the rest):
  * resolves with a sentence saying what happened, or rejects with a
  * HangarError that says why not and what to do.
  */
-export async function upstreamCommand(upstream: Upstream, action: Command, via: string): Promise<string> {
+export async function upstreamAct(upstream: Upstream, action: PersonAction, via: string): Promise<string> {
 	const name = upstream.name;
 	switch (action) {
 		case 'start': {
@@ -73,14 +73,14 @@ export type PerClientInstances = {running: () => Upstream[]; retire: (reason: st
  * starts again), restart restarts each running one. Start and approve act
  * on the template; instances start at each session's next request.
  */
-export async function perClientCommand(template: Upstream, instances: PerClientInstances, action: Command, via: string): Promise<string> {
+export async function perClientAct(template: Upstream, instances: PerClientInstances, action: PersonAction, via: string): Promise<string> {
 	const name = template.name;
 	const count = instances.running().length;
 	const ofInstances = (count: number) => `${count} instance${count === 1 ? '' : 's'}`;
 	switch (action) {
 		case 'stop':
 		case 'quarantine': {
-			const said = await upstreamCommand(template, action, via);
+			const said = await upstreamAct(template, action, via);
 			// The template is switched off first, so no new instance can start while these stop.
 			const stopped = await instances.retire( action === 'stop' ? `stopped by ${via}` : `quarantined by ${via}`);
 			return `${said} (${ofInstances(stopped)} stopped)`;
@@ -95,7 +95,7 @@ export async function perClientCommand(template: Upstream, instances: PerClientI
 
 		case 'start':
 		case 'approve': {
-			return upstreamCommand(template, action, via);
+			return upstreamAct(template, action, via);
 		}
 	}
 }

@@ -15,10 +15,10 @@
 import {JsonRpcCode, JsonRpcError} from '../base/errors.js';
 import type {ClientRecord} from '../engine/clients/clients.js';
 import type {CallLogDetail} from '../engine/call-log.js';
-import {commands, isCommand, type Supervisor} from '../engine/supervisor.js';
+import {isPersonAction, personActions, type Supervisor} from '../engine/supervisor.js';
 import type {LogBuffer} from '../link/log-buffer.js';
 import {configView, type ConfigView, type ReloadView} from '../views/views.js';
-import {callsMethod, commandMethod, configMethod, consoleChangedNotification, consoleMethod, logsMethod, personMethod} from '../wire/protocol.js';
+import {callsMethod, personActionMethod, configMethod, consoleChangedNotification, consoleMethod, logsMethod, personMethod} from '../wire/protocol.js';
 import {ConsoleChannel, parseConsoleParams} from './console.js';
 import type {Params, RequestHandler} from './pipeline.js';
 
@@ -81,14 +81,14 @@ export function installAdminMethods(session: AdminSession): void {
 			const offClose = session.onClose(finish);
 		});
 
-	session.handle(commandMethod, async (_context, params) => {
+	session.handle(personActionMethod, async (_context, params) => {
 		const server = params?.['server'];
 		const action = params?.['action'];
-		if (typeof server !== 'string' || !isCommand(action)) {
-			throw new JsonRpcError(JsonRpcCode.InvalidParams, `Invalid params for "${commandMethod}": needs {"server": string, "action": ${commands.join(' | ')}}`);
+		if (typeof server !== 'string' || !isPersonAction(action)) {
+			throw new JsonRpcError(JsonRpcCode.InvalidParams, `Invalid params for "${personActionMethod}": needs {"server": string, "action": ${personActions.join(' | ')}}`);
 		}
 
-		return {message: await supervisor.command(server, action, via(params))};
+		return {message: await supervisor.act(server, action, via(params))};
 	});
 
 	session.handle(configMethod, async (_context, params) => {

@@ -16,7 +16,7 @@ import {JsonRpcCode} from '../base/errors.js';
 import {isPlainObject} from '../wire/message-classifier.js';
 import {maxListLimit} from '../wire/protocol.js';
 import {settleWithin} from '../base/settle.js';
-import type {Command, Supervisor} from '../engine/supervisor.js';
+import type {PersonAction, Supervisor} from '../engine/supervisor.js';
 import {findPrompts, findTools, serverEntry, upstreamDetails, type StatusEntry} from '../views/views.js';
 import type {NameClash} from '../engine/routing/router.js';
 
@@ -274,7 +274,7 @@ export function statusJson(supervisor: Supervisor, args: Record<string, unknown>
 	};
 }
 
-const commandOf: Record<string, Command> = {
+const commandOf: Record<string, PersonAction> = {
 	hangar_start: 'start',
 	hangar_stop: 'stop',
 	hangar_restart: 'restart',
@@ -310,7 +310,7 @@ export async function runManagementTool(supervisor: Supervisor, name: string, ar
 			if (action === undefined) throw new Error(`${name} is not served here`);
 			const server = args['server'] as string;
 			const reason = args['reason'] as string | undefined;
-			const outcome = supervisor.command(server, action, reason === undefined ? via : `${via}: ${reason}`);
+			const outcome = supervisor.act(server, action, reason === undefined ? via : `${via}: ${reason}`);
 			// With 0 it still sees commands that settle without waiting for a process: refusals, a stop of an upstream that is not running.
 			const message = await settleWithin(outcome, ((args['waitSeconds'] as number | undefined) ?? 0) * 1000);
 			const status = serverEntry(supervisor, supervisor.upstream(server));
@@ -322,7 +322,7 @@ export async function runManagementTool(supervisor: Supervisor, name: string, ar
 	}
 }
 
-function underWay(server: string, action: Command, state: string): string {
+function underWay(server: string, action: PersonAction, state: string): string {
 	const watch = 'hangar_list shows when it is done';
 	switch (action) {
 		case 'start':

@@ -28,11 +28,12 @@ import {
 	type JSONRPCMessage,
 	type Progress,
 } from '@modelcontextprotocol/sdk/types.js';
-import {HangarError, JsonRpcCode, JsonRpcError, errorMessage} from '../base/errors.js';
+import {errorMessage} from '../base/errors.js';
+import {ConnectionLostError, RequestCancelledError, UpstreamRpcError, UpstreamTimeoutError, answerError, noClientSide, stripSdkPrefix} from './connection-errors.js';
+import {NO_SDK_TIMEOUT, connectRemote} from './remote-transport.js';
 import type {ServerConfig, ToolDefinition} from '../config/read-config.js';
 import {PausableTimer} from '../base/pausable-timer.js';
 import type {LogBuffer} from './log-buffer.js';
-import {maskText} from '../base/secret-mask.js';
 import {isPlainObject} from '../wire/message-classifier.js';
 import {implementationInfo} from '../wire/protocol.js';
 import {ChildProcessTransport, type ExitInfo} from './child-process-transport.js';
@@ -40,6 +41,7 @@ import {isRelayedMethod, type ClientSide, type LoggingLevel, type RelayOptions, 
 import {StreamOrigins} from './stream-origins.js';
 
 export type {CallToolResult, Progress};
+export {ConnectionLostError, RequestCancelledError, UpstreamRpcError, UpstreamTimeoutError} from './connection-errors.js';
 
 /**
  * The client capabilities an upstream is told when hangar has no client side
@@ -56,37 +58,15 @@ export type UpstreamIdentity = {serverInfo: {name: string; version: string} | nu
 /** The most of an upstream's instructions passed on (characters); the rest is cut. */
 export const identityInstructionsLimit = 4000;
 
-/** A JSON-RPC error the upstream itself answered with (not a transport failure). */
-export class UpstreamRpcError extends JsonRpcError {
-	constructor(code: number, message: string, data: unknown) {
-		super(code, message, data);
-		this.name = 'UpstreamRpcError';
-	}
-}
-
-/** The request got no answer within its timeout; notifications/cancelled has been sent upstream. */
-export class UpstreamTimeoutError extends Error {
-	constructor(readonly timeoutMs: number) {
-		super(`no answer within ${timeoutMs} ms`);
-		this.name = 'UpstreamTimeoutError';
-	}
-}
-
-/** The caller's signal aborted the request; notifications/cancelled has been sent upstream. */
-export class RequestCancelledError extends Error {
-	constructor() {
-		super('cancelled by the caller');
-		this.name = 'RequestCancelledError';
-	}
-}
-
-/** The connection closed under a request (crash, exit, network drop). */
-export class ConnectionLostError extends Error {
-	constructor(message = 'connection to the upstream closed') {
-		super(message);
-		this.name = 'ConnectionLostError';
-	}
-}
+/** How an upstream's connection is opened: `UpstreamConnection.open`, or a test's (`UpstreamConnection.over`). */
+export type OpenConnection = (
+	config: ServerConfig,
+	log: LogBuffer,
+	events: ConnectionEvents,
+	signal: AbortSignal,
+	graceMs: number,
+	clientSide?: ClientSide,
+) => Promise<UpstreamConnection>;
 
 export type ConnectionEvents = {
 	onClose: (exit: ExitInfo | undefined) => void;
@@ -110,8 +90,6 @@ export const listMethods = {
  * said rather than re-judging it.
  */
 const passthroughObject = z.custom<Record<string, unknown>>(value => isPlainObject(value), {message: 'expected a result object'});
-
-const NO_SDK_TIMEOUT = 2_147_000_000;
 
 /** One JSON Schema validator for every upstream client: each Client would otherwise build its own Ajv (~120 KiB). */
 let sharedValidator: AjvJsonSchemaValidator | undefined;
@@ -163,14 +141,34 @@ export class UpstreamConnection {
 		graceMs: number,
 		clientSide?: ClientSide,
 	): Promise<UpstreamConnection> {
+		return UpstreamConnection.connect(undefined, config, log, events, signal, graceMs, clientSide);
+	}
+
+	/** Opens connections over transports made elsewhere (the SDK's in-memory pair in unit tests): `transport()` once per start. */
+	static over(transport: () => Transport): OpenConnection {
+		return async (config, log, events, signal, graceMs, clientSide) => UpstreamConnection.connect(transport(), config, log, events, signal, graceMs, clientSide);
+	}
+
+	private static async connect(
+		given: Transport | undefined,
+		config: ServerConfig,
+		log: LogBuffer,
+		events: ConnectionEvents,
+		signal: AbortSignal,
+		graceMs: number,
+		clientSide: ClientSide | undefined,
+	): Promise<UpstreamConnection> {
 		sharedValidator ??= new AjvJsonSchemaValidator();
 		const client = new Client(implementationInfo, {capabilities: clientSide?.capabilities ?? noClientCapabilities, jsonSchemaValidator: sharedValidator});
 		let connection: UpstreamConnection | undefined;
 		let transport: Transport;
 		let child: ChildProcessTransport | undefined;
 		let origins: StreamOrigins | undefined;
+		const remote = given === undefined && config.launch.kind === 'remote';
 
-		if (config.launch.kind === 'stdio') {
+		if (given !== undefined) {
+			transport = given;
+		} else if (config.launch.kind === 'stdio') {
 			child = new ChildProcessTransport(config.launch, log, undefined, graceMs);
 			transport = child;
 		} else {
@@ -199,7 +197,7 @@ export class UpstreamConnection {
 
 		signal.addEventListener('abort', abort, {once: true});
 		try {
-			if (config.launch.kind === 'stdio') await client.connect(transport, {signal, timeout: NO_SDK_TIMEOUT});
+			if (!remote) await client.connect(transport, {signal, timeout: NO_SDK_TIMEOUT});
 			connection.intercept();
 			connection.followClients();
 			signal.throwIfAborted();
@@ -663,76 +661,4 @@ export class UpstreamConnection {
 			throw error;
 		}
 	}
-}
-
-/** What the upstream is told when its request could not be answered by a client. */
-function answerError(error: unknown): {code: number; message: string; data?: unknown} {
-	if (error instanceof JsonRpcError) return {code: error.code, message: error.message, data: error.data};
-	if (error instanceof HangarError) return {code: error.code, message: error.message, data: error.toData()};
-	return {code: JsonRpcCode.InternalError, message: `hangar could not relay the request to a client: ${errorMessage(error)}`};
-}
-
-function noClientSide(server: string, method: RelayedMethod): HangarError {
-	return new HangarError({code: 'NoClientAnswer', upstream: server, operation: method, message: 'this hangar relays no requests to clients'});
-}
-
-function stripSdkPrefix(message: string): string {
-	return message.replace(/^MCP error -?\d+: /, '');
-}
-
-async function connectRemote(config: ServerConfig, client: Client, log: LogBuffer, signal: AbortSignal, origins: StreamOrigins): Promise<Transport> {
-	if (config.launch.kind !== 'remote') throw new Error('not a remote server');
-	const url = new URL(config.launch.url);
-	const headers = {...config.launch.headers};
-	if (url.username !== '' || url.password !== '') {
-		// fetch refuses a URL with credentials (and names the URL in its error): send them as HTTP Basic
-		// auth, as a browser or curl would, unless the config sets its own Authorization header.
-		const hasAuthorization = Object.keys(headers).some(name => name.toLowerCase() === 'authorization');
-		if (!hasAuthorization) {
-			headers['Authorization'] = `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}`;
-		}
-
-		url.username = '';
-		url.password = '';
-	}
-
-	const requestInit: RequestInit = {headers};
-	const order = config.launch.transport === 'auto' ? (['streamable-http', 'sse'] as const) : [config.launch.transport];
-	// Loaded here, not at start-up: most configs have no remote upstream.
-	const [{SSEClientTransport}, {StreamableHTTPClientTransport}] = await Promise.all([
-		import('@modelcontextprotocol/sdk/client/sse.js'),
-		import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
-	]);
-	const failures: string[] = [];
-	for (const kind of order) {
-		signal.throwIfAborted();
-		const transport: Transport =
-			kind === 'sse' ? new SSEClientTransport(url, {requestInit}) : new StreamableHTTPClientTransport(url, {requestInit, fetch: origins.wrap(fetch)});
-		try {
-			await client.connect(transport, {signal, timeout: NO_SDK_TIMEOUT});
-			log.push('hangar', `connected to ${url.origin} over ${kind}`);
-			return transport;
-		} catch (error) {
-			const reason = networkReason(error);
-			failures.push(`${kind}: ${reason}`);
-			log.push('hangar', `connecting over ${kind} failed: ${reason}`);
-			await transport.close().catch(() => {});
-		}
-	}
-
-	throw new Error(`cannot connect to ${maskText(config.launch.url)} (${failures.join('; ')})`);
-}
-
-/** The most specific reason in an error chain (fetch hides ECONNREFUSED in `cause`). */
-function networkReason(error: unknown): string {
-	const parts: string[] = [];
-	let current: unknown = error;
-	for (let depth = 0; current !== undefined && current !== null && depth < 4; depth++) {
-		const record = current as {message?: unknown; code?: unknown; cause?: unknown};
-		if (typeof record.code === 'string') parts.push(record.code);
-		else if (typeof record.message === 'string' && record.message !== '') parts.push(record.message);
-		current = record.cause;
-	}
-
-	return parts.length > 0 ? parts.join(': ') : String(error);
 }

@@ -320,7 +320,7 @@ export function upstreamDetails(supervisor: Supervisor, name: string, limits: {t
 	const upstream = supervisor.upstream(name);
 	const launch = upstream.config.launch;
 	const transitions = upstream.transitions.slice(-(limits.transitions ?? 50));
-	const calls = upstream.recentCalls().slice(-(limits.calls ?? 50));
+	const calls = upstream.history.recent().slice(-(limits.calls ?? 50));
 	const errors: ErrorView[] = [
 		...calls.filter(call => !call.ok).map(call => ({at: call.at, source: 'call' as const, message: maskText(`${call.tool}: ${call.error ?? 'failed'}`)})),
 		...upstream.transitions.filter(record => failureEvents.has(record.event)).map(record => ({at: record.at, source: 'lifecycle' as const, message: maskText(record.reason)})),
@@ -338,7 +338,7 @@ export function upstreamDetails(supervisor: Supervisor, name: string, limits: {t
 				? [maskText(launch.command), ...maskArgs(launch.args)].map(part => (/\s/.test(part) ? JSON.stringify(part) : part)).join(' ')
 				: maskText(launch.url),
 		tools: upstream.tools.map(tool => toolDetail(supervisor, upstream, tool, now)),
-		filteredTools: upstream.filteredTools.map(tool => ({...tool})),
+		filteredTools: upstream.toolList.filtered.map(tool => ({...tool})),
 		invalid: upstream.config.invalid === undefined ? null : maskText(upstream.config.invalid),
 		transitions: transitions.map(record => ({at: new Date(record.at).toISOString(), from: record.from, to: record.to, event: record.event, reason: maskText(record.reason)})),
 		recentCalls: calls.map(call => ({at: new Date(call.at).toISOString(), tool: call.tool, ms: Math.round(call.ms * 10) / 10, ok: call.ok, error: masked(call.error)})),
@@ -398,7 +398,7 @@ function catalogDetails(supervisor: Supervisor, upstream: Upstream): Pick<Upstre
 const emptySeries = new CallSeries();
 
 function toolDetail(supervisor: Supervisor, upstream: Upstream, tool: ToolDefinition, now: number): ToolDetail {
-	const toolMetrics = upstream.toolMetrics.get(tool.name);
+	const toolMetrics = upstream.history.byTool.get(tool.name);
 	const metrics = toolMetrics?.snapshot();
 	const exposedName = supervisor.router.exposedNameOf('tool', upstream.name, tool.name) ?? null;
 	return {
@@ -412,7 +412,7 @@ function toolDetail(supervisor: Supervisor, upstream: Upstream, tool: ToolDefini
 		calls: metrics?.calls ?? 0,
 		failures: metrics?.failures ?? 0,
 		latencyMs: {p50: metrics?.latencyMs.p50 ?? null, p95: metrics?.latencyMs.p95 ?? null},
-		pinned: upstream.pinOf(tool.name) === 'pinned',
+		pinned: upstream.toolList.pinOf(tool.name) === 'pinned',
 		tokens: exposedName === null || upstream.admin !== 'enabled' ? 0 : toolTokens(exposedName, tool),
 		history: toolMetrics?.calledLately(now) === true ? (toolMetrics.series(now) ?? null) : null,
 	};
@@ -475,7 +475,7 @@ export function findTools(supervisor: Supervisor, query: string, limit = 10): To
 			state: upstream.state,
 			callable: upstream.callable,
 			stale: upstream.toolsStale,
-			lastVerifiedAt: iso(upstream.toolsVerified),
+			lastVerifiedAt: iso(upstream.toolList.verifiedAt),
 		};
 	});
 }

@@ -38,12 +38,12 @@ export function isHangarMethod(method: string): boolean {
  * sessions on the local socket serve it, and the `--stdio` bridge never
  * forwards it from its client, so no MCP client can lift a quarantine.
  */
-export const commandMethod = `${hangarMethodPrefix}command`;
+export const personActionMethod = `${hangarMethodPrefix}command`;
 
 /**
  * Sent by mcp-hangar's own CLI on the local socket to say a person is at
  * the other end: `hangar.managementTools` narrows what MCP clients may do,
- * not what people may. Socket-only, like commandMethod, and never
+ * not what people may. Socket-only, like personActionMethod, and never
  * forwarded by the bridge.
  */
 export const personMethod = `${hangarMethodPrefix}person`;
@@ -81,7 +81,7 @@ export const callsMethod = `${hangarMethodPrefix}calls`;
 /** The name hangar's own CLI gives in initialize: its session words hints for a shell (`mcp-hangar start fx`, not a tool). */
 export const cliClientName = 'mcp-hangar-cli';
 
-/** Socket sessions only, like commandMethod: the attached terminal UI's reads. */
+/** Socket sessions only, like personActionMethod: the attached terminal UI's reads. */
 /** Reads a console snapshot: params ConsoleParams, answers ConsoleAnswer. */
 export const consoleMethod = `${hangarMethodPrefix}console`;
 

@@ -3,13 +3,13 @@
  * then the keys valid here, from the keymap.
  */
 import {Box} from 'ink';
-import {hintsFor, type CommandId, type Hint} from './keymap.js';
+import {hintsFor, type KeyAction, type Hint} from './keymap.js';
 import {Segments, segmentsLength, type Segment} from './Segments.js';
 import {useTuiState} from './tui-context.js';
 import {messageLines} from './message-lines.js';
 
 /** Always shown when the context has them: the way to learn the rest, and the way out. */
-const essential: ReadonlySet<CommandId> = new Set(['help', 'quit']);
+const essential: ReadonlySet<KeyAction> = new Set(['help', 'quit']);
 
 function hintPiece(hint: Hint, first: boolean): Segment[] {
 	return [{text: first ? '' : '  '}, {text: hint.keys, tone: {bold: true, color: 'cyan'}}, {text: ` ${hint.label}`, tone: {dim: true}}];
@@ -17,9 +17,9 @@ function hintPiece(hint: Hint, first: boolean): Segment[] {
 
 /** Hints that fit in `width`: the essential ones, then the others in keymap order while they fit. */
 function hintSegments(hints: readonly Hint[], width: number): Segment[] {
-	let room = width - hints.filter(hint => essential.has(hint.command)).reduce((sum, hint) => sum + segmentsLength(hintPiece(hint, false)), 0);
+	let room = width - hints.filter(hint => essential.has(hint.action)).reduce((sum, hint) => sum + segmentsLength(hintPiece(hint, false)), 0);
 	const kept = hints.filter(hint => {
-		if (essential.has(hint.command)) return true;
+		if (essential.has(hint.action)) return true;
 		const length = segmentsLength(hintPiece(hint, false));
 		if (length > room) {
 			room = -1;

@@ -2,7 +2,7 @@
  * What the terminal UI may know about hangar, and the one place it touches
  * the supervisor. Screens render a `HangarSnapshot` (plain data, the same
  * views `hangar_list` and the management tools serve) and send commands
- * through `HangarSource.command`; they never see a `Upstream`, a process or
+ * through `HangarSource.act`; they never see a `Upstream`, a process or
  * an MCP message. `supervisorSource` reads a supervisor in this process;
  * `remoteSource` (remote-source.ts) one that another process owns, over the
  * local socket. Tests give the UI a source made of plain arrays instead.
@@ -11,7 +11,7 @@ import {clock} from './cell-format.js';
 import {mcpClients} from '../../core/engine/clients/clients.js';
 import {consoleSnapshot, watchConsole, type ConsoleSnapshot, type Focus, type LogLines} from '../../core/views/console-view.js';
 import {describeApproval} from '../../core/engine/upstream/pins.js';
-import type {Command, Supervisor} from '../../core/engine/supervisor.js';
+import type {PersonAction, Supervisor} from '../../core/engine/supervisor.js';
 
 export type {Focus, LogLines};
 
@@ -42,7 +42,7 @@ export type HangarSource = {
 	 */
 	subscribe: (focus: Focus, listener: () => void) => () => void;
 	/** A person's command; resolves with a sentence, rejects with an error whose message (and `hint`) say why. */
-	command: (name: string, action: Command) => Promise<string>;
+	act: (name: string, action: PersonAction) => Promise<string>;
 	/**
 	 * MCP clients attached right now. The snapshot's count can be a frame old
 	 * (up to a second under load); q asks before quitting by this one, so a
@@ -68,7 +68,7 @@ export function supervisorSource(supervisor: Supervisor, options: SupervisorSour
 	return {
 		read: focus => ({...consoleSnapshot(supervisor, focus), logFile: options.logFile, notice: options.notice}),
 		subscribe: (focus, listener) => watchConsole(supervisor, focus, listener),
-		command: async (name, action) => supervisor.command(name, action, via),
+		act: async (name, action) => supervisor.act(name, action, via),
 		approvalPins: name => describeApproval(supervisor.upstream(name).approvalPlan, ms => `at ${clock(ms)}`),
 		// Consoles (TUIs attached to this supervisor) are not asked about: they detach and look for the next owner.
 		attachedClients: () => supervisor.clients.mcpSize,

@@ -1,5 +1,5 @@
 /**
- * Every key the terminal UI answers to, in one table: which command it runs,
+ * Every key the terminal UI answers to, in one table: which action it runs,
  * in which context, and how it is described. The footer hints, the `?` help
  * screen and the keymap table in docs/tui.md are all generated from it, so a
  * key cannot exist without being documented.
@@ -12,7 +12,7 @@ import {currentView, type UiState} from './ui-state.js';
 
 export type KeyContext = 'main' | 'detail' | 'logs' | 'clients' | 'help' | 'calls' | 'call' | 'filter' | 'dialog' | 'quitting';
 
-export type CommandId =
+export type KeyAction =
 	| 'up'
 	| 'down'
 	| 'pageUp'
@@ -47,7 +47,7 @@ export type KeySpec = {
 };
 
 export type Binding = {
-	command: CommandId;
+	action: KeyAction;
 	keys: readonly KeySpec[];
 	contexts: readonly KeyContext[];
 	/** A sentence fragment for the help screen and docs. */
@@ -77,52 +77,52 @@ const lineScrolling: KeyContext[] = ['detail', 'logs', 'clients', 'help', 'call'
 /** In dispatch order: within a context the first matching binding wins. Footer hints follow this order. */
 export const bindings: readonly Binding[] = [
 	// A dialog: only its answers (and Ctrl-C) count.
-	{command: 'confirm', keys: [char('y')], contexts: ['dialog'], description: 'yes, do it', hint: 'yes'},
-	{command: 'cancel', keys: [char('n'), escape], contexts: ['dialog'], description: 'no, leave it as it is', hint: 'no'},
+	{action: 'confirm', keys: [char('y')], contexts: ['dialog'], description: 'yes, do it', hint: 'yes'},
+	{action: 'cancel', keys: [char('n'), escape], contexts: ['dialog'], description: 'no, leave it as it is', hint: 'no'},
 	// The filter being typed: text goes into it.
-	{command: 'filterKeep', keys: [enter], contexts: ['filter'], description: 'keep the filter and go back to the list', hint: 'keep'},
-	{command: 'filterClear', keys: [escape], contexts: ['filter'], description: 'clear the filter', hint: 'clear'},
-	{command: 'filterErase', keys: [named('Backspace', key => key.backspace || key.delete)], contexts: ['filter'], description: 'erase the last character'},
-	{command: 'up', keys: [named('↑', key => key.upArrow)], contexts: ['filter'], description: 'select the previous match (an upstream; in the calls view, a call)'},
-	{command: 'down', keys: [named('↓', key => key.downArrow)], contexts: ['filter'], description: 'select the next match (an upstream; in the calls view, a call)'},
+	{action: 'filterKeep', keys: [enter], contexts: ['filter'], description: 'keep the filter and go back to the list', hint: 'keep'},
+	{action: 'filterClear', keys: [escape], contexts: ['filter'], description: 'clear the filter', hint: 'clear'},
+	{action: 'filterErase', keys: [named('Backspace', key => key.backspace || key.delete)], contexts: ['filter'], description: 'erase the last character'},
+	{action: 'up', keys: [named('↑', key => key.upArrow)], contexts: ['filter'], description: 'select the previous match (an upstream; in the calls view, a call)'},
+	{action: 'down', keys: [named('↓', key => key.downArrow)], contexts: ['filter'], description: 'select the next match (an upstream; in the calls view, a call)'},
 	// Screens.
-	{command: 'help', keys: [char('?')], contexts: screens, description: 'show this help, or close it', hint: 'help'},
+	{action: 'help', keys: [char('?')], contexts: screens, description: 'show this help, or close it', hint: 'help'},
 	// The footer at 120 columns holds every hint of the list with '↑↓' alone; the help says j and k too.
-	{command: 'up', keys: upKeys, contexts: ['main'], description: 'select the previous upstream', hint: 'move', hintKeys: '↑↓'},
-	{command: 'down', keys: downKeys, contexts: ['main'], description: 'select the next upstream'},
-	{command: 'up', keys: upKeys, contexts: lineScrolling, description: 'scroll up one line (in the details: the focused section)', hint: 'scroll', hintKeys: '↑↓/jk'},
-	{command: 'down', keys: downKeys, contexts: lineScrolling, description: 'scroll down one line'},
-	{command: 'up', keys: upKeys, contexts: ['calls'], description: 'select the newer call; at the top the view follows new calls again', hint: 'move', hintKeys: '↑↓/jk'},
-	{command: 'down', keys: downKeys, contexts: ['calls'], description: 'select the older call: the view pauses there while new calls arrive'},
-	{command: 'pageUp', keys: [named('PgUp', key => key.pageUp)], contexts: scrollingScreens, description: 'scroll up one page'},
-	{command: 'pageDown', keys: [named('PgDn', key => key.pageDown)], contexts: scrollingScreens, description: 'scroll down one page'},
-	{command: 'nextSection', keys: [named('Tab', key => key.tab && !key.shift)], contexts: ['detail'], description: 'focus the next section (↑↓ then scroll it)', hint: 'section', hintKeys: 'Tab'},
-	{command: 'previousSection', keys: [named('Shift-Tab', key => key.tab && key.shift)], contexts: ['detail'], description: 'focus the previous section'},
-	{command: 'expand', keys: [enter], contexts: ['detail'], description: 'expand the focused section to the whole screen, or shrink it back', hint: 'expand'},
-	{command: 'details', keys: [enter], contexts: ['main'], description: 'open the selected upstream\'s details', hint: 'details'},
-	{command: 'openCall', keys: [enter], contexts: ['calls'], description: 'show the selected call: its arguments and result (cut, secrets masked)', hint: 'show'},
-	{command: 'back', keys: [escape], contexts: ['detail', 'logs', 'clients', 'help', 'call'], description: 'go back one screen', hint: 'back'},
-	{command: 'back', keys: [escape], contexts: ['calls'], description: 'clear the calls filter, or go back', hint: 'back'},
-	{command: 'back', keys: [escape], contexts: ['main'], description: 'clear the filter'},
-	{command: 'start', keys: [char('s')], contexts: upstreamScreens, description: 'start the upstream (resets its restart budget and breaker)', hint: 'start'},
-	{command: 'stop', keys: [char('x')], contexts: upstreamScreens, description: 'stop it; it does not start on demand until started again', hint: 'stop'},
-	{command: 'restart', keys: [char('r')], contexts: upstreamScreens, description: 'restart it', hint: 'restart'},
+	{action: 'up', keys: upKeys, contexts: ['main'], description: 'select the previous upstream', hint: 'move', hintKeys: '↑↓'},
+	{action: 'down', keys: downKeys, contexts: ['main'], description: 'select the next upstream'},
+	{action: 'up', keys: upKeys, contexts: lineScrolling, description: 'scroll up one line (in the details: the focused section)', hint: 'scroll', hintKeys: '↑↓/jk'},
+	{action: 'down', keys: downKeys, contexts: lineScrolling, description: 'scroll down one line'},
+	{action: 'up', keys: upKeys, contexts: ['calls'], description: 'select the newer call; at the top the view follows new calls again', hint: 'move', hintKeys: '↑↓/jk'},
+	{action: 'down', keys: downKeys, contexts: ['calls'], description: 'select the older call: the view pauses there while new calls arrive'},
+	{action: 'pageUp', keys: [named('PgUp', key => key.pageUp)], contexts: scrollingScreens, description: 'scroll up one page'},
+	{action: 'pageDown', keys: [named('PgDn', key => key.pageDown)], contexts: scrollingScreens, description: 'scroll down one page'},
+	{action: 'nextSection', keys: [named('Tab', key => key.tab && !key.shift)], contexts: ['detail'], description: 'focus the next section (↑↓ then scroll it)', hint: 'section', hintKeys: 'Tab'},
+	{action: 'previousSection', keys: [named('Shift-Tab', key => key.tab && key.shift)], contexts: ['detail'], description: 'focus the previous section'},
+	{action: 'expand', keys: [enter], contexts: ['detail'], description: 'expand the focused section to the whole screen, or shrink it back', hint: 'expand'},
+	{action: 'details', keys: [enter], contexts: ['main'], description: 'open the selected upstream\'s details', hint: 'details'},
+	{action: 'openCall', keys: [enter], contexts: ['calls'], description: 'show the selected call: its arguments and result (cut, secrets masked)', hint: 'show'},
+	{action: 'back', keys: [escape], contexts: ['detail', 'logs', 'clients', 'help', 'call'], description: 'go back one screen', hint: 'back'},
+	{action: 'back', keys: [escape], contexts: ['calls'], description: 'clear the calls filter, or go back', hint: 'back'},
+	{action: 'back', keys: [escape], contexts: ['main'], description: 'clear the filter'},
+	{action: 'start', keys: [char('s')], contexts: upstreamScreens, description: 'start the upstream (resets its restart budget and breaker)', hint: 'start'},
+	{action: 'stop', keys: [char('x')], contexts: upstreamScreens, description: 'stop it; it does not start on demand until started again', hint: 'stop'},
+	{action: 'restart', keys: [char('r')], contexts: upstreamScreens, description: 'restart it', hint: 'restart'},
 	{
-		command: 'quarantine',
+		action: 'quarantine',
 		keys: [char('u')],
 		contexts: upstreamScreens,
 		// Short enough for one help line at 120 columns: the y/n part is what is cut first.
 		description: 'y/n, then quarantine it (stop, hide tools, refuse calls); if quarantined, y/n to lift it and pin its tools',
 		hint: 'quarantine',
 	},
-	{command: 'filter', keys: [char('/')], contexts: ['main'], description: 'filter by name or tool name (fuzzy), or by state (/dead)', hint: 'filter'},
-	{command: 'filter', keys: [char('/')], contexts: ['calls'], description: 'filter the calls: every word must appear in the client, upstream, tool, outcome or error code', hint: 'filter'},
-	{command: 'logs', keys: [char('l')], contexts: upstreamScreens, description: 'full-screen log of the upstream (stderr, stray stdout, hangar\'s notes)', hint: 'logs'},
-	{command: 'clients', keys: [char('c')], contexts: ['main'], description: 'list the MCP clients attached to this hangar (name, transport, since when, calls, last call)', hint: 'clients'},
-	{command: 'calls', keys: [char('t')], contexts: ['main'], description: 'the calls flowing: every tool call across upstreams, live (time, client, upstream, tool, latency, result)', hint: 'calls'},
-	{command: 'quit', keys: [char('q')], contexts: screens, description: 'quit: stop every upstream and exit (asks first when clients are attached); attached: detach, stop nothing', hint: 'quit'},
+	{action: 'filter', keys: [char('/')], contexts: ['main'], description: 'filter by name or tool name (fuzzy), or by state (/dead)', hint: 'filter'},
+	{action: 'filter', keys: [char('/')], contexts: ['calls'], description: 'filter the calls: every word must appear in the client, upstream, tool, outcome or error code', hint: 'filter'},
+	{action: 'logs', keys: [char('l')], contexts: upstreamScreens, description: 'full-screen log of the upstream (stderr, stray stdout, hangar\'s notes)', hint: 'logs'},
+	{action: 'clients', keys: [char('c')], contexts: ['main'], description: 'list the MCP clients attached to this hangar (name, transport, since when, calls, last call)', hint: 'clients'},
+	{action: 'calls', keys: [char('t')], contexts: ['main'], description: 'the calls flowing: every tool call across upstreams, live (time, client, upstream, tool, latency, result)', hint: 'calls'},
+	{action: 'quit', keys: [char('q')], contexts: screens, description: 'quit: stop every upstream and exit (asks first when clients are attached); attached: detach, stop nothing', hint: 'quit'},
 	{
-		command: 'interrupt',
+		action: 'interrupt',
 		keys: [ctrl('c')],
 		contexts: [...screens, 'filter', 'dialog', 'quitting'],
 		description: 'quit, like q; while stopping, kill the remaining upstreams at once',
@@ -138,23 +138,23 @@ export function keyContext(state: UiState): KeyContext {
 	return currentView(state);
 }
 
-export function matchCommand(context: KeyContext, input: string, key: Key): CommandId | undefined {
+export function matchAction(context: KeyContext, input: string, key: Key): KeyAction | undefined {
 	for (const binding of bindings) {
-		if (binding.contexts.includes(context) && binding.keys.some(spec => spec.matches(input, key))) return binding.command;
+		if (binding.contexts.includes(context) && binding.keys.some(spec => spec.matches(input, key))) return binding.action;
 	}
 
 	return undefined;
 }
 
-export type Hint = {keys: string; label: string; command: CommandId};
+export type Hint = {keys: string; label: string; action: KeyAction};
 
 /** Footer hints for a context. Ctrl-C is only hinted where it is the way out. */
 export function hintsFor(context: KeyContext): Hint[] {
 	const hints: Hint[] = [];
 	for (const binding of bindings) {
 		if (binding.hint === undefined || !binding.contexts.includes(context)) continue;
-		if (binding.command === 'interrupt' && context !== 'quitting') continue;
-		hints.push({keys: binding.hintKeys ?? binding.keys.map(spec => spec.label).join('/'), label: binding.hint, command: binding.command});
+		if (binding.action === 'interrupt' && context !== 'quitting') continue;
+		hints.push({keys: binding.hintKeys ?? binding.keys.map(spec => spec.label).join('/'), label: binding.hint, action: binding.action});
 	}
 
 	return hints;

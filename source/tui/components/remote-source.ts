@@ -214,12 +214,12 @@ export function remoteSource(options: RemoteSourceOptions): RemoteSource {
 			listeners.add(listener);
 			return () => listeners.delete(listener);
 		},
-		async command(name, action) {
+		async act(name, action) {
 			if (link === undefined) {
 				throw new Error(`cannot ${action} "${name}": not attached to a supervisor (${lost ?? 'not connected'}). This TUI attaches again by itself as soon as one runs for this config.`);
 			}
 
-			return link.command(name, action);
+			return link.act(name, action);
 		},
 		approvalPins(name) {
 			const plan = answer.approvals[name];

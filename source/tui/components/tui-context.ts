@@ -45,7 +45,7 @@ export type TuiActions = {
 	/** Scrolls the screen (the details: the focused section; the calls view: moves its selection, pausing it). */
 	scroll: (by: number) => void;
 	/** Runs a command on the selected upstream and reports its outcome on the message line. */
-	command: (action: 'start' | 'stop' | 'restart') => void;
+	act: (action: 'start' | 'stop' | 'restart') => void;
 	/** Quarantines the selected upstream, or asks to lift its quarantine. */
 	quarantineOrLift: () => void;
 	filterOpen: () => void;

@@ -7,7 +7,7 @@
  */
 import {useMemo, useRef} from 'react';
 import {errorMessage, HangarError} from '../../core/base/errors.js';
-import type {Command} from '../../core/engine/supervisor.js';
+import type {PersonAction} from '../../core/engine/supervisor.js';
 import type {StatusEntry} from '../../core/views/views.js';
 import type {HangarSource} from './hangar-source.js';
 import {callDetailLines} from './call-lines.js';
@@ -24,7 +24,7 @@ export type QuitHooks = {
 	onForceQuit: () => void;
 };
 
-const pendingVerb: Record<Command, string> = {
+const pendingVerb: Record<PersonAction, string> = {
 	start: 'starting',
 	stop: 'stopping',
 	restart: 'restarting',
@@ -53,9 +53,9 @@ export function useHangarActions(source: HangarSource, readState: () => TuiState
 	hooks.current = quit;
 
 	return useMemo<TuiActions>(() => {
-		const run = (name: string, action: Command): void => {
+		const run = (name: string, action: PersonAction): void => {
 			dispatch({type: 'message', message: {tone: 'pending', text: `${pendingVerb[action]} ${name}…`}});
-			source.command(name, action).then(
+			source.act(name, action).then(
 				text => dispatch({type: 'message', message: {tone: 'success', text}}),
 				(error: unknown) => dispatch({type: 'message', message: messageOf(error)}),
 			);
@@ -173,7 +173,7 @@ export function useHangarActions(source: HangarSource, readState: () => TuiState
 				const logs = snapshot.logs ?? {lines: [], first: 0};
 				dispatch({type: 'log-scroll', by, first: logs.first, count: logs.lines.length, rows: scrollRows()});
 			},
-			command(action) {
+			act(action) {
 				const name = selectedName();
 				if (name !== undefined) run(name, action);
 			},

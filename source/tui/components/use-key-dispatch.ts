@@ -8,23 +8,23 @@
 import {useCallback} from 'react';
 import {useInput, type Key} from 'ink';
 import {keyPresses} from './key-chunk.js';
-import {matchCommand, scrollingScreens, type CommandId} from './keymap.js';
+import {matchAction, scrollingScreens, type KeyAction} from './keymap.js';
 import type {TuiActions, TuiState} from './tui-context.js';
 
 /** Lines a page key scrolls, given the screen's height. */
 const pageOf = (rows: number): number => Math.max(1, rows - 6);
 
-/** What each command does; the Record keeps it complete when a command is added to the keymap. */
-const handlers: Record<CommandId, (actions: TuiActions, scrolling: boolean, rows: number) => void> = {
+/** What each key action does; the Record keeps it complete when an action is added to the keymap. */
+const handlers: Record<KeyAction, (actions: TuiActions, scrolling: boolean, rows: number) => void> = {
 	up: (actions, scrolling) => (scrolling ? actions.scroll(-1) : actions.move(-1)),
 	down: (actions, scrolling) => (scrolling ? actions.scroll(1) : actions.move(1)),
 	pageUp: (actions, _scrolling, rows) => actions.scroll(-pageOf(rows)),
 	pageDown: (actions, _scrolling, rows) => actions.scroll(pageOf(rows)),
 	details: actions => actions.openDetails(),
 	back: actions => actions.back(),
-	start: actions => actions.command('start'),
-	stop: actions => actions.command('stop'),
-	restart: actions => actions.command('restart'),
+	start: actions => actions.act('start'),
+	stop: actions => actions.act('stop'),
+	restart: actions => actions.act('restart'),
 	quarantine: actions => actions.quarantineOrLift(),
 	filter: actions => actions.filterOpen(),
 	logs: actions => actions.openLogs(),
@@ -49,10 +49,10 @@ export function useKeyDispatch(readState: () => TuiState, actions: TuiActions): 
 		(chunk: string, chunkKey: Key) => {
 			for (const {input, key} of keyPresses(chunk, chunkKey)) {
 				const {keyContext, size, ui} = readState();
-				const command = matchCommand(keyContext, input, key);
+				const action = matchAction(keyContext, input, key);
 				// While the calls filter is typed, ↑↓ pick among the calls it keeps, not the upstreams behind the view.
 				const scrolling = scrollingScreens.includes(keyContext) || (keyContext === 'filter' && ui.callFilter.editing);
-				if (command !== undefined) handlers[command](actions, scrolling, size.rows);
+				if (action !== undefined) handlers[action](actions, scrolling, size.rows);
 				// Only printable characters are text: control characters were turned into keys or dropped.
 				else if (keyContext === 'filter' && input !== '' && !key.ctrl && !key.meta) actions.filterType(input);
 			}

@@ -15,14 +15,15 @@
 import {HangarError, errorMessage, type Hint} from '../../base/errors.js';
 import type {RequestContext} from '../request-context.js';
 import type {Logger} from '../../base/logger.js';
-import type {ServerConfig} from '../../config/read-config.js';
+import type {Clock} from '../../base/clock.js';
 import type {LogBuffer} from '../../link/log-buffer.js';
 import type {CallMetrics} from './metrics.js';
-import type {CallHistory} from './call-history.js';
+import {CallHistory} from './call-history.js';
+import type {UpstreamRecord} from './upstream-record.js';
 import {ConnectionLostError, RequestCancelledError, UpstreamRpcError, UpstreamTimeoutError, type CallToolResult, type Progress, type UpstreamConnection} from '../../link/connection.js';
 import {describeExit, type ExitInfo} from '../../link/child-process-transport.js';
 import {callCancelled, callCrashed, callFailed, callTimeout, requestFailed} from '../refusals.js';
-import type {Caller, CallersInFlight} from '../clients/calls-in-flight.js';
+import {CallersInFlight, type Caller} from '../clients/calls-in-flight.js';
 
 export type ProgressUpdate = {progress: number; total?: number | undefined; message?: string | undefined};
 
@@ -201,53 +202,99 @@ export class ProgressRelay {
 /** Errors that refuse a call without trying the upstream. */
 const refusalCodes: ReadonlySet<string> = new Set(['CircuitOpen', 'UpstreamUnavailable']);
 
-/** What the call path needs from the upstream it calls (the upstream). */
-export type CallHost = {
-	readonly name: string;
-	readonly config: ServerConfig;
-	readonly log: LogBuffer;
-	readonly metrics: CallMetrics;
-	readonly history: CallHistory;
+/** Where a call's connection comes from: the upstream's lifecycle. */
+export type CallConnector = {
 	/** The live connection while ready (the hot path), else undefined. */
-	readonly readyConnection: UpstreamConnection | undefined;
-	/** The calls and requests in flight on this instance, by caller. */
-	readonly callers: CallersInFlight;
+	ready(): UpstreamConnection | undefined;
 	/** Waits for (or triggers) a start; throws the refusal when the upstream may not start. */
-	ensureReady(why: string, signal: AbortSignal, progress: ProgressRelay | undefined): Promise<UpstreamConnection>;
-	/** A request (a tool call or another) began: in flight, and activity. */
-	requestBegan(): void;
-	/** A request other than a tool call ended: activity, without a tool's counters. */
-	requestEnded(): void;
-	callAnswered(isError: boolean): void;
-	callEnded(tool: string, failed: boolean): void;
+	whenReady(why: string, signal: AbortSignal, progress: ProgressRelay | undefined): Promise<UpstreamConnection>;
+};
+
+/** What a call's outcome means for the upstream's health (see `UpstreamHealth`). */
+export type CallOutcomes = {
+	/** The upstream answered a call (a result, `isError` or not): it is alive. */
+	answered(): void;
+	/** A call failed in a way that counts against the breaker. */
+	failed(what: string): void;
+};
+
+/** What the call path is given; it owns the rest (in flight, activity, history, tool errors). */
+export type CallPathDeps = {
+	name: string;
+	callTimeoutMs: number;
+	logger: Logger;
+	log: LogBuffer;
+	metrics: CallMetrics;
+	record: UpstreamRecord;
+	clock: Clock;
+	connector: CallConnector;
+	outcomes: CallOutcomes;
+	/** What the lifecycle knows that says why a call failed. */
 	failureFacts(): UpstreamFacts;
+	/** Calls in flight changed (one began or ended): re-arm the idle stop, tell listeners. */
+	onActivity(): void;
 };
 
 /**
  * One upstream's calls: the deadline, the wait for a start, the call itself,
- * progress, and what each outcome is recorded and answered as.
+ * progress, and what each outcome is recorded and answered as. It owns what
+ * calls change: the count in flight, the time of the last activity, the
+ * history of finished calls and the count of `isError` results.
  */
 export class CallPath {
-	constructor(
-		private readonly host: CallHost,
-		private readonly logger: Logger,
-	) {}
+	readonly history = new CallHistory();
+	/** The calls and requests in flight here, by the client session that sent each (see `CallersInFlight`). */
+	readonly callers = new CallersInFlight();
+	private inFlightCount = 0;
+	private lastActivity: number;
+	private toolErrorCount = 0;
+
+	constructor(private readonly deps: CallPathDeps) {
+		this.lastActivity = deps.clock.now();
+	}
+
+	/** Calls and other requests in flight now. */
+	get inFlight(): number {
+		return this.inFlightCount;
+	}
+
+	/** When the last call or request began or ended (or when this path was made). */
+	get lastActivityAt(): number {
+		return this.lastActivity;
+	}
+
+	/** Tool results with `isError`, this run. */
+	get toolErrors(): number {
+		return this.toolErrorCount;
+	}
+
+	private began(): void {
+		this.inFlightCount += 1;
+		this.lastActivity = this.deps.clock.now();
+		this.deps.onActivity();
+	}
+
+	private ended(): void {
+		this.inFlightCount -= 1;
+		this.lastActivity = this.deps.clock.now();
+		this.deps.onActivity();
+	}
 
 	async run(tool: string, args: Record<string, unknown> | undefined, context: CallContext): Promise<CallToolResult> {
 		// The hot path: a ready upstream costs no extra timer or AbortController here; the
 		// connection's call timer is the deadline and the caller's signal cancels it.
-		const host = this.host;
+		const deps = this.deps;
 		const began = performance.now();
-		host.requestBegan();
+		this.began();
 		const caller = callerOf(context);
-		const left = caller === undefined ? undefined : host.callers.begin(caller);
+		const left = caller === undefined ? undefined : this.callers.begin(caller);
 		let phase: 'start' | 'call' = 'start';
 		const progress = context.onProgress === undefined ? undefined : new ProgressRelay(context.onProgress);
-		const limit = callLimit(context.deadline, host.config.callTimeoutMs);
+		const limit = callLimit(context.deadline, deps.callTimeoutMs);
 		let failed = false;
 		try {
 			if (context.signal?.aborted) throw new RequestCancelledError();
-			const connection = host.readyConnection ?? (await this.readyWithin(`call to tool "${tool}"`, context.signal, progress, limit.timeoutMs));
+			const connection = deps.connector.ready() ?? (await this.readyWithin(`call to tool "${tool}"`, context.signal, progress, limit.timeoutMs));
 			phase = 'call';
 			const remaining = Math.max(1, Math.round(limit.timeoutMs - (performance.now() - began)));
 			const result = await connection.callTool(tool, args, {
@@ -258,37 +305,38 @@ export class CallPath {
 				caller,
 			});
 			const ms = performance.now() - began;
-			host.metrics.recordSuccess(ms);
-			host.history.tool(tool).recordSuccess(ms);
-			host.history.remember({at: Date.now(), tool, ms, ok: result.isError !== true, error: result.isError === true ? 'the tool returned isError' : undefined});
-			host.callAnswered(result.isError === true);
+			deps.metrics.recordSuccess(ms);
+			this.history.tool(tool).recordSuccess(ms);
+			this.history.remember({at: deps.clock.now(), tool, ms, ok: result.isError !== true, error: result.isError === true ? 'the tool returned isError' : undefined});
+			if (result.isError === true) this.toolErrorCount += 1;
+			deps.outcomes.answered();
 			if (context.correlationId !== undefined) {
-				this.logger.debug(`tools/call "${tool}" answered in ${Math.round(ms)} ms`, {correlationId: context.correlationId, isError: result.isError === true ? true : undefined});
+				deps.logger.debug(`tools/call "${tool}" answered in ${Math.round(ms)} ms`, {correlationId: context.correlationId, isError: result.isError === true ? true : undefined});
 			}
 
 			return result;
 		} catch (error) {
-			const mapped = describeCallFailure(error, {...host.failureFacts(), upstream: host.name, tool, phase, timeoutMs: limit.timeoutMs, budget: limit.budget});
+			const mapped = describeCallFailure(error, {...deps.failureFacts(), upstream: deps.name, tool, phase, timeoutMs: limit.timeoutMs, budget: limit.budget});
 			failed = mapped.countsForBreaker;
 			const ms = performance.now() - began;
 			// A refusal (breaker open, dead, stopped, ...) is not a new failure of the upstream: counting it,
 			// and storing its message as lastError, would bury the real cause under copies of itself.
 			const refused = phase === 'start' && mapped.error instanceof HangarError && refusalCodes.has(mapped.error.codeName);
 			if (!refused) {
-				host.metrics.recordFailure(ms, mapped.error.message);
-				host.history.tool(tool).recordFailure(ms, mapped.error.message);
+				deps.metrics.recordFailure(ms, mapped.error.message);
+				this.history.tool(tool).recordFailure(ms, mapped.error.message);
 			}
 
-			host.history.remember({at: Date.now(), tool, ms, ok: false, error: mapped.error.message});
+			this.history.remember({at: deps.clock.now(), tool, ms, ok: false, error: mapped.error.message});
 			if (context.correlationId !== undefined) {
-				this.logger.warn(`tools/call "${tool}" failed after ${Math.round(ms)} ms: ${mapped.error.message}`, {correlationId: context.correlationId});
-				host.log.push('hangar', `tools/call "${tool}" failed (correlation id ${context.correlationId}): ${mapped.error.message}`);
+				deps.logger.warn(`tools/call "${tool}" failed after ${Math.round(ms)} ms: ${mapped.error.message}`, {correlationId: context.correlationId});
+				deps.log.push('hangar', `tools/call "${tool}" failed (correlation id ${context.correlationId}): ${mapped.error.message}`);
 			}
 
 			throw mapped.error;
 		} finally {
 			left?.();
-			host.callEnded(tool, failed);
+			this.callEnded(tool, failed);
 		}
 	}
 
@@ -300,48 +348,58 @@ export class CallPath {
 	 * metrics: a resource that cannot be read says nothing about the tools.
 	 */
 	async request(method: string, params: Record<string, unknown>, operation: string, context: CallContext): Promise<Record<string, unknown>> {
-		const host = this.host;
+		const deps = this.deps;
 		const began = performance.now();
-		const limit = callLimit(context.deadline, host.config.callTimeoutMs);
-		host.requestBegan();
+		const limit = callLimit(context.deadline, deps.callTimeoutMs);
+		this.began();
 		const caller = callerOf(context);
-		const left = caller === undefined ? undefined : host.callers.begin(caller);
+		const left = caller === undefined ? undefined : this.callers.begin(caller);
 		try {
 			if (context.signal?.aborted) throw new RequestCancelledError();
-			const connection = host.readyConnection ?? (await this.readyWithin(operation, context.signal, undefined, limit.timeoutMs));
+			const connection = deps.connector.ready() ?? (await this.readyWithin(operation, context.signal, undefined, limit.timeoutMs));
 			const remaining = Math.max(1, Math.round(limit.timeoutMs - (performance.now() - began)));
 			return await connection.forward(method, params, {signal: context.signal, timeoutMs: remaining});
 		} catch (error) {
 			if (error instanceof HangarError) throw error;
-			if (error instanceof UpstreamRpcError) throw new UpstreamRpcError(error.code, `upstream "${host.name}": ${operation} failed: ${error.message}`, error.data);
-			if (error instanceof RequestCancelledError) throw requestFailed(host.name, operation, {kind: 'failed', message: 'cancelled by the client'});
+			if (error instanceof UpstreamRpcError) throw new UpstreamRpcError(error.code, `upstream "${deps.name}": ${operation} failed: ${error.message}`, error.data);
+			if (error instanceof RequestCancelledError) throw requestFailed(deps.name, operation, {kind: 'failed', message: 'cancelled by the client'});
 			if (error instanceof UpstreamTimeoutError) {
-				throw requestFailed(host.name, operation, {kind: 'timeout', timeoutMs: limit.budget?.deadline.ms ?? limit.timeoutMs, setting: limit.budget?.deadline.setting});
+				throw requestFailed(deps.name, operation, {kind: 'timeout', timeoutMs: limit.budget?.deadline.ms ?? limit.timeoutMs, setting: limit.budget?.deadline.setting});
 			}
 
-			if (error instanceof ConnectionLostError) throw requestFailed(host.name, operation, {kind: 'lost', message: 'the connection to the upstream closed while the request was in flight'});
-			throw requestFailed(host.name, operation, {kind: 'failed', message: errorMessage(error)});
+			if (error instanceof ConnectionLostError) throw requestFailed(deps.name, operation, {kind: 'lost', message: 'the connection to the upstream closed while the request was in flight'});
+			throw requestFailed(deps.name, operation, {kind: 'failed', message: errorMessage(error)});
 		} finally {
 			left?.();
-			host.requestEnded();
+			this.ended();
 		}
+	}
+
+	/** A call ended, either way; `failed`: it counts against the breaker. Counted in the state file, lazily. */
+	private callEnded(tool: string, failed: boolean): void {
+		if (failed) this.deps.outcomes.failed(`call to "${tool}" failed`);
+		this.deps.record.update(upstream => {
+			upstream.counters.calls += 1;
+			if (failed) upstream.counters.failures += 1;
+		}, true);
+		this.ended();
 	}
 
 	/** The slow path: wait for (or trigger) a start, within the call's deadline and the caller's signal. */
 	private async readyWithin(why: string, signal: AbortSignal | undefined, progress: ProgressRelay | undefined, timeoutMs: number): Promise<UpstreamConnection> {
 		const controller = new AbortController();
-		const deadline = setTimeout(() => controller.abort(new AbortReason('deadline')), timeoutMs);
+		const cancelDeadline = this.deps.clock.after(timeoutMs, () => controller.abort(new AbortReason('deadline')));
 		const onCancel = () => controller.abort(new AbortReason('cancelled'));
 		signal?.addEventListener('abort', onCancel, {once: true});
 		try {
-			return await this.host.ensureReady(why, controller.signal, progress);
+			return await this.deps.connector.whenReady(why, controller.signal, progress);
 		} catch (error) {
 			const reason: unknown = controller.signal.aborted ? controller.signal.reason : undefined;
 			if (reason instanceof AbortReason && reason.kind === 'deadline') throw new UpstreamTimeoutError(timeoutMs);
 			if (reason instanceof AbortReason && reason.kind === 'cancelled') throw new RequestCancelledError();
 			throw error;
 		} finally {
-			clearTimeout(deadline);
+			cancelDeadline();
 			signal?.removeEventListener('abort', onCancel);
 		}
 	}

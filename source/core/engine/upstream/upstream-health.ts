@@ -5,10 +5,11 @@
  * probe), the periodic tool-list refresh, and the idle stop. Each is a timer
  * in `UpstreamTimers`, armed when the upstream becomes ready and cleared when
  * it stops; the decisions (trip, probe_ok, probe_failed, stop) go back to the
- * upstream's state machine through `HealthHost`.
+ * upstream's state machine through `WatchedLifecycle`.
  */
 import {errorMessage} from '../../base/errors.js';
-import type {HangarSettings, ServerConfig} from '../../config/read-config.js';
+import type {Clock} from '../../base/clock.js';
+import type {HangarSettings} from '../../config/read-config.js';
 import {UpstreamTimeoutError, type UpstreamConnection} from '../../link/connection.js';
 import type {LogBuffer} from '../../link/log-buffer.js';
 import type {CircuitBreaker} from './circuit-breaker.js';
@@ -17,41 +18,52 @@ import type {UpstreamState} from './upstream-state.js';
 import type {UpstreamTimers} from './upstream-timers.js';
 import {seconds} from '../refusals.js';
 
-/** What health checking needs from the upstream it watches. */
-export type HealthHost = {
-	readonly config: ServerConfig;
+/** The lifecycle as health checking sees it: the state machine (the one owner of state) and the live connection. */
+export type WatchedLifecycle = {
 	readonly state: UpstreamState;
-	/** The connection of a running upstream (ready or degraded), else undefined. */
-	readonly liveConnection: UpstreamConnection | undefined;
-	readonly breaker: CircuitBreaker;
-	readonly metrics: CallMetrics;
-	readonly log: LogBuffer;
-	/** Calls in flight now. */
-	readonly callsInFlight: number;
-	/** Since when it has been idle (see Upstream.idleSince). */
-	readonly idleSince: number;
+	/** Applies a transition of the upstream's table, with its reason. */
 	apply(event: 'trip' | 'probe_ok' | 'probe_failed', reason: string): void;
-	refreshTools(why: string): void;
+	/** The connection of a running upstream (ready or degraded), else undefined. */
+	connection(): UpstreamConnection | undefined;
+	/** Stops it to cold: the idle stop. */
 	stopIdle(reason: string): void;
-	activity(): void;
+};
+
+/** What health checking is given: the parts it reads and what it may ask for. */
+export type HealthDeps = {
+	idleTimeoutMs: number;
+	settings: HangarSettings;
+	clock: Clock;
+	timers: UpstreamTimers;
+	breaker: CircuitBreaker;
+	metrics: CallMetrics;
+	log: LogBuffer;
+	lifecycle: WatchedLifecycle;
+	/** Calls in flight, and since when it is idle (see `Upstream.idleSince`). */
+	load: {readonly inFlight: number; readonly idleSince: number};
+	refreshTools(why: string): void;
+	/** Something the surfaces show changed (a failed ping). */
+	onActivity(): void;
 };
 
 export class UpstreamHealth {
-	constructor(
-		private readonly host: HealthHost,
-		private readonly timers: UpstreamTimers,
-		private readonly settings: HangarSettings,
-	) {}
+	private readonly timers: UpstreamTimers;
+	private readonly settings: HangarSettings;
+
+	constructor(private readonly deps: HealthDeps) {
+		this.timers = deps.timers;
+		this.settings = deps.settings;
+	}
 
 	/** A call or ping failed: counts against the breaker, and trips a ready upstream to degraded at the threshold. */
 	recordFailure(what: string): void {
-		const {host} = this;
-		const opened = host.breaker.recordFailure(Date.now());
-		if (!opened || host.state !== 'ready') return;
-		const at = host.breaker.nextProbeAt!;
-		host.apply(
+		const {breaker, clock, lifecycle, metrics} = this.deps;
+		const opened = breaker.recordFailure(clock.now());
+		if (!opened || lifecycle.state !== 'ready') return;
+		const at = breaker.nextProbeAt!;
+		lifecycle.apply(
 			'trip',
-			`circuit opened after ${host.breaker.consecutiveFailures} consecutive failures (${what}: ${host.metrics.lastError ?? 'unknown'}); probe in ${seconds(at - Date.now())}`,
+			`circuit opened after ${breaker.consecutiveFailures} consecutive failures (${what}: ${metrics.lastError ?? 'unknown'}); probe in ${seconds(at - clock.now())}`,
 		);
 		this.timers.clear('health');
 		this.scheduleProbe();
@@ -59,12 +71,12 @@ export class UpstreamHealth {
 
 	/** Arms the health ping and the tool-list refresh (an upstream became ready). */
 	scheduleHealth(): void {
-		const {host, settings} = this;
+		const {lifecycle, settings} = this.deps;
 		this.timers.clear('health');
 		this.timers.clear('refresh');
 		if (settings.toolsRefreshMs > 0) {
 			this.timers.every('refresh', settings.toolsRefreshMs, () => {
-				if (host.state === 'ready') host.refreshTools(`periodic refresh (toolsRefreshSeconds ${settings.toolsRefreshMs / 1000})`);
+				if (lifecycle.state === 'ready') this.deps.refreshTools(`periodic refresh (toolsRefreshSeconds ${settings.toolsRefreshMs / 1000})`);
 			});
 		}
 
@@ -76,20 +88,19 @@ export class UpstreamHealth {
 
 	/** Arms the idle stop from `idleSince`; with calls in flight, the last one to finish re-arms it. */
 	scheduleIdle(): void {
-		const {host} = this;
+		const {clock, idleTimeoutMs, lifecycle, load} = this.deps;
 		this.timers.clear('idle');
-		const idleTimeoutMs = host.config.idleTimeoutMs;
-		if (idleTimeoutMs <= 0 || host.callsInFlight > 0) return;
-		if (host.state !== 'ready' && host.state !== 'degraded') return;
-		this.timers.once('idle', host.idleSince + idleTimeoutMs - Date.now(), () => {
-			if (host.callsInFlight > 0 || (host.state !== 'ready' && host.state !== 'degraded')) return;
-			const idleMs = Date.now() - host.idleSince;
+		if (idleTimeoutMs <= 0 || load.inFlight > 0) return;
+		if (lifecycle.state !== 'ready' && lifecycle.state !== 'degraded') return;
+		this.timers.once('idle', load.idleSince + idleTimeoutMs - clock.now(), () => {
+			if (load.inFlight > 0 || (lifecycle.state !== 'ready' && lifecycle.state !== 'degraded')) return;
+			const idleMs = clock.now() - load.idleSince;
 			if (idleMs < idleTimeoutMs) {
 				this.scheduleIdle();
 				return;
 			}
 
-			host.stopIdle(`idle for ${seconds(idleMs)} (idleTimeoutSeconds ${idleTimeoutMs / 1000})`);
+			lifecycle.stopIdle(`idle for ${seconds(idleMs)} (idleTimeoutSeconds ${idleTimeoutMs / 1000})`);
 		});
 	}
 
@@ -100,48 +111,48 @@ export class UpstreamHealth {
 
 	private scheduleProbe(): void {
 		this.timers.clear('probe');
-		const at = this.host.breaker.nextProbeAt;
+		const at = this.deps.breaker.nextProbeAt;
 		if (at === undefined) return;
-		this.timers.once('probe', at - Date.now(), () => {
+		this.timers.once('probe', at - this.deps.clock.now(), () => {
 			void this.probe();
 		});
 	}
 
 	private async probe(): Promise<void> {
-		const {host} = this;
-		const connection = host.liveConnection;
-		if (host.state !== 'degraded' || connection === undefined) return;
-		host.breaker.beginProbe();
+		const {breaker, clock, lifecycle, metrics} = this.deps;
+		const connection = lifecycle.connection();
+		if (lifecycle.state !== 'degraded' || connection === undefined) return;
+		breaker.beginProbe();
 		const began = performance.now();
 		try {
 			await connection.ping(this.settings.pingTimeoutMs);
-			if (host.state !== 'degraded' || connection !== host.liveConnection) return;
-			host.breaker.recordSuccess();
-			host.apply('probe_ok', `probe ping answered in ${Math.round(performance.now() - began)} ms; circuit closed`);
+			if (lifecycle.state !== 'degraded' || connection !== lifecycle.connection()) return;
+			breaker.recordSuccess();
+			lifecycle.apply('probe_ok', `probe ping answered in ${Math.round(performance.now() - began)} ms; circuit closed`);
 			this.scheduleHealth();
 			this.scheduleIdle();
 		} catch (error) {
-			if (host.state !== 'degraded' || connection !== host.liveConnection) return;
-			host.breaker.recordFailure(Date.now());
-			const at = host.breaker.nextProbeAt!;
-			host.metrics.lastError = `probe failed: ${pingFailure(error, this.settings.pingTimeoutMs)}`;
-			host.apply('probe_failed', `${host.metrics.lastError}; next probe in ${seconds(at - Date.now())}`);
+			if (lifecycle.state !== 'degraded' || connection !== lifecycle.connection()) return;
+			breaker.recordFailure(clock.now());
+			const at = breaker.nextProbeAt!;
+			metrics.lastError = `probe failed: ${pingFailure(error, this.settings.pingTimeoutMs)}`;
+			lifecycle.apply('probe_failed', `${metrics.lastError}; next probe in ${seconds(at - clock.now())}`);
 			this.scheduleProbe();
 		}
 	}
 
 	private async healthCheck(): Promise<void> {
-		const {host} = this;
-		const connection = host.liveConnection;
-		if (host.state !== 'ready' || connection === undefined) return;
+		const {lifecycle, log, metrics} = this.deps;
+		const connection = lifecycle.connection();
+		if (lifecycle.state !== 'ready' || connection === undefined) return;
 		try {
 			await connection.ping(this.settings.pingTimeoutMs);
 		} catch (error) {
-			if (host.state !== 'ready' || connection !== host.liveConnection) return;
-			host.metrics.lastError = `health ping failed: ${pingFailure(error, this.settings.pingTimeoutMs)}`;
-			host.log.push('hangar', host.metrics.lastError);
+			if (lifecycle.state !== 'ready' || connection !== lifecycle.connection()) return;
+			metrics.lastError = `health ping failed: ${pingFailure(error, this.settings.pingTimeoutMs)}`;
+			log.push('hangar', metrics.lastError);
 			this.recordFailure('health ping');
-			host.activity();
+			this.deps.onActivity();
 		}
 	}
 }

@@ -82,9 +82,12 @@ export const upstreamInitialStates: readonly UpstreamState[] = ['cold', 'quarant
 /** States in which an upstream process (or remote connection) may exist. */
 export const runningStates: ReadonlySet<UpstreamState> = new Set(['starting', 'ready', 'degraded', 'stopping']);
 
-export function createUpstreamMachine(name: string, initial: UpstreamState, historyLimit = 200) {
-	return new StateMachine<UpstreamState, UpstreamEvent>('upstream', name, upstreamTransitions, initial, historyLimit);
+export function createUpstreamMachine(name: string, initial: UpstreamState, historyLimit = 200, now: () => number = Date.now) {
+	return new StateMachine<UpstreamState, UpstreamEvent>('upstream', name, upstreamTransitions, initial, historyLimit, now);
 }
+
+/** One upstream's state machine: the one owner of its state. */
+export type UpstreamMachine = ReturnType<typeof createUpstreamMachine>;
 
 /** A transition of one upstream, with its name: what the supervisor publishes. */
 export type TransitionEvent = TransitionRecord<UpstreamState, UpstreamEvent> & {upstream: string};

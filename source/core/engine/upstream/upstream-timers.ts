@@ -4,25 +4,29 @@
  * (repeating). Setting a timer replaces the one of the same name, so no
  * timer can be armed twice; `clearAll` is what a stop and a shutdown call.
  */
+import {systemClock, type Cancel, type Clock} from '../../base/clock.js';
+
 export type TimerName = 'restart' | 'probe' | 'idle' | 'health' | 'refresh';
 
 export class UpstreamTimers {
-	private readonly timers = new Map<TimerName, {handle: NodeJS.Timeout; repeating: boolean}>();
+	private readonly timers = new Map<TimerName, Cancel>();
+
+	constructor(private readonly clock: Clock = systemClock) {}
 
 	/** Runs `run` once after `ms`; the timer is forgotten before `run` is called. */
 	once(name: TimerName, ms: number, run: () => void): void {
 		this.clear(name);
-		const handle = setTimeout(() => {
+		const cancel = this.clock.after(ms, () => {
 			this.timers.delete(name);
 			run();
-		}, Math.max(0, ms));
-		this.timers.set(name, {handle, repeating: false});
+		});
+		this.timers.set(name, cancel);
 	}
 
 	/** Runs `run` every `ms` until cleared. */
 	every(name: TimerName, ms: number, run: () => void): void {
 		this.clear(name);
-		this.timers.set(name, {handle: setInterval(run, ms), repeating: true});
+		this.timers.set(name, this.clock.every(ms, run));
 	}
 
 	has(name: TimerName): boolean {
@@ -30,10 +34,9 @@ export class UpstreamTimers {
 	}
 
 	clear(name: TimerName): void {
-		const timer = this.timers.get(name);
-		if (timer === undefined) return;
-		if (timer.repeating) clearInterval(timer.handle);
-		else clearTimeout(timer.handle);
+		const cancel = this.timers.get(name);
+		if (cancel === undefined) return;
+		cancel();
 		this.timers.delete(name);
 	}
 

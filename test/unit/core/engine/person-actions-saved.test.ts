@@ -2,7 +2,7 @@
  * A person's quarantine or approval is saved or refused, never acknowledged
  * and then dropped: a supervisor whose state dir another live hangar writes
  * refuses them with the reason and what to do (every surface goes through
- * Supervisor.command), takes the dir over once that hangar is gone, and from
+ * Supervisor.act), takes the dir over once that hangar is gone, and from
  * then on saves them. The supervisor is real but launches nothing; the
  * other hangar is a `sleep` whose identity the lock names.
  */
@@ -49,26 +49,26 @@ describe('a person\'s action while another hangar writes the state dir', () => {
 	it('is refused with StateNotSaved, the writer\'s pid and what to do, and changes nothing', async () => {
 		const {supervisor, holder} = await notWriter();
 		expect(supervisor.store.isWriter).toBe(false);
-		const error = await rejection(supervisor.command('fx', 'quarantine', 'a person in the TUI'), HangarError);
+		const error = await rejection(supervisor.act('fx', 'quarantine', 'a person in the TUI'), HangarError);
 		expect(error.codeName).toBe('StateNotSaved');
 		expect(error.message).toContain(`hangar process ${holder.pid} writes the state dir`);
 		expect(error.message).toContain('did not quarantine it');
 		expect(error.messageFor('mcp')).toContain('the hangar_quarantine tool');
 		expect(supervisor.upstream('fx').state).toBe('cold');
-		const approve = await rejection(supervisor.command('fx', 'approve', 'a person (mcp-hangar approve)'), HangarError);
+		const approve = await rejection(supervisor.act('fx', 'approve', 'a person (mcp-hangar approve)'), HangarError);
 		expect(approve.codeName).toBe('StateNotSaved');
 	});
 
 	it('leaves start, stop and restart alone: they are not saved anyway', async () => {
 		const {supervisor} = await notWriter();
-		expect(await supervisor.command('fx', 'stop', 'a person in the TUI')).toMatch(/stopped "fx"/);
+		expect(await supervisor.act('fx', 'stop', 'a person in the TUI')).toMatch(/stopped "fx"/);
 	});
 
 	it('is saved once the writer is gone: the dir is taken over and the quarantine reaches both files', async () => {
 		const {supervisor, holder, stateDir} = await notWriter();
 		holder.kill('SIGKILL');
 		await waitFor(() => supervisor.store.isWriter, 'the takeover');
-		expect(await supervisor.command('fx', 'quarantine', 'a person in the TUI')).toMatch(/quarantined "fx"/);
+		expect(await supervisor.act('fx', 'quarantine', 'a person in the TUI')).toMatch(/quarantined "fx"/);
 		expect(savedQuarantines(stateDir)).toEqual(['fx']);
 		expect(JSON.parse(fs.readFileSync(path.join(stateDir, 'state.json'), 'utf8')).upstreams.fx.admin.reason).toBe('quarantined by a person in the TUI');
 	});
@@ -92,7 +92,7 @@ describe('a person\'s action while another hangar writes the state dir', () => {
 		supervisors.push(supervisor);
 		// A directory where the file goes: the rename fails whoever runs the test (root included).
 		fs.mkdirSync(path.join(stateDir, 'state.json', 'x'), {recursive: true});
-		const error = await rejection(supervisor.command('fx', 'quarantine', 'a person in the TUI'), HangarError);
+		const error = await rejection(supervisor.act('fx', 'quarantine', 'a person in the TUI'), HangarError);
 		expect(error.codeName).toBe('StateNotSaved');
 		expect(error.message).toMatch(/quarantine failed: quarantined "fx": .*, but saving it failed \(.*\): it holds only until hangar exits/);
 	});
@@ -111,7 +111,7 @@ describe('a person\'s action saved while a debounced write is under way', () => 
 			upstream.toolsVerifiedAt = 1;
 		});
 		await new Promise(resolve => setImmediate(resolve));
-		await supervisor.command('fx', 'quarantine', 'a person in the TUI');
+		await supervisor.act('fx', 'quarantine', 'a person in the TUI');
 		const onDisk = () => JSON.parse(fs.readFileSync(path.join(stateDir, 'state.json'), 'utf8')).upstreams.fx?.admin?.state as string | undefined;
 		expect(savedQuarantines(stateDir)).toEqual(['fx']);
 		expect(onDisk()).toBe('quarantined');

@@ -97,7 +97,7 @@ describe('a console read', () => {
 	it('carries what approving each quarantined upstream would pin, and nothing for the others', async () => {
 		const supervisor = await coldSupervisor();
 		expect(consoleAnswer(supervisor, {focus: undefined}).approvals).toEqual({});
-		await supervisor.command('fx', 'quarantine', 'a test');
+		await supervisor.act('fx', 'quarantine', 'a test');
 		expect(consoleAnswer(supervisor, {focus: undefined}).approvals).toEqual({fx: supervisor.upstream('fx').approvalPlan});
 	});
 });

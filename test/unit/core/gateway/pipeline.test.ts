@@ -313,7 +313,7 @@ describe('a gateway session', () => {
 
 	it('records one call-log entry for a tools/call an upstream refused, with the client that called', async () => {
 		const supervisor = await coldSupervisor();
-		await supervisor.command('fx', 'stop', 'a unit test');
+		await supervisor.act('fx', 'stop', 'a unit test');
 		const transport = new MemoryTransport();
 		const session = new GatewaySession({supervisor, transport, logger: silentLogger, label: 'unit', kind: 'stdio'});
 		await session.start();

@@ -3,7 +3,7 @@ import path from 'node:path';
 import {LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS} from '@modelcontextprotocol/sdk/types.js';
 import {describe, expect, it} from 'vitest';
 import {
-	commandMethod,
+	personActionMethod,
 	drainingNotification,
 	hangarName,
 	hangarVersion,
@@ -27,7 +27,7 @@ describe('the protocol constants', () => {
 	});
 
 	it('keep hangar\'s private command among the methods no MCP client may send, and its draining notice a notification', () => {
-		expect(isHangarMethod(commandMethod)).toBe(true);
+		expect(isHangarMethod(personActionMethod)).toBe(true);
 		expect(isHangarMethod('tools/call')).toBe(false);
 		expect(drainingNotification.startsWith('notifications/')).toBe(true);
 	});

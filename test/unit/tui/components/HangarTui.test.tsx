@@ -12,7 +12,7 @@ import {bindings} from '../../../../source/tui/components/keymap.js';
 import type {TerminalSize} from '../../../../source/tui/components/tui-context.js';
 import type {ClientView} from '../../../../source/core/engine/clients/clients.js';
 import {HangarError} from '../../../../source/core/base/errors.js';
-import type {Command} from '../../../../source/core/engine/supervisor.js';
+import type {PersonAction} from '../../../../source/core/engine/supervisor.js';
 import type {LogLine} from '../../../../source/core/link/log-buffer.js';
 import type {StatusEntry, UpstreamDetails} from '../../../../source/core/views/views.js';
 import {waitFor} from '../../../support/hangar.js';
@@ -105,7 +105,7 @@ function client(id: number, overrides: Partial<ClientView> = {}): ClientView {
 	};
 }
 
-type CommandCall = {name: string; action: Command};
+type CommandCall = {name: string; action: PersonAction};
 
 class FakeSource implements HangarSource {
 	entries: StatusEntry[];
@@ -173,7 +173,7 @@ class FakeSource implements HangarSource {
 		return `its ${this.entries.find(candidate => candidate.name === name)?.tools ?? 0} tools as last listed (2026-11-22T08:00:00.000Z)`;
 	}
 
-	async command(name: string, action: Command): Promise<string> {
+	async act(name: string, action: PersonAction): Promise<string> {
 		const call = {name, action};
 		this.commands.push(call);
 		return this.answer(call);
@@ -438,7 +438,7 @@ describe('the main screen', () => {
 		const ui = open(new FakeSource(threeUpstreams()));
 		const screen = await ui.see('Enter details');
 		const footer = screen.split('\n').at(-1) ?? '';
-		for (const binding of bindings.filter(candidate => candidate.contexts.includes('main') && candidate.hint !== undefined && candidate.command !== 'interrupt')) {
+		for (const binding of bindings.filter(candidate => candidate.contexts.includes('main') && candidate.hint !== undefined && candidate.action !== 'interrupt')) {
 			expect(footer).toContain(binding.hint);
 		}
 	});
@@ -861,7 +861,7 @@ describe('logs and help', () => {
 		const wide = open(new FakeSource(threeUpstreams()), {columns: 120, rows: 100});
 		await wide.press('?');
 		await wide.see('HELP');
-		const quarantine = bindings.find(binding => binding.command === 'quarantine')?.description ?? '';
+		const quarantine = bindings.find(binding => binding.action === 'quarantine')?.description ?? '';
 		expect(quarantine).toContain('y/n');
 		expect(wide.lines().some(text => text.trimEnd().endsWith(quarantine))).toBe(true);
 

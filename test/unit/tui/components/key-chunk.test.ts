@@ -1,7 +1,7 @@
 import type {Key} from 'ink';
 import {describe, expect, it} from 'vitest';
 import {keyPresses, plainKey} from '../../../../source/tui/components/key-chunk.js';
-import {matchCommand, type KeyContext} from '../../../../source/tui/components/keymap.js';
+import {matchAction, type KeyContext} from '../../../../source/tui/components/keymap.js';
 
 function key(overrides: Partial<Key> = {}): Key {
 	return {...plainKey, ...overrides};
@@ -10,7 +10,7 @@ function key(overrides: Partial<Key> = {}): Key {
 describe('key chunks', () => {
 	it('splits a read holding several keys into the keys, each as Ink reports it alone', () => {
 		const commands = (context: KeyContext, input: string, flags: Partial<Key> = {}): Array<string | undefined> =>
-			keyPresses(input, key(flags)).map(press => matchCommand(context, press.input, press.key));
+			keyPresses(input, key(flags)).map(press => matchAction(context, press.input, press.key));
 		expect(commands('main', 'kk')).toEqual(['up', 'up']);
 		expect(commands('main', 'jx\r')).toEqual(['down', 'stop', 'details']);
 		// DEL (what Backspace sends) and BS erase; Ctrl-C in a read still interrupts.

@@ -1,7 +1,7 @@
 import type {Key} from 'ink';
 import {describe, expect, it} from 'vitest';
 import {plainKey} from '../../../../source/tui/components/key-chunk.js';
-import {bindings, hintsFor, keyContext, matchCommand, type KeyContext} from '../../../../source/tui/components/keymap.js';
+import {bindings, hintsFor, keyContext, matchAction, type KeyContext} from '../../../../source/tui/components/keymap.js';
 import {initialUiState, type UiState} from '../../../../source/tui/components/ui-state.js';
 
 function key(overrides: Partial<Key> = {}): Key {
@@ -34,35 +34,35 @@ describe('the keymap', () => {
 		expect(keyContext(asking)).toBe('dialog');
 		expect(keyContext({...asking, quitting: {upstreams: 2}})).toBe('quitting');
 
-		expect(matchCommand('main', 'q', key())).toBe('quit');
-		expect(matchCommand('filter', 'q', key())).toBeUndefined(); // text for the filter
-		expect(matchCommand('dialog', 'q', key())).toBeUndefined();
-		expect(matchCommand('dialog', 'y', key())).toBe('confirm');
-		expect(matchCommand('main', 'y', key())).toBeUndefined();
-		expect(matchCommand('main', '', key({escape: true, meta: true}))).toBe('back');
-		expect(matchCommand('filter', '', key({escape: true, meta: true}))).toBe('filterClear');
-		expect(matchCommand('dialog', '', key({escape: true, meta: true}))).toBe('cancel');
-		expect(matchCommand('main', 'j', key())).toBe('down');
-		expect(matchCommand('logs', '', key({upArrow: true}))).toBe('up');
-		expect(matchCommand('main', '', key({return: true}))).toBe('details');
-		expect(matchCommand('main', 'c', key())).toBe('clients');
-		expect(matchCommand('clients', 'c', key())).toBeUndefined();
-		expect(matchCommand('clients', '', key({escape: true, meta: true}))).toBe('back');
-		expect(matchCommand('clients', 'j', key())).toBe('down');
-		expect(matchCommand('filter', '', key({return: true}))).toBe('filterKeep');
-		for (const context of allContexts) expect(matchCommand(context, 'c', key({ctrl: true}))).toBe('interrupt');
+		expect(matchAction('main', 'q', key())).toBe('quit');
+		expect(matchAction('filter', 'q', key())).toBeUndefined(); // text for the filter
+		expect(matchAction('dialog', 'q', key())).toBeUndefined();
+		expect(matchAction('dialog', 'y', key())).toBe('confirm');
+		expect(matchAction('main', 'y', key())).toBeUndefined();
+		expect(matchAction('main', '', key({escape: true, meta: true}))).toBe('back');
+		expect(matchAction('filter', '', key({escape: true, meta: true}))).toBe('filterClear');
+		expect(matchAction('dialog', '', key({escape: true, meta: true}))).toBe('cancel');
+		expect(matchAction('main', 'j', key())).toBe('down');
+		expect(matchAction('logs', '', key({upArrow: true}))).toBe('up');
+		expect(matchAction('main', '', key({return: true}))).toBe('details');
+		expect(matchAction('main', 'c', key())).toBe('clients');
+		expect(matchAction('clients', 'c', key())).toBeUndefined();
+		expect(matchAction('clients', '', key({escape: true, meta: true}))).toBe('back');
+		expect(matchAction('clients', 'j', key())).toBe('down');
+		expect(matchAction('filter', '', key({return: true}))).toBe('filterKeep');
+		for (const context of allContexts) expect(matchAction(context, 'c', key({ctrl: true}))).toBe('interrupt');
 	});
 
 	it('hints the footer with the keys of the context, help first', () => {
-		expect(hintsFor('main')[0]).toEqual({keys: '?', label: 'help', command: 'help'});
+		expect(hintsFor('main')[0]).toEqual({keys: '?', label: 'help', action: 'help'});
 		expect(hintsFor('main').map(hint => hint.keys)).toEqual(['?', '↑↓', 'Enter', 's', 'x', 'r', 'u', '/', 'l', 'c', 't', 'q']);
 		expect(hintsFor('calls').map(hint => hint.label)).toEqual(['help', 'move', 'show', 'back', 'filter', 'quit']);
 		expect(hintsFor('detail').map(hint => hint.label)).toEqual(['help', 'scroll', 'section', 'expand', 'back', 'start', 'stop', 'restart', 'quarantine', 'logs', 'quit']);
 		expect(hintsFor('clients').map(hint => hint.label)).toEqual(['help', 'scroll', 'back', 'quit']);
 		expect(hintsFor('dialog')).toEqual([
-			{keys: 'y', label: 'yes', command: 'confirm'},
-			{keys: 'n/Esc', label: 'no', command: 'cancel'},
+			{keys: 'y', label: 'yes', action: 'confirm'},
+			{keys: 'n/Esc', label: 'no', action: 'cancel'},
 		]);
-		expect(hintsFor('quitting')).toEqual([{keys: 'Ctrl-C', label: 'kill now', command: 'interrupt'}]);
+		expect(hintsFor('quitting')).toEqual([{keys: 'Ctrl-C', label: 'kill now', action: 'interrupt'}]);
 	});
 });

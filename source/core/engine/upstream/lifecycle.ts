@@ -1,0 +1,527 @@
+/**
+ * One upstream's lifecycle outside the state table itself: it opens the
+ * connection (a start, with its timeout, the first tool list and catalog
+ * read, and the pin check), notices when it closes (a crash), plans the
+ * automatic restart within the restart budget, and stops it (closing the
+ * process: stdin, SIGTERM, SIGKILL). It owns what these leave behind: the
+ * connection, the start and stop in progress, the last exit, the restart
+ * time and count, and a launch problem no retry can fix.
+ *
+ * Every change of state is a transition of the upstream's machine
+ * (upstream-state.ts), applied here with its reason; nothing assigns a state.
+ */
+import type {Clock} from '../../base/clock.js';
+import {HangarError, errorMessage} from '../../base/errors.js';
+import type {HangarSettings, ServerConfig, ToolDefinition} from '../../config/read-config.js';
+import {describeExit, type ExitInfo} from '../../link/child-process-transport.js';
+import type {ClientSide} from '../../link/client-side.js';
+import {ConnectionLostError, type OpenConnection, type UpstreamConnection} from '../../link/connection.js';
+import {diagnoseLaunch, SpawnError, type LaunchProblem} from '../../link/launch-problem.js';
+import type {LogBuffer, LogLine} from '../../link/log-buffer.js';
+import {rugPulled, seconds, startFailed, startInterrupted, unavailable} from '../refusals.js';
+import {AbortReason, abortable, type ProgressRelay} from './call-path.js';
+import {catalogKinds, servesKind, type CatalogKind, type CatalogLists, type ServerCapabilities} from './catalog.js';
+import type {CircuitBreaker} from './circuit-breaker.js';
+import type {CallMetrics} from './metrics.js';
+import {pinTools, rugPullReason, type ToolChange} from './pins.js';
+import type {RestartPolicy} from './restart-policy.js';
+import {RugPull, type ToolList} from './tool-list.js';
+import type {UpstreamRecord} from './upstream-record.js';
+import {runningStates, type StopTarget, type UpstreamEvent, type UpstreamMachine, type UpstreamState} from './upstream-state.js';
+import type {UpstreamTimers} from './upstream-timers.js';
+
+/** The catalog a fresh connection serves: its capabilities and every list they say it has. */
+export type OpenedCatalog = {capabilities: ServerCapabilities; lists: Partial<CatalogLists>};
+
+/** What the lifecycle tells the rest of the upstream. */
+export type LifecycleEvents = {
+	/** A start read these lists and passed the pin check: take them (called before `started`). */
+	opened(tools: ToolDefinition[], catalog: OpenedCatalog): void;
+	/** It became ready (a start): arm the health ping and the idle stop. */
+	ready(): void;
+	/** The connection of a running upstream closed: its timers are void. */
+	gone(): void;
+	/** The upstream said a list changed, or a watched resource did. */
+	toolsChanged(): void;
+	listChanged(kinds: CatalogKind[], why: string): void;
+	resourceUpdated(uri: string): void;
+};
+
+export type LifecycleDeps = {
+	name: string;
+	config: ServerConfig;
+	settings: HangarSettings;
+	machine: UpstreamMachine;
+	breaker: CircuitBreaker;
+	restartPolicy: RestartPolicy;
+	timers: UpstreamTimers;
+	metrics: CallMetrics;
+	log: LogBuffer;
+	record: UpstreamRecord;
+	/** Checks a fresh list against the pins. */
+	toolList: Pick<ToolList, 'pinnedChanges'>;
+	clock: Clock;
+	openConnection: OpenConnection;
+	clientSide: ClientSide | undefined;
+	events: LifecycleEvents;
+};
+
+const settleEvent: Record<StopTarget, UpstreamEvent> = {
+	cold: 'settle_cold',
+	stopped: 'settle_stopped',
+	quarantined: 'settle_quarantined',
+	disabled: 'settle_disabled',
+};
+
+export class Lifecycle {
+	private current: UpstreamConnection | undefined;
+	private startPromise: Promise<UpstreamConnection> | undefined;
+	private startAbort: AbortController | undefined;
+	private stopPromise: Promise<void> | undefined;
+	/** Where a stop in progress lands. */
+	private stopTarget: StopTarget | undefined;
+	private exit: ExitInfo | undefined;
+	/** When the automatic restart runs (only while dead). */
+	private restartTime: number | undefined;
+	private restarts = 0;
+	private started: number | undefined;
+	/** Set when its last start failed for a reason a retry cannot fix (see launch-problem.ts). */
+	private permanent: LaunchProblem | undefined;
+	private disposed = false;
+
+	constructor(private readonly deps: LifecycleDeps) {
+		const persisted = deps.record.read().lastExit;
+		if (persisted !== undefined) this.exit = {code: persisted.code, signal: persisted.signal, at: persisted.at};
+	}
+
+	get state(): UpstreamState {
+		return this.deps.machine.state;
+	}
+
+	/** The live connection, once a start handed it out and until it closes or stops. */
+	connection(): UpstreamConnection | undefined {
+		return this.current;
+	}
+
+	/** The start in progress, while starting. */
+	get starting(): Promise<UpstreamConnection> | undefined {
+		return this.startPromise;
+	}
+
+	/** The stop in progress, while stopping. */
+	get stopping(): Promise<void> | undefined {
+		return this.stopPromise;
+	}
+
+	/** Where the stop in progress lands (only while stopping). */
+	get stoppingTo(): StopTarget | undefined {
+		return this.state === 'stopping' ? this.stopTarget : undefined;
+	}
+
+	get lastExit(): ExitInfo | undefined {
+		return this.exit;
+	}
+
+	get restartAt(): number | undefined {
+		return this.restartTime;
+	}
+
+	get restartCount(): number {
+		return this.restarts;
+	}
+
+	get startedAt(): number | undefined {
+		return this.started;
+	}
+
+	get permanentProblem(): LaunchProblem | undefined {
+		return this.permanent;
+	}
+
+	/** The transitions health checking applies (trip, probe_ok, probe_failed). */
+	apply(event: 'trip' | 'probe_ok' | 'probe_failed', reason: string): void {
+		this.deps.machine.apply(event, reason);
+	}
+
+	stopIdle(reason: string): void {
+		this.stop('cold', reason).catch(() => {});
+	}
+
+	/** Resolves with a live connection, starting the upstream if it may be started on demand; refuses (HangarError) when it may not. */
+	async whenReady(why: string, signal: AbortSignal, progress: ProgressRelay | undefined): Promise<UpstreamConnection> {
+		for (;;) {
+			signal.throwIfAborted();
+			switch (this.state) {
+				case 'ready': {
+					return this.current!;
+				}
+
+				case 'starting': {
+					const waiting = abortable(this.startPromise!, signal);
+					return progress === undefined ? waiting : progress.during(`waiting for upstream "${this.deps.name}" to start`, waiting);
+				}
+
+				case 'cold': {
+					const starting = abortable(this.begin(`on demand: ${why}`), signal);
+					return progress === undefined ? starting : progress.during(`starting upstream "${this.deps.name}"`, starting);
+				}
+
+				case 'stopping': {
+					await abortable(this.stopPromise ?? Promise.resolve(), signal);
+					continue;
+				}
+
+				case 'degraded': {
+					throw unavailable(this.deps.name, why, {
+						state: 'degraded',
+						consecutiveFailures: this.deps.breaker.consecutiveFailures,
+						lastError: this.deps.metrics.lastError,
+						nextProbeAt: this.deps.breaker.nextProbeAt,
+					});
+				}
+
+				case 'dead': {
+					// The reason of the transition to dead says how it ended (exit, stderr, restart plan).
+					throw unavailable(this.deps.name, why, {
+						state: 'dead',
+						reason: this.lastTransitionReason(),
+						restartAt: this.restartTime,
+						permanent: this.permanent?.hint,
+					});
+				}
+
+				case 'stopped': {
+					throw unavailable(this.deps.name, why, {state: 'stopped', reason: this.lastTransitionReason()});
+				}
+
+				case 'quarantined': {
+					throw unavailable(this.deps.name, why, {state: 'quarantined', reason: this.quarantineReason(), byConfig: this.deps.config.quarantined});
+				}
+
+				case 'disabled': {
+					throw unavailable(this.deps.name, why, {state: 'disabled'});
+				}
+
+				case 'invalid': {
+					throw unavailable(this.deps.name, why, {state: 'invalid', reason: this.deps.config.invalid ?? 'see its details'});
+				}
+			}
+		}
+	}
+
+	/** Why it is quarantined: the record's reason, the config's, or the last transition's. */
+	quarantineReason(): string {
+		const admin = this.deps.record.read().admin;
+		if (admin !== undefined) return admin.reason;
+		if (this.deps.config.quarantined) return '"quarantined": true in the config';
+		return this.lastTransitionReason();
+	}
+
+	private lastTransitionReason(): string {
+		return this.deps.machine.transitions().at(-1)?.reason ?? 'no reason recorded';
+	}
+
+	// ---------------------------------------------------------------------
+	// Start
+
+	/** Starts it: `start` from cold or dead; concurrent callers share the returned promise. */
+	begin(reason: string): Promise<UpstreamConnection> {
+		const {deps} = this;
+		this.deps.timers.clear('restart');
+		this.restartTime = undefined;
+		this.permanent = undefined;
+		deps.machine.apply('start', reason);
+		const controller = new AbortController();
+		this.startAbort = controller;
+		const cancelTimeout = deps.clock.after(deps.config.startTimeoutMs, () => controller.abort(new AbortReason('start-timeout')));
+		const began = performance.now();
+		const promise = (async () => {
+			let connection: UpstreamConnection | undefined;
+			try {
+				connection = await deps.openConnection(
+					deps.config,
+					deps.log,
+					{
+						onClose: exit => this.onConnectionClosed(connection, exit),
+						onToolsChanged: () => deps.events.toolsChanged(),
+						onListChanged: kind => deps.events.listChanged(kind === 'prompts' ? ['prompts'] : ['resources', 'resourceTemplates'], `the upstream sent notifications/${kind}/list_changed`),
+						onResourceUpdated: uri => deps.events.resourceUpdated(uri),
+					},
+					controller.signal,
+					deps.settings.stopGraceMs,
+					deps.clientSide,
+				);
+				// The catalog is read beside the tools: it adds no round trip to the start, and a list
+				// that fails to read is logged and left as it was rather than failing the start.
+				const [tools, catalog] = await Promise.all([connection.listTools(controller.signal), this.readCatalog(connection, controller.signal)]);
+				// What it asked its client while starting (roots) is answered before it serves a call.
+				await connection.clientRequestsSettled(controller.signal, deps.settings.pingTimeoutMs, deps.clientSide?.capabilities['roots'] !== undefined);
+				controller.signal.throwIfAborted();
+				const changes = deps.toolList.pinnedChanges(tools);
+				if (changes.length > 0) throw new RugPull(changes, tools);
+				this.current = connection;
+				this.started = deps.clock.now();
+				deps.events.opened(tools, catalog);
+				deps.record.update(upstream => {
+					upstream.counters.starts += 1;
+					upstream.identity = connection!.identity;
+				});
+				const ms = Math.round(performance.now() - began);
+				const pid = connection.pid === undefined ? '' : `pid ${connection.pid}, `;
+				if (deps.breaker.state === 'closed') {
+					deps.machine.apply('started', `started in ${ms} ms (${pid}${tools.length} tools)`);
+				} else {
+					deps.breaker.recordSuccess();
+					deps.machine.apply('started', `started in ${ms} ms (${pid}${tools.length} tools); circuit closed`);
+				}
+
+				deps.events.ready();
+				return connection;
+			} catch (error) {
+				if (error instanceof RugPull && connection !== undefined) {
+					const exit = await connection.close(deps.settings.stopGraceMs);
+					if (exit !== undefined) this.recordExit(exit);
+					throw this.rugPull(error.changes, error.tools, 'stop');
+				}
+
+				void connection?.close(deps.settings.stopGraceMs);
+				throw this.onStartFailed(error, controller.signal, began);
+			} finally {
+				cancelTimeout();
+				if (this.startAbort === controller) this.startAbort = undefined;
+				this.startPromise = undefined;
+			}
+		})();
+		this.startPromise = promise;
+		// Callers that gave up (deadline, cancel) must not leave an unhandled rejection behind.
+		promise.catch(() => {});
+		return promise;
+	}
+
+	/** The capabilities of a fresh connection and every list they say it serves. */
+	private async readCatalog(connection: UpstreamConnection, signal: AbortSignal): Promise<OpenedCatalog> {
+		const capabilities = (connection.serverCapabilities ?? {}) as ServerCapabilities;
+		const lists: Partial<CatalogLists> = {};
+		await Promise.all(
+			catalogKinds
+				.filter(kind => servesKind(capabilities, kind))
+				.map(async kind => {
+					try {
+						lists[kind] = (await connection.listAll(kind, signal)) as never;
+					} catch (error) {
+						if (!signal.aborted) this.deps.log.push('hangar', `reading its ${kind} failed at start: ${errorMessage(error)}`);
+					}
+				}),
+		);
+		return {capabilities, lists};
+	}
+
+	private onStartFailed(error: unknown, signal: AbortSignal, began: number): HangarError {
+		const {deps} = this;
+		const reason: unknown = signal.aborted ? signal.reason : undefined;
+		if (reason instanceof AbortReason && reason.kind === 'stopping') return startInterrupted(deps.name);
+
+		const ms = Math.round(performance.now() - began);
+		const startedAtWallClock = deps.clock.now() - ms;
+		const {lines: stderr, earlier} = attemptStderr(deps.log.tail(5, 'stderr'), startedAtWallClock);
+		const exit = this.exit !== undefined && this.exit.at >= startedAtWallClock ? this.exit : undefined;
+		const problem = this.launchProblem(error, exit);
+		if (problem !== undefined) return this.onPermanentFailure(problem, ms, stderr);
+		let what: string;
+		if (reason instanceof AbortReason && reason.kind === 'start-timeout') {
+			what = `no answer to initialize/tools/list within the start timeout of ${seconds(deps.config.startTimeoutMs)}`;
+		} else if (error instanceof SpawnError) {
+			what = error.message;
+		} else if (exit !== undefined) {
+			what = `the process ${describeExit(exit)} during initialization`;
+		} else if (error instanceof ConnectionLostError || /connection closed/i.test(errorMessage(error))) {
+			what = 'the connection closed during initialization';
+		} else {
+			what = errorMessage(error);
+		}
+
+		const detail = `${what}${stderr.length > 0 ? `; last stderr${earlier ? ' (from an earlier start)' : ''}: ${stderr.join(' | ')}` : ''}`;
+		deps.metrics.lastError = `start failed: ${detail}`;
+		const plan = this.countFailure();
+		deps.machine.apply('start_failed', `start failed after ${ms} ms: ${detail}; ${plan}`);
+		return startFailed(deps.name, {detail, restartAt: this.restartTime, remote: deps.config.launch.kind !== 'stdio', stderr});
+	}
+
+	/**
+	 * Whether a failed start is one a retry cannot fix: the spawn itself
+	 * failed, or the process exited at once with 126/127 (the shell's and
+	 * env's "cannot execute" and "not found"), and the file system says why.
+	 */
+	private launchProblem(error: unknown, exit: ExitInfo | undefined): LaunchProblem | undefined {
+		const launch = this.deps.config.launch;
+		if (launch.kind !== 'stdio') return undefined;
+		if (!(error instanceof SpawnError) && exit?.code !== 127 && exit?.code !== 126) return undefined;
+		return diagnoseLaunch(launch);
+	}
+
+	/** Straight to dead with the reason, no retry, no breaker or budget spent: only a person's start or a config change tries again. */
+	private onPermanentFailure(problem: LaunchProblem, ms: number, stderr: string[]): HangarError {
+		this.permanent = problem;
+		this.deps.metrics.lastError = `start failed: ${problem.message}`;
+		this.deps.timers.clear('restart');
+		this.restartTime = undefined;
+		this.deps.machine.apply('start_failed', `start failed after ${ms} ms: ${problem.message} (permanent: not retried)`);
+		return startFailed(this.deps.name, {detail: problem.message, restartAt: undefined, remote: false, stderr, permanent: problem.hint});
+	}
+
+	/**
+	 * A pinned tool changed: the upstream is quarantined with the diff, and its
+	 * new tool list is never exposed. From a start (`how` = 'stop': the start is
+	 * abandoned through stopping) or a refresh of a running upstream.
+	 */
+	rugPull(changes: ToolChange[], tools: readonly ToolDefinition[], how: 'stop' | 'running'): HangarError {
+		const {deps} = this;
+		const reason = rugPullReason(deps.record.read().pins, changes);
+		deps.record.update(upstream => {
+			upstream.admin = {state: 'quarantined', at: deps.clock.now(), reason, changes, seen: pinTools(tools)};
+		});
+		deps.metrics.lastError = `quarantined: ${reason}`;
+		if (how === 'stop') {
+			this.stopTarget = 'quarantined';
+			deps.machine.apply('stop', reason);
+			deps.machine.apply('settle_quarantined', 'the process was stopped; its changed tools were never exposed');
+		} else {
+			void this.stop('quarantined', reason).catch(() => {});
+		}
+
+		return rugPulled(deps.name, reason, changes);
+	}
+
+	// ---------------------------------------------------------------------
+	// Crashes and restarts
+
+	/** A crash or a failed start: counted by the breaker, the restart budget and the state file; returns the restart plan as a sentence. */
+	private countFailure(): string {
+		const {deps} = this;
+		deps.breaker.recordFailure(deps.clock.now());
+		const delay = deps.restartPolicy.recordCrash(deps.clock.now());
+		deps.record.update(upstream => {
+			upstream.counters.crashes += 1;
+		});
+		return this.planRestart(delay);
+	}
+
+	/** Schedules an automatic restart when the budget allows; returns a sentence for the transition reason. */
+	private planRestart(delay: number | undefined): string {
+		const {maxRestarts, windowMs} = this.deps.restartPolicy.budget;
+		if (delay === undefined) {
+			this.restartTime = undefined;
+			return `restart budget spent (${maxRestarts + 1} failures within ${seconds(windowMs)}, at most ${maxRestarts} restarts): stays dead until it is started again`;
+		}
+
+		this.restartTime = this.deps.clock.now() + delay;
+		this.deps.timers.once('restart', delay, () => {
+			if (this.state !== 'dead' || this.disposed) return;
+			this.restarts += 1;
+			this.begin(`automatic restart after ${seconds(delay)} backoff`).catch(() => {});
+		});
+		return `restarting in ${seconds(delay)}`;
+	}
+
+	private onConnectionClosed(connection: UpstreamConnection | undefined, exit: ExitInfo | undefined): void {
+		if (exit !== undefined) this.recordExit(exit);
+		// A start in progress (no connection handed out yet) handles its own failure.
+		if (connection === undefined || connection !== this.current) return;
+		this.current = undefined;
+		this.deps.events.gone();
+		if (this.state !== 'ready' && this.state !== 'degraded') return;
+
+		const stderr = this.deps.log.tail(3, 'stderr').map(line => line.text);
+		const what = exit === undefined ? 'the connection closed' : `the process ${describeExit(exit)}`;
+		const detail = `${what}${stderr.length > 0 ? `; last stderr: ${stderr.join(' | ')}` : ''}`;
+		this.deps.metrics.lastError = `crashed: ${detail}`;
+		this.deps.machine.apply('crashed', `${detail}; ${this.countFailure()}`);
+	}
+
+	private recordExit(exit: ExitInfo): void {
+		this.exit = exit;
+		const stderrTail = this.deps.log.tail(10, 'stderr').map(line => line.text);
+		this.deps.record.update(upstream => {
+			upstream.lastExit = {code: exit.code, signal: exit.signal, at: exit.at, stderrTail};
+		});
+	}
+
+	// ---------------------------------------------------------------------
+	// Stop
+
+	/** Stops the upstream; `target` says where it lands (cold: idle, stopped: a person, ...). */
+	async stop(target: StopTarget, reason: string): Promise<void> {
+		if (this.state === 'stopping') {
+			await this.stopPromise;
+		}
+
+		if (runningStates.has(this.state)) {
+			this.stopTarget = target;
+			this.deps.machine.apply('stop', reason);
+			this.clearTimers();
+			const stopping = this.runStop(target, reason);
+			this.stopPromise = stopping;
+			try {
+				await stopping;
+			} finally {
+				if (this.stopPromise === stopping) this.stopPromise = undefined;
+			}
+
+			return;
+		}
+
+		// Not running: settle directly where the table allows it.
+		this.deps.timers.clear('restart');
+		this.restartTime = undefined;
+		if (this.state === target) return;
+		const event: UpstreamEvent | undefined =
+			target === 'stopped' ? 'person_stop' : target === 'quarantined' ? 'quarantine' : target === 'disabled' ? 'disable' : undefined;
+		if (event === undefined) return; // Going "cold" from a non-running state needs nothing.
+		this.deps.machine.apply(event, reason);
+	}
+
+	private async runStop(target: StopTarget, reason: string): Promise<void> {
+		this.startAbort?.abort(new AbortReason('stopping'));
+		await this.startPromise?.catch(() => {});
+		const connection = this.current;
+		this.current = undefined;
+		let how = '';
+		if (connection !== undefined) {
+			const exit = await connection.close(this.deps.settings.stopGraceMs);
+			if (exit !== undefined) {
+				this.recordExit(exit);
+				how = ` (${exit.stoppedBy === undefined ? describeExit(exit) : `ended by ${exit.stoppedBy}`})`;
+			}
+		}
+
+		this.deps.machine.apply(settleEvent[target], `${reason}${how}`);
+	}
+
+	/** Clears every timer and the planned restart. */
+	clearTimers(): void {
+		this.deps.timers.clearAll();
+		this.restartTime = undefined;
+	}
+
+	/** No automatic restart may begin after this (shutdown). */
+	dispose(): void {
+		this.disposed = true;
+		this.clearTimers();
+	}
+
+	get isDisposed(): boolean {
+		return this.disposed;
+	}
+}
+
+/**
+ * The stderr lines a failed start should quote: this attempt's own (since
+ * `since`), so a start that failed five times does not repeat every earlier
+ * attempt's "boom"; when this attempt wrote nothing, the newest earlier
+ * lines, marked `earlier` so the message says they are not this attempt's.
+ */
+export function attemptStderr(tail: readonly LogLine[], since: number): {lines: string[]; earlier: boolean} {
+	const own = tail.filter(line => line.at >= since).map(line => line.text);
+	if (own.length > 0 || tail.length === 0) return {lines: own, earlier: false};
+	return {lines: tail.slice(-1).map(line => line.text), earlier: true};
+}

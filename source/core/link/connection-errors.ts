@@ -1,0 +1,55 @@
+/**
+ * How a request to an upstream can fail, as the engine sees it: the
+ * upstream's own JSON-RPC error, no answer in time, the caller's cancel, or
+ * a lost connection. `UpstreamConnection` maps the SDK's errors to these.
+ */
+import {HangarError, JsonRpcCode, JsonRpcError, errorMessage} from '../base/errors.js';
+import type {RelayedMethod} from './client-side.js';
+
+/** A JSON-RPC error the upstream itself answered with (not a transport failure). */
+export class UpstreamRpcError extends JsonRpcError {
+	constructor(code: number, message: string, data: unknown) {
+		super(code, message, data);
+		this.name = 'UpstreamRpcError';
+	}
+}
+
+/** The request got no answer within its timeout; notifications/cancelled has been sent upstream. */
+export class UpstreamTimeoutError extends Error {
+	constructor(readonly timeoutMs: number) {
+		super(`no answer within ${timeoutMs} ms`);
+		this.name = 'UpstreamTimeoutError';
+	}
+}
+
+/** The caller's signal aborted the request; notifications/cancelled has been sent upstream. */
+export class RequestCancelledError extends Error {
+	constructor() {
+		super('cancelled by the caller');
+		this.name = 'RequestCancelledError';
+	}
+}
+
+/** The connection closed under a request (crash, exit, network drop). */
+export class ConnectionLostError extends Error {
+	constructor(message = 'connection to the upstream closed') {
+		super(message);
+		this.name = 'ConnectionLostError';
+	}
+}
+
+/** What the upstream is told when its request could not be answered by a client. */
+export function answerError(error: unknown): {code: number; message: string; data?: unknown} {
+	if (error instanceof JsonRpcError) return {code: error.code, message: error.message, data: error.data};
+	if (error instanceof HangarError) return {code: error.code, message: error.message, data: error.toData()};
+	return {code: JsonRpcCode.InternalError, message: `hangar could not relay the request to a client: ${errorMessage(error)}`};
+}
+
+export function noClientSide(server: string, method: RelayedMethod): HangarError {
+	return new HangarError({code: 'NoClientAnswer', upstream: server, operation: method, message: 'this hangar relays no requests to clients'});
+}
+
+/** The SDK's "MCP error -32xxx: " prefix, which hangar's own message does not repeat. */
+export function stripSdkPrefix(message: string): string {
+	return message.replace(/^MCP error -?\d+: /, '');
+}

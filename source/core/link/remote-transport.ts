@@ -1,0 +1,72 @@
+/**
+ * The transport to a remote upstream: Streamable HTTP, falling back to SSE
+ * when its config says "auto", with the URL's credentials sent as HTTP
+ * Basic auth. One of the few modules that import the MCP SDK.
+ */
+import type {Client} from '@modelcontextprotocol/sdk/client/index.js';
+import type {Transport} from '@modelcontextprotocol/sdk/shared/transport.js';
+import {maskText} from '../base/secret-mask.js';
+import type {ServerConfig} from '../config/read-config.js';
+import type {LogBuffer} from './log-buffer.js';
+import type {StreamOrigins} from './stream-origins.js';
+
+/** Connect without the SDK's own request timeout: hangar's start timeout (an abort signal) applies. */
+export const NO_SDK_TIMEOUT = 2_147_000_000;
+
+/** Connects `client` to the remote upstream of `config`, trying each transport its config allows. */
+export async function connectRemote(config: ServerConfig, client: Client, log: LogBuffer, signal: AbortSignal, origins: StreamOrigins): Promise<Transport> {
+	if (config.launch.kind !== 'remote') throw new Error('not a remote server');
+	const url = new URL(config.launch.url);
+	const headers = {...config.launch.headers};
+	if (url.username !== '' || url.password !== '') {
+		// fetch refuses a URL with credentials (and names the URL in its error): send them as HTTP Basic
+		// auth, as a browser or curl would, unless the config sets its own Authorization header.
+		const hasAuthorization = Object.keys(headers).some(name => name.toLowerCase() === 'authorization');
+		if (!hasAuthorization) {
+			headers['Authorization'] = `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}`;
+		}
+
+		url.username = '';
+		url.password = '';
+	}
+
+	const requestInit: RequestInit = {headers};
+	const order = config.launch.transport === 'auto' ? (['streamable-http', 'sse'] as const) : [config.launch.transport];
+	// Loaded here, not at start-up: most configs have no remote upstream.
+	const [{SSEClientTransport}, {StreamableHTTPClientTransport}] = await Promise.all([
+		import('@modelcontextprotocol/sdk/client/sse.js'),
+		import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+	]);
+	const failures: string[] = [];
+	for (const kind of order) {
+		signal.throwIfAborted();
+		const transport: Transport =
+			kind === 'sse' ? new SSEClientTransport(url, {requestInit}) : new StreamableHTTPClientTransport(url, {requestInit, fetch: origins.wrap(fetch)});
+		try {
+			await client.connect(transport, {signal, timeout: NO_SDK_TIMEOUT});
+			log.push('hangar', `connected to ${url.origin} over ${kind}`);
+			return transport;
+		} catch (error) {
+			const reason = networkReason(error);
+			failures.push(`${kind}: ${reason}`);
+			log.push('hangar', `connecting over ${kind} failed: ${reason}`);
+			await transport.close().catch(() => {});
+		}
+	}
+
+	throw new Error(`cannot connect to ${maskText(config.launch.url)} (${failures.join('; ')})`);
+}
+
+/** The most specific reason in an error chain (fetch hides ECONNREFUSED in `cause`). */
+function networkReason(error: unknown): string {
+	const parts: string[] = [];
+	let current: unknown = error;
+	for (let depth = 0; current !== undefined && current !== null && depth < 4; depth++) {
+		const record = current as {message?: unknown; code?: unknown; cause?: unknown};
+		if (typeof record.code === 'string') parts.push(record.code);
+		else if (typeof record.message === 'string' && record.message !== '') parts.push(record.message);
+		current = record.cause;
+	}
+
+	return parts.length > 0 ? parts.join(': ') : String(error);
+}

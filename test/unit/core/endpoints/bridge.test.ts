@@ -1,0 +1,193 @@
+/**
+ * The `--stdio` bridge in process: the client's stdin and stdout and each
+ * connection to "the supervisor" are in-memory streams, and the test plays
+ * the supervisor line by line. A supervisor restart is a connection the test
+ * closes; the reconnect's backoff runs on vitest's fake timers. The same
+ * behaviour through real processes is in test/e2e/attach.test.ts.
+ */
+import {Duplex, PassThrough} from 'node:stream';
+import {afterEach, describe, expect, it, vi} from 'vitest';
+import {Logger} from '../../../../source/core/base/logger.js';
+import {StdioBridge} from '../../../../source/core/endpoints/bridge.js';
+import {ErrorCode} from '../../../../source/core/base/errors.js';
+
+type Message = {jsonrpc: '2.0'; id?: string | number; method?: string; params?: Record<string, unknown>; result?: unknown; error?: {code: number; message: string}};
+
+/** Lines written to a stream, parsed, as they arrive. */
+class Lines {
+	readonly all: Message[] = [];
+	private buffer = '';
+	private waiters: Array<() => void> = [];
+
+	constructor(stream: NodeJS.ReadableStream) {
+		stream.setEncoding('utf8');
+		stream.on('data', (chunk: string) => {
+			this.buffer += chunk;
+			let newline: number;
+			while ((newline = this.buffer.indexOf('\n')) !== -1) {
+				const line = this.buffer.slice(0, newline);
+				this.buffer = this.buffer.slice(newline + 1);
+				if (line !== '') this.all.push(JSON.parse(line) as Message);
+			}
+
+			for (const wake of this.waiters.splice(0)) wake();
+		});
+	}
+
+	/** Resolves with the first message (from the start) that matches, once it has arrived. */
+	async next(match: (message: Message) => boolean): Promise<Message> {
+		for (;;) {
+			const found = this.all.find(match);
+			if (found !== undefined) return found;
+			await new Promise<void>(resolve => this.waiters.push(resolve));
+		}
+	}
+}
+
+/** One connection to the supervisor, seen from the supervisor's side. */
+type SupervisorEnd = {lines: Lines; send(message: Message): void; close(): void};
+
+function connectionPair(): {bridgeSide: Duplex; supervisor: SupervisorEnd} {
+	const toSupervisor = new PassThrough();
+	const toBridge = new PassThrough();
+	const bridgeSide = Duplex.from({readable: toBridge, writable: toSupervisor});
+	return {
+		bridgeSide,
+		supervisor: {
+			lines: new Lines(toSupervisor),
+			send: message => toBridge.write(`${JSON.stringify(message)}\n`),
+			// The supervisor's process ends: its side of the socket closes.
+			close: () => bridgeSide.destroy(),
+		},
+	};
+}
+
+const bridges: StdioBridge[] = [];
+const inputs: PassThrough[] = [];
+
+afterEach(async () => {
+	vi.useRealTimers();
+	for (const input of inputs.splice(0)) input.end();
+	await Promise.all(bridges.splice(0).map(async bridge => bridge.exited));
+});
+
+/** A bridge on in-memory stdio whose every connect gets a new in-memory supervisor connection. */
+function bridgeOnMemory() {
+	const input = new PassThrough();
+	const output = new PassThrough();
+	const client = new Lines(output);
+	const connections: SupervisorEnd[] = [];
+	const bridge = new StdioBridge({
+		socketPath: '/nonexistent/hangar.sock',
+		stateDir: '/nonexistent',
+		input,
+		output,
+		logger: new Logger(() => {}, 'silent'),
+		maxMessageBytes: 1024 * 1024,
+		requestTimeoutMs: 60_000,
+		drainMs: 100,
+		backoff: {initialMs: 100, maxMs: 1000},
+		connect: async () => {
+			const {bridgeSide, supervisor} = connectionPair();
+			connections.push(supervisor);
+			return bridgeSide;
+		},
+	});
+	bridges.push(bridge);
+	inputs.push(input);
+	bridge.start();
+	const send = (message: Message) => input.write(`${JSON.stringify(message)}\n`);
+	return {bridge, client, connections, send};
+}
+
+const initialize: Message = {jsonrpc: '2.0', id: 1, method: 'initialize', params: {protocolVersion: '2025-11-25', capabilities: {}, clientInfo: {name: 'unit', version: '1'}}};
+
+/** Waits for the nth connection to exist. */
+async function connection(connections: SupervisorEnd[], index: number): Promise<SupervisorEnd> {
+	await vi.waitFor(() => expect(connections.length).toBeGreaterThan(index), {interval: 1});
+	return connections[index]!;
+}
+
+describe('the --stdio bridge', () => {
+	it('passes the client\'s session through to the supervisor and back, unchanged', async () => {
+		const {client, connections, send, bridge} = bridgeOnMemory();
+		const first = await connection(connections, 0);
+		send(initialize);
+		const received = await first.lines.next(message => message.method === 'initialize');
+		expect(received).toEqual(initialize);
+		first.send({jsonrpc: '2.0', id: 1, result: {protocolVersion: '2025-11-25', capabilities: {}, serverInfo: {name: 'hangar', version: '0'}}});
+		expect((await client.next(message => message.id === 1)).result).toMatchObject({serverInfo: {name: 'hangar'}});
+		expect(bridge.state).toBe('open');
+	});
+
+	it('replays the client\'s initialize on a new supervisor, keeps its answer from the client, and sends what was held in order', async () => {
+		vi.useFakeTimers({toFake: ['setTimeout', 'clearTimeout']});
+		const {client, connections, send, bridge} = bridgeOnMemory();
+		const first = await connection(connections, 0);
+		send(initialize);
+		await first.lines.next(message => message.id === 1);
+		first.send({jsonrpc: '2.0', id: 1, result: {protocolVersion: '2025-11-25', capabilities: {}, serverInfo: {name: 'hangar', version: '0'}}});
+		await client.next(message => message.id === 1);
+		send({jsonrpc: '2.0', method: 'notifications/initialized'});
+		send({jsonrpc: '2.0', id: 2, method: 'tools/list'});
+		send({jsonrpc: '2.0', id: 3, method: 'tools/call', params: {name: 'fx__echo', arguments: {}}});
+		await first.lines.next(message => message.id === 3);
+
+		// The supervisor restarts with both requests in flight.
+		first.close();
+		const callAnswer = await client.next(message => message.id === 3);
+		expect(callAnswer.error?.code).toBe(ErrorCode.SupervisorUnavailable);
+		expect(callAnswer.error?.message).toContain('may or may not have run');
+		expect(bridge.state).toBe('backoff');
+		await vi.advanceTimersByTimeAsync(200);
+
+		const second = await connection(connections, 1);
+		const replay = await second.lines.next(message => message.method === 'initialize');
+		expect(replay.id).not.toBe(1);
+		expect(replay.params).toEqual(initialize.params);
+		expect(bridge.state).toBe('replaying');
+		second.send({jsonrpc: '2.0', id: replay.id!, result: {protocolVersion: '2025-11-25', capabilities: {}, serverInfo: {name: 'hangar', version: '1'}}});
+		const list = await second.lines.next(message => message.id === 2);
+		expect(second.lines.all.map(message => message.method)).toEqual(['initialize', 'notifications/initialized', 'tools/list']);
+		expect(list.method).toBe('tools/list');
+		second.send({jsonrpc: '2.0', id: 2, result: {tools: []}});
+		await client.next(message => message.id === 2);
+		await client.next(message => message.method === 'notifications/tools/list_changed');
+
+		// The client saw one answer per request it sent, and never the replay's.
+		expect(client.all.filter(message => message.id !== undefined).map(message => message.id)).toEqual([1, 3, 2]);
+		expect(bridge.state).toBe('open');
+	});
+
+	it('refuses a request that reuses the id of one still in flight, and lets the first one be answered', async () => {
+		const {client, connections, send} = bridgeOnMemory();
+		const first = await connection(connections, 0);
+		send({jsonrpc: '2.0', id: 7, method: 'ping'});
+		await first.lines.next(message => message.id === 7);
+		send({jsonrpc: '2.0', id: 7, method: 'tools/list'});
+		const refused = await client.next(message => message.id === 7);
+		expect(refused.error?.code).toBe(-32_600);
+		expect(first.lines.all.filter(message => message.id === 7)).toHaveLength(1);
+		first.send({jsonrpc: '2.0', id: 7, result: {}});
+		await vi.waitFor(() => expect(client.all.filter(message => message.id === 7)).toHaveLength(2), {interval: 1});
+		expect(client.all.filter(message => message.id === 7)[1]!.result).toEqual({});
+	});
+
+	it('owes nothing for a request its client cancelled while it was held, and never sends either', async () => {
+		vi.useFakeTimers({toFake: ['setTimeout', 'clearTimeout']});
+		const {client, connections, send} = bridgeOnMemory();
+		const first = await connection(connections, 0);
+		first.close();
+		await vi.advanceTimersByTimeAsync(0);
+		send({jsonrpc: '2.0', id: 'a', method: 'tools/call', params: {name: 'x'}});
+		send({jsonrpc: '2.0', method: 'notifications/cancelled', params: {requestId: 'a'}});
+		send({jsonrpc: '2.0', id: 'b', method: 'ping'});
+		await vi.advanceTimersByTimeAsync(200);
+		const second = await connection(connections, 1);
+		await second.lines.next(message => message.id === 'b');
+		expect(second.lines.all.map(message => message.id ?? message.method)).toEqual(['b']);
+		second.send({jsonrpc: '2.0', id: 'b', result: {}});
+		await client.next(message => message.id === 'b');
+		expect(client.all.some(message => message.id === 'a')).toBe(false);
+	});
+});
