@@ -36,7 +36,7 @@ const daemonLog = (stateDir: string): string => {
 };
 
 /** How many daemons took the endpoint and listened (each logs this once). */
-const listened = (stateDir: string): number => daemonLog(stateDir).split('listening for MCP clients on').length - 1;
+const listened = (stateDir: string): number => daemonLog(stateDir).match(/^\S+ info \[hangar\] listening for MCP clients on/gm)?.length ?? 0;
 
 async function closeAll(handles: HangarHandle[], stateDir: string): Promise<void> {
 	await Promise.all(handles.map(async handle => handle.close()));

@@ -15,7 +15,7 @@ import {GatewaySession} from '../gateway/session.js';
 import type {HttpEndpoint, HttpListenOptions} from './http-endpoint.js';
 import {LineTransport, logDrops} from '../wire/line-transport.js';
 import {managementTools} from '../gateway/management-tools.js';
-import {LocalEndpoint, busyEndpoint} from './local-endpoint.js';
+import {EndpointBusyError, LocalEndpoint, busyEndpoint} from './local-endpoint.js';
 import type {EndpointOwner} from './socket-client.js';
 import type {Logger} from '../base/logger.js';
 import {terminalOutput} from '../base/terminal-text.js';
@@ -181,16 +181,27 @@ export async function startOwner(
 		terminalOutput.err(`mcp-hangar ${kind}: ${message}\n`);
 	};
 
-	const busy = await busyEndpoint(config.hangar.stateDir);
-	if (busy !== undefined) {
-		refuse(busy.message);
+	// A daemon a client started that finds another supervisor serving its state dir lost a start
+	// race, or came too late: its bridge attaches to that one. Not a failure: exit 0, so the bridge
+	// does not report it as one.
+	const lostRace = (message: string): never => {
+		if (options.linger === true) {
+			logger.info(`not needed: ${message.replace(/ Clients started with .*$/, '')}; the clients attach to that one`);
+			process.exit(0);
+		}
+
+		refuse(message);
 		process.exit(1);
-	}
+	};
+
+	const busy = await busyEndpoint(config.hangar.stateDir);
+	if (busy !== undefined) lostRace(busy.message);
 
 	try {
 		// Before the state store opens: of two owners started at once, the loser must not take its lock.
 		await LocalEndpoint.claim(config.hangar.stateDir, {configPath: config.path, kind, logger, linger: options.linger});
 	} catch (error) {
+		if (error instanceof EndpointBusyError) lostRace(error.message);
 		refuse((error as Error).message);
 		process.exit(1);
 	}

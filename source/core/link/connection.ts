@@ -104,6 +104,9 @@ type PendingCall = {
 
 type RequestId = string | number;
 
+/** How long after answering its roots/list an upstream gets to apply them before its first call (see clientRequestsSettled). */
+const rootsSettleMs = 150;
+
 export class UpstreamConnection {
 	private closedByUs = false;
 	private closed = false;
@@ -364,19 +367,26 @@ export class UpstreamConnection {
 	 * scopes itself by its client's roots applies them asynchronously
 	 * (server-filesystem checks each root on disk first), and should have
 	 * them before it serves its first call. A heuristic, not a guarantee:
-	 * MCP has no signal for "roots applied". It costs a round trip when the
-	 * upstream was told `roots` (`asksRoots`), and three more when it asked
-	 * its client something while starting.
+	 * MCP has no signal for "roots applied". It costs up to three round trips
+	 * when the upstream was told `roots` (`asksRoots`), and, when it asked its
+	 * client something while starting, three more and at least rootsSettleMs.
 	 */
 	async clientRequestsSettled(signal: AbortSignal, pingTimeoutMs: number, asksRoots: boolean): Promise<void> {
-		// A request sent in answer to initialized may come after the lists: one round trip lets it arrive.
-		if (this.answering.size === 0 && asksRoots && !this.closed) await this.ping(pingTimeoutMs).catch(() => {});
+		// A request sent in answer to initialized may come after the lists, and after an await or two
+		// of the upstream's own: a few round trips let it arrive.
+		for (let turn = 0; turn < 3 && this.answering.size === 0 && asksRoots && !this.closed && !signal.aborted; turn++) await this.ping(pingTimeoutMs).catch(() => {});
 		if (this.answering.size === 0) return;
 		const aborted = new Promise<void>(resolve => {
 			signal.addEventListener('abort', () => resolve(), {once: true});
 		});
 		await Promise.race([Promise.allSettled([...this.answering]), aborted]);
-		for (let turn = 0; turn < 3 && !signal.aborted && !this.closed; turn++) await this.ping(pingTimeoutMs).catch(() => {});
+		// Applying roots can take file system work (server-filesystem resolves each root on disk), which a
+		// busy machine slows: at least three round trips and rootsSettleMs after the answer.
+		const answeredAt = Date.now();
+		for (let turn = 0; (turn < 3 || Date.now() - answeredAt < rootsSettleMs) && !signal.aborted && !this.closed; turn++) {
+			await this.ping(pingTimeoutMs).catch(() => {});
+			if (turn >= 2) await new Promise(resolve => setTimeout(resolve, 10));
+		}
 	}
 
 
