@@ -59,14 +59,7 @@ export type UpstreamIdentity = {serverInfo: {name: string; version: string} | nu
 export const identityInstructionsLimit = 4000;
 
 /** How an upstream's connection is opened: `UpstreamConnection.open`, or a test's (`UpstreamConnection.over`). */
-export type OpenConnection = (
-	config: ServerConfig,
-	log: LogBuffer,
-	events: ConnectionEvents,
-	signal: AbortSignal,
-	graceMs: number,
-	clientSide?: ClientSide,
-) => Promise<UpstreamConnection>;
+export type OpenConnection = typeof UpstreamConnection.open;
 
 export type ConnectionEvents = {
 	onClose: (exit: ExitInfo | undefined) => void;
