@@ -176,6 +176,15 @@ async function main(): Promise<void> {
 	switch (verb) {
 		case 'tui': {
 			takes(0, 'takes no arguments');
+			// --http and --demo-traffic need the supervisor in this process: a person at a terminal, while a client's
+			// daemon runs this config, is offered to take over from it (as serve does), on the shell's screen.
+			if ((flags.demoTraffic !== undefined || http !== undefined) && process.stdin.isTTY) {
+				const {leaveAlternateScreen} = await import('../tui/terminal-screen.js');
+				const {offerTakeOver} = await import('./shutdown-verb.js');
+				leaveAlternateScreen();
+				await offerTakeOver({configPath, stateDir: flags.stateDir, logger: logger()}, io);
+			}
+
 			const {runTui} = await import('../tui/tui.js');
 			await runTui({configPath, stateDir: flags.stateDir, logFile: flags.logFile, logLevel, demoTraffic: flags.demoTraffic, http});
 			return;

@@ -24,7 +24,7 @@ import {createSupervisor} from '../core/endpoints/runtime.js';
 import {describeClash, type Supervisor} from '../core/engine/supervisor.js';
 import {isPlainObject} from '../core/wire/message-classifier.js';
 import {UsageError} from '../core/base/usage-error.js';
-import {stateView, statusEntries, type StateView} from '../core/views/views.js';
+import {configIssueViews, stateView, statusEntries, type ConfigIssueView, type StateView} from '../core/views/views.js';
 import {statusTable} from './status-table.js';
 
 export {statusTable} from './status-table.js';
@@ -124,7 +124,8 @@ async function onlyLive(options: CommandOptions, io: Output, what: string, live:
 }
 
 async function withSupervisor<T>(config: HangarConfig, options: CommandOptions & {readOnly?: boolean}, work: (supervisor: Supervisor) => Promise<T>): Promise<T> {
-	const supervisor = await createSupervisor(config, options.logger, {readOnly: options.readOnly});
+	// A read-only supervisor serves status, which shows the config's issues and the state's problems in its output.
+	const supervisor = await createSupervisor(config, options.logger, {readOnly: options.readOnly, quiet: options.readOnly});
 	const stop = () => {
 		killAllTreesSync();
 		process.exit(130);
@@ -161,12 +162,15 @@ export async function statusVerb(options: CommandOptions & {json: boolean}, io: 
 			const lastReload = config.reloads.at(-1) ?? null;
 			// An older supervisor's answer has no state view.
 			const state = (config as Partial<typeof config>).state;
+			// An older supervisor's answer has no issues.
+			const issues = (config as Partial<typeof config>).issues ?? [];
 			if (options.json) {
-				io.out(`${terminalJson({config: client.owner?.config ?? config.path, live: true, note: `live state of ${client.label}`, drift, lastReload, contextTokens: context ?? null, state: state ?? null, otherSupervisors: state?.others ?? [], upstreams: entries}, 2)}\n`);
+				io.out(`${terminalJson({config: client.owner?.config ?? config.path, live: true, note: `live state of ${client.label}`, drift, lastReload, configIssues: issues, contextTokens: context ?? null, state: state ?? null, otherSupervisors: state?.others ?? [], upstreams: entries}, 2)}\n`);
 			} else {
 				io.out(statusTable(entries, Date.now(), terminalWidth(io)));
 				io.err(`Live state of ${client.label}.\n`);
 				io.err(contextLine(context));
+				io.err(issueLines(config.path, issues));
 				if (drift !== null) io.err(driftLine(drift));
 				if (state !== undefined) io.err(stateLines(state));
 			}
@@ -198,6 +202,20 @@ function stateLines(state: StateView): string {
 	return lines.join('');
 }
 
+/**
+ * What the loader tolerated in the config, for a person reading status: each
+ * error (an entry made invalid, a setting ignored) on its own line, other
+ * clients' ignored keys counted. Part of status's output, not log lines.
+ */
+function issueLines(file: string, issues: readonly ConfigIssueView[]): string {
+	const errors = issues.filter(issue => issue.severity === 'error');
+	const notices = issues.length - errors.length;
+	const lines = errors.slice(0, 20).map(issue => `Config: ${issue.path}: ${issue.message}\n`);
+	if (errors.length > 20) lines.push(`Config: and ${errors.length - 20} more problems in ${file} (mcp-hangar --check-config lists them all)\n`);
+	if (notices > 0) lines.push(`Config: ${notices} ${notices === 1 ? 'key' : 'keys'} of other clients ignored (mcp-hangar --check-config lists ${notices === 1 ? 'it' : 'them'})\n`);
+	return lines.join('');
+}
+
 /** The config drift, for a person reading status. */
 function driftLine(drift: DriftView): string {
 	return `Config: ${drift.message}\n`;
@@ -211,11 +229,13 @@ async function statusStandalone(config: HangarConfig, options: CommandOptions & 
 		const {exposure, current, direct, search} = supervisor.contextCost();
 		const context = {exposure, current, direct, search};
 		const state = stateView(supervisor);
+		const issues = configIssueViews(supervisor.config);
 		if (options.json) {
-			io.out(`${terminalJson({config: supervisor.config.path, live: false, note: note ?? null, contextTokens: context, state, otherSupervisors: state.others, upstreams: entries}, 2)}\n`);
+			io.out(`${terminalJson({config: supervisor.config.path, live: false, note: note ?? null, configIssues: issues, contextTokens: context, state, otherSupervisors: state.others, upstreams: entries}, 2)}\n`);
 		} else {
 			io.out(statusTable(entries, Date.now(), terminalWidth(io)));
 			io.err(contextLine(context));
+			io.err(issueLines(supervisor.config.path, issues));
 			io.err(stateLines({...state, writer: true}));
 			io.err(`${note ?? 'No hangar process is running on this state dir: upstreams start when a client calls (mcp-hangar --stdio) or in mcp-hangar tui.'}\n`);
 		}

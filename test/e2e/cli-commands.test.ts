@@ -1,7 +1,13 @@
 import {afterEach, describe, expect, it} from 'vitest';
 import {fastHangar, fixture, processesWithTag, closeHangars, openHangar, runCli, statusOf, tempDir, waitFor, writeConfig} from '../support/hangar.js';
+import {spawnServe, type Served} from '../support/serve.js';
 
-afterEach(closeHangars);
+const daemons: Served[] = [];
+
+afterEach(async () => {
+	await closeHangars();
+	for (const daemon of daemons.splice(0)) await daemon.stop('SIGKILL');
+});
 
 describe('mcp-hangar status, call, approve, quarantine', () => {
 	it('prints the hangar_list view as a table or JSON', async () => {
@@ -25,6 +31,33 @@ describe('mcp-hangar status, call, approve, quarantine', () => {
 			['fx', true],
 			['off', false],
 		]);
+	});
+
+	it('shows the config\'s problems as part of its output, not as log lines, live and from the saved state', async () => {
+		const dir = tempDir();
+		const config = writeConfig(
+			dir,
+			{fx: fixture('normal', [], {alwaysAllow: ['echo']}), bad: fixture('normal', ['${HANGAR_TEST_UNSET_VARIABLE}'])},
+			{...fastHangar, lingerSeconds: 0},
+		);
+		const problem = /^Config: \$\.mcpServers\.bad\.args\[3\]: variable \$\{HANGAR_TEST_UNSET_VARIABLE\} is not set/m;
+		const saved = await runCli(['status', '--config', config]);
+		expect(saved.code).toBe(0);
+		expect(saved.stderr).toMatch(problem);
+		expect(saved.stderr).toContain('Config: 1 key of other clients ignored (mcp-hangar --check-config lists it)');
+		// Said once, in status's words: no timestamped log line repeats it.
+		expect(saved.stderr).not.toMatch(/^\d{4}-\d\d-\d\dT.* warn /m);
+		const json = JSON.parse((await runCli(['status', '--json', '--config', config])).stdout) as {configIssues: Array<{path: string; severity: string}>};
+		expect(json.configIssues.map(issue => [issue.path, issue.severity])).toEqual([
+			['$.mcpServers.fx.alwaysAllow', 'notice'],
+			['$.mcpServers.bad.args[3]', 'error'],
+		]);
+
+		const {served} = await spawnServe(['serve', '--config', config], {listening: log => /serving \d+ upstreams? to MCP clients on/.test(log) || undefined});
+		daemons.push(served);
+		const live = await runCli(['status', '--config', config]);
+		expect(live.stderr).toContain('Live state of');
+		expect(live.stderr).toMatch(problem);
 	});
 
 	it('calls one tool: result on stdout, non-zero exit on every kind of error, no process left', async () => {

@@ -153,6 +153,35 @@ describe('mcp-hangar tui with a supervisor already running', () => {
 		expect(isAlive(next.pid)).toBe(true);
 	});
 
+	it('with --demo-traffic, offers to take over from a client\'s daemon; yes stops it and the TUI runs the supervisor, no refuses saying how', async () => {
+		const dir = tempDir('hangar-attach-');
+		const config = writeConfig(dir, {fx: fixture('normal')}, fastHangar);
+		const {served: daemon} = await spawnServe(['serve', '--linger', '--config', config], {listening: log => /serving \d+ upstreams? to MCP clients on/.test(log) || undefined});
+		daemons.push(daemon);
+		const start = (): TmuxSession => {
+			const tui = new TmuxSession();
+			sessions.push(tui);
+			tui.start([process.execPath, cliPath, 'tui', '--config', config, '--demo-traffic', 'fx/echo'], {env: {CI: 'true'}, columns: 100, rows: 24});
+			return tui;
+		};
+
+		// No: nothing is stopped, and the refusal names the way out.
+		const declined = start();
+		await declined.waitForScreen(/Take\s+over from it\?.*\[y\/N\]/s, 'the takeover question');
+		declined.type('n\r');
+		await declined.waitForScreen('mcp-hangar shutdown --config', 'the refusal');
+		expect(isAlive(daemon.pid)).toBe(true);
+
+		// Yes: the daemon stops, and this TUI owns the supervisor, with the demo traffic.
+		const taking = start();
+		await taking.waitForScreen(/Take\s+over from it\?/, 'the takeover question');
+		taking.type('y\r');
+		await taking.waitForScreen(s => /demo traffic: fx\/echo/.test(s) && !s.includes('attached to'), 'the TUI running the supervisor');
+		await waitFor(() => !isAlive(daemon.pid) || undefined, 'the daemon gone');
+		taking.keys('q');
+		expect(await taking.waitForExit()).toBe(0);
+	});
+
 	it('attaches a second TUI to the first, which owns the supervisor, lists it as a console, and keeps running when it detaches', async () => {
 		const dir = tempDir('hangar-attach-');
 		const config = writeConfig(dir, {fx: fixture('normal', [], {lazy: false})}, fastHangar);

@@ -72,7 +72,7 @@ function row(screen: string, name: string): Record<string, string> | undefined {
 	return tableRow(screen, name);
 }
 
-const titles = {name: 'NAME', state: 'STATE', breaker: 'BRK', pid: 'PID', up: 'UP/IDLE', tools: 'TOOLS', calls: 'CALLS', failures: 'FAIL c/t', latency: 'P50/P95', restarts: 'RESTARTS', error: 'LAST ERROR'};
+const titles = {name: 'NAME', state: 'STATE', breaker: 'BRK', pid: 'PID', up: 'UP/IDLE', tools: 'TOOLS', calls: 'CALLS', failures: 'FAILED', latency: 'P50/P95', restarts: 'RESTARTS', error: 'LAST ERROR'};
 
 function cell(screen: string, name: string, column: keyof typeof titles): string | undefined {
 	return tableCell(screen, name, titles[column]);
@@ -96,8 +96,9 @@ describe('mcp-hangar tui in a terminal', () => {
 		);
 		expect(screen).toContain(config);
 		expect(screen).toMatch(/2 upstreams:\s+1 dead\s+1 ready/);
-		// Consecutive failures count failed starts (they open the breaker); the total counts failed calls only.
-		expect(cell(screen, 'crasher', 'failures')).toBe('3/0');
+		// FAILED counts failed calls only; the failures in a row count failed starts (they open the breaker), on the reason line.
+		expect(cell(screen, 'crasher', 'failures')).toBe('0');
+		expect(screen).toMatch(/crasher is dead \(3 failures in a row\): /);
 		expect(cell(screen, 'crasher', 'error')).toContain('start failed');
 		expect(screen.split('\n').length).toBeLessThan(rows);
 

@@ -61,6 +61,9 @@ export const fastHangar = {
 	stopGraceSeconds: 0.5,
 	healthIntervalSeconds: 0,
 	pingTimeoutSeconds: 2,
+	// The first list waits for launch discovery longer than the 2 s default, so a loaded test machine still lists
+	// every upstream's tools in a session's first tools/list (tests of the wait itself set their own).
+	firstListWaitSeconds: 10,
 };
 
 export function writeConfig(dir: string, servers: Record<string, ServerEntry>, hangar: Record<string, unknown> = {}): string {

@@ -43,7 +43,7 @@ export function tableRow(screen: string, name: string): Record<string, string> |
 	return row;
 }
 
-/** One cell of upstream `name`'s row, by its column title (STATE, BRK, PID, CALLS, FAIL c/t, …). */
+/** One cell of upstream `name`'s row, by its column title (STATE, BRK, PID, CALLS, FAILED, …). */
 export function tableCell(screen: string, name: string, title: string): string | undefined {
 	const row = tableRow(screen, name);
 	if (row === undefined) return undefined;

@@ -245,7 +245,7 @@ export const defaults = {
 	httpCallTimeoutSeconds: 25,
 	httpSessionIdleSeconds: 600,
 	lingerSeconds: 300,
-	firstListWaitSeconds: 5,
+	firstListWaitSeconds: 2,
 } as const;
 
 export type ConfigIssue = {

@@ -22,6 +22,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {z} from 'zod';
 import {closestMatch} from '../base/closest-match.js';
+import type {Logger} from '../base/logger.js';
 import {defaultConfigCandidates, defaultStateDir} from './paths.js';
 import {parseDotenv} from './dotenv.js';
 import {foreignServerKeys, foreignTopLevelKeys, recogniseShape} from './foreign-keys.js';
@@ -532,4 +533,13 @@ export function resolveConfigPath(explicit: string | undefined): string {
 	if (explicit !== undefined) return path.resolve(explicit);
 	const candidates = defaultConfigCandidates();
 	return candidates.find(candidate => fs.existsSync(candidate)) ?? candidates[0]!;
+}
+
+/** What the loader tolerated, for a log: errors (an entry made invalid, a setting ignored) at warn, other clients' ignored keys at info. */
+export function logConfigIssues(config: HangarConfig, logger: Pick<Logger, 'info' | 'warn'>): void {
+	for (const issue of config.issues) {
+		const line = `${config.path}: ${issue.path}: ${issue.message}`;
+		if (issue.severity === 'notice') logger.info(line);
+		else logger.warn(line);
+	}
 }

@@ -10,7 +10,7 @@
  * exit; `serve` has no terminal to lose (a client's daemon runs in its own
  * session), so there it means what it means for daemons: reload the config.
  */
-import {loadConfig, type HangarConfig} from '../config/read-config.js';
+import {loadConfig, logConfigIssues, type HangarConfig} from '../config/read-config.js';
 import {GatewaySession} from '../gateway/session.js';
 import type {HttpEndpoint, HttpListenOptions} from './http-endpoint.js';
 import {LineTransport, logDrops} from '../wire/line-transport.js';
@@ -30,13 +30,18 @@ import {registerAndWatch} from '../engine/supervisor-registry.js';
 export async function createSupervisor(
 	config: HangarConfig,
 	logger: Logger,
-	options: {readOnly?: boolean | undefined; stateDir?: string | undefined} = {},
+	options: {readOnly?: boolean | undefined; stateDir?: string | undefined; quiet?: boolean} = {},
 ): Promise<Supervisor> {
 	// Node raised the soft limit to the hard one already (resource-limits.ts): a low limit can only be reported.
 	const lowLimit = lowFdLimitWarning();
 	if (lowLimit !== undefined) logger.warn(lowLimit);
 	const store = await StateStore.open(config.hangar.stateDir, logger.child('state'), undefined, {readOnly: options.readOnly});
-	for (const problem of store.problems) logger.warn(problem);
+	// `quiet`: the caller shows the config's issues and the state's problems itself (status does, in its output).
+	if (options.quiet !== true) {
+		logConfigIssues(config, logger);
+		for (const problem of store.problems) logger.warn(problem);
+	}
+
 	// A reload reads the file as it was read at start: --state-dir still overrides the file's stateDir.
 	return new Supervisor(config, store, logger, {loadOptions: {stateDir: options.stateDir}, hangarTools: managementTools});
 }

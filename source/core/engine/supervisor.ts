@@ -19,7 +19,7 @@ import {CallLog} from './call-log.js';
 import {ClientRegistry, type ClientRecord} from './clients/clients.js';
 import {SessionRelay} from './clients/client-relay.js';
 import {InstanceModes} from './clients/instance-mode.js';
-import {ConfigError, parseConfigText, type HangarConfig, type ServerConfig, type ToolDefinition} from '../config/read-config.js';
+import {ConfigError, logConfigIssues, parseConfigText, type HangarConfig, type ServerConfig, type ToolDefinition} from '../config/read-config.js';
 import {ContextCost, type ContextCostView} from './upstream/context-cost.js';
 import {describeDiff, diffConfigs, isEmptyDiff} from './config/config-diff.js';
 import {ConfigFile, hashText, type ReloadRecord} from './config/running-config.js';
@@ -126,7 +126,6 @@ export class Supervisor extends EventEmitter<{
 				void this.retire(instance.upstream, `its client session (${record.label}) closed`).then(() => this.emit('activity', template.name));
 			}
 		});
-		this.logIssues(config);
 		this.markToolsDirty();
 		// Another hangar process wrote the state dir until now: apply the quarantines and approvals it saved meanwhile.
 		store.onTakeover(changed => {
@@ -145,14 +144,6 @@ export class Supervisor extends EventEmitter<{
 		}
 	}
 
-	/** What the loader tolerated: errors (an entry made invalid, a setting ignored) at warn, other clients' ignored keys at info. */
-	private logIssues(config: HangarConfig): void {
-		for (const issue of config.issues) {
-			const line = `${config.path}: ${issue.path}: ${issue.message}`;
-			if (issue.severity === 'notice') this.logger.info(line);
-			else this.logger.warn(line);
-		}
-	}
 
 	/** The config that runs now (a reload replaces it). */
 	get config(): HangarConfig {
@@ -326,7 +317,7 @@ export class Supervisor extends EventEmitter<{
 		const applied: HangarConfig = diff.settings.restartHangar.length === 0 ? next : {...next, hangar: {...next.hangar, stateDir: this.current.hangar.stateDir}};
 		const record: ReloadRecord = {at: Date.now(), trigger, outcome: isEmptyDiff(diff) ? 'unchanged' : 'applied', summary: describeDiff(diff), diff, error: null};
 		this.current = applied;
-		this.logIssues(applied);
+		logConfigIssues(applied, this.logger);
 		const note = `config reload: ${trigger}`;
 		for (const name of diff.removed) {
 			const upstream = this.upstreams.get(name)!;

@@ -13,7 +13,7 @@ import type {BreakerState} from '../engine/upstream/circuit-breaker.js';
 import {CallSeries, type SeriesView} from '../engine/upstream/metrics.js';
 import {toolTokens} from '../engine/upstream/context-cost.js';
 import type {ConfigDrift, ReloadRecord} from '../engine/config/running-config.js';
-import type {ToolDefinition} from '../config/read-config.js';
+import type {HangarConfig, ToolDefinition} from '../config/read-config.js';
 import {describeApproval, type ToolChange} from '../engine/upstream/pins.js';
 import type {AdminState, Upstream, ToolsSource} from '../engine/upstream/upstream.js';
 import type {UpstreamEvent, UpstreamState} from '../engine/upstream/upstream-state.js';
@@ -245,7 +245,15 @@ export type ConfigView = {
 	/** The last reloads, oldest first (at most 20). */
 	reloads: ReloadView[];
 	state: StateView;
+	/** What the loader tolerated in the running config: `error` (an entry made invalid, a setting ignored) or `notice` (another client's key, ignored). */
+	issues: ConfigIssueView[];
 };
+
+export type ConfigIssueView = {path: string; message: string; severity: 'error' | 'notice'};
+
+export function configIssueViews(config: HangarConfig): ConfigIssueView[] {
+	return config.issues.map(issue => ({path: issue.path, message: maskText(issue.message), severity: issue.severity ?? 'error'}));
+}
 
 /** The state dir as this supervisor holds it: whether it saves there, and what reading it found wrong. */
 export type StateView = {
@@ -311,6 +319,7 @@ export function configView(supervisor: Supervisor, options: {check?: boolean; re
 		drift: driftView(options.check === true ? file.check() : file.drift, supervisor.config.path),
 		reloads: file.reloads.map(record => reloadView(record)),
 		state: stateView(supervisor, options.readOthers ?? true),
+		issues: configIssueViews(supervisor.config),
 	};
 }
 

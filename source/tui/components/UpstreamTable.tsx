@@ -4,7 +4,7 @@
  * shown inverse. When there are more rows than room, the window scrolls to
  * keep the selection in view. Under the table, the reason line: the whole
  * last error of the selected upstream (or of the first broken one), wrapped
- * to two lines, so the cause is readable at any width.
+ * to up to four lines as room allows, so the cause is readable at any width.
  */
 import {Box, Text} from 'ink';
 import {useMemo} from 'react';
@@ -23,19 +23,24 @@ function windowStart(selected: number, total: number, height: number): number {
 
 const broken: ReadonlySet<StatusEntry['state']> = new Set(['dead', 'degraded']);
 
-/** Lines the reason takes at most. */
-export const reasonRows = 2;
+/** Lines the reason takes at most: as many as the rows leave free, between these. */
+export const reasonRows = {min: 2, max: 4};
 
-/** Whose last error the reason line tells: the selected upstream's, else the first broken one's. */
+/**
+ * Whose last error the reason line tells: the selected upstream's, else the
+ * first broken one's, else the first one with an error at all (a ready
+ * upstream's last failed call is cut in its row at 80 columns).
+ */
 export function reasonOf(rows: readonly StatusEntry[], selected: StatusEntry | undefined): StatusEntry | undefined {
 	if (selected?.lastError != null && selected.state !== 'ready') return selected;
-	return rows.find(row => broken.has(row.state) && row.lastError !== null) ?? (selected?.lastError == null ? undefined : selected);
+	return rows.find(row => broken.has(row.state) && row.lastError !== null) ?? (selected?.lastError == null ? rows.find(row => row.lastError !== null) : selected);
 }
 
-/** The reason line for `entry` at `width`, at most `reasonRows` lines. */
-export function reasonLines(entry: StatusEntry, width: number): Segment[][] {
-	const head = `${printable(entry.name)} ${entry.state === 'ready' ? 'last error' : `is ${entry.state}`}: `;
-	return wrap(head + printable(withoutSubject(entry.lastError ?? '', entry.name)), Math.max(10, width - 2), reasonRows).map((line, index) =>
+/** The reason line for `entry` at `width`, at most `lines` lines. */
+export function reasonLines(entry: StatusEntry, width: number, lines = reasonRows.min): Segment[][] {
+	const inRow = entry.consecutiveFailures > 0 ? ` (${entry.consecutiveFailures} ${entry.consecutiveFailures === 1 ? 'failure' : 'failures'} in a row)` : '';
+	const head = `${printable(entry.name)} ${entry.state === 'ready' ? 'last error' : `is ${entry.state}`}${inRow}: `;
+	return wrap(head + printable(withoutSubject(entry.lastError ?? '', entry.name)), Math.max(10, width - 2), lines).map((line, index) =>
 		index === 0 ? [{text: '⚠ ', tone: {color: 'red'}}, {text: line.slice(0, head.length), tone: {bold: true}}, {text: line.slice(head.length), tone: {color: 'red'}}] : [{text: '  '}, {text: line, tone: {color: 'red'}}],
 	);
 }
@@ -55,7 +60,8 @@ export function UpstreamTable({height}: {height: number}) {
 	}
 
 	const reasonEntry = reasonOf(rows, selected);
-	const reason = reasonEntry === undefined || height < 4 ? [] : reasonLines(reasonEntry, size.columns);
+	const free = Math.min(reasonRows.max, Math.max(reasonRows.min, height - 1 - rows.length));
+	const reason = reasonEntry === undefined || height < 4 ? [] : reasonLines(reasonEntry, size.columns, free);
 	const room = Math.max(1, height - 1 - reason.length);
 	const index = selected === undefined ? -1 : rows.indexOf(selected);
 	const start = windowStart(index, rows.length, room);

@@ -1,8 +1,8 @@
 /**
  * The calls view's rows and one call's lines, from the engine's calls log
  * (plain data: `CallsWindow`, `CallLogDetail`). Columns fit the width by
- * priority like the list's: the time, upstream, tool and outcome stay, the
- * client and latency give way first, the error takes what is left. One call
+ * priority like the list's: the time, client, upstream, tool and outcome
+ * stay, latency gives way first, the error takes what is left. One call
  * shows its arguments and result as the engine kept them: a preview cut to
  * a bound, with secrets masked before they left the engine.
  */
@@ -26,11 +26,12 @@ const longest = (rows: readonly CallLogEntry[], pick: (row: CallLogEntry) => str
 export function callColumns(rows: readonly CallLogEntry[]): Array<ColumnSpec<CallLogEntry>> {
 	return [
 		{id: 'time', title: 'TIME', width: 8, align: 'left', priority: 0, cell: row => ({text: clock(row.at), tone: {dim: true}})},
-		{id: 'client', title: 'CLIENT', width: longest(rows, row => row.client, 'CLIENT', 18), align: 'left', priority: 4, cell: row => ({text: printable(row.client)})},
+		// Whose call it was stays at 80 columns: nothing may look as if it crossed clients.
+		{id: 'client', title: 'CLIENT', width: longest(rows, row => row.client, 'CLIENT', 18), align: 'left', priority: 1, cell: row => ({text: printable(row.client)})},
 		{id: 'upstream', title: 'UPSTREAM', width: longest(rows, row => row.upstream, 'UPSTREAM', 20), align: 'left', priority: 0, cell: row => ({text: printable(row.upstream), tone: {bold: true}})},
 		{id: 'tool', title: 'TOOL', width: longest(rows, row => row.tool, 'TOOL', 24), align: 'left', priority: 0, cell: row => ({text: printable(row.tool)})},
 		{id: 'latency', title: 'LATENCY', width: 7, align: 'right', priority: 2, cell: row => ({text: millis(row.ms)})},
-		{id: 'result', title: 'RESULT', width: 16, align: 'left', priority: 1, cell: row => outcomeCell(row)},
+		{id: 'result', title: 'RESULT', width: longest(rows, row => outcomeCell(row).text, 'RESULT', 16), align: 'left', priority: 1, cell: row => outcomeCell(row)},
 		{id: 'error', title: 'ERROR', width: 'rest', min: 12, align: 'left', priority: 3, cell: row => ({text: printable(row.error ?? ''), tone: {color: 'red'}})},
 	];
 }

@@ -21,7 +21,7 @@ const columnNotes: Array<[string, string]> = [
 	['UP/IDLE', 'time since it started / since its last call, while running (to the second under an hour)'],
 	['~TOKENS', 'estimated tokens its exposed tool and prompt definitions cost each client (JSON characters / 4)'],
 	['TOOLS', 'tools known; dim when listed from the cache or the config rather than by the running upstream'],
-	['FAIL c/t', 'consecutive failures, failed starts included (what opens the breaker) / failed calls since hangar started'],
+	['FAILED', 'failed calls since hangar started; red while failures run in a row (the line under the table counts them, failed starts included: what opens the breaker)'],
 	['P50/P95', 'call latency, median and 95th percentile of the last 256 calls'],
 	['RESTARTS', 'automatic restarts after a crash or a failed start'],
 	['CALLS 5m', 'in wide terminals, with FAIL 5m and P95 5m: calls, failures and p95 latency over the last 5 minutes, 30 s a character'],

@@ -61,6 +61,10 @@ export function upIdle(entry: StatusEntry): string {
 /** The breaker as one character: ● closed (calls flow), ○ open (calls fail fast), ◐ half-open (a probe runs); the help has the legend. */
 export const breakerGlyph: Record<StatusEntry['breaker'], string> = {closed: '●', open: '○', 'half-open': '◐'};
 
+function failedCell(entry: StatusEntry): Cell {
+	return {text: count(entry.failures), tone: entry.consecutiveFailures > 0 ? {color: 'red'} : entry.failures > 0 ? {color: 'yellow'} : {}};
+}
+
 const nameColumn: ColumnSpec = {id: 'name', title: 'NAME', width: 'name', align: 'left', priority: 0, cell: entry => ({text: printable(entry.name), tone: {bold: true}})};
 const stateColumn: ColumnSpec = {id: 'state', title: 'STATE', width: 11, align: 'left', priority: 0, cell: entry => ({text: entry.state, tone: stateTone[entry.state]})};
 // The row already names the upstream: a leading 'upstream "name": ' would only use up the cell.
@@ -114,17 +118,8 @@ export function upstreamColumns(histories: Readonly<Record<string, SeriesView>> 
 		{id: 'tools', title: 'TOOLS', width: 5, align: 'right', priority: 5, cell: entry => ({text: String(entry.tools), tone: entry.stale ? {dim: true} : {}})},
 		{id: 'tokens', title: '~TOKENS', width: 7, align: 'right', priority: 11, cell: entry => ({text: entry.contextTokens === 0 ? '-' : count(entry.contextTokens)})},
 		{id: 'calls', title: 'CALLS', width: 6, align: 'right', priority: 6, cell: entry => ({text: count(entry.calls)})},
-		{
-			id: 'failures',
-			title: 'FAIL c/t',
-			width: 9,
-			align: 'right',
-			priority: 1,
-			cell: entry => ({
-				text: `${count(entry.consecutiveFailures)}/${count(entry.failures)}`,
-				tone: entry.consecutiveFailures > 0 ? {color: 'red'} : entry.failures > 0 ? {color: 'yellow'} : {},
-			}),
-		},
+		// Failed calls since hangar started, red while failures run in a row (the reason line under the table counts them).
+		{id: 'failures', title: 'FAILED', width: 6, align: 'right', priority: 1, cell: failedCell},
 		{id: 'latency', title: 'P50/P95', width: 11, align: 'right', priority: 7, cell: entry => ({text: latency(entry.latencyMs)})},
 		{id: 'restarts', title: 'RESTARTS', width: 8, align: 'right', priority: 6, cell: entry => ({text: String(entry.restarts), tone: entry.restarts > 0 ? {color: 'yellow'} : {}})},
 		// Only when some upstream was called lately: three columns of blanks say nothing.
@@ -140,13 +135,7 @@ export const fullColumns: ColumnSpec[] = upstreamColumns();
 export const compactColumns: ColumnSpec[] = [
 	nameColumn,
 	stateColumn,
-	{
-		id: 'failures',
-		title: 'FAIL',
-		width: 7,
-		align: 'right',
-		cell: entry => ({text: `${count(entry.consecutiveFailures)}/${count(entry.failures)}`, tone: entry.consecutiveFailures > 0 ? {color: 'red'} : {}}),
-	},
+	{id: 'failures', title: 'FAILED', width: 6, align: 'right', cell: failedCell},
 	{id: 'restarts', title: 'RST', width: 3, align: 'right', cell: entry => ({text: String(entry.restarts)})},
 ];
 

@@ -325,13 +325,13 @@ describe('the main screen', () => {
 		const lines = ui.lines();
 		const header = lines.find(line => line.includes('NAME'));
 		expect(header).toBeDefined();
-		for (const title of ['NAME', 'STATE', 'BRK', 'PID', 'UP/IDLE', 'TOOLS', '~TOKENS', 'CALLS', 'FAIL c/t', 'P50/P95', 'RESTARTS', 'LAST ERROR']) expect(header).toContain(title);
+		for (const title of ['NAME', 'STATE', 'BRK', 'PID', 'UP/IDLE', 'TOOLS', '~TOKENS', 'CALLS', 'FAILED', 'P50/P95', 'RESTARTS', 'LAST ERROR']) expect(header).toContain(title);
 		const names = lines.filter(line => /^[› ] (alpha|beta|gamma) /.test(line)).map(line => line.slice(2).split(' ')[0]);
 		expect(names).toEqual(['gamma', 'alpha', 'beta']);
-		expect(rowOf(lines, 'gamma')).toMatch(/gamma\s+dead\s+○\s+-\s+-\s+3\s+-\s+12\s+3\/7\s+-?.*4\s+start failed: the process exited/);
+		expect(rowOf(lines, 'gamma')).toMatch(/gamma\s+dead\s+○\s+-\s+-\s+3\s+-\s+12\s+7\s+-?.*4\s+start failed: the process exited/);
 		// UP/IDLE to the second under an hour, as the details say it.
-		expect(rowOf(lines, 'alpha')).toMatch(/alpha\s+ready\s+●\s+4005\s+1m00s\/5s\s+3\s+850\s+1234\s+0\/0\s+3\.2ms\/41ms\s+0/);
-		expect(rowOf(lines, 'beta')).toMatch(/beta\s+cold\s+●\s+-\s+-\s+3\s+-\s+0\s+0\/0\s+-\s+0/);
+		expect(rowOf(lines, 'alpha')).toMatch(/alpha\s+ready\s+●\s+4005\s+1m00s\/5s\s+3\s+850\s+1234\s+0\s+3\.2ms\/41ms\s+0/);
+		expect(rowOf(lines, 'beta')).toMatch(/beta\s+cold\s+●\s+-\s+-\s+3\s+-\s+0\s+0\s+-\s+0/);
 	});
 
 	// A broken upstream says why at every width: its error keeps its room before latency and pid, and the
@@ -346,11 +346,11 @@ describe('the main screen', () => {
 			const header = lines.find(line => line.includes('NAME')) ?? '';
 			expect(header).toMatch(/NAME\s+STATE/);
 			expect(header).toContain('LAST ERROR');
-			// Its row names it (whole from 80 columns; at 60 the name gives way to the error) and shows the start of the error.
-			const name = columns >= 80 ? 'sequential-thinking' : 'sequential-thin…';
+			// Its row names it (whole from 60 columns; below, the name gives way to the error) and shows the start of the error.
+			const name = columns >= 60 ? 'sequential-thinking' : 'sequential-thin…';
 			expect(rowOf(lines, name)).toMatch(/^› sequential-thin\S*\s+dead\s+.*start failed/);
 			// The reason line has the whole error, wrapped.
-			expect(ui.frame().replaceAll(/\s+/g, ' ')).toContain('⚠ sequential-thinking is dead: start failed: the process exited with code 4 during initialization');
+			expect(ui.frame().replaceAll(/\s+/g, ' ')).toContain('⚠ sequential-thinking is dead (2 failures in a row): start failed: the process exited with code 4 during initialization');
 			expect(lines).toHaveLength(23);
 		});
 	}
@@ -359,10 +359,10 @@ describe('the main screen', () => {
 		const ui = open(new FakeSource(threeUpstreams()), {columns: 80, rows: 30});
 		await ui.see('gamma');
 		const header = ui.lines().find(line => line.includes('NAME'))?.trimEnd() ?? '';
-		expect(header).toMatch(/NAME\s+STATE\s+BRK\s+FAIL c\/t\s+LAST ERROR$/);
+		expect(header).toMatch(/NAME\s+STATE\s+BRK\s+FAILED\s+LAST ERROR$/);
 		expect(header).not.toContain('P50/P95');
 		expect(header).not.toContain('PID');
-		expect(rowOf(ui.lines(), 'gamma')).toMatch(/gamma\s+dead\s+○\s+3\/7\s+start failed: the process exited/);
+		expect(rowOf(ui.lines(), 'gamma')).toMatch(/gamma\s+dead\s+○\s+7\s+start failed: the process exited/);
 		for (const line of ui.lines()) expect([...line].length).toBeLessThanOrEqual(80);
 		expect(ui.lines()).toHaveLength(29);
 	});
@@ -416,8 +416,8 @@ describe('the main screen', () => {
 		const ui = open(new FakeSource(threeUpstreams()), {columns: 50, rows: 20});
 		await ui.see('gamma');
 		const header = ui.lines().find(line => line.includes('NAME')) ?? '';
-		expect(header).toMatch(/NAME\s+STATE\s+FAIL\s+RST$/);
-		expect(rowOf(ui.lines(), 'gamma')).toMatch(/gamma\s+dead\s+3\/7\s+4$/);
+		expect(header).toMatch(/NAME\s+STATE\s+FAILED\s+RST$/);
+		expect(rowOf(ui.lines(), 'gamma')).toMatch(/gamma\s+dead\s+7\s+4$/);
 		expect(ui.frame()).toMatch(/3 total\s+1 dead\s+1 ready\s+1 cold/);
 		for (const line of ui.lines()) expect([...line].length).toBeLessThanOrEqual(50);
 		expect(ui.lines()).toHaveLength(19);
@@ -1110,6 +1110,20 @@ describe('the calls view', () => {
 		await ui.see(/› \d\d:\d\d:\d\d\s+cursor\s+alpha\s+echo\s+7\.0ms/);
 		await ui.press(keys.escape);
 		await ui.see('NAME');
+	});
+
+	it('keeps whose call it was at 80 columns: CLIENT stays, latency gives way first', async () => {
+		const source = new FakeSource(threeUpstreams());
+		logCalls(source, 6);
+		const ui = open(source, {columns: 80, rows: 20});
+		await ui.press('t');
+		await ui.see('live, newest first');
+		const header = ui.lines().find(line => line.includes('UPSTREAM'))?.trimEnd();
+		expect(header).toMatch(/TIME\s+CLIENT\s+UPSTREAM\s+TOOL\s+(LATENCY\s+)?RESULT/);
+		const rows = ui.lines().filter(line => /^[› ] \d\d:\d\d:\d\d /.test(line));
+		expect(rows[0]).toMatch(/^› \d\d:\d\d:\d\d\s+claude-code\s+beta\s+search\s+/);
+		expect(rows[1]).toMatch(/cursor\s+alpha\s+echo/);
+		for (const line of ui.lines()) expect([...line].length).toBeLessThanOrEqual(80);
 	});
 
 	it('pauses on a call when moved down: new calls are counted above, not scrolled in; back at the top it follows again', async () => {

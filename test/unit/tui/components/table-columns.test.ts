@@ -1,6 +1,8 @@
 import {describe, expect, it} from 'vitest';
 import {compactColumns, fitColumns, fullColumns, rowSegments, upstreamColumns} from '../../../../source/tui/components/table-columns.js';
 import type {StatusEntry} from '../../../../source/core/views/views.js';
+import type {Segment} from '../../../../source/tui/components/Segments.js';
+import {reasonLines, reasonOf} from '../../../../source/tui/components/UpstreamTable.js';
 
 function entry(name: string, state: StatusEntry['state']): StatusEntry {
 	return {
@@ -17,7 +19,7 @@ describe('table columns', () => {
 		const entries = [entry('sequential-thinking', 'dead')];
 		const ids = (columns: number): string[] => fitColumns(fullColumns, columns, entries).map(column => column.id);
 		expect(ids(200)).toEqual(['name', 'state', 'breaker', 'pid', 'up', 'tools', 'tokens', 'calls', 'failures', 'latency', 'restarts', 'error']);
-		expect(ids(120)).toEqual(['name', 'state', 'breaker', 'tools', 'calls', 'failures', 'restarts', 'error']);
+		expect(ids(120)).toEqual(['name', 'state', 'breaker', 'tools', 'tokens', 'calls', 'failures', 'restarts', 'error']);
 		expect(ids(80)).toEqual(['name', 'state', 'failures', 'error']);
 		// At 80 columns the error gets a readable width.
 		expect(fitColumns(fullColumns, 80, entries).at(-1)?.width).toBeGreaterThanOrEqual(30);
@@ -46,5 +48,29 @@ describe('table columns', () => {
 		expect(cells['failHistory']).toBe('▁▁▁▁▁▁▁▁▁▅');
 		expect(cells['p95History']).toBe('         █');
 		expect(fitColumns(specs, 140, [entry('everything', 'ready')]).map(column => column.id)).not.toContain('callsHistory');
+	});
+});
+
+describe('the reason line under the table', () => {
+	const failing = (name: string, state: StatusEntry['state'], lastError: string | null, consecutiveFailures = 0): StatusEntry => ({...entry(name, state), lastError, consecutiveFailures});
+	const text = (lines: Segment[][]): string => lines.map(line => line.map(segment => segment.text).join('')).join('\n');
+
+	it('tells the selected upstream\'s error, else a broken one\'s, else any ready upstream\'s last error (cut in its row at 80 columns)', () => {
+		const quiet = failing('quiet', 'ready', null);
+		const flaky = failing('flaky', 'ready', 'upstream "flaky": tools/call "echo" failed: no answer within 2 s (callTimeoutSeconds)');
+		const dead = failing('dead-one', 'dead', 'start failed', 3);
+		expect(reasonOf([quiet, flaky], quiet)).toBe(flaky);
+		expect(reasonOf([quiet, flaky, dead], quiet)).toBe(dead);
+		expect(reasonOf([quiet, flaky, dead], flaky)).toBe(dead);
+		expect(reasonOf([quiet], quiet)).toBeUndefined();
+		expect(text(reasonLines(flaky, 80))).toBe('⚠ flaky last error: tools/call "echo" failed: no answer within 2 s\n  (callTimeoutSeconds)');
+		// Failures in a row (what opens the breaker) are counted here, since the FAILED column counts failed calls only.
+		expect(text(reasonLines(dead, 80))).toBe('⚠ dead-one is dead (3 failures in a row): start failed');
+	});
+
+	it('takes up to four lines as the rows leave room', () => {
+		const long = failing('long', 'dead', 'x'.repeat(400));
+		expect(reasonLines(long, 80, 4)).toHaveLength(4);
+		expect(reasonLines(long, 80)).toHaveLength(2);
 	});
 });
