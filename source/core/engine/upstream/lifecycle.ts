@@ -27,6 +27,7 @@ import {pinTools, rugPullReason, type ToolChange} from './pins.js';
 import type {RestartPolicy} from './restart-policy.js';
 import {RugPull, type ToolList} from './tool-list.js';
 import type {UpstreamRecord} from './upstream-record.js';
+import {startDeadline, type StartDeadline} from './start-deadline.js';
 import {runningStates, type StopTarget, type UpstreamEvent, type UpstreamMachine, type UpstreamState} from './upstream-state.js';
 import type {UpstreamTimers} from './upstream-timers.js';
 
@@ -88,6 +89,10 @@ export class Lifecycle {
 	/** Set when its last start failed for a reason a retry cannot fix (see launch-problem.ts). */
 	private permanent: LaunchProblem | undefined;
 	private disposed = false;
+	/** Starts in a row that ran out of time: each doubles the next one's deadline (see start-deadline.ts). */
+	private timeoutsInARow = 0;
+	/** The deadline of the start in progress. */
+	private deadline: StartDeadline | undefined;
 
 	constructor(private readonly deps: LifecycleDeps) {
 		const persisted = deps.record.read().lastExit;
@@ -233,7 +238,9 @@ export class Lifecycle {
 		deps.machine.apply('start', reason);
 		const controller = new AbortController();
 		this.startAbort = controller;
-		const cancelTimeout = deps.clock.after(deps.config.startTimeoutMs, () => controller.abort(new AbortReason('start-timeout')));
+		const deadline = startDeadline(deps.config, deps.record.read().tools === undefined, this.timeoutsInARow);
+		this.deadline = deadline;
+		const cancelTimeout = deps.clock.after(deadline.ms, () => controller.abort(new AbortReason('start-timeout')));
 		const began = performance.now();
 		const promise = (async () => {
 			let connection: UpstreamConnection | undefined;
@@ -261,6 +268,7 @@ export class Lifecycle {
 				if (changes.length > 0) throw new RugPull(changes, tools);
 				this.current = connection;
 				this.started = deps.clock.now();
+				this.timeoutsInARow = 0;
 				deps.events.opened(tools, catalog);
 				deps.record.update(upstream => {
 					upstream.counters.starts += 1;
@@ -329,10 +337,14 @@ export class Lifecycle {
 		if (problem !== undefined) return this.onPermanentFailure(problem, ms, stderr);
 		let what: string;
 		if (reason instanceof AbortReason && reason.kind === 'start-timeout') {
-			what = `no answer to initialize/tools/list within the start timeout of ${seconds(deps.config.startTimeoutMs)}`;
+			const {ms: limit, why} = this.deadline ?? {ms: deps.config.startTimeoutMs, why: undefined};
+			this.timeoutsInARow += 1;
+			what = `no answer to initialize/tools/list within the start timeout of ${seconds(limit)}${why === undefined ? '' : ` (${why})`}; the next start gets ${seconds(startDeadline(deps.config, deps.record.read().tools === undefined, this.timeoutsInARow).ms)} (startTimeoutSeconds)`;
 		} else if (error instanceof SpawnError) {
+			this.timeoutsInARow = 0;
 			what = error.message;
 		} else if (exit !== undefined) {
+			this.timeoutsInARow = 0;
 			what = `the process ${describeExit(exit)} during initialization`;
 		} else if (error instanceof ConnectionLostError || /connection closed/i.test(errorMessage(error))) {
 			what = 'the connection closed during initialization';
