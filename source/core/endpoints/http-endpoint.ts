@@ -8,12 +8,15 @@
  * Around the transport it adds what a network endpoint needs:
  * - a bearer token (from --token-file or MCP_HANGAR_TOKEN), compared in
  *   constant time; listening beyond loopback without one is refused, and on
- *   loopback the Host and Origin headers must name loopback (DNS rebinding);
+ *   loopback the Host header must name loopback (DNS rebinding);
+ * - on every address, a browser's Origin must be allowed
+ *   (hangar.httpAllowedOrigins, or a loopback page on a loopback endpoint);
  * - its own reading of the body, by the JSON-RPC rule every endpoint uses
  *   (message-classifier.ts), so malformed input gets a 400 whose JSON-RPC
  *   error says what was wrong (with the id as received), and a 413 past
  *   hangar.maxMessageBytes; a request that reuses the id of one still in
- *   flight in its session gets a 400 too;
+ *   flight in its session gets a 400 too; a batch is read member by member
+ *   for a session that negotiated 2025-03-26, the one version with batches;
  * - X-Correlation-ID on every response (the client's, or a new one), in the
  *   request's log line and in the log lines of the upstream call it made;
  * - a server-side deadline per call (hangar.httpCallTimeoutSeconds), shorter
@@ -33,7 +36,8 @@ import {checkJsonRpcBody, checkJsonRpcMessage, isProblem, type CheckedMessage, t
 import type {Logger} from '../base/logger.js';
 import {maskSecrets, maskedJson} from '../base/secret-mask.js';
 import type {Supervisor} from '../engine/supervisor.js';
-import {HttpSessionTransport, sendJson, sendProblem, sendRpcError, type RequestRecord} from './http-session.js';
+import {sendJson, sendProblem, sendRpcError, type RequestRecord} from './http-replies.js';
+import {HttpSessionTransport} from './http-session.js';
 
 export const mcpPath = '/mcp';
 

@@ -14,8 +14,16 @@
  * down its stream first, in order; messages that belong to no request go to
  * the session's GET stream, or nowhere when it has none (as in the SDK).
  *
+ * Every event carries an id and goes into the session's resume window
+ * (sse-event-log.ts); a 2025-11-25 session's streams open with a priming
+ * event (an id, `retry`, empty data). A stream whose connection breaks after
+ * an id went out is not given up: its requests go on, their events kept in
+ * the window, until a GET with Last-Event-ID takes the stream over (MCP
+ * 2025-11-25, "Resumability and Redelivery"). A session that negotiated
+ * 2025-03-26 may send a batch, answered on one stream.
+ *
  * The body has already been read and checked by the endpoint (one JSON-RPC
- * message, by message-classifier.ts); this module checks the headers a
+ * message, or each member of a batch, by message-classifier.ts); this module checks the headers a
  * transport checks (Accept, Content-Type, Mcp-Session-Id,
  * MCP-Protocol-Version), and keeps what the endpoint's log needs: the
  * correlation id of each request in flight and the outcome of its answer.
@@ -28,25 +36,10 @@ import type {Logger} from '../base/logger.js';
 import {maskedJson} from '../base/secret-mask.js';
 import type {SessionTransport} from '../gateway/session.js';
 import {answerIdText, duplicateIdProblem, errorLine, isProblem, peekMessage, type CheckedMessage, type MessageProblem} from '../wire/message-classifier.js';
-import {SseEventLog, retryMs} from './sse-event-log.js';
 import {isDroppable, logDrops} from '../wire/line-transport.js';
 import {maxQueuedBytes} from '../wire/write-coalescer.js';
-
-/** What one HTTP request's log line says; filled in as the request is served. */
-export type RequestRecord = {
-	correlationId: string;
-	method: string;
-	path: string;
-	/** The JSON-RPC method (or "response") of a POST body. */
-	rpc?: string | undefined;
-	/** tools/call: the tool's name as the client sent it. */
-	tool?: string | undefined;
-	session?: string | undefined;
-	/** The code of the JSON-RPC error the request was answered with. */
-	rpcError?: number | undefined;
-	/** tools/call answered with isError: true. */
-	isError?: boolean | undefined;
-};
+import {refuse, sendProblem, type RequestRecord} from './http-replies.js';
+import {SseEventLog, retryMs} from './sse-event-log.js';
 
 /** A comment line on every open event stream this often, so proxies and clients do not take a quiet stream for a dead one (the SDK's interval). */
 export const keepAliveMs = 15_000;
@@ -90,38 +83,6 @@ type Stream = {
 	/** When its request arrived (performance.now()). */
 	since: number;
 };
-
-/** The replies of the endpoint and the transport that are not MCP answers: an HTTP status with a JSON body. */
-export function sendJson(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-	if (res.headersSent) {
-		res.end();
-		return;
-	}
-
-	res.writeHead(status, {'Content-Type': 'application/json', ...headers});
-	res.end(JSON.stringify(body));
-}
-
-export function sendRpcError(res: http.ServerResponse, status: number, code: number, message: string, id: string | number | null = null, headers?: Record<string, string>): void {
-	sendJson(res, status, {jsonrpc: '2.0', id, error: {code, message}}, headers);
-}
-
-/** A 400 whose body is the JSON-RPC error for `problem`, its id as received (null for a notification's or a response's problem). */
-export function sendProblem(res: http.ServerResponse, problem: MessageProblem): void {
-	if (res.headersSent) {
-		res.end();
-		return;
-	}
-
-	res.writeHead(400, {'Content-Type': 'application/json'});
-	res.end(errorLine(problem.silent === true ? 'null' : answerIdText(problem), problem.code, problem.message));
-}
-
-/** A transport-level refusal, as the SDK's transport words it (id null), counted in the request's log line. */
-function refuse(res: http.ServerResponse, status: number, code: number, message: string, record: RequestRecord): void {
-	record.rpcError = code;
-	sendRpcError(res, status, code, message);
-}
 
 /** One SSE event carrying one JSON-RPC message's JSON, less its id line. */
 function event(json: string): string {
