@@ -38,6 +38,7 @@ import {maskSecrets, maskedJson} from '../base/secret-mask.js';
 import type {Supervisor} from '../engine/supervisor.js';
 import {sendJson, sendProblem, sendRpcError, type RequestRecord} from './http-replies.js';
 import {HttpSessionTransport} from './http-session.js';
+import {resumeBudget} from './sse-event-log.js';
 
 export const mcpPath = '/mcp';
 
@@ -198,6 +199,8 @@ export class HttpEndpoint {
 	private readonly tokenHash: Buffer | undefined;
 	private readonly secrets: string[];
 	private sessionNumber = 0;
+	/** What all sessions keep together for Last-Event-ID (resumeWindow.totalBytes). */
+	private readonly resumeBudget = resumeBudget();
 	private closing: Promise<void> | undefined;
 
 	private constructor(
@@ -462,7 +465,7 @@ export class HttpEndpoint {
 		const {supervisor, logger} = this.options;
 		const id = randomUUID();
 		const label = `http#${++this.sessionNumber}`;
-		const transport = new HttpSessionTransport(id, this.logger, this.secrets);
+		const transport = new HttpSessionTransport(id, this.logger, this.secrets, this.resumeBudget);
 		const gateway = new GatewaySession({
 			supervisor,
 			transport,

@@ -1,7 +1,8 @@
 /**
  * The HTTP endpoint's replies that are not MCP answers (an HTTP status with
- * a JSON body: refusals, probes, problems with a body), and the record each
- * request's log line is written from. Shared by http-endpoint.ts and the
+ * a JSON body: refusals, probes, problems with a body), the record each
+ * request's log line is written from, and the few HTTP and SSE forms the
+ * transport writes. Shared by http-endpoint.ts and the
  * session transport in http-session.ts.
  */
 import type http from 'node:http';
@@ -55,3 +56,20 @@ export function refuse(res: http.ServerResponse, status: number, code: number, m
 	sendRpcError(res, status, code, message);
 }
 
+
+export const sseHeaders = {
+	'Content-Type': 'text/event-stream',
+	'Cache-Control': 'no-cache, no-transform',
+	Connection: 'keep-alive',
+	'X-Accel-Buffering': 'no',
+} as const;
+
+/** One SSE event carrying one JSON-RPC message's JSON, less its id line (the resume window adds that). */
+export function event(json: string): string {
+	return `event: message\ndata: ${json}\n\n`;
+}
+
+export function isJsonContentType(header: string | undefined): boolean {
+	if (header === 'application/json') return true;
+	return (header?.split(';', 1)[0] ?? '').trim().toLowerCase() === 'application/json';
+}

@@ -38,18 +38,11 @@ import type {SessionTransport} from '../gateway/session.js';
 import {answerIdText, duplicateIdProblem, errorLine, isProblem, peekMessage, type CheckedMessage, type MessageProblem} from '../wire/message-classifier.js';
 import {isDroppable, logDrops} from '../wire/line-transport.js';
 import {maxQueuedBytes} from '../wire/write-coalescer.js';
-import {refuse, sendProblem, type RequestRecord} from './http-replies.js';
-import {SseEventLog, retryMs} from './sse-event-log.js';
+import {event, isJsonContentType, refuse, sendProblem, sseHeaders, type RequestRecord} from './http-replies.js';
+import {SseEventLog, resumeBudget, resumeWindow, retryMs, type ResumeBudget} from './sse-event-log.js';
 
 /** A comment line on every open event stream this often, so proxies and clients do not take a quiet stream for a dead one (the SDK's interval). */
 export const keepAliveMs = 15_000;
-
-const sseHeaders = {
-	'Content-Type': 'text/event-stream',
-	'Cache-Control': 'no-cache, no-transform',
-	Connection: 'keep-alive',
-	'X-Accel-Buffering': 'no',
-} as const;
 
 /**
  * How long a request's answer may take and still go out as one
@@ -84,11 +77,6 @@ type Stream = {
 	since: number;
 };
 
-/** One SSE event carrying one JSON-RPC message's JSON, less its id line. */
-function event(json: string): string {
-	return `event: message\ndata: ${json}\n\n`;
-}
-
 /**
  * The first protocol version whose clients take an event with empty data
  * (the priming event); older SDK clients fail on it, as the SDK's own server
@@ -98,11 +86,6 @@ const primingSince = '2025-11-25';
 
 /** The one protocol version whose sessions may send JSON-RPC batches: added in 2025-03-26, removed in 2025-06-18. */
 export const batchVersion = '2025-03-26';
-
-function isJsonContentType(header: string | undefined): boolean {
-	if (header === 'application/json') return true;
-	return (header?.split(';', 1)[0] ?? '').trim().toLowerCase() === 'application/json';
-}
 
 export class HttpSessionTransport implements SessionTransport {
 	onclose?: () => void;
@@ -119,7 +102,7 @@ export class HttpSessionTransport implements SessionTransport {
 	/** The session's GET stream, the only way to the client outside its calls. */
 	private standalone: http.ServerResponse | undefined;
 	/** The events sent lately, for clients that resume a broken stream. */
-	private readonly events = new SseEventLog();
+	private readonly events: SseEventLog;
 	private streamNumber = 0;
 	private initializeId: string | number | undefined;
 	private keepAlive: NodeJS.Timeout | undefined;
@@ -133,7 +116,11 @@ export class HttpSessionTransport implements SessionTransport {
 		private readonly id: string,
 		private readonly logger: Logger,
 		private readonly secrets: readonly string[],
-	) {}
+		/** The bytes of event text the endpoint's sessions may keep together for resuming. */
+		budget: ResumeBudget = resumeBudget(),
+	) {
+		this.events = new SseEventLog(resumeWindow, budget);
+	}
 
 	async start(): Promise<void> {}
 
@@ -588,6 +575,7 @@ export class HttpSessionTransport implements SessionTransport {
 
 		this.streams.clear();
 		this.pending.clear();
+		this.events.clear();
 		this.standalone?.end();
 		this.standalone = undefined;
 		this.onclose?.();

@@ -9,8 +9,9 @@
  * of the stream the id names, after it, and only from this session's log:
  * nothing from another stream or session is ever replayed.
  *
- * The window is bounded by `resumeWindow` in events and in bytes, whatever
- * clients do: the oldest events go first, and a resume from before an event
+ * The window is bounded by `resumeWindow` in events and in bytes per
+ * session, and in bytes for all the sessions of the endpoint together,
+ * whatever clients do: the oldest events go first, and a resume from before an event
  * of its stream that was let go is refused as expired rather than replayed
  * with a hole. What is kept per stream (a few numbers) lives only while the
  * stream has events in the window or is still open.
@@ -22,7 +23,16 @@ export const resumeWindow = {
 	events: 1000,
 	/** Bytes of event text kept per session; one event larger than this is sent but never replayable. */
 	bytes: 4 * 1024 * 1024,
+	/** Bytes kept by all the sessions of one endpoint together: past it, a session makes room by letting its own oldest events go. */
+	totalBytes: 64 * 1024 * 1024,
 } as const;
+
+/** The bytes all the logs of one endpoint hold, shared by them. */
+export type ResumeBudget = {used: number; limit: number};
+
+export function resumeBudget(limit: number = resumeWindow.totalBytes): ResumeBudget {
+	return {used: 0, limit};
+}
 
 /** What a client is told to wait before it reconnects a broken stream (the SSE `retry` field), in ms. */
 export const retryMs = 1000;
@@ -50,7 +60,10 @@ export class SseEventLog {
 	private nextSeq = 1;
 	private readonly streams = new Map<number, StreamInfo>();
 
-	constructor(private readonly limits: {events: number; bytes: number} = resumeWindow) {}
+	constructor(
+		private readonly limits: {events: number; bytes: number} = resumeWindow,
+		private readonly budget: ResumeBudget = resumeBudget(),
+	) {}
 
 	/** Events held right now (for tests and the log). */
 	get size(): {events: number; bytes: number; streams: number} {
@@ -76,7 +89,11 @@ export class SseEventLog {
 		this.entries.push({seq, stream, text, bytes});
 		info.held += 1;
 		this.bytes += bytes;
-		while (this.entries.length - this.head > this.limits.events || this.bytes > this.limits.bytes) this.evictOldest();
+		this.budget.used += bytes;
+		while (this.entries.length > this.head && (this.entries.length - this.head > this.limits.events || this.bytes > this.limits.bytes || this.budget.used > this.budget.limit)) {
+			this.evictOldest();
+		}
+
 		return `${stream}-${seq}`;
 	}
 
@@ -115,6 +132,15 @@ export class SseEventLog {
 		return {texts, finished: info.finished};
 	}
 
+	/** Lets every event go (the session ended), giving its bytes back to the endpoint's budget. */
+	clear(): void {
+		this.budget.used -= this.bytes;
+		this.bytes = 0;
+		this.entries = [];
+		this.head = 0;
+		this.streams.clear();
+	}
+
 	private evictOldest(): void {
 		const entry = this.entries[this.head]!;
 		this.entries[this.head] = undefined as unknown as Entry;
@@ -125,6 +151,7 @@ export class SseEventLog {
 		}
 
 		this.bytes -= entry.bytes;
+		this.budget.used -= entry.bytes;
 		const info = this.streams.get(entry.stream)!;
 		info.held -= 1;
 		info.lostUpTo = entry.seq;

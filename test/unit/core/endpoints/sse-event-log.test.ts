@@ -4,7 +4,7 @@
  * whatever a client does.
  */
 import {describe, expect, it} from 'vitest';
-import {SseEventLog, resumeWindow} from '../../../../source/core/endpoints/sse-event-log.js';
+import {SseEventLog, resumeBudget, resumeWindow} from '../../../../source/core/endpoints/sse-event-log.js';
 
 const event = (text: string) => `data: ${text}\n\n`;
 
@@ -76,5 +76,15 @@ describe('SseEventLog', () => {
 		log.append(3, event('answer'));
 		log.finish(3);
 		expect(log.after(priming)).toEqual({texts: [expect.stringContaining('answer') as unknown], finished: true});
+	});
+
+	it('keeps all the sessions of an endpoint within one byte budget: a session makes room by letting its own oldest events go, and gives all back when it ends', () => {
+		const budget = resumeBudget(1000);
+		const logs = Array.from({length: 20}, () => new SseEventLog({events: 1000, bytes: 400}, budget));
+		for (let round = 0; round < 50; round++) for (const log of logs) log.append(1, event('x'.repeat(40)));
+		expect(budget.used).toBeLessThanOrEqual(1000);
+		expect(budget.used).toBe(logs.reduce((sum, log) => sum + log.size.bytes, 0));
+		for (const log of logs) log.clear();
+		expect(budget.used).toBe(0);
 	});
 });
