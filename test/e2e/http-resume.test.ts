@@ -8,7 +8,7 @@
  */
 import {CallToolResultSchema} from '@modelcontextprotocol/sdk/types.js';
 import {afterEach, describe, expect, it} from 'vitest';
-import {everything, fastHangar, fixture, tempDir, writeConfig} from '../support/hangar.js';
+import {everything, fastHangar, fixture, tempDir, waitFor, writeConfig} from '../support/hangar.js';
 import {connectHttp, post, serveHttp, stopHttpHangars} from '../support/http-hangar.js';
 
 type SseEvent = {id?: string; retry?: number; event?: string; data: string};
@@ -248,6 +248,37 @@ describe('serve --http event streams (MCP 2025-11-25)', () => {
 		// No step twice and none lost but (per the SDK) possibly the last, which races the answer.
 		expect(progress).toEqual([...new Set(progress)].sort((x, y) => x - y));
 		expect(progress.length).toBeGreaterThanOrEqual(4);
+		await client.close();
+	});
+});
+
+describe('serve --http event streams that end without an answer', () => {
+	it('ends the polling of a call the SDK client cancelled: its resume gets 204, not an endless stream', async () => {
+		const dir = tempDir();
+		const hangar = await serveHttp(writeConfig(dir, {everything: everything({lazy: false})}, fastHangar));
+		const resumes: number[] = [];
+		const counting: typeof fetch = async (input, init) => {
+			const response = await fetch(input, init);
+			if (init?.method === 'GET' && new Headers(init.headers).has('last-event-id')) resumes.push(response.status);
+			return response;
+		};
+
+		const {client} = await connectHttp(hangar.url, {fetch: counting});
+		const controller = new AbortController();
+		const call = client.request(
+			{method: 'tools/call', params: {name: 'everything__trigger-long-running-operation', arguments: {duration: 3, steps: 6}}},
+			CallToolResultSchema,
+			{onprogress: () => controller.abort(), signal: controller.signal},
+		);
+		await expect(call).rejects.toThrow();
+		// The client reconnects to the ended stream (it had an event id) and is told there is nothing more.
+		await waitFor(() => (resumes.includes(204) ? true : undefined), 'the cancelled stream\'s resume to get 204');
+		// An absence can only be waited out: 2.5 retry intervals (retry: 1000) would see two more reconnects.
+		await new Promise(resolve => setTimeout(resolve, 2500));
+		expect(resumes.filter(status => status === 204)).toHaveLength(1);
+		expect(resumes.length).toBeLessThanOrEqual(2);
+		// The session still works.
+		expect((await client.listTools()).tools.length).toBeGreaterThan(0);
 		await client.close();
 	});
 });
