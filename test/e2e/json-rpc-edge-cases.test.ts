@@ -151,7 +151,7 @@ class HttpPeer {
 		const text = await response.text();
 		if (response.status === 202) return {status: 202, lines: text === '' ? [] : [text]};
 		const lines = (response.headers.get('content-type') ?? '').includes('text/event-stream')
-			? text.split('\n').filter(line => line.startsWith('data: ')).map(line => line.slice('data: '.length))
+			? text.split('\n').filter(line => line.startsWith('data: ') && line !== 'data: ').map(line => line.slice('data: '.length))
 			: [text];
 		return {status: response.status, lines};
 	}

@@ -76,7 +76,8 @@ export async function messagesOf(response: Response): Promise<Array<Record<strin
 	if ((response.headers.get('content-type') ?? '').includes('application/json')) return [JSON.parse(text) as Record<string, unknown>];
 	return text
 		.split('\n')
-		.filter(line => line.startsWith('data: '))
+		// A priming event (2025-11-25: an id and empty data) carries no message.
+		.filter(line => line.startsWith('data: ') && line !== 'data: ')
 		.map(line => JSON.parse(line.slice(6)) as Record<string, unknown>);
 }
 

@@ -31,6 +31,19 @@ const seconds = (what: string) =>
 		.nonnegative({error: `expected ${what} to be 0 or more`})
 		.max(maxSeconds, atMost(what));
 
+/** A web origin (scheme, host and port, as a browser sends it in Origin), e.g. "https://app.example.com". */
+const webOrigin = z.string().refine(
+	text => {
+		try {
+			const url = new URL(text);
+			return (url.protocol === 'http:' || url.protocol === 'https:') && url.pathname === '/' && url.search === '' && url.hash === '' && url.username === '';
+		} catch {
+			return false;
+		}
+	},
+	{error: 'expected a web origin: scheme, host and optional port, no path, e.g. "https://app.example.com" or "http://localhost:3000"'},
+);
+
 const positiveSeconds = (what: string) =>
 	z
 		.number({error: `expected a number of seconds (${what})`})
@@ -132,6 +145,7 @@ export const hangarSchema = z.strictObject({
 		.optional(),
 	httpCallTimeoutSeconds: positiveSeconds('httpCallTimeoutSeconds').optional(),
 	httpSessionIdleSeconds: positiveSeconds('httpSessionIdleSeconds').optional(),
+	httpAllowedOrigins: z.array(webOrigin, {error: 'expected a list of web origins, e.g. ["https://app.example.com"]'}).optional(),
 	lingerSeconds: seconds('lingerSeconds').optional(),
 	firstListWaitSeconds: seconds('firstListWaitSeconds').max(60, {error: 'expected firstListWaitSeconds to be at most 60: clients give up on a list long before that'}).optional(),
 });
@@ -204,6 +218,8 @@ export type HangarSettings = {
 	httpCallTimeoutMs: number;
 	/** `serve --http`: an HTTP session with no request open for this long is closed. */
 	httpSessionIdleMs: number;
+	/** `serve --http`: the browser origins (Origin header) allowed besides loopback pages on a loopback endpoint; lower case. */
+	httpAllowedOrigins: string[];
 	/** A supervisor a client's `--stdio` started (`serve --linger`) exits once no client has been attached for this long. */
 	lingerMs: number;
 	/** How long a client's first tools/list (or prompts/list) waits for the upstreams with nothing cached to list theirs. 0: not at all. */
@@ -244,6 +260,7 @@ export const defaults = {
 	managementTools: 'all',
 	httpCallTimeoutSeconds: 25,
 	httpSessionIdleSeconds: 600,
+	httpAllowedOrigins: [],
 	lingerSeconds: 300,
 	firstListWaitSeconds: 2,
 } as const;

@@ -331,6 +331,7 @@ export function parseConfig(raw: unknown, file: string, options: {stateDir?: str
 		managementTools: h.managementTools ?? defaults.managementTools,
 		httpCallTimeoutMs: ms(h.httpCallTimeoutSeconds ?? defaults.httpCallTimeoutSeconds),
 		httpSessionIdleMs: ms(h.httpSessionIdleSeconds ?? defaults.httpSessionIdleSeconds),
+		httpAllowedOrigins: (h.httpAllowedOrigins ?? defaults.httpAllowedOrigins).map(origin => new URL(origin).origin),
 		lingerMs: ms(h.lingerSeconds ?? defaults.lingerSeconds),
 		firstListWaitMs: ms(h.firstListWaitSeconds ?? defaults.firstListWaitSeconds),
 	};

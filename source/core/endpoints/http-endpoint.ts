@@ -8,12 +8,15 @@
  * Around the transport it adds what a network endpoint needs:
  * - a bearer token (from --token-file or MCP_HANGAR_TOKEN), compared in
  *   constant time; listening beyond loopback without one is refused, and on
- *   loopback the Host and Origin headers must name loopback (DNS rebinding);
+ *   loopback the Host header must name loopback (DNS rebinding);
+ * - on every address, a browser's Origin must be allowed
+ *   (hangar.httpAllowedOrigins, or a loopback page on a loopback endpoint);
  * - its own reading of the body, by the JSON-RPC rule every endpoint uses
  *   (message-classifier.ts), so malformed input gets a 400 whose JSON-RPC
  *   error says what was wrong (with the id as received), and a 413 past
  *   hangar.maxMessageBytes; a request that reuses the id of one still in
- *   flight in its session gets a 400 too;
+ *   flight in its session gets a 400 too; a batch is read member by member
+ *   for a session that negotiated 2025-03-26, the one version with batches;
  * - X-Correlation-ID on every response (the client's, or a new one), in the
  *   request's log line and in the log lines of the upstream call it made;
  * - a server-side deadline per call (hangar.httpCallTimeoutSeconds), shorter
@@ -29,11 +32,13 @@ import net from 'node:net';
 import {ErrorCode, JsonRpcCode, errorMessage} from '../base/errors.js';
 import {sequenceError} from '../gateway/connection-state.js';
 import {GatewaySession, invalidInitialize} from '../gateway/session.js';
-import {checkJsonRpcBody, isProblem, type CheckedMessage} from '../wire/message-classifier.js';
+import {checkJsonRpcBody, checkJsonRpcMessage, isProblem, type CheckedMessage, type MessageProblem} from '../wire/message-classifier.js';
 import type {Logger} from '../base/logger.js';
 import {maskSecrets, maskedJson} from '../base/secret-mask.js';
 import type {Supervisor} from '../engine/supervisor.js';
-import {HttpSessionTransport, sendJson, sendProblem, sendRpcError, type RequestRecord} from './http-session.js';
+import {sendJson, sendProblem, sendRpcError, type RequestRecord} from './http-replies.js';
+import {HttpSessionTransport} from './http-session.js';
+import {resumeBudget} from './sse-event-log.js';
 
 export const mcpPath = '/mcp';
 
@@ -194,6 +199,8 @@ export class HttpEndpoint {
 	private readonly tokenHash: Buffer | undefined;
 	private readonly secrets: string[];
 	private sessionNumber = 0;
+	/** What all sessions keep together for Last-Event-ID (resumeWindow.totalBytes). */
+	private readonly resumeBudget = resumeBudget();
 	private closing: Promise<void> | undefined;
 
 	private constructor(
@@ -279,11 +286,17 @@ export class HttpEndpoint {
 		else sendJson(res, 503, {status: 'shutting down'});
 	}
 
-	/** On loopback, Host and Origin must name loopback: a page whose name resolves to 127.0.0.1 (DNS rebinding) is refused. */
+	/**
+	 * DNS rebinding and cross-site requests: on loopback, Host must name
+	 * loopback (a page whose name resolves to 127.0.0.1 is refused); on any
+	 * address, a request with an Origin header (a browser's) is refused unless
+	 * that origin is in hangar.httpAllowedOrigins or, on a loopback endpoint,
+	 * is a loopback page. Requests without Origin (non-browser clients) pass.
+	 */
 	private checkOrigin(req: http.IncomingMessage, res: http.ServerResponse): boolean {
-		if (!isLoopbackHost(this.options.host)) return true;
+		const loopback = isLoopbackHost(this.options.host);
 		const host = req.headers.host;
-		if (host === undefined || !isLoopbackHost(hostName(host))) {
+		if (loopback && (host === undefined || !isLoopbackHost(hostName(host)))) {
 			sendJson(res, 403, {
 				error: 'forbidden_host',
 				message: `Host header ${JSON.stringify(host ?? '')} is not a loopback name: this endpoint listens on loopback and accepts only localhost, 127.0.0.1 and [::1] (DNS rebinding protection).`,
@@ -292,22 +305,19 @@ export class HttpEndpoint {
 		}
 
 		const origin = req.headers.origin;
-		if (origin !== undefined) {
-			let originHost = '';
-			try {
-				originHost = new URL(origin).hostname;
-			} catch {}
+		if (origin === undefined) return true;
+		let url: URL | undefined;
+		try {
+			url = new URL(origin);
+		} catch {}
 
-			if (!isLoopbackHost(originHost)) {
-				sendJson(res, 403, {
-					error: 'forbidden_origin',
-					message: `Origin ${JSON.stringify(origin)} is not a loopback origin: web pages from other sites may not call this endpoint (DNS rebinding protection).`,
-				});
-				return false;
-			}
-		}
-
-		return true;
+		const allowed = this.options.supervisor.config.hangar.httpAllowedOrigins;
+		if (url !== undefined && (allowed.includes(url.origin) || (loopback && isLoopbackHost(url.hostname)))) return true;
+		sendJson(res, 403, {
+			error: 'forbidden_origin',
+			message: `Origin ${JSON.stringify(origin)} is not allowed: web pages may call this endpoint only from ${loopback ? 'loopback origins or ' : ''}the origins in hangar.httpAllowedOrigins (${allowed.length === 0 ? 'none set' : allowed.join(', ')}). Add the page's origin there to allow it.`,
+		});
+		return false;
 	}
 
 	/** 401 with a JSON body that says whether the token was missing or wrong, and nothing else. */
@@ -343,6 +353,7 @@ export class HttpEndpoint {
 
 		let body: unknown;
 		let message: CheckedMessage | undefined;
+		let batch: Array<CheckedMessage | MessageProblem> | undefined;
 		if (method === 'POST') {
 			const limit = this.options.supervisor.config.hangar.maxMessageBytes;
 			const read = await readBody(req, limit);
@@ -352,18 +363,29 @@ export class HttpEndpoint {
 			}
 
 			const {text} = read;
-			const checked = checkJsonRpcBody(text);
-			if (isProblem(checked)) {
-				if (this.logger.enabled('debug')) this.logger.debug('refused body', {correlationId: record.correlationId, body: maskSecrets(text.slice(0, 2000), this.secrets)});
-				sendProblem(res, checked);
+			batch = this.batchOf(text, req.headers['mcp-session-id']);
+			if (batch?.length === 0) {
+				sendRpcError(res, 400, JsonRpcCode.InvalidRequest, 'Invalid Request: the batch is empty; send at least one message');
 				return;
 			}
 
-			message = checked;
-			body = checked.value;
-			record.rpc = checked.kind === 'response' ? 'response' : checked.method;
-			if (checked.method === 'tools/call' && typeof checked.params?.['name'] === 'string') record.tool = checked.params['name'];
-			if (this.logger.enabled('debug')) this.logger.debug('request body', {correlationId: record.correlationId, body: maskedJson(body, this.secrets)});
+			if (batch !== undefined) {
+				record.rpc = `batch of ${batch.length}`;
+				if (this.logger.enabled('debug')) this.logger.debug('request body', {correlationId: record.correlationId, body: maskSecrets(text.slice(0, 2000), this.secrets)});
+			} else {
+				const checked = checkJsonRpcBody(text);
+				if (isProblem(checked)) {
+					if (this.logger.enabled('debug')) this.logger.debug('refused body', {correlationId: record.correlationId, body: maskSecrets(text.slice(0, 2000), this.secrets)});
+					sendProblem(res, checked);
+					return;
+				}
+
+				message = checked;
+				body = checked.value;
+				record.rpc = checked.kind === 'response' ? 'response' : checked.method;
+				if (checked.method === 'tools/call' && typeof checked.params?.['name'] === 'string') record.tool = checked.params['name'];
+				if (this.logger.enabled('debug')) this.logger.debug('request body', {correlationId: record.correlationId, body: maskedJson(body, this.secrets)});
+			}
 		}
 
 		const sessionId = req.headers['mcp-session-id'];
@@ -391,7 +413,7 @@ export class HttpEndpoint {
 				}
 			}
 
-			await this.handleInSession(session, req, res, record, message);
+			await this.handleInSession(session, req, res, record, message, batch);
 			return;
 		}
 
@@ -419,11 +441,31 @@ export class HttpEndpoint {
 		if (session.transport.sessionId === undefined) await session.gateway.close();
 	}
 
+	/**
+	 * The members of a batch body, each checked as one message, when the
+	 * session it names negotiated protocol 2025-03-26 (the one version with
+	 * batches); undefined for anything else, which is then read as one message
+	 * (and a batch refused as MCP 2025-06-18 and later require).
+	 */
+	private batchOf(text: string, sessionId: string | string[] | undefined): Array<CheckedMessage | MessageProblem> | undefined {
+		if (typeof sessionId !== 'string' || this.sessions.get(sessionId)?.transport.takesBatches !== true) return undefined;
+		const json = text.charCodeAt(0) === 0xfe_ff ? text.slice(1) : text;
+		if (!json.trimStart().startsWith('[')) return undefined;
+		let value: unknown;
+		try {
+			value = JSON.parse(json);
+		} catch {
+			return undefined;
+		}
+
+		return Array.isArray(value) ? value.map(member => checkJsonRpcMessage(member)) : undefined;
+	}
+
 	private async openSession(): Promise<HttpSession> {
 		const {supervisor, logger} = this.options;
 		const id = randomUUID();
 		const label = `http#${++this.sessionNumber}`;
-		const transport = new HttpSessionTransport(id, this.logger, this.secrets);
+		const transport = new HttpSessionTransport(id, this.logger, this.secrets, this.resumeBudget);
 		const gateway = new GatewaySession({
 			supervisor,
 			transport,
@@ -449,6 +491,7 @@ export class HttpEndpoint {
 		res: http.ServerResponse,
 		record: RequestRecord,
 		message: CheckedMessage | undefined,
+		batch?: Array<CheckedMessage | MessageProblem>,
 	): Promise<void> {
 		record.session = session.label;
 		session.open += 1;
@@ -457,7 +500,7 @@ export class HttpEndpoint {
 			session.quietSince = performance.now();
 			if (session.open === 0 && session.idleTimer === undefined && this.sessions.has(session.id)) this.armIdle(session, this.options.supervisor.config.hangar.httpSessionIdleMs);
 		});
-		await session.transport.handle(req, res, record, message);
+		await session.transport.handle(req, res, record, message, batch);
 	}
 
 	/** An abandoned session (no request open for httpSessionIdleSeconds) is closed, and its calls cancelled. */

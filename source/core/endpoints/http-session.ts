@@ -14,8 +14,16 @@
  * down its stream first, in order; messages that belong to no request go to
  * the session's GET stream, or nowhere when it has none (as in the SDK).
  *
+ * Every event carries an id and goes into the session's resume window
+ * (sse-event-log.ts); a 2025-11-25 session's streams open with a priming
+ * event (an id, `retry`, empty data). A stream whose connection breaks after
+ * an id went out is not given up: its requests go on, their events kept in
+ * the window, until a GET with Last-Event-ID takes the stream over (MCP
+ * 2025-11-25, "Resumability and Redelivery"). A session that negotiated
+ * 2025-03-26 may send a batch, answered on one stream.
+ *
  * The body has already been read and checked by the endpoint (one JSON-RPC
- * message, by message-classifier.ts); this module checks the headers a
+ * message, or each member of a batch, by message-classifier.ts); this module checks the headers a
  * transport checks (Accept, Content-Type, Mcp-Session-Id,
  * MCP-Protocol-Version), and keeps what the endpoint's log needs: the
  * correlation id of each request in flight and the outcome of its answer.
@@ -27,35 +35,14 @@ import {errorMessage} from '../base/errors.js';
 import type {Logger} from '../base/logger.js';
 import {maskedJson} from '../base/secret-mask.js';
 import type {SessionTransport} from '../gateway/session.js';
-import {answerIdText, duplicateIdProblem, errorLine, peekMessage, type CheckedMessage, type MessageProblem} from '../wire/message-classifier.js';
+import {answerIdText, duplicateIdProblem, errorLine, isProblem, peekMessage, type CheckedMessage, type MessageProblem} from '../wire/message-classifier.js';
 import {isDroppable, logDrops} from '../wire/line-transport.js';
 import {maxQueuedBytes} from '../wire/write-coalescer.js';
-
-/** What one HTTP request's log line says; filled in as the request is served. */
-export type RequestRecord = {
-	correlationId: string;
-	method: string;
-	path: string;
-	/** The JSON-RPC method (or "response") of a POST body. */
-	rpc?: string | undefined;
-	/** tools/call: the tool's name as the client sent it. */
-	tool?: string | undefined;
-	session?: string | undefined;
-	/** The code of the JSON-RPC error the request was answered with. */
-	rpcError?: number | undefined;
-	/** tools/call answered with isError: true. */
-	isError?: boolean | undefined;
-};
+import {event, isJsonContentType, refuse, sendProblem, sseHeaders, type RequestRecord} from './http-replies.js';
+import {SseEventLog, resumeBudget, resumeWindow, retryMs, type ResumeBudget} from './sse-event-log.js';
 
 /** A comment line on every open event stream this often, so proxies and clients do not take a quiet stream for a dead one (the SDK's interval). */
 export const keepAliveMs = 15_000;
-
-const sseHeaders = {
-	'Content-Type': 'text/event-stream',
-	'Cache-Control': 'no-cache, no-transform',
-	Connection: 'keep-alive',
-	'X-Accel-Buffering': 'no',
-} as const;
 
 /**
  * How long a request's answer may take and still go out as one
@@ -69,50 +56,36 @@ const sseHeaders = {
  */
 export const answerHoldMs = 20;
 
-/** A request awaiting its answer: the response it is written to, whether that is an event stream yet, and since when it waits (performance.now()). */
-type Pending = {record: RequestRecord; res: http.ServerResponse; streaming: boolean; since: number};
+/**
+ * One event stream of the session, or a request's response that may become
+ * one: the GET stream (number 0), or a POST's response (one request, or the
+ * requests of one batch). Its connection may break and be resumed (see
+ * sse-event-log.ts): `res` is then undefined until a GET with Last-Event-ID
+ * takes it up again, and its events wait in the session's resume window.
+ */
+type Stream = {
+	number: number;
+	record: RequestRecord;
+	res: http.ServerResponse | undefined;
+	/** Its headers went out as an event stream (else it can still be one JSON body). */
+	streaming: boolean;
+	/** An event with an id went out on it: the client can resume it. */
+	resumable: boolean;
+	/** Requests on it still awaiting their answer. */
+	waiting: number;
+	/** When its request arrived (performance.now()). */
+	since: number;
+};
 
-/** The replies of the endpoint and the transport that are not MCP answers: an HTTP status with a JSON body. */
-export function sendJson(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-	if (res.headersSent) {
-		res.end();
-		return;
-	}
+/**
+ * The first protocol version whose clients take an event with empty data
+ * (the priming event); older SDK clients fail on it, as the SDK's own server
+ * transport knows.
+ */
+const primingSince = '2025-11-25';
 
-	res.writeHead(status, {'Content-Type': 'application/json', ...headers});
-	res.end(JSON.stringify(body));
-}
-
-export function sendRpcError(res: http.ServerResponse, status: number, code: number, message: string, id: string | number | null = null, headers?: Record<string, string>): void {
-	sendJson(res, status, {jsonrpc: '2.0', id, error: {code, message}}, headers);
-}
-
-/** A 400 whose body is the JSON-RPC error for `problem`, its id as received (null for a notification's or a response's problem). */
-export function sendProblem(res: http.ServerResponse, problem: MessageProblem): void {
-	if (res.headersSent) {
-		res.end();
-		return;
-	}
-
-	res.writeHead(400, {'Content-Type': 'application/json'});
-	res.end(errorLine(problem.silent === true ? 'null' : answerIdText(problem), problem.code, problem.message));
-}
-
-/** A transport-level refusal, as the SDK's transport words it (id null), counted in the request's log line. */
-function refuse(res: http.ServerResponse, status: number, code: number, message: string, record: RequestRecord): void {
-	record.rpcError = code;
-	sendRpcError(res, status, code, message);
-}
-
-/** One SSE event carrying one JSON-RPC message's JSON. */
-function event(json: string): string {
-	return `event: message\ndata: ${json}\n\n`;
-}
-
-function isJsonContentType(header: string | undefined): boolean {
-	if (header === 'application/json') return true;
-	return (header?.split(';', 1)[0] ?? '').trim().toLowerCase() === 'application/json';
-}
+/** The one protocol version whose sessions may send JSON-RPC batches: added in 2025-03-26, removed in 2025-06-18. */
+export const batchVersion = '2025-03-26';
 
 export class HttpSessionTransport implements SessionTransport {
 	onclose?: () => void;
@@ -120,10 +93,18 @@ export class HttpSessionTransport implements SessionTransport {
 	onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
 	/** Set when the session's initialize is taken; undefined until then. */
 	sessionId: string | undefined;
-	/** Requests awaiting their answer, by JSON-RPC id. */
-	private readonly pending = new Map<string | number, Pending>();
+	/** The protocol version the session's initialize answer named; undefined until then. */
+	protocolVersion: string | undefined;
+	/** Requests awaiting their answer, by JSON-RPC id, with the stream each is answered on. */
+	private readonly pending = new Map<string | number, Stream>();
+	/** Streams that may still carry events, by number (the GET stream is not among them). */
+	private readonly streams = new Map<number, Stream>();
 	/** The session's GET stream, the only way to the client outside its calls. */
 	private standalone: http.ServerResponse | undefined;
+	/** The events sent lately, for clients that resume a broken stream. */
+	private readonly events: SseEventLog;
+	private streamNumber = 0;
+	private initializeId: string | number | undefined;
 	private keepAlive: NodeJS.Timeout | undefined;
 	/** One timer for the session's held answers (see answerHoldMs), armed while any request waits unstreamed: none per request. */
 	private holdTimer: NodeJS.Timeout | undefined;
@@ -135,7 +116,11 @@ export class HttpSessionTransport implements SessionTransport {
 		private readonly id: string,
 		private readonly logger: Logger,
 		private readonly secrets: readonly string[],
-	) {}
+		/** The bytes of event text the endpoint's sessions may keep together for resuming. */
+		budget: ResumeBudget = resumeBudget(),
+	) {
+		this.events = new SseEventLog(resumeWindow, budget);
+	}
 
 	async start(): Promise<void> {}
 
@@ -148,8 +133,13 @@ export class HttpSessionTransport implements SessionTransport {
 		return this.standalone !== undefined;
 	}
 
-	/** Serves one HTTP request of this session; `message` is the checked POST body. */
-	async handle(req: http.IncomingMessage, res: http.ServerResponse, record: RequestRecord, message?: CheckedMessage): Promise<void> {
+	/** Whether this session takes JSON-RPC batches: only when it negotiated the one version that has them. */
+	get takesBatches(): boolean {
+		return this.protocolVersion === batchVersion;
+	}
+
+	/** Serves one HTTP request of this session; `message` is the checked POST body, `batch` the checked members of a batch body. */
+	async handle(req: http.IncomingMessage, res: http.ServerResponse, record: RequestRecord, message?: CheckedMessage, batch?: Array<CheckedMessage | MessageProblem>): Promise<void> {
 		if (this.closed) {
 			refuse(res, 404, -32_001, 'Session not found', record);
 			return;
@@ -160,21 +150,34 @@ export class HttpSessionTransport implements SessionTransport {
 			if (!this.checkSession(req, res, record)) return;
 			res.writeHead(200).end();
 			await this.close();
-		} else if (message !== undefined) this.post(req, res, record, message);
+		} else if (batch !== undefined) this.postBatch(req, res, record, batch);
+		else if (message !== undefined) this.post(req, res, record, message);
 	}
 
-	private post(req: http.IncomingMessage, res: http.ServerResponse, record: RequestRecord, message: CheckedMessage): void {
+	/** The header checks of a POST; false when it was refused. */
+	private checkPost(req: http.IncomingMessage, res: http.ServerResponse, record: RequestRecord): boolean {
 		const accept = req.headers.accept;
 		if (!accept?.includes('application/json') || !accept.includes('text/event-stream')) {
 			refuse(res, 406, -32_000, 'Not Acceptable: Client must accept both application/json and text/event-stream', record);
-			return;
+			return false;
 		}
 
 		if (!isJsonContentType(req.headers['content-type'])) {
 			refuse(res, 415, -32_000, 'Unsupported Media Type: Content-Type must be application/json', record);
-			return;
+			return false;
 		}
 
+		return true;
+	}
+
+	private newStream(record: RequestRecord, res: http.ServerResponse): Stream {
+		const stream: Stream = {number: ++this.streamNumber, record, res, streaming: false, resumable: false, waiting: 0, since: performance.now()};
+		res.on('close', () => this.disconnected(stream, res));
+		return stream;
+	}
+
+	private post(req: http.IncomingMessage, res: http.ServerResponse, record: RequestRecord, message: CheckedMessage): void {
+		if (!this.checkPost(req, res, record)) return;
 		if (message.kind === 'request' && message.method === 'initialize') {
 			if (this.sessionId !== undefined) {
 				refuse(res, 400, -32_600, 'Invalid Request: Server already initialized', record);
@@ -182,22 +185,11 @@ export class HttpSessionTransport implements SessionTransport {
 			}
 
 			this.sessionId = this.id;
+			this.initializeId = message.id;
 		} else if (!this.checkSession(req, res, record)) return;
 
-		const value = message.value as JSONRPCMessage;
 		if (message.kind !== 'request') {
-			if (message.method === 'notifications/cancelled') {
-				// A cancelled request is never answered: its id is free again, and its stream ends.
-				const target = message.params?.['requestId'];
-				const cancelled = typeof target === 'string' || typeof target === 'number' ? this.pending.get(target) : undefined;
-				if (cancelled !== undefined) {
-					this.pending.delete(target as string | number);
-					this.stream(cancelled);
-					cancelled.res.end();
-				}
-			}
-
-			this.onmessage?.(value);
+			this.takeNonRequest(message);
 			res.writeHead(202).end();
 			return;
 		}
@@ -211,16 +203,112 @@ export class HttpSessionTransport implements SessionTransport {
 			return;
 		}
 
-		const entry: Pending = {record, res, streaming: false, since: performance.now()};
+		const stream = this.newStream(record, res);
 		this.holdTimer ??= setTimeout(() => this.endHolds(), answerHoldMs);
-		this.pending.set(id, entry);
-		res.on('close', () => {
-			// An answer that can no longer be delivered (the client went away) is not waited for.
-			if (this.pending.get(id) === entry) this.pending.delete(id);
-			this.stopKeepAliveIfQuiet();
-		});
+		this.await(id, stream);
 		this.startKeepAlive();
-		this.onmessage?.(value);
+		this.onmessage?.(message.value as JSONRPCMessage);
+	}
+
+	/**
+	 * A batch body (protocol 2025-03-26 only; the endpoint refuses it for any
+	 * other session). Its notifications and responses are taken as if sent one
+	 * by one; its requests are answered on one event stream, one event per
+	 * answer, which ends with the last one. A member that is not a valid
+	 * request gets its error on that stream; with no request in it the batch
+	 * is taken with 202.
+	 */
+	private postBatch(req: http.IncomingMessage, res: http.ServerResponse, record: RequestRecord, members: Array<CheckedMessage | MessageProblem>): void {
+		if (!this.checkPost(req, res, record) || !this.checkSession(req, res, record)) return;
+		const errors: string[] = [];
+		const requests: CheckedMessage[] = [];
+		const ids = new Set<string | number>();
+		for (const member of members) {
+			if (isProblem(member)) {
+				if (member.silent !== true) errors.push(errorLine(answerIdText(member), member.code, member.message));
+			} else if (member.kind !== 'request') this.takeNonRequest(member);
+			else if (member.method === 'initialize') errors.push(errorLine(JSON.stringify(member.id), -32_600, 'Invalid Request: initialize must not be part of a JSON-RPC batch'));
+			else if (this.pending.has(member.id!) || ids.has(member.id!)) {
+				const problem = duplicateIdProblem(member.id!);
+				errors.push(errorLine(answerIdText(problem), problem.code, problem.message));
+			} else {
+				ids.add(member.id!);
+				requests.push(member);
+			}
+		}
+
+		if (errors.length === 0 && requests.length === 0) {
+			res.writeHead(202).end();
+			return;
+		}
+
+		const stream = this.newStream(record, res);
+		this.stream(stream);
+		for (const error of errors) this.write(stream, error.endsWith('\n') ? error.slice(0, -1) : error);
+		for (const request of requests) this.await(request.id!, stream);
+		if (stream.waiting === 0) {
+			this.finish(stream);
+			return;
+		}
+
+		this.startKeepAlive();
+		for (const request of requests) this.onmessage?.(request.value as JSONRPCMessage);
+	}
+
+	/** A notification or a response from the client; a cancellation also ends its request's wait. */
+	private takeNonRequest(message: CheckedMessage): void {
+		if (message.method === 'notifications/cancelled') {
+			// A cancelled request is never answered: its id is free again, and its stream ends once nothing else waits on it.
+			const target = message.params?.['requestId'];
+			const stream = typeof target === 'string' || typeof target === 'number' ? this.pending.get(target) : undefined;
+			if (stream !== undefined) this.settle(target as string | number, stream);
+		}
+
+		this.onmessage?.(message.value as JSONRPCMessage);
+	}
+
+	private await(id: string | number, stream: Stream): void {
+		this.pending.set(id, stream);
+		stream.waiting += 1;
+		this.streams.set(stream.number, stream);
+	}
+
+	/** Request `id` on `stream` needs nothing more; the stream ends when nothing waits on it. */
+	private settle(id: string | number, stream: Stream): void {
+		this.pending.delete(id);
+		stream.waiting -= 1;
+		if (stream.waiting === 0) this.finish(stream);
+	}
+
+	/** No event follows on `stream`: its response ends, and its events stay replayable while in the window. */
+	private finish(stream: Stream): void {
+		this.streams.delete(stream.number);
+		this.events.finish(stream.number);
+		if (stream.res !== undefined) {
+			this.stream(stream);
+			stream.res.end();
+		}
+
+		this.stopKeepAliveIfQuiet();
+	}
+
+	/**
+	 * A stream's connection closed. One the client can resume (an event id
+	 * went out on it) waits for the resume, its events kept in the window;
+	 * any other is given up: its answers can no longer be delivered.
+	 */
+	private disconnected(stream: Stream, res: http.ServerResponse): void {
+		if (stream.res !== res) return;
+		stream.res = undefined;
+		if (!this.streams.has(stream.number)) return;
+		if (!stream.resumable || this.closed) {
+			for (const [id, waiting] of this.pending) if (waiting === stream) this.pending.delete(id);
+			stream.waiting = 0;
+			this.streams.delete(stream.number);
+			this.events.finish(stream.number);
+		}
+
+		this.stopKeepAliveIfQuiet();
 	}
 
 	private openEventStream(req: http.IncomingMessage, res: http.ServerResponse, record: RequestRecord): void {
@@ -230,20 +318,86 @@ export class HttpSessionTransport implements SessionTransport {
 		}
 
 		if (!this.checkSession(req, res, record)) return;
+		const lastEventId = req.headers['last-event-id'];
+		if (typeof lastEventId === 'string' && lastEventId !== '') {
+			this.resume(res, record, lastEventId);
+			return;
+		}
+
 		if (this.standalone !== undefined) {
 			refuse(res, 409, -32_000, 'Conflict: Only one SSE stream is allowed per session', record);
 			return;
 		}
 
 		res.writeHead(200, {...sseHeaders, 'mcp-session-id': this.sessionId!});
+		if (this.primes()) res.write(this.primingEvent(0));
 		// The client waits for the headers before it counts the stream as open.
 		res.flushHeaders();
+		this.attachStandalone(res);
+	}
+
+	private attachStandalone(res: http.ServerResponse): void {
 		this.standalone = res;
 		res.on('close', () => {
 			if (this.standalone === res) this.standalone = undefined;
 			this.stopKeepAliveIfQuiet();
 		});
 		this.startKeepAlive();
+	}
+
+	/**
+	 * A GET with Last-Event-ID: the events of the stream the id names that
+	 * came after it, then, while that stream is still open, what follows. A
+	 * finished stream with nothing left to replay gets 204 (no content: the
+	 * client stops reconnecting); an id that is unknown or whose events left
+	 * the window gets 400 saying so, and nothing is replayed.
+	 */
+	private resume(res: http.ServerResponse, record: RequestRecord, lastEventId: string): void {
+		const replay = this.events.after(lastEventId);
+		if ('problem' in replay) {
+			refuse(res, 400, -32_000, `Bad Request: ${replay.problem}`, record);
+			return;
+		}
+
+		const number = SseEventLog.streamOf(lastEventId)!.stream;
+		const live = number === 0 ? undefined : this.streams.get(number);
+		if (number !== 0 && live === undefined && replay.texts.length === 0) {
+			res.writeHead(204, {'mcp-session-id': this.sessionId!}).end();
+			return;
+		}
+
+		res.writeHead(200, {...sseHeaders, 'mcp-session-id': this.sessionId!});
+		for (const text of replay.texts) res.write(text);
+		if (number === 0) {
+			// A resumed GET stream takes over from the one it replaces.
+			const previous = this.standalone;
+			this.attachStandalone(res);
+			previous?.end();
+			res.flushHeaders();
+			return;
+		}
+
+		if (live === undefined) {
+			res.end();
+			return;
+		}
+
+		const previous = live.res;
+		live.res = res;
+		live.streaming = true;
+		res.on('close', () => this.disconnected(live, res));
+		previous?.end();
+		res.flushHeaders();
+		this.startKeepAlive();
+	}
+
+	/** Whether streams of this session open with a priming event (an id, a retry time, empty data). */
+	private primes(): boolean {
+		return this.protocolVersion !== undefined && this.protocolVersion >= primingSince;
+	}
+
+	private primingEvent(stream: number): string {
+		return `id: ${this.events.append(stream, '')}\nretry: ${retryMs}\ndata: \n\n`;
 	}
 
 	/** The checks of a request after initialize: the session is open, named by the header, and speaks a known protocol version. */
@@ -274,34 +428,43 @@ export class HttpSessionTransport implements SessionTransport {
 	}
 
 	async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
-		const answer = message as {id?: string | number; result?: {isError?: unknown}; error?: {code?: number}};
+		const answer = message as {id?: string | number; result?: {isError?: unknown; protocolVersion?: unknown}; error?: {code?: number}};
 		const isAnswer = answer.id !== undefined && ('result' in answer || 'error' in answer);
 		const requestId = isAnswer ? answer.id : options?.relatedRequestId;
 		if (requestId === undefined) {
 			const stream = this.standalone;
 			if (stream === undefined || this.overflowing(stream, message)) return;
-			stream.write(event(JSON.stringify(message)));
+			const text = event(JSON.stringify(message));
+			stream.write(`id: ${this.events.append(0, text)}\n${text}`);
 			return;
 		}
 
-		const entry = this.pending.get(requestId);
-		if (entry === undefined) {
+		const stream = this.pending.get(requestId);
+		if (stream === undefined) {
 			// The client closed the request before this: nothing can carry it any more.
 			this.logger.debug(`a message for request ${String(requestId)} could not be delivered: its HTTP request is closed`);
 			return;
 		}
 
 		if (!isAnswer) {
-			if (this.overflowing(entry.res, message)) return;
-			this.stream(entry);
-			entry.res.write(event(JSON.stringify(message)));
+			if (stream.res !== undefined && this.overflowing(stream.res, message)) return;
+			this.write(stream, JSON.stringify(message));
 			return;
 		}
 
-		this.pending.delete(requestId);
-		entry.record.rpcError = answer.error?.code;
-		if (answer.result?.isError === true) entry.record.isError = true;
-		this.answer(entry, JSON.stringify(message));
+		if (requestId === this.initializeId && typeof answer.result?.protocolVersion === 'string') this.protocolVersion = answer.result.protocolVersion;
+		stream.record.rpcError = answer.error?.code;
+		if (answer.result?.isError === true) stream.record.isError = true;
+		this.answer(requestId, stream, JSON.stringify(message));
+	}
+
+	/** Writes one message as an event of `stream` (making it an event stream first), with an id, into the resume window too. */
+	private write(stream: Stream, json: string): void {
+		this.stream(stream);
+		const text = event(json);
+		const id = this.events.append(stream.number, text);
+		stream.resumable = true;
+		stream.res?.write(`id: ${id}\n${text}`);
 	}
 
 	/** Requests held for answerHoldMs without their answer become event streams, their headers sent now. */
@@ -309,23 +472,27 @@ export class HttpSessionTransport implements SessionTransport {
 		this.holdTimer = undefined;
 		const now = performance.now();
 		let next = Number.POSITIVE_INFINITY;
-		for (const entry of this.pending.values()) {
-			if (entry.streaming || entry.res.writableEnded) continue;
-			const left = entry.since + answerHoldMs - now;
+		for (const stream of this.streams.values()) {
+			if (stream.streaming || stream.res === undefined || stream.res.writableEnded) continue;
+			const left = stream.since + answerHoldMs - now;
 			if (left <= 0) {
-				this.stream(entry);
-				entry.res.flushHeaders();
+				this.stream(stream);
+				stream.res.flushHeaders();
 			} else next = Math.min(next, left);
 		}
 
 		if (next !== Number.POSITIVE_INFINITY) this.holdTimer = setTimeout(() => this.endHolds(), next);
 	}
 
-	/** Makes a request's response an event stream (its headers are sent with what is written next). */
-	private stream(entry: Pending): void {
-		if (entry.streaming) return;
-		entry.streaming = true;
-		entry.res.writeHead(200, this.sessionId === undefined ? sseHeaders : {...sseHeaders, 'mcp-session-id': this.sessionId});
+	/** Makes a request's response an event stream (its headers are sent with what is written next), primed for resumption where the client takes that. */
+	private stream(stream: Stream): void {
+		if (stream.streaming || stream.res === undefined) return;
+		stream.streaming = true;
+		stream.res.writeHead(200, this.sessionId === undefined ? sseHeaders : {...sseHeaders, 'mcp-session-id': this.sessionId});
+		if (this.primes()) {
+			stream.res.write(this.primingEvent(stream.number));
+			stream.resumable = true;
+		}
 	}
 
 	/**
@@ -335,29 +502,32 @@ export class HttpSessionTransport implements SessionTransport {
 	 */
 	async sendSerialized(line: string): Promise<void> {
 		const shape = peekMessage(line);
-		const entry = shape?.response === true && shape.id !== undefined ? this.pending.get(shape.id) : undefined;
-		if (entry === undefined || shape?.error === true) {
+		const stream = shape?.response === true && shape.id !== undefined ? this.pending.get(shape.id) : undefined;
+		if (stream === undefined || shape?.error === true || shape!.id === this.initializeId) {
 			await this.send(JSON.parse(line) as JSONRPCMessage);
 			return;
 		}
 
-		this.pending.delete(shape!.id!);
-		this.answer(entry, line.endsWith('\n') ? line.slice(0, -1) : line);
+		this.answer(shape!.id!, stream, line.endsWith('\n') ? line.slice(0, -1) : line);
 	}
 
-	/** Ends a request's response with its answer: the last event of its stream, or one JSON body with its length (no chunked encoding). */
-	private answer(entry: Pending, json: string): void {
-		if (this.logger.enabled('debug')) this.logger.debug('response body', {correlationId: entry.record.correlationId, body: maskedJson(JSON.parse(json), this.secrets)});
+	/** Answers request `id`: an event of its stream (the last one, if nothing else waits on it), or one JSON body with its length (no chunked encoding). */
+	private answer(id: string | number, stream: Stream, json: string): void {
+		if (this.logger.enabled('debug')) this.logger.debug('response body', {correlationId: stream.record.correlationId, body: maskedJson(JSON.parse(json), this.secrets)});
 		try {
-			if (entry.streaming) {
-				entry.res.end(event(json));
+			if (stream.streaming || stream.res === undefined) {
+				this.write(stream, json);
+				this.settle(id, stream);
 				return;
 			}
 
+			this.pending.delete(id);
+			this.streams.delete(stream.number);
 			const headers: Record<string, string | number> = {'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(json)};
 			if (this.sessionId !== undefined) headers['mcp-session-id'] = this.sessionId;
-			entry.res.writeHead(200, headers);
-			entry.res.end(json);
+			stream.res.writeHead(200, headers);
+			stream.res.end(json);
+			this.stopKeepAliveIfQuiet();
 		} catch (error) {
 			this.logger.debug(`an answer could not be delivered: ${errorMessage(error)}`);
 		}
@@ -375,16 +545,18 @@ export class HttpSessionTransport implements SessionTransport {
 		if (this.keepAlive !== undefined) return;
 		this.keepAlive = setInterval(() => {
 			this.standalone?.write(': keepalive\n\n');
-			for (const entry of this.pending.values()) {
-				this.stream(entry);
-				entry.res.write(': keepalive\n\n');
+			for (const stream of this.streams.values()) {
+				if (stream.res === undefined) continue;
+				this.stream(stream);
+				stream.res.write(': keepalive\n\n');
 			}
 		}, keepAliveMs);
 		this.keepAlive.unref();
 	}
 
 	private stopKeepAliveIfQuiet(): void {
-		if (this.standalone !== undefined || this.pending.size > 0) return;
+		if (this.standalone !== undefined) return;
+		for (const stream of this.streams.values()) if (stream.res !== undefined) return;
 		clearInterval(this.keepAlive);
 		this.keepAlive = undefined;
 	}
@@ -395,11 +567,15 @@ export class HttpSessionTransport implements SessionTransport {
 		clearTimeout(this.holdTimer);
 		clearInterval(this.keepAlive);
 		this.keepAlive = undefined;
-		for (const entry of this.pending.values()) {
-			this.stream(entry);
-			entry.res.end();
+		for (const stream of this.streams.values()) {
+			if (stream.res === undefined) continue;
+			this.stream(stream);
+			stream.res.end();
 		}
+
+		this.streams.clear();
 		this.pending.clear();
+		this.events.clear();
 		this.standalone?.end();
 		this.standalone = undefined;
 		this.onclose?.();

@@ -266,6 +266,15 @@ describe('parseConfig, tolerant of one bad entry', () => {
 		expect(config.issues[1]!.message).toContain('did you mean "failureThreshold"?');
 	});
 
+	it('takes httpAllowedOrigins as web origins, written as a browser sends them, and refuses one with a path', () => {
+		const taken = parseConfig({hangar: {httpAllowedOrigins: ['https://App.Example.com', 'http://localhost:3000/']}, mcpServers: {x: server}}, file);
+		expect(taken.hangar.httpAllowedOrigins).toEqual(['https://app.example.com', 'http://localhost:3000']);
+		expect(parseConfig({mcpServers: {x: server}}, file).hangar.httpAllowedOrigins).toEqual([]);
+		const refused = parseConfig({hangar: {httpAllowedOrigins: ['https://app.example.com/page']}, mcpServers: {x: server}}, file);
+		expect(refused.hangar.httpAllowedOrigins).toEqual([]);
+		expect(refused.issues.map(issue => [issue.path, issue.message])).toEqual([['$.hangar.httpAllowedOrigins[0]', expect.stringContaining('expected a web origin') as unknown]]);
+	});
+
 	it('names the client whose file it looks like when there is no "mcpServers"', () => {
 		const message = (raw: unknown) => {
 			try {
