@@ -122,6 +122,8 @@ export class Supervisor extends EventEmitter<{
 		this.clients.setMaxListeners(0);
 		this.instanceModes = new InstanceModes(this.clients, store, logger.child('relay'), upstream => {
 			this.emit('activity', upstream.name);
+			// Each session now sees the list its own instance gives a client like it (client-tools.ts): tell them to list again.
+			this.emit('toolsChanged');
 		});
 		this.subscriptions = new Subscriptions(this.router, logger, (upstream, subscriber) => this.instanceFor(upstream, subscriber.client));
 		this.current = config;
