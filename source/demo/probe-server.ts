@@ -15,7 +15,8 @@
  * - `client-capabilities`: the `capabilities` of the initialize request as
  *   received (raw JSON), and the clientInfo.
  * - `outside`: the outcome of each request it sent outside any call (at
- *   start-up with `--ask-at-start KIND`, or `outside-now {kind}`).
+ *   start-up with `--ask-at-start KIND`, `--ask-delay MS` after initialized,
+ *   or `outside-now {kind}`).
  * - `outside-now {kind}`: sends a request outside the call: not tied to it
  *   (stdio ties nothing; over HTTP it goes on the session's own stream),
  *   after the call is answered.
@@ -39,6 +40,7 @@ import {z} from 'zod';
 const {values: args} = parseArgs({
 	options: {
 		'ask-at-start': {type: 'string'},
+		'ask-delay': {type: 'string'},
 		http: {type: 'string'},
 	},
 });
@@ -163,7 +165,11 @@ function session(): {server: Server; watch: (transport: Transport) => void} {
 
 	server.oninitialized = () => {
 		const kind = args['ask-at-start'];
-		if (kind !== undefined && (kinds as readonly string[]).includes(kind)) askOutside(kind as Kind, 'start-up');
+		if (kind === undefined || !(kinds as readonly string[]).includes(kind)) return;
+		// --ask-delay MS: a while after initialized, as server-everything asks for roots 350 ms after it.
+		const delay = Number(args['ask-delay'] ?? 0);
+		if (delay > 0) setTimeout(() => askOutside(kind as Kind, 'start-up'), delay);
+		else askOutside(kind as Kind, 'start-up');
 	};
 
 	return {

@@ -219,3 +219,29 @@ describe('the probe (an SDK upstream): URL elicitation\'s completion and samplin
 		expect([...plain.sampled, ...plain.elicited, ...plain.completed]).toEqual([]);
 	});
 });
+
+describe('roots at an instance\'s start', () => {
+	it('waits for the roots/list an upstream sends on its own a while after initialized, once it has learned that it does, so its first call already has the client\'s roots', async () => {
+		const dir = tempDir();
+		const file = writeConfig(dir, {probe: {command: process.execPath, args: [probePath, '--ask-at-start', 'roots', '--ask-delay', '500'], instances: 'per-client'}}, fastHangar);
+		const {served: first} = await spawnServe(['serve', '--config', file], {listening: log => /serving \d+ upstreams? to MCP clients on/.test(log) || undefined});
+		daemons.push(first);
+		// First run: hangar does not know yet that it asks; it learns it when the request comes, 500 ms after initialized.
+		const ada = await throughHangar(file, testClient('ada', {roots: {}}));
+		await ada.client.callTool({name: 'probe__pid', arguments: {}});
+		await waitFor(async () => {
+			const {outside} = structured(await ada.client.callTool({name: 'probe__outside', arguments: {}})) as {outside: unknown[]};
+			return outside.length > 0;
+		}, 'the start-up request to be answered');
+		await closeHangars();
+		// A graceful stop writes the state file.
+		await first.stop('SIGTERM');
+		daemons.splice(0);
+
+		// Warm: the instance's start waits for that request, so the first call finds it answered.
+		await startDaemon(file);
+		const bob = await throughHangar(file, testClient('bob', {roots: {}}));
+		const {outside} = structured(await bob.client.callTool({name: 'probe__outside', arguments: {}})) as {outside: unknown[]};
+		expect(outside).toEqual([{kind: 'roots', at: 'start-up', result: {roots: [{uri: 'file:///work/bob', name: 'bob'}]}}]);
+	});
+});
