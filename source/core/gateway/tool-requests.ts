@@ -86,10 +86,12 @@ export function toolHandlers(session: ToolSession): {list: RequestHandler; call:
 		const cursor = params === undefined ? undefined : checkParams(ListToolsRequestSchema, 'tools/list', params)?.cursor;
 		// In search exposure the list is the fixed set of hangar_* tools: nothing to wait for.
 		if (session.exposure === 'direct') {
+			const began = Date.now();
 			if (!session.firstListDone) await session.firstList();
-			// A per-client server lists what a client like this one sees only once an instance told its capabilities has listed.
-			const wait = session.supervisor.config.hangar.firstListWaitMs;
-			if (wait > 0) await session.supervisor.clientTools.prepare(session.client, AbortSignal.any([context.signal, AbortSignal.timeout(wait)]));
+			// A per-client server lists what a client like this one sees only once an instance told its capabilities
+			// has listed; both waits together stay within hangar.firstListWaitSeconds (a client's first list has a budget).
+			const left = session.supervisor.config.hangar.firstListWaitMs - (Date.now() - began);
+			if (left > 0) await session.supervisor.clientTools.prepare(session.client, AbortSignal.any([context.signal, AbortSignal.timeout(left)]));
 		}
 
 		const whole = cursor === undefined ? wholeList() : undefined;
