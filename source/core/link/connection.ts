@@ -388,11 +388,12 @@ export class UpstreamConnection {
 		} else if (roots.told) {
 			// A request sent in answer to initialized may come after the lists, and after an await or two
 			// of the upstream's own: a few round trips let it arrive.
-			for (let turn = 0; turn < 3 && this.answering.size === 0 && !this.closed && !signal.aborted; turn++) await this.ping(pingTimeoutMs).catch(() => {});
+			for (let turn = 0; turn < 3 && this.answering.size === 0 && !this.rootsRequest.asked && !this.closed && !signal.aborted; turn++) await this.ping(pingTimeoutMs).catch(() => {});
 		}
 
 		const askedRoots = this.rootsRequest.asked;
-		if (this.answering.size === 0) return {askedRoots};
+		// Roots answered before this point (server-filesystem asks at once, during the lists) still need applying.
+		if (this.answering.size === 0 && !askedRoots) return {askedRoots};
 		const aborted = new Promise<void>(resolve => {
 			signal.addEventListener('abort', () => resolve(), {once: true});
 		});
