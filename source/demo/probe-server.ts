@@ -15,11 +15,17 @@
  * - `client-capabilities`: the `capabilities` of the initialize request as
  *   received (raw JSON), and the clientInfo.
  * - `outside`: the outcome of each request it sent outside any call (at
- *   start-up with `--ask-at-start KIND`, or `outside-now {kind}`).
+ *   start-up with `--ask-at-start KIND`, `--ask-delay MS` after initialized,
+ *   or `outside-now {kind}`).
  * - `outside-now {kind}`: sends a request outside the call: not tied to it
  *   (stdio ties nothing; over HTTP it goes on the session's own stream),
  *   after the call is answered.
  * - `pid`: its process id (to tell instances apart).
+ * - `ask-url {elicitationId, url}`: a URL-mode elicitation during the call;
+ *   once its client answered, `notifications/elicitation/complete` for it.
+ * - `sample-with-tools {tag}`: sampling that offers the model a tool
+ *   (`tools`, `toolChoice`), then, when the answer is a `tool_use`, a second
+ *   round with its `tool_result`; returns both answers (or the SDK's refusal).
  */
 import http from 'node:http';
 import {randomUUID} from 'node:crypto';
@@ -34,6 +40,7 @@ import {z} from 'zod';
 const {values: args} = parseArgs({
 	options: {
 		'ask-at-start': {type: 'string'},
+		'ask-delay': {type: 'string'},
 		http: {type: 'string'},
 	},
 });
@@ -64,7 +71,12 @@ const tools = [
 	{name: 'outside', description: 'Outcomes of the requests sent outside any call.', inputSchema: {type: 'object' as const}},
 	{name: 'outside-now', description: 'Send a request outside any call, after answering.', inputSchema: {type: 'object' as const, properties: {kind: {type: 'string', enum: kinds}}, required: ['kind']}},
 	{name: 'pid', description: 'This process id.', inputSchema: {type: 'object' as const}},
+	{name: 'ask-url', description: 'A URL-mode elicitation during this call, then its completion.', inputSchema: {type: 'object' as const, properties: {elicitationId: {type: 'string'}, url: {type: 'string'}}, required: ['elicitationId', 'url']}},
+	{name: 'sample-with-tools', description: 'Sampling with a tool offered, and a second round with its result.', inputSchema: {type: 'object' as const, properties: {tag: {type: 'string'}}}},
 ];
+
+/** The tool the probe offers the model in `sample-with-tools`. */
+const lookupTool = {name: 'lookup', description: 'Looks a word up.', inputSchema: {type: 'object' as const, properties: {word: {type: 'string'}}, required: ['word']}};
 
 /** One MCP session of the probe (stdio has one; HTTP one per client session). */
 function session(): {server: Server; watch: (transport: Transport) => void} {
@@ -114,6 +126,37 @@ function session(): {server: Server; watch: (transport: Transport) => void} {
 				return json({pid: process.pid});
 			}
 
+			case 'ask-url': {
+				const elicitationId = String(input['elicitationId']);
+				const params = {mode: 'url', elicitationId, url: String(input['url']), message: 'Open the link to go on.'};
+				try {
+					const result = await extra.sendRequest({method: 'elicitation/create', params} as never, anyResult);
+					await server.createElicitationCompletionNotifier(elicitationId, {relatedRequestId: extra.requestId})();
+					return json({result});
+				} catch (error) {
+					return json({error: {code: (error as {code?: unknown}).code, message: (error as Error).message}});
+				}
+			}
+
+			case 'sample-with-tools': {
+				const tag = typeof input['tag'] === 'string' ? input['tag'] : '';
+				const question = {role: 'user' as const, content: {type: 'text' as const, text: `probe ${tag}: look up "hangar"`}};
+				try {
+					const first = await server.createMessage({messages: [question], maxTokens: 50, tools: [lookupTool], toolChoice: {mode: 'auto'}}, {relatedRequestId: extra.requestId});
+					const content = Array.isArray(first.content) ? first.content : [first.content];
+					const uses = content.filter(block => block.type === 'tool_use');
+					if (uses.length === 0) return json({tag, first});
+					const results = uses.map(use => ({type: 'tool_result' as const, toolUseId: use.id, content: [{type: 'text' as const, text: `definition of ${JSON.stringify(use.input)}`}]}));
+					const second = await server.createMessage(
+						{messages: [question, {role: 'assistant', content: uses}, {role: 'user', content: results}], maxTokens: 50, tools: [lookupTool], toolChoice: {mode: 'none'}},
+						{relatedRequestId: extra.requestId},
+					);
+					return json({tag, first, second});
+				} catch (error) {
+					return json({tag, error: {code: (error as {code?: unknown}).code, message: (error as Error).message}});
+				}
+			}
+
 			default: {
 				throw new Error(`unknown tool ${request.params.name}`);
 			}
@@ -122,7 +165,11 @@ function session(): {server: Server; watch: (transport: Transport) => void} {
 
 	server.oninitialized = () => {
 		const kind = args['ask-at-start'];
-		if (kind !== undefined && (kinds as readonly string[]).includes(kind)) askOutside(kind as Kind, 'start-up');
+		if (kind === undefined || !(kinds as readonly string[]).includes(kind)) return;
+		// --ask-delay MS: a while after initialized, as server-everything asks for roots 350 ms after it.
+		const delay = Number(args['ask-delay'] ?? 0);
+		if (delay > 0) setTimeout(() => askOutside(kind as Kind, 'start-up'), delay);
+		else askOutside(kind as Kind, 'start-up');
 	};
 
 	return {

@@ -87,6 +87,7 @@ const fields = {
 		instructions: z.string().nullable(),
 	}),
 	clientScoped: z.object({at: time, method: z.string()}),
+	rootsAtStart: z.object({at: time, asked: z.boolean()}),
 } satisfies Record<Exclude<keyof PersistedUpstream, 'counters'>, z.ZodType>;
 
 type FieldName = keyof typeof fields;

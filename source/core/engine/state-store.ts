@@ -67,6 +67,8 @@ export type PersistedUpstream = {
 	identity?: {serverInfo: {name: string; version: string} | null; instructions: string | null} | undefined;
 	/** The first request it sent a client (roots, sampling, elicitation): with "instances": "auto" it runs per client since (see instance-mode.ts). */
 	clientScoped?: {at: number; method: string} | undefined;
+	/** Whether it asks its client for roots on its own after a start told `roots` (learned): a start that expects it waits for that request (see connection.ts). */
+	rootsAtStart?: {at: number; asked: boolean} | undefined;
 };
 
 export type PersistedState = {version: 1; upstreams: Record<string, PersistedUpstream>};

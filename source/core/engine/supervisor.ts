@@ -18,6 +18,7 @@ import fs from 'node:fs';
 import {CallLog} from './call-log.js';
 import {ClientRegistry, type ClientRecord} from './clients/clients.js';
 import {SessionRelay} from './clients/client-relay.js';
+import {ClientTools} from './clients/client-tools.js';
 import {InstanceModes} from './clients/instance-mode.js';
 import {ConfigError, logConfigIssues, parseConfigText, type HangarConfig, type ServerConfig, type ToolDefinition} from '../config/read-config.js';
 import {ContextCost, type ContextCostView} from './upstream/context-cost.js';
@@ -69,6 +70,8 @@ export class Supervisor extends EventEmitter<{
 	resourcesChanged: [];
 	promptsChanged: [];
 	activity: [string];
+	/** What one client session sees of a per-client server's tools changed (its own instance listed them): its session id. */
+	clientToolsChanged: [number];
 	/** A reload was applied, found nothing to do, or was refused. */
 	reload: [ReloadRecord];
 }> {
@@ -99,6 +102,13 @@ export class Supervisor extends EventEmitter<{
 	readonly instanceModes: InstanceModes;
 	/** The instances of each per-client template, by client session id. */
 	private readonly instanceSets = new Map<Upstream, Map<number, Instance>>();
+	/** The tools each client session sees of the per-client servers: its own instance's. */
+	readonly clientTools = new ClientTools({
+		tools: () => this.router.tools(),
+		perClientTemplates: () => [...this.upstreams.values()].filter(upstream => this.instanceModes.runsPerClient(upstream)),
+		instanceOf: (template, client) => this.instanceSets.get(template)?.get(client.id)?.upstream,
+		instanceFor: (template, client) => this.instanceFor(template, client),
+	});
 
 	constructor(
 		config: HangarConfig,
@@ -112,6 +122,8 @@ export class Supervisor extends EventEmitter<{
 		this.clients.setMaxListeners(0);
 		this.instanceModes = new InstanceModes(this.clients, store, logger.child('relay'), upstream => {
 			this.emit('activity', upstream.name);
+			// Each session now sees the list its own instance gives a client like it (client-tools.ts): tell them to list again.
+			this.emit('toolsChanged');
 		});
 		this.subscriptions = new Subscriptions(this.router, logger, (upstream, subscriber) => this.instanceFor(upstream, subscriber.client));
 		this.current = config;
@@ -219,13 +231,21 @@ export class Supervisor extends EventEmitter<{
 		};
 
 		const onResourceUpdated = (uri: string): void => this.subscriptions.updated(name, uri);
+		// Its list is its client's (it is told that client's capabilities): that session's tools/list shows it.
+		const onTools = (): void => {
+			this.clientTools.learned(template, upstream, client);
+			this.emit('clientToolsChanged', client.id);
+		};
+
 		upstream.on('transition', onTransition);
 		upstream.on('activity', onActivity);
 		upstream.on('resourceUpdated', onResourceUpdated);
+		upstream.on('tools', onTools);
 		this.detach.set(upstream, () => {
 			upstream.off('transition', onTransition);
 			upstream.off('activity', onActivity);
 			upstream.off('resourceUpdated', onResourceUpdated);
+			upstream.off('tools', onTools);
 		});
 		upstream.log.push('hangar', `instance of "${template.name}" for the client session ${client.label}${client.name === null ? '' : ` ("${client.name}")`}`);
 		set.set(client.id, {upstream, client});
@@ -414,6 +434,11 @@ export class Supervisor extends EventEmitter<{
 	/** The exposed tool set (see Router). */
 	tools(): readonly ExposedTool[] {
 		return this.router.tools();
+	}
+
+	/** The exposed tools as one client session sees them: a per-client server's are its own instance's list (see client-tools.ts). */
+	toolsFor(client: ClientRecord | undefined): readonly ExposedTool[] {
+		return this.clientTools.toolsFor(client);
 	}
 
 	/** What the exposed definitions cost a client's context, per upstream and in all (see context-cost.ts). */

@@ -123,13 +123,20 @@ export class GatewaySession {
 		const onTools = changed('notifications/tools/list_changed', this.exposure === 'direct');
 		const onResources = changed('notifications/resources/list_changed', capabilities.resources !== undefined);
 		const onPrompts = changed('notifications/prompts/list_changed', capabilities.prompts !== undefined);
+		// A per-client server's list as this session sees it (its own instance listed it).
+		const onClientTools = (id: number): void => {
+			if (id === this.client.id) onTools();
+		};
+
 		supervisor.on('toolsChanged', onTools);
+		supervisor.on('clientToolsChanged', onClientTools);
 		supervisor.on('resourcesChanged', onResources);
 		supervisor.on('promptsChanged', onPrompts);
 		this.pipeline.onClose = () => {
 			this.isClosed = true;
 			this.client.remove();
 			supervisor.off('toolsChanged', onTools);
+			supervisor.off('clientToolsChanged', onClientTools);
 			supervisor.off('resourcesChanged', onResources);
 			supervisor.off('promptsChanged', onPrompts);
 			supervisor.subscriptions.drop(subscriber);
@@ -147,6 +154,9 @@ export class GatewaySession {
 			const declared = Object.values(relayedRequests).filter(capability => isPlainObject(params.capabilities?.[capability]));
 			// As the client declared them: its own instances of per-client servers are told exactly these.
 			const declaredCapabilities: Record<string, unknown> = isPlainObject(params.capabilities) ? params.capabilities : {};
+			// Known from now on (a tools/list may come before initialized, and lists what a client like it sees);
+			// requests are relayed to it only once it has initialized (the relayed kinds, below).
+			this.client.declaredCapabilities = declaredCapabilities;
 			// Upstreams' requests reach the client only once it has finished initializing, as the protocol says.
 			this.pipeline.on('notifications/initialized', () => this.client.declare(declared, declaredCapabilities));
 			const requested = params.protocolVersion;

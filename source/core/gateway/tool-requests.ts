@@ -16,6 +16,7 @@ import type {Logger} from '../base/logger.js';
 import type {RequestContext} from '../engine/request-context.js';
 import type {Route} from '../engine/routing/router.js';
 import type {Supervisor} from '../engine/supervisor.js';
+import type {ClientRecord} from '../engine/clients/clients.js';
 import {
 	ManagementParamsError,
 	checkArguments,
@@ -34,6 +35,8 @@ import {callParams, checkParams, toRpcError, type CallParams} from './request-pa
 /** What the tool handlers read of their session. */
 export type ToolSession = {
 	readonly supervisor: Supervisor;
+	/** Who lists: a per-client server's tools are what its own instance lists. */
+	readonly client: ClientRecord;
 	readonly logger: Logger;
 	readonly exposure: 'direct' | 'search';
 	/** hangar.managementTools for this session (a person's session gets them all). */
@@ -55,7 +58,7 @@ export function toolHandlers(session: ToolSession): {list: RequestHandler; call:
 		if (session.exposure === 'search') return [...management];
 		// Predefined tools may omit inputSchema; the protocol requires one.
 		const tools: Tool[] = session.supervisor
-			.tools()
+			.toolsFor(session.client)
 			.map(tool => ({...tool.definition, name: tool.name, inputSchema: tool.definition.inputSchema ?? {type: 'object'}}) as Tool);
 		tools.push(...management);
 		return tools;
@@ -69,7 +72,7 @@ export function toolHandlers(session: ToolSession): {list: RequestHandler; call:
 	 * per tools/list. Undefined when it takes more than one page.
 	 */
 	const wholeList = (): string | undefined => {
-		const exposed = session.exposure === 'search' ? undefined : session.supervisor.tools();
+		const exposed = session.exposure === 'search' ? undefined : session.supervisor.toolsFor(session.client);
 		const setting = session.managementSetting;
 		if (cache === undefined || cache.exposed !== exposed || cache.setting !== setting) {
 			const tools = listTools();
@@ -79,10 +82,18 @@ export function toolHandlers(session: ToolSession): {list: RequestHandler; call:
 		return cache.json;
 	};
 
-	const list: RequestHandler = async (_context, params) => {
+	const list: RequestHandler = async (context, params) => {
 		const cursor = params === undefined ? undefined : checkParams(ListToolsRequestSchema, 'tools/list', params)?.cursor;
 		// In search exposure the list is the fixed set of hangar_* tools: nothing to wait for.
-		if (session.exposure === 'direct' && !session.firstListDone) await session.firstList();
+		if (session.exposure === 'direct') {
+			const began = Date.now();
+			if (!session.firstListDone) await session.firstList();
+			// A per-client server lists what a client like this one sees only once an instance told its capabilities
+			// has listed; both waits together stay within hangar.firstListWaitSeconds (a client's first list has a budget).
+			const left = session.supervisor.config.hangar.firstListWaitMs - (Date.now() - began);
+			if (left > 0) await session.supervisor.clientTools.prepare(session.client, AbortSignal.any([context.signal, AbortSignal.timeout(left)]));
+		}
+
 		const whole = cursor === undefined ? wholeList() : undefined;
 		if (whole !== undefined) return new Serialized(whole);
 		const {items, nextCursor} = page('tools/list', listTools(), cursor);

@@ -25,6 +25,39 @@ export function isRelayedMethod(method: string): method is RelayedMethod {
 	return Object.hasOwn(relayedRequests, method);
 }
 
+/**
+ * What one relayed request needs of its client, beyond the capability of
+ * its kind: sampling that offers the model tools needs `sampling.tools`;
+ * elicitation needs its mode, `elicitation.form` (the default mode) or
+ * `elicitation.url`. A client that declared `elicitation: {}` supports form
+ * only, as the 2025-11-25 spec reads an empty object.
+ */
+export type NeededCapability = {capability: ClientCapability; feature: 'tools' | 'form' | 'url' | undefined};
+
+export function neededCapability(method: RelayedMethod, params: Readonly<Record<string, unknown>> | undefined): NeededCapability {
+	const capability = relayedRequests[method];
+	if (method === 'sampling/createMessage') return {capability, feature: params?.['tools'] !== undefined || params?.['toolChoice'] !== undefined ? 'tools' : undefined};
+	if (method === 'elicitation/create') return {capability, feature: params?.['mode'] === 'url' ? 'url' : 'form'};
+	return {capability, feature: undefined};
+}
+
+/** Whether capabilities as a client declared them at initialize cover what a request needs. */
+export function declares(declared: Readonly<Record<string, unknown>>, need: NeededCapability): boolean {
+	const own = declared[need.capability];
+	if (own === null || typeof own !== 'object') return false;
+	if (need.feature === undefined) return true;
+	const features = own as Record<string, unknown>;
+	// `elicitation: {}` is form-only (the spec's reading of an empty object, kept for clients from before modes).
+	if (need.capability === 'elicitation' && need.feature === 'form' && Object.keys(features).length === 0) return true;
+	const feature = features[need.feature];
+	return feature !== null && typeof feature === 'object';
+}
+
+/** "sampling.tools", "elicitation.url", or the capability alone: for messages. */
+export function describeNeed(need: NeededCapability): string {
+	return need.feature === undefined ? need.capability : `${need.capability}.${need.feature}`;
+}
+
 /** MCP's log levels, from the most verbose to the least (RFC 5424 severities). */
 export const loggingLevels = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'] as const;
 

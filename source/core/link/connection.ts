@@ -39,6 +39,7 @@ import {implementationInfo} from '../wire/protocol.js';
 import {ChildProcessTransport, type ExitInfo} from './child-process-transport.js';
 import {isRelayedMethod, type ClientSide, type LoggingLevel, type RelayOptions, type RelayedMethod} from './client-side.js';
 import {StreamOrigins} from './stream-origins.js';
+import {RootsRequest, type StartRoots} from './roots-request.js';
 
 export type {CallToolResult, Progress};
 export {ConnectionLostError, RequestCancelledError, UpstreamRpcError, UpstreamTimeoutError} from './connection-errors.js';
@@ -68,6 +69,8 @@ export type ConnectionEvents = {
 	onListChanged?: (kind: 'resources' | 'prompts') => void;
 	/** A resource the upstream was asked to watch (resources/subscribe) changed. */
 	onResourceUpdated?: (uri: string) => void;
+	/** It sent its first roots/list outside any call: on its own, as after initialized (when told roots). */
+	onRootsAtStart?: () => void;
 };
 
 /** The list requests besides tools/list, and the key of each answer's array. */
@@ -100,6 +103,7 @@ type RequestId = string | number;
 /** How long after answering its roots/list an upstream gets to apply them before its first call (see clientRequestsSettled). */
 const rootsSettleMs = 150;
 
+
 export class UpstreamConnection {
 	private closedByUs = false;
 	private closed = false;
@@ -110,6 +114,8 @@ export class UpstreamConnection {
 	private readonly relayed = new Map<RequestId, AbortController>();
 	/** The relayed requests being answered, each settled once its answer (or error) is sent. */
 	private readonly answering = new Set<Promise<void>>();
+	/** Its first roots/list, which a start may wait for. */
+	private readonly rootsRequest = new RootsRequest();
 	/** The deadlines of the calls in flight: paused while the upstream waits for a client's answer. */
 	private readonly deadlines = new Set<PausableTimer>();
 	private readonly unsubscribe: Array<() => void> = [];
@@ -123,6 +129,7 @@ export class UpstreamConnection {
 		private readonly clientSide: ClientSide | undefined,
 		/** Over Streamable HTTP: which stream each of the upstream's requests came on. */
 		private readonly origins: StreamOrigins | undefined,
+		private readonly events: ConnectionEvents,
 	) {}
 
 	/**
@@ -186,7 +193,7 @@ export class UpstreamConnection {
 		client.setNotificationHandler(PromptListChangedNotificationSchema, () => events.onListChanged?.('prompts'));
 		client.setNotificationHandler(ResourceUpdatedNotificationSchema, notification => events.onResourceUpdated?.(notification.params.uri));
 
-		connection = new UpstreamConnection(config.name, client, transport, child, log, clientSide, origins);
+		connection = new UpstreamConnection(config.name, client, transport, child, log, clientSide, origins, events);
 		const abort = () => {
 			void connection?.close(graceMs);
 		};
@@ -298,6 +305,7 @@ export class UpstreamConnection {
 		for (const controller of this.relayed.values()) controller.abort();
 		this.relayed.clear();
 		for (const unsubscribe of this.unsubscribe.splice(0)) unsubscribe();
+		this.rootsRequest.wake();
 	}
 
 	// ---------------------------------------------------------------------
@@ -311,6 +319,11 @@ export class UpstreamConnection {
 	 * and an elicitation waits for a person.
 	 */
 	private relay(id: RequestId, method: RelayedMethod, params: Record<string, unknown> | undefined): void {
+		if (method === 'roots/list') {
+			// Its first, outside any call: it asks on its own (at start-up), and will again at its next start.
+			if (this.rootsRequest.arrived() && this.pending.size === 0) this.events.onRootsAtStart?.();
+		}
+
 		const controller = new AbortController();
 		this.relayed.get(id)?.abort();
 		this.relayed.set(id, controller);
@@ -354,21 +367,33 @@ export class UpstreamConnection {
 	}
 
 	/**
-	 * Resolves once the requests the upstream has sent its client so far
-	 * (e.g. roots/list right after initialize) are answered, and the upstream
-	 * has answered a few pings sent one after another since: an upstream that
-	 * scopes itself by its client's roots applies them asynchronously
-	 * (server-filesystem checks each root on disk first), and should have
-	 * them before it serves its first call. A heuristic, not a guarantee:
-	 * MCP has no signal for "roots applied". It costs up to three round trips
-	 * when the upstream was told `roots` (`asksRoots`), and, when it asked its
-	 * client something while starting, three more and at least rootsSettleMs.
+	 * Resolves once what the upstream asks its client while starting (roots,
+	 * right after initialized) is answered, so that an upstream that scopes
+	 * itself by its client's roots has them before it serves its first call;
+	 * resolves with whether it asked for roots.
+	 *
+	 * - Whether it will ask is learned: an upstream that asked on its own
+	 *   (outside any call) after an earlier start told `roots`
+	 *   (`roots.expected`) is waited for until its roots/list arrives
+	 *   (server-everything asks 350 ms after initialized), at most
+	 *   `pingTimeoutMs`. Otherwise (not known, or it did not ask last time)
+	 *   it gets three round trips for a request to arrive.
+	 * - Once the answer is sent: three round trips and at least rootsSettleMs.
+	 *   server-filesystem checks each root on disk before it applies them,
+	 *   and MCP has no signal for "roots applied": this part is a heuristic.
 	 */
-	async clientRequestsSettled(signal: AbortSignal, pingTimeoutMs: number, asksRoots: boolean): Promise<void> {
-		// A request sent in answer to initialized may come after the lists, and after an await or two
-		// of the upstream's own: a few round trips let it arrive.
-		for (let turn = 0; turn < 3 && this.answering.size === 0 && asksRoots && !this.closed && !signal.aborted; turn++) await this.ping(pingTimeoutMs).catch(() => {});
-		if (this.answering.size === 0) return;
+	async clientRequestsSettled(signal: AbortSignal, pingTimeoutMs: number, roots: StartRoots): Promise<{askedRoots: boolean}> {
+		if (roots.told && roots.expected === true) {
+			if (!this.closed) await this.rootsRequest.wait(signal, pingTimeoutMs);
+		} else if (roots.told) {
+			// A request sent in answer to initialized may come after the lists, and after an await or two
+			// of the upstream's own: a few round trips let it arrive.
+			for (let turn = 0; turn < 3 && this.answering.size === 0 && !this.rootsRequest.asked && !this.closed && !signal.aborted; turn++) await this.ping(pingTimeoutMs).catch(() => {});
+		}
+
+		const askedRoots = this.rootsRequest.asked;
+		// Roots answered before this point (server-filesystem asks at once, during the lists) still need applying.
+		if (this.answering.size === 0 && !askedRoots) return {askedRoots};
 		const aborted = new Promise<void>(resolve => {
 			signal.addEventListener('abort', () => resolve(), {once: true});
 		});
@@ -380,8 +405,9 @@ export class UpstreamConnection {
 			await this.ping(pingTimeoutMs).catch(() => {});
 			if (turn >= 2) await new Promise(resolve => setTimeout(resolve, 10));
 		}
-	}
 
+		return {askedRoots};
+	}
 
 	private holds = 0;
 

@@ -22,10 +22,13 @@
 import type {HangarError} from '../../base/errors.js';
 import type {Logger} from '../../base/logger.js';
 import {
+	declares,
+	describeNeed,
 	isLoggingLevel,
-	relayedRequests,
+	neededCapability,
 	severity,
 	type ClientCapability,
+	type NeededCapability,
 	type ClientSide,
 	type LoggingLevel,
 	type RelayOptions,
@@ -48,6 +51,72 @@ function logTo(record: ClientRecord, server: string, params: Record<string, unkn
 	record.peer.log({...params, logger: typeof own === 'string' && own !== '' ? `${server}/${own}` : server});
 }
 
+/**
+ * Whether a session's client can answer a request that needs `need`: what it
+ * declared at initialize, read to the sub-capability (`sampling.tools`,
+ * `elicitation.url`), once it has initialized. A session only known by its
+ * capability kinds counts as having declared them empty.
+ */
+function canAnswer(record: ClientRecord, need: NeededCapability): boolean {
+	// The relayed kinds are set once the client has initialized: before that it is asked nothing.
+	if (!record.capabilities.has(need.capability)) return false;
+	const declared = record.declaredCapabilities[need.capability] === undefined ? {[need.capability]: {}} : record.declaredCapabilities;
+	return declares(declared, need);
+}
+
+/** Why a session's client cannot answer: the capability it did not declare, named to the sub-capability. */
+function notDeclared(record: ClientRecord, who: string, need: NeededCapability): string {
+	if (need.feature === undefined || !record.capabilities.has(need.capability)) return `${who} did not declare the "${need.capability}" capability`;
+	return `${who} did not declare "${describeNeed(need)}" (the capability the request needs)`;
+}
+
+/** The URL elicitations awaiting completion that can be held per relay: past it, the oldest is forgotten. */
+export const pendingElicitationLimit = 256;
+
+/**
+ * Which client got each URL-mode elicitation (by its `elicitationId`), so
+ * that the upstream's `notifications/elicitation/complete` reaches that
+ * client and no other. Bounded: a completion hangar has forgotten, or never
+ * saw the request of, is dropped (a client ignores unknown ids anyway).
+ */
+export class ElicitationBook {
+	private readonly sessions = new Map<string, ClientRecord>();
+
+	/** Notes the client a relayed `elicitation/create` went to, when it is URL mode. */
+	sent(method: RelayedMethod, params: Record<string, unknown> | undefined, record: ClientRecord): void {
+		const id = params?.['elicitationId'];
+		if (method !== 'elicitation/create' || params?.['mode'] !== 'url' || typeof id !== 'string') return;
+		this.sessions.delete(id);
+		this.sessions.set(id, record);
+		if (this.sessions.size > pendingElicitationLimit) this.sessions.delete(this.sessions.keys().next().value!);
+	}
+
+	/** The client a completion belongs to (once: it completes the elicitation), or undefined. */
+	complete(params: Record<string, unknown> | undefined): ClientRecord | undefined {
+		const id = params?.['elicitationId'];
+		if (typeof id !== 'string') return undefined;
+		const record = this.sessions.get(id);
+		this.sessions.delete(id);
+		return record;
+	}
+
+	get size(): number {
+		return this.sessions.size;
+	}
+}
+
+/** Relays a completion notification to the client that got its elicitation, only that one; logs a drop. */
+function relayCompletion(book: ElicitationBook, method: string, params: Record<string, unknown> | undefined, logger: Logger, from: string): void {
+	if (method !== 'notifications/elicitation/complete') return;
+	const record = book.complete(params);
+	if (record?.peer === undefined) {
+		logger.debug(`${from} sent ${method} for elicitation ${JSON.stringify(params?.['elicitationId'])}, which no connected client was asked: dropped`);
+		return;
+	}
+
+	record.peer.notify(method, params);
+}
+
 /** What a shared instance's relay needs of its upstream, read when a request arrives. */
 export type SharedHost = {
 	/** The config's "instances". */
@@ -62,18 +131,25 @@ export type SharedHost = {
 
 /**
  * What a shared instance is told its client can do: only what hangar can
- * honour for whichever client it would ask. Form elicitation and plain
- * sampling reach the caller when it declared them. Roots never: one client's
- * roots would scope the instance for all of them. An "auto" upstream is told
- * roots too, so that an upstream that scopes itself by roots asks at once and
- * is moved to per-client instances before it serves anyone.
+ * honour for whichever client it would ask. Sampling (with tools) and
+ * elicitation (form and URL, whose completion hangar routes back to the
+ * client that got it) reach the caller when it declared them, to the
+ * sub-capability; a caller that did not gets `NoClientAnswer`. Roots never:
+ * one client's roots would scope the instance for all of them. An "auto"
+ * upstream is told roots too, so that an upstream that scopes itself by
+ * roots asks at once and is moved to per-client instances before it serves
+ * anyone. A per-client server's template is told the "auto" set, so it lists
+ * the tools of the most capable client (each session's own instance lists
+ * its own).
  */
-const sharedCapabilities: Record<'auto' | 'shared', Record<string, unknown>> = {
-	auto: {sampling: {}, elicitation: {}, roots: {listChanged: true}},
-	shared: {sampling: {}, elicitation: {}},
+export const sharedCapabilities: Record<'auto' | 'shared', Record<string, unknown>> = {
+	auto: {sampling: {tools: {}}, elicitation: {form: {}, url: {}}, roots: {listChanged: true}},
+	shared: {sampling: {tools: {}}, elicitation: {form: {}, url: {}}},
 };
 
 export class SharedRelay implements ClientSide {
+	private readonly elicitations = new ElicitationBook();
+
 	constructor(
 		private readonly clients: ClientRegistry,
 		private readonly host: SharedHost,
@@ -87,7 +163,7 @@ export class SharedRelay implements ClientSide {
 
 	async request(server: string, method: RelayedMethod, params: Record<string, unknown> | undefined, options: RelayOptions): Promise<Record<string, unknown>> {
 		const host = this.host;
-		const capability = relayedRequests[method];
+		const need = neededCapability(method, params);
 		const wasShared = !host.runsPerClient();
 		if (host.setting === 'auto') host.clientScoped(method);
 		const learned = host.setting === 'auto' && wasShared;
@@ -107,9 +183,10 @@ export class SharedRelay implements ClientSide {
 			throw this.refuse(server, method, `it runs one instance for every client ("instances": "shared"), and one client's roots would scope it for all of them`, `Set "instances": "auto" or "per-client" for "${server}" in the config, so each client session's instance gets that client's roots.`);
 		}
 
-		if (client.peer === undefined) throw this.unable(server, method, capability, `${describeClient(client)}, whose call it belongs to, has disconnected`);
-		if (!client.capabilities.has(capability)) throw this.unable(server, method, capability, `${describeClient(client)}, whose call it belongs to, did not declare the "${capability}" capability`);
+		if (client.peer === undefined) throw this.unable(server, method, need.capability, `${describeClient(client)}, whose call it belongs to, has disconnected`);
+		if (!canAnswer(client, need)) throw this.unable(server, method, need.capability, notDeclared(client, `${describeClient(client)}, whose call it belongs to,`, need));
 		this.logger.debug(`relaying ${method} from upstream "${server}" to ${describeClient(client)}, for its call ${JSON.stringify(cause.caller.requestId)}`);
+		this.elicitations.sent(method, params, client);
 		return client.peer.request(method, params, {signal: options.signal, relatedRequestId: cause.caller.requestId, onProgress: options.onProgress});
 	}
 
@@ -128,6 +205,11 @@ export class SharedRelay implements ClientSide {
 		}
 
 		return {caller: this.host.callers.latestOf(sessions[0]!)!};
+	}
+
+	/** `notifications/elicitation/complete`: to the client that got the elicitation, only that one. */
+	notify(method: string, params: Record<string, unknown> | undefined): void {
+		relayCompletion(this.elicitations, method, params, this.logger, 'a shared instance');
 	}
 
 	/**
@@ -177,6 +259,8 @@ export function sessionCapabilities(declared: Readonly<Record<string, unknown>>)
 
 /** The client side of one per-client instance: its own session, nobody else. */
 export class SessionRelay implements ClientSide {
+	private readonly elicitations = new ElicitationBook();
+
 	constructor(
 		private readonly clients: ClientRegistry,
 		private readonly record: ClientRecord,
@@ -190,11 +274,12 @@ export class SessionRelay implements ClientSide {
 	}
 
 	async request(server: string, method: RelayedMethod, params: Record<string, unknown> | undefined, options: RelayOptions): Promise<Record<string, unknown>> {
-		const capability = relayedRequests[method];
+		const need = neededCapability(method, params);
 		const {record} = this;
 		const who = record.name === null ? `its client (${record.label})` : `its client "${record.name}" (${record.label})`;
-		if (record.peer === undefined) throw this.refuse(method, capability, `${who} has disconnected`);
-		if (!record.capabilities.has(capability)) throw this.refuse(method, capability, `${who} did not declare the "${capability}" capability`);
+		if (record.peer === undefined) throw this.refuse(method, need.capability, `${who} has disconnected`);
+		if (!canAnswer(record, need)) throw this.refuse(method, need.capability, notDeclared(record, who, need));
+		this.elicitations.sent(method, params, record);
 		// The session's call in flight to this server, if any: over HTTP the request then travels on that call's stream.
 		const relatedRequestId = record.callTo(server)?.requestId;
 		this.logger.debug(`relaying ${method} from per-client instance "${this.instance}" to ${who}`);
@@ -206,8 +291,9 @@ export class SessionRelay implements ClientSide {
 		if (isLoggingLevel(level)) logTo(this.record, server, params, level);
 	}
 
+	/** `notifications/elicitation/complete` of an elicitation its client got: to its client. */
 	notify(method: string, params: Record<string, unknown> | undefined): void {
-		this.record.peer?.notify(method, params);
+		relayCompletion(this.elicitations, method, params, this.logger, `per-client instance "${this.instance}"`);
 	}
 
 	get logLevel(): LoggingLevel | undefined {

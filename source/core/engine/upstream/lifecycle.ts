@@ -253,6 +253,11 @@ export class Lifecycle {
 						onToolsChanged: () => deps.events.toolsChanged(),
 						onListChanged: kind => deps.events.listChanged(kind === 'prompts' ? ['prompts'] : ['resources', 'resourceTemplates'], `the upstream sent notifications/${kind}/list_changed`),
 						onResourceUpdated: uri => deps.events.resourceUpdated(uri),
+						onRootsAtStart: () => {
+							deps.record.update(upstream => {
+								upstream.rootsAtStart = {at: deps.clock.now(), asked: true};
+							});
+						},
 					},
 					controller.signal,
 					deps.settings.stopGraceMs,
@@ -261,8 +266,16 @@ export class Lifecycle {
 				// The catalog is read beside the tools: it adds no round trip to the start, and a list
 				// that fails to read is logged and left as it was rather than failing the start.
 				const [tools, catalog] = await Promise.all([connection.listTools(controller.signal), this.readCatalog(connection, controller.signal)]);
-				// What it asked its client while starting (roots) is answered before it serves a call.
-				await connection.clientRequestsSettled(controller.signal, deps.settings.pingTimeoutMs, deps.clientSide?.capabilities['roots'] !== undefined);
+				// What it asked its client while starting (roots) is answered before it serves a call; whether it asks is learned.
+				const told = deps.clientSide?.capabilities['roots'] !== undefined;
+				const expected = deps.record.read().rootsAtStart?.asked;
+				const {askedRoots} = await connection.clientRequestsSettled(controller.signal, deps.settings.pingTimeoutMs, {told, expected});
+				if (told && expected === true && !askedRoots) {
+					// It used to ask and did not within the wait: the next start does not wait for it (onRootsAtStart learns it again).
+					deps.record.update(upstream => {
+						upstream.rootsAtStart = {at: deps.clock.now(), asked: false};
+					});
+				}
 				controller.signal.throwIfAborted();
 				const changes = deps.toolList.pinnedChanges(tools);
 				if (changes.length > 0) throw new RugPull(changes, tools);

@@ -56,6 +56,12 @@ export class ToolList {
 		private readonly store: StateStore,
 		private readonly log: LogBuffer,
 		private readonly pinning: PinningMode = 'first-use',
+		/**
+		 * Whether a live list is written to the server's record. An instance
+		 * of a per-client server is told its own client's capabilities and may
+		 * list other tools than the server's template: its list is its own.
+		 */
+		private readonly persist = true,
 	) {
 		this.filter = new ToolFilter(config.includeTools, config.excludeTools);
 		const persisted = store.upstream(name);
@@ -133,6 +139,7 @@ export class ToolList {
 		this.from = source;
 		this.verified = Date.now();
 		if (changed) this.revision += 1;
+		if (!this.persist) return;
 		// Written at once when the list is new or changed: a one-shot client's next run must find it.
 		const write = changed ? this.store.updateNow.bind(this.store) : this.store.update.bind(this.store);
 		write(this.name, upstream => {

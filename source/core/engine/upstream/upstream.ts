@@ -170,7 +170,7 @@ export class Upstream extends EventEmitter<{
 			this.emit('transition', {...transition, upstream: this.name});
 		});
 
-		this.toolList = new ToolList(config.name, config, store, this.log, settings.pinning);
+		this.toolList = new ToolList(config.name, config, store, this.log, settings.pinning, instanceName === undefined);
 		if (initial === 'invalid') this.metrics.lastError = `invalid config entry: ${config.invalid}`;
 		this.catalog = new Catalog(config.name, store, this.log, () => this.emit('catalog'));
 		const onActivity = () => {
@@ -486,6 +486,16 @@ export class Upstream extends EventEmitter<{
 		} else if (this.state === 'cold' && this.toolList.source === 'none') {
 			await abortable(this.lifecycle.begin('on demand: a call named a tool of this upstream before its tools were known'), signal).catch(() => {});
 		}
+	}
+
+	/**
+	 * Starts a cold upstream and waits for its start (an instance whose tool
+	 * list a session's tools/list needs), or for a start in progress; errors
+	 * are left to the calls that follow.
+	 */
+	async warm(reason: string, signal: AbortSignal): Promise<void> {
+		if (this.state === 'starting') await abortable(this.lifecycle.starting!, signal).catch(() => {});
+		else if (this.state === 'cold') await abortable(this.lifecycle.begin(reason), signal).catch(() => {});
 	}
 
 	// ---------------------------------------------------------------------

@@ -3,17 +3,18 @@ import {HangarError} from '../../../../source/core/base/errors.js';
 import {silentLogger} from '../../../../source/core/base/logger.js';
 import {ClientRegistry, type ClientPeer} from '../../../../source/core/engine/clients/clients.js';
 import {CallersInFlight} from '../../../../source/core/engine/clients/calls-in-flight.js';
-import {SessionRelay, SharedRelay, sessionCapabilities, type SharedHost} from '../../../../source/core/engine/clients/client-relay.js';
+import {ElicitationBook, SessionRelay, SharedRelay, pendingElicitationLimit, sessionCapabilities, type SharedHost} from '../../../../source/core/engine/clients/client-relay.js';
 import type {InstancesSetting} from '../../../../source/core/engine/clients/instance-mode.js';
 import type {ClientCapability, LoggingLevel} from '../../../../source/core/link/client-side.js';
 
 /** A session as the engine sees it: records what reaches it, answers requests with its own name. */
-function session(registry: ClientRegistry, name: string, capabilities: ClientCapability[]) {
+function session(registry: ClientRegistry, name: string, capabilities: ClientCapability[], declared?: Record<string, unknown>) {
 	const record = registry.add('socket', `socket#${name}`);
 	record.identify(name, '1.0.0');
-	record.declare(capabilities);
+	record.declare(capabilities, declared);
 	const asked: Array<{method: string; relatedRequestId: string | number | undefined}> = [];
 	const logs: Array<Record<string, unknown>> = [];
+	const notified: Array<{method: string; params: unknown}> = [];
 	const peer: ClientPeer = {
 		async request(method, _params, requestOptions) {
 			asked.push({method, relatedRequestId: requestOptions.relatedRequestId});
@@ -21,11 +22,11 @@ function session(registry: ClientRegistry, name: string, capabilities: ClientCap
 		},
 		canReceiveUnrelated: () => true,
 		log: params => logs.push(params),
-		notify: () => {},
+		notify: (method, params) => notified.push({method, params}),
 	};
 	record.peer = peer;
 	record.touch();
-	return {record, asked, logs};
+	return {record, asked, logs, notified};
 }
 
 /** A shared instance's host: its setting, its calls in flight, and what it learned. */
@@ -119,14 +120,14 @@ describe('SharedRelay: a request reaches only the client whose call caused it', 
 		const error = await refusal(relay.request('fx', 'roots/list', {}, {signal}));
 		expect(error.message).toContain('one client\'s roots would scope it for all of them');
 		expect(a.asked).toEqual([]);
-		expect(relay.capabilities).toEqual({sampling: {}, elicitation: {}});
+		expect(relay.capabilities).toEqual({sampling: {tools: {}}, elicitation: {form: {}, url: {}}});
 	});
 
 	it('with "auto", learns from the first client-scoped request and answers it when its caller is known', async () => {
 		const registry = new ClientRegistry();
 		const {host, callers, learned} = shared('auto');
 		const relay = new SharedRelay(registry, host, silentLogger);
-		expect(relay.capabilities).toEqual({sampling: {}, elicitation: {}, roots: {listChanged: true}});
+		expect(relay.capabilities).toEqual({sampling: {tools: {}}, elicitation: {form: {}, url: {}}, roots: {listChanged: true}});
 		const a = session(registry, 'a', ['roots']);
 		const end = callers.begin({client: a.record, requestId: 9});
 		await expect(relay.request('fx', 'roots/list', {}, {signal})).resolves.toEqual({answeredBy: 'a'});
@@ -210,5 +211,67 @@ describe('SessionRelay: a per-client instance and its one client', () => {
 		stop();
 		registry.rootsChanged(a.record);
 		expect(told).toBe(1);
+	});
+});
+
+describe('sampling with tools and URL elicitation: asked only of a client that declared them', () => {
+	const urlElicitation = (elicitationId: string) => ({mode: 'url', elicitationId, url: 'https://example.com/consent', message: 'Open it.'});
+
+	it('relays sampling with tools only to a caller that declared sampling.tools, and plain sampling to one that declared sampling', async () => {
+		const registry = new ClientRegistry();
+		const {host, callers} = shared();
+		const relay = new SharedRelay(registry, host, silentLogger);
+		const plain = session(registry, 'plain', ['sampling'], {sampling: {}});
+		const end = callers.begin({client: plain.record, requestId: 1});
+		const error = await refusal(relay.request('fx', 'sampling/createMessage', {messages: [], maxTokens: 1, tools: [], toolChoice: {mode: 'auto'}}, {signal}));
+		expect(error.message).toContain('did not declare "sampling.tools"');
+		await expect(relay.request('fx', 'sampling/createMessage', {messages: [], maxTokens: 1}, {signal})).resolves.toEqual({answeredBy: 'plain'});
+		end();
+		const tools = session(registry, 'tools', ['sampling'], {sampling: {tools: {}}});
+		callers.begin({client: tools.record, requestId: 2});
+		await expect(relay.request('fx', 'sampling/createMessage', {messages: [], maxTokens: 1, tools: []}, {signal})).resolves.toEqual({answeredBy: 'tools'});
+	});
+
+	it('relays URL elicitation only to a client that declared elicitation.url; `elicitation: {}` is form only', async () => {
+		const registry = new ClientRegistry();
+		const formOnly = session(registry, 'form', ['elicitation'], {elicitation: {}});
+		const relay = new SessionRelay(registry, formOnly.record, 'fx#1', silentLogger);
+		const error = await refusal(relay.request('fx', 'elicitation/create', urlElicitation('e1'), {signal}));
+		expect(error.message).toContain('did not declare "elicitation.url"');
+		await expect(relay.request('fx', 'elicitation/create', {message: 'name?', requestedSchema: {type: 'object'}}, {signal})).resolves.toEqual({answeredBy: 'form'});
+		const urlOnly = session(registry, 'url', ['elicitation'], {elicitation: {url: {}}});
+		const urlRelay = new SessionRelay(registry, urlOnly.record, 'fx#2', silentLogger);
+		await expect(urlRelay.request('fx', 'elicitation/create', urlElicitation('e2'), {signal})).resolves.toEqual({answeredBy: 'url'});
+		expect((await refusal(urlRelay.request('fx', 'elicitation/create', {mode: 'form', message: 'x', requestedSchema: {type: 'object'}}, {signal}))).message).toContain('did not declare "elicitation.form"');
+	});
+
+	it('sends notifications/elicitation/complete to the client that got the elicitation, only that one, once', async () => {
+		const registry = new ClientRegistry();
+		const {host, callers} = shared();
+		const relay = new SharedRelay(registry, host, silentLogger);
+		const a = session(registry, 'a', ['elicitation'], {elicitation: {url: {}}});
+		const b = session(registry, 'b', ['elicitation'], {elicitation: {url: {}}});
+		const endA = callers.begin({client: a.record, requestId: 1});
+		await relay.request('fx', 'elicitation/create', urlElicitation('for-a'), {signal});
+		endA();
+		callers.begin({client: b.record, requestId: 2});
+		await relay.request('fx', 'elicitation/create', urlElicitation('for-b'), {signal});
+		relay.notify('notifications/elicitation/complete', {elicitationId: 'for-a'});
+		relay.notify('notifications/elicitation/complete', {elicitationId: 'for-a'});
+		relay.notify('notifications/elicitation/complete', {elicitationId: 'unknown'});
+		expect(a.notified).toEqual([{method: 'notifications/elicitation/complete', params: {elicitationId: 'for-a'}}]);
+		expect(b.notified).toEqual([]);
+		relay.notify('notifications/elicitation/complete', {elicitationId: 'for-b'});
+		expect(b.notified).toEqual([{method: 'notifications/elicitation/complete', params: {elicitationId: 'for-b'}}]);
+	});
+
+	it('remembers at most pendingElicitationLimit elicitations awaiting completion, forgetting the oldest', () => {
+		const registry = new ClientRegistry();
+		const a = session(registry, 'a', ['elicitation'], {elicitation: {url: {}}});
+		const book = new ElicitationBook();
+		for (let index = 0; index <= pendingElicitationLimit; index++) book.sent('elicitation/create', urlElicitation(`e${index}`), a.record);
+		expect(book.size).toBe(pendingElicitationLimit);
+		expect(book.complete({elicitationId: 'e0'})).toBeUndefined();
+		expect(book.complete({elicitationId: `e${pendingElicitationLimit}`})).toBe(a.record);
 	});
 });

@@ -1,0 +1,135 @@
+import {describe, expect, it} from 'vitest';
+import type {ToolDefinition} from '../../../../source/core/config/read-config.js';
+import {sharedCapabilities} from '../../../../source/core/engine/clients/client-relay.js';
+import {ClientTools, type ClientToolsHost} from '../../../../source/core/engine/clients/client-tools.js';
+import {ClientRegistry, type ClientRecord} from '../../../../source/core/engine/clients/clients.js';
+import type {ExposedTool} from '../../../../source/core/engine/routing/router.js';
+import type {Upstream} from '../../../../source/core/engine/upstream/upstream.js';
+import {RootsRequest} from '../../../../source/core/link/roots-request.js';
+
+const tool = (name: string): ToolDefinition => ({name, inputSchema: {type: 'object'}});
+
+/** An upstream as ClientTools reads it: its name, namespace, visibility and tool list; `warm` makes its list live. */
+function fakeUpstream(name: string, listed: readonly ToolDefinition[] = []) {
+	const upstream = {
+		name,
+		config: {namespace: name},
+		admin: 'enabled',
+		state: 'cold',
+		toolsSource: 'cache' as 'cache' | 'live',
+		tools: listed,
+		warmed: 0,
+		async warm() {
+			upstream.warmed += 1;
+			upstream.toolsSource = 'live';
+		},
+	};
+	return upstream;
+}
+
+type Fake = ReturnType<typeof fakeUpstream>;
+
+/** A supervisor as ClientTools sees it: one per-client server "ev" (template lists a, b, c) beside a shared "other" (lists x). */
+function setup() {
+	const template = fakeUpstream('ev');
+	const base: ExposedTool[] = [
+		{name: 'ev__a', server: 'ev', tool: 'a', definition: tool('a')},
+		{name: 'ev__b', server: 'ev', tool: 'b', definition: tool('b')},
+		{name: 'ev__c', server: 'ev', tool: 'c', definition: tool('c')},
+		{name: 'other__x', server: 'other', tool: 'x', definition: tool('x')},
+	];
+	const instances = new Map<ClientRecord, Fake>();
+	/** What each session's instance lists once it runs. */
+	const listsOf = new Map<ClientRecord, readonly ToolDefinition[]>();
+	const host: ClientToolsHost = {
+		tools: () => base,
+		perClientTemplates: () => [template as unknown as Upstream],
+		instanceOf: (_template, client) => instances.get(client) as unknown as Upstream | undefined,
+		instanceFor(_template, client) {
+			let instance = instances.get(client);
+			if (instance === undefined) {
+				instance = fakeUpstream(`ev#${client.id}`, listsOf.get(client) ?? []);
+				instances.set(client, instance);
+			}
+
+			return instance as unknown as Upstream;
+		},
+	};
+	const tools = new ClientTools(host);
+	const registry = new ClientRegistry();
+	const client = (capabilities: Record<string, unknown>, listed: readonly ToolDefinition[]) => {
+		const record = registry.add('socket', `socket#${registry.list().length + 1}`);
+		record.declaredCapabilities = capabilities;
+		listsOf.set(record, listed);
+		return record;
+	};
+
+	return {base, template, tools, instances, client};
+}
+
+const names = (list: readonly ExposedTool[]) => list.map(exposed => exposed.name);
+
+describe('ClientTools: each session sees a per-client server\'s tools as its own instance lists them', () => {
+	it('gives a client that declared what the template is told the shared list itself, starting nothing', async () => {
+		const {base, tools, instances, client} = setup();
+		const capable = client(sharedCapabilities.auto, []);
+		await tools.prepare(capable, new AbortController().signal);
+		expect(tools.toolsFor(capable)).toBe(base);
+		expect(instances.size).toBe(0);
+	});
+
+	it('starts the instance of a client like no other yet at its tools/list, and shows its list in the template\'s place', async () => {
+		const {tools, instances, client} = setup();
+		const bare = client({}, [tool('a')]);
+		expect(names(tools.toolsFor(bare))).toEqual(['ev__a', 'ev__b', 'ev__c', 'other__x']);
+		await tools.prepare(bare, new AbortController().signal);
+		expect(instances.get(bare)!.warmed).toBe(1);
+		const seen = tools.toolsFor(bare);
+		expect(names(seen)).toEqual(['ev__a', 'other__x']);
+		// Built once, while nothing it comes from changes.
+		expect(tools.toolsFor(bare)).toBe(seen);
+	});
+
+	it('gives a second client with the same capabilities the list learned from the first one\'s instance, without an instance of its own', async () => {
+		const {template, tools, instances, client} = setup();
+		const first = client({sampling: {}}, [tool('a'), tool('b')]);
+		await tools.prepare(first, new AbortController().signal);
+		tools.learned(template as unknown as Upstream, instances.get(first) as unknown as Upstream, first);
+		const second = client({sampling: {}}, []);
+		await tools.prepare(second, new AbortController().signal);
+		expect(instances.has(second)).toBe(false);
+		expect(names(tools.toolsFor(second))).toEqual(['ev__a', 'ev__b', 'other__x']);
+	});
+
+	it('leaves the shared list to a server a person switched off', async () => {
+		const {base, template, tools, client} = setup();
+		template.admin = 'quarantined';
+		const bare = client({}, [tool('a')]);
+		await tools.prepare(bare, new AbortController().signal);
+		expect(tools.toolsFor(bare)).toBe(base);
+	});
+});
+
+describe('RootsRequest: an upstream\'s first roots/list as an event', () => {
+	it('wakes a wait when the request arrives, says it was the first once, and returns at once after', async () => {
+		const roots = new RootsRequest();
+		const waiting = roots.wait(new AbortController().signal, 60_000);
+		expect(roots.arrived()).toBe(true);
+		await waiting;
+		expect(roots.asked).toBe(true);
+		expect(roots.arrived()).toBe(false);
+		await roots.wait(new AbortController().signal, 60_000);
+	});
+
+	it('ends a wait when its signal aborts, or when woken (the connection closed)', async () => {
+		const roots = new RootsRequest();
+		const controller = new AbortController();
+		const aborted = roots.wait(controller.signal, 60_000);
+		controller.abort();
+		await aborted;
+		const woken = roots.wait(new AbortController().signal, 60_000);
+		roots.wake();
+		await woken;
+		expect(roots.asked).toBe(false);
+	});
+});
