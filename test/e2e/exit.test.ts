@@ -11,7 +11,7 @@ async function readyHangar() {
 	const config = writeConfig(
 		dir,
 		{
-			everything: everything({lazy: false}),
+			everything: everything({lazy: false, instances: 'shared'}),
 			fx: fixture('normal', [], {lazy: false}),
 			stuck: fixture('hang', ['--ignore-sigterm'], {lazy: false}),
 		},

@@ -16,7 +16,7 @@ describe('the stdio gateway end to end', () => {
 
 	it('passes progress through both ways with a real upstream', async () => {
 		const dir = tempDir();
-		const hangar = await openHangar(writeConfig(dir, {everything: everything({lazy: false})}, fastHangar));
+		const hangar = await openHangar(writeConfig(dir, {everything: everything({lazy: false, instances: 'shared'})}, fastHangar));
 		await waitFor(async () => (await statusOf(hangar.client, 'everything')).state === 'ready', 'everything to be ready');
 		const seen: number[] = [];
 		const result = await hangar.client.callTool(

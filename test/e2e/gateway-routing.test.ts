@@ -11,7 +11,7 @@ afterEach(async () => {
 describe('routing through mcp-hangar --stdio', () => {
 	it('lists namespaced tools of real upstreams with their schemas passed through untouched', async () => {
 		const dir = tempDir();
-		hangar = await startHangar(writeConfig(dir, {everything: everything({lazy: false}), memory: memory(dir, {lazy: false})}, fastHangar));
+		hangar = await startHangar(writeConfig(dir, {everything: everything({lazy: false, instances: 'shared'}), memory: memory(dir, {lazy: false})}, fastHangar));
 		const tools = await waitFor(async () => {
 			const list = await hangar!.client.listTools();
 			return list.tools.some(tool => tool.name === 'everything__get-sum') && list.tools.some(tool => tool.name === 'memory__create_entities') && list.tools;
@@ -89,7 +89,7 @@ describe('routing through mcp-hangar --stdio', () => {
 
 	it('leaves no process behind after the client closes stdin', async () => {
 		const dir = tempDir();
-		hangar = await startHangar(writeConfig(dir, {everything: everything({lazy: false}), fx: fixture('normal', [], {lazy: false})}, fastHangar));
+		hangar = await startHangar(writeConfig(dir, {everything: everything({lazy: false, instances: 'shared'}), fx: fixture('normal', [], {lazy: false})}, fastHangar));
 		await waitFor(async () => (await statusOf(hangar!.client, 'fx')).state === 'ready' && (await statusOf(hangar!.client, 'everything')).state === 'ready', 'both ready');
 		expect(processesWithTag(hangar.tag).length).toBeGreaterThanOrEqual(3);
 		await hangar.close();
