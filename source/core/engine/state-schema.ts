@@ -86,7 +86,7 @@ const fields = {
 		serverInfo: z.object({name: z.string(), version: z.string()}).nullable(),
 		instructions: z.string().nullable(),
 	}),
-	clientScoped: z.object({at: time, method: z.string()}),
+	clientScoped: z.object({at: time, method: z.string(), launch: z.string().optional(), server: z.string().nullable().optional()}),
 	rootsAtStart: z.object({at: time, asked: z.boolean()}),
 } satisfies Record<Exclude<keyof PersistedUpstream, 'counters'>, z.ZodType>;
 

@@ -66,7 +66,7 @@ export type PersistedUpstream = {
 	/** What it said of itself at its last initialize: `serverInfo` and `instructions` (passed on to clients). */
 	identity?: {serverInfo: {name: string; version: string} | null; instructions: string | null} | undefined;
 	/** The first request it sent a client (roots, sampling, elicitation): with "instances": "auto" it runs per client since (see instance-mode.ts). */
-	clientScoped?: {at: number; method: string} | undefined;
+	clientScoped?: {at: number; method: string; /** The launch (see launchKey) and the server's name@version it was learned of: forgotten when either changes. */ launch?: string | undefined; server?: string | null | undefined} | undefined;
 	/** Whether it asks its client for roots on its own after a start told `roots` (learned): a start that expects it waits for that request (see connection.ts). */
 	rootsAtStart?: {at: number; asked: boolean} | undefined;
 };

@@ -165,6 +165,7 @@ export class Supervisor extends EventEmitter<{
 	private addUpstream(server: ServerConfig, config: HangarConfig): Upstream {
 		// Before the upstream exists (at start, or when a reload adds or changes it): its log buffer masks these from its first line on.
 		registerSecrets(launchSecrets(server.launch));
+		this.instanceModes.review(server);
 		const upstream: Upstream = new Upstream(server, config.hangar, this.store, this.logger.child(server.name), this.instanceModes.sharedRelay(() => upstream));
 		const onTransition = (event: TransitionEvent): void => {
 			// Dirty first, so a listener that reads tools() sees the set after this transition.

@@ -11,6 +11,7 @@
  * answer would scope the instance for every client at once. Per-client
  * instances remove the doubt: each instance has one client.
  */
+import {createHash} from 'node:crypto';
 import type {Logger} from '../../base/logger.js';
 import type {ServerConfig} from '../../config/read-config.js';
 import type {PersistedUpstream, StateStore} from '../state-store.js';
@@ -78,6 +79,34 @@ export class InstanceModes {
 		return instanceModeView(upstream.config.instances, this.persisted(upstream));
 	}
 
+	/**
+	 * What an "auto" upstream learned holds for the launch and the server
+	 * version it was learned of: a config that launches something else, or a
+	 * server that reported another name or version at its last start, learns
+	 * it again (shared until it asks a client). Checked when the supervisor
+	 * adds the upstream (at start and at a reload that changed it), never
+	 * while its instances run.
+	 */
+	review(server: ServerConfig): void {
+		if (!this.store.has(server.name)) return;
+		const record = this.store.upstream(server.name);
+		const verdict = record.clientScoped;
+		if (verdict === undefined) return;
+		const launch = launchKey(server.launch);
+		const now = serverKey(record.identity);
+		const why =
+			verdict.launch !== undefined && verdict.launch !== launch
+				? 'its launch (command, arguments, cwd or URL) changed'
+				: verdict.server !== undefined && verdict.server !== null && now !== null && verdict.server !== now
+					? `it is ${now} now, not ${verdict.server}`
+					: undefined;
+		this.store.update(server.name, stored => {
+			// Learned before these fields existed: adopt the current launch and version.
+			stored.clientScoped = why === undefined ? {...verdict, launch, server: verdict.server ?? now} : undefined;
+		});
+		if (why !== undefined) this.logger.info(`upstream "${server.name}": forgot that it runs one instance per client (learned ${new Date(verdict.at).toISOString()} from ${verdict.method}): ${why}; "instances": "auto" learns it again`);
+	}
+
 	/** The client side of a shared upstream (or a per-client one's template); `upstream` is read when a request arrives. */
 	sharedRelay(upstream: () => Upstream): SharedRelay {
 		const modes = this;
@@ -102,7 +131,7 @@ export class InstanceModes {
 		if (upstream.config.instances !== 'auto' || this.runsPerClient(upstream)) return;
 		const name = upstream.config.name;
 		this.store.updateNow(name, record => {
-			record.clientScoped = {at: Date.now(), method};
+			record.clientScoped = {at: Date.now(), method, launch: launchKey(upstream.config.launch), server: serverKey(record.identity)};
 		});
 		const note = `it sent ${method}, a request that belongs to one client: from now on each client session gets its own instance ("instances": "auto")`;
 		this.logger.info(`upstream "${name}": ${note}`);
@@ -124,4 +153,16 @@ export class InstanceModes {
 		// After the current turn: the request that taught it is answered first.
 		setImmediate(check);
 	}
+}
+
+/** A launch as a short key: what it runs (command, arguments and cwd, or URL), not its environment or headers. */
+export function launchKey(launch: ServerConfig['launch']): string {
+	const what = launch.kind === 'stdio' ? [launch.command, launch.args, launch.cwd] : [launch.url];
+	return createHash('sha256').update(JSON.stringify(what)).digest('hex').slice(0, 16);
+}
+
+/** The server's `name@version` as it said at its last start, or null when it said nothing. */
+function serverKey(identity: PersistedUpstream['identity']): string | null {
+	const info = identity?.serverInfo;
+	return info == null ? null : `${info.name}@${info.version}`;
 }
