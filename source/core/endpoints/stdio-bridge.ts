@@ -14,12 +14,18 @@
  * it runs another config, when endpoint.json does not carry the settings,
  * or when the config file changed after that supervisor started (it may
  * not validate: the full path says so, and attaches anyway).
+ *
+ * When nothing answers (and may start to: a missing or refusing socket),
+ * it starts the daemon before declining, so that the daemon's start runs
+ * beside the CLI's (stdio.ts takes it over with takeEarlyDaemon): the first
+ * client no longer waits for its own CLI to load before the daemon's begins.
+ * A config that turns out not to validate stops it again (stdio.ts).
  */
 import fs from 'node:fs';
 import {resolveConfigPath, stateDirOf} from '../config/paths.js';
 import {fileSink, logLevels, splitLogger, stderrSink, type Logger, type LogLevel} from '../base/logger.js';
 import {StdioBridge} from './bridge.js';
-import {daemonLogFile, keepDaemon, type DaemonTarget, type StartedDaemon} from './daemon.js';
+import {daemonLogFile, keepDaemon, startDaemon, type DaemonTarget, type StartedDaemon} from './daemon.js';
 import {attachToSupervisor, type Attached, type BridgeSettings} from './socket-client.js';
 
 /**
@@ -66,7 +72,11 @@ export async function attachQuickly(options: QuickStdioOptions): Promise<boolean
 
 	const target: DaemonTarget = {path: configPath, hangar: {stateDir}};
 	const attachment = await attachToSupervisor(target);
-	if (attachment.socket === undefined) return false;
+	if (attachment.socket === undefined) {
+		if (!attachment.permanent) earlyDaemon = {daemon: startDaemon(target, {logLevel: options.logLevel}), target, why: attachment.why};
+		return false;
+	}
+
 	const settings = attachment.owner?.bridge;
 	const startedAt = Date.parse(attachment.owner?.startedAt ?? '');
 	if (settings === undefined || !(configChangedAt <= startedAt)) {
@@ -78,6 +88,26 @@ export async function attachQuickly(options: QuickStdioOptions): Promise<boolean
 	const logger = stdioLogger({configPath, stateDir: options.stateDir, logLevel: options.logLevel, logFile: options.logFile});
 	await runBridge(target, settings, attachment, logger, options.logLevel);
 	return true;
+}
+
+let earlyDaemon: {daemon: StartedDaemon; target: DaemonTarget; why: string} | undefined;
+
+/** The daemon attachQuickly started for `target` before it declined, and why it did, handed over once. */
+export function takeEarlyDaemon(target: DaemonTarget): {daemon: StartedDaemon; why: string} | undefined {
+	const early = earlyDaemon;
+	earlyDaemon = undefined;
+	if (early === undefined) return undefined;
+	if (early.target.path === target.path && early.target.hangar.stateDir === target.hangar.stateDir) return early;
+	stopDaemon(early.daemon);
+	return undefined;
+}
+
+/** Stops a daemon this process started that is not wanted after all (it has touched nothing of its own yet, or exits on its own). */
+export function stopDaemon(daemon: StartedDaemon): void {
+	if (daemon.hasExited() || daemon.pid <= 0) return;
+	try {
+		process.kill(daemon.pid, 'SIGTERM');
+	} catch {}
 }
 
 /** Runs the bridge on this process's stdin and stdout until the client goes; exits the process. */

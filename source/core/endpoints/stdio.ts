@@ -14,9 +14,9 @@
  */
 import {ConfigError, loadConfig, parseConfig, stateDirOf, type HangarConfig} from '../config/read-config.js';
 import type {Logger, LogLevel} from '../base/logger.js';
-import {startDaemon} from './daemon.js';
+import {startDaemon, type StartedDaemon} from './daemon.js';
 import {attachToSupervisor, bridgeSettings, socketPath} from './socket-client.js';
-import {runBridge} from './stdio-bridge.js';
+import {runBridge, stopDaemon, takeEarlyDaemon} from './stdio-bridge.js';
 
 export {stdioLogger} from './stdio-bridge.js';
 
@@ -35,24 +35,36 @@ export async function serveStdio(options: StdioOptions): Promise<void> {
 	try {
 		config = loadConfig(options.configPath, {stateDir: options.stateDir});
 	} catch (error) {
+		// A daemon started early (stdio-bridge.ts) for a config that does not load is not wanted.
+		const early = takeEarlyDaemon({path: options.configPath, hangar: {stateDir: stateDirOf(options.configPath, {stateDir: options.stateDir})}});
+		if (early !== undefined) stopDaemon(early.daemon);
 		if (error instanceof ConfigError && options.standalone !== true) return attachDespite(error, options);
 		throw error;
 	}
 
+	const early = options.standalone === true ? undefined : takeEarlyDaemon(config);
+
 	if (options.standalone !== true) {
 		const attachment = await attachToSupervisor(config);
+		const started = (daemon: StartedDaemon, why: string): void => {
+			logger.info(`no supervisor for ${config.hangar.stateDir} (${why}); started one (pid ${daemon.pid}, mcp-hangar serve --linger, log ${daemon.logFile})`);
+		};
+
 		if (attachment.socket !== undefined) {
-			await runBridge(config, bridgeSettings(config), attachment, logger, options.logLevel);
+			// The early daemon may be the one that answered by now, or have lost to it (keepDaemon stops it then).
+			if (early !== undefined) started(early.daemon, early.why);
+			await runBridge(config, bridgeSettings(config), attachment, logger, options.logLevel, early?.daemon);
 			return;
 		}
 
 		if (!attachment.permanent) {
-			const daemon = startDaemon(config, {logLevel: options.logLevel});
-			logger.info(`no supervisor for ${config.hangar.stateDir} (${attachment.why}); started one (pid ${daemon.pid}, mcp-hangar serve --linger, log ${daemon.logFile})`);
+			const daemon = early?.daemon ?? startDaemon(config, {logLevel: options.logLevel});
+			started(daemon, early?.why ?? attachment.why);
 			await runBridge(config, bridgeSettings(config), {socket: undefined, path: socketPath(config.hangar.stateDir), owner: undefined}, logger, options.logLevel, daemon);
 			return;
 		}
 
+		if (early !== undefined) stopDaemon(early.daemon);
 		logger.warn(`not attaching to a supervisor: ${attachment.why}; running one for this client alone`);
 	}
 
