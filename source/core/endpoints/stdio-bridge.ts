@@ -58,7 +58,8 @@ export type QuickStdioOptions = {config?: string | undefined; stateDir?: string 
  * Bridges to the running supervisor of this config when that needs nothing
  * of the config but its state dir (see the module comment); never returns
  * then (the process exits with the bridge). Resolves false, having written
- * nothing and left nothing open, when the full CLI must decide.
+ * nothing to stdout, when the full CLI must decide; a daemon it started
+ * then waits in takeEarlyDaemon.
  */
 export async function attachQuickly(options: QuickStdioOptions): Promise<boolean> {
 	const configPath = resolveConfigPath(options.config);
