@@ -7,6 +7,9 @@
  *   hop           client -> bench/hop.js -> upstream: the stdio floor
  *   hangar        client -> mcp-hangar --stdio (a bridge) -> mcp-hangar serve --linger (the daemon it starts) -> upstream
  *   hangarStandalone  client -> mcp-hangar --stdio --standalone -> upstream
+ *   hangarAttached    (cold part only) a second `mcp-hangar --stdio` client, started while a first one's
+ *                     daemon already serves the config: what every client after the first sees
+ *   socketHop         (cold part only) client -> bench/socket-hop.js -> that running daemon: the floor of attaching
  *   httpHop       client -> bench/http-hop.js -> upstream: the HTTP floor
  *   hangarHttp    client -> mcp-hangar serve --http -> upstream (Streamable HTTP)
  *   mcpHub        client -> mcp-hub 4.2.1 -> upstream (legacy SSE: GET /mcp + POST /messages, all it serves)
@@ -34,6 +37,7 @@ import {childrenOf, taggedEnv} from './processes.js';
 
 export const peersDir = path.join(root, 'bench', 'peers');
 export const httpHopPath = path.join(root, 'bench', 'http-hop.js');
+const socketHopPath = path.join(root, 'bench', 'socket-hop.js');
 const loopbackShim = path.join(peersDir, 'loopback.mjs');
 const peerBin = {
 	mcpHub: path.join(peersDir, 'node_modules', 'mcp-hub', 'dist', 'cli.js'),
@@ -182,6 +186,7 @@ async function stdioHangar(upstream, extra) {
 		tool: `up__${upstream.tool}`,
 		proxyPid: session.pid,
 		daemonPid: daemon,
+		daemonSocket: path.join(dir, 'state', 'hangar.sock'),
 		upstreamPid: upstreamUnder(daemon ?? session.pid, upstream),
 		startedAt,
 		answeredAt,
@@ -212,6 +217,39 @@ async function stdioHangar(upstream, extra) {
 	};
 }
 
+/** A first `--stdio` client starts the daemon (untimed); then `argsOf` is spawned and timed to its first answer. */
+async function attachedPath(upstream, argsOf) {
+	const first = await stdioHangar(upstream, []);
+	const dir = path.dirname(path.dirname(first.daemonSocket));
+	try {
+		const startedAt = performance.now();
+		const session = await connect(process.execPath, [...hangarNodeArgs, ...argsOf(path.join(dir, 'mcp-hangar.json'), first.daemonSocket)]);
+		try {
+			await firstAnswer(session.client, `up__${upstream.tool}`, upstream);
+		} catch (error) {
+			await session.close();
+			throw new Error(`${error.message}; stderr: ${session.stderr()}`);
+		}
+
+		return {
+			...session,
+			tool: `up__${upstream.tool}`,
+			proxyPid: session.pid,
+			attachedDaemonPid: first.daemonPid,
+			upstreamPid: first.upstreamPid,
+			startedAt,
+			answeredAt: performance.now(),
+			async close() {
+				await session.close();
+				await first.close();
+			},
+		};
+	} catch (error) {
+		await first.close();
+		throw error;
+	}
+}
+
 /**
  * The connectors: each starts its path in front of `upstream` and returns a
  * session once a first call has been answered. `startedAt` (performance.now()
@@ -219,6 +257,18 @@ async function stdioHangar(upstream, extra) {
  * the cold start measures.
  */
 export const connectors = {
+	// A second `--stdio` client while the daemon a first client started runs: only the second is timed and
+	// metered (proxyPid, the bridge alone); `daemonPid` is the running daemon, reported on its own.
+	async hangarAttached(upstream) {
+		return attachedPath(upstream, file => [hangarBuild.cli, '--stdio', '--config', file]);
+	},
+
+	// The same running daemon reached by a bare node process piping stdio to its socket: the attach floor.
+	async socketHop(upstream) {
+		return attachedPath(upstream, (_file, socket) => [socketHopPath, socket]);
+	},
+
+
 	async direct(upstream) {
 		const startedAt = performance.now();
 		const session = await connect(upstream.command, upstream.args, {env: upstream.env});
@@ -370,6 +420,8 @@ async function httpSession({startedAt, upstream, tool, url, proc, dir, port, sse
 export const stdioPaths = ['direct', 'hop', 'hangar', 'hangarStandalone'];
 export const httpPaths = ['httpHop', 'hangarHttp', 'mcpHub', 'supergateway', 'mcpProxy'];
 export const allPaths = [...stdioPaths, ...httpPaths];
+/** Measured in the cold part only: starting while a supervisor already runs. */
+export const attachPaths = ['hangarAttached', 'socketHop'];
 
 /** Hangar's list check for the aggregation: every upstream's entry (used to know they are all up). */
 export {hangarList};

@@ -212,11 +212,11 @@ describe('docs/architecture.md', () => {
 		expect(fs.readFileSync(copy, 'utf8')).toBe(architecture);
 	});
 
-	it('lists the hops of a tools/call, a resources/read, a sampling request and a config reload, each a function that exists, none twice', () => {
+	it('lists the hops of a tools/call, one through the bridge, a resources/read, a sampling request and a config reload, each a function that exists, none twice', () => {
 		const hops = section(architecture, 'Hops');
 		const lists = hops.split(/\n\n(?=A )/).filter(part => /^\d+\. /m.test(part));
-		expect(lists.map(list => list.split('\n')[0]!.split(' ').slice(0, 3).join(' '))).toEqual(['A `tools/call` from', 'A `resources/read`:', 'A sampling request', 'A config reload']);
-		expect(lists).toHaveLength(4);
+		expect(lists.map(list => list.split('\n')[0]!.split(' ').slice(0, 3).join(' '))).toEqual(['A `tools/call` from', 'A `resources/read`:', 'A sampling request', 'A `tools/call` through', 'A config reload']);
+		expect(lists).toHaveLength(5);
 		for (const list of lists) {
 			const steps = [...list.matchAll(/^\d+\. `([^`:]+):([\w.]+)`/gm)].map(match => ({file: match[1]!, name: match[2]!}));
 			expect(steps.length, list).toBeGreaterThan(5);

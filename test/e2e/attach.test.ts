@@ -11,6 +11,7 @@ import {spawn, spawnSync} from 'node:child_process';
 import {randomUUID} from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import {pathToFileURL} from 'node:url';
 import {PassThrough} from 'node:stream';
 import {ToolListChangedNotificationSchema, type CallToolResult} from '@modelcontextprotocol/sdk/types.js';
 import {afterEach, describe, expect, it} from 'vitest';
@@ -332,6 +333,33 @@ describe('mcp-hangar serve with --stdio clients attached', () => {
 		expect(answers.find(answer => answer.id === 3)?.result).toMatchObject({content: [{type: 'text', text: 'last'}]});
 		expect(processesWithTag(tag)).toEqual([]);
 		await daemon.stop();
+	});
+
+	it('attaches a plain --stdio client to the running supervisor before the CLI loads, and leaves a config edited since then to the CLI', async () => {
+		const {dir, config} = await fxDaemon();
+		const report = path.join(dir, 'modules.jsonl');
+		const env = {NODE_OPTIONS: `--import=${pathToFileURL(path.resolve('test/support/loaded-modules.mjs')).href}`, HANGAR_TEST_MODULES_REPORT: report};
+		const runs = (): string[][] => (fs.existsSync(report) ? fs.readFileSync(report, 'utf8').trim().split('\n').map(line => JSON.parse(line) as string[]) : []);
+
+		const quick = await openHangar(config, {shared: true, env});
+		expect(text(await quick.client.callTool({name: 'fx__echo', arguments: {message: 'quick'}}))).toBe('quick');
+		await quick.close();
+		await waitFor(() => runs().length === 1, 'the first bridge to exit');
+
+		// Edited after the supervisor started: it may not validate, so the CLI loads the config and decides.
+		const later = new Date(Date.now() + 60_000);
+		fs.utimesSync(config, later, later);
+		const full = await openHangar(config, {shared: true, env});
+		expect(text(await full.client.callTool({name: 'fx__echo', arguments: {message: 'full'}}))).toBe('full');
+		await full.close();
+		await waitFor(() => runs().length === 2, 'the second bridge to exit');
+
+		const [first, second] = runs() as [string[], string[]];
+		const cli = (modules: string[]) => modules.some(url => url.endsWith('/dist/cli/main.js'));
+		const schema = (modules: string[]) => modules.some(url => url.includes('/node_modules/zod/') || url.includes('/node_modules/meow/'));
+		expect(cli(first) || schema(first), first.join('\n')).toBe(false);
+		expect(first.filter(url => url.startsWith('file:')).length).toBeLessThan(40);
+		expect(cli(second) && schema(second)).toBe(true);
 	});
 
 	it('runs its own supervisor with --standalone, or when the one listening runs another config', async () => {

@@ -7,6 +7,8 @@
  * no process behind. Real processes throughout (the built dist/ binary,
  * server-memory, the fixture server). Build first (npm test does).
  */
+import {spawn} from 'node:child_process';
+import {randomUUID} from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import {ToolListChangedNotificationSchema, type CallToolResult} from '@modelcontextprotocol/sdk/types.js';
@@ -14,6 +16,7 @@ import {afterEach, describe, expect, it} from 'vitest';
 import {ErrorCode} from '../../source/core/base/errors.js';
 import type {EndpointOwner} from '../../source/core/endpoints/socket-client.js';
 import {
+	cliPath,
 	closeHangars,
 	everything,
 	fastHangar,
@@ -24,6 +27,7 @@ import {
 	processesWithTag,
 	rpcError,
 	runCli,
+	spawnEnv,
 	statusOf,
 	tempDir,
 	waitFor,
@@ -73,6 +77,29 @@ function listChanges(handle: HangarHandle): () => number {
 const daemonLog = (stateDir: string): string => fs.readFileSync(path.join(stateDir, 'hangar.log'), 'utf8');
 
 describe('a client first: --stdio with no supervisor running', () => {
+	it('leaves no daemon behind when the config is refused (one was started before the CLI loaded), and exits with the reason', async () => {
+		const dir = tempDir();
+		const config = path.join(dir, 'mcp-hangar.json');
+		fs.writeFileSync(config, JSON.stringify({hangar: {stateDir: path.join(dir, 'state')}, mcpServers: {fx: {comand: 'typo'}}}));
+		const tag = randomUUID();
+		const client = spawn(process.execPath, [cliPath, '--stdio', '--config', config], {env: spawnEnv({HANGAR_TEST_TAG: tag}), stdio: ['pipe', 'pipe', 'pipe']});
+		let stderr = '';
+		let stdout = '';
+		client.stderr.on('data', (chunk: Buffer) => {
+			stderr += chunk.toString();
+		});
+		client.stdout.on('data', (chunk: Buffer) => {
+			stdout += chunk.toString();
+		});
+		const code = await new Promise<number | null>(resolve => client.once('exit', resolve));
+		expect(code, stderr).toBe(1);
+		expect(stderr).toContain('unknown key "comand"');
+		expect(stdout).toBe('');
+		// The daemon started early is gone too: stopped, or exited on the same config.
+		await waitFor(() => processesWithTag(tag).length === 0, 'no process of the client left');
+		expect(fs.existsSync(path.join(dir, 'state', 'endpoint.json'))).toBe(false);
+	});
+
 	it('starts one daemon that every client, the CLI and a quarantine share', async () => {
 		const dir = tempDir();
 		const stateDir = path.join(dir, 'state');

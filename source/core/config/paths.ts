@@ -2,7 +2,11 @@
  * Where hangar looks for its config and keeps its state, following the XDG
  * base directory conventions on Linux, ~/Library on macOS and %APPDATA% on
  * Windows. `MCP_HANGAR_STATE_DIR` overrides the state dir.
+ *
+ * Free of the config schema (zod): the `--stdio` bridge finds its supervisor
+ * with these alone (endpoints/stdio-bridge.ts).
  */
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -26,4 +30,28 @@ export function defaultStateDir(): string {
 
 export function defaultConfigCandidates(): string[] {
 	return [path.resolve('mcp-hangar.json'), path.join(userConfigDir(), 'config.json')];
+}
+
+/**
+ * Where a config file's state dir is, read as leniently as possible: from
+ * `--state-dir`, else the file's `hangar.stateDir` if the file is JSON at
+ * all, else the default. For a file that does not validate, so the CLI can
+ * still reach the supervisor that runs its previous version.
+ */
+export function stateDirOf(file: string, options: {stateDir?: string | undefined} = {}): string {
+	if (options.stateDir !== undefined) return path.resolve(options.stateDir);
+	const absolute = path.resolve(file);
+	try {
+		const raw = JSON.parse(fs.readFileSync(absolute, 'utf8').replace(/^\uFEFF/, '')) as {hangar?: {stateDir?: unknown}};
+		if (typeof raw.hangar?.stateDir === 'string') return path.resolve(path.dirname(absolute), raw.hangar.stateDir);
+	} catch {}
+
+	return defaultStateDir();
+}
+
+/** The config file to use: the explicit one, else ./mcp-hangar.json, else the user config dir. */
+export function resolveConfigPath(explicit: string | undefined): string {
+	if (explicit !== undefined) return path.resolve(explicit);
+	const candidates = defaultConfigCandidates();
+	return candidates.find(candidate => fs.existsSync(candidate)) ?? candidates[0]!;
 }

@@ -23,7 +23,7 @@ import path from 'node:path';
 import {z} from 'zod';
 import {closestMatch} from '../base/closest-match.js';
 import type {Logger} from '../base/logger.js';
-import {defaultConfigCandidates, defaultStateDir} from './paths.js';
+import {defaultStateDir} from './paths.js';
 import {parseDotenv} from './dotenv.js';
 import {foreignServerKeys, foreignTopLevelKeys, recogniseShape} from './foreign-keys.js';
 import {
@@ -512,29 +512,7 @@ function describeJsonError(text: string, error: Error): string {
 	return `${error.message} (line ${line}, column ${column})`;
 }
 
-/**
- * Where a config file's state dir is, read as leniently as possible: from
- * `--state-dir`, else the file's `hangar.stateDir` if the file is JSON at
- * all, else the default. For a file that does not validate, so the CLI can
- * still reach the supervisor that runs its previous version.
- */
-export function stateDirOf(file: string, options: {stateDir?: string | undefined} = {}): string {
-	if (options.stateDir !== undefined) return path.resolve(options.stateDir);
-	const absolute = path.resolve(file);
-	try {
-		const raw = JSON.parse(fs.readFileSync(absolute, 'utf8').replace(/^\uFEFF/, '')) as {hangar?: {stateDir?: unknown}};
-		if (typeof raw.hangar?.stateDir === 'string') return path.resolve(path.dirname(absolute), raw.hangar.stateDir);
-	} catch {}
-
-	return defaultStateDir();
-}
-
-/** The config file to use: the explicit one, else ./mcp-hangar.json, else the user config dir. */
-export function resolveConfigPath(explicit: string | undefined): string {
-	if (explicit !== undefined) return path.resolve(explicit);
-	const candidates = defaultConfigCandidates();
-	return candidates.find(candidate => fs.existsSync(candidate)) ?? candidates[0]!;
-}
+export {resolveConfigPath, stateDirOf} from './paths.js';
 
 /** What the loader tolerated, for a log: errors (an entry made invalid, a setting ignored) at warn, other clients' ignored keys at info. */
 export function logConfigIssues(config: HangarConfig, logger: Pick<Logger, 'info' | 'warn'>): void {

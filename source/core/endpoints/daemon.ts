@@ -18,13 +18,15 @@
 import {spawn} from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import type {HangarConfig} from '../config/read-config.js';
 import type {Logger, LogLevel} from '../base/logger.js';
 import type {StdioBridge} from './bridge.js';
 import {readOwner} from './socket-client.js';
 import {isAlive} from '../base/process-alive.js';
 import {startedByVariable} from '../base/process-origin.js';
 import {describeShortage} from '../base/resource-limits.js';
+
+/** What a daemon is started for: its config file and state dir (a loaded config is one; the quick attach has no more). */
+export type DaemonTarget = {path: string; hangar: {stateDir: string}};
 
 /** Where a daemon started by a client writes its log (and anything Node prints before the logger opens). */
 export function daemonLogFile(stateDir: string): string {
@@ -58,7 +60,7 @@ function starter(): string {
  * process. Never throws: a daemon that cannot even be started (no space
  * for its log, no process to spawn) is returned as exited, with its problem.
  */
-export function startDaemon(config: HangarConfig, options: {logLevel?: LogLevel | undefined; cli?: string | undefined} = {}): StartedDaemon {
+export function startDaemon(config: DaemonTarget, options: {logLevel?: LogLevel | undefined; cli?: string | undefined} = {}): StartedDaemon {
 	const {stateDir} = config.hangar;
 	const logFile = daemonLogFile(stateDir);
 	let fd: number;
@@ -139,7 +141,7 @@ function whyNotServing(stateDir: string, logFile: string, logStart: number, code
  */
 export function keepDaemon(
 	bridge: StdioBridge,
-	config: HangarConfig,
+	config: DaemonTarget,
 	logger: Logger,
 	options: {started: StartedDaemon | undefined; logLevel?: LogLevel | undefined; minGapMs?: number; maxTries?: number},
 ): void {

@@ -26,7 +26,7 @@ import {GatewaySession} from '../gateway/session.js';
 import {installAdminMethods} from '../gateway/admin-methods.js';
 import {LineTransport, logDrops} from '../wire/line-transport.js';
 import {drainingNotification} from '../wire/protocol.js';
-import {connectSocket, maxSocketPathBytes, ownerFile, readOwner, socketPath, type EndpointOwner} from './socket-client.js';
+import {bridgeSettings, connectSocket, maxSocketPathBytes, ownerFile, readOwner, socketPath, type BridgeSettings, type EndpointOwner} from './socket-client.js';
 import type {Logger} from '../base/logger.js';
 import {isAlive} from '../base/process-alive.js';
 import {describeShortage} from '../base/resource-limits.js';
@@ -112,7 +112,7 @@ export type LocalEndpointOptions = {
 	drainMs?: number;
 };
 
-export type ClaimOptions = {configPath: string; kind: EndpointOwner['kind']; logger: Logger; linger?: boolean | undefined};
+export type ClaimOptions = {configPath: string; kind: EndpointOwner['kind']; logger: Logger; linger?: boolean | undefined; bridge?: BridgeSettings | undefined};
 
 export class LocalEndpoint {
 	private readonly sessions = new Set<{session: GatewaySession; socket: net.Socket}>();
@@ -142,7 +142,7 @@ export class LocalEndpoint {
 			throw new Error(`the socket path ${where} is longer than a Unix socket allows (${maxSocketPathBytes} bytes); use a shorter --state-dir`);
 		}
 
-		await LocalEndpoint.takeOwnership(stateDir, where, {configPath: supervisor.config.path, kind: options.kind, logger, linger: options.linger});
+		await LocalEndpoint.takeOwnership(stateDir, where, {configPath: supervisor.config.path, kind: options.kind, logger, linger: options.linger, bridge: bridgeSettings(supervisor.config)});
 		const server = net.createServer({allowHalfOpen: true});
 		try {
 			// Owner-only from the first instant: the socket is created under this umask.
@@ -190,6 +190,7 @@ export class LocalEndpoint {
 			config: options.configPath,
 			socket: where,
 			...(options.linger === true ? {linger: true} : {}),
+			...(options.bridge === undefined ? {} : {bridge: options.bridge}),
 		};
 		for (let attempt = 0; attempt < 5; attempt++) {
 			createComplete(file, `${JSON.stringify(owner, null, 2)}\n`);

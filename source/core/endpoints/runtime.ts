@@ -16,7 +16,7 @@ import type {HttpEndpoint, HttpListenOptions} from './http-endpoint.js';
 import {LineTransport, logDrops} from '../wire/line-transport.js';
 import {managementTools} from '../gateway/management-tools.js';
 import {EndpointBusyError, LocalEndpoint, busyEndpoint} from './local-endpoint.js';
-import type {EndpointOwner} from './socket-client.js';
+import {bridgeSettings, type EndpointOwner} from './socket-client.js';
 import type {Logger} from '../base/logger.js';
 import {terminalOutput} from '../base/terminal-text.js';
 import {killAllTreesSync} from '../link/process-registry.js';
@@ -204,7 +204,7 @@ export async function startOwner(
 
 	try {
 		// Before the state store opens: of two owners started at once, the loser must not take its lock.
-		await LocalEndpoint.claim(config.hangar.stateDir, {configPath: config.path, kind, logger, linger: options.linger});
+		await LocalEndpoint.claim(config.hangar.stateDir, {configPath: config.path, kind, logger, linger: options.linger, bridge: bridgeSettings(config)});
 	} catch (error) {
 		if (error instanceof EndpointBusyError) lostRace(error.message);
 		refuse((error as Error).message);

@@ -27,7 +27,21 @@ export type EndpointOwner = {
 	socket: string;
 	/** `serve --linger` (what `--stdio` starts): it exits once no client is attached, and a bridge that loses it starts another. */
 	linger?: boolean;
+	/**
+	 * The settings of the config this supervisor loaded that a `--stdio`
+	 * bridge needs (stdio-bridge.ts): with them it attaches without loading
+	 * and validating the config itself.
+	 */
+	bridge?: BridgeSettings;
 };
+
+/** What a bridge takes from its supervisor's config: the line limit, and how long a held request waits. */
+export type BridgeSettings = {maxMessageBytes: number; requestTimeoutMs: number};
+
+/** The bridge settings of a loaded config, as endpoint.json records them. */
+export function bridgeSettings(config: {hangar: {maxMessageBytes: number; callTimeoutMs: number}}): BridgeSettings {
+	return {maxMessageBytes: config.hangar.maxMessageBytes, requestTimeoutMs: config.hangar.callTimeoutMs};
+}
 
 export function ownerFile(stateDir: string): string {
 	return path.join(stateDir, 'endpoint.json');

@@ -7,16 +7,18 @@
  * serveStandalone).
  *
  * Deciding, and bridging, need only the config, the socket's client side and
- * the wire: the engine is loaded only when this process has to run it, so a
- * client whose hangar is already running starts in the time it takes to
- * connect.
+ * the wire: the engine is loaded only when this process has to run it. A
+ * client whose hangar is already running usually does not get here at all:
+ * `dist/cli.js` attaches it before the CLI loads (stdio-bridge.ts's
+ * attachQuickly), and this module decides what that declined.
  */
-import fs from 'node:fs';
 import {ConfigError, loadConfig, parseConfig, stateDirOf, type HangarConfig} from '../config/read-config.js';
-import {fileSink, logLevels, splitLogger, stderrSink, type Logger, type LogLevel} from '../base/logger.js';
-import {StdioBridge} from './bridge.js';
-import {daemonLogFile, keepDaemon, startDaemon} from './daemon.js';
-import {attachToSupervisor, socketPath, type Attached} from './socket-client.js';
+import type {Logger, LogLevel} from '../base/logger.js';
+import {startDaemon, type StartedDaemon} from './daemon.js';
+import {attachToSupervisor, bridgeSettings, socketPath} from './socket-client.js';
+import {runBridge, stopDaemon, takeEarlyDaemon} from './stdio-bridge.js';
+
+export {stdioLogger} from './stdio-bridge.js';
 
 export type StdioOptions = {
 	configPath: string;
@@ -27,54 +29,42 @@ export type StdioOptions = {
 	standalone?: boolean;
 };
 
-/**
- * The log of `--stdio`: stderr is the client's, which shows it to people as
- * warnings or errors, so only warnings and errors go there by default
- * (`--log-level` sets that threshold); everything from info up goes to
- * STATE_DIR/hangar.log, the file the daemon a client starts writes too.
- * With `--log-file`, everything at the level goes to that file alone.
- */
-export function stdioLogger(options: {configPath: string; stateDir?: string | undefined; logLevel?: LogLevel | undefined; logFile?: string | undefined}): Logger {
-	if (options.logFile !== undefined) return splitLogger([{sink: fileSink(options.logFile), level: options.logLevel ?? 'info'}]);
-	const level = options.logLevel ?? 'warn';
-	const stateDir = stateDirOf(options.configPath, {stateDir: options.stateDir});
-	const fileLevel = logLevels.indexOf(level) < logLevels.indexOf('info') ? level : 'info';
-	try {
-		fs.mkdirSync(stateDir, {recursive: true, mode: 0o700});
-		return splitLogger([
-			{sink: stderrSink(), level},
-			{sink: fileSink(daemonLogFile(stateDir)), level: fileLevel},
-		]);
-	} catch {
-		// A state dir that cannot be written must not keep a client from its tools: stderr alone then.
-		return splitLogger([{sink: stderrSink(), level}]);
-	}
-}
-
 export async function serveStdio(options: StdioOptions): Promise<void> {
 	const {logger} = options;
 	let config: HangarConfig;
 	try {
 		config = loadConfig(options.configPath, {stateDir: options.stateDir});
 	} catch (error) {
+		// A daemon started early (stdio-bridge.ts) for a config that does not load is not wanted.
+		const early = takeEarlyDaemon({path: options.configPath, hangar: {stateDir: stateDirOf(options.configPath, {stateDir: options.stateDir})}});
+		if (early !== undefined) stopDaemon(early.daemon);
 		if (error instanceof ConfigError && options.standalone !== true) return attachDespite(error, options);
 		throw error;
 	}
 
+	const early = options.standalone === true ? undefined : takeEarlyDaemon(config);
+
 	if (options.standalone !== true) {
 		const attachment = await attachToSupervisor(config);
+		const started = (daemon: StartedDaemon, why: string): void => {
+			logger.info(`no supervisor for ${config.hangar.stateDir} (${why}); started one (pid ${daemon.pid}, mcp-hangar serve --linger, log ${daemon.logFile})`);
+		};
+
 		if (attachment.socket !== undefined) {
-			await runBridge(config, attachment, logger, options.logLevel);
+			// The early daemon may be the one that answered by now, or have lost to it (keepDaemon stops it then).
+			if (early !== undefined) started(early.daemon, early.why);
+			await runBridge(config, bridgeSettings(config), attachment, logger, options.logLevel, early?.daemon);
 			return;
 		}
 
 		if (!attachment.permanent) {
-			const daemon = startDaemon(config, {logLevel: options.logLevel});
-			logger.info(`no supervisor for ${config.hangar.stateDir} (${attachment.why}); started one (pid ${daemon.pid}, mcp-hangar serve --linger, log ${daemon.logFile})`);
-			await runBridge(config, {socket: undefined, path: socketPath(config.hangar.stateDir), owner: undefined}, logger, options.logLevel, daemon);
+			const daemon = early?.daemon ?? startDaemon(config, {logLevel: options.logLevel});
+			started(daemon, early?.why ?? attachment.why);
+			await runBridge(config, bridgeSettings(config), {socket: undefined, path: socketPath(config.hangar.stateDir), owner: undefined}, logger, options.logLevel, daemon);
 			return;
 		}
 
+		if (early !== undefined) stopDaemon(early.daemon);
 		logger.warn(`not attaching to a supervisor: ${attachment.why}; running one for this client alone`);
 	}
 
@@ -96,31 +86,6 @@ async function attachDespite(error: ConfigError, options: StdioOptions): Promise
 	if (attachment.socket === undefined) throw error;
 	options.logger.warn(`${error.message}\nAttaching to the supervisor that runs its previous version.`);
 	// Its own settings are unknown: the bridge runs on the defaults, and starts no daemon with a file that cannot run.
-	await runBridge(parseConfig({mcpServers: {}}, error.file, {stateDir}), attachment, options.logger, options.logLevel, undefined, false);
-}
-
-async function runBridge(
-	config: HangarConfig,
-	{socket, path: where, owner}: Omit<Attached, 'socket'> & {socket: Attached['socket'] | undefined},
-	logger: Logger,
-	logLevel: LogLevel | undefined,
-	started?: ReturnType<typeof startDaemon>,
-	keep = true,
-): Promise<void> {
-	const bridge = new StdioBridge({
-		socketPath: where,
-		stateDir: config.hangar.stateDir,
-		input: process.stdin,
-		output: process.stdout,
-		logger,
-		maxMessageBytes: config.hangar.maxMessageBytes,
-		requestTimeoutMs: config.hangar.callTimeoutMs,
-		socket,
-	});
-	if (socket !== undefined) logger.info(`attached to the supervisor at ${where}${owner === undefined ? '' : ` (pid ${owner.pid}, mcp-hangar ${owner.kind})`}`);
-	if (keep) keepDaemon(bridge, config, logger, {started, logLevel});
-	// The bridge owns no upstream: a signal just ends it.
-	for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => process.exit(0));
-	bridge.start();
-	process.exit(await bridge.exited);
+	const defaults = parseConfig({mcpServers: {}}, error.file, {stateDir});
+	await runBridge(defaults, bridgeSettings(defaults), attachment, options.logger, options.logLevel, undefined, false);
 }

@@ -1,0 +1,140 @@
+/**
+ * The bridge side of `mcp-hangar --stdio`: its log, running the bridge
+ * (bridge.ts) with the daemon kept there (daemon.ts), and the quick attach
+ * that every client after the first takes.
+ *
+ * The quick attach is what `dist/cli.js` runs for a plain `--stdio` before
+ * the CLI loads (cli/stdio-args.ts): it finds the state dir from the config
+ * file's `hangar.stateDir` (paths.ts, a JSON.parse, no schema), connects, and
+ * takes the two settings a bridge needs from the supervisor's endpoint.json
+ * (EndpointOwner.bridge), so it loads neither the config schema (zod) nor
+ * meow nor the engine: what it loads is this module's imports, the wire's
+ * line splitting and classification, and the logger. It declines, and the
+ * full CLI decides as before (stdio.ts), when no supervisor answers, when
+ * it runs another config, when endpoint.json does not carry the settings,
+ * or when the config file changed after that supervisor started (it may
+ * not validate: the full path says so, and attaches anyway).
+ *
+ * When nothing answers (and may start to: a missing or refusing socket),
+ * it starts the daemon before declining, so that the daemon's start runs
+ * beside the CLI's (stdio.ts takes it over with takeEarlyDaemon): the first
+ * client no longer waits for its own CLI to load before the daemon's begins.
+ * A config that turns out not to validate stops it again (stdio.ts).
+ */
+import fs from 'node:fs';
+import {resolveConfigPath, stateDirOf} from '../config/paths.js';
+import {fileSink, logLevels, splitLogger, stderrSink, type Logger, type LogLevel} from '../base/logger.js';
+import {StdioBridge} from './bridge.js';
+import {daemonLogFile, keepDaemon, startDaemon, type DaemonTarget, type StartedDaemon} from './daemon.js';
+import {attachToSupervisor, type Attached, type BridgeSettings} from './socket-client.js';
+
+/**
+ * The log of `--stdio`: stderr is the client's, which shows it to people as
+ * warnings or errors, so only warnings and errors go there by default
+ * (`--log-level` sets that threshold); everything from info up goes to
+ * STATE_DIR/hangar.log, the file the daemon a client starts writes too.
+ * With `--log-file`, everything at the level goes to that file alone.
+ */
+export function stdioLogger(options: {configPath: string; stateDir?: string | undefined; logLevel?: LogLevel | undefined; logFile?: string | undefined}): Logger {
+	if (options.logFile !== undefined) return splitLogger([{sink: fileSink(options.logFile), level: options.logLevel ?? 'info'}]);
+	const level = options.logLevel ?? 'warn';
+	const stateDir = stateDirOf(options.configPath, {stateDir: options.stateDir});
+	const fileLevel = logLevels.indexOf(level) < logLevels.indexOf('info') ? level : 'info';
+	try {
+		fs.mkdirSync(stateDir, {recursive: true, mode: 0o700});
+		return splitLogger([
+			{sink: stderrSink(), level},
+			{sink: fileSink(daemonLogFile(stateDir)), level: fileLevel},
+		]);
+	} catch {
+		// A state dir that cannot be written must not keep a client from its tools: stderr alone then.
+		return splitLogger([{sink: stderrSink(), level}]);
+	}
+}
+
+export type QuickStdioOptions = {config?: string | undefined; stateDir?: string | undefined; logLevel?: LogLevel | undefined; logFile?: string | undefined};
+
+/**
+ * Bridges to the running supervisor of this config when that needs nothing
+ * of the config but its state dir (see the module comment); never returns
+ * then (the process exits with the bridge). Resolves false, having written
+ * nothing to stdout, when the full CLI must decide; a daemon it started
+ * then waits in takeEarlyDaemon.
+ */
+export async function attachQuickly(options: QuickStdioOptions): Promise<boolean> {
+	const configPath = resolveConfigPath(options.config);
+	const stateDir = stateDirOf(configPath, {stateDir: options.stateDir});
+	let configChangedAt: number;
+	try {
+		configChangedAt = fs.statSync(configPath).mtimeMs;
+	} catch {
+		return false;
+	}
+
+	const target: DaemonTarget = {path: configPath, hangar: {stateDir}};
+	const attachment = await attachToSupervisor(target);
+	if (attachment.socket === undefined) {
+		if (!attachment.permanent) earlyDaemon = {daemon: startDaemon(target, {logLevel: options.logLevel}), target, why: attachment.why};
+		return false;
+	}
+
+	const settings = attachment.owner?.bridge;
+	const startedAt = Date.parse(attachment.owner?.startedAt ?? '');
+	if (settings === undefined || !(configChangedAt <= startedAt)) {
+		// A probe: a connection that sends nothing is not a client (local-endpoint.ts).
+		attachment.socket.destroy();
+		return false;
+	}
+
+	const logger = stdioLogger({configPath, stateDir: options.stateDir, logLevel: options.logLevel, logFile: options.logFile});
+	await runBridge(target, settings, attachment, logger, options.logLevel);
+	return true;
+}
+
+let earlyDaemon: {daemon: StartedDaemon; target: DaemonTarget; why: string} | undefined;
+
+/** The daemon attachQuickly started for `target` before it declined, and why it did, handed over once. */
+export function takeEarlyDaemon(target: DaemonTarget): {daemon: StartedDaemon; why: string} | undefined {
+	const early = earlyDaemon;
+	earlyDaemon = undefined;
+	if (early === undefined) return undefined;
+	if (early.target.path === target.path && early.target.hangar.stateDir === target.hangar.stateDir) return early;
+	stopDaemon(early.daemon);
+	return undefined;
+}
+
+/** Stops a daemon this process started that is not wanted after all (it has touched nothing of its own yet, or exits on its own). */
+export function stopDaemon(daemon: StartedDaemon): void {
+	if (daemon.hasExited() || daemon.pid <= 0) return;
+	try {
+		process.kill(daemon.pid, 'SIGTERM');
+	} catch {}
+}
+
+/** Runs the bridge on this process's stdin and stdout until the client goes; exits the process. */
+export async function runBridge(
+	target: DaemonTarget,
+	settings: BridgeSettings,
+	{socket, path: where, owner}: Omit<Attached, 'socket'> & {socket: Attached['socket'] | undefined},
+	logger: Logger,
+	logLevel: LogLevel | undefined,
+	started?: StartedDaemon,
+	keep = true,
+): Promise<void> {
+	const bridge = new StdioBridge({
+		socketPath: where,
+		stateDir: target.hangar.stateDir,
+		input: process.stdin,
+		output: process.stdout,
+		logger,
+		maxMessageBytes: settings.maxMessageBytes,
+		requestTimeoutMs: settings.requestTimeoutMs,
+		socket,
+	});
+	if (socket !== undefined) logger.info(`attached to the supervisor at ${where}${owner === undefined ? '' : ` (pid ${owner.pid}, mcp-hangar ${owner.kind})`}`);
+	if (keep) keepDaemon(bridge, target, logger, {started, logLevel});
+	// The bridge owns no upstream: a signal just ends it.
+	for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => process.exit(0));
+	bridge.start();
+	process.exit(await bridge.exited);
+}

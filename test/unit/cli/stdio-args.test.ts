@@ -1,0 +1,29 @@
+import {describe, expect, it} from 'vitest';
+import {plainStdioArgs} from '../../../source/cli/stdio-args.js';
+
+describe('the command line a client launches, recognised before the CLI loads', () => {
+	it('takes --stdio with --config, -c, --state-dir, --log-level and --log-file, spaced or with =', () => {
+		expect(plainStdioArgs(['--stdio'])).toEqual({});
+		expect(plainStdioArgs(['--stdio', '--config', 'a.json', '--state-dir=/s', '--log-level', 'debug', '--log-file=/l'])).toEqual({config: 'a.json', stateDir: '/s', logLevel: 'debug', logFile: '/l'});
+		expect(plainStdioArgs(['-c', 'a.json', '--stdio'])).toEqual({config: 'a.json'});
+	});
+
+	it('leaves every other command line to the CLI, which parses, refuses and explains', () => {
+		for (const argv of [
+			[],
+			['--config', 'a.json'],
+			['--stdio', '--standalone'],
+			['--stdio', '--stdio'],
+			['--stdio', '--config', 'a.json', '--config', 'b.json'],
+			['--stdio', '--config'],
+			['--stdio', '--config', '--standalone'],
+			['--stdio', '--log-level', 'loud'],
+			['--stdio', '--help'],
+			['serve', '--stdio'],
+			['--stdio', '--stdio=false'],
+			['--stdio', '--unknown'],
+		]) {
+			expect(plainStdioArgs(argv), argv.join(' ')).toBeUndefined();
+		}
+	});
+});
