@@ -46,6 +46,10 @@ export type LifecycleEvents = {
 	toolsChanged(): void;
 	listChanged(kinds: CatalogKind[], why: string): void;
 	resourceUpdated(uri: string): void;
+	/** The upstream's notifications/tasks/status params. */
+	taskStatus(params: Record<string, unknown>): void;
+	/** Hangar's id for one of the upstream's task ids (see ConnectionEvents.exposedTaskId). */
+	exposedTaskId(upstreamTaskId: string): string | undefined;
 };
 
 export type LifecycleDeps = {
@@ -253,6 +257,8 @@ export class Lifecycle {
 						onToolsChanged: () => deps.events.toolsChanged(),
 						onListChanged: kind => deps.events.listChanged(kind === 'prompts' ? ['prompts'] : ['resources', 'resourceTemplates'], `the upstream sent notifications/${kind}/list_changed`),
 						onResourceUpdated: uri => deps.events.resourceUpdated(uri),
+						onTaskStatus: params => deps.events.taskStatus(params),
+						exposedTaskId: upstreamTaskId => deps.events.exposedTaskId(upstreamTaskId),
 					},
 					controller.signal,
 					deps.settings.stopGraceMs,
