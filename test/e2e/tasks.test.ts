@@ -11,8 +11,10 @@ import {execFileSync} from 'node:child_process';
 import {afterEach, describe, expect, it} from 'vitest';
 import {Client} from '@modelcontextprotocol/sdk/client/index.js';
 import {StdioClientTransport} from '@modelcontextprotocol/sdk/client/stdio.js';
+import {InMemoryTaskStore} from '@modelcontextprotocol/sdk/experimental/tasks';
 import {
 	CallToolResultSchema,
+	CreateMessageRequestSchema,
 	CreateTaskResultSchema,
 	GetTaskResultSchema,
 	ListTasksResultSchema,
@@ -39,9 +41,29 @@ async function everythingDirect(): Promise<Client> {
 	return client;
 }
 
+/**
+ * A client that runs sampling as a task when asked to (2025-11-25: the
+ * server polls tasks/get, then fetches tasks/result), answering after a
+ * short while with a fixed completion.
+ */
+function samplingTaskClient(): Client {
+	const client = new Client(
+		{name: 'hangar-test', version: '1.0.0'},
+		{capabilities: {sampling: {}, tasks: {list: {}, cancel: {}, requests: {sampling: {createMessage: {}}}}}, taskStore: new InMemoryTaskStore()},
+	);
+	client.setRequestHandler(CreateMessageRequestSchema, async (request, extra) => {
+		const completion = {role: 'assistant' as const, content: {type: 'text' as const, text: `sampled: ${JSON.stringify(request.params.messages[0]?.content)}`}, model: 'test-model', stopReason: 'endTurn'};
+		if (request.params.task === undefined) return completion;
+		const task = await extra.taskStore!.createTask({ttl: 60_000, pollInterval: 100});
+		setTimeout(() => void extra.taskStore!.storeTaskResult(task.taskId, 'completed', completion), 300);
+		return {task};
+	});
+	return client;
+}
+
 /** A client of hangar's HTTP endpoint that records the task status notifications it gets. */
-async function session(url: string): Promise<{client: Client; statuses: Task[]}> {
-	const connected = await connectHttp(url);
+async function session(url: string, client?: Client): Promise<{client: Client; statuses: Task[]}> {
+	const connected = await connectHttp(url, client === undefined ? {} : {client});
 	httpClients.push(connected);
 	const statuses: Task[] = [];
 	connected.client.setNotificationHandler(TaskStatusNotificationSchema, notification => {
@@ -99,6 +121,27 @@ describe('tasks through hangar, compared with server-everything itself', () => {
 		expect(viaResult.content).toEqual(ownResult.content);
 		expect(viaResult._meta?.[relatedTask]).toEqual({taskId: viaTask.taskId});
 		expect(await getTask(via.client, viaTask.taskId)).toMatchObject({taskId: viaTask.taskId, status: 'completed'});
+	}, 30_000);
+
+	it('shows server-everything\'s async sampling tool to a client that runs sampling as tasks, and relays the upstream\'s polling of that task', async () => {
+		const {url} = await hangarWith({everything: everything({lazy: false, instances: 'shared'})});
+		const own = samplingTaskClient();
+		await own.connect(new StdioClientTransport({command: process.execPath, args: [everythingPath, 'stdio'], stderr: 'pipe'}));
+		direct.push(own);
+		const via = await session(url, samplingTaskClient());
+
+		const ownTools = (await own.listTools()).tools.map(tool => tool.name);
+		expect(ownTools).toContain('trigger-sampling-request-async');
+		// The shared instance was told what hangar can relay (sampling and elicitation as tasks among it): it lists the tool.
+		expect((await via.client.listTools()).tools.map(tool => tool.name)).toContain('everything__trigger-sampling-request-async');
+		const args = {prompt: 'the tide', maxTokens: 10};
+		const ownResult = await own.callTool({name: 'trigger-sampling-request-async', arguments: args});
+		const viaResult = await via.client.callTool({name: 'everything__trigger-sampling-request-async', arguments: args});
+		// The text names the client's own task id and how many polls it took: equal once those are masked.
+		const masked = (result: typeof ownResult) => JSON.stringify(result.content).replaceAll(/[0-9a-f]{32}/g, 'ID').replaceAll(/Poll \d+/g, 'Poll N');
+		expect(masked(viaResult)).toContain('[COMPLETED] Async sampling completed!');
+		expect(masked(viaResult)).toContain('test-model');
+		expect(masked(viaResult).replaceAll(/(\\nPoll N: working)+/g, '')).toEqual(masked(ownResult).replaceAll(/(\\nPoll N: working)+/g, ''));
 	}, 30_000);
 
 	it('lists a session\'s tasks across upstreams, cancels one, and keeps them from every other session', async () => {

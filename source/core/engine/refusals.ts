@@ -432,6 +432,7 @@ const capabilityMeaning: Record<ClientCapability, string> = {
 	sampling: 'LLM completions for servers',
 	elicitation: 'asking its user for input',
 	roots: 'telling servers its workspace folders',
+	tasks: 'running a server\'s sampling or elicitation request as a task',
 };
 
 /** The answer an upstream gets when none of hangar's clients can answer its request (`why`: a sentence fragment). */

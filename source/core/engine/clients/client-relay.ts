@@ -66,11 +66,15 @@ export type SharedHost = {
  * sampling reach the caller when it declared them. Roots never: one client's
  * roots would scope the instance for all of them. An "auto" upstream is told
  * roots too, so that an upstream that scopes itself by roots asks at once and
- * is moved to per-client instances before it serves anyone.
+ * is moved to per-client instances before it serves anyone. Tasks: sampling
+ * and elicitation may come as tasks (a client without `tasks` answers them
+ * as plain requests, as the protocol says), and the upstream's tasks/*
+ * about them go to the caller like the request did.
  */
+const sharedTasks = {list: {}, cancel: {}, requests: {sampling: {createMessage: {}}, elicitation: {create: {}}}};
 const sharedCapabilities: Record<'auto' | 'shared', Record<string, unknown>> = {
-	auto: {sampling: {}, elicitation: {}, roots: {listChanged: true}},
-	shared: {sampling: {}, elicitation: {}},
+	auto: {sampling: {}, elicitation: {}, roots: {listChanged: true}, tasks: sharedTasks},
+	shared: {sampling: {}, elicitation: {}, tasks: sharedTasks},
 };
 
 export class SharedRelay implements ClientSide {
@@ -165,14 +169,9 @@ export class SharedRelay implements ClientSide {
 	}
 }
 
-/**
- * What a per-client instance is told its client can do: exactly what that
- * client declared at initialize, except `tasks`, whose requests hangar does
- * not relay.
- */
+/** What a per-client instance is told its client can do: exactly what that client declared at initialize (`tasks` included: its tasks/* requests are relayed). */
 export function sessionCapabilities(declared: Readonly<Record<string, unknown>>): Record<string, unknown> {
-	const {tasks: _tasks, ...rest} = declared;
-	return rest;
+	return {...declared};
 }
 
 /** The client side of one per-client instance: its own session, nobody else. */
