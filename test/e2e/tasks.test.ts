@@ -15,6 +15,7 @@ import {InMemoryTaskStore} from '@modelcontextprotocol/sdk/experimental/tasks';
 import {
 	CallToolResultSchema,
 	CreateMessageRequestSchema,
+	ElicitRequestSchema,
 	CreateTaskResultSchema,
 	GetTaskResultSchema,
 	ListTasksResultSchema,
@@ -142,6 +143,37 @@ describe('tasks through hangar, compared with server-everything itself', () => {
 		expect(masked(viaResult)).toContain('[COMPLETED] Async sampling completed!');
 		expect(masked(viaResult)).toContain('test-model');
 		expect(masked(viaResult).replaceAll(/(\\nPoll N: working)+/g, '')).toEqual(masked(ownResult).replaceAll(/(\\nPoll N: working)+/g, ''));
+	}, 30_000);
+
+	it('relays the elicitation of an input_required task to its client during tasks/result, tied to the task by hangar\'s id', async () => {
+		const {url} = await hangarWith({everything: everything({lazy: false, instances: 'shared'})});
+		const asked: Array<Record<string, unknown> | undefined> = [];
+		const answering = (): Client => {
+			const client = new Client({name: 'hangar-test', version: '1.0.0'}, {capabilities: {elicitation: {}}});
+			client.setRequestHandler(ElicitRequestSchema, async request => {
+				asked.push(request.params._meta);
+				return {action: 'accept', content: {interpretation: 'historical'}};
+			});
+			return client;
+		};
+
+		const own = answering();
+		await own.connect(new StdioClientTransport({command: process.execPath, args: [everythingPath, 'stdio'], stderr: 'pipe'}));
+		direct.push(own);
+		const via = await session(url, answering());
+		const run = async (client: Client, name: string, statuses?: Task[]) => {
+			const created = await client.request({method: 'tools/call', params: {name, arguments: {topic: 'ships', ambiguous: true}, task: {ttl: 60_000}}}, CreateTaskResultSchema);
+			if (statuses !== undefined) await waitFor(() => statuses.some(status => status.status === 'input_required'), 'the task to need input');
+			else await waitFor(async () => (await getTask(client, created.task.taskId)).status === 'input_required', 'the task to need input');
+			return {taskId: created.task.taskId, result: await taskResult(client, created.task.taskId)};
+		};
+
+		const [mine, theirs] = await Promise.all([run(own, 'simulate-research-query'), run(via.client, 'everything__simulate-research-query', via.statuses)]);
+		expect(theirs.result.content).toEqual(mine.result.content);
+		expect(JSON.stringify(theirs.result.content)).toContain('historical');
+		expect(asked).toHaveLength(2);
+		expect(asked).toContainEqual({[relatedTask]: {taskId: theirs.taskId}});
+		expect(asked).toContainEqual({[relatedTask]: {taskId: mine.taskId}});
 	}, 30_000);
 
 	it('lists a session\'s tasks across upstreams, cancels one, and keeps them from every other session', async () => {
