@@ -7,7 +7,6 @@
  * that created it; a crash fails its tasks, saying why; an upstream with a
  * live task is not idle-stopped; the calls log shows the task's status.
  */
-import {execFileSync} from 'node:child_process';
 import {afterEach, describe, expect, it} from 'vitest';
 import {Client} from '@modelcontextprotocol/sdk/client/index.js';
 import {StdioClientTransport} from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -22,7 +21,7 @@ import {
 	TaskStatusNotificationSchema,
 	type Task,
 } from '@modelcontextprotocol/sdk/types.js';
-import {cliPath, everything, everythingPath, fastHangar, rpcError, statusOf, tempDir, waitFor, writeConfig} from '../support/hangar.js';
+import {everything, everythingPath, fastHangar, rpcError, runCli, statusOf, tempDir, waitFor, writeConfig} from '../support/hangar.js';
 import {connectHttp, serveHttp, stopHttpHangars, type HttpClient} from '../support/http-hangar.js';
 
 const direct: Client[] = [];
@@ -231,7 +230,8 @@ describe('tasks through hangar, compared with server-everything itself', () => {
 		// Four seconds of work, four times the idle timeout, without a call.
 		await waitFor(() => via.statuses.some(status => status.status === 'completed'), 'the task to complete');
 		expect((await statusOf(via.client, 'everything')).state).toBe('ready');
-		const calls = execFileSync(process.execPath, [cliPath, 'logs', '--calls', '--config', config], {encoding: 'utf8'});
+		// Not execFileSync: a blocked event loop lets the HTTP client's kept-alive socket go stale.
+		const calls = (await runCli(['logs', '--calls', '--config', config])).stdout;
 		expect(calls).toMatch(/everything\/simulate-research-query .*task completed/);
 
 		await taskResult(via.client, task.taskId);
