@@ -507,11 +507,13 @@ export async function logsVerb(options: CommandOptions & {server: string; follow
 /**
  * One call as a line of text, what the TUI's calls view shows: when it
  * finished, the client, upstream/tool, latency, and ok, "tool error" or the
- * error's code with its message. Its arguments and result (masked
+ * error's code with its message; a call run as a task, "task <status>" as
+ * last seen (a failed or cancelled one: "task failed: why"). Its arguments and result (masked
  * previews) are in the JSON form (`--json`).
  */
 export function callLine(call: CallLogDetail): string {
-	const outcome = call.outcome === 'ok' ? 'ok' : call.outcome === 'tool-error' ? 'tool error' : `${call.code ?? 'error'}: ${call.error ?? ''}`;
+	const outcome =
+		call.task !== undefined && call.outcome !== 'error' ? `task ${call.task}` : call.outcome === 'ok' ? 'ok' : call.outcome === 'tool-error' ? 'tool error' : `${call.code ?? 'error'}: ${call.error ?? ''}`;
 	const ms = call.ms < 10 ? `${call.ms.toFixed(1)}ms` : call.ms < 1000 ? `${Math.round(call.ms)}ms` : `${(call.ms / 1000).toFixed(1)}s`;
 	// The client's name, the tool's and the error are theirs: escaped, one line whatever they hold.
 	return `${new Date(call.at).toISOString()}  ${terminalText(call.client)}  ${terminalText(call.upstream)}/${terminalText(call.tool)}  ${ms}  ${terminalText(outcome)}\n`;

@@ -211,7 +211,11 @@ describe('the probe (an SDK upstream): URL elicitation\'s completion and samplin
 		const file = writeConfig(tempDir(), {probe: {...probeEntry, instances: 'shared'}}, fastHangar);
 		await startDaemon(file);
 		const plain = await throughHangar(file, testClient('plain', {sampling: {}, elicitation: {}}));
-		expect(structured(await plain.client.callTool({name: 'probe__client-capabilities', arguments: {}}))['capabilities']).toEqual({sampling: {tools: {}}, elicitation: {form: {}, url: {}}});
+		expect(structured(await plain.client.callTool({name: 'probe__client-capabilities', arguments: {}}))['capabilities']).toEqual({
+			sampling: {tools: {}},
+			elicitation: {form: {}, url: {}},
+			tasks: {list: {}, cancel: {}, requests: {sampling: {createMessage: {}}, elicitation: {create: {}}}},
+		});
 		const refused = structured(await plain.client.callTool({name: 'probe__sample-with-tools', arguments: {tag: 'plain'}}));
 		expect(refused['error']).toMatchObject({code: -32_013, message: expect.stringContaining('did not declare "sampling.tools"') as unknown});
 		const url = structured(await plain.client.callTool({name: 'probe__ask-url', arguments: {elicitationId: 'x', url: 'https://example.com/x'}}));

@@ -183,13 +183,14 @@ describe('routing an upstream\'s requests between clients', () => {
 		});
 	});
 
-	it('declares sampling (with tools), elicitation (form and URL) and roots to a shared upstream, and logging to clients', async () => {
+	it('declares sampling (with tools), elicitation (form and URL), roots and tasks of those to a shared upstream, and logging to clients', async () => {
 		const {client} = capableClient('ada');
 		await openHangar(config({fx: fixture('normal', ['--client-features'])}), {client});
 		// On a first run the upstream's own capabilities are not known yet, so resources, prompts and completions may be offered too.
 		expect(client.getServerCapabilities()).toMatchObject({tools: {listChanged: true}, logging: {}});
 		const declared = structured(await client.callTool({name: 'fx__client-capabilities', arguments: {}}));
-		expect(declared).toEqual({capabilities: {sampling: {tools: {}}, elicitation: {form: {}, url: {}}, roots: {listChanged: true}}});
+		const tasks = {list: {}, cancel: {}, requests: {sampling: {createMessage: {}}, elicitation: {create: {}}}};
+		expect(declared).toEqual({capabilities: {sampling: {tools: {}}, elicitation: {form: {}, url: {}}, roots: {listChanged: true}, tasks}});
 	});
 });
 

@@ -31,7 +31,7 @@ async function verdictAfterRestart(dir: string, entry: ServerEntry) {
 describe('the "auto" verdict', () => {
 	const entry = fixture('normal', [], {tools: [{name: 'echo'}]});
 	// As the config reader resolves it: the entry's command and arguments, run in the config file's directory.
-	const key = (dir: string) => launchKey({kind: 'stdio', command: entry['command'] as string, args: entry['args'] as string[], cwd: dir});
+	const key = (dir: string) => launchKey({kind: 'stdio', command: entry['command'] as string, args: entry['args'] as string[], env: {}, cwd: dir});
 
 	it('is kept for the same launch and version, and one saved before launches were recorded adopts the current one', async () => {
 		const dir = tempDir();

@@ -30,6 +30,8 @@ export type CallLogEntry = {
 	/** The error's code: hangar's code name (UpstreamTimeout, CircuitOpen, …) or the upstream's JSON-RPC code; null when it did not fail. */
 	code: string | null;
 	error: string | null;
+	/** A call run as a task (2025-11-25 tasks): the task's status as last seen, kept current; `ms` runs until it ends. Absent for other calls. */
+	task?: string;
 };
 
 /** A logged call with its arguments and result (or error), each a masked preview cut to a bound. */
@@ -134,6 +136,7 @@ export class CallLog {
 	}
 
 	record(call: Omit<CallLogEntry, 'seq'> & {args: unknown; result: unknown; secrets?: readonly string[]}): void {
+		const task = call.task;
 		this.seq += 1;
 		// Built field by field: rest and spread copies cost more than the rest of a call's bookkeeping.
 		const stored: Stored = {
@@ -149,6 +152,7 @@ export class CallLog {
 			args: maskText(maskedPreview(call.args ?? {}, this.previewChars, call.secrets)),
 			result: call.result === undefined ? null : maskText(maskedPreview(call.result, this.previewChars, call.secrets)),
 		};
+		if (task !== undefined) stored.task = task;
 		if (this.ring.length < this.limit) {
 			this.ring.push(stored);
 		} else {
@@ -173,13 +177,33 @@ export class CallLog {
 		const tool = record.target ?? '?';
 		// Field by field, no spreads: this runs once per call on the hot path.
 		if ('result' in answer) {
-			this.record({at: Date.now(), client: record.caller, upstream, tool, ms, outcome: answer.result.isError === true ? 'tool-error' : 'ok', code: null, error: null, args, result: answer.result});
+			const task = answer.result['task'];
+			const status = typeof task === 'object' && task !== null ? (task as {status?: unknown}).status : undefined;
+			this.record({at: Date.now(), client: record.caller, upstream, tool, ms, outcome: answer.result.isError === true ? 'tool-error' : 'ok', code: null, error: null, args, result: answer.result, ...(typeof status === 'string' ? {task: status} : {})});
 			return;
 		}
 
 		const {error} = answer;
 		const code = error instanceof HangarError ? error.codeName : error instanceof JsonRpcError ? String(error.code) : null;
 		this.record({at: Date.now(), client: record.caller, upstream, tool, ms, outcome: 'error', code, error: errorMessage(error), args, result: undefined});
+	}
+
+	/**
+	 * A task's row follows the task: its status, how long it has run, and
+	 * why it failed; listeners are told (the calls view redraws).
+	 */
+	updateTask(seq: number, update: {status: string; ms: number; error: string | null}): void {
+		const stored = this.get(seq);
+		if (stored?.task === undefined) return;
+		stored.task = update.status;
+		stored.ms = update.ms;
+		if (update.status === 'failed' || update.status === 'cancelled') {
+			stored.outcome = 'error';
+			stored.code = `task ${update.status}`;
+			stored.error = update.error === null ? null : maskText(update.error);
+		}
+
+		for (const listener of this.listeners) listener();
 	}
 
 	/** Calls `listener` after each call is logged (`logs --calls -f` waits on it); returns the unsubscribe function. */
@@ -245,6 +269,6 @@ function entryOf(stored: Stored): CallLogEntry {
 export function callMatches(entry: CallLogEntry, query: string): boolean {
 	const words = query.toLowerCase().split(/\s+/).filter(word => word !== '');
 	if (words.length === 0) return true;
-	const haystack = `${entry.client} ${entry.upstream} ${entry.tool} ${entry.upstream}__${entry.tool} ${entry.outcome} ${entry.code ?? ''}`.toLowerCase();
+	const haystack = `${entry.client} ${entry.upstream} ${entry.tool} ${entry.upstream}__${entry.tool} ${entry.outcome} ${entry.code ?? ''}${entry.task === undefined ? '' : ` task ${entry.task}`}`.toLowerCase();
 	return words.every(word => haystack.includes(word));
 }

@@ -432,6 +432,7 @@ const capabilityMeaning: Record<ClientCapability, string> = {
 	sampling: 'LLM completions for servers',
 	elicitation: 'asking its user for input',
 	roots: 'telling servers its workspace folders',
+	tasks: 'running a server\'s sampling or elicitation request as a task',
 };
 
 /** The answer an upstream gets when none of hangar's clients can answer its request (`why`: a sentence fragment). */
@@ -485,4 +486,24 @@ export function unknownPrompt(name: string, known: string[]): JsonRpcError {
 /** A cursor hangar did not hand out (or one for another list): -32602, as the protocol asks. */
 export function invalidCursor(method: string, cursor: string): JsonRpcError {
 	return new JsonRpcError(JsonRpcCode.InvalidParams, `Invalid params for "${method}": cursor ${JSON.stringify(cursor)} is not a nextCursor this list gave (omit it for the first page).`, {error: 'InvalidCursor', cursor});
+}
+
+/** A task id this client session was not handed (another session's is unknown to it too: nothing crosses clients). */
+export function unknownTask(method: string, taskId: string): JsonRpcError {
+	return new JsonRpcError(
+		JsonRpcCode.InvalidParams,
+		`Invalid params for "${method}": no task ${JSON.stringify(taskId)} in this session; a task is reachable only from the session that created it, until its ttl ends (tasks/list lists them).`,
+		{error: 'UnknownTask', taskId},
+	);
+}
+
+/** The task's upstream crashed or stopped: what it held is gone. */
+export function taskLost(upstream: string, operation: string, why: string): HangarError {
+	return new HangarError({
+		code: 'UpstreamCrashed',
+		upstream,
+		operation,
+		message: `${why}; the task was lost with it and has no result`,
+		hint: 'Call the tool again; hangar restarts crashed upstreams automatically.',
+	});
 }

@@ -68,6 +68,8 @@ export type RequestContext = {
 	readonly onProgress: ((update: ProgressUpdate) => void) | undefined;
 	/** The request's `_meta` to forward upstream, without the progress token (which is replaced upstream). */
 	readonly meta: Record<string, unknown> | undefined;
+	/** Its `task` param (2025-11-25 tasks: run it as a task, answered with a CreateTaskResult), forwarded as it came. */
+	readonly task: Record<string, unknown> | undefined;
 	readonly record: RequestRecord;
 };
 
@@ -82,6 +84,7 @@ export type RequestInit = {
 	audience?: Audience | undefined;
 	onProgress?: ((update: ProgressUpdate) => void) | undefined;
 	meta?: Record<string, unknown> | undefined;
+	task?: Record<string, unknown> | undefined;
 	/** An outer signal that cancels this request too (an in-process caller's). */
 	signal?: AbortSignal | undefined;
 };
@@ -100,6 +103,7 @@ export class LiveRequest implements RequestContext {
 	readonly audience: Audience;
 	readonly onProgress: ((update: ProgressUpdate) => void) | undefined;
 	readonly meta: Record<string, unknown> | undefined;
+	readonly task: Record<string, unknown> | undefined;
 	readonly record: RequestRecord;
 	private readonly controller = new AbortController();
 	private cause: AbortCause | undefined;
@@ -114,6 +118,7 @@ export class LiveRequest implements RequestContext {
 		this.audience = init.audience ?? 'mcp';
 		this.onProgress = init.onProgress;
 		this.meta = init.meta;
+		this.task = init.task;
 		this.record = {
 			at: Date.now(),
 			began: performance.now(),

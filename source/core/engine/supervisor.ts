@@ -32,13 +32,15 @@ import {launchSecrets, registerSecrets} from '../base/secret-mask.js';
 import {LiveRequest, type ProgressUpdate, type RequestContext} from './request-context.js';
 import {Upstream} from './upstream/upstream.js';
 import type {TransitionEvent} from './upstream/upstream-state.js';
-import {cannotSave, notSaved, shuttingDown, unknownUpstream} from './refusals.js';
+import {cannotSave, notSaved, shuttingDown, taskLost, unknownUpstream} from './refusals.js';
 import {Router, takesPart, type ExposedKind, type ExposedTool, type NameClash, type Route} from './routing/router.js';
 import {Subscriptions} from './routing/subscriptions.js';
+import {TaskBook, isCreateTaskResult, type TaskEntry} from './routing/task-book.js';
 import type {ServerCapabilities} from './upstream/catalog.js';
 import type {StateStore} from './state-store.js';
 import type {ToolSearchHit} from './routing/tool-search.js';
-import type {CallToolResult} from '../link/connection.js';
+import {UpstreamRpcError, relatedTaskKey, type CallToolResult} from '../link/connection.js';
+import {isPlainObject} from '../wire/message-classifier.js';
 
 export type {ExposedTool, NameClash};
 
@@ -47,6 +49,8 @@ export type ServedCapabilities = {
 	resources?: {subscribe?: boolean; listChanged: boolean};
 	prompts?: {listChanged: boolean};
 	completions?: Record<string, never>;
+	/** 2025-11-25 tasks: what any upstream offers of `list`, `cancel` and `requests.tools.call`. */
+	tasks?: {list?: Record<string, never>; cancel?: Record<string, never>; requests?: {tools?: {call?: Record<string, never>}}};
 };
 
 const changeEvents: Record<ExposedKind, 'toolsChanged' | 'resourcesChanged' | 'promptsChanged'> = {
@@ -56,6 +60,13 @@ const changeEvents: Record<ExposedKind, 'toolsChanged' | 'resourcesChanged' | 'p
 };
 
 export {describeClash, isPersonAction, personActions, type PersonAction};
+
+/** A tasks/result answer's `related-task` `_meta` with hangar's id for the task. */
+function exposeRelatedTask(result: Record<string, unknown>, entry: TaskEntry): Record<string, unknown> {
+	const meta = result['_meta'];
+	if (!isPlainObject(meta) || !isPlainObject(meta[relatedTaskKey]) || meta[relatedTaskKey]['taskId'] !== entry.upstreamId) return result;
+	return {...result, _meta: {...meta, [relatedTaskKey]: {...meta[relatedTaskKey], taskId: entry.id}}};
+}
 
 export type SupervisorOptions = {
 	/** How the config file was read (`--state-dir` overrides the file's stateDir): reloads read it the same way. */
@@ -88,6 +99,8 @@ export class Supervisor extends EventEmitter<{
 	readonly startedAt = Date.now();
 	/** Every tool call as it finished, across upstreams (bounded): the TUI's calls view and `logs --calls`. */
 	readonly calls = new CallLog();
+	/** The tasks clients created through hangar: owner, upstream, ids (see routing/task-book.ts). */
+	readonly tasks: TaskBook;
 	/** The MCP clients connected to it right now (every gateway session adds itself). */
 	readonly clients = new ClientRegistry();
 	/** The file the config came from: what runs, drift, the reloads so far. */
@@ -125,12 +138,14 @@ export class Supervisor extends EventEmitter<{
 			// Each session now sees the list its own instance gives a client like it (client-tools.ts): tell them to list again.
 			this.emit('toolsChanged');
 		});
+		this.tasks = new TaskBook(this.calls, logger.child('tasks'));
 		this.subscriptions = new Subscriptions(this.router, logger, (upstream, subscriber) => this.instanceFor(upstream, subscriber.client));
 		this.current = config;
 		this.configFile = new ConfigFile(config.path);
 		for (const server of config.servers) this.addUpstream(server, config);
 		// A session's instances must not outlive it.
 		this.clients.on('removed', record => {
+			this.tasks.dropClient(record);
 			for (const [template, set] of this.instanceSets) {
 				const instance = set.get(record.id);
 				if (instance === undefined) continue;
@@ -168,6 +183,7 @@ export class Supervisor extends EventEmitter<{
 		this.instanceModes.review(server);
 		const upstream: Upstream = new Upstream(server, config.hangar, this.store, this.logger.child(server.name), this.instanceModes.sharedRelay(() => upstream));
 		const onTransition = (event: TransitionEvent): void => {
+			this.tasksFollow(event);
 			// Dirty first, so a listener that reads tools() sees the set after this transition.
 			this.markToolsDirty();
 			if (event.to === 'ready' && event.from === 'starting') this.subscriptions.resubscribe(upstream);
@@ -184,6 +200,7 @@ export class Supervisor extends EventEmitter<{
 			this.emit('activity', server.name);
 		};
 
+		const onTaskStatus = this.followTasks(upstream);
 		upstream.on('transition', onTransition);
 		upstream.on('tools', onTools);
 		upstream.on('catalog', onTools);
@@ -195,6 +212,7 @@ export class Supervisor extends EventEmitter<{
 			upstream.off('catalog', onTools);
 			upstream.off('resourceUpdated', onResourceUpdated);
 			upstream.off('activity', onActivity);
+			upstream.off('taskStatus', onTaskStatus);
 		});
 		this.upstreams.set(server.name, upstream);
 		return upstream;
@@ -223,6 +241,7 @@ export class Supervisor extends EventEmitter<{
 		const logger = this.logger.child(name);
 		const upstream = new Upstream(template.config, this.current.hangar, this.store, logger, new SessionRelay(this.clients, client, name, logger), name);
 		const onTransition = (event: TransitionEvent): void => {
+			this.tasksFollow(event);
 			if (event.to === 'ready' && event.from === 'starting') this.subscriptions.resubscribe(upstream);
 			this.emit('transition', event);
 		};
@@ -238,6 +257,7 @@ export class Supervisor extends EventEmitter<{
 			this.emit('clientToolsChanged', client.id);
 		};
 
+		const onTaskStatus = this.followTasks(upstream);
 		upstream.on('transition', onTransition);
 		upstream.on('activity', onActivity);
 		upstream.on('resourceUpdated', onResourceUpdated);
@@ -247,11 +267,26 @@ export class Supervisor extends EventEmitter<{
 			upstream.off('activity', onActivity);
 			upstream.off('resourceUpdated', onResourceUpdated);
 			upstream.off('tools', onTools);
+			upstream.off('taskStatus', onTaskStatus);
 		});
 		upstream.log.push('hangar', `instance of "${template.name}" for the client session ${client.label}${client.name === null ? '' : ` ("${client.name}")`}`);
 		set.set(client.id, {upstream, client});
 		this.emit('activity', template.name);
 		return upstream;
+	}
+
+	/** Ties an upstream (or instance) to the task book: its status notifications, and the ids hangar handed out for its tasks. */
+	private followTasks(upstream: Upstream): (params: Record<string, unknown>) => void {
+		const onTaskStatus = (params: Record<string, unknown>): void => this.tasks.statusFromUpstream(upstream.name, params);
+		upstream.on('taskStatus', onTaskStatus);
+		upstream.exposedTaskId = upstreamTaskId => this.tasks.exposedIdOf(upstream.name, upstreamTaskId);
+		return onTaskStatus;
+	}
+
+	/** An upstream that crashes or stops loses its tasks: the book reports them failed, saying why. */
+	private tasksFollow(event: TransitionEvent): void {
+		if (event.event === 'crashed') this.tasks.upstreamGone(event.upstream, `upstream "${event.upstream}" crashed (${event.reason})`);
+		else if (event.event === 'stop') this.tasks.upstreamGone(event.upstream, `upstream "${event.upstream}" was stopped (${event.reason})`);
 	}
 
 	/** The running instances of a per-client server, oldest session first (empty for a shared one). */
@@ -472,6 +507,14 @@ export class Supervisor extends EventEmitter<{
 
 			if (caps === undefined || caps.prompts !== undefined) served.prompts = {listChanged: true};
 			if (caps === undefined || caps.completions !== undefined) served.completions = {};
+			// Tasks only where an upstream is known to offer them: a client would otherwise create tasks nobody runs.
+			const tasks = caps?.['tasks'];
+			if (isPlainObject(tasks)) {
+				served.tasks ??= {};
+				if (tasks['list'] !== undefined) served.tasks.list = {};
+				if (tasks['cancel'] !== undefined) served.tasks.cancel = {};
+				if (isPlainObject(tasks['requests']) && isPlainObject(tasks['requests']['tools']) && tasks['requests']['tools']['call'] !== undefined) served.tasks.requests = {tools: {call: {}}};
+			}
 		}
 
 		return served;
@@ -540,6 +583,42 @@ export class Supervisor extends EventEmitter<{
 	}
 
 	/**
+	 * Sends tasks/get, tasks/result or tasks/cancel for a task the request's
+	 * client created to the instance that runs it, under the upstream's own
+	 * id; the answer comes back with hangar's. A task whose upstream crashed
+	 * or stopped is answered from the book: tasks/get with its failed status,
+	 * the rest with the reason.
+	 */
+	async taskRequest(entry: TaskEntry, params: Record<string, unknown>, context: RequestContext): Promise<Record<string, unknown>> {
+		const operation = `${context.method} "${entry.id}"`;
+		if (entry.lost !== undefined) {
+			if (context.method === 'tasks/get') return this.tasks.expose(entry, entry.task);
+			throw taskLost(entry.instance.name, operation, entry.lost);
+		}
+
+		if (this.shuttingDown) throw shuttingDown(entry.server, operation);
+		context.record.upstream = entry.server;
+		context.record.target = entry.tool;
+		const ended = context.client?.callBegan(entry.server, context.id);
+		try {
+			const result = await entry.instance.request(context.method, {...params, taskId: entry.upstreamId}, operation, context);
+			if (context.method === 'tasks/result') {
+				this.tasks.ended(entry);
+				return exposeRelatedTask(result, entry);
+			}
+
+			this.tasks.observed(entry, result);
+			return this.tasks.expose(entry, result);
+		} catch (error) {
+			// The upstream answered tasks/result with the task's error: the result is fetched.
+			if (context.method === 'tasks/result' && error instanceof UpstreamRpcError) this.tasks.ended(entry);
+			throw error;
+		} finally {
+			ended?.();
+		}
+	}
+
+	/**
 	 * Calls a routed tool on its upstream, or on the session's own instance
 	 * of a per-client server, and writes the request's one record to the
 	 * calls log. While it is in flight, what that upstream asks a client goes
@@ -556,6 +635,11 @@ export class Supervisor extends EventEmitter<{
 			const result = await instance.callTool(tool, args, context);
 			if (instance !== upstream) upstream.metrics.recordInHistory(performance.now() - context.record.began, false);
 			this.calls.write(context, args, {result});
+			// Run as a task: the client gets hangar's id for it, and only it can reach the task.
+			if (context.task !== undefined && context.client !== undefined && isCreateTaskResult(result)) {
+				return this.tasks.created({instance, server: upstream.name, client: context.client, tool, logSeq: this.calls.lastSeq, began: context.record.began}, result) as CallToolResult;
+			}
+
 			return result;
 		} catch (error) {
 			if (instance !== upstream) upstream.metrics.recordInHistory(performance.now() - context.record.began, true);

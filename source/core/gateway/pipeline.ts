@@ -195,6 +195,7 @@ export class Pipeline {
 			if (typeof progressToken === 'string' || typeof progressToken === 'number') onProgress = this.progressTo(id, progressToken);
 		}
 
+		const task = params?.['task'];
 		return new LiveRequest({
 			id,
 			method,
@@ -204,6 +205,7 @@ export class Pipeline {
 			audience: this.audience,
 			onProgress,
 			meta: forwarded,
+			task: typeof task === 'object' && task !== null && !Array.isArray(task) ? (task as Record<string, unknown>) : undefined,
 		});
 	}
 

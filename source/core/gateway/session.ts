@@ -15,6 +15,7 @@
  * | initialize, ping, logging/setLevel | here |
  * | tools/list, tools/call | tool-requests.ts |
  * | resources/*, prompts/*, completion/complete | catalog-requests.ts (with their capability) |
+ * | tasks/get, tasks/result, tasks/list, tasks/cancel | task-requests.ts (with `tasks`) |
  * | hangar/* (local socket only) | admin-methods.ts |
  * | notifications/initialized, notifications/cancelled | pipeline.ts |
  * | notifications/roots/list_changed, notifications/progress, responses | here |
@@ -39,6 +40,7 @@ import {ClientRequests} from './client-requests.js';
 import type {ConnectionState} from './connection-state.js';
 import {Pipeline, type RequestHandler, type SessionTransport} from './pipeline.js';
 import {checkParams, paramsProblem} from './request-params.js';
+import {taskHandlers} from './task-requests.js';
 import {toolHandlers} from './tool-requests.js';
 import {sessionInstructions} from './instructions.js';
 
@@ -104,6 +106,7 @@ export class GatewaySession {
 		this.handle('tools/call', tools.call);
 		const subscriber: Subscriber = {notify: uri => this.notifyReady('notifications/resources/updated', {uri}), client: this.client};
 		for (const [method, handler] of Object.entries(catalogHandlers({supervisor, capabilities, subscriber, beforeList: async () => this.firstList()}))) this.handle(method, handler);
+		for (const [method, handler] of Object.entries(taskHandlers(supervisor, capabilities))) this.handle(method, handler);
 
 		// A client that closes its input after its last request (a one-shot pipe) still gets the
 		// answers to calls in flight, for up to drainMs; then the session closes.

@@ -9,11 +9,21 @@
  * touches the SDK.
  */
 
-/** The server→client requests hangar relays, and the client capability each needs. */
+/**
+ * The server→client requests hangar relays, and the client capability each
+ * needs. The tasks methods are an upstream asking about a task its client
+ * runs for it (a task-augmented sampling or elicitation request: the
+ * client's CreateTaskResult, then the upstream polls): they go where the
+ * request that created the task went, under the same rules.
+ */
 export const relayedRequests = {
 	'sampling/createMessage': 'sampling',
 	'elicitation/create': 'elicitation',
 	'roots/list': 'roots',
+	'tasks/get': 'tasks',
+	'tasks/result': 'tasks',
+	'tasks/list': 'tasks',
+	'tasks/cancel': 'tasks',
 } as const;
 
 export type RelayedMethod = keyof typeof relayedRequests;

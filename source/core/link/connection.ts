@@ -71,7 +71,14 @@ export type ConnectionEvents = {
 	onResourceUpdated?: (uri: string) => void;
 	/** It sent its first roots/list outside any call: on its own, as after initialized (when told roots). */
 	onRootsAtStart?: () => void;
+	/** The upstream's `notifications/tasks/status` params: one of its tasks changed status (2025-11-25 tasks). */
+	onTaskStatus?: (params: Record<string, unknown>) => void;
+	/** Hangar's id for one of the upstream's task ids, for the `related-task` `_meta` of a request it sends a client; undefined: not a task hangar handed out. */
+	exposedTaskId?: (upstreamTaskId: string) => string | undefined;
 };
+
+/** The `_meta` key that ties a message to a task (2025-11-25 tasks). */
+export const relatedTaskKey = 'io.modelcontextprotocol/related-task';
 
 /** The list requests besides tools/list, and the key of each answer's array. */
 export const listMethods = {
@@ -291,6 +298,10 @@ export class UpstreamConnection {
 			} else if (method === 'notifications/elicitation/complete') {
 				this.clientSide?.notify?.(method, record.params);
 				return;
+			} else if (method === 'notifications/tasks/status') {
+				// Here, in arrival order with the answers: a status sent right after a CreateTaskResult follows it.
+				if (isPlainObject(record.params)) this.events.onTaskStatus?.(record.params);
+				return;
 			}
 
 			sdk(message, extra);
@@ -318,7 +329,8 @@ export class UpstreamConnection {
 	 * are paused: the upstream cannot finish them before it has its answer,
 	 * and an elicitation waits for a person.
 	 */
-	private relay(id: RequestId, method: RelayedMethod, params: Record<string, unknown> | undefined): void {
+	private relay(id: RequestId, method: RelayedMethod, given: Record<string, unknown> | undefined): void {
+		const params = this.exposeRelatedTask(given);
 		if (method === 'roots/list') {
 			// Its first, outside any call: it asks on its own (at start-up), and will again at its next start.
 			if (this.rootsRequest.arrived() && this.pending.size === 0) this.events.onRootsAtStart?.();
@@ -354,6 +366,16 @@ export class UpstreamConnection {
 				this.answering.delete(answered);
 			});
 		this.answering.add(answered);
+	}
+
+	/** `params` with the task id of its `related-task` `_meta` as hangar handed it out (a request the upstream sends during a task's tasks/result). */
+	private exposeRelatedTask(params: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+		const meta = params?.['_meta'];
+		if (!isPlainObject(meta) || !isPlainObject(meta[relatedTaskKey])) return params;
+		const related = meta[relatedTaskKey];
+		const exposed = typeof related['taskId'] === 'string' ? this.events.exposedTaskId?.(related['taskId']) : undefined;
+		if (exposed === undefined) return params;
+		return {...params, _meta: {...meta, [relatedTaskKey]: {...related, taskId: exposed}}};
 	}
 
 	/** What the upstream's transport says the request belongs to (Streamable HTTP only; see stream-origins.ts). */
@@ -636,6 +658,8 @@ export class UpstreamConnection {
 			timeoutMs: number;
 			onprogress?: ((progress: Progress) => void) | undefined;
 			meta?: Record<string, unknown> | undefined;
+			/** The client's `task` param: the upstream runs the call as a task and answers with a CreateTaskResult. */
+			task?: Record<string, unknown> | undefined;
 			/** Who makes the call (opaque here): over Streamable HTTP, a request the upstream sends on its stream is theirs. */
 			caller?: unknown;
 		},
@@ -643,6 +667,7 @@ export class UpstreamConnection {
 		const params: Record<string, unknown> = {name};
 		if (args !== undefined) params['arguments'] = args;
 		if (options.meta !== undefined && Object.keys(options.meta).length > 0) params['_meta'] = options.meta;
+		if (options.task !== undefined) params['task'] = options.task;
 		return this.sendCall(params, options);
 	}
 

@@ -13,7 +13,9 @@ import type {ColumnSpec} from './table-columns.js';
 import {wrapSegments} from './wrap-segments.js';
 
 /** The outcome as a word, and its colour: the code of an error (UpstreamTimeout, CircuitOpen, -32602, …). */
-export function outcomeCell(entry: Pick<CallLogEntry, 'outcome' | 'code'>): {text: string; tone: Segment['tone']} {
+export function outcomeCell(entry: Pick<CallLogEntry, 'outcome' | 'code' | 'task'>): {text: string; tone: Segment['tone']} {
+	// A call run as a task: its status as last seen (a failed or cancelled one is an error, its code "task failed").
+	if (entry.task !== undefined && entry.outcome !== 'error') return {text: `task ${entry.task.replace('_', ' ')}`, tone: {color: entry.task === 'completed' ? 'green' : 'cyan'}};
 	if (entry.outcome === 'ok') return {text: 'ok', tone: {color: 'green'}};
 	if (entry.outcome === 'tool-error') return {text: 'tool error', tone: {color: 'yellow'}};
 	return {text: entry.code ?? 'error', tone: {color: 'red', bold: true}};

@@ -140,11 +140,14 @@ export type SharedHost = {
  * roots asks at once and is moved to per-client instances before it serves
  * anyone. A per-client server's template is told the "auto" set, so it lists
  * the tools of the most capable client (each session's own instance lists
- * its own).
+ * its own). Tasks: sampling and elicitation may come as tasks (a client
+ * without `tasks` answers them as plain requests, as the protocol says), and
+ * the upstream's tasks/* about them go to the caller like the request did.
  */
+const sharedTasks = {list: {}, cancel: {}, requests: {sampling: {createMessage: {}}, elicitation: {create: {}}}};
 export const sharedCapabilities: Record<'auto' | 'shared', Record<string, unknown>> = {
-	auto: {sampling: {tools: {}}, elicitation: {form: {}, url: {}}, roots: {listChanged: true}},
-	shared: {sampling: {tools: {}}, elicitation: {form: {}, url: {}}},
+	auto: {sampling: {tools: {}}, elicitation: {form: {}, url: {}}, roots: {listChanged: true}, tasks: sharedTasks},
+	shared: {sampling: {tools: {}}, elicitation: {form: {}, url: {}}, tasks: sharedTasks},
 };
 
 export class SharedRelay implements ClientSide {
@@ -247,14 +250,9 @@ export class SharedRelay implements ClientSide {
 	}
 }
 
-/**
- * What a per-client instance is told its client can do: exactly what that
- * client declared at initialize, except `tasks`, whose requests hangar does
- * not relay.
- */
+/** What a per-client instance is told its client can do: exactly what that client declared at initialize (`tasks` included: its tasks/* requests are relayed). */
 export function sessionCapabilities(declared: Readonly<Record<string, unknown>>): Record<string, unknown> {
-	const {tasks: _tasks, ...rest} = declared;
-	return rest;
+	return {...declared};
 }
 
 /** The client side of one per-client instance: its own session, nobody else. */

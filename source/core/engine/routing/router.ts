@@ -84,7 +84,7 @@ export type NameClash = {
 export type ExposedKind = 'tools' | 'resources' | 'prompts';
 
 /** What a request names: a tool, a prompt, a resource URI, or a resource template (a completion's `ref/resource`). */
-export type RouteKind = 'tool' | 'prompt' | 'resource' | 'template';
+export type RouteKind = 'tool' | 'prompt' | 'resource' | 'template' | 'task';
 
 /**
  * Where a request that names something goes, one shape for every kind: the

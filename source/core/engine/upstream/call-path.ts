@@ -65,7 +65,7 @@ export function callLimit(budget: CallBudget | undefined, callTimeoutMs: number)
  * (engine/request-context.ts) as the gateway made it. Every field may be
  * absent for hangar's own requests (a resubscribe after a restart).
  */
-export type CallContext = Partial<Pick<RequestContext, 'signal' | 'deadline' | 'onProgress' | 'meta' | 'correlationId' | 'client' | 'id'>>;
+export type CallContext = Partial<Pick<RequestContext, 'signal' | 'deadline' | 'onProgress' | 'meta' | 'task' | 'correlationId' | 'client' | 'id'>>;
 
 /**
  * The client session that sent a request, and its id there (see
@@ -301,6 +301,7 @@ export class CallPath {
 				signal: context.signal,
 				timeoutMs: remaining,
 				meta: context.meta,
+				task: context.task,
 				onprogress: progress === undefined ? undefined : update => progress.upstream(update),
 				caller,
 			});

@@ -46,6 +46,10 @@ export type LifecycleEvents = {
 	toolsChanged(): void;
 	listChanged(kinds: CatalogKind[], why: string): void;
 	resourceUpdated(uri: string): void;
+	/** The upstream's notifications/tasks/status params. */
+	taskStatus(params: Record<string, unknown>): void;
+	/** Hangar's id for one of the upstream's task ids (see ConnectionEvents.exposedTaskId). */
+	exposedTaskId(upstreamTaskId: string): string | undefined;
 };
 
 export type LifecycleDeps = {
@@ -258,6 +262,8 @@ export class Lifecycle {
 								upstream.rootsAtStart = {at: deps.clock.now(), asked: true};
 							});
 						},
+						onTaskStatus: params => deps.events.taskStatus(params),
+						exposedTaskId: upstreamTaskId => deps.events.exposedTaskId(upstreamTaskId),
 					},
 					controller.signal,
 					deps.settings.stopGraceMs,

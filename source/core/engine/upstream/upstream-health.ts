@@ -39,8 +39,8 @@ export type HealthDeps = {
 	metrics: CallMetrics;
 	log: LogBuffer;
 	lifecycle: WatchedLifecycle;
-	/** Calls in flight, and since when it is idle (see `Upstream.idleSince`). */
-	load: {readonly inFlight: number; readonly idleSince: number};
+	/** Calls in flight, live tasks (2025-11-25 tasks it runs for a client), and since when it is idle (see `Upstream.idleSince`). */
+	load: {readonly inFlight: number; readonly liveTasks: number; readonly idleSince: number};
 	refreshTools(why: string): void;
 	/** Something the surfaces show changed (a failed ping). */
 	onActivity(): void;
@@ -86,14 +86,19 @@ export class UpstreamHealth {
 		});
 	}
 
-	/** Arms the idle stop from `idleSince`; with calls in flight, the last one to finish re-arms it. */
+	/**
+	 * Arms the idle stop from `idleSince`; with calls in flight, the last one
+	 * to finish re-arms it. An upstream that holds tasks (until their results
+	 * are fetched) is never idle: stopping it would lose them; the last one
+	 * to end re-arms it.
+	 */
 	scheduleIdle(): void {
 		const {clock, idleTimeoutMs, lifecycle, load} = this.deps;
 		this.timers.clear('idle');
-		if (idleTimeoutMs <= 0 || load.inFlight > 0) return;
+		if (idleTimeoutMs <= 0 || load.inFlight > 0 || load.liveTasks > 0) return;
 		if (lifecycle.state !== 'ready' && lifecycle.state !== 'degraded') return;
 		this.timers.once('idle', load.idleSince + idleTimeoutMs - clock.now(), () => {
-			if (load.inFlight > 0 || (lifecycle.state !== 'ready' && lifecycle.state !== 'degraded')) return;
+			if (load.inFlight > 0 || load.liveTasks > 0 || (lifecycle.state !== 'ready' && lifecycle.state !== 'degraded')) return;
 			const idleMs = clock.now() - load.idleSince;
 			if (idleMs < idleTimeoutMs) {
 				this.scheduleIdle();

@@ -90,6 +90,8 @@ export class Upstream extends EventEmitter<{
 	catalog: [];
 	/** A resource it watches for hangar (resources/subscribe) changed: its own URI. */
 	resourceUpdated: [string];
+	/** The upstream's notifications/tasks/status params (its own task id). */
+	taskStatus: [Record<string, unknown>];
 	activity: [];
 }> {
 	readonly log: LogBuffer;
@@ -106,6 +108,11 @@ export class Upstream extends EventEmitter<{
 	private readonly calls: CallPath;
 	private readonly health: UpstreamHealth;
 	private readonly createdAt: number;
+	/** Its tasks that are live now (held by the supervisor's task book), and when the last one ended. */
+	private liveTasks = 0;
+	private lastTaskEndedAt = 0;
+	/** Hangar's id for one of its task ids (set by the supervisor, which hands them out). */
+	exposedTaskId: (upstreamTaskId: string) => string | undefined = () => undefined;
 
 	constructor(
 		readonly config: ServerConfig,
@@ -207,6 +214,8 @@ export class Upstream extends EventEmitter<{
 				toolsChanged: () => this.refreshTools('the upstream sent notifications/tools/list_changed'),
 				listChanged: (kinds, why) => this.refreshCatalog(kinds, why),
 				resourceUpdated: uri => this.emit('resourceUpdated', uri),
+				taskStatus: params => this.emit('taskStatus', params),
+				exposedTaskId: upstreamTaskId => this.exposedTaskId(upstreamTaskId),
 			},
 		});
 		this.calls = new CallPath({
@@ -232,6 +241,7 @@ export class Upstream extends EventEmitter<{
 		});
 		const calls = this.calls;
 		const idleSince = () => this.idleSince;
+		const liveTasks = () => this.liveTasks;
 		this.health = new UpstreamHealth({
 			idleTimeoutMs: config.idleTimeoutMs,
 			settings,
@@ -244,6 +254,9 @@ export class Upstream extends EventEmitter<{
 			load: {
 				get inFlight() {
 					return calls.inFlight;
+				},
+				get liveTasks() {
+					return liveTasks();
 				},
 				get idleSince() {
 					return idleSince();
@@ -422,7 +435,29 @@ export class Upstream extends EventEmitter<{
 	 * call is not idle from that call.
 	 */
 	get idleSince(): number {
-		return Math.max(this.calls.lastActivityAt, this.lifecycle.startedAt ?? 0);
+		return Math.max(this.calls.lastActivityAt, this.lifecycle.startedAt ?? 0, this.lastTaskEndedAt);
+	}
+
+	/**
+	 * Holds off the idle stop while one of its tasks is live (a stop would
+	 * lose it); returns the release, which re-arms the idle stop from then.
+	 */
+	holdIdle(): () => void {
+		this.liveTasks += 1;
+		this.health.scheduleIdle();
+		let released = false;
+		return () => {
+			if (released) return;
+			released = true;
+			this.liveTasks -= 1;
+			this.lastTaskEndedAt = this.clock.now();
+			this.health.scheduleIdle();
+		};
+	}
+
+	/** Its tasks that are live now (held off the idle stop). */
+	get tasksLive(): number {
+		return this.liveTasks;
 	}
 
 	/** Calls and other requests in flight now. */

@@ -38,6 +38,8 @@ function shared(setting: InstancesSetting = 'shared') {
 }
 
 const signal = new AbortController().signal;
+/** What a shared instance is told of tasks: sampling and elicitation may come as tasks, and its tasks/* about them are relayed. */
+const tasksRelayed = {list: {}, cancel: {}, requests: {sampling: {createMessage: {}}, elicitation: {create: {}}}};
 
 async function refusal(promise: Promise<unknown>): Promise<HangarError> {
 	const error = await promise.catch((caught: unknown) => caught);
@@ -120,14 +122,14 @@ describe('SharedRelay: a request reaches only the client whose call caused it', 
 		const error = await refusal(relay.request('fx', 'roots/list', {}, {signal}));
 		expect(error.message).toContain('one client\'s roots would scope it for all of them');
 		expect(a.asked).toEqual([]);
-		expect(relay.capabilities).toEqual({sampling: {tools: {}}, elicitation: {form: {}, url: {}}});
+		expect(relay.capabilities).toEqual({sampling: {tools: {}}, elicitation: {form: {}, url: {}}, tasks: tasksRelayed});
 	});
 
 	it('with "auto", learns from the first client-scoped request and answers it when its caller is known', async () => {
 		const registry = new ClientRegistry();
 		const {host, callers, learned} = shared('auto');
 		const relay = new SharedRelay(registry, host, silentLogger);
-		expect(relay.capabilities).toEqual({sampling: {tools: {}}, elicitation: {form: {}, url: {}}, roots: {listChanged: true}});
+		expect(relay.capabilities).toEqual({sampling: {tools: {}}, elicitation: {form: {}, url: {}}, roots: {listChanged: true}, tasks: tasksRelayed});
 		const a = session(registry, 'a', ['roots']);
 		const end = callers.begin({client: a.record, requestId: 9});
 		await expect(relay.request('fx', 'roots/list', {}, {signal})).resolves.toEqual({answeredBy: 'a'});
@@ -190,12 +192,12 @@ describe('SharedRelay: a request reaches only the client whose call caused it', 
 });
 
 describe('SessionRelay: a per-client instance and its one client', () => {
-	it('is told exactly what its client declared, tasks aside', () => {
+	it('is told exactly what its client declared, tasks included', () => {
 		const registry = new ClientRegistry();
 		const a = session(registry, 'a', ['sampling', 'elicitation']);
 		const declared = {sampling: {tools: {}}, elicitation: {form: {}, url: {}}, experimental: {x: {}}, tasks: {requests: {}}};
 		a.record.declare(['sampling', 'elicitation'], declared);
-		expect(new SessionRelay(registry, a.record, 'fx#1', silentLogger).capabilities).toEqual({sampling: {tools: {}}, elicitation: {form: {}, url: {}}, experimental: {x: {}}});
+		expect(new SessionRelay(registry, a.record, 'fx#1', silentLogger).capabilities).toEqual(declared);
 		expect(sessionCapabilities({})).toEqual({});
 	});
 
