@@ -22,7 +22,9 @@
  * - a server-side deadline per call (hangar.httpCallTimeoutSeconds), shorter
  *   than the usual client timeout;
  * - sessions with no request open for hangar.httpSessionIdleSeconds closed;
- * - unauthenticated `/healthz` and `/readyz` that reveal nothing else.
+ * - unauthenticated `/healthz` and `/readyz` that reveal nothing else;
+ * - Prometheus metrics at `/metrics`, behind the same token and Host/Origin
+ *   checks as `/mcp` (metrics-endpoint.ts).
  */
 import {createHash, randomUUID, timingSafeEqual} from 'node:crypto';
 import {once} from 'node:events';
@@ -36,6 +38,7 @@ import {checkJsonRpcBody, checkJsonRpcMessage, isProblem, type CheckedMessage, t
 import type {Logger} from '../base/logger.js';
 import {maskSecrets, maskedJson} from '../base/secret-mask.js';
 import type {Supervisor} from '../engine/supervisor.js';
+import {metricsOf, metricsPath, serveMetrics} from './metrics-endpoint.js';
 import {sendJson, sendProblem, sendRpcError, type RequestRecord} from './http-replies.js';
 import {HttpSessionTransport} from './http-session.js';
 import {resumeBudget} from './sse-event-log.js';
@@ -257,6 +260,11 @@ export class HttpEndpoint {
 		res.on('close', () => this.logRequest(record, res, performance.now() - began));
 		if (path === '/healthz' || path === '/readyz') {
 			this.serveProbe(req, res, path);
+			return;
+		}
+
+		if (path === metricsPath) {
+			if (this.checkOrigin(req, res) && this.checkToken(req, res)) await serveMetrics(await metricsOf(this.options.supervisor), req, res);
 			return;
 		}
 

@@ -74,6 +74,8 @@ export class Supervisor extends EventEmitter<{
 	clientToolsChanged: [number];
 	/** A reload was applied, found nothing to do, or was refused. */
 	reload: [ReloadRecord];
+	/** A person's (or a management tool's) command on one upstream, as it settled (the audit file's). */
+	action: [ActionRecord];
 }> {
 	readonly upstreams = new Map<string, Upstream>();
 	/** Where each request goes: exposed names, hangar_call, hidden owners, "did you mean". */
@@ -495,6 +497,18 @@ export class Supervisor extends EventEmitter<{
 	 * quarantine, pin tools) is for people only: the gateway never offers it.
 	 */
 	async act(name: string, action: PersonAction, via: string): Promise<string> {
+		const at = Date.now();
+		try {
+			const said = await this.actNow(name, action, via);
+			this.emit('action', {at, upstream: name, action, via, outcome: 'done', message: said});
+			return said;
+		} catch (error) {
+			this.emit('action', {at, upstream: name, action, via, outcome: 'refused', message: errorMessage(error)});
+			throw error;
+		}
+	}
+
+	private async actNow(name: string, action: PersonAction, via: string): Promise<string> {
 		const upstream = this.upstream(name);
 		if (this.shuttingDown) throw shuttingDown(name, action);
 		if (action !== 'quarantine' && action !== 'approve') return this.dispatch(upstream, action, via);
@@ -632,6 +646,9 @@ export type InProcessCall = {
 	/** Calls as this client session would (tests, and in-process callers that stand in for one). */
 	client?: ClientRecord | undefined;
 };
+
+/** A person's command on one upstream as it settled: what it said, or why it was refused. */
+export type ActionRecord = {at: number; upstream: string; action: PersonAction; via: string; outcome: 'done' | 'refused'; message: string};
 
 /** One instance of a per-client server and the session it serves. */
 export type Instance = {upstream: Upstream; client: ClientRecord};
