@@ -76,6 +76,8 @@ export class Supervisor extends EventEmitter<{
 	reload: [ReloadRecord];
 	/** A person's (or a management tool's) command on one upstream, as it settled (the audit file's). */
 	action: [ActionRecord];
+	/** Shutdown is over: every upstream stopped, the state saved. */
+	closed: [];
 }> {
 	readonly upstreams = new Map<string, Upstream>();
 	/** Where each request goes: exposed names, hangar_call, hidden owners, "did you mean". */
@@ -608,6 +610,7 @@ export class Supervisor extends EventEmitter<{
 		await Promise.all([...this.upstreams.values(), ...instances].map(async upstream => upstream.shutdown(`hangar is shutting down (${reason})`)));
 		await Promise.all(this.retiring);
 		await this.store.close();
+		this.emit('closed');
 	}
 
 	/**

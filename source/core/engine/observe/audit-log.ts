@@ -249,9 +249,11 @@ export function startAudit(supervisor: Supervisor, logger: Logger): AuditLog | u
 		audit.append({kind: 'action', time: new Date(record.at).toISOString(), action: 'reload', upstream: null, via: record.trigger, outcome: record.outcome, message: maskText(record.error ?? record.summary)});
 	};
 
+	const onClosed = (): void => audit.close();
 	supervisor.on('action', onAction);
 	supervisor.on('reload', onReload);
-	audit.detach.push(offCalls, () => supervisor.off('action', onAction), () => supervisor.off('reload', onReload));
+	supervisor.once('closed', onClosed);
+	audit.detach.push(offCalls, () => supervisor.off('action', onAction), () => supervisor.off('reload', onReload), () => supervisor.off('closed', onClosed));
 
 	return audit;
 }
