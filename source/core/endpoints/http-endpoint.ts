@@ -39,6 +39,7 @@ import type {Logger} from '../base/logger.js';
 import {maskSecrets, maskedJson} from '../base/secret-mask.js';
 import type {Supervisor} from '../engine/supervisor.js';
 import {metricsOf, metricsPath, serveMetrics} from './metrics-endpoint.js';
+import {metaWithTraceHeaders} from '../link/trace-headers.js';
 import {sendJson, sendProblem, sendRpcError, type RequestRecord} from './http-replies.js';
 import {HttpSessionTransport} from './http-session.js';
 import {resumeBudget} from './sse-event-log.js';
@@ -388,6 +389,8 @@ export class HttpEndpoint {
 					return;
 				}
 
+				// W3C trace headers reach the upstream (and hangar's spans) through the request's _meta.
+				if (checked.kind === 'request' && metaWithTraceHeaders(checked.value, req.headers)) checked.params = checked.value['params'] as Record<string, unknown>;
 				message = checked;
 				body = checked.value;
 				record.rpc = checked.kind === 'response' ? 'response' : checked.method;

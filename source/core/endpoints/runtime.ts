@@ -27,6 +27,8 @@ import {StateStore} from '../engine/state-store.js';
 import {Supervisor} from '../engine/supervisor.js';
 import {registerAndWatch} from '../engine/supervisor-registry.js';
 import {startAudit} from '../engine/observe/audit-log.js';
+import {tracingEnabled} from '../engine/observe/trace-scope.js';
+import {settleWithin} from '../base/settle.js';
 import {listenMetrics, metricsOf} from './metrics-endpoint.js';
 
 export async function createSupervisor(
@@ -47,7 +49,16 @@ export async function createSupervisor(
 	// A reload reads the file as it was read at start: --state-dir still overrides the file's stateDir.
 	const supervisor = new Supervisor(config, store, logger, {loadOptions: {stateDir: options.stateDir}, hangarTools: managementTools});
 	// Only a supervisor that serves keeps the trail (status and check-config read the state dir only).
-	if (options.readOnly !== true) startAudit(supervisor, logger.child('audit'));
+	if (options.readOnly !== true) {
+		startAudit(supervisor, logger.child('audit'));
+		// OpenTelemetry is loaded only when the OTEL_* variables ask for traces.
+		if (tracingEnabled(process.env)) {
+			const {tracerFromEnv} = await import('../engine/observe/tracing.js');
+			supervisor.tracing = await tracerFromEnv(process.env);
+			logger.info('exporting OpenTelemetry traces over OTLP/HTTP (OTEL_* environment variables)');
+		}
+	}
+
 	return supervisor;
 }
 
@@ -97,6 +108,9 @@ export function installExitHandlers(
 			} catch (error) {
 				logger.error(`shutdown failed: ${(error as Error).message}`);
 			}
+
+			// The last spans, exported if the collector answers soon.
+			if (supervisor.tracing !== undefined) await settleWithin(supervisor.tracing.shutdown().catch(() => {}), 2000);
 
 			killAllTreesSync();
 			process.exit(code);

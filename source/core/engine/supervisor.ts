@@ -39,6 +39,8 @@ import type {ServerCapabilities} from './upstream/catalog.js';
 import type {StateStore} from './state-store.js';
 import type {ToolSearchHit} from './routing/tool-search.js';
 import type {CallToolResult} from '../link/connection.js';
+import type {RequestTracing, TraceScope} from './observe/trace-scope.js';
+import type {CallContext} from './upstream/call-path.js';
 
 export type {ExposedTool, NameClash};
 
@@ -113,6 +115,8 @@ export class Supervisor extends EventEmitter<{
 		instanceOf: (template, client) => this.instanceSets.get(template)?.get(client.id)?.upstream,
 		instanceFor: (template, client) => this.instanceFor(template, client),
 	});
+	/** OpenTelemetry spans of routed requests, when the OTEL_* variables ask for them (see observe/trace-scope.ts). */
+	tracing: RequestTracing | undefined;
 
 	constructor(
 		config: HangarConfig,
@@ -548,8 +552,14 @@ export class Supervisor extends EventEmitter<{
 		context.record.upstream = route.upstream.name;
 		context.record.target = route.localName;
 		const ended = context.client?.callBegan(route.upstream.name, context.id);
+		const scope = this.tracing?.begin(context, route.upstream.name, route.localName, instance.name);
 		try {
-			return await instance.request(context.method, params, operation, context);
+			const result = await instance.request(context.method, scope === undefined ? params : {...params, _meta: scope.meta}, operation, context);
+			scope?.end('ok');
+			return result;
+		} catch (error) {
+			scope?.end(context.signal.aborted ? 'cancelled' : 'error', error);
+			throw error;
 		} finally {
 			ended?.();
 		}
@@ -568,12 +578,15 @@ export class Supervisor extends EventEmitter<{
 		context.record.upstream = upstream.name;
 		context.record.target = tool;
 		const ended = context.client?.callBegan(upstream.name, context.id);
+		const scope = this.tracing?.begin(context, upstream.name, tool, instance.name);
 		try {
-			const result = await instance.callTool(tool, args, context);
+			const result = await instance.callTool(tool, args, scope === undefined ? context : traced(context, scope));
+			scope?.end(result.isError === true ? 'tool-error' : 'ok');
 			if (instance !== upstream) upstream.metrics.recordInHistory(performance.now() - context.record.began, false);
 			this.calls.write(context, args, {result});
 			return result;
 		} catch (error) {
+			scope?.end(context.signal.aborted ? 'cancelled' : 'error', error);
 			if (instance !== upstream) upstream.metrics.recordInHistory(performance.now() - context.record.began, true);
 			this.calls.write(context, args, {error});
 			throw error;
@@ -638,6 +651,11 @@ export class Supervisor extends EventEmitter<{
 		this.loggedClashes = text;
 		for (const clash of clashes) this.logger.warn(describeClash(clash), {clash: clash.name});
 	}
+}
+
+/** A call's context with the `_meta` its trace gives the upstream (only when tracing is on). */
+function traced(context: RequestContext, scope: TraceScope): CallContext {
+	return {signal: context.signal, deadline: context.deadline, onProgress: context.onProgress, meta: scope.meta, correlationId: context.correlationId, client: context.client, id: context.id};
 }
 
 /** What an in-process caller may give a tool call (see Supervisor.callByName). */
