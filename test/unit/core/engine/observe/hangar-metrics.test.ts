@@ -3,11 +3,13 @@
  * labels whatever names calls carry, the transition counters, and client
  * names as labels. The exposition is read with a Prometheus text parser.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import {afterEach, describe, expect, it} from 'vitest';
 import {HangarMetrics, clientNames, normalizeClientName, otherLabel, serverOf, toolsPerUpstream} from '../../../../../source/core/engine/observe/hangar-metrics.js';
 import {LiveRequest} from '../../../../../source/core/engine/request-context.js';
 import type {Supervisor} from '../../../../../source/core/engine/supervisor.js';
-import {fixture} from '../../../../support/hangar.js';
+import {fixture, root} from '../../../../support/hangar.js';
 import {parseMetrics, samples, total} from '../../../../support/prometheus.js';
 import {closeAll, startSupervisor} from '../../../../support/supervisor.js';
 
@@ -70,6 +72,21 @@ describe('HangarMetrics', () => {
 		expect(total(families, 'hangar_upstream_breaker_opens_total', {upstream: 'fx'})).toBe(1);
 		expect(total(families, 'hangar_upstream_restarts_total', {upstream: 'fx'})).toBe(2);
 		expect(total(families, 'hangar_upstream_idle_stops_total', {upstream: 'fx'})).toBe(1);
+		metrics.close();
+	});
+
+	it('exports every metric the Grafana dashboard in docs/ queries, and the README names each hangar_* one', async () => {
+		const {supervisor} = await startSupervisor({fx: fixture('normal')}, {}, {launch: false});
+		const metrics = new HangarMetrics(supervisor);
+		callEnded(supervisor, 'fx', 'echo');
+		const exported = new Set([...parseMetrics(await metrics.text()).keys()]);
+		const dashboard = fs.readFileSync(path.join(root, 'docs', 'grafana-dashboard.json'), 'utf8');
+		const exprs = (JSON.parse(dashboard) as {panels: Array<{targets?: Array<{expr: string}>}>}).panels.flatMap(panel => panel.targets ?? []).map(target => target.expr);
+		expect(exprs.length).toBeGreaterThan(10);
+		const queried = new Set(exprs.flatMap(expr => [...expr.matchAll(/\b((?:hangar|process|nodejs)_[a-z0-9_]+)/g)].map(match => match[1]!.replace(/_(bucket|sum|count)$/, ''))));
+		for (const name of queried) expect(exported, `${name} (queried by the dashboard)`).toContain(name);
+		const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
+		for (const name of exported) if (name.startsWith('hangar_')) expect(readme, `${name} in the README`).toContain(`\`${name}\``);
 		metrics.close();
 	});
 
