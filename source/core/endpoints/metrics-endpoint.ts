@@ -19,16 +19,16 @@ export const metricsPath = '/metrics';
 
 /** The metrics of `supervisor`, made once (prom-client loaded on first use). */
 export async function metricsOf(supervisor: Supervisor): Promise<HangarMetrics> {
-	let made = made_.get(supervisor);
+	let made = madeFor.get(supervisor);
 	if (made === undefined) {
 		made = import('../engine/observe/hangar-metrics.js').then(({HangarMetrics}) => new HangarMetrics(supervisor));
-		made_.set(supervisor, made);
+		madeFor.set(supervisor, made);
 	}
 
 	return made;
 }
 
-const made_ = new WeakMap<Supervisor, Promise<HangarMetrics>>();
+const madeFor = new WeakMap<Supervisor, Promise<HangarMetrics>>();
 
 /** Answers a scrape: GET (or HEAD) only. */
 export async function serveMetrics(metrics: HangarMetrics, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {

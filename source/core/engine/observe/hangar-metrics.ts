@@ -26,6 +26,7 @@ import type {CallLogEntry} from '../call-log.js';
 import type {Supervisor} from '../supervisor.js';
 import {upstreamStates} from '../upstream/upstream-state.js';
 import type {TransitionEvent} from '../upstream/upstream-state.js';
+import {notificationDrops} from '../../wire/line-transport.js';
 
 export const metricsContentType = Registry.PROMETHEUS_CONTENT_TYPE;
 
@@ -151,6 +152,15 @@ export class HangarMetrics {
 					this.inc({upstream: name, source: 'stderr'}, dropped.stderr.lines);
 					this.inc({upstream: name, source: 'stdout'}, dropped.stdout.lines);
 				}
+			},
+		});
+		new Counter({
+			name: 'hangar_dropped_notifications_total',
+			help: 'Progress and log notifications dropped for clients that did not read as fast as they came (their answers are never dropped).',
+			registers,
+			collect() {
+				this.reset();
+				this.inc(notificationDrops.total);
 			},
 		});
 		new Gauge({

@@ -68,7 +68,7 @@ export class RequestTracer implements RequestTracing {
 			'hangar.instance': instance,
 			...(context.method === 'tools/call' ? {'gen_ai.tool.name': target} : {}),
 			...(context.correlationId === undefined ? {} : {'hangar.correlation_id': context.correlationId}),
-			...(context.client?.name == null ? {} : {'hangar.client': context.client.name}),
+			...(typeof context.client?.name === 'string' ? {'hangar.client': context.client.name} : {}),
 			'jsonrpc.request.id': String(context.id),
 		};
 		const server = this.tracer.startSpan(`${context.method} ${upstream}/${target}`, {kind: SpanKind.SERVER, attributes}, parent);

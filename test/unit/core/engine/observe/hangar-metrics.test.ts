@@ -8,6 +8,8 @@ import path from 'node:path';
 import {afterEach, describe, expect, it} from 'vitest';
 import {HangarMetrics, clientNames, normalizeClientName, otherLabel, serverOf, toolsPerUpstream} from '../../../../../source/core/engine/observe/hangar-metrics.js';
 import {LiveRequest} from '../../../../../source/core/engine/request-context.js';
+import {silentLogger} from '../../../../../source/core/base/logger.js';
+import {logDrops} from '../../../../../source/core/wire/line-transport.js';
 import type {Supervisor} from '../../../../../source/core/engine/supervisor.js';
 import {fixture, root} from '../../../../support/hangar.js';
 import {parseMetrics, samples, total} from '../../../../support/prometheus.js';
@@ -87,6 +89,16 @@ describe('HangarMetrics', () => {
 		for (const name of queried) expect(exported, `${name} (queried by the dashboard)`).toContain(name);
 		const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
 		for (const name of exported) if (name.startsWith('hangar_')) expect(readme, `${name} in the README`).toContain(`\`${name}\``);
+		metrics.close();
+	});
+
+	it('counts the notifications every endpoint dropped for a slow client', async () => {
+		const {supervisor} = await startSupervisor({fx: fixture('normal')}, {}, {launch: false});
+		const metrics = new HangarMetrics(supervisor, {processMetrics: false});
+		const before = total(parseMetrics(await metrics.text()), 'hangar_dropped_notifications_total');
+		const onDrop = logDrops(silentLogger, 'a slow client');
+		for (let dropped = 1; dropped <= 3; dropped++) onDrop(dropped);
+		expect(total(parseMetrics(await metrics.text()), 'hangar_dropped_notifications_total')).toBe(before + 3);
 		metrics.close();
 	});
 
