@@ -10,7 +10,7 @@ import {afterEach, describe, expect, it} from 'vitest';
 import {silentLogger} from '../../source/core/base/logger.js';
 import {parseConfig} from '../../source/core/config/read-config.js';
 import {createSupervisor} from '../../source/core/endpoints/runtime.js';
-import {auditFileName, type AuditRecord} from '../../source/core/engine/observe/audit-log.js';
+import {AuditLog, auditFileName, type AuditRecord} from '../../source/core/engine/observe/audit-log.js';
 import type {Supervisor} from '../../source/core/engine/supervisor.js';
 import {fastHangar, fixture, tempDir} from '../support/hangar.js';
 
@@ -94,22 +94,27 @@ describe('audit trail', () => {
 		expect(text).not.toContain('hunter2');
 	});
 
-	it('rotates past hangar.auditMaxBytes, keeping hangar.auditFiles files', async () => {
+	it('rotates past hangar.auditMaxBytes, keeping hangar.auditFiles files', () => {
 		const dir = tempDir();
-		const supervisor = await start(dir, {auditMaxBytes: 4096, auditFiles: 3});
-		for (let index = 0; index < 60; index++) {
-			await supervisor.callByName('fx', 'echo', {message: `call ${index}`});
-			// One write per event-loop turn: let each call's line be written before the next.
-			await new Promise(resolve => setImmediate(resolve));
+		const state = path.join(dir, 'state');
+		const audit = new AuditLog(state, () => ({maxBytes: 4096, files: 3, arguments: false}), silentLogger);
+		const record = (index: number): AuditRecord => ({kind: 'call', time: new Date().toISOString(), client: 'c', session: null, upstream: 'fx', tool: `echo-${index}`, ms: 1, outcome: 'ok', code: null, error: null, argsBytes: 0});
+		for (let index = 0; index < 100; index++) {
+			audit.append(record(index));
+			// Written together every 100 ms: here, one write each.
+			audit.flush();
 		}
 
-		await stop(supervisor);
-		const files = fs.readdirSync(path.join(dir, 'state')).filter(name => name.startsWith(auditFileName)).sort();
+		audit.close();
+		const files = fs.readdirSync(state).filter(name => name.startsWith(auditFileName)).sort();
 		expect(files).toEqual([auditFileName, `${auditFileName}.1`, `${auditFileName}.2`]);
-		for (const name of files) expect(fs.statSync(path.join(dir, 'state', name)).size).toBeLessThan(4096 + 1024);
-		// The newest call is in the current file, and the calls of the rotated ones are older.
-		expect(records(dir).filter(record => record.kind === 'call').at(-1)).toMatchObject({tool: 'echo'});
-		const rotated = records(dir, `${auditFileName}.1`).filter(record => record.kind === 'call');
-		expect(rotated.length).toBeGreaterThan(0);
+		for (const name of files) expect(fs.statSync(path.join(state, name)).size).toBeLessThan(4096 + 200);
+		for (const name of files) expect(fs.statSync(path.join(state, name)).mode & 0o777).toBe(0o600);
+		// Newest in the current file, older ones in .1, the oldest gone.
+		const tools = (name: string) => records(dir, name).map(item => (item as {tool: string}).tool);
+		expect(tools(auditFileName).at(-1)).toBe('echo-99');
+		expect(Number(tools(`${auditFileName}.1`).at(-1)!.slice(5)) + 1).toBe(Number(tools(auditFileName)[0]!.slice(5)));
+		expect(tools(`${auditFileName}.2`)[0]).not.toBe('echo-0');
 	});
+
 });

@@ -12,9 +12,11 @@
  *   reload and its outcome.
  * - Past `hangar.auditMaxBytes` the file is rotated: audit.jsonl becomes
  *   audit.jsonl.1, .1 becomes .2, …, keeping `hangar.auditFiles` files.
- * - Lines are buffered for one event-loop turn and written with one
- *   `write`; what is pending is written synchronously at exit. A write that
- *   fails (a full disk) is logged once and the trail goes on with the next.
+ * - Lines are buffered and written together, every 100 ms (or at once past
+ *   64 KiB): a write per call would cost more than the rest of a call's
+ *   bookkeeping. What is pending is written when the supervisor has shut
+ *   down and at process exit, so only a SIGKILL loses the last 100 ms. A
+ *   write that fails (a full disk) is logged once and the trail goes on.
  *
  * The supervisor's calls log is seeded from the file at start, so the TUI's
  * calls view and `mcp-hangar logs --calls` show the calls of earlier runs.
@@ -68,12 +70,17 @@ export type AuditRecord = AuditCall | AuditAction;
 
 export type AuditSettings = {maxBytes: number; files: number; arguments: boolean};
 
+/** How long lines wait to be written together, and how much may wait. */
+const flushDelayMs = 100;
+const flushBytes = 64 * 1024;
+
 export class AuditLog {
 	readonly file: string;
 	private fd: number | undefined;
 	private size = 0;
 	private pending: string[] = [];
-	private scheduled = false;
+	private pendingLength = 0;
+	private timer: NodeJS.Timeout | undefined;
 	private failed = false;
 	/** Unsubscribes it from what it records (see startAudit); run by close(). */
 	readonly detach: Array<() => void> = [];
@@ -88,12 +95,20 @@ export class AuditLog {
 		process.once('exit', this.onExit);
 	}
 
-	/** Appends one record (written at the end of this event-loop turn). */
+	/** Appends one record (written within 100 ms, see the module comment). */
 	append(record: AuditRecord): void {
-		this.pending.push(`${JSON.stringify(record)}\n`);
-		if (this.scheduled) return;
-		this.scheduled = true;
-		setImmediate(() => this.flush());
+		const line = `${JSON.stringify(record)}\n`;
+		this.pending.push(line);
+		this.pendingLength += line.length;
+		if (this.pendingLength >= flushBytes) {
+			this.flush();
+			return;
+		}
+
+		if (this.timer !== undefined) return;
+		this.timer = setTimeout(() => this.flush(), flushDelayMs);
+		// Pending lines must not keep an exiting process alive: the exit hook writes them.
+		this.timer.unref();
 	}
 
 	/** A tools/call as the calls log wrote it. */
@@ -125,10 +140,12 @@ export class AuditLog {
 
 	/** Writes what is pending now, synchronously. */
 	flush(): void {
-		this.scheduled = false;
+		clearTimeout(this.timer);
+		this.timer = undefined;
 		if (this.pending.length === 0) return;
 		const text = this.pending.join('');
 		this.pending = [];
+		this.pendingLength = 0;
 		try {
 			this.fd ??= this.open();
 			fs.writeSync(this.fd, text);
