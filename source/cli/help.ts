@@ -129,8 +129,8 @@ export const commandHelps: CommandHelp[] = [
 		usage: ['mcp-hangar logs SERVER [-f] [options]', 'mcp-hangar logs --calls [SERVER] [-f] [--json] [options]'],
 		summary: "An upstream's stderr and state changes, or the calls flowing (--calls); -f follows until Ctrl-C",
 		details: [
-			'Read from the running supervisor; with none running it says so and exits 1.',
-			'--calls prints the calls the supervisor keeps (the last 500, what the TUI shows under t): time, client, upstream/tool, latency, ok or the error code; SERVER keeps one upstream\'s.',
+			'Read from the running supervisor; with none running it says so and exits 1 (--calls without -f reads the audit file instead).',
+			'--calls prints the calls the supervisor keeps (the last 500, earlier runs\' included, what the TUI shows under t): time, client, upstream/tool, latency, ok or the error code; SERVER keeps one upstream\'s.',
 		],
 		flags: ['config', 'state-dir', 'log-level', 'follow', 'calls', 'json'],
 		examples: [`mcp-hangar logs demo -f --config ${demoConfigPath}`, `mcp-hangar logs --calls -f --config ${demoConfigPath}`],

@@ -31,7 +31,8 @@ export {statusTable} from './status-table.js';
 import {SupervisorCallError, SupervisorClient, cliClientName, type ConfigAnswer} from '../core/endpoints/supervisor-client.js';
 import type {DriftView} from '../core/views/views.js';
 import type {CallToolResult} from '../core/link/connection.js';
-import type {CallLogDetail} from '../core/engine/call-log.js';
+import {CallLog, type CallLogDetail} from '../core/engine/call-log.js';
+import {readAuditCalls, restoreCalls} from '../core/engine/observe/audit-log.js';
 
 export type CommandOptions = {configPath: string; stateDir?: string | undefined; logger: Logger};
 
@@ -521,18 +522,20 @@ export function callLine(call: CallLogDetail): string {
 
 /**
  * The calls log of the running supervisor (every tool call across upstreams,
- * the last ones it keeps), one line each (`json`: one JSON object each, with
- * the arguments and result); `server` keeps one upstream's; with `follow`,
- * new calls as they finish until Ctrl-C.
+ * the last ones it keeps, earlier runs' included), one line each (`json`:
+ * one JSON object each, with the arguments and result); `server` keeps one
+ * upstream's; with `follow`, new calls as they finish until Ctrl-C. With no
+ * supervisor running, the last calls of the audit file in the state dir
+ * (hangar.auditLog), without following.
  */
 export async function callsVerb(options: CommandOptions & {server: string | undefined; follow: boolean; json: boolean}, io: Output = stdio): Promise<number> {
-	return onlyLive(options, io, 'show the calls', async client => {
-		const print = (calls: readonly CallLogDetail[]): void => {
-			for (const call of calls) {
-				if (options.server === undefined || call.upstream === options.server) io.out(options.json ? `${terminalJson(call)}\n` : callLine(call));
-			}
-		};
+	const print = (calls: readonly CallLogDetail[]): void => {
+		for (const call of calls) {
+			if (options.server === undefined || call.upstream === options.server) io.out(options.json ? `${terminalJson(call)}\n` : callLine(call));
+		}
+	};
 
+	const live = async (client: SupervisorClient): Promise<number> => {
 		let page = await client.calls(0, false);
 		print(page.calls);
 		if (!options.follow) return 0;
@@ -541,6 +544,15 @@ export async function callsVerb(options: CommandOptions & {server: string | unde
 			if (page.gap) io.err('mcp-hangar: (calls were skipped: more finished than the calls log keeps between two reads)\n');
 			print(page.calls);
 		});
+		return 0;
+	};
+
+	if (options.follow) return onlyLive(options, io, 'follow the calls', live);
+	return throughSupervisor(options, io, live, async config => {
+		const log = new CallLog();
+		restoreCalls(log, readAuditCalls(config.hangar.stateDir, log.limit));
+		print(log.after(0));
+		io.err(`No hangar process is running on this state dir: these are the last calls of its audit file (${config.hangar.stateDir}).\n`);
 		return 0;
 	});
 }

@@ -148,6 +148,11 @@ export const hangarSchema = z.strictObject({
 	httpAllowedOrigins: z.array(webOrigin, {error: 'expected a list of web origins, e.g. ["https://app.example.com"]'}).optional(),
 	lingerSeconds: seconds('lingerSeconds').optional(),
 	firstListWaitSeconds: seconds('firstListWaitSeconds').max(60, {error: 'expected firstListWaitSeconds to be at most 60: clients give up on a list long before that'}).optional(),
+	metricsPort: z.int({error: 'expected metricsPort to be a whole number from 0 to 65535 (0: no metrics port)'}).min(0).max(65_535).optional(),
+	auditLog: z.boolean().optional(),
+	auditMaxBytes: z.int().min(4096, {error: 'expected auditMaxBytes to be at least 4096'}).optional(),
+	auditFiles: z.int().min(1).max(100).optional(),
+	auditArguments: z.boolean().optional(),
 });
 
 export type ToolDefinition = z.infer<typeof toolDefinitionSchema>;
@@ -224,6 +229,16 @@ export type HangarSettings = {
 	lingerMs: number;
 	/** How long a client's first tools/list (or prompts/list) waits for the upstreams with nothing cached to list theirs. 0: not at all. */
 	firstListWaitMs: number;
+	/** A loopback port serving Prometheus metrics at /metrics for any supervisor (a daemon a client started too); 0: none. */
+	metricsPort: number;
+	/** Every call and every person's action appended to STATE_DIR/audit.jsonl (engine/observe/audit-log.ts). */
+	auditLog: boolean;
+	/** The audit file is rotated past this size (audit.jsonl.1, .2, …). */
+	auditMaxBytes: number;
+	/** Audit files kept, the current one included. */
+	auditFiles: number;
+	/** Whether a call's arguments are written to the audit file (masked); otherwise only their size. */
+	auditArguments: boolean;
 };
 
 export type HangarConfig = {
@@ -263,6 +278,11 @@ export const defaults = {
 	httpAllowedOrigins: [],
 	lingerSeconds: 300,
 	firstListWaitSeconds: 2,
+	metricsPort: 0,
+	auditLog: true,
+	auditMaxBytes: 10 * 1024 * 1024,
+	auditFiles: 3,
+	auditArguments: false,
 } as const;
 
 export type ConfigIssue = {

@@ -334,6 +334,11 @@ export function parseConfig(raw: unknown, file: string, options: {stateDir?: str
 		httpAllowedOrigins: (h.httpAllowedOrigins ?? defaults.httpAllowedOrigins).map(origin => new URL(origin).origin),
 		lingerMs: ms(h.lingerSeconds ?? defaults.lingerSeconds),
 		firstListWaitMs: ms(h.firstListWaitSeconds ?? defaults.firstListWaitSeconds),
+		metricsPort: h.metricsPort ?? defaults.metricsPort,
+		auditLog: h.auditLog ?? defaults.auditLog,
+		auditMaxBytes: h.auditMaxBytes ?? defaults.auditMaxBytes,
+		auditFiles: h.auditFiles ?? defaults.auditFiles,
+		auditArguments: h.auditArguments ?? defaults.auditArguments,
 	};
 
 	const variables: Record<string, string | undefined> = {

@@ -22,7 +22,9 @@
  * - a server-side deadline per call (hangar.httpCallTimeoutSeconds), shorter
  *   than the usual client timeout;
  * - sessions with no request open for hangar.httpSessionIdleSeconds closed;
- * - unauthenticated `/healthz` and `/readyz` that reveal nothing else.
+ * - unauthenticated `/healthz` and `/readyz` that reveal nothing else;
+ * - Prometheus metrics at `/metrics`, behind the same token and Host/Origin
+ *   checks as `/mcp` (metrics-endpoint.ts).
  */
 import {createHash, randomUUID, timingSafeEqual} from 'node:crypto';
 import {once} from 'node:events';
@@ -36,6 +38,8 @@ import {checkJsonRpcBody, checkJsonRpcMessage, isProblem, type CheckedMessage, t
 import type {Logger} from '../base/logger.js';
 import {maskSecrets, maskedJson} from '../base/secret-mask.js';
 import type {Supervisor} from '../engine/supervisor.js';
+import {metricsOf, metricsPath, serveMetrics} from './metrics-endpoint.js';
+import {metaWithTraceHeaders} from '../link/trace-headers.js';
 import {sendJson, sendProblem, sendRpcError, type RequestRecord} from './http-replies.js';
 import {HttpSessionTransport} from './http-session.js';
 import {resumeBudget} from './sse-event-log.js';
@@ -260,6 +264,11 @@ export class HttpEndpoint {
 			return;
 		}
 
+		if (path === metricsPath) {
+			if (this.checkOrigin(req, res) && this.checkToken(req, res)) await serveMetrics(await metricsOf(this.options.supervisor), req, res);
+			return;
+		}
+
 		if (path !== mcpPath) {
 			sendJson(res, 404, {error: 'not_found', message: `Not found. MCP is served at ${mcpPath}.`});
 			return;
@@ -380,6 +389,8 @@ export class HttpEndpoint {
 					return;
 				}
 
+				// W3C trace headers reach the upstream (and hangar's spans) through the request's _meta.
+				if (checked.kind === 'request' && metaWithTraceHeaders(checked.value, req.headers)) checked.params = checked.value['params'] as Record<string, unknown>;
 				message = checked;
 				body = checked.value;
 				record.rpc = checked.kind === 'response' ? 'response' : checked.method;

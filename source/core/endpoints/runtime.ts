@@ -26,6 +26,10 @@ import {dropEarly} from '../link/early-spawn.js';
 import {StateStore} from '../engine/state-store.js';
 import {Supervisor} from '../engine/supervisor.js';
 import {registerAndWatch} from '../engine/supervisor-registry.js';
+import {startAudit} from '../engine/observe/audit-log.js';
+import {tracingEnabled} from '../engine/observe/trace-scope.js';
+import {settleWithin} from '../base/settle.js';
+import {listenMetrics, metricsOf} from './metrics-endpoint.js';
 
 export async function createSupervisor(
 	config: HangarConfig,
@@ -43,7 +47,27 @@ export async function createSupervisor(
 	}
 
 	// A reload reads the file as it was read at start: --state-dir still overrides the file's stateDir.
-	return new Supervisor(config, store, logger, {loadOptions: {stateDir: options.stateDir}, hangarTools: managementTools});
+	const supervisor = new Supervisor(config, store, logger, {loadOptions: {stateDir: options.stateDir}, hangarTools: managementTools});
+	// Only a supervisor that serves keeps the trail (status and check-config read the state dir only).
+	if (options.readOnly !== true) {
+		startAudit(supervisor, logger.child('audit'));
+		// OpenTelemetry is loaded only when the OTEL_* variables ask for traces.
+		if (tracingEnabled(process.env)) {
+			const {tracerFromEnv} = await import('../engine/observe/tracing.js');
+			supervisor.tracing = await tracerFromEnv(process.env);
+			logger.info('exporting OpenTelemetry traces over OTLP/HTTP (OTEL_* environment variables)');
+		}
+	}
+
+	return supervisor;
+}
+
+/** `hangar.metricsPort`: the loopback scrape port of any supervisor that serves clients, closed before the upstreams stop. */
+async function exportMetrics(supervisor: Supervisor, logger: Logger, controller: ExitController): Promise<void> {
+	const port = supervisor.config.hangar.metricsPort;
+	if (port === 0) return;
+	const server = await listenMetrics(supervisor, port, logger.child('metrics'));
+	if (server !== undefined) controller.beforeShutdown(async () => void server.close());
 }
 
 export type ExitController = {
@@ -84,6 +108,9 @@ export function installExitHandlers(
 			} catch (error) {
 				logger.error(`shutdown failed: ${(error as Error).message}`);
 			}
+
+			// The last spans, exported if the collector answers soon.
+			if (supervisor.tracing !== undefined) await settleWithin(supervisor.tracing.shutdown().catch(() => {}), 2000);
 
 			killAllTreesSync();
 			process.exit(code);
@@ -126,6 +153,7 @@ export async function serveStandalone(config: HangarConfig, logger: Logger, stat
 	const supervisor = await createSupervisor(config, logger, {stateDir});
 	const grace = config.hangar.stopGraceMs;
 	const controller = installExitHandlers(supervisor, logger, grace * 2 + 8000);
+	await exportMetrics(supervisor, logger, controller);
 
 	const transport = new LineTransport(process.stdin, process.stdout, config.hangar.maxMessageBytes, logDrops(logger, 'the stdio client'));
 	const session = new GatewaySession({supervisor, transport, logger: logger.child('gateway'), label: 'stdio', kind: 'stdio'});
@@ -161,6 +189,8 @@ export type ServeOptions = {
 async function listenHttp(supervisor: Supervisor, logger: Logger, options: HttpListenOptions, controller: ExitController): Promise<HttpEndpoint> {
 	// Loaded here: only serve --http and tui --http need the SDK's HTTP server transport.
 	const {HttpEndpoint} = await import('./http-endpoint.js');
+	// Counting from the start, not from the first scrape of /metrics.
+	await metricsOf(supervisor);
 	const endpoint = await HttpEndpoint.listen({...options, supervisor, logger});
 	controller.beforeShutdown(async () => endpoint.close());
 	return endpoint;
@@ -215,6 +245,7 @@ export async function startOwner(
 	// serve: SIGHUP reloads the config (see the module comment).
 	const controller = installExitHandlers(supervisor, logger, config.hangar.stopGraceMs * 2 + 8000, kind === 'serve' ? ['SIGINT', 'SIGTERM'] : undefined);
 	supervisor.watchConfig();
+	await exportMetrics(supervisor, logger, controller);
 	try {
 		const endpoint = await LocalEndpoint.listen({supervisor, logger, kind, linger: options.linger});
 		controller.beforeShutdown(async () => endpoint.close());

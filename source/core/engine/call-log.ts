@@ -114,11 +114,18 @@ export function maskedPreview(value: unknown, limit: number, secrets: readonly s
 
 type Stored = CallLogDetail;
 
+/**
+ * Told of every tools/call as its record is written (the metrics, the audit
+ * file): the entry as logged, the request's context and its arguments.
+ */
+export type CallObserver = (entry: CallLogEntry, context: Pick<RequestContext, 'record' | 'client'>, args: unknown) => void;
+
 export class CallLog {
 	private readonly ring: Stored[] = [];
 	private next = 0;
 	private seq = 0;
 	private readonly listeners = new Set<() => void>();
+	private readonly observers: CallObserver[] = [];
 
 	constructor(
 		readonly limit = callLogLimit,
@@ -135,7 +142,7 @@ export class CallLog {
 		return this.seq;
 	}
 
-	record(call: Omit<CallLogEntry, 'seq'> & {args: unknown; result: unknown; secrets?: readonly string[]}): void {
+	record(call: Omit<CallLogEntry, 'seq'> & {args: unknown; result: unknown; secrets?: readonly string[]}): CallLogEntry {
 		const task = call.task;
 		this.seq += 1;
 		// Built field by field: rest and spread copies cost more than the rest of a call's bookkeeping.
@@ -161,6 +168,16 @@ export class CallLog {
 		}
 
 		for (const listener of this.listeners) listener();
+		return stored;
+	}
+
+	/** Tells `observer` of every call written from now on (see CallObserver); returns the unsubscribe function. */
+	observe(observer: CallObserver): () => void {
+		this.observers.push(observer);
+		return () => {
+			const at = this.observers.indexOf(observer);
+			if (at >= 0) this.observers.splice(at, 1);
+		};
 	}
 
 	/**
@@ -168,24 +185,26 @@ export class CallLog {
 	 * ended: with its result, or with the error it failed with. A request is
 	 * written once; a second write of the same one is ignored.
 	 */
-	write(context: Pick<RequestContext, 'record'>, args: unknown, answer: {result: {isError?: unknown; [key: string]: unknown}} | {error: unknown}): void {
+	write(context: Pick<RequestContext, 'record' | 'client'>, args: unknown, answer: {result: {isError?: unknown; [key: string]: unknown}} | {error: unknown}): void {
 		const record = context.record;
 		if (record.written) return;
 		record.written = true;
 		const ms = performance.now() - record.began;
 		const upstream = record.upstream ?? '?';
 		const tool = record.target ?? '?';
+		let entry: CallLogEntry;
 		// Field by field, no spreads: this runs once per call on the hot path.
 		if ('result' in answer) {
 			const task = answer.result['task'];
 			const status = typeof task === 'object' && task !== null ? (task as {status?: unknown}).status : undefined;
-			this.record({at: Date.now(), client: record.caller, upstream, tool, ms, outcome: answer.result.isError === true ? 'tool-error' : 'ok', code: null, error: null, args, result: answer.result, ...(typeof status === 'string' ? {task: status} : {})});
-			return;
+			entry = this.record({at: Date.now(), client: record.caller, upstream, tool, ms, outcome: answer.result.isError === true ? 'tool-error' : 'ok', code: null, error: null, args, result: answer.result, ...(typeof status === 'string' ? {task: status} : {})});
+		} else {
+			const {error} = answer;
+			const code = error instanceof HangarError ? error.codeName : error instanceof JsonRpcError ? String(error.code) : null;
+			entry = this.record({at: Date.now(), client: record.caller, upstream, tool, ms, outcome: 'error', code, error: errorMessage(error), args, result: undefined});
 		}
 
-		const {error} = answer;
-		const code = error instanceof HangarError ? error.codeName : error instanceof JsonRpcError ? String(error.code) : null;
-		this.record({at: Date.now(), client: record.caller, upstream, tool, ms, outcome: 'error', code, error: errorMessage(error), args, result: undefined});
+		for (let index = 0; index < this.observers.length; index++) this.observers[index]!(entry, context, args);
 	}
 
 	/**

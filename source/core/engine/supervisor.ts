@@ -41,6 +41,8 @@ import type {StateStore} from './state-store.js';
 import type {ToolSearchHit} from './routing/tool-search.js';
 import {UpstreamRpcError, relatedTaskKey, type CallToolResult} from '../link/connection.js';
 import {isPlainObject} from '../wire/message-classifier.js';
+import type {RequestTracing, TraceScope} from './observe/trace-scope.js';
+import type {CallContext} from './upstream/call-path.js';
 
 export type {ExposedTool, NameClash};
 
@@ -85,6 +87,10 @@ export class Supervisor extends EventEmitter<{
 	clientToolsChanged: [number];
 	/** A reload was applied, found nothing to do, or was refused. */
 	reload: [ReloadRecord];
+	/** A person's (or a management tool's) command on one upstream, as it settled (the audit file's). */
+	action: [ActionRecord];
+	/** Shutdown is over: every upstream stopped, the state saved. */
+	closed: [];
 }> {
 	readonly upstreams = new Map<string, Upstream>();
 	/** Where each request goes: exposed names, hangar_call, hidden owners, "did you mean". */
@@ -122,6 +128,8 @@ export class Supervisor extends EventEmitter<{
 		instanceOf: (template, client) => this.instanceSets.get(template)?.get(client.id)?.upstream,
 		instanceFor: (template, client) => this.instanceFor(template, client),
 	});
+	/** OpenTelemetry spans of routed requests, when the OTEL_* variables ask for them (see observe/trace-scope.ts). */
+	tracing: RequestTracing | undefined;
 
 	constructor(
 		config: HangarConfig,
@@ -538,6 +546,18 @@ export class Supervisor extends EventEmitter<{
 	 * quarantine, pin tools) is for people only: the gateway never offers it.
 	 */
 	async act(name: string, action: PersonAction, via: string): Promise<string> {
+		const at = Date.now();
+		try {
+			const said = await this.actNow(name, action, via);
+			this.emit('action', {at, upstream: name, action, via, outcome: 'done', message: said});
+			return said;
+		} catch (error) {
+			this.emit('action', {at, upstream: name, action, via, outcome: 'refused', message: errorMessage(error)});
+			throw error;
+		}
+	}
+
+	private async actNow(name: string, action: PersonAction, via: string): Promise<string> {
 		const upstream = this.upstream(name);
 		if (this.shuttingDown) throw shuttingDown(name, action);
 		if (action !== 'quarantine' && action !== 'approve') return this.dispatch(upstream, action, via);
@@ -575,8 +595,14 @@ export class Supervisor extends EventEmitter<{
 		context.record.upstream = route.upstream.name;
 		context.record.target = route.localName;
 		const ended = context.client?.callBegan(route.upstream.name, context.id);
+		const scope = this.tracing?.begin(context, route.upstream.name, route.localName, instance.name);
 		try {
-			return await instance.request(context.method, params, operation, context);
+			const result = await instance.request(context.method, scope === undefined ? params : {...params, _meta: scope.meta}, operation, context);
+			scope?.end('ok');
+			return result;
+		} catch (error) {
+			scope?.end(context.signal.aborted ? 'cancelled' : 'error', error);
+			throw error;
 		} finally {
 			ended?.();
 		}
@@ -631,8 +657,10 @@ export class Supervisor extends EventEmitter<{
 		context.record.upstream = upstream.name;
 		context.record.target = tool;
 		const ended = context.client?.callBegan(upstream.name, context.id);
+		const scope = this.tracing?.begin(context, upstream.name, tool, instance.name);
 		try {
-			const result = await instance.callTool(tool, args, context);
+			const result = await instance.callTool(tool, args, scope === undefined ? context : traced(context, scope));
+			scope?.end(result.isError === true ? 'tool-error' : 'ok');
 			if (instance !== upstream) upstream.metrics.recordInHistory(performance.now() - context.record.began, false);
 			this.calls.write(context, args, {result});
 			// Run as a task: the client gets hangar's id for it, and only it can reach the task.
@@ -642,6 +670,7 @@ export class Supervisor extends EventEmitter<{
 
 			return result;
 		} catch (error) {
+			scope?.end(context.signal.aborted ? 'cancelled' : 'error', error);
 			if (instance !== upstream) upstream.metrics.recordInHistory(performance.now() - context.record.began, true);
 			this.calls.write(context, args, {error});
 			throw error;
@@ -678,6 +707,7 @@ export class Supervisor extends EventEmitter<{
 		await Promise.all([...this.upstreams.values(), ...instances].map(async upstream => upstream.shutdown(`hangar is shutting down (${reason})`)));
 		await Promise.all(this.retiring);
 		await this.store.close();
+		this.emit('closed');
 	}
 
 	/**
@@ -707,6 +737,11 @@ export class Supervisor extends EventEmitter<{
 	}
 }
 
+/** A call's context with the `_meta` its trace gives the upstream (only when tracing is on). */
+function traced(context: RequestContext, scope: TraceScope): CallContext {
+	return {signal: context.signal, deadline: context.deadline, onProgress: context.onProgress, meta: scope.meta, correlationId: context.correlationId, client: context.client, id: context.id};
+}
+
 /** What an in-process caller may give a tool call (see Supervisor.callByName). */
 export type InProcessCall = {
 	signal?: AbortSignal | undefined;
@@ -716,6 +751,9 @@ export type InProcessCall = {
 	/** Calls as this client session would (tests, and in-process callers that stand in for one). */
 	client?: ClientRecord | undefined;
 };
+
+/** A person's command on one upstream as it settled: what it said, or why it was refused. */
+export type ActionRecord = {at: number; upstream: string; action: PersonAction; via: string; outcome: 'done' | 'refused'; message: string};
 
 /** One instance of a per-client server and the session it serves. */
 export type Instance = {upstream: Upstream; client: ClientRecord};

@@ -5,6 +5,7 @@
  */
 import type {Client} from '@modelcontextprotocol/sdk/client/index.js';
 import type {Transport} from '@modelcontextprotocol/sdk/shared/transport.js';
+import {withTraceHeaders} from './trace-headers.js';
 import {maskText} from '../base/secret-mask.js';
 import type {ServerConfig} from '../config/read-config.js';
 import type {LogBuffer} from './log-buffer.js';
@@ -40,8 +41,11 @@ export async function connectRemote(config: ServerConfig, client: Client, log: L
 	const failures: string[] = [];
 	for (const kind of order) {
 		signal.throwIfAborted();
+		// A request's trace context in _meta goes in its HTTP headers too (trace-headers.ts).
 		const transport: Transport =
-			kind === 'sse' ? new SSEClientTransport(url, {requestInit}) : new StreamableHTTPClientTransport(url, {requestInit, fetch: origins.wrap(fetch)});
+			kind === 'sse'
+				? new SSEClientTransport(url, {requestInit, fetch: withTraceHeaders(fetch)})
+				: new StreamableHTTPClientTransport(url, {requestInit, fetch: origins.wrap(withTraceHeaders(fetch))});
 		try {
 			await client.connect(transport, {signal, timeout: NO_SDK_TIMEOUT});
 			log.push('hangar', `connected to ${url.origin} over ${kind}`);

@@ -42,9 +42,13 @@ export function isDroppable(message: JSONRPCMessage): boolean {
 	return !('id' in message) && (method === 'notifications/progress' || method === 'notifications/message');
 }
 
-/** An onDrop for LineTransport that logs the first drop and every 10,000th after it, naming the reader. */
+/** Notifications dropped for slow clients since hangar started, across every endpoint (the metrics read it). */
+export const notificationDrops = {total: 0};
+
+/** An onDrop for LineTransport that logs the first drop and every 10,000th after it, naming the reader, and counts it. */
 export function logDrops(logger: Logger, reader: string): (dropped: number) => void {
 	return dropped => {
+		notificationDrops.total += 1;
 		if (dropped === 1 || dropped % 10_000 === 0) {
 			logger.warn(`dropped ${dropped} progress or log notification${dropped === 1 ? '' : 's'} so far to ${reader}: it does not read as fast as they come (its answers are never dropped)`);
 		}

@@ -13,8 +13,9 @@
  *   quarantineNew, the HTTP settings, lingerSeconds): live for what begins
  *   after the reload; clients already connected keep their exposure;
  * - `stateDir`: where the socket, lock and state live, which cannot move
- *   under a running supervisor: it needs a restart of hangar, and the reload
- *   says so (the rest of the file is still applied).
+ *   under a running supervisor, and `metricsPort`, listened on once: they
+ *   need a restart of hangar, and the reload says so (the rest of the file
+ *   is still applied).
  */
 import type {HangarConfig, HangarSettings, ServerConfig} from '../../config/read-config.js';
 import {canonicalJson} from '../upstream/pins.js';
@@ -33,7 +34,7 @@ const upstreamSettings = [
 ] as const satisfies ReadonlyArray<keyof HangarSettings>;
 
 /** Settings that need hangar itself restarted. */
-const restartSettings = ['stateDir'] as const satisfies ReadonlyArray<keyof HangarSettings>;
+const restartSettings = ['stateDir', 'metricsPort'] as const satisfies ReadonlyArray<keyof HangarSettings>;
 
 /** The setting's name in the file (`healthIntervalMs` is `hangar.healthIntervalSeconds` there). */
 export function settingName(key: keyof HangarSettings): string {

@@ -1,0 +1,276 @@
+/**
+ * The audit trail: every tool call and every person's action, one JSON
+ * object per line, appended to `STATE_DIR/audit.jsonl` (owner-only, 0600).
+ *
+ * - A call line says who (client name, session), what (upstream, tool, the
+ *   arguments' size in bytes), when, how long and the outcome with its error
+ *   code. The arguments themselves only with `hangar.auditArguments`, and
+ *   then masked the way the calls log masks them (secret-looking keys, the
+ *   config's secret values, secrets by shape).
+ * - An action line: a person's start, stop, restart, quarantine, approve (who
+ *   through which surface, what it said or why it was refused), a config
+ *   reload and its outcome.
+ * - Past `hangar.auditMaxBytes` the file is rotated: audit.jsonl becomes
+ *   audit.jsonl.1, .1 becomes .2, …, keeping `hangar.auditFiles` files.
+ * - Lines are buffered and written together, every 100 ms (or at once past
+ *   64 KiB): a write per call would cost more than the rest of a call's
+ *   bookkeeping. What is pending is written when the supervisor has shut
+ *   down and at process exit, so only a SIGKILL loses the last 100 ms. A
+ *   write that fails (a full disk) is logged once and the trail goes on.
+ *
+ * The supervisor's calls log is seeded from the file at start, so the TUI's
+ * calls view and `mcp-hangar logs --calls` show the calls of earlier runs.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import {errorMessage} from '../../base/errors.js';
+import type {Logger} from '../../base/logger.js';
+import {maskText} from '../../base/secret-mask.js';
+import {maskedPreview, type CallLog, type CallLogEntry, type CallOutcome} from '../call-log.js';
+import type {ReloadRecord} from '../config/running-config.js';
+import type {RequestContext} from '../request-context.js';
+import type {ActionRecord, Supervisor} from '../supervisor.js';
+
+export const auditFileName = 'audit.jsonl';
+/** Characters kept of a call's arguments when they are written (hangar.auditArguments). */
+export const auditArgumentChars = 16_384;
+
+export type AuditCall = {
+	kind: 'call';
+	/** When the call ended (ISO 8601). */
+	time: string;
+	client: string;
+	/** The client session's label ("stdio", "socket#3", an HTTP session id); null for an in-process caller. */
+	session: string | null;
+	upstream: string;
+	tool: string;
+	ms: number;
+	outcome: CallOutcome;
+	code: string | null;
+	error: string | null;
+	/** The arguments' size as JSON, in bytes. */
+	argsBytes: number;
+	/** The arguments, masked and cut (only with hangar.auditArguments). */
+	args?: string;
+};
+
+export type AuditAction = {
+	kind: 'action';
+	time: string;
+	action: ActionRecord['action'] | 'reload';
+	/** The upstream acted on; null for a reload. */
+	upstream: string | null;
+	/** Who, as hangar names them ("a person in the TUI", "mcp-hangar reload", "SIGHUP"). */
+	via: string;
+	outcome: string;
+	message: string;
+};
+
+export type AuditRecord = AuditCall | AuditAction;
+
+export type AuditSettings = {maxBytes: number; files: number; arguments: boolean};
+
+/** How long lines wait to be written together, and how much may wait. */
+const flushDelayMs = 100;
+const flushBytes = 64 * 1024;
+
+export class AuditLog {
+	readonly file: string;
+	private fd: number | undefined;
+	private size = 0;
+	private pending: string[] = [];
+	private pendingLength = 0;
+	private timer: NodeJS.Timeout | undefined;
+	private failed = false;
+	/** Unsubscribes it from what it records (see startAudit); run by close(). */
+	readonly detach: Array<() => void> = [];
+	private readonly onExit = (): void => this.flush();
+
+	constructor(
+		readonly dir: string,
+		private readonly settings: () => AuditSettings,
+		private readonly logger: Logger,
+	) {
+		this.file = path.join(dir, auditFileName);
+		process.once('exit', this.onExit);
+	}
+
+	/** Appends one record (written within 100 ms, see the module comment). */
+	append(record: AuditRecord): void {
+		const line = `${JSON.stringify(record)}\n`;
+		this.pending.push(line);
+		this.pendingLength += line.length;
+		if (this.pendingLength >= flushBytes) {
+			this.flush();
+			return;
+		}
+
+		if (this.timer !== undefined) return;
+		this.timer = setTimeout(() => this.flush(), flushDelayMs);
+		// Pending lines must not keep an exiting process alive: the exit hook writes them.
+		this.timer.unref();
+	}
+
+	/** A tools/call as the calls log wrote it. */
+	call(entry: CallLogEntry, context: Pick<RequestContext, 'client'>, args: unknown): void {
+		const settings = this.settings();
+		let argsBytes = 0;
+		if (args !== undefined) {
+			try {
+				argsBytes = Buffer.byteLength(JSON.stringify(args) ?? '');
+			} catch {}
+		}
+
+		const record: AuditCall = {
+			kind: 'call',
+			time: new Date(entry.at).toISOString(),
+			client: entry.client,
+			session: context.client?.label ?? null,
+			upstream: entry.upstream,
+			tool: entry.tool,
+			ms: Math.round(entry.ms * 1000) / 1000,
+			outcome: entry.outcome,
+			code: entry.code,
+			error: entry.error,
+			argsBytes,
+		};
+		if (settings.arguments) record.args = maskText(maskedPreview(args ?? {}, auditArgumentChars));
+		this.append(record);
+	}
+
+	/** Writes what is pending now, synchronously. */
+	flush(): void {
+		clearTimeout(this.timer);
+		this.timer = undefined;
+		if (this.pending.length === 0) return;
+		const text = this.pending.join('');
+		this.pending = [];
+		this.pendingLength = 0;
+		try {
+			this.fd ??= this.open();
+			fs.writeSync(this.fd, text);
+			this.size += Buffer.byteLength(text);
+			this.failed = false;
+			if (this.size >= this.settings().maxBytes) this.rotate();
+		} catch (error) {
+			if (!this.failed) this.logger.warn(`cannot write the audit file ${this.file} (${errorMessage(error)}); records are lost until a write succeeds again`);
+			this.failed = true;
+		}
+	}
+
+	private open(): number {
+		fs.mkdirSync(this.dir, {recursive: true, mode: 0o700});
+		const fd = fs.openSync(this.file, 'a', 0o600);
+		// A file made by an older hangar or by hand is made owner-only too.
+		fs.fchmodSync(fd, 0o600);
+		this.size = fs.fstatSync(fd).size;
+		return fd;
+	}
+
+	/** audit.jsonl → audit.jsonl.1 → .2 …; the oldest beyond `files` goes. */
+	private rotate(): void {
+		if (this.fd !== undefined) fs.closeSync(this.fd);
+		this.fd = undefined;
+		const {files} = this.settings();
+		const name = (index: number): string => (index === 0 ? this.file : `${this.file}.${index}`);
+		fs.rmSync(name(files - 1), {force: true});
+		for (let index = files - 2; index >= 0; index--) {
+			if (fs.existsSync(name(index))) fs.renameSync(name(index), name(index + 1));
+		}
+
+		this.size = 0;
+	}
+
+	close(): void {
+		for (const off of this.detach.splice(0)) off();
+		this.flush();
+		if (this.fd !== undefined) fs.closeSync(this.fd);
+		this.fd = undefined;
+		process.off('exit', this.onExit);
+	}
+}
+
+/**
+ * The last `max` calls of the audit files in `dir` (the current one and the
+ * one rotated before it), oldest first. Lines that do not parse are skipped.
+ */
+export function readAuditCalls(dir: string, max: number): AuditCall[] {
+	const file = path.join(dir, auditFileName);
+	const calls: AuditCall[] = [];
+	for (const name of [`${file}.1`, file]) {
+		let text: string;
+		try {
+			text = fs.readFileSync(name, 'utf8');
+		} catch {
+			continue;
+		}
+
+		for (const line of text.split('\n')) {
+			if (line === '') continue;
+			try {
+				const record = JSON.parse(line) as Partial<AuditCall>;
+				if (record.kind === 'call' && typeof record.time === 'string' && typeof record.upstream === 'string' && typeof record.tool === 'string') calls.push(record as AuditCall);
+			} catch {}
+		}
+	}
+
+	return calls.slice(-max);
+}
+
+/** The calls log seeded with the calls of earlier runs, as the audit file has them (arguments shown by size unless kept). */
+export function restoreCalls(log: CallLog, calls: readonly AuditCall[]): void {
+	for (const call of calls) {
+		log.record({
+			at: Date.parse(call.time),
+			client: String(call.client),
+			upstream: call.upstream,
+			tool: call.tool,
+			ms: Number(call.ms) || 0,
+			outcome: call.outcome,
+			code: call.code ?? null,
+			error: call.error ?? null,
+			args: call.args ?? `(from the audit file: ${call.argsBytes} bytes of arguments, not kept)`,
+			result: undefined,
+		});
+	}
+}
+
+/**
+ * Starts the audit trail of `supervisor` (when hangar.auditLog is on and it
+ * writes its state dir): its calls log seeded from the file, then every
+ * call, person's action and reload appended. Returns the log, or undefined.
+ */
+export function startAudit(supervisor: Supervisor, logger: Logger): AuditLog | undefined {
+	const settings = supervisor.config.hangar;
+	if (!settings.auditLog || !supervisor.store.isWriter) return undefined;
+	const dir = supervisor.store.dir;
+	restoreCalls(supervisor.calls, readAuditCalls(dir, supervisor.calls.limit));
+	const audit = new AuditLog(
+		dir,
+		() => {
+			const hangar = supervisor.config.hangar;
+			return {maxBytes: hangar.auditMaxBytes, files: hangar.auditFiles, arguments: hangar.auditArguments};
+		},
+		logger,
+	);
+	const offCalls = supervisor.calls.observe((entry, context, args) => {
+		if (supervisor.config.hangar.auditLog) audit.call(entry, context, args);
+	});
+	const onAction = (record: ActionRecord): void => {
+		if (!supervisor.config.hangar.auditLog) return;
+		audit.append({kind: 'action', time: new Date(record.at).toISOString(), action: record.action, upstream: record.upstream, via: record.via, outcome: record.outcome, message: maskText(record.message)});
+	};
+
+	const onReload = (record: ReloadRecord): void => {
+		if (!supervisor.config.hangar.auditLog) return;
+		audit.append({kind: 'action', time: new Date(record.at).toISOString(), action: 'reload', upstream: null, via: record.trigger, outcome: record.outcome, message: maskText(record.error ?? record.summary)});
+	};
+
+	const onClosed = (): void => audit.close();
+	supervisor.on('action', onAction);
+	supervisor.on('reload', onReload);
+	supervisor.once('closed', onClosed);
+	audit.detach.push(offCalls, () => supervisor.off('action', onAction), () => supervisor.off('reload', onReload), () => supervisor.off('closed', onClosed));
+
+	return audit;
+}

@@ -1,0 +1,119 @@
+/**
+ * OpenTelemetry traces of the requests hangar routes to upstreams: a span
+ * per client request (kind server) with a child span for the upstream call
+ * (kind client), carrying the upstream, the tool or target, the outcome,
+ * the error code, the correlation id and the instance.
+ *
+ * - The client's W3C trace context is the parent: `traceparent`,
+ *   `tracestate` and `baggage` in the request's `_meta` (the 2026-07-28
+ *   spec's place; the HTTP endpoint puts the request's own headers there
+ *   when `_meta` has none).
+ * - The upstream gets the child span's context in `_meta` (stdio and
+ *   remote alike); link/trace-headers.ts copies it to a remote upstream's
+ *   HTTP headers.
+ * - Off unless the standard OTEL_* variables ask for it (`tracingEnabled`):
+ *   then this module is never loaded and the call path pays one undefined
+ *   check. On, spans go through a batch processor to the OTLP/HTTP
+ *   exporter, which reads its own OTEL_EXPORTER_OTLP_* variables.
+ */
+import {ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span, type TextMapGetter, type TextMapSetter, type Tracer} from '@opentelemetry/api';
+import {CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator} from '@opentelemetry/core';
+import {resourceFromAttributes} from '@opentelemetry/resources';
+import {BatchSpanProcessor, TracerProvider, type SpanExporter, type SpanProcessor} from '@opentelemetry/sdk-trace';
+import {HangarError, JsonRpcError} from '../../base/errors.js';
+import {hangarVersion} from '../../wire/protocol.js';
+import type {RequestTracing, TraceScope} from './trace-scope.js';
+import type {RequestContext} from '../request-context.js';
+
+const propagator = new CompositePropagator({propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()]});
+
+const metaGetter: TextMapGetter<Record<string, unknown>> = {
+	keys: carrier => Object.keys(carrier),
+	get: (carrier, key) => {
+		const value = carrier[key];
+		return typeof value === 'string' ? value : undefined;
+	},
+};
+
+const metaSetter: TextMapSetter<Record<string, unknown>> = {
+	set: (carrier, key, value) => {
+		carrier[key] = value;
+	},
+};
+
+/** The W3C keys hangar reads from a client's `_meta` and writes to an upstream's. */
+export const traceKeys = ['traceparent', 'tracestate', 'baggage'] as const;
+
+/** What the outcome of a request was, for its spans. */
+function describe(error: unknown): {code: string; message: string} {
+	if (error instanceof HangarError) return {code: error.codeName, message: error.message};
+	if (error instanceof JsonRpcError) return {code: String(error.code), message: error.message};
+	return {code: 'error', message: error instanceof Error ? error.message : String(error)};
+}
+
+export class RequestTracer implements RequestTracing {
+	private readonly tracer: Tracer;
+
+	constructor(private readonly provider: TracerProvider) {
+		this.tracer = provider.getTracer('mcp-hangar', hangarVersion);
+	}
+
+	begin(context: RequestContext, upstream: string, target: string, instance: string): TraceScope {
+		const meta = context.meta;
+		const parent: Context = meta === undefined ? ROOT_CONTEXT : propagator.extract(ROOT_CONTEXT, meta, metaGetter);
+		const attributes = {
+			'mcp.method.name': context.method,
+			'hangar.upstream': upstream,
+			'hangar.target': target,
+			'hangar.instance': instance,
+			...(context.method === 'tools/call' ? {'gen_ai.tool.name': target} : {}),
+			...(context.correlationId === undefined ? {} : {'hangar.correlation_id': context.correlationId}),
+			...(typeof context.client?.name === 'string' ? {'hangar.client': context.client.name} : {}),
+			'jsonrpc.request.id': String(context.id),
+		};
+		const server = this.tracer.startSpan(`${context.method} ${upstream}/${target}`, {kind: SpanKind.SERVER, attributes}, parent);
+		const client = this.tracer.startSpan(`${context.method} ${target}`, {kind: SpanKind.CLIENT, attributes: {'hangar.upstream': upstream, 'hangar.target': target, 'hangar.instance': instance}}, trace.setSpan(parent, server));
+		// The client's _meta, with the upstream call's span as the upstream's parent.
+		const forwarded: Record<string, unknown> = {...meta};
+		for (const key of traceKeys) delete forwarded[key];
+		propagator.inject(trace.setSpan(parent, client), forwarded, metaSetter);
+		return {
+			meta: forwarded,
+			end: (outcome, error) => {
+				for (const span of [client, server]) end(span, outcome, error);
+			},
+		};
+	}
+
+	async shutdown(): Promise<void> {
+		await this.provider.shutdown();
+	}
+}
+
+function end(span: Span, outcome: string, error: unknown): void {
+	span.setAttribute('hangar.outcome', outcome);
+	if (error !== undefined) {
+		const {code, message} = describe(error);
+		span.setAttribute('hangar.error_code', code);
+		span.setAttribute('error.type', code);
+		span.setStatus({code: SpanStatusCode.ERROR, message});
+	}
+
+	span.end();
+}
+
+/** A tracer over `processor` (tests give one with an in-memory exporter). */
+export function tracerWith(processor: SpanProcessor, serviceName = 'mcp-hangar'): RequestTracer {
+	return new RequestTracer(new TracerProvider({resource: resourceFromAttributes({'service.name': serviceName, 'service.version': hangarVersion}), spanProcessors: [processor]}));
+}
+
+/**
+ * The tracer the OTEL_* variables ask for: spans batched to the OTLP/HTTP
+ * exporter (endpoint, headers and timeouts from OTEL_EXPORTER_OTLP_*),
+ * service.name from OTEL_SERVICE_NAME (default mcp-hangar).
+ */
+export async function tracerFromEnv(env: NodeJS.ProcessEnv): Promise<RequestTracer> {
+	const {OTLPTraceExporter} = await import('@opentelemetry/exporter-trace-otlp-http');
+	const exporter: SpanExporter = new OTLPTraceExporter();
+	return tracerWith(new BatchSpanProcessor({exporter}), env['OTEL_SERVICE_NAME'] ?? 'mcp-hangar');
+}

@@ -1,0 +1,88 @@
+/**
+ * Traces end to end: the built CLI's `serve --http` with the standard
+ * OTEL_* variables pointing at an OTLP/HTTP receiver on loopback. A client
+ * request carries a W3C `traceparent` header; the receiver gets hangar's
+ * spans (OTLP JSON) in the client's trace, and the stdio upstream gets the
+ * upstream call's span as its parent in `_meta`.
+ */
+import http from 'node:http';
+import type net from 'node:net';
+import {afterEach, describe, expect, it} from 'vitest';
+import {fastHangar, tempDir, waitFor, writeConfig} from '../support/hangar.js';
+import {connectHttp, serveHttp, stopHttpHangars} from '../support/http-hangar.js';
+import {metaEchoServer} from '../support/trace-upstreams.js';
+
+type OtlpSpan = {traceId: string; spanId: string; parentSpanId?: string; name: string; kind: number; attributes: Array<{key: string; value: {stringValue?: string}}>};
+type OtlpExport = {resourceSpans: Array<{resource: {attributes: Array<{key: string; value: {stringValue?: string}}>}; scopeSpans: Array<{spans: OtlpSpan[]}>}>};
+
+const receivers: http.Server[] = [];
+
+afterEach(async () => {
+	await stopHttpHangars();
+	for (const receiver of receivers.splice(0)) receiver.close();
+});
+
+/** An OTLP/HTTP trace receiver: every POST to /v1/traces parsed and kept. */
+async function otlpReceiver(): Promise<{endpoint: string; exports: OtlpExport[]; contentTypes: string[]}> {
+	const exports: OtlpExport[] = [];
+	const contentTypes: string[] = [];
+	const server = http.createServer((req, res) => {
+		let text = '';
+		req.on('data', chunk => {
+			text += chunk;
+		});
+		req.on('end', () => {
+			if (req.url === '/v1/traces') {
+				contentTypes.push(req.headers['content-type'] ?? '');
+				exports.push(JSON.parse(text) as OtlpExport);
+			}
+
+			res.writeHead(200, {'Content-Type': 'application/json'}).end('{}');
+		});
+	});
+	await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve));
+	receivers.push(server);
+	return {endpoint: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`, exports, contentTypes};
+}
+
+describe('OTLP traces', () => {
+	it('exports a request\'s spans to the OTLP/HTTP endpoint in the trace of the client\'s traceparent header, and the upstream gets its parent in _meta', async () => {
+		const receiver = await otlpReceiver();
+		const dir = tempDir();
+		const hangar = await serveHttp(writeConfig(dir, {echo: metaEchoServer(dir)}, fastHangar), {
+			env: {OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_BSP_SCHEDULE_DELAY: '100', OTEL_SERVICE_NAME: 'hangar-under-test'},
+		});
+		const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+		const traced: typeof fetch = async (input, init) => {
+			const headers = new Headers(init?.headers);
+			headers.set('traceparent', `00-${traceId}-00f067aa0ba902b7-01`);
+			return fetch(input, {...init, headers});
+		};
+
+		const {client} = await connectHttp(hangar.url, {fetch: traced});
+		await waitFor(async () => (await client.listTools()).tools.some(tool => tool.name === 'echo__meta'), 'echo to list its tools');
+		const result = await client.callTool({name: 'echo__meta', arguments: {}});
+		const received = JSON.parse((result.content as Array<{text: string}>)[0]!.text) as Record<string, string>;
+		await client.close();
+
+		const spans = await waitFor(() => {
+			const all = receiver.exports.flatMap(batch => batch.resourceSpans.flatMap(resource => resource.scopeSpans.flatMap(scope => scope.spans)));
+			return all.length >= 2 ? all : undefined;
+		}, 'the spans to be exported');
+		expect(receiver.contentTypes[0]).toMatch(/application\/json/);
+		const service = receiver.exports[0]!.resourceSpans[0]!.resource.attributes.find(attribute => attribute.key === 'service.name');
+		expect(service?.value.stringValue).toBe('hangar-under-test');
+
+		// OTLP JSON carries ids as hex strings.
+		const server = spans.find(span => span.kind === 2)!;
+		const upstreamCall = spans.find(span => span.kind === 3)!;
+		expect(server.traceId).toBe(traceId);
+		expect(server.parentSpanId).toBe('00f067aa0ba902b7');
+		expect(upstreamCall.traceId).toBe(traceId);
+		expect(upstreamCall.parentSpanId).toBe(server.spanId);
+		const attribute = (span: OtlpSpan, key: string) => span.attributes.find(item => item.key === key)?.value.stringValue;
+		expect([attribute(server, 'hangar.upstream'), attribute(server, 'hangar.target'), attribute(server, 'hangar.outcome')]).toEqual(['echo', 'meta', 'ok']);
+		expect(attribute(server, 'hangar.correlation_id')).toMatch(/.+/);
+		expect(received['traceparent']).toBe(`00-${traceId}-${upstreamCall.spanId}-01`);
+	});
+});
