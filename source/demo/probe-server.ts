@@ -30,12 +30,10 @@
 import http from 'node:http';
 import {randomUUID} from 'node:crypto';
 import {parseArgs} from 'node:util';
-import {Server} from '@modelcontextprotocol/sdk/server/index.js';
-import {StdioServerTransport} from '@modelcontextprotocol/sdk/server/stdio.js';
-import {StreamableHTTPServerTransport} from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type {Transport} from '@modelcontextprotocol/sdk/shared/transport.js';
-import {CallToolRequestSchema, ListToolsRequestSchema, type JSONRPCMessage} from '@modelcontextprotocol/sdk/types.js';
+import {Server, WebStandardStreamableHTTPServerTransport, type JSONRPCMessage, type Tool, type Transport} from '@modelcontextprotocol/server';
+import {StdioServerTransport} from '@modelcontextprotocol/server/stdio';
 import {z} from 'zod';
+import {sendWebResponse, webRequest} from './web-http.js';
 
 const {values: args} = parseArgs({
 	options: {
@@ -65,11 +63,11 @@ function requestOf(kind: Kind, tag: string): {method: string; params: Record<str
 	}
 }
 
-const tools = [
-	{name: 'ask', description: 'Ask the client (sampling, elicitation or roots) during this call.', inputSchema: {type: 'object' as const, properties: {kind: {type: 'string', enum: kinds}, tag: {type: 'string'}}, required: ['kind']}},
+const tools: Tool[] = [
+	{name: 'ask', description: 'Ask the client (sampling, elicitation or roots) during this call.', inputSchema: {type: 'object' as const, properties: {kind: {type: 'string', enum: [...kinds]}, tag: {type: 'string'}}, required: ['kind']}},
 	{name: 'client-capabilities', description: 'The client capabilities of initialize, as received.', inputSchema: {type: 'object' as const}},
 	{name: 'outside', description: 'Outcomes of the requests sent outside any call.', inputSchema: {type: 'object' as const}},
-	{name: 'outside-now', description: 'Send a request outside any call, after answering.', inputSchema: {type: 'object' as const, properties: {kind: {type: 'string', enum: kinds}}, required: ['kind']}},
+	{name: 'outside-now', description: 'Send a request outside any call, after answering.', inputSchema: {type: 'object' as const, properties: {kind: {type: 'string', enum: [...kinds]}}, required: ['kind']}},
 	{name: 'pid', description: 'This process id.', inputSchema: {type: 'object' as const}},
 	{name: 'ask-url', description: 'A URL-mode elicitation during this call, then its completion.', inputSchema: {type: 'object' as const, properties: {elicitationId: {type: 'string'}, url: {type: 'string'}}, required: ['elicitationId', 'url']}},
 	{name: 'sample-with-tools', description: 'Sampling with a tool offered, and a second round with its result.', inputSchema: {type: 'object' as const, properties: {tag: {type: 'string'}}}},
@@ -92,8 +90,8 @@ function session(): {server: Server; watch: (transport: Transport) => void} {
 		);
 	};
 
-	server.setRequestHandler(ListToolsRequestSchema, () => ({tools}));
-	server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+	server.setRequestHandler('tools/list', () => ({tools}));
+	server.setRequestHandler('tools/call', async (request, ctx) => {
 		const input = request.params.arguments ?? {};
 		const json = (value: unknown) => ({content: [{type: 'text' as const, text: JSON.stringify(value)}], structuredContent: value as Record<string, unknown>});
 		switch (request.params.name) {
@@ -102,8 +100,8 @@ function session(): {server: Server; watch: (transport: Transport) => void} {
 				const tag = typeof input['tag'] === 'string' ? input['tag'] : '';
 				const {method, params} = requestOf(kind, tag);
 				try {
-					// extra.sendRequest ties it to this call (over HTTP: the call's own event stream).
-					return json({tag, result: await extra.sendRequest({method, params} as never, anyResult)});
+					// ctx.mcpReq.send ties it to this call (over HTTP: the call's own event stream).
+					return json({tag, result: await ctx.mcpReq.send({method, params}, anyResult)});
 				} catch (error) {
 					return json({tag, error: {code: (error as {code?: unknown}).code, message: (error as Error).message}});
 				}
@@ -192,16 +190,16 @@ if (args.http === undefined) {
 	await server.connect(transport);
 	watch(transport);
 } else {
-	const transports = new Map<string, StreamableHTTPServerTransport>();
+	const transports = new Map<string, WebStandardStreamableHTTPServerTransport>();
 	const httpServer = http.createServer(async (request, response) => {
 		const chunks: Buffer[] = [];
 		for await (const chunk of request) chunks.push(chunk as Buffer);
 		const body = chunks.length === 0 ? undefined : (JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown);
 		const id = request.headers['mcp-session-id'];
-		let transport: StreamableHTTPServerTransport | undefined = typeof id === 'string' ? transports.get(id) : undefined;
+		let transport: WebStandardStreamableHTTPServerTransport | undefined = typeof id === 'string' ? transports.get(id) : undefined;
 		if (transport === undefined) {
 			const {server, watch} = session();
-			const created: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+			const created: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
 				sessionIdGenerator: () => randomUUID(),
 				onsessioninitialized(sessionId: string): void {
 					transports.set(sessionId, created);
@@ -212,7 +210,7 @@ if (args.http === undefined) {
 			watch(created);
 		}
 
-		await transport.handleRequest(request, response, body);
+		await sendWebResponse(response, await transport.handleRequest(webRequest(request, response), body === undefined ? {} : {parsedBody: body}));
 	});
 	httpServer.listen(Number(args.http), '127.0.0.1', () => {
 		const address = httpServer.address();
