@@ -55,23 +55,19 @@
  * It exits when stdin ends (when stdin is a pipe, in either mode) and on
  * SIGTERM or SIGINT, so it never outlives the process that started it.
  */
-import {randomUUID} from 'node:crypto';
 import fs from 'node:fs';
-import http from 'node:http';
 import {parseArgs} from 'node:util';
 import {LoggingLevelSchema} from '@modelcontextprotocol/core';
 import {
 	ProtocolError,
 	ProtocolErrorCode,
 	Server,
-	WebStandardStreamableHTTPServerTransport,
-	isInitializeRequest,
 	type CallToolResult,
 	type ElicitRequestFormParams,
 	type LoggingLevel,
 } from '@modelcontextprotocol/server';
 import {StdioServerTransport} from '@modelcontextprotocol/server/stdio';
-import {sendWebResponse, webRequest} from './web-http.js';
+import {serveSessions} from './web-http.js';
 import {redPixelPng, silentWav, text, delay, tools, elicitationForms, resources, templateUri, readResource, prompts, getPrompt, completions} from './conformance/catalog.js';
 
 const serverInfo = {name: 'hangar-conformance-fixture', version: '1.0.0'};
@@ -230,109 +226,9 @@ function createConformanceServer(): Server {
 // ---------------------------------------------------------------------------
 // Streamable HTTP
 
-const mcpPath = '/mcp';
-const loopbackNames = new Set(['127.0.0.1', 'localhost', '[::1]']);
-
-/** Refuses, with a reason, a request whose Host or Origin is not this loopback address (DNS rebinding). */
-function rebindingProblem(req: http.IncomingMessage, port: number): string | undefined {
-	const allowed = (host: string) => {
-		const at = host.lastIndexOf(':');
-		return at > 0 && loopbackNames.has(host.slice(0, at).toLowerCase()) && host.slice(at + 1) === String(port);
-	};
-
-	const host = req.headers.host ?? '';
-	if (!allowed(host)) return `Host header ${JSON.stringify(host)} is not this server's loopback address (127.0.0.1:${port} or localhost:${port}): refused as possible DNS rebinding.`;
-	const origin = req.headers.origin;
-	if (origin !== undefined) {
-		let originHost = '';
-		try {
-			const url = new URL(origin);
-			originHost = url.protocol === 'http:' ? url.host : '';
-		} catch {}
-
-		if (!allowed(originHost)) return `Origin header ${JSON.stringify(origin)} is not this server's loopback origin (http://127.0.0.1:${port}): refused as possible DNS rebinding.`;
-	}
-
-	return undefined;
-}
-
-function sendJsonRpcError(res: http.ServerResponse, status: number, code: number, message: string): void {
-	res.writeHead(status, {'Content-Type': 'application/json'}).end(JSON.stringify({jsonrpc: '2.0', error: {code, message}, id: null}));
-}
-
-const maxBodyBytes = 4 * 1024 * 1024;
-
-async function readJsonBody(req: http.IncomingMessage): Promise<{body: unknown} | {problem: string; status: number}> {
-	const chunks: Buffer[] = [];
-	let size = 0;
-	for await (const chunk of req as AsyncIterable<Buffer>) {
-		size += chunk.length;
-		if (size > maxBodyBytes) return {problem: `The request body is larger than ${maxBodyBytes} bytes.`, status: 413};
-		chunks.push(chunk);
-	}
-
-	try {
-		return {body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown};
-	} catch (error) {
-		return {problem: `The request body is not JSON: ${error instanceof Error ? error.message : String(error)}`, status: 400};
-	}
-}
-
-/** Serves stateful Streamable HTTP sessions at /mcp on 127.0.0.1; resolves with the URL once listening. */
+/** Serves stateful Streamable HTTP sessions at /mcp on 127.0.0.1, each with its own server; resolves with the URL once listening. */
 async function serveHttp(port: number): Promise<string> {
-	const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
-	let boundPort = port;
-
-	const handle = async (req: http.IncomingMessage, res: http.ServerResponse) => {
-		const problem = rebindingProblem(req, boundPort);
-		if (problem !== undefined) return sendJsonRpcError(res, 403, ProtocolErrorCode.InvalidRequest, problem);
-		if (new URL(req.url ?? '/', 'http://localhost').pathname !== mcpPath) return sendJsonRpcError(res, 404, ProtocolErrorCode.InvalidRequest, `Nothing is served at ${req.url}; MCP is at ${mcpPath}.`);
-
-		const sessionId = req.headers['mcp-session-id'];
-		if (typeof sessionId === 'string') {
-			const transport = sessions.get(sessionId);
-			if (transport === undefined) return sendJsonRpcError(res, 404, ProtocolErrorCode.InvalidRequest, `Unknown or closed session ${sessionId}: start a new one with initialize.`);
-			if (req.method !== 'POST') return sendWebResponse(res, await transport.handleRequest(webRequest(req, res)));
-			const read = await readJsonBody(req);
-			if ('problem' in read) return sendJsonRpcError(res, read.status, ProtocolErrorCode.ParseError, read.problem);
-			return sendWebResponse(res, await transport.handleRequest(webRequest(req, res), {parsedBody: read.body}));
-		}
-
-		if (req.method !== 'POST') return sendJsonRpcError(res, 400, ProtocolErrorCode.InvalidRequest, 'This request needs an Mcp-Session-Id header: open a session first with an initialize POST.');
-		const read = await readJsonBody(req);
-		if ('problem' in read) return sendJsonRpcError(res, read.status, ProtocolErrorCode.ParseError, read.problem);
-		if (!isInitializeRequest(read.body)) return sendJsonRpcError(res, 400, ProtocolErrorCode.InvalidRequest, 'Without an Mcp-Session-Id header only an initialize request is accepted.');
-
-		const transport = new WebStandardStreamableHTTPServerTransport({
-			sessionIdGenerator: randomUUID,
-			onsessioninitialized: id => {
-				sessions.set(id, transport);
-			},
-		});
-		transport.onclose = () => {
-			if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
-		};
-
-		await createConformanceServer().connect(transport);
-		await sendWebResponse(res, await transport.handleRequest(webRequest(req, res), {parsedBody: read.body}));
-	};
-
-	const httpServer = http.createServer((req, res) => {
-		handle(req, res).catch((error: unknown) => {
-			process.stderr.write(`conformance-server: ${req.method} ${req.url} failed: ${error instanceof Error ? error.stack : String(error)}\n`);
-			if (!res.headersSent) sendJsonRpcError(res, 500, ProtocolErrorCode.InternalError, 'Internal error; see the server log.');
-			else res.end();
-		});
-	});
-
-	await new Promise<void>((resolve, reject) => {
-		httpServer.once('error', reject);
-		httpServer.listen(port, '127.0.0.1', resolve);
-	});
-	const address = httpServer.address();
-	if (address === null || typeof address === 'string') throw new Error('the HTTP server has no TCP address');
-	boundPort = address.port;
-	return `http://127.0.0.1:${boundPort}${mcpPath}`;
+	return (await serveSessions(port, async transport => createConformanceServer().connect(transport), 'conformance-server')).url;
 }
 
 // ---------------------------------------------------------------------------
