@@ -128,8 +128,8 @@ function session(): {server: Server; watch: (transport: Transport) => void} {
 				const elicitationId = String(input['elicitationId']);
 				const params = {mode: 'url', elicitationId, url: String(input['url']), message: 'Open the link to go on.'};
 				try {
-					const result = await extra.sendRequest({method: 'elicitation/create', params} as never, anyResult);
-					await server.createElicitationCompletionNotifier(elicitationId, {relatedRequestId: extra.requestId})();
+					const result = await ctx.mcpReq.send({method: 'elicitation/create', params} as never, anyResult);
+					await server.createElicitationCompletionNotifier(elicitationId, {relatedRequestId: ctx.mcpReq.id})();
 					return json({result});
 				} catch (error) {
 					return json({error: {code: (error as {code?: unknown}).code, message: (error as Error).message}});
@@ -140,14 +140,14 @@ function session(): {server: Server; watch: (transport: Transport) => void} {
 				const tag = typeof input['tag'] === 'string' ? input['tag'] : '';
 				const question = {role: 'user' as const, content: {type: 'text' as const, text: `probe ${tag}: look up "hangar"`}};
 				try {
-					const first = await server.createMessage({messages: [question], maxTokens: 50, tools: [lookupTool], toolChoice: {mode: 'auto'}}, {relatedRequestId: extra.requestId});
+					const first = await server.createMessage({messages: [question], maxTokens: 50, tools: [lookupTool], toolChoice: {mode: 'auto'}}, {relatedRequestId: ctx.mcpReq.id});
 					const content = Array.isArray(first.content) ? first.content : [first.content];
 					const uses = content.filter(block => block.type === 'tool_use');
 					if (uses.length === 0) return json({tag, first});
 					const results = uses.map(use => ({type: 'tool_result' as const, toolUseId: use.id, content: [{type: 'text' as const, text: `definition of ${JSON.stringify(use.input)}`}]}));
 					const second = await server.createMessage(
 						{messages: [question, {role: 'assistant', content: uses}, {role: 'user', content: results}], maxTokens: 50, tools: [lookupTool], toolChoice: {mode: 'none'}},
-						{relatedRequestId: extra.requestId},
+						{relatedRequestId: ctx.mcpReq.id},
 					);
 					return json({tag, first, second});
 				} catch (error) {
