@@ -55,35 +55,19 @@
  * It exits when stdin ends (when stdin is a pipe, in either mode) and on
  * SIGTERM or SIGINT, so it never outlives the process that started it.
  */
-import {randomUUID} from 'node:crypto';
 import fs from 'node:fs';
-import http from 'node:http';
 import {parseArgs} from 'node:util';
-import {Server} from '@modelcontextprotocol/sdk/server/index.js';
-import {StdioServerTransport} from '@modelcontextprotocol/sdk/server/stdio.js';
-import {StreamableHTTPServerTransport} from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import {LoggingLevelSchema} from '@modelcontextprotocol/core';
 import {
-	CallToolRequestSchema,
-	CompleteRequestSchema,
-	CreateMessageResultSchema,
-	ElicitResultSchema,
-	ErrorCode,
-	GetPromptRequestSchema,
-	ListPromptsRequestSchema,
-	ListResourcesRequestSchema,
-	ListResourceTemplatesRequestSchema,
-	ListToolsRequestSchema,
-	LoggingLevelSchema,
-	McpError,
-	ReadResourceRequestSchema,
-	SetLevelRequestSchema,
-	SubscribeRequestSchema,
-	UnsubscribeRequestSchema,
-	isInitializeRequest,
+	ProtocolError,
+	ProtocolErrorCode,
+	Server,
 	type CallToolResult,
 	type ElicitRequestFormParams,
 	type LoggingLevel,
-} from '@modelcontextprotocol/sdk/types.js';
+} from '@modelcontextprotocol/server';
+import {StdioServerTransport} from '@modelcontextprotocol/server/stdio';
+import {serveSessions} from './web-http.js';
 import {redPixelPng, silentWav, text, delay, tools, elicitationForms, resources, templateUri, readResource, prompts, getPrompt, completions} from './conformance/catalog.js';
 
 const serverInfo = {name: 'hangar-conformance-fixture', version: '1.0.0'};
@@ -114,24 +98,24 @@ function createConformanceServer(): Server {
 	// Replaces the SDK's own handler so the level is this session's, read
 	// where tools log through `extra` (the SDK's filter only covers
 	// server.sendLoggingMessage, which is not tied to a request).
-	server.setRequestHandler(SetLevelRequestSchema, async request => {
+	server.setRequestHandler('logging/setLevel', async request => {
 		minimumLevel = request.params.level;
 		return {};
 	});
 
-	server.setRequestHandler(ListToolsRequestSchema, async () => ({tools}));
+	server.setRequestHandler('tools/list', async () => ({tools}));
 
-	server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+	server.setRequestHandler('tools/call', async (request, ctx): Promise<CallToolResult> => {
 		const {name} = request.params;
 		const args = request.params.arguments ?? {};
 		const log = async (level: LoggingLevel, data: string) => {
 			if (minimumLevel !== undefined && severity(level) < severity(minimumLevel)) return;
-			await extra.sendNotification({method: 'notifications/message', params: {level, logger: serverInfo.name, data}});
+			await ctx.mcpReq.notify({method: 'notifications/message', params: {level, logger: serverInfo.name, data}});
 		};
 
 		const elicit = async (requestedSchema: ElicitRequestFormParams['requestedSchema'], message: string) => {
 			if (server.getClientCapabilities()?.elicitation === undefined) return undefined;
-			return extra.sendRequest({method: 'elicitation/create', params: {message, requestedSchema}}, ElicitResultSchema);
+			return ctx.mcpReq.send({method: 'elicitation/create', params: {message, requestedSchema}});
 		};
 
 		const noElicitation: CallToolResult = {isError: true, content: [text(`${name} needs elicitation, and the client declared no elicitation capability at initialize.`)]};
@@ -166,7 +150,7 @@ function createConformanceServer(): Server {
 				const progressToken = request.params._meta?.progressToken;
 				for (const [index, progress] of [0, 50, 100].entries()) {
 					if (index > 0) await delay(50);
-					if (progressToken !== undefined) await extra.sendNotification({method: 'notifications/progress', params: {progressToken, progress, total: 100}});
+					if (progressToken !== undefined) await ctx.mcpReq.notify({method: 'notifications/progress', params: {progressToken, progress, total: 100}});
 				}
 
 				return {content: [text(`Tool with progress executed successfully${progressToken === undefined ? ' (no progress token, so no progress was reported)' : ''}.`)]};
@@ -178,11 +162,9 @@ function createConformanceServer(): Server {
 					return {isError: true, content: [text('test_sampling needs sampling, and the client declared no sampling capability at initialize.')]};
 				}
 
-				const result = await extra.sendRequest(
-					{method: 'sampling/createMessage', params: {messages: [{role: 'user', content: text(args.prompt)}], maxTokens: 100}},
-					CreateMessageResultSchema,
-				);
-				const answer = result.content.type === 'text' ? result.content.text : JSON.stringify(result.content);
+				const result = await ctx.mcpReq.send({method: 'sampling/createMessage', params: {messages: [{role: 'user', content: text(args.prompt)}], maxTokens: 100}});
+				const content = Array.isArray(result.content) ? result.content[0] : result.content;
+				const answer = content?.type === 'text' ? content.text : JSON.stringify(result.content);
 				return {content: [text(`LLM response: ${answer}`)]};
 			}
 
@@ -207,31 +189,31 @@ function createConformanceServer(): Server {
 				// Over HTTP the SDK offers closeSSEStream only with an event store and
 				// a client at protocol 2025-11-25 or later; the suite's polling client
 				// announces 2025-03-26, so this answers on the open stream.
-				extra.closeSSEStream?.();
+				ctx.http?.closeSSE?.();
 				await delay(100);
 				return {content: [text('Reconnection test completed successfully')]};
 			default:
-				throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}. This server has ${tools.map(tool => tool.name).join(', ')}.`);
+				throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}. This server has ${tools.map(tool => tool.name).join(', ')}.`);
 		}
 	});
 
-	server.setRequestHandler(ListResourcesRequestSchema, async () => ({resources}));
-	server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
+	server.setRequestHandler('resources/list', async () => ({resources}));
+	server.setRequestHandler('resources/templates/list', async () => ({
 		resourceTemplates: [{uriTemplate: templateUri, name: 'template-data', description: 'Data for any id (conformance: resources-templates-read).', mimeType: 'application/json'}],
 	}));
-	server.setRequestHandler(ReadResourceRequestSchema, async request => readResource(request.params.uri));
+	server.setRequestHandler('resources/read', async request => readResource(request.params.uri));
 	// These resources never change, so a subscription never brings an update;
 	// subscribing to one that does not exist is refused, as reading it would be.
-	server.setRequestHandler(SubscribeRequestSchema, async request => {
+	server.setRequestHandler('resources/subscribe', async request => {
 		readResource(request.params.uri);
 		return {};
 	});
-	server.setRequestHandler(UnsubscribeRequestSchema, async () => ({}));
+	server.setRequestHandler('resources/unsubscribe', async () => ({}));
 
-	server.setRequestHandler(ListPromptsRequestSchema, async () => ({prompts}));
-	server.setRequestHandler(GetPromptRequestSchema, async request => getPrompt(request.params.name, request.params.arguments ?? {}));
+	server.setRequestHandler('prompts/list', async () => ({prompts}));
+	server.setRequestHandler('prompts/get', async request => getPrompt(request.params.name, request.params.arguments ?? {}));
 
-	server.setRequestHandler(CompleteRequestSchema, async request => {
+	server.setRequestHandler('completion/complete', async request => {
 		const {ref, argument} = request.params;
 		const key = `${ref.type === 'ref/prompt' ? ref.name : ref.uri}/${argument.name}`;
 		const values = (completions[key] ?? []).filter(value => value.startsWith(argument.value));
@@ -244,109 +226,9 @@ function createConformanceServer(): Server {
 // ---------------------------------------------------------------------------
 // Streamable HTTP
 
-const mcpPath = '/mcp';
-const loopbackNames = new Set(['127.0.0.1', 'localhost', '[::1]']);
-
-/** Refuses, with a reason, a request whose Host or Origin is not this loopback address (DNS rebinding). */
-function rebindingProblem(req: http.IncomingMessage, port: number): string | undefined {
-	const allowed = (host: string) => {
-		const at = host.lastIndexOf(':');
-		return at > 0 && loopbackNames.has(host.slice(0, at).toLowerCase()) && host.slice(at + 1) === String(port);
-	};
-
-	const host = req.headers.host ?? '';
-	if (!allowed(host)) return `Host header ${JSON.stringify(host)} is not this server's loopback address (127.0.0.1:${port} or localhost:${port}): refused as possible DNS rebinding.`;
-	const origin = req.headers.origin;
-	if (origin !== undefined) {
-		let originHost = '';
-		try {
-			const url = new URL(origin);
-			originHost = url.protocol === 'http:' ? url.host : '';
-		} catch {}
-
-		if (!allowed(originHost)) return `Origin header ${JSON.stringify(origin)} is not this server's loopback origin (http://127.0.0.1:${port}): refused as possible DNS rebinding.`;
-	}
-
-	return undefined;
-}
-
-function sendJsonRpcError(res: http.ServerResponse, status: number, code: number, message: string): void {
-	res.writeHead(status, {'Content-Type': 'application/json'}).end(JSON.stringify({jsonrpc: '2.0', error: {code, message}, id: null}));
-}
-
-const maxBodyBytes = 4 * 1024 * 1024;
-
-async function readJsonBody(req: http.IncomingMessage): Promise<{body: unknown} | {problem: string; status: number}> {
-	const chunks: Buffer[] = [];
-	let size = 0;
-	for await (const chunk of req as AsyncIterable<Buffer>) {
-		size += chunk.length;
-		if (size > maxBodyBytes) return {problem: `The request body is larger than ${maxBodyBytes} bytes.`, status: 413};
-		chunks.push(chunk);
-	}
-
-	try {
-		return {body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown};
-	} catch (error) {
-		return {problem: `The request body is not JSON: ${error instanceof Error ? error.message : String(error)}`, status: 400};
-	}
-}
-
-/** Serves stateful Streamable HTTP sessions at /mcp on 127.0.0.1; resolves with the URL once listening. */
+/** Serves stateful Streamable HTTP sessions at /mcp on 127.0.0.1, each with its own server; resolves with the URL once listening. */
 async function serveHttp(port: number): Promise<string> {
-	const sessions = new Map<string, StreamableHTTPServerTransport>();
-	let boundPort = port;
-
-	const handle = async (req: http.IncomingMessage, res: http.ServerResponse) => {
-		const problem = rebindingProblem(req, boundPort);
-		if (problem !== undefined) return sendJsonRpcError(res, 403, ErrorCode.InvalidRequest, problem);
-		if (new URL(req.url ?? '/', 'http://localhost').pathname !== mcpPath) return sendJsonRpcError(res, 404, ErrorCode.InvalidRequest, `Nothing is served at ${req.url}; MCP is at ${mcpPath}.`);
-
-		const sessionId = req.headers['mcp-session-id'];
-		if (typeof sessionId === 'string') {
-			const transport = sessions.get(sessionId);
-			if (transport === undefined) return sendJsonRpcError(res, 404, ErrorCode.InvalidRequest, `Unknown or closed session ${sessionId}: start a new one with initialize.`);
-			if (req.method !== 'POST') return transport.handleRequest(req, res);
-			const read = await readJsonBody(req);
-			if ('problem' in read) return sendJsonRpcError(res, read.status, ErrorCode.ParseError, read.problem);
-			return transport.handleRequest(req, res, read.body);
-		}
-
-		if (req.method !== 'POST') return sendJsonRpcError(res, 400, ErrorCode.InvalidRequest, 'This request needs an Mcp-Session-Id header: open a session first with an initialize POST.');
-		const read = await readJsonBody(req);
-		if ('problem' in read) return sendJsonRpcError(res, read.status, ErrorCode.ParseError, read.problem);
-		if (!isInitializeRequest(read.body)) return sendJsonRpcError(res, 400, ErrorCode.InvalidRequest, 'Without an Mcp-Session-Id header only an initialize request is accepted.');
-
-		const transport = new StreamableHTTPServerTransport({
-			sessionIdGenerator: randomUUID,
-			onsessioninitialized: id => {
-				sessions.set(id, transport);
-			},
-		});
-		transport.onclose = () => {
-			if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
-		};
-
-		await createConformanceServer().connect(transport);
-		await transport.handleRequest(req, res, read.body);
-	};
-
-	const httpServer = http.createServer((req, res) => {
-		handle(req, res).catch((error: unknown) => {
-			process.stderr.write(`conformance-server: ${req.method} ${req.url} failed: ${error instanceof Error ? error.stack : String(error)}\n`);
-			if (!res.headersSent) sendJsonRpcError(res, 500, ErrorCode.InternalError, 'Internal error; see the server log.');
-			else res.end();
-		});
-	});
-
-	await new Promise<void>((resolve, reject) => {
-		httpServer.once('error', reject);
-		httpServer.listen(port, '127.0.0.1', resolve);
-	});
-	const address = httpServer.address();
-	if (address === null || typeof address === 'string') throw new Error('the HTTP server has no TCP address');
-	boundPort = address.port;
-	return `http://127.0.0.1:${boundPort}${mcpPath}`;
+	return (await serveSessions(port, async transport => createConformanceServer().connect(transport), 'conformance-server')).url;
 }
 
 // ---------------------------------------------------------------------------

@@ -30,12 +30,10 @@
 import http from 'node:http';
 import {randomUUID} from 'node:crypto';
 import {parseArgs} from 'node:util';
-import {Server} from '@modelcontextprotocol/sdk/server/index.js';
-import {StdioServerTransport} from '@modelcontextprotocol/sdk/server/stdio.js';
-import {StreamableHTTPServerTransport} from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type {Transport} from '@modelcontextprotocol/sdk/shared/transport.js';
-import {CallToolRequestSchema, ListToolsRequestSchema, type JSONRPCMessage} from '@modelcontextprotocol/sdk/types.js';
+import {Server, WebStandardStreamableHTTPServerTransport, type JSONRPCMessage, type Tool, type Transport} from '@modelcontextprotocol/server';
+import {StdioServerTransport} from '@modelcontextprotocol/server/stdio';
 import {z} from 'zod';
+import {sendWebResponse, webRequest} from './web-http.js';
 
 const {values: args} = parseArgs({
 	options: {
@@ -65,11 +63,11 @@ function requestOf(kind: Kind, tag: string): {method: string; params: Record<str
 	}
 }
 
-const tools = [
-	{name: 'ask', description: 'Ask the client (sampling, elicitation or roots) during this call.', inputSchema: {type: 'object' as const, properties: {kind: {type: 'string', enum: kinds}, tag: {type: 'string'}}, required: ['kind']}},
+const tools: Tool[] = [
+	{name: 'ask', description: 'Ask the client (sampling, elicitation or roots) during this call.', inputSchema: {type: 'object' as const, properties: {kind: {type: 'string', enum: [...kinds]}, tag: {type: 'string'}}, required: ['kind']}},
 	{name: 'client-capabilities', description: 'The client capabilities of initialize, as received.', inputSchema: {type: 'object' as const}},
 	{name: 'outside', description: 'Outcomes of the requests sent outside any call.', inputSchema: {type: 'object' as const}},
-	{name: 'outside-now', description: 'Send a request outside any call, after answering.', inputSchema: {type: 'object' as const, properties: {kind: {type: 'string', enum: kinds}}, required: ['kind']}},
+	{name: 'outside-now', description: 'Send a request outside any call, after answering.', inputSchema: {type: 'object' as const, properties: {kind: {type: 'string', enum: [...kinds]}}, required: ['kind']}},
 	{name: 'pid', description: 'This process id.', inputSchema: {type: 'object' as const}},
 	{name: 'ask-url', description: 'A URL-mode elicitation during this call, then its completion.', inputSchema: {type: 'object' as const, properties: {elicitationId: {type: 'string'}, url: {type: 'string'}}, required: ['elicitationId', 'url']}},
 	{name: 'sample-with-tools', description: 'Sampling with a tool offered, and a second round with its result.', inputSchema: {type: 'object' as const, properties: {tag: {type: 'string'}}}},
@@ -92,8 +90,8 @@ function session(): {server: Server; watch: (transport: Transport) => void} {
 		);
 	};
 
-	server.setRequestHandler(ListToolsRequestSchema, () => ({tools}));
-	server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+	server.setRequestHandler('tools/list', () => ({tools}));
+	server.setRequestHandler('tools/call', async (request, ctx) => {
 		const input = request.params.arguments ?? {};
 		const json = (value: unknown) => ({content: [{type: 'text' as const, text: JSON.stringify(value)}], structuredContent: value as Record<string, unknown>});
 		switch (request.params.name) {
@@ -102,8 +100,8 @@ function session(): {server: Server; watch: (transport: Transport) => void} {
 				const tag = typeof input['tag'] === 'string' ? input['tag'] : '';
 				const {method, params} = requestOf(kind, tag);
 				try {
-					// extra.sendRequest ties it to this call (over HTTP: the call's own event stream).
-					return json({tag, result: await extra.sendRequest({method, params} as never, anyResult)});
+					// ctx.mcpReq.send ties it to this call (over HTTP: the call's own event stream).
+					return json({tag, result: await ctx.mcpReq.send({method, params}, anyResult)});
 				} catch (error) {
 					return json({tag, error: {code: (error as {code?: unknown}).code, message: (error as Error).message}});
 				}
@@ -130,8 +128,8 @@ function session(): {server: Server; watch: (transport: Transport) => void} {
 				const elicitationId = String(input['elicitationId']);
 				const params = {mode: 'url', elicitationId, url: String(input['url']), message: 'Open the link to go on.'};
 				try {
-					const result = await extra.sendRequest({method: 'elicitation/create', params} as never, anyResult);
-					await server.createElicitationCompletionNotifier(elicitationId, {relatedRequestId: extra.requestId})();
+					const result = await ctx.mcpReq.send({method: 'elicitation/create', params} as never, anyResult);
+					await server.createElicitationCompletionNotifier(elicitationId, {relatedRequestId: ctx.mcpReq.id})();
 					return json({result});
 				} catch (error) {
 					return json({error: {code: (error as {code?: unknown}).code, message: (error as Error).message}});
@@ -142,14 +140,14 @@ function session(): {server: Server; watch: (transport: Transport) => void} {
 				const tag = typeof input['tag'] === 'string' ? input['tag'] : '';
 				const question = {role: 'user' as const, content: {type: 'text' as const, text: `probe ${tag}: look up "hangar"`}};
 				try {
-					const first = await server.createMessage({messages: [question], maxTokens: 50, tools: [lookupTool], toolChoice: {mode: 'auto'}}, {relatedRequestId: extra.requestId});
+					const first = await server.createMessage({messages: [question], maxTokens: 50, tools: [lookupTool], toolChoice: {mode: 'auto'}}, {relatedRequestId: ctx.mcpReq.id});
 					const content = Array.isArray(first.content) ? first.content : [first.content];
 					const uses = content.filter(block => block.type === 'tool_use');
 					if (uses.length === 0) return json({tag, first});
 					const results = uses.map(use => ({type: 'tool_result' as const, toolUseId: use.id, content: [{type: 'text' as const, text: `definition of ${JSON.stringify(use.input)}`}]}));
 					const second = await server.createMessage(
 						{messages: [question, {role: 'assistant', content: uses}, {role: 'user', content: results}], maxTokens: 50, tools: [lookupTool], toolChoice: {mode: 'none'}},
-						{relatedRequestId: extra.requestId},
+						{relatedRequestId: ctx.mcpReq.id},
 					);
 					return json({tag, first, second});
 				} catch (error) {
@@ -192,16 +190,16 @@ if (args.http === undefined) {
 	await server.connect(transport);
 	watch(transport);
 } else {
-	const transports = new Map<string, StreamableHTTPServerTransport>();
+	const transports = new Map<string, WebStandardStreamableHTTPServerTransport>();
 	const httpServer = http.createServer(async (request, response) => {
 		const chunks: Buffer[] = [];
 		for await (const chunk of request) chunks.push(chunk as Buffer);
 		const body = chunks.length === 0 ? undefined : (JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown);
 		const id = request.headers['mcp-session-id'];
-		let transport: StreamableHTTPServerTransport | undefined = typeof id === 'string' ? transports.get(id) : undefined;
+		let transport: WebStandardStreamableHTTPServerTransport | undefined = typeof id === 'string' ? transports.get(id) : undefined;
 		if (transport === undefined) {
 			const {server, watch} = session();
-			const created: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+			const created: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
 				sessionIdGenerator: () => randomUUID(),
 				onsessioninitialized(sessionId: string): void {
 					transports.set(sessionId, created);
@@ -212,7 +210,7 @@ if (args.http === undefined) {
 			watch(created);
 		}
 
-		await transport.handleRequest(request, response, body);
+		await sendWebResponse(response, await transport.handleRequest(webRequest(request, response), body === undefined ? {} : {parsedBody: body}));
 	});
 	httpServer.listen(Number(args.http), '127.0.0.1', () => {
 		const address = httpServer.address();

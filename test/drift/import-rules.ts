@@ -10,7 +10,13 @@ import path from 'node:path';
 /** source/core/'s folders from the bottom up; each imports only the folders before it. */
 export const layers = ['base', 'config', 'wire', 'link', 'engine', 'views', 'gateway', 'endpoints'] as const;
 
-/** The modules of source/core/ that may import @modelcontextprotocol/sdk (paths under source/core/). */
+/** The MCP SDK's packages (v2): hangar's code imports these, never the v1 `@modelcontextprotocol/sdk`. */
+export const sdkPackages = ['@modelcontextprotocol/client', '@modelcontextprotocol/server', '@modelcontextprotocol/core'] as const;
+
+/** Whether `specifier` names a module of the MCP SDK, v2 or v1. */
+export const isSdkSpecifier = (specifier: string): boolean => specifier === '@modelcontextprotocol/sdk' || specifier.startsWith('@modelcontextprotocol/');
+
+/** The modules of source/core/ that may import the MCP SDK (paths under source/core/). */
 export const sdkModules = [
 	'link/connection.ts',
 	'link/remote-transport.ts',
@@ -21,10 +27,8 @@ export const sdkModules = [
 	'gateway/session.ts',
 	'gateway/client-requests.ts',
 	'gateway/tool-requests.ts',
-	'gateway/management-tools.ts',
 	'gateway/catalog-requests.ts',
 	'endpoints/supervisor-client.ts',
-	'endpoints/http-endpoint.ts',
 	'endpoints/http-session.ts',
 	// Resource template matching is the SDK's UriTemplate (RFC 6570), so hangar matches a URI as the upstream's SDK would.
 	'engine/routing/resource-uris.ts',

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {root, tempDir} from '../support/hangar.js';
-import {importClosure, importsUnder, layers, sdkModules, type SourceImport} from './import-rules.js';
+import {importClosure, importsUnder, isSdkSpecifier, layers, sdkModules, sdkPackages, type SourceImport} from './import-rules.js';
 
 const sourceRoot = path.join(root, 'source');
 const core = importsUnder(sourceRoot, 'core');
@@ -55,14 +55,23 @@ describe('the import rules', () => {
 	});
 
 	it('lets only the named modules of source/core/ import the MCP SDK', () => {
-		const importers = new Set(core.filter(({specifier}) => specifier.startsWith('@modelcontextprotocol/sdk')).map(({file}) => file.slice('core/'.length)));
+		const importers = new Set(core.filter(({specifier}) => isSdkSpecifier(specifier)).map(({file}) => file.slice('core/'.length)));
 		expect([...importers].filter(file => !sdkModules.includes(file))).toEqual([]);
+		// The list names no module that no longer needs it.
+		expect(sdkModules.filter(file => !importers.has(file))).toEqual([]);
+	});
+
+	it('imports only the v2 SDK packages in source/, never the v1 @modelcontextprotocol/sdk', () => {
+		const sdk = everywhere.filter(({specifier}) => isSdkSpecifier(specifier));
+		expect(sdk.length).toBeGreaterThan(10);
+		const packageOf = (specifier: string) => specifier.split('/').slice(0, 2).join('/');
+		expect(sdk.filter(({specifier}) => !(sdkPackages as readonly string[]).includes(packageOf(specifier))).map(({file, specifier}) => `${file}: ${specifier}`)).toEqual([]);
 	});
 
 	it('keeps the TUI from speaking MCP or spawning processes', () => {
 		const ui = importsUnder(sourceRoot, 'tui');
 		expect(ui.length).toBeGreaterThan(10);
-		const forbidden = ui.filter(({specifier}) => specifier.startsWith('@modelcontextprotocol/sdk') || specifier === 'execa' || specifier === 'node:child_process');
+		const forbidden = ui.filter(({specifier}) => isSdkSpecifier(specifier) || specifier === 'execa' || specifier === 'node:child_process');
 		expect(forbidden.map(({file, specifier}) => `${file}: ${specifier}`)).toEqual([]);
 	});
 
@@ -77,7 +86,7 @@ describe('the import rules', () => {
 	});
 
 	it('lets no module outside the named list import the MCP SDK, anywhere in source/', () => {
-		const importers = new Set(everywhere.filter(({specifier}) => specifier.startsWith('@modelcontextprotocol/')).map(({file}) => file));
+		const importers = new Set(everywhere.filter(({specifier}) => isSdkSpecifier(specifier)).map(({file}) => file));
 		expect([...importers].filter(file => !(file.startsWith('core/') && sdkModules.includes(file.slice('core/'.length))) && !file.startsWith('demo/'))).toEqual([]);
 	});
 

@@ -29,14 +29,14 @@
  * correlation id of each request in flight and the outcome of its answer.
  */
 import type http from 'node:http';
-import type {TransportSendOptions} from '@modelcontextprotocol/sdk/shared/transport.js';
-import {SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage, type MessageExtraInfo} from '@modelcontextprotocol/sdk/types.js';
+import type {JSONRPCMessage, MessageExtraInfo, TransportSendOptions} from '@modelcontextprotocol/server';
 import {errorMessage} from '../base/errors.js';
 import type {Logger} from '../base/logger.js';
 import {maskedJson} from '../base/secret-mask.js';
 import type {SessionTransport} from '../gateway/session.js';
 import {answerIdText, duplicateIdProblem, errorLine, isProblem, peekMessage, type CheckedMessage, type MessageProblem} from '../wire/message-classifier.js';
 import {isDroppable, logDrops} from '../wire/line-transport.js';
+import {supportedProtocolVersions} from '../wire/protocol.js';
 import {maxQueuedBytes} from '../wire/write-coalescer.js';
 import {event, isJsonContentType, refuse, sendProblem, sseHeaders, type RequestRecord} from './http-replies.js';
 import {SseEventLog, resumeBudget, resumeWindow, retryMs, type ResumeBudget} from './sse-event-log.js';
@@ -419,8 +419,8 @@ export class HttpSessionTransport implements SessionTransport {
 		}
 
 		const version = req.headers['mcp-protocol-version'];
-		if (typeof version === 'string' && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
-			refuse(res, 400, -32_000, `Bad Request: Unsupported protocol version: ${version} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`, record);
+		if (typeof version === 'string' && !(supportedProtocolVersions as readonly string[]).includes(version)) {
+			refuse(res, 400, -32_000, `Bad Request: Unsupported protocol version: ${version} (supported versions: ${supportedProtocolVersions.join(', ')})`, record);
 			return false;
 		}
 

@@ -12,8 +12,7 @@
  * below are imported as types, which compile to nothing.
  */
 import net from 'node:net';
-import {Client} from '@modelcontextprotocol/sdk/client/index.js';
-import {McpError, type CallToolResult} from '@modelcontextprotocol/sdk/types.js';
+import {Client, ProtocolError, type CallToolResult} from '@modelcontextprotocol/client';
 import {z} from 'zod';
 import type {CallsPage, ConfigAnswer, LogPage} from '../gateway/admin-methods.js';
 import {LineTransport} from '../wire/line-transport.js';
@@ -166,15 +165,15 @@ export class SupervisorClient {
 
 	private async tool(name: string, args: Record<string, unknown>, options?: {timeout: number}): Promise<CallToolResult> {
 		try {
-			return (await this.client.callTool({name, arguments: args}, undefined, options)) as CallToolResult;
+			return await this.client.callTool({name, arguments: args}, options);
 		} catch (error) {
 			throw toError(error);
 		}
 	}
 }
 
-/** The supervisor's JSON-RPC error, with its own sentence (the SDK prefixes "MCP error <code>: "). */
+/** The supervisor's JSON-RPC error, with its own sentence. */
 function toError(error: unknown): Error {
-	if (error instanceof McpError) return new SupervisorCallError(error.code, error.message.replace(/^MCP error -?\d+: /, ''), error.data);
+	if (error instanceof ProtocolError) return new SupervisorCallError(error.code, error.message, error.data);
 	return error as Error;
 }

@@ -20,8 +20,8 @@ import {
 	ReadResourceRequestSchema,
 	SubscribeRequestSchema,
 	UnsubscribeRequestSchema,
-	type ServerCapabilities,
-} from '@modelcontextprotocol/sdk/types.js';
+} from '@modelcontextprotocol/core';
+import type {ServerCapabilities} from '@modelcontextprotocol/server';
 import type {RequestContext} from '../engine/request-context.js';
 import type {Route} from '../engine/routing/router.js';
 import type {Subscriber} from '../engine/routing/subscriptions.js';

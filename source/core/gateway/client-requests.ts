@@ -5,7 +5,7 @@
  * client's answer, its cancel, or the session's close.
  */
 import {randomBytes} from 'node:crypto';
-import type {JSONRPCMessage} from '@modelcontextprotocol/sdk/types.js';
+import type {JSONRPCMessage} from '@modelcontextprotocol/server';
 import {HangarError, JsonRpcCode, JsonRpcError} from '../base/errors.js';
 import type {RelayedMethod} from '../link/client-side.js';
 import {isPlainObject} from '../wire/message-classifier.js';

@@ -11,7 +11,6 @@
  * call) or `none`; a tool turned off is not listed, and a call to it is
  * refused with an error that names the setting.
  */
-import type {Tool} from '@modelcontextprotocol/sdk/types.js';
 import {JsonRpcCode} from '../base/errors.js';
 import {isPlainObject} from '../wire/message-classifier.js';
 import {maxListLimit} from '../wire/protocol.js';
@@ -19,6 +18,7 @@ import {settleWithin} from '../base/settle.js';
 import type {PersonAction, Supervisor} from '../engine/supervisor.js';
 import {findPrompts, findTools, serverEntry, upstreamDetails, type StatusEntry} from '../views/views.js';
 import type {NameClash} from '../engine/routing/router.js';
+import type {ToolDefinition} from '../config/read-config.js';
 
 export type {StatusEntry} from '../views/views.js';
 
@@ -140,7 +140,7 @@ const specs: ManagementSpec[] = [
 	},
 ];
 
-function toTool(spec: ManagementSpec): Tool {
+function toTool(spec: ManagementSpec): ToolDefinition {
 	const properties: Record<string, Record<string, unknown>> = {};
 	for (const [key, param] of Object.entries(spec.params)) {
 		properties[key] = {
@@ -163,9 +163,9 @@ function toTool(spec: ManagementSpec): Tool {
 	};
 }
 
-export const managementTools: readonly Tool[] = specs.map(spec => toTool(spec));
+export const managementTools: readonly ToolDefinition[] = specs.map(spec => toTool(spec));
 const specByName = new Map(specs.map(spec => [spec.name, spec]));
-const toolsBySetting: Record<ManagementToolsSetting, readonly Tool[]> = {
+const toolsBySetting: Record<ManagementToolsSetting, readonly ToolDefinition[]> = {
 	all: managementTools,
 	'read-only': managementTools.filter(tool => specByName.get(tool.name)!.reads),
 	none: [],
@@ -176,7 +176,7 @@ export function isManagementTool(name: string): boolean {
 }
 
 /** The management tools MCP clients get under `setting`. */
-export function managementToolsFor(setting: ManagementToolsSetting): readonly Tool[] {
+export function managementToolsFor(setting: ManagementToolsSetting): readonly ToolDefinition[] {
 	return toolsBySetting[setting];
 }
 

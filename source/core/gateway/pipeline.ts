@@ -21,8 +21,7 @@
  * - Notifications go to their own table; responses (to requests hangar sent
  *   the client for an upstream) to `onResponse`.
  */
-import type {Transport} from '@modelcontextprotocol/sdk/shared/transport.js';
-import type {JSONRPCMessage} from '@modelcontextprotocol/sdk/types.js';
+import type {JSONRPCMessage, Transport} from '@modelcontextprotocol/server';
 import {JsonRpcCode, type Audience} from '../base/errors.js';
 import type {Logger} from '../base/logger.js';
 import type {ClientRecord} from '../engine/clients/clients.js';

@@ -4,7 +4,7 @@
  * SDK's schemas and refused with -32602 and what is wrong, before a handler
  * acts on them; `tools/call`, the hot path, is checked by hand.
  */
-import type {JSONRPCMessage} from '@modelcontextprotocol/sdk/types.js';
+import type {JSONRPCMessage} from '@modelcontextprotocol/server';
 import type {z} from 'zod';
 import {HangarError, JsonRpcCode, JsonRpcError, errorMessage, type Audience} from '../base/errors.js';
 import {maskStrings, maskText} from '../base/secret-mask.js';

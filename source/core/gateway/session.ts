@@ -20,17 +20,12 @@
  * | notifications/initialized, notifications/cancelled | pipeline.ts |
  * | notifications/roots/list_changed, notifications/progress, responses | here |
  */
-import {
-	InitializeRequestSchema,
-	LATEST_PROTOCOL_VERSION,
-	SetLevelRequestSchema,
-	SUPPORTED_PROTOCOL_VERSIONS,
-} from '@modelcontextprotocol/sdk/types.js';
+import {InitializeRequestSchema, SetLevelRequestSchema} from '@modelcontextprotocol/core';
 import type {ClientPeer, ClientRecord, ClientTransport} from '../engine/clients/clients.js';
 import type {CallDeadline} from '../engine/request-context.js';
 import {relayedRequests} from '../link/client-side.js';
 import {isPlainObject} from '../wire/message-classifier.js';
-import {cliClientName, implementationInfo} from '../wire/protocol.js';
+import {cliClientName, implementationInfo, latestProtocolVersion, supportedProtocolVersions} from '../wire/protocol.js';
 import type {Logger} from '../base/logger.js';
 import type {ManagementToolsSetting} from './management-tools.js';
 import type {Supervisor} from '../engine/supervisor.js';
@@ -163,7 +158,8 @@ export class GatewaySession {
 			// Upstreams' requests reach the client only once it has finished initializing, as the protocol says.
 			this.pipeline.on('notifications/initialized', () => this.client.declare(declared, declaredCapabilities));
 			const requested = params.protocolVersion;
-			const protocolVersion = SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION;
+			// Hangar's own list (wire/protocol.ts), not the SDK's: it negotiates only the versions it serves.
+			const protocolVersion = (supportedProtocolVersions as readonly string[]).includes(requested) ? requested : latestProtocolVersion;
 			// Hangar's own, for its naming mode, then each upstream's, attributed (instructions.ts).
 			return {protocolVersion, capabilities, serverInfo: implementationInfo, instructions: sessionInstructions(this.supervisor.config, this.supervisor.store)};
 		});

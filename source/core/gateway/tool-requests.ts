@@ -10,7 +10,8 @@
  *   with the request's context, and the upstream's result is forwarded as it
  *   came (only the URIs it carries that another upstream owns change).
  */
-import {ListToolsRequestSchema, type CallToolResult, type Tool} from '@modelcontextprotocol/sdk/types.js';
+import {ListToolsRequestSchema} from '@modelcontextprotocol/core';
+import type {CallToolResult, Tool} from '@modelcontextprotocol/server';
 import {HangarError, JsonRpcCode, JsonRpcError, errorMessage} from '../base/errors.js';
 import type {Logger} from '../base/logger.js';
 import type {RequestContext} from '../engine/request-context.js';
@@ -55,12 +56,12 @@ export function toolHandlers(session: ToolSession): {list: RequestHandler; call:
 
 	const listTools = (): Tool[] => {
 		const management = managementToolsFor(session.managementSetting);
-		if (session.exposure === 'search') return [...management];
+		if (session.exposure === 'search') return management.map(tool => tool as Tool);
 		// Predefined tools may omit inputSchema; the protocol requires one.
 		const tools: Tool[] = session.supervisor
 			.toolsFor(session.client)
 			.map(tool => ({...tool.definition, name: tool.name, inputSchema: tool.definition.inputSchema ?? {type: 'object'}}) as Tool);
-		tools.push(...management);
+		tools.push(...management.map(tool => tool as Tool));
 		return tools;
 	};
 

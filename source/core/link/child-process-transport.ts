@@ -27,8 +27,7 @@
  * by `start` with the reason; no error of the child escapes as an exception.
  */
 import type {ChildProcess} from 'node:child_process';
-import type {Transport} from '@modelcontextprotocol/sdk/shared/transport.js';
-import type {JSONRPCMessage} from '@modelcontextprotocol/sdk/types.js';
+import type {JSONRPCMessage, Transport} from '@modelcontextprotocol/client';
 import type {StdioLaunch} from '../config/read-config.js';
 import {JsonRpcCode} from '../base/errors.js';
 import {checkJsonRpcLine, isProblem} from '../wire/message-classifier.js';

@@ -4,30 +4,28 @@
  * to SSE). This is one of the few modules that import the MCP SDK; the rest
  * of the engine sees `UpstreamConnection` only.
  *
- * `tools/call` is sent and matched here, beside the SDK (see `intercept`):
- * hangar forwards what the upstream said instead of re-judging its
- * structured output, and sees each call's progress in the order it arrived.
+ * `tools/call` and the requests hangar forwards for its clients
+ * (resources/read, prompts/get, ...) are sent and matched here, beside the
+ * SDK (see `intercept`): hangar forwards what the upstream said, its errors'
+ * codes and data included, instead of the SDK re-judging or rebuilding them,
+ * and sees each call's progress in the order it arrived.
  * The requests an upstream sends its client (sampling, elicitation, roots)
  * are handled here too and relayed through `ClientSide`.
  */
-import {Client} from '@modelcontextprotocol/sdk/client/index.js';
-import type {StreamableHTTPClientTransport} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type {Transport} from '@modelcontextprotocol/sdk/shared/transport.js';
-import {AjvJsonSchemaValidator} from '@modelcontextprotocol/sdk/validation/ajv';
-import {z} from 'zod';
 import {
-	EmptyResultSchema,
-	ListToolsResultSchema,
-	LoggingMessageNotificationSchema,
-	McpError,
-	PromptListChangedNotificationSchema,
-	ResourceListChangedNotificationSchema,
-	ResourceUpdatedNotificationSchema,
-	ToolListChangedNotificationSchema,
+	Client,
+	ProtocolError,
+	SdkError,
+	SdkErrorCode,
 	type CallToolResult,
+	type ClientCapabilities,
 	type JSONRPCMessage,
 	type Progress,
-} from '@modelcontextprotocol/sdk/types.js';
+	type StreamableHTTPClientTransport,
+	type Transport,
+} from '@modelcontextprotocol/client';
+import {ListToolsResultSchema} from '@modelcontextprotocol/core';
+import {z} from 'zod';
 import {errorMessage} from '../base/errors.js';
 import {ConnectionLostError, RequestCancelledError, UpstreamRpcError, UpstreamTimeoutError, answerError, noClientSide, stripSdkPrefix} from './connection-errors.js';
 import {NO_SDK_TIMEOUT, connectRemote} from './remote-transport.js';
@@ -94,9 +92,6 @@ export const listMethods = {
  */
 const passthroughObject = z.custom<Record<string, unknown>>(value => isPlainObject(value), {message: 'expected a result object'});
 
-/** One JSON Schema validator for every upstream client: each Client would otherwise build its own Ajv (~120 KiB). */
-let sharedValidator: AjvJsonSchemaValidator | undefined;
-
 /** A tools/call in flight: how its answer and its progress are delivered. */
 type PendingCall = {
 	settle: (message: JSONRPCMessage | Error) => void;
@@ -114,7 +109,7 @@ const rootsSettleMs = 150;
 export class UpstreamConnection {
 	private closedByUs = false;
 	private closed = false;
-	/** tools/call requests in flight, by their ("h"-prefixed string) id, which is also their progress token. */
+	/** The requests hangar sends itself in flight (tools/call and forwarded ones), by their ("h"-prefixed string) id, which is also their progress token. */
 	private readonly pending = new Map<string, PendingCall>();
 	private nextId = 0;
 	/** The upstream's own requests being answered by a client, by the upstream's id; aborted when it cancels. */
@@ -168,8 +163,13 @@ export class UpstreamConnection {
 		graceMs: number,
 		clientSide: ClientSide | undefined,
 	): Promise<UpstreamConnection> {
-		sharedValidator ??= new AjvJsonSchemaValidator();
-		const client = new Client(implementationInfo, {capabilities: clientSide?.capabilities ?? noClientCapabilities, jsonSchemaValidator: sharedValidator});
+		// The plain 2025 initialize handshake (the v2 SDK's default, named so it stays deliberate): upstreams
+		// are told the newest 2025 revision and answer with theirs, as before; no server/discover probe.
+		// The SDK builds its JSON Schema validator only when one is needed, which hangar's client never does.
+		const client = new Client(implementationInfo, {
+			capabilities: (clientSide?.capabilities ?? noClientCapabilities) as ClientCapabilities,
+			versionNegotiation: {mode: 'legacy'},
+		});
 		let connection: UpstreamConnection | undefined;
 		let transport: Transport;
 		let child: ChildProcessTransport | undefined;
@@ -193,12 +193,12 @@ export class UpstreamConnection {
 			if (!connection.closedByUs) events.onClose(child?.exit);
 			connection.failPending();
 		};
-		client.setNotificationHandler(ToolListChangedNotificationSchema, () => events.onToolsChanged());
+		client.setNotificationHandler('notifications/tools/list_changed', () => events.onToolsChanged());
 		// Only log messages sent during initialize get here; afterwards `intercept` takes them in order.
-		client.setNotificationHandler(LoggingMessageNotificationSchema, notification => connection?.logMessage(notification.params));
-		client.setNotificationHandler(ResourceListChangedNotificationSchema, () => events.onListChanged?.('resources'));
-		client.setNotificationHandler(PromptListChangedNotificationSchema, () => events.onListChanged?.('prompts'));
-		client.setNotificationHandler(ResourceUpdatedNotificationSchema, notification => events.onResourceUpdated?.(notification.params.uri));
+		client.setNotificationHandler('notifications/message', notification => connection?.logMessage(notification.params));
+		client.setNotificationHandler('notifications/resources/list_changed', () => events.onListChanged?.('resources'));
+		client.setNotificationHandler('notifications/prompts/list_changed', () => events.onListChanged?.('prompts'));
+		client.setNotificationHandler('notifications/resources/updated', notification => events.onResourceUpdated?.(notification.params.uri));
 
 		connection = new UpstreamConnection(config.name, client, transport, child, log, clientSide, origins, events);
 		const abort = () => {
@@ -248,7 +248,8 @@ export class UpstreamConnection {
 	 * SDK's own `onmessage` (a handler set before would run but could not
 	 * keep a message from the SDK).
 	 *
-	 * - Answers and progress of `tools/call`, matched by ids the SDK never
+	 * - Answers and progress of `tools/call` and of the requests `forward`
+	 *   sends, matched by ids the SDK never
 	 *   uses (strings starting with "h"; the SDK's are numbers). Progress is
 	 *   delivered here, synchronously and in arrival order: the SDK runs
 	 *   notification handlers a microtask later but handles a response at
@@ -488,17 +489,21 @@ export class UpstreamConnection {
 	// Calls
 
 	/**
-	 * Sends one tools/call and matches its answer in `intercept`, with one
-	 * timer for the deadline (paused while the upstream waits for a client);
-	 * on expiry or the caller's abort it sends notifications/cancelled, and a
-	 * late answer is dropped. With `onprogress`, the call's id is its
-	 * progress token.
+	 * Sends one request of `method` and matches its answer in `intercept`,
+	 * with one timer for the deadline (paused while the upstream waits for a
+	 * client); on expiry or the caller's abort it sends
+	 * notifications/cancelled, and a late answer is dropped. With
+	 * `onprogress`, the request's id is its progress token. The answer is
+	 * passed on as it came: a result object as the upstream wrote it, an
+	 * error with its own code and data (the SDK would rebuild some, e.g. turn
+	 * -32002 into -32602).
 	 */
-	private async sendCall(
+	private async sendRaw(
+		method: string,
 		params: Record<string, unknown>,
 		options: {signal?: AbortSignal | undefined; timeoutMs: number; onprogress?: ((progress: Progress) => void) | undefined; caller?: unknown},
-	): Promise<CallToolResult> {
-		return new Promise<CallToolResult>((resolve, reject) => {
+	): Promise<Record<string, unknown>> {
+		return new Promise<Record<string, unknown>>((resolve, reject) => {
 			if (this.closed) {
 				reject(new ConnectionLostError());
 				return;
@@ -553,11 +558,11 @@ export class UpstreamConnection {
 
 					const result = response.result;
 					if (!isPlainObject(result)) {
-						reject(new Error('the upstream answered tools/call with a result that is not an object'));
+						reject(new Error(`the upstream answered ${method} with a result that is not an object`));
 						return;
 					}
 
-					resolve(result as CallToolResult);
+					resolve(result);
 				},
 			});
 			if (options.signal?.aborted) {
@@ -566,7 +571,7 @@ export class UpstreamConnection {
 			}
 
 			options.signal?.addEventListener('abort', onAbort, {once: true});
-			this.transport.send({jsonrpc: '2.0', id, method: 'tools/call', params} as JSONRPCMessage).catch((error: unknown) => {
+			this.transport.send({jsonrpc: '2.0', id, method, params} as JSONRPCMessage).catch((error: unknown) => {
 				if (!this.pending.has(id)) return;
 				cleanup();
 				// A child's pipe failing means it is gone; a remote server's request can fail on its own.
@@ -633,15 +638,7 @@ export class UpstreamConnection {
 	 * upstream's result as it came.
 	 */
 	async forward(method: string, params: Record<string, unknown>, options: {signal?: AbortSignal | undefined; timeoutMs: number}): Promise<Record<string, unknown>> {
-		return this.request(
-			() =>
-				this.client.request({method, params} as never, passthroughObject, {
-					...(options.signal === undefined ? {} : {signal: options.signal}),
-					timeout: options.timeoutMs,
-				}),
-			options.signal,
-			options.timeoutMs,
-		);
+		return this.sendRaw(method, {...params}, options);
 	}
 
 	/**
@@ -668,11 +665,11 @@ export class UpstreamConnection {
 		if (args !== undefined) params['arguments'] = args;
 		if (options.meta !== undefined && Object.keys(options.meta).length > 0) params['_meta'] = options.meta;
 		if (options.task !== undefined) params['task'] = options.task;
-		return this.sendCall(params, options);
+		return (await this.sendRaw('tools/call', params, options)) as CallToolResult;
 	}
 
 	async ping(timeoutMs: number): Promise<void> {
-		await this.request(() => this.client.request({method: 'ping'}, EmptyResultSchema, {timeout: timeoutMs}), undefined, timeoutMs);
+		await this.request(async () => this.client.ping({timeout: timeoutMs}), undefined, timeoutMs);
 	}
 
 	/** Closes the session and stops the process (stdin close, SIGTERM, SIGKILL). */
@@ -695,23 +692,24 @@ export class UpstreamConnection {
 		return undefined;
 	}
 
-	/** Maps SDK errors to hangar's: the upstream's own JSON-RPC errors vs a lost connection. */
+	/**
+	 * Maps the SDK's errors to hangar's: the upstream's own JSON-RPC errors
+	 * (ProtocolError) vs the SDK's local ones (SdkError: the connection
+	 * closed or was never open, its own timer ran out).
+	 */
 	private async request<T>(run: () => Promise<T>, signal?: AbortSignal, timeoutMs?: number): Promise<T> {
 		try {
 			return await run();
 		} catch (error) {
 			if (signal?.aborted) throw new RequestCancelledError();
-			if (error instanceof McpError) {
-				if (error.code === -32_000 && (this.closed || error.message.includes('Connection closed'))) {
-					throw new ConnectionLostError();
-				}
-
-				// -32001 is the SDK's own timer (the caller's abort was handled above).
-				if (error.code === -32_001 && timeoutMs !== undefined) throw new UpstreamTimeoutError(timeoutMs);
-				if (error.code !== -32_001) throw new UpstreamRpcError(error.code, stripSdkPrefix(error.message), error.data);
+			if (error instanceof SdkError) {
+				if (error.code === SdkErrorCode.ConnectionClosed || error.code === SdkErrorCode.NotConnected) throw new ConnectionLostError();
+				// The SDK's own timer (the caller's abort was handled above).
+				if (error.code === SdkErrorCode.RequestTimeout && timeoutMs !== undefined) throw new UpstreamTimeoutError(timeoutMs);
+			} else if (error instanceof ProtocolError) {
+				throw new UpstreamRpcError(error.code, stripSdkPrefix(error.message), error.data);
 			}
 
-			if (error instanceof Error && error.message === 'Not connected') throw new ConnectionLostError();
 			throw error;
 		}
 	}

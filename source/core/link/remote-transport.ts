@@ -3,8 +3,7 @@
  * when its config says "auto", with the URL's credentials sent as HTTP
  * Basic auth. One of the few modules that import the MCP SDK.
  */
-import type {Client} from '@modelcontextprotocol/sdk/client/index.js';
-import type {Transport} from '@modelcontextprotocol/sdk/shared/transport.js';
+import {SSEClientTransport, StreamableHTTPClientTransport, type Client, type Transport} from '@modelcontextprotocol/client';
 import {withTraceHeaders} from './trace-headers.js';
 import {maskText} from '../base/secret-mask.js';
 import type {ServerConfig} from '../config/read-config.js';
@@ -33,11 +32,6 @@ export async function connectRemote(config: ServerConfig, client: Client, log: L
 
 	const requestInit: RequestInit = {headers};
 	const order = config.launch.transport === 'auto' ? (['streamable-http', 'sse'] as const) : [config.launch.transport];
-	// Loaded here, not at start-up: most configs have no remote upstream.
-	const [{SSEClientTransport}, {StreamableHTTPClientTransport}] = await Promise.all([
-		import('@modelcontextprotocol/sdk/client/sse.js'),
-		import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
-	]);
 	const failures: string[] = [];
 	for (const kind of order) {
 		signal.throwIfAborted();

@@ -18,8 +18,7 @@
  * stream.
  */
 import type {Readable, Writable} from 'node:stream';
-import type {Transport} from '@modelcontextprotocol/sdk/shared/transport.js';
-import type {JSONRPCMessage} from '@modelcontextprotocol/sdk/types.js';
+import type {JSONRPCMessage, Transport} from '@modelcontextprotocol/client';
 import {ErrorCode} from '../base/errors.js';
 import type {Logger} from '../base/logger.js';
 import {

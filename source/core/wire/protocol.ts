@@ -18,9 +18,11 @@ export const hangarVersion: string = packageJson.version;
 export const implementationInfo = {name: hangarName, version: hangarVersion};
 
 /**
- * The MCP protocol versions hangar negotiates, newest first. The SDK does the
- * negotiating; this copy keeps the SDK out of the bridge's start-up, and a
- * unit test checks it against the SDK's own list.
+ * The MCP protocol versions hangar negotiates with its clients, newest first:
+ * hangar's own list, not the SDK's. The v2 SDK also speaks 2026-07-28, which
+ * hangar does not serve yet (stateless requests, \`server/discover\`: issue
+ * 31), so a later SDK adding it to its list must not make hangar offer it. A
+ * unit test checks this list is still one the SDK's client speaks to upstreams.
  */
 export const supportedProtocolVersions = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07'] as const;
 export const latestProtocolVersion = supportedProtocolVersions[0];

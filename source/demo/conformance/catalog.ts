@@ -3,10 +3,7 @@
  * and the elicitation forms they ask for, its resources, template and prompts, and
  * the completion values: each named for the conformance scenario that checks it.
  */
-import {ErrorCode, McpError, type ElicitRequestFormParams, type GetPromptResult, type ReadResourceResult, type Tool} from '@modelcontextprotocol/sdk/types.js';
-
-/** MCP's "resource not found" (the SDK's ErrorCode has no name for it). */
-export const resourceNotFound = -32_002;
+import {ProtocolErrorCode, ProtocolError, ResourceNotFoundError, type ElicitRequestFormParams, type GetPromptResult, type ReadResourceResult, type Tool} from '@modelcontextprotocol/server';
 
 // ---------------------------------------------------------------------------
 // Content
@@ -159,7 +156,8 @@ export function readResource(uri: string): ReadResourceResult {
 				return {contents: [{uri, mimeType: 'application/json', text: JSON.stringify({id: value, templateTest: true, data: `Data for ID: ${value}`})}]};
 			}
 
-			throw new McpError(resourceNotFound, `Resource not found: ${uri}. This server has ${resources.map(resource => resource.uri).join(', ')} and the template ${templateUri}.`, {uri});
+			// -32602 with {uri} on the wire, as every v2 SDK server answers (v1 SDK servers sent -32002).
+			throw new ResourceNotFoundError(uri, `Resource not found: ${uri}. This server has ${resources.map(resource => resource.uri).join(', ')} and the template ${templateUri}.`);
 		}
 	}
 }
@@ -185,7 +183,7 @@ export const prompts = [
 export function getPrompt(name: string, args: Record<string, string>): GetPromptResult {
 	const required = (argument: string) => {
 		const value = args[argument];
-		if (value === undefined) throw new McpError(ErrorCode.InvalidParams, `Prompt ${name} needs the argument ${argument}.`);
+		if (value === undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Prompt ${name} needs the argument ${argument}.`);
 		return value;
 	};
 
@@ -209,7 +207,7 @@ export function getPrompt(name: string, args: Record<string, string>): GetPrompt
 				],
 			};
 		default:
-			throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${name}. This server has ${prompts.map(prompt => prompt.name).join(', ')}.`);
+			throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${name}. This server has ${prompts.map(prompt => prompt.name).join(', ')}.`);
 	}
 }
 

@@ -15,7 +15,7 @@
  * on the SDK match their own templates), which is why this module is one of
  * the few in the engine that import the SDK.
  */
-import {UriTemplate} from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
+import {UriTemplate} from '@modelcontextprotocol/client';
 
 export const hangarScheme = 'hangar://';
 
