@@ -11,7 +11,7 @@
 import {spawn, type ChildProcess} from 'node:child_process';
 import readline from 'node:readline';
 import {afterEach, describe, expect, it} from 'vitest';
-import {cliPath, everything, fastHangar, fixture, tempDir, waitFor, writeConfig} from '../support/hangar.js';
+import {cliPath, everything, fastHangar, fixture, fixturePath, tempDir, waitFor, writeConfig} from '../support/hangar.js';
 import {serveHttp, stopHttpHangars} from '../support/http-hangar.js';
 
 const children: ChildProcess[] = [];
@@ -127,4 +127,61 @@ describe('progress notifications on the wire', () => {
 			expectEveryStepBeforeItsResult(traces);
 		});
 	}
+});
+
+/** A line-by-line JSON-RPC client of any stdio command: every message it got, in order. */
+async function rawSession(command: string, args: string[]) {
+	const child = spawn(command, args, {stdio: ['pipe', 'pipe', 'ignore']});
+	children.push(child);
+	const received: Message[] = [];
+	const waiting = new Map<string | number, (message: Message) => void>();
+	readline.createInterface({input: child.stdout!}).on('line', line => {
+		const message = JSON.parse(line) as Message;
+		received.push(message);
+		if (message.id !== undefined && message.method === undefined) waiting.get(message.id)?.(message);
+	});
+	const request = async (id: string | number, method: string, params: Record<string, unknown>) =>
+		new Promise<Message>(resolve => {
+			waiting.set(id, resolve);
+			child.stdin!.write(`${JSON.stringify({jsonrpc: '2.0', id, method, params})}\n`);
+		});
+	await request('init', 'initialize', {protocolVersion: '2025-11-25', capabilities: {}, clientInfo: {name: 'raw', version: '1'}});
+	child.stdin!.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
+	/** The progress notifications that came under `token`, before the answer to `id`. */
+	const progressBefore = (token: string, id: string) => {
+		const answer = received.findIndex(message => message.id === id && message.method === undefined);
+		return received.slice(0, answer).filter(message => message.method === 'notifications/progress' && message.params!['progressToken'] === token);
+	};
+
+	return {request, progressBefore, received};
+}
+
+describe('progress on requests other than tools/call', () => {
+	const fixtureArgs = ['--resources-count', '2', '--prompts-count', '1'];
+
+	it('reaches the client on resources/read and prompts/get as it does directly, _meta included, under the client\'s own token', async () => {
+		const direct = await rawSession(process.execPath, [fixturePath, '--mode', 'normal', ...fixtureArgs]);
+		const config = writeConfig(tempDir(), {fx: fixture('normal', fixtureArgs)}, fastHangar);
+		const hangar = await rawSession(process.execPath, [cliPath, '--stdio', '--standalone', '--config', config]);
+		// Started first: a start the request waits for adds hangar's own progress notes before the upstream's.
+		expect((await hangar.request('warm', 'resources/read', {uri: 'fixture://item/0'})).result).toBeDefined();
+		const requests: Array<[string, string, Record<string, unknown>, Record<string, unknown>]> = [
+			['read', 'resources/read', {uri: 'fixture://item/1'}, {uri: 'fixture://item/1'}],
+			['prompt', 'prompts/get', {name: 'prompt_0'}, {name: 'fx__prompt_0'}],
+		];
+		for (const [id, method, directParams, hangarParams] of requests) {
+			const token = `token-${id}`;
+			const directAnswer = await direct.request(id, method, {...directParams, _meta: {progressToken: token}});
+			const hangarAnswer = await hangar.request(id, method, {...hangarParams, _meta: {progressToken: token}});
+			expect(hangarAnswer.error, method).toBeUndefined();
+			expect(hangarAnswer.result, method).toEqual(directAnswer.result);
+			const seen = direct.progressBefore(token, id).map(message => message.params);
+			expect(seen, method).toEqual([1, 2].map(step => ({progressToken: token, progress: step, total: 2, message: `${method} step ${step}`, _meta: {'fixture/step': step}})));
+			expect(hangar.progressBefore(token, id).map(message => message.params), method).toEqual(seen);
+		}
+
+		// Nothing else carried progress: no token but the client's own reached it.
+		const tokens = new Set(hangar.received.filter(message => message.method === 'notifications/progress').map(message => message.params!['progressToken']));
+		expect([...tokens].sort()).toEqual(['token-prompt', 'token-read']);
+	});
 });

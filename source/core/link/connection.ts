@@ -4,7 +4,9 @@
  * to SSE). This is one of the few modules that import the MCP SDK; the rest
  * of the engine sees `UpstreamConnection` only.
  *
- * `tools/call` is sent and matched here, beside the SDK (see `intercept`):
+ * `tools/call` and the other requests the engine routes to an upstream
+ * (resources/read, prompts/get, completion/complete, ...) are sent and
+ * matched here, beside the SDK (see `intercept`):
  * hangar forwards what the upstream said instead of re-judging its
  * structured output, and sees each call's progress in the order it arrived.
  * The requests an upstream sends its client (sampling, elicitation, roots)
@@ -97,7 +99,7 @@ const passthroughObject = z.custom<Record<string, unknown>>(value => isPlainObje
 /** One JSON Schema validator for every upstream client: each Client would otherwise build its own Ajv (~120 KiB). */
 let sharedValidator: AjvJsonSchemaValidator | undefined;
 
-/** A tools/call in flight: how its answer and its progress are delivered. */
+/** A routed request (tools/call, resources/read, ...) in flight: how its answer and its progress are delivered. */
 type PendingCall = {
 	settle: (message: JSONRPCMessage | Error) => void;
 	onprogress: ((progress: Progress) => void) | undefined;
@@ -114,7 +116,7 @@ const rootsSettleMs = 150;
 export class UpstreamConnection {
 	private closedByUs = false;
 	private closed = false;
-	/** tools/call requests in flight, by their ("h"-prefixed string) id, which is also their progress token. */
+	/** Routed requests in flight, by their ("h"-prefixed string) id, which is also their progress token. */
 	private readonly pending = new Map<string, PendingCall>();
 	private nextId = 0;
 	/** The upstream's own requests being answered by a client, by the upstream's id; aborted when it cancels. */
@@ -248,7 +250,7 @@ export class UpstreamConnection {
 	 * SDK's own `onmessage` (a handler set before would run but could not
 	 * keep a message from the SDK).
 	 *
-	 * - Answers and progress of `tools/call`, matched by ids the SDK never
+	 * - Answers and progress of routed requests, matched by ids the SDK never
 	 *   uses (strings starting with "h"; the SDK's are numbers). Progress is
 	 *   delivered here, synchronously and in arrival order: the SDK runs
 	 *   notification handlers a microtask later but handles a response at
@@ -488,23 +490,27 @@ export class UpstreamConnection {
 	// Calls
 
 	/**
-	 * Sends one tools/call and matches its answer in `intercept`, with one
+	 * Sends one request the engine routes (tools/call, resources/read,
+	 * prompts/get, completion/complete, ...) and matches its answer in
+	 * `intercept`, with one
 	 * timer for the deadline (paused while the upstream waits for a client);
 	 * on expiry or the caller's abort it sends notifications/cancelled, and a
 	 * late answer is dropped. With `onprogress`, the call's id is its
 	 * progress token.
 	 */
 	private async sendCall(
+		method: string,
 		params: Record<string, unknown>,
 		options: {signal?: AbortSignal | undefined; timeoutMs: number; onprogress?: ((progress: Progress) => void) | undefined; caller?: unknown},
-	): Promise<CallToolResult> {
-		return new Promise<CallToolResult>((resolve, reject) => {
+	): Promise<Record<string, unknown>> {
+		return new Promise<Record<string, unknown>>((resolve, reject) => {
 			if (this.closed) {
 				reject(new ConnectionLostError());
 				return;
 			}
 
 			const id = `h${this.nextId++}`;
+			// The client's own token (if any) is replaced: progress comes back under this request's id.
 			if (options.onprogress !== undefined) params['_meta'] = {...(params['_meta'] as Record<string, unknown> | undefined), progressToken: id};
 			const cleanup = () => {
 				deadline.clear();
@@ -553,11 +559,11 @@ export class UpstreamConnection {
 
 					const result = response.result;
 					if (!isPlainObject(result)) {
-						reject(new Error('the upstream answered tools/call with a result that is not an object'));
+						reject(new Error(`the upstream answered ${method} with a result that is not an object`));
 						return;
 					}
 
-					resolve(result as CallToolResult);
+					resolve(result);
 				},
 			});
 			if (options.signal?.aborted) {
@@ -566,7 +572,7 @@ export class UpstreamConnection {
 			}
 
 			options.signal?.addEventListener('abort', onAbort, {once: true});
-			this.transport.send({jsonrpc: '2.0', id, method: 'tools/call', params} as JSONRPCMessage).catch((error: unknown) => {
+			this.transport.send({jsonrpc: '2.0', id, method, params} as JSONRPCMessage).catch((error: unknown) => {
 				if (!this.pending.has(id)) return;
 				cleanup();
 				// A child's pipe failing means it is gone; a remote server's request can fail on its own.
@@ -629,19 +635,16 @@ export class UpstreamConnection {
 
 	/**
 	 * Sends a request that is not a tool call (resources/read, prompts/get,
-	 * completion/complete, resources/subscribe, ...) and resolves with the
-	 * upstream's result as it came.
+	 * completion/complete, resources/subscribe, ...) on the same path as a
+	 * tool call, progress included, and resolves with the upstream's result
+	 * as it came.
 	 */
-	async forward(method: string, params: Record<string, unknown>, options: {signal?: AbortSignal | undefined; timeoutMs: number}): Promise<Record<string, unknown>> {
-		return this.request(
-			() =>
-				this.client.request({method, params} as never, passthroughObject, {
-					...(options.signal === undefined ? {} : {signal: options.signal}),
-					timeout: options.timeoutMs,
-				}),
-			options.signal,
-			options.timeoutMs,
-		);
+	async forward(
+		method: string,
+		params: Record<string, unknown>,
+		options: {signal?: AbortSignal | undefined; timeoutMs: number; onprogress?: ((progress: Progress) => void) | undefined; caller?: unknown},
+	): Promise<Record<string, unknown>> {
+		return this.sendCall(method, params, options);
 	}
 
 	/**
@@ -668,7 +671,7 @@ export class UpstreamConnection {
 		if (args !== undefined) params['arguments'] = args;
 		if (options.meta !== undefined && Object.keys(options.meta).length > 0) params['_meta'] = options.meta;
 		if (options.task !== undefined) params['task'] = options.task;
-		return this.sendCall(params, options);
+		return this.sendCall('tools/call', params, options) as Promise<CallToolResult>;
 	}
 
 	async ping(timeoutMs: number): Promise<void> {
