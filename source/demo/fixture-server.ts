@@ -25,7 +25,8 @@
 // --resources-count N (resources fixture://item/0..N-1, the template fixture://item/{id} and a
 // tool `link` that returns a resource_link to fixture://item/0), --prompts-count N (prompts
 // prompt_0..N-1, each with an optional argument `topic`). A list, resources/read or prompts/get
-// request with a progress token gets two progress notifications (with `_meta`) before its answer.
+// request with a progress token gets two progress notifications (with `_meta`) before its answer;
+// resources/subscribe is answered and followed by one notifications/resources/updated (with `_meta`).
 // --client-features: adds `logging` to its capabilities (logging/setLevel is honoured) and the tools
 // ask (sends its client sampling/createMessage, elicitation/create or roots/list and returns the
 // answer; optionally waits for open-gate first, or asks for the client's progress), open-gate, log
@@ -233,6 +234,14 @@ async function dispatch(
 			if (resourcesCount === 0) throw new RpcError(-32601, `Method not found: ${method}`);
 			reportProgress(method, params);
 			return handleResources(method, params);
+		case 'resources/subscribe':
+		case 'resources/unsubscribe': {
+			if (resourcesCount === 0) throw new RpcError(-32601, `Method not found: ${method}`);
+			const uri = params['uri'];
+			// Told at once that it changed, after the answer: a subscriber's first update, with `_meta`.
+			if (method === 'resources/subscribe' && typeof uri === 'string') setTimeout(() => sendNotification('notifications/resources/updated', { uri, _meta: { 'fixture/why': 'subscribed' } }), 20);
+			return {};
+		}
 		case 'prompts/list':
 		case 'prompts/get':
 			if (promptsCount === 0) throw new RpcError(-32601, `Method not found: ${method}`);

@@ -159,7 +159,7 @@ async function rawSession(command: string, args: string[]) {
 describe('progress on requests other than tools/call', () => {
 	const fixtureArgs = ['--resources-count', '2', '--prompts-count', '1'];
 
-	it('reaches the client on resources/read and prompts/get as it does directly, _meta included, under the client\'s own token', async () => {
+	it('reaches the client on resources/read and prompts/get as it does directly, _meta included (and on resources/updated), under the client\'s own token', async () => {
 		const direct = await rawSession(process.execPath, [fixturePath, '--mode', 'normal', ...fixtureArgs]);
 		const config = writeConfig(tempDir(), {fx: fixture('normal', fixtureArgs)}, fastHangar);
 		const hangar = await rawSession(process.execPath, [cliPath, '--stdio', '--standalone', '--config', config]);
@@ -179,6 +179,14 @@ describe('progress on requests other than tools/call', () => {
 			expect(seen, method).toEqual([1, 2].map(step => ({progressToken: token, progress: step, total: 2, message: `${method} step ${step}`, _meta: {'fixture/step': step}})));
 			expect(hangar.progressBefore(token, id).map(message => message.params), method).toEqual(seen);
 		}
+
+		// A resources/updated the upstream sends a subscriber keeps its _meta.
+		await direct.request('sub', 'resources/subscribe', {uri: 'fixture://item/1'});
+		await hangar.request('sub', 'resources/subscribe', {uri: 'fixture://item/1'});
+		const updated = (session: typeof direct) => session.received.filter(message => message.method === 'notifications/resources/updated').map(message => message.params);
+		await waitFor(() => updated(hangar).length > 0 && updated(direct).length > 0, 'resources/updated, direct and through hangar');
+		expect(updated(direct)).toEqual([{uri: 'fixture://item/1', _meta: {'fixture/why': 'subscribed'}}]);
+		expect(updated(hangar)).toEqual(updated(direct));
 
 		// Nothing else carried progress: no token but the client's own reached it.
 		const tokens = new Set(hangar.received.filter(message => message.method === 'notifications/progress').map(message => message.params!['progressToken']));

@@ -69,8 +69,8 @@ export type ConnectionEvents = {
 	onToolsChanged: () => void;
 	/** The upstream said its resources (and templates) or its prompts changed. */
 	onListChanged?: (kind: 'resources' | 'prompts') => void;
-	/** A resource the upstream was asked to watch (resources/subscribe) changed. */
-	onResourceUpdated?: (uri: string) => void;
+	/** A resource the upstream was asked to watch (resources/subscribe) changed; `meta`: the notification's `_meta`, passed on to clients. */
+	onResourceUpdated?: (uri: string, meta: Record<string, unknown> | undefined) => void;
 	/** It sent its first roots/list outside any call: on its own, as after initialized (when told roots). */
 	onRootsAtStart?: () => void;
 	/** The upstream's `notifications/tasks/status` params: one of its tasks changed status (2025-11-25 tasks). */
@@ -200,7 +200,7 @@ export class UpstreamConnection {
 		client.setNotificationHandler(LoggingMessageNotificationSchema, notification => connection?.logMessage(notification.params));
 		client.setNotificationHandler(ResourceListChangedNotificationSchema, () => events.onListChanged?.('resources'));
 		client.setNotificationHandler(PromptListChangedNotificationSchema, () => events.onListChanged?.('prompts'));
-		client.setNotificationHandler(ResourceUpdatedNotificationSchema, notification => events.onResourceUpdated?.(notification.params.uri));
+		client.setNotificationHandler(ResourceUpdatedNotificationSchema, notification => events.onResourceUpdated?.(notification.params.uri, notification.params._meta));
 
 		connection = new UpstreamConnection(config.name, client, transport, child, log, clientSide, origins, events);
 		const abort = () => {
