@@ -19,12 +19,12 @@
 //                     --bad-patch-every-ms N --bad-patch-ms M: for M ms of every N (by the wall
 //                     clock, so restarts do not reset it) every call stalls, as a sick server's do
 // Options for any mode: --page-size N (pages every list), --exit-after-ms N (exit code 6),
-// --tools-count N, --long-names, --change-description (echo's description changes after the
+// --tools-count N, --long-names, --big-answers (a tool `big` whose answer has `bytes` bytes of text), --change-description (echo's description changes after the
 // first call, with list_changed), --echo-description TEXT (echo's description from the start),
 // --ignore-sigterm, --tag STRING (for `ps`, and named in what resources and prompts return),
 // --resources-count N (resources fixture://item/0..N-1, the template fixture://item/{id} and a
 // tool `link` that returns a resource_link to fixture://item/0), --prompts-count N (prompts
-// prompt_0..N-1, each with an optional argument `topic`). A list, resources/read or prompts/get
+// prompt_0..N-1, each with an optional argument `topic`). A resources/read or prompts/get
 // request with a progress token gets two progress notifications (with `_meta`) before its answer;
 // resources/subscribe is answered and followed by one notifications/resources/updated (with `_meta`).
 // --client-features: adds `logging` to its capabilities (logging/setLevel is honoured) and the tools

@@ -13,11 +13,13 @@ import readline from 'node:readline';
 import {afterEach, describe, expect, it} from 'vitest';
 import {cliPath, everything, fastHangar, fixture, fixturePath, tempDir, waitFor, writeConfig} from '../support/hangar.js';
 import {serveHttp, stopHttpHangars} from '../support/http-hangar.js';
+import {rawSession, stopRawSessions, type RawMessage} from '../support/raw-session.js';
 
 const children: ChildProcess[] = [];
 
 afterEach(async () => {
 	for (const child of children.splice(0)) child.kill();
+	stopRawSessions();
 	await stopHttpHangars();
 });
 
@@ -129,40 +131,19 @@ describe('progress notifications on the wire', () => {
 	}
 });
 
-/** A line-by-line JSON-RPC client of any stdio command: every message it got, in order. */
-async function rawSession(command: string, args: string[]) {
-	const child = spawn(command, args, {stdio: ['pipe', 'pipe', 'ignore']});
-	children.push(child);
-	const received: Message[] = [];
-	const waiting = new Map<string | number, (message: Message) => void>();
-	readline.createInterface({input: child.stdout!}).on('line', line => {
-		const message = JSON.parse(line) as Message;
-		received.push(message);
-		if (message.id !== undefined && message.method === undefined) waiting.get(message.id)?.(message);
-	});
-	const request = async (id: string | number, method: string, params: Record<string, unknown>) =>
-		new Promise<Message>(resolve => {
-			waiting.set(id, resolve);
-			child.stdin!.write(`${JSON.stringify({jsonrpc: '2.0', id, method, params})}\n`);
-		});
-	await request('init', 'initialize', {protocolVersion: '2025-11-25', capabilities: {}, clientInfo: {name: 'raw', version: '1'}});
-	child.stdin!.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
-	/** The progress notifications that came under `token`, before the answer to `id`. */
-	const progressBefore = (token: string, id: string) => {
-		const answer = received.findIndex(message => message.id === id && message.method === undefined);
-		return received.slice(0, answer).filter(message => message.method === 'notifications/progress' && message.params!['progressToken'] === token);
-	};
-
-	return {request, progressBefore, received};
+/** The progress notifications `session` got under `token` before the answer to `id`. */
+function progressBefore(session: {received: RawMessage[]}, token: string, id: string): RawMessage[] {
+	const answer = session.received.findIndex(message => message.id === id && message.method === undefined);
+	return session.received.slice(0, answer).filter(message => message.method === 'notifications/progress' && message.params!['progressToken'] === token);
 }
 
 describe('progress on requests other than tools/call', () => {
 	const fixtureArgs = ['--resources-count', '2', '--prompts-count', '1'];
 
 	it('reaches the client on resources/read and prompts/get as it does directly, _meta included (and on resources/updated), under the client\'s own token', async () => {
-		const direct = await rawSession(process.execPath, [fixturePath, '--mode', 'normal', ...fixtureArgs]);
+		const direct = await rawSession([fixturePath, '--mode', 'normal', ...fixtureArgs]);
 		const config = writeConfig(tempDir(), {fx: fixture('normal', fixtureArgs)}, fastHangar);
-		const hangar = await rawSession(process.execPath, [cliPath, '--stdio', '--standalone', '--config', config]);
+		const hangar = await rawSession([cliPath, '--stdio', '--standalone', '--config', config]);
 		// Started first: a start the request waits for adds hangar's own progress notes before the upstream's.
 		expect((await hangar.request('warm', 'resources/read', {uri: 'fixture://item/0'})).result).toBeDefined();
 		const requests: Array<[string, string, Record<string, unknown>, Record<string, unknown>]> = [
@@ -175,9 +156,9 @@ describe('progress on requests other than tools/call', () => {
 			const hangarAnswer = await hangar.request(id, method, {...hangarParams, _meta: {progressToken: token}});
 			expect(hangarAnswer.error, method).toBeUndefined();
 			expect(hangarAnswer.result, method).toEqual(directAnswer.result);
-			const seen = direct.progressBefore(token, id).map(message => message.params);
+			const seen = progressBefore(direct, token, id).map(message => message.params);
 			expect(seen, method).toEqual([1, 2].map(step => ({progressToken: token, progress: step, total: 2, message: `${method} step ${step}`, _meta: {'fixture/step': step}})));
-			expect(hangar.progressBefore(token, id).map(message => message.params), method).toEqual(seen);
+			expect(progressBefore(hangar, token, id).map(message => message.params), method).toEqual(seen);
 		}
 
 		// A resources/updated the upstream sends a subscriber keeps its _meta.

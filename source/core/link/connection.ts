@@ -30,7 +30,7 @@ import {
 	type JSONRPCMessage,
 	type Progress,
 } from '@modelcontextprotocol/sdk/types.js';
-import {errorMessage} from '../base/errors.js';
+import {ErrorCode, errorMessage} from '../base/errors.js';
 import {ConnectionLostError, RequestCancelledError, UpstreamRpcError, UpstreamTimeoutError, answerError, noClientSide, stripSdkPrefix} from './connection-errors.js';
 import {NO_SDK_TIMEOUT, connectRemote} from './remote-transport.js';
 import type {ServerConfig, ToolDefinition} from '../config/read-config.js';
@@ -181,7 +181,8 @@ export class UpstreamConnection {
 		if (given !== undefined) {
 			transport = given;
 		} else if (config.launch.kind === 'stdio') {
-			child = new ChildProcessTransport(config.launch, log, undefined, graceMs);
+			child = new ChildProcessTransport(config.launch, log, config.maxUpstreamMessageBytes, graceMs);
+			child.onOversized = (id, bytes) => connection?.answerTooLarge(id, bytes);
 			transport = child;
 		} else {
 			origins = new StreamOrigins();
@@ -308,6 +309,26 @@ export class UpstreamConnection {
 
 			sdk(message, extra);
 		};
+	}
+
+	/**
+	 * An answer longer than hangar.maxUpstreamMessageBytes was discarded as
+	 * it streamed in (memory stays bounded): its request is answered now
+	 * with hangar's error, on the path every answer takes, instead of
+	 * waiting out its deadline for an answer that will never come.
+	 */
+	private answerTooLarge(id: RequestId | undefined, bytes: number): void {
+		const limit = this.child?.maxLineBytes;
+		if (id === undefined) {
+			this.log.push('hangar', `could not tell which request the dropped line of ${bytes} bytes answered: that request waits out its deadline`);
+			return;
+		}
+
+		const message =
+			`its answer of ${bytes} bytes is over the limit of ${limit} bytes for one message from an upstream (hangar.maxUpstreamMessageBytes), so hangar dropped it. ` +
+			`Raise hangar.maxUpstreamMessageBytes in hangar's config to accept answers this large, or ask the upstream for less`;
+		const data = {error: 'MessageTooLarge', upstream: this.name, bytes, limit, setting: 'hangar.maxUpstreamMessageBytes'};
+		this.transport.onmessage?.({jsonrpc: '2.0', id, error: {code: ErrorCode.MessageTooLarge, message, data}} as JSONRPCMessage);
 	}
 
 	/** Fails every call in flight and cancels every relayed request: the connection is gone. */
