@@ -19,7 +19,6 @@ import {AjvJsonSchemaValidator} from '@modelcontextprotocol/sdk/validation/ajv';
 import {z} from 'zod';
 import {
 	EmptyResultSchema,
-	ListToolsResultSchema,
 	LoggingMessageNotificationSchema,
 	McpError,
 	PromptListChangedNotificationSchema,
@@ -602,22 +601,28 @@ export class UpstreamConnection {
 		});
 	}
 
-	/** Lists every tool, following `nextCursor` pages. */
+	/**
+	 * Lists every tool, following `nextCursor` pages. Each definition is kept
+	 * as the upstream wrote it, keys in its order (the SDK's schema would put
+	 * the keys it knows first, `$schema` and `icons` among them): only a tool
+	 * without a string name is left out.
+	 */
 	async listTools(signal: AbortSignal): Promise<ToolDefinition[]> {
 		const tools: ToolDefinition[] = [];
 		let cursor: string | undefined;
 		const seen = new Set<string>();
 		do {
 			const page = await this.request(
-				() =>
-					this.client.request(
-						{method: 'tools/list', params: cursor === undefined ? {} : {cursor}},
-						ListToolsResultSchema,
-						{signal, timeout: NO_SDK_TIMEOUT},
-					),
+				() => this.client.request({method: 'tools/list', params: cursor === undefined ? {} : {cursor}}, passthroughObject, {signal, timeout: NO_SDK_TIMEOUT}),
 			);
-			tools.push(...(page.tools as ToolDefinition[]));
-			cursor = page.nextCursor;
+			const listed = page['tools'];
+			if (!Array.isArray(listed)) throw new UpstreamRpcError(-32_603, 'tools/list answered without a "tools" array', undefined);
+			for (const tool of listed) {
+				if (isPlainObject(tool) && typeof tool['name'] === 'string' && tool['name'] !== '') tools.push(tool as ToolDefinition);
+				else this.log.push('hangar', `tools/list: left out an entry that is not a tool with a name: ${JSON.stringify(tool)?.slice(0, 200)}`);
+			}
+
+			cursor = typeof page['nextCursor'] === 'string' ? page['nextCursor'] : undefined;
 			if (cursor !== undefined) {
 				if (seen.has(cursor)) break; // A server that repeats a cursor would loop forever.
 				seen.add(cursor);
