@@ -19,12 +19,14 @@
 //                     --bad-patch-every-ms N --bad-patch-ms M: for M ms of every N (by the wall
 //                     clock, so restarts do not reset it) every call stalls, as a sick server's do
 // Options for any mode: --page-size N (pages every list), --exit-after-ms N (exit code 6),
-// --tools-count N, --long-names, --change-description (echo's description changes after the
+// --tools-count N, --long-names, --big-answers (a tool `big` whose answer has `bytes` bytes of text), --change-description (echo's description changes after the
 // first call, with list_changed), --echo-description TEXT (echo's description from the start),
 // --ignore-sigterm, --tag STRING (for `ps`, and named in what resources and prompts return),
 // --resources-count N (resources fixture://item/0..N-1, the template fixture://item/{id} and a
 // tool `link` that returns a resource_link to fixture://item/0), --prompts-count N (prompts
-// prompt_0..N-1, each with an optional argument `topic`).
+// prompt_0..N-1, each with an optional argument `topic`). A resources/read or prompts/get
+// request with a progress token gets two progress notifications (with `_meta`) before its answer;
+// resources/subscribe is answered and followed by one notifications/resources/updated (with `_meta`).
 // --client-features: adds `logging` to its capabilities (logging/setLevel is honoured) and the tools
 // ask (sends its client sampling/createMessage, elicitation/create or roots/list and returns the
 // answer; optionally waits for open-gate first, or asks for the client's progress), open-gate, log
@@ -230,13 +232,33 @@ async function dispatch(
 		case 'resources/templates/list':
 		case 'resources/read':
 			if (resourcesCount === 0) throw new RpcError(-32601, `Method not found: ${method}`);
+			reportProgress(method, params);
 			return handleResources(method, params);
+		case 'resources/subscribe':
+		case 'resources/unsubscribe': {
+			if (resourcesCount === 0) throw new RpcError(-32601, `Method not found: ${method}`);
+			const uri = params['uri'];
+			// Told at once that it changed, after the answer: a subscriber's first update, with `_meta`.
+			if (method === 'resources/subscribe' && typeof uri === 'string') setTimeout(() => sendNotification('notifications/resources/updated', { uri, _meta: { 'fixture/why': 'subscribed' } }), 20);
+			return {};
+		}
 		case 'prompts/list':
 		case 'prompts/get':
 			if (promptsCount === 0) throw new RpcError(-32601, `Method not found: ${method}`);
+			reportProgress(method, params);
 			return handlePrompts(method, params);
 		default:
 			throw new RpcError(-32601, `Method not found: ${method}`);
+	}
+}
+
+/** Any request that carries a progress token gets two progress notifications (with `_meta`) before its answer. */
+function reportProgress(method: string, params: JsonObject): void {
+	const meta = params['_meta'];
+	const token = isObject(meta) ? meta['progressToken'] : undefined;
+	if (!isRequestId(token)) return;
+	for (const progress of [1, 2]) {
+		sendNotification('notifications/progress', { progressToken: token, progress, total: 2, message: `${method} step ${progress}`, _meta: { 'fixture/step': progress } });
 	}
 }
 

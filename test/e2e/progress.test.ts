@@ -11,13 +11,15 @@
 import {spawn, type ChildProcess} from 'node:child_process';
 import readline from 'node:readline';
 import {afterEach, describe, expect, it} from 'vitest';
-import {cliPath, everything, fastHangar, fixture, tempDir, waitFor, writeConfig} from '../support/hangar.js';
+import {cliPath, everything, fastHangar, fixture, fixturePath, tempDir, waitFor, writeConfig} from '../support/hangar.js';
 import {serveHttp, stopHttpHangars} from '../support/http-hangar.js';
+import {rawSession, stopRawSessions, type RawMessage} from '../support/raw-session.js';
 
 const children: ChildProcess[] = [];
 
 afterEach(async () => {
 	for (const child of children.splice(0)) child.kill();
+	stopRawSessions();
 	await stopHttpHangars();
 });
 
@@ -127,4 +129,48 @@ describe('progress notifications on the wire', () => {
 			expectEveryStepBeforeItsResult(traces);
 		});
 	}
+});
+
+/** The progress notifications `session` got under `token` before the answer to `id`. */
+function progressBefore(session: {received: RawMessage[]}, token: string, id: string): RawMessage[] {
+	const answer = session.received.findIndex(message => message.id === id && message.method === undefined);
+	return session.received.slice(0, answer).filter(message => message.method === 'notifications/progress' && message.params!['progressToken'] === token);
+}
+
+describe('progress on requests other than tools/call', () => {
+	const fixtureArgs = ['--resources-count', '2', '--prompts-count', '1'];
+
+	it('reaches the client on resources/read and prompts/get as it does directly, _meta included (and on resources/updated), under the client\'s own token', async () => {
+		const direct = await rawSession([fixturePath, '--mode', 'normal', ...fixtureArgs]);
+		const config = writeConfig(tempDir(), {fx: fixture('normal', fixtureArgs)}, fastHangar);
+		const hangar = await rawSession([cliPath, '--stdio', '--standalone', '--config', config]);
+		// Started first: a start the request waits for adds hangar's own progress notes before the upstream's.
+		expect((await hangar.request('warm', 'resources/read', {uri: 'fixture://item/0'})).result).toBeDefined();
+		const requests: Array<[string, string, Record<string, unknown>, Record<string, unknown>]> = [
+			['read', 'resources/read', {uri: 'fixture://item/1'}, {uri: 'fixture://item/1'}],
+			['prompt', 'prompts/get', {name: 'prompt_0'}, {name: 'fx__prompt_0'}],
+		];
+		for (const [id, method, directParams, hangarParams] of requests) {
+			const token = `token-${id}`;
+			const directAnswer = await direct.request(id, method, {...directParams, _meta: {progressToken: token}});
+			const hangarAnswer = await hangar.request(id, method, {...hangarParams, _meta: {progressToken: token}});
+			expect(hangarAnswer.error, method).toBeUndefined();
+			expect(hangarAnswer.result, method).toEqual(directAnswer.result);
+			const seen = progressBefore(direct, token, id).map(message => message.params);
+			expect(seen, method).toEqual([1, 2].map(step => ({progressToken: token, progress: step, total: 2, message: `${method} step ${step}`, _meta: {'fixture/step': step}})));
+			expect(progressBefore(hangar, token, id).map(message => message.params), method).toEqual(seen);
+		}
+
+		// A resources/updated the upstream sends a subscriber keeps its _meta.
+		await direct.request('sub', 'resources/subscribe', {uri: 'fixture://item/1'});
+		await hangar.request('sub', 'resources/subscribe', {uri: 'fixture://item/1'});
+		const updated = (session: typeof direct) => session.received.filter(message => message.method === 'notifications/resources/updated').map(message => message.params);
+		await waitFor(() => updated(hangar).length > 0 && updated(direct).length > 0, 'resources/updated, direct and through hangar');
+		expect(updated(direct)).toEqual([{uri: 'fixture://item/1', _meta: {'fixture/why': 'subscribed'}}]);
+		expect(updated(hangar)).toEqual(updated(direct));
+
+		// Nothing else carried progress: no token but the client's own reached it.
+		const tokens = new Set(hangar.received.filter(message => message.method === 'notifications/progress').map(message => message.params!['progressToken']));
+		expect([...tokens].sort()).toEqual(['token-prompt', 'token-read']);
+	});
 });

@@ -12,7 +12,7 @@ import {Client} from '@modelcontextprotocol/sdk/client/index.js';
 import {StdioClientTransport} from '@modelcontextprotocol/sdk/client/stdio.js';
 import {afterEach, describe, expect, it} from 'vitest';
 import type {ToolHit, UpstreamDetails} from '../../source/core/views/views.js';
-import {cliPath, closeHangars, everything, fastHangar, fixture, openHangar, rpcError, runCli, status, statusOf, tempDir, writeConfig} from '../support/hangar.js';
+import {cliPath, closeHangars, everything, fastHangar, fixture, openHangar, rpcError, runCli, status, statusOf, tempDir, toolErrorText, writeConfig} from '../support/hangar.js';
 
 afterEach(closeHangars);
 
@@ -186,8 +186,8 @@ describe('per-server tool filters', () => {
 
 		const byName = await rpcError(hangar.client.callTool({name: 'deny__tool_2', arguments: {}}));
 		expect(byName.message).toBe('MCP error -32602: Tool "tool_2" of server "deny" is not served: excludeTools "tool_2" in its config entry filters it out. Change that filter in hangar\'s config to serve it; tools/list and hangar_find_tools show the tools that are served.');
-		const viaCall = await rpcError(hangar.client.callTool({name: 'hangar_call', arguments: {server: 'allow', tool: 'echo', arguments: {}}}));
-		expect(viaCall.message).toContain('includeTools ["tool_?"] (it matches none of them)');
+		const viaCall = await toolErrorText(hangar.client.callTool({name: 'hangar_call', arguments: {server: 'allow', tool: 'echo', arguments: {}}}));
+		expect(viaCall).toContain('includeTools ["tool_?"] (it matches none of them)');
 
 		const details = await structured<UpstreamDetails>(hangar.client, 'hangar_details', {server: 'allow'});
 		expect(details.filteredTools).toEqual(expect.arrayContaining([{name: 'tool_1', rule: 'excludeTools "tool_1"'}, {name: 'echo', rule: 'includeTools ["tool_?"] (it matches none of them)'}]));

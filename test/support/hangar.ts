@@ -283,3 +283,12 @@ export async function rejection<E extends Error>(promise: Promise<unknown>, type
 export async function rpcError(promise: Promise<unknown>): Promise<McpError> {
 	return rejection(promise, McpError);
 }
+
+/** The text of a tool execution error (a result with `isError: true`, one text item); fails on any other answer. */
+export async function toolErrorText(promise: Promise<Record<string, unknown>>): Promise<string> {
+	const result = await promise;
+	const content = result.content as Array<{type?: unknown; text?: unknown}> | undefined;
+	const only = content?.length === 1 ? content[0] : undefined;
+	if (result.isError !== true || only?.type !== 'text' || typeof only.text !== 'string') throw new Error(`expected a tool execution error with one text item, got ${JSON.stringify(result)}`);
+	return only.text;
+}

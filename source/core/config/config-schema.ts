@@ -116,6 +116,9 @@ export const serverSchema = z
 		}
 	});
 
+/** The most hangar.maxUpstreamMessageBytes may be: a line is read as one string, and V8's strings end at 2^29 - 24 characters. */
+export const maxUpstreamMessageLimit = 500 * 1024 * 1024;
+
 export const hangarSchema = z.strictObject({
 	stateDir: z.string().optional(),
 	healthIntervalSeconds: seconds('healthIntervalSeconds').optional(),
@@ -135,6 +138,7 @@ export const hangarSchema = z.strictObject({
 	callTimeoutSeconds: positiveSeconds('callTimeoutSeconds').optional(),
 	lazy: z.boolean().optional(),
 	maxMessageBytes: z.int().min(1024).optional(),
+	maxUpstreamMessageBytes: z.int().min(1024).max(maxUpstreamMessageLimit, {error: `expected maxUpstreamMessageBytes to be at most ${maxUpstreamMessageLimit} (500 MiB): a longer line is more than one JavaScript string can hold`}).optional(),
 	logLines: z.int().min(10).optional(),
 	toolsRefreshSeconds: seconds('toolsRefreshSeconds').optional(),
 	quarantineNew: z.boolean().optional(),
@@ -194,6 +198,12 @@ export type ServerConfig = {
 	 * read of it, for display only.
 	 */
 	invalid: string | undefined;
+	/**
+	 * hangar.maxUpstreamMessageBytes: the longest line read from a stdio
+	 * upstream; a longer answer fails its request at once with an error that
+	 * names the limit. Unset (configs built in code): the default.
+	 */
+	maxUpstreamMessageBytes?: number | undefined;
 };
 
 export type HangarSettings = {
@@ -267,6 +277,8 @@ export const defaults = {
 	callTimeoutSeconds: 60,
 	lazy: true,
 	maxMessageBytes: 4 * 1024 * 1024,
+	/** Above the 100 MB a line-reading client takes directly here (an SDK stdio client stops at 10 MiB); see the README. */
+	maxUpstreamMessageBytes: 128 * 1024 * 1024,
 	logLines: 500,
 	toolsRefreshSeconds: 600,
 	quarantineNew: false,

@@ -395,6 +395,7 @@ export function parseConfig(raw: unknown, file: string, options: {stateDir?: str
 			excludeTools: server?.excludeTools,
 			instances: server?.instances ?? 'auto',
 			invalid,
+			maxUpstreamMessageBytes: h.maxUpstreamMessageBytes ?? defaults.maxUpstreamMessageBytes,
 		};
 	});
 

@@ -16,7 +16,7 @@ import type {PersistedState, PersistedUpstream} from './state-store.js';
 const time = z.number().int().min(0).max(8.64e15);
 const object = z.record(z.string(), z.unknown());
 
-const tool = z.looseObject({
+const toolShape = z.looseObject({
 	name: z.string().min(1),
 	title: z.string().optional(),
 	description: z.string().optional(),
@@ -24,6 +24,8 @@ const tool = z.looseObject({
 	outputSchema: object.optional(),
 	annotations: object.optional(),
 });
+/** Checked against toolShape but kept as written: zod's output puts the keys it knows first, and a cached tool reaches clients as the upstream listed it. */
+const tool = z.custom<z.infer<typeof toolShape>>(value => toolShape.safeParse(value).success, {message: 'expected a tool definition with a name'});
 
 const catalog = z.object({
 	capabilities: z.looseObject({

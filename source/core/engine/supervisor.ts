@@ -203,7 +203,7 @@ export class Supervisor extends EventEmitter<{
 		};
 
 		const onTools = (): void => this.markToolsDirty();
-		const onResourceUpdated = (uri: string): void => this.subscriptions.updated(server.name, uri);
+		const onResourceUpdated = (uri: string, meta: Record<string, unknown> | undefined): void => this.subscriptions.updated(server.name, uri, meta);
 		const onActivity = (): void => {
 			this.emit('activity', server.name);
 		};
@@ -258,7 +258,7 @@ export class Supervisor extends EventEmitter<{
 			this.emit('activity', template.name);
 		};
 
-		const onResourceUpdated = (uri: string): void => this.subscriptions.updated(name, uri);
+		const onResourceUpdated = (uri: string, meta: Record<string, unknown> | undefined): void => this.subscriptions.updated(name, uri, meta);
 		// Its list is its client's (it is told that client's capabilities): that session's tools/list shows it.
 		const onTools = (): void => {
 			this.clientTools.learned(template, upstream, client);

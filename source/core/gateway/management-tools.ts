@@ -3,7 +3,8 @@
  * tools. Each answers from the supervisor's memory (a slow or hung upstream
  * cannot block it, except `hangar_call` and the lifecycle commands, which do
  * what they say), returns `structuredContent` plus the same JSON as text,
- * and refuses unknown or ill-typed arguments with -32602 saying which.
+ * and answers unknown or ill-typed arguments with a tool execution error
+ * saying which (`isError: true`, see tool-requests.ts).
  *
  * Lifting a quarantine is deliberately missing: only a person (TUI key or
  * `mcp-hangar approve`) may do that, never a client. `hangar.managementTools`
@@ -194,7 +195,7 @@ export function managementToolRefusal(name: string, setting: ManagementToolsSett
 	);
 }
 
-/** Invalid arguments of a management tool: answered with JSON-RPC -32602 and this message. */
+/** Invalid arguments of a management tool: answered as a tool execution error (`isError: true`) with this message. */
 export class ManagementParamsError extends Error {
 	readonly code = JsonRpcCode.InvalidParams;
 }

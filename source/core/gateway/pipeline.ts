@@ -217,6 +217,7 @@ export class Pipeline {
 				progress: update.progress,
 				...(update.total === undefined ? {} : {total: update.total}),
 				...(update.message === undefined ? {} : {message: update.message}),
+				...(update._meta === undefined ? {} : {_meta: update._meta}),
 			};
 			this.notify('notifications/progress', params, id);
 		};

@@ -99,7 +99,7 @@ export class GatewaySession {
 		const tools = toolHandlers(this);
 		this.handle('tools/list', tools.list);
 		this.handle('tools/call', tools.call);
-		const subscriber: Subscriber = {notify: uri => this.notifyReady('notifications/resources/updated', {uri}), client: this.client};
+		const subscriber: Subscriber = {notify: (uri, meta) => this.notifyReady('notifications/resources/updated', meta === undefined ? {uri} : {uri, _meta: meta}), client: this.client};
 		for (const [method, handler] of Object.entries(catalogHandlers({supervisor, capabilities, subscriber, beforeList: async () => this.firstList()}))) this.handle(method, handler);
 		for (const [method, handler] of Object.entries(taskHandlers(supervisor, capabilities))) this.handle(method, handler);
 

@@ -112,8 +112,14 @@ export function toolHandlers(session: ToolSession): {list: RequestHandler; call:
 
 		if (params.name === 'hangar_call') return callTool(session, context, params);
 		if (params.name === 'hangar_list') {
+			let json: string;
+			try {
+				json = JSON.stringify(statusJson(session.supervisor, checkArguments('hangar_list', params.arguments)));
+			} catch (error) {
+				return argumentErrorResult(error);
+			}
+
 			// Serialized once, and spliced in as both structuredContent and its text form (a page of 50 entries is ~50 KB with both).
-			const json = JSON.stringify(statusJson(session.supervisor, checkArguments('hangar_list', params.arguments)));
 			return new Serialized(`{"content":[{"type":"text","text":${JSON.stringify(json)}}],"structuredContent":${json}}`);
 		}
 
@@ -123,6 +129,29 @@ export function toolHandlers(session: ToolSession): {list: RequestHandler; call:
 	return {list, call};
 }
 
+/**
+ * A management tool's arguments that are wrong (ill-typed, unknown, a
+ * server or tool that does not exist) answered as a tool execution error,
+ * as the 2025-11-25 revision asks (SEP-1303): the model reads the message
+ * and can correct its call, where a protocol error would end it.
+ * Undefined for any other failure, which stays a JSON-RPC error.
+ */
+function asArgumentError(error: unknown): CallToolResult | undefined {
+	const wrongArgument =
+		error instanceof ManagementParamsError ||
+		(error instanceof JsonRpcError && error.code === JsonRpcCode.InvalidParams) ||
+		(error instanceof HangarError && error.operation === 'lookup');
+	if (!wrongArgument) return undefined;
+	return {content: [{type: 'text', text: toRpcError(error).message}], isError: true};
+}
+
+/** `asArgumentError`'s result, or the error thrown on. */
+function argumentErrorResult(error: unknown): CallToolResult {
+	const result = asArgumentError(error);
+	if (result === undefined) throw error;
+	return result;
+}
+
 /** A management tool other than hangar_list and hangar_call: its JSON as structuredContent and text. */
 async function serveManagement(session: ToolSession, context: RequestContext, params: CallParams): Promise<CallToolResult> {
 	try {
@@ -130,8 +159,10 @@ async function serveManagement(session: ToolSession, context: RequestContext, pa
 		const json = await runManagementTool(session.supervisor, params.name, args, session.via);
 		return {content: [{type: 'text', text: JSON.stringify(json)}], structuredContent: json as Record<string, unknown>};
 	} catch (error) {
-		// Refusals and bad arguments are answered as they are; anything else is a bug in hangar.
-		if (!(error instanceof ManagementParamsError || error instanceof HangarError)) session.logger.error(`unexpected error in ${params.name}: ${errorMessage(error)}`);
+		const argumentError = asArgumentError(error);
+		if (argumentError !== undefined) return argumentError;
+		// Refusals are answered as they are; anything else is a bug in hangar.
+		if (!(error instanceof HangarError)) session.logger.error(`unexpected error in ${params.name}: ${errorMessage(error)}`);
 		throw toRpcError(error, params.name, context.audience);
 	}
 }
@@ -143,9 +174,13 @@ async function callTool(session: ToolSession, context: RequestContext, params: C
 	let route: Route;
 	let args: Params;
 	if (params.name === 'hangar_call') {
-		const given = checkArguments('hangar_call', params.arguments);
-		route = router.routeServerTool(given['server'] as string, given['tool'] as string);
-		args = given['arguments'] as Params;
+		try {
+			const given = checkArguments('hangar_call', params.arguments);
+			route = router.routeServerTool(given['server'] as string, given['tool'] as string);
+			args = given['arguments'] as Params;
+		} catch (error) {
+			return argumentErrorResult(error);
+		}
 	} else {
 		route = await router.routeTool(params.name, context);
 		args = params.arguments;

@@ -29,8 +29,9 @@
 import type {ChildProcess} from 'node:child_process';
 import type {JSONRPCMessage, Transport} from '@modelcontextprotocol/client';
 import type {StdioLaunch} from '../config/read-config.js';
+import {defaults} from '../config/config-schema.js';
 import {JsonRpcCode} from '../base/errors.js';
-import {checkJsonRpcLine, isProblem} from '../wire/message-classifier.js';
+import {answerIdOfEnds, checkJsonRpcLine, isProblem} from '../wire/message-classifier.js';
 import {LineSplitter} from '../wire/line-splitter.js';
 import {OutputLineSplitter, detached, type LogBuffer} from './log-buffer.js';
 import {SpawnError} from './launch-problem.js';
@@ -66,6 +67,12 @@ export class ChildProcessTransport implements Transport {
 	onclose?: () => void;
 	onerror?: (error: Error) => void;
 	onmessage?: (message: JSONRPCMessage) => void;
+	/**
+	 * A line over the limit was discarded as it streamed in; `id` is the id
+	 * of the answer it was, when its ends show one. The connection fails
+	 * that request at once, instead of letting it wait out its deadline.
+	 */
+	onOversized?: (id: string | number | undefined, bytes: number) => void;
 
 	private child: ChildProcess | undefined;
 	private exitInfo: ExitInfo | undefined;
@@ -85,7 +92,8 @@ export class ChildProcessTransport implements Transport {
 	constructor(
 		private readonly launch: StdioLaunch,
 		private readonly log: LogBuffer,
-		private readonly maxLineBytes = 64 * 1024 * 1024,
+		/** The longest line read from the child (hangar.maxUpstreamMessageBytes); longer ones are discarded as they stream in. */
+		readonly maxLineBytes: number = defaults.maxUpstreamMessageBytes,
 		/** How long each step of ending a child that broke its link waits (stdin close, then SIGTERM). */
 		private readonly graceMs = 2000,
 	) {}
@@ -113,9 +121,12 @@ export class ChildProcessTransport implements Transport {
 		const stdout = new LineSplitter(line => this.onStdoutLine(line), {
 			maxBytes: this.maxLineBytes,
 			policy: 'discard',
-			onDiscarded: (prefix, bytes) => {
+			onDiscarded: (prefix, bytes, suffix) => {
 				this.log.drop('stdout', 1, bytes);
-				this.log.push('hangar', `dropped a stdout line of ${bytes} bytes (the limit is ${this.maxLineBytes}): ${detached(prefix.slice(0, 200))}`);
+				this.log.push('hangar', `dropped a stdout line of ${bytes} bytes (the limit is ${this.maxLineBytes} bytes, hangar.maxUpstreamMessageBytes): ${detached(prefix.slice(0, 200))}`);
+				const id = answerIdOfEnds(prefix, suffix);
+				if (id !== undefined) this.awaited.delete(id);
+				this.onOversized?.(id, bytes);
 			},
 		});
 		const stderr = new OutputLineSplitter(

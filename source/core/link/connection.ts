@@ -24,9 +24,8 @@ import {
 	type StreamableHTTPClientTransport,
 	type Transport,
 } from '@modelcontextprotocol/client';
-import {ListToolsResultSchema} from '@modelcontextprotocol/core';
 import {z} from 'zod';
-import {errorMessage} from '../base/errors.js';
+import {ErrorCode, errorMessage} from '../base/errors.js';
 import {ConnectionLostError, RequestCancelledError, UpstreamRpcError, UpstreamTimeoutError, answerError, noClientSide, stripSdkPrefix} from './connection-errors.js';
 import {NO_SDK_TIMEOUT, connectRemote} from './remote-transport.js';
 import type {ServerConfig, ToolDefinition} from '../config/read-config.js';
@@ -65,8 +64,8 @@ export type ConnectionEvents = {
 	onToolsChanged: () => void;
 	/** The upstream said its resources (and templates) or its prompts changed. */
 	onListChanged?: (kind: 'resources' | 'prompts') => void;
-	/** A resource the upstream was asked to watch (resources/subscribe) changed. */
-	onResourceUpdated?: (uri: string) => void;
+	/** A resource the upstream was asked to watch (resources/subscribe) changed; `meta`: the notification's `_meta`, passed on to clients. */
+	onResourceUpdated?: (uri: string, meta: Record<string, unknown> | undefined) => void;
 	/** It sent its first roots/list outside any call: on its own, as after initialized (when told roots). */
 	onRootsAtStart?: () => void;
 	/** The upstream's `notifications/tasks/status` params: one of its tasks changed status (2025-11-25 tasks). */
@@ -179,7 +178,8 @@ export class UpstreamConnection {
 		if (given !== undefined) {
 			transport = given;
 		} else if (config.launch.kind === 'stdio') {
-			child = new ChildProcessTransport(config.launch, log, undefined, graceMs);
+			child = new ChildProcessTransport(config.launch, log, config.maxUpstreamMessageBytes, graceMs);
+			child.onOversized = (id, bytes) => connection?.answerTooLarge(id, bytes);
 			transport = child;
 		} else {
 			origins = new StreamOrigins();
@@ -198,7 +198,7 @@ export class UpstreamConnection {
 		client.setNotificationHandler('notifications/message', notification => connection?.logMessage(notification.params));
 		client.setNotificationHandler('notifications/resources/list_changed', () => events.onListChanged?.('resources'));
 		client.setNotificationHandler('notifications/prompts/list_changed', () => events.onListChanged?.('prompts'));
-		client.setNotificationHandler('notifications/resources/updated', notification => events.onResourceUpdated?.(notification.params.uri));
+		client.setNotificationHandler('notifications/resources/updated', notification => events.onResourceUpdated?.(notification.params.uri, notification.params._meta));
 
 		connection = new UpstreamConnection(config.name, client, transport, child, log, clientSide, origins, events);
 		const abort = () => {
@@ -307,6 +307,26 @@ export class UpstreamConnection {
 
 			sdk(message, extra);
 		};
+	}
+
+	/**
+	 * An answer longer than hangar.maxUpstreamMessageBytes was discarded as
+	 * it streamed in (memory stays bounded): its request is answered now
+	 * with hangar's error, on the path every answer takes, instead of
+	 * waiting out its deadline for an answer that will never come.
+	 */
+	private answerTooLarge(id: RequestId | undefined, bytes: number): void {
+		const limit = this.child?.maxLineBytes;
+		if (id === undefined) {
+			this.log.push('hangar', `could not tell which request the dropped line of ${bytes} bytes answered: that request waits out its deadline`);
+			return;
+		}
+
+		const message =
+			`its answer of ${bytes} bytes is over the limit of ${limit} bytes for one message from an upstream (hangar.maxUpstreamMessageBytes), so hangar dropped it. ` +
+			`Raise hangar.maxUpstreamMessageBytes in hangar's config to accept answers this large, or ask the upstream for less`;
+		const data = {error: 'MessageTooLarge', upstream: this.name, bytes, limit, setting: 'hangar.maxUpstreamMessageBytes'};
+		this.transport.onmessage?.({jsonrpc: '2.0', id, error: {code: ErrorCode.MessageTooLarge, message, data}} as JSONRPCMessage);
 	}
 
 	/** Fails every call in flight and cancels every relayed request: the connection is gone. */
@@ -510,6 +530,7 @@ export class UpstreamConnection {
 			}
 
 			const id = `h${this.nextId++}`;
+			// The client's own token (if any) is replaced: progress comes back under this request's id.
 			if (options.onprogress !== undefined) params['_meta'] = {...(params['_meta'] as Record<string, unknown> | undefined), progressToken: id};
 			const cleanup = () => {
 				deadline.clear();
@@ -580,22 +601,28 @@ export class UpstreamConnection {
 		});
 	}
 
-	/** Lists every tool, following `nextCursor` pages. */
+	/**
+	 * Lists every tool, following `nextCursor` pages. Each definition is kept
+	 * as the upstream wrote it, keys in its order (the SDK's schema would put
+	 * the keys it knows first, `$schema` and `icons` among them): only a tool
+	 * without a string name is left out.
+	 */
 	async listTools(signal: AbortSignal): Promise<ToolDefinition[]> {
 		const tools: ToolDefinition[] = [];
 		let cursor: string | undefined;
 		const seen = new Set<string>();
 		do {
 			const page = await this.request(
-				() =>
-					this.client.request(
-						{method: 'tools/list', params: cursor === undefined ? {} : {cursor}},
-						ListToolsResultSchema,
-						{signal, timeout: NO_SDK_TIMEOUT},
-					),
+				() => this.client.request({method: 'tools/list', params: cursor === undefined ? {} : {cursor}}, passthroughObject, {signal, timeout: NO_SDK_TIMEOUT}),
 			);
-			tools.push(...(page.tools as ToolDefinition[]));
-			cursor = page.nextCursor;
+			const listed = page['tools'];
+			if (!Array.isArray(listed)) throw new UpstreamRpcError(-32_603, 'tools/list answered without a "tools" array', undefined);
+			for (const tool of listed) {
+				if (isPlainObject(tool) && typeof tool['name'] === 'string' && tool['name'] !== '') tools.push(tool as ToolDefinition);
+				else this.log.push('hangar', `tools/list: left out an entry that is not a tool with a name: ${JSON.stringify(tool)?.slice(0, 200)}`);
+			}
+
+			cursor = typeof page['nextCursor'] === 'string' ? page['nextCursor'] : undefined;
 			if (cursor !== undefined) {
 				if (seen.has(cursor)) break; // A server that repeats a cursor would loop forever.
 				seen.add(cursor);
@@ -634,10 +661,15 @@ export class UpstreamConnection {
 
 	/**
 	 * Sends a request that is not a tool call (resources/read, prompts/get,
-	 * completion/complete, resources/subscribe, ...) and resolves with the
-	 * upstream's result as it came.
+	 * completion/complete, resources/subscribe, ...) on the same path as a
+	 * tool call, progress included, and resolves with the upstream's result
+	 * as it came.
 	 */
-	async forward(method: string, params: Record<string, unknown>, options: {signal?: AbortSignal | undefined; timeoutMs: number}): Promise<Record<string, unknown>> {
+	async forward(
+		method: string,
+		params: Record<string, unknown>,
+		options: {signal?: AbortSignal | undefined; timeoutMs: number; onprogress?: ((progress: Progress) => void) | undefined; caller?: unknown},
+	): Promise<Record<string, unknown>> {
 		return this.sendRaw(method, {...params}, options);
 	}
 

@@ -14,10 +14,10 @@
  */
 
 export type Overflow =
-	| {maxBytes: number; policy: 'discard'; onDiscarded: (prefix: string, bytes: number) => void}
+	| {maxBytes: number; policy: 'discard'; onDiscarded: (prefix: string, bytes: number, suffix: string) => void}
 	| {maxBytes: number; policy: 'split'};
 
-/** How much of a discarded line is kept to find its id. */
+/** How much of a discarded line's start and end is kept to find its id (the SDK writes an answer's id last). */
 const discardedPrefixLength = 1024;
 
 export class LineSplitter {
@@ -25,7 +25,7 @@ export class LineSplitter {
 	// a growing string on every chunk made long lines quadratic.
 	private chunks: string[] = [];
 	private size = 0;
-	private discarding: {prefix: string; bytes: number} | undefined;
+	private discarding: {prefix: string; bytes: number; suffix: string} | undefined;
 	/** The current line was split (policy 'split'): an empty rest is not a line of its own. */
 	private split = false;
 	private readonly maxBytes: number;
@@ -46,6 +46,7 @@ export class LineSplitter {
 
 			if (this.discarding !== undefined) {
 				this.discarding.bytes += Buffer.byteLength(piece, 'utf8');
+				this.discarding.suffix = (this.discarding.suffix + piece.slice(-discardedPrefixLength)).slice(-discardedPrefixLength);
 			} else if (piece !== '') {
 				this.chunks.push(piece);
 				// The limit is in bytes: a character outside ASCII takes 2-4 of them.
@@ -72,15 +73,26 @@ export class LineSplitter {
 			return;
 		}
 
+		// Only the ends are kept: joining the pieces of a line at the limit would copy up to the limit once more.
 		const bytes = this.size;
-		this.discarding = {prefix: this.take().slice(0, discardedPrefixLength), bytes};
+		let prefix = '';
+		for (const chunk of this.chunks) {
+			prefix += chunk.slice(0, discardedPrefixLength - prefix.length);
+			if (prefix.length >= discardedPrefixLength) break;
+		}
+
+		let suffix = '';
+		for (let index = this.chunks.length - 1; index >= 0 && suffix.length < discardedPrefixLength; index--) suffix = this.chunks[index]!.slice(-(discardedPrefixLength - suffix.length)) + suffix;
+		this.chunks = [];
+		this.size = 0;
+		this.discarding = {prefix, bytes, suffix};
 	}
 
 	private endLine(): void {
 		if (this.discarding !== undefined) {
-			const {prefix, bytes} = this.discarding;
+			const {prefix, bytes, suffix} = this.discarding;
 			this.discarding = undefined;
-			(this.overflow as Extract<Overflow, {policy: 'discard'}>).onDiscarded(prefix, bytes);
+			(this.overflow as Extract<Overflow, {policy: 'discard'}>).onDiscarded(prefix, bytes, suffix);
 			return;
 		}
 

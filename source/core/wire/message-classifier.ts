@@ -257,6 +257,30 @@ export function idTextOfPrefix(prefix: string): string {
 	return topLevelIdText(prefix, true) ?? 'null';
 }
 
+/** A request's or notification's start: its `"method"` comes before anything but `"jsonrpc"` and `"id"`. */
+const headMethod = /^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?(?:"id"\s*:\s*(?:"(?:[^"\\]|\\.)*"|-?\d+)\s*,\s*)?(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"method"\s*:/;
+/** `"id":"…"` or `"id":N` as the last member of the outermost object, at the very end of the text. */
+const tailId = /"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)\s*\}\s*$/;
+
+/**
+ * The id of an answer too long to read whole, from its first and last
+ * kilobyte: a top-level `"id"` in the first (id written first), else one that
+ * ends the outermost object in the last (id written last, as the SDK does).
+ * Undefined when neither holds one, or when the line starts as a request or
+ * a notification does (its `"method"` first): only an answer's id is wanted.
+ */
+export function answerIdOfEnds(prefix: string, suffix: string): string | number | undefined {
+	if (headMethod.test(prefix)) return undefined;
+	const text = topLevelIdText(prefix, true) ?? tailId.exec(suffix)?.[1];
+	if (text === undefined) return undefined;
+	try {
+		const id = JSON.parse(text) as unknown;
+		return typeof id === 'string' || (typeof id === 'number' && Number.isSafeInteger(id)) ? id : undefined;
+	} catch {
+		return undefined;
+	}
+}
+
 /**
  * The written value of the last top-level `"id"` member of `text` when it is
  * a string or a number (JSON.parse keeps the last of duplicate keys). With

@@ -21,7 +21,8 @@ import type {Upstream} from '../upstream/upstream.js';
 import type {Router} from './router.js';
 
 /** One session's side: told about updates of what it subscribed to; `client` is its session (for a per-client server's instance). */
-export type Subscriber = {notify: (uri: string) => void; client?: ClientRecord};
+/** A session watching resources: told each change under the URI it subscribed with, and the upstream's `_meta` as it came. */
+export type Subscriber = {notify: (uri: string, meta: Record<string, unknown> | undefined) => void; client?: ClientRecord};
 
 /** `routed`: the upstream the URI routes to; `upstream`: the one watching it (a per-client server's instance, or that upstream). */
 type Entry = {routed: Upstream; upstream: Upstream; own: string; subscribers: Map<Subscriber, string>};
@@ -98,10 +99,10 @@ export class Subscriptions {
 	}
 
 	/** `server` said its resource `own` changed: each subscribed session hears it, as the URI it subscribed to. */
-	updated(server: string, own: string): void {
+	updated(server: string, own: string, meta?: Record<string, unknown>): void {
 		const entry = this.entries.get(keyOf(server, own));
 		if (entry === undefined) return;
-		for (const [subscriber, uri] of entry.subscribers) subscriber.notify(uri);
+		for (const [subscriber, uri] of entry.subscribers) subscriber.notify(uri, meta);
 	}
 
 	/** `upstream` (re)started: what sessions watch on it is asked for again. */

@@ -25,7 +25,8 @@ import {describeExit, type ExitInfo} from '../../link/child-process-transport.js
 import {callCancelled, callCrashed, callFailed, callTimeout, requestFailed} from '../refusals.js';
 import {CallersInFlight, type Caller} from '../clients/calls-in-flight.js';
 
-export type ProgressUpdate = {progress: number; total?: number | undefined; message?: string | undefined};
+/** One progress notification for a client: its values, and the upstream's `_meta` passed on as it came. */
+export type ProgressUpdate = {progress: number; total?: number | undefined; message?: string | undefined; _meta?: Record<string, unknown> | undefined};
 
 /** A deadline a caller sets for a whole call, from the request's arrival to its answer. */
 export type CallDeadline = {
@@ -191,10 +192,12 @@ export class ProgressRelay {
 		const progress = this.offset + update.progress;
 		if (progress <= this.last) return;
 		this.last = progress;
+		const meta = (update as {_meta?: unknown})._meta;
 		this.send({
 			progress,
 			total: update.total === undefined ? undefined : this.offset + update.total,
 			message: update.message,
+			_meta: meta !== null && typeof meta === 'object' && !Array.isArray(meta) ? (meta as Record<string, unknown>) : undefined,
 		});
 	}
 }
@@ -355,11 +358,17 @@ export class CallPath {
 		this.began();
 		const caller = callerOf(context);
 		const left = caller === undefined ? undefined : this.callers.begin(caller);
+		const progress = context.onProgress === undefined ? undefined : new ProgressRelay(context.onProgress);
 		try {
 			if (context.signal?.aborted) throw new RequestCancelledError();
-			const connection = deps.connector.ready() ?? (await this.readyWithin(operation, context.signal, undefined, limit.timeoutMs));
+			const connection = deps.connector.ready() ?? (await this.readyWithin(operation, context.signal, progress, limit.timeoutMs));
 			const remaining = Math.max(1, Math.round(limit.timeoutMs - (performance.now() - began)));
-			return await connection.forward(method, params, {signal: context.signal, timeoutMs: remaining});
+			return await connection.forward(method, params, {
+				signal: context.signal,
+				timeoutMs: remaining,
+				onprogress: progress === undefined ? undefined : update => progress.upstream(update),
+				caller,
+			});
 		} catch (error) {
 			if (error instanceof HangarError) throw error;
 			if (error instanceof UpstreamRpcError) throw new UpstreamRpcError(error.code, `upstream "${deps.name}": ${operation} failed: ${error.message}`, error.data);

@@ -45,7 +45,7 @@ export type LifecycleEvents = {
 	/** The upstream said a list changed, or a watched resource did. */
 	toolsChanged(): void;
 	listChanged(kinds: CatalogKind[], why: string): void;
-	resourceUpdated(uri: string): void;
+	resourceUpdated(uri: string, meta: Record<string, unknown> | undefined): void;
 	/** The upstream's notifications/tasks/status params. */
 	taskStatus(params: Record<string, unknown>): void;
 	/** Hangar's id for one of the upstream's task ids (see ConnectionEvents.exposedTaskId). */
@@ -256,7 +256,7 @@ export class Lifecycle {
 						onClose: exit => this.onConnectionClosed(connection, exit),
 						onToolsChanged: () => deps.events.toolsChanged(),
 						onListChanged: kind => deps.events.listChanged(kind === 'prompts' ? ['prompts'] : ['resources', 'resourceTemplates'], `the upstream sent notifications/${kind}/list_changed`),
-						onResourceUpdated: uri => deps.events.resourceUpdated(uri),
+						onResourceUpdated: (uri, meta) => deps.events.resourceUpdated(uri, meta),
 						onRootsAtStart: () => {
 							deps.record.update(upstream => {
 								upstream.rootsAtStart = {at: deps.clock.now(), asked: true};

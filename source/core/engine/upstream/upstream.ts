@@ -89,7 +89,7 @@ export class Upstream extends EventEmitter<{
 	/** Its resources, templates or prompts changed. */
 	catalog: [];
 	/** A resource it watches for hangar (resources/subscribe) changed: its own URI. */
-	resourceUpdated: [string];
+	resourceUpdated: [string, Record<string, unknown> | undefined];
 	/** The upstream's notifications/tasks/status params (its own task id). */
 	taskStatus: [Record<string, unknown>];
 	activity: [];
@@ -213,7 +213,7 @@ export class Upstream extends EventEmitter<{
 				gone: () => this.health.connectionGone(),
 				toolsChanged: () => this.refreshTools('the upstream sent notifications/tools/list_changed'),
 				listChanged: (kinds, why) => this.refreshCatalog(kinds, why),
-				resourceUpdated: uri => this.emit('resourceUpdated', uri),
+				resourceUpdated: (uri, meta) => this.emit('resourceUpdated', uri, meta),
 				taskStatus: params => this.emit('taskStatus', params),
 				exposedTaskId: upstreamTaskId => this.exposedTaskId(upstreamTaskId),
 			},

@@ -33,6 +33,17 @@ describe('LineSplitter', () => {
 		expect(discarded).toEqual([[long.slice(0, 1024), long.length]]);
 	});
 
+	it('reports the last kilobyte of a discarded line too, however it was cut into chunks', () => {
+		const long = `{"result":{"text":"${'x'.repeat(5000)}"},"jsonrpc":"2.0","id":"h7"}`;
+		for (const cuts of [[1500], [150, 4000, 5060], [5070]]) {
+			const pieces = [0, ...cuts, long.length].slice(1).map((end, index, ends) => long.slice(index === 0 ? 0 : ends[index - 1], end));
+			const suffixes: string[] = [];
+			const splitter = new LineSplitter(() => {}, {maxBytes: 100, policy: 'discard', onDiscarded: (_prefix, _bytes, suffix) => suffixes.push(suffix)});
+			for (const piece of [...pieces, '\n']) splitter.write(piece);
+			expect(suffixes, cuts.join(',')).toEqual([long.slice(-1024)]);
+		}
+	});
+
 	it('counts the limit in bytes, not characters', () => {
 		const wide = 'é'.repeat(60);
 		expect(split([`${wide}\n`], discard(100)).discarded).toEqual([[wide, 120]]);

@@ -1,6 +1,7 @@
 import {JSONRPCMessageSchema, isJSONRPCNotification, isJSONRPCRequest} from '@modelcontextprotocol/sdk/types.js';
 import {describe, expect, it} from 'vitest';
 import {
+	answerIdOfEnds,
 	answerIdText,
 	checkJsonRpcBody,
 	checkJsonRpcLine,
@@ -156,6 +157,22 @@ describe('checkJsonRpcBody', () => {
 		expect(problem('{"jsonrpc":"2.0","id":8}').message).toBe(
 			'Invalid Request: expected a request ("method" and "id"), a notification ("method") or a response ("result" or "error")',
 		);
+	});
+});
+
+describe('answerIdOfEnds', () => {
+	it('finds an answer\'s id written first (in its first kilobyte) or last (in its last, as the SDK writes answers)', () => {
+		expect(answerIdOfEnds('{"jsonrpc":"2.0","id":"h3","result":{"content":[{"type":"text","text":"xxxx', 'xxxx"}]}}')).toBe('h3');
+		expect(answerIdOfEnds('{"result":{"content":[{"type":"text","text":"xxxx', 'xxxx"}]},"jsonrpc":"2.0","id":"h12"}')).toBe('h12');
+		expect(answerIdOfEnds('{"result":{"contents":[{"text":"xxxx', 'xxxx"}]},"jsonrpc":"2.0","id":7}\r')).toBe(7);
+	});
+
+	it('finds none in a request or notification, a nested id, or an id that may be cut off', () => {
+		expect(answerIdOfEnds('{"jsonrpc":"2.0","id":4,"method":"sampling/createMessage","params":{"messages":"xxx', 'xxx"}}')).toBeUndefined();
+		expect(answerIdOfEnds('{"method":"notifications/message","params":{"data":"xxx', 'xxx"},"jsonrpc":"2.0","id":3}')).toBeUndefined();
+		expect(answerIdOfEnds('{"result":{"items":[{"id":"inner","text":"xxx', 'xxx"}]}}')).toBeUndefined();
+		expect(answerIdOfEnds('{"result":{"text":"xxx', 'xxx"},"nested":{"id":5}}')).toBeUndefined();
+		expect(answerIdOfEnds('{"jsonrpc":"2.0","id":"cut', 'xxx"}}')).toBeUndefined();
 	});
 });
 
