@@ -14,6 +14,8 @@ export const layers = ['base', 'config', 'wire', 'link', 'engine', 'views', 'gat
 export const sdkModules = [
 	'link/connection.ts',
 	'link/remote-transport.ts',
+	// The OAuth client's discovery, registration, PKCE, code exchange and refresh: @modelcontextprotocol/client's auth helpers.
+	'link/oauth-sdk.ts',
 	'link/child-process-transport.ts',
 	'wire/line-transport.ts',
 	'gateway/pipeline.ts',
