@@ -15,7 +15,7 @@ import {maskText} from '../core/base/secret-mask.js';
 import {terminalOutput} from '../core/base/terminal-text.js';
 import type {HangarConfig, RemoteLaunch} from '../core/config/read-config.js';
 import {SupervisorClient, cliClientName} from '../core/endpoints/supervisor-client.js';
-import {signIn, signOut} from '../core/link/oauth-sign-in.js';
+import {signIn, signInAsMachine, signOut} from '../core/link/oauth-sign-in.js';
 import {readConfig} from './supervisor-verbs.js';
 
 type Output = {out: (text: string) => void; err: (text: string) => void};
@@ -91,6 +91,18 @@ export async function authVerb(options: AuthOptions, io: Output = terminalOutput
 		io.out(`${had ? `forgot the tokens and client registration of "${entry.name}"` : `"${entry.name}" had no sign-in`}\n`);
 		if (had) io.out(`${await tellSupervisor(hangarConfig, entry.name, 'a person signed out (mcp-hangar auth --logout)')}\n`);
 		return 0;
+	}
+
+	if (launch.auth.grant === 'client_credentials') {
+		try {
+			const machine = await signInAsMachine(entry.name, launch.url, launch.auth, launch.headers);
+			io.out(`"${entry.name}" is a machine client (client-credentials grant): got a token from ${machine.issuer}; no browser needed, and hangar gets new ones itself\n`);
+			io.out(`${await tellSupervisor(hangarConfig, entry.name, 'a token was fetched (mcp-hangar auth)')}\n`);
+			return 0;
+		} catch (error) {
+			io.err(`mcp-hangar: getting a token for "${entry.name}" with the client-credentials grant failed: ${maskText(errorMessage(error))}\n`);
+			return 1;
+		}
 	}
 
 	const cannotOpen = options.browser ? noBrowser(process.env) : '--no-browser';

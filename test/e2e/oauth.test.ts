@@ -208,6 +208,16 @@ describe('a remote upstream that asks for OAuth', () => {
 		expect(s.auth.grants).toEqual([]);
 	});
 
+	it('gets a machine client its tokens with the client-credentials grant, with no person and no browser', async () => {
+		const s = await setup({oauth: {clientId: 'hangar-machine', clientSecretEnv: 'REMOTE_SECRET', grant: 'client_credentials'}});
+		const hangar = await openHangar(s.config, {shared: true});
+		daemons.push(await daemonPid(s.stateDir));
+		expect(text(await hangar.client.callTool({name: 'remote__echo', arguments: {message: 'machine'}}))).toBe('echo: machine');
+		expect(s.auth.authorizeRequests).toBe(0);
+		expect(s.auth.grants.map(grant => grant.grant)).toEqual(['client_credentials']);
+		expect((await statusOf(hangar.client, 'remote')).state).toBe('ready');
+	});
+
 	it('refuses authorization server metadata whose issuer is not where it was found', async () => {
 		const s = await setup();
 		s.auth.server.service.on('beforeWellKnownOpenIdConfiguration', (response: {body: Record<string, unknown>}) => {

@@ -77,7 +77,12 @@ export const oauthSchema = z.strictObject({
 	clientSecret: z.unknown().optional(),
 	clientMetadataUrl: z.url({protocol: /^https$/, error: 'expected the https URL of this client\'s metadata document (Client ID Metadata Document)'}).optional(),
 	scope: z.string().optional(),
+	grant: z.enum(['authorization_code', 'client_credentials'], {error: 'expected "authorization_code" (a person signs in, the default) or "client_credentials" (a machine client: hangar gets tokens with clientId and its secret, no person)'}).optional(),
 }).superRefine((oauth, context) => {
+	if (oauth.grant === 'client_credentials' && (oauth.clientId === undefined || oauth.clientSecretEnv === undefined)) {
+		context.addIssue({code: 'custom', path: ['grant'], message: '"client_credentials" needs the pre-registered client: set "clientId" and "clientSecretEnv"'});
+	}
+
 	if (oauth.clientSecret !== undefined) {
 		context.addIssue({code: 'custom', path: ['clientSecret'], message: 'a client secret is never written in the config: put it in an environment variable (or this entry\'s "envFile") and name that variable in "clientSecretEnv"'});
 	}
@@ -199,6 +204,8 @@ export type RemoteAuth = {
 	clientSecret: {variable: string; envFile: string | undefined} | undefined;
 	clientMetadataUrl: string | undefined;
 	scope: string | undefined;
+	/** authorization_code: a person signs in (mcp-hangar auth); client_credentials: hangar gets tokens itself with the client's secret. */
+	grant: 'authorization_code' | 'client_credentials';
 };
 
 export type RemoteLaunch = {kind: 'remote'; url: string; headers: Record<string, string>; transport: 'auto' | 'streamable-http' | 'sse'; auth: RemoteAuth};

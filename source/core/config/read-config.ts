@@ -252,7 +252,7 @@ function readableLaunch(raw: unknown, baseDir: string, stateDir: string): StdioL
 	const entry = isRecord(raw) ? raw : {};
 	const url = [entry['url'], entry['serverUrl'], entry['httpUrl']].find(value => typeof value === 'string');
 	if (typeof entry['command'] !== 'string' && typeof url === 'string') {
-		return {kind: 'remote', url, headers: {}, transport: 'auto', auth: {store: tokenStorePath(stateDir), clientId: undefined, clientSecret: undefined, clientMetadataUrl: undefined, scope: undefined}};
+		return {kind: 'remote', url, headers: {}, transport: 'auto', auth: {store: tokenStorePath(stateDir), clientId: undefined, clientSecret: undefined, clientMetadataUrl: undefined, scope: undefined, grant: 'authorization_code'}};
 	}
 
 	const args = Array.isArray(entry['args']) ? entry['args'].filter((arg): arg is string => typeof arg === 'string') : [];
@@ -376,6 +376,7 @@ export function parseConfig(raw: unknown, file: string, options: {stateDir?: str
 										: {variable: server.oauth.clientSecretEnv, envFile: server.envFile === undefined ? undefined : path.resolve(baseDir, expand(server.envFile, ['envFile']))},
 								clientMetadataUrl: server.oauth?.clientMetadataUrl,
 								scope: server.oauth?.scope,
+								grant: server.oauth?.grant ?? 'authorization_code',
 							},
 						};
 		}

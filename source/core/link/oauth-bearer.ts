@@ -16,10 +16,9 @@
  */
 import {errorMessage} from '../base/errors.js';
 import type {RemoteAuth} from '../config/config-schema.js';
-import {parseDotenv} from '../config/dotenv.js';
-import fs from 'node:fs';
 import {challengeOf, refresh, type ClientCredentials} from './oauth-sdk.js';
 import {TokenStore, storedTokens, type StoredSignIn} from './oauth-store.js';
+import {clientSecretOf, signInAsMachine} from './oauth-sign-in.js';
 import type {LogBuffer} from './log-buffer.js';
 
 /** How long before its expiry a token is refreshed: clocks differ, and a request takes time to arrive. */
@@ -45,22 +44,6 @@ export function signInNeededIn(error: unknown): SignInNeeded | undefined {
 	}
 
 	return undefined;
-}
-
-/** The pre-registered client's secret, read from its variable when a token request needs it: the environment, then the entry's envFile. */
-export function clientSecretOf(auth: RemoteAuth): string | undefined {
-	if (auth.clientSecret === undefined) return undefined;
-	const {variable, envFile} = auth.clientSecret;
-	if (envFile !== undefined) {
-		try {
-			const value = parseDotenv(fs.readFileSync(envFile, 'utf8'))[variable];
-			if (value !== undefined) return value;
-		} catch {
-			// The config check already reported an unreadable envFile; the environment may still have it.
-		}
-	}
-
-	return process.env[variable];
 }
 
 /** The credentials a token request of this sign-in authenticates with. */
@@ -90,6 +73,7 @@ export class OAuthBearer {
 		private readonly auth: RemoteAuth,
 		private readonly log: LogBuffer,
 		private readonly onSignInNeeded: (reason: string) => void,
+		private readonly launchHeaders: Record<string, string> = {},
 		private readonly now: () => number = Date.now,
 	) {
 		this.store = new TokenStore(auth.store);
@@ -97,7 +81,11 @@ export class OAuthBearer {
 
 	wrap(inner: typeof fetch): typeof fetch {
 		return async (input, init) => {
-			const signIn = this.store.get(this.upstream);
+			let signIn = this.store.get(this.upstream);
+			if (!usableSignIn(signIn, this.url) && this.auth.grant === 'client_credentials') {
+				signIn = await this.machineToken('it has no token yet');
+			}
+
 			if (!usableSignIn(signIn, this.url)) {
 				const response = await inner(input, init);
 				if (response.status === 401) {
@@ -144,7 +132,23 @@ export class OAuthBearer {
 		return this.refreshing;
 	}
 
+	/** A machine client's token (client-credentials grant), stored like a person's sign-in; a refusal needs a person to fix the client. */
+	private async machineToken(why: string): Promise<StoredSignIn> {
+		try {
+			const signIn = await signInAsMachine(this.upstream, this.url, this.auth, this.launchHeaders);
+			this.log.push('hangar', `${why}: got one with the client-credentials grant`);
+			return signIn;
+		} catch (error) {
+			throw this.needed(`${why} and the client-credentials grant failed (${errorMessage(error)}); check "oauth": {"clientId", "clientSecretEnv"}`, false);
+		}
+	}
+
 	private async runRefresh(signIn: StoredSignIn | undefined, why: string): Promise<string> {
+		if (this.auth.grant === 'client_credentials' && signIn?.tokens?.refresh_token === undefined) {
+			const fresh = await this.machineToken(why);
+			return fresh.tokens!.access_token;
+		}
+
 		const refreshToken = signIn?.tokens?.refresh_token;
 		if (signIn === undefined || refreshToken === undefined) throw this.needed(`${why} and there is no refresh token`, true);
 		try {

@@ -111,3 +111,18 @@ export async function refresh(
 export async function resourceAllowed(serverUrl: string, resource: string): Promise<boolean> {
 	return (await sdk()).checkResourceAllowed({requestedResource: serverUrl, configuredResource: resource});
 }
+
+/** A token for the client itself (the client-credentials grant): no person, no refresh token. */
+export async function clientCredentials(
+	info: {authorizationServerUrl: string; metadata: AuthorizationServerMetadata},
+	client: ClientCredentials,
+	options: {scope: string | undefined; resource: string},
+): Promise<OAuthTokens> {
+	// fetchToken asks a provider for the grant's parameters and the client: these are the only parts it reads for this grant.
+	const provider = {
+		clientMetadata: {redirect_uris: []},
+		clientInformation: () => client,
+		prepareTokenRequest: (scope?: string) => new URLSearchParams({grant_type: 'client_credentials', ...(scope === undefined ? {} : {scope})}),
+	};
+	return (await sdk()).fetchToken(provider as never, info.authorizationServerUrl, {metadata: info.metadata, resource: options.resource, ...(options.scope === undefined ? {} : {scope: options.scope})});
+}

@@ -22,10 +22,27 @@
  */
 import crypto from 'node:crypto';
 import type {RemoteAuth, RemoteLaunch} from '../config/config-schema.js';
-import {clientSecretOf} from './oauth-bearer.js';
+import fs from 'node:fs';
+import {parseDotenv} from '../config/dotenv.js';
 import {LoopbackListener, type Callback} from './oauth-loopback.js';
-import {authorizationUrl, challengeOf, discover, exchange, register, resourceAllowed, type ServerInfo} from './oauth-sdk.js';
+import {authorizationUrl, challengeOf, clientCredentials, discover, exchange, register, resourceAllowed, type ServerInfo} from './oauth-sdk.js';
 import {TokenStore, storedTokens, type StoredClient, type StoredSignIn} from './oauth-store.js';
+
+/** The pre-registered client's secret, read from its variable when a token request needs it: the environment, then the entry's envFile. */
+export function clientSecretOf(auth: RemoteAuth): string | undefined {
+	if (auth.clientSecret === undefined) return undefined;
+	const {variable, envFile} = auth.clientSecret;
+	if (envFile !== undefined) {
+		try {
+			const value = parseDotenv(fs.readFileSync(envFile, 'utf8'))[variable];
+			if (value !== undefined) return value;
+		} catch {
+			// The config check already reported an unreadable envFile; the environment may still have it.
+		}
+	}
+
+	return process.env[variable];
+}
 
 export type SignInOptions = {
 	upstream: string;
@@ -183,4 +200,31 @@ export async function signIn(options: SignInOptions): Promise<SignInResult> {
 /** Forgets an upstream's tokens and client registration; whether there were any. */
 export function signOut(upstream: string, launch: RemoteLaunch): boolean {
 	return new TokenStore(launch.auth.store).forget(upstream);
+}
+
+/**
+ * The client-credentials grant of a machine client (`"grant":
+ * "client_credentials"`): the same discovery, then a token for the client
+ * itself, stored like a person's sign-in. Run by the supervisor when it has
+ * no token or the token expired.
+ */
+export async function signInAsMachine(upstream: string, url: string, auth: RemoteAuth, headers: Record<string, string>, now: () => number = Date.now): Promise<StoredSignIn> {
+	const challenge = await probe(url, headers);
+	const info = await discover(url, challenge?.resourceMetadataUrl);
+	const resource = await resourceOf(url, info);
+	const secret = clientSecretOf(auth);
+	if (auth.clientId === undefined || secret === undefined) throw new SignInError(`its client secret variable ${auth.clientSecret?.variable ?? '(none)'} is not set`);
+	const scope = auth.scope ?? challenge?.scope ?? info.resourceMetadata?.scopes_supported?.join(' ');
+	const tokens = await clientCredentials(info, {client_id: auth.clientId, client_secret: secret}, {scope, resource});
+	const signIn: StoredSignIn = {
+		url,
+		resource,
+		issuer: info.metadata.issuer,
+		authorizationServerUrl: info.authorizationServerUrl,
+		metadata: info.metadata,
+		client: {kind: 'pre-registered', client_id: auth.clientId},
+		tokens: storedTokens(tokens, now()),
+	};
+	new TokenStore(auth.store).update(upstream, () => signIn);
+	return signIn;
 }

@@ -191,6 +191,7 @@ describe('parseConfig', () => {
 			clientSecret: {variable: 'LINEAR_SECRET', envFile: '/dev/null'},
 			clientMetadataUrl: undefined,
 			scope: 'read',
+			grant: 'authorization_code',
 		});
 		expect(inline!.invalid).toContain('a client secret is never written in the config');
 		expect(JSON.stringify(config)).not.toContain('shh');
