@@ -13,9 +13,9 @@ import {errorMessage} from '../core/base/errors.js';
 import type {Logger} from '../core/base/logger.js';
 import {maskText} from '../core/base/secret-mask.js';
 import {terminalOutput} from '../core/base/terminal-text.js';
-import type {HangarConfig, RemoteLaunch} from '../core/config/read-config.js';
+import type {HangarConfig} from '../core/config/read-config.js';
 import {SupervisorClient, cliClientName} from '../core/endpoints/supervisor-client.js';
-import {signIn, signInAsMachine, signOut} from '../core/link/oauth-sign-in.js';
+import {signIn, signInAsMachine, signOut, type OAuthLaunch} from '../core/link/oauth-sign-in.js';
 import {readConfig} from './supervisor-verbs.js';
 
 type Output = {out: (text: string) => void; err: (text: string) => void};
@@ -85,7 +85,13 @@ export async function authVerb(options: AuthOptions, io: Output = terminalOutput
 		return 2;
 	}
 
-	const launch: RemoteLaunch = entry.launch;
+	const {auth} = entry.launch;
+	if (auth === undefined) {
+		io.err(`mcp-hangar: "${entry.name}" has no OAuth settings to sign in with\n`);
+		return 1;
+	}
+
+	const launch: OAuthLaunch = {...entry.launch, auth};
 	if (options.logout) {
 		const had = signOut(entry.name, launch);
 		io.out(`${had ? `forgot the tokens and client registration of "${entry.name}"` : `"${entry.name}" had no sign-in`}\n`);

@@ -208,7 +208,7 @@ export type RemoteAuth = {
 	grant: 'authorization_code' | 'client_credentials';
 };
 
-export type RemoteLaunch = {kind: 'remote'; url: string; headers: Record<string, string>; transport: 'auto' | 'streamable-http' | 'sse'; auth: RemoteAuth};
+export type RemoteLaunch = {kind: 'remote'; url: string; headers: Record<string, string>; transport: 'auto' | 'streamable-http' | 'sse'; auth?: RemoteAuth | undefined};
 
 export type ServerConfig = {
 	name: string;

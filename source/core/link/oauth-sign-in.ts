@@ -44,9 +44,12 @@ export function clientSecretOf(auth: RemoteAuth): string | undefined {
 	return process.env[variable];
 }
 
+/** A remote launch with its OAuth settings (read-config always sets them for a usable entry). */
+export type OAuthLaunch = RemoteLaunch & {auth: RemoteAuth};
+
 export type SignInOptions = {
 	upstream: string;
-	launch: RemoteLaunch;
+	launch: OAuthLaunch;
 	/** Shows the authorization URL to the person: opens a browser, or prints it. */
 	present: (url: URL) => Promise<void> | void;
 	/** How long to wait for the browser's redirect. */
@@ -198,7 +201,7 @@ export async function signIn(options: SignInOptions): Promise<SignInResult> {
 }
 
 /** Forgets an upstream's tokens and client registration; whether there were any. */
-export function signOut(upstream: string, launch: RemoteLaunch): boolean {
+export function signOut(upstream: string, launch: OAuthLaunch): boolean {
 	return new TokenStore(launch.auth.store).forget(upstream);
 }
 

@@ -44,7 +44,7 @@ export async function connectRemote(
 	const requestInit: RequestInit = {headers};
 	// A configured Authorization header is the person's choice of credentials; otherwise hangar's own sign-in (if any) is used.
 	const configuredAuthorization = Object.keys(headers).some(name => name.toLowerCase() === 'authorization');
-	const bearer = configuredAuthorization ? undefined : new OAuthBearer(config.name, config.launch.url, config.launch.auth, log, onSignInNeeded, headers);
+	const bearer = configuredAuthorization || config.launch.auth === undefined ? undefined : new OAuthBearer(config.name, config.launch.url, config.launch.auth, log, onSignInNeeded, headers);
 	const withAuth = (base: typeof fetch): typeof fetch => (bearer === undefined ? base : bearer.wrap(base));
 	const order = config.launch.transport === 'auto' ? (['streamable-http', 'sse'] as const) : [config.launch.transport];
 	// Loaded here, not at start-up: most configs have no remote upstream.

@@ -241,7 +241,7 @@ export class Lifecycle {
 	/** Whether the token store holds a working sign-in for this remote upstream (one lost is marked so, with its tokens dropped). */
 	private signedInSince(): boolean {
 		const {launch} = this.deps.config;
-		if (launch.kind !== 'remote') return false;
+		if (launch.kind !== 'remote' || launch.auth === undefined) return false;
 		try {
 			return usableSignIn(new TokenStore(launch.auth.store).get(this.deps.name), launch.url);
 		} catch {
