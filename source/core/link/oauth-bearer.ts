@@ -15,7 +15,7 @@
  * transport's headers come only from the config and this wrapper.
  */
 import {errorMessage} from '../base/errors.js';
-import type {RemoteAuth} from '../config/config-schema.js';
+import type {RemoteAuth, RemoteLaunch, StdioLaunch} from '../config/config-schema.js';
 import {challengeOf, refresh, type ClientCredentials} from './oauth-sdk.js';
 import {TokenStore, storedTokens, type StoredSignIn} from './oauth-store.js';
 import {clientSecretOf, signInAsMachine} from './oauth-sign-in.js';
@@ -59,6 +59,16 @@ export function credentialsOf(signIn: StoredSignIn, auth: RemoteAuth): ClientCre
 /** Whether a stored sign-in has tokens for this URL and has not been lost. */
 export function usableSignIn(signIn: StoredSignIn | undefined, url: string): signIn is StoredSignIn & {tokens: NonNullable<StoredSignIn['tokens']>} {
 	return signIn !== undefined && signIn.url === url && signIn.tokens !== undefined && signIn.lost === undefined;
+}
+
+/** Whether the token store holds a working sign-in for a remote upstream (one lost is marked so, its tokens dropped): what a call in needs-sign-in checks. */
+export function hasWorkingSignIn(upstream: string, launch: StdioLaunch | RemoteLaunch): boolean {
+	if (launch.kind !== 'remote' || launch.auth === undefined) return false;
+	try {
+		return usableSignIn(new TokenStore(launch.auth.store).get(upstream), launch.url);
+	} catch {
+		return false;
+	}
 }
 
 export class OAuthBearer {

@@ -19,8 +19,7 @@ import {ConnectionLostError, type OpenConnection, type UpstreamConnection} from 
 import {diagnoseLaunch, SpawnError, type LaunchProblem} from '../../link/launch-problem.js';
 import type {LogBuffer, LogLine} from '../../link/log-buffer.js';
 import {rugPulled, seconds, startFailed, startInterrupted, unavailable} from '../refusals.js';
-import {signInNeededIn, usableSignIn} from '../../link/oauth-bearer.js';
-import {TokenStore} from '../../link/oauth-store.js';
+import {hasWorkingSignIn, signInNeededIn} from '../../link/oauth-bearer.js';
 import {AbortReason, abortable, type ProgressRelay} from './call-path.js';
 import {catalogKinds, servesKind, type CatalogKind, type CatalogLists, type ServerCapabilities} from './catalog.js';
 import type {CircuitBreaker} from './circuit-breaker.js';
@@ -219,7 +218,7 @@ export class Lifecycle {
 
 				case 'needs-sign-in': {
 					// A sign-in made since (mcp-hangar auth, while this supervisor was not reachable) is picked up by the first call.
-					if (this.signedInSince()) {
+					if (hasWorkingSignIn(this.deps.name, this.deps.config.launch)) {
 						const starting = abortable(this.begin(`on demand: ${why} (a new sign-in is in the token store)`), signal);
 						return progress === undefined ? starting : progress.during(`starting upstream "${this.deps.name}"`, starting);
 					}
@@ -236,17 +235,6 @@ export class Lifecycle {
 		if (admin !== undefined) return admin.reason;
 		if (this.deps.config.quarantined) return '"quarantined": true in the config';
 		return this.lastTransitionReason();
-	}
-
-	/** Whether the token store holds a working sign-in for this remote upstream (one lost is marked so, with its tokens dropped). */
-	private signedInSince(): boolean {
-		const {launch} = this.deps.config;
-		if (launch.kind !== 'remote' || launch.auth === undefined) return false;
-		try {
-			return usableSignIn(new TokenStore(launch.auth.store).get(this.deps.name), launch.url);
-		} catch {
-			return false;
-		}
 	}
 
 	private lastTransitionReason(): string {
