@@ -39,6 +39,8 @@ export const flagHelp: Record<string, string[]> = {
 	'dry-run': ['--dry-run', 'import, setup: print what would change and write nothing'],
 	undo: ['--undo', 'setup: put back the client file as it was before the last setup'],
 	yes: ['-y, --yes', 'shutdown: stop even when MCP clients are attached, without asking'],
+	logout: ['--logout', 'auth: forget the upstream\'s tokens and client registration instead of signing in'],
+	browser: ['--no-browser', 'auth: print the sign-in URL instead of opening a browser (the default over ssh or without a display)'],
 	env: ['--env K=V', 'add: an environment variable for the server (repeat for more)'],
 	url: ['--url URL', 'add: a remote server at this URL instead of a command'],
 	header: ['--header "K: V"', 'add: an HTTP header for a --url server (repeat for more)'],
@@ -142,6 +144,18 @@ export const commandHelps: CommandHelp[] = [
 		details: ['A running supervisor also reloads by itself when the file changes. A file that does not validate is refused (exit 1) and the running config stays.'],
 		flags: ['config', 'state-dir', 'log-level'],
 		examples: ['mcp-hangar reload --config ~/mcp-hangar.json'],
+	},
+	{
+		name: 'auth',
+		usage: ['mcp-hangar auth SERVER [--no-browser] [options]', 'mcp-hangar auth SERVER --logout [options]'],
+		summary: 'Sign in to a remote upstream that asks for OAuth, once for every client of this hangar',
+		details: [
+			'Finds the upstream\'s authorization server, registers hangar with it when needed, and opens the browser at its sign-in page ($BROWSER when set; over ssh or without a display it prints the URL to open instead). The browser comes back to a listener on 127.0.0.1.',
+			'The tokens go into STATE_DIR/oauth-tokens.json (owner-only); a running supervisor starts the upstream with them at once, and refreshes them before they expire.',
+			'--logout forgets the tokens and the registration, and stops the running upstream (it then needs sign-in).',
+		],
+		flags: ['config', 'state-dir', 'log-level', 'logout', 'browser'],
+		examples: ['mcp-hangar auth linear', 'mcp-hangar auth linear --no-browser', 'mcp-hangar auth linear --logout'],
 	},
 	{
 		name: 'shutdown',

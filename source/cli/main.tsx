@@ -46,6 +46,8 @@ const flagSpecs = {
 	dryRun: {type: 'boolean', default: false},
 	undo: {type: 'boolean', default: false},
 	yes: {type: 'boolean', shortFlag: 'y', default: false},
+	logout: {type: 'boolean', default: false},
+	browser: {type: 'boolean', default: true},
 	env: {type: 'string', isMultiple: true},
 	url: {type: 'string'},
 	header: {type: 'string', isMultiple: true},
@@ -96,7 +98,7 @@ function unknownFlag(words: readonly string[]): string | undefined {
 
 const verb = cli.input[0];
 // One-shot commands keep stderr for their own messages: the engine's info lines would bury them.
-const oneShot = ['status', 'call', 'approve', 'quarantine', 'start', 'stop', 'restart', 'logs', 'reload', 'shutdown'].includes(verb ?? '');
+const oneShot = ['status', 'call', 'approve', 'quarantine', 'start', 'stop', 'restart', 'logs', 'reload', 'shutdown', 'auth'].includes(verb ?? '');
 const logLevel = (flags.logLevel ?? (oneShot ? 'warn' : 'info')) as LogLevel;
 
 /** The --http flags of serve and tui, checked before anything starts. */
@@ -120,6 +122,8 @@ function checkCommandFlags(): void {
 		[(flags.env ?? []).length > 0, '--env', ['add']],
 		[flags.url !== undefined, '--url', ['add']],
 		[(flags.header ?? []).length > 0, '--header', ['add']],
+		[flags.logout, '--logout', ['auth']],
+		[!flags.browser, '--no-browser', ['auth']],
 	];
 	for (const [given, flag, verbs] of only) {
 		if (given && !verbs.includes(verb ?? '')) usage(`${flag} only applies to ${verbs.map(name => `"${name}"`).join(' and ')}`);
@@ -257,6 +261,13 @@ async function main(): Promise<void> {
 			takes(0, 'takes no arguments');
 			const {shutdownVerb} = await import('./shutdown-verb.js');
 			process.exitCode = await shutdownVerb({configPath, stateDir: flags.stateDir, logger: logger(), yes: flags.yes}, io);
+			return;
+		}
+
+		case 'auth': {
+			const [server] = takes(1, 'needs exactly one SERVER (a "url" upstream), e.g. mcp-hangar auth linear');
+			const {authVerb} = await import('./auth-verb.js');
+			process.exitCode = await authVerb({configPath, stateDir: flags.stateDir, logger: logger(), server: server!, logout: flags.logout, browser: flags.browser}, io);
 			return;
 		}
 

@@ -39,6 +39,8 @@ export type HangarEntry = {
 	cwd?: string;
 	url?: string;
 	headers?: Record<string, string>;
+	/** A remote server's OAuth client settings (from the client's own, or mcp-remote's --static-oauth-client-info). */
+	oauth?: {clientId?: string; scope?: string};
 	callTimeoutSeconds?: number;
 	startTimeoutSeconds?: number;
 	/** Tool name globs: only these are served (Gemini CLI's own key). */

@@ -12,6 +12,7 @@ import path from 'node:path';
 import type {ForeignServer, HangarEntry, ServerGroup} from './client-model.js';
 import type {ClientId} from './client-model.js';
 import {parseDotenv} from '../core/config/dotenv.js';
+import {fromMcpRemote} from './mcp-remote.js';
 
 export type ConvertContext = {
 	client: ClientId;
@@ -111,6 +112,31 @@ export function ignoredRule(reason: string): KeyRule {
 		draft.notes.push(`${key} dropped: ${reason}`);
 	};
 }
+
+/**
+ * A client's OAuth settings of a remote server (Claude Code's and Gemini
+ * CLI's `oauth`): its `clientId` becomes hangar's pre-registered client,
+ * `scopes` its scope; a `clientSecret` is never copied into the config (a
+ * note says where it goes), and the rest hangar finds by discovery.
+ */
+export const oauthRule: KeyRule = (value, draft, key) => {
+	if (!isRecord(value)) {
+		draft.notes.push(`${key} dropped: ${describeValue(value)}, not an object`);
+		return;
+	}
+
+	const oauth: NonNullable<HangarEntry['oauth']> = {};
+	if (typeof value['clientId'] === 'string') oauth.clientId = value['clientId'];
+	if (Array.isArray(value['scopes']) && value['scopes'].every(scope => typeof scope === 'string')) oauth.scope = value['scopes'].join(' ');
+	if (value['clientSecret'] !== undefined) {
+		draft.notes.push(`${key}.clientSecret not copied: hangar never writes a secret into its config; put it in an environment variable and name it in "oauth": {"clientSecretEnv": "VAR"}`);
+	}
+
+	const rest = Object.keys(value).filter(name => !['clientId', 'scopes', 'clientSecret'].includes(name));
+	if (rest.length > 0) draft.notes.push(`${key}: ${rest.join(', ')} dropped (hangar discovers the authorization server and runs its own callback listener)`);
+	if (Object.keys(oauth).length > 0) draft.entry.oauth = {...draft.entry.oauth, ...oauth};
+	draft.notes.push(`${key}: hangar signs in to this server itself (mcp-hangar auth NAME), once for every client`);
+};
 
 /** A timeout in `unit`, as hangar's callTimeoutSeconds or startTimeoutSeconds. */
 export function timeoutRule(target: 'callTimeoutSeconds' | 'startTimeoutSeconds', unit: 'seconds' | 'milliseconds'): KeyRule {
@@ -244,6 +270,7 @@ export function convertServer(name: string, raw: unknown, dialect: Dialect, cont
 	if (draft.problems.length > 0) return {...base, entry: undefined, notes: draft.notes, problem: draft.problems.join('; ')};
 
 	rewriteStrings(entry, draft.variables);
+	fromMcpRemote(entry, draft.notes);
 
 	// A command server's keys that a remote one cannot have (and the other way round) would fail hangar's validation.
 	if (entry.url === undefined) {
@@ -270,7 +297,7 @@ export function convertServer(name: string, raw: unknown, dialect: Dialect, cont
 
 /** Keys in the order hangar's README documents them, so imported entries read alike. */
 function ordered(entry: HangarEntry): HangarEntry {
-	const order: Array<keyof HangarEntry> = ['type', 'command', 'args', 'env', 'envFile', 'cwd', 'url', 'headers', 'callTimeoutSeconds', 'startTimeoutSeconds', 'includeTools', 'excludeTools', 'disabled'];
+	const order: Array<keyof HangarEntry> = ['type', 'command', 'args', 'env', 'envFile', 'cwd', 'url', 'headers', 'oauth', 'callTimeoutSeconds', 'startTimeoutSeconds', 'includeTools', 'excludeTools', 'disabled'];
 	const out: Record<string, unknown> = {};
 	for (const key of order) if (entry[key] !== undefined) out[key] = entry[key];
 	return out as HangarEntry;

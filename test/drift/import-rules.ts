@@ -20,6 +20,8 @@ export const isSdkSpecifier = (specifier: string): boolean => specifier === '@mo
 export const sdkModules = [
 	'link/connection.ts',
 	'link/remote-transport.ts',
+	// The OAuth client's discovery, registration, PKCE, code exchange and refresh: @modelcontextprotocol/client's auth helpers.
+	'link/oauth-sdk.ts',
 	'link/child-process-transport.ts',
 	'wire/line-transport.ts',
 	'gateway/pipeline.ts',

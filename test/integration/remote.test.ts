@@ -39,7 +39,7 @@ async function everythingOverHttp(mode: 'streamableHttp' | 'sse'): Promise<numbe
 describe('remote upstreams over HTTP', () => {
 	it('connects to a Streamable HTTP server on start and routes calls to it', async () => {
 		const port = await everythingOverHttp('streamableHttp');
-		const t = await startSupervisor({remote: {url: `http://127.0.0.1:${port}/mcp`, lazy: false}});
+		const t = await startSupervisor({remote: {url: `http://127.0.0.1:${port}/mcp`, lazy: false, instances: 'shared'}});
 		await t.waitForState('remote', 'ready');
 		expect(t.supervisor.tools().map(tool => tool.name)).toContain('remote__echo');
 		const result = await t.supervisor.callByName('remote', 'echo', {message: 'over http'});

@@ -8,7 +8,7 @@
  */
 import {objectAt, pathsOf, projectDirOf, type ClientFormat} from '../client-format.js';
 import type {ServerGroup} from '../client-model.js';
-import {ignoredRule} from '../server-entry.js';
+import {oauthRule} from '../server-entry.js';
 
 export const claudeCode: ClientFormat = {
 	id: 'claude-code',
@@ -34,7 +34,7 @@ export const claudeCode: ClientFormat = {
 
 		return {groups, notes: []};
 	},
-	dialect: {keys: {oauth: ignoredRule('hangar sends the headers it is given and runs no OAuth flow; add an Authorization header')}},
+	dialect: {keys: {oauth: oauthRule}},
 	serversPath: () => ['mcpServers'],
 	hangarEntry: launch => ({type: 'stdio', command: launch.command, args: launch.args, env: {}}),
 };

@@ -70,7 +70,7 @@ export const codex: ClientFormat = {
 			enabled_tools: noToolFilter,
 			disabled_tools: noToolFilter,
 			required: ignoredRule('hangar starts even when a server cannot; that server reports its error'),
-			scopes: ignoredRule('hangar runs no OAuth flow; add an Authorization header'),
+			scopes: ignoredRule('hangar asks for the scope the server names when it signs in (set "oauth": {"scope": ...} to choose)'),
 		},
 		variables: literalVariables,
 	},

@@ -6,7 +6,7 @@
  * `trust` has no hangar equivalent.
  */
 import {pathsOf, singleGroup, stdioEntry, type ClientFormat} from '../client-format.js';
-import {ignoredRule, timeoutRule, type KeyRule} from '../server-entry.js';
+import {ignoredRule, oauthRule, timeoutRule, type KeyRule} from '../server-entry.js';
 import {shellVariables} from '../variables.js';
 
 const urlAs =
@@ -39,8 +39,8 @@ export const gemini: ClientFormat = {
 			httpUrl: urlAs('streamable-http'),
 			timeout: timeoutRule('callTimeoutSeconds', 'milliseconds'),
 			trust: ignoredRule('hangar does not confirm calls; the client decides'),
-			authProviderType: ignoredRule('hangar runs no OAuth flow; add an Authorization header'),
-			oauth: ignoredRule('hangar runs no OAuth flow; add an Authorization header'),
+			authProviderType: ignoredRule('hangar signs in to a server that asks for OAuth itself (mcp-hangar auth NAME)'),
+			oauth: oauthRule,
 		},
 		variables: shellVariables,
 	},

@@ -59,6 +59,39 @@ export const toolDefinitionSchema = z.strictObject({
 	annotations: z.record(z.string(), z.unknown()).optional(),
 });
 
+/**
+ * A remote server's OAuth client settings (hangar signs in to it as an
+ * OAuth 2.1 client, see link/oauth-sign-in.ts). Every key is optional: with
+ * none, hangar registers itself (a Client ID Metadata Document where the
+ * server advertises one and `clientMetadataUrl` is set, else dynamic
+ * registration). A client secret is never written here: `clientSecretEnv`
+ * names the variable (the environment, or the entry's `envFile`) it is read
+ * from when it is needed.
+ */
+export const oauthSchema = z.strictObject({
+	clientId: z.string().min(1, {error: 'expected a non-empty client id'}).optional(),
+	clientSecretEnv: z
+		.string()
+		.regex(/^[A-Za-z_]\w*$/, {error: 'expected the name of an environment variable (letters, digits, "_") that holds the client secret'})
+		.optional(),
+	clientSecret: z.unknown().optional(),
+	clientMetadataUrl: z.url({protocol: /^https$/, error: 'expected the https URL of this client\'s metadata document (Client ID Metadata Document)'}).optional(),
+	scope: z.string().optional(),
+	grant: z.enum(['authorization_code', 'client_credentials'], {error: 'expected "authorization_code" (a person signs in, the default) or "client_credentials" (a machine client: hangar gets tokens with clientId and its secret, no person)'}).optional(),
+}).superRefine((oauth, context) => {
+	if (oauth.grant === 'client_credentials' && (oauth.clientId === undefined || oauth.clientSecretEnv === undefined)) {
+		context.addIssue({code: 'custom', path: ['grant'], message: '"client_credentials" needs the pre-registered client: set "clientId" and "clientSecretEnv"'});
+	}
+
+	if (oauth.clientSecret !== undefined) {
+		context.addIssue({code: 'custom', path: ['clientSecret'], message: 'a client secret is never written in the config: put it in an environment variable (or this entry\'s "envFile") and name that variable in "clientSecretEnv"'});
+	}
+
+	if (oauth.clientSecretEnv !== undefined && oauth.clientId === undefined) {
+		context.addIssue({code: 'custom', path: ['clientSecretEnv'], message: '"clientSecretEnv" is the secret of a pre-registered client: set "clientId" too'});
+	}
+});
+
 const toolGlobs = (what: string) =>
 	z.array(z.string().min(1), {error: `expected ${what} to be an array of tool names or globs ("*" any run of characters, "?" one)`});
 
@@ -71,6 +104,7 @@ export const serverSchema = z
 		cwd: z.string().optional(),
 		url: z.url({error: 'expected an http(s) URL'}).optional(),
 		headers: z.record(z.string(), z.string()).optional(),
+		oauth: oauthSchema.optional(),
 		lazy: z.boolean().optional(),
 		idleTimeoutSeconds: seconds('idleTimeoutSeconds').optional(),
 		callTimeoutSeconds: positiveSeconds('callTimeoutSeconds').optional(),
@@ -105,6 +139,10 @@ export const serverSchema = z
 
 		if (server.url === undefined && (server.headers !== undefined)) {
 			context.addIssue({code: 'custom', path: ['headers'], message: '"headers" only applies to "url" servers'});
+		}
+
+		if (server.url === undefined && server.oauth !== undefined) {
+			context.addIssue({code: 'custom', path: ['oauth'], message: '"oauth" only applies to "url" servers'});
 		}
 
 		if (server.instances === 'per-client' && server.lazy === false) {
@@ -162,7 +200,24 @@ export const hangarSchema = z.strictObject({
 export type ToolDefinition = z.infer<typeof toolDefinitionSchema>;
 
 export type StdioLaunch = {kind: 'stdio'; command: string; args: string[]; env: Record<string, string>; cwd: string};
-export type RemoteLaunch = {kind: 'remote'; url: string; headers: Record<string, string>; transport: 'auto' | 'streamable-http' | 'sse'};
+/**
+ * How hangar signs in to a remote upstream that asks for OAuth. It holds no
+ * secret: the pre-registered client's secret is read from `clientSecret`'s
+ * variable when a token request needs it, and tokens live in `store`.
+ */
+export type RemoteAuth = {
+	/** The token store: `oauth-tokens.json` in the state dir, owner-only (link/oauth-store.ts). */
+	store: string;
+	clientId: string | undefined;
+	/** Where the pre-registered client's secret is read: a variable of the environment or of the entry's envFile. */
+	clientSecret: {variable: string; envFile: string | undefined} | undefined;
+	clientMetadataUrl: string | undefined;
+	scope: string | undefined;
+	/** authorization_code: a person signs in (mcp-hangar auth); client_credentials: hangar gets tokens itself with the client's secret. */
+	grant: 'authorization_code' | 'client_credentials';
+};
+
+export type RemoteLaunch = {kind: 'remote'; url: string; headers: Record<string, string>; transport: 'auto' | 'streamable-http' | 'sse'; auth?: RemoteAuth | undefined};
 
 export type ServerConfig = {
 	name: string;

@@ -248,10 +248,13 @@ function readEntry(name: string, raw: unknown): EntryDraft {
 }
 
 /** A launch for display, from whatever of an unusable entry could be read. */
-function readableLaunch(raw: unknown, baseDir: string): StdioLaunch | RemoteLaunch {
+function readableLaunch(raw: unknown, baseDir: string, stateDir: string): StdioLaunch | RemoteLaunch {
 	const entry = isRecord(raw) ? raw : {};
 	const url = [entry['url'], entry['serverUrl'], entry['httpUrl']].find(value => typeof value === 'string');
-	if (typeof entry['command'] !== 'string' && typeof url === 'string') return {kind: 'remote', url, headers: {}, transport: 'auto'};
+	if (typeof entry['command'] !== 'string' && typeof url === 'string') {
+		return {kind: 'remote', url, headers: {}, transport: 'auto', auth: {store: tokenStorePath(stateDir), clientId: undefined, clientSecret: undefined, clientMetadataUrl: undefined, scope: undefined, grant: 'authorization_code'}};
+	}
+
 	const args = Array.isArray(entry['args']) ? entry['args'].filter((arg): arg is string => typeof arg === 'string') : [];
 	return {kind: 'stdio', command: typeof entry['command'] === 'string' ? entry['command'] : '', args, env: {}, cwd: baseDir};
 }
@@ -348,7 +351,7 @@ export function parseConfig(raw: unknown, file: string, options: {stateDir?: str
 	};
 	const servers = drafts.map((draft): ServerConfig => {
 		const {name, fields: server, errors} = draft;
-		let launch: StdioLaunch | RemoteLaunch = readableLaunch(draft.raw, baseDir);
+		let launch: StdioLaunch | RemoteLaunch = readableLaunch(draft.raw, baseDir, settings.stateDir);
 		// A disabled entry never runs: its variables are not needed, so an unset one is no error.
 		const disabled = server?.disabled ?? (isRecord(draft.raw) && draft.raw['disabled'] === true);
 		if (server !== undefined && errors.length === 0 && !disabled) {
@@ -369,11 +372,22 @@ export function parseConfig(raw: unknown, file: string, options: {stateDir?: str
 							url: expand(server.url, ['url']),
 							headers: expandAll(server.headers, 'headers'),
 							transport: server.type === 'sse' ? 'sse' : server.type === 'http' || server.type === 'streamable-http' ? 'streamable-http' : 'auto',
+							auth: {
+								store: tokenStorePath(settings.stateDir),
+								clientId: server.oauth?.clientId === undefined ? undefined : expand(server.oauth.clientId, ['oauth', 'clientId']),
+								clientSecret:
+									server.oauth?.clientSecretEnv === undefined
+										? undefined
+										: {variable: server.oauth.clientSecretEnv, envFile: server.envFile === undefined ? undefined : path.resolve(baseDir, expand(server.envFile, ['envFile']))},
+								clientMetadataUrl: server.oauth?.clientMetadataUrl,
+								scope: server.oauth?.scope,
+								grant: server.oauth?.grant ?? 'authorization_code',
+							},
 						};
 		}
 
 		// An entry that turned out unusable while expanding keeps only what is safe to show: no env or headers.
-		if (errors.length > 0) launch = readableLaunch(draft.raw, baseDir);
+		if (errors.length > 0) launch = readableLaunch(draft.raw, baseDir, settings.stateDir);
 		issues.push(...errors, ...draft.notices);
 		const prefix = jsonPath(['mcpServers', name]);
 		const invalid =
@@ -519,6 +533,11 @@ function describeJsonError(text: string, error: Error): string {
 }
 
 export {resolveConfigPath, stateDirOf} from './paths.js';
+
+/** Where the OAuth tokens and client registrations of a state dir's upstreams are kept (link/oauth-store.ts). */
+export function tokenStorePath(stateDir: string): string {
+	return path.join(stateDir, 'oauth-tokens.json');
+}
 
 /** What the loader tolerated, for a log: errors (an entry made invalid, a setting ignored) at warn, other clients' ignored keys at info. */
 export function logConfigIssues(config: HangarConfig, logger: Pick<Logger, 'info' | 'warn'>): void {

@@ -104,6 +104,7 @@ export type Unavailable =
 	| {state: 'degraded'; consecutiveFailures: number; lastError: string | undefined; nextProbeAt: number | undefined}
 	| {state: 'dead'; reason: string; restartAt: number | undefined; permanent?: string | undefined}
 	| {state: 'invalid'; reason: string}
+	| {state: 'needs-sign-in'; reason: string}
 	| {state: 'stopped'; reason: string}
 	| {state: 'quarantined'; reason: string; byConfig: boolean}
 	| {state: 'disabled'};
@@ -144,6 +145,17 @@ export function unavailable(upstream: string, operation: string, why: Unavailabl
 			});
 		}
 
+		case 'needs-sign-in': {
+			return new HangarError({
+				code: 'UpstreamUnavailable',
+				upstream,
+				operation,
+				message: `the upstream needs sign-in (${why.reason})`,
+				hint: signInHint(upstream),
+				details: {state: 'needs-sign-in'},
+			});
+		}
+
 		case 'stopped': {
 			return new HangarError({
 				code: 'UpstreamUnavailable',
@@ -177,6 +189,11 @@ export function unavailable(upstream: string, operation: string, why: Unavailabl
 			});
 		}
 	}
+}
+
+/** How a person signs in to a remote upstream that asks for OAuth: the `auth` verb opens their browser; a running hangar picks the sign-in up. */
+export function signInHint(upstream: string): string {
+	return `A person signs in once, in a terminal: mcp-hangar auth ${upstream} (it opens the browser, or prints the URL to open); every client of this hangar then uses that sign-in. Retry after that.`;
 }
 
 /** A person's start of an upstream that is switched off by a quarantine or the config. */

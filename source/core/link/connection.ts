@@ -72,6 +72,8 @@ export type ConnectionEvents = {
 	onTaskStatus?: (params: Record<string, unknown>) => void;
 	/** Hangar's id for one of the upstream's task ids, for the `related-task` `_meta` of a request it sends a client; undefined: not a task hangar handed out. */
 	exposedTaskId?: (upstreamTaskId: string) => string | undefined;
+	/** A remote upstream needs a person to sign in (OAuth): no sign-in, or its tokens stopped working (oauth-bearer.ts). */
+	onSignInNeeded?: (reason: string) => void;
 };
 
 /** The `_meta` key that ties a message to a task (2025-11-25 tasks). */
@@ -183,7 +185,7 @@ export class UpstreamConnection {
 			transport = child;
 		} else {
 			origins = new StreamOrigins();
-			transport = await connectRemote(config, client, log, signal, origins);
+			transport = await connectRemote(config, client, log, signal, origins, reason => events.onSignInNeeded?.(reason));
 		}
 
 		client.onerror = error => log.push('hangar', `protocol error: ${error.message}`);

@@ -1,7 +1,10 @@
 /**
  * The transport to a remote upstream: Streamable HTTP, falling back to SSE
  * when its config says "auto", with the URL's credentials sent as HTTP
- * Basic auth. One of the few modules that import the MCP SDK.
+ * Basic auth. An upstream whose config sets no Authorization header gets
+ * hangar's own OAuth access token when it has signed in (oauth-bearer.ts);
+ * one that answers 401 without a sign-in needs one, and no other transport
+ * is tried. One of the few modules that import the MCP SDK.
  */
 import {SSEClientTransport, StreamableHTTPClientTransport, type Client, type Transport} from '@modelcontextprotocol/client';
 import {withTraceHeaders} from './trace-headers.js';
@@ -9,12 +12,20 @@ import {maskText} from '../base/secret-mask.js';
 import type {ServerConfig} from '../config/read-config.js';
 import type {LogBuffer} from './log-buffer.js';
 import type {StreamOrigins} from './stream-origins.js';
+import {OAuthBearer, signInNeededIn} from './oauth-bearer.js';
 
 /** Connect without the SDK's own request timeout: hangar's start timeout (an abort signal) applies. */
 export const NO_SDK_TIMEOUT = 2_147_000_000;
 
 /** Connects `client` to the remote upstream of `config`, trying each transport its config allows. */
-export async function connectRemote(config: ServerConfig, client: Client, log: LogBuffer, signal: AbortSignal, origins: StreamOrigins): Promise<Transport> {
+export async function connectRemote(
+	config: ServerConfig,
+	client: Client,
+	log: LogBuffer,
+	signal: AbortSignal,
+	origins: StreamOrigins,
+	onSignInNeeded: (reason: string) => void = () => {},
+): Promise<Transport> {
 	if (config.launch.kind !== 'remote') throw new Error('not a remote server');
 	const url = new URL(config.launch.url);
 	const headers = {...config.launch.headers};
@@ -31,6 +42,10 @@ export async function connectRemote(config: ServerConfig, client: Client, log: L
 	}
 
 	const requestInit: RequestInit = {headers};
+	// A configured Authorization header is the person's choice of credentials; otherwise hangar's own sign-in (if any) is used.
+	const configuredAuthorization = Object.keys(headers).some(name => name.toLowerCase() === 'authorization');
+	const bearer = configuredAuthorization || config.launch.auth === undefined ? undefined : new OAuthBearer(config.name, config.launch.url, config.launch.auth, log, onSignInNeeded, headers);
+	const withAuth = (base: typeof fetch): typeof fetch => (bearer === undefined ? base : bearer.wrap(base));
 	const order = config.launch.transport === 'auto' ? (['streamable-http', 'sse'] as const) : [config.launch.transport];
 	const failures: string[] = [];
 	for (const kind of order) {
@@ -38,17 +53,20 @@ export async function connectRemote(config: ServerConfig, client: Client, log: L
 		// A request's trace context in _meta goes in its HTTP headers too (trace-headers.ts).
 		const transport: Transport =
 			kind === 'sse'
-				? new SSEClientTransport(url, {requestInit, fetch: withTraceHeaders(fetch)})
-				: new StreamableHTTPClientTransport(url, {requestInit, fetch: origins.wrap(withTraceHeaders(fetch))});
+				? new SSEClientTransport(url, {requestInit, fetch: withAuth(withTraceHeaders(fetch))})
+				: new StreamableHTTPClientTransport(url, {requestInit, fetch: withAuth(origins.wrap(withTraceHeaders(fetch)))});
 		try {
 			await client.connect(transport, {signal, timeout: NO_SDK_TIMEOUT});
 			log.push('hangar', `connected to ${url.origin} over ${kind}`);
 			return transport;
 		} catch (error) {
+			await transport.close().catch(() => {});
+			// Another transport would meet the same 401: the upstream needs a sign-in, not a fallback.
+			const signIn = signInNeededIn(error) ?? bearer?.lastNeeded;
+			if (signIn !== undefined) throw signIn;
 			const reason = networkReason(error);
 			failures.push(`${kind}: ${reason}`);
 			log.push('hangar', `connecting over ${kind} failed: ${reason}`);
-			await transport.close().catch(() => {});
 		}
 	}
 

@@ -20,9 +20,10 @@ import type {LogBuffer} from '../../link/log-buffer.js';
 import type {CallMetrics} from './metrics.js';
 import {CallHistory} from './call-history.js';
 import type {UpstreamRecord} from './upstream-record.js';
+import {signInNeededIn} from '../../link/oauth-bearer.js';
 import {ConnectionLostError, RequestCancelledError, UpstreamRpcError, UpstreamTimeoutError, type CallToolResult, type Progress, type UpstreamConnection} from '../../link/connection.js';
 import {describeExit, type ExitInfo} from '../../link/child-process-transport.js';
-import {callCancelled, callCrashed, callFailed, callTimeout, requestFailed} from '../refusals.js';
+import {callCancelled, callCrashed, callFailed, callTimeout, requestFailed, unavailable} from '../refusals.js';
 import {CallersInFlight, type Caller} from '../clients/calls-in-flight.js';
 
 /** One progress notification for a client: its values, and the upstream's `_meta` passed on as it came. */
@@ -111,6 +112,8 @@ export type UpstreamFacts = {
 	/** What to do about a crash, and when it restarts. */
 	crashHint: () => Hint;
 	nextRetryAt: number | undefined;
+	/** Why it needs sign-in, when a lost sign-in is what ended the call (its connection is closed for that). */
+	signInNeeded?: string | undefined;
 };
 
 /** What the call path knows about the upstream when a call fails. */
@@ -141,6 +144,8 @@ export function describeCallFailure(error: unknown, context: FailureContext): {e
 		return {error: new UpstreamRpcError(error.code, `upstream "${upstream}": tools/call "${tool}" failed: ${error.message}`, error.data), countsForBreaker: false};
 	}
 
+	const signIn = signInNeededIn(error)?.reason ?? context.signInNeeded;
+	if (signIn !== undefined) return {error: unavailable(upstream, `call to tool "${tool}"`, {state: 'needs-sign-in', reason: signIn}), countsForBreaker: false};
 	if (error instanceof ConnectionLostError || !context.connectionOpen) {
 		const exit = context.lastExit;
 		return {

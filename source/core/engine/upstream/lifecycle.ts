@@ -19,6 +19,7 @@ import {ConnectionLostError, type OpenConnection, type UpstreamConnection} from 
 import {diagnoseLaunch, SpawnError, type LaunchProblem} from '../../link/launch-problem.js';
 import type {LogBuffer, LogLine} from '../../link/log-buffer.js';
 import {rugPulled, seconds, startFailed, startInterrupted, unavailable} from '../refusals.js';
+import {hasWorkingSignIn, signInNeededIn} from '../../link/oauth-bearer.js';
 import {AbortReason, abortable, type ProgressRelay} from './call-path.js';
 import {catalogKinds, servesKind, type CatalogKind, type CatalogLists, type ServerCapabilities} from './catalog.js';
 import type {CircuitBreaker} from './circuit-breaker.js';
@@ -214,6 +215,16 @@ export class Lifecycle {
 				case 'invalid': {
 					throw unavailable(this.deps.name, why, {state: 'invalid', reason: this.deps.config.invalid ?? 'see its details'});
 				}
+
+				case 'needs-sign-in': {
+					// A sign-in made since (mcp-hangar auth, while this supervisor was not reachable) is picked up by the first call.
+					if (hasWorkingSignIn(this.deps.name, this.deps.config.launch)) {
+						const starting = abortable(this.begin(`on demand: ${why} (a new sign-in is in the token store)`), signal);
+						return progress === undefined ? starting : progress.during(`starting upstream "${this.deps.name}"`, starting);
+					}
+
+					throw unavailable(this.deps.name, why, {state: 'needs-sign-in', reason: this.lastTransitionReason()});
+				}
 			}
 		}
 	}
@@ -264,6 +275,7 @@ export class Lifecycle {
 						},
 						onTaskStatus: params => deps.events.taskStatus(params),
 						exposedTaskId: upstreamTaskId => deps.events.exposedTaskId(upstreamTaskId),
+						onSignInNeeded: reason => this.onSignInLost(connection, reason),
 					},
 					controller.signal,
 					deps.settings.stopGraceMs,
@@ -349,6 +361,14 @@ export class Lifecycle {
 		if (reason instanceof AbortReason && reason.kind === 'stopping') return startInterrupted(deps.name);
 
 		const ms = Math.round(performance.now() - began);
+		const signIn = signInNeededIn(error);
+		if (signIn !== undefined) {
+			// Not a failure to retry: nothing changes until a person signs in, so no restart, breaker or budget.
+			deps.metrics.lastError = `needs sign-in: ${signIn.reason}`;
+			deps.machine.apply('sign_in_needed', signIn.reason);
+			return unavailable(deps.name, 'start', {state: 'needs-sign-in', reason: signIn.reason});
+		}
+
 		const startedAtWallClock = deps.clock.now() - ms;
 		const {lines: stderr, earlier} = attemptStderr(deps.log.tail(5, 'stderr'), startedAtWallClock);
 		const exit = this.exit !== undefined && this.exit.at >= startedAtWallClock ? this.exit : undefined;
@@ -452,6 +472,21 @@ export class Lifecycle {
 			this.begin(`automatic restart after ${seconds(delay)} backoff`).catch(() => {});
 		});
 		return `restarting in ${seconds(delay)}`;
+	}
+
+	/**
+	 * A running upstream's tokens stopped working and could not be refreshed:
+	 * its connection is closed and it waits for a person's sign-in. During a
+	 * start, the start's own failure handles it.
+	 */
+	private onSignInLost(connection: UpstreamConnection | undefined, reason: string): void {
+		if (connection === undefined || connection !== this.current) return;
+		if (this.state !== 'ready' && this.state !== 'degraded') return;
+		this.current = undefined;
+		this.deps.events.gone();
+		this.deps.metrics.lastError = `needs sign-in: ${reason}`;
+		this.deps.machine.apply('sign_in_needed', reason);
+		void connection.close(this.deps.settings.stopGraceMs);
 	}
 
 	private onConnectionClosed(connection: UpstreamConnection | undefined, exit: ExitInfo | undefined): void {

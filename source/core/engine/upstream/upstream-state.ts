@@ -12,6 +12,11 @@
  * - stopped: stopped by a person; does not start on demand until started again.
  * - quarantined: never started, tools hidden, calls refused, until a person lifts it.
  * - disabled: switched off in the config.
+ * - needs-sign-in: a remote upstream that asks for OAuth and has no working
+ *   sign-in (none yet, or its tokens were refused and could not be
+ *   refreshed). It is not retried by itself: a person signs in
+ *   (`mcp-hangar auth NAME`), which starts it; its tools stay listed from
+ *   the cache, marked, and its calls say how to sign in.
  * - invalid: its config entry cannot be used (an unknown key, a wrong type, an
  *   unset variable, a bad name); it never starts, its calls say why. Nothing
  *   leads out of it: a config reload that fixes the entry replaces the upstream.
@@ -28,6 +33,7 @@ export const upstreamStates = [
 	'stopped',
 	'quarantined',
 	'disabled',
+	'needs-sign-in',
 	'invalid',
 ] as const;
 
@@ -50,6 +56,7 @@ export const upstreamEvents = [
 	'quarantine',
 	'release',
 	'disable',
+	'sign_in_needed',
 ] as const;
 
 export type UpstreamEvent = (typeof upstreamEvents)[number];
@@ -59,10 +66,11 @@ export const upstreamTransitions: TransitionTable<UpstreamState, UpstreamEvent> 
 	starting: {
 		started: 'ready',
 		start_failed: 'dead',
+		sign_in_needed: 'needs-sign-in',
 		stop: 'stopping',
 	},
-	ready: {trip: 'degraded', crashed: 'dead', stop: 'stopping'},
-	degraded: {probe_ok: 'ready', probe_failed: 'degraded', crashed: 'dead', stop: 'stopping'},
+	ready: {trip: 'degraded', crashed: 'dead', sign_in_needed: 'needs-sign-in', stop: 'stopping'},
+	degraded: {probe_ok: 'ready', probe_failed: 'degraded', crashed: 'dead', sign_in_needed: 'needs-sign-in', stop: 'stopping'},
 	dead: {start: 'starting', person_stop: 'stopped', quarantine: 'quarantined', disable: 'disabled'},
 	stopping: {
 		settle_cold: 'cold',
@@ -73,6 +81,7 @@ export const upstreamTransitions: TransitionTable<UpstreamState, UpstreamEvent> 
 	stopped: {start: 'starting', quarantine: 'quarantined', disable: 'disabled'},
 	quarantined: {release: 'cold'},
 	disabled: {release: 'cold', quarantine: 'quarantined'},
+	'needs-sign-in': {start: 'starting', person_stop: 'stopped', quarantine: 'quarantined', disable: 'disabled'},
 	invalid: {},
 };
 

@@ -507,6 +507,7 @@ export class Upstream extends EventEmitter<{
 			stderrTail: () => this.log.tail(5, 'stderr').map(line => line.text),
 			crashHint: () => restartHint(this.state, this.lifecycle.restartAt, this.name),
 			nextRetryAt: this.nextRetryAt(),
+			signInNeeded: this.state === 'needs-sign-in' ? this.transitions.at(-1)?.reason : undefined,
 		};
 	}
 

@@ -165,12 +165,36 @@ describe('parseConfig', () => {
 			},
 			file,
 		);
-		expect(config.servers.map(entry => entry.launch)).toEqual([
-			{kind: 'remote', url: 'https://example.com/mcp', headers: {}, transport: 'auto'},
-			{kind: 'remote', url: 'https://example.com/mcp', headers: {}, transport: 'streamable-http'},
-			{kind: 'remote', url: 'https://example.com/mcp', headers: {}, transport: 'streamable-http'},
-			{kind: 'remote', url: 'https://example.com/sse', headers: {Authorization: 'Bearer anonymous'}, transport: 'sse'},
+		expect(config.servers.map(({launch}) => (launch.kind === 'remote' ? {...launch, auth: undefined} : launch))).toEqual([
+			{kind: 'remote', url: 'https://example.com/mcp', headers: {}, transport: 'auto', auth: undefined},
+			{kind: 'remote', url: 'https://example.com/mcp', headers: {}, transport: 'streamable-http', auth: undefined},
+			{kind: 'remote', url: 'https://example.com/mcp', headers: {}, transport: 'streamable-http', auth: undefined},
+			{kind: 'remote', url: 'https://example.com/sse', headers: {Authorization: 'Bearer anonymous'}, transport: 'sse', auth: undefined},
 		]);
+	});
+
+	it('reads a remote server\'s oauth settings, naming the secret\'s variable and never holding its value', () => {
+		const config = parseConfig(
+			{
+				hangar: {stateDir: '/tmp/hangar-state'},
+				mcpServers: {
+					linear: {url: 'https://mcp.linear.app/mcp', envFile: '/dev/null', oauth: {clientId: 'abc', clientSecretEnv: 'LINEAR_SECRET', scope: 'read'}},
+					inline: {url: 'https://example.com/mcp', oauth: {clientId: 'abc', clientSecret: 'shh'}},
+				},
+			},
+			file,
+		);
+		const [linear, inline] = config.servers;
+		expect(linear!.launch.kind === 'remote' && linear!.launch.auth).toEqual({
+			store: '/tmp/hangar-state/oauth-tokens.json',
+			clientId: 'abc',
+			clientSecret: {variable: 'LINEAR_SECRET', envFile: '/dev/null'},
+			clientMetadataUrl: undefined,
+			scope: 'read',
+			grant: 'authorization_code',
+		});
+		expect(inline!.invalid).toContain('a client secret is never written in the config');
+		expect(JSON.stringify(config)).not.toContain('shh');
 	});
 
 	it('accepts the largest duration a timer can hold', () => {

@@ -29,6 +29,20 @@ describe('upstream transition table', () => {
 		expect(machine.transitions()).toEqual([]);
 	});
 
+	it('lands in needs-sign-in from a start or a running upstream, and leaves it only by a start or a person', () => {
+		const machine = createUpstreamMachine('remote', 'cold');
+		machine.apply('start', 'on demand');
+		machine.apply('sign_in_needed', 'it answered 401 and hangar has no sign-in for it');
+		expect(machine.state).toBe('needs-sign-in');
+		expect(() => machine.apply('crashed', 'x')).toThrow(InvalidTransitionError);
+		expect(() => machine.apply('start_failed', 'x')).toThrow(InvalidTransitionError);
+		machine.apply('start', 'a person signed in');
+		machine.apply('started', 'started');
+		machine.apply('sign_in_needed', 'the refresh was refused');
+		expect(machine.state).toBe('needs-sign-in');
+		expect(Object.keys(upstreamTransitions['needs-sign-in']).sort()).toEqual(['disable', 'person_stop', 'quarantine', 'start']);
+	});
+
 	it('refuses to start a quarantined, disabled or invalid upstream', () => {
 		for (const state of ['quarantined', 'disabled', 'invalid'] as const) {
 			expect(() => createUpstreamMachine('fx', state).apply('start', 'x')).toThrow(InvalidTransitionError);

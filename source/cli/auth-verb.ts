@@ -1,0 +1,139 @@
+/**
+ * `mcp-hangar auth SERVER [--logout]`: a person's sign-in to a remote
+ * upstream that asks for OAuth (the flow is core/link/oauth-sign-in.ts).
+ * The browser is opened ($BROWSER, else the platform's opener), or the URL
+ * is printed when there is no display or the session is remote. Once the
+ * tokens are stored, the supervisor running this config (if any) restarts
+ * the upstream with them, so every one of its clients uses this one
+ * sign-in.
+ */
+import {spawn} from 'node:child_process';
+import process from 'node:process';
+import {errorMessage} from '../core/base/errors.js';
+import type {Logger} from '../core/base/logger.js';
+import {maskText} from '../core/base/secret-mask.js';
+import {terminalOutput} from '../core/base/terminal-text.js';
+import type {HangarConfig} from '../core/config/read-config.js';
+import {SupervisorClient, cliClientName} from '../core/endpoints/supervisor-client.js';
+import {signIn, signInAsMachine, signOut, type OAuthLaunch} from '../core/link/oauth-sign-in.js';
+import {readConfig} from './supervisor-verbs.js';
+
+type Output = {out: (text: string) => void; err: (text: string) => void};
+
+export type AuthOptions = {configPath: string; stateDir?: string | undefined; logger: Logger; server: string; logout: boolean; browser: boolean};
+
+/** How long the listener waits for the browser to come back. */
+const signInTimeoutMs = 5 * 60_000;
+
+/** Why a browser cannot be opened here (undefined: it can): a remote session or no display. */
+function noBrowser(env: NodeJS.ProcessEnv): string | undefined {
+	if (env['BROWSER'] !== undefined && env['BROWSER'] !== '') return undefined;
+	if (env['SSH_CONNECTION'] !== undefined || env['SSH_TTY'] !== undefined) return 'this is a remote (ssh) session';
+	if (process.platform === 'linux' && env['DISPLAY'] === undefined && env['WAYLAND_DISPLAY'] === undefined) return 'there is no display';
+	return undefined;
+}
+
+function openBrowser(url: string): void {
+	const browser = process.env['BROWSER'];
+	const [command, args] =
+		browser !== undefined && browser !== ''
+			? [browser, [url]]
+			: process.platform === 'darwin'
+				? ['open', [url]]
+				: process.platform === 'win32'
+					? ['cmd', ['/c', 'start', '""', url]]
+					: ['xdg-open', [url]];
+	const child = spawn(command, args, {detached: true, stdio: 'ignore'});
+	child.on('error', () => {});
+	child.unref();
+}
+
+/** The supervisor running this config restarts the upstream (new tokens, or none after a logout); says what happened. */
+async function tellSupervisor(config: HangarConfig, server: string, why: string): Promise<string> {
+	const client = await SupervisorClient.connect(config, cliClientName, () => {});
+	if (client === undefined) return 'no hangar is running for this config: the next one to start uses the new state';
+	try {
+		return `the running hangar: ${await client.act(server, 'restart', why)}`;
+	} catch (error) {
+		return `the running hangar: ${maskText(errorMessage(error))}`;
+	} finally {
+		await client.close();
+	}
+}
+
+export async function authVerb(options: AuthOptions, io: Output = terminalOutput): Promise<number> {
+	const {config, invalid} = readConfig(options);
+	if (invalid !== undefined) {
+		io.err(`mcp-hangar: ${invalid.message}\n`);
+		return 1;
+	}
+
+	const hangarConfig = config as HangarConfig;
+	const entry = hangarConfig.servers.find(server => server.name === options.server);
+	if (entry === undefined) {
+		io.err(`mcp-hangar: no server "${options.server}" in ${hangarConfig.path}. Servers: ${hangarConfig.servers.map(server => server.name).join(', ') || 'none'}\n`);
+		return 2;
+	}
+
+	if (entry.invalid !== undefined) {
+		io.err(`mcp-hangar: cannot sign in to "${entry.name}": its config entry cannot be used (${entry.invalid})\n`);
+		return 1;
+	}
+
+	if (entry.launch.kind !== 'remote') {
+		io.err(`mcp-hangar: "${entry.name}" is a command, not a "url" server: only remote servers sign in with OAuth\n`);
+		return 2;
+	}
+
+	const {auth} = entry.launch;
+	if (auth === undefined) {
+		io.err(`mcp-hangar: "${entry.name}" has no OAuth settings to sign in with\n`);
+		return 1;
+	}
+
+	const launch: OAuthLaunch = {...entry.launch, auth};
+	if (options.logout) {
+		const had = signOut(entry.name, launch);
+		io.out(`${had ? `forgot the tokens and client registration of "${entry.name}"` : `"${entry.name}" had no sign-in`}\n`);
+		if (had) io.out(`${await tellSupervisor(hangarConfig, entry.name, 'a person signed out (mcp-hangar auth --logout)')}\n`);
+		return 0;
+	}
+
+	if (launch.auth.grant === 'client_credentials') {
+		try {
+			const machine = await signInAsMachine(entry.name, launch.url, launch.auth, launch.headers);
+			io.out(`"${entry.name}" is a machine client (client-credentials grant): got a token from ${machine.issuer}; no browser needed, and hangar gets new ones itself\n`);
+			io.out(`${await tellSupervisor(hangarConfig, entry.name, 'a token was fetched (mcp-hangar auth)')}\n`);
+			return 0;
+		} catch (error) {
+			io.err(`mcp-hangar: getting a token for "${entry.name}" with the client-credentials grant failed: ${maskText(errorMessage(error))}\n`);
+			return 1;
+		}
+	}
+
+	const cannotOpen = options.browser ? noBrowser(process.env) : '--no-browser';
+	try {
+		const result = await signIn({
+			upstream: entry.name,
+			launch,
+			timeoutMs: signInTimeoutMs,
+			present(url) {
+				if (cannotOpen === undefined) {
+					io.err(`Opening the browser to sign in to "${entry.name}". If it does not open, open this URL:\n  ${url.href}\n`);
+					openBrowser(url.href);
+				} else {
+					io.err(`To sign in to "${entry.name}", open this URL in a browser (${cannotOpen}):\n  ${url.href}\n`);
+				}
+
+				io.err('Waiting for the browser to come back (Ctrl-C to give up)...\n');
+			},
+		});
+		const expiry = result.expiresAt === undefined ? 'no expiry given' : `access token refreshed before ${new Date(result.expiresAt).toISOString()}`;
+		io.out(`signed in to "${entry.name}" with ${result.issuer} (client: ${result.client}${result.registered ? ', registered now' : ''}; scope: ${result.scope ?? 'none named'}; ${expiry})\n`);
+		io.out(`${await tellSupervisor(hangarConfig, entry.name, 'a person signed in (mcp-hangar auth)')}\n`);
+		return 0;
+	} catch (error) {
+		io.err(`mcp-hangar: signing in to "${entry.name}" failed: ${maskText(errorMessage(error))}\n`);
+		return 1;
+	}
+}

@@ -1,0 +1,193 @@
+/**
+ * The access token on every HTTP request to a remote upstream that signed
+ * in with OAuth: a `fetch` wrapper given to its transport. Before each
+ * request the token's expiry is compared with the wall clock (so a machine
+ * that slept past it refreshes on its first request after waking), and a
+ * token within a minute of expiring is refreshed first. A 401 gets one
+ * refresh and one retry. When there is no sign-in, or the refresh is
+ * refused, or the server wants a scope the token lacks (403
+ * `insufficient_scope`), the upstream needs a person to sign in
+ * (`mcp-hangar auth NAME`): the request fails with `SignInNeeded` and the
+ * engine is told (`onSignInNeeded`).
+ *
+ * The token is hangar's own, from its own sign-in: a client's token never
+ * reaches an upstream (the spec forbids token passthrough), since the
+ * transport's headers come only from the config and this wrapper.
+ */
+import {errorMessage} from '../base/errors.js';
+import type {RemoteAuth, RemoteLaunch, StdioLaunch} from '../config/config-schema.js';
+import {challengeOf, refresh, type ClientCredentials} from './oauth-sdk.js';
+import {TokenStore, storedTokens, type StoredSignIn} from './oauth-store.js';
+import {clientSecretOf, signInAsMachine} from './oauth-sign-in.js';
+import type {LogBuffer} from './log-buffer.js';
+
+/** How long before its expiry a token is refreshed: clocks differ, and a request takes time to arrive. */
+export const refreshSkewMs = 60_000;
+
+/** The request failed because the upstream needs a person to sign in; `reason` says why (never a token). */
+export class SignInNeeded extends Error {
+	constructor(
+		readonly upstream: string,
+		readonly reason: string,
+	) {
+		super(`upstream "${upstream}" needs sign-in: ${reason}`);
+		this.name = 'SignInNeeded';
+	}
+}
+
+/** The first SignInNeeded in an error's chain (the SDK's transports wrap what fetch threw). */
+export function signInNeededIn(error: unknown): SignInNeeded | undefined {
+	let current: unknown = error;
+	for (let depth = 0; current !== undefined && current !== null && depth < 5; depth++) {
+		if (current instanceof SignInNeeded) return current;
+		current = (current as {cause?: unknown}).cause;
+	}
+
+	return undefined;
+}
+
+/** The credentials a token request of this sign-in authenticates with. */
+export function credentialsOf(signIn: StoredSignIn, auth: RemoteAuth): ClientCredentials {
+	const secret = signIn.client.kind === 'pre-registered' ? clientSecretOf(auth) : signIn.client.client_secret;
+	return {
+		client_id: signIn.client.client_id,
+		...(secret === undefined ? {} : {client_secret: secret}),
+		...(signIn.client.token_endpoint_auth_method === undefined ? {} : {token_endpoint_auth_method: signIn.client.token_endpoint_auth_method}),
+	};
+}
+
+/** Whether a stored sign-in has tokens for this URL and has not been lost. */
+export function usableSignIn(signIn: StoredSignIn | undefined, url: string): signIn is StoredSignIn & {tokens: NonNullable<StoredSignIn['tokens']>} {
+	return signIn !== undefined && signIn.url === url && signIn.tokens !== undefined && signIn.lost === undefined;
+}
+
+/** Whether the token store holds a working sign-in for a remote upstream (one lost is marked so, its tokens dropped): what a call in needs-sign-in checks. */
+export function hasWorkingSignIn(upstream: string, launch: StdioLaunch | RemoteLaunch): boolean {
+	if (launch.kind !== 'remote' || launch.auth === undefined) return false;
+	try {
+		return usableSignIn(new TokenStore(launch.auth.store).get(upstream), launch.url);
+	} catch {
+		return false;
+	}
+}
+
+export class OAuthBearer {
+	private readonly store: TokenStore;
+	private refreshing: Promise<string> | undefined;
+	/** The last sign-in this wrapper found needed: what a failed connect was about, however the transport wrapped the error. */
+	lastNeeded: SignInNeeded | undefined;
+
+	constructor(
+		private readonly upstream: string,
+		private readonly url: string,
+		private readonly auth: RemoteAuth,
+		private readonly log: LogBuffer,
+		private readonly onSignInNeeded: (reason: string) => void,
+		private readonly launchHeaders: Record<string, string> = {},
+		private readonly now: () => number = Date.now,
+	) {
+		this.store = new TokenStore(auth.store);
+	}
+
+	wrap(inner: typeof fetch): typeof fetch {
+		return async (input, init) => {
+			let signIn = this.store.get(this.upstream);
+			if (!usableSignIn(signIn, this.url) && this.auth.grant === 'client_credentials') {
+				signIn = await this.machineToken('it has no token yet');
+			}
+
+			if (!usableSignIn(signIn, this.url)) {
+				const response = await inner(input, init);
+				if (response.status === 401) {
+					const why = signIn?.lost?.reason ?? (signIn === undefined || signIn.url === this.url ? 'it answered 401 and hangar has no sign-in for it' : 'its sign-in was made for another URL');
+					throw this.needed(why, false);
+				}
+
+				return response;
+			}
+
+			let token = await this.fresh(signIn);
+			let response = await inner(input, withBearer(init, token));
+			if (response.status === 401) {
+				const challenge = await challengeOf(response);
+				this.log.push('hangar', `the upstream refused its access token (401${challenge.error === undefined ? '' : ` ${challenge.error}`}): refreshing it`);
+				token = await this.refreshNow(this.store.get(this.upstream), 'the upstream refused its access token');
+				response = await inner(input, withBearer(init, token));
+				if (response.status === 401) throw this.needed('the upstream refused a freshly refreshed access token', true);
+			}
+
+			if (response.status === 403) {
+				const challenge = await challengeOf(response);
+				if (challenge.error === 'insufficient_scope') {
+					throw this.needed(`the upstream asks for more access (scope ${challenge.scope ?? 'not named'}) than it was granted`, true);
+				}
+			}
+
+			return response;
+		};
+	}
+
+	/** The access token, refreshed first when it is expired or about to be by the wall clock now. */
+	private async fresh(signIn: StoredSignIn & {tokens: NonNullable<StoredSignIn['tokens']>}): Promise<string> {
+		const {expiresAt} = signIn.tokens;
+		if (expiresAt === undefined || expiresAt - this.now() > refreshSkewMs) return signIn.tokens.access_token;
+		return this.refreshNow(signIn, expiresAt <= this.now() ? 'its access token expired' : 'its access token expires within a minute');
+	}
+
+	/** One refresh at a time per upstream connection; others wait for it. */
+	private async refreshNow(signIn: StoredSignIn | undefined, why: string): Promise<string> {
+		this.refreshing ??= this.runRefresh(signIn, why).finally(() => {
+			this.refreshing = undefined;
+		});
+		return this.refreshing;
+	}
+
+	/** A machine client's token (client-credentials grant), stored like a person's sign-in; a refusal needs a person to fix the client. */
+	private async machineToken(why: string): Promise<StoredSignIn> {
+		try {
+			const signIn = await signInAsMachine(this.upstream, this.url, this.auth, this.launchHeaders);
+			this.log.push('hangar', `${why}: got one with the client-credentials grant`);
+			return signIn;
+		} catch (error) {
+			throw this.needed(`${why} and the client-credentials grant failed (${errorMessage(error)}); check "oauth": {"clientId", "clientSecretEnv"}`, false);
+		}
+	}
+
+	private async runRefresh(signIn: StoredSignIn | undefined, why: string): Promise<string> {
+		if (this.auth.grant === 'client_credentials' && signIn?.tokens?.refresh_token === undefined) {
+			const fresh = await this.machineToken(why);
+			return fresh.tokens!.access_token;
+		}
+
+		const refreshToken = signIn?.tokens?.refresh_token;
+		if (signIn === undefined || refreshToken === undefined) throw this.needed(`${why} and there is no refresh token`, true);
+		try {
+			const response = await refresh(signIn, credentialsOf(signIn, this.auth), {refreshToken, resource: signIn.resource});
+			const now = this.now();
+			this.store.update(this.upstream, current => (current === undefined ? undefined : {...current, tokens: storedTokens(response, now, current.tokens), lost: undefined}));
+			this.log.push('hangar', `${why}: refreshed it`);
+			return response.access_token;
+		} catch (error) {
+			throw this.needed(`${why} and the authorization server refused to refresh it (${errorMessage(error)})`, true);
+		}
+	}
+
+	/** Marks the sign-in lost (a stored one: its tokens are dropped, its client kept), tells the engine, and returns the error to throw. */
+	private needed(reason: string, stored: boolean): SignInNeeded {
+		if (stored) {
+			const at = this.now();
+			this.store.update(this.upstream, current => (current === undefined ? undefined : {...current, tokens: undefined, lost: {at, reason}}));
+		}
+
+		this.log.push('hangar', `needs sign-in: ${reason}`);
+		this.onSignInNeeded(reason);
+		this.lastNeeded = new SignInNeeded(this.upstream, reason);
+		return this.lastNeeded;
+	}
+}
+
+function withBearer(init: RequestInit | undefined, token: string): RequestInit {
+	const headers = new Headers(init?.headers);
+	headers.set('Authorization', `Bearer ${token}`);
+	return {...init, headers};
+}

@@ -1,0 +1,149 @@
+/**
+ * The token store: every upstream's OAuth sign-in (the authorization
+ * server it was made with, the client hangar registered or was given, the
+ * tokens) in one owner-only (0600) JSON file in the state dir,
+ * `oauth-tokens.json`, written whole through a temporary file and a rename
+ * so a reader never sees half of it.
+ *
+ * Why a file and not the OS keychain: hangar's daemon runs detached from
+ * any desktop session (started by a client's `--stdio`, over ssh, in a
+ * container), where a keychain is often locked or missing (no Secret
+ * Service on a headless Linux, a locked login keychain on macOS after a
+ * reboot) and would turn a refresh into a prompt nobody sees. A 0600 file
+ * in the owner's state dir is what the state dir's other secrets (the
+ * socket's token) already rely on; the keychain is not implemented.
+ *
+ * Sign-ins are kept per upstream and carry the issuer they were made with:
+ * when an upstream's authorization server changes, its client and tokens
+ * are dropped and it registers again (see oauth-sign-in.ts).
+ *
+ * The CLI's `auth` writes a sign-in, the supervisor refreshes it: both
+ * re-read the file before each change, so neither writes back what the
+ * other replaced.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import type {AuthorizationServerMetadata} from './oauth-sdk.js';
+
+/** How the client was obtained, in the spec's order of preference. */
+export type ClientKind = 'pre-registered' | 'metadata-document' | 'dynamic';
+
+export type StoredClient = {
+	kind: ClientKind;
+	client_id: string;
+	/** A dynamically registered client's secret (a pre-registered one's is never stored: it stays in its variable). */
+	client_secret?: string | undefined;
+	token_endpoint_auth_method?: string | undefined;
+	/** The redirect URI it was registered with (dynamic registration): a later sign-in listens on its port when it can. */
+	redirect_uri?: string | undefined;
+};
+
+export type StoredTokens = {
+	access_token: string;
+	token_type: string;
+	refresh_token?: string | undefined;
+	scope?: string | undefined;
+	/** Wall-clock ms when the access token expires, if the server said (expires_in): compared with the clock at each use, so a sleep counts. */
+	expiresAt?: number | undefined;
+	obtainedAt: number;
+};
+
+export type StoredSignIn = {
+	/** The upstream URL the sign-in was made for: a config that points the upstream elsewhere needs a new one. */
+	url: string;
+	/** The RFC 8707 resource indicator the tokens were asked for. */
+	resource: string;
+	issuer: string;
+	authorizationServerUrl: string;
+	metadata: AuthorizationServerMetadata;
+	client: StoredClient;
+	tokens: StoredTokens | undefined;
+	/** Why it stopped working (refresh refused, token rejected), when it has. */
+	lost?: {at: number; reason: string} | undefined;
+};
+
+type StoreFile = {version: 1; upstreams: Record<string, StoredSignIn>};
+
+function readFile(file: string): StoreFile {
+	let text: string;
+	try {
+		text = fs.readFileSync(file, 'utf8');
+	} catch (error) {
+		if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {version: 1, upstreams: {}};
+		throw error;
+	}
+
+	const parsed = JSON.parse(text) as Partial<StoreFile>;
+	if (parsed.version !== 1 || typeof parsed.upstreams !== 'object' || parsed.upstreams === null) {
+		throw new Error(`the token store ${file} is not one hangar wrote (version 1 expected); move it aside and sign in again`);
+	}
+
+	return {version: 1, upstreams: parsed.upstreams};
+}
+
+/** Writes the whole file: a 0600 temporary file beside it, then a rename (atomic on one file system). */
+function writeFile(file: string, content: StoreFile): void {
+	fs.mkdirSync(path.dirname(file), {recursive: true, mode: 0o700});
+	const temporary = `${file}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`;
+	const handle = fs.openSync(temporary, 'wx', 0o600);
+	try {
+		fs.writeSync(handle, `${JSON.stringify(content, null, '\t')}\n`);
+		fs.fsyncSync(handle);
+	} finally {
+		fs.closeSync(handle);
+	}
+
+	try {
+		fs.renameSync(temporary, file);
+	} catch (error) {
+		fs.rmSync(temporary, {force: true});
+		throw error;
+	}
+
+	// A file that existed with wider permissions (copied in by hand) is narrowed too: the rename kept the new file's 0600.
+}
+
+export class TokenStore {
+	constructor(readonly file: string) {}
+
+	get(upstream: string): StoredSignIn | undefined {
+		return readFile(this.file).upstreams[upstream];
+	}
+
+	/** Changes one upstream's sign-in on a fresh read of the file; `change` returns undefined to forget it. */
+	update(upstream: string, change: (current: StoredSignIn | undefined) => StoredSignIn | undefined): StoredSignIn | undefined {
+		const content = readFile(this.file);
+		const next = change(content.upstreams[upstream]);
+		if (next === undefined) delete content.upstreams[upstream];
+		else content.upstreams[upstream] = next;
+		writeFile(this.file, content);
+		return next;
+	}
+
+	/** Forgets an upstream's sign-in; whether there was one. */
+	forget(upstream: string): boolean {
+		let had = false;
+		this.update(upstream, current => {
+			had = current !== undefined;
+			return undefined;
+		});
+		return had;
+	}
+}
+
+/** Tokens as stored, from a token response (`expires_in` made a wall-clock time); a refresh that returns no refresh token keeps the old one. */
+export function storedTokens(
+	response: {access_token: string; token_type: string; refresh_token?: string | undefined; scope?: string | undefined; expires_in?: number | undefined},
+	now: number,
+	previous?: StoredTokens,
+): StoredTokens {
+	return {
+		access_token: response.access_token,
+		token_type: response.token_type,
+		refresh_token: response.refresh_token ?? previous?.refresh_token,
+		scope: response.scope ?? previous?.scope,
+		expiresAt: typeof response.expires_in === 'number' ? now + response.expires_in * 1000 : undefined,
+		obtainedAt: now,
+	};
+}

@@ -1,0 +1,231 @@
+/**
+ * OAuth 2.1 to a remote upstream, end to end on loopback: a real
+ * authorization server (oauth2-mock-server) and a protected MCP server
+ * that checks each bearer token, the built hangar as a shared daemon with
+ * two SDK clients, and `mcp-hangar auth` signing in through a scripted
+ * browser ($BROWSER: a script that fetches the URL following redirects, as
+ * a browser whose person clicks "allow" would). Build first (npm test does).
+ */
+import {execFile, spawn} from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import type {CallToolResult} from '@modelcontextprotocol/sdk/types.js';
+import {afterEach, describe, expect, it} from 'vitest';
+import {cliPath, closeHangars, openHangar, rpcError, spawnEnv, statusOf, tempDir, waitFor, writeConfig, type CliRun} from '../support/hangar.js';
+import {startAuthServer, startProtectedServer, type AuthServer, type ProtectedServer} from '../support/oauth-servers.js';
+
+const cleanups: Array<() => Promise<void>> = [];
+const daemons: number[] = [];
+
+afterEach(async () => {
+	await closeHangars();
+	for (const pid of daemons.splice(0)) {
+		try {
+			process.kill(pid, 'SIGKILL');
+		} catch {}
+	}
+
+	for (const cleanup of cleanups.splice(0)) await cleanup();
+});
+
+const secret = 'planted-client-secret-5b1e';
+
+type Setup = {dir: string; config: string; stateDir: string; auth: AuthServer; resource: ProtectedServer; browserPage: string; env: Record<string, string>};
+
+async function setup(options: {registration?: boolean; oauth?: Record<string, unknown>} = {}): Promise<Setup> {
+	const auth = await startAuthServer({registration: options.registration});
+	const resource = await startProtectedServer(auth);
+	cleanups.push(async () => resource.close(), async () => auth.close());
+	const dir = tempDir('hangar-oauth-');
+	fs.writeFileSync(path.join(dir, 'remote.env'), `REMOTE_SECRET=${secret}\n`);
+	const oauth = options.oauth ?? {clientId: 'hangar-test-client', clientSecretEnv: 'REMOTE_SECRET'};
+	const config = writeConfig(dir, {remote: {url: resource.url, envFile: 'remote.env', oauth}}, {lingerSeconds: 2});
+	const browserPage = path.join(dir, 'browser-page.html');
+	// The scripted browser: follows the authorization server's redirect to hangar's loopback listener, keeps the page it shows.
+	const browser = path.join(dir, 'browser.mjs');
+	fs.writeFileSync(
+		browser,
+		`#!${process.execPath}\nimport fs from 'node:fs';\nconst response = await fetch(process.argv[2], {redirect: 'follow'});\nconst page = await response.text();\nfs.writeFileSync(${JSON.stringify(browserPage)}, response.status + '\\n' + page);\n`,
+	);
+	fs.chmodSync(browser, 0o755);
+	return {dir, config, stateDir: path.join(dir, 'state'), auth, resource, browserPage, env: {BROWSER: browser}};
+}
+
+async function cli(s: Setup, args: string[], env: Record<string, string> = {}): Promise<CliRun> {
+	return new Promise(resolve => {
+		execFile(process.execPath, [cliPath, ...args, '--config', s.config], {env: spawnEnv({...s.env, ...env}), timeout: 50_000}, (error, stdout, stderr) => {
+			resolve({code: error === null ? 0 : typeof error.code === 'number' ? error.code : null, stdout, stderr, tag: ''});
+		});
+	});
+}
+
+function text(result: unknown): string {
+	const content = (result as CallToolResult).content[0];
+	return content?.type === 'text' ? content.text : '';
+}
+
+async function daemonPid(stateDir: string): Promise<number> {
+	return waitFor(() => {
+		try {
+			return (JSON.parse(fs.readFileSync(path.join(stateDir, 'endpoint.json'), 'utf8')) as {pid: number}).pid;
+		} catch {
+			return undefined;
+		}
+	}, 'the daemon to own the state dir');
+}
+
+/** Every file under `dir` but the token store, as text. */
+function stateFiles(dir: string): Array<{file: string; text: string}> {
+	const found: Array<{file: string; text: string}> = [];
+	for (const entry of fs.readdirSync(dir, {recursive: true, withFileTypes: true})) {
+		if (!entry.isFile() || entry.name === 'oauth-tokens.json') continue;
+		const file = path.join(entry.parentPath, entry.name);
+		found.push({file, text: fs.readFileSync(file, 'latin1')});
+	}
+
+	return found;
+}
+
+describe('a remote upstream that asks for OAuth', () => {
+	it('needs sign-in until a person signs in once; then every client calls it, the token refreshes before it expires, and a revoked sign-in needs sign-in again', async () => {
+		const s = await setup();
+		// The first token response says it expires in 1 s: the next use refreshes it before sending it (wall clock).
+		s.auth.server.service.once('beforeResponse', (response: {body: Record<string, unknown>}) => {
+			response.body['expires_in'] = 1;
+		});
+		const first = await openHangar(s.config, {shared: true});
+		daemons.push(await daemonPid(s.stateDir));
+
+		const refused = await rpcError(first.client.callTool({name: 'remote__echo', arguments: {message: 'hi'}}));
+		expect(refused.message).toContain('needs sign-in');
+		expect(refused.message).toContain('mcp-hangar auth remote');
+		expect((await statusOf(first.client, 'remote')).state).toBe('needs-sign-in');
+		const status = await cli(s, ['status']);
+		expect(status.stdout).toContain('needs-sign-in');
+
+		const signIn = await cli(s, ['auth', 'remote']);
+		expect(signIn.stderr).toContain('Opening the browser');
+		expect(signIn.code).toBe(0);
+		expect(signIn.stdout).toContain('signed in to "remote"');
+		expect(signIn.stdout).toContain('client: pre-registered');
+		expect(fs.readFileSync(s.browserPage, 'utf8')).toMatch(/^200\n[\s\S]*Signed in to remote[\s\S]*close this window/);
+		const store = path.join(s.stateDir, 'oauth-tokens.json');
+		expect(fs.statSync(store).mode & 0o777).toBe(0o600);
+
+		await waitFor(async () => (await statusOf(first.client, 'remote')).state === 'ready', 'the daemon to start it with the new tokens');
+		const second = await openHangar(s.config, {shared: true});
+		expect(text(await first.client.callTool({name: 'remote__echo', arguments: {message: 'one'}}))).toBe('echo: one');
+		expect(text(await second.client.callTool({name: 'remote__echo', arguments: {message: 'two'}}))).toBe('echo: two');
+		// One sign-in for both clients, and the 1 s token was refreshed rather than used past its expiry.
+		expect(s.auth.authorizeRequests).toBe(1);
+		expect(s.auth.grants.map(grant => grant.grant)).toContain('refresh_token');
+		// Hangar's own tokens upstream, never a client's: every token the upstream saw came from the authorization server.
+		const issued = new Set(s.auth.grants.map(grant => String(grant.body['access_token'])));
+		expect(s.resource.seenTokens.every(token => issued.has(token))).toBe(true);
+
+		// Revoked: the upstream refuses the token and the authorization server the refresh.
+		s.resource.revokeAll();
+		s.auth.server.service.on('beforeResponse', (response: {body: Record<string, unknown>; statusCode: number}, request: {body: Record<string, unknown>}) => {
+			if (request.body['grant_type'] !== 'refresh_token') return;
+			response.statusCode = 400;
+			response.body = {error: 'invalid_grant', error_description: 'the refresh token was revoked'};
+		});
+		const lost = await rpcError(first.client.callTool({name: 'remote__echo', arguments: {message: 'three'}}));
+		expect(lost.message).toContain('needs sign-in');
+		await waitFor(async () => (await statusOf(first.client, 'remote')).state === 'needs-sign-in', 'needs-sign-in after the revocation');
+		const again = await rpcError(second.client.callTool({name: 'remote__echo', arguments: {message: 'four'}}));
+		expect(again.message).toContain('mcp-hangar auth remote');
+		// Its tools stay listed from the cache.
+		const tools = await second.client.listTools();
+		expect(tools.tools.map(tool => tool.name)).toContain('remote__echo');
+
+		// No token, code or secret on any surface: status, logs, hangar_details, errors, state files but the token store.
+		const planted = [
+			secret,
+			...s.auth.grants.flatMap(grant => [grant.body['access_token'], grant.body['refresh_token'], grant.body['id_token']]).filter((value): value is string => typeof value === 'string'),
+		];
+		expect(planted.length).toBeGreaterThan(3);
+		const surfaces: Array<[string, string]> = [
+			['status', (await cli(s, ['status'])).stdout],
+			['status --json', (await cli(s, ['status', '--json'])).stdout],
+			['logs', (await cli(s, ['logs', 'remote'])).stdout],
+			['hangar_details', JSON.stringify(await first.client.callTool({name: 'hangar_details', arguments: {server: 'remote'}}))],
+			['hangar_list', JSON.stringify(await first.client.callTool({name: 'hangar_list', arguments: {}}))],
+			['errors', [refused, lost, again].map(error => `${error.message} ${JSON.stringify(error.data)}`).join('\n')],
+			['auth output', signIn.stdout + signIn.stderr],
+			...stateFiles(s.stateDir).map(({file, text}): [string, string] => [file, text]),
+		];
+		for (const [surface, content] of surfaces) {
+			for (const value of planted) expect(content.includes(value), `${surface} shows a token or secret`).toBe(false);
+		}
+	});
+
+	it('registers itself dynamically when no client id is configured, prints the URL with --no-browser, and forgets the sign-in on --logout', async () => {
+		const s = await setup({registration: true, oauth: {}});
+		const child = spawn(process.execPath, [cliPath, 'auth', 'remote', '--no-browser', '--config', s.config], {env: spawnEnv(), stdio: ['ignore', 'pipe', 'pipe']});
+		let stdout = '';
+		let stderr = '';
+		child.stdout.on('data', (chunk: Buffer) => {
+			stdout += chunk.toString();
+		});
+		child.stderr.on('data', (chunk: Buffer) => {
+			stderr += chunk.toString();
+		});
+		const exited = new Promise<number | null>(resolve => child.on('exit', code => resolve(code)));
+		const url = await waitFor(() => /open this URL in a browser \(--no-browser\):\n {2}(\S+)/.exec(stderr)?.[1], 'the printed sign-in URL');
+		const authorization = new URL(url);
+		expect(authorization.searchParams.get('code_challenge_method')).toBe('S256');
+		expect(authorization.searchParams.get('resource')).toBe(s.resource.url);
+		expect(authorization.searchParams.get('client_id')).toBe('registered-1');
+		const page = await fetch(url, {redirect: 'follow'});
+		expect(await page.text()).toContain('close this window');
+		expect(await exited).toBe(0);
+		expect(stdout).toContain('client: dynamic, registered now');
+		expect(s.auth.registrations).toBe(1);
+
+		const daemon = await openHangar(s.config, {shared: true});
+		daemons.push(await daemonPid(s.stateDir));
+		expect(text(await daemon.client.callTool({name: 'remote__echo', arguments: {message: 'hi'}}))).toBe('echo: hi');
+
+		const logout = await cli(s, ['auth', 'remote', '--logout']);
+		expect(logout.code).toBe(0);
+		expect(logout.stdout).toContain('forgot the tokens');
+		await waitFor(async () => (await statusOf(daemon.client, 'remote')).state === 'needs-sign-in', 'needs-sign-in after the logout');
+	});
+
+	it('refuses an authorization response from another issuer (RFC 9207) and redeems no code', async () => {
+		const s = await setup();
+		s.auth.server.service.on('beforeWellKnownOpenIdConfiguration', (response: {body: Record<string, unknown>}) => {
+			response.body['authorization_response_iss_parameter_supported'] = true;
+		});
+		s.auth.server.service.on('beforeAuthorizeRedirect', (redirect: {url: URL}) => {
+			redirect.url.searchParams.set('iss', 'http://127.0.0.1:1/evil');
+		});
+		const signIn = await cli(s, ['auth', 'remote']);
+		expect(signIn.code).toBe(1);
+		expect(signIn.stderr).toMatch(/issuer/i);
+		expect(fs.readFileSync(s.browserPage, 'utf8')).toMatch(/^400\n[\s\S]*failed/);
+		expect(s.auth.grants).toEqual([]);
+	});
+
+	it('gets a machine client its tokens with the client-credentials grant, with no person and no browser', async () => {
+		const s = await setup({oauth: {clientId: 'hangar-machine', clientSecretEnv: 'REMOTE_SECRET', grant: 'client_credentials'}});
+		const hangar = await openHangar(s.config, {shared: true});
+		daemons.push(await daemonPid(s.stateDir));
+		expect(text(await hangar.client.callTool({name: 'remote__echo', arguments: {message: 'machine'}}))).toBe('echo: machine');
+		expect(s.auth.authorizeRequests).toBe(0);
+		expect(s.auth.grants.map(grant => grant.grant)).toEqual(['client_credentials']);
+		expect((await statusOf(hangar.client, 'remote')).state).toBe('ready');
+	});
+
+	it('refuses authorization server metadata whose issuer is not where it was found', async () => {
+		const s = await setup();
+		s.auth.server.service.on('beforeWellKnownOpenIdConfiguration', (response: {body: Record<string, unknown>}) => {
+			response.body['issuer'] = 'http://127.0.0.1:1/elsewhere';
+		});
+		const signIn = await cli(s, ['auth', 'remote']);
+		expect(signIn.code).toBe(1);
+		expect(signIn.stderr).toMatch(/discovering its authorization server failed/);
+		expect(s.auth.authorizeRequests).toBe(0);
+	});
+});

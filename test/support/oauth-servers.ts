@@ -1,0 +1,125 @@
+/**
+ * A real authorization server and a protected MCP server on loopback, for
+ * the OAuth tests: oauth2-mock-server (RFC 8414/OIDC discovery, PKCE, JWT
+ * access tokens, refresh) with a dynamic registration route added, and a
+ * small SDK MCP server behind a bearer check that verifies each token's
+ * signature against the authorization server's keys, its issuer and expiry.
+ */
+import crypto from 'node:crypto';
+import http from 'node:http';
+import type {AddressInfo} from 'node:net';
+import {McpServer} from '@modelcontextprotocol/sdk/server/mcp.js';
+import {StreamableHTTPServerTransport} from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import {OAuth2Server} from 'oauth2-mock-server';
+import {z} from 'zod';
+
+export type TokenGrant = {grant: string; body: Record<string, unknown>};
+
+export type AuthServer = {
+	server: OAuth2Server;
+	issuer: string;
+	/** Every token response it sent (to find tokens on surfaces). */
+	grants: TokenGrant[];
+	authorizeRequests: number;
+	registrations: number;
+	close: () => Promise<void>;
+};
+
+export async function startAuthServer(options: {registration?: boolean} = {}): Promise<AuthServer> {
+	const server = new OAuth2Server();
+	await server.issuer.keys.generate('RS256');
+	await server.start(0, '127.0.0.1');
+	const issuer = server.issuer.url!;
+	const result: AuthServer = {server, issuer, grants: [], authorizeRequests: 0, registrations: 0, close: async () => server.stop()};
+	server.service.on('beforeResponse', (response: {body: Record<string, unknown>}, request: {body: Record<string, unknown>}) => {
+		result.grants.push({grant: String(request.body['grant_type']), body: response.body});
+	});
+	server.service.on('beforeAuthorizeRedirect', () => {
+		result.authorizeRequests += 1;
+	});
+	if (options.registration === true) {
+		server.service.on('beforeWellKnownOpenIdConfiguration', (response: {body: Record<string, unknown>}) => {
+			response.body['registration_endpoint'] = `${issuer}/register`;
+		});
+		const register = (request: http.IncomingMessage & {body: Record<string, unknown>}, response: http.ServerResponse) => {
+			result.registrations += 1;
+			response.writeHead(201, {'content-type': 'application/json'});
+			response.end(JSON.stringify({...request.body, client_id: `registered-${result.registrations}`, client_id_issued_at: Math.floor(Date.now() / 1000)}));
+		};
+		server.service.addRoute('POST', '/register', register as never);
+	}
+
+	return result;
+}
+
+export type ProtectedServer = {
+	url: string;
+	/** Refuse every token from now on (a revocation at the resource). */
+	revokeAll: () => void;
+	/** Authorization headers it saw, for the no-passthrough check. */
+	seenTokens: string[];
+	close: () => Promise<void>;
+};
+
+function verifyJwt(token: string, keys: Array<Record<string, unknown>>, issuer: string): boolean {
+	const [header, payload, signature] = token.split('.');
+	if (header === undefined || payload === undefined || signature === undefined) return false;
+	const {kid} = JSON.parse(Buffer.from(header, 'base64url').toString()) as {kid?: string};
+	const jwk = keys.find(key => key['kid'] === kid);
+	if (jwk === undefined) return false;
+	const key = crypto.createPublicKey({key: jwk as crypto.JsonWebKey, format: 'jwk'});
+	if (!crypto.verify('RSA-SHA256', Buffer.from(`${header}.${payload}`), key, Buffer.from(signature, 'base64url'))) return false;
+	const claims = JSON.parse(Buffer.from(payload, 'base64url').toString()) as {iss?: string; exp?: number};
+	return claims.iss === issuer && typeof claims.exp === 'number' && claims.exp * 1000 > Date.now();
+}
+
+export async function startProtectedServer(auth: AuthServer): Promise<ProtectedServer> {
+	let revokedBefore = 0;
+	const seenTokens: string[] = [];
+	const accepted = new Map<string, number>();
+	const server = http.createServer(async (request, response) => {
+		const {port} = server.address() as AddressInfo;
+		const base = `http://127.0.0.1:${port}`;
+		if (request.url === '/.well-known/oauth-protected-resource/mcp') {
+			response.writeHead(200, {'content-type': 'application/json'});
+			response.end(JSON.stringify({resource: `${base}/mcp`, authorization_servers: [auth.issuer], scopes_supported: ['mcp']}));
+			return;
+		}
+
+		const authorization = request.headers.authorization ?? '';
+		const token = authorization.startsWith('Bearer ') ? authorization.slice(7) : '';
+		if (token !== '') seenTokens.push(token);
+		const keys = (auth.server.issuer.keys.toJSON() as Array<Record<string, unknown>>);
+		const firstSeen = accepted.get(token) ?? Date.now();
+		if (token === '' || !verifyJwt(token, keys, auth.issuer) || firstSeen < revokedBefore) {
+			response.writeHead(401, {'www-authenticate': `Bearer error="invalid_token", resource_metadata="${base}/.well-known/oauth-protected-resource/mcp", scope="mcp"`});
+			response.end();
+			return;
+		}
+
+		accepted.set(token, firstSeen);
+		const mcp = new McpServer({name: 'protected', version: '1.0.0'});
+		mcp.registerTool('echo', {description: 'Echoes its message', inputSchema: {message: z.string()}}, async ({message}) => ({content: [{type: 'text', text: `echo: ${message}`}]}));
+		const transport = new StreamableHTTPServerTransport({sessionIdGenerator: undefined, enableJsonResponse: true});
+		await mcp.connect(transport);
+		response.on('close', () => {
+			void transport.close();
+			void mcp.close();
+		});
+		await transport.handleRequest(request, response);
+	});
+	await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve));
+	const {port} = server.address() as AddressInfo;
+	return {
+		url: `http://127.0.0.1:${port}/mcp`,
+		revokeAll: () => {
+			revokedBefore = Date.now() + 1;
+		},
+		seenTokens,
+		close: async () =>
+			new Promise<void>(resolve => {
+				server.close(() => resolve());
+				server.closeAllConnections();
+			}),
+	};
+}
