@@ -20,7 +20,7 @@ import fs from 'node:fs';
 import {parseArgs} from 'node:util';
 import {hangarBuild} from '../lib/paths.js';
 
-const {values} = parseArgs({options: {upstreams: {type: 'string'}, seconds: {type: 'string'}, warmup: {type: 'string'}, plain: {type: 'boolean'}}});
+const {values} = parseArgs({options: {upstreams: {type: 'string'}, seconds: {type: 'string'}, warmup: {type: 'string'}, plain: {type: 'boolean'}, incremental: {type: 'boolean'}}});
 const upstreams = Number(values.upstreams ?? 50);
 const seconds = Number(values.seconds ?? 3600);
 const warmup = Number(values.warmup ?? 300);
@@ -97,7 +97,7 @@ Object.assign(stdout, {columns: 140, rows: 40, isTTY: true});
 let frames = 0;
 let onFrame = () => {};
 const instance = render(React.createElement(HangarTui, {source, size: {columns: 140, rows: 40}, timing: {frameMs: 1, tickMs: 1, maxFrameMs: 1}}), {
-	stdout, stdin: new Stdin(), stderr: new Writable({write: (_c, _e, done) => done()}), patchConsole: false, exitOnCtrlC: false, maxFps: 1000,
+	stdout, stdin: new Stdin(), stderr: new Writable({write: (_c, _e, done) => done()}), patchConsole: false, exitOnCtrlC: false, maxFps: 1000, incrementalRendering: values.incremental === true,
 	onRender() {
 		frames += 1;
 		onFrame();

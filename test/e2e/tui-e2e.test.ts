@@ -172,7 +172,7 @@ describe('mcp-hangar tui in a terminal', () => {
 
 		// Under 60 columns the layout turns compact.
 		tui.resize(50, 20);
-		screen = await tui.waitForScreen(/NAME\s+STATE\s+FAIL\s+RST/, 'the compact table');
+		screen = await tui.waitForScreen(/NAME\s+STATE\s+FAILED\s+RST/, 'the compact table');
 		for (const line of screen.split('\n')) expect([...line].length).toBeLessThanOrEqual(50);
 		tui.resize(140, 40);
 		await tui.waitForScreen('LAST ERROR');

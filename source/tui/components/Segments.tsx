@@ -87,26 +87,26 @@ function runs(segments: readonly Segment[]): Segment[][] {
 /**
  * One run of a line split at its ticking segments. Memoised by its text:
  * when a row's ages tick, React re-renders only the age's part, and the
- * steady parts beside it are left as they are.
+ * steady parts beside it are left as they are. A bare text node, with no
+ * box around it: Ink lays out every node of the screen each frame, and a
+ * box per part made a row six layout nodes instead of four (a frame of the
+ * 50-row table cost about 15% more CPU; docs/tui.md). Callers fit a line to
+ * the width, so the parts never shrink; if one did not fit, each part would
+ * be cut at its own end.
  */
-const Part = memo(function Part({ansi, inverse, last}: {ansi: string; inverse: boolean; last: boolean}) {
-	// Only the last part gives way when the line is too long, so the line is still cut at its end.
-	return last ? (
+const Part = memo(function Part({ansi, inverse}: {ansi: string; inverse: boolean}) {
+	return (
 		<Text wrap="truncate-end" inverse={inverse}>
 			{ansi}
 		</Text>
-	) : (
-		<Box flexShrink={0}>
-			<Text inverse={inverse}>{ansi}</Text>
-		</Box>
 	);
 });
 
 /** A ticking segment: its text follows the newest read (tick-context.ts), so the clock moves it alone. */
-function LivePart({segment, inverse, last}: {segment: Segment; inverse: boolean; last: boolean}) {
+function LivePart({segment, inverse}: {segment: Segment; inverse: boolean}) {
 	const latest = useContext(TickContext);
 	const text = latest === undefined || segment.live === undefined ? segment.text : segment.live(latest);
-	return <Part ansi={segmentsAnsi([{text, tone: segment.tone}])} inverse={inverse} last={last} />;
+	return <Part ansi={segmentsAnsi([{text, tone: segment.tone}])} inverse={inverse} />;
 }
 
 /**
@@ -114,7 +114,9 @@ function LivePart({segment, inverse, last}: {segment: Segment; inverse: boolean;
  * nodes side by side, so only the ages are new strings each second: Ink
  * measures, wraps and tokenizes every string it draws, and with its caches
  * shared across frames (../ink-output-caches.ts) the unchanged parts cost
- * nearly nothing. Without one, the line is one node.
+ * nearly nothing. (One text node per line with the ages as a nested text
+ * costs three times as much: the whole line is then a new string each
+ * second.) Without one, the line is one node.
  */
 export function Segments({segments, inverse = false}: {segments: readonly Segment[]; inverse?: boolean}) {
 	const parts = segments.some(segment => segment.ticks === true) ? runs(segments) : [segments];
@@ -126,18 +128,20 @@ export function Segments({segments, inverse = false}: {segments: readonly Segmen
 		);
 	}
 
-	const last = parts.length - 1;
+	const part = (run: readonly Segment[], index: number) =>
+		run.length === 1 && run[0]!.live !== undefined ? (
+			// eslint-disable-next-line react/no-array-index-key -- the parts are positional: the same index is the same place in the line.
+			<LivePart key={index} segment={run[0]!} inverse={inverse} />
+		) : (
+			// eslint-disable-next-line react/no-array-index-key -- as above.
+			<Part key={index} ansi={segmentsAnsi(run)} inverse={inverse} />
+		);
+	// Only the last part gives way when the line is too long, so the line is still cut at its end:
+	// the parts before it sit in one box that keeps its width.
 	return (
 		<Box flexDirection="row" flexWrap="nowrap">
-			{parts.map((part, index) =>
-				part.length === 1 && part[0]!.live !== undefined ? (
-					// eslint-disable-next-line react/no-array-index-key -- the parts are positional: the same index is the same place in the line.
-					<LivePart key={index} segment={part[0]!} inverse={inverse} last={index === last} />
-				) : (
-					// eslint-disable-next-line react/no-array-index-key -- as above.
-					<Part key={index} ansi={segmentsAnsi(part)} inverse={inverse} last={index === last} />
-				),
-			)}
+			<Box flexShrink={0}>{parts.slice(0, -1).map((run, index) => part(run, index))}</Box>
+			{part(parts.at(-1)!, parts.length - 1)}
 		</Box>
 	);
 }
