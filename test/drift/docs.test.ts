@@ -27,7 +27,10 @@ import {Supervisor} from '../../source/core/engine/supervisor.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const read = (file: string) => fs.readFileSync(path.join(root, file), 'utf8');
+/** The README's reference moved to docs/: the README and every doc, read as one text (a section is found by its title in any of them). */
+const docFiles = ['README.md', ...fs.readdirSync(path.join(root, 'docs')).filter(name => name.endsWith('.md')).map(name => `docs/${name}`)];
 const readme = read('README.md');
+const reference = docFiles.map(file => read(file)).join('\n');
 const architecture = read('docs/architecture.md');
 
 // ---------------------------------------------------------------------------
@@ -237,9 +240,53 @@ describe('docs/architecture.md', () => {
 	});
 });
 
+/** GitHub's anchor for a heading: lowercase, punctuation dropped, spaces as hyphens. */
+const headingSlug = (title: string): string =>
+	title
+		.trim()
+		.toLowerCase()
+		.replaceAll(/[^\p{L}\p{N}_\- ]/gu, '')
+		.replaceAll(' ', '-');
+
+/** The anchors a markdown file defines: its headings' slugs (outside code fences) and its `<a id>`s. */
+function anchorsOf(markdown: string): Set<string> {
+	const found = new Set<string>();
+	let inFence = false;
+	for (const line of markdown.split('\n')) {
+		if (line.startsWith('```')) inFence = !inFence;
+		const heading = inFence ? null : /^#{1,6}\s+(.*?)\s*$/.exec(line);
+		if (heading !== null) found.add(headingSlug(heading[1]!));
+	}
+
+	for (const match of markdown.matchAll(/<a id="([^"]+)"/g)) found.add(match[1]!);
+	return found;
+}
+
+describe('links between the README and docs/', () => {
+	it('every relative link names a file that exists and an anchor that file has', () => {
+		const broken: string[] = [];
+		for (const file of docFiles) {
+			const text = read(file).replaceAll(/```[\s\S]*?```/g, '');
+			for (const match of text.matchAll(/\]\(([^)\s#]*)(?:#([^)\s]+))?\)/g)) {
+				const [, target = '', anchor] = match;
+				if (/^[a-z]+:/.test(target)) continue;
+				const linked = target === '' ? file : path.normalize(path.join(path.dirname(file), target));
+				if (!fs.existsSync(path.join(root, linked))) {
+					broken.push(`${file}: ${match[0]} (no file ${linked})`);
+					continue;
+				}
+
+				if (anchor !== undefined && linked.endsWith('.md') && !anchorsOf(read(linked)).has(anchor)) broken.push(`${file}: ${match[0]} (no anchor #${anchor} in ${linked})`);
+			}
+		}
+
+		expect(broken).toEqual([]);
+	});
+});
+
 describe('README.md', () => {
 	it('has one error table row per ErrorCode and JSON-RPC code, with its number', () => {
-		const errors = section(readme, 'Errors');
+		const errors = section(reference, 'Errors');
 		const documented = Object.fromEntries(
 			tableRows(errors).map(cells => [cells[1]!.replaceAll('`', ''), Number(cells[0]!.replace('−', '-'))]),
 		);
@@ -252,11 +299,11 @@ describe('README.md', () => {
 	});
 
 	it('documents every upstream state, and only those, in table order', () => {
-		expect(firstColumnNames(section(readme, 'Upstream states'))).toEqual([...upstreamStates]);
+		expect(firstColumnNames(section(reference, 'Upstream states'))).toEqual([...upstreamStates]);
 	});
 
 	it('documents every CLI flag of source/cli/main.tsx', () => {
-		const cli = section(readme, 'CLI');
+		const cli = section(reference, 'CLI');
 		const flags = cliFlags();
 		expect(flags.map(flag => flag.long)).toContain('--stdio');
 		for (const flag of flags) {
@@ -270,14 +317,14 @@ describe('README.md', () => {
 	});
 
 	it('documents every command, and the CLI\'s own help covers every flag', () => {
-		const cli = section(readme, 'CLI');
+		const cli = section(reference, 'CLI');
 		for (const name of verbNames) expect(cli, `README CLI section shows mcp-hangar ${name}`).toContain(`mcp-hangar ${name}`);
 		expect(Object.keys(flagHelp).sort()).toEqual(cliFlags().map(flag => flag.long.slice(2)).sort());
 		for (const help of commandHelps) for (const flag of help.flags) expect(flagHelp, `${help.name}'s flag ${flag}`).toHaveProperty([flag]);
 	});
 
 	it('documents every key of the hangar settings, with its default', () => {
-		const settings = section(readme, 'Global settings (`hangar`)');
+		const settings = section(reference, 'Global settings (`hangar`)');
 		const keys = schemaKeys('hangarSchema');
 		expect(keys).toContain('restartBudget.maxRestarts');
 		expect(firstColumnNames(settings).sort()).toEqual([...keys].sort());
@@ -299,8 +346,8 @@ describe('README.md', () => {
 	});
 
 	it('documents every server field and top-level key', () => {
-		const configuration = section(readme, 'Configuration');
-		expect(firstColumnNames(section(readme, 'Server fields (`mcpServers.<name>`)')).sort()).toEqual(schemaKeys('serverSchema').sort());
+		const configuration = section(reference, 'Configuration');
+		expect(firstColumnNames(section(reference, 'Server fields (`mcpServers.<name>`)')).sort()).toEqual(schemaKeys('serverSchema').sort());
 		for (const key of topLevelKeys) expect(configuration, `top-level key ${key}`).toContain(`\`${key}\``);
 		for (const variable of ['HANGAR_CONFIG_DIR', 'HANGAR_STATE_DIR', '${VAR}', '${VAR:-default}']) {
 			expect(configuration).toContain(variable);
@@ -316,11 +363,11 @@ describe('README.md', () => {
 		const fields = [...new Set(statusJson(supervisor).upstreams.flatMap(entry => Object.keys(entry)))];
 		await supervisor.shutdown('test finished');
 		expect(fields).toContain('state');
-		expect(firstColumnNames(section(readme, '`hangar_list` fields')).sort()).toEqual(fields.sort());
+		expect(firstColumnNames(section(reference, '`hangar_list` fields')).sort()).toEqual(fields.sort());
 	});
 
 	it('documents every management tool, and only those', () => {
-		expect(firstColumnNames(section(readme, 'Management tools')).sort()).toEqual(managementTools.map(tool => tool.name).sort());
+		expect(firstColumnNames(section(reference, 'Management tools')).sort()).toEqual(managementTools.map(tool => tool.name).sort());
 	});
 
 	it('gives the exact test command that CI runs', () => {

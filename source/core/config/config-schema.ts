@@ -332,7 +332,7 @@ export const defaults = {
 	callTimeoutSeconds: 60,
 	lazy: true,
 	maxMessageBytes: 4 * 1024 * 1024,
-	/** Above the 100 MB a line-reading client takes directly here (an SDK stdio client stops at 10 MiB); see the README. */
+	/** Above the 100 MB a line-reading client takes directly here (an SDK stdio client stops at 10 MiB); see docs/configuration.md. */
 	maxUpstreamMessageBytes: 128 * 1024 * 1024,
 	logLines: 500,
 	toolsRefreshSeconds: 600,

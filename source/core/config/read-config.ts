@@ -61,7 +61,7 @@ export class ConfigError extends Error {
 	) {
 		super(
 			`Invalid configuration in ${file}:\n${issues.map(issue => `  - ${issue.path}: ${issue.message}`).join('\n')}\n` +
-				'Fix these entries (see the configuration reference in the README) and run `mcp-hangar --check-config` again.',
+				'Fix these entries (see the configuration reference, docs/configuration.md) and run `mcp-hangar --check-config` again.',
 		);
 		this.name = 'ConfigError';
 	}
@@ -80,7 +80,7 @@ function jsonPath(segments: ReadonlyArray<PropertyKey>): string {
 
 function describeIssue(issue: z.core.$ZodIssue): string {
 	if (issue.code === 'unrecognized_keys') {
-		return `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map(key => `"${key}"`).join(', ')} (check the spelling against the README's configuration reference)`;
+		return `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map(key => `"${key}"`).join(', ')} (check the spelling against the configuration reference, docs/configuration.md)`;
 	}
 
 	return issue.message;
@@ -128,7 +128,7 @@ function readSettings(raw: unknown, issues: ConfigIssue[]): HangarFields {
 	for (const [key, value] of Object.entries(raw)) {
 		const field = shape[key];
 		if (field === undefined) {
-			issues.push({path: jsonPath(['hangar', key]), message: `unknown setting "${key}", ignored${didYouMean(key, Object.keys(shape))} (see the README's configuration reference)`});
+			issues.push({path: jsonPath(['hangar', key]), message: `unknown setting "${key}", ignored${didYouMean(key, Object.keys(shape))} (see the configuration reference, docs/configuration.md)`});
 			continue;
 		}
 
@@ -196,7 +196,7 @@ function readEntry(name: string, raw: unknown): EntryDraft {
 
 		const foreign = foreignServerKeys[key];
 		if (foreign === undefined) {
-			error(at(key), `unknown key "${key}"${didYouMean(key, serverKeys)}: not a key of hangar's, nor one another MCP client is known to write (see the README's configuration reference)`);
+			error(at(key), `unknown key "${key}"${didYouMean(key, serverKeys)}: not a key of hangar's, nor one another MCP client is known to write (see the configuration reference, docs/configuration.md)`);
 		} else if (foreign.use === 'ignored') {
 			notice(key, `"${key}" (${foreign.who}) is ignored: ${foreign.why}`);
 		} else {

@@ -96,7 +96,7 @@ export class HangarMetrics {
 			registers,
 		});
 		this.latency = new Histogram({name: 'hangar_upstream_call_duration_seconds', help: 'Tool call latency as the client saw it, by upstream.', labelNames: ['upstream'], buckets: latencyBuckets, registers});
-		this.clientCalls = new Counter({name: 'hangar_client_calls_total', help: 'Tool calls by client name (normalised, capped; see the README).', labelNames: ['client'], registers});
+		this.clientCalls = new Counter({name: 'hangar_client_calls_total', help: 'Tool calls by client name (normalised, capped; see docs/observability.md).', labelNames: ['client'], registers});
 		this.breakerOpens = new Counter({name: 'hangar_upstream_breaker_opens_total', help: 'Times the circuit breaker opened (ready to degraded).', labelNames: ['upstream'], registers});
 		this.restarts = new Counter({name: 'hangar_upstream_restarts_total', help: 'Automatic restarts after a crash or a failed start.', labelNames: ['upstream'], registers});
 		this.idleStops = new Counter({name: 'hangar_upstream_idle_stops_total', help: 'Stops after idleTimeoutSeconds without calls.', labelNames: ['upstream'], registers});

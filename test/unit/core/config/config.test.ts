@@ -223,7 +223,7 @@ describe('parseConfig, tolerant of one bad entry', () => {
 		);
 		const servers = byName(config);
 		expect(servers['good']!.invalid).toBeUndefined();
-		expect(servers['typo']!.invalid).toBe('comand: unknown key "comand" (did you mean "command"?): not a key of hangar\'s, nor one another MCP client is known to write (see the README\'s configuration reference)');
+		expect(servers['typo']!.invalid).toBe('comand: unknown key "comand" (did you mean "command"?): not a key of hangar\'s, nor one another MCP client is known to write (see the configuration reference, docs/configuration.md)');
 		expect(servers['wrong']!.invalid).toBe('args: expected an array of strings');
 		expect(servers['unset']!.invalid).toEqual(expect.stringContaining(`env.TOKEN: variable \${${unset}} is not set (in the environment of hangar pid ${process.pid}): set it in this server's "env" or in its "envFile" (read again on mcp-hangar reload), or write \${${unset}:-default}`));
 		expect(servers['github.com/owner/repo']!.invalid).toMatch(/^bad server name "github\.com\/owner\/repo": .* rename it, e\.g\. to "repo"$/);

@@ -77,7 +77,7 @@ describe('HangarMetrics', () => {
 		metrics.close();
 	});
 
-	it('exports every metric the Grafana dashboard in docs/ queries, and the README names each hangar_* one', async () => {
+	it('exports every metric the Grafana dashboard in docs/ queries, and docs/observability.md names each hangar_* one', async () => {
 		const {supervisor} = await startSupervisor({fx: fixture('normal')}, {}, {launch: false});
 		const metrics = new HangarMetrics(supervisor);
 		callEnded(supervisor, 'fx', 'echo');
@@ -87,8 +87,8 @@ describe('HangarMetrics', () => {
 		expect(exprs.length).toBeGreaterThan(10);
 		const queried = new Set(exprs.flatMap(expr => [...expr.matchAll(/\b((?:hangar|process|nodejs)_[a-z0-9_]+)/g)].map(match => match[1]!.replace(/_(bucket|sum|count)$/, ''))));
 		for (const name of queried) expect(exported, `${name} (queried by the dashboard)`).toContain(name);
-		const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
-		for (const name of exported) if (name.startsWith('hangar_')) expect(readme, `${name} in the README`).toContain(`\`${name}\``);
+		const reference = fs.readFileSync(path.join(root, 'docs', 'observability.md'), 'utf8');
+		for (const name of exported) if (name.startsWith('hangar_')) expect(reference, `${name} in docs/observability.md`).toContain(`\`${name}\``);
 		metrics.close();
 	});
 
