@@ -39,7 +39,8 @@ const memoryPath = path.join(root, 'node_modules', '@modelcontextprotocol', 'ser
 /** config.example.json with a temporary state dir and its relative paths resolved from the repository root. */
 function exampleConfig(dir) {
 	const example = JSON.parse(fs.readFileSync(path.join(root, 'config.example.json'), 'utf8'));
-	const servers = Object.fromEntries(Object.entries(example.mcpServers).map(([name, server]) => [name, {cwd: root, ...server}]));
+	// Shared: the exposure measured is hangar's whole tool set, which a per-client instance would cut to its own client's list.
+	const servers = Object.fromEntries(Object.entries(example.mcpServers).map(([name, server]) => [name, {cwd: root, instances: 'shared', ...server}]));
 	return {servers, hangar: example.hangar ?? {}};
 }
 
@@ -55,7 +56,7 @@ function generatedConfig(dir, count) {
 	for (let i = 0; i < count; i++) {
 		const {name, server} = kinds[i % kinds.length](String(i).padStart(width, '0'));
 		// Started once at launch to learn its tools (nothing is cached yet), then stopped when idle.
-		servers[name] = {...server, startTimeoutSeconds: 120, idleTimeoutSeconds: 3};
+		servers[name] = {...server, startTimeoutSeconds: 120, idleTimeoutSeconds: 3, instances: 'shared'};
 	}
 
 	return {servers, hangar: {}};

@@ -29,6 +29,7 @@ import {statusTable} from './status-table.js';
 
 export {statusTable} from './status-table.js';
 import {SupervisorCallError, SupervisorClient, cliClientName, type ConfigAnswer} from '../core/endpoints/supervisor-client.js';
+import {argumentErrorKey} from '../core/gateway/tool-requests.js';
 import type {DriftView} from '../core/views/views.js';
 import type {CallToolResult} from '../core/link/connection.js';
 import {CallLog, type CallLogDetail} from '../core/engine/call-log.js';
@@ -292,14 +293,21 @@ export async function callVerb(options: CallOptions, io: Output = stdio): Promis
 		options,
 		io,
 		async client => {
-			try {
-				return printResult(options, await client.call(options.server, options.tool, options.args), io);
-			} catch (error) {
-				// The supervisor words these for MCP clients (hangar_call, hangar_find_tools); say them as the CLI does.
-				const data = error instanceof SupervisorCallError && isPlainObject(error.data) ? error.data : {};
+			// The supervisor words these for MCP clients (hangar_call answers a wrong server or tool as a tool error, its data in _meta); say them as the CLI does.
+			const lookupFailure = (data: Record<string, unknown>): boolean => {
 				if (data['error'] === 'UnknownTool' && Array.isArray(data['tools'])) io.err(unknownTool(options, data['tools'] as string[]));
 				else if (data['error'] === 'UnknownServer' && Array.isArray(data['known'])) io.err(unknownServer(options, data['known'] as string[]));
-				else io.err(describe(error));
+				else return false;
+				return true;
+			};
+
+			try {
+				const result = await client.call(options.server, options.tool, options.args);
+				const data = result.isError === true && isPlainObject(result._meta) ? result._meta[argumentErrorKey] : undefined;
+				if (isPlainObject(data) && lookupFailure(data)) return 1;
+				return printResult(options, result, io);
+			} catch (error) {
+				if (!lookupFailure(error instanceof SupervisorCallError && isPlainObject(error.data) ? error.data : {})) io.err(describe(error));
 				return 1;
 			}
 		},

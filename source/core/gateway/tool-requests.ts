@@ -142,8 +142,13 @@ function asArgumentError(error: unknown): CallToolResult | undefined {
 		(error instanceof JsonRpcError && error.code === JsonRpcCode.InvalidParams) ||
 		(error instanceof HangarError && error.operation === 'lookup');
 	if (!wrongArgument) return undefined;
-	return {content: [{type: 'text', text: toRpcError(error).message}], isError: true};
+	const rpc = toRpcError(error);
+	// The error's data (UnknownTool with the upstream's tools, ...) rides in _meta: the CLI words it for a shell, a model reads the text.
+	return {content: [{type: 'text', text: rpc.message}], isError: true, ...(rpc.data === undefined ? {} : {_meta: {[argumentErrorKey]: rpc.data}})};
 }
+
+/** The `_meta` key of a management tool's argument error result that carries the error's data. */
+export const argumentErrorKey = 'mcp-hangar/error';
 
 /** `asArgumentError`'s result, or the error thrown on. */
 function argumentErrorResult(error: unknown): CallToolResult {
