@@ -326,7 +326,10 @@ describe('mcp-hangar serve with --stdio clients attached', () => {
 		bridge.stdin.end(`${lines.map(line => JSON.stringify(line)).join('\n')}\n`);
 		expect(await exited).toBe(0);
 
-		const answers = stdout.trim().split('\n').map(line => JSON.parse(line) as {id: number; result?: unknown; error?: {code: number; message: string}});
+		const messages = stdout.trim().split('\n').map(line => JSON.parse(line) as {id?: number; method?: string; result?: unknown; error?: {code: number; message: string}});
+		// Besides the answers, only notifications (a tools/list_changed once fx has listed its tools, say).
+		const answers = messages.filter(message => message.id !== undefined);
+		expect(messages.filter(message => message.id === undefined).every(message => message.method?.startsWith('notifications/'))).toBe(true);
 		expect(answers.map(answer => answer.id).sort()).toEqual([1, 2, 3, 4]);
 		expect(answers.find(answer => answer.id === 2)?.error).toMatchObject({code: -32_601, message: expect.stringContaining('"hangar/command" is not available to MCP clients')});
 		expect(answers.find(answer => answer.id === 4)?.error).toMatchObject({code: -32_601, message: expect.stringContaining('"hangar/person" is not available to MCP clients')});

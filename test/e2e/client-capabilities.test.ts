@@ -227,7 +227,8 @@ describe('the probe (an SDK upstream): URL elicitation\'s completion and samplin
 describe('roots at an instance\'s start', () => {
 	it('waits for the roots/list an upstream sends on its own a while after initialized, once it has learned that it does, so its first call already has the client\'s roots', async () => {
 		const dir = tempDir();
-		const file = writeConfig(dir, {probe: {command: process.execPath, args: [probePath, '--ask-at-start', 'roots', '--ask-delay', '500'], instances: 'per-client'}}, fastHangar);
+		// The wait for the start-up request is capped at pingTimeoutSeconds: room for a loaded machine.
+		const file = writeConfig(dir, {probe: {command: process.execPath, args: [probePath, '--ask-at-start', 'roots', '--ask-delay', '500'], instances: 'per-client'}}, {...fastHangar, pingTimeoutSeconds: 10});
 		const {served: first} = await spawnServe(['serve', '--config', file], {listening: log => /serving \d+ upstreams? to MCP clients on/.test(log) || undefined});
 		daemons.push(first);
 		// First run: hangar does not know yet that it asks; it learns it when the request comes, 500 ms after initialized.

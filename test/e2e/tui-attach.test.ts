@@ -167,14 +167,16 @@ describe('mcp-hangar tui with a supervisor already running', () => {
 
 		// No: nothing is stopped, and the refusal names the way out.
 		const declined = start();
-		await declined.waitForScreen(/Take\s+over from it\?.*\[y\/N\]/s, 'the takeover question');
+		// The question wraps at the terminal's width, inside a word too: read the screen as one line.
+		const asked = (screen: string): boolean => /Take over from it\?.*\[y\/N\]/.test(screen.replaceAll('\n', ''));
+		await declined.waitForScreen(asked, 'the takeover question');
 		declined.type('n\r');
 		await declined.waitForScreen('mcp-hangar shutdown --config', 'the refusal');
 		expect(isAlive(daemon.pid)).toBe(true);
 
 		// Yes: the daemon stops, and this TUI owns the supervisor, with the demo traffic.
 		const taking = start();
-		await taking.waitForScreen(/Take\s+over from it\?/, 'the takeover question');
+		await taking.waitForScreen(asked, 'the takeover question');
 		taking.type('y\r');
 		await taking.waitForScreen(s => /demo traffic: fx\/echo/.test(s) && !s.includes('attached to'), 'the TUI running the supervisor');
 		await waitFor(() => !isAlive(daemon.pid) || undefined, 'the daemon gone');
