@@ -26,7 +26,7 @@ import path from 'node:path';
 import {errorMessage} from '../../base/errors.js';
 import type {Logger} from '../../base/logger.js';
 import {maskText} from '../../base/secret-mask.js';
-import {maskedPreview, type CallLog, type CallLogEntry, type CallOutcome} from '../call-log.js';
+import {maskedPreview, type CallLog, type CallLogEntry} from '../call-log.js';
 import type {ReloadRecord} from '../config/running-config.js';
 import type {RequestContext} from '../request-context.js';
 import type {ActionRecord, Supervisor} from '../supervisor.js';
@@ -35,19 +35,13 @@ export const auditFileName = 'audit.jsonl';
 /** Characters kept of a call's arguments when they are written (hangar.auditArguments). */
 export const auditArgumentChars = 16_384;
 
-export type AuditCall = {
+/** A call as the calls log holds it (who, what, how long, how it ended), with when as text, the session and the arguments' size. */
+export type AuditCall = Pick<CallLogEntry, 'client' | 'upstream' | 'tool' | 'ms' | 'outcome' | 'code' | 'error'> & {
 	kind: 'call';
 	/** When the call ended (ISO 8601). */
 	time: string;
-	client: string;
 	/** The client session's label ("stdio", "socket#3", an HTTP session id); null for an in-process caller. */
 	session: string | null;
-	upstream: string;
-	tool: string;
-	ms: number;
-	outcome: CallOutcome;
-	code: string | null;
-	error: string | null;
 	/** The arguments' size as JSON, in bytes. */
 	argsBytes: number;
 	/** The arguments, masked and cut (only with hangar.auditArguments). */
