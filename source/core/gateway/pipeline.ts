@@ -258,7 +258,7 @@ export class Pipeline {
 		try {
 			let result = await handler(context, params);
 			if (context.unanswerable) return;
-			if (modern !== undefined) result = result instanceof Serialized ? new Serialized(modernResultJson(result.json)) : modernResult(result);
+			if (modern !== undefined) result = result instanceof Serialized ? new Serialized(modernResultJson(context.method, result.json)) : modernResult(context.method, result);
 			if (result instanceof Serialized) await this.sendResult(context.id, result.json);
 			// Written as the SDK's server wrote answers, byte for byte; tools/call as hangar always wrote it.
 			else if (context.method === 'tools/call') await this.transport.send({jsonrpc: '2.0', id: context.id, result} as JSONRPCMessage);

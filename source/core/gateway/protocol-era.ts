@@ -88,17 +88,28 @@ export function withoutEnvelope(meta: Record<string, unknown>): Record<string, u
 	return rest;
 }
 
-/** A result as a modern client reads it: with its `resultType` (an upstream's own passes as it is). */
-export function modernResult(result: unknown): unknown {
-	if (!isPlainObject(result) || 'resultType' in result) return result;
-	return {...result, resultType: 'complete'};
+/**
+ * The results 2026-07-28 makes cacheable: each must say for how long
+ * (`ttlMs`) and for whom (`cacheScope`). Hangar does not yet merge its
+ * upstreams' hints, so it says the safe thing: not cacheable (0), private.
+ */
+const cacheableMethods = new Set(['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list', 'resources/read', 'server/discover']);
+const noCaching = {ttlMs: 0, cacheScope: 'private'} as const;
+
+/** A result as a modern client reads it: with its `resultType` and, where cacheable, caching hints (an upstream's own pass as they are). */
+export function modernResult(method: string, result: unknown): unknown {
+	if (!isPlainObject(result)) return result;
+	const hints = cacheableMethods.has(method) && !('ttlMs' in result) ? noCaching : undefined;
+	if ('resultType' in result && hints === undefined) return result;
+	return {...result, ...hints, ...('resultType' in result ? {} : {resultType: 'complete'})};
 }
 
-/** The same for a result hangar serialized once (a cached tools/list): `resultType` spliced in front. */
-export function modernResultJson(json: string): string {
+/** The same for a result hangar serialized once (a cached tools/list): the fields spliced in front. */
+export function modernResultJson(method: string, json: string): string {
 	const body = json.trimStart();
-	if (!body.startsWith('{') || /^\{\s*"resultType"/.test(body)) return json;
-	return /^\{\s*\}/.test(body) ? '{"resultType":"complete"}' : `{"resultType":"complete",${body.slice(1)}`;
+	if (!body.startsWith('{')) return json;
+	const fields = ['"resultType":"complete"', ...(cacheableMethods.has(method) ? [`"ttlMs":${noCaching.ttlMs}`, `"cacheScope":"${noCaching.cacheScope}"`] : [])].join(',');
+	return /^\{\s*\}/.test(body) ? `{${fields}}` : `{${fields},${body.slice(1)}`;
 }
 
 /** An error code as a modern client reads it: resource-not-found is -32602 in 2026-07-28. */
