@@ -38,6 +38,10 @@ describe('2026-07-28 clients beside 2025 ones', () => {
 			expect(result.content).toEqual([{type: 'text', text: 'Echo: modern hello'}]);
 			const sum = await client.callTool({name: 'get-sum', arguments: {a: 2, b: 3}});
 			expect(JSON.stringify(sum.content)).toContain('5');
+			const progress: number[] = [];
+			await client.callTool({name: 'trigger-long-running-operation', arguments: {duration: 0.3, steps: 3}}, {onprogress: update => progress.push(update.progress)});
+			// The step sent with the result can arrive after it on --stdio, for a 2025 client too (noted in the report).
+			expect(progress.slice(0, 2)).toEqual([1, 2]);
 		} finally {
 			await client.close();
 		}
@@ -59,6 +63,11 @@ describe('2026-07-28 clients beside 2025 ones', () => {
 			expect(tools.map(tool => tool.name)).toContain('echo');
 			const result = await client.callTool({name: 'echo', arguments: {message: 'over http'}});
 			expect(result.content).toEqual([{type: 'text', text: 'Echo: over http'}]);
+			// Progress on the request's own stream.
+			const progress: number[] = [];
+			const long = await client.callTool({name: 'trigger-long-running-operation', arguments: {duration: 0.3, steps: 3}}, {onprogress: update => progress.push(update.progress)});
+			expect(JSON.stringify(long.content)).toContain('completed');
+			expect(progress).toEqual([1, 2, 3]);
 		} finally {
 			await client.close();
 		}

@@ -7,8 +7,8 @@
  * another client. The `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name`
  * headers must mirror the body (HTTP 400, -32020, when they do not).
  *
- * Not yet: progress and log notifications on the request's own SSE stream
- * (the answer is one JSON body), `subscriptions/listen`, and `input_required`
+ * Progress goes on the request's own SSE stream. Not yet: log notifications
+ * at the request's log level, `subscriptions/listen`, and `input_required`
  * for an upstream's requests (issue 31).
  */
 import type http from 'node:http';
@@ -18,28 +18,47 @@ import type {Supervisor} from '../engine/supervisor.js';
 import {headerProblem, modernErrorCode, type ModernRequest} from '../gateway/protocol-era.js';
 import {GatewaySession, type SessionTransport} from '../gateway/session.js';
 import type {CheckedMessage} from '../wire/message-classifier.js';
-import {sendJson, sendRpcError, type RequestRecord} from './http-replies.js';
+import {event, sendJson, sendRpcError, sseHeaders, type RequestRecord} from './http-replies.js';
 
-/** A transport that carries one request in and its one answer out, as a JSON body. */
+/**
+ * A transport that carries one request in and its one answer out: a JSON
+ * body, or, once a notification tied to the request comes first (progress)
+ * and the client accepts one, an SSE stream that ends with the answer.
+ */
 class OneRequestTransport implements SessionTransport {
 	onmessage?: (message: JSONRPCMessage) => void;
 	onclose?: () => void;
 	onerror?: (error: Error) => void;
 	private closed = false;
+	private streaming = false;
 
 	constructor(
 		private readonly res: http.ServerResponse,
 		private readonly id: string | number,
 		private readonly correlationId: string,
+		private readonly acceptsStream: boolean,
 	) {}
 
 	async start(): Promise<void> {}
 
-	/** Only the request's answer goes out; what would need a stream (progress, logs, requests to the client) has none yet and is dropped. */
-	async send(message: JSONRPCMessage): Promise<void> {
-		const record = message as {id?: unknown; result?: unknown; error?: unknown};
-		if (this.closed || record.id !== this.id || !('result' in record || 'error' in record)) return;
-		sendJson(this.res, 200, message);
+	/** The request's notifications (on a stream) and its answer; requests to the client have no way to it in this era and are not sent. */
+	async send(message: JSONRPCMessage, options?: {relatedRequestId?: string | number}): Promise<void> {
+		if (this.closed) return;
+		const record = message as {id?: unknown; method?: unknown; result?: unknown; error?: unknown};
+		const isAnswer = record.id === this.id && ('result' in record || 'error' in record);
+		if (!isAnswer) {
+			if (record.id !== undefined || options?.relatedRequestId !== this.id || !this.acceptsStream) return;
+			if (!this.streaming) {
+				this.streaming = true;
+				this.res.writeHead(200, sseHeaders);
+			}
+
+			this.res.write(event(JSON.stringify(message)));
+			return;
+		}
+
+		if (this.streaming) this.res.end(event(JSON.stringify(message)));
+		else sendJson(this.res, 200, message);
 		await this.close();
 	}
 
@@ -89,7 +108,7 @@ export async function serveModernRequest(
 	const {supervisor, logger} = options;
 	const label = `http ${modern.revision} #${++requestNumber}`;
 	record.session = label;
-	const transport = new OneRequestTransport(res, message.id, record.correlationId);
+	const transport = new OneRequestTransport(res, message.id, record.correlationId, (header(req, 'accept') ?? '').includes('text/event-stream'));
 	const gateway = new GatewaySession({
 		supervisor,
 		transport,
