@@ -8,7 +8,7 @@ import {Client as ModernClient} from '@modelcontextprotocol/client';
 import {StdioClientTransport as ModernStdio} from '@modelcontextprotocol/client/stdio';
 import {StreamableHTTPClientTransport as ModernHttp} from '@modelcontextprotocol/client';
 import {afterEach, describe, expect, it} from 'vitest';
-import {cliPath, closeHangars, everything, fastHangar, openHangar, spawnEnv, tempDir, writeConfig} from '../support/hangar.js';
+import {cliPath, closeHangars, everything, fastHangar, fixture, openHangar, spawnEnv, tempDir, writeConfig} from '../support/hangar.js';
 import {connectHttp, post, serveHttp, stopHttpHangars} from '../support/http-hangar.js';
 
 const modern = '2026-07-28';
@@ -125,5 +125,23 @@ describe('2026-07-28 clients beside 2025 ones', () => {
 		const echoed = await legacy.client.callTool({name: 'echo', arguments: {message: 'legacy'}});
 		expect(echoed.content).toEqual([{type: 'text', text: 'Echo: legacy'}]);
 		await legacy.client.close();
+	});
+
+	it('refuses an upstream\'s sampling, elicitation and roots requests during a modern call (input_required is not built yet), and the call goes on', async () => {
+		const dir = tempDir();
+		const hangar = await serveHttp(writeConfig(dir, {fx: fixture('normal', ['--client-features'], {namespace: false})}, fastHangar));
+		// The client declares all three in its envelope: hangar cannot send a 2026-07-28 client a request, so the upstream is told no.
+		const client = new ModernClient({name: 'modern-test', version: '1.0.0'}, {versionNegotiation: {mode: {pin: modern}}, capabilities: {sampling: {}, elicitation: {}, roots: {}}});
+		await client.connect(new ModernHttp(new URL(hangar.url)));
+		try {
+			for (const kind of ['sampling', 'elicitation', 'roots']) {
+				const result = await client.callTool({name: 'ask', arguments: {kind}});
+				const answer = JSON.parse((result.content as Array<{text: string}>)[0]!.text) as {error?: {code: number; message: string}; result?: unknown};
+				expect(answer.result, kind).toBeUndefined();
+				expect(answer.error?.message, kind).toBeTruthy();
+			}
+		} finally {
+			await client.close();
+		}
 	});
 });
