@@ -103,7 +103,13 @@ describe('2026-07-28 clients beside 2025 ones', () => {
 
 		// Legacy-only methods are not found for a modern request; an unknown modern version is refused with the supported ones.
 		const ping = await post(hangar.url, JSON.stringify({jsonrpc: '2.0', id: 2, method: 'ping', params: {_meta: envelope}}), {'MCP-Protocol-Version': modern, 'Mcp-Method': 'ping'});
+		expect(ping.status).toBe(404);
 		expect(((await ping.json()) as {error: {code: number}}).error.code).toBe(-32_601);
+		// A modern MCP-Protocol-Version header with no envelope in the body: -32602, and a header that disagrees with the envelope: -32020.
+		const bare = await post(hangar.url, JSON.stringify({jsonrpc: '2.0', id: 5, method: 'tools/list', params: {}}), {'MCP-Protocol-Version': modern, 'Mcp-Method': 'tools/list'});
+		expect([bare.status, ((await bare.json()) as {error: {code: number}}).error.code]).toEqual([400, -32_602]);
+		const disagreeing = await post(hangar.url, JSON.stringify({jsonrpc: '2.0', id: 6, method: 'tools/list', params: {_meta: envelope}}), {'MCP-Protocol-Version': '2099-01-01', 'Mcp-Method': 'tools/list'});
+		expect([disagreeing.status, ((await disagreeing.json()) as {error: {code: number}}).error.code]).toEqual([400, -32_020]);
 		const future = {...envelope, 'io.modelcontextprotocol/protocolVersion': '2099-01-01'};
 		const unsupported = await post(hangar.url, JSON.stringify({jsonrpc: '2.0', id: 3, method: 'tools/list', params: {_meta: future}}), {'MCP-Protocol-Version': '2099-01-01', 'Mcp-Method': 'tools/list'});
 		expect(unsupported.status).toBe(400);

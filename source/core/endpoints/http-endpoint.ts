@@ -44,7 +44,7 @@ import {metricsOf, metricsPath, serveMetrics} from './metrics-endpoint.js';
 import {metaWithTraceHeaders} from '../link/trace-headers.js';
 import {sendJson, sendProblem, sendRpcError, type RequestRecord} from './http-replies.js';
 import {HttpSessionTransport} from './http-session.js';
-import {serveModernRequest} from './http-modern.js';
+import {modernHeaderRefusal, serveModernRequest} from './http-modern.js';
 import {requestEra} from '../gateway/protocol-era.js';
 import {resumeBudget} from './sse-event-log.js';
 
@@ -405,6 +405,13 @@ export class HttpEndpoint {
 
 		// A modern (2026-07-28) request is served on its own, with or without a session: the era is read per request.
 		if (message?.kind === 'request') {
+			const misread = modernHeaderRefusal(message.method!, message.params, req.headers['mcp-protocol-version'], req.headers['mcp-session-id'] !== undefined);
+			if (misread !== undefined) {
+				record.rpcError = misread.code;
+				sendRpcError(res, 400, misread.code, misread.message, message.id ?? null);
+				return;
+			}
+
 			const era = requestEra(message.id!, message.method!, message.params);
 			if (era.era === 'refused') {
 				record.rpcError = era.code;

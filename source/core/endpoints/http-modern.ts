@@ -15,7 +15,9 @@ import type http from 'node:http';
 import type {JSONRPCMessage} from '@modelcontextprotocol/server';
 import type {Logger} from '../base/logger.js';
 import type {Supervisor} from '../engine/supervisor.js';
-import {headerProblem, modernErrorCode, type ModernRequest} from '../gateway/protocol-era.js';
+import {JsonRpcCode} from '../base/errors.js';
+import {clientCapabilitiesKey, headerProblem, isModernVersion, modernErrorCode, protocolVersionKey, type ModernRequest} from '../gateway/protocol-era.js';
+import {isPlainObject} from '../wire/message-classifier.js';
 import {GatewaySession, type SessionTransport} from '../gateway/session.js';
 import type {CheckedMessage} from '../wire/message-classifier.js';
 import {event, sendJson, sendRpcError, sseHeaders, type RequestRecord} from './http-replies.js';
@@ -58,7 +60,8 @@ class OneRequestTransport implements SessionTransport {
 		}
 
 		if (this.streaming) this.res.end(event(JSON.stringify(message)));
-		else sendJson(this.res, 200, message);
+		// A method this era does not have (or no server has) is HTTP 404, as 2026-07-28 asks.
+		else sendJson(this.res, (message as {error?: {code?: unknown}}).error?.code === JsonRpcCode.MethodNotFound ? 404 : 200, message);
 		await this.close();
 	}
 
@@ -76,6 +79,29 @@ class OneRequestTransport implements SessionTransport {
 		this.closed = true;
 		this.onclose?.();
 	}
+}
+
+/**
+ * What the `MCP-Protocol-Version` header says against the body, before the
+ * body's own era is read: a header that disagrees with the body's envelope
+ * is a header mismatch (-32020), and a request without a session whose
+ * header names a modern version but whose body carries no envelope is
+ * missing its `_meta` (-32602). Both are HTTP 400; undefined: go on.
+ */
+export function modernHeaderRefusal(method: string, params: Record<string, unknown> | undefined, versionHeader: string | string[] | undefined, hasSession: boolean): {code: number; message: string} | undefined {
+	if (typeof versionHeader !== 'string') return undefined;
+	const header = versionHeader.trim();
+	const meta = params?.['_meta'];
+	const claimed = isPlainObject(meta) ? meta[protocolVersionKey] : undefined;
+	if (typeof claimed === 'string' && claimed !== header && (isModernVersion(claimed) || isModernVersion(header))) {
+		return {code: modernErrorCode.headerMismatch, message: `Header mismatch: the MCP-Protocol-Version header says ${header} but the body's _meta names ${claimed}`};
+	}
+
+	if (claimed === undefined && !hasSession && isModernVersion(header) && method !== 'initialize') {
+		return {code: JsonRpcCode.InvalidParams, message: `Invalid params: a ${header} request carries its protocol version and client capabilities in params._meta ("${protocolVersionKey}", "${clientCapabilitiesKey}"); this one has none`};
+	}
+
+	return undefined;
 }
 
 function header(req: http.IncomingMessage, name: string): string | undefined {

@@ -81,6 +81,11 @@ export function requestEra(id: string | number, method: string, params: Params):
 	};
 }
 
+/** Whether `version` is of the modern generation (2026-07-28 or later; revisions are dates). */
+export function isModernVersion(version: string): boolean {
+	return /^\d{4}-\d{2}-\d{2}$/.test(version) && version >= modernProtocolVersions[modernProtocolVersions.length - 1]!;
+}
+
 /** The request's `_meta` without the envelope: what may travel on to an upstream (trace context, the client's own keys). */
 export function withoutEnvelope(meta: Record<string, unknown>): Record<string, unknown> {
 	const rest: Record<string, unknown> = {};
