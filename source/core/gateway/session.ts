@@ -182,13 +182,20 @@ export class GatewaySession {
 	/**
 	 * What a modern (2026-07-28) request is served besides the shared table:
 	 * `server/discover`, hangar's versions of both generations, what it serves
-	 * per request (no logging: a per-request log level is not served yet, and
-	 * no resource subscriptions, which need subscriptions/listen), who it is.
+	 * per request (no logging: a per-request log level is not served yet; no
+	 * listChanged or resource subscriptions, which need subscriptions/listen),
+	 * who it is.
 	 */
 	private installModern(advertised: Record<string, unknown>): void {
-		const resources = isPlainObject(advertised['resources']) ? {...advertised['resources']} : undefined;
-		if (resources !== undefined) delete resources['subscribe'];
-		const capabilities = {...advertised, ...(resources === undefined ? {} : {resources})};
+		// Without subscriptions/listen a modern client can be told of no change: no listChanged, no subscribe.
+		const capabilities: Record<string, unknown> = {...advertised};
+		for (const kind of ['tools', 'prompts', 'resources']) {
+			const entry = advertised[kind];
+			if (!isPlainObject(entry)) continue;
+			const {listChanged: _listChanged, subscribe: _subscribe, ...rest} = entry;
+			capabilities[kind] = rest;
+		}
+
 		this.pipeline.handleModern('server/discover', () => ({
 			supportedVersions: [...modernProtocolVersions, ...supportedProtocolVersions],
 			capabilities,
