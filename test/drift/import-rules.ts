@@ -26,12 +26,15 @@ export const sdkModules = [
 	'wire/line-transport.ts',
 	'gateway/pipeline.ts',
 	'gateway/request-params.ts',
+	// Which generation a request speaks: the SDK's own envelope classifier.
+	'gateway/protocol-era.ts',
 	'gateway/session.ts',
 	'gateway/client-requests.ts',
 	'gateway/tool-requests.ts',
 	'gateway/catalog-requests.ts',
 	'endpoints/supervisor-client.ts',
 	'endpoints/http-session.ts',
+	'endpoints/http-modern.ts',
 	// Resource template matching is the SDK's UriTemplate (RFC 6570), so hangar matches a URI as the upstream's SDK would.
 	'engine/routing/resource-uris.ts',
 ];

@@ -1,7 +1,9 @@
 /**
  * The HTTP endpoint (`mcp-hangar serve --http`, `tui --http`): the same
  * gateway as `--stdio` and the local socket, served at `/mcp` by the
- * Streamable HTTP transport of http-session.ts. Each MCP session (opened by `initialize`,
+ * Streamable HTTP transport of http-session.ts. A modern (2026-07-28)
+ * request, which carries its version and capabilities in its `_meta`, needs
+ * no session and is served on its own (http-modern.ts). Each MCP session (opened by `initialize`,
  * named by its Mcp-Session-Id) is one GatewaySession with its own protocol
  * state machine; `hangar/command` is never served here.
  *
@@ -42,6 +44,8 @@ import {metricsOf, metricsPath, serveMetrics} from './metrics-endpoint.js';
 import {metaWithTraceHeaders} from '../link/trace-headers.js';
 import {sendJson, sendProblem, sendRpcError, type RequestRecord} from './http-replies.js';
 import {HttpSessionTransport} from './http-session.js';
+import {modernHeaderRefusal, serveModernRequest} from './http-modern.js';
+import {requestEra} from '../gateway/protocol-era.js';
 import {resumeBudget} from './sse-event-log.js';
 
 export const mcpPath = '/mcp';
@@ -396,6 +400,28 @@ export class HttpEndpoint {
 				record.rpc = checked.kind === 'response' ? 'response' : checked.method;
 				if (checked.method === 'tools/call' && typeof checked.params?.['name'] === 'string') record.tool = checked.params['name'];
 				if (this.logger.enabled('debug')) this.logger.debug('request body', {correlationId: record.correlationId, body: maskedJson(body, this.secrets)});
+			}
+		}
+
+		// A modern (2026-07-28) request is served on its own, with or without a session: the era is read per request.
+		if (message?.kind === 'request') {
+			const misread = modernHeaderRefusal(message.method!, message.params, req.headers['mcp-protocol-version'], req.headers['mcp-session-id'] !== undefined);
+			if (misread !== undefined) {
+				record.rpcError = misread.code;
+				sendRpcError(res, 400, misread.code, misread.message, message.id ?? null);
+				return;
+			}
+
+			const era = requestEra(message.id!, message.method!, message.params);
+			if (era.era === 'refused') {
+				record.rpcError = era.code;
+				sendJson(res, era.httpStatus, {jsonrpc: '2.0', id: message.id, error: {code: era.code, message: era.message, ...(era.data === undefined ? {} : {data: era.data})}});
+				return;
+			}
+
+			if (era.era === 'modern') {
+				await serveModernRequest(this.options, req, res, record, message as CheckedMessage & {id: string | number; method: string}, era.request);
+				return;
 			}
 		}
 

@@ -18,6 +18,13 @@
  * - A handler returns the result (or `Serialized` JSON, written as it is
  *   where the transport takes lines) or throws; a cancelled request is owed
  *   no answer, every other one gets exactly one.
+ * - Each request's protocol generation is read from the request itself
+ *   (protocol-era.ts): a modern (2026-07-28) request carries its version and
+ *   capabilities in its `_meta`, passes no connection state gate, is served
+ *   from the same table (without the legacy-only methods, with the
+ *   modern-only ones such as `server/discover`), and is answered with its
+ *   `resultType` and the modern error codes. Legacy and modern requests may
+ *   share one connection.
  * - Notifications go to their own table; responses (to requests hangar sent
  *   the client for an upstream) to `onResponse`.
  */
@@ -29,6 +36,14 @@ import {LiveRequest, type CallDeadline, type ProgressUpdate, type RequestContext
 import {settleWithin} from '../base/settle.js';
 import {createConnectionMachine, sequenceError} from './connection-state.js';
 import {errorResponse, toRpcError} from './request-params.js';
+import {modernErrorCodeOf, modernResult, modernResultJson, requestEra, withoutEnvelope, type ModernRequest} from './protocol-era.js';
+
+/**
+ * Methods of the legacy generation only: a modern (2026-07-28) request has no
+ * handshake, no ping, its log level in its `_meta`, and no session to hold a
+ * subscription, so these are not found for it.
+ */
+const legacyOnlyMethods = new Set(['initialize', 'ping', 'logging/setLevel', 'resources/subscribe', 'resources/unsubscribe']);
 
 /** A result already serialized as JSON (a cached tools/list, hangar_list): written as it is where the transport takes lines. */
 export class Serialized {
@@ -73,6 +88,8 @@ export class Pipeline {
 	/** Told once when the connection closed, after every request in flight was aborted. */
 	onClose?: () => void;
 	private readonly requests = new Map<string, RequestHandler>();
+	/** Methods only modern requests are served (server/discover). */
+	private readonly modernRequests = new Map<string, RequestHandler>();
 	private readonly notifications = new Map<string, NotificationHandler>();
 	private readonly inflight = new Map<string | number, LiveRequest>();
 	private readonly serving = new Set<Promise<void>>();
@@ -95,6 +112,11 @@ export class Pipeline {
 	/** Serves `method` with `handler` (replacing any handler it had). */
 	handle(method: string, handler: RequestHandler): void {
 		this.requests.set(method, handler);
+	}
+
+	/** Serves `method` with `handler` for modern (2026-07-28) requests only. */
+	handleModern(method: string, handler: RequestHandler): void {
+		this.modernRequests.set(method, handler);
 	}
 
 	/** Acts on notification `method` (notifications/initialized and cancelled are the pipeline's own; this runs after). */
@@ -146,13 +168,21 @@ export class Pipeline {
 		}
 
 		const id = record.id!;
-		const refused = sequenceError(this.machine.state, method);
+		const era = requestEra(id, method, record.params);
+		if (era.era === 'refused') {
+			this.answerError(id, era.code, era.message, era.data);
+			return;
+		}
+
+		const modern = era.era === 'modern' ? era.request : undefined;
+		// A modern request needs no handshake: only a closed connection refuses it.
+		const refused = modern === undefined || this.machine.state === 'closed' ? sequenceError(this.machine.state, method) : undefined;
 		if (refused !== undefined) {
 			this.answerError(id, refused.code, refused.message, refused.data);
 			return;
 		}
 
-		const handler = this.requests.get(method);
+		const handler = modern === undefined ? this.requests.get(method) : (this.modernRequests.get(method) ?? (legacyOnlyMethods.has(method) ? undefined : this.requests.get(method)));
 		if (handler === undefined) {
 			this.answerError(id, JsonRpcCode.MethodNotFound, `Method not found: "${method}"`);
 			return;
@@ -163,10 +193,10 @@ export class Pipeline {
 			return;
 		}
 
-		const context = this.contextFor(id, method, record.params);
-		if (method === 'initialize') this.machine.apply('initialize', 'initialize request received');
+		const context = this.contextFor(id, method, record.params, modern);
+		if (method === 'initialize' && modern === undefined) this.machine.apply('initialize', 'initialize request received');
 		this.inflight.set(id, context);
-		const serving = this.serve(handler, context, record.params);
+		const serving = this.serve(handler, context, record.params, modern);
 		this.serving.add(serving);
 		void serving.finally(() => this.serving.delete(serving));
 	}
@@ -183,14 +213,15 @@ export class Pipeline {
 		this.transport.send(message, relatedRequestId === undefined ? undefined : {relatedRequestId}).catch(() => {});
 	}
 
-	private contextFor(id: string | number, method: string, params: Params): LiveRequest {
+	private contextFor(id: string | number, method: string, params: Params, modern: ModernRequest | undefined): LiveRequest {
 		const meta = params?.['_meta'];
 		let onProgress: ((update: ProgressUpdate) => void) | undefined;
 		let forwarded: Record<string, unknown> | undefined;
 		// Most requests carry no _meta: nothing to copy on the hot path. The progress token is replaced upstream.
 		if (typeof meta === 'object' && meta !== null && !Array.isArray(meta)) {
 			const {progressToken, ...rest} = meta as Record<string, unknown>;
-			forwarded = rest;
+			// The modern envelope is hangar's to read: each upstream is told its own.
+			forwarded = modern === undefined ? rest : withoutEnvelope(rest);
 			if (typeof progressToken === 'string' || typeof progressToken === 'number') onProgress = this.progressTo(id, progressToken);
 		}
 
@@ -223,10 +254,11 @@ export class Pipeline {
 		};
 	}
 
-	private async serve(handler: RequestHandler, context: LiveRequest, params: Params): Promise<void> {
+	private async serve(handler: RequestHandler, context: LiveRequest, params: Params, modern: ModernRequest | undefined): Promise<void> {
 		try {
-			const result = await handler(context, params);
+			let result = await handler(context, params);
 			if (context.unanswerable) return;
+			if (modern !== undefined) result = result instanceof Serialized ? new Serialized(modernResultJson(context.method, result.json)) : modernResult(context.method, result);
 			if (result instanceof Serialized) await this.sendResult(context.id, result.json);
 			// Written as the SDK's server wrote answers, byte for byte; tools/call as hangar always wrote it.
 			else if (context.method === 'tools/call') await this.transport.send({jsonrpc: '2.0', id: context.id, result} as JSONRPCMessage);
@@ -236,7 +268,8 @@ export class Pipeline {
 			if (context.method === 'initialize' && this.machine.can('initialize_failed')) this.machine.apply('initialize_failed', 'initialize was answered with an error');
 			if (context.unanswerable) return; // Cancelled (or closed): the protocol says no response.
 			const rpc = toRpcError(error, context.method, context.audience);
-			await this.transport.send(errorResponse(context.id, rpc.code, rpc.message, rpc.data)).catch((failure: unknown) => this.logger.debug(`${context.method} could not be answered: ${String(failure)}`));
+			const code = modern === undefined ? rpc.code : modernErrorCodeOf(rpc.code);
+			await this.transport.send(errorResponse(context.id, code, rpc.message, rpc.data)).catch((failure: unknown) => this.logger.debug(`${context.method} could not be answered: ${String(failure)}`));
 		} finally {
 			this.inflight.delete(context.id);
 			context.end();

@@ -12,7 +12,8 @@
  *
  * | method | handler |
  * | --- | --- |
- * | initialize, ping, logging/setLevel | here |
+ * | initialize, ping, logging/setLevel (legacy requests) | here |
+ * | server/discover (modern requests) | here |
  * | tools/list, tools/call | tool-requests.ts |
  * | resources/*, prompts/*, completion/complete | catalog-requests.ts (with their capability) |
  * | tasks/get, tasks/result, tasks/list, tasks/cancel | task-requests.ts (with `tasks`) |
@@ -25,7 +26,8 @@ import type {ClientPeer, ClientRecord, ClientTransport} from '../engine/clients/
 import type {CallDeadline} from '../engine/request-context.js';
 import {relayedRequests} from '../link/client-side.js';
 import {isPlainObject} from '../wire/message-classifier.js';
-import {cliClientName, implementationInfo, latestProtocolVersion, supportedProtocolVersions} from '../wire/protocol.js';
+import {cliClientName, implementationInfo, latestProtocolVersion, modernProtocolVersions, supportedProtocolVersions} from '../wire/protocol.js';
+import {serverInfoKey} from './protocol-era.js';
 import type {Logger} from '../base/logger.js';
 import type {ManagementToolsSetting} from './management-tools.js';
 import type {Supervisor} from '../engine/supervisor.js';
@@ -96,6 +98,7 @@ export class GatewaySession {
 		// What hangar advertises is known from memory now (cached for cold upstreams).
 		const capabilities = supervisor.capabilities();
 		this.installProtocol({...advertised(capabilities), logging: {}}, options.kind);
+		this.installModern(advertised(capabilities));
 		const tools = toolHandlers(this);
 		this.handle('tools/list', tools.list);
 		this.handle('tools/call', tools.call);
@@ -174,6 +177,31 @@ export class GatewaySession {
 		});
 		this.pipeline.on('notifications/progress', params => this.asks.progress(params));
 		this.pipeline.onResponse = message => this.asks.answered(message);
+	}
+
+	/**
+	 * What a modern (2026-07-28) request is served besides the shared table:
+	 * `server/discover`, hangar's versions of both generations, what it serves
+	 * per request (no logging: a per-request log level is not served yet; no
+	 * listChanged or resource subscriptions, which need subscriptions/listen),
+	 * who it is.
+	 */
+	private installModern(advertised: Record<string, unknown>): void {
+		// Without subscriptions/listen a modern client can be told of no change: no listChanged, no subscribe.
+		const capabilities: Record<string, unknown> = {...advertised};
+		for (const kind of ['tools', 'prompts', 'resources']) {
+			const entry = advertised[kind];
+			if (!isPlainObject(entry)) continue;
+			const {listChanged: _listChanged, subscribe: _subscribe, ...rest} = entry;
+			capabilities[kind] = rest;
+		}
+
+		this.pipeline.handleModern('server/discover', () => ({
+			supportedVersions: [...modernProtocolVersions, ...supportedProtocolVersions],
+			capabilities,
+			instructions: sessionInstructions(this.supervisor.config, this.supervisor.store),
+			_meta: {[serverInfoKey]: implementationInfo},
+		}));
 	}
 
 	/** Serves `method` with `handler` in this session's table (the local socket endpoint adds hangar's own methods; see admin-methods.ts). */

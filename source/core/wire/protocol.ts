@@ -18,13 +18,19 @@ export const hangarVersion: string = packageJson.version;
 export const implementationInfo = {name: hangarName, version: hangarVersion};
 
 /**
- * The MCP protocol versions hangar negotiates with its clients, newest first:
- * hangar's own list, not the SDK's. The v2 SDK also speaks 2026-07-28, which
- * hangar does not serve yet (stateless requests, \`server/discover\`: issue
- * 31), so a later SDK adding it to its list must not make hangar offer it. A
- * unit test checks this list is still one the SDK's client speaks to upstreams.
+ * The MCP protocol versions hangar negotiates with its clients through
+ * `initialize` (the legacy generation), newest first: hangar's own list, not
+ * the SDK's, so a later SDK adding versions does not make hangar offer them.
+ * A unit test checks this list is still one the SDK's client speaks to
+ * upstreams.
  */
 export const supportedProtocolVersions = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07'] as const;
+/**
+ * The modern (2026-07-28 and later) versions hangar serves per request, with
+ * no `initialize` and no session: a request names one in its `_meta`
+ * envelope (gateway/protocol-era.ts), and `server/discover` lists them.
+ */
+export const modernProtocolVersions = ['2026-07-28'] as const;
 export const latestProtocolVersion = supportedProtocolVersions[0];
 
 /** Hangar's private request methods start with this; no MCP client may send them (the bridge refuses them). */

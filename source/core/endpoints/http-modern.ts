@@ -1,0 +1,151 @@
+/**
+ * Modern (2026-07-28) requests on the HTTP endpoint: stateless, one POST per
+ * request, no `initialize` and no Mcp-Session-Id. Each request is served by
+ * a GatewaySession of its own over a one-request transport, so it goes
+ * through the same pipeline and method table as every other request (one
+ * RequestContext, one answer), and nothing it does outlives it or reaches
+ * another client. The `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name`
+ * headers must mirror the body (HTTP 400, -32020, when they do not).
+ *
+ * Progress goes on the request's own SSE stream. Not yet: log notifications
+ * at the request's log level, `subscriptions/listen`, and `input_required`
+ * for an upstream's requests (issue 31).
+ */
+import type http from 'node:http';
+import type {JSONRPCMessage} from '@modelcontextprotocol/server';
+import type {Logger} from '../base/logger.js';
+import type {Supervisor} from '../engine/supervisor.js';
+import {JsonRpcCode} from '../base/errors.js';
+import {clientCapabilitiesKey, headerProblem, isModernVersion, modernErrorCode, protocolVersionKey, type ModernRequest} from '../gateway/protocol-era.js';
+import {isPlainObject} from '../wire/message-classifier.js';
+import {GatewaySession, type SessionTransport} from '../gateway/session.js';
+import type {CheckedMessage} from '../wire/message-classifier.js';
+import {event, sendJson, sendRpcError, sseHeaders, type RequestRecord} from './http-replies.js';
+
+/**
+ * A transport that carries one request in and its one answer out: a JSON
+ * body, or, once a notification tied to the request comes first (progress)
+ * and the client accepts one, an SSE stream that ends with the answer.
+ */
+class OneRequestTransport implements SessionTransport {
+	onmessage?: (message: JSONRPCMessage) => void;
+	onclose?: () => void;
+	onerror?: (error: Error) => void;
+	private closed = false;
+	private streaming = false;
+
+	constructor(
+		private readonly res: http.ServerResponse,
+		private readonly id: string | number,
+		private readonly correlationId: string,
+		private readonly acceptsStream: boolean,
+	) {}
+
+	async start(): Promise<void> {}
+
+	/** The request's notifications (on a stream) and its answer; requests to the client have no way to it in this era and are not sent. */
+	async send(message: JSONRPCMessage, options?: {relatedRequestId?: string | number}): Promise<void> {
+		if (this.closed) return;
+		const record = message as {id?: unknown; method?: unknown; result?: unknown; error?: unknown};
+		const isAnswer = record.id === this.id && ('result' in record || 'error' in record);
+		if (!isAnswer) {
+			if (record.id !== undefined || options?.relatedRequestId !== this.id || !this.acceptsStream) return;
+			if (!this.streaming) {
+				this.streaming = true;
+				this.res.writeHead(200, sseHeaders);
+			}
+
+			this.res.write(event(JSON.stringify(message)));
+			return;
+		}
+
+		if (this.streaming) this.res.end(event(JSON.stringify(message)));
+		// A method this era does not have (or no server has) is HTTP 404, as 2026-07-28 asks.
+		else sendJson(this.res, (message as {error?: {code?: unknown}}).error?.code === JsonRpcCode.MethodNotFound ? 404 : 200, message);
+		await this.close();
+	}
+
+	correlationIdOf(): string {
+		return this.correlationId;
+	}
+
+	/** No message belonging to no request can reach a stateless client. */
+	canSendUnrelated(): boolean {
+		return false;
+	}
+
+	async close(): Promise<void> {
+		if (this.closed) return;
+		this.closed = true;
+		this.onclose?.();
+	}
+}
+
+/**
+ * What the `MCP-Protocol-Version` header says against the body, before the
+ * body's own era is read: a header that disagrees with the body's envelope
+ * is a header mismatch (-32020), and a request without a session whose
+ * header names a modern version but whose body carries no envelope is
+ * missing its `_meta` (-32602). Both are HTTP 400; undefined: go on.
+ */
+export function modernHeaderRefusal(method: string, params: Record<string, unknown> | undefined, versionHeader: string | string[] | undefined, hasSession: boolean): {code: number; message: string} | undefined {
+	if (typeof versionHeader !== 'string') return undefined;
+	const header = versionHeader.trim();
+	const meta = params?.['_meta'];
+	const claimed = isPlainObject(meta) ? meta[protocolVersionKey] : undefined;
+	if (typeof claimed === 'string' && claimed !== header && (isModernVersion(claimed) || isModernVersion(header))) {
+		return {code: modernErrorCode.headerMismatch, message: `Header mismatch: the MCP-Protocol-Version header says ${header} but the body's _meta names ${claimed}`};
+	}
+
+	if (claimed === undefined && !hasSession && isModernVersion(header) && method !== 'initialize') {
+		return {code: JsonRpcCode.InvalidParams, message: `Invalid params: a ${header} request carries its protocol version and client capabilities in params._meta ("${protocolVersionKey}", "${clientCapabilitiesKey}"); this one has none`};
+	}
+
+	return undefined;
+}
+
+function header(req: http.IncomingMessage, name: string): string | undefined {
+	const value = req.headers[name];
+	return Array.isArray(value) ? value.join(', ') : value;
+}
+
+let requestNumber = 0;
+
+/** Serves one modern request `message` (its envelope already read as `modern`) and answers it on `res`. */
+export async function serveModernRequest(
+	options: {supervisor: Supervisor; logger: Logger},
+	req: http.IncomingMessage,
+	res: http.ServerResponse,
+	record: RequestRecord,
+	message: CheckedMessage & {id: string | number; method: string},
+	modern: ModernRequest,
+): Promise<void> {
+	const problem = headerProblem(message.method, message.params, modern.revision, {
+		protocolVersion: header(req, 'mcp-protocol-version'),
+		method: header(req, 'mcp-method'),
+		name: header(req, 'mcp-name'),
+	});
+	if (problem !== undefined) {
+		record.rpcError = modernErrorCode.headerMismatch;
+		sendRpcError(res, 400, modernErrorCode.headerMismatch, `Header mismatch: ${problem}`, message.id);
+		return;
+	}
+
+	const {supervisor, logger} = options;
+	const label = `http ${modern.revision} #${++requestNumber}`;
+	record.session = label;
+	const transport = new OneRequestTransport(res, message.id, record.correlationId, (header(req, 'accept') ?? '').includes('text/event-stream'));
+	const gateway = new GatewaySession({
+		supervisor,
+		transport,
+		logger: logger.child('gateway'),
+		label,
+		kind: 'http',
+		callDeadline: {ms: supervisor.config.hangar.httpCallTimeoutMs, setting: 'httpCallTimeoutSeconds'},
+	});
+	if (modern.clientInfo !== undefined) gateway.client.identify(modern.clientInfo.name, modern.clientInfo.version);
+	// The client gone before its answer: the request is cancelled with the session.
+	res.on('close', () => void gateway.close());
+	await gateway.start();
+	transport.onmessage?.(message.value as JSONRPCMessage);
+}
