@@ -21,8 +21,6 @@ const limit = 600;
  */
 const beingSplit = new Set([
 	'source/core/engine/supervisor.ts',
-	'source/core/engine/state-store.ts',
-	'source/core/engine/upstream/upstream.ts',
 	'source/core/link/connection.ts',
 ]);
 
