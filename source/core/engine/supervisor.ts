@@ -153,7 +153,7 @@ export class Supervisor extends EventEmitter<{
 			},
 			upstreams: this.upstreams,
 			addUpstream: (server, applied) => this.addUpstream(server, applied),
-			retire: async (upstream, reason) => this.retire(upstream, reason),
+			retire: (upstream, reason) => this.retire(upstream, reason),
 			markToolsDirty: () => this.markToolsDirty(),
 			shuttingDown: () => this.shuttingDown,
 			reloaded: record => this.emit('reload', record),
