@@ -15,7 +15,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type {HangarConfig, ServerConfig, StdioLaunch} from '../config/read-config.js';
-import {quarantinedIn} from '../engine/state-store.js';
+import {quarantinedIn} from '../engine/state-read.js';
 import {spawnEarly} from '../link/early-spawn.js';
 
 /** As many as `Supervisor.launch` starts at once. */

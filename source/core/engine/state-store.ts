@@ -11,14 +11,14 @@
  *   is still stopping, a second `--stdio` client) reads, keeps its changes in
  *   memory, and watches the lock: when its holder is gone (exited, killed,
  *   or the pid now belongs to another process) it takes the lock, reads the
- *   file the holder left, merges its own changes in (see mergeState) and
+ *   file the holder left, merges its own changes in (state-merge.ts) and
  *   writes. Until then it cannot save a person's action, and says so
  *   (`canSave`): the supervisor refuses the action rather than acknowledge it.
- * - Writes are debounced and atomic (a temp file, fsync, rename).
- * - Read field by field (state-schema.ts): a field that does not fit is
- *   dropped with a reason in `problems`, never a crash. A file that does not
- *   parse is repaired as far as it can be (a cut-off file keeps its
- *   quarantines and pins), and the original is moved aside.
+ * - Writes are debounced and atomic (a temp file, fsync, rename: state-files.ts).
+ * - Read field by field (state-read.ts, state-schema.ts): a field that does
+ *   not fit is dropped with a reason in `problems`, never a crash. A file
+ *   that does not parse is repaired as far as it can be (a cut-off file keeps
+ *   its quarantines and pins), and the original is moved aside.
  * - A quarantine survives a state file that does not: `quarantine.json`
  *   holds every quarantine too, and an upstream is quarantined when either
  *   file says so.
@@ -33,16 +33,16 @@
  * person's command, and a file that does not parse is repaired from its text.
  */
 import fs from 'node:fs';
-import {chmod, open, readFile, rename} from 'node:fs/promises';
 import path from 'node:path';
-import {jsonrepair} from 'jsonrepair';
-import {Low, type Adapter} from 'lowdb';
+import {Low} from 'lowdb';
 import type {ToolDefinition} from '../config/read-config.js';
 import type {Logger} from '../base/logger.js';
 import type {PinRecord, PinnedTool, ToolChange} from './upstream/pins.js';
 import type {PersistedCatalog} from './upstream/catalog.js';
 import {holderAlive, lockPath, lockStatus, releaseLock, takeLock, type LockHolder} from './state-lock.js';
-import {readQuarantines, readState, type QuarantineRecord} from './state-schema.js';
+import {makePrivate, PrivateJsonFile, writeNow} from './state-files.js';
+import {mergeState} from './state-merge.js';
+import {emptyState, emptyUpstream, quarantinesOf, readDir, readStateTextAsync, type DirContent, type QuarantineFile, type StateText} from './state-read.js';
 
 export type PersistedExit = {code: number | null; signal: string | null; at: number; stderrTail: string[]};
 
@@ -72,270 +72,6 @@ export type PersistedUpstream = {
 };
 
 export type PersistedState = {version: 1; upstreams: Record<string, PersistedUpstream>};
-
-/** Owner only: read and write for the user who runs hangar. */
-const privateMode = 0o600;
-
-/**
- * lowdb's JSON file adapter, written the same way (a temp file, then an
- * atomic rename; the store queues writes one after another), except that
- * the file is created 600 and synced before the rename, so a crash or power
- * loss leaves the old file or the new one, not a cut-off one. Those two are
- * why it exists: lowdb's `JSONFile` writes through steno, whose
- * `writeFile(temp, data, 'utf-8')` takes the umask's mode (measured: 644
- * under the usual umask 022) and does not sync, and lowdb has no option for
- * either. Everything else is lowdb's as its authors intend it:
- * `new Low(adapter, defaults)`, `read()`, change `data`, `write()`.
- */
-class PrivateJsonFile<T> implements Adapter<T> {
-	constructor(private readonly file: string) {}
-
-	async read(): Promise<T | null> {
-		const text = readText(this.file);
-		return text === undefined ? null : (JSON.parse(text) as T);
-	}
-
-	async write(data: T): Promise<void> {
-		const temp = path.join(path.dirname(this.file), `.${path.basename(this.file)}.tmp`);
-		const handle = await open(temp, 'w', privateMode);
-		try {
-			await handle.writeFile(JSON.stringify(data, null, 2), 'utf8');
-			await handle.sync();
-		} finally {
-			await handle.close();
-		}
-
-		// A temp file left by an older hangar keeps its mode when it is written again.
-		await chmod(temp, privateMode);
-		await rename(temp, this.file);
-	}
-}
-
-/**
- * The same write, synchronous: for a person's action, saved before hangar
- * says it is done without a turn of the event loop in between. Its own temp
- * file, so it never meets an async write's half-written one.
- */
-function writeNow(file: string, data: unknown): void {
-	const temp = path.join(path.dirname(file), `.${path.basename(file)}.now.tmp`);
-	const fd = fs.openSync(temp, 'w', privateMode);
-	try {
-		fs.writeFileSync(fd, JSON.stringify(data, null, 2), 'utf8');
-		fs.fsyncSync(fd);
-	} finally {
-		fs.closeSync(fd);
-	}
-
-	fs.chmodSync(temp, privateMode);
-	fs.renameSync(temp, file);
-}
-
-/** A file's text; undefined when it does not exist. */
-function readText(file: string): string | undefined {
-	try {
-		return fs.readFileSync(file, 'utf8');
-	} catch (error) {
-		if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-		throw error;
-	}
-}
-
-/** Makes an existing file owner-only (one an older hangar wrote 644); a missing one is fine. */
-function makePrivate(file: string): void {
-	try {
-		if ((fs.statSync(file).mode & 0o077) !== 0) fs.chmodSync(file, privateMode);
-	} catch {}
-}
-
-const emptyState = (): PersistedState => ({version: 1, upstreams: {}});
-
-export function emptyUpstream(): PersistedUpstream {
-	return {counters: {starts: 0, crashes: 0, calls: 0, failures: 0}};
-}
-
-type QuarantineFile = {version: 1; upstreams: Record<string, QuarantineRecord>};
-
-/** What a state dir holds, read and checked: the state, with the quarantines of both files. */
-type DirContent = {
-	state: PersistedState;
-	problems: string[];
-	/** state.json did not fit (whole or in part): its original is worth keeping aside. */
-	damaged: boolean;
-};
-
-/** state.json's text (undefined: no such file), or why it cannot be read. */
-type StateText = {text: string | undefined} | {error: Error};
-
-function readStateText(file: string): StateText {
-	try {
-		return {text: readText(file)};
-	} catch (error) {
-		return {error: error as Error};
-	}
-}
-
-/**
- * The same, asynchronously: at start, where the read yields to the event
- * loop as lowdb's did (what an early-spawned upstream's 'spawn' event, among
- * others, has counted on).
- */
-async function readStateTextAsync(file: string): Promise<StateText> {
-	try {
-		return {text: await readFile(file, 'utf8')};
-	} catch (error) {
-		return (error as NodeJS.ErrnoException).code === 'ENOENT' ? {text: undefined} : {error: error as Error};
-	}
-}
-
-/** Reads state.json field by field, repairing a text that does not parse, and adds the quarantines of quarantine.json. */
-function readDir(dir: string, read: StateText = readStateText(path.join(dir, 'state.json'))): DirContent {
-	const file = path.join(dir, 'state.json');
-	const problems: string[] = [];
-	let state = emptyState();
-	let damaged = false;
-	let text: string | undefined;
-	if ('error' in read) {
-		problems.push(`state file ${file} is unreadable (${read.error.message})`);
-		damaged = true;
-	} else {
-		text = read.text;
-	}
-
-	if (text !== undefined) {
-		let value: unknown;
-		let repaired = false;
-		try {
-			value = JSON.parse(text);
-		} catch (error) {
-			repaired = true;
-			damaged = true;
-			value = repair(text);
-			problems.push(
-				value === undefined
-					? `state file ${file} is not valid JSON (${(error as Error).message}) and could not be repaired`
-					: `state file ${file} is not valid JSON (${(error as Error).message}); kept its quarantines and pinned tools, the rest is learned again`,
-			);
-		}
-
-		if (value !== undefined) {
-			const read = readState(value, repaired);
-			state = read.state;
-			if (read.problems.length > 0) damaged = true;
-			problems.push(...read.problems.map(problem => `state file ${file}: ${problem}`));
-		}
-	}
-
-	addQuarantines(dir, state, problems);
-	return {state, problems, damaged};
-}
-
-/**
- * The JSON a damaged text still holds: repaired as it is, else cut back
- * member by member (a repair can fail on what the cut left, such as half a
- * URL), so what came before the damage is kept.
- */
-function repair(text: string): unknown {
-	let end = text.length;
-	for (let attempt = 0; attempt < 100 && end > 0; attempt++) {
-		try {
-			return JSON.parse(jsonrepair(text.slice(0, end))) as unknown;
-		} catch {
-			end = Math.max(text.lastIndexOf(',', end - 1), text.lastIndexOf('{', end - 1) + 1, text.lastIndexOf('[', end - 1) + 1);
-		}
-	}
-
-	return undefined;
-}
-
-/** quarantine.json's quarantines, added to `state` (either file's quarantine keeps an upstream quarantined). */
-function addQuarantines(dir: string, state: PersistedState, problems: string[]): void {
-	const file = path.join(dir, 'quarantine.json');
-	let value: unknown;
-	try {
-		const text = readText(file);
-		if (text === undefined) return;
-		value = JSON.parse(text);
-	} catch (error) {
-		problems.push(`${file} is unreadable (${(error as Error).message}); the quarantines in state.json still hold`);
-		return;
-	}
-
-	const read = readQuarantines(value);
-	problems.push(...read.problems.map(problem => `${file}: ${problem}`));
-	for (const [name, record] of Object.entries(read.quarantines)) {
-		const upstream = (state.upstreams[name] ??= emptyUpstream());
-		if (upstream.admin === undefined) upstream.admin = record;
-	}
-}
-
-function quarantinesOf(state: PersistedState): QuarantineFile {
-	const upstreams: Record<string, QuarantineRecord> = {};
-	for (const [name, upstream] of Object.entries(state.upstreams)) {
-		if (upstream.admin?.state === 'quarantined') upstreams[name] = upstream.admin;
-	}
-
-	return {version: 1, upstreams};
-}
-
-/**
- * The upstreams the state dir holds quarantined, read without opening the
- * store (no lock, nothing written): what `--stdio` checks before it spawns
- * any upstream early. Undefined when state.json cannot be read as a state
- * file: then nothing may be assumed about any upstream.
- */
-export function quarantinedIn(dir: string): Set<string> | undefined {
-	let content: DirContent;
-	try {
-		content = readDir(dir);
-	} catch {
-		return undefined;
-	}
-
-	if (content.damaged) return undefined;
-	return new Set(Object.keys(quarantinesOf(content.state).upstreams));
-}
-
-/** The fields of an upstream's record a takeover merges one by one (counters are added). */
-const mergedFields = ['tools', 'toolsVerifiedAt', 'catalog', 'lastExit', 'admin', 'pins', 'firstSeenAt'] as const;
-
-const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
-
-/**
- * Merges, in place into `ours`, what this process changed while it could not
- * write (`ours` against `base`, what it read at start) with what the holder
- * left on disk (`theirs`): a field this process changed keeps its value, any
- * other takes the holder's, and counters add up. An upstream this process
- * first saw while the holder already had it takes the holder's record (its
- * "new upstream" judgement was made without knowing). Returns the upstreams
- * whose quarantine changed, for the supervisor to apply.
- */
-export function mergeState(base: PersistedState, ours: PersistedState, theirs: PersistedState): string[] {
-	const changed: string[] = [];
-	for (const [name, their] of Object.entries(theirs.upstreams)) {
-		const before = base.upstreams[name];
-		const our = ours.upstreams[name];
-		if (our === undefined) {
-			ours.upstreams[name] = their;
-			if (their.admin !== undefined) changed.push(name);
-			continue;
-		}
-
-		const wasQuarantined = our.admin?.state === 'quarantined';
-		for (const field of mergedFields) {
-			if (before !== undefined && !same(our[field], before[field])) continue;
-			if (their[field] === undefined) delete our[field];
-			else (our as Record<string, unknown>)[field] = their[field];
-		}
-
-		for (const key of Object.keys(our.counters) as Array<keyof PersistedUpstream['counters']>) {
-			our.counters[key] = their.counters[key] + Math.max(0, our.counters[key] - (before?.counters[key] ?? 0));
-		}
-
-		if (wasQuarantined !== (our.admin?.state === 'quarantined')) changed.push(name);
-	}
-
-	return changed;
-}
 
 export type StoreOptions = {
 	/**

@@ -14,46 +14,35 @@
  * and its requests to a client go to its own session only.
  */
 import {EventEmitter} from 'node:events';
-import fs from 'node:fs';
 import {CallLog} from './call-log.js';
 import {ClientRegistry, type ClientRecord} from './clients/clients.js';
 import {SessionRelay} from './clients/client-relay.js';
 import {ClientTools} from './clients/client-tools.js';
 import {InstanceModes} from './clients/instance-mode.js';
-import {ConfigError, logConfigIssues, parseConfigText, type HangarConfig, type ServerConfig, type ToolDefinition} from '../config/read-config.js';
+import type {HangarConfig, ServerConfig, ToolDefinition} from '../config/read-config.js';
 import {ContextCost, type ContextCostView} from './upstream/context-cost.js';
-import {describeDiff, diffConfigs, isEmptyDiff} from './config/config-diff.js';
-import {ConfigFile, hashText, type ReloadRecord} from './config/running-config.js';
+import {ConfigReload} from './config/config-reload.js';
+import {ConfigFile, type ReloadRecord} from './config/running-config.js';
 import {isPersonAction, perClientAct, personActions, upstreamAct, type PersonAction} from './upstream-commands.js';
 import {describeClash} from './routing/exposed-names.js';
 import type {Logger} from '../base/logger.js';
 import {errorMessage} from '../base/errors.js';
 import {launchSecrets, registerSecrets} from '../base/secret-mask.js';
-import {LiveRequest, type ProgressUpdate, type RequestContext} from './request-context.js';
+import type {RequestContext} from './request-context.js';
+import {RoutedCalls, type InProcessCall} from './routed-calls.js';
 import {Upstream} from './upstream/upstream.js';
 import type {TransitionEvent} from './upstream/upstream-state.js';
-import {cannotSave, notSaved, shuttingDown, taskLost, unknownUpstream} from './refusals.js';
-import {Router, takesPart, type ExposedKind, type ExposedTool, type NameClash, type Route} from './routing/router.js';
+import {cannotSave, notSaved, shuttingDown, unknownUpstream} from './refusals.js';
+import {Router, type ExposedKind, type ExposedTool, type NameClash, type Route} from './routing/router.js';
 import {Subscriptions} from './routing/subscriptions.js';
-import {TaskBook, isCreateTaskResult, type TaskEntry} from './routing/task-book.js';
-import type {ServerCapabilities} from './upstream/catalog.js';
+import {TaskBook, type TaskEntry} from './routing/task-book.js';
+import {servedCapabilities, type ServedCapabilities} from './served-capabilities.js';
 import type {StateStore} from './state-store.js';
 import type {ToolSearchHit} from './routing/tool-search.js';
-import {UpstreamRpcError, relatedTaskKey, type CallToolResult} from '../link/connection.js';
-import {isPlainObject} from '../wire/message-classifier.js';
-import type {RequestTracing, TraceScope} from './observe/trace-scope.js';
-import type {CallContext} from './upstream/call-path.js';
+import type {CallToolResult} from '../link/connection.js';
+import type {RequestTracing} from './observe/trace-scope.js';
 
-export type {ExposedTool, NameClash};
-
-/** What hangar can serve to a client besides tools, from every upstream's capabilities (see `Supervisor.capabilities`). */
-export type ServedCapabilities = {
-	resources?: {subscribe?: boolean; listChanged: boolean};
-	prompts?: {listChanged: boolean};
-	completions?: Record<string, never>;
-	/** 2025-11-25 tasks: what any upstream offers of `list`, `cancel` and `requests.tools.call`. */
-	tasks?: {list?: Record<string, never>; cancel?: Record<string, never>; requests?: {tools?: {call?: Record<string, never>}}};
-};
+export type {ExposedTool, InProcessCall, NameClash, ServedCapabilities};
 
 const changeEvents: Record<ExposedKind, 'toolsChanged' | 'resourcesChanged' | 'promptsChanged'> = {
 	tools: 'toolsChanged',
@@ -62,13 +51,6 @@ const changeEvents: Record<ExposedKind, 'toolsChanged' | 'resourcesChanged' | 'p
 };
 
 export {describeClash, isPersonAction, personActions, type PersonAction};
-
-/** A tasks/result answer's `related-task` `_meta` with hangar's id for the task. */
-function exposeRelatedTask(result: Record<string, unknown>, entry: TaskEntry): Record<string, unknown> {
-	const meta = result['_meta'];
-	if (!isPlainObject(meta) || !isPlainObject(meta[relatedTaskKey]) || meta[relatedTaskKey]['taskId'] !== entry.upstreamId) return result;
-	return {...result, _meta: {...meta, [relatedTaskKey]: {...meta[relatedTaskKey], taskId: entry.id}}};
-}
 
 export type SupervisorOptions = {
 	/** How the config file was read (`--state-dir` overrides the file's stateDir): reloads read it the same way. */
@@ -116,7 +98,8 @@ export class Supervisor extends EventEmitter<{
 	private readonly detach = new Map<Upstream, () => void>();
 	/** Upstreams a reload removed or replaced, while they stop. */
 	private readonly retiring = new Set<Promise<void>>();
-	private reloading: Promise<ReloadRecord> | undefined;
+	/** Reloads of the config file (see config/config-reload.ts). */
+	private readonly reloads: ConfigReload;
 	/** How many instances of each upstream run ("instances"), and what an "auto" one learned. */
 	readonly instanceModes: InstanceModes;
 	/** The instances of each per-client template, by client session id. */
@@ -130,6 +113,8 @@ export class Supervisor extends EventEmitter<{
 	});
 	/** OpenTelemetry spans of routed requests, when the OTEL_* variables ask for them (see observe/trace-scope.ts). */
 	tracing: RequestTracing | undefined;
+	/** The routed calls and requests (see routed-calls.ts). */
+	private readonly routed: RoutedCalls;
 
 	constructor(
 		config: HangarConfig,
@@ -147,9 +132,32 @@ export class Supervisor extends EventEmitter<{
 			this.emit('toolsChanged');
 		});
 		this.tasks = new TaskBook(this.calls, logger.child('tasks'));
+		this.routed = new RoutedCalls({
+			shuttingDown: () => this.shuttingDown,
+			instanceFor: (template, client) => this.instanceFor(template, client),
+			tracing: () => this.tracing,
+			calls: this.calls,
+			tasks: this.tasks,
+			upstream: name => this.upstream(name),
+		});
 		this.subscriptions = new Subscriptions(this.router, logger, (upstream, subscriber) => this.instanceFor(upstream, subscriber.client));
 		this.current = config;
 		this.configFile = new ConfigFile(config.path);
+		this.reloads = new ConfigReload({
+			configFile: this.configFile,
+			logger,
+			loadOptions: options.loadOptions,
+			current: () => this.current,
+			replace: applied => {
+				this.current = applied;
+			},
+			upstreams: this.upstreams,
+			addUpstream: (server, applied) => this.addUpstream(server, applied),
+			retire: (upstream, reason) => this.retire(upstream, reason),
+			markToolsDirty: () => this.markToolsDirty(),
+			shuttingDown: () => this.shuttingDown,
+			reloaded: record => this.emit('reload', record),
+		});
 		for (const server of config.servers) this.addUpstream(server, config);
 		// A session's instances must not outlive it.
 		this.clients.on('removed', record => {
@@ -324,103 +332,22 @@ export class Supervisor extends EventEmitter<{
 		return stopping;
 	}
 
+	// ---------------------------------------------------------------------
+	// Config reload: see `ConfigReload`
+
 	/** Starts watching the config file: an edit that changes it is reloaded after a short quiet. */
 	watchConfig(): void {
-		this.configFile.watch(
-			() => {
-				void this.reload('the config file changed', {ifChanged: true});
-			},
-			error => this.logger.warn(`cannot watch ${this.config.path} for changes (${error.message}); reload with \`mcp-hangar reload\` or SIGHUP to serve`),
-		);
+		this.reloads.watch();
 	}
 
-	/**
-	 * Reads the config file again and applies what changed (see applyConfig).
-	 * A file that does not validate is refused: the running config stays and
-	 * the refusal is recorded, logged and shown as drift. One reload at a time;
-	 * one asked for meanwhile runs after it. `ifChanged` (the file watcher):
-	 * a file whose text is what runs is not read again. A person's reload
-	 * (and SIGHUP) always is, so an edited `envFile` is picked up too.
-	 */
+	/** Reads the config file again and applies what changed; one reload at a time (see ConfigReload.reload). */
 	async reload(trigger: string, options: {ifChanged?: boolean} = {}): Promise<ReloadRecord> {
-		const previous = this.reloading ?? Promise.resolve(undefined);
-		const next = previous.then(() => this.reloadNow(trigger, options.ifChanged === true));
-		this.reloading = next;
-		void next.finally(() => {
-			if (this.reloading === next) this.reloading = undefined;
-		});
-		return next;
+		return this.reloads.reload(trigger, options);
 	}
 
-	private reloadNow(trigger: string, ifChanged: boolean): ReloadRecord {
-		const file = this.config.path;
-		let text: string | undefined;
-		let next: HangarConfig;
-		try {
-			text = fs.readFileSync(file, 'utf8');
-			if (ifChanged && this.configFile.runs(hashText(text))) return this.finishReload({at: Date.now(), trigger, outcome: 'unchanged', summary: 'the file says what already runs', diff: null, error: null}, text);
-			next = parseConfigText(text, file, this.options.loadOptions);
-		} catch (error) {
-			const message = error instanceof ConfigError ? error.message : `cannot read ${file}: ${(error as Error).message}`;
-			return this.finishReload({at: Date.now(), trigger, outcome: 'refused', summary: `${file} was not applied; the running config stays`, diff: null, error: message}, text);
-		}
-
-		return this.applyConfig(next, trigger, text);
-	}
-
-	/**
-	 * Applies a new config: added servers appear (and start if their launch
-	 * rules say so), removed ones stop and their tools leave, changed ones
-	 * (any resolved field, env included) are replaced and started again if
-	 * they were running, unchanged ones are not touched. Settings that need a
-	 * restart of hangar keep their running values (the record says so).
-	 */
+	/** Applies a new config: servers added, removed and changed (see ConfigReload.applyConfig). */
 	applyConfig(next: HangarConfig, trigger: string, text?: string): ReloadRecord {
-		if (this.shuttingDown) throw shuttingDown(undefined, 'reload the config');
-		const diff = diffConfigs(this.current, next);
-		const applied: HangarConfig = diff.settings.restartHangar.length === 0 ? next : {...next, hangar: {...next.hangar, stateDir: this.current.hangar.stateDir}};
-		const record: ReloadRecord = {at: Date.now(), trigger, outcome: isEmptyDiff(diff) ? 'unchanged' : 'applied', summary: describeDiff(diff), diff, error: null};
-		this.current = applied;
-		logConfigIssues(applied, this.logger);
-		const note = `config reload: ${trigger}`;
-		for (const name of diff.removed) {
-			const upstream = this.upstreams.get(name)!;
-			this.upstreams.delete(name);
-			void this.retire(upstream, `removed from the config (${note})`);
-		}
-
-		for (const {name, fields} of diff.changed) {
-			const old = this.upstreams.get(name)!;
-			const wasRunning = old.state === 'ready' || old.state === 'degraded' || old.state === 'starting';
-			const server = applied.servers.find(entry => entry.name === name)!;
-			const upstream = this.addUpstream(server, applied);
-			upstream.log.push('hangar', `${fields.join(', ')} changed; replaced${wasRunning ? ' and started again' : ''} (${note})`);
-			const stopped = this.retire(old, `its config changed: ${fields.join(', ')} (${note})`);
-			// One process at a time: the new one starts once the old one is gone.
-			void stopped.then(async () => {
-				if (this.shuttingDown || this.upstreams.get(name) !== upstream) return;
-				if (wasRunning && upstream.state === 'cold') await upstream.start(`its config changed: ${fields.join(', ')} (${note})`).catch(() => {});
-				else await upstream.launch();
-			});
-		}
-
-		for (const name of diff.added) {
-			const upstream = this.addUpstream(applied.servers.find(entry => entry.name === name)!, applied);
-			upstream.log.push('hangar', `added to the config (${note})`);
-			void upstream.launch();
-		}
-
-		this.markToolsDirty();
-		return this.finishReload(record, text, diff.settings.restartHangar);
-	}
-
-	private finishReload(record: ReloadRecord, text: string | undefined, unapplied: string[] = []): ReloadRecord {
-		this.configFile.record(record, text === undefined ? undefined : hashText(text), unapplied);
-		const line = `config reload (${record.trigger}): ${record.outcome}: ${record.summary}`;
-		if (record.outcome === 'refused') this.logger.error(`${line}\n${record.error ?? ''}`);
-		else this.logger.info(line);
-		this.emit('reload', record);
-		return record;
+		return this.reloads.applyConfig(next, trigger, text);
 	}
 
 	/**
@@ -493,39 +420,9 @@ export class Supervisor extends EventEmitter<{
 
 	private cost: ContextCost | undefined;
 
-	/**
-	 * What hangar advertises to a client at initialize, besides tools: the
-	 * union of its upstreams' capabilities, live or cached (a cold upstream's
-	 * come from its last run). An upstream whose capabilities were never
-	 * known (a first run, before it started) may serve anything, so
-	 * resources, prompts and completions are offered for it; subscribe only
-	 * where an upstream is known to support it. Hangar itself sends
-	 * list_changed for every list, since the union changes as upstreams come
-	 * and go. Upstreams disabled in the config count for nothing.
-	 */
+	/** What hangar advertises to a client at initialize, besides tools (see served-capabilities.ts). */
 	capabilities(): ServedCapabilities {
-		const served: ServedCapabilities = {};
-		for (const upstream of this.upstreams.values()) {
-			if (!takesPart(upstream)) continue;
-			const caps: ServerCapabilities | undefined = upstream.capabilities;
-			if (caps === undefined || caps.resources !== undefined) {
-				served.resources ??= {listChanged: true};
-				if (caps?.resources?.subscribe === true) served.resources.subscribe = true;
-			}
-
-			if (caps === undefined || caps.prompts !== undefined) served.prompts = {listChanged: true};
-			if (caps === undefined || caps.completions !== undefined) served.completions = {};
-			// Tasks only where an upstream is known to offer them: a client would otherwise create tasks nobody runs.
-			const tasks = caps?.['tasks'];
-			if (isPlainObject(tasks)) {
-				served.tasks ??= {};
-				if (tasks['list'] !== undefined) served.tasks.list = {};
-				if (tasks['cancel'] !== undefined) served.tasks.cancel = {};
-				if (isPlainObject(tasks['requests']) && isPlainObject(tasks['requests']['tools']) && tasks['requests']['tools']['call'] !== undefined) served.tasks.requests = {tools: {call: {}}};
-			}
-		}
-
-		return served;
+		return servedCapabilities(this.upstreams.values());
 	}
 
 	/** Every name two upstreams expose, with the one that keeps it (see Router.clashes). */
@@ -581,121 +478,28 @@ export class Supervisor extends EventEmitter<{
 		return perClientAct(upstream, {running, retire: async (reason: string) => this.retireInstances(upstream, reason)}, action, via);
 	}
 
-	/**
-	 * Sends a routed request other than a tool call (resources/read,
-	 * prompts/get, completion/complete) to the route's upstream, or to the
-	 * session's own instance of a per-client server (see Upstream.request).
-	 * While it is in flight, what that upstream asks a client goes to this
-	 * request's client.
-	 */
+	// ---------------------------------------------------------------------
+	// Routed calls: see `RoutedCalls`
+
+	/** Sends a routed request other than a tool call to the route's upstream or the session's own instance. */
 	async request(route: Route, params: Record<string, unknown>, context: RequestContext): Promise<Record<string, unknown>> {
-		const operation = `${context.method} "${route.localName}"`;
-		if (this.shuttingDown) throw shuttingDown(route.upstream.name, operation);
-		const instance = this.instanceFor(route.upstream, context.client);
-		context.record.upstream = route.upstream.name;
-		context.record.target = route.localName;
-		const ended = context.client?.callBegan(route.upstream.name, context.id);
-		const scope = this.tracing?.begin(context, route.upstream.name, route.localName, instance.name);
-		try {
-			const result = await instance.request(context.method, scope === undefined ? params : {...params, _meta: scope.meta}, operation, context);
-			scope?.end('ok');
-			return result;
-		} catch (error) {
-			scope?.end(context.signal.aborted ? 'cancelled' : 'error', error);
-			throw error;
-		} finally {
-			ended?.();
-		}
+		return this.routed.request(route, params, context);
 	}
 
-	/**
-	 * Sends tasks/get, tasks/result or tasks/cancel for a task the request's
-	 * client created to the instance that runs it, under the upstream's own
-	 * id; the answer comes back with hangar's. A task whose upstream crashed
-	 * or stopped is answered from the book: tasks/get with its failed status,
-	 * the rest with the reason.
-	 */
+	/** Sends tasks/get, tasks/result or tasks/cancel for a task the request's client created. */
 	async taskRequest(entry: TaskEntry, params: Record<string, unknown>, context: RequestContext): Promise<Record<string, unknown>> {
-		const operation = `${context.method} "${entry.id}"`;
-		if (entry.lost !== undefined) {
-			if (context.method === 'tasks/get') return this.tasks.expose(entry, entry.task);
-			throw taskLost(entry.instance.name, operation, entry.lost);
-		}
-
-		if (this.shuttingDown) throw shuttingDown(entry.server, operation);
-		context.record.upstream = entry.server;
-		context.record.target = entry.tool;
-		const ended = context.client?.callBegan(entry.server, context.id);
-		try {
-			const result = await entry.instance.request(context.method, {...params, taskId: entry.upstreamId}, operation, context);
-			if (context.method === 'tasks/result') {
-				this.tasks.ended(entry);
-				return exposeRelatedTask(result, entry);
-			}
-
-			this.tasks.observed(entry, result);
-			return this.tasks.expose(entry, result);
-		} catch (error) {
-			// The upstream answered tasks/result with the task's error: the result is fetched.
-			if (context.method === 'tasks/result' && error instanceof UpstreamRpcError) this.tasks.ended(entry);
-			throw error;
-		} finally {
-			ended?.();
-		}
+		return this.routed.taskRequest(entry, params, context);
 	}
 
-	/**
-	 * Calls a routed tool on its upstream, or on the session's own instance
-	 * of a per-client server, and writes the request's one record to the
-	 * calls log. While it is in flight, what that upstream asks a client goes
-	 * to this call's client.
-	 */
+	/** Calls a routed tool on its upstream or the session's own instance, and writes the request's one record. */
 	async call(route: Route, args: Record<string, unknown> | undefined, context: RequestContext): Promise<CallToolResult> {
-		const {upstream, localName: tool} = route;
-		if (this.shuttingDown) throw shuttingDown(upstream.name, `tools/call "${tool}"`);
-		const instance = this.instanceFor(upstream, context.client);
-		context.record.upstream = upstream.name;
-		context.record.target = tool;
-		const ended = context.client?.callBegan(upstream.name, context.id);
-		const scope = this.tracing?.begin(context, upstream.name, tool, instance.name);
-		try {
-			const result = await instance.callTool(tool, args, scope === undefined ? context : traced(context, scope));
-			scope?.end(result.isError === true ? 'tool-error' : 'ok');
-			if (instance !== upstream) upstream.metrics.recordInHistory(performance.now() - context.record.began, false);
-			this.calls.write(context, args, {result});
-			// Run as a task: the client gets hangar's id for it, and only it can reach the task.
-			if (context.task !== undefined && context.client !== undefined && isCreateTaskResult(result)) {
-				return this.tasks.created({instance, server: upstream.name, client: context.client, tool, logSeq: this.calls.lastSeq, began: context.record.began}, result) as CallToolResult;
-			}
-
-			return result;
-		} catch (error) {
-			scope?.end(context.signal.aborted ? 'cancelled' : 'error', error);
-			if (instance !== upstream) upstream.metrics.recordInHistory(performance.now() - context.record.began, true);
-			this.calls.write(context, args, {error});
-			throw error;
-		} finally {
-			ended?.();
-		}
+		return this.routed.call(route, args, context);
 	}
 
-	/**
-	 * A tool call from inside hangar rather than from a client session (the
-	 * CLI's `call` without a running supervisor, the demo's traffic, tests):
-	 * its own request context, routed to `server` without the router.
-	 */
+	/** A tool call from inside hangar rather than from a client session (the CLI's `call`, the demo's traffic, tests). */
 	async callByName(server: string, tool: string, args: Record<string, unknown> | undefined, options: InProcessCall = {}): Promise<CallToolResult> {
-		if (this.shuttingDown) throw shuttingDown(server, `tools/call "${tool}"`);
-		const route: Route = {kind: 'tool', upstream: this.upstream(server), localName: tool};
-		const context = new LiveRequest({id: `in-process-${++this.inProcessCalls}`, method: 'tools/call', caller: options.caller, client: options.client, signal: options.signal, onProgress: options.onProgress});
-		try {
-			return await this.call(route, args, context);
-		} finally {
-			context.end();
-		}
+		return this.routed.callByName(server, tool, args, options);
 	}
-
-	private inProcessCalls = 0;
 
 	/** Stops every upstream in order (stdin close, SIGTERM, SIGKILL), in parallel, and flushes state. */
 	async shutdown(reason: string): Promise<void> {
@@ -736,21 +540,6 @@ export class Supervisor extends EventEmitter<{
 		for (const clash of clashes) this.logger.warn(describeClash(clash), {clash: clash.name});
 	}
 }
-
-/** A call's context with the `_meta` its trace gives the upstream (only when tracing is on). */
-function traced(context: RequestContext, scope: TraceScope): CallContext {
-	return {signal: context.signal, deadline: context.deadline, onProgress: context.onProgress, meta: scope.meta, correlationId: context.correlationId, client: context.client, id: context.id};
-}
-
-/** What an in-process caller may give a tool call (see Supervisor.callByName). */
-export type InProcessCall = {
-	signal?: AbortSignal | undefined;
-	onProgress?: ((update: ProgressUpdate) => void) | undefined;
-	/** Names the caller in the calls log (default "hangar"). */
-	caller?: string | undefined;
-	/** Calls as this client session would (tests, and in-process callers that stand in for one). */
-	client?: ClientRecord | undefined;
-};
 
 /** A person's command on one upstream as it settled: what it said, or why it was refused. */
 export type ActionRecord = {at: number; upstream: string; action: PersonAction; via: string; outcome: 'done' | 'refused'; message: string};

@@ -26,17 +26,18 @@ import {
 } from '@modelcontextprotocol/client';
 import {z} from 'zod';
 import {ErrorCode, errorMessage} from '../base/errors.js';
-import {ConnectionLostError, RequestCancelledError, UpstreamRpcError, UpstreamTimeoutError, answerError, noClientSide, stripSdkPrefix} from './connection-errors.js';
+import {ConnectionLostError, RequestCancelledError, UpstreamRpcError, UpstreamTimeoutError, stripSdkPrefix} from './connection-errors.js';
 import {NO_SDK_TIMEOUT, connectRemote} from './remote-transport.js';
 import type {ServerConfig, ToolDefinition} from '../config/read-config.js';
-import {PausableTimer} from '../base/pausable-timer.js';
 import type {LogBuffer} from './log-buffer.js';
 import {isPlainObject} from '../wire/message-classifier.js';
 import {implementationInfo} from '../wire/protocol.js';
 import {ChildProcessTransport, type ExitInfo} from './child-process-transport.js';
-import {isRelayedMethod, type ClientSide, type LoggingLevel, type RelayOptions, type RelayedMethod} from './client-side.js';
+import {isRelayedMethod, type ClientSide, type LoggingLevel, type RelayOptions} from './client-side.js';
+import {OwnRequests} from './own-requests.js';
 import {StreamOrigins} from './stream-origins.js';
-import {RootsRequest, type StartRoots} from './roots-request.js';
+import type {StartRoots} from './roots-request.js';
+import {UpstreamAsks} from './upstream-asks.js';
 
 export type {CallToolResult, Progress};
 export {ConnectionLostError, RequestCancelledError, UpstreamRpcError, UpstreamTimeoutError} from './connection-errors.js';
@@ -76,8 +77,7 @@ export type ConnectionEvents = {
 	onSignInNeeded?: (reason: string) => void;
 };
 
-/** The `_meta` key that ties a message to a task (2025-11-25 tasks). */
-export const relatedTaskKey = 'io.modelcontextprotocol/related-task';
+export {relatedTaskKey} from './upstream-asks.js';
 
 /** The list requests besides tools/list, and the key of each answer's array. */
 export const listMethods = {
@@ -93,35 +93,17 @@ export const listMethods = {
  */
 const passthroughObject = z.custom<Record<string, unknown>>(value => isPlainObject(value), {message: 'expected a result object'});
 
-/** A tools/call in flight: how its answer and its progress are delivered. */
-type PendingCall = {
-	settle: (message: JSONRPCMessage | Error) => void;
-	onprogress: ((progress: Progress) => void) | undefined;
-	/** Who made the call, as the engine gave it: a request the upstream ties to this call is that caller's. */
-	caller: unknown;
-};
-
 type RequestId = string | number;
-
-/** How long after answering its roots/list an upstream gets to apply them before its first call (see clientRequestsSettled). */
-const rootsSettleMs = 150;
 
 
 export class UpstreamConnection {
 	private closedByUs = false;
 	private closed = false;
-	/** The requests hangar sends itself in flight (tools/call and forwarded ones), by their ("h"-prefixed string) id, which is also their progress token. */
-	private readonly pending = new Map<string, PendingCall>();
-	private nextId = 0;
-	/** The upstream's own requests being answered by a client, by the upstream's id; aborted when it cancels. */
-	private readonly relayed = new Map<RequestId, AbortController>();
-	/** The relayed requests being answered, each settled once its answer (or error) is sent. */
-	private readonly answering = new Set<Promise<void>>();
-	/** Its first roots/list, which a start may wait for. */
-	private readonly rootsRequest = new RootsRequest();
-	/** The deadlines of the calls in flight: paused while the upstream waits for a client's answer. */
-	private readonly deadlines = new Set<PausableTimer>();
+	/** The requests hangar sends itself in flight (tools/call and forwarded ones; see own-requests.ts). */
+	private readonly pending: OwnRequests;
 	private readonly unsubscribe: Array<() => void> = [];
+	/** What the upstream asks its client, relayed (see upstream-asks.ts); it pauses the deadlines of the calls in flight. */
+	private readonly asks: UpstreamAsks;
 
 	private constructor(
 		private readonly name: string,
@@ -133,7 +115,20 @@ export class UpstreamConnection {
 		/** Over Streamable HTTP: which stream each of the upstream's requests came on. */
 		private readonly origins: StreamOrigins | undefined,
 		private readonly events: ConnectionEvents,
-	) {}
+	) {
+		this.asks = new UpstreamAsks({
+			name,
+			log,
+			clientSide,
+			events,
+			callsInFlight: () => this.pending.size,
+			origin: id => this.originOf(id),
+			send: async message => this.send(message as JSONRPCMessage),
+			isClosed: () => this.closed,
+			ping: async timeoutMs => this.ping(timeoutMs),
+		});
+		this.pending = new OwnRequests({sendMessage: message => this.transport.send(message as JSONRPCMessage), isClosed: () => this.closed, overPipe: child !== undefined, asks: this.asks});
+	}
 
 	/**
 	 * Spawns or connects, and runs `initialize`. Rejects when the signal
@@ -197,7 +192,7 @@ export class UpstreamConnection {
 		};
 		client.setNotificationHandler('notifications/tools/list_changed', () => events.onToolsChanged());
 		// Only log messages sent during initialize get here; afterwards `intercept` takes them in order.
-		client.setNotificationHandler('notifications/message', notification => connection?.logMessage(notification.params));
+		client.setNotificationHandler('notifications/message', notification => connection?.asks.logMessage(notification.params));
 		client.setNotificationHandler('notifications/resources/list_changed', () => events.onListChanged?.('resources'));
 		client.setNotificationHandler('notifications/prompts/list_changed', () => events.onListChanged?.('prompts'));
 		client.setNotificationHandler('notifications/resources/updated', notification => events.onResourceUpdated?.(notification.params.uri, notification.params._meta));
@@ -271,10 +266,8 @@ export class UpstreamConnection {
 			const method = record.method;
 			if (method === undefined) {
 				if (typeof record.id === 'string' && record.id.startsWith('h')) {
-					const call = this.pending.get(record.id);
-					this.pending.delete(record.id);
 					// A late answer to a call that timed out or was cancelled is dropped, as the SDK would.
-					call?.settle(message);
+					this.pending.settle(record.id, message as Record<string, unknown>);
 					return;
 				}
 			} else if (method === 'notifications/progress') {
@@ -282,21 +275,16 @@ export class UpstreamConnection {
 				if (typeof token === 'string' && token.startsWith('h')) {
 					// Progress after the call ended (server-everything goes on after a cancel) is dropped.
 					const {progressToken: _token, ...progress} = record.params!;
-					this.pending.get(token)?.onprogress?.(progress as Progress);
+					this.pending.progress(token, progress as Progress);
 					return;
 				}
 			} else if (typeof method === 'string' && isRelayedMethod(method) && (typeof record.id === 'string' || typeof record.id === 'number')) {
-				this.relay(record.id, method, record.params);
+				this.asks.relay(record.id, method, record.params);
 				return;
 			} else if (method === 'notifications/cancelled') {
-				const requestId = record.params?.['requestId'];
-				const relayed = typeof requestId === 'string' || typeof requestId === 'number' ? this.relayed.get(requestId) : undefined;
-				if (relayed !== undefined) {
-					relayed.abort();
-					return;
-				}
+				if (this.asks.cancel(record.params?.['requestId'])) return;
 			} else if (method === 'notifications/message') {
-				this.logMessage(record.params);
+				this.asks.logMessage(record.params);
 				return;
 			} else if (method === 'notifications/elicitation/complete') {
 				this.clientSide?.notify?.(method, record.params);
@@ -333,72 +321,22 @@ export class UpstreamConnection {
 
 	/** Fails every call in flight and cancels every relayed request: the connection is gone. */
 	failPending(): void {
-		const calls = [...this.pending.values()];
-		this.pending.clear();
-		for (const call of calls) call.settle(new ConnectionLostError());
-		for (const controller of this.relayed.values()) controller.abort();
-		this.relayed.clear();
+		this.pending.failAll();
+		this.asks.abortAll();
 		for (const unsubscribe of this.unsubscribe.splice(0)) unsubscribe();
-		this.rootsRequest.wake();
+		this.asks.wake();
 	}
 
 	// ---------------------------------------------------------------------
 	// What the upstream sends its client
 
 	/**
-	 * Asks the client side to answer the upstream's request and sends the
-	 * answer back. No answer goes back once the upstream cancelled it. While
-	 * any such request is outstanding, the deadlines of the calls in flight
-	 * are paused: the upstream cannot finish them before it has its answer,
-	 * and an elicitation waits for a person.
+	 * Resolves once what the upstream asks its client while starting (roots)
+	 * is answered and applied; with whether it asked for roots (see
+	 * UpstreamAsks.settled).
 	 */
-	private relay(id: RequestId, method: RelayedMethod, given: Record<string, unknown> | undefined): void {
-		const params = this.exposeRelatedTask(given);
-		if (method === 'roots/list') {
-			// Its first, outside any call: it asks on its own (at start-up), and will again at its next start.
-			if (this.rootsRequest.arrived() && this.pending.size === 0) this.events.onRootsAtStart?.();
-		}
-
-		const controller = new AbortController();
-		this.relayed.get(id)?.abort();
-		this.relayed.set(id, controller);
-		this.holdDeadlines();
-		const token = isPlainObject(params?.['_meta']) ? params['_meta']['progressToken'] : undefined;
-		const onProgress =
-			typeof token === 'string' || typeof token === 'number'
-				? (progress: Record<string, unknown>) => {
-						if (!controller.signal.aborted) void this.send({jsonrpc: '2.0', method: 'notifications/progress', params: {...progress, progressToken: token}} as JSONRPCMessage);
-					}
-				: undefined;
-		const answer = this.clientSide === undefined ? Promise.reject(noClientSide(this.name, method)) : this.clientSide.request(this.name, method, params, {signal: controller.signal, onProgress, origin: this.originOf(id)});
-		const answered = answer
-			.then(
-				async result => {
-					if (!controller.signal.aborted) await this.send({jsonrpc: '2.0', id, result} as JSONRPCMessage);
-				},
-				async (error: unknown) => {
-					if (controller.signal.aborted) return;
-					const {code, message, data} = answerError(error);
-					this.log.push('hangar', `${method} from the upstream was answered with error ${code}: ${message}`);
-					await this.send({jsonrpc: '2.0', id, error: {code, message, ...(data === undefined ? {} : {data})}} as JSONRPCMessage);
-				},
-			)
-			.finally(() => {
-				if (this.relayed.get(id) === controller) this.relayed.delete(id);
-				this.releaseDeadlines();
-				this.answering.delete(answered);
-			});
-		this.answering.add(answered);
-	}
-
-	/** `params` with the task id of its `related-task` `_meta` as hangar handed it out (a request the upstream sends during a task's tasks/result). */
-	private exposeRelatedTask(params: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
-		const meta = params?.['_meta'];
-		if (!isPlainObject(meta) || !isPlainObject(meta[relatedTaskKey])) return params;
-		const related = meta[relatedTaskKey];
-		const exposed = typeof related['taskId'] === 'string' ? this.events.exposedTaskId?.(related['taskId']) : undefined;
-		if (exposed === undefined) return params;
-		return {...params, _meta: {...meta, [relatedTaskKey]: {...related, taskId: exposed}}};
+	async clientRequestsSettled(signal: AbortSignal, pingTimeoutMs: number, roots: StartRoots): Promise<{askedRoots: boolean}> {
+		return this.asks.settled(signal, pingTimeoutMs, roots);
 	}
 
 	/** What the upstream's transport says the request belongs to (Streamable HTTP only; see stream-origins.ts). */
@@ -406,74 +344,9 @@ export class UpstreamConnection {
 		const origin = this.origins?.take(id);
 		if (origin === undefined) return undefined;
 		if (origin.kind === 'outside') return {kind: 'outside'};
-		const call = this.pending.get(origin.callId);
+		const caller = this.pending.callerOf(origin.callId);
 		// A call that has ended, or one hangar made itself: nothing more is known than over stdio.
-		return call === undefined || call.caller === undefined ? undefined : {kind: 'call', caller: call.caller};
-	}
-
-	/**
-	 * Resolves once what the upstream asks its client while starting (roots,
-	 * right after initialized) is answered, so that an upstream that scopes
-	 * itself by its client's roots has them before it serves its first call;
-	 * resolves with whether it asked for roots.
-	 *
-	 * - Whether it will ask is learned: an upstream that asked on its own
-	 *   (outside any call) after an earlier start told `roots`
-	 *   (`roots.expected`) is waited for until its roots/list arrives
-	 *   (server-everything asks 350 ms after initialized), at most
-	 *   `pingTimeoutMs`. Otherwise (not known, or it did not ask last time)
-	 *   it gets three round trips for a request to arrive.
-	 * - Once the answer is sent: three round trips and at least rootsSettleMs.
-	 *   server-filesystem checks each root on disk before it applies them,
-	 *   and MCP has no signal for "roots applied": this part is a heuristic.
-	 */
-	async clientRequestsSettled(signal: AbortSignal, pingTimeoutMs: number, roots: StartRoots): Promise<{askedRoots: boolean}> {
-		if (roots.told && roots.expected === true) {
-			if (!this.closed) await this.rootsRequest.wait(signal, pingTimeoutMs);
-		} else if (roots.told) {
-			// A request sent in answer to initialized may come after the lists, and after an await or two
-			// of the upstream's own: a few round trips let it arrive.
-			for (let turn = 0; turn < 3 && this.answering.size === 0 && !this.rootsRequest.asked && !this.closed && !signal.aborted; turn++) await this.ping(pingTimeoutMs).catch(() => {});
-		}
-
-		const askedRoots = this.rootsRequest.asked;
-		// Roots answered before this point (server-filesystem asks at once, during the lists) still need applying.
-		if (this.answering.size === 0 && !askedRoots) return {askedRoots};
-		const aborted = new Promise<void>(resolve => {
-			signal.addEventListener('abort', () => resolve(), {once: true});
-		});
-		await Promise.race([Promise.allSettled([...this.answering]), aborted]);
-		// Applying roots can take file system work (server-filesystem resolves each root on disk), which a
-		// busy machine slows: at least three round trips and rootsSettleMs after the answer.
-		const answeredAt = Date.now();
-		for (let turn = 0; (turn < 3 || Date.now() - answeredAt < rootsSettleMs) && !signal.aborted && !this.closed; turn++) {
-			await this.ping(pingTimeoutMs).catch(() => {});
-			if (turn >= 2) await new Promise(resolve => setTimeout(resolve, 10));
-		}
-
-		return {askedRoots};
-	}
-
-	private holds = 0;
-
-	private holdDeadlines(): void {
-		this.holds += 1;
-		if (this.holds === 1) for (const deadline of this.deadlines) deadline.pause();
-	}
-
-	private releaseDeadlines(): void {
-		this.holds -= 1;
-		if (this.holds === 0) for (const deadline of this.deadlines) deadline.resume();
-	}
-
-	private logMessage(params: Record<string, unknown> | undefined): void {
-		if (params === undefined || typeof params['level'] !== 'string') return;
-		const data = params['data'];
-		const logger = typeof params['logger'] === 'string' ? ` (${params['logger']})` : '';
-		const text = `log ${params['level']}${logger}: ${typeof data === 'string' ? data : JSON.stringify(data)}`;
-		// An upstream's log messages are its output too: they share its budget (see log-buffer.ts).
-		if (this.log.admit('stdout', text.length)) this.log.push('hangar', text);
-		this.clientSide?.log(this.name, params);
+		return caller === undefined ? undefined : {kind: 'call', caller};
 	}
 
 	/** Follows what the clients want of every upstream: the log level, and their roots changing. */
@@ -509,99 +382,6 @@ export class UpstreamConnection {
 
 	// ---------------------------------------------------------------------
 	// Calls
-
-	/**
-	 * Sends one request of `method` and matches its answer in `intercept`,
-	 * with one timer for the deadline (paused while the upstream waits for a
-	 * client); on expiry or the caller's abort it sends
-	 * notifications/cancelled, and a late answer is dropped. With
-	 * `onprogress`, the request's id is its progress token. The answer is
-	 * passed on as it came: a result object as the upstream wrote it, an
-	 * error with its own code and data (the SDK would rebuild some, e.g. turn
-	 * -32002 into -32602).
-	 */
-	private async sendRaw(
-		method: string,
-		params: Record<string, unknown>,
-		options: {signal?: AbortSignal | undefined; timeoutMs: number; onprogress?: ((progress: Progress) => void) | undefined; caller?: unknown},
-	): Promise<Record<string, unknown>> {
-		return new Promise<Record<string, unknown>>((resolve, reject) => {
-			if (this.closed) {
-				reject(new ConnectionLostError());
-				return;
-			}
-
-			const id = `h${this.nextId++}`;
-			// The client's own token (if any) is replaced: progress comes back under this request's id.
-			if (options.onprogress !== undefined) params['_meta'] = {...(params['_meta'] as Record<string, unknown> | undefined), progressToken: id};
-			const cleanup = () => {
-				deadline.clear();
-				this.deadlines.delete(deadline);
-				options.signal?.removeEventListener('abort', onAbort);
-				this.pending.delete(id);
-			};
-
-			const cancel = (reason: string) => {
-				this.transport.send({jsonrpc: '2.0', method: 'notifications/cancelled', params: {requestId: id, reason}}).catch(() => {});
-			};
-
-			const onAbort = () => {
-				cleanup();
-				cancel('cancelled by the client');
-				reject(new RequestCancelledError());
-			};
-
-			const deadline = new PausableTimer(
-				options.timeoutMs,
-				() => {
-					cleanup();
-					cancel(`no answer within ${options.timeoutMs} ms`);
-					reject(new UpstreamTimeoutError(options.timeoutMs));
-				},
-				this.holds > 0,
-			);
-			this.deadlines.add(deadline);
-
-			this.pending.set(id, {
-				caller: options.caller,
-				onprogress: options.onprogress,
-				settle: message => {
-					cleanup();
-					if (message instanceof Error) {
-						reject(message);
-						return;
-					}
-
-					const response = message as {result?: unknown; error?: {code?: unknown; message?: unknown; data?: unknown}};
-					if (response.error !== undefined) {
-						const code = typeof response.error.code === 'number' ? response.error.code : -32_603;
-						reject(new UpstreamRpcError(code, String(response.error.message ?? 'error without a message'), response.error.data));
-						return;
-					}
-
-					const result = response.result;
-					if (!isPlainObject(result)) {
-						reject(new Error(`the upstream answered ${method} with a result that is not an object`));
-						return;
-					}
-
-					resolve(result);
-				},
-			});
-			if (options.signal?.aborted) {
-				onAbort();
-				return;
-			}
-
-			options.signal?.addEventListener('abort', onAbort, {once: true});
-			this.transport.send({jsonrpc: '2.0', id, method, params} as JSONRPCMessage).catch((error: unknown) => {
-				if (!this.pending.has(id)) return;
-				cleanup();
-				// A child's pipe failing means it is gone; a remote server's request can fail on its own.
-				reject(this.closed || this.child !== undefined ? new ConnectionLostError() : error);
-			});
-		});
-	}
 
 	/**
 	 * Lists every tool, following `nextCursor` pages. Each definition is kept
@@ -672,7 +452,7 @@ export class UpstreamConnection {
 		params: Record<string, unknown>,
 		options: {signal?: AbortSignal | undefined; timeoutMs: number; onprogress?: ((progress: Progress) => void) | undefined; caller?: unknown},
 	): Promise<Record<string, unknown>> {
-		return this.sendRaw(method, {...params}, options);
+		return this.pending.send(method, {...params}, options);
 	}
 
 	/**
@@ -699,7 +479,7 @@ export class UpstreamConnection {
 		if (args !== undefined) params['arguments'] = args;
 		if (options.meta !== undefined && Object.keys(options.meta).length > 0) params['_meta'] = options.meta;
 		if (options.task !== undefined) params['task'] = options.task;
-		return (await this.sendRaw('tools/call', params, options)) as CallToolResult;
+		return (await this.pending.send('tools/call', params, options)) as CallToolResult;
 	}
 
 	async ping(timeoutMs: number): Promise<void> {

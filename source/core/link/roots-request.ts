@@ -4,7 +4,7 @@
  * on its own after initialized (server-filesystem at once, server-everything
  * 350 ms later), and should have its answer before it serves a call.
  * Whether it asks is learned from earlier starts (`StartRoots`, from the
- * state store); see `UpstreamConnection.clientRequestsSettled`.
+ * state store); see `UpstreamAsks.settled`.
  */
 
 /** What a start expects of the upstream's roots, from what it did after an earlier start. */

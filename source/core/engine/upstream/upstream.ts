@@ -23,12 +23,12 @@
  */
 import {EventEmitter} from 'node:events';
 import {systemClock, type Clock} from '../../base/clock.js';
-import {CircuitBreaker, type BreakerState} from './circuit-breaker.js';
+import {CircuitBreaker} from './circuit-breaker.js';
 import type {HangarSettings, ServerConfig, ToolDefinition} from '../../config/read-config.js';
 import {LogBuffer, copyToLog} from '../../link/log-buffer.js';
 import type {Logger} from '../../base/logger.js';
-import {maskText} from '../../base/secret-mask.js';
-import {CallMetrics, type CallMetricsSnapshot} from './metrics.js';
+import {CallMetrics} from './metrics.js';
+import {snapshotOf, type UpstreamSnapshot} from './upstream-snapshot.js';
 import {createUpstreamMachine, runningStates, type AdminState, type UpstreamEvent, type UpstreamMachine, type UpstreamState, type StopTarget, type TransitionEvent} from './upstream-state.js';
 import {RestartPolicy} from './restart-policy.js';
 import type {TransitionRecord} from '../../base/state-machine.js';
@@ -42,12 +42,14 @@ import type {CallHistory, CallRecord} from './call-history.js';
 import {UpstreamHealth} from './upstream-health.js';
 import {UpstreamTimers} from './upstream-timers.js';
 import {ToolList, type ApprovalPlan, type ToolsSource} from './tool-list.js';
-import {Catalog, type CatalogKind, type CatalogLists, type ServerCapabilities} from './catalog.js';
+import {Catalog, type CatalogKind, type ServerCapabilities} from './catalog.js';
+import {ListRefresh} from './list-refresh.js';
 import {Lifecycle} from './lifecycle.js';
 
 export {attemptStderr} from './lifecycle.js';
-import {upstreamRecord, type UpstreamRecord} from './upstream-record.js';
-import {toolFiltered, notApprovable, notStartable, restartHint, unavailable} from '../refusals.js';
+import {initialState, recordFirstSeen, upstreamRecord, type UpstreamRecord} from './upstream-record.js';
+import {toolFiltered, restartHint} from '../refusals.js';
+import {PersonActions} from './person-actions.js';
 
 /**
  * What a test may put in place of the real world: the clock (time and
@@ -59,29 +61,7 @@ export type UpstreamSeams = {
 	openConnection?: OpenConnection | undefined;
 };
 
-export type {AdminState, ApprovalPlan, CallRecord, StopTarget, ToolsSource, TransitionEvent};
-
-export type UpstreamSnapshot = {
-	name: string;
-	state: UpstreamState;
-	breaker: BreakerState;
-	pid: number | undefined;
-	transport: 'stdio' | 'remote';
-	tools: number;
-	toolsSource: ToolsSource;
-	lastVerifiedAt: number | undefined;
-	calls: number;
-	failures: number;
-	toolErrors: number;
-	consecutiveFailures: number;
-	latencyMs: {p50: number | undefined; p95: number | undefined};
-	lastError: string | undefined;
-	nextRetryAt: number | undefined;
-	startedAt: number | undefined;
-	inFlight: number;
-	restarts: number;
-	stateSince: number;
-};
+export type {AdminState, ApprovalPlan, CallRecord, StopTarget, ToolsSource, TransitionEvent, UpstreamSnapshot};
 
 export class Upstream extends EventEmitter<{
 	transition: [TransitionEvent];
@@ -103,10 +83,11 @@ export class Upstream extends EventEmitter<{
 	private readonly record: UpstreamRecord;
 	private readonly clock: Clock;
 	private readonly timers: UpstreamTimers;
-	private readonly restartPolicy: RestartPolicy;
 	private readonly lifecycle: Lifecycle;
 	private readonly calls: CallPath;
 	private readonly health: UpstreamHealth;
+	private readonly actions: PersonActions;
+	private readonly lists: ListRefresh;
 	private readonly createdAt: number;
 	/** Its tasks that are live now (held by the supervisor's task book), and when the last one ended. */
 	private liveTasks = 0;
@@ -139,25 +120,8 @@ export class Upstream extends EventEmitter<{
 		copyToLog(this.log, logger, this.name);
 		const record = upstreamRecord(store, config.name);
 		this.record = record;
-		const isNew = !store.has(config.name);
-		if (isNew) {
-			const now = clock.now();
-			record.update(upstream => {
-				upstream.firstSeenAt = now;
-				if (settings.quarantineNew && !config.disabled && !config.quarantined && config.invalid === undefined) {
-					upstream.admin = {state: 'quarantined', at: now, reason: 'new upstream: "quarantineNew" is on, so it waits for a person to approve it'};
-				}
-			});
-		}
-
-		// A disabled entry never runs, so its problems (if any) wait until it is enabled; --check-config still lists them.
-		const initial: UpstreamState = config.disabled
-			? 'disabled'
-			: config.invalid !== undefined
-				? 'invalid'
-				: config.quarantined || record.read().admin?.state === 'quarantined'
-				? 'quarantined'
-				: 'cold';
+		if (!store.has(config.name)) recordFirstSeen(record, config, settings, clock.now());
+		const initial = initialState(config, record);
 		const machine = createUpstreamMachine(this.name, initial, 200, () => clock.now());
 		this.machine = machine;
 		this.breaker = new CircuitBreaker({
@@ -165,12 +129,12 @@ export class Upstream extends EventEmitter<{
 			minMs: settings.backoffMinMs,
 			maxMs: settings.backoffMaxMs,
 		});
-		const restartPolicy = (this.restartPolicy = new RestartPolicy({
+		const restartPolicy = new RestartPolicy({
 			maxRestarts: settings.restartBudget.maxRestarts,
 			windowMs: settings.restartBudget.windowMs,
 			minDelayMs: settings.backoffMinMs,
 			maxDelayMs: settings.backoffMaxMs,
-		}));
+		});
 		machine.onTransition(transition => {
 			logger.info(`${transition.from} -> ${transition.to}: ${transition.reason}`, {upstream: this.name, event: transition.event});
 			this.log.push('hangar', `${transition.from} -> ${transition.to}: ${transition.reason}`, transition.at);
@@ -203,8 +167,8 @@ export class Upstream extends EventEmitter<{
 			events: {
 				opened: (tools, catalog) => {
 					// The catalog first: a new tool list is written to the state file at once, and takes the catalog with it.
-					this.setCatalog(catalog.capabilities, catalog.lists);
-					this.setTools(tools);
+					this.lists.setCatalog(catalog.capabilities, catalog.lists);
+					this.lists.setTools(tools);
 				},
 				ready: () => {
 					this.health.scheduleHealth();
@@ -217,6 +181,16 @@ export class Upstream extends EventEmitter<{
 				taskStatus: params => this.emit('taskStatus', params),
 				exposedTaskId: upstreamTaskId => this.exposedTaskId(upstreamTaskId),
 			},
+		});
+		this.lists = new ListRefresh({
+			settings,
+			toolList: this.toolList,
+			catalog: this.catalog,
+			log: this.log,
+			lifecycle: this.lifecycle,
+			state: () => this.state,
+			toolsChanged: () => this.emit('tools'),
+			catalogChanged: () => this.emit('catalog'),
 		});
 		this.calls = new CallPath({
 			name: this.name,
@@ -264,6 +238,17 @@ export class Upstream extends EventEmitter<{
 			},
 			refreshTools: why => this.refreshTools(why),
 			onActivity: () => this.emit('activity'),
+		});
+		this.actions = new PersonActions({
+			name: this.name,
+			config,
+			machine,
+			lifecycle: this.lifecycle,
+			record,
+			restartPolicy,
+			breaker: this.breaker,
+			toolList: this.toolList,
+			clock,
 		});
 	}
 
@@ -399,28 +384,19 @@ export class Upstream extends EventEmitter<{
 	}
 
 	snapshot(): UpstreamSnapshot {
-		const m: CallMetricsSnapshot = this.metrics.snapshot();
-		return {
+		return snapshotOf({
 			name: this.name,
 			state: this.state,
-			breaker: this.breaker.state,
+			breaker: this.breaker,
 			pid: this.pid,
 			transport: this.config.launch.kind,
-			tools: this.toolList.tools.length,
-			toolsSource: this.toolList.source,
-			lastVerifiedAt: this.toolList.verifiedAt,
-			calls: m.calls,
-			failures: m.failures,
-			toolErrors: this.calls.toolErrors,
-			consecutiveFailures: this.breaker.consecutiveFailures,
-			latencyMs: m.latencyMs,
-			lastError: m.lastError,
+			toolList: this.toolList,
+			metrics: this.metrics,
+			calls: this.calls,
+			lifecycle: this.lifecycle,
 			nextRetryAt: this.nextRetryAt(),
-			startedAt: this.lifecycle.startedAt,
-			inFlight: this.calls.inFlight,
-			restarts: this.lifecycle.restartCount,
 			stateSince: this.machine.transitions().at(-1)?.at ?? this.createdAt,
-		};
+		});
 	}
 
 	private nextRetryAt(): number | undefined {
@@ -535,131 +511,47 @@ export class Upstream extends EventEmitter<{
 	}
 
 	// ---------------------------------------------------------------------
-	// Tools and catalog
-
-	private setTools(tools: ToolDefinition[]): void {
-		this.toolList.set(tools, 'live');
-		this.emit('tools');
-	}
-
-	private setCatalog(capabilities: ServerCapabilities, lists: Partial<CatalogLists>): void {
-		const before = `${this.catalog.resourcesRevision}:${this.catalog.promptsRevision}`;
-		const wasUnknown = this.catalog.capabilities === undefined;
-		this.catalog.setLive(capabilities, lists);
-		if (wasUnknown || before !== `${this.catalog.resourcesRevision}:${this.catalog.promptsRevision}`) this.emit('catalog');
-	}
+	// Tools and catalog: see `ListRefresh`
 
 	/** Re-reads some of its catalog lists after a list_changed; bursts coalesce per list. */
 	refreshCatalog(kinds: CatalogKind[], why: string): void {
-		const connection = this.lifecycle.connection();
-		if (connection === undefined) return;
-		for (const kind of kinds) {
-			this.catalog.refresh(kind, why, async () => {
-				const list = await connection.listAll(kind, AbortSignal.timeout(this.settings.pingTimeoutMs * 2));
-				if (connection !== this.lifecycle.connection()) return undefined;
-				return list as never;
-			});
-		}
+		this.lists.refreshCatalog(kinds, why);
 	}
 
 	/** Re-reads the tool list; coalesces bursts of list_changed into at most one extra refresh. */
 	refreshTools(why: string): void {
-		const connection = this.lifecycle.connection();
-		if (connection === undefined) return;
-		this.toolList.refresh(
-			why,
-			async () => connection.listTools(AbortSignal.timeout(this.settings.pingTimeoutMs * 2)),
-			(tools, reason) => {
-				if (connection !== this.lifecycle.connection() || (this.state !== 'ready' && this.state !== 'degraded')) return;
-				const changes = this.toolList.pinnedChanges(tools);
-				if (changes.length > 0) {
-					this.lifecycle.rugPull(changes, tools, 'running');
-					return;
-				}
-
-				this.log.push('hangar', `tool list refreshed (${tools.length} tools): ${reason}`);
-				this.setTools(tools);
-			},
-		);
+		this.lists.refreshTools(why);
 	}
 
 	// ---------------------------------------------------------------------
-	// A person's actions, and the supervisor's
+	// A person's actions, and the supervisor's: see `PersonActions`
 
 	/** A person's start: from cold, stopped or dead (resets the restart budget). */
 	async start(reason = 'started by a person'): Promise<void> {
-		if (this.state === 'stopping') await this.lifecycle.stopping;
-		switch (this.state) {
-			case 'ready':
-			case 'degraded': {
-				return;
-			}
-
-			case 'starting': {
-				await this.lifecycle.starting;
-				return;
-			}
-
-			case 'quarantined':
-			case 'disabled':
-			case 'invalid': {
-				throw notStartable(this.name, this.state, this.config.invalid);
-			}
-
-			default: {
-				this.restartPolicy.reset();
-				this.breaker.recordSuccess();
-				await this.lifecycle.begin(reason);
-			}
-		}
+		return this.actions.start(reason);
 	}
 
 	/** Stops the upstream; `target` says where it lands (cold: idle, stopped: a person, ...). */
 	async stop(target: StopTarget, reason: string): Promise<void> {
-		return this.lifecycle.stop(target, reason);
+		return this.actions.stop(target, reason);
 	}
 
 	async restart(reason = 'restarted by a person'): Promise<void> {
-		await this.stop('cold', reason);
-		await this.start(reason);
+		return this.actions.restart(reason);
 	}
 
 	async quarantine(reason: string): Promise<void> {
-		this.record.update(upstream => {
-			// Kept in state.json: a reason someone typed is masked like everything hangar stores.
-			upstream.admin = {state: 'quarantined', at: this.clock.now(), reason: maskText(reason)};
-		});
-		await this.stop('quarantined', reason);
+		return this.actions.quarantine(reason);
 	}
 
-	/**
-	 * A person approves the upstream: lifts a quarantine (back to cold) and pins
-	 * its tools as `approvalPlan` says. A quarantine set in the config file can
-	 * only be lifted there.
-	 */
+	/** A person approves the upstream: lifts a quarantine and pins its tools as `approvalPlan` says. */
 	approve(reason: string): ApprovalPlan {
-		if (this.state === 'quarantined' && this.config.quarantined) throw notApprovable(this.name, 'quarantined-by-config');
-		if (this.state === 'disabled') throw notApprovable(this.name, 'disabled');
-		if (this.state === 'invalid') throw unavailable(this.name, 'approve', {state: 'invalid', reason: this.config.invalid ?? 'see its details'});
-		const plan = this.toolList.approve();
-		if (this.state === 'quarantined') this.machine.apply('release', reason);
-		return plan;
+		return this.actions.approve(reason);
 	}
 
-	/**
-	 * Follows a quarantine or approval another hangar process saved (found
-	 * when this one took the state dir over): stops into quarantine, or
-	 * lifts it. True when it was quarantined now.
-	 */
+	/** Follows a quarantine or approval another hangar process saved; true when it was quarantined now. */
 	async applySavedAdmin(): Promise<boolean> {
-		const admin = this.record.read().admin;
-		if (admin?.state === 'quarantined' && this.state !== 'quarantined' && this.state !== 'disabled' && this.state !== 'invalid') {
-			await this.stop('quarantined', `${admin.reason} (saved by another hangar process)`);
-			return true;
-		}
-
-		if (admin === undefined && this.state === 'quarantined' && !this.config.quarantined) this.machine.apply('release', 'approved in another hangar process');
-		return false;
+		return this.actions.applySavedAdmin();
 	}
 
 	/** Stops everything for shutdown and disposes timers; the upstream is unusable afterwards. */

@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {afterEach, describe, expect, it} from 'vitest';
 import {silentLogger} from '../../../../source/core/base/logger.js';
-import {mergeState, StateStore, type PersistedState} from '../../../../source/core/engine/state-store.js';
+import {mergeState} from '../../../../source/core/engine/state-merge.js';
+import {StateStore, type PersistedState} from '../../../../source/core/engine/state-store.js';
 import {processCmdline, processStartTime} from '../../../../source/core/engine/state-lock.js';
 import {tempDir, waitFor} from '../../../support/hangar.js';
 
