@@ -6,7 +6,7 @@
  */
 import {demoConfigPath} from './demo-config.js';
 
-export type CommandHelp = {
+export type VerbHelp = {
 	name: string;
 	usage: string[];
 	summary: string;
@@ -50,7 +50,7 @@ export const flagHelp: Record<string, string[]> = {
 
 const clientList = 'claude-desktop, claude-code, cursor, vscode, windsurf, cline, gemini, codex';
 
-export const commandHelps: CommandHelp[] = [
+export const commandHelps: VerbHelp[] = [
 	{
 		name: 'tui',
 		usage: ['mcp-hangar tui [options]'],

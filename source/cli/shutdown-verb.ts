@@ -11,7 +11,7 @@ import {isAlive} from '../core/base/process-alive.js';
 import {terminalText} from '../core/base/terminal-text.js';
 import {ConsoleClient, ownerLabel} from '../core/endpoints/console-client.js';
 import {mcpClients, type ClientView} from '../core/engine/clients/clients.js';
-import {readConfig, type CommandOptions} from './supervisor-verbs.js';
+import {readConfig, type VerbOptions} from './supervisor-verbs.js';
 
 type Output = {out: (text: string) => void; err: (text: string) => void};
 /** Asks a yes/no question on the terminal; false when there is none to ask on. */
@@ -41,7 +41,7 @@ const exitWaitMs = 60_000;
  * Resolves true when it stopped, false when the person said no or could not
  * be asked.
  */
-export async function offerTakeOver(options: CommandOptions, io: Output, confirm: Confirm = onTerminal): Promise<boolean> {
+export async function offerTakeOver(options: VerbOptions, io: Output, confirm: Confirm = onTerminal): Promise<boolean> {
 	const {config} = readConfig(options);
 	const link = await ConsoleClient.connect(config, 'a person (taking over)');
 	if (typeof link === 'string') return true;
@@ -74,7 +74,7 @@ async function stop(pid: number, who: string, stateDir: string, io: Output): Pro
 	return 0;
 }
 
-export async function shutdownVerb(options: CommandOptions & {yes: boolean}, io: Output, confirm: Confirm = onTerminal): Promise<number> {
+export async function shutdownVerb(options: VerbOptions & {yes: boolean}, io: Output, confirm: Confirm = onTerminal): Promise<number> {
 	const {config} = readConfig(options);
 	const link = await ConsoleClient.connect(config, 'a person (mcp-hangar shutdown)');
 	if (typeof link === 'string') {

@@ -35,14 +35,14 @@ import type {CallToolResult} from '../core/link/connection.js';
 import {CallLog, type CallLogDetail} from '../core/engine/call-log.js';
 import {readAuditCalls, restoreCalls} from '../core/engine/observe/audit-log.js';
 
-export type CommandOptions = {configPath: string; stateDir?: string | undefined; logger: Logger};
+export type VerbOptions = {configPath: string; stateDir?: string | undefined; logger: Logger};
 
 /**
  * Runs `live` on the running supervisor for the config's state dir, or
  * `standalone` on the config when none is listening.
  */
 async function throughSupervisor<T>(
-	options: CommandOptions,
+	options: VerbOptions,
 	io: Output,
 	live: (client: SupervisorClient) => Promise<T>,
 	standalone: (config: HangarConfig) => Promise<T>,
@@ -76,7 +76,7 @@ type Located = {config: HangarConfig | {path: string; hangar: {stateDir: string}
  * status says why the file was not applied). Only a standalone command needs
  * the file itself to be valid.
  */
-export function readConfig(options: CommandOptions): Located {
+export function readConfig(options: VerbOptions): Located {
 	try {
 		return {config: loadConfig(options.configPath, {stateDir: options.stateDir}), invalid: undefined};
 	} catch (error) {
@@ -99,7 +99,7 @@ function shellWord(text: string): string {
  * Runs `live` on the running supervisor; when there is none, says so (and
  * why not the one that runs, if one does) with what to run, and returns 1.
  */
-async function onlyLive(options: CommandOptions, io: Output, what: string, live: (client: SupervisorClient) => Promise<number>): Promise<number> {
+async function onlyLive(options: VerbOptions, io: Output, what: string, live: (client: SupervisorClient) => Promise<number>): Promise<number> {
 	const {config} = readConfig(options);
 	let skipped: string | undefined;
 	const client = await SupervisorClient.connect(config, cliClientName, why => {
@@ -125,7 +125,7 @@ async function onlyLive(options: CommandOptions, io: Output, what: string, live:
 	}
 }
 
-async function withSupervisor<T>(config: HangarConfig, options: CommandOptions & {readOnly?: boolean}, work: (supervisor: Supervisor) => Promise<T>): Promise<T> {
+async function withSupervisor<T>(config: HangarConfig, options: VerbOptions & {readOnly?: boolean}, work: (supervisor: Supervisor) => Promise<T>): Promise<T> {
 	// A read-only supervisor serves status, which shows the config's issues and the state's problems in its output.
 	const supervisor = await createSupervisor(config, options.logger, {readOnly: options.readOnly, quiet: options.readOnly});
 	const stop = () => {
@@ -153,7 +153,7 @@ function otherWriterNote(supervisor: Supervisor): string | undefined {
 // ---------------------------------------------------------------------------
 // status
 
-export async function statusVerb(options: CommandOptions & {json: boolean}, io: Output = stdio): Promise<number> {
+export async function statusVerb(options: VerbOptions & {json: boolean}, io: Output = stdio): Promise<number> {
 	return throughSupervisor(
 		options,
 		io,
@@ -223,7 +223,7 @@ function driftLine(drift: DriftView): string {
 	return `Config: ${drift.message}\n`;
 }
 
-async function statusStandalone(config: HangarConfig, options: CommandOptions & {json: boolean}, io: Output): Promise<number> {
+async function statusStandalone(config: HangarConfig, options: VerbOptions & {json: boolean}, io: Output): Promise<number> {
 	// Reads only: taking the writer lock would leave a hangar that starts meanwhile unable to save its state.
 	return withSupervisor(config, {...options, readOnly: true}, async supervisor => {
 		const entries = statusEntries(supervisor);
@@ -265,7 +265,7 @@ export function parseArgsJson(text: string | undefined): Record<string, unknown>
 	return parsed as Record<string, unknown>;
 }
 
-type CallOptions = CommandOptions & {server: string; tool: string; args: Record<string, unknown> | undefined; json: boolean};
+type CallOptions = VerbOptions & {server: string; tool: string; args: Record<string, unknown> | undefined; json: boolean};
 
 /** Prints a tool's result; 1 when it is an error result. */
 function printResult(options: CallOptions, result: CallToolResult, io: Output): number {
@@ -341,7 +341,7 @@ async function callStandalone(config: HangarConfig, options: CallOptions, io: Ou
 // ---------------------------------------------------------------------------
 // approve, quarantine
 
-export async function adminVerb(options: CommandOptions & {server: string; action: 'approve' | 'quarantine'}, io: Output = stdio): Promise<number> {
+export async function adminVerb(options: VerbOptions & {server: string; action: 'approve' | 'quarantine'}, io: Output = stdio): Promise<number> {
 	const via = `a person (mcp-hangar ${options.action})`;
 	return throughSupervisor(
 		options,
@@ -359,7 +359,7 @@ export async function adminVerb(options: CommandOptions & {server: string; actio
 	);
 }
 
-async function adminStandalone(config: HangarConfig, options: CommandOptions & {server: string; action: 'approve' | 'quarantine'}, via: string, io: Output): Promise<number> {
+async function adminStandalone(config: HangarConfig, options: VerbOptions & {server: string; action: 'approve' | 'quarantine'}, via: string, io: Output): Promise<number> {
 	return withSupervisor(config, options, async supervisor => {
 		// The supervisor refuses what it cannot save (another hangar writes the state dir) and says why.
 		try {
@@ -385,7 +385,7 @@ async function adminStandalone(config: HangarConfig, options: CommandOptions & {
  * error so a person sees them all before a client does; other clients' keys
  * that hangar ignores are notes, not failures.
  */
-export async function checkConfigVerb(options: CommandOptions, io: Output = stdio): Promise<number> {
+export async function checkConfigVerb(options: VerbOptions, io: Output = stdio): Promise<number> {
 	const config = loadConfig(options.configPath, {stateDir: options.stateDir});
 	const errors = config.issues.filter(issue => issue.severity !== 'notice');
 	const notices = config.issues.filter(issue => issue.severity === 'notice');
@@ -428,7 +428,7 @@ export async function checkConfigVerb(options: CommandOptions, io: Output = stdi
 // ---------------------------------------------------------------------------
 // start, stop, restart: through the running supervisor only
 
-export async function lifecycleVerb(options: CommandOptions & {server: string; action: 'start' | 'stop' | 'restart'}, io: Output = stdio): Promise<number> {
+export async function lifecycleVerb(options: VerbOptions & {server: string; action: 'start' | 'stop' | 'restart'}, io: Output = stdio): Promise<number> {
 	return onlyLive(options, io, `${options.action} "${options.server}"`, async client => {
 		io.out(`${await client.act(options.server, options.action, `a person (mcp-hangar ${options.action})`)}\n`);
 		return 0;
@@ -452,7 +452,7 @@ function reloadAnswer(answer: ConfigAnswer, io: Output): number {
 	return 0;
 }
 
-export async function reloadVerb(options: CommandOptions, io: Output = stdio): Promise<number> {
+export async function reloadVerb(options: VerbOptions, io: Output = stdio): Promise<number> {
 	return onlyLive(options, io, 'reload the config', async client => reloadAnswer(await client.config({via: 'mcp-hangar reload'}), io));
 }
 
@@ -496,7 +496,7 @@ async function follow(client: {close(): Promise<void>}, next: () => Promise<void
  * transitions) from the running supervisor; with `follow`, new lines as they
  * come until Ctrl-C.
  */
-export async function logsVerb(options: CommandOptions & {server: string; follow: boolean}, io: Output = stdio): Promise<number> {
+export async function logsVerb(options: VerbOptions & {server: string; follow: boolean}, io: Output = stdio): Promise<number> {
 	return onlyLive(options, io, `show the log of "${options.server}"`, async client => {
 		let page = await client.logs(options.server, 0, false);
 		for (const line of page.lines) io.out(logLine(line));
@@ -536,7 +536,7 @@ export function callLine(call: CallLogDetail): string {
  * supervisor running, the last calls of the audit file in the state dir
  * (hangar.auditLog), without following.
  */
-export async function callsVerb(options: CommandOptions & {server: string | undefined; follow: boolean; json: boolean}, io: Output = stdio): Promise<number> {
+export async function callsVerb(options: VerbOptions & {server: string | undefined; follow: boolean; json: boolean}, io: Output = stdio): Promise<number> {
 	const print = (calls: readonly CallLogDetail[]): void => {
 		for (const call of calls) {
 			if (options.server === undefined || call.upstream === options.server) io.out(options.json ? `${terminalJson(call)}\n` : callLine(call));

@@ -220,7 +220,7 @@ export function notApprovable(upstream: string, why: 'quarantined-by-config' | '
 }
 
 /** A person's stop or quarantine of an upstream where it means nothing. */
-export function pointlessCommand(upstream: string, action: 'stop' | 'quarantine', state: string): HangarError {
+export function pointlessAction(upstream: string, action: 'stop' | 'quarantine', state: string): HangarError {
 	return action === 'stop'
 		? new HangarError({code: 'UpstreamUnavailable', upstream, operation: 'stop', message: `it is ${state}, not running`, hint: 'Nothing to stop.'})
 		: new HangarError({

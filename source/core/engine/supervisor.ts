@@ -23,7 +23,7 @@ import type {HangarConfig, ServerConfig, ToolDefinition} from '../config/read-co
 import {ContextCost, type ContextCostView} from './upstream/context-cost.js';
 import {ConfigReload} from './config/config-reload.js';
 import {ConfigFile, type ReloadRecord} from './config/running-config.js';
-import {isPersonAction, perClientAct, personActions, upstreamAct, type PersonAction} from './upstream-commands.js';
+import {isPersonAction, perClientAct, personActions, upstreamAct, type PersonAction} from './upstream-actions.js';
 import {describeClash} from './routing/exposed-names.js';
 import type {Logger} from '../base/logger.js';
 import {errorMessage} from '../base/errors.js';

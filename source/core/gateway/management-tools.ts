@@ -275,7 +275,7 @@ export function statusJson(supervisor: Supervisor, args: Record<string, unknown>
 	};
 }
 
-const commandOf: Record<string, PersonAction> = {
+const personActionOfTool: Record<string, PersonAction> = {
 	hangar_start: 'start',
 	hangar_stop: 'stop',
 	hangar_restart: 'restart',
@@ -307,7 +307,7 @@ export async function runManagementTool(supervisor: Supervisor, name: string, ar
 		}
 
 		default: {
-			const action = commandOf[name];
+			const action = personActionOfTool[name];
 			if (action === undefined) throw new Error(`${name} is not served here`);
 			const server = args['server'] as string;
 			const reason = args['reason'] as string | undefined;

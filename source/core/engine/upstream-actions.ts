@@ -1,11 +1,13 @@
 /**
  * What a person can do to one upstream (start, stop, restart, quarantine,
  * approve), as the supervisor applies it to a shared server or to a
- * per-client server's template.
+ * per-client server's template. "A person's action" is the one word for
+ * what a TUI key, a CLI verb or a management tool asks the supervisor to do
+ * (see docs/architecture.md, "Words").
  */
 import {describeApproval} from './upstream/pins.js';
 import type {Upstream} from './upstream/upstream.js';
-import {pointlessCommand} from './refusals.js';
+import {pointlessAction} from './refusals.js';
 
 /** A person's actions on one upstream (see `Supervisor.act`). */
 export const personActions = ['start', 'stop', 'restart', 'quarantine', 'approve'] as const;
@@ -31,7 +33,7 @@ export async function upstreamAct(upstream: Upstream, action: PersonAction, via:
 		}
 
 		case 'stop': {
-			if (upstream.state === 'quarantined' || upstream.state === 'disabled' || upstream.state === 'invalid') throw pointlessCommand(name, 'stop', upstream.state);
+			if (upstream.state === 'quarantined' || upstream.state === 'disabled' || upstream.state === 'invalid') throw pointlessAction(name, 'stop', upstream.state);
 
 			if (upstream.state === 'stopped') return `"${name}" is already stopped`;
 			await upstream.stop('stopped', `stopped by ${via}`);
@@ -45,7 +47,7 @@ export async function upstreamAct(upstream: Upstream, action: PersonAction, via:
 
 		case 'quarantine': {
 			if (upstream.state === 'quarantined') return `"${name}" is already quarantined`;
-			if (upstream.state === 'disabled' || upstream.state === 'invalid') throw pointlessCommand(name, 'quarantine', upstream.state);
+			if (upstream.state === 'disabled' || upstream.state === 'invalid') throw pointlessAction(name, 'quarantine', upstream.state);
 
 			await upstream.quarantine(`quarantined by ${via}`);
 			return `quarantined "${name}": stopped, tools hidden, calls refused until a person approves it`;
