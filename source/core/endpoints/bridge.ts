@@ -51,6 +51,7 @@ import {
 import {connectSocket, type ConnectFailure} from './socket-client.js';
 import type {Logger} from '../base/logger.js';
 import {settleWithin} from '../base/settle.js';
+import {systemClock, type Cancel, type Clock} from '../base/clock.js';
 import {CoalescingWriter} from '../wire/write-coalescer.js';
 
 /** What the bridge needs to know of a line. */
@@ -61,7 +62,7 @@ const replayPrefix = 'mcp-hangar-bridge:replay:';
 /** Methods that only read: safe to send again when the supervisor vanished before answering. */
 const resendable = (method: string): boolean => method !== 'tools/call' && !isHangarMethod(method);
 
-type Held = {line: string; shape: Shape; timer?: NodeJS.Timeout; heldSince: number};
+type Held = {line: string; shape: Shape; timer?: Cancel; heldSince: number};
 
 export type BridgeOptions = {
 	socketPath: string;
@@ -85,6 +86,8 @@ export type BridgeOptions = {
 	backoff?: {initialMs: number; maxMs: number};
 	/** How many messages may wait for a supervisor at once (default 10,000); past it requests are answered at once. */
 	maxHeld?: number;
+	/** Time for the held requests' deadlines and the reconnect backoff (a unit test moves it by hand). */
+	clock?: Clock;
 };
 
 export class StdioBridge {
@@ -104,7 +107,8 @@ export class StdioBridge {
 	private replayId: string | undefined;
 	private connections = 0;
 	private delayMs: number;
-	private retryTimer: NodeJS.Timeout | undefined;
+	private retryTimer: Cancel | undefined;
+	private readonly clock: Clock;
 	private lastFailure: ConnectFailure | undefined;
 	private permanent: ConnectFailure | undefined;
 	/** Why the supervisor this client started exited without serving (daemon.ts), until a connection opens. */
@@ -118,6 +122,7 @@ export class StdioBridge {
 	private onSettled: (() => void) | undefined;
 
 	constructor(private readonly options: BridgeOptions) {
+		this.clock = options.clock ?? systemClock;
 		this.out = new CoalescingWriter(options.output);
 		this.delayMs = options.backoff?.initialMs ?? 100;
 		this.inputSplitter = new LineSplitter(line => this.fromClient(line), {
@@ -183,7 +188,7 @@ export class StdioBridge {
 			const index = this.queue.findIndex(held => held.shape.id !== undefined && held.shape.id === target);
 			if (index !== -1) {
 				// Never sent: drop the request and the cancellation both (no answer is owed for a cancelled request).
-				clearTimeout(this.queue[index]!.timer);
+				this.queue[index]!.timer?.();
 				this.queue.splice(index, 1);
 				this.settled();
 				return;
@@ -193,7 +198,7 @@ export class StdioBridge {
 			if ((typeof target === 'string' || typeof target === 'number') && this.pending.delete(target)) this.settled();
 		}
 
-		const held: Held = {line, shape, heldSince: Date.now()};
+		const held: Held = {line, shape, heldSince: this.clock.now()};
 		if (this.machine.state === 'unusable') {
 			if (id !== undefined && !shape.response) this.answerUnavailable(held);
 			return;
@@ -260,7 +265,7 @@ export class StdioBridge {
 			this.machine.apply('refused', failure.message);
 			this.options.logger.error(`bridge: the supervisor's socket can never work as configured: ${failure.message}`);
 			for (const held of this.queue.splice(0)) {
-				clearTimeout(held.timer);
+				held.timer?.();
 				if (held.shape.id !== undefined && !held.shape.response) this.answerUnavailable(held);
 			}
 
@@ -275,12 +280,12 @@ export class StdioBridge {
 		const jitter = 0.8 + Math.random() * 0.4;
 		const delay = Math.round(this.delayMs * jitter);
 		this.delayMs = Math.min(this.delayMs * 2, this.options.backoff?.maxMs ?? 1000);
-		this.retryTimer = setTimeout(() => {
+		this.retryTimer = this.clock.after(delay, () => {
 			this.retryTimer = undefined;
 			if (this.machine.state !== 'backoff') return;
 			this.machine.apply('retry', `retrying after ${delay} ms`);
 			void this.connect();
-		}, delay);
+		});
 	}
 
 	private attach(socket: Duplex): void {
@@ -320,7 +325,7 @@ export class StdioBridge {
 		this.lastFailure = undefined;
 		this.daemonProblem = undefined;
 		for (const held of this.queue.splice(0)) {
-			clearTimeout(held.timer);
+			held.timer?.();
 			held.timer = undefined;
 			this.send(held);
 		}
@@ -403,7 +408,7 @@ export class StdioBridge {
 		const lost = this.replayId !== undefined || again.length > 0;
 		this.replayId = undefined;
 		for (const held of again.reverse()) {
-			held.heldSince = Date.now();
+			held.heldSince = this.clock.now();
 			this.queue.unshift(held);
 		}
 
@@ -431,19 +436,19 @@ export class StdioBridge {
 	/** A held request is answered with SupervisorUnavailable once it has waited requestTimeoutMs. */
 	private armTimer(held: Held): void {
 		if (held.timer !== undefined || held.shape.id === undefined || held.shape.method === undefined) return;
-		held.timer = setTimeout(() => {
+		held.timer = this.clock.after(Math.max(0, this.options.requestTimeoutMs - (this.clock.now() - held.heldSince)), () => {
 			const index = this.queue.indexOf(held);
 			if (index === -1) return;
 			this.queue.splice(index, 1);
 			this.answerUnavailable(held);
-		}, Math.max(0, this.options.requestTimeoutMs - (Date.now() - held.heldSince)));
+		});
 	}
 
 	// -------------------------------------------------------------------------
 	// Answers the bridge writes itself
 
 	private answerUnavailable(held: Held, why?: string): void {
-		const waited = Math.round((Date.now() - held.heldSince) / 1000);
+		const waited = Math.round((this.clock.now() - held.heldSince) / 1000);
 		const started = this.daemonProblem === undefined ? undefined : `the supervisor this client started could not start: ${this.daemonProblem}`;
 		const reason = why ?? this.permanent?.message ?? started ?? this.lastFailure?.message ?? 'no supervisor is listening';
 		const fix = this.permanent === undefined && this.daemonProblem !== undefined && why === undefined
@@ -498,7 +503,7 @@ export class StdioBridge {
 		if ((this.machine.state as string) === 'closed') return;
 		// Still owed after the wait: answered, so no request goes unanswered.
 		for (const held of this.queue.splice(0)) {
-			clearTimeout(held.timer);
+			held.timer?.();
 			if (held.shape.id !== undefined && held.shape.method !== undefined) this.answerUnavailable(held);
 		}
 
@@ -511,7 +516,7 @@ export class StdioBridge {
 
 		this.pending.clear();
 		this.machine.apply('client_closed', reason);
-		clearTimeout(this.retryTimer);
+		this.retryTimer?.();
 		this.socketWriter?.flush();
 		this.socket?.end();
 		this.socket?.destroy();

@@ -2,7 +2,8 @@
  * The `--stdio` bridge in process: the client's stdin and stdout and each
  * connection to "the supervisor" are in-memory streams, and the test plays
  * the supervisor line by line. A supervisor restart is a connection the test
- * closes; the reconnect's backoff runs on vitest's fake timers. The same
+ * closes; the reconnect's backoff and the held requests' deadlines run on a
+ * ManualClock the test moves by hand. The same
  * behaviour through real processes is in test/e2e/attach.test.ts.
  */
 import {Duplex, PassThrough} from 'node:stream';
@@ -10,6 +11,7 @@ import {afterEach, describe, expect, it, vi} from 'vitest';
 import {Logger} from '../../../../source/core/base/logger.js';
 import {StdioBridge} from '../../../../source/core/endpoints/bridge.js';
 import {ErrorCode} from '../../../../source/core/base/errors.js';
+import {ManualClock} from '../../../support/manual-clock.js';
 
 type Message = {jsonrpc: '2.0'; id?: string | number; method?: string; params?: Record<string, unknown>; result?: unknown; error?: {code: number; message: string}};
 
@@ -66,13 +68,14 @@ const bridges: StdioBridge[] = [];
 const inputs: PassThrough[] = [];
 
 afterEach(async () => {
-	vi.useRealTimers();
 	for (const input of inputs.splice(0)) input.end();
 	await Promise.all(bridges.splice(0).map(async bridge => bridge.exited));
 });
 
 /** A bridge on in-memory stdio whose every connect gets a new in-memory supervisor connection. */
-function bridgeOnMemory() {
+function bridgeOnMemory(clock = new ManualClock()) {
+	/** While set, a connect finds no supervisor listening, as when its socket is gone. */
+	const away = {now: false, tries: 0};
 	const input = new PassThrough();
 	const output = new PassThrough();
 	const client = new Lines(output);
@@ -87,7 +90,10 @@ function bridgeOnMemory() {
 		requestTimeoutMs: 60_000,
 		drainMs: 100,
 		backoff: {initialMs: 100, maxMs: 1000},
+		clock,
 		connect: async () => {
+			away.tries += 1;
+			if (away.now) return {kind: 'temporary' as const, code: 'ENOENT', message: 'no supervisor is listening'};
 			const {bridgeSide, supervisor} = connectionPair();
 			connections.push(supervisor);
 			return bridgeSide;
@@ -97,7 +103,7 @@ function bridgeOnMemory() {
 	inputs.push(input);
 	bridge.start();
 	const send = (message: Message) => input.write(`${JSON.stringify(message)}\n`);
-	return {bridge, client, connections, send};
+	return {bridge, client, connections, send, clock, away};
 }
 
 const initialize: Message = {jsonrpc: '2.0', id: 1, method: 'initialize', params: {protocolVersion: '2025-11-25', capabilities: {}, clientInfo: {name: 'unit', version: '1'}}};
@@ -121,8 +127,7 @@ describe('the --stdio bridge', () => {
 	});
 
 	it('replays the client\'s initialize on a new supervisor, keeps its answer from the client, and sends what was held in order', async () => {
-		vi.useFakeTimers({toFake: ['setTimeout', 'clearTimeout']});
-		const {client, connections, send, bridge} = bridgeOnMemory();
+		const {client, connections, send, bridge, clock} = bridgeOnMemory();
 		const first = await connection(connections, 0);
 		send(initialize);
 		await first.lines.next(message => message.id === 1);
@@ -139,7 +144,7 @@ describe('the --stdio bridge', () => {
 		expect(callAnswer.error?.code).toBe(ErrorCode.SupervisorUnavailable);
 		expect(callAnswer.error?.message).toContain('may or may not have run');
 		expect(bridge.state).toBe('backoff');
-		await vi.advanceTimersByTimeAsync(200);
+		await clock.advance(200);
 
 		const second = await connection(connections, 1);
 		const replay = await second.lines.next(message => message.method === 'initialize');
@@ -174,20 +179,42 @@ describe('the --stdio bridge', () => {
 	});
 
 	it('owes nothing for a request its client cancelled while it was held, and never sends either', async () => {
-		vi.useFakeTimers({toFake: ['setTimeout', 'clearTimeout']});
-		const {client, connections, send} = bridgeOnMemory();
+		const {client, connections, send, clock} = bridgeOnMemory();
 		const first = await connection(connections, 0);
 		first.close();
-		await vi.advanceTimersByTimeAsync(0);
+		await clock.advance(0);
 		send({jsonrpc: '2.0', id: 'a', method: 'tools/call', params: {name: 'x'}});
 		send({jsonrpc: '2.0', method: 'notifications/cancelled', params: {requestId: 'a'}});
 		send({jsonrpc: '2.0', id: 'b', method: 'ping'});
-		await vi.advanceTimersByTimeAsync(200);
+		await clock.advance(200);
 		const second = await connection(connections, 1);
 		await second.lines.next(message => message.id === 'b');
 		expect(second.lines.all.map(message => message.id ?? message.method)).toEqual(['b']);
 		second.send({jsonrpc: '2.0', id: 'b', result: {}});
 		await client.next(message => message.id === 'b');
 		expect(client.all.some(message => message.id === 'a')).toBe(false);
+	});
+
+	it('answers a request held past its deadline with SupervisorUnavailable and how long it waited, and backs off no further than its cap', async () => {
+		const {client, connections, send, clock, bridge, away} = bridgeOnMemory();
+		const first = await connection(connections, 0);
+		away.now = true;
+		first.close();
+		await clock.advance(0);
+		expect(bridge.state).toBe('backoff');
+		send({jsonrpc: '2.0', id: 'slow', method: 'tools/call', params: {name: 'x'}});
+		await clock.advance(59_000);
+		expect(client.all.some(message => message.id === 'slow')).toBe(false);
+		// 100 ms doubling to the 1 s cap, with ±20% jitter: about 60 tries in a minute, each at most 1.2 s after the last.
+		expect(away.tries).toBeGreaterThan(50);
+		const delays = bridge.machine.transitions().filter(record => record.event === 'retry').map(record => Number(/after (\d+) ms/.exec(record.reason)?.[1]));
+		expect(delays.length).toBeGreaterThan(10);
+		expect(Math.max(...delays)).toBeLessThanOrEqual(1200);
+		await clock.advance(1_000);
+		const answer = await client.next(message => message.id === 'slow');
+		expect(answer.error?.code).toBe(ErrorCode.SupervisorUnavailable);
+		expect(answer.error?.message).toContain('waited 60 s');
+		expect(answer.error?.message).toContain('no supervisor is listening');
+		expect(connections).toHaveLength(1);
 	});
 });
