@@ -46,9 +46,13 @@ import {sendJson, sendProblem, sendRpcError, type RequestRecord} from './http-re
 import {HttpSessionTransport} from './http-session.js';
 import {modernHeaderRefusal, serveModernRequest} from './http-modern.js';
 import {requestEra} from '../gateway/protocol-era.js';
+import {ModernClients} from '../gateway/modern-clients.js';
 import {resumeBudget} from './sse-event-log.js';
 
 export const mcpPath = '/mcp';
+
+/** How long an idle keep-alive connection stays open (Node's default is 5 s): a modern client's identity lives as long as its connection. */
+const modernKeepAliveMs = 30_000;
 
 /** Where and how to listen, as the CLI resolved it. */
 export type HttpListenOptions = {
@@ -210,6 +214,8 @@ export class HttpEndpoint {
 	/** What all sessions keep together for Last-Event-ID (resumeWindow.totalBytes). */
 	private readonly resumeBudget = resumeBudget();
 	private closing: Promise<void> | undefined;
+	/** Modern (sessionless) clients, each known by its connection, token, clientInfo and capabilities (modern-clients.ts). */
+	private readonly identities: ModernClients;
 
 	private constructor(
 		private readonly server: http.Server,
@@ -220,6 +226,9 @@ export class HttpEndpoint {
 		this.logger = options.logger.child('http');
 		this.tokenHash = options.token === undefined ? undefined : createHash('sha256').update(options.token).digest();
 		this.secrets = options.token === undefined ? [] : [options.token];
+		this.identities = new ModernClients({clients: options.supervisor.clients, kind: 'http', idleMs: options.supervisor.config.hangar.httpSessionIdleMs});
+		// A modern client is known by its connection: keep an idle one open long enough that its next request reuses it.
+		server.keepAliveTimeout = modernKeepAliveMs;
 		server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
 			this.serve(req, res).catch((error: unknown) => {
 				this.logger.error(`internal error serving ${req.method ?? '?'} ${req.url ?? '?'}: ${errorMessage(error)}`);
@@ -420,7 +429,7 @@ export class HttpEndpoint {
 			}
 
 			if (era.era === 'modern') {
-				await serveModernRequest(this.options, req, res, record, message as CheckedMessage & {id: string | number; method: string}, era.request);
+				await serveModernRequest({...this.options, identities: this.identities}, req, res, record, message as CheckedMessage & {id: string | number; method: string}, era.request);
 				return;
 			}
 		}
@@ -582,6 +591,7 @@ export class HttpEndpoint {
 			await Promise.all(open.map(async session => session.gateway.drain(this.options.drainMs ?? 5000)));
 			await Promise.all([...this.sessions.values()].map(async session => session.gateway.close().catch(() => {})));
 			this.server.closeAllConnections();
+			this.identities.close();
 			await closed;
 		})();
 		return this.closing;

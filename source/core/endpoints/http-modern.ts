@@ -11,7 +11,9 @@
  * at the request's log level, `subscriptions/listen`, and `input_required`
  * for an upstream's requests (issue 31).
  */
+import {createHash} from 'node:crypto';
 import type http from 'node:http';
+import type {Socket} from 'node:net';
 import type {JSONRPCMessage} from '@modelcontextprotocol/server';
 import type {Logger} from '../base/logger.js';
 import type {Supervisor} from '../engine/supervisor.js';
@@ -19,6 +21,7 @@ import {JsonRpcCode} from '../base/errors.js';
 import {clientCapabilitiesKey, headerProblem, isModernVersion, modernErrorCode, protocolVersionKey, type ModernRequest} from '../gateway/protocol-era.js';
 import {isPlainObject} from '../wire/message-classifier.js';
 import {GatewaySession, type SessionTransport} from '../gateway/session.js';
+import type {ModernClients} from '../gateway/modern-clients.js';
 import type {CheckedMessage} from '../wire/message-classifier.js';
 import {event, sendJson, sendRpcError, sseHeaders, type RequestRecord} from './http-replies.js';
 
@@ -110,10 +113,32 @@ function header(req: http.IncomingMessage, name: string): string | undefined {
 }
 
 let requestNumber = 0;
+let connectionNumber = 0;
+const connections = new WeakMap<Socket, string>();
+
+/**
+ * What identifies a modern client on the HTTP endpoint besides what it
+ * declares: its TCP connection (a keep-alive connection carries one
+ * client's requests; two clients never share one) and the bearer token it
+ * showed. Its identities go when the connection closes.
+ */
+function connectionOf(req: http.IncomingMessage, identities: ModernClients): string {
+	const socket = req.socket;
+	let connection = connections.get(socket);
+	if (connection === undefined) {
+		connection = `http connection ${++connectionNumber}`;
+		connections.set(socket, connection);
+		const key = connection;
+		socket.once('close', () => identities.dropConnection(key));
+	}
+
+	const token = header(req, 'authorization');
+	return token === undefined ? connection : `${connection} token ${createHash('sha256').update(token).digest('base64url')}`;
+}
 
 /** Serves one modern request `message` (its envelope already read as `modern`) and answers it on `res`. */
 export async function serveModernRequest(
-	options: {supervisor: Supervisor; logger: Logger},
+	options: {supervisor: Supervisor; logger: Logger; identities: ModernClients},
 	req: http.IncomingMessage,
 	res: http.ServerResponse,
 	record: RequestRecord,
@@ -131,10 +156,12 @@ export async function serveModernRequest(
 		return;
 	}
 
-	const {supervisor, logger} = options;
+	const {supervisor, logger, identities} = options;
 	const label = `http ${modern.revision} #${++requestNumber}`;
 	record.session = label;
 	const transport = new OneRequestTransport(res, message.id, record.correlationId, (header(req, 'accept') ?? '').includes('text/event-stream'));
+	// The request is served as its client's identity, which outlives this one-request session.
+	const bound = identities.begin(connectionOf(req, identities), modern, (method, params) => void transport.send({jsonrpc: '2.0', method, params} as JSONRPCMessage, {relatedRequestId: message.id}));
 	const gateway = new GatewaySession({
 		supervisor,
 		transport,
@@ -142,8 +169,10 @@ export async function serveModernRequest(
 		label,
 		kind: 'http',
 		callDeadline: {ms: supervisor.config.hangar.httpCallTimeoutMs, setting: 'httpCallTimeoutSeconds'},
+		client: bound.client,
+		modernClient: () => bound,
 	});
-	if (modern.clientInfo !== undefined) gateway.client.identify(modern.clientInfo.name, modern.clientInfo.version);
+	gateway.onClose(() => bound.end());
 	// The client gone before its answer: the request is cancelled with the session.
 	res.on('close', () => void gateway.close());
 	await gateway.start();
