@@ -71,8 +71,9 @@ export function honoredFilter(requested: SubscriptionFilter, capabilities: Recor
 	if (requested.toolsListChanged === true && toolsCanChange) honored.toolsListChanged = true;
 	if (requested.promptsListChanged === true && has('prompts')) honored.promptsListChanged = true;
 	if (requested.resourcesListChanged === true && has('resources')) honored.resourcesListChanged = true;
-	const resources = capabilities['resources'];
-	if (requested.resourceSubscriptions !== undefined && requested.resourceSubscriptions.length > 0 && isPlainObject(resources) && resources['subscribe'] === true) {
+	// As resources/subscribe for a 2025 client: served wherever resources are, even before any upstream is known to
+	// support subscribe (a first run); the upstream a URI routes to answers for itself, and refuses the listen if it cannot.
+	if (requested.resourceSubscriptions !== undefined && requested.resourceSubscriptions.length > 0 && has('resources')) {
 		honored.resourceSubscriptions = requested.resourceSubscriptions;
 	}
 
