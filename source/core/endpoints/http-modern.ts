@@ -3,13 +3,18 @@
  * request, no `initialize` and no Mcp-Session-Id. Each request is served by
  * a GatewaySession of its own over a one-request transport, so it goes
  * through the same pipeline and method table as every other request (one
- * RequestContext, one answer), and nothing it does outlives it or reaches
- * another client. The `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name`
+ * RequestContext, one answer), and nothing it does reaches another client.
+ * The `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name`
  * headers must mirror the body (HTTP 400, -32020, when they do not).
  *
- * Progress goes on the request's own SSE stream. Not yet: log notifications
- * at the request's log level, `subscriptions/listen`, and `input_required`
- * for an upstream's requests (issue 31).
+ * The request is served as its client's identity (gateway/modern-clients.ts:
+ * this TCP connection and bearer token, plus the clientInfo and capabilities
+ * it declares), which outlives the request, so a per-client upstream runs
+ * one instance for the client, not one per request. Progress and log
+ * messages at the request's level go on the request's own SSE stream, and
+ * a `subscriptions/listen` is answered with an SSE stream that stays open
+ * (gateway/listen.ts). Not yet: `input_required` for an upstream's requests
+ * (issue 31).
  */
 import {createHash} from 'node:crypto';
 import type http from 'node:http';

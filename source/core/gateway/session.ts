@@ -14,6 +14,7 @@
  * | --- | --- |
  * | initialize, ping, logging/setLevel (legacy requests) | here |
  * | server/discover (modern requests) | here |
+ * | subscriptions/listen (modern requests) | listen.ts |
  * | tools/list, tools/call | tool-requests.ts |
  * | resources/*, prompts/*, completion/complete | catalog-requests.ts (with their capability) |
  * | tasks/get, tasks/result, tasks/list, tasks/cancel | task-requests.ts (with `tasks`) |
