@@ -136,26 +136,29 @@ describe('2026-07-28 clients: identity, listen, log level and trace context', ()
 		});
 	}
 
-	it('serve --http: an upstream\'s log messages reach a modern request only at or above the level in its _meta', async () => {
-		const dir = tempDir();
-		const hangar = await serveHttp(writeConfig(dir, {fx: fixture('normal', ['--client-features'], {namespace: false})}, fastHangar));
-		const client = pinned();
-		await client.connect(new ModernHttp(new URL(hangar.url)));
-		const received: string[] = [];
-		client.setNotificationHandler('notifications/message', notification => void received.push(String(notification.params.level)));
-		const levelKey = 'io.modelcontextprotocol/logLevel';
-		await client.callTool({name: 'log', arguments: {}, _meta: {[levelKey]: 'debug'}});
-		expect(received).toEqual(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']);
-		// The upstream still sends every level (hangar asked it for debug): hangar itself filters by this request's level.
-		received.length = 0;
-		const sent = JSON.parse(text(await client.callTool({name: 'log', arguments: {}, _meta: {[levelKey]: 'error'}}))) as {sent: string[]};
-		expect(sent.sent).toContain('debug');
-		expect(received).toEqual(['error', 'critical', 'alert', 'emergency']);
-		// No level: no log messages, as a 2025 client that never set one.
-		received.length = 0;
-		await client.callTool({name: 'log', arguments: {}});
-		expect(received).toEqual([]);
-	});
+	for (const transport of ['http', 'stdio'] as const) {
+		it(`${transport}: an upstream's log messages reach a modern request only at or above the level in its _meta`, async () => {
+			const dir = tempDir();
+			const config = writeConfig(dir, {fx: fixture('normal', ['--client-features'], {namespace: false})}, fastHangar);
+			const client = pinned();
+			if (transport === 'http') await client.connect(new ModernHttp(new URL((await serveHttp(config)).url)));
+			else await client.connect(stdioTransport(config));
+			const received: string[] = [];
+			client.setNotificationHandler('notifications/message', notification => void received.push(String(notification.params.level)));
+			const levelKey = 'io.modelcontextprotocol/logLevel';
+			await client.callTool({name: 'log', arguments: {}, _meta: {[levelKey]: 'debug'}});
+			expect(received).toEqual(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']);
+			// The upstream still sends every level (hangar asked it for debug): hangar itself filters by this request's level.
+			received.length = 0;
+			const sent = JSON.parse(text(await client.callTool({name: 'log', arguments: {}, _meta: {[levelKey]: 'error'}}))) as {sent: string[]};
+			expect(sent.sent).toContain('debug');
+			expect(received).toEqual(['error', 'critical', 'alert', 'emergency']);
+			// No level: no log messages, as a 2025 client that never set one.
+			received.length = 0;
+			await client.callTool({name: 'log', arguments: {}});
+			expect(received).toEqual([]);
+		});
+	}
 
 	for (const transport of ['http', 'stdio'] as const) {
 		it(`${transport}: traceparent, tracestate and baggage in a modern request's _meta reach the upstream`, async () => {
