@@ -124,11 +124,13 @@ describe('2026-07-28 clients: identity, listen, log level and trace context', ()
 			await waitFor(() => updates.length > 0 || undefined, 'resources/updated on the listen');
 			expect(updates[0]!.uri).toBe('fixture://item/0');
 			// Each call changes the fixture's tool set: its list_changed reaches the listen.
+			const generated = async () => (await client.listTools()).tools.map(tool => tool.name).filter(name => /^gen_\d+$/.test(name));
+			const listed = await generated();
 			const before = toolChanges.length;
 			await client.callTool({name: 'echo', arguments: {text: 'change'}});
 			await waitFor(() => toolChanges.length > before || undefined, 'tools/list_changed on the listen');
-			const {tools} = await client.listTools();
-			expect(tools.some(tool => /^gen_\d+$/.test(tool.name))).toBe(true);
+			// The list read again after list_changed is the new one, not a cached copy (its ttlMs is 0).
+			await waitFor(async () => ((await generated()).join() !== listed.join() ? true : undefined), 'tools/list to show the changed tool set');
 			// Not asked for, never sent.
 			expect(promptChanges).toEqual([]);
 			await subscription.close();
