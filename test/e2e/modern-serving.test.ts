@@ -138,6 +138,16 @@ describe('2026-07-28 clients: identity, listen, log level and trace context', ()
 		});
 	}
 
+	it('serve --http: a hangar that shuts down ends each open listen with its result, gracefully', async () => {
+		const dir = tempDir();
+		const hangar = await serveHttp(writeConfig(dir, {fx: fixture('normal', [], {namespace: false})}, fastHangar));
+		const client = pinned();
+		await client.connect(new ModernHttp(new URL(hangar.url)));
+		const subscription = await client.listen({toolsListChanged: true});
+		await hangar.stop('SIGTERM');
+		expect(await subscription.closed).toBe('graceful');
+	});
+
 	for (const transport of ['http', 'stdio'] as const) {
 		it(`${transport}: an upstream's log messages reach a modern request only at or above the level in its _meta`, async () => {
 			const dir = tempDir();

@@ -47,6 +47,7 @@ import {HttpSessionTransport} from './http-session.js';
 import {modernHeaderRefusal, serveModernRequest} from './http-modern.js';
 import {requestEra} from '../gateway/protocol-era.js';
 import {ModernClients} from '../gateway/modern-clients.js';
+import {settleWithin} from '../base/settle.js';
 import {resumeBudget} from './sse-event-log.js';
 
 export const mcpPath = '/mcp';
@@ -216,6 +217,9 @@ export class HttpEndpoint {
 	private closing: Promise<void> | undefined;
 	/** Modern (sessionless) clients, each known by its connection, token, clientInfo and capabilities (modern-clients.ts). */
 	private readonly identities: ModernClients;
+	/** Modern requests being answered: a closing endpoint lets them finish (its listens are ended with their result first). */
+	private readonly modernOpen = new Set<Promise<void>>();
+	private readonly ending = new AbortController();
 
 	private constructor(
 		private readonly server: http.Server,
@@ -429,7 +433,10 @@ export class HttpEndpoint {
 			}
 
 			if (era.era === 'modern') {
-				await serveModernRequest({...this.options, identities: this.identities}, req, res, record, message as CheckedMessage & {id: string | number; method: string}, era.request);
+				const answered = new Promise<void>(resolve => res.once('close', resolve));
+				this.modernOpen.add(answered);
+				void answered.then(() => this.modernOpen.delete(answered));
+				await serveModernRequest({...this.options, identities: this.identities, ending: this.ending.signal}, req, res, record, message as CheckedMessage & {id: string | number; method: string}, era.request);
 				return;
 			}
 		}
@@ -586,9 +593,12 @@ export class HttpEndpoint {
 			const closed = new Promise<void>(resolve => {
 				this.server.close(() => resolve());
 			});
+			// Listens are answered (the spec's graceful end), and modern calls in flight finish, as sessions' do.
+			this.ending.abort();
+			const modern = settleWithin(Promise.all([...this.modernOpen]), this.options.drainMs ?? 5000);
 			const open = [...this.sessions.values()];
 			if (open.some(session => session.gateway.inFlight > 0)) this.logger.info(`waiting for the calls in flight of ${open.length} HTTP session${open.length === 1 ? '' : 's'}`);
-			await Promise.all(open.map(async session => session.gateway.drain(this.options.drainMs ?? 5000)));
+			await Promise.all([modern, ...open.map(async session => session.gateway.drain(this.options.drainMs ?? 5000))]);
 			await Promise.all([...this.sessions.values()].map(async session => session.gateway.close().catch(() => {})));
 			this.server.closeAllConnections();
 			this.identities.close();

@@ -143,7 +143,7 @@ function connectionOf(req: http.IncomingMessage, identities: ModernClients): str
 
 /** Serves one modern request `message` (its envelope already read as `modern`) and answers it on `res`. */
 export async function serveModernRequest(
-	options: {supervisor: Supervisor; logger: Logger; identities: ModernClients},
+	options: {supervisor: Supervisor; logger: Logger; identities: ModernClients; ending: AbortSignal},
 	req: http.IncomingMessage,
 	res: http.ServerResponse,
 	record: RequestRecord,
@@ -176,6 +176,7 @@ export async function serveModernRequest(
 		callDeadline: {ms: supervisor.config.hangar.httpCallTimeoutMs, setting: 'httpCallTimeoutSeconds'},
 		client: bound.client,
 		modernClient: () => bound,
+		ending: options.ending,
 	});
 	gateway.onClose(() => bound.end());
 	// The client gone before its answer: the request is cancelled with the session.

@@ -27,6 +27,8 @@ import type {Supervisor} from '../engine/supervisor.js';
 import {isPlainObject} from '../wire/message-classifier.js';
 import type {Params, RequestHandler} from './pipeline.js';
 import {toRpcError} from './request-params.js';
+import {implementationInfo} from '../wire/protocol.js';
+import {serverInfoKey} from './protocol-era.js';
 
 export const subscriptionIdKey = 'io.modelcontextprotocol/subscriptionId';
 
@@ -88,6 +90,8 @@ export type ListenOptions = {
 	toolsCanChange: boolean;
 	/** Sends a notification tied to client request `requestId`. */
 	notify: (method: string, params: Record<string, unknown>, requestId: string | number) => void;
+	/** Aborted when the endpoint shuts down: each listen is then ended gracefully, with its (empty) result. */
+	ending?: AbortSignal | undefined;
 };
 
 /** The `subscriptions/listen` handler: acknowledges, then relays the changes asked for until the listen ends. */
@@ -107,7 +111,7 @@ export function listenHandler(options: ListenOptions): RequestHandler {
 		if (Object.keys(honored).length === 0) {
 			// Nothing to send: acknowledged, then ended at once, as the SDK's own servers do.
 			send('notifications/subscriptions/acknowledged', {notifications: honored});
-			return {_meta: {[subscriptionIdKey]: id}};
+			return {_meta: {[subscriptionIdKey]: id, [serverInfoKey]: implementationInfo}};
 		}
 
 		const subscriber: Subscriber = {notify: (uri, meta) => send('notifications/resources/updated', meta === undefined ? {uri} : {uri, _meta: meta}), client: context.client};
@@ -144,12 +148,14 @@ export function listenHandler(options: ListenOptions): RequestHandler {
 
 			if (honored.promptsListChanged === true) on('promptsChanged', 'notifications/prompts/list_changed');
 			if (honored.resourcesListChanged === true) on('resourcesChanged', 'notifications/resources/list_changed');
-			// Held until the client cancels or goes: then no answer is owed (the pipeline sends none).
+			// Held until the client cancels or goes (then no answer is owed: the pipeline sends none), or the endpoint
+			// shuts down: then the listen is answered, the spec's sign that the server ended it on purpose.
+			const signals = options.ending === undefined ? [context.signal] : [context.signal, options.ending];
 			await new Promise<void>(resolve => {
-				if (context.signal.aborted) resolve();
-				else context.signal.addEventListener('abort', () => resolve(), {once: true});
+				if (signals.some(signal => signal.aborted)) resolve();
+				else for (const signal of signals) signal.addEventListener('abort', () => resolve(), {once: true});
 			});
-			return {};
+			return {_meta: {[subscriptionIdKey]: id, [serverInfoKey]: implementationInfo}};
 		} finally {
 			open -= 1;
 			for (const stop of listeners) stop();

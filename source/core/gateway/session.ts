@@ -76,6 +76,8 @@ export type GatewaySessionOptions = {
 	modernClient?: PipelineOptions['modernClient'];
 	/** The record to serve as (a modern HTTP request's identity, which outlives this one-request session); unset: a record of its own. */
 	client?: ClientRecord;
+	/** Aborted when the endpoint shuts down: open `subscriptions/listen` requests are then answered (ended gracefully). */
+	ending?: AbortSignal;
 };
 
 export class GatewaySession {
@@ -113,7 +115,7 @@ export class GatewaySession {
 		// What hangar advertises is known from memory now (cached for cold upstreams).
 		const capabilities = supervisor.capabilities();
 		this.installProtocol({...advertised(capabilities), logging: {}}, options.kind);
-		this.installModern(advertised(capabilities));
+		this.installModern(advertised(capabilities), options.ending);
 		const tools = toolHandlers(this);
 		this.handle('tools/list', tools.list);
 		this.handle('tools/call', tools.call);
@@ -201,7 +203,7 @@ export class GatewaySession {
 	 * per request (changes through subscriptions/listen, listen.ts; the log
 	 * level per request, modern-clients.ts), who it is.
 	 */
-	private installModern(advertised: Record<string, unknown>): void {
+	private installModern(advertised: Record<string, unknown>, ending: AbortSignal | undefined): void {
 		const capabilities: Record<string, unknown> = {...advertised, logging: {}};
 		// In search exposure the tool list is the fixed hangar_* set: it never changes.
 		const toolsCanChange = this.exposure === 'direct';
@@ -210,7 +212,7 @@ export class GatewaySession {
 			capabilities['tools'] = rest;
 		}
 
-		this.pipeline.handleModern('subscriptions/listen', listenHandler({supervisor: this.supervisor, capabilities, toolsCanChange, notify: (method, params, id) => this.pipeline.notify(method, params, id)}));
+		this.pipeline.handleModern('subscriptions/listen', listenHandler({supervisor: this.supervisor, capabilities, toolsCanChange, ending, notify: (method, params, id) => this.pipeline.notify(method, params, id)}));
 		this.pipeline.handleModern('server/discover', () => ({
 			supportedVersions: [...modernProtocolVersions, ...supportedProtocolVersions],
 			capabilities,
