@@ -44,16 +44,11 @@ import {metricsOf, metricsPath, serveMetrics} from './metrics-endpoint.js';
 import {metaWithTraceHeaders} from '../link/trace-headers.js';
 import {sendJson, sendProblem, sendRpcError, type RequestRecord} from './http-replies.js';
 import {HttpSessionTransport} from './http-session.js';
-import {modernHeaderRefusal, serveModernRequest} from './http-modern.js';
+import {ModernEndpoint, modernHeaderRefusal} from './http-modern.js';
 import {requestEra} from '../gateway/protocol-era.js';
-import {ModernClients} from '../gateway/modern-clients.js';
-import {settleWithin} from '../base/settle.js';
 import {resumeBudget} from './sse-event-log.js';
 
 export const mcpPath = '/mcp';
-
-/** How long an idle keep-alive connection stays open (Node's default is 5 s): a modern client's identity lives as long as its connection. */
-const modernKeepAliveMs = 30_000;
 
 /** Where and how to listen, as the CLI resolved it. */
 export type HttpListenOptions = {
@@ -215,11 +210,8 @@ export class HttpEndpoint {
 	/** What all sessions keep together for Last-Event-ID (resumeWindow.totalBytes). */
 	private readonly resumeBudget = resumeBudget();
 	private closing: Promise<void> | undefined;
-	/** Modern (sessionless) clients, each known by its connection, token, clientInfo and capabilities (modern-clients.ts). */
-	private readonly identities: ModernClients;
-	/** Modern requests being answered: a closing endpoint lets them finish (its listens are ended with their result first). */
-	private readonly modernOpen = new Set<Promise<void>>();
-	private readonly ending = new AbortController();
+	/** Modern (sessionless) requests: their clients' identities, open listens and calls (http-modern.ts). */
+	private readonly modern: ModernEndpoint;
 
 	private constructor(
 		private readonly server: http.Server,
@@ -230,9 +222,7 @@ export class HttpEndpoint {
 		this.logger = options.logger.child('http');
 		this.tokenHash = options.token === undefined ? undefined : createHash('sha256').update(options.token).digest();
 		this.secrets = options.token === undefined ? [] : [options.token];
-		this.identities = new ModernClients({clients: options.supervisor.clients, kind: 'http', idleMs: options.supervisor.config.hangar.httpSessionIdleMs});
-		// A modern client is known by its connection: keep an idle one open long enough that its next request reuses it.
-		server.keepAliveTimeout = modernKeepAliveMs;
+		this.modern = new ModernEndpoint(server, options);
 		server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
 			this.serve(req, res).catch((error: unknown) => {
 				this.logger.error(`internal error serving ${req.method ?? '?'} ${req.url ?? '?'}: ${errorMessage(error)}`);
@@ -433,10 +423,7 @@ export class HttpEndpoint {
 			}
 
 			if (era.era === 'modern') {
-				const answered = new Promise<void>(resolve => res.once('close', resolve));
-				this.modernOpen.add(answered);
-				void answered.then(() => this.modernOpen.delete(answered));
-				await serveModernRequest({...this.options, identities: this.identities, ending: this.ending.signal}, req, res, record, message as CheckedMessage & {id: string | number; method: string}, era.request);
+				await this.modern.serve(req, res, record, message as CheckedMessage & {id: string | number; method: string}, era.request);
 				return;
 			}
 		}
@@ -593,15 +580,13 @@ export class HttpEndpoint {
 			const closed = new Promise<void>(resolve => {
 				this.server.close(() => resolve());
 			});
-			// Listens are answered (the spec's graceful end), and modern calls in flight finish, as sessions' do.
-			this.ending.abort();
-			const modern = settleWithin(Promise.all([...this.modernOpen]), this.options.drainMs ?? 5000);
+			const modern = this.modern.drain(this.options.drainMs ?? 5000);
 			const open = [...this.sessions.values()];
 			if (open.some(session => session.gateway.inFlight > 0)) this.logger.info(`waiting for the calls in flight of ${open.length} HTTP session${open.length === 1 ? '' : 's'}`);
 			await Promise.all([modern, ...open.map(async session => session.gateway.drain(this.options.drainMs ?? 5000))]);
 			await Promise.all([...this.sessions.values()].map(async session => session.gateway.close().catch(() => {})));
 			this.server.closeAllConnections();
-			this.identities.close();
+			this.modern.close();
 			await closed;
 		})();
 		return this.closing;

@@ -26,7 +26,8 @@ import {JsonRpcCode} from '../base/errors.js';
 import {clientCapabilitiesKey, headerProblem, isModernVersion, modernErrorCode, protocolVersionKey, type ModernRequest} from '../gateway/protocol-era.js';
 import {isPlainObject} from '../wire/message-classifier.js';
 import {GatewaySession, type SessionTransport} from '../gateway/session.js';
-import type {ModernClients} from '../gateway/modern-clients.js';
+import {ModernClients} from '../gateway/modern-clients.js';
+import {settleWithin} from '../base/settle.js';
 import type {CheckedMessage} from '../wire/message-classifier.js';
 import {event, sendJson, sendRpcError, sseHeaders, type RequestRecord} from './http-replies.js';
 
@@ -141,8 +142,50 @@ function connectionOf(req: http.IncomingMessage, identities: ModernClients): str
 	return token === undefined ? connection : `${connection} token ${createHash('sha256').update(token).digest('base64url')}`;
 }
 
+/** How long an idle keep-alive connection stays open (Node's default is 5 s): a modern client's identity lives as long as its connection. */
+const modernKeepAliveMs = 30_000;
+
+/**
+ * The HTTP endpoint's side of modern requests: the identities of their
+ * clients, and what a closing endpoint waits for (open listens are answered
+ * first, the spec's graceful end; calls in flight finish as sessions' do).
+ */
+export class ModernEndpoint {
+	private readonly identities: ModernClients;
+	private readonly open = new Set<Promise<void>>();
+	private readonly ending = new AbortController();
+
+	constructor(
+		server: http.Server,
+		private readonly options: {supervisor: Supervisor; logger: Logger},
+	) {
+		this.identities = new ModernClients({clients: options.supervisor.clients, kind: 'http', idleMs: options.supervisor.config.hangar.httpSessionIdleMs});
+		// A modern client is known by its connection: keep an idle one open long enough that its next request reuses it.
+		server.keepAliveTimeout = modernKeepAliveMs;
+	}
+
+	/** Serves one modern request (its envelope already read as `modern`) and answers it on `res`. */
+	async serve(req: http.IncomingMessage, res: http.ServerResponse, record: RequestRecord, message: CheckedMessage & {id: string | number; method: string}, modern: ModernRequest): Promise<void> {
+		const answered = new Promise<void>(resolve => res.once('close', resolve));
+		this.open.add(answered);
+		void answered.then(() => this.open.delete(answered));
+		await serveModernRequest({...this.options, identities: this.identities, ending: this.ending.signal}, req, res, record, message, modern);
+	}
+
+	/** The endpoint is closing: listens are answered, and modern requests in flight get up to `ms` to finish. */
+	async drain(ms: number): Promise<void> {
+		this.ending.abort();
+		await settleWithin(Promise.all([...this.open]), ms);
+	}
+
+	/** Every identity goes, and with it its per-client instances. */
+	close(): void {
+		this.identities.close();
+	}
+}
+
 /** Serves one modern request `message` (its envelope already read as `modern`) and answers it on `res`. */
-export async function serveModernRequest(
+async function serveModernRequest(
 	options: {supervisor: Supervisor; logger: Logger; identities: ModernClients; ending: AbortSignal},
 	req: http.IncomingMessage,
 	res: http.ServerResponse,
