@@ -44,7 +44,7 @@ import {metricsOf, metricsPath, serveMetrics} from './metrics-endpoint.js';
 import {metaWithTraceHeaders} from '../link/trace-headers.js';
 import {sendJson, sendProblem, sendRpcError, type RequestRecord} from './http-replies.js';
 import {HttpSessionTransport} from './http-session.js';
-import {modernHeaderRefusal, serveModernRequest} from './http-modern.js';
+import {ModernEndpoint, modernHeaderRefusal} from './http-modern.js';
 import {requestEra} from '../gateway/protocol-era.js';
 import {resumeBudget} from './sse-event-log.js';
 
@@ -210,6 +210,8 @@ export class HttpEndpoint {
 	/** What all sessions keep together for Last-Event-ID (resumeWindow.totalBytes). */
 	private readonly resumeBudget = resumeBudget();
 	private closing: Promise<void> | undefined;
+	/** Modern (sessionless) requests: their clients' identities, open listens and calls (http-modern.ts). */
+	private readonly modern: ModernEndpoint;
 
 	private constructor(
 		private readonly server: http.Server,
@@ -220,6 +222,7 @@ export class HttpEndpoint {
 		this.logger = options.logger.child('http');
 		this.tokenHash = options.token === undefined ? undefined : createHash('sha256').update(options.token).digest();
 		this.secrets = options.token === undefined ? [] : [options.token];
+		this.modern = new ModernEndpoint(server, options);
 		server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
 			this.serve(req, res).catch((error: unknown) => {
 				this.logger.error(`internal error serving ${req.method ?? '?'} ${req.url ?? '?'}: ${errorMessage(error)}`);
@@ -420,7 +423,7 @@ export class HttpEndpoint {
 			}
 
 			if (era.era === 'modern') {
-				await serveModernRequest(this.options, req, res, record, message as CheckedMessage & {id: string | number; method: string}, era.request);
+				await this.modern.serve(req, res, record, message as CheckedMessage & {id: string | number; method: string}, era.request);
 				return;
 			}
 		}
@@ -577,11 +580,13 @@ export class HttpEndpoint {
 			const closed = new Promise<void>(resolve => {
 				this.server.close(() => resolve());
 			});
+			const modern = this.modern.drain(this.options.drainMs ?? 5000);
 			const open = [...this.sessions.values()];
 			if (open.some(session => session.gateway.inFlight > 0)) this.logger.info(`waiting for the calls in flight of ${open.length} HTTP session${open.length === 1 ? '' : 's'}`);
-			await Promise.all(open.map(async session => session.gateway.drain(this.options.drainMs ?? 5000)));
+			await Promise.all([modern, ...open.map(async session => session.gateway.drain(this.options.drainMs ?? 5000))]);
 			await Promise.all([...this.sessions.values()].map(async session => session.gateway.close().catch(() => {})));
 			this.server.closeAllConnections();
+			this.modern.close();
 			await closed;
 		})();
 		return this.closing;

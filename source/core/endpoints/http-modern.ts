@@ -3,15 +3,22 @@
  * request, no `initialize` and no Mcp-Session-Id. Each request is served by
  * a GatewaySession of its own over a one-request transport, so it goes
  * through the same pipeline and method table as every other request (one
- * RequestContext, one answer), and nothing it does outlives it or reaches
- * another client. The `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name`
+ * RequestContext, one answer), and nothing it does reaches another client.
+ * The `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name`
  * headers must mirror the body (HTTP 400, -32020, when they do not).
  *
- * Progress goes on the request's own SSE stream. Not yet: log notifications
- * at the request's log level, `subscriptions/listen`, and `input_required`
- * for an upstream's requests (issue 31).
+ * The request is served as its client's identity (gateway/modern-clients.ts:
+ * this TCP connection and bearer token, plus the clientInfo and capabilities
+ * it declares), which outlives the request, so a per-client upstream runs
+ * one instance for the client, not one per request. Progress and log
+ * messages at the request's level go on the request's own SSE stream, and
+ * a `subscriptions/listen` is answered with an SSE stream that stays open
+ * (gateway/listen.ts). Not yet: `input_required` for an upstream's requests
+ * (issue 31).
  */
+import {createHash} from 'node:crypto';
 import type http from 'node:http';
+import type {Socket} from 'node:net';
 import type {JSONRPCMessage} from '@modelcontextprotocol/server';
 import type {Logger} from '../base/logger.js';
 import type {Supervisor} from '../engine/supervisor.js';
@@ -19,6 +26,8 @@ import {JsonRpcCode} from '../base/errors.js';
 import {clientCapabilitiesKey, headerProblem, isModernVersion, modernErrorCode, protocolVersionKey, type ModernRequest} from '../gateway/protocol-era.js';
 import {isPlainObject} from '../wire/message-classifier.js';
 import {GatewaySession, type SessionTransport} from '../gateway/session.js';
+import {ModernClients} from '../gateway/modern-clients.js';
+import {settleWithin} from '../base/settle.js';
 import type {CheckedMessage} from '../wire/message-classifier.js';
 import {event, sendJson, sendRpcError, sseHeaders, type RequestRecord} from './http-replies.js';
 
@@ -110,10 +119,74 @@ function header(req: http.IncomingMessage, name: string): string | undefined {
 }
 
 let requestNumber = 0;
+let connectionNumber = 0;
+const connections = new WeakMap<Socket, string>();
+
+/**
+ * What identifies a modern client on the HTTP endpoint besides what it
+ * declares: its TCP connection (a keep-alive connection carries one
+ * client's requests; two clients never share one) and the bearer token it
+ * showed. Its identities go when the connection closes.
+ */
+function connectionOf(req: http.IncomingMessage, identities: ModernClients): string {
+	const socket = req.socket;
+	let connection = connections.get(socket);
+	if (connection === undefined) {
+		connection = `http connection ${++connectionNumber}`;
+		connections.set(socket, connection);
+		const key = connection;
+		socket.once('close', () => identities.dropConnection(key));
+	}
+
+	const token = header(req, 'authorization');
+	return token === undefined ? connection : `${connection} token ${createHash('sha256').update(token).digest('base64url')}`;
+}
+
+/** How long an idle keep-alive connection stays open (Node's default is 5 s): a modern client's identity lives as long as its connection. */
+const modernKeepAliveMs = 30_000;
+
+/**
+ * The HTTP endpoint's side of modern requests: the identities of their
+ * clients, and what a closing endpoint waits for (open listens are answered
+ * first, the spec's graceful end; calls in flight finish as sessions' do).
+ */
+export class ModernEndpoint {
+	private readonly identities: ModernClients;
+	private readonly open = new Set<Promise<void>>();
+	private readonly ending = new AbortController();
+
+	constructor(
+		server: http.Server,
+		private readonly options: {supervisor: Supervisor; logger: Logger},
+	) {
+		this.identities = new ModernClients({clients: options.supervisor.clients, kind: 'http', idleMs: options.supervisor.config.hangar.httpSessionIdleMs});
+		// A modern client is known by its connection: keep an idle one open long enough that its next request reuses it.
+		server.keepAliveTimeout = modernKeepAliveMs;
+	}
+
+	/** Serves one modern request (its envelope already read as `modern`) and answers it on `res`. */
+	async serve(req: http.IncomingMessage, res: http.ServerResponse, record: RequestRecord, message: CheckedMessage & {id: string | number; method: string}, modern: ModernRequest): Promise<void> {
+		const answered = new Promise<void>(resolve => res.once('close', resolve));
+		this.open.add(answered);
+		void answered.then(() => this.open.delete(answered));
+		await serveModernRequest({...this.options, identities: this.identities, ending: this.ending.signal}, req, res, record, message, modern);
+	}
+
+	/** The endpoint is closing: listens are answered, and modern requests in flight get up to `ms` to finish. */
+	async drain(ms: number): Promise<void> {
+		this.ending.abort();
+		await settleWithin(Promise.all([...this.open]), ms);
+	}
+
+	/** Every identity goes, and with it its per-client instances. */
+	close(): void {
+		this.identities.close();
+	}
+}
 
 /** Serves one modern request `message` (its envelope already read as `modern`) and answers it on `res`. */
-export async function serveModernRequest(
-	options: {supervisor: Supervisor; logger: Logger},
+async function serveModernRequest(
+	options: {supervisor: Supervisor; logger: Logger; identities: ModernClients; ending: AbortSignal},
 	req: http.IncomingMessage,
 	res: http.ServerResponse,
 	record: RequestRecord,
@@ -131,10 +204,12 @@ export async function serveModernRequest(
 		return;
 	}
 
-	const {supervisor, logger} = options;
+	const {supervisor, logger, identities} = options;
 	const label = `http ${modern.revision} #${++requestNumber}`;
 	record.session = label;
 	const transport = new OneRequestTransport(res, message.id, record.correlationId, (header(req, 'accept') ?? '').includes('text/event-stream'));
+	// The request is served as its client's identity, which outlives this one-request session.
+	const bound = identities.begin(connectionOf(req, identities), modern, (method, params) => void transport.send({jsonrpc: '2.0', method, params} as JSONRPCMessage, {relatedRequestId: message.id}));
 	const gateway = new GatewaySession({
 		supervisor,
 		transport,
@@ -142,8 +217,11 @@ export async function serveModernRequest(
 		label,
 		kind: 'http',
 		callDeadline: {ms: supervisor.config.hangar.httpCallTimeoutMs, setting: 'httpCallTimeoutSeconds'},
+		client: bound.client,
+		modernClient: () => bound,
+		ending: options.ending,
 	});
-	if (modern.clientInfo !== undefined) gateway.client.identify(modern.clientInfo.name, modern.clientInfo.version);
+	gateway.onClose(() => bound.end());
 	// The client gone before its answer: the request is cancelled with the session.
 	res.on('close', () => void gateway.close());
 	await gateway.start();

@@ -36,6 +36,7 @@ import {LiveRequest, type CallDeadline, type ProgressUpdate, type RequestContext
 import {settleWithin} from '../base/settle.js';
 import {createConnectionMachine, sequenceError} from './connection-state.js';
 import {errorResponse, toRpcError} from './request-params.js';
+import type {BoundRequest} from './modern-clients.js';
 import {modernErrorCodeOf, modernResult, modernResultJson, requestEra, withoutEnvelope, type ModernRequest} from './protocol-era.js';
 
 /**
@@ -77,6 +78,8 @@ export type PipelineOptions = {
 	client: ClientRecord;
 	/** A deadline for every request, from its arrival to its answer (HTTP: hangar.httpCallTimeoutSeconds); whoever waits takes the time left. */
 	deadline?: CallDeadline | undefined;
+	/** Binds a modern request to its client's identity (modern-clients.ts); unset: the session's record. `notify` sends a notification tied to the request. */
+	modernClient?: ((modern: ModernRequest, notify: (method: string, params: Record<string, unknown>) => void) => BoundRequest) | undefined;
 };
 
 export class Pipeline {
@@ -98,6 +101,7 @@ export class Pipeline {
 	private readonly client: ClientRecord;
 	private readonly deadline: CallDeadline | undefined;
 	private readonly correlationIdOf: ((id: string | number) => string | undefined) | undefined;
+	private readonly modernClient: PipelineOptions['modernClient'];
 	private closed = false;
 
 	constructor(options: PipelineOptions) {
@@ -105,6 +109,7 @@ export class Pipeline {
 		this.logger = options.logger;
 		this.client = options.client;
 		this.deadline = options.deadline;
+		this.modernClient = options.modernClient;
 		this.correlationIdOf = options.transport.correlationIdOf?.bind(options.transport);
 		this.machine = createConnectionMachine(options.subject);
 	}
@@ -193,12 +198,17 @@ export class Pipeline {
 			return;
 		}
 
-		const context = this.contextFor(id, method, record.params, modern);
+		// A modern request belongs to its client's identity, not to the connection's session (modern-clients.ts).
+		const bound = modern === undefined ? undefined : this.modernClient?.(modern, (notification, params) => this.notify(notification, params, id));
+		const context = this.contextFor(id, method, record.params, modern, bound?.client ?? this.client);
 		if (method === 'initialize' && modern === undefined) this.machine.apply('initialize', 'initialize request received');
 		this.inflight.set(id, context);
 		const serving = this.serve(handler, context, record.params, modern);
 		this.serving.add(serving);
-		void serving.finally(() => this.serving.delete(serving));
+		void serving.finally(() => {
+			this.serving.delete(serving);
+			bound?.end();
+		});
 	}
 
 	/** Sends a message to the client (a request hangar asks it for an upstream, a notification tied to a request). */
@@ -213,7 +223,7 @@ export class Pipeline {
 		this.transport.send(message, relatedRequestId === undefined ? undefined : {relatedRequestId}).catch(() => {});
 	}
 
-	private contextFor(id: string | number, method: string, params: Params, modern: ModernRequest | undefined): LiveRequest {
+	private contextFor(id: string | number, method: string, params: Params, modern: ModernRequest | undefined, client: ClientRecord): LiveRequest {
 		const meta = params?.['_meta'];
 		let onProgress: ((update: ProgressUpdate) => void) | undefined;
 		let forwarded: Record<string, unknown> | undefined;
@@ -229,7 +239,7 @@ export class Pipeline {
 		return new LiveRequest({
 			id,
 			method,
-			client: this.client,
+			client,
 			deadline: this.deadline,
 			correlationId: this.correlationIdOf?.(id),
 			audience: this.audience,

@@ -14,6 +14,7 @@
  * | --- | --- |
  * | initialize, ping, logging/setLevel (legacy requests) | here |
  * | server/discover (modern requests) | here |
+ * | subscriptions/listen (modern requests) | listen.ts |
  * | tools/list, tools/call | tool-requests.ts |
  * | resources/*, prompts/*, completion/complete | catalog-requests.ts (with their capability) |
  * | tasks/get, tasks/result, tasks/list, tasks/cancel | task-requests.ts (with `tasks`) |
@@ -35,7 +36,9 @@ import type {Subscriber} from '../engine/routing/subscriptions.js';
 import {advertised, catalogHandlers} from './catalog-requests.js';
 import {ClientRequests} from './client-requests.js';
 import type {ConnectionState} from './connection-state.js';
-import {Pipeline, type RequestHandler, type SessionTransport} from './pipeline.js';
+import {Pipeline, type PipelineOptions, type RequestHandler, type SessionTransport} from './pipeline.js';
+import {ModernClients} from './modern-clients.js';
+import {listenHandler} from './listen.js';
 import {checkParams, paramsProblem} from './request-params.js';
 import {taskHandlers} from './task-requests.js';
 import {toolHandlers} from './tool-requests.js';
@@ -65,6 +68,16 @@ export type GatewaySessionOptions = {
 	 * hangar.httpCallTimeoutSeconds, below the usual client timeout).
 	 */
 	callDeadline?: CallDeadline;
+	/**
+	 * Binds each modern request to its client's identity (modern-clients.ts).
+	 * Unset: the session keeps its own, keyed by this connection, and drops
+	 * them when it closes (stdio, the local socket).
+	 */
+	modernClient?: PipelineOptions['modernClient'];
+	/** The record to serve as (a modern HTTP request's identity, which outlives this one-request session); unset: a record of its own. */
+	client?: ClientRecord;
+	/** Aborted when the endpoint shuts down: open `subscriptions/listen` requests are then answered (ended gracefully). */
+	ending?: AbortSignal;
 };
 
 export class GatewaySession {
@@ -91,14 +104,18 @@ export class GatewaySession {
 		this.logger = options.logger;
 		this.label = options.label;
 		this.exposure = supervisor.config.hangar.exposure;
-		this.client = supervisor.clients.add(options.kind, options.label);
-		this.pipeline = new Pipeline({transport, subject: options.label, logger: options.logger, client: this.client, deadline: options.callDeadline});
+		const ownRecord = options.client === undefined;
+		this.client = options.client ?? supervisor.clients.add(options.kind, options.label);
+		const modernClients = options.modernClient === undefined ? new ModernClients({clients: supervisor.clients, kind: options.kind}) : undefined;
+		const connection = `session ${this.client.id}`;
+		const modernClient = options.modernClient ?? ((modern, notify) => modernClients!.begin(connection, modern, notify));
+		this.pipeline = new Pipeline({transport, subject: options.label, logger: options.logger, client: this.client, deadline: options.callDeadline, modernClient});
 		this.asks = new ClientRequests((message, sendOptions) => void this.pipeline.send(message, sendOptions).catch(() => {}), () => this.via);
-		this.client.peer = this.peer(transport.canSendUnrelated?.bind(transport));
+		if (ownRecord) this.client.peer = this.peer(transport.canSendUnrelated?.bind(transport));
 		// What hangar advertises is known from memory now (cached for cold upstreams).
 		const capabilities = supervisor.capabilities();
 		this.installProtocol({...advertised(capabilities), logging: {}}, options.kind);
-		this.installModern(advertised(capabilities));
+		this.installModern(advertised(capabilities), options.ending);
 		const tools = toolHandlers(this);
 		this.handle('tools/list', tools.list);
 		this.handle('tools/call', tools.call);
@@ -135,7 +152,8 @@ export class GatewaySession {
 		supervisor.on('promptsChanged', onPrompts);
 		this.pipeline.onClose = () => {
 			this.isClosed = true;
-			this.client.remove();
+			if (ownRecord) this.client.remove();
+			modernClients?.close();
 			supervisor.off('toolsChanged', onTools);
 			supervisor.off('clientToolsChanged', onClientTools);
 			supervisor.off('resourcesChanged', onResources);
@@ -182,20 +200,19 @@ export class GatewaySession {
 	/**
 	 * What a modern (2026-07-28) request is served besides the shared table:
 	 * `server/discover`, hangar's versions of both generations, what it serves
-	 * per request (no logging: a per-request log level is not served yet; no
-	 * listChanged or resource subscriptions, which need subscriptions/listen),
-	 * who it is.
+	 * per request (changes through subscriptions/listen, listen.ts; the log
+	 * level per request, modern-clients.ts), who it is.
 	 */
-	private installModern(advertised: Record<string, unknown>): void {
-		// Without subscriptions/listen a modern client can be told of no change: no listChanged, no subscribe.
-		const capabilities: Record<string, unknown> = {...advertised};
-		for (const kind of ['tools', 'prompts', 'resources']) {
-			const entry = advertised[kind];
-			if (!isPlainObject(entry)) continue;
-			const {listChanged: _listChanged, subscribe: _subscribe, ...rest} = entry;
-			capabilities[kind] = rest;
+	private installModern(advertised: Record<string, unknown>, ending: AbortSignal | undefined): void {
+		const capabilities: Record<string, unknown> = {...advertised, logging: {}};
+		// In search exposure the tool list is the fixed hangar_* set: it never changes.
+		const toolsCanChange = this.exposure === 'direct';
+		if (!toolsCanChange && isPlainObject(advertised['tools'])) {
+			const {listChanged: _listChanged, ...rest} = advertised['tools'];
+			capabilities['tools'] = rest;
 		}
 
+		this.pipeline.handleModern('subscriptions/listen', listenHandler({supervisor: this.supervisor, capabilities, toolsCanChange, ending, notify: (method, params, id) => this.pipeline.notify(method, params, id)}));
 		this.pipeline.handleModern('server/discover', () => ({
 			supportedVersions: [...modernProtocolVersions, ...supportedProtocolVersions],
 			capabilities,

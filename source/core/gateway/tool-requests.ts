@@ -54,12 +54,13 @@ type WholeList = {exposed: readonly unknown[] | undefined; setting: ManagementTo
 export function toolHandlers(session: ToolSession): {list: RequestHandler; call: RequestHandler} {
 	let cache: WholeList | undefined;
 
-	const listTools = (): Tool[] => {
+	// A modern request's client is its identity (modern-clients.ts), not the connection's session.
+	const listTools = (client: ClientRecord): Tool[] => {
 		const management = managementToolsFor(session.managementSetting);
 		if (session.exposure === 'search') return management.map(tool => tool as Tool);
 		// Predefined tools may omit inputSchema; the protocol requires one.
 		const tools: Tool[] = session.supervisor
-			.toolsFor(session.client)
+			.toolsFor(client)
 			.map(tool => ({...tool.definition, name: tool.name, inputSchema: tool.definition.inputSchema ?? {type: 'object'}}) as Tool);
 		tools.push(...management.map(tool => tool as Tool));
 		return tools;
@@ -72,11 +73,11 @@ export function toolHandlers(session: ToolSession): {list: RequestHandler; call:
 	 * hundreds of KB: building and serializing it was most of hangar's time
 	 * per tools/list. Undefined when it takes more than one page.
 	 */
-	const wholeList = (): string | undefined => {
-		const exposed = session.exposure === 'search' ? undefined : session.supervisor.toolsFor(session.client);
+	const wholeList = (client: ClientRecord): string | undefined => {
+		const exposed = session.exposure === 'search' ? undefined : session.supervisor.toolsFor(client);
 		const setting = session.managementSetting;
 		if (cache === undefined || cache.exposed !== exposed || cache.setting !== setting) {
-			const tools = listTools();
+			const tools = listTools(client);
 			cache = {exposed, setting, json: tools.length > pageSize ? undefined : JSON.stringify({tools})};
 		}
 
@@ -85,6 +86,7 @@ export function toolHandlers(session: ToolSession): {list: RequestHandler; call:
 
 	const list: RequestHandler = async (context, params) => {
 		const cursor = params === undefined ? undefined : checkParams(ListToolsRequestSchema, 'tools/list', params)?.cursor;
+		const client = context.client ?? session.client;
 		// In search exposure the list is the fixed set of hangar_* tools: nothing to wait for.
 		if (session.exposure === 'direct') {
 			const began = Date.now();
@@ -92,12 +94,12 @@ export function toolHandlers(session: ToolSession): {list: RequestHandler; call:
 			// A per-client server lists what a client like this one sees only once an instance told its capabilities
 			// has listed; both waits together stay within hangar.firstListWaitSeconds (a client's first list has a budget).
 			const left = session.supervisor.config.hangar.firstListWaitMs - (Date.now() - began);
-			if (left > 0) await session.supervisor.clientTools.prepare(session.client, AbortSignal.any([context.signal, AbortSignal.timeout(left)]));
+			if (left > 0) await session.supervisor.clientTools.prepare(client, AbortSignal.any([context.signal, AbortSignal.timeout(left)]));
 		}
 
-		const whole = cursor === undefined ? wholeList() : undefined;
+		const whole = cursor === undefined ? wholeList(client) : undefined;
 		if (whole !== undefined) return new Serialized(whole);
-		const {items, nextCursor} = page('tools/list', listTools(), cursor);
+		const {items, nextCursor} = page('tools/list', listTools(client), cursor);
 		return {tools: items, ...(nextCursor === undefined ? {} : {nextCursor})};
 	};
 
