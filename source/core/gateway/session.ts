@@ -34,6 +34,7 @@ import type {Supervisor} from '../engine/supervisor.js';
 import type {Subscriber} from '../engine/routing/subscriptions.js';
 import {advertised, catalogHandlers} from './catalog-requests.js';
 import {ClientRequests} from './client-requests.js';
+import {heldInputsOf, inputRequiredMethods} from './held-inputs.js';
 import type {ConnectionState} from './connection-state.js';
 import {Pipeline, type RequestHandler, type SessionTransport} from './pipeline.js';
 import {checkParams, paramsProblem} from './request-params.js';
@@ -105,6 +106,12 @@ export class GatewaySession {
 		const subscriber: Subscriber = {notify: (uri, meta) => this.notifyReady('notifications/resources/updated', meta === undefined ? {uri} : {uri, _meta: meta}), client: this.client};
 		for (const [method, handler] of Object.entries(catalogHandlers({supervisor, capabilities, subscriber, beforeList: async () => this.firstList()}))) this.handle(method, handler);
 		for (const [method, handler] of Object.entries(taskHandlers(supervisor, capabilities))) this.handle(method, handler);
+		// A modern request of these may be answered with input_required when a legacy upstream asks its client mid-call.
+		const held = heldInputsOf(supervisor);
+		for (const method of inputRequiredMethods) {
+			const handler = this.pipeline.handlerOf(method);
+			if (handler !== undefined) this.pipeline.handleModern(method, held.wrap(handler));
+		}
 
 		// A client that closes its input after its last request (a one-shot pipe) still gets the
 		// answers to calls in flight, for up to drainMs; then the session closes.
@@ -142,6 +149,8 @@ export class GatewaySession {
 			supervisor.off('promptsChanged', onPrompts);
 			supervisor.subscriptions.drop(subscriber);
 			this.asks.closeAll();
+			// A connection is its client: its held calls end with it (an HTTP request's session is not: the retry comes on another).
+			if (options.kind !== 'http') held.dropClient(this.client, 'the client disconnected before answering');
 			for (const listener of [...this.closedListeners]) listener();
 		};
 	}
