@@ -1,0 +1,120 @@
+import {describe, expect, it} from 'vitest';
+import {ClientRegistry, type ClientRecord} from '../../../../source/core/engine/clients/clients.js';
+import {LiveRequest, type RequestContext} from '../../../../source/core/engine/request-context.js';
+import {HeldInputs, clientKeyOf} from '../../../../source/core/gateway/held-inputs.js';
+import type {RequestHandler} from '../../../../source/core/gateway/pipeline.js';
+
+const envelope = (capabilities: Record<string, unknown>) => ({
+	'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+	'io.modelcontextprotocol/clientCapabilities': capabilities,
+});
+
+/** An upstream call, as the relay sees it: asks its client through the held call its context names, then ends with what it got. */
+function asking(ask: {method: 'elicitation/create' | 'roots/list'; params: Record<string, unknown>}, seen: unknown[] = []): RequestHandler {
+	return async context => {
+		const held = context.client!.heldCalls.get(context.id)!;
+		try {
+			const answer = await held.ask('every', ask.method, ask.params, context.signal);
+			seen.push(answer);
+			return {content: [{type: 'text', text: JSON.stringify(answer)}]};
+		} catch (error) {
+			seen.push((error as Error).message);
+			throw error;
+		}
+	};
+}
+
+function requestOf(record: ClientRecord, id: number): RequestContext {
+	return new LiveRequest({id, method: 'tools/call', client: record});
+}
+
+type InputRequired = {resultType: string; inputRequests: Record<string, {method: string; params: unknown}>; requestState: string};
+
+describe('HeldInputs', () => {
+	it('answers a call whose upstream asks with input_required, and its retry with the upstream\'s result', async () => {
+		const record = new ClientRegistry().add('stdio', 'stdio');
+		const held = new HeldInputs({ttlMs: 60_000});
+		const call = held.wrap(asking({method: 'elicitation/create', params: {message: 'Name?', requestedSchema: {type: 'object'}, _meta: {progressToken: 7}}}));
+		const first = (await call(requestOf(record, 1), {name: 'ask', _meta: envelope({elicitation: {}})})) as InputRequired;
+		expect(first.resultType).toBe('input_required');
+		const [key, request] = Object.entries(first.inputRequests)[0]!;
+		// The upstream's progress token is its own: not part of what the client is asked.
+		expect(request).toEqual({method: 'elicitation/create', params: {message: 'Name?', requestedSchema: {type: 'object'}}});
+		expect(held.size).toBe(1);
+
+		const done = await call(requestOf(record, 2), {name: 'ask', _meta: envelope({elicitation: {}}), requestState: first.requestState, inputResponses: {[key]: {action: 'accept', content: {name: 'Ada'}}}});
+		expect(done).toEqual({content: [{type: 'text', text: '{"action":"accept","content":{"name":"Ada"}}'}]});
+		expect(held.size).toBe(0);
+		expect(record.heldCalls.size).toBe(0);
+	});
+
+	it('asks again what a retry left unanswered, under a new state', async () => {
+		const record = new ClientRegistry().add('stdio', 'stdio');
+		const held = new HeldInputs({ttlMs: 60_000});
+		const call = held.wrap(asking({method: 'roots/list', params: {}}));
+		const first = (await call(requestOf(record, 1), {_meta: envelope({roots: {}})})) as InputRequired;
+		const again = (await call(requestOf(record, 2), {_meta: envelope({roots: {}}), requestState: first.requestState, inputResponses: {}})) as InputRequired;
+		expect(again.resultType).toBe('input_required');
+		expect(again.requestState).not.toBe(first.requestState);
+		expect(Object.values(again.inputRequests)).toEqual([{method: 'roots/list', params: {}}]);
+	});
+
+	it('frees an expired held request with an error to the upstream, and refuses its state as expired', async () => {
+		let now = 1000;
+		const record = new ClientRegistry().add('stdio', 'stdio');
+		const held = new HeldInputs({ttlMs: 5000, now: () => now});
+		const seen: unknown[] = [];
+		const call = held.wrap(asking({method: 'roots/list', params: {}}, seen));
+		const first = (await call(requestOf(record, 1), {_meta: envelope({roots: {}})})) as InputRequired;
+		now += 5000;
+		held.sweep();
+		// The upstream's side learns it on the next turn.
+		await new Promise(resolve => setImmediate(resolve));
+		expect(seen).toHaveLength(1);
+		expect(String(seen[0])).toMatch(/hangar held it for a 2026-07-28 client.*did not answer in time \(it had 5 s, hangar\.inputRequiredSeconds\)/);
+		expect(held.size).toBe(0);
+		await expect(call(requestOf(record, 2), {_meta: envelope({roots: {}}), requestState: first.requestState, inputResponses: {}})).rejects.toThrow(/expired/);
+	});
+
+	it('refuses a state to another client and to another method', async () => {
+		const registry = new ClientRegistry();
+		const record = registry.add('stdio', 'stdio');
+		const other = registry.add('socket', 'socket#2');
+		expect(clientKeyOf(record)).not.toBe(clientKeyOf(other));
+		const held = new HeldInputs({ttlMs: 60_000});
+		const call = held.wrap(asking({method: 'roots/list', params: {}}));
+		const first = (await call(requestOf(record, 1), {_meta: envelope({roots: {}})})) as InputRequired;
+		await expect(call(requestOf(other, 2), {_meta: envelope({roots: {}}), requestState: first.requestState})).rejects.toThrow(/issued to another client/);
+		const prompt = new LiveRequest({id: 3, method: 'prompts/get', client: record});
+		await expect(call(prompt, {_meta: envelope({roots: {}}), requestState: first.requestState})).rejects.toThrow(/belongs to a tools\/call request/);
+	});
+
+	it('holds a bounded number of bytes and calls per client: past them the upstream is told no', async () => {
+		const record = new ClientRegistry().add('stdio', 'stdio');
+		const held = new HeldInputs({ttlMs: 60_000, maxBytesPerClient: 100, maxCallsPerClient: 1});
+		const seen: unknown[] = [];
+		const big = held.wrap(asking({method: 'elicitation/create', params: {message: 'x'.repeat(200)}}, seen));
+		// The upstream's request is refused; its call ends with that error, which answers the client's call.
+		await expect(big(requestOf(record, 1), {_meta: envelope({elicitation: {}})})).rejects.toThrow(/would pass the 100 it holds per client/);
+		const small = held.wrap(asking({method: 'roots/list', params: {}}, seen));
+		expect(((await small(requestOf(record, 2), {_meta: envelope({roots: {}})})) as InputRequired).resultType).toBe('input_required');
+		await expect(small(requestOf(record, 3), {_meta: envelope({roots: {}})})).rejects.toThrow(/already holds 1 calls waiting/);
+	});
+
+	it('cancels the upstream call when the client cancels its call while it waits', async () => {
+		const record = new ClientRegistry().add('stdio', 'stdio');
+		const held = new HeldInputs({ttlMs: 60_000});
+		let upstreamSignal: AbortSignal | undefined;
+		const call = held.wrap(async context => {
+			upstreamSignal = context.signal;
+			return new Promise(() => {});
+		});
+		const request = new LiveRequest({id: 1, method: 'tools/call', client: record});
+		const answered = call(request, {_meta: envelope({})});
+		await Promise.resolve();
+		request.abort('cancelled');
+		await expect(answered).rejects.toThrow();
+		expect(upstreamSignal?.aborted).toBe(true);
+		expect(held.size).toBe(0);
+	});
+});
