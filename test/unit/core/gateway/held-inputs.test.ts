@@ -48,6 +48,28 @@ describe('HeldInputs', () => {
 		expect(record.heldCalls.size).toBe(0);
 	});
 
+	it('answers with input_required again when the upstream asks a second time, and the last retry gets the result', async () => {
+		const record = new ClientRegistry().add('http', 'http 2026-07-28 #1');
+		const held = new HeldInputs({ttlMs: 60_000});
+		const call = held.wrap(async context => {
+			const peer = context.client!.heldCalls.get(context.id)!;
+			const first = await peer.ask('every', 'roots/list', {}, context.signal);
+			const second = await peer.ask('every', 'elicitation/create', {message: 'Sure?', requestedSchema: {type: 'object'}}, context.signal);
+			return {content: [{type: 'text', text: JSON.stringify([first, second])}]};
+		});
+		const meta = {_meta: envelope({roots: {}, elicitation: {}})};
+		const round1 = (await call(requestOf(record, 1), meta)) as InputRequired;
+		const [rootsKey] = Object.keys(round1.inputRequests);
+		// Over HTTP each request is its own session: the retry's record is another, with the same client identity.
+		const retry = new ClientRegistry().add('http', 'http 2026-07-28 #2');
+		expect(clientKeyOf(retry)).toBe(clientKeyOf(record));
+		const round2 = (await call(requestOf(retry, 2), {...meta, requestState: round1.requestState, inputResponses: {[rootsKey!]: {roots: []}}})) as InputRequired;
+		const [confirmKey, confirm] = Object.entries(round2.inputRequests)[0]!;
+		expect(confirm.method).toBe('elicitation/create');
+		const done = await call(requestOf(retry, 3), {...meta, requestState: round2.requestState, inputResponses: {[confirmKey]: {action: 'decline'}}});
+		expect(done).toEqual({content: [{type: 'text', text: '[{"roots":[]},{"action":"decline"}]'}]});
+	});
+
 	it('asks again what a retry left unanswered, under a new state', async () => {
 		const record = new ClientRegistry().add('stdio', 'stdio');
 		const held = new HeldInputs({ttlMs: 60_000});
