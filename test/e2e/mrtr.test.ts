@@ -11,7 +11,7 @@ import {Client as ModernClient} from '@modelcontextprotocol/client';
 import {StdioClientTransport as ModernStdio} from '@modelcontextprotocol/client/stdio';
 import {StreamableHTTPClientTransport as ModernHttp} from '@modelcontextprotocol/client';
 import {afterEach, describe, expect, it, vi} from 'vitest';
-import {cliPath, closeHangars, fastHangar, fixture, spawnEnv, tempDir, writeConfig} from '../support/hangar.js';
+import {cliPath, closeHangars, everything, fastHangar, fixture, spawnEnv, tempDir, writeConfig} from '../support/hangar.js';
 import {post, serveHttp, stopHttpHangars} from '../support/http-hangar.js';
 import {rawSession, stopRawSessions, type RawMessage} from '../support/raw-session.js';
 
@@ -59,6 +59,23 @@ describe('2026-07-28 clients answer a legacy upstream\'s requests through input_
 			expect(roots).toEqual({result: {roots: [{uri: 'file:///work/modern', name: 'modern'}]}});
 			// A call that asks nothing is answered at once, as before.
 			expect((await client.callTool({name: 'echo', arguments: {message: 'plain'}})).content).toEqual([{type: 'text', text: 'plain'}]);
+		} finally {
+			await client.close();
+		}
+	});
+
+	it('--stdio: server-everything\'s elicitation and sampling tools reach a pinned v2 client\'s handlers', async () => {
+		const dir = tempDir();
+		const config = writeConfig(dir, {every: everything({namespace: false})}, fastHangar);
+		const client = answeringClient();
+		client.setRequestHandler('elicitation/create', async () => ({action: 'decline'}));
+		await client.connect(new ModernStdio({command: process.execPath, args: [cliPath, '--stdio', '--config', config, '--standalone'], env: spawnEnv(), stderr: 'pipe'}));
+		try {
+			const elicited = await client.callTool({name: 'trigger-elicitation-request', arguments: {}});
+			expect(JSON.stringify(elicited.content)).toContain('decline');
+			// The upstream now runs one instance per client ("instances": "auto" learned it), told what this client declares.
+			const sampled = await client.callTool({name: 'trigger-sampling-request', arguments: {prompt: 'Say hi', maxTokens: 10}});
+			expect(JSON.stringify(sampled.content)).toContain('hello from the model');
 		} finally {
 			await client.close();
 		}

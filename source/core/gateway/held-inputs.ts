@@ -311,6 +311,8 @@ export class HeldInputs {
 			const meta = params?.['_meta'];
 			const declared = isPlainObject(meta) && isPlainObject(meta[clientCapabilitiesKey]) ? meta[clientCapabilitiesKey] : {};
 			const key = clientKeyOf(record);
+			// A connection that never initialized is a modern client: what it declares is what its per-client instances are told.
+			if (record.capabilities.size === 0 && Object.keys(record.declaredCapabilities).length === 0) record.declaredCapabilities = declared;
 			if (params !== undefined && 'requestState' in params) return this.resume(context, key, declared, params);
 			const who = `the 2026-07-28 client ${record.name === null ? `of ${record.label}` : `"${record.name}" (${record.label})`}`;
 			const call = new HeldCall(this, key, record, context.method, context, who);
