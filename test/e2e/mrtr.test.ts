@@ -81,14 +81,16 @@ describe('2026-07-28 clients answer a legacy upstream\'s requests through input_
 		}
 	});
 
-	it('serve --http: a pinned v2 client\'s handlers answer the upstream\'s elicitation and sampling across two POSTs', async () => {
+	it('serve --http: a pinned v2 client\'s handlers answer the upstream\'s elicitation, sampling and roots across POSTs, on a shared and then a per-client instance', async () => {
 		const dir = tempDir();
-		const hangar = await serveHttp(writeConfig(dir, {fx: fixture('normal', ['--client-features'], {namespace: false, instances: 'shared'})}, fastHangar));
+		// "auto": the first request it sends makes it run per client, and each modern HTTP request is a client of its own.
+		const hangar = await serveHttp(writeConfig(dir, {fx: fixture('normal', ['--client-features'], {namespace: false})}, fastHangar));
 		const client = answeringClient();
 		await client.connect(new ModernHttp(new URL(hangar.url)));
 		try {
 			expect(asked(await client.callTool({name: 'ask', arguments: {kind: 'elicitation'}}))).toEqual({result: {action: 'accept', content: {name: 'Ada (asked: What is your name?)'}}});
 			expect(asked(await client.callTool({name: 'ask', arguments: {kind: 'sampling'}})).result).toMatchObject({content: {text: 'hello from the model'}});
+			expect(asked(await client.callTool({name: 'ask', arguments: {kind: 'roots'}}))).toEqual({result: {roots: [{uri: 'file:///work/modern', name: 'modern'}]}});
 		} finally {
 			await client.close();
 		}

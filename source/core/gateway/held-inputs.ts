@@ -260,6 +260,7 @@ class HeldCall implements HeldCallPeer {
 	end(why: string | undefined, graceMs = 0): void {
 		clearTimeout(this.expiry);
 		this.record.heldCalls.delete(this.id);
+		if (this.record.heldCalls.size === 0) this.owner.released(this.record);
 		for (const [key, asked] of [...this.asked]) this.free(key, asked, why ?? 'the call ended');
 		if (this.outcome !== undefined || graceMs === 0) {
 			this.cancel();
@@ -283,6 +284,8 @@ function refused(message: string): JsonRpcError {
 export class HeldInputs {
 	private readonly states: RequestStates;
 	private readonly calls = new Map<string, HeldCall>();
+	/** What runs when a closed session's record holds no call any more (see whenReleased). */
+	private readonly releasing = new WeakMap<ClientRecord, () => void>();
 	readonly ttlMs: number;
 	private readonly maxCallsPerClient: number;
 	private readonly maxBytesPerClient: number;
@@ -366,6 +369,23 @@ export class HeldInputs {
 	drop(call: HeldCall, why?: string, graceMs = 0): void {
 		if (!this.calls.delete(call.id)) return;
 		call.end(why, graceMs);
+	}
+
+	/**
+	 * Runs `then` once `record` holds no call any more: at once, or when its
+	 * last held call ends. A one-request HTTP session's record stays until
+	 * then, and with it the per-client instances its held calls run on.
+	 */
+	whenReleased(record: ClientRecord, then: () => void): void {
+		if (record.heldCalls.size === 0) then();
+		else this.releasing.set(record, then);
+	}
+
+	/** @internal `record`'s last held call ended. */
+	released(record: ClientRecord): void {
+		const then = this.releasing.get(record);
+		this.releasing.delete(record);
+		then?.();
 	}
 
 	/** A connection that is the client closed: its held calls end (a one-request HTTP session is not one). */

@@ -142,7 +142,8 @@ export class GatewaySession {
 		supervisor.on('promptsChanged', onPrompts);
 		this.pipeline.onClose = () => {
 			this.isClosed = true;
-			this.client.remove();
+			// A modern HTTP request's session closes with its answer; a call it left held keeps its record (and the per-client instance it runs on) until it ends.
+			held.whenReleased(this.client, () => this.client.remove());
 			supervisor.off('toolsChanged', onTools);
 			supervisor.off('clientToolsChanged', onClientTools);
 			supervisor.off('resourcesChanged', onResources);
