@@ -339,6 +339,8 @@ export class HeldInputs {
 
 	/** A state for `call`'s input_required answer, or undefined past the bound. */
 	mint(call: HeldCall): string | undefined {
+		// States of calls that ended before their client retried are outstanding until they expire: cleared here, so they never hold a place.
+		this.sweep();
 		return this.states.mint({client: call.clientKey, upstream: call.upstream, heldRequestId: call.id, method: call.method});
 	}
 
@@ -390,15 +392,10 @@ export class HeldInputs {
 
 	/** A connection that is the client closed: its held calls end (a one-request HTTP session is not one). */
 	dropClient(record: ClientRecord, why: string): void {
-		for (const peer of [...record.heldCalls.values()]) {
-			const call = this.calls.get((peer as HeldCall).id);
+		for (const id of [...record.heldCalls.keys()]) {
+			const call = this.calls.get(String(id));
 			if (call !== undefined) this.drop(call, why);
 		}
-	}
-
-	/** Every held call ends (hangar is stopping). */
-	close(): void {
-		for (const call of [...this.calls.values()]) this.drop(call, 'hangar stopped');
 	}
 }
 
