@@ -106,6 +106,8 @@ class HeldCall implements HeldCallPeer {
 		readonly method: string,
 		first: RequestContext,
 		readonly who: string,
+		/** The session whose request started it: a connection that is its client ends it when it closes. */
+		readonly scope: object,
 	) {
 		this.context = new LiveRequest({
 			id: this.id,
@@ -307,7 +309,7 @@ export class HeldInputs {
 	 * for modern requests: a request without a requestState starts a held
 	 * call; one with it continues the call its state names.
 	 */
-	wrap(handler: RequestHandler): RequestHandler {
+	wrap(handler: RequestHandler, scope: object): RequestHandler {
 		return async (context, params) => {
 			const record = context.client;
 			if (record === undefined) return handler(context, params);
@@ -318,7 +320,7 @@ export class HeldInputs {
 			if (record.capabilities.size === 0 && Object.keys(record.declaredCapabilities).length === 0) record.declaredCapabilities = declared;
 			if (params !== undefined && 'requestState' in params) return this.resume(context, key, declared, params);
 			const who = `the 2026-07-28 client ${record.name === null ? `of ${record.label}` : `"${record.name}" (${record.label})`}`;
-			const call = new HeldCall(this, key, record, context.method, context, who);
+			const call = new HeldCall(this, key, record, context.method, context, who, scope);
 			this.calls.set(call.id, call);
 			const {inputResponses: _responses, ...rest} = params ?? {};
 			call.start(handler, params === undefined ? undefined : rest);
@@ -390,12 +392,9 @@ export class HeldInputs {
 		then?.();
 	}
 
-	/** A connection that is the client closed: its held calls end (a one-request HTTP session is not one). */
-	dropClient(record: ClientRecord, why: string): void {
-		for (const id of [...record.heldCalls.keys()]) {
-			const call = this.calls.get(String(id));
-			if (call !== undefined) this.drop(call, why);
-		}
+	/** A connection that is the client closed: the held calls its requests started end (a one-request HTTP session is not one). */
+	dropScope(scope: object, why: string): void {
+		for (const call of [...this.calls.values()]) if (call.scope === scope) this.drop(call, why);
 	}
 }
 

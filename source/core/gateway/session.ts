@@ -110,7 +110,7 @@ export class GatewaySession {
 		const held = heldInputsOf(supervisor);
 		for (const method of inputRequiredMethods) {
 			const handler = this.pipeline.handlerOf(method);
-			if (handler !== undefined) this.pipeline.handleModern(method, held.wrap(handler));
+			if (handler !== undefined) this.pipeline.handleModern(method, held.wrap(handler, this));
 		}
 
 		// A client that closes its input after its last request (a one-shot pipe) still gets the
@@ -151,7 +151,7 @@ export class GatewaySession {
 			supervisor.subscriptions.drop(subscriber);
 			this.asks.closeAll();
 			// A connection is its client: its held calls end with it (an HTTP request's session is not: the retry comes on another).
-			if (options.kind !== 'http') held.dropClient(this.client, 'the client disconnected before answering');
+			if (options.kind !== 'http') held.dropScope(this, 'the client disconnected before answering');
 			for (const listener of [...this.closedListeners]) listener();
 		};
 	}

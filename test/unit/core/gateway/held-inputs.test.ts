@@ -28,13 +28,16 @@ function requestOf(record: ClientRecord, id: number): RequestContext {
 	return new LiveRequest({id, method: 'tools/call', client: record});
 }
 
+/** The session the held calls belong to. */
+const scope = {};
+
 type InputRequired = {resultType: string; inputRequests: Record<string, {method: string; params: unknown}>; requestState: string};
 
 describe('HeldInputs', () => {
 	it('answers a call whose upstream asks with input_required, and its retry with the upstream\'s result', async () => {
 		const record = new ClientRegistry().add('stdio', 'stdio');
 		const held = new HeldInputs({ttlMs: 60_000});
-		const call = held.wrap(asking({method: 'elicitation/create', params: {message: 'Name?', requestedSchema: {type: 'object'}, _meta: {progressToken: 7}}}));
+		const call = held.wrap(asking({method: 'elicitation/create', params: {message: 'Name?', requestedSchema: {type: 'object'}, _meta: {progressToken: 7}}}), scope);
 		const first = (await call(requestOf(record, 1), {name: 'ask', _meta: envelope({elicitation: {}})})) as InputRequired;
 		expect(first.resultType).toBe('input_required');
 		const [key, request] = Object.entries(first.inputRequests)[0]!;
@@ -56,7 +59,7 @@ describe('HeldInputs', () => {
 			const first = await peer.ask('every', 'roots/list', {}, context.signal);
 			const second = await peer.ask('every', 'elicitation/create', {message: 'Sure?', requestedSchema: {type: 'object'}}, context.signal);
 			return {content: [{type: 'text', text: JSON.stringify([first, second])}]};
-		});
+		}, scope);
 		const meta = {_meta: envelope({roots: {}, elicitation: {}})};
 		const round1 = (await call(requestOf(record, 1), meta)) as InputRequired;
 		const [rootsKey] = Object.keys(round1.inputRequests);
@@ -73,7 +76,7 @@ describe('HeldInputs', () => {
 	it('asks again what a retry left unanswered, under a new state', async () => {
 		const record = new ClientRegistry().add('stdio', 'stdio');
 		const held = new HeldInputs({ttlMs: 60_000});
-		const call = held.wrap(asking({method: 'roots/list', params: {}}));
+		const call = held.wrap(asking({method: 'roots/list', params: {}}), scope);
 		const first = (await call(requestOf(record, 1), {_meta: envelope({roots: {}})})) as InputRequired;
 		const again = (await call(requestOf(record, 2), {_meta: envelope({roots: {}}), requestState: first.requestState, inputResponses: {}})) as InputRequired;
 		expect(again.resultType).toBe('input_required');
@@ -86,7 +89,7 @@ describe('HeldInputs', () => {
 		const record = new ClientRegistry().add('stdio', 'stdio');
 		const held = new HeldInputs({ttlMs: 5000, now: () => now});
 		const seen: unknown[] = [];
-		const call = held.wrap(asking({method: 'roots/list', params: {}}, seen));
+		const call = held.wrap(asking({method: 'roots/list', params: {}}, seen), scope);
 		const first = (await call(requestOf(record, 1), {_meta: envelope({roots: {}})})) as InputRequired;
 		now += 5000;
 		held.sweep();
@@ -104,7 +107,7 @@ describe('HeldInputs', () => {
 		const other = registry.add('socket', 'socket#2');
 		expect(clientKeyOf(record)).not.toBe(clientKeyOf(other));
 		const held = new HeldInputs({ttlMs: 60_000});
-		const call = held.wrap(asking({method: 'roots/list', params: {}}));
+		const call = held.wrap(asking({method: 'roots/list', params: {}}), scope);
 		const first = (await call(requestOf(record, 1), {_meta: envelope({roots: {}})})) as InputRequired;
 		await expect(call(requestOf(other, 2), {_meta: envelope({roots: {}}), requestState: first.requestState})).rejects.toThrow(/issued to another client/);
 		const prompt = new LiveRequest({id: 3, method: 'prompts/get', client: record});
@@ -115,12 +118,26 @@ describe('HeldInputs', () => {
 		const record = new ClientRegistry().add('stdio', 'stdio');
 		const held = new HeldInputs({ttlMs: 60_000, maxBytesPerClient: 100, maxCallsPerClient: 1});
 		const seen: unknown[] = [];
-		const big = held.wrap(asking({method: 'elicitation/create', params: {message: 'x'.repeat(200)}}, seen));
+		const big = held.wrap(asking({method: 'elicitation/create', params: {message: 'x'.repeat(200)}}, seen), scope);
 		// The upstream's request is refused; its call ends with that error, which answers the client's call.
 		await expect(big(requestOf(record, 1), {_meta: envelope({elicitation: {}})})).rejects.toThrow(/would pass the 100 it holds per client/);
-		const small = held.wrap(asking({method: 'roots/list', params: {}}, seen));
+		const small = held.wrap(asking({method: 'roots/list', params: {}}, seen), scope);
 		expect(((await small(requestOf(record, 2), {_meta: envelope({roots: {}})})) as InputRequired).resultType).toBe('input_required');
 		await expect(small(requestOf(record, 3), {_meta: envelope({roots: {}})})).rejects.toThrow(/already holds 1 calls waiting/);
+	});
+
+	it('frees the held requests at once, and cancels their calls, when the connection that started them closes', async () => {
+		const record = new ClientRegistry().add('stdio', 'stdio');
+		const held = new HeldInputs({ttlMs: 60_000});
+		const seen: unknown[] = [];
+		const call = held.wrap(asking({method: 'roots/list', params: {}}, seen), scope);
+		await call(requestOf(record, 1), {_meta: envelope({roots: {}})});
+		held.dropScope({}, 'another connection closed');
+		expect(held.size).toBe(1);
+		held.dropScope(scope, 'the client disconnected before answering');
+		await new Promise(resolve => setImmediate(resolve));
+		expect(String(seen[0])).toContain('the client disconnected before answering');
+		expect(held.size).toBe(0);
 	});
 
 	it('cancels the upstream call when the client cancels its call while it waits', async () => {
@@ -130,7 +147,7 @@ describe('HeldInputs', () => {
 		const call = held.wrap(async context => {
 			upstreamSignal = context.signal;
 			return new Promise(() => {});
-		});
+		}, scope);
 		const request = new LiveRequest({id: 1, method: 'tools/call', client: record});
 		const answered = call(request, {_meta: envelope({})});
 		await Promise.resolve();
