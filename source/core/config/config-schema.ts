@@ -189,6 +189,7 @@ export const hangarSchema = z.strictObject({
 	httpSessionIdleSeconds: positiveSeconds('httpSessionIdleSeconds').optional(),
 	httpAllowedOrigins: z.array(webOrigin, {error: 'expected a list of web origins, e.g. ["https://app.example.com"]'}).optional(),
 	lingerSeconds: seconds('lingerSeconds').optional(),
+	inputRequiredSeconds: positiveSeconds('inputRequiredSeconds').max(3600, {error: 'expected inputRequiredSeconds to be at most 3600: hangar holds the upstream\'s request (and its call) that long'}).optional(),
 	firstListWaitSeconds: seconds('firstListWaitSeconds').max(60, {error: 'expected firstListWaitSeconds to be at most 60: clients give up on a list long before that'}).optional(),
 	metricsPort: z.int({error: 'expected metricsPort to be a whole number from 0 to 65535 (0: no metrics port)'}).min(0).max(65_535).optional(),
 	auditLog: z.boolean().optional(),
@@ -292,6 +293,8 @@ export type HangarSettings = {
 	httpAllowedOrigins: string[];
 	/** A supervisor a client's `--stdio` started (`serve --linger`) exits once no client has been attached for this long. */
 	lingerMs: number;
+	/** How long a 2026-07-28 client has to retry a call answered with input_required before hangar frees the upstream's request it holds (gateway/held-inputs.ts). */
+	inputRequiredMs: number;
 	/** How long a client's first tools/list (or prompts/list) waits for the upstreams with nothing cached to list theirs. 0: not at all. */
 	firstListWaitMs: number;
 	/** A loopback port serving Prometheus metrics at /metrics for any supervisor (a daemon a client started too); 0: none. */
@@ -344,6 +347,7 @@ export const defaults = {
 	httpSessionIdleSeconds: 600,
 	httpAllowedOrigins: [],
 	lingerSeconds: 300,
+	inputRequiredSeconds: 300,
 	firstListWaitSeconds: 2,
 	metricsPort: 0,
 	auditLog: true,

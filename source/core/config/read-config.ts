@@ -336,6 +336,7 @@ export function parseConfig(raw: unknown, file: string, options: {stateDir?: str
 		httpSessionIdleMs: ms(h.httpSessionIdleSeconds ?? defaults.httpSessionIdleSeconds),
 		httpAllowedOrigins: (h.httpAllowedOrigins ?? defaults.httpAllowedOrigins).map(origin => new URL(origin).origin),
 		lingerMs: ms(h.lingerSeconds ?? defaults.lingerSeconds),
+		inputRequiredMs: ms(h.inputRequiredSeconds ?? defaults.inputRequiredSeconds),
 		firstListWaitMs: ms(h.firstListWaitSeconds ?? defaults.firstListWaitSeconds),
 		metricsPort: h.metricsPort ?? defaults.metricsPort,
 		auditLog: h.auditLog ?? defaults.auditLog,

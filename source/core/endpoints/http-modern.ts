@@ -13,8 +13,9 @@
  * one instance for the client, not one per request. Progress and log
  * messages at the request's level go on the request's own SSE stream, and
  * a `subscriptions/listen` is answered with an SSE stream that stays open
- * (gateway/listen.ts). Not yet: `input_required` for an upstream's requests
- * (issue 31).
+ * (gateway/listen.ts). An upstream's question during a call is held and
+ * answered through `input_required` (gateway/held-inputs.ts); an identity
+ * that goes keeps its record until its held calls end.
  */
 import {createHash} from 'node:crypto';
 import type http from 'node:http';
@@ -27,6 +28,7 @@ import {clientCapabilitiesKey, headerProblem, isModernVersion, modernErrorCode, 
 import {isPlainObject} from '../wire/message-classifier.js';
 import {GatewaySession, type SessionTransport} from '../gateway/session.js';
 import {ModernClients} from '../gateway/modern-clients.js';
+import {heldInputsOf} from '../gateway/held-inputs.js';
 import {settleWithin} from '../base/settle.js';
 import type {CheckedMessage} from '../wire/message-classifier.js';
 import {event, sendJson, sendRpcError, sseHeaders, type RequestRecord} from './http-replies.js';
@@ -159,7 +161,8 @@ export class ModernEndpoint {
 		server: http.Server,
 		private readonly options: {supervisor: Supervisor; logger: Logger},
 	) {
-		this.identities = new ModernClients({clients: options.supervisor.clients, kind: 'http', idleMs: options.supervisor.config.hangar.httpSessionIdleMs});
+		const held = heldInputsOf(options.supervisor);
+		this.identities = new ModernClients({clients: options.supervisor.clients, kind: 'http', idleMs: options.supervisor.config.hangar.httpSessionIdleMs, release: (record, then) => held.whenReleased(record, then)});
 		// A modern client is known by its connection: keep an idle one open long enough that its next request reuses it.
 		server.keepAliveTimeout = modernKeepAliveMs;
 	}

@@ -465,6 +465,24 @@ export function noClientAnswer(upstream: string, method: string, capability: Cli
 }
 
 /**
+ * The answer an upstream gets when hangar held its request for a modern
+ * (2026-07-28) client, which is asked in its call's `input_required` answer
+ * and answers by retrying the call, and the client did not: it did not
+ * retry within `ttlSeconds`, cancelled the call, or hangar holds as much as
+ * it will for that client (`why`).
+ */
+export function heldInputUnanswered(upstream: string, method: string, capability: ClientCapability, why: string, details: Record<string, unknown>): HangarError {
+	return new HangarError({
+		code: 'NoClientAnswer',
+		upstream,
+		operation: method,
+		message: `hangar held it for a 2026-07-28 client, which it asks in its call's input_required answer, but ${why}`,
+		hint: 'The call it belonged to ends without the answer; the client may call again.',
+		details: {capability, era: '2026-07-28', ...details},
+	});
+}
+
+/**
  * The answer an upstream gets when hangar cannot tell which client its
  * request belongs to, or may not ask any client on a shared instance
  * (`why`: a sentence fragment). Hangar never guesses: a request that reached

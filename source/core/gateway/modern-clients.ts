@@ -63,6 +63,12 @@ export type ModernClientsOptions = {
 	idleMs?: number;
 	/** The most identities kept at once (default 256); past it the least recently used idle one goes. */
 	maxIdentities?: number;
+	/**
+	 * Runs `then` once `record` holds no call for a legacy upstream's question
+	 * (held-inputs.ts `whenReleased`): an identity that goes keeps its record,
+	 * and the per-client instances its held calls run on, until then.
+	 */
+	release?: (record: ClientRecord, then: () => void) => void;
 };
 
 export class ModernClients {
@@ -143,7 +149,7 @@ export class ModernClients {
 		if (this.identities.size <= this.maxIdentities) return;
 		for (const identity of this.identities.values()) {
 			if (this.identities.size <= this.maxIdentities) return;
-			if (identity.calls.size === 0) this.drop(identity);
+			if (identity.calls.size === 0 && identity.record.heldCalls.size === 0) this.drop(identity);
 		}
 	}
 
@@ -156,7 +162,8 @@ export class ModernClients {
 		if (this.identities.get(identity.key) !== identity) return;
 		clearTimeout(identity.idleTimer);
 		this.identities.delete(identity.key);
-		identity.record.remove();
+		const release = this.options.release ?? ((_record, then) => then());
+		release(identity.record, () => identity.record.remove());
 	}
 
 	/** How the engine reaches a modern client: log messages to its requests in flight, at each one's level. */

@@ -119,6 +119,11 @@ export class Pipeline {
 		this.requests.set(method, handler);
 	}
 
+	/** The handler `method` is served with (both eras), if any. */
+	handlerOf(method: string): RequestHandler | undefined {
+		return this.requests.get(method);
+	}
+
 	/** Serves `method` with `handler` for modern (2026-07-28) requests only. */
 	handleModern(method: string, handler: RequestHandler): void {
 		this.modernRequests.set(method, handler);

@@ -13,8 +13,7 @@
  * the reason. What expires is handed back by `expire()` so the caller frees
  * the held upstream request with an error that says so.
  *
- * Not wired yet: the call path that holds the upstream's request and answers
- * the client's call with `input_required` (issue 31, item 2).
+ * held-inputs.ts mints and opens them.
  */
 import {createCipheriv, createDecipheriv, randomBytes} from 'node:crypto';
 

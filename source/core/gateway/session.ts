@@ -35,6 +35,7 @@ import type {Supervisor} from '../engine/supervisor.js';
 import type {Subscriber} from '../engine/routing/subscriptions.js';
 import {advertised, catalogHandlers} from './catalog-requests.js';
 import {ClientRequests} from './client-requests.js';
+import {heldInputsOf, inputRequiredMethods} from './held-inputs.js';
 import type {ConnectionState} from './connection-state.js';
 import {Pipeline, type PipelineOptions, type RequestHandler, type SessionTransport} from './pipeline.js';
 import {ModernClients} from './modern-clients.js';
@@ -106,7 +107,8 @@ export class GatewaySession {
 		this.exposure = supervisor.config.hangar.exposure;
 		const ownRecord = options.client === undefined;
 		this.client = options.client ?? supervisor.clients.add(options.kind, options.label);
-		const modernClients = options.modernClient === undefined ? new ModernClients({clients: supervisor.clients, kind: options.kind}) : undefined;
+		const held = heldInputsOf(supervisor);
+		const modernClients = options.modernClient === undefined ? new ModernClients({clients: supervisor.clients, kind: options.kind, release: (record, then) => held.whenReleased(record, then)}) : undefined;
 		const connection = `session ${this.client.id}`;
 		const modernClient = options.modernClient ?? ((modern, notify) => modernClients!.begin(connection, modern, notify));
 		this.pipeline = new Pipeline({transport, subject: options.label, logger: options.logger, client: this.client, deadline: options.callDeadline, modernClient});
@@ -122,6 +124,11 @@ export class GatewaySession {
 		const subscriber: Subscriber = {notify: (uri, meta) => this.notifyReady('notifications/resources/updated', meta === undefined ? {uri} : {uri, _meta: meta}), client: this.client};
 		for (const [method, handler] of Object.entries(catalogHandlers({supervisor, capabilities, subscriber, beforeList: async () => this.firstList()}))) this.handle(method, handler);
 		for (const [method, handler] of Object.entries(taskHandlers(supervisor, capabilities))) this.handle(method, handler);
+		// A modern request of these may be answered with input_required when a legacy upstream asks its client mid-call.
+		for (const method of inputRequiredMethods) {
+			const handler = this.pipeline.handlerOf(method);
+			if (handler !== undefined) this.pipeline.handleModern(method, held.wrap(handler, this));
+		}
 
 		// A client that closes its input after its last request (a one-shot pipe) still gets the
 		// answers to calls in flight, for up to drainMs; then the session closes.
@@ -152,7 +159,8 @@ export class GatewaySession {
 		supervisor.on('promptsChanged', onPrompts);
 		this.pipeline.onClose = () => {
 			this.isClosed = true;
-			if (ownRecord) this.client.remove();
+			// A modern HTTP request's session closes with its answer; a call it left held keeps its record (and the per-client instance it runs on) until it ends.
+			if (ownRecord) held.whenReleased(this.client, () => this.client.remove());
 			modernClients?.close();
 			supervisor.off('toolsChanged', onTools);
 			supervisor.off('clientToolsChanged', onClientTools);
@@ -160,6 +168,8 @@ export class GatewaySession {
 			supervisor.off('promptsChanged', onPrompts);
 			supervisor.subscriptions.drop(subscriber);
 			this.asks.closeAll();
+			// A connection is its client: its held calls end with it (an HTTP request's session is not: the retry comes on another).
+			if (options.kind !== 'http') held.dropScope(this, 'the client disconnected before answering');
 			for (const listener of [...this.closedListeners]) listener();
 		};
 	}

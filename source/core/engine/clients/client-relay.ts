@@ -34,7 +34,7 @@ import {
 	type RelayOptions,
 	type RelayedMethod,
 } from '../../link/client-side.js';
-import type {ClientRecord, ClientRegistry} from './clients.js';
+import type {ClientRecord, ClientRegistry, HeldCallPeer} from './clients.js';
 import type {Caller, CallersInFlight} from './calls-in-flight.js';
 import type {InstancesSetting} from './instance-mode.js';
 import {clientUnknown, noClientAnswer} from '../refusals.js';
@@ -68,6 +68,26 @@ function canAnswer(record: ClientRecord, need: NeededCapability): boolean {
 function notDeclared(record: ClientRecord, who: string, need: NeededCapability): string {
 	if (need.feature === undefined || !record.capabilities.has(need.capability)) return `${who} did not declare the "${need.capability}" capability`;
 	return `${who} did not declare "${describeNeed(need)}" (the capability the request needs)`;
+}
+
+/**
+ * An upstream's request made during a call hangar holds for a modern
+ * (2026-07-28) client: held, and asked of the client in the call's
+ * `input_required` answer, when the client's request declared the
+ * capability in its `_meta`; refused otherwise, in words that fit that era.
+ */
+async function askHeld(held: HeldCallPeer, server: string, method: RelayedMethod, params: Record<string, unknown> | undefined, options: RelayOptions, logger: Logger): Promise<Record<string, unknown>> {
+	const need = neededCapability(method, params);
+	if (method.startsWith('tasks/') || !declares(held.capabilities, need)) {
+		const why = method.startsWith('tasks/')
+			? `${held.who}, whose call it belongs to, speaks 2026-07-28, where a task's own requests cannot be asked of the client`
+			: `${held.who}, whose call it belongs to, did not declare "${describeNeed(need)}" in the clientCapabilities of its request's _meta`;
+		logger.info(`upstream "${server}" sent ${method}, answered with an error: ${why}`);
+		throw noClientAnswer(server, method, need.capability, why, {clients: 1, era: '2026-07-28'});
+	}
+
+	logger.debug(`holding ${method} from upstream "${server}" for ${held.who}: asked in its call's input_required answer`);
+	return held.ask(server, method, params, options.signal);
 }
 
 /** The URL elicitations awaiting completion that can be held per relay: past it, the oldest is forgotten. */
@@ -186,6 +206,9 @@ export class SharedRelay implements ClientSide {
 			throw this.refuse(server, method, `it runs one instance for every client ("instances": "shared"), and one client's roots would scope it for all of them`, `Set "instances": "auto" or "per-client" for "${server}" in the config, so each client session's instance gets that client's roots.`);
 		}
 
+		const held = client.heldCalls.get(cause.caller.requestId);
+		if (held !== undefined) return askHeld(held, server, method, params, options, this.logger);
+
 		if (client.peer === undefined) throw this.unable(server, method, need.capability, `${describeClient(client)}, whose call it belongs to, has disconnected`);
 		if (!canAnswer(client, need)) throw this.unable(server, method, need.capability, notDeclared(client, `${describeClient(client)}, whose call it belongs to,`, need));
 		this.logger.debug(`relaying ${method} from upstream "${server}" to ${describeClient(client)}, for its call ${JSON.stringify(cause.caller.requestId)}`);
@@ -275,11 +298,13 @@ export class SessionRelay implements ClientSide {
 		const need = neededCapability(method, params);
 		const {record} = this;
 		const who = record.name === null ? `its client (${record.label})` : `its client "${record.name}" (${record.label})`;
+		// The session's call in flight to this server, if any: over HTTP the request then travels on that call's stream.
+		const relatedRequestId = record.callTo(server)?.requestId;
+		const held = relatedRequestId === undefined ? undefined : record.heldCalls.get(relatedRequestId);
+		if (held !== undefined) return askHeld(held, this.instance, method, params, options, this.logger);
 		if (record.peer === undefined) throw this.refuse(method, need.capability, `${who} has disconnected`);
 		if (!canAnswer(record, need)) throw this.refuse(method, need.capability, notDeclared(record, who, need));
 		this.elicitations.sent(method, params, record);
-		// The session's call in flight to this server, if any: over HTTP the request then travels on that call's stream.
-		const relatedRequestId = record.callTo(server)?.requestId;
 		this.logger.debug(`relaying ${method} from per-client instance "${this.instance}" to ${who}`);
 		return record.peer.request(method, params, {signal: options.signal, relatedRequestId, onProgress: options.onProgress});
 	}

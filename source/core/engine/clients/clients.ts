@@ -73,6 +73,20 @@ export type ClientPeer = {
 	notify(method: string, params: Record<string, unknown> | undefined): void;
 };
 
+/**
+ * A call hangar holds for a modern (2026-07-28) client, which cannot be sent
+ * requests: an upstream's request made during it is held and asked of the
+ * client in the call's `input_required` answer (gateway/held-inputs.ts).
+ */
+export type HeldCallPeer = {
+	/** What the client declared in the `_meta` of its latest request for this call: only those are asked of it. */
+	readonly capabilities: Readonly<Record<string, unknown>>;
+	/** Who asks, for refusals ("the 2026-07-28 client \"x\" (stdio)"). */
+	readonly who: string;
+	/** Holds the upstream's request until the client answers it on its retry; rejects when it does not in time. */
+	ask(server: string, method: RelayedMethod, params: Record<string, unknown> | undefined, signal: AbortSignal): Promise<Record<string, unknown>>;
+};
+
 /** A call in flight from a session (over HTTP, a per-client instance's request to its client travels on that call's stream). */
 type CallInFlight = {server: string; requestId: string | number; order: number};
 
@@ -101,6 +115,8 @@ export class ClientRecord {
 	logLevel: LoggingLevel | undefined;
 	/** How to reach it; unset until the session is ready to relay. */
 	peer: ClientPeer | undefined;
+	/** Its modern calls held for input, by the request id they run under upstream (see HeldCallPeer); they outlive a one-request HTTP session. */
+	readonly heldCalls = new Map<string | number, HeldCallPeer>();
 	private readonly inFlight: CallInFlight[] = [];
 
 	constructor(
