@@ -67,9 +67,21 @@ async function callOnce() {
 	const client = new Client({name: 'hangar-conformance-auth', version: '1.0.0'});
 	await client.connect(transport);
 	try {
+		// A busy machine may list before the upstream is connected: wait until it is no longer starting.
+		for (let tries = 0; tries < 600; tries++) {
+			const listed = JSON.parse((await client.callTool({name: 'hangar_list', arguments: {}})).content[0].text);
+			if (listed.upstreams.every(upstream => upstream.state !== 'starting')) break;
+			await new Promise(resolve => setTimeout(resolve, 100));
+		}
+
 		const {tools} = await client.listTools();
 		const tool = tools.find(candidate => candidate.name.startsWith('conf__'));
-		if (tool === undefined) return {ok: false, why: `no tool of conf listed: ${tools.map(candidate => candidate.name).join(', ')}`};
+		if (tool === undefined) {
+			// Listing failed upstream: hangar_list says why (needs-sign-in when a step-up needs the person).
+			const listed = JSON.stringify((await client.callTool({name: 'hangar_list', arguments: {}})).content);
+			return {ok: false, signIn: /needs-sign-in/.test(listed), why: `no tool of conf listed; hangar_list: ${listed}`};
+		}
+
 		const result = await client.callTool({name: tool.name, arguments: {}});
 		const text = JSON.stringify(result.content);
 		if (result.isError === true) return {ok: false, signIn: /needs sign-in/.test(text), why: text};

@@ -61,6 +61,13 @@ export type StoredSignIn = {
 	tokens: StoredTokens | undefined;
 	/** Why it stopped working (refresh refused, token rejected), when it has. */
 	lost?: {at: number; reason: string} | undefined;
+	/** The scope the sign-in asked for (the token response may not say what it granted). */
+	requestedScope?: string | undefined;
+	/**
+	 * The scope the next sign-in asks for at least: what was asked before and
+	 * what the upstream's 403 `insufficient_scope` challenged for (a step-up).
+	 */
+	stepUpScope?: string | undefined;
 };
 
 type StoreFile = {version: 1; upstreams: Record<string, StoredSignIn>};
@@ -130,6 +137,12 @@ export class TokenStore {
 		});
 		return had;
 	}
+}
+
+/** The union of space-separated scope lists, in first-seen order; undefined when all are empty. */
+export function scopeUnion(...scopes: Array<string | undefined>): string | undefined {
+	const union = [...new Set(scopes.flatMap(scope => (scope ?? '').split(' ')).filter(scope => scope !== ''))];
+	return union.length === 0 ? undefined : union.join(' ');
 }
 
 /** Tokens as stored, from a token response (`expires_in` made a wall-clock time); a refresh that returns no refresh token keeps the old one. */
