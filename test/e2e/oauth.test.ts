@@ -74,6 +74,20 @@ async function daemonPid(stateDir: string): Promise<number> {
 	}, 'the daemon to own the state dir');
 }
 
+/** The person's actions in the audit trail of `stateDir`. */
+function auditActions(stateDir: string): Array<Record<string, unknown>> {
+	let text = '';
+	try {
+		text = fs.readFileSync(path.join(stateDir, 'audit.jsonl'), 'utf8');
+	} catch {}
+
+	return text
+		.split('\n')
+		.filter(line => line !== '')
+		.map(line => JSON.parse(line) as Record<string, unknown>)
+		.filter(line => line['kind'] === 'action');
+}
+
 /** Every file under `dir` but the token store, as text. */
 function stateFiles(dir: string): Array<{file: string; text: string}> {
 	const found: Array<{file: string; text: string}> = [];
@@ -113,6 +127,10 @@ describe('a remote upstream that asks for OAuth', () => {
 		expect(fs.statSync(store).mode & 0o777).toBe(0o600);
 
 		await waitFor(async () => (await statusOf(first.client, 'remote')).state === 'ready', 'the daemon to start it with the new tokens');
+		// The person's sign-in is its own action in the audit trail (not the restart it triggers).
+		const signedIn = await waitFor(() => auditActions(s.stateDir).find(line => line.action === 'sign-in'), 'the sign-in in the audit trail');
+		expect(signedIn).toMatchObject({upstream: 'remote', outcome: 'done', via: 'a person (mcp-hangar auth)'});
+		expect(auditActions(s.stateDir).map(line => line.action)).not.toContain('restart');
 		const second = await openHangar(s.config, {shared: true});
 		expect(text(await first.client.callTool({name: 'remote__echo', arguments: {message: 'one'}}))).toBe('echo: one');
 		expect(text(await second.client.callTool({name: 'remote__echo', arguments: {message: 'two'}}))).toBe('echo: two');
@@ -191,6 +209,11 @@ describe('a remote upstream that asks for OAuth', () => {
 		expect(logout.code).toBe(0);
 		expect(logout.stdout).toContain('forgot the tokens');
 		await waitFor(async () => (await statusOf(daemon.client, 'remote')).state === 'needs-sign-in', 'needs-sign-in after the logout');
+		const signedOut = await waitFor(() => auditActions(s.stateDir).find(line => line.action === 'sign-out'), 'the sign-out in the audit trail');
+		expect(signedOut).toMatchObject({upstream: 'remote', outcome: 'done', via: 'a person (mcp-hangar auth --logout)'});
+		const tokens = s.auth.grants.flatMap(grant => [grant.body['access_token'], grant.body['refresh_token']]).filter((value): value is string => typeof value === 'string');
+		const audit = fs.readFileSync(path.join(s.stateDir, 'audit.jsonl'), 'utf8');
+		for (const token of tokens) expect(audit.includes(token), 'the audit trail shows a token').toBe(false);
 	});
 
 	it('refuses an authorization response from another issuer (RFC 9207) and redeems no code', async () => {
