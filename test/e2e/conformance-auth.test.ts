@@ -19,7 +19,7 @@ const baselineFile = path.join(root, 'test', 'conformance-auth-baseline.yml');
 const client = path.join(root, 'test', 'support', 'conformance-auth-client.mjs');
 
 describe('MCP conformance suite, client authorization scenarios, hangar as the OAuth client', () => {
-	// 14 scenarios at once, each a sign-in and a hangar: 112 s measured here with a load average of about 20 (a busy shared machine); mostly waiting.
+	// 14 scenarios at once, each a sign-in and a hangar: 112 s and 169 s measured here with a load average of about 20 (a busy shared machine); mostly waiting.
 	it('passes every auth scenario but the baseline\'s, each of which has its reason', {timeout: 240_000}, async () => {
 		const run = await conformance(['client', '--command', `${process.execPath} ${client}`, '--suite', 'auth', '--timeout', '150000', '--expected-failures', baselineFile]);
 		expect(run.code, run.output).toBe(0);
