@@ -48,12 +48,16 @@ function openBrowser(url: string): void {
 	child.unref();
 }
 
-/** The supervisor running this config restarts the upstream (new tokens, or none after a logout); says what happened. */
-async function tellSupervisor(config: HangarConfig, server: string, why: string): Promise<string> {
+/**
+ * The supervisor running this config is told of the sign-in or sign-out:
+ * it records the person's action in its audit trail and restarts the
+ * upstream (new tokens, or none); says what happened.
+ */
+async function tellSupervisor(config: HangarConfig, server: string, action: 'sign-in' | 'sign-out', via: string): Promise<string> {
 	const client = await SupervisorClient.connect(config, cliClientName, () => {});
 	if (client === undefined) return 'no hangar is running for this config: the next one to start uses the new state';
 	try {
-		return `the running hangar: ${await client.act(server, 'restart', why)}`;
+		return `the running hangar: ${await client.act(server, action, via)}`;
 	} catch (error) {
 		return `the running hangar: ${maskText(errorMessage(error))}`;
 	} finally {
@@ -95,7 +99,7 @@ export async function authVerb(options: AuthOptions, io: Output = terminalOutput
 	if (options.logout) {
 		const had = signOut(entry.name, launch);
 		io.out(`${had ? `forgot the tokens and client registration of "${entry.name}"` : `"${entry.name}" had no sign-in`}\n`);
-		if (had) io.out(`${await tellSupervisor(hangarConfig, entry.name, 'a person signed out (mcp-hangar auth --logout)')}\n`);
+		if (had) io.out(`${await tellSupervisor(hangarConfig, entry.name, 'sign-out', 'a person (mcp-hangar auth --logout)')}\n`);
 		return 0;
 	}
 
@@ -103,7 +107,7 @@ export async function authVerb(options: AuthOptions, io: Output = terminalOutput
 		try {
 			const machine = await signInAsMachine(entry.name, launch.url, launch.auth, launch.headers);
 			io.out(`"${entry.name}" is a machine client (client-credentials grant): got a token from ${machine.issuer}; no browser needed, and hangar gets new ones itself\n`);
-			io.out(`${await tellSupervisor(hangarConfig, entry.name, 'a token was fetched (mcp-hangar auth)')}\n`);
+			io.out(`${await tellSupervisor(hangarConfig, entry.name, 'sign-in', 'a person (mcp-hangar auth, client-credentials grant)')}\n`);
 			return 0;
 		} catch (error) {
 			io.err(`mcp-hangar: getting a token for "${entry.name}" with the client-credentials grant failed: ${maskText(errorMessage(error))}\n`);
@@ -130,7 +134,7 @@ export async function authVerb(options: AuthOptions, io: Output = terminalOutput
 		});
 		const expiry = result.expiresAt === undefined ? 'no expiry given' : `access token refreshed before ${new Date(result.expiresAt).toISOString()}`;
 		io.out(`signed in to "${entry.name}" with ${result.issuer} (client: ${result.client}${result.registered ? ', registered now' : ''}; scope: ${result.scope ?? 'none named'}; ${expiry})\n`);
-		io.out(`${await tellSupervisor(hangarConfig, entry.name, 'a person signed in (mcp-hangar auth)')}\n`);
+		io.out(`${await tellSupervisor(hangarConfig, entry.name, 'sign-in', 'a person (mcp-hangar auth)')}\n`);
 		return 0;
 	} catch (error) {
 		io.err(`mcp-hangar: signing in to "${entry.name}" failed: ${maskText(errorMessage(error))}\n`);

@@ -8,6 +8,8 @@
  */
 import {execFile, spawn} from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
+import type {AddressInfo} from 'node:net';
 import path from 'node:path';
 import type {CallToolResult} from '@modelcontextprotocol/sdk/types.js';
 import {afterEach, describe, expect, it} from 'vitest';
@@ -74,6 +76,20 @@ async function daemonPid(stateDir: string): Promise<number> {
 	}, 'the daemon to own the state dir');
 }
 
+/** The person's actions in the audit trail of `stateDir`. */
+function auditActions(stateDir: string): Array<Record<string, unknown>> {
+	let text = '';
+	try {
+		text = fs.readFileSync(path.join(stateDir, 'audit.jsonl'), 'utf8');
+	} catch {}
+
+	return text
+		.split('\n')
+		.filter(line => line !== '')
+		.map(line => JSON.parse(line) as Record<string, unknown>)
+		.filter(line => line['kind'] === 'action');
+}
+
 /** Every file under `dir` but the token store, as text. */
 function stateFiles(dir: string): Array<{file: string; text: string}> {
 	const found: Array<{file: string; text: string}> = [];
@@ -113,6 +129,10 @@ describe('a remote upstream that asks for OAuth', () => {
 		expect(fs.statSync(store).mode & 0o777).toBe(0o600);
 
 		await waitFor(async () => (await statusOf(first.client, 'remote')).state === 'ready', 'the daemon to start it with the new tokens');
+		// The person's sign-in is its own action in the audit trail (not the restart it triggers).
+		const signedIn = await waitFor(() => auditActions(s.stateDir).find(line => line.action === 'sign-in'), 'the sign-in in the audit trail');
+		expect(signedIn).toMatchObject({upstream: 'remote', outcome: 'done', via: 'a person (mcp-hangar auth)'});
+		expect(auditActions(s.stateDir).map(line => line.action)).not.toContain('restart');
 		const second = await openHangar(s.config, {shared: true});
 		expect(text(await first.client.callTool({name: 'remote__echo', arguments: {message: 'one'}}))).toBe('echo: one');
 		expect(text(await second.client.callTool({name: 'remote__echo', arguments: {message: 'two'}}))).toBe('echo: two');
@@ -191,6 +211,11 @@ describe('a remote upstream that asks for OAuth', () => {
 		expect(logout.code).toBe(0);
 		expect(logout.stdout).toContain('forgot the tokens');
 		await waitFor(async () => (await statusOf(daemon.client, 'remote')).state === 'needs-sign-in', 'needs-sign-in after the logout');
+		const signedOut = await waitFor(() => auditActions(s.stateDir).find(line => line.action === 'sign-out'), 'the sign-out in the audit trail');
+		expect(signedOut).toMatchObject({upstream: 'remote', outcome: 'done', via: 'a person (mcp-hangar auth --logout)'});
+		const tokens = s.auth.grants.flatMap(grant => [grant.body['access_token'], grant.body['refresh_token']]).filter((value): value is string => typeof value === 'string');
+		const audit = fs.readFileSync(path.join(s.stateDir, 'audit.jsonl'), 'utf8');
+		for (const token of tokens) expect(audit.includes(token), 'the audit trail shows a token').toBe(false);
 	});
 
 	it('refuses an authorization response from another issuer (RFC 9207) and redeems no code', async () => {
@@ -227,5 +252,52 @@ describe('a remote upstream that asks for OAuth', () => {
 		expect(signIn.code).toBe(1);
 		expect(signIn.stderr).toMatch(/discovering its authorization server failed/);
 		expect(s.auth.authorizeRequests).toBe(0);
+	});
+});
+
+describe('a Client ID Metadata Document as hangar\'s client id', () => {
+	it('uses its clientMetadataUrl as client_id where the authorization server advertises support: no registration, a public client, and the document it names says the same', async () => {
+		// The document a person publishes for hangar, served on loopback; the authorization server resolves its https URL there (a DNS override: CIMD URLs are https only).
+		const metadataUrl = 'https://hangar.example/oauth/client-metadata.json';
+		const documentServer = http.createServer((request, response) => {
+			response.writeHead(request.url === '/oauth/client-metadata.json' ? 200 : 404, {'content-type': 'application/json'});
+			response.end(JSON.stringify({client_id: metadataUrl, client_name: 'mcp-hangar', redirect_uris: ['http://127.0.0.1/callback'], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none'}));
+		});
+		await new Promise<void>(resolve => documentServer.listen(0, '127.0.0.1', resolve));
+		cleanups.push(async () => new Promise<void>(resolve => documentServer.close(() => resolve())));
+		const documentAt = (url: string) => url.replace('https://hangar.example', `http://127.0.0.1:${(documentServer.address() as AddressInfo).port}`);
+
+		const s = await setup({registration: true, oauth: {clientMetadataUrl: metadataUrl}});
+		s.auth.server.service.on('beforeWellKnownOpenIdConfiguration', (response: {body: Record<string, unknown>}) => {
+			response.body['client_id_metadata_document_supported'] = true;
+		});
+		const authorizations: Array<{clientId: string; redirectUri: string}> = [];
+		s.auth.server.service.on('beforeAuthorizeRedirect', (_redirect: unknown, request: {query: Record<string, string>}) => {
+			authorizations.push({clientId: request.query['client_id']!, redirectUri: request.query['redirect_uri']!});
+		});
+		const tokenRequests: Array<Record<string, unknown>> = [];
+		s.auth.server.service.on('beforeResponse', (_response: unknown, request: {body: Record<string, unknown>}) => {
+			tokenRequests.push(request.body);
+		});
+
+		const signIn = await cli(s, ['auth', 'remote']);
+		expect(signIn.code, signIn.stderr).toBe(0);
+		expect(signIn.stdout).toContain('client: metadata-document');
+		expect(s.auth.registrations).toBe(0);
+		expect(authorizations).toHaveLength(1);
+		const [authorization] = authorizations;
+		expect(authorization!.clientId).toBe(metadataUrl);
+		// What the authorization server checks in the document the client_id names: the same id, and the redirect URI (a loopback one: any port, RFC 8252).
+		const document = (await (await fetch(documentAt(authorization!.clientId))).json()) as {client_id: string; redirect_uris: string[]; token_endpoint_auth_method: string};
+		expect(document.client_id).toBe(authorization!.clientId);
+		const redirect = new URL(authorization!.redirectUri);
+		expect(document.redirect_uris.map(uri => new URL(uri)).some(uri => uri.hostname === redirect.hostname && uri.pathname === redirect.pathname)).toBe(true);
+		// A public client: the code is redeemed with that id and no secret.
+		expect(tokenRequests[0]).toMatchObject({grant_type: 'authorization_code', client_id: metadataUrl});
+		expect(tokenRequests[0]!['client_secret']).toBeUndefined();
+
+		const hangar = await openHangar(s.config, {shared: true});
+		daemons.push(await daemonPid(s.stateDir));
+		expect(text(await hangar.client.callTool({name: 'remote__echo', arguments: {message: 'cimd'}}))).toBe('echo: cimd');
 	});
 });

@@ -219,6 +219,17 @@ export function notApprovable(upstream: string, why: 'quarantined-by-config' | '
 	});
 }
 
+/** A sign-in or sign-out the supervisor cannot apply to this upstream. */
+export function noSignIn(upstream: string, operation: 'sign-in' | 'sign-out', why: string): HangarError {
+	return new HangarError({
+		code: 'UpstreamUnavailable',
+		upstream,
+		operation,
+		message: why,
+		hint: `A person signs in in a terminal: mcp-hangar auth ${upstream} (--logout to sign out).`,
+	});
+}
+
 /** A person's stop or quarantine of an upstream where it means nothing. */
 export function pointlessAction(upstream: string, action: 'stop' | 'quarantine', state: string): HangarError {
 	return action === 'stop'

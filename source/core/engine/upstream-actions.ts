@@ -1,16 +1,19 @@
 /**
  * What a person can do to one upstream (start, stop, restart, quarantine,
- * approve), as the supervisor applies it to a shared server or to a
- * per-client server's template. "A person's action" is the one word for
- * what a TUI key, a CLI verb or a management tool asks the supervisor to do
- * (see docs/architecture.md, "Words").
+ * approve, and for a remote upstream that asks for OAuth, sign in and sign
+ * out), as the supervisor applies it to a shared server or to a per-client
+ * server's template. "A person's action" is the one word for what a TUI
+ * key, a CLI verb or a management tool asks the supervisor to do (see
+ * docs/architecture.md, "Words").
  */
 import {describeApproval} from './upstream/pins.js';
 import type {Upstream} from './upstream/upstream.js';
-import {pointlessAction} from './refusals.js';
+import {hasWorkingSignIn} from '../link/oauth-bearer.js';
+import {signOut} from '../link/oauth-sign-in.js';
+import {noSignIn, pointlessAction} from './refusals.js';
 
 /** A person's actions on one upstream (see `Supervisor.act`). */
-export const personActions = ['start', 'stop', 'restart', 'quarantine', 'approve'] as const;
+export const personActions = ['start', 'stop', 'restart', 'quarantine', 'approve', 'sign-in', 'sign-out'] as const;
 export type PersonAction = (typeof personActions)[number];
 
 export function isPersonAction(value: unknown): value is PersonAction {
@@ -51,6 +54,26 @@ export async function upstreamAct(upstream: Upstream, action: PersonAction, via:
 
 			await upstream.quarantine(`quarantined by ${via}`);
 			return `quarantined "${name}": stopped, tools hidden, calls refused until a person approves it`;
+		}
+
+		case 'sign-in': {
+			// The person signed in (mcp-hangar auth wrote the token store): the upstream reconnects with the new tokens.
+			const {launch} = upstream.config;
+			if (launch.kind !== 'remote' || launch.auth === undefined) throw noSignIn(name, 'sign-in', 'it is not a remote server that signs in with OAuth');
+			if (!hasWorkingSignIn(name, launch)) throw noSignIn(name, 'sign-in', 'the token store holds no working sign-in for it');
+			await upstream.restart(`signed in by ${via}`);
+			return `"${name}" is signed in: restarted with the new tokens (${upstream.state})`;
+		}
+
+		case 'sign-out': {
+			const {launch} = upstream.config;
+			if (launch.kind !== 'remote' || launch.auth === undefined) throw noSignIn(name, 'sign-out', 'it is not a remote server that signs in with OAuth');
+			signOut(name, {...launch, auth: launch.auth});
+			// Without tokens the restart ends in needs-sign-in: what a sign-out is for, not a failure.
+			await upstream.restart(`signed out by ${via}`).catch((error: unknown) => {
+				if (upstream.state !== 'needs-sign-in') throw error;
+			});
+			return `signed out of "${name}": its tokens are forgotten (${upstream.state})`;
 		}
 
 		case 'approve': {
@@ -96,7 +119,9 @@ export async function perClientAct(template: Upstream, instances: PerClientInsta
 		}
 
 		case 'start':
-		case 'approve': {
+		case 'approve':
+		case 'sign-in':
+		case 'sign-out': {
 			return upstreamAct(template, action, via);
 		}
 	}

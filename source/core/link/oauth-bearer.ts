@@ -4,11 +4,13 @@
  * request the token's expiry is compared with the wall clock (so a machine
  * that slept past it refreshes on its first request after waking), and a
  * token within a minute of expiring is refreshed first. A 401 gets one
- * refresh and one retry. When there is no sign-in, or the refresh is
- * refused, or the server wants a scope the token lacks (403
- * `insufficient_scope`), the upstream needs a person to sign in
- * (`mcp-hangar auth NAME`): the request fails with `SignInNeeded` and the
- * engine is told (`onSignInNeeded`).
+ * refresh and one retry. When the server wants a scope the token lacks
+ * (403 `insufficient_scope`), hangar steps up: it authorizes again with the
+ * union of the scopes (by itself for a machine client; through a person's
+ * next sign-in otherwise). When there is no sign-in, or the refresh is
+ * refused, or a person must consent to more scope, the upstream needs a
+ * person to sign in (`mcp-hangar auth NAME`): the request fails with
+ * `SignInNeeded` and the engine is told (`onSignInNeeded`).
  *
  * The token is hangar's own, from its own sign-in: a client's token never
  * reaches an upstream (the spec forbids token passthrough), since the
@@ -17,7 +19,7 @@
 import {errorMessage} from '../base/errors.js';
 import type {RemoteAuth, RemoteLaunch, StdioLaunch} from '../config/config-schema.js';
 import {challengeOf, refresh, type ClientCredentials} from './oauth-sdk.js';
-import {TokenStore, storedTokens, type StoredSignIn} from './oauth-store.js';
+import {TokenStore, scopeUnion, storedTokens, type StoredSignIn} from './oauth-store.js';
 import {clientSecretOf, signInAsMachine} from './oauth-sign-in.js';
 import type {LogBuffer} from './log-buffer.js';
 
@@ -118,13 +120,37 @@ export class OAuthBearer {
 
 			if (response.status === 403) {
 				const challenge = await challengeOf(response);
-				if (challenge.error === 'insufficient_scope') {
-					throw this.needed(`the upstream asks for more access (scope ${challenge.scope ?? 'not named'}) than it was granted`, true);
-				}
+				if (challenge.error === 'insufficient_scope') return this.stepUp(challenge.scope, input, init, inner);
 			}
 
 			return response;
 		};
+	}
+
+	/**
+	 * A 403 `insufficient_scope`: authorize again with the union of the scope
+	 * asked for before and the one challenged for. A machine client does so
+	 * itself, once per request (a server that keeps refusing is not asked
+	 * again and again); a person's consent is needed otherwise, so the
+	 * upstream needs sign-in, the reason naming the scopes, and the next
+	 * `mcp-hangar auth` asks for the union.
+	 */
+	private async stepUp(challenged: string | undefined, input: Parameters<typeof fetch>[0], init: RequestInit | undefined, inner: typeof fetch): Promise<Response> {
+		const current = this.store.get(this.upstream);
+		const wanted = scopeUnion(current?.tokens?.scope ?? current?.requestedScope, challenged);
+		const asked = `the upstream asks for scope "${challenged ?? '(not named)'}", which its token was not granted`;
+		if (this.auth.grant === 'client_credentials') {
+			this.log.push('hangar', `${asked}: asking for "${wanted ?? ''}" with the client-credentials grant`);
+			const signIn = await this.machineToken(asked, wanted);
+			const response = await inner(input, withBearer(init, signIn.tokens!.access_token));
+			if (response.status !== 403) return response;
+			const again = await challengeOf(response);
+			if (again.error !== 'insufficient_scope') return response;
+			throw this.needed(`${asked}, and a token for "${wanted ?? ''}" was refused too: check the client's scopes with its authorization server`, true);
+		}
+
+		this.store.update(this.upstream, stored => (stored === undefined ? undefined : {...stored, stepUpScope: wanted}));
+		throw this.needed(`${asked}: sign in again to grant "${wanted ?? ''}"`, true);
 	}
 
 	/** The access token, refreshed first when it is expired or about to be by the wall clock now. */
@@ -143,9 +169,9 @@ export class OAuthBearer {
 	}
 
 	/** A machine client's token (client-credentials grant), stored like a person's sign-in; a refusal needs a person to fix the client. */
-	private async machineToken(why: string): Promise<StoredSignIn> {
+	private async machineToken(why: string, stepUpScope?: string): Promise<StoredSignIn> {
 		try {
-			const signIn = await signInAsMachine(this.upstream, this.url, this.auth, this.launchHeaders);
+			const signIn = await signInAsMachine(this.upstream, this.url, this.auth, this.launchHeaders, {stepUpScope});
 			this.log.push('hangar', `${why}: got one with the client-credentials grant`);
 			return signIn;
 		} catch (error) {

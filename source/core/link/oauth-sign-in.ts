@@ -26,7 +26,7 @@ import fs from 'node:fs';
 import {parseDotenv} from '../config/dotenv.js';
 import {LoopbackListener, type Callback} from './oauth-loopback.js';
 import {authorizationUrl, challengeOf, clientCredentials, discover, exchange, register, resourceAllowed, type ServerInfo} from './oauth-sdk.js';
-import {TokenStore, storedTokens, type StoredClient, type StoredSignIn} from './oauth-store.js';
+import {TokenStore, scopeUnion, storedTokens, type StoredClient, type StoredSignIn} from './oauth-store.js';
 
 /** The pre-registered client's secret, read from its variable when a token request needs it: the environment, then the entry's envFile. */
 export function clientSecretOf(auth: RemoteAuth): string | undefined {
@@ -67,14 +67,32 @@ export class SignInError extends Error {
 	}
 }
 
-/** The challenge of an unauthenticated request: where the resource metadata is, what scope it wants; undefined when the server needs no sign-in. */
+/**
+ * The challenge of unauthenticated requests: where the resource metadata is,
+ * what scope it wants; undefined when the server needs no sign-in. Some
+ * servers let `initialize` through without a token and ask for one from the
+ * next request on: then a `tools/list` in that session is asked too.
+ */
 async function probe(url: string, headers: Record<string, string>): Promise<{resourceMetadataUrl: URL | undefined; scope: string | undefined} | undefined> {
-	const response = await fetch(url, {
-		method: 'POST',
-		headers: {...headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream'},
-		body: JSON.stringify({jsonrpc: '2.0', id: 1, method: 'initialize', params: {protocolVersion: '2025-11-25', capabilities: {}, clientInfo: {name: 'mcp-hangar', version: '0'}}}),
-	});
-	await response.body?.cancel().catch(() => {});
+	const post = async (body: unknown, extra: Record<string, string> = {}) => {
+		const response = await fetch(url, {
+			method: 'POST',
+			headers: {...headers, ...extra, 'content-type': 'application/json', accept: 'application/json, text/event-stream'},
+			body: JSON.stringify(body),
+		});
+		await response.body?.cancel().catch(() => {});
+		return response;
+	};
+
+	let response = await post({jsonrpc: '2.0', id: 1, method: 'initialize', params: {protocolVersion: '2025-11-25', capabilities: {}, clientInfo: {name: 'mcp-hangar', version: '0'}}});
+	if (response.ok) {
+		const session = response.headers.get('mcp-session-id');
+		const sessionHeaders: Record<string, string> = {'mcp-protocol-version': '2025-11-25', ...(session === null ? {} : {'mcp-session-id': session})};
+		response = await post({jsonrpc: '2.0', id: 2, method: 'tools/list', params: {}}, sessionHeaders);
+		// The probe's session is not used again: ended, as a client that is done says (a server may not support it).
+		if (session !== null) await fetch(url, {method: 'DELETE', headers: {...headers, ...sessionHeaders}}).then(async done => done.body?.cancel(), () => {});
+	}
+
 	if (response.status !== 401 && response.status !== 403) return undefined;
 	const challenge = await challengeOf(response);
 	return {resourceMetadataUrl: challenge.resourceMetadataUrl, scope: challenge.scope};
@@ -157,9 +175,10 @@ export async function signIn(options: SignInOptions): Promise<SignInResult> {
 	}
 
 	const resource = await resourceOf(launch.url, info);
-	const scope = launch.auth.scope ?? challenge.scope ?? info.resourceMetadata?.scopes_supported?.join(' ');
 	let stored = store.get(upstream);
 	if (stored !== undefined && stored.issuer !== info.metadata.issuer) stored = undefined; // Another authorization server: nothing of the old one applies.
+	// A step-up asks for what was asked before and what the upstream challenged for since.
+	const scope = scopeUnion(launch.auth.scope ?? challenge.scope ?? info.resourceMetadata?.scopes_supported?.join(' '), stored?.stepUpScope);
 
 	const listener = await LoopbackListener.open(registeredPort(stored));
 	try {
@@ -170,7 +189,7 @@ export async function signIn(options: SignInOptions): Promise<SignInResult> {
 		const {url, codeVerifier} = await authorizationUrl(info, credentials, {redirectUri: listener.redirectUri, scope, state, resource});
 		// Registered before the browser is sent there: a failed sign-in later still keeps the registration for the next try.
 		if (registered) {
-			store.update(upstream, () => ({url: launch.url, resource, issuer: info.metadata.issuer, authorizationServerUrl: info.authorizationServerUrl, metadata: info.metadata, client, tokens: undefined}));
+			store.update(upstream, () => ({url: launch.url, resource, issuer: info.metadata.issuer, authorizationServerUrl: info.authorizationServerUrl, metadata: info.metadata, client, tokens: undefined, stepUpScope: stored?.stepUpScope}));
 		}
 
 		await options.present(url);
@@ -186,10 +205,11 @@ export async function signIn(options: SignInOptions): Promise<SignInResult> {
 				metadata: info.metadata,
 				client,
 				tokens: storedTokens(tokens, at),
+				requestedScope: scope,
 			}));
 			const saved = storedTokens(tokens, at);
 			listener.finish(true, `Signed in to ${upstream}. mcp-hangar has the tokens; you can close this window.`);
-			return {issuer: info.metadata.issuer, client: client.kind, scope: saved.scope, expiresAt: saved.expiresAt, registered};
+			return {issuer: info.metadata.issuer, client: client.kind, scope: saved.scope ?? scope, expiresAt: saved.expiresAt, registered};
 		} catch (error) {
 			const message = error instanceof Error ? error.message : String(error);
 			listener.finish(false, `Signing in to ${upstream} failed: ${message}. You can close this window; see the terminal.`);
@@ -211,13 +231,14 @@ export function signOut(upstream: string, launch: OAuthLaunch): boolean {
  * itself, stored like a person's sign-in. Run by the supervisor when it has
  * no token or the token expired.
  */
-export async function signInAsMachine(upstream: string, url: string, auth: RemoteAuth, headers: Record<string, string>, now: () => number = Date.now): Promise<StoredSignIn> {
+export async function signInAsMachine(upstream: string, url: string, auth: RemoteAuth, headers: Record<string, string>, options: {stepUpScope?: string | undefined; now?: () => number} = {}): Promise<StoredSignIn> {
+	const now = options.now ?? Date.now;
 	const challenge = await probe(url, headers);
 	const info = await discover(url, challenge?.resourceMetadataUrl);
 	const resource = await resourceOf(url, info);
 	const secret = clientSecretOf(auth);
 	if (auth.clientId === undefined || secret === undefined) throw new SignInError(`its client secret variable ${auth.clientSecret?.variable ?? '(none)'} is not set`);
-	const scope = auth.scope ?? challenge?.scope ?? info.resourceMetadata?.scopes_supported?.join(' ');
+	const scope = scopeUnion(auth.scope ?? challenge?.scope ?? info.resourceMetadata?.scopes_supported?.join(' '), options.stepUpScope);
 	const tokens = await clientCredentials(info, {client_id: auth.clientId, client_secret: secret}, {scope, resource});
 	const signIn: StoredSignIn = {
 		url,
@@ -227,6 +248,7 @@ export async function signInAsMachine(upstream: string, url: string, auth: Remot
 		metadata: info.metadata,
 		client: {kind: 'pre-registered', client_id: auth.clientId},
 		tokens: storedTokens(tokens, now()),
+		requestedScope: scope,
 	};
 	new TokenStore(auth.store).update(upstream, () => signIn);
 	return signIn;

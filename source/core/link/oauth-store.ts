@@ -17,9 +17,14 @@
  * when an upstream's authorization server changes, its client and tokens
  * are dropped and it registers again (see oauth-sign-in.ts).
  *
- * The CLI's `auth` writes a sign-in, the supervisor refreshes it: both
- * re-read the file before each change, so neither writes back what the
- * other replaced.
+ * The CLI's `auth` writes a sign-in, supervisors refresh it: each change
+ * reads the file, changes it and renames the new one in while holding a
+ * lock file beside it (`oauth-tokens.json.lock`, created exclusively), so
+ * no writer writes back what another replaced meanwhile. A change takes
+ * milliseconds: a lock older than `staleLockMs` was left by a writer that
+ * died, and is taken over. Hand-written, not proper-lockfile: its
+ * synchronous lock does not wait, and the store's changes are synchronous
+ * (a refresh's write must not interleave with another's read).
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -61,6 +66,13 @@ export type StoredSignIn = {
 	tokens: StoredTokens | undefined;
 	/** Why it stopped working (refresh refused, token rejected), when it has. */
 	lost?: {at: number; reason: string} | undefined;
+	/** The scope the sign-in asked for (the token response may not say what it granted). */
+	requestedScope?: string | undefined;
+	/**
+	 * The scope the next sign-in asks for at least: what was asked before and
+	 * what the upstream's 403 `insufficient_scope` challenged for (a step-up).
+	 */
+	stepUpScope?: string | undefined;
 };
 
 type StoreFile = {version: 1; upstreams: Record<string, StoredSignIn>};
@@ -104,6 +116,42 @@ function writeFile(file: string, content: StoreFile): void {
 	// A file that existed with wider permissions (copied in by hand) is narrowed too: the rename kept the new file's 0600.
 }
 
+/** A lock held longer than this was left by a writer that died (a change takes milliseconds). */
+export const staleLockMs = 10_000;
+/** How long a writer waits for the lock before it gives up with an error. */
+const lockWaitMs = 15_000;
+const sleeper = new Int32Array(new SharedArrayBuffer(4));
+
+/** Runs `body` holding the store's lock: an exclusively created file beside it, removed after. */
+function withLock<T>(file: string, body: () => T): T {
+	const lock = `${file}.lock`;
+	fs.mkdirSync(path.dirname(file), {recursive: true, mode: 0o700});
+	const deadline = Date.now() + lockWaitMs;
+	for (let wait = 1; ; wait = Math.min(wait * 2, 50)) {
+		try {
+			fs.closeSync(fs.openSync(lock, 'wx', 0o600));
+			break;
+		} catch (error) {
+			if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+		}
+
+		try {
+			if (Date.now() - fs.statSync(lock).mtimeMs > staleLockMs) fs.rmSync(lock, {force: true});
+		} catch {
+			// Gone between the two calls: the next try takes it.
+		}
+
+		if (Date.now() > deadline) throw new Error(`the token store ${file} stayed locked by another hangar for ${lockWaitMs / 1000} s (${lock}); try again`);
+		Atomics.wait(sleeper, 0, 0, wait);
+	}
+
+	try {
+		return body();
+	} finally {
+		fs.rmSync(lock, {force: true});
+	}
+}
+
 export class TokenStore {
 	constructor(readonly file: string) {}
 
@@ -113,12 +161,14 @@ export class TokenStore {
 
 	/** Changes one upstream's sign-in on a fresh read of the file; `change` returns undefined to forget it. */
 	update(upstream: string, change: (current: StoredSignIn | undefined) => StoredSignIn | undefined): StoredSignIn | undefined {
-		const content = readFile(this.file);
-		const next = change(content.upstreams[upstream]);
-		if (next === undefined) delete content.upstreams[upstream];
-		else content.upstreams[upstream] = next;
-		writeFile(this.file, content);
-		return next;
+		return withLock(this.file, () => {
+			const content = readFile(this.file);
+			const next = change(content.upstreams[upstream]);
+			if (next === undefined) delete content.upstreams[upstream];
+			else content.upstreams[upstream] = next;
+			writeFile(this.file, content);
+			return next;
+		});
 	}
 
 	/** Forgets an upstream's sign-in; whether there was one. */
@@ -130,6 +180,12 @@ export class TokenStore {
 		});
 		return had;
 	}
+}
+
+/** The union of space-separated scope lists, in first-seen order; undefined when all are empty. */
+export function scopeUnion(...scopes: Array<string | undefined>): string | undefined {
+	const union = [...new Set(scopes.flatMap(scope => (scope ?? '').split(' ')).filter(scope => scope !== ''))];
+	return union.length === 0 ? undefined : union.join(' ');
 }
 
 /** Tokens as stored, from a token response (`expires_in` made a wall-clock time); a refresh that returns no refresh token keeps the old one. */

@@ -30,6 +30,8 @@ const pendingVerb: Record<PersonAction, string> = {
 	restart: 'restarting',
 	quarantine: 'quarantining',
 	approve: 'lifting the quarantine of',
+	'sign-in': 'signing in to',
+	'sign-out': 'signing out of',
 };
 
 const runningStates: ReadonlySet<StatusEntry['state']> = new Set(['starting', 'ready', 'degraded', 'stopping']);

@@ -7,7 +7,8 @@
  *   code. The arguments themselves only with `hangar.auditArguments`, and
  *   then masked the way the calls log masks them (secret-looking keys, the
  *   config's secret values, secrets by shape).
- * - An action line: a person's start, stop, restart, quarantine, approve (who
+ * - An action line: a person's start, stop, restart, quarantine, approve,
+ *   OAuth sign-in or sign-out of a remote upstream (never a token) (who
  *   through which surface, what it said or why it was refused), a config
  *   reload and its outcome.
  * - Past `hangar.auditMaxBytes` the file is rotated: audit.jsonl becomes
