@@ -2,7 +2,7 @@
 /**
  * Compares hangar builds side by side on the call path (scenarios 1 and 2):
  *
- *   node bench/compare.js NAME=PATH/TO/cli.js [NAME=PATH/TO/cli.js ...] [--rounds N] [--calls N] [--seconds S]
+ *   node bench/compare.js NAME=PATH/TO/cli.js [NAME=PATH/TO/cli.js ...] [--rounds N] [--calls N] [--seconds S] [--message-bytes N]
  *
  * e.g. `node bench/compare.js base=dist/cli.js candidate=/tmp/hangar-candidate/dist/cli.js`
  * (a candidate is a copy of dist/ with a change, next to a package.json with
@@ -12,6 +12,8 @@
  * difference of a few microseconds survives a noisy machine better than two
  * separate `npm run bench` runs would. Prints sequential p50/p99, added
  * latency over direct, proxy CPU per call, and calls per second at 32 in flight.
+ * `--message-bytes N` echoes a message of N bytes instead of "bench" (a large
+ * answer: what forwarding results as text saves grows with its size).
  */
 import path from 'node:path';
 import {parseArgs} from 'node:util';
@@ -21,11 +23,11 @@ import {sequentialRounds, throughputRounds, warmUp} from './lib/rounds.js';
 import {round} from './lib/stats.js';
 
 const {values, positionals} = parseArgs({
-	options: {rounds: {type: 'string', default: '10'}, calls: {type: 'string', default: '500'}, seconds: {type: 'string', default: '1.5'}},
+	options: {rounds: {type: 'string', default: '10'}, calls: {type: 'string', default: '500'}, seconds: {type: 'string', default: '1.5'}, 'message-bytes': {type: 'string'}},
 	allowPositionals: true,
 });
 if (positionals.length === 0 || positionals.some(item => !item.includes('='))) {
-	process.stderr.write('usage: node bench/compare.js NAME=PATH/TO/cli.js [NAME=PATH/TO/cli.js ...] [--rounds N] [--calls N] [--seconds S]\n');
+	process.stderr.write('usage: node bench/compare.js NAME=PATH/TO/cli.js [NAME=PATH/TO/cli.js ...] [--rounds N] [--calls N] [--seconds S] [--message-bytes N]\n');
 	process.exit(2);
 }
 
@@ -45,6 +47,14 @@ try {
 		const [name, cli] = item.split('=');
 		hangarBuild.cli = path.resolve(cli);
 		sessions[name] = await connectHangarWarm();
+	}
+
+	if (values['message-bytes'] !== undefined) {
+		const message = 'x'.repeat(Number(values['message-bytes']));
+		for (const session of Object.values(sessions)) {
+			session.callArgs = {message};
+			session.check = result => result.content?.[0]?.text?.length >= message.length;
+		}
 	}
 
 	const names = Object.keys(sessions);
