@@ -24,7 +24,7 @@ import crypto from 'node:crypto';
 import type {RemoteAuth, RemoteLaunch} from '../config/config-schema.js';
 import fs from 'node:fs';
 import {parseDotenv} from '../config/dotenv.js';
-import {LoopbackListener, type Callback} from './oauth-loopback.js';
+import type {Callback} from './oauth-loopback.js';
 import {authorizationUrl, challengeOf, clientCredentials, discover, exchange, register, resourceAllowed, type ServerInfo} from './oauth-sdk.js';
 import {TokenStore, storedTokens, type StoredClient, type StoredSignIn} from './oauth-store.js';
 
@@ -161,6 +161,8 @@ export async function signIn(options: SignInOptions): Promise<SignInResult> {
 	let stored = store.get(upstream);
 	if (stored !== undefined && stored.issuer !== info.metadata.issuer) stored = undefined; // Another authorization server: nothing of the old one applies.
 
+	// Loaded for a person's sign-in only: node:http is about 8 MiB of RSS every supervisor would hold (oauth-bearer imports this module).
+	const {LoopbackListener} = await import('./oauth-loopback.js');
 	const listener = await LoopbackListener.open(registeredPort(stored));
 	try {
 		const {client, registered} = await clientFor(launch.auth, info, stored, listener.redirectUri, scope);
