@@ -53,7 +53,7 @@ const receiver = traced.size === 0 ? undefined : http.createServer((request, res
 	});
 	request.on('end', () => {
 		received.exports += 1;
-		response.writeHead(200, {'content-type': 'application/x-protobuf'}).end();
+		response.writeHead(200, {'content-type': 'application/json'}).end('{}');
 	});
 });
 if (receiver !== undefined) await new Promise(resolve => receiver.listen(0, '127.0.0.1', resolve));
