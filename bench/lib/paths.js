@@ -124,8 +124,8 @@ export const hangarBuild = {cli: cliPath};
  * `--standalone` (the supervisor in the process measured) unless `shared`
  * (a bridge to the supervisor running the config).
  */
-export async function connectHangar(configFile, {args = [], shared = false} = {}) {
-	return connect(process.execPath, [...hangarNodeArgs, hangarBuild.cli, '--stdio', ...(shared ? [] : ['--standalone']), '--config', configFile, ...args]);
+export async function connectHangar(configFile, {args = [], shared = false, env = {}} = {}) {
+	return connect(process.execPath, [...hangarNodeArgs, hangarBuild.cli, '--stdio', ...(shared ? [] : ['--standalone']), '--config', configFile, ...args], {env});
 }
 
 /**
@@ -166,10 +166,10 @@ function warmFxConfig() {
 	return {dir, file: writeHangarConfig(dir, {fx: serverEntry(fixtureCommand('normal'), {lazy: false})})};
 }
 
-/** A warm hangar in front of one fixture server (lazy: false), ready to route `fx__echo`. */
-export async function connectHangarWarm() {
+/** A warm hangar in front of one fixture server (lazy: false), ready to route `fx__echo`; `env`: more environment for it. */
+export async function connectHangarWarm({env = {}} = {}) {
 	const {dir, file} = warmFxConfig();
-	const session = await connectHangar(file);
+	const session = await connectHangar(file, {env});
 	const upstreamPid = await readyUpstreamPid(session);
 	return {
 		...session,

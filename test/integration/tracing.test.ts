@@ -10,6 +10,7 @@ import {afterEach, describe, expect, it} from 'vitest';
 import {tracerWith} from '../../source/core/engine/observe/tracing.js';
 import {tracingEnabled} from '../../source/core/engine/observe/trace-scope.js';
 import {LiveRequest} from '../../source/core/engine/request-context.js';
+import {parsedAnswer} from '../../source/core/link/connection.js';
 import type {Supervisor} from '../../source/core/engine/supervisor.js';
 import {tempDir} from '../support/hangar.js';
 import {closeAll, startSupervisor} from '../support/supervisor.js';
@@ -29,7 +30,8 @@ async function call(supervisor: Supervisor, server: string, meta: Record<string,
 	const context = new LiveRequest({id: 7, method: 'tools/call', meta, correlationId: 'corr-1'});
 	const route = {kind: 'tool' as const, upstream: supervisor.upstream(server), localName: 'meta'};
 	try {
-		return await supervisor.call(route, {}, context);
+		// A stdio upstream's result comes as its text (forwarded-result.ts): parsed here to read it.
+		return parsedAnswer(await supervisor.call(route, {}, context));
 	} finally {
 		context.end();
 	}

@@ -29,7 +29,6 @@ import {registerAndWatch} from '../engine/supervisor-registry.js';
 import {startAudit} from '../engine/observe/audit-log.js';
 import {tracingEnabled} from '../engine/observe/trace-scope.js';
 import {settleWithin} from '../base/settle.js';
-import {listenMetrics, metricsOf} from './metrics-endpoint.js';
 
 export async function createSupervisor(
 	config: HangarConfig,
@@ -66,6 +65,8 @@ export async function createSupervisor(
 async function exportMetrics(supervisor: Supervisor, logger: Logger, controller: ExitController): Promise<void> {
 	const port = supervisor.config.hangar.metricsPort;
 	if (port === 0) return;
+	// Loaded here: node:http alone is about 8 MiB of RSS, which a supervisor that exports nothing should not hold.
+	const {listenMetrics} = await import('./metrics-endpoint.js');
 	const server = await listenMetrics(supervisor, port, logger.child('metrics'));
 	if (server !== undefined) controller.beforeShutdown(async () => void server.close());
 }
@@ -188,7 +189,7 @@ export type ServeOptions = {
  */
 async function listenHttp(supervisor: Supervisor, logger: Logger, options: HttpListenOptions, controller: ExitController): Promise<HttpEndpoint> {
 	// Loaded here: only serve --http and tui --http need the SDK's HTTP server transport.
-	const {HttpEndpoint} = await import('./http-endpoint.js');
+	const [{HttpEndpoint}, {metricsOf}] = await Promise.all([import('./http-endpoint.js'), import('./metrics-endpoint.js')]);
 	// Counting from the start, not from the first scrape of /metrics.
 	await metricsOf(supervisor);
 	const endpoint = await HttpEndpoint.listen({...options, supervisor, logger});

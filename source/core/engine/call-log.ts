@@ -12,7 +12,9 @@
  */
 import {HangarError, JsonRpcError, errorMessage} from '../base/errors.js';
 import {isSecretName, mask, maskText} from '../base/secret-mask.js';
+import {BoundedPreview} from '../base/bounded-preview.js';
 import type {RequestContext} from './request-context.js';
+import {ForwardedResult, maskedPreviewOfJson} from '../wire/forwarded-result.js';
 
 export type CallOutcome = 'ok' | 'tool-error' | 'error';
 
@@ -47,69 +49,47 @@ export const callPreviewChars = 2000;
  * as it is written: the walk stops once the bound is reached.
  */
 export function maskedPreview(value: unknown, limit: number, secrets: readonly string[] = []): string {
-	const parts: string[] = [];
-	let used = 0;
-	let cut = false;
-	const put = (text: string): void => {
-		if (cut) return;
-		if (used + text.length > limit) {
-			parts.push(text.slice(0, Math.max(0, limit - used)));
-			used = limit;
-			cut = true;
-			return;
-		}
-
-		parts.push(text);
-		used += text.length;
-	};
-
-	const scrub = (text: string): string => {
-		let out = text;
-		for (const secret of secrets) if (out.includes(secret)) out = out.replaceAll(secret, mask);
-		return out;
-	};
-
+	const preview = new BoundedPreview(limit, secrets);
 	const walk = (item: unknown): void => {
-		if (cut) return;
+		if (preview.cut) return;
 		if (typeof item === 'string') {
 			// Only the part that can still be shown is masked and quoted.
-			put(JSON.stringify(scrub(item.length > limit ? item.slice(0, limit) : item)));
+			preview.put(JSON.stringify(preview.scrub(item.length > limit ? item.slice(0, limit) : item)));
 			return;
 		}
 
 		if (Array.isArray(item)) {
-			put('[');
+			preview.put('[');
 			item.forEach((inner, index) => {
-				if (index > 0) put(',');
+				if (index > 0) preview.put(',');
 				walk(inner);
 			});
-			put(']');
+			preview.put(']');
 			return;
 		}
 
 		if (typeof item === 'object' && item !== null) {
-			put('{');
+			preview.put('{');
 			let first = true;
 			for (const [key, inner] of Object.entries(item)) {
 				if (inner === undefined) continue;
-				if (!first) put(',');
+				if (!first) preview.put(',');
 				first = false;
-				put(`${JSON.stringify(key)}:`);
-				if (isSecretName(key)) put(JSON.stringify(mask));
+				preview.put(`${JSON.stringify(key)}:`);
+				if (isSecretName(key)) preview.put(JSON.stringify(mask));
 				else walk(inner);
-				if (cut) return;
+				if (preview.cut) return;
 			}
 
-			put('}');
+			preview.put('}');
 			return;
 		}
 
-		put(item === undefined ? 'null' : (JSON.stringify(item) ?? 'null'));
+		preview.put(item === undefined ? 'null' : (JSON.stringify(item) ?? 'null'));
 	};
 
 	walk(value);
-	const text = parts.join('');
-	return cut ? `${text}… (cut at ${limit} characters)` : text;
+	return preview.text();
 }
 
 type Stored = CallLogDetail;
@@ -157,7 +137,7 @@ export class CallLog {
 			code: call.code,
 			error: call.error === null ? null : maskText(call.error),
 			args: maskText(maskedPreview(call.args ?? {}, this.previewChars, call.secrets)),
-			result: call.result === undefined ? null : maskText(maskedPreview(call.result, this.previewChars, call.secrets)),
+			result: call.result === undefined ? null : maskText(call.result instanceof ForwardedResult ? maskedPreviewOfJson(call.result.json, this.previewChars, call.secrets) : maskedPreview(call.result, this.previewChars, call.secrets)),
 		};
 		if (task !== undefined) stored.task = task;
 		if (this.ring.length < this.limit) {
@@ -185,7 +165,7 @@ export class CallLog {
 	 * ended: with its result, or with the error it failed with. A request is
 	 * written once; a second write of the same one is ignored.
 	 */
-	write(context: Pick<RequestContext, 'record' | 'client'>, args: unknown, answer: {result: {isError?: unknown; [key: string]: unknown}} | {error: unknown}): void {
+	write(context: Pick<RequestContext, 'record' | 'client'>, args: unknown, answer: {result: {isError?: unknown; [key: string]: unknown} | ForwardedResult} | {error: unknown}): void {
 		const record = context.record;
 		if (record.written) return;
 		record.written = true;
@@ -195,7 +175,8 @@ export class CallLog {
 		let entry: CallLogEntry;
 		// Field by field, no spreads: this runs once per call on the hot path.
 		if ('result' in answer) {
-			const task = answer.result['task'];
+			const {result} = answer;
+			const task = result instanceof ForwardedResult ? (result.hasTask ? result.value()['task'] : undefined) : result['task'];
 			const status = typeof task === 'object' && task !== null ? (task as {status?: unknown}).status : undefined;
 			entry = this.record({at: Date.now(), client: record.caller, upstream, tool, ms, outcome: answer.result.isError === true ? 'tool-error' : 'ok', code: null, error: null, args, result: answer.result, ...(typeof status === 'string' ? {task: status} : {})});
 		} else {

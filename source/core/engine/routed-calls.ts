@@ -12,7 +12,7 @@ import type {Upstream} from './upstream/upstream.js';
 import {shuttingDown, taskLost} from './refusals.js';
 import type {Route} from './routing/router.js';
 import {isCreateTaskResult, type TaskBook, type TaskEntry} from './routing/task-book.js';
-import {UpstreamRpcError, relatedTaskKey, type CallToolResult} from '../link/connection.js';
+import {ForwardedResult, UpstreamRpcError, parsedAnswer, relatedTaskKey, type CallToolResult, type ToolAnswer} from '../link/connection.js';
 import {isPlainObject} from '../wire/message-classifier.js';
 import type {RequestTracing, TraceScope} from './observe/trace-scope.js';
 import type {CallContext} from './upstream/call-path.js';
@@ -112,7 +112,7 @@ export class RoutedCalls {
 	 * calls log. While it is in flight, what that upstream asks a client goes
 	 * to this call's client.
 	 */
-	async call(route: Route, args: Record<string, unknown> | undefined, context: RequestContext): Promise<CallToolResult> {
+	async call(route: Route, args: Record<string, unknown> | undefined, context: RequestContext): Promise<ToolAnswer> {
 		const {upstream, localName: tool} = route;
 		if (this.deps.shuttingDown()) throw shuttingDown(upstream.name, `tools/call "${tool}"`);
 		const instance = this.deps.instanceFor(upstream, context.client);
@@ -126,8 +126,10 @@ export class RoutedCalls {
 			if (instance !== upstream) upstream.metrics.recordInHistory(performance.now() - context.record.began, false);
 			this.deps.calls.write(context, args, {result});
 			// Run as a task: the client gets hangar's id for it, and only it can reach the task.
-			if (context.task !== undefined && context.client !== undefined && isCreateTaskResult(result)) {
-				return this.deps.tasks.created({instance, server: upstream.name, client: context.client, tool, logSeq: this.deps.calls.lastSeq, began: context.record.began}, result) as CallToolResult;
+			// (A result kept as text is parsed only when it has a task to rewrite.)
+			const created = context.task === undefined || context.client === undefined ? undefined : result instanceof ForwardedResult ? (result.hasTask ? result.value() : undefined) : result;
+			if (created !== undefined && isCreateTaskResult(created)) {
+				return this.deps.tasks.created({instance, server: upstream.name, client: context.client!, tool, logSeq: this.deps.calls.lastSeq, began: context.record.began}, created) as CallToolResult;
 			}
 
 			return result;
@@ -151,7 +153,7 @@ export class RoutedCalls {
 		const route: Route = {kind: 'tool', upstream: this.deps.upstream(server), localName: tool};
 		const context = new LiveRequest({id: `in-process-${++this.inProcessCalls}`, method: 'tools/call', caller: options.caller, client: options.client, signal: options.signal, onProgress: options.onProgress});
 		try {
-			return await this.call(route, args, context);
+			return parsedAnswer(await this.call(route, args, context));
 		} finally {
 			context.end();
 		}

@@ -39,7 +39,7 @@ import {TaskBook, type TaskEntry} from './routing/task-book.js';
 import {servedCapabilities, type ServedCapabilities} from './served-capabilities.js';
 import type {StateStore} from './state-store.js';
 import type {ToolSearchHit} from './routing/tool-search.js';
-import type {CallToolResult} from '../link/connection.js';
+import type {CallToolResult, ToolAnswer} from '../link/connection.js';
 import type {RequestTracing} from './observe/trace-scope.js';
 
 export type {ExposedTool, InProcessCall, NameClash, ServedCapabilities};
@@ -492,7 +492,7 @@ export class Supervisor extends EventEmitter<{
 	}
 
 	/** Calls a routed tool on its upstream or the session's own instance, and writes the request's one record. */
-	async call(route: Route, args: Record<string, unknown> | undefined, context: RequestContext): Promise<CallToolResult> {
+	async call(route: Route, args: Record<string, unknown> | undefined, context: RequestContext): Promise<ToolAnswer> {
 		return this.routed.call(route, args, context);
 	}
 

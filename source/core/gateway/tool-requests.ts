@@ -31,6 +31,7 @@ import {
 } from './management-tools.js';
 import {page, pageSize} from './pagination.js';
 import {Serialized, type Params, type RequestHandler} from './pipeline.js';
+import {ForwardedResult} from '../wire/forwarded-result.js';
 import {callParams, checkParams, toRpcError, type CallParams} from './request-params.js';
 
 /** What the tool handlers read of their session. */
@@ -175,7 +176,7 @@ async function serveManagement(session: ToolSession, context: RequestContext, pa
 }
 
 /** Routes one call to its upstream (a `<server>__<tool>` name, or hangar_call's server and tool) and calls it. */
-async function callTool(session: ToolSession, context: RequestContext, params: CallParams): Promise<CallToolResult> {
+async function callTool(session: ToolSession, context: RequestContext, params: CallParams): Promise<CallToolResult | Serialized> {
 	const {supervisor} = session;
 	const router = supervisor.router;
 	let route: Route;
@@ -194,7 +195,10 @@ async function callTool(session: ToolSession, context: RequestContext, params: C
 	}
 
 	try {
-		const result = await supervisor.call(route, args, context);
+		const answer = await supervisor.call(route, args, context);
+		// The upstream's text, when nothing in it can need changing: written to the client with only the id replaced.
+		if (answer instanceof ForwardedResult && !answer.mayCarryUris) return new Serialized(answer.json);
+		const result = answer instanceof ForwardedResult ? (answer.value() as CallToolResult) : answer;
 		// resource_link and embedded resource items: their URIs are remembered for reading and, where another upstream owns one, rewritten.
 		router.exposeContent(route.upstream.name, result.content);
 		return result;

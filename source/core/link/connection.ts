@@ -31,6 +31,7 @@ import {NO_SDK_TIMEOUT, connectRemote} from './remote-transport.js';
 import type {ServerConfig, ToolDefinition} from '../config/read-config.js';
 import type {LogBuffer} from './log-buffer.js';
 import {isPlainObject} from '../wire/message-classifier.js';
+import {ForwardedResult} from '../wire/forwarded-result.js';
 import {implementationInfo} from '../wire/protocol.js';
 import {ChildProcessTransport, type ExitInfo} from './child-process-transport.js';
 import {isRelayedMethod, type ClientSide, type LoggingLevel, type RelayOptions} from './client-side.js';
@@ -40,6 +41,18 @@ import type {StartRoots} from './roots-request.js';
 import {UpstreamAsks} from './upstream-asks.js';
 
 export type {CallToolResult, Progress};
+export {ForwardedResult} from '../wire/forwarded-result.js';
+
+/**
+ * A tool call's result: as the upstream wrote it (`ForwardedResult`, from a
+ * stdio upstream: passed on as text unless hangar must change it), or parsed.
+ */
+export type ToolAnswer = CallToolResult | ForwardedResult;
+
+/** A tool answer as a parsed result, for whoever reads it in full. */
+export function parsedAnswer(answer: ToolAnswer): CallToolResult {
+	return answer instanceof ForwardedResult ? (answer.value() as CallToolResult) : answer;
+}
 export {ConnectionLostError, RequestCancelledError, UpstreamRpcError, UpstreamTimeoutError} from './connection-errors.js';
 
 /**
@@ -452,14 +465,15 @@ export class UpstreamConnection {
 		params: Record<string, unknown>,
 		options: {signal?: AbortSignal | undefined; timeoutMs: number; onprogress?: ((progress: Progress) => void) | undefined; caller?: unknown},
 	): Promise<Record<string, unknown>> {
-		return this.pending.send(method, {...params}, options);
+		const result = await this.pending.send(method, {...params}, options);
+		return result instanceof ForwardedResult ? result.value() : result;
 	}
 
 	/**
 	 * Calls a tool with a deadline of `timeoutMs`, which stops while the
 	 * upstream waits for a client's answer to a request of its own. The
 	 * result, `isError` and structured content included, is passed on as the
-	 * upstream sent it.
+	 * upstream sent it: from a stdio upstream as its text (`ForwardedResult`).
 	 */
 	async callTool(
 		name: string,
@@ -474,12 +488,12 @@ export class UpstreamConnection {
 			/** Who makes the call (opaque here): over Streamable HTTP, a request the upstream sends on its stream is theirs. */
 			caller?: unknown;
 		},
-	): Promise<CallToolResult> {
+	): Promise<ToolAnswer> {
 		const params: Record<string, unknown> = {name};
 		if (args !== undefined) params['arguments'] = args;
 		if (options.meta !== undefined && Object.keys(options.meta).length > 0) params['_meta'] = options.meta;
 		if (options.task !== undefined) params['task'] = options.task;
-		return (await this.pending.send('tools/call', params, options)) as CallToolResult;
+		return (await this.pending.send('tools/call', params, options)) as ToolAnswer;
 	}
 
 	async ping(timeoutMs: number): Promise<void> {

@@ -24,7 +24,7 @@ import crypto from 'node:crypto';
 import type {RemoteAuth, RemoteLaunch} from '../config/config-schema.js';
 import fs from 'node:fs';
 import {parseDotenv} from '../config/dotenv.js';
-import {LoopbackListener, type Callback} from './oauth-loopback.js';
+import type {Callback} from './oauth-loopback.js';
 import {authorizationUrl, challengeOf, clientCredentials, discover, exchange, register, resourceAllowed, type ServerInfo} from './oauth-sdk.js';
 import {TokenStore, scopeUnion, storedTokens, type StoredClient, type StoredSignIn} from './oauth-store.js';
 
@@ -180,6 +180,8 @@ export async function signIn(options: SignInOptions): Promise<SignInResult> {
 	// A step-up asks for what was asked before and what the upstream challenged for since.
 	const scope = scopeUnion(launch.auth.scope ?? challenge.scope ?? info.resourceMetadata?.scopes_supported?.join(' '), stored?.stepUpScope);
 
+	// Loaded for a person's sign-in only: node:http is about 8 MiB of RSS every supervisor would hold (oauth-bearer imports this module).
+	const {LoopbackListener} = await import('./oauth-loopback.js');
 	const listener = await LoopbackListener.open(registeredPort(stored));
 	try {
 		const {client, registered} = await clientFor(launch.auth, info, stored, listener.redirectUri, scope);

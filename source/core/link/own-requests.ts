@@ -8,6 +8,7 @@
  * arrival order; the answer is passed on as it came.
  */
 import {PausableTimer} from '../base/pausable-timer.js';
+import {ForwardedResult} from '../wire/forwarded-result.js';
 import {isPlainObject} from '../wire/message-classifier.js';
 import {ConnectionLostError, RequestCancelledError, UpstreamRpcError, UpstreamTimeoutError} from './connection-errors.js';
 import type {Progress} from './connection.js';
@@ -81,7 +82,8 @@ export class OwnRequests {
 	 * client); on expiry or the caller's abort it sends
 	 * notifications/cancelled, and a late answer is dropped. With
 	 * `onprogress`, the request's id is its progress token. The answer is
-	 * passed on as it came: a result object as the upstream wrote it, an
+	 * passed on as it came: a result object as the upstream wrote it (from a
+	 * stdio upstream, its text: a `ForwardedResult`), an
 	 * error with its own code and data (the SDK would rebuild some, e.g. turn
 	 * -32002 into -32602).
 	 */
@@ -89,8 +91,8 @@ export class OwnRequests {
 		method: string,
 		params: Record<string, unknown>,
 		options: {signal?: AbortSignal | undefined; timeoutMs: number; onprogress?: ((progress: Progress) => void) | undefined; caller?: unknown},
-	): Promise<Record<string, unknown>> {
-		return new Promise<Record<string, unknown>>((resolve, reject) => {
+	): Promise<Record<string, unknown> | ForwardedResult> {
+		return new Promise<Record<string, unknown> | ForwardedResult>((resolve, reject) => {
 			if (this.deps.isClosed()) {
 				reject(new ConnectionLostError());
 				return;
@@ -145,6 +147,12 @@ export class OwnRequests {
 					}
 
 					const result = response.result;
+					// A stdio upstream's result kept as its text (forwarded-result.ts): checked already.
+					if (result instanceof ForwardedResult) {
+						resolve(result);
+						return;
+					}
+
 					if (!isPlainObject(result)) {
 						reject(new Error(`the upstream answered ${method} with a result that is not an object`));
 						return;

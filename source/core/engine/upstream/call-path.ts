@@ -21,7 +21,7 @@ import type {CallMetrics} from './metrics.js';
 import {CallHistory} from './call-history.js';
 import type {UpstreamRecord} from './upstream-record.js';
 import {signInNeededIn} from '../../link/oauth-bearer.js';
-import {ConnectionLostError, RequestCancelledError, UpstreamRpcError, UpstreamTimeoutError, type CallToolResult, type Progress, type UpstreamConnection} from '../../link/connection.js';
+import {ConnectionLostError, RequestCancelledError, UpstreamRpcError, UpstreamTimeoutError, type Progress, type ToolAnswer, type UpstreamConnection} from '../../link/connection.js';
 import {describeExit, type ExitInfo} from '../../link/child-process-transport.js';
 import {callCancelled, callCrashed, callFailed, callTimeout, requestFailed, unavailable} from '../refusals.js';
 import {CallersInFlight, type Caller} from '../clients/calls-in-flight.js';
@@ -288,7 +288,7 @@ export class CallPath {
 		this.deps.onActivity();
 	}
 
-	async run(tool: string, args: Record<string, unknown> | undefined, context: CallContext): Promise<CallToolResult> {
+	async run(tool: string, args: Record<string, unknown> | undefined, context: CallContext): Promise<ToolAnswer> {
 		// The hot path: a ready upstream costs no extra timer or AbortController here; the
 		// connection's call timer is the deadline and the caller's signal cancels it.
 		const deps = this.deps;

@@ -33,7 +33,7 @@ import {createUpstreamMachine, runningStates, type AdminState, type UpstreamEven
 import {RestartPolicy} from './restart-policy.js';
 import type {TransitionRecord} from '../../base/state-machine.js';
 import type {StateStore} from '../state-store.js';
-import {UpstreamConnection, type CallToolResult, type OpenConnection} from '../../link/connection.js';
+import {UpstreamConnection, type OpenConnection, type ToolAnswer} from '../../link/connection.js';
 import type {ClientSide} from '../../link/client-side.js';
 import type {ToolChange} from './pins.js';
 import type {CallersInFlight} from '../clients/calls-in-flight.js';
@@ -455,7 +455,7 @@ export class Upstream extends EventEmitter<{
 	// Calls
 
 	/** Calls a tool of this upstream: see `CallPath`. A tool its filter keeps out is refused, however the call named it. */
-	async callTool(tool: string, args: Record<string, unknown> | undefined, context: CallContext = {}): Promise<CallToolResult> {
+	async callTool(tool: string, args: Record<string, unknown> | undefined, context: CallContext = {}): Promise<ToolAnswer> {
 		const rule = this.toolList.filterRule(tool);
 		if (rule !== undefined) throw toolFiltered(this.name, tool, rule);
 		return this.calls.run(tool, args, context);

@@ -14,6 +14,7 @@ import {Logger} from '../../../../../source/core/base/logger.js';
 import {parseConfig} from '../../../../../source/core/config/read-config.js';
 import {StateStore} from '../../../../../source/core/engine/state-store.js';
 import {Upstream} from '../../../../../source/core/engine/upstream/upstream.js';
+import {parsedAnswer, type ToolAnswer} from '../../../../../source/core/link/connection.js';
 import type {UpstreamState} from '../../../../../source/core/engine/upstream/upstream-state.js';
 import {FakeUpstream} from '../../../../support/fake-upstream.js';
 import {ManualClock, settle} from '../../../../support/manual-clock.js';
@@ -66,7 +67,8 @@ async function reaches(upstream: Upstream, state: UpstreamState): Promise<void> 
 	});
 }
 
-const text = (result: {content: unknown}) => (result.content as Array<{text?: string}>)[0]?.text;
+// A stdio upstream's result may come as its text (forwarded-result.ts); these come over the in-memory transport, parsed.
+const text = (result: ToolAnswer) => (parsedAnswer(result).content as Array<{text?: string}>)[0]?.text;
 
 async function refusal(promise: Promise<unknown>): Promise<HangarError> {
 	const error = await promise.then(
