@@ -12,7 +12,9 @@ import path from 'node:path';
 import {afterEach, describe, expect, it} from 'vitest';
 import {Client} from '@modelcontextprotocol/sdk/client/index.js';
 import {ElicitRequestSchema} from '@modelcontextprotocol/sdk/types.js';
-import {closeHangars, everything, fastHangar, fixture, openHangar, root, statusOf, tempDir, writeConfig, type ServerEntry} from '../support/hangar.js';
+import {Client as ModernClient} from '@modelcontextprotocol/client';
+import {StdioClientTransport as ModernStdio} from '@modelcontextprotocol/client/stdio';
+import {cliPath, closeHangars, everything, fastHangar, fixture, openHangar, root, runCli, spawnEnv, statusOf, tempDir, writeConfig, type ServerEntry} from '../support/hangar.js';
 
 const modernServerPath = path.join(root, 'dist', 'demo', 'modern-server.js');
 
@@ -47,6 +49,10 @@ describe('a 2026-07-28 upstream', () => {
 		const saved = savedEra(dir, 'modern');
 		expect(saved).toMatchObject({era: 'modern', protocolVersion: '2026-07-28', server: 'modern-fixture@1.0.0'});
 		expect(starts(startsFile)).toBe(1);
+		// status reads it from the saved state, with no hangar running.
+		const json = JSON.parse((await runCli(['status', '--json', '--config', config])).stdout) as {upstreams: Array<{name: string; era: unknown}>};
+		expect(json.upstreams.find(upstream => upstream.name === 'modern')?.era).toEqual({era: 'modern', protocolVersion: '2026-07-28', learnedAt: new Date(saved!['at'] as number).toISOString()});
+		expect((await runCli(['status', '--config', config])).stdout).toMatch(/^modern\s.*\s2026-07-28\s+-$/m);
 
 		const second = await openHangar(config);
 		expect((await second.client.callTool({name: 'era', arguments: {}})).content).toEqual([{type: 'text', text: '2026-07-28'}]);
@@ -59,6 +65,7 @@ describe('a 2026-07-28 upstream', () => {
 		const dir = tempDir();
 		const first = await openHangar(writeConfig(dir, {dual: modernServer(['--legacy', 'serve'])}, fastHangar));
 		expect((await first.client.callTool({name: 'era', arguments: {}})).content).toEqual([{type: 'text', text: '2026-07-28'}]);
+		await first.close();
 		expect(savedEra(dir, 'dual')).toMatchObject({era: 'modern'});
 	});
 
@@ -121,6 +128,20 @@ describe('input requests of a 2026-07-28 upstream, for a 2025 client', () => {
 		const result = await hangar.client.callTool({name: 'confirm', arguments: {action: 'deploy'}});
 		expect(result).toEqual({content: [{type: 'text', text: 'confirmed deploy: true'}]});
 		expect(asked).toEqual([expect.objectContaining({message: 'Do deploy?', requestedSchema: expect.objectContaining({type: 'object'})})]);
+	});
+
+	it('reach a v2 SDK client in 2025 mode the same way', async () => {
+		const dir = tempDir();
+		const client = new ModernClient({name: 'v2-legacy-mode', version: '1.0.0'}, {capabilities: {elicitation: {}}, versionNegotiation: {mode: 'legacy'}});
+		client.setRequestHandler('elicitation/create', async () => ({action: 'accept', content: {ok: false}}));
+		const transport = new ModernStdio({command: process.execPath, args: [cliPath, '--stdio', '--config', writeConfig(dir, {modern: modernServer(['--legacy', 'reject'])}, fastHangar), '--standalone'], env: spawnEnv(), stderr: 'pipe'});
+		await client.connect(transport);
+		try {
+			const result = await client.callTool({name: 'confirm', arguments: {action: 'release'}});
+			expect(result.content).toEqual([{type: 'text', text: 'confirmed release: false'}]);
+		} finally {
+			await client.close();
+		}
 	});
 
 	it('are refused for a client that did not declare elicitation: the call fails with the reason, and nothing is answered in its name', async () => {
