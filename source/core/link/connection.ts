@@ -166,7 +166,7 @@ export class UpstreamConnection {
 		// The SDK builds its JSON Schema validator only when one is needed, which hangar's client never does.
 		const client = new Client(implementationInfo, {
 			capabilities: (clientSide?.capabilities ?? noClientCapabilities) as ClientCapabilities,
-			versionNegotiation: negotiationFor(hint),
+			versionNegotiation: negotiationFor(hint, config.startTimeoutMs),
 			inputRequired: {autoFulfill: false},
 		});
 		let connection: UpstreamConnection | undefined;

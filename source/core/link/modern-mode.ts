@@ -70,10 +70,11 @@ export function withoutEraFields(result: Record<string, unknown>): Record<string
  * must offer 2026-07-28), no verdict probes (`auto`, in place on hangar's own
  * transports: no second process).
  */
-export function negotiationFor(hint: EraHint): VersionNegotiationOptions {
+export function negotiationFor(hint: EraHint, startTimeoutMs: number): VersionNegotiationOptions {
 	if (hint === 'modern') return {mode: {pin: modernRevision}};
 	if (hint === 'legacy') return {mode: 'legacy'};
-	return {mode: 'auto', probe: {timeoutMs: discoverProbeMs}};
+	// A third of the start timeout at most: a silent legacy server still has time for initialize and its lists.
+	return {mode: 'auto', probe: {timeoutMs: Math.max(1, Math.min(discoverProbeMs, Math.round(startTimeoutMs / 3)))}};
 }
 
 /**
