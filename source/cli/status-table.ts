@@ -21,6 +21,11 @@ function instancesCell(entry: StatusEntry): string {
 	return mode.setting === 'auto' ? `auto: ${mode.runs}` : mode.setting;
 }
 
+/** The revision it is driven in ("2026-07-28", "2025-11-25"), "-" before its first start told. */
+function eraCell(entry: StatusEntry): string {
+	return entry.era.era === null ? '-' : (entry.era.protocolVersion ?? entry.era.era);
+}
+
 /**
  * Words of `text` in lines of at most `room` characters (a word longer than
  * that is cut where it must be).
@@ -55,7 +60,7 @@ function foldText(text: string, room: number): string[] {
  * right), so its hint is still there.
  */
 export function statusTable(entries: readonly StatusEntry[], now = Date.now(), width?: number): string {
-	const header = ['NAME', 'STATE', 'ADMIN', 'CALLABLE', 'TOOLS', '~TOKENS', 'VERIFIED', 'CALLS', 'FAILURES', 'P50', 'RESTARTS', 'INSTANCES', 'LAST ERROR'];
+	const header = ['NAME', 'STATE', 'ADMIN', 'CALLABLE', 'TOOLS', '~TOKENS', 'VERIFIED', 'CALLS', 'FAILURES', 'P50', 'RESTARTS', 'INSTANCES', 'ERA', 'LAST ERROR'];
 	const rows = entries.flatMap(entry => [[
 		entry.name,
 		entry.state,
@@ -69,6 +74,7 @@ export function statusTable(entries: readonly StatusEntry[], now = Date.now(), w
 		entry.latencyMs.p50 === null ? '-' : `${entry.latencyMs.p50}ms`,
 		String(entry.restarts),
 		instancesCell(entry),
+		eraCell(entry),
 		(entry.quarantineReason ?? entry.lastError ?? '-').replaceAll(/\s+/g, ' '),
 	],
 	// A per-client server's instances, one row each under it.
@@ -84,6 +90,7 @@ export function statusTable(entries: readonly StatusEntry[], now = Date.now(), w
 		String(instance.failures),
 		'',
 		String(instance.restarts),
+		'',
 		'',
 		`pid ${instance.pid ?? '-'}, client ${instance.client}${instance.lastError === null ? '' : `: ${instance.lastError}`}`.replaceAll(/\s+/g, ' '),
 	])]);

@@ -7,6 +7,8 @@
 //   normal            well-behaved server with the tools echo, add, sleep, fail, stderr, pid
 //   crash-on-call     any tools/call (except `pid`) exits with code 3 before answering
 //   crash-during-init `initialize` exits with code 4 without answering
+//   strict-init       any request before `initialize` (a server/discover probe) exits with code 2,
+//                     as servers whose SDK stops on anything before initialize do
 //   hang              tools/call is never answered (ping, initialize, tools/list are)
 //   hang-all          only initialize and tools/list are answered
 //   slow              every tools/call is delayed by --delay-ms (default 2000)
@@ -38,6 +40,7 @@
 // --setsid-grandchild: start a grandchild in its own session (setsid) that ignores SIGTERM and
 //   SIGHUP and runs until killed,
 // --ignore-stdin-close: keep running when stdin ends,
+// --starts-file PATH: append its pid to PATH at start (a test counts spawns),
 // --log-args: write the arguments after `--` to stderr at start. Arguments after `--` are
 //   otherwise ignored (tests plant things there, such as secrets).
 // Unless --ignore-stdin-close, the server exits with code 0 when stdin ends, so it never outlives its parent.
@@ -45,14 +48,17 @@
 // The fault families live in fixture/: options.ts (arguments), output.ts (writing and exiting),
 // tools.ts, client-features.ts and process-faults.ts; this file serves the requests.
 
+import { appendFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { ignoredArgs, args, mode, pageSize, delayMs, failRate, crashRate, errorRate, badPatchEveryMs, badPatchMs, exitAfterMs, changeDescription, echoDescription, ignoreSigterm, clientFeatures, ignoreStdinClose, tag, resourcesCount, promptsCount, random } from './fixture/options.js';
+import { ignoredArgs, args, mode, pageSize, delayMs, failRate, crashRate, errorRate, badPatchEveryMs, badPatchMs, exitAfterMs, changeDescription, echoDescription, ignoreSigterm, clientFeatures, ignoreStdinClose, tag, startsFile, resourcesCount, promptsCount, random } from './fixture/options.js';
 import { type RequestId, type JsonObject, terminating, markTerminating, log, terminate, writeGarbage, sendResponse, sendError, sendNotification, crash, RpcError, CancelledError, isObject, isRequestId, idKey, delay, forever, NO_RESPONSE } from './fixture/output.js';
 import { type ToolResult, type ToolDefinition, text, InvalidArguments, baseTools, extraTools } from './fixture/tools.js';
 import { LOG_LEVELS, clientFeatureTools, clientState, outgoing, clientProgress, requestClient, progressBurst } from './fixture/client-features.js';
 import { flood, floodChunk, startGrandchild } from './fixture/process-faults.js';
 
 let descriptionChanged = false;
+let initializeSeen = false;
+if (startsFile !== undefined) appendFileSync(startsFile, `${process.pid}\n`);
 let generation = 0;
 
 function currentTools(): ToolDefinition[] {
@@ -206,8 +212,13 @@ async function dispatch(
 	signal: AbortSignal,
 ): Promise<unknown | typeof NO_RESPONSE> {
 	if (mode === 'hang-all' && method !== 'initialize' && method !== 'tools/list') return forever(signal);
+	if (mode === 'strict-init' && !initializeSeen && method !== 'initialize') {
+		crash(2, `fatal: ${method} before initialize`);
+		return NO_RESPONSE;
+	}
 	switch (method) {
 		case 'initialize':
+			initializeSeen = true;
 			if (mode === 'crash-during-init') {
 				crash(4, 'fatal: cannot initialize');
 				return NO_RESPONSE;

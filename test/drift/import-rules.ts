@@ -23,6 +23,8 @@ export const sdkModules = [
 	// The OAuth client's discovery, registration, PKCE, code exchange and refresh: @modelcontextprotocol/client's auth helpers.
 	'link/oauth-sdk.ts',
 	'link/child-process-transport.ts',
+	// The 2026-07-28 envelope keys and the negotiation options for a modern upstream.
+	'link/modern-mode.ts',
 	'wire/line-transport.ts',
 	'gateway/pipeline.ts',
 	'gateway/request-params.ts',

@@ -90,12 +90,13 @@ const fields = {
 	}),
 	clientScoped: z.object({at: time, method: z.string(), launch: z.string().optional(), server: z.string().nullable().optional()}),
 	rootsAtStart: z.object({at: time, asked: z.boolean()}),
+	era: z.object({era: z.enum(['legacy', 'modern']), at: time, protocolVersion: z.string().max(40).optional(), launch: z.string(), server: z.string().nullable()}),
 } satisfies Record<Exclude<keyof PersistedUpstream, 'counters'>, z.ZodType>;
 
 type FieldName = keyof typeof fields;
 
 /** The fields worth keeping from a file that had to be repaired: a cut tool list or catalog would pass for a whole one. */
-export const salvagedFields: ReadonlySet<FieldName> = new Set(['admin', 'pins', 'firstSeenAt', 'clientScoped']);
+export const salvagedFields: ReadonlySet<FieldName> = new Set(['admin', 'pins', 'firstSeenAt', 'clientScoped', 'era']);
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 

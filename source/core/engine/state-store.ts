@@ -39,6 +39,7 @@ import type {ToolDefinition} from '../config/read-config.js';
 import type {Logger} from '../base/logger.js';
 import type {PinRecord, PinnedTool, ToolChange} from './upstream/pins.js';
 import type {PersistedCatalog} from './upstream/catalog.js';
+import type {EraVerdict} from './upstream/upstream-era.js';
 import {holderAlive, lockPath, lockStatus, releaseLock, takeLock, type LockHolder} from './state-lock.js';
 import {makePrivate, PrivateJsonFile, writeNow} from './state-files.js';
 import {mergeState} from './state-merge.js';
@@ -67,6 +68,8 @@ export type PersistedUpstream = {
 	identity?: {serverInfo: {name: string; version: string} | null; instructions: string | null} | undefined;
 	/** The first request it sent a client (roots, sampling, elicitation): with "instances": "auto" it runs per client since (see instance-mode.ts). */
 	clientScoped?: {at: number; method: string; /** The launch (see launchKey) and the server's name@version it was learned of: forgotten when either changes. */ launch?: string | undefined; server?: string | null | undefined} | undefined;
+	/** Which protocol generation it speaks, as its last probe found (see upstream-era.ts). */
+	era?: EraVerdict | undefined;
 	/** Whether it asks its client for roots on its own after a start told `roots` (learned): a start that expects it waits for that request (see connection.ts). */
 	rootsAtStart?: {at: number; asked: boolean} | undefined;
 };

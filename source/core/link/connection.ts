@@ -34,6 +34,8 @@ import {isPlainObject} from '../wire/message-classifier.js';
 import {ForwardedResult} from '../wire/forwarded-result.js';
 import {implementationInfo} from '../wire/protocol.js';
 import {ChildProcessTransport, type ExitInfo} from './child-process-transport.js';
+import {sendInRounds} from './input-rounds.js';
+import {modernEnvelope, negotiationFor, openInEra, type ConnectionEra, type EraHint, type Opening, type UpstreamEra} from './modern-mode.js';
 import {isRelayedMethod, type ClientSide, type LoggingLevel, type RelayOptions} from './client-side.js';
 import {OwnRequests} from './own-requests.js';
 import {StreamOrigins} from './stream-origins.js';
@@ -54,6 +56,7 @@ export function parsedAnswer(answer: ToolAnswer): CallToolResult {
 	return answer instanceof ForwardedResult ? (answer.value() as CallToolResult) : answer;
 }
 export {ConnectionLostError, RequestCancelledError, UpstreamRpcError, UpstreamTimeoutError} from './connection-errors.js';
+export type {ConnectionEra, EraHint, UpstreamEra} from './modern-mode.js';
 
 /**
  * The client capabilities an upstream is told when hangar has no client side
@@ -117,6 +120,8 @@ export class UpstreamConnection {
 	private readonly unsubscribe: Array<() => void> = [];
 	/** What the upstream asks its client, relayed (see upstream-asks.ts); it pauses the deadlines of the calls in flight. */
 	private readonly asks: UpstreamAsks;
+	/** The era this connection speaks (set once it is open; see modern-mode.ts). */
+	private eraState: ConnectionEra = {era: 'legacy', protocolVersion: undefined, probed: false};
 
 	private constructor(
 		private readonly name: string,
@@ -144,8 +149,11 @@ export class UpstreamConnection {
 	}
 
 	/**
-	 * Spawns or connects, and runs `initialize`. Rejects when the signal
-	 * aborts (start timeout, stop) after tearing down whatever was started.
+	 * Spawns or connects, and opens the session in the upstream's era: with
+	 * a saved verdict (`era`), straight in it; without one, probing with
+	 * `server/discover` first (see modern-mode.ts `openInEra`). Rejects when
+	 * the signal aborts (start timeout, stop) after tearing down whatever
+	 * was started.
 	 */
 	static async open(
 		config: ServerConfig,
@@ -154,30 +162,25 @@ export class UpstreamConnection {
 		signal: AbortSignal,
 		graceMs: number,
 		clientSide?: ClientSide,
+		era?: EraHint,
 	): Promise<UpstreamConnection> {
-		return UpstreamConnection.connect(undefined, config, log, events, signal, graceMs, clientSide);
+		return openInEra({given: undefined, config, log, events, signal, graceMs, clientSide}, era, UpstreamConnection.connect);
 	}
 
 	/** Opens connections over transports made elsewhere (the SDK's in-memory pair in unit tests): `transport()` once per start. */
 	static over(transport: () => Transport): OpenConnection {
-		return async (config, log, events, signal, graceMs, clientSide) => UpstreamConnection.connect(transport(), config, log, events, signal, graceMs, clientSide);
+		return async (config, log, events, signal, graceMs, clientSide, era) => openInEra({given: transport(), config, log, events, signal, graceMs, clientSide}, era, UpstreamConnection.connect);
 	}
 
-	private static async connect(
-		given: Transport | undefined,
-		config: ServerConfig,
-		log: LogBuffer,
-		events: ConnectionEvents,
-		signal: AbortSignal,
-		graceMs: number,
-		clientSide: ClientSide | undefined,
-	): Promise<UpstreamConnection> {
-		// The plain 2025 initialize handshake (the v2 SDK's default, named so it stays deliberate): upstreams
-		// are told the newest 2025 revision and answer with theirs, as before; no server/discover probe.
+	private static async connect(opening: Opening<ConnectionEvents, Transport>, hint: EraHint, attempt: {exit: ExitInfo | undefined}): Promise<UpstreamConnection> {
+		const {given, config, log, events, signal, graceMs, clientSide} = opening;
+		attempt.exit = undefined;
+		// The SDK's negotiation for the era (modern-mode.ts); hangar relays input requests itself (input-rounds.ts).
 		// The SDK builds its JSON Schema validator only when one is needed, which hangar's client never does.
 		const client = new Client(implementationInfo, {
 			capabilities: (clientSide?.capabilities ?? noClientCapabilities) as ClientCapabilities,
-			versionNegotiation: {mode: 'legacy'},
+			versionNegotiation: negotiationFor(hint, config.startTimeoutMs),
+			inputRequired: {autoFulfill: false},
 		});
 		let connection: UpstreamConnection | undefined;
 		let transport: Transport;
@@ -198,6 +201,7 @@ export class UpstreamConnection {
 
 		client.onerror = error => log.push('hangar', `protocol error: ${error.message}`);
 		client.onclose = () => {
+			attempt.exit = child?.exit;
 			if (connection === undefined || connection.closed) return;
 			connection.closed = true;
 			if (!connection.closedByUs) events.onClose(child?.exit);
@@ -217,17 +221,35 @@ export class UpstreamConnection {
 
 		signal.addEventListener('abort', abort, {once: true});
 		try {
-			if (!remote) await client.connect(transport, {signal, timeout: NO_SDK_TIMEOUT});
+			if (!remote) await client.connect(transport, {signal, timeout: NO_SDK_TIMEOUT, ...(hint === 'legacy' ? {prior: {kind: 'legacy'}} : {})});
+			const era: UpstreamEra = client.getProtocolEra() === 'modern' ? 'modern' : 'legacy';
+			connection.eraState = {era, protocolVersion: client.getNegotiatedProtocolVersion(), probed: hint === undefined};
+			if (hint === undefined) log.push('hangar', `era probe: ${era === 'modern' ? 'it answered server/discover: driven as 2026-07-28' : 'no 2026-07-28 answer to server/discover: driven with the 2025 initialize'}`);
 			connection.intercept();
 			connection.followClients();
 			signal.throwIfAborted();
 			return connection;
 		} catch (error) {
 			await connection.close(graceMs);
+			attempt.exit ??= child?.exit;
 			throw error;
 		} finally {
 			signal.removeEventListener('abort', abort);
 		}
+	}
+
+	/** The era this connection speaks, and whether this start probed for it. */
+	get era(): ConnectionEra {
+		return this.eraState;
+	}
+
+	/** After a probe that cost a second spawn: the era was still learned by probing. */
+	markProbed(): void {
+		this.eraState = {...this.eraState, probed: true};
+	}
+
+	private get modern(): boolean {
+		return this.eraState.era === 'modern';
 	}
 
 	get pid(): number | undefined {
@@ -349,6 +371,8 @@ export class UpstreamConnection {
 	 * UpstreamAsks.settled).
 	 */
 	async clientRequestsSettled(signal: AbortSignal, pingTimeoutMs: number, roots: StartRoots): Promise<{askedRoots: boolean}> {
+		// A modern upstream sends its client no requests: it asks inside the calls that need an answer.
+		if (this.modern) return {askedRoots: false};
 		return this.asks.settled(signal, pingTimeoutMs, roots);
 	}
 
@@ -365,7 +389,8 @@ export class UpstreamConnection {
 	/** Follows what the clients want of every upstream: the log level, and their roots changing. */
 	private followClients(): void {
 		const clientSide = this.clientSide;
-		if (clientSide === undefined) return;
+		// A modern upstream reads the log level from each request's envelope, and asks for roots inside calls.
+		if (clientSide === undefined || this.modern) return;
 		this.unsubscribe.push(
 			clientSide.onLogLevel(level => this.setLogLevel(level)),
 			clientSide.onRootsChanged(() => {
@@ -465,8 +490,22 @@ export class UpstreamConnection {
 		params: Record<string, unknown>,
 		options: {signal?: AbortSignal | undefined; timeoutMs: number; onprogress?: ((progress: Progress) => void) | undefined; caller?: unknown},
 	): Promise<Record<string, unknown>> {
-		const result = await this.pending.send(method, {...params}, options);
+		const result = await this.sendRounds(method, {...params}, options);
 		return result instanceof ForwardedResult ? result.value() : result;
+	}
+
+	/** `pending.send`, with a modern upstream's envelope and multi-round-trip answers (see input-rounds.ts); a modern upstream's answer is read in full, since hangar looks for `input_required` in it. */
+	private async sendRounds(
+		method: string,
+		params: Record<string, unknown>,
+		options: {signal?: AbortSignal | undefined; timeoutMs: number; onprogress?: ((progress: Progress) => void) | undefined; caller?: unknown},
+	): Promise<Record<string, unknown> | ForwardedResult> {
+		if (!this.modern) return this.pending.send(method, params, options);
+		params['_meta'] = {...(params['_meta'] as Record<string, unknown> | undefined), ...modernEnvelope(this.clientSide, noClientCapabilities)};
+		return sendInRounds(this.name, method, params, options, this.clientSide, async (sent, timeoutMs) => {
+			const answer = await this.pending.send(method, sent, {...options, timeoutMs});
+			return answer instanceof ForwardedResult ? answer.value() : answer;
+		}, this.log);
 	}
 
 	/**
@@ -493,11 +532,13 @@ export class UpstreamConnection {
 		if (args !== undefined) params['arguments'] = args;
 		if (options.meta !== undefined && Object.keys(options.meta).length > 0) params['_meta'] = options.meta;
 		if (options.task !== undefined) params['task'] = options.task;
-		return (await this.pending.send('tools/call', params, options)) as ToolAnswer;
+		return (await this.sendRounds('tools/call', params, options)) as ToolAnswer;
 	}
 
+	/** A health check: `ping`, or `server/discover` for a modern upstream, whose era has no ping. */
 	async ping(timeoutMs: number): Promise<void> {
-		await this.request(async () => this.client.ping({timeout: timeoutMs}), undefined, timeoutMs);
+		if (this.modern) await this.request(async () => this.client.discover({timeout: timeoutMs}), undefined, timeoutMs);
+		else await this.request(async () => this.client.ping({timeout: timeoutMs}), undefined, timeoutMs);
 	}
 
 	/** Closes the session and stops the process (stdin close, SIGTERM, SIGKILL). */

@@ -20,6 +20,7 @@ import type {UpstreamEvent, UpstreamState} from '../engine/upstream/upstream-sta
 import type {Supervisor} from '../engine/supervisor.js';
 import {otherSupervisorAdvice, otherSupervisors} from '../engine/supervisor-registry.js';
 import type {InstanceModeView} from '../engine/clients/instance-mode.js';
+import type {EraView} from '../engine/upstream/upstream-era.js';
 import type {NameClash} from '../engine/routing/router.js';
 import type {CatalogSource, ServerCapabilities} from '../engine/upstream/catalog.js';
 import type {OutputDrops, OutputSource} from '../link/log-buffer.js';
@@ -71,6 +72,8 @@ export type StatusEntry = {
 	instances?: InstanceEntry[];
 	/** How many instances run ("instances": auto, shared or per-client) and what an "auto" one learned; set on a server's entry (`serverEntry`). */
 	instanceMode?: InstanceModeView;
+	/** Which protocol generation it speaks (2026-07-28 "modern" or 2025 "legacy"), as its last probe with server/discover found; era null: not known yet. */
+	era: EraView;
 	/** Estimated tokens of its exposed tool and prompt definitions in a client's context (see context-cost.ts; 0 when none are exposed). */
 	contextTokens: number;
 };
@@ -136,6 +139,7 @@ export function statusEntry(upstream: Upstream, now = Date.now(), tokens?: {tool
 		idleSeconds: running ? (snapshot.inFlight > 0 ? 0 : secondsSince(upstream.idleSince, now)) : null,
 		restarts: snapshot.restarts,
 		quarantineReason: masked(upstream.quarantineInfo?.reason),
+		era: upstream.era,
 		contextTokens: tokens === undefined ? 0 : tokens.tools + tokens.prompts,
 	};
 }

@@ -115,6 +115,8 @@ function summaryLines(details: UpstreamDetails, now: number, width: number): Lin
 		lines.push([label('instances  '), {text: `${mode.setting}: ${runs}${why}`}]);
 	}
 
+	// Its protocol generation, once its first start probed it (unknown before: nothing to show).
+	if (s.era.era !== null) lines.push([label('era  '), {text: `${s.era.protocolVersion ?? s.era.era} (${s.era.era}, learned ${relative(s.era.learnedAt!, now)})`}]);
 	if (s.instances !== undefined) {
 		lines.push([label('running instances  '), {text: `${s.instances.length} (one per client session)`}]);
 		for (const instance of s.instances) {

@@ -11,11 +11,11 @@
  * answer would scope the instance for every client at once. Per-client
  * instances remove the doubt: each instance has one client.
  */
-import {createHash} from 'node:crypto';
 import type {Logger} from '../../base/logger.js';
 import type {ServerConfig} from '../../config/read-config.js';
 import type {PersistedUpstream, StateStore} from '../state-store.js';
 import type {Upstream} from '../upstream/upstream.js';
+import {launchKey, serverKey} from '../upstream/upstream-era.js';
 import {SharedRelay, type SharedHost} from './client-relay.js';
 import type {ClientRegistry} from './clients.js';
 
@@ -155,14 +155,4 @@ export class InstanceModes {
 	}
 }
 
-/** A launch as a short key: what it runs (command, arguments and cwd, or URL), not its environment or headers. */
-export function launchKey(launch: ServerConfig['launch']): string {
-	const what = launch.kind === 'stdio' ? [launch.command, launch.args, launch.cwd] : [launch.url];
-	return createHash('sha256').update(JSON.stringify(what)).digest('hex').slice(0, 16);
-}
-
-/** The server's `name@version` as it said at its last start, or null when it said nothing. */
-function serverKey(identity: PersistedUpstream['identity']): string | null {
-	const info = identity?.serverInfo;
-	return info == null ? null : `${info.name}@${info.version}`;
-}
+export {launchKey} from '../upstream/upstream-era.js';

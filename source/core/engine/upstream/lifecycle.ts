@@ -31,6 +31,7 @@ import type {UpstreamRecord} from './upstream-record.js';
 import {startDeadline, type StartDeadline} from './start-deadline.js';
 import {runningStates, type StopTarget, type UpstreamEvent, type UpstreamMachine, type UpstreamState} from './upstream-state.js';
 import type {UpstreamTimers} from './upstream-timers.js';
+import {eraHint, nextVerdict} from './upstream-era.js';
 
 /** The catalog a fresh connection serves: its capabilities and every list they say it has. */
 export type OpenedCatalog = {capabilities: ServerCapabilities; lists: Partial<CatalogLists>};
@@ -280,6 +281,7 @@ export class Lifecycle {
 					controller.signal,
 					deps.settings.stopGraceMs,
 					deps.clientSide,
+					eraHint(deps.record.read().era, deps.config),
 				);
 				// The catalog is read beside the tools: it adds no round trip to the start, and a list
 				// that fails to read is logged and left as it was rather than failing the start.
@@ -304,6 +306,9 @@ export class Lifecycle {
 				deps.record.update(upstream => {
 					upstream.counters.starts += 1;
 					upstream.identity = connection!.identity;
+					const {verdict, note} = nextVerdict(upstream.era, connection!.era, deps.config, upstream.identity, deps.clock.now());
+					upstream.era = verdict;
+					if (note !== undefined) deps.log.push('hangar', note);
 				});
 				const ms = Math.round(performance.now() - began);
 				const pid = connection.pid === undefined ? '' : `pid ${connection.pid}, `;

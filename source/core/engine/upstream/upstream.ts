@@ -48,6 +48,7 @@ import {Lifecycle} from './lifecycle.js';
 
 export {attemptStderr} from './lifecycle.js';
 import {initialState, recordFirstSeen, upstreamRecord, type UpstreamRecord} from './upstream-record.js';
+import {eraView, type EraView} from './upstream-era.js';
 import {toolFiltered, restartHint} from '../refusals.js';
 import {PersonActions} from './person-actions.js';
 
@@ -340,6 +341,11 @@ export class Upstream extends EventEmitter<{
 	/** Whether the tool list may be out of date: from a previous run or the config, or not verified within the refresh interval. */
 	get toolsStale(): boolean {
 		return this.toolList.stale(this.settings.toolsRefreshMs);
+	}
+
+	/** Which protocol generation it speaks, as saved from its last probe (see upstream-era.ts). */
+	get era(): EraView {
+		return eraView(this.record.read().era, this.config);
 	}
 
 	/** Why it is quarantined, and what changed if a pinned tool changed; undefined when it is not quarantined. */

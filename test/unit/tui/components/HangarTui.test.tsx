@@ -49,6 +49,7 @@ function entry(name: string, overrides: Partial<StatusEntry> = {}): StatusEntry 
 		idleSeconds: 5,
 		restarts: 0,
 		quarantineReason: null,
+		era: {era: null, protocolVersion: null, learnedAt: null},
 		contextTokens: 0,
 		...overrides,
 	};
@@ -570,6 +571,20 @@ describe('the detail view', () => {
 		await ui.see('launch  node beta-server.js');
 		expect(ui.frame()).toContain('tools 3 (from its last run)');
 		expect(ui.frame()).not.toContain('(live)');
+	});
+
+	it('shows the protocol generation an upstream speaks once its first start probed it, and nothing before', async () => {
+		const upstreams = threeUpstreams();
+		upstreams[0] = {...upstreams[0]!, era: {era: 'modern', protocolVersion: '2026-07-28', learnedAt: at(120)}};
+		const ui = open(new FakeSource(upstreams));
+		await ui.press('j', keys.enter);
+		await ui.see('launch  node alpha-server.js');
+		expect(ui.frame()).toContain('era  2026-07-28 (modern, learned 2m00s ago)');
+		await ui.press(keys.escape);
+		await ui.see('NAME');
+		await ui.press('j', keys.enter);
+		await ui.see('launch  node beta-server.js');
+		expect(ui.frame()).not.toContain('era  ');
 	});
 
 	it('gives every section it shows at least one row in a small terminal (50x20)', async () => {

@@ -1,0 +1,142 @@
+/**
+ * What driving an upstream in the 2026-07-28 generation ("modern") takes
+ * beside the SDK, which negotiates the era and adds the envelope to the
+ * requests it sends itself: the envelope on the requests hangar sends raw
+ * (connection.ts `sendRaw`), and results cleaned of what belongs to the
+ * modern wire before they reach a 2025-era session.
+ */
+import {CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, LOG_LEVEL_META_KEY, PROTOCOL_VERSION_META_KEY, type VersionNegotiationOptions} from '@modelcontextprotocol/client';
+import {isPlainObject} from '../wire/message-classifier.js';
+import {implementationInfo} from '../wire/protocol.js';
+import {errorMessage} from '../base/errors.js';
+import type {ServerConfig} from '../config/read-config.js';
+import {describeExit, type ExitInfo} from './child-process-transport.js';
+import type {ClientSide} from './client-side.js';
+import type {LogBuffer} from './log-buffer.js';
+
+/**
+ * Which protocol generation an upstream is driven in: `legacy` (the 2025
+ * `initialize` handshake and a session) or `modern` (2026-07-28: no
+ * initialize, no ping, a `_meta` envelope on every request, multi-round-trip
+ * input requests instead of server-to-client requests).
+ */
+export type UpstreamEra = 'legacy' | 'modern';
+
+/** The revision hangar speaks to a modern upstream. */
+export const modernRevision = '2026-07-28';
+
+/**
+ * What hangar knew of the upstream's era before this start: a verdict saved
+ * from an earlier probe (then no probe runs), or nothing (then it is probed
+ * with `server/discover`, falling back to `initialize`).
+ */
+export type EraHint = UpstreamEra | undefined;
+
+/** The era a connection speaks, and whether this start learned it with a probe. */
+export type ConnectionEra = {era: UpstreamEra; protocolVersion: string | undefined; probed: boolean};
+
+/**
+ * How long a stdio upstream gets to answer the `server/discover` probe before
+ * it counts as a legacy server that ignores unknown requests (the SDK then
+ * sends `initialize` on the same pipe). Long enough for a cold `npx` start.
+ */
+export const discoverProbeMs = 10_000;
+
+/** The `_meta` key in which a 2026-07-28 server names itself on every result. */
+const serverInfoKey = 'io.modelcontextprotocol/serverInfo';
+
+/**
+ * A modern upstream's complete result without what belongs to the wire it
+ * came on: `resultType` and the `serverInfo` in `_meta` (hangar's gateway
+ * writes its own for a modern client; a 2025 client never sees them from a
+ * 2025 server). Everything else, `_meta` included, stays as it came.
+ */
+export function withoutEraFields(result: Record<string, unknown>): Record<string, unknown> {
+	const {resultType: _type, ...rest} = result;
+	const meta = rest['_meta'];
+	if (!isPlainObject(meta) || !(serverInfoKey in meta)) return rest;
+	const {[serverInfoKey]: _info, ...otherMeta} = meta;
+	if (Object.keys(otherMeta).length === 0) {
+		const {_meta: _dropped, ...bare} = rest;
+		return bare;
+	}
+
+	return {...rest, _meta: otherMeta};
+}
+
+/**
+ * The SDK's negotiation for a start: a saved verdict goes straight to its
+ * era (`legacy`: the plain 2025 initialize; `modern`: a server/discover that
+ * must offer 2026-07-28), no verdict probes (`auto`, in place on hangar's own
+ * transports: no second process).
+ */
+export function negotiationFor(hint: EraHint, startTimeoutMs: number): VersionNegotiationOptions {
+	if (hint === 'modern') return {mode: {pin: modernRevision}};
+	if (hint === 'legacy') return {mode: 'legacy'};
+	// A third of the start timeout at most: a silent legacy server still has time for initialize and its lists.
+	return {mode: 'auto', probe: {timeoutMs: Math.max(1, Math.min(discoverProbeMs, Math.round(startTimeoutMs / 3)))}};
+}
+
+/**
+ * The 2026-07-28 `_meta` envelope hangar's raw requests carry to a modern
+ * upstream (the SDK adds the same to the ones it sends): the revision,
+ * hangar as the client, the capabilities the upstream is told, and the log
+ * level the clients asked for (the era has no logging/setLevel).
+ */
+export function modernEnvelope(clientSide: ClientSide | undefined, none: Record<string, unknown>): Record<string, unknown> {
+	const level = clientSide?.logLevel;
+	return {
+		[PROTOCOL_VERSION_META_KEY]: modernRevision,
+		[CLIENT_INFO_META_KEY]: implementationInfo,
+		[CLIENT_CAPABILITIES_META_KEY]: clientSide?.capabilities ?? none,
+		...(level === undefined ? {} : {[LOG_LEVEL_META_KEY]: level}),
+	};
+}
+
+/** What one start opens a connection with (`given`: a transport made elsewhere, as in unit tests). */
+export type Opening<Events, Given> = {
+	given: Given | undefined;
+	config: ServerConfig;
+	log: LogBuffer;
+	events: Events;
+	signal: AbortSignal;
+	graceMs: number;
+	clientSide: ClientSide | undefined;
+};
+
+/**
+ * Opens the session in the era `hint` says, or probes for it, as the
+ * 2026-07-28 spec's backwards-compatibility sections describe: a
+ * `server/discover` request first, and the 2025 `initialize` when the
+ * upstream answers it with an error, does not answer it within
+ * `discoverProbeMs` (stdio), or answers HTTP 4xx. Two cases cost a second
+ * attempt: a stdio upstream that exits on the unknown request (a legacy
+ * server whose SDK stops on anything before initialize) is spawned again
+ * and initialized; and an upstream saved as modern that no longer opens so
+ * is probed again. The caller saves the verdict, so the next start goes
+ * straight to the right era.
+ */
+export async function openInEra<Events, Given, Connection extends {markProbed(): void}>(
+	opening: Opening<Events, Given>,
+	hint: EraHint,
+	connect: (opening: Opening<Events, Given>, hint: EraHint, attempt: {exit: ExitInfo | undefined}) => Promise<Connection>,
+): Promise<Connection> {
+	const {log, signal, config} = opening;
+	const attempt = {exit: undefined as ExitInfo | undefined};
+	try {
+		return await connect(opening, hint, attempt);
+	} catch (error) {
+		if (signal.aborted || opening.given !== undefined) throw error;
+		if (hint === 'modern') {
+			log.push('hangar', `it was saved as a 2026-07-28 upstream, but opening it so failed (${errorMessage(error)}): probing its era again`);
+			return openInEra(opening, undefined, connect);
+		}
+
+		const exited = attempt.exit;
+		if (hint !== undefined || config.launch.kind !== 'stdio' || exited === undefined || exited.code === 126 || exited.code === 127) throw error;
+		log.push('hangar', `it exited on the server/discover probe (${describeExit(exited)}): a 2025 server; starting it again with initialize`);
+		const connection = await connect(opening, 'legacy', attempt);
+		connection.markProbed();
+		return connection;
+	}
+}

@@ -1,0 +1,82 @@
+#!/usr/bin/env node
+/**
+ * A 2026-07-28 upstream for tests of hangar's modern mode toward upstreams
+ * (issue 31): built on the v2 SDK's `McpServer` behind `serveStdio`, which
+ * owns the era decision per connection. `--legacy reject` makes it
+ * modern-only (a 2025 `initialize` is refused with the
+ * unsupported-protocol-version error); `--legacy serve` (the default) makes
+ * it dual-era, as every v2 server is unless told otherwise.
+ *
+ * Tools:
+ * - `echo {message}`: "Echo: message".
+ * - `confirm {action}`: on the 2026-07-28 era, answers `input_required` with
+ *   a form elicitation (`inputRequests.confirm`) and an opaque
+ *   `requestState`; on the retry it checks the state came back unchanged and
+ *   returns what the client answered. On the 2025 era it sends
+ *   `elicitation/create` the old way.
+ * - `era`: the protocol version of the request it is serving.
+ * - `pid`: its process id.
+ *
+ * `--starts-file PATH` appends one line per start (a test counts spawns);
+ * `--version V` is the version in its serverInfo.
+ */
+import {appendFileSync} from 'node:fs';
+import {parseArgs} from 'node:util';
+import {McpServer, acceptedContent, inputRequired} from '@modelcontextprotocol/server';
+import {serveStdio} from '@modelcontextprotocol/server/stdio';
+import {z} from 'zod';
+
+const {values: args} = parseArgs({
+	options: {
+		legacy: {type: 'string', default: 'serve'},
+		'starts-file': {type: 'string'},
+		version: {type: 'string', default: '1.0.0'},
+	},
+	allowPositionals: true,
+	strict: false,
+});
+
+const startsFile = args['starts-file'];
+if (typeof startsFile === 'string') appendFileSync(startsFile, `${process.pid}\n`);
+
+/** What the server puts in requestState: hangar must hand it back byte for byte. */
+const stateFor = (action: string) => `opaque:${Buffer.from(action).toString('base64')}:v1`;
+
+/** The revision a request speaks: its envelope's, or the 2025 session's when it has none. */
+function eraOf(envelope: Record<string, unknown> | undefined): string {
+	const version = envelope?.['io.modelcontextprotocol/protocolVersion'];
+	return typeof version === 'string' ? version : '2025';
+}
+
+function build(): McpServer {
+	const server = new McpServer({name: 'modern-fixture', version: String(args.version)}, {capabilities: {tools: {}}});
+	server.registerTool('echo', {description: 'Echoes its message.', inputSchema: z.object({message: z.string()})}, async ({message}) => ({
+		content: [{type: 'text', text: `Echo: ${message}`}],
+	}));
+	server.registerTool('era', {description: 'The protocol version of this request.', inputSchema: z.object({})}, async (_args, ctx) => ({
+		content: [{type: 'text', text: eraOf(ctx.mcpReq.envelope)}],
+	}));
+	server.registerTool('pid', {description: 'Its process id.', inputSchema: z.object({})}, async () => ({content: [{type: 'text', text: String(process.pid)}]}));
+	const answer = z.object({ok: z.boolean()});
+	const requestedSchema = {type: 'object' as const, properties: {ok: {type: 'boolean' as const}}, required: ['ok']};
+	server.registerTool('confirm', {description: 'Asks its client to confirm an action.', inputSchema: z.object({action: z.string()})}, async ({action}, ctx) => {
+		if (eraOf(ctx.mcpReq.envelope) !== '2026-07-28') {
+			const result = await ctx.mcpReq.elicitInput({message: `Do ${action}?`, requestedSchema});
+			return {content: [{type: 'text', text: `legacy ${result.action}: ${JSON.stringify(result.content ?? null)}`}]};
+		}
+
+		const responses = ctx.mcpReq.inputResponses;
+		if (responses === undefined) {
+			return inputRequired({inputRequests: {confirm: inputRequired.elicit({message: `Do ${action}?`, requestedSchema})}, requestState: stateFor(action)});
+		}
+
+		const state = ctx.mcpReq.requestState<string>();
+		if (state !== stateFor(action)) return {content: [{type: 'text', text: `requestState changed: ${String(state)}`}], isError: true};
+		const content = acceptedContent(responses, 'confirm', answer);
+		const raw = responses['confirm'] as {action?: string} | undefined;
+		return {content: [{type: 'text', text: content === undefined ? `not accepted: ${raw?.action ?? 'no answer'}` : `confirmed ${action}: ${content.ok}`}]};
+	});
+	return server;
+}
+
+serveStdio(build, {legacy: args.legacy === 'reject' ? 'reject' : 'serve'});
