@@ -144,6 +144,26 @@ describe('input requests of a 2026-07-28 upstream, for a 2025 client', () => {
 		}
 	});
 
+	it('reach a client pinned to 2026-07-28 as hangar\'s own input_required, both legs modern, and its answer goes back to the upstream', async () => {
+		const dir = tempDir();
+		const client = new ModernClient({name: 'v2-modern', version: '1.0.0'}, {capabilities: {elicitation: {}}, versionNegotiation: {mode: {pin: '2026-07-28'}}});
+		const asked: string[] = [];
+		client.setRequestHandler('elicitation/create', async request => {
+			asked.push(request.params.message);
+			return {action: 'accept', content: {ok: true}};
+		});
+		const transport = new ModernStdio({command: process.execPath, args: [cliPath, '--stdio', '--config', writeConfig(dir, {modern: modernServer(['--legacy', 'reject'])}, fastHangar), '--standalone'], env: spawnEnv(), stderr: 'pipe'});
+		await client.connect(transport);
+		try {
+			expect((await client.callTool({name: 'era', arguments: {}})).content).toEqual([{type: 'text', text: '2026-07-28'}]);
+			const result = await client.callTool({name: 'confirm', arguments: {action: 'ship'}});
+			expect(result.content).toEqual([{type: 'text', text: 'confirmed ship: true'}]);
+			expect(asked).toEqual(['Do ship?']);
+		} finally {
+			await client.close();
+		}
+	});
+
 	it('are refused for a client that did not declare elicitation: the call fails with the reason, and nothing is answered in its name', async () => {
 		const dir = tempDir();
 		const hangar = await openHangar(writeConfig(dir, {modern: modernServer(['--legacy', 'reject'])}, fastHangar));
