@@ -96,7 +96,8 @@ function afterToolCall(): void {
 		descriptionChanged = true;
 		changed = true;
 	}
-	if (changed) sendNotification('notifications/tools/list_changed');
+	// With a _meta, as an upstream may send one: hangar's own list_changed must carry it.
+	if (changed) sendNotification('notifications/tools/list_changed', { _meta: { 'fixture/generation': generation } });
 }
 
 // ---------------------------------------------------------------------------
@@ -341,7 +342,7 @@ function handleNotification(method: string, params: JsonObject): void {
 			log('client sent notifications/initialized');
 			if (mode === 'tools-change') {
 				generation++;
-				sendNotification('notifications/tools/list_changed');
+				sendNotification('notifications/tools/list_changed', { _meta: { 'fixture/generation': generation } });
 			}
 			return;
 		case 'notifications/roots/list_changed':

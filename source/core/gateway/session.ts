@@ -31,7 +31,7 @@ import {cliClientName, implementationInfo, latestProtocolVersion, modernProtocol
 import {serverInfoKey} from './protocol-era.js';
 import type {Logger} from '../base/logger.js';
 import type {ManagementToolsSetting} from './management-tools.js';
-import type {Supervisor} from '../engine/supervisor.js';
+import type {ListMeta, Supervisor} from '../engine/supervisor.js';
 import type {Subscriber} from '../engine/routing/subscriptions.js';
 import {advertised, catalogHandlers} from './catalog-requests.js';
 import {ClientRequests} from './client-requests.js';
@@ -133,8 +133,8 @@ export class GatewaySession {
 		}
 
 		const listening = () => this.pipeline.machine.state === 'ready' || this.pipeline.machine.state === 'initializing';
-		const changed = (method: string, served: boolean) => () => {
-			if (served && listening()) this.pipeline.notify(method);
+		const changed = (method: string, served: boolean) => (meta?: ListMeta) => {
+			if (served && listening()) this.pipeline.notify(method, meta === undefined ? undefined : {_meta: meta});
 		};
 
 		// In search exposure the list is the fixed set of hangar_* tools: upstream changes do not change it.
@@ -142,8 +142,8 @@ export class GatewaySession {
 		const onResources = changed('notifications/resources/list_changed', capabilities.resources !== undefined);
 		const onPrompts = changed('notifications/prompts/list_changed', capabilities.prompts !== undefined);
 		// A per-client server's list as this session sees it (its own instance listed it).
-		const onClientTools = (id: number): void => {
-			if (id === this.client.id) onTools();
+		const onClientTools = (id: number, meta?: ListMeta): void => {
+			if (id === this.client.id) onTools(meta);
 		};
 
 		supervisor.on('toolsChanged', onTools);

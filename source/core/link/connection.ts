@@ -62,9 +62,10 @@ export type OpenConnection = typeof UpstreamConnection.open;
 
 export type ConnectionEvents = {
 	onClose: (exit: ExitInfo | undefined) => void;
-	onToolsChanged: () => void;
-	/** The upstream said its resources (and templates) or its prompts changed. */
-	onListChanged?: (kind: 'resources' | 'prompts') => void;
+	/** The upstream said its tools changed; `meta`: the notification's `_meta`, passed on to clients. */
+	onToolsChanged: (meta?: Record<string, unknown>) => void;
+	/** The upstream said its resources (and templates) or its prompts changed; `meta` as for tools. */
+	onListChanged?: (kind: 'resources' | 'prompts', meta?: Record<string, unknown>) => void;
 	/** A resource the upstream was asked to watch (resources/subscribe) changed; `meta`: the notification's `_meta`, passed on to clients. */
 	onResourceUpdated?: (uri: string, meta: Record<string, unknown> | undefined) => void;
 	/** It sent its first roots/list outside any call: on its own, as after initialized (when told roots). */
@@ -190,11 +191,11 @@ export class UpstreamConnection {
 			if (!connection.closedByUs) events.onClose(child?.exit);
 			connection.failPending();
 		};
-		client.setNotificationHandler('notifications/tools/list_changed', () => events.onToolsChanged());
+		client.setNotificationHandler('notifications/tools/list_changed', notification => events.onToolsChanged(notification.params?._meta));
 		// Only log messages sent during initialize get here; afterwards `intercept` takes them in order.
 		client.setNotificationHandler('notifications/message', notification => connection?.asks.logMessage(notification.params));
-		client.setNotificationHandler('notifications/resources/list_changed', () => events.onListChanged?.('resources'));
-		client.setNotificationHandler('notifications/prompts/list_changed', () => events.onListChanged?.('prompts'));
+		client.setNotificationHandler('notifications/resources/list_changed', notification => events.onListChanged?.('resources', notification.params?._meta));
+		client.setNotificationHandler('notifications/prompts/list_changed', notification => events.onListChanged?.('prompts', notification.params?._meta));
 		client.setNotificationHandler('notifications/resources/updated', notification => events.onResourceUpdated?.(notification.params.uri, notification.params._meta));
 
 		connection = new UpstreamConnection(config.name, client, transport, child, log, clientSide, origins, events);

@@ -44,8 +44,8 @@ export type LifecycleEvents = {
 	/** The connection of a running upstream closed: its timers are void. */
 	gone(): void;
 	/** The upstream said a list changed, or a watched resource did. */
-	toolsChanged(): void;
-	listChanged(kinds: CatalogKind[], why: string): void;
+	toolsChanged(meta: Record<string, unknown> | undefined): void;
+	listChanged(kinds: CatalogKind[], why: string, meta: Record<string, unknown> | undefined): void;
 	resourceUpdated(uri: string, meta: Record<string, unknown> | undefined): void;
 	/** The upstream's notifications/tasks/status params. */
 	taskStatus(params: Record<string, unknown>): void;
@@ -265,8 +265,8 @@ export class Lifecycle {
 					deps.log,
 					{
 						onClose: exit => this.onConnectionClosed(connection, exit),
-						onToolsChanged: () => deps.events.toolsChanged(),
-						onListChanged: kind => deps.events.listChanged(kind === 'prompts' ? ['prompts'] : ['resources', 'resourceTemplates'], `the upstream sent notifications/${kind}/list_changed`),
+						onToolsChanged: meta => deps.events.toolsChanged(meta),
+						onListChanged: (kind, meta) => deps.events.listChanged(kind === 'prompts' ? ['prompts'] : ['resources', 'resourceTemplates'], `the upstream sent notifications/${kind}/list_changed`, meta),
 						onResourceUpdated: (uri, meta) => deps.events.resourceUpdated(uri, meta),
 						onRootsAtStart: () => {
 							deps.record.update(upstream => {

@@ -63,6 +63,11 @@ export type UpstreamSeams = {
 
 export type {AdminState, ApprovalPlan, CallRecord, StopTarget, ToolsSource, TransitionEvent, UpstreamSnapshot};
 
+/** A list a list_changed is about, as clients are told of it (resources include their templates). */
+export type ListKind = 'tools' | 'resources' | 'prompts';
+
+const listKindsOf: Record<Exclude<ListKind, 'tools'>, CatalogKind[]> = {resources: ['resources', 'resourceTemplates'], prompts: ['prompts']};
+
 export class Upstream extends EventEmitter<{
 	transition: [TransitionEvent];
 	tools: [];
@@ -72,10 +77,18 @@ export class Upstream extends EventEmitter<{
 	resourceUpdated: [string, Record<string, unknown> | undefined];
 	/** The upstream's notifications/tasks/status params (its own task id). */
 	taskStatus: [Record<string, unknown>];
+	/**
+	 * The `_meta` of the list_changed notifications it sent for one list
+	 * (merged, later keys win), once the re-read they caused has settled:
+	 * the list_changed hangar sends clients carries it.
+	 */
+	listMeta: [ListKind, Record<string, unknown>];
 	activity: [];
 }> {
 	readonly log: LogBuffer;
 	readonly metrics = new CallMetrics();
+	/** The `_meta` of list_changed notifications whose re-read has not settled yet, per list. */
+	private readonly pendingListMeta = new Map<ListKind, Record<string, unknown>>();
 	readonly toolList: ToolList;
 	readonly catalog: Catalog;
 	readonly breaker: CircuitBreaker;
@@ -175,8 +188,14 @@ export class Upstream extends EventEmitter<{
 					this.health.scheduleIdle();
 				},
 				gone: () => this.health.connectionGone(),
-				toolsChanged: () => this.refreshTools('the upstream sent notifications/tools/list_changed'),
-				listChanged: (kinds, why) => this.refreshCatalog(kinds, why),
+				toolsChanged: meta => {
+					this.noteListMeta('tools', meta);
+					this.refreshTools('the upstream sent notifications/tools/list_changed');
+				},
+				listChanged: (kinds, why, meta) => {
+					this.noteListMeta(kinds.includes('prompts') ? 'prompts' : 'resources', meta);
+					this.refreshCatalog(kinds, why);
+				},
 				resourceUpdated: (uri, meta) => this.emit('resourceUpdated', uri, meta),
 				taskStatus: params => this.emit('taskStatus', params),
 				exposedTaskId: upstreamTaskId => this.exposedTaskId(upstreamTaskId),
@@ -513,14 +532,29 @@ export class Upstream extends EventEmitter<{
 	// ---------------------------------------------------------------------
 	// Tools and catalog: see `ListRefresh`
 
+	/** Keeps a list_changed's `_meta` until the re-read it causes settles (see the listMeta event). */
+	private noteListMeta(kind: ListKind, meta: Record<string, unknown> | undefined): void {
+		if (meta !== undefined) this.pendingListMeta.set(kind, {...this.pendingListMeta.get(kind), ...meta});
+	}
+
+	/** Hands on the `_meta` kept for `kind` once none of its lists is being re-read. */
+	private flushListMeta(kind: ListKind): void {
+		const meta = this.pendingListMeta.get(kind);
+		if (meta === undefined) return;
+		const busy = kind === 'tools' ? this.toolList.isRefreshing : listKindsOf[kind].some(list => this.catalog.isRefreshing(list));
+		if (busy) return;
+		this.pendingListMeta.delete(kind);
+		this.emit('listMeta', kind, meta);
+	}
+
 	/** Re-reads some of its catalog lists after a list_changed; bursts coalesce per list. */
 	refreshCatalog(kinds: CatalogKind[], why: string): void {
-		this.lists.refreshCatalog(kinds, why);
+		this.lists.refreshCatalog(kinds, why, kind => this.flushListMeta(kind === 'prompts' ? 'prompts' : 'resources'));
 	}
 
 	/** Re-reads the tool list; coalesces bursts of list_changed into at most one extra refresh. */
 	refreshTools(why: string): void {
-		this.lists.refreshTools(why);
+		this.lists.refreshTools(why, () => this.flushListMeta('tools'));
 	}
 
 	// ---------------------------------------------------------------------
