@@ -38,6 +38,7 @@
 // --setsid-grandchild: start a grandchild in its own session (setsid) that ignores SIGTERM and
 //   SIGHUP and runs until killed,
 // --ignore-stdin-close: keep running when stdin ends,
+// --tasks: the `tasks` capability and a task tool, task-steps (see fixture/tasks.ts),
 // --log-args: write the arguments after `--` to stderr at start. Arguments after `--` are
 //   otherwise ignored (tests plant things there, such as secrets).
 // Unless --ignore-stdin-close, the server exits with code 0 when stdin ends, so it never outlives its parent.
@@ -46,11 +47,12 @@
 // tools.ts, client-features.ts and process-faults.ts; this file serves the requests.
 
 import { createInterface } from 'node:readline';
-import { ignoredArgs, args, mode, pageSize, delayMs, failRate, crashRate, errorRate, badPatchEveryMs, badPatchMs, exitAfterMs, changeDescription, echoDescription, ignoreSigterm, clientFeatures, ignoreStdinClose, tag, resourcesCount, promptsCount, random } from './fixture/options.js';
+import { ignoredArgs, args, mode, pageSize, delayMs, failRate, crashRate, errorRate, badPatchEveryMs, badPatchMs, exitAfterMs, changeDescription, echoDescription, ignoreSigterm, clientFeatures, ignoreStdinClose, tag, resourcesCount, promptsCount, random, tasks } from './fixture/options.js';
 import { type RequestId, type JsonObject, terminating, markTerminating, log, terminate, writeGarbage, sendResponse, sendError, sendNotification, crash, RpcError, CancelledError, isObject, isRequestId, idKey, delay, forever, NO_RESPONSE } from './fixture/output.js';
 import { type ToolResult, type ToolDefinition, text, InvalidArguments, baseTools, extraTools } from './fixture/tools.js';
 import { LOG_LEVELS, clientFeatureTools, clientState, outgoing, clientProgress, requestClient, progressBurst } from './fixture/client-features.js';
 import { flood, floodChunk, startGrandchild } from './fixture/process-faults.js';
+import { taskCapability, taskTools, createTask, handleTaskRequest } from './fixture/tasks.js';
 
 let descriptionChanged = false;
 let generation = 0;
@@ -67,6 +69,7 @@ function currentTools(): ToolDefinition[] {
 	);
 	tools.push(...extraTools);
 	if (clientFeatures) tools.push(...clientFeatureTools);
+	if (tasks) tools.push(...taskTools);
 	if (mode === 'tools-change' && generation > 0) {
 		const gen = generation;
 		tools.push({
@@ -82,6 +85,7 @@ function currentTools(): ToolDefinition[] {
 function describeTool(tool: ToolDefinition): JsonObject {
 	const described: JsonObject = { name: tool.name, description: tool.description, inputSchema: tool.inputSchema };
 	if (tool.outputSchema !== undefined) described['outputSchema'] = tool.outputSchema;
+	if (tool.execution !== undefined) described['execution'] = tool.execution;
 	return described;
 }
 
@@ -113,6 +117,7 @@ function handleInitialize(params: JsonObject): JsonObject {
 			...(clientFeatures ? { logging: {} } : {}),
 			...(resourcesCount > 0 ? { resources: {} } : {}),
 			...(promptsCount > 0 ? { prompts: {} } : {}),
+			...(tasks ? { tasks: taskCapability } : {}),
 		},
 		serverInfo: { name: 'hangar-fixture', version: '1.0.0' },
 	};
@@ -220,7 +225,14 @@ async function dispatch(
 		case 'tools/list':
 			return handleToolsList(params);
 		case 'tools/call':
+			if (tasks && params['name'] === 'task-steps' && isObject(params['task'])) return createTask(params);
 			return handleToolsCall(params, signal);
+		case 'tasks/get':
+		case 'tasks/result':
+		case 'tasks/list':
+		case 'tasks/cancel':
+			if (!tasks) throw new RpcError(-32601, `Method not found: ${method}`);
+			return handleTaskRequest(method, params);
 		case 'logging/setLevel': {
 			if (!clientFeatures) throw new RpcError(-32601, `Method not found: ${method}`);
 			const level = params['level'];

@@ -127,7 +127,7 @@ export class RoutedCalls {
 			this.deps.calls.write(context, args, {result});
 			// Run as a task: the client gets hangar's id for it, and only it can reach the task.
 			if (context.task !== undefined && context.client !== undefined && isCreateTaskResult(result)) {
-				return this.deps.tasks.created({instance, server: upstream.name, client: context.client, tool, logSeq: this.deps.calls.lastSeq, began: context.record.began}, result) as CallToolResult;
+				return this.deps.tasks.created({instance, server: upstream.name, client: context.client, tool, logSeq: this.deps.calls.lastSeq, began: context.record.began, progressToken: context.progressToken}, result) as CallToolResult;
 			}
 
 			return result;

@@ -228,7 +228,7 @@ export class Supervisor extends EventEmitter<{
 			this.emit('activity', server.name);
 		};
 
-		const onTaskStatus = this.followTasks(upstream);
+		const unfollowTasks = this.followTasks(upstream);
 		upstream.on('transition', onTransition);
 		upstream.on('tools', onTools);
 		upstream.on('catalog', onTools);
@@ -242,7 +242,7 @@ export class Supervisor extends EventEmitter<{
 			upstream.off('listMeta', onListMeta);
 			upstream.off('resourceUpdated', onResourceUpdated);
 			upstream.off('activity', onActivity);
-			upstream.off('taskStatus', onTaskStatus);
+			unfollowTasks();
 		});
 		this.upstreams.set(server.name, upstream);
 		return upstream;
@@ -307,7 +307,7 @@ export class Supervisor extends EventEmitter<{
 			toolsChanged();
 		};
 
-		const onTaskStatus = this.followTasks(upstream);
+		const unfollowTasks = this.followTasks(upstream);
 		upstream.on('transition', onTransition);
 		upstream.on('activity', onActivity);
 		upstream.on('resourceUpdated', onResourceUpdated);
@@ -319,7 +319,7 @@ export class Supervisor extends EventEmitter<{
 			upstream.off('resourceUpdated', onResourceUpdated);
 			upstream.off('tools', onTools);
 			upstream.off('listMeta', onListMeta);
-			upstream.off('taskStatus', onTaskStatus);
+			unfollowTasks();
 		});
 		upstream.log.push('hangar', `instance of "${template.name}" for the client session ${client.label}${client.name === null ? '' : ` ("${client.name}")`}`);
 		set.set(client.id, {upstream, client});
@@ -327,12 +327,17 @@ export class Supervisor extends EventEmitter<{
 		return upstream;
 	}
 
-	/** Ties an upstream (or instance) to the task book: its status notifications, and the ids hangar handed out for its tasks. */
-	private followTasks(upstream: Upstream): (params: Record<string, unknown>) => void {
+	/** Ties an upstream (or instance) to the task book: its status notifications and task progress, and the ids hangar handed out for its tasks; returns the untie. */
+	private followTasks(upstream: Upstream): () => void {
 		const onTaskStatus = (params: Record<string, unknown>): void => this.tasks.statusFromUpstream(upstream.name, params);
+		const onTaskProgress = (upstreamTaskId: string, progress: Record<string, unknown>): void => this.tasks.progressFromUpstream(upstream.name, upstreamTaskId, progress);
 		upstream.on('taskStatus', onTaskStatus);
+		upstream.on('taskProgress', onTaskProgress);
 		upstream.exposedTaskId = upstreamTaskId => this.tasks.exposedIdOf(upstream.name, upstreamTaskId);
-		return onTaskStatus;
+		return () => {
+			upstream.off('taskStatus', onTaskStatus);
+			upstream.off('taskProgress', onTaskProgress);
+		};
 	}
 
 	/** An upstream that crashes or stops loses its tasks: the book reports them failed, saying why. */

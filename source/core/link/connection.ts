@@ -72,6 +72,8 @@ export type ConnectionEvents = {
 	onRootsAtStart?: () => void;
 	/** The upstream's `notifications/tasks/status` params: one of its tasks changed status (2025-11-25 tasks). */
 	onTaskStatus?: (params: Record<string, unknown>) => void;
+	/** Progress the upstream sent for one of its tasks (its own id) after answering the task's tools/call with a CreateTaskResult: the progress token stays valid for the task's life. */
+	onTaskProgress?: (upstreamTaskId: string, progress: Progress) => void;
 	/** Hangar's id for one of the upstream's task ids, for the `related-task` `_meta` of a request it sends a client; undefined: not a task hangar handed out. */
 	exposedTaskId?: (upstreamTaskId: string) => string | undefined;
 	/** A remote upstream needs a person to sign in (OAuth): no sign-in, or its tokens stopped working (oauth-bearer.ts). */
@@ -97,11 +99,16 @@ const passthroughObject = z.custom<Record<string, unknown>>(value => isPlainObje
 type RequestId = string | number;
 
 
+/** Task progress tokens followed per connection, at most (the oldest is forgotten first). */
+const taskTokensLimit = 1000;
+
 export class UpstreamConnection {
 	private closedByUs = false;
 	private closed = false;
 	/** The requests hangar sends itself in flight (tools/call and forwarded ones; see own-requests.ts). */
 	private readonly pending: OwnRequests;
+	/** Progress tokens of task-augmented calls answered with a CreateTaskResult, and the upstream's id of the task (see onTaskProgress). */
+	private readonly taskTokens = new Map<string, string>();
 	private readonly unsubscribe: Array<() => void> = [];
 	/** What the upstream asks its client, relayed (see upstream-asks.ts); it pauses the deadlines of the calls in flight. */
 	private readonly asks: UpstreamAsks;
@@ -129,6 +136,7 @@ export class UpstreamConnection {
 			ping: async timeoutMs => this.ping(timeoutMs),
 		});
 		this.pending = new OwnRequests({sendMessage: message => this.transport.send(message as JSONRPCMessage), isClosed: () => this.closed, overPipe: child !== undefined, asks: this.asks});
+		this.pending.onTaskAnswer = (token, result) => this.followTaskProgress(token, result);
 	}
 
 	/**
@@ -276,7 +284,7 @@ export class UpstreamConnection {
 				if (typeof token === 'string' && token.startsWith('h')) {
 					// Progress after the call ended (server-everything goes on after a cancel) is dropped.
 					const {progressToken: _token, ...progress} = record.params!;
-					this.pending.progress(token, progress as Progress);
+					if (!this.pending.progress(token, progress as Progress)) this.taskProgress(token, progress as Progress);
 					return;
 				}
 			} else if (typeof method === 'string' && isRelayedMethod(method) && (typeof record.id === 'string' || typeof record.id === 'number')) {
@@ -292,7 +300,11 @@ export class UpstreamConnection {
 				return;
 			} else if (method === 'notifications/tasks/status') {
 				// Here, in arrival order with the answers: a status sent right after a CreateTaskResult follows it.
-				if (isPlainObject(record.params)) this.events.onTaskStatus?.(record.params);
+				if (isPlainObject(record.params)) {
+					if (isTerminalTaskStatus(record.params['status'])) this.forgetTaskTokens(record.params['taskId']);
+					this.events.onTaskStatus?.(record.params);
+				}
+
 				return;
 			}
 
@@ -320,8 +332,28 @@ export class UpstreamConnection {
 		this.transport.onmessage?.({jsonrpc: '2.0', id, error: {code: ErrorCode.MessageTooLarge, message, data}} as JSONRPCMessage);
 	}
 
+	/** Progress under the token of a call that became a task: the task's (a late one of a plain call is dropped). */
+	private taskProgress(token: string, progress: Progress): void {
+		const taskId = this.taskTokens.get(token);
+		if (taskId !== undefined) this.events.onTaskProgress?.(taskId, progress);
+	}
+
+	/** A call sent with `task` and a progress token was answered with a CreateTaskResult: its progress goes on. */
+	private followTaskProgress(token: string, result: Record<string, unknown>): void {
+		const task = result['task'];
+		if (!isPlainObject(task) || typeof task['taskId'] !== 'string' || isTerminalTaskStatus(task['status'])) return;
+		this.taskTokens.set(token, task['taskId']);
+		if (this.taskTokens.size > taskTokensLimit) this.taskTokens.delete(this.taskTokens.keys().next().value!);
+	}
+
+	/** The task `taskId` ended (or its result was fetched): progress under its token is dropped from now on. */
+	forgetTaskTokens(taskId: unknown): void {
+		for (const [token, id] of this.taskTokens) if (id === taskId) this.taskTokens.delete(token);
+	}
+
 	/** Fails every call in flight and cancels every relayed request: the connection is gone. */
 	failPending(): void {
+		this.taskTokens.clear();
 		this.pending.failAll();
 		this.asks.abortAll();
 		for (const unsubscribe of this.unsubscribe.splice(0)) unsubscribe();
@@ -528,4 +560,9 @@ export class UpstreamConnection {
 			throw error;
 		}
 	}
+}
+
+/** Whether a task status is one after which the task never changes (2025-11-25 tasks). */
+function isTerminalTaskStatus(status: unknown): boolean {
+	return status === 'completed' || status === 'failed' || status === 'cancelled';
 }

@@ -49,6 +49,8 @@ export type LifecycleEvents = {
 	resourceUpdated(uri: string, meta: Record<string, unknown> | undefined): void;
 	/** The upstream's notifications/tasks/status params. */
 	taskStatus(params: Record<string, unknown>): void;
+	/** Progress for one of its tasks after the CreateTaskResult (ConnectionEvents.onTaskProgress). */
+	taskProgress(upstreamTaskId: string, progress: Record<string, unknown>): void;
 	/** Hangar's id for one of the upstream's task ids (see ConnectionEvents.exposedTaskId). */
 	exposedTaskId(upstreamTaskId: string): string | undefined;
 };
@@ -274,6 +276,7 @@ export class Lifecycle {
 							});
 						},
 						onTaskStatus: params => deps.events.taskStatus(params),
+						onTaskProgress: (upstreamTaskId, progress) => deps.events.taskProgress(upstreamTaskId, progress),
 						exposedTaskId: upstreamTaskId => deps.events.exposedTaskId(upstreamTaskId),
 						onSignInNeeded: reason => this.onSignInLost(connection, reason),
 					},

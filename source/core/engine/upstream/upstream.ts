@@ -77,6 +77,8 @@ export class Upstream extends EventEmitter<{
 	resourceUpdated: [string, Record<string, unknown> | undefined];
 	/** The upstream's notifications/tasks/status params (its own task id). */
 	taskStatus: [Record<string, unknown>];
+	/** Progress the upstream sent for one of its tasks (its own id) after the CreateTaskResult: the notification's params without the token. */
+	taskProgress: [string, Record<string, unknown>];
 	/**
 	 * The `_meta` of the list_changed notifications it sent for one list
 	 * (merged, later keys win), once the re-read they caused has settled:
@@ -198,6 +200,7 @@ export class Upstream extends EventEmitter<{
 				},
 				resourceUpdated: (uri, meta) => this.emit('resourceUpdated', uri, meta),
 				taskStatus: params => this.emit('taskStatus', params),
+				taskProgress: (upstreamTaskId, progress) => this.emit('taskProgress', upstreamTaskId, progress),
 				exposedTaskId: upstreamTaskId => this.exposedTaskId(upstreamTaskId),
 			},
 		});
