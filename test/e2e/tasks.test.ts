@@ -272,4 +272,20 @@ describe('tasks through hangar, compared with server-everything itself', () => {
 		// The other session of the same hangar got none of it.
 		expect(otherProgress).toEqual([]);
 	}, 30_000);
+
+	it('lets tasks/result wait for its task past callTimeoutSeconds, up to hangar.taskResultTimeoutSeconds, whose end it names', async () => {
+		// Calls get one second; the task takes about two; tasks/get still answers at once.
+		const {url} = await hangarWith({fx: fixture('normal', ['--tasks'], {lazy: false, callTimeoutSeconds: 1})}, {taskResultTimeoutSeconds: 30});
+		const via = await session(url);
+		const start = async () => (await via.client.request({method: 'tools/call', params: {name: 'fx__task-steps', arguments: {steps: 4, stepMs: 500}, task: {ttl: 60_000}}}, CreateTaskResultSchema)).task;
+		const task = await start();
+		expect((await getTask(via.client, task.taskId)).status).toBe('working');
+		expect((await taskResult(via.client, task.taskId)).content).toEqual([{type: 'text', text: 'done after 4 steps'}]);
+
+		const {url: short} = await hangarWith({fx: fixture('normal', ['--tasks'], {lazy: false})}, {taskResultTimeoutSeconds: 1});
+		const hurried = await session(short);
+		const slow = (await hurried.client.request({method: 'tools/call', params: {name: 'fx__task-steps', arguments: {steps: 4, stepMs: 500}, task: {ttl: 60_000}}}, CreateTaskResultSchema)).task;
+		const error = await rpcError(taskResult(hurried.client, slow.taskId));
+		expect(error.message).toMatch(/tasks\/result .*no answer within 1 s, the deadline set by hangar\.taskResultTimeoutSeconds/);
+	}, 30_000);
 });

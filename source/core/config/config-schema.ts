@@ -186,6 +186,7 @@ export const hangarSchema = z.strictObject({
 		.enum(['all', 'read-only', 'none'], {error: 'expected "all" (every hangar_* tool), "read-only" (hangar_list, hangar_details, hangar_find_tools, hangar_call) or "none"'})
 		.optional(),
 	httpCallTimeoutSeconds: positiveSeconds('httpCallTimeoutSeconds').optional(),
+	taskResultTimeoutSeconds: positiveSeconds('taskResultTimeoutSeconds').optional(),
 	httpSessionIdleSeconds: positiveSeconds('httpSessionIdleSeconds').optional(),
 	httpAllowedOrigins: z.array(webOrigin, {error: 'expected a list of web origins, e.g. ["https://app.example.com"]'}).optional(),
 	lingerSeconds: seconds('lingerSeconds').optional(),
@@ -286,6 +287,8 @@ export type HangarSettings = {
 	managementTools: 'all' | 'read-only' | 'none';
 	/** `serve --http`: the server-side deadline of every call, below the usual client timeout (an upstream's shorter callTimeoutSeconds still wins). */
 	httpCallTimeoutMs: number;
+	/** How long a client's tasks/result may wait for its task to end (it blocks until then), in place of callTimeoutSeconds and httpCallTimeoutSeconds. */
+	taskResultTimeoutMs: number;
 	/** `serve --http`: an HTTP session with no request open for this long is closed. */
 	httpSessionIdleMs: number;
 	/** `serve --http`: the browser origins (Origin header) allowed besides loopback pages on a loopback endpoint; lower case. */
@@ -345,6 +348,7 @@ export const defaults = {
 	httpAllowedOrigins: [],
 	lingerSeconds: 300,
 	firstListWaitSeconds: 2,
+	taskResultTimeoutSeconds: 3600,
 	metricsPort: 0,
 	auditLog: true,
 	auditMaxBytes: 10 * 1024 * 1024,

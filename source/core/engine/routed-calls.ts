@@ -29,6 +29,8 @@ export type RoutedCallDeps = {
 	tasks: TaskBook;
 	/** An upstream by name, or the refusal that names the known ones. */
 	upstream(name: string): Upstream;
+	/** hangar.taskResultTimeoutSeconds, as now configured (ms). */
+	taskResultTimeoutMs(): number;
 };
 
 /** A tasks/result answer's `related-task` `_meta` with hangar's id for the task. */
@@ -89,7 +91,10 @@ export class RoutedCalls {
 		context.record.target = entry.tool;
 		const ended = context.client?.callBegan(entry.server, context.id);
 		try {
-			const result = await entry.instance.request(context.method, {...params, taskId: entry.upstreamId}, operation, context);
+			// tasks/result blocks until the task ends: it has a deadline of its own; the others answer at once, within callTimeoutSeconds.
+			const callContext: CallContext =
+				context.method === 'tasks/result' ? {signal: context.signal, onProgress: context.onProgress, meta: context.meta, correlationId: context.correlationId, client: context.client, id: context.id, ownDeadline: {ms: this.deps.taskResultTimeoutMs(), setting: 'taskResultTimeoutSeconds'}} : context;
+			const result = await entry.instance.request(context.method, {...params, taskId: entry.upstreamId}, operation, callContext);
 			if (context.method === 'tasks/result') {
 				this.deps.tasks.ended(entry);
 				return exposeRelatedTask(result, entry);

@@ -145,6 +145,7 @@ export class Supervisor extends EventEmitter<{
 			calls: this.calls,
 			tasks: this.tasks,
 			upstream: name => this.upstream(name),
+			taskResultTimeoutMs: () => this.current.hangar.taskResultTimeoutMs,
 		});
 		this.subscriptions = new Subscriptions(this.router, logger, (upstream, subscriber) => this.instanceFor(upstream, subscriber.client));
 		this.current = config;
