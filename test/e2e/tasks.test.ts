@@ -288,4 +288,15 @@ describe('tasks through hangar, compared with server-everything itself', () => {
 		const error = await rpcError(taskResult(hurried.client, slow.taskId));
 		expect(error.message).toMatch(/tasks\/result .*no answer within 1 s, the deadline set by hangar\.taskResultTimeoutSeconds/);
 	}, 30_000);
+
+	it('offers tasks to the first session of a first run (nothing cached yet), having waited for the upstreams\' first start', async () => {
+		const dir = tempDir();
+		const hangar = await serveHttp(writeConfig(dir, {fx: fixture('normal', ['--tasks'])}, fastHangar));
+		// The first client connects at once: fx (lazy, never run) is starting to learn what it serves.
+		const first = await session(hangar.url);
+		expect(first.client.getServerCapabilities()?.tasks).toEqual({list: {}, cancel: {}, requests: {tools: {call: {}}}});
+		const created = await first.client.request({method: 'tools/call', params: {name: 'fx__task-steps', arguments: {steps: 1, stepMs: 10}, task: {ttl: 60_000}}}, CreateTaskResultSchema);
+		expect((await taskResult(first.client, created.task.taskId)).content).toEqual([{type: 'text', text: 'done after 1 steps'}]);
+		expect((await first.client.request({method: 'tasks/list', params: {}}, ListTasksResultSchema)).tasks.map(task => task.taskId)).toEqual([created.task.taskId]);
+	}, 30_000);
 });

@@ -31,7 +31,7 @@ import {cliClientName, implementationInfo, latestProtocolVersion, modernProtocol
 import {serverInfoKey} from './protocol-era.js';
 import type {Logger} from '../base/logger.js';
 import type {ManagementToolsSetting} from './management-tools.js';
-import type {ListMeta, Supervisor} from '../engine/supervisor.js';
+import type {ListMeta, ServedCapabilities, Supervisor} from '../engine/supervisor.js';
 import type {Subscriber} from '../engine/routing/subscriptions.js';
 import {advertised, catalogHandlers} from './catalog-requests.js';
 import {ClientRequests} from './client-requests.js';
@@ -114,7 +114,7 @@ export class GatewaySession {
 		if (ownRecord) this.client.peer = this.peer(transport.canSendUnrelated?.bind(transport));
 		// What hangar advertises is known from memory now (cached for cold upstreams).
 		const capabilities = supervisor.capabilities();
-		this.installProtocol({...advertised(capabilities), logging: {}}, options.kind);
+		this.installProtocol(capabilities, options.kind);
 		this.installModern(advertised(capabilities), options.ending);
 		const tools = toolHandlers(this);
 		this.handle('tools/list', tools.list);
@@ -164,9 +164,29 @@ export class GatewaySession {
 		};
 	}
 
+	/**
+	 * What initialize answers with. On a first run (an upstream whose
+	 * capabilities were never known is starting), it waits for those starts
+	 * as the first tools/list does, within hangar.firstListWaitSeconds (the
+	 * same wait, shared), so `tasks` and `resources.subscribe`, offered only
+	 * where an upstream is known to have them, are offered from the first
+	 * session on; the tasks methods are served from then on too.
+	 */
+	private async initializeCapabilities(atStart: ServedCapabilities): Promise<Record<string, unknown>> {
+		const unknown = [...this.supervisor.upstreams.values()].some(upstream => upstream.discovering && upstream.capabilities === undefined);
+		if (!unknown) return {...advertised(atStart), logging: {}};
+		await this.firstList();
+		const now = this.supervisor.capabilities();
+		if (atStart.tasks === undefined && now.tasks !== undefined) {
+			for (const [method, handler] of Object.entries(taskHandlers(this.supervisor, now))) this.handle(method, handler);
+		}
+
+		return {...advertised(now), logging: {}};
+	}
+
 	/** initialize, ping, logging/setLevel, and what the client sends that is not a request. */
-	private installProtocol(capabilities: Record<string, unknown>, kind: ClientTransport): void {
-		this.handle('initialize', (_context, raw) => {
+	private installProtocol(atStart: ServedCapabilities, kind: ClientTransport): void {
+		this.handle('initialize', async (_context, raw) => {
 			const params = checkParams(InitializeRequestSchema, 'initialize', raw);
 			this.client.identify(String(params.clientInfo.name), String(params.clientInfo.version));
 			this.pipeline.audience = kind === 'socket' && params.clientInfo.name === cliClientName ? 'cli' : 'mcp';
@@ -181,6 +201,7 @@ export class GatewaySession {
 			const requested = params.protocolVersion;
 			// Hangar's own list (wire/protocol.ts), not the SDK's: it negotiates only the versions it serves.
 			const protocolVersion = (supportedProtocolVersions as readonly string[]).includes(requested) ? requested : latestProtocolVersion;
+			const capabilities = await this.initializeCapabilities(atStart);
 			// Hangar's own, for its naming mode, then each upstream's, attributed (instructions.ts).
 			return {protocolVersion, capabilities, serverInfo: implementationInfo, instructions: sessionInstructions(this.supervisor.config, this.supervisor.store)};
 		});
