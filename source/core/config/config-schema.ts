@@ -255,9 +255,10 @@ export type ServerConfig = {
 	 */
 	invalid: string | undefined;
 	/**
-	 * hangar.maxUpstreamMessageBytes: the longest line read from a stdio
-	 * upstream; a longer answer fails its request at once with an error that
-	 * names the limit. Unset (configs built in code): the default.
+	 * hangar.maxUpstreamMessageBytes: the longest message read from an
+	 * upstream (a stdio one's line, a remote one's JSON answer or event); a
+	 * longer answer fails its request at once with an error that names the
+	 * limit. Unset (configs built in code): the default.
 	 */
 	maxUpstreamMessageBytes?: number | undefined;
 };

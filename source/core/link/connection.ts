@@ -25,8 +25,8 @@ import {
 	type Transport,
 } from '@modelcontextprotocol/client';
 import {z} from 'zod';
-import {ErrorCode, errorMessage} from '../base/errors.js';
-import {ConnectionLostError, RequestCancelledError, UpstreamRpcError, UpstreamTimeoutError, stripSdkPrefix} from './connection-errors.js';
+import {errorMessage} from '../base/errors.js';
+import {ConnectionLostError, RequestCancelledError, UpstreamRpcError, UpstreamTimeoutError, stripSdkPrefix, tooLargeAnswer} from './connection-errors.js';
 import {NO_SDK_TIMEOUT, connectRemote} from './remote-transport.js';
 import type {ServerConfig, ToolDefinition} from '../config/read-config.js';
 import type {LogBuffer} from './log-buffer.js';
@@ -325,11 +325,7 @@ export class UpstreamConnection {
 			return;
 		}
 
-		const message =
-			`its answer of ${bytes} bytes is over the limit of ${limit} bytes for one message from an upstream (hangar.maxUpstreamMessageBytes), so hangar dropped it. ` +
-			`Raise hangar.maxUpstreamMessageBytes in hangar's config to accept answers this large, or ask the upstream for less`;
-		const data = {error: 'MessageTooLarge', upstream: this.name, bytes, limit, setting: 'hangar.maxUpstreamMessageBytes'};
-		this.transport.onmessage?.({jsonrpc: '2.0', id, error: {code: ErrorCode.MessageTooLarge, message, data}} as JSONRPCMessage);
+		this.transport.onmessage?.(tooLargeAnswer(this.name, id, bytes, limit) as JSONRPCMessage);
 	}
 
 	/** Progress under the token of a call that became a task: the task's (a late one of a plain call is dropped). */
