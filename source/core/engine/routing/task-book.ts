@@ -61,7 +61,7 @@ export type TaskEntry = {
 	readonly logSeq: number | undefined;
 	readonly began: number;
 	/** The progress token of the call that created it, the client's own: its progress after the CreateTaskResult goes out under it. */
-	readonly progressToken: string | number | undefined;
+	readonly progressToken?: string | number | undefined;
 	expiry: NodeJS.Timeout | undefined;
 };
 
