@@ -41,6 +41,7 @@
 //   SIGHUP and runs until killed,
 // --ignore-stdin-close: keep running when stdin ends,
 // --starts-file PATH: append its pid to PATH at start (a test counts spawns),
+// --tasks: the `tasks` capability and a task tool, task-steps (see fixture/tasks.ts),
 // --log-args: write the arguments after `--` to stderr at start. Arguments after `--` are
 //   otherwise ignored (tests plant things there, such as secrets).
 // Unless --ignore-stdin-close, the server exits with code 0 when stdin ends, so it never outlives its parent.
@@ -50,11 +51,12 @@
 
 import { appendFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { ignoredArgs, args, mode, pageSize, delayMs, failRate, crashRate, errorRate, badPatchEveryMs, badPatchMs, exitAfterMs, changeDescription, echoDescription, ignoreSigterm, clientFeatures, ignoreStdinClose, tag, startsFile, resourcesCount, promptsCount, random } from './fixture/options.js';
+import { ignoredArgs, args, mode, pageSize, delayMs, failRate, crashRate, errorRate, badPatchEveryMs, badPatchMs, exitAfterMs, changeDescription, echoDescription, ignoreSigterm, clientFeatures, ignoreStdinClose, tag, startsFile, resourcesCount, promptsCount, random, tasks } from './fixture/options.js';
 import { type RequestId, type JsonObject, terminating, markTerminating, log, terminate, writeGarbage, sendResponse, sendError, sendNotification, crash, RpcError, CancelledError, isObject, isRequestId, idKey, delay, forever, NO_RESPONSE } from './fixture/output.js';
 import { type ToolResult, type ToolDefinition, text, InvalidArguments, baseTools, extraTools } from './fixture/tools.js';
 import { LOG_LEVELS, clientFeatureTools, clientState, outgoing, clientProgress, requestClient, progressBurst } from './fixture/client-features.js';
 import { flood, floodChunk, startGrandchild } from './fixture/process-faults.js';
+import { taskCapability, taskTools, createTask, handleTaskRequest } from './fixture/tasks.js';
 
 let descriptionChanged = false;
 let initializeSeen = false;
@@ -73,6 +75,7 @@ function currentTools(): ToolDefinition[] {
 	);
 	tools.push(...extraTools);
 	if (clientFeatures) tools.push(...clientFeatureTools);
+	if (tasks) tools.push(...taskTools);
 	if (mode === 'tools-change' && generation > 0) {
 		const gen = generation;
 		tools.push({
@@ -88,6 +91,7 @@ function currentTools(): ToolDefinition[] {
 function describeTool(tool: ToolDefinition): JsonObject {
 	const described: JsonObject = { name: tool.name, description: tool.description, inputSchema: tool.inputSchema };
 	if (tool.outputSchema !== undefined) described['outputSchema'] = tool.outputSchema;
+	if (tool.execution !== undefined) described['execution'] = tool.execution;
 	return described;
 }
 
@@ -102,7 +106,8 @@ function afterToolCall(): void {
 		descriptionChanged = true;
 		changed = true;
 	}
-	if (changed) sendNotification('notifications/tools/list_changed');
+	// With a _meta, as an upstream may send one: hangar's own list_changed must carry it.
+	if (changed) sendNotification('notifications/tools/list_changed', { _meta: { 'fixture/generation': generation } });
 }
 
 // ---------------------------------------------------------------------------
@@ -118,6 +123,7 @@ function handleInitialize(params: JsonObject): JsonObject {
 			...(clientFeatures ? { logging: {} } : {}),
 			...(resourcesCount > 0 ? { resources: {} } : {}),
 			...(promptsCount > 0 ? { prompts: {} } : {}),
+			...(tasks ? { tasks: taskCapability } : {}),
 		},
 		serverInfo: { name: 'hangar-fixture', version: '1.0.0' },
 	};
@@ -230,7 +236,14 @@ async function dispatch(
 		case 'tools/list':
 			return handleToolsList(params);
 		case 'tools/call':
+			if (tasks && params['name'] === 'task-steps' && isObject(params['task'])) return createTask(params);
 			return handleToolsCall(params, signal);
+		case 'tasks/get':
+		case 'tasks/result':
+		case 'tasks/list':
+		case 'tasks/cancel':
+			if (!tasks) throw new RpcError(-32601, `Method not found: ${method}`);
+			return handleTaskRequest(method, params);
 		case 'logging/setLevel': {
 			if (!clientFeatures) throw new RpcError(-32601, `Method not found: ${method}`);
 			const level = params['level'];
@@ -352,7 +365,7 @@ function handleNotification(method: string, params: JsonObject): void {
 			log('client sent notifications/initialized');
 			if (mode === 'tools-change') {
 				generation++;
-				sendNotification('notifications/tools/list_changed');
+				sendNotification('notifications/tools/list_changed', { _meta: { 'fixture/generation': generation } });
 			}
 			return;
 		case 'notifications/roots/list_changed':

@@ -71,20 +71,22 @@ describe('routing through mcp-hangar --stdio', () => {
 		expect(JSON.stringify(result.content)).toContain('x');
 	});
 
-	it('sends tools/list_changed when an upstream changes its tools and lists the new ones', async () => {
+	it('sends tools/list_changed, with the _meta the upstream\'s carried, when an upstream changes its tools, and lists the new ones', async () => {
 		const dir = tempDir();
 		hangar = await startHangar(writeConfig(dir, {fx: fixture('tools-change', [], {lazy: false})}, fastHangar));
-		let changes = 0;
-		hangar.client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
-			changes += 1;
+		const changes: Array<Record<string, unknown> | undefined> = [];
+		hangar.client.setNotificationHandler(ToolListChangedNotificationSchema, notification => {
+			changes.push(notification.params?._meta);
 		});
 		await waitFor(async () => (await hangar!.client.listTools()).tools.some(tool => tool.name === 'fx__gen_1'), 'gen_1 to appear');
-		const before = changes;
+		const before = changes.length;
 		await hangar.client.callTool({name: 'fx__echo', arguments: {message: 'x'}});
-		await waitFor(() => changes > before, 'a list_changed notification after the call');
+		await waitFor(() => changes.length > before, 'a list_changed notification after the call');
 		const names = (await hangar.client.listTools()).tools.map(tool => tool.name);
 		expect(names).toContain('fx__gen_2');
 		expect(names).not.toContain('fx__gen_1');
+		// The fixture's list_changed said which generation it was; hangar's, sent once the list was re-read, says the same.
+		expect(changes.slice(before)).toEqual([{'fixture/generation': 2}]);
 	});
 
 	it('leaves no process behind after the client closes stdin', async () => {

@@ -9,8 +9,12 @@
 import {afterEach, describe, expect, it} from 'vitest';
 import {cliPath, fastHangar, fixture, fixturePath, tempDir, writeConfig} from '../support/hangar.js';
 import {rawSession, stopRawSessions, type RawMessage} from '../support/raw-session.js';
+import {serveHttp, stopHttpHangars} from '../support/http-hangar.js';
 
-afterEach(stopRawSessions);
+afterEach(async () => {
+	stopRawSessions();
+	await stopHttpHangars();
+});
 
 const megabytes = (count: number) => count * 1_000_000;
 
@@ -49,4 +53,21 @@ describe('large answers from an upstream', () => {
 		// The upstream is still there, and an answer under the limit passes.
 		expect(textOf(await hangar.request('small', 'tools/call', {name: 'fx__big', arguments: {bytes: limit / 2}}))).toEqual({length: limit / 2, allX: true});
 	});
+
+	it('fail a call to a remote upstream whose answer is over the limit at once, a JSON answer or an event of its stream, with the same error', async () => {
+		const limit = 1024 * 1024;
+		// The remote upstream: another hangar serving the fixture over Streamable HTTP (JSON answers; an event stream once progress is sent).
+		const remote = await serveHttp(writeConfig(tempDir(), {fx: fixture('normal', ['--big-answers'], {lazy: false})}, fastHangar));
+		const config = writeConfig(tempDir(), {far: {url: remote.url, namespace: false}}, {...fastHangar, maxUpstreamMessageBytes: limit, callTimeoutSeconds: 600});
+		const hangar = await rawSession([cliPath, '--stdio', '--standalone', '--config', config]);
+		for (const [id, meta] of [['json', {}], ['stream', {_meta: {progressToken: 'p'}}]] as const) {
+			const answer = await hangar.request(id, 'tools/call', {name: 'fx__big', arguments: {bytes: 2 * limit}, ...meta});
+			expect(answer.error?.code, id).toBe(-32_009);
+			expect(answer.error?.message, id).toMatch(/^upstream "far": tools\/call "fx__big" failed: its answer of \d+ bytes is over the limit of 1048576 bytes for one message from an upstream \(hangar\.maxUpstreamMessageBytes\), so hangar dropped it\. Raise hangar\.maxUpstreamMessageBytes/);
+			expect(answer.error?.data, id).toMatchObject({error: 'MessageTooLarge', upstream: 'far', limit, setting: 'hangar.maxUpstreamMessageBytes'});
+			expect(answer.error?.data?.['bytes'], id).toBeGreaterThan(2 * limit);
+			// The connection is still usable, and an answer under the limit passes, both ways.
+			expect(textOf(await hangar.request(`${id}-small`, 'tools/call', {name: 'fx__big', arguments: {bytes: limit / 2}, ...meta}))).toEqual({length: limit / 2, allX: true});
+		}
+	}, 60_000);
 });

@@ -19,9 +19,10 @@ import {
 	GetTaskResultSchema,
 	ListTasksResultSchema,
 	TaskStatusNotificationSchema,
+	type Progress,
 	type Task,
 } from '@modelcontextprotocol/sdk/types.js';
-import {everything, everythingPath, fastHangar, rpcError, runCli, statusOf, tempDir, waitFor, writeConfig} from '../support/hangar.js';
+import {everything, everythingPath, fastHangar, fixture, fixturePath, rpcError, runCli, statusOf, tempDir, waitFor, writeConfig} from '../support/hangar.js';
 import {connectHttp, serveHttp, stopHttpHangars, type HttpClient} from '../support/http-hangar.js';
 
 const direct: Client[] = [];
@@ -237,5 +238,65 @@ describe('tasks through hangar, compared with server-everything itself', () => {
 		await taskResult(via.client, task.taskId);
 		// Its result fetched, nothing holds it: it goes cold after the idle timeout.
 		await waitFor(async () => (await statusOf(via.client, 'everything')).state === 'cold', 'the idle stop once the result was fetched');
+	}, 30_000);
+
+	it('relays the progress an upstream sends for a task after its CreateTaskResult to the session that owns the task, as it comes directly', async () => {
+		const {url} = await hangarWith({fx: fixture('normal', ['--tasks'], {lazy: false})});
+		const own = new Client({name: 'hangar-test', version: '1.0.0'});
+		await own.connect(new StdioClientTransport({command: process.execPath, args: [fixturePath, '--tasks'], stderr: 'pipe'}));
+		direct.push(own);
+		const via = await session(url);
+		const other = await session(url);
+		const otherProgress: unknown[] = [];
+		other.client.fallbackNotificationHandler = async notification => {
+			if (notification.method === 'notifications/progress') otherProgress.push(notification.params);
+		};
+
+		/** Runs task-steps as a task; the progress its token got, and whether any came before the CreateTaskResult. */
+		const run = async (client: Client, name: string) => {
+			const seen: Progress[] = [];
+			const created = await client.request({method: 'tools/call', params: {name, arguments: {steps: 3, stepMs: 30}, task: {ttl: 60_000}}}, CreateTaskResultSchema, {onprogress: progress => seen.push(progress)});
+			const early = seen.length;
+			await waitFor(() => seen.length === 3, `three steps of ${name}'s progress after its CreateTaskResult`);
+			return {created: created.task, seen, early};
+		};
+
+		const [ownRun, viaRun] = await Promise.all([run(own, 'task-steps'), run(via.client, 'fx__task-steps')]);
+		expect(ownRun.early).toBe(0);
+		expect(viaRun.early).toBe(0);
+		expect(ownRun.seen).toEqual([1, 2, 3].map(step => ({progress: step, total: 3, message: `step ${step}`, _meta: {'fixture/step': step}})));
+		expect(viaRun.seen).toEqual(ownRun.seen);
+		expect(viaRun.created.taskId).not.toBe(ownRun.created.taskId);
+		const viaResult = await taskResult(via.client, viaRun.created.taskId);
+		expect(viaResult.content).toEqual((await taskResult(own, ownRun.created.taskId)).content);
+		// The other session of the same hangar got none of it.
+		expect(otherProgress).toEqual([]);
+	}, 30_000);
+
+	it('lets tasks/result wait for its task past callTimeoutSeconds, up to hangar.taskResultTimeoutSeconds, whose end it names', async () => {
+		// Calls get one second; the task takes about two; tasks/get still answers at once.
+		const {url} = await hangarWith({fx: fixture('normal', ['--tasks'], {lazy: false, callTimeoutSeconds: 1})}, {taskResultTimeoutSeconds: 30});
+		const via = await session(url);
+		const start = async () => (await via.client.request({method: 'tools/call', params: {name: 'fx__task-steps', arguments: {steps: 4, stepMs: 500}, task: {ttl: 60_000}}}, CreateTaskResultSchema)).task;
+		const task = await start();
+		expect((await getTask(via.client, task.taskId)).status).toBe('working');
+		expect((await taskResult(via.client, task.taskId)).content).toEqual([{type: 'text', text: 'done after 4 steps'}]);
+
+		const {url: short} = await hangarWith({fx: fixture('normal', ['--tasks'], {lazy: false})}, {taskResultTimeoutSeconds: 1});
+		const hurried = await session(short);
+		const slow = (await hurried.client.request({method: 'tools/call', params: {name: 'fx__task-steps', arguments: {steps: 4, stepMs: 500}, task: {ttl: 60_000}}}, CreateTaskResultSchema)).task;
+		const error = await rpcError(taskResult(hurried.client, slow.taskId));
+		expect(error.message).toMatch(/tasks\/result .*no answer within 1 s, the deadline set by hangar\.taskResultTimeoutSeconds/);
+	}, 30_000);
+
+	it('offers tasks to the first session of a first run (nothing cached yet), having waited for the upstreams\' first start', async () => {
+		const dir = tempDir();
+		const hangar = await serveHttp(writeConfig(dir, {fx: fixture('normal', ['--tasks'])}, fastHangar));
+		// The first client connects at once: fx (lazy, never run) is starting to learn what it serves.
+		const first = await session(hangar.url);
+		expect(first.client.getServerCapabilities()?.tasks).toEqual({list: {}, cancel: {}, requests: {tools: {call: {}}}});
+		const created = await first.client.request({method: 'tools/call', params: {name: 'fx__task-steps', arguments: {steps: 1, stepMs: 10}, task: {ttl: 60_000}}}, CreateTaskResultSchema);
+		expect((await taskResult(first.client, created.task.taskId)).content).toEqual([{type: 'text', text: 'done after 1 steps'}]);
+		expect((await first.client.request({method: 'tasks/list', params: {}}, ListTasksResultSchema)).tasks.map(task => task.taskId)).toEqual([created.task.taskId]);
 	}, 30_000);
 });

@@ -186,6 +186,7 @@ export const hangarSchema = z.strictObject({
 		.enum(['all', 'read-only', 'none'], {error: 'expected "all" (every hangar_* tool), "read-only" (hangar_list, hangar_details, hangar_find_tools, hangar_call) or "none"'})
 		.optional(),
 	httpCallTimeoutSeconds: positiveSeconds('httpCallTimeoutSeconds').optional(),
+	taskResultTimeoutSeconds: positiveSeconds('taskResultTimeoutSeconds').optional(),
 	httpSessionIdleSeconds: positiveSeconds('httpSessionIdleSeconds').optional(),
 	httpAllowedOrigins: z.array(webOrigin, {error: 'expected a list of web origins, e.g. ["https://app.example.com"]'}).optional(),
 	lingerSeconds: seconds('lingerSeconds').optional(),
@@ -255,9 +256,10 @@ export type ServerConfig = {
 	 */
 	invalid: string | undefined;
 	/**
-	 * hangar.maxUpstreamMessageBytes: the longest line read from a stdio
-	 * upstream; a longer answer fails its request at once with an error that
-	 * names the limit. Unset (configs built in code): the default.
+	 * hangar.maxUpstreamMessageBytes: the longest message read from an
+	 * upstream (a stdio one's line, a remote one's JSON answer or event); a
+	 * longer answer fails its request at once with an error that names the
+	 * limit. Unset (configs built in code): the default.
 	 */
 	maxUpstreamMessageBytes?: number | undefined;
 };
@@ -287,6 +289,8 @@ export type HangarSettings = {
 	managementTools: 'all' | 'read-only' | 'none';
 	/** `serve --http`: the server-side deadline of every call, below the usual client timeout (an upstream's shorter callTimeoutSeconds still wins). */
 	httpCallTimeoutMs: number;
+	/** How long a client's tasks/result may wait for its task to end (it blocks until then), in place of callTimeoutSeconds and httpCallTimeoutSeconds. */
+	taskResultTimeoutMs: number;
 	/** `serve --http`: an HTTP session with no request open for this long is closed. */
 	httpSessionIdleMs: number;
 	/** `serve --http`: the browser origins (Origin header) allowed besides loopback pages on a loopback endpoint; lower case. */
@@ -349,6 +353,7 @@ export const defaults = {
 	lingerSeconds: 300,
 	inputRequiredSeconds: 300,
 	firstListWaitSeconds: 2,
+	taskResultTimeoutSeconds: 3600,
 	metricsPort: 0,
 	auditLog: true,
 	auditMaxBytes: 10 * 1024 * 1024,

@@ -333,6 +333,7 @@ export function parseConfig(raw: unknown, file: string, options: {stateDir?: str
 		exposure: h.exposure ?? defaults.exposure,
 		managementTools: h.managementTools ?? defaults.managementTools,
 		httpCallTimeoutMs: ms(h.httpCallTimeoutSeconds ?? defaults.httpCallTimeoutSeconds),
+		taskResultTimeoutMs: ms(h.taskResultTimeoutSeconds ?? defaults.taskResultTimeoutSeconds),
 		httpSessionIdleMs: ms(h.httpSessionIdleSeconds ?? defaults.httpSessionIdleSeconds),
 		httpAllowedOrigins: (h.httpAllowedOrigins ?? defaults.httpAllowedOrigins).map(origin => new URL(origin).origin),
 		lingerMs: ms(h.lingerSeconds ?? defaults.lingerSeconds),

@@ -34,11 +34,12 @@ import type net from 'node:net';
 import {Duplex, type Readable, type Writable} from 'node:stream';
 import {createBridgeMachine} from './bridge-state.js';
 import {ErrorCode, JsonRpcCode} from '../base/errors.js';
-import {personActionMethod, drainingNotification, isHangarMethod} from '../wire/protocol.js';
+import {batchVersion, personActionMethod, drainingNotification, isHangarMethod} from '../wire/protocol.js';
 import {LineSplitter} from '../wire/line-splitter.js';
 import {
 	answerIdText,
 	checkJsonRpcLine,
+	checkJsonRpcMessage,
 	duplicateIdProblem,
 	errorLine,
 	idTextOfPrefix,
@@ -101,6 +102,8 @@ export class StdioBridge {
 	/** Messages waiting for an open connection, in the order received. */
 	private queue: Held[] = [];
 	private initializeLine: string | undefined;
+	/** The client's session negotiated 2025-03-26: its batch lines pass through intact (see fromClientBatch). */
+	private takesBatches = false;
 	private initializeId: Id | undefined;
 	private initializeAnswered = false;
 	private clientInitialized = false;
@@ -158,6 +161,7 @@ export class StdioBridge {
 
 	private fromClient(line: string): void {
 		if (line.trim() === '') return;
+		if (this.takesBatches && line.trimStart().startsWith('[') && this.fromClientBatch(line)) return;
 		const checked = checkJsonRpcLine(line);
 		if (isProblem(checked)) {
 			this.refuse(checked);
@@ -206,6 +210,61 @@ export class StdioBridge {
 
 		if (this.machine.state === 'open') this.send(held);
 		else this.hold(held);
+	}
+
+	/**
+	 * A batch line of a 2025-03-26 session: passed on intact (the supervisor
+	 * answers it with one array line), its requests owed like any others. Held
+	 * while there is no supervisor, its members go one by one once there is
+	 * (and are answered one by one): a batch never waits for a reconnect
+	 * whole. False for a line that is not a JSON array (checked as one message).
+	 */
+	private fromClientBatch(line: string): boolean {
+		let members: unknown;
+		try {
+			members = JSON.parse(line);
+		} catch {
+			return false;
+		}
+
+		if (!Array.isArray(members)) return false;
+		const helds: Held[] = [];
+		for (const member of members) {
+			const checked = checkJsonRpcMessage(member);
+			if (isProblem(checked) || checked.kind !== 'request' || this.owes(checked.id!)) continue;
+			helds.push({line: JSON.stringify(member), shape: {id: checked.id, method: checked.method, response: false, error: false}, heldSince: Date.now()});
+		}
+
+		if (this.machine.state === 'unusable') {
+			for (const held of helds) this.answerUnavailable(held);
+			return true;
+		}
+
+		if (this.machine.state !== 'open') {
+			// Members the supervisor's own rule refuses are refused by it when they come one by one.
+			for (const member of members) this.fromClient(JSON.stringify(member));
+			return true;
+		}
+
+		for (const held of helds) this.pending.set(held.shape.id!, held);
+		void this.socketWriter!.write(`${line}\n`);
+		return true;
+	}
+
+	/** A batch's answers from the supervisor: one array line, passed on as it came. */
+	private batchFromSupervisor(line: string): void {
+		try {
+			const answers = JSON.parse(line) as unknown;
+			if (Array.isArray(answers)) {
+				for (const answer of answers) {
+					const id = (answer as {id?: unknown} | null)?.id;
+					if (typeof id === 'string' || typeof id === 'number') this.pending.delete(id);
+				}
+			}
+		} catch {}
+
+		this.writeOut(`${line}\n`);
+		this.settled();
 	}
 
 	/** Whether a request with this id was received and is not answered yet (sent, or held). */
@@ -335,6 +394,11 @@ export class StdioBridge {
 	}
 
 	private fromSupervisor(line: string): void {
+		if (line.startsWith('[')) {
+			this.batchFromSupervisor(line);
+			return;
+		}
+
 		const shape = peekMessage(line);
 		if (shape?.response === true && shape.id !== undefined) {
 			if (shape.id === this.replayId) {
@@ -342,7 +406,12 @@ export class StdioBridge {
 				return;
 			}
 
-			if (this.pending.delete(shape.id) && shape.id === this.initializeId) this.initializeAnswered = !shape.error;
+			if (this.pending.delete(shape.id) && shape.id === this.initializeId) {
+				this.initializeAnswered = !shape.error;
+				// Batches pass only for a session that negotiated the one version that has them.
+				this.takesBatches = !shape.error && (JSON.parse(line) as {result?: {protocolVersion?: unknown}}).result?.protocolVersion === batchVersion;
+			}
+
 			this.writeOut(`${line}\n`);
 			this.settled();
 			return;

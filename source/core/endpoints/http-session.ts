@@ -36,7 +36,7 @@ import {maskedJson} from '../base/secret-mask.js';
 import type {SessionTransport} from '../gateway/session.js';
 import {answerIdText, duplicateIdProblem, errorLine, isProblem, peekMessage, type CheckedMessage, type MessageProblem} from '../wire/message-classifier.js';
 import {isDroppable, logDrops} from '../wire/line-transport.js';
-import {supportedProtocolVersions} from '../wire/protocol.js';
+import {batchVersion, supportedProtocolVersions} from '../wire/protocol.js';
 import {maxQueuedBytes} from '../wire/write-coalescer.js';
 import {event, isJsonContentType, refuse, sendProblem, sseHeaders, type RequestRecord} from './http-replies.js';
 import {SseEventLog, resumeBudget, resumeWindow, retryMs, type ResumeBudget} from './sse-event-log.js';
@@ -83,9 +83,6 @@ type Stream = {
  * transport knows.
  */
 const primingSince = '2025-11-25';
-
-/** The one protocol version whose sessions may send JSON-RPC batches: added in 2025-03-26, removed in 2025-06-18. */
-export const batchVersion = '2025-03-26';
 
 export class HttpSessionTransport implements SessionTransport {
 	onclose?: () => void;
@@ -472,8 +469,10 @@ export class HttpSessionTransport implements SessionTransport {
 		this.holdTimer = undefined;
 		const now = performance.now();
 		let next = Number.POSITIVE_INFINITY;
+		// initialize is answered as JSON (it may wait, on a first run, for the upstreams' first start: session.ts); nothing precedes its answer.
+		const initialize = this.initializeId === undefined ? undefined : this.pending.get(this.initializeId);
 		for (const stream of this.streams.values()) {
-			if (stream.streaming || stream.res === undefined || stream.res.writableEnded) continue;
+			if (stream.streaming || stream.res === undefined || stream.res.writableEnded || stream === initialize) continue;
 			const left = stream.since + answerHoldMs - now;
 			if (left <= 0) {
 				this.stream(stream);

@@ -66,6 +66,8 @@ export type RequestContext = {
 	readonly audience: Audience;
 	/** Progress for the client, when it sent a progress token (startup notes, then the upstream's progress). */
 	readonly onProgress: ((update: ProgressUpdate) => void) | undefined;
+	/** The client's own progress token, if it sent one: a task's progress after its CreateTaskResult goes out under it (task-book.ts). */
+	readonly progressToken?: string | number | undefined;
 	/** The request's `_meta` to forward upstream, without the progress token (which is replaced upstream). */
 	readonly meta: Record<string, unknown> | undefined;
 	/** Its `task` param (2025-11-25 tasks: run it as a task, answered with a CreateTaskResult), forwarded as it came. */
@@ -83,6 +85,7 @@ export type RequestInit = {
 	correlationId?: string | undefined;
 	audience?: Audience | undefined;
 	onProgress?: ((update: ProgressUpdate) => void) | undefined;
+	progressToken?: string | number | undefined;
 	meta?: Record<string, unknown> | undefined;
 	task?: Record<string, unknown> | undefined;
 	/** An outer signal that cancels this request too (an in-process caller's). */
@@ -102,6 +105,7 @@ export class LiveRequest implements RequestContext {
 	readonly correlationId: string | undefined;
 	readonly audience: Audience;
 	readonly onProgress: ((update: ProgressUpdate) => void) | undefined;
+	readonly progressToken: string | number | undefined;
 	readonly meta: Record<string, unknown> | undefined;
 	readonly task: Record<string, unknown> | undefined;
 	readonly record: RequestRecord;
@@ -117,6 +121,7 @@ export class LiveRequest implements RequestContext {
 		this.correlationId = init.correlationId;
 		this.audience = init.audience ?? 'mcp';
 		this.onProgress = init.onProgress;
+		this.progressToken = init.progressToken;
 		this.meta = init.meta;
 		this.task = init.task;
 		this.record = {

@@ -29,6 +29,8 @@ export type RoutedCallDeps = {
 	tasks: TaskBook;
 	/** An upstream by name, or the refusal that names the known ones. */
 	upstream(name: string): Upstream;
+	/** hangar.taskResultTimeoutSeconds, as now configured (ms). */
+	taskResultTimeoutMs(): number;
 };
 
 /** A tasks/result answer's `related-task` `_meta` with hangar's id for the task. */
@@ -89,7 +91,10 @@ export class RoutedCalls {
 		context.record.target = entry.tool;
 		const ended = context.client?.callBegan(entry.server, context.id);
 		try {
-			const result = await entry.instance.request(context.method, {...params, taskId: entry.upstreamId}, operation, context);
+			// tasks/result blocks until the task ends: it has a deadline of its own; the others answer at once, within callTimeoutSeconds.
+			const callContext: CallContext =
+				context.method === 'tasks/result' ? {signal: context.signal, onProgress: context.onProgress, meta: context.meta, correlationId: context.correlationId, client: context.client, id: context.id, ownDeadline: {ms: this.deps.taskResultTimeoutMs(), setting: 'taskResultTimeoutSeconds'}} : context;
+			const result = await entry.instance.request(context.method, {...params, taskId: entry.upstreamId}, operation, callContext);
 			if (context.method === 'tasks/result') {
 				this.deps.tasks.ended(entry);
 				return exposeRelatedTask(result, entry);
@@ -129,7 +134,7 @@ export class RoutedCalls {
 			// (A result kept as text is parsed only when it has a task to rewrite.)
 			const created = context.task === undefined || context.client === undefined ? undefined : result instanceof ForwardedResult ? (result.hasTask ? result.value() : undefined) : result;
 			if (created !== undefined && isCreateTaskResult(created)) {
-				return this.deps.tasks.created({instance, server: upstream.name, client: context.client!, tool, logSeq: this.deps.calls.lastSeq, began: context.record.began}, created) as CallToolResult;
+				return this.deps.tasks.created({instance, server: upstream.name, client: context.client!, tool, logSeq: this.deps.calls.lastSeq, began: context.record.began, progressToken: context.progressToken}, created) as CallToolResult;
 			}
 
 			return result;

@@ -44,6 +44,9 @@ import type {RequestTracing} from './observe/trace-scope.js';
 
 export type {ExposedTool, InProcessCall, NameClash, ServedCapabilities};
 
+/** The `_meta` of an upstream's list_changed, carried to the list_changed clients get. */
+export type ListMeta = Record<string, unknown>;
+
 const changeEvents: Record<ExposedKind, 'toolsChanged' | 'resourcesChanged' | 'promptsChanged'> = {
 	tools: 'toolsChanged',
 	resources: 'resourcesChanged',
@@ -61,12 +64,13 @@ export type SupervisorOptions = {
 
 export class Supervisor extends EventEmitter<{
 	transition: [TransitionEvent];
-	toolsChanged: [];
-	resourcesChanged: [];
-	promptsChanged: [];
+	/** An exposed list changed, or an upstream said so with a `_meta` (carried here, for the list_changed clients get). */
+	toolsChanged: [ListMeta?];
+	resourcesChanged: [ListMeta?];
+	promptsChanged: [ListMeta?];
 	activity: [string];
-	/** What one client session sees of a per-client server's tools changed (its own instance listed them): its session id. */
-	clientToolsChanged: [number];
+	/** What one client session sees of a per-client server's tools changed (its own instance listed them): its session id, and `_meta` as above. */
+	clientToolsChanged: [number, ListMeta?];
 	/** A reload was applied, found nothing to do, or was refused. */
 	reload: [ReloadRecord];
 	/** A person's (or a management tool's) command on one upstream, as it settled (the audit file's). */
@@ -82,6 +86,8 @@ export class Supervisor extends EventEmitter<{
 	/** The clashes last logged, so each is logged when it appears, not on every change. */
 	private loggedClashes = '';
 	private emitScheduled = false;
+	/** The `_meta` upstreams' list_changed carried since the last emit, per list (see markToolsDirty). */
+	private readonly listMeta = new Map<ExposedKind, ListMeta>();
 	private shuttingDown = false;
 	/** When this supervisor was created. */
 	readonly startedAt = Date.now();
@@ -139,6 +145,7 @@ export class Supervisor extends EventEmitter<{
 			calls: this.calls,
 			tasks: this.tasks,
 			upstream: name => this.upstream(name),
+			taskResultTimeoutMs: () => this.current.hangar.taskResultTimeoutMs,
 		});
 		this.subscriptions = new Subscriptions(this.router, logger, (upstream, subscriber) => this.instanceFor(upstream, subscriber.client));
 		this.current = config;
@@ -211,24 +218,32 @@ export class Supervisor extends EventEmitter<{
 		};
 
 		const onTools = (): void => this.markToolsDirty();
+		const onListMeta = (kind: ExposedKind, meta: ListMeta): void => {
+			// Several upstreams' `_meta` in one batch merge key by key; the last one to settle wins a key both set (docs/protocol.md).
+			this.listMeta.set(kind, {...this.listMeta.get(kind), ...meta});
+			this.markToolsDirty();
+		};
+
 		const onResourceUpdated = (uri: string, meta: Record<string, unknown> | undefined): void => this.subscriptions.updated(server.name, uri, meta);
 		const onActivity = (): void => {
 			this.emit('activity', server.name);
 		};
 
-		const onTaskStatus = this.followTasks(upstream);
+		const unfollowTasks = this.followTasks(upstream);
 		upstream.on('transition', onTransition);
 		upstream.on('tools', onTools);
 		upstream.on('catalog', onTools);
+		upstream.on('listMeta', onListMeta);
 		upstream.on('resourceUpdated', onResourceUpdated);
 		upstream.on('activity', onActivity);
 		this.detach.set(upstream, () => {
 			upstream.off('transition', onTransition);
 			upstream.off('tools', onTools);
 			upstream.off('catalog', onTools);
+			upstream.off('listMeta', onListMeta);
 			upstream.off('resourceUpdated', onResourceUpdated);
 			upstream.off('activity', onActivity);
-			upstream.off('taskStatus', onTaskStatus);
+			unfollowTasks();
 		});
 		this.upstreams.set(server.name, upstream);
 		return upstream;
@@ -268,22 +283,44 @@ export class Supervisor extends EventEmitter<{
 
 		const onResourceUpdated = (uri: string, meta: Record<string, unknown> | undefined): void => this.subscriptions.updated(name, uri, meta);
 		// Its list is its client's (it is told that client's capabilities): that session's tools/list shows it.
-		const onTools = (): void => {
-			this.clientTools.learned(template, upstream, client);
-			this.emit('clientToolsChanged', client.id);
+		// One list_changed per burst, with the `_meta` its upstream's carried (the list and its meta settle in the same turn).
+		let toolsMeta: ListMeta | undefined;
+		let toolsDue = false;
+		const toolsChanged = (): void => {
+			if (toolsDue) return;
+			toolsDue = true;
+			queueMicrotask(() => {
+				const meta = toolsMeta;
+				toolsDue = false;
+				toolsMeta = undefined;
+				this.emit('clientToolsChanged', client.id, meta);
+			});
 		};
 
-		const onTaskStatus = this.followTasks(upstream);
+		const onTools = (): void => {
+			this.clientTools.learned(template, upstream, client);
+			toolsChanged();
+		};
+
+		const onListMeta = (kind: ExposedKind, meta: ListMeta): void => {
+			if (kind !== 'tools') return;
+			toolsMeta = {...toolsMeta, ...meta};
+			toolsChanged();
+		};
+
+		const unfollowTasks = this.followTasks(upstream);
 		upstream.on('transition', onTransition);
 		upstream.on('activity', onActivity);
 		upstream.on('resourceUpdated', onResourceUpdated);
 		upstream.on('tools', onTools);
+		upstream.on('listMeta', onListMeta);
 		this.detach.set(upstream, () => {
 			upstream.off('transition', onTransition);
 			upstream.off('activity', onActivity);
 			upstream.off('resourceUpdated', onResourceUpdated);
 			upstream.off('tools', onTools);
-			upstream.off('taskStatus', onTaskStatus);
+			upstream.off('listMeta', onListMeta);
+			unfollowTasks();
 		});
 		upstream.log.push('hangar', `instance of "${template.name}" for the client session ${client.label}${client.name === null ? '' : ` ("${client.name}")`}`);
 		set.set(client.id, {upstream, client});
@@ -291,12 +328,17 @@ export class Supervisor extends EventEmitter<{
 		return upstream;
 	}
 
-	/** Ties an upstream (or instance) to the task book: its status notifications, and the ids hangar handed out for its tasks. */
-	private followTasks(upstream: Upstream): (params: Record<string, unknown>) => void {
+	/** Ties an upstream (or instance) to the task book: its status notifications and task progress, and the ids hangar handed out for its tasks; returns the untie. */
+	private followTasks(upstream: Upstream): () => void {
 		const onTaskStatus = (params: Record<string, unknown>): void => this.tasks.statusFromUpstream(upstream.name, params);
+		const onTaskProgress = (upstreamTaskId: string, progress: Record<string, unknown>): void => this.tasks.progressFromUpstream(upstream.name, upstreamTaskId, progress);
 		upstream.on('taskStatus', onTaskStatus);
+		upstream.on('taskProgress', onTaskProgress);
 		upstream.exposedTaskId = upstreamTaskId => this.tasks.exposedIdOf(upstream.name, upstreamTaskId);
-		return onTaskStatus;
+		return () => {
+			upstream.off('taskStatus', onTaskStatus);
+			upstream.off('taskProgress', onTaskProgress);
+		};
 	}
 
 	/** An upstream that crashes or stops loses its tasks: the book reports them failed, saying why. */
@@ -527,7 +569,14 @@ export class Supervisor extends EventEmitter<{
 		this.emitScheduled = true;
 		queueMicrotask(() => {
 			this.emitScheduled = false;
-			for (const kind of this.router.takeChanges()) this.emit(changeEvents[kind]);
+			// A list_changed that carried `_meta` is passed on even when the exposed set did not change: the upstream said it had.
+			const kinds = new Set([...this.router.takeChanges(), ...this.listMeta.keys()]);
+			for (const kind of kinds) {
+				const meta = this.listMeta.get(kind);
+				this.listMeta.delete(kind);
+				this.emit(changeEvents[kind], meta);
+			}
+
 			this.logClashes();
 		});
 	}

@@ -232,12 +232,16 @@ export class Pipeline {
 		const meta = params?.['_meta'];
 		let onProgress: ((update: ProgressUpdate) => void) | undefined;
 		let forwarded: Record<string, unknown> | undefined;
+		let token: string | number | undefined;
 		// Most requests carry no _meta: nothing to copy on the hot path. The progress token is replaced upstream.
 		if (typeof meta === 'object' && meta !== null && !Array.isArray(meta)) {
 			const {progressToken, ...rest} = meta as Record<string, unknown>;
 			// The modern envelope is hangar's to read: each upstream is told its own.
 			forwarded = modern === undefined ? rest : withoutEnvelope(rest);
-			if (typeof progressToken === 'string' || typeof progressToken === 'number') onProgress = this.progressTo(id, progressToken);
+			if (typeof progressToken === 'string' || typeof progressToken === 'number') {
+				onProgress = this.progressTo(id, progressToken);
+				token = progressToken;
+			}
 		}
 
 		const task = params?.['task'];
@@ -249,6 +253,7 @@ export class Pipeline {
 			correlationId: this.correlationIdOf?.(id),
 			audience: this.audience,
 			onProgress,
+			progressToken: token,
 			meta: forwarded,
 			task: typeof task === 'object' && task !== null && !Array.isArray(task) ? (task as Record<string, unknown>) : undefined,
 		});

@@ -31,7 +31,7 @@ import {cliClientName, implementationInfo, latestProtocolVersion, modernProtocol
 import {serverInfoKey} from './protocol-era.js';
 import type {Logger} from '../base/logger.js';
 import type {ManagementToolsSetting} from './management-tools.js';
-import type {Supervisor} from '../engine/supervisor.js';
+import type {ListMeta, ServedCapabilities, Supervisor} from '../engine/supervisor.js';
 import type {Subscriber} from '../engine/routing/subscriptions.js';
 import {advertised, catalogHandlers} from './catalog-requests.js';
 import {ClientRequests} from './client-requests.js';
@@ -116,7 +116,7 @@ export class GatewaySession {
 		if (ownRecord) this.client.peer = this.peer(transport.canSendUnrelated?.bind(transport));
 		// What hangar advertises is known from memory now (cached for cold upstreams).
 		const capabilities = supervisor.capabilities();
-		this.installProtocol({...advertised(capabilities), logging: {}}, options.kind);
+		this.installProtocol(capabilities, options.kind);
 		this.installModern(advertised(capabilities), options.ending);
 		const tools = toolHandlers(this);
 		this.handle('tools/list', tools.list);
@@ -140,8 +140,8 @@ export class GatewaySession {
 		}
 
 		const listening = () => this.pipeline.machine.state === 'ready' || this.pipeline.machine.state === 'initializing';
-		const changed = (method: string, served: boolean) => () => {
-			if (served && listening()) this.pipeline.notify(method);
+		const changed = (method: string, served: boolean) => (meta?: ListMeta) => {
+			if (served && listening()) this.pipeline.notify(method, meta === undefined ? undefined : {_meta: meta});
 		};
 
 		// In search exposure the list is the fixed set of hangar_* tools: upstream changes do not change it.
@@ -149,8 +149,8 @@ export class GatewaySession {
 		const onResources = changed('notifications/resources/list_changed', capabilities.resources !== undefined);
 		const onPrompts = changed('notifications/prompts/list_changed', capabilities.prompts !== undefined);
 		// A per-client server's list as this session sees it (its own instance listed it).
-		const onClientTools = (id: number): void => {
-			if (id === this.client.id) onTools();
+		const onClientTools = (id: number, meta?: ListMeta): void => {
+			if (id === this.client.id) onTools(meta);
 		};
 
 		supervisor.on('toolsChanged', onTools);
@@ -174,9 +174,29 @@ export class GatewaySession {
 		};
 	}
 
+	/**
+	 * What initialize answers with. On a first run (an upstream whose
+	 * capabilities were never known is starting), it waits for those starts
+	 * as the first tools/list does, within hangar.firstListWaitSeconds (the
+	 * same wait, shared), so `tasks` and `resources.subscribe`, offered only
+	 * where an upstream is known to have them, are offered from the first
+	 * session on; the tasks methods are served from then on too.
+	 */
+	private async initializeCapabilities(atStart: ServedCapabilities): Promise<Record<string, unknown>> {
+		const unknown = [...this.supervisor.upstreams.values()].some(upstream => upstream.discovering && upstream.capabilities === undefined);
+		if (!unknown) return {...advertised(atStart), logging: {}};
+		await this.firstList();
+		const now = this.supervisor.capabilities();
+		if (atStart.tasks === undefined && now.tasks !== undefined) {
+			for (const [method, handler] of Object.entries(taskHandlers(this.supervisor, now))) this.handle(method, handler);
+		}
+
+		return {...advertised(now), logging: {}};
+	}
+
 	/** initialize, ping, logging/setLevel, and what the client sends that is not a request. */
-	private installProtocol(capabilities: Record<string, unknown>, kind: ClientTransport): void {
-		this.handle('initialize', (_context, raw) => {
+	private installProtocol(atStart: ServedCapabilities, kind: ClientTransport): void {
+		this.handle('initialize', async (_context, raw) => {
 			const params = checkParams(InitializeRequestSchema, 'initialize', raw);
 			this.client.identify(String(params.clientInfo.name), String(params.clientInfo.version));
 			this.pipeline.audience = kind === 'socket' && params.clientInfo.name === cliClientName ? 'cli' : 'mcp';
@@ -191,6 +211,7 @@ export class GatewaySession {
 			const requested = params.protocolVersion;
 			// Hangar's own list (wire/protocol.ts), not the SDK's: it negotiates only the versions it serves.
 			const protocolVersion = (supportedProtocolVersions as readonly string[]).includes(requested) ? requested : latestProtocolVersion;
+			const capabilities = await this.initializeCapabilities(atStart);
 			// Hangar's own, for its naming mode, then each upstream's, attributed (instructions.ts).
 			return {protocolVersion, capabilities, serverInfo: implementationInfo, instructions: sessionInstructions(this.supervisor.config, this.supervisor.store)};
 		});

@@ -3,8 +3,20 @@
  * upstream's own JSON-RPC error, no answer in time, the caller's cancel, or
  * a lost connection. `UpstreamConnection` maps the SDK's errors to these.
  */
-import {HangarError, JsonRpcCode, JsonRpcError, errorMessage} from '../base/errors.js';
+import {ErrorCode, HangarError, JsonRpcCode, JsonRpcError, errorMessage} from '../base/errors.js';
 import type {RelayedMethod} from './client-side.js';
+
+/**
+ * What answers a request whose answer was over hangar.maxUpstreamMessageBytes
+ * and was dropped as it streamed in (memory stays bounded): -32009, naming
+ * the limit and the setting, instead of a wait for an answer that never comes.
+ */
+export function tooLargeAnswer(upstream: string, id: string | number | null, bytes: number, limit: number | undefined): {jsonrpc: '2.0'; id: string | number | null; error: {code: number; message: string; data: Record<string, unknown>}} {
+	const message =
+		`its answer of ${bytes} bytes is over the limit of ${limit} bytes for one message from an upstream (hangar.maxUpstreamMessageBytes), so hangar dropped it. ` +
+		`Raise hangar.maxUpstreamMessageBytes in hangar's config to accept answers this large, or ask the upstream for less`;
+	return {jsonrpc: '2.0', id, error: {code: ErrorCode.MessageTooLarge, message, data: {error: 'MessageTooLarge', upstream, bytes, limit, setting: 'hangar.maxUpstreamMessageBytes'}}};
+}
 
 /** A JSON-RPC error the upstream itself answered with (not a transport failure). */
 export class UpstreamRpcError extends JsonRpcError {

@@ -25,8 +25,8 @@ import {
 	type Transport,
 } from '@modelcontextprotocol/client';
 import {z} from 'zod';
-import {ErrorCode, errorMessage} from '../base/errors.js';
-import {ConnectionLostError, RequestCancelledError, UpstreamRpcError, UpstreamTimeoutError, stripSdkPrefix} from './connection-errors.js';
+import {errorMessage} from '../base/errors.js';
+import {ConnectionLostError, RequestCancelledError, UpstreamRpcError, UpstreamTimeoutError, stripSdkPrefix, tooLargeAnswer} from './connection-errors.js';
 import {NO_SDK_TIMEOUT, connectRemote} from './remote-transport.js';
 import type {ServerConfig, ToolDefinition} from '../config/read-config.js';
 import type {LogBuffer} from './log-buffer.js';
@@ -41,6 +41,8 @@ import {OwnRequests} from './own-requests.js';
 import {StreamOrigins} from './stream-origins.js';
 import type {StartRoots} from './roots-request.js';
 import {UpstreamAsks} from './upstream-asks.js';
+import type {ConnectionEvents} from './connection-events.js';
+import {isTerminalTaskStatus, TaskProgressTokens} from './task-progress.js';
 
 export type {CallToolResult, Progress};
 export {ForwardedResult} from '../wire/forwarded-result.js';
@@ -76,22 +78,7 @@ export const identityInstructionsLimit = 4000;
 /** How an upstream's connection is opened: `UpstreamConnection.open`, or a test's (`UpstreamConnection.over`). */
 export type OpenConnection = typeof UpstreamConnection.open;
 
-export type ConnectionEvents = {
-	onClose: (exit: ExitInfo | undefined) => void;
-	onToolsChanged: () => void;
-	/** The upstream said its resources (and templates) or its prompts changed. */
-	onListChanged?: (kind: 'resources' | 'prompts') => void;
-	/** A resource the upstream was asked to watch (resources/subscribe) changed; `meta`: the notification's `_meta`, passed on to clients. */
-	onResourceUpdated?: (uri: string, meta: Record<string, unknown> | undefined) => void;
-	/** It sent its first roots/list outside any call: on its own, as after initialized (when told roots). */
-	onRootsAtStart?: () => void;
-	/** The upstream's `notifications/tasks/status` params: one of its tasks changed status (2025-11-25 tasks). */
-	onTaskStatus?: (params: Record<string, unknown>) => void;
-	/** Hangar's id for one of the upstream's task ids, for the `related-task` `_meta` of a request it sends a client; undefined: not a task hangar handed out. */
-	exposedTaskId?: (upstreamTaskId: string) => string | undefined;
-	/** A remote upstream needs a person to sign in (OAuth): no sign-in, or its tokens stopped working (oauth-bearer.ts). */
-	onSignInNeeded?: (reason: string) => void;
-};
+export type {ConnectionEvents} from './connection-events.js';
 
 export {relatedTaskKey} from './upstream-asks.js';
 
@@ -111,12 +98,13 @@ const passthroughObject = z.custom<Record<string, unknown>>(value => isPlainObje
 
 type RequestId = string | number;
 
-
 export class UpstreamConnection {
 	private closedByUs = false;
 	private closed = false;
 	/** The requests hangar sends itself in flight (tools/call and forwarded ones; see own-requests.ts). */
 	private readonly pending: OwnRequests;
+	/** Progress tokens of task-augmented calls answered with a CreateTaskResult, and the upstream's id of the task (see onTaskProgress). */
+	private readonly taskTokens = new TaskProgressTokens();
 	private readonly unsubscribe: Array<() => void> = [];
 	/** What the upstream asks its client, relayed (see upstream-asks.ts); it pauses the deadlines of the calls in flight. */
 	private readonly asks: UpstreamAsks;
@@ -146,6 +134,7 @@ export class UpstreamConnection {
 			ping: async timeoutMs => this.ping(timeoutMs),
 		});
 		this.pending = new OwnRequests({sendMessage: message => this.transport.send(message as JSONRPCMessage), isClosed: () => this.closed, overPipe: child !== undefined, asks: this.asks});
+		this.pending.onTaskAnswer = (token, result) => this.taskTokens.follow(token, result);
 	}
 
 	/**
@@ -207,11 +196,11 @@ export class UpstreamConnection {
 			if (!connection.closedByUs) events.onClose(child?.exit);
 			connection.failPending();
 		};
-		client.setNotificationHandler('notifications/tools/list_changed', () => events.onToolsChanged());
+		client.setNotificationHandler('notifications/tools/list_changed', notification => events.onToolsChanged(notification.params?._meta));
 		// Only log messages sent during initialize get here; afterwards `intercept` takes them in order.
 		client.setNotificationHandler('notifications/message', notification => connection?.asks.logMessage(notification.params));
-		client.setNotificationHandler('notifications/resources/list_changed', () => events.onListChanged?.('resources'));
-		client.setNotificationHandler('notifications/prompts/list_changed', () => events.onListChanged?.('prompts'));
+		client.setNotificationHandler('notifications/resources/list_changed', notification => events.onListChanged?.('resources', notification.params?._meta));
+		client.setNotificationHandler('notifications/prompts/list_changed', notification => events.onListChanged?.('prompts', notification.params?._meta));
 		client.setNotificationHandler('notifications/resources/updated', notification => events.onResourceUpdated?.(notification.params.uri, notification.params._meta));
 
 		connection = new UpstreamConnection(config.name, client, transport, child, log, clientSide, origins, events);
@@ -310,7 +299,7 @@ export class UpstreamConnection {
 				if (typeof token === 'string' && token.startsWith('h')) {
 					// Progress after the call ended (server-everything goes on after a cancel) is dropped.
 					const {progressToken: _token, ...progress} = record.params!;
-					this.pending.progress(token, progress as Progress);
+					if (!this.pending.progress(token, progress as Progress)) this.taskProgress(token, progress as Progress);
 					return;
 				}
 			} else if (typeof method === 'string' && isRelayedMethod(method) && (typeof record.id === 'string' || typeof record.id === 'number')) {
@@ -326,7 +315,11 @@ export class UpstreamConnection {
 				return;
 			} else if (method === 'notifications/tasks/status') {
 				// Here, in arrival order with the answers: a status sent right after a CreateTaskResult follows it.
-				if (isPlainObject(record.params)) this.events.onTaskStatus?.(record.params);
+				if (isPlainObject(record.params)) {
+					if (isTerminalTaskStatus(record.params['status'])) this.forgetTaskTokens(record.params['taskId']);
+					this.events.onTaskStatus?.(record.params);
+				}
+
 				return;
 			}
 
@@ -347,15 +340,23 @@ export class UpstreamConnection {
 			return;
 		}
 
-		const message =
-			`its answer of ${bytes} bytes is over the limit of ${limit} bytes for one message from an upstream (hangar.maxUpstreamMessageBytes), so hangar dropped it. ` +
-			`Raise hangar.maxUpstreamMessageBytes in hangar's config to accept answers this large, or ask the upstream for less`;
-		const data = {error: 'MessageTooLarge', upstream: this.name, bytes, limit, setting: 'hangar.maxUpstreamMessageBytes'};
-		this.transport.onmessage?.({jsonrpc: '2.0', id, error: {code: ErrorCode.MessageTooLarge, message, data}} as JSONRPCMessage);
+		this.transport.onmessage?.(tooLargeAnswer(this.name, id, bytes, limit) as JSONRPCMessage);
+	}
+
+	/** Progress under the token of a call that became a task: the task's (a late one of a plain call is dropped). */
+	private taskProgress(token: string, progress: Progress): void {
+		const taskId = this.taskTokens.taskOf(token);
+		if (taskId !== undefined) this.events.onTaskProgress?.(taskId, progress);
+	}
+
+	/** The task `taskId` ended (or its result was fetched): progress under its token is dropped from now on. */
+	forgetTaskTokens(taskId: unknown): void {
+		this.taskTokens.forget(taskId);
 	}
 
 	/** Fails every call in flight and cancels every relayed request: the connection is gone. */
 	failPending(): void {
+		this.taskTokens.clear();
 		this.pending.failAll();
 		this.asks.abortAll();
 		for (const unsubscribe of this.unsubscribe.splice(0)) unsubscribe();

@@ -250,3 +250,15 @@ export class OutputLineSplitter {
 		this.onLine(buffer.toString('utf8', start, stop), bytes);
 	}
 }
+
+/**
+ * The stderr lines a failed start should quote: this attempt's own (since
+ * `since`), so a start that failed five times does not repeat every earlier
+ * attempt's "boom"; when this attempt wrote nothing, the newest earlier
+ * lines, marked `earlier` so the message says they are not this attempt's.
+ */
+export function attemptStderr(tail: readonly LogLine[], since: number): {lines: string[]; earlier: boolean} {
+	const own = tail.filter(line => line.at >= since).map(line => line.text);
+	if (own.length > 0 || tail.length === 0) return {lines: own, earlier: false};
+	return {lines: tail.slice(-1).map(line => line.text), earlier: true};
+}

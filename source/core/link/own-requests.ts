@@ -64,10 +64,15 @@ export class OwnRequests {
 		call?.settle(message);
 	}
 
-	/** Its progress; progress after it ended is dropped. */
-	progress(token: string, progress: Progress): void {
-		this.pending.get(token)?.onprogress?.(progress);
+	/** Its progress; false when no request in flight has that token (progress after it ended: a task's, or dropped). */
+	progress(token: string, progress: Progress): boolean {
+		const call = this.pending.get(token);
+		call?.onprogress?.(progress);
+		return call !== undefined;
 	}
+
+	/** Told, synchronously, when a request sent with `task` and a progress token is answered (its token may live on with the task). */
+	onTaskAnswer: ((token: string, result: Record<string, unknown>) => void) | undefined;
 
 	/** Fails every request in flight: the connection is gone. */
 	failAll(): void {
@@ -149,6 +154,8 @@ export class OwnRequests {
 					const result = response.result;
 					// A stdio upstream's result kept as its text (forwarded-result.ts): checked already.
 					if (result instanceof ForwardedResult) {
+						// A task's answer is read in full (once): the task's progress follows it.
+						if (options.onprogress !== undefined && params['task'] !== undefined && result.hasTask) this.onTaskAnswer?.(id, result.value() as Record<string, unknown>);
 						resolve(result);
 						return;
 					}
@@ -158,6 +165,8 @@ export class OwnRequests {
 						return;
 					}
 
+					// Synchronously, before any later message is read: progress right behind the answer is the task's.
+					if (options.onprogress !== undefined && params['task'] !== undefined) this.onTaskAnswer?.(id, result);
 					resolve(result);
 				},
 			});

@@ -10,9 +10,11 @@ import {SSEClientTransport, StreamableHTTPClientTransport, type Client, type Tra
 import {withTraceHeaders} from './trace-headers.js';
 import {maskText} from '../base/secret-mask.js';
 import type {ServerConfig} from '../config/read-config.js';
+import {defaults} from '../config/config-schema.js';
 import type {LogBuffer} from './log-buffer.js';
 import type {StreamOrigins} from './stream-origins.js';
 import {OAuthBearer, signInNeededIn} from './oauth-bearer.js';
+import {boundedFetch} from './bounded-fetch.js';
 
 /** Connect without the SDK's own request timeout: hangar's start timeout (an abort signal) applies. */
 export const NO_SDK_TIMEOUT = 2_147_000_000;
@@ -46,6 +48,8 @@ export async function connectRemote(
 	const configuredAuthorization = Object.keys(headers).some(name => name.toLowerCase() === 'authorization');
 	const bearer = configuredAuthorization || config.launch.auth === undefined ? undefined : new OAuthBearer(config.name, config.launch.url, config.launch.auth, log, onSignInNeeded, headers);
 	const withAuth = (base: typeof fetch): typeof fetch => (bearer === undefined ? base : bearer.wrap(base));
+	// hangar.maxUpstreamMessageBytes, per message, as for a stdio upstream's lines (bounded-fetch.ts).
+	const bounded = boundedFetch(fetch, config.name, config.maxUpstreamMessageBytes ?? defaults.maxUpstreamMessageBytes, log);
 	const order = config.launch.transport === 'auto' ? (['streamable-http', 'sse'] as const) : [config.launch.transport];
 	const failures: string[] = [];
 	for (const kind of order) {
@@ -53,8 +57,8 @@ export async function connectRemote(
 		// A request's trace context in _meta goes in its HTTP headers too (trace-headers.ts).
 		const transport: Transport =
 			kind === 'sse'
-				? new SSEClientTransport(url, {requestInit, fetch: withAuth(withTraceHeaders(fetch))})
-				: new StreamableHTTPClientTransport(url, {requestInit, fetch: withAuth(origins.wrap(withTraceHeaders(fetch)))});
+				? new SSEClientTransport(url, {requestInit, fetch: withAuth(withTraceHeaders(bounded))})
+				: new StreamableHTTPClientTransport(url, {requestInit, fetch: withAuth(origins.wrap(withTraceHeaders(bounded)))});
 		try {
 			await client.connect(transport, {signal, timeout: NO_SDK_TIMEOUT});
 			log.push('hangar', `connected to ${url.origin} over ${kind}`);

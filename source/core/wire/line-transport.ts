@@ -13,17 +13,25 @@
  * - a line longer than `maxMessageBytes` is discarded as it streams in and
  *   gets -32009, with the request id if one can be found at its start.
  *
+ * A session that negotiated protocol 2025-03-26 (the one version with
+ * JSON-RPC batches) may send a batch on one line: its notifications and
+ * responses are taken as if sent one by one, and the answers to its
+ * requests (and the errors of members that break the rule) go out together,
+ * as one array on one line, once the last is ready; a batch with no request
+ * gets no answer. Any other session's batch gets -32600.
+ *
  * Blank lines are ignored, and a last line without its newline is read when
  * the input ends. Only serialized JSON-RPC is ever written to the output
  * stream.
  */
 import type {Readable, Writable} from 'node:stream';
 import type {JSONRPCMessage, Transport} from '@modelcontextprotocol/client';
-import {ErrorCode} from '../base/errors.js';
+import {ErrorCode, JsonRpcCode} from '../base/errors.js';
 import type {Logger} from '../base/logger.js';
 import {
 	answerIdText,
 	checkJsonRpcLine,
+	checkJsonRpcMessage,
 	duplicateIdProblem,
 	errorLine,
 	idTextOfPrefix,
@@ -33,6 +41,7 @@ import {
 	type MessageProblem,
 } from './message-classifier.js';
 import {LineSplitter} from './line-splitter.js';
+import {batchVersion} from './protocol.js';
 import {CoalescingWriter} from './write-coalescer.js';
 
 /** Notifications an upstream can send at any rate and a client can do without: dropped rather than queued without bound. */
@@ -54,6 +63,9 @@ export function logDrops(logger: Logger, reader: string): (dropped: number) => v
 	};
 }
 
+/** A batch's requests not answered yet, and the answers (and member errors) ready so far, as JSON. */
+type Batch = {waiting: Set<Id>; answers: string[]};
+
 export class LineTransport implements Transport {
 	onclose?: () => void;
 	onerror?: (error: Error) => void;
@@ -64,6 +76,11 @@ export class LineTransport implements Transport {
 	private readonly writer: CoalescingWriter;
 	/** Ids of the peer's requests passed on and not answered yet. */
 	private readonly inFlight = new Set<Id>();
+	/** The batch each request of a batch belongs to, until it is answered (see handleBatch). */
+	private readonly batchOf = new Map<Id, Batch>();
+	/** The id of the peer's initialize, and the protocol version its answer gave (batches are read only under 2025-03-26). */
+	private initializeId: Id | undefined;
+	private protocolVersion: string | undefined;
 
 	constructor(
 		private readonly input: Readable,
@@ -102,6 +119,11 @@ export class LineTransport implements Transport {
 
 	private handleLine(line: string): void {
 		if (line.trim() === '') return;
+		if (this.protocolVersion === batchVersion && line.trimStart().startsWith('[')) {
+			this.handleBatch(line);
+			return;
+		}
+
 		const checked = checkJsonRpcLine(line);
 		if (isProblem(checked)) {
 			this.refuse(checked, line);
@@ -115,13 +137,87 @@ export class LineTransport implements Transport {
 			}
 
 			this.inFlight.add(checked.id!);
+			if (checked.method === 'initialize') this.initializeId = checked.id;
 		} else if (checked.method === 'notifications/cancelled') {
 			// A cancelled request is never answered: its id is free again.
 			const target = checked.params?.['requestId'];
-			if (typeof target === 'string' || typeof target === 'number') this.inFlight.delete(target);
+			if (typeof target === 'string' || typeof target === 'number') {
+				this.inFlight.delete(target);
+				this.batchAnswered(target, undefined);
+			}
 		}
 
 		this.onmessage?.(checked.value as JSONRPCMessage);
+	}
+
+	/** A batch line (2025-03-26 sessions): each member taken as one message; the answers go out as one array. */
+	private handleBatch(line: string): void {
+		let members: unknown;
+		try {
+			members = JSON.parse(line);
+		} catch {
+			this.refuse(checkJsonRpcLine(line) as MessageProblem, line);
+			return;
+		}
+
+		if (!Array.isArray(members) || members.length === 0) {
+			this.reply('null', JsonRpcCode.InvalidRequest, 'Invalid Request: the batch is empty; send at least one message');
+			return;
+		}
+
+		const batch: Batch = {waiting: new Set(), answers: []};
+		const take: JSONRPCMessage[] = [];
+		for (const member of members) {
+			const checked = checkJsonRpcMessage(member);
+			if (isProblem(checked)) {
+				if (checked.silent !== true) batch.answers.push(errorLine(answerIdText(checked), checked.code, checked.message));
+			} else if (checked.kind !== 'request') {
+				take.push(checked.value as JSONRPCMessage);
+			} else if (checked.method === 'initialize') {
+				batch.answers.push(errorLine(JSON.stringify(checked.id), JsonRpcCode.InvalidRequest, 'Invalid Request: initialize must not be part of a JSON-RPC batch'));
+			} else if (this.inFlight.has(checked.id!)) {
+				const problem = duplicateIdProblem(checked.id!);
+				batch.answers.push(errorLine(answerIdText(problem), problem.code, problem.message));
+			} else {
+				this.inFlight.add(checked.id!);
+				this.batchOf.set(checked.id!, batch);
+				batch.waiting.add(checked.id!);
+				take.push(checked.value as JSONRPCMessage);
+			}
+		}
+
+		if (batch.waiting.size === 0 && batch.answers.length > 0) void this.write(`[${batch.answers.join(',')}]\n`);
+		for (const message of take) {
+			const target = (message as {method?: string; params?: Record<string, unknown>}).method === 'notifications/cancelled' ? (message as {params?: Record<string, unknown>}).params?.['requestId'] : undefined;
+			if (typeof target === 'string' || typeof target === 'number') {
+				this.inFlight.delete(target);
+				this.batchAnswered(target, undefined);
+			}
+
+			this.onmessage?.(message);
+		}
+	}
+
+	/**
+	 * Keeps the answer to a batch's request (undefined: it was cancelled, and
+	 * gets none); writes the batch's answers once none is missing. False when
+	 * `id` is not a batch's.
+	 */
+	private batchAnswered(id: Id, json: string | undefined): boolean {
+		const batch = this.batchOf.get(id);
+		if (batch === undefined) return false;
+		this.batchOf.delete(id);
+		batch.waiting.delete(id);
+		if (json !== undefined) batch.answers.push(json);
+		if (batch.waiting.size === 0 && batch.answers.length > 0) void this.write(`[${batch.answers.join(',')}]\n`);
+		return true;
+	}
+
+	/** Notes the protocol version the answer to the peer's initialize gave. */
+	private noteAnswer(id: Id, result: unknown): void {
+		if (id !== this.initializeId) return;
+		const version = (result as {protocolVersion?: unknown} | undefined)?.protocolVersion;
+		this.protocolVersion = typeof version === 'string' ? version : undefined;
 	}
 
 	private refuse(problem: MessageProblem, line: string): void {
@@ -140,14 +236,24 @@ export class LineTransport implements Transport {
 	}
 
 	async send(message: JSONRPCMessage): Promise<void> {
-		if ('id' in message && ('result' in message || 'error' in message)) this.inFlight.delete(message.id as Id);
+		if ('id' in message && ('result' in message || 'error' in message)) {
+			const id = message.id as Id;
+			this.inFlight.delete(id);
+			if ('result' in message) this.noteAnswer(id, message.result);
+			if (this.batchAnswered(id, JSON.stringify(message))) return;
+		}
+
 		await this.write(`${JSON.stringify(message)}\n`, isDroppable(message));
 	}
 
 	/** Writes one already serialized JSON-RPC message (ending in a newline). */
 	async sendSerialized(line: string): Promise<void> {
 		const shape = peekMessage(line);
-		if (shape?.response === true && shape.id !== undefined) this.inFlight.delete(shape.id);
+		if (shape?.response === true && shape.id !== undefined) {
+			this.inFlight.delete(shape.id);
+			if (this.batchAnswered(shape.id, line.endsWith('\n') ? line.slice(0, -1) : line)) return;
+		}
+
 		await this.write(line);
 	}
 

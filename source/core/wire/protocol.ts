@@ -101,3 +101,6 @@ export const notificationPrefix = 'notifications/';
 
 /** The most upstreams one page of `hangar_list` returns; the CLI client pages with it. */
 export const maxListLimit = 500;
+
+/** The one protocol version with JSON-RPC batches: added in 2025-03-26, removed in 2025-06-18. */
+export const batchVersion = '2025-03-26';

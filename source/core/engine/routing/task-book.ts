@@ -60,10 +60,12 @@ export type TaskEntry = {
 	/** Its row in the calls log, and when its call began (performance.now). */
 	readonly logSeq: number | undefined;
 	readonly began: number;
+	/** The progress token of the call that created it, the client's own: its progress after the CreateTaskResult goes out under it. */
+	readonly progressToken?: string | number | undefined;
 	expiry: NodeJS.Timeout | undefined;
 };
 
-export type NewTask = Pick<TaskEntry, 'instance' | 'server' | 'client' | 'tool' | 'logSeq' | 'began'>;
+export type NewTask = Pick<TaskEntry, 'instance' | 'server' | 'client' | 'tool' | 'logSeq' | 'began' | 'progressToken'>;
 
 /** Whether `result` is a CreateTaskResult: a `task` with a string `taskId`. */
 export function isCreateTaskResult(result: unknown): result is {task: Record<string, unknown>} {
@@ -79,6 +81,8 @@ export class TaskBook {
 	/** By instance name and the upstream's id. */
 	private readonly byUpstream = new Map<string, TaskEntry>();
 	private readonly early = new Map<string, Record<string, unknown>>();
+	/** Progress sent right behind a CreateTaskResult, before the task was registered (bounded like `early`). */
+	private readonly earlyProgress = new Map<string, Array<Record<string, unknown>>>();
 
 	constructor(
 		private readonly calls: CallLog,
@@ -103,6 +107,14 @@ export class TaskBook {
 		if (typeof ttl === 'number' && ttl > 0) {
 			entry.expiry = setTimeout(() => this.remove(entry), Math.min(ttl, 2 ** 31 - 1));
 			entry.expiry.unref();
+		}
+
+		const progress = this.earlyProgress.get(keyOf(entry.instance.name, upstreamId));
+		if (progress !== undefined) {
+			this.earlyProgress.delete(keyOf(entry.instance.name, upstreamId));
+			setImmediate(() => {
+				for (const update of progress) this.progressFromUpstream(entry.instance.name, upstreamId, update);
+			});
 		}
 
 		const early = this.early.get(keyOf(entry.instance.name, upstreamId));
@@ -176,6 +188,28 @@ export class TaskBook {
 		if (entry.lost !== undefined) return;
 		this.observed(entry, params);
 		entry.client.peer?.notify('notifications/tasks/status', this.expose(entry, params));
+	}
+
+	/**
+	 * Progress an upstream sent for its task after the CreateTaskResult (the
+	 * call's token stays valid for the task's life): relayed to the task's
+	 * client alone, under the token that client's call carried, the rest
+	 * unchanged. Dropped once the task has ended or been lost.
+	 */
+	progressFromUpstream(instance: string, upstreamId: string, progress: Record<string, unknown>): void {
+		const key = keyOf(instance, upstreamId);
+		const entry = this.byUpstream.get(key);
+		if (entry === undefined) {
+			const held = this.earlyProgress.get(key) ?? [];
+			if (held.length < earlyStatusLimit) held.push(progress);
+			this.earlyProgress.delete(key);
+			this.earlyProgress.set(key, held);
+			if (this.earlyProgress.size > earlyStatusLimit) this.earlyProgress.delete(this.earlyProgress.keys().next().value!);
+			return;
+		}
+
+		if (entry.lost !== undefined || entry.progressToken === undefined || isTerminal(entry.task['status'])) return;
+		entry.client.peer?.notify('notifications/progress', {progressToken: entry.progressToken, ...progress});
 	}
 
 	/**

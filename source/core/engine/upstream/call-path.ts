@@ -67,7 +67,10 @@ export function callLimit(budget: CallBudget | undefined, callTimeoutMs: number)
  * (engine/request-context.ts) as the gateway made it. Every field may be
  * absent for hangar's own requests (a resubscribe after a restart).
  */
-export type CallContext = Partial<Pick<RequestContext, 'signal' | 'deadline' | 'onProgress' | 'meta' | 'task' | 'correlationId' | 'client' | 'id'>>;
+export type CallContext = Partial<Pick<RequestContext, 'signal' | 'deadline' | 'onProgress' | 'meta' | 'task' | 'correlationId' | 'client' | 'id'>> & {
+	/** A deadline of its own, in place of callTimeoutSeconds and the caller's (tasks/result, which waits for its task to end). */
+	ownDeadline?: CallDeadline | undefined;
+};
 
 /**
  * The client session that sent a request, and its id there (see
@@ -359,7 +362,7 @@ export class CallPath {
 	async request(method: string, params: Record<string, unknown>, operation: string, context: CallContext): Promise<Record<string, unknown>> {
 		const deps = this.deps;
 		const began = performance.now();
-		const limit = callLimit(context.deadline, deps.callTimeoutMs);
+		const limit = context.ownDeadline === undefined ? callLimit(context.deadline, deps.callTimeoutMs) : {timeoutMs: context.ownDeadline.ms, budget: new CallBudget(context.ownDeadline)};
 		this.began();
 		const caller = callerOf(context);
 		const left = caller === undefined ? undefined : this.callers.begin(caller);

@@ -119,6 +119,11 @@ export class Catalog {
 		this.persist();
 	}
 
+	/** Whether a re-read of `kind` is running. */
+	isRefreshing(kind: CatalogKind): boolean {
+		return this.refreshing.has(kind);
+	}
+
 	/** Takes one list re-read after a list_changed. */
 	set(kind: CatalogKind, list: CatalogLists[CatalogKind]): void {
 		this.put(kind, list);
@@ -143,9 +148,10 @@ export class Catalog {
 
 	/**
 	 * Re-reads one list with `read` and takes it; bursts of list_changed
-	 * coalesce into at most one extra read per kind.
+	 * coalesce into at most one extra read per kind. `settled` runs once no
+	 * read of `kind` is running or due any more.
 	 */
-	refresh(kind: CatalogKind, why: string, read: () => Promise<CatalogLists[CatalogKind] | undefined>): void {
+	refresh(kind: CatalogKind, why: string, read: () => Promise<CatalogLists[CatalogKind] | undefined>, settled?: () => void): void {
 		if (this.refreshing.has(kind)) {
 			this.refreshAgain.add(kind);
 			return;
@@ -164,7 +170,8 @@ export class Catalog {
 				this.log.push('hangar', `${kind} refresh failed: ${error instanceof Error ? error.message : String(error)}`);
 			} finally {
 				this.refreshing.delete(kind);
-				if (this.refreshAgain.delete(kind)) this.refresh(kind, why, read);
+				if (this.refreshAgain.delete(kind)) this.refresh(kind, why, read, settled);
+				else settled?.();
 			}
 		})();
 		this.refreshing.set(kind, running);

@@ -17,7 +17,7 @@ import {describeExit, type ExitInfo} from '../../link/child-process-transport.js
 import type {ClientSide} from '../../link/client-side.js';
 import {ConnectionLostError, type OpenConnection, type UpstreamConnection} from '../../link/connection.js';
 import {diagnoseLaunch, SpawnError, type LaunchProblem} from '../../link/launch-problem.js';
-import type {LogBuffer, LogLine} from '../../link/log-buffer.js';
+import {attemptStderr, type LogBuffer} from '../../link/log-buffer.js';
 import {rugPulled, seconds, startFailed, startInterrupted, unavailable} from '../refusals.js';
 import {hasWorkingSignIn, signInNeededIn} from '../../link/oauth-bearer.js';
 import {AbortReason, abortable, type ProgressRelay} from './call-path.js';
@@ -45,11 +45,13 @@ export type LifecycleEvents = {
 	/** The connection of a running upstream closed: its timers are void. */
 	gone(): void;
 	/** The upstream said a list changed, or a watched resource did. */
-	toolsChanged(): void;
-	listChanged(kinds: CatalogKind[], why: string): void;
+	toolsChanged(meta: Record<string, unknown> | undefined): void;
+	listChanged(kinds: CatalogKind[], why: string, meta: Record<string, unknown> | undefined): void;
 	resourceUpdated(uri: string, meta: Record<string, unknown> | undefined): void;
 	/** The upstream's notifications/tasks/status params. */
 	taskStatus(params: Record<string, unknown>): void;
+	/** Progress for one of its tasks after the CreateTaskResult (ConnectionEvents.onTaskProgress). */
+	taskProgress(upstreamTaskId: string, progress: Record<string, unknown>): void;
 	/** Hangar's id for one of the upstream's task ids (see ConnectionEvents.exposedTaskId). */
 	exposedTaskId(upstreamTaskId: string): string | undefined;
 };
@@ -266,8 +268,8 @@ export class Lifecycle {
 					deps.log,
 					{
 						onClose: exit => this.onConnectionClosed(connection, exit),
-						onToolsChanged: () => deps.events.toolsChanged(),
-						onListChanged: kind => deps.events.listChanged(kind === 'prompts' ? ['prompts'] : ['resources', 'resourceTemplates'], `the upstream sent notifications/${kind}/list_changed`),
+						onToolsChanged: meta => deps.events.toolsChanged(meta),
+						onListChanged: (kind, meta) => deps.events.listChanged(kind === 'prompts' ? ['prompts'] : ['resources', 'resourceTemplates'], `the upstream sent notifications/${kind}/list_changed`, meta),
 						onResourceUpdated: (uri, meta) => deps.events.resourceUpdated(uri, meta),
 						onRootsAtStart: () => {
 							deps.record.update(upstream => {
@@ -275,6 +277,7 @@ export class Lifecycle {
 							});
 						},
 						onTaskStatus: params => deps.events.taskStatus(params),
+						onTaskProgress: (upstreamTaskId, progress) => deps.events.taskProgress(upstreamTaskId, progress),
 						exposedTaskId: upstreamTaskId => deps.events.exposedTaskId(upstreamTaskId),
 						onSignInNeeded: reason => this.onSignInLost(connection, reason),
 					},
@@ -583,16 +586,4 @@ export class Lifecycle {
 	get isDisposed(): boolean {
 		return this.disposed;
 	}
-}
-
-/**
- * The stderr lines a failed start should quote: this attempt's own (since
- * `since`), so a start that failed five times does not repeat every earlier
- * attempt's "boom"; when this attempt wrote nothing, the newest earlier
- * lines, marked `earlier` so the message says they are not this attempt's.
- */
-export function attemptStderr(tail: readonly LogLine[], since: number): {lines: string[]; earlier: boolean} {
-	const own = tail.filter(line => line.at >= since).map(line => line.text);
-	if (own.length > 0 || tail.length === 0) return {lines: own, earlier: false};
-	return {lines: tail.slice(-1).map(line => line.text), earlier: true};
 }

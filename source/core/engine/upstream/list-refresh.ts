@@ -44,24 +44,37 @@ export class ListRefresh {
 	}
 
 	/** Re-reads some of its catalog lists after a list_changed; bursts coalesce per list. */
-	refreshCatalog(kinds: CatalogKind[], why: string): void {
+	refreshCatalog(kinds: CatalogKind[], why: string, settled: (kind: CatalogKind) => void = () => {}): void {
 		const {lifecycle} = this.deps;
 		const connection: UpstreamConnection | undefined = lifecycle.connection();
-		if (connection === undefined) return;
+		if (connection === undefined) {
+			for (const kind of kinds) settled(kind);
+			return;
+		}
+
 		for (const kind of kinds) {
-			this.deps.catalog.refresh(kind, why, async () => {
-				const list = await connection.listAll(kind, AbortSignal.timeout(this.deps.settings.pingTimeoutMs * 2));
-				if (connection !== lifecycle.connection()) return undefined;
-				return list as never;
-			});
+			this.deps.catalog.refresh(
+				kind,
+				why,
+				async () => {
+					const list = await connection.listAll(kind, AbortSignal.timeout(this.deps.settings.pingTimeoutMs * 2));
+					if (connection !== lifecycle.connection()) return undefined;
+					return list as never;
+				},
+				() => settled(kind),
+			);
 		}
 	}
 
 	/** Re-reads the tool list; coalesces bursts of list_changed into at most one extra refresh. */
-	refreshTools(why: string): void {
+	refreshTools(why: string, settled: () => void = () => {}): void {
 		const {lifecycle, toolList} = this.deps;
 		const connection = lifecycle.connection();
-		if (connection === undefined) return;
+		if (connection === undefined) {
+			settled();
+			return;
+		}
+
 		toolList.refresh(
 			why,
 			async () => connection.listTools(AbortSignal.timeout(this.deps.settings.pingTimeoutMs * 2)),
@@ -77,6 +90,7 @@ export class ListRefresh {
 				this.deps.log.push('hangar', `tool list refreshed (${tools.length} tools): ${reason}`);
 				this.setTools(tools);
 			},
+			settled,
 		);
 	}
 }

@@ -148,11 +148,17 @@ export class ToolList {
 		});
 	}
 
+	/** Whether a re-read is running. */
+	get isRefreshing(): boolean {
+		return this.refreshing !== undefined;
+	}
+
 	/**
 	 * Re-reads the list with `read`, and hands it to `apply`; bursts of
 	 * requests (list_changed storms) coalesce into at most one extra read.
+	 * `settled` runs once no read is running or due any more.
 	 */
-	refresh(why: string, read: () => Promise<ToolDefinition[] | undefined>, apply: (tools: ToolDefinition[], why: string) => void): void {
+	refresh(why: string, read: () => Promise<ToolDefinition[] | undefined>, apply: (tools: ToolDefinition[], why: string) => void, settled?: () => void): void {
 		if (this.refreshing !== undefined) {
 			this.refreshAgain = true;
 			return;
@@ -168,7 +174,9 @@ export class ToolList {
 				this.refreshing = undefined;
 				if (this.refreshAgain) {
 					this.refreshAgain = false;
-					this.refresh(why, read, apply);
+					this.refresh(why, read, apply, settled);
+				} else {
+					settled?.();
 				}
 			}
 		})();

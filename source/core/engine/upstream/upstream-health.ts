@@ -39,8 +39,8 @@ export type HealthDeps = {
 	metrics: CallMetrics;
 	log: LogBuffer;
 	lifecycle: WatchedLifecycle;
-	/** Calls in flight, live tasks (2025-11-25 tasks it runs for a client), and since when it is idle (see `Upstream.idleSince`). */
-	load: {readonly inFlight: number; readonly liveTasks: number; readonly idleSince: number};
+	/** Calls in flight, and since when it is idle (see `Upstream.idleSince`). */
+	load: {readonly inFlight: number; readonly idleSince: number};
 	refreshTools(why: string): void;
 	/** Something the surfaces show changed (a failed ping). */
 	onActivity(): void;
@@ -49,6 +49,10 @@ export type HealthDeps = {
 export class UpstreamHealth {
 	private readonly timers: UpstreamTimers;
 	private readonly settings: HangarSettings;
+	/** Its tasks that are live now (2025-11-25 tasks it runs for a client), held off the idle stop. */
+	private liveTasks = 0;
+	/** When its last live task ended: idle counts from then too. */
+	lastTaskEndedAt = 0;
 
 	constructor(private readonly deps: HealthDeps) {
 		this.timers = deps.timers;
@@ -87,6 +91,28 @@ export class UpstreamHealth {
 	}
 
 	/**
+	 * Holds off the idle stop while one of its tasks is live (a stop would
+	 * lose it); returns the release, which re-arms the idle stop from then.
+	 */
+	holdIdle(): () => void {
+		this.liveTasks += 1;
+		this.scheduleIdle();
+		let released = false;
+		return () => {
+			if (released) return;
+			released = true;
+			this.liveTasks -= 1;
+			this.lastTaskEndedAt = this.deps.clock.now();
+			this.scheduleIdle();
+		};
+	}
+
+	/** Its tasks that are live now. */
+	get tasksLive(): number {
+		return this.liveTasks;
+	}
+
+	/**
 	 * Arms the idle stop from `idleSince`; with calls in flight, the last one
 	 * to finish re-arms it. An upstream that holds tasks (until their results
 	 * are fetched) is never idle: stopping it would lose them; the last one
@@ -95,10 +121,10 @@ export class UpstreamHealth {
 	scheduleIdle(): void {
 		const {clock, idleTimeoutMs, lifecycle, load} = this.deps;
 		this.timers.clear('idle');
-		if (idleTimeoutMs <= 0 || load.inFlight > 0 || load.liveTasks > 0) return;
+		if (idleTimeoutMs <= 0 || load.inFlight > 0 || this.liveTasks > 0) return;
 		if (lifecycle.state !== 'ready' && lifecycle.state !== 'degraded') return;
 		this.timers.once('idle', load.idleSince + idleTimeoutMs - clock.now(), () => {
-			if (load.inFlight > 0 || load.liveTasks > 0 || (lifecycle.state !== 'ready' && lifecycle.state !== 'degraded')) return;
+			if (load.inFlight > 0 || this.liveTasks > 0 || (lifecycle.state !== 'ready' && lifecycle.state !== 'degraded')) return;
 			const idleMs = clock.now() - load.idleSince;
 			if (idleMs < idleTimeoutMs) {
 				this.scheduleIdle();

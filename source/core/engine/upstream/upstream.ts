@@ -46,7 +46,7 @@ import {Catalog, type CatalogKind, type ServerCapabilities} from './catalog.js';
 import {ListRefresh} from './list-refresh.js';
 import {Lifecycle} from './lifecycle.js';
 
-export {attemptStderr} from './lifecycle.js';
+export {attemptStderr} from '../../link/log-buffer.js';
 import {initialState, recordFirstSeen, upstreamRecord, type UpstreamRecord} from './upstream-record.js';
 import {eraView, type EraView} from './upstream-era.js';
 import {toolFiltered, restartHint} from '../refusals.js';
@@ -64,6 +64,11 @@ export type UpstreamSeams = {
 
 export type {AdminState, ApprovalPlan, CallRecord, StopTarget, ToolsSource, TransitionEvent, UpstreamSnapshot};
 
+/** A list a list_changed is about, as clients are told of it (resources include their templates). */
+export type ListKind = 'tools' | 'resources' | 'prompts';
+
+const listKindsOf: Record<Exclude<ListKind, 'tools'>, CatalogKind[]> = {resources: ['resources', 'resourceTemplates'], prompts: ['prompts']};
+
 export class Upstream extends EventEmitter<{
 	transition: [TransitionEvent];
 	tools: [];
@@ -73,16 +78,25 @@ export class Upstream extends EventEmitter<{
 	resourceUpdated: [string, Record<string, unknown> | undefined];
 	/** The upstream's notifications/tasks/status params (its own task id). */
 	taskStatus: [Record<string, unknown>];
+	/** Progress the upstream sent for one of its tasks (its own id) after the CreateTaskResult: the notification's params without the token. */
+	taskProgress: [string, Record<string, unknown>];
+	/**
+	 * The `_meta` of the list_changed notifications it sent for one list
+	 * (merged, later keys win), once the re-read they caused has settled:
+	 * the list_changed hangar sends clients carries it.
+	 */
+	listMeta: [ListKind, Record<string, unknown>];
 	activity: [];
 }> {
 	readonly log: LogBuffer;
 	readonly metrics = new CallMetrics();
+	/** The `_meta` of list_changed notifications whose re-read has not settled yet, per list. */
+	private readonly pendingListMeta = new Map<ListKind, Record<string, unknown>>();
 	readonly toolList: ToolList;
 	readonly catalog: Catalog;
 	readonly breaker: CircuitBreaker;
 	private readonly machine: UpstreamMachine;
 	private readonly record: UpstreamRecord;
-	private readonly clock: Clock;
 	private readonly timers: UpstreamTimers;
 	private readonly lifecycle: Lifecycle;
 	private readonly calls: CallPath;
@@ -91,8 +105,6 @@ export class Upstream extends EventEmitter<{
 	private readonly lists: ListRefresh;
 	private readonly createdAt: number;
 	/** Its tasks that are live now (held by the supervisor's task book), and when the last one ended. */
-	private liveTasks = 0;
-	private lastTaskEndedAt = 0;
 	/** Hangar's id for one of its task ids (set by the supervisor, which hands them out). */
 	exposedTaskId: (upstreamTaskId: string) => string | undefined = () => undefined;
 
@@ -114,7 +126,6 @@ export class Upstream extends EventEmitter<{
 	) {
 		super();
 		const clock = seams.clock ?? systemClock;
-		this.clock = clock;
 		this.createdAt = clock.now();
 		this.timers = new UpstreamTimers(clock);
 		this.log = new LogBuffer(settings.logLines);
@@ -176,10 +187,17 @@ export class Upstream extends EventEmitter<{
 					this.health.scheduleIdle();
 				},
 				gone: () => this.health.connectionGone(),
-				toolsChanged: () => this.refreshTools('the upstream sent notifications/tools/list_changed'),
-				listChanged: (kinds, why) => this.refreshCatalog(kinds, why),
+				toolsChanged: meta => {
+					this.noteListMeta('tools', meta);
+					this.refreshTools('the upstream sent notifications/tools/list_changed');
+				},
+				listChanged: (kinds, why, meta) => {
+					this.noteListMeta(kinds.includes('prompts') ? 'prompts' : 'resources', meta);
+					this.refreshCatalog(kinds, why);
+				},
 				resourceUpdated: (uri, meta) => this.emit('resourceUpdated', uri, meta),
 				taskStatus: params => this.emit('taskStatus', params),
+				taskProgress: (upstreamTaskId, progress) => this.emit('taskProgress', upstreamTaskId, progress),
 				exposedTaskId: upstreamTaskId => this.exposedTaskId(upstreamTaskId),
 			},
 		});
@@ -216,7 +234,6 @@ export class Upstream extends EventEmitter<{
 		});
 		const calls = this.calls;
 		const idleSince = () => this.idleSince;
-		const liveTasks = () => this.liveTasks;
 		this.health = new UpstreamHealth({
 			idleTimeoutMs: config.idleTimeoutMs,
 			settings,
@@ -229,9 +246,6 @@ export class Upstream extends EventEmitter<{
 			load: {
 				get inFlight() {
 					return calls.inFlight;
-				},
-				get liveTasks() {
-					return liveTasks();
 				},
 				get idleSince() {
 					return idleSince();
@@ -417,7 +431,7 @@ export class Upstream extends EventEmitter<{
 	 * call is not idle from that call.
 	 */
 	get idleSince(): number {
-		return Math.max(this.calls.lastActivityAt, this.lifecycle.startedAt ?? 0, this.lastTaskEndedAt);
+		return Math.max(this.calls.lastActivityAt, this.lifecycle.startedAt ?? 0, this.health.lastTaskEndedAt);
 	}
 
 	/**
@@ -425,21 +439,12 @@ export class Upstream extends EventEmitter<{
 	 * lose it); returns the release, which re-arms the idle stop from then.
 	 */
 	holdIdle(): () => void {
-		this.liveTasks += 1;
-		this.health.scheduleIdle();
-		let released = false;
-		return () => {
-			if (released) return;
-			released = true;
-			this.liveTasks -= 1;
-			this.lastTaskEndedAt = this.clock.now();
-			this.health.scheduleIdle();
-		};
+		return this.health.holdIdle();
 	}
 
 	/** Its tasks that are live now (held off the idle stop). */
 	get tasksLive(): number {
-		return this.liveTasks;
+		return this.health.tasksLive;
 	}
 
 	/** Calls and other requests in flight now. */
@@ -519,14 +524,29 @@ export class Upstream extends EventEmitter<{
 	// ---------------------------------------------------------------------
 	// Tools and catalog: see `ListRefresh`
 
+	/** Keeps a list_changed's `_meta` until the re-read it causes settles (see the listMeta event). */
+	private noteListMeta(kind: ListKind, meta: Record<string, unknown> | undefined): void {
+		if (meta !== undefined) this.pendingListMeta.set(kind, {...this.pendingListMeta.get(kind), ...meta});
+	}
+
+	/** Hands on the `_meta` kept for `kind` once none of its lists is being re-read. */
+	private flushListMeta(kind: ListKind): void {
+		const meta = this.pendingListMeta.get(kind);
+		if (meta === undefined) return;
+		const busy = kind === 'tools' ? this.toolList.isRefreshing : listKindsOf[kind].some(list => this.catalog.isRefreshing(list));
+		if (busy) return;
+		this.pendingListMeta.delete(kind);
+		this.emit('listMeta', kind, meta);
+	}
+
 	/** Re-reads some of its catalog lists after a list_changed; bursts coalesce per list. */
 	refreshCatalog(kinds: CatalogKind[], why: string): void {
-		this.lists.refreshCatalog(kinds, why);
+		this.lists.refreshCatalog(kinds, why, kind => this.flushListMeta(kind === 'prompts' ? 'prompts' : 'resources'));
 	}
 
 	/** Re-reads the tool list; coalesces bursts of list_changed into at most one extra refresh. */
 	refreshTools(why: string): void {
-		this.lists.refreshTools(why);
+		this.lists.refreshTools(why, () => this.flushListMeta('tools'));
 	}
 
 	// ---------------------------------------------------------------------
