@@ -36,7 +36,8 @@ describe('a config pasted from Claude Desktop, with mistakes', () => {
 					globalShortcut: 'Ctrl+Space',
 					hangar: {stateDir: path.join(dir, 'state'), ...fastHangar},
 					mcpServers: {
-						everything: {...everything(), alwaysAllow: ['echo']},
+						// Shared: under "auto" server-everything asks for roots and moves to per-client instances, and its shared one stops (test/integration/auto-verdict.test.ts covers that).
+						everything: {...everything(), alwaysAllow: ['echo'], instances: 'shared'},
 						typo: {command: 'npxx', args: ['-y', '@modelcontextprotocol/server-memory']},
 						token: {...fixture('normal'), env: {API_TOKEN: `\${${unset}}`}},
 						extra: {...fixture('normal'), colour: 'blue'},

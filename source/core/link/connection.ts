@@ -189,11 +189,16 @@ export class UpstreamConnection {
 		}
 
 		client.onerror = error => log.push('hangar', `protocol error: ${error.message}`);
+		let closeReported = false;
 		client.onclose = () => {
 			attempt.exit = child?.exit;
 			if (connection === undefined || connection.closed) return;
 			connection.closed = true;
-			if (!connection.closedByUs) events.onClose(child?.exit);
+			if (!connection.closedByUs) {
+				closeReported = true;
+				events.onClose(child?.exit);
+			}
+
 			connection.failPending();
 		};
 		client.setNotificationHandler('notifications/tools/list_changed', notification => events.onToolsChanged(notification.params?._meta));
@@ -219,8 +224,11 @@ export class UpstreamConnection {
 			signal.throwIfAborted();
 			return connection;
 		} catch (error) {
-			await connection.close(graceMs);
+			const closedWith = await connection.close(graceMs);
 			attempt.exit ??= child?.exit;
+			// A process that ended by itself during the start (the probe can see it first): the engine records its exit, whose code says whether a retry can help (126, 127).
+			const own = child?.exit ?? closedWith;
+			if (!closeReported && own !== undefined && own.stoppedBy === undefined) events.onClose(own);
 			throw error;
 		} finally {
 			signal.removeEventListener('abort', abort);

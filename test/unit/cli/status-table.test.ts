@@ -20,6 +20,7 @@ const entry = (name: string, lastError: string | null): StatusEntry =>
 		latencyMs: {p50: 4, p95: 9},
 		restarts: 0,
 		quarantineReason: null,
+		era: {era: null, protocolVersion: null, learnedAt: null},
 		lastError,
 	}) as unknown as StatusEntry;
 
