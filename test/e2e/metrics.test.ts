@@ -4,9 +4,8 @@
  * with a Prometheus text parser; `hangar.metricsPort` on a supervisor
  * without an HTTP endpoint.
  */
-import net from 'node:net';
 import {afterEach, describe, expect, it} from 'vitest';
-import {fastHangar, fixture, openHangar, closeHangars, rpcError, tempDir, waitFor, writeConfig} from '../support/hangar.js';
+import {fastHangar, fixture, freePort, openHangar, closeHangars, rpcError, tempDir, waitFor, writeConfig} from '../support/hangar.js';
 import {connectHttp, serveHttp, stopHttpHangars} from '../support/http-hangar.js';
 import {histogram, parseMetrics, samples, total} from '../support/prometheus.js';
 
@@ -16,14 +15,6 @@ afterEach(async () => {
 	await stopHttpHangars();
 	await closeHangars();
 });
-
-async function freePort(): Promise<number> {
-	const server = net.createServer();
-	await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve));
-	const {port} = server.address() as net.AddressInfo;
-	await new Promise(resolve => server.close(resolve));
-	return port;
-}
 
 describe('metrics', () => {
 	it('counts every call of scripted traffic at /metrics on serve --http, behind the same token as /mcp, with consistent histograms', async () => {

@@ -6,11 +6,17 @@
  * HTTP on an ephemeral loopback port.
  */
 import {spawn, type ChildProcess} from 'node:child_process';
+import {createHash} from 'node:crypto';
+import fs from 'node:fs';
 import path from 'node:path';
-import {root, tempDir} from './hangar.js';
+import ts from 'typescript';
+import {freePort, root, tempDir} from './hangar.js';
 
 const cli = path.join(root, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
 export const conformanceServerPath = path.join(root, 'dist', 'demo', 'conformance-server.js');
+
+/** The suite's reference server, vendored unchanged: test/fixtures/conformance-reference/README.md says from where. */
+export const conformanceReferenceSource = path.join(root, 'test', 'fixtures', 'conformance-reference', 'everything-server.ts');
 
 /** Runs the conformance CLI with `args` in a temp directory; resolves with its exit code and stdout+stderr. */
 export async function conformance(args: string[]): Promise<{code: number | null; output: string}> {
@@ -42,8 +48,10 @@ export const requirementsRevision = '2025-11-25';
  * repository, run over HTTP with SDK 1.32.2) passes directly: all 31 of
  * them, measured on 2026-11-27 with @modelcontextprotocol/conformance
  * 0.2.0-alpha.12 against the reference server of the repository's newest
- * snapshot here (0.2.0-alpha.11; the alpha.12 tag is not in it). Each is
- * among the 2025-11-25 requirements, so the runs through hangar cover it.
+ * snapshot here (0.2.0-alpha.11; the alpha.12 tag is not in it), the copy
+ * in test/fixtures/conformance-reference; conformance-reference.test.ts
+ * measures it again on every run. Each is among the 2025-11-25
+ * requirements, so the runs through hangar cover it.
  */
 export const referencePassesActive = [
 	'server-initialize', 'server-session-lifecycle', 'logging-set-level', 'ping', 'completion-complete', 'tools-list',
@@ -99,6 +107,11 @@ export async function requirementsRun(url: string, baseline: string, outputDir: 
 	return {...run, ran: scenariosRun(run.output)};
 }
 
+/** The scenarios a `conformance server` run reports as passed with no failed check (`✓ name: N passed, 0 failed`). */
+export function scenariosPassed(output: string): string[] {
+	return [...output.matchAll(/^✓ (\S+): \d+ passed, 0 failed$/gm)].map(match => match[1]!);
+}
+
 /** The scenarios a `conformance server` run says it ran, in order. */
 export function scenariosRun(output: string): string[] {
 	return [...output.matchAll(/^=== Running scenario: (\S+) ===$/gm)].map(match => match[1]!);
@@ -115,6 +128,59 @@ export type ConformanceFixture = {
 };
 
 const running: ConformanceFixture[] = [];
+
+/**
+ * The suite's reference server with its types stripped (TypeScript's
+ * transpileModule, no type check), written under node_modules/.cache so its
+ * imports resolve from hangar's node_modules; named by the source's hash and
+ * written by rename, so concurrent runs share one file.
+ */
+function referenceServerScript(): string {
+	const source = fs.readFileSync(conformanceReferenceSource, 'utf8');
+	const dir = path.join(root, 'node_modules', '.cache', 'hangar-conformance-reference');
+	const file = path.join(dir, `everything-server-${createHash('sha256').update(source).digest('hex').slice(0, 16)}.mjs`);
+	if (fs.existsSync(file)) return file;
+	const {outputText} = ts.transpileModule(source, {compilerOptions: {module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022}});
+	fs.mkdirSync(dir, {recursive: true});
+	const partial = `${file}.${process.pid}.partial`;
+	fs.writeFileSync(partial, outputText);
+	fs.renameSync(partial, file);
+	return file;
+}
+
+/** The suite's reference server over Streamable HTTP, resolved once it says it runs; stopped by stopConformanceFixtures. */
+export async function serveConformanceReference(): Promise<ConformanceFixture> {
+	// It takes its port from PORT and cannot report one it was given 0 for.
+	const port = await freePort();
+	const child = spawn(process.execPath, [referenceServerScript()], {env: {...process.env, PORT: String(port)}, stdio: ['ignore', 'pipe', 'pipe']});
+	let stdout = '';
+	let stderr = '';
+	child.stderr!.on('data', (chunk: Buffer) => {
+		stderr += chunk.toString();
+	});
+	const exited = new Promise<number | null>(resolve => child.on('exit', resolve));
+	await new Promise<void>((resolve, reject) => {
+		child.stdout!.on('data', (chunk: Buffer) => {
+			stdout += chunk.toString();
+			if (stdout.includes(`running on http://localhost:${port}`)) resolve();
+		});
+		void exited.then(code => {
+			reject(new Error(`the conformance reference server exited with ${code} before listening on port ${port}:\n${stdout}${stderr}`));
+		});
+	});
+	const reference: ConformanceFixture = {
+		child,
+		url: `http://127.0.0.1:${port}/mcp`,
+		stderr: () => stderr,
+		exited,
+		async stop() {
+			if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+			return exited;
+		},
+	};
+	running.push(reference);
+	return reference;
+}
 
 /** `node conformance-server.js --http --port 0`, resolved once it prints the URL it listens on. */
 export async function serveConformanceFixture(): Promise<ConformanceFixture> {
@@ -151,7 +217,7 @@ export async function serveConformanceFixture(): Promise<ConformanceFixture> {
 	return fixture;
 }
 
-/** Stops every fixture serveConformanceFixture started (an afterEach hook). */
+/** Stops every server serveConformanceFixture or serveConformanceReference started (an afterEach hook). */
 export async function stopConformanceFixtures(): Promise<void> {
 	await Promise.all(running.splice(0).map(async fixture => fixture.stop()));
 }

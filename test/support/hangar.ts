@@ -5,6 +5,7 @@
 import {execFile} from 'node:child_process';
 import {randomUUID} from 'node:crypto';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import {fileURLToPath, pathToFileURL} from 'node:url';
@@ -21,6 +22,15 @@ export const everythingPath = path.join(root, 'node_modules', '@modelcontextprot
 export const memoryPath = path.join(root, 'node_modules', '@modelcontextprotocol', 'server-memory', 'dist', 'index.js');
 
 export type ServerEntry = Record<string, unknown>;
+
+/** A loopback port that was free a moment ago, for a server that must be told its port. */
+export async function freePort(): Promise<number> {
+	const server = net.createServer();
+	await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve));
+	const {port} = server.address() as net.AddressInfo;
+	await new Promise(resolve => server.close(resolve));
+	return port;
+}
 
 export function tempDir(prefix = 'hangar-test-'): string {
 	return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
