@@ -5,7 +5,10 @@
  * suite's 2025-11-25 requirements run against it directly and through
  * `serve --http` at once (each run mostly waits, so together they take about
  * as long as one), and every scenario that passes directly passes through
- * hangar, except the ones named below with why. One transport only, the
+ * hangar. The reference server is dual-era, so this also checks that hangar
+ * drives such an upstream in its 2025 mode (its 2026-07-28 path lacks
+ * completion, sampling, elicitation and resources/subscribe, which a 2025
+ * client reaches directly). One transport only, the
  * cheaper one: conformance.test.ts already runs the same requirements through
  * `--stdio` against the project's fixture.
  */
@@ -16,26 +19,6 @@ import {referencePassesActive, requirementsRun, scenariosPassed, serveConformanc
 import {fastHangar, tempDir, writeConfig} from '../support/hangar.js';
 import {serveHttp, stopHttpHangars} from '../support/http-hangar.js';
 
-/**
- * Scenarios the reference server passes directly that fail through hangar
- * today (measured 2026-11-27), each with why. Not yet transparent: the
- * reference server is dual-era (a 2025 session over `initialize`, and the
- * 2026-07-28 stateless path after `server/discover`), hangar drives a dual-era
- * upstream as 2026-07-28 whatever its client speaks (docs/protocol.md,
- * Protocol generations), and the reference server's 2026-07-28 path lacks
- * what its 2025 sessions have. The test fails on a scenario outside this list
- * and on one in it that passes, so this list only shrinks.
- */
-const failsThroughHangar: Record<string, string> = {
-	'completion-complete': 'its 2026-07-28 path answers completion/complete with -32601',
-	'tools-call-sampling': 'its 2026-07-28 tools/call asks no sampling (its tool reports -32601 from its in-process client)',
-	'tools-call-elicitation': 'its 2026-07-28 tools/call asks no elicitation (its tool reports -32601 from its in-process client)',
-	'elicitation-sep1034-defaults': 'its 2026-07-28 tools/call asks no elicitation',
-	'elicitation-sep1330-enums': 'its 2026-07-28 tools/call asks no elicitation',
-	'resources-subscribe': 'resources/subscribe is removed in 2026-07-28 (-32601 "removed stateful RPC"); hangar does not map it to subscriptions/listen',
-	'resources-unsubscribe': 'needs resources/subscribe first, as above',
-};
-
 afterEach(async () => {
 	await stopHttpHangars();
 	await stopConformanceFixtures();
@@ -43,7 +26,7 @@ afterEach(async () => {
 
 describe("the conformance suite's reference server behind hangar", () => {
 	// About 13 s on a loaded 2-core machine (load 13), the direct run alone about 4 s; the limit allows for a busier one.
-	it('passes through serve --http, with "namespace": false, every 2025-11-25 scenario it passes directly but the 7 listed', {timeout: 300_000}, async () => {
+	it('passes through serve --http, with "namespace": false, every 2025-11-25 scenario it passes directly', {timeout: 300_000}, async () => {
 		const reference = await serveConformanceReference();
 		const dir = tempDir();
 		const noFailures = path.join(dir, 'no-expected-failures.yml');
@@ -61,8 +44,7 @@ describe("the conformance suite's reference server behind hangar", () => {
 
 		const passedThrough = new Set(scenariosPassed(through.output));
 		const failedThroughHangar = passedDirectly.filter(scenario => !passedThrough.has(scenario));
-		expect(failedThroughHangar.toSorted(), through.output).toEqual(Object.keys(failsThroughHangar).toSorted());
-		for (const scenario of Object.keys(failsThroughHangar)) expect(passedDirectly, scenario).toContain(scenario);
+		expect(failedThroughHangar, through.output).toEqual([]);
 		expect(reference.stderr()).toBe('');
 	});
 });

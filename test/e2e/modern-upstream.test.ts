@@ -34,7 +34,7 @@ function savedEra(dir: string, name: string): Record<string, unknown> | undefine
 afterEach(closeHangars);
 
 describe('a 2026-07-28 upstream', () => {
-	it('is probed with server/discover once, driven as 2026-07-28, and its verdict is saved for the next start', async () => {
+	it('is probed once (server/discover, then initialize to tell it from a dual-era one), driven as 2026-07-28, and its verdict is saved for the next start', async () => {
 		const dir = tempDir();
 		const startsFile = path.join(dir, 'starts');
 		const config = writeConfig(dir, {modern: modernServer(['--legacy', 'reject', '--starts-file', startsFile])}, fastHangar);
@@ -48,7 +48,8 @@ describe('a 2026-07-28 upstream', () => {
 		await first.close();
 		const saved = savedEra(dir, 'modern');
 		expect(saved).toMatchObject({era: 'modern', protocolVersion: '2026-07-28', server: 'modern-fixture@1.0.0'});
-		expect(starts(startsFile)).toBe(1);
+		// The first start: the probe (server/discover answered), the 2025 initialize it refuses (is it dual-era?), then pinned to 2026-07-28.
+		expect(starts(startsFile)).toBe(3);
 		// status reads it from the saved state, with no hangar running.
 		const json = JSON.parse((await runCli(['status', '--json', '--config', config])).stdout) as {upstreams: Array<{name: string; era: unknown}>};
 		expect(json.upstreams.find(upstream => upstream.name === 'modern')?.era).toEqual({era: 'modern', protocolVersion: '2026-07-28', learnedAt: new Date(saved!['at'] as number).toISOString()});
@@ -58,15 +59,23 @@ describe('a 2026-07-28 upstream', () => {
 		expect((await second.client.callTool({name: 'era', arguments: {}})).content).toEqual([{type: 'text', text: '2026-07-28'}]);
 		await second.close();
 		expect(savedEra(dir, 'modern')).toEqual(saved);
-		expect(starts(startsFile)).toBe(2);
+		expect(starts(startsFile)).toBe(4);
 	});
 
-	it('dual-era (a v2 server that serves both generations) is driven as 2026-07-28', async () => {
+	it('dual-era (a v2 server that serves both generations) is driven in its 2025 mode, which serves 2025 clients in full, and the verdict spares the next start the probe', async () => {
 		const dir = tempDir();
-		const first = await openHangar(writeConfig(dir, {dual: modernServer(['--legacy', 'serve'])}, fastHangar));
-		expect((await first.client.callTool({name: 'era', arguments: {}})).content).toEqual([{type: 'text', text: '2026-07-28'}]);
+		const startsFile = path.join(dir, 'starts');
+		const config = writeConfig(dir, {dual: modernServer(['--legacy', 'serve', '--starts-file', startsFile])}, fastHangar);
+		const first = await openHangar(config);
+		expect((await first.client.callTool({name: 'era', arguments: {}})).content).toEqual([{type: 'text', text: '2025'}]);
 		await first.close();
-		expect(savedEra(dir, 'dual')).toMatchObject({era: 'modern'});
+		expect(savedEra(dir, 'dual')).toMatchObject({era: 'legacy', protocolVersion: '2025-11-25'});
+		// The probe's connection (server/discover answered), then the one initialize opened.
+		expect(starts(startsFile)).toBe(2);
+		const second = await openHangar(config);
+		expect((await second.client.callTool({name: 'era', arguments: {}})).content).toEqual([{type: 'text', text: '2025'}]);
+		await second.close();
+		expect(starts(startsFile)).toBe(3);
 	});
 
 	it('a legacy upstream (server-everything answers the probe with an error) is saved as legacy, and forgotten when it reports another server version', async () => {

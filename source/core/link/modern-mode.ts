@@ -116,7 +116,54 @@ export type Opening<Events, Given> = {
  * is probed again. The caller saves the verdict, so the next start goes
  * straight to the right era.
  */
-export async function openInEra<Events, Given, Connection extends {markProbed(): void}>(
+export async function openInEra<Events, Given, Connection extends EraAware>(
+	opening: Opening<Events, Given>,
+	hint: EraHint,
+	connect: (opening: Opening<Events, Given>, hint: EraHint, attempt: {exit: ExitInfo | undefined}) => Promise<Connection>,
+): Promise<Connection> {
+	const connection = await openProbing(opening, hint, connect);
+	if (hint !== undefined || opening.given !== undefined || connection.era.era !== 'modern') return connection;
+	return preferLegacy(opening, connection, connect);
+}
+
+/** What openInEra needs of a connection besides opening it. */
+type EraAware = {markProbed(): void; readonly era: {era: UpstreamEra}; close(graceMs: number): Promise<unknown>};
+
+/**
+ * A probe found a 2026-07-28 upstream: is it dual-era? Its `server/discover`
+ * does not say (the v2 SDK's and the conformance reference server's list
+ * only their 2026-07-28 revision), so a second connection asks with the 2025
+ * `initialize`. A dual-era upstream is driven in its 2025 mode: its 2025
+ * path is the one every 2025 client's features reach (sampling and
+ * elicitation mid-call, resources/subscribe, completion, list_changed), and
+ * a 2026-07-28 client's requests are translated as for any 2025 upstream. A
+ * 2026-07-28-only upstream refuses `initialize` and is opened a third time,
+ * pinned. All on the first start only: the verdict is saved.
+ */
+async function preferLegacy<Events, Given, Connection extends EraAware>(
+	opening: Opening<Events, Given>,
+	probed: Connection,
+	connect: (opening: Opening<Events, Given>, hint: EraHint, attempt: {exit: ExitInfo | undefined}) => Promise<Connection>,
+): Promise<Connection> {
+	const {log, signal, config} = opening;
+	await probed.close(opening.graceMs);
+	signal.throwIfAborted();
+	const limit = AbortSignal.any([signal, AbortSignal.timeout(Math.max(1, Math.min(discoverProbeMs, Math.round(config.startTimeoutMs / 3))))]);
+	try {
+		const legacy = await connect({...opening, signal: limit}, 'legacy', {exit: undefined});
+		legacy.markProbed();
+		log.push('hangar', 'era probe: it answered server/discover and the 2025 initialize too (dual-era): driven in its 2025 mode, which serves 2025 clients in full');
+		return legacy;
+	} catch (error) {
+		signal.throwIfAborted();
+		log.push('hangar', `era probe: it refused the 2025 initialize (${errorMessage(error)}): a 2026-07-28-only server, driven as 2026-07-28`);
+		const modern = await connect(opening, 'modern', {exit: undefined});
+		modern.markProbed();
+		return modern;
+	}
+}
+
+async function openProbing<Events, Given, Connection extends EraAware>(
 	opening: Opening<Events, Given>,
 	hint: EraHint,
 	connect: (opening: Opening<Events, Given>, hint: EraHint, attempt: {exit: ExitInfo | undefined}) => Promise<Connection>,
@@ -129,7 +176,7 @@ export async function openInEra<Events, Given, Connection extends {markProbed():
 		if (signal.aborted || opening.given !== undefined) throw error;
 		if (hint === 'modern') {
 			log.push('hangar', `it was saved as a 2026-07-28 upstream, but opening it so failed (${errorMessage(error)}): probing its era again`);
-			return openInEra(opening, undefined, connect);
+			return openProbing(opening, undefined, connect);
 		}
 
 		const exited = attempt.exit;
