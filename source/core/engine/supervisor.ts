@@ -19,7 +19,7 @@ import {ClientRegistry, type ClientRecord} from './clients/clients.js';
 import {SessionRelay} from './clients/client-relay.js';
 import {ClientTools} from './clients/client-tools.js';
 import {InstanceModes} from './clients/instance-mode.js';
-import {countsOf, RetiredInstances, totalOf, type CallTotals} from './clients/instance-totals.js';
+import {InstanceTotals} from './clients/instance-totals.js';
 import type {HangarConfig, ServerConfig, ToolDefinition} from '../config/read-config.js';
 import {ContextCost, type ContextCostView} from './upstream/context-cost.js';
 import {ConfigReload} from './config/config-reload.js';
@@ -111,8 +111,8 @@ export class Supervisor extends EventEmitter<{
 	readonly instanceModes: InstanceModes;
 	/** The instances of each per-client template, by client session id. */
 	private readonly instanceSets = new Map<Upstream, Map<number, Instance>>();
-	/** The instances each per-client template has let go, still counted in its totals (a replaced template's go with it). */
-	private readonly retiredInstances = new WeakMap<Upstream, RetiredInstances>();
+	/** Each per-client server's calls with its instances', those let go included (`serverEntry` reads them). */
+	readonly instanceTotals = new InstanceTotals();
 	/** The tools each client session sees of the per-client servers: its own instance's. */
 	readonly clientTools = new ClientTools({
 		tools: () => this.router.tools(),
@@ -176,7 +176,7 @@ export class Supervisor extends EventEmitter<{
 				const instance = set.get(record.id);
 				if (instance === undefined) continue;
 				set.delete(record.id);
-				void this.retireInstance(template, instance, `its client session (${record.label}) closed`).then(() => this.emit('activity', template.name));
+				void this.instanceTotals.retire(template, instance.upstream, this.retire(instance.upstream, `its client session (${record.label}) closed`)).then(() => this.emit('activity', template.name));
 			}
 		});
 		this.markToolsDirty();
@@ -362,35 +362,8 @@ export class Supervisor extends EventEmitter<{
 		const set = this.instanceSets.get(template);
 		if (set === undefined) return 0;
 		this.instanceSets.delete(template);
-		await Promise.all([...set.values()].map(async instance => this.retireInstance(template, instance, reason)));
+		await Promise.all([...set.values()].map(async instance => this.instanceTotals.retire(template, instance.upstream, this.retire(instance.upstream, reason))));
 		return set.size;
-	}
-
-	/** Lets go of one instance; its calls stay in its server's totals (`RetiredInstances`). */
-	private retireInstance(template: Upstream, instance: Instance, reason: string): Promise<void> {
-		let retired = this.retiredInstances.get(template);
-		if (retired === undefined) {
-			retired = new RetiredInstances();
-			this.retiredInstances.set(template, retired);
-		}
-
-		const stopped = this.retire(instance.upstream, reason);
-		retired.retire(instance.upstream, stopped);
-		return stopped;
-	}
-
-	/**
-	 * A server's calls, failures, tool errors, calls in flight and latency:
-	 * its own plus, for a per-client server, those of its live instances and
-	 * of every instance it has let go (see instance-totals.ts); undefined
-	 * while it has never run one.
-	 */
-	callTotals(template: Upstream): CallTotals | undefined {
-		const live = [...(this.instanceSets.get(template)?.values() ?? [])];
-		// Never ran an instance: its own snapshot says it all, without merging its latency samples.
-		if (live.length === 0 && !this.retiredInstances.has(template)) return undefined;
-		const parts = [countsOf(template), ...live.map(instance => countsOf(instance.upstream)), ...(this.retiredInstances.get(template)?.counts() ?? [])];
-		return totalOf(parts);
 	}
 
 	/** Lets go of a upstream (removed or replaced by a reload): its events no longer reach surfaces, and it stops. */

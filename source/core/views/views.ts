@@ -153,7 +153,7 @@ export function serverEntry(supervisor: Supervisor, upstream: Upstream, now = Da
 	const entry = statusEntry(upstream, now, supervisor.contextCost().upstreams[upstream.name]);
 	entry.instanceMode = supervisor.instanceModes.view(upstream);
 	// The server's counts are its instances' too, those that have stopped included: they never go down when a client leaves.
-	const totals = supervisor.callTotals(upstream);
+	const totals = supervisor.instanceTotals.of(upstream, supervisor.instancesOf(upstream.name).map(instance => instance.upstream));
 	if (totals !== undefined) Object.assign(entry, totals);
 	if (entry.instanceMode.runs !== 'per-client') return entry;
 	entry.instances = supervisor.instancesOf(upstream.name).map(({upstream: instance, client}) => {

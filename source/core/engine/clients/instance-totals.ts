@@ -67,3 +67,32 @@ export class RetiredInstances {
 		return [folded, ...[...this.stopping].map(instance => countsOf(instance))];
 	}
 }
+
+/** The supervisor's side: the instances each per-client template has let go (a template a reload replaced takes its tally with it). */
+export class InstanceTotals {
+	private readonly retired = new WeakMap<Upstream, RetiredInstances>();
+
+	/** Lets `instance` of `template` go, its calls kept in the server's totals; `stopped` settles once it has stopped, and is returned. */
+	retire(template: Upstream, instance: Upstream, stopped: Promise<void>): Promise<void> {
+		let retired = this.retired.get(template);
+		if (retired === undefined) {
+			retired = new RetiredInstances();
+			this.retired.set(template, retired);
+		}
+
+		retired.retire(instance, stopped);
+		return stopped;
+	}
+
+	/**
+	 * A server's calls, failures, tool errors, calls in flight and latency:
+	 * its template's, its `live` instances' and those of every instance it
+	 * has let go; undefined while it has never run one (its own snapshot
+	 * says it all then, without merging latency samples).
+	 */
+	of(template: Upstream, live: readonly Upstream[]): CallTotals | undefined {
+		const retired = this.retired.get(template);
+		if (live.length === 0 && retired === undefined) return undefined;
+		return totalOf([countsOf(template), ...live.map(instance => countsOf(instance)), ...(retired?.counts() ?? [])]);
+	}
+}

@@ -4,7 +4,7 @@
  * server's counts go down; latency over the merged recent calls.
  */
 import {afterEach, describe, expect, it} from 'vitest';
-import {RetiredInstances, countsOf, totalOf} from '../../../../../source/core/engine/clients/instance-totals.js';
+import {InstanceTotals, RetiredInstances, countsOf, totalOf} from '../../../../../source/core/engine/clients/instance-totals.js';
 import {fixture} from '../../../../support/hangar.js';
 import {closeAll, startSupervisor} from '../../../../support/supervisor.js';
 
@@ -46,5 +46,18 @@ describe('a per-client server\'s totals', () => {
 		// Folded once: whatever the instance records later is not the server's.
 		instance.metrics.recordSuccess(1);
 		expect(totalOf(retired.counts()).calls).toBe(3);
+	});
+
+	it('gives a server that never ran an instance no totals of its own (its snapshot stands), and one that did its template\'s, live and retired instances\' calls', async () => {
+		const {supervisor} = await startSupervisor({fx: fixture('normal'), live: fixture('normal'), gone: fixture('normal')}, {}, {launch: false});
+		const [template, live, gone] = ['fx', 'live', 'gone'].map(name => supervisor.upstream(name));
+		const totals = new InstanceTotals();
+		expect(totals.of(template!, [])).toBeUndefined();
+		template!.metrics.recordSuccess(1);
+		live!.metrics.recordSuccess(2);
+		gone!.metrics.recordFailure(3, 'crashed');
+		await totals.retire(template!, gone!, Promise.resolve());
+		expect(totals.of(template!, [live!])).toMatchObject({calls: 3, failures: 1});
+		expect(totals.of(template!, [])).toMatchObject({calls: 2, failures: 1});
 	});
 });
