@@ -9,7 +9,7 @@
 import {Client} from '@modelcontextprotocol/sdk/client/index.js';
 import {ListRootsRequestSchema, ResourceUpdatedNotificationSchema, type CallToolResult} from '@modelcontextprotocol/sdk/types.js';
 import {afterEach, describe, expect, it} from 'vitest';
-import {closeHangars, everything, fastHangar, fixture, isAlive, openHangar, statusOf, tempDir, waitFor, writeConfig} from '../support/hangar.js';
+import {closeHangars, everything, fastHangar, fixture, isAlive, openHangar, runCli, statusOf, tempDir, waitFor, writeConfig} from '../support/hangar.js';
 import {spawnServe, type Served} from '../support/serve.js';
 import {connectHttp, serveHttp, stopHttpHangars} from '../support/http-hangar.js';
 
@@ -61,7 +61,7 @@ async function twoClients() {
 	const b = rootsClient('b');
 	const handleA = await openHangar(file, {client: a.client, shared: true});
 	const handleB = await openHangar(file, {client: b.client, shared: true});
-	return {a, b, handleA, handleB};
+	return {a, b, handleA, handleB, file};
 }
 
 describe('a per-client upstream', () => {
@@ -96,6 +96,34 @@ describe('a per-client upstream', () => {
 		await waitFor(() => !isAlive(pidA), 'a\'s instance to exit with a\'s session');
 		expect(await pidOf(b.client, 'fs__pid')).toBe(pidB);
 		expect((await statusOf(b.client, 'fs')).instances?.map(instance => instance.pid)).toEqual([pidB]);
+	});
+
+	it('counts every instance\'s calls in the server\'s row, in hangar_list and status --json, and keeps them when a client leaves', async () => {
+		const {a, b, handleA, file} = await twoClients();
+		const pidA = await pidOf(a.client, 'fs__pid');
+		for (let index = 0; index < 2; index++) await pidOf(a.client, 'fs__pid');
+		for (let index = 0; index < 2; index++) await pidOf(b.client, 'fs__pid');
+		/** The fs row as status --json (through the running daemon) gives it. */
+		const cliRow = async (): Promise<{calls: number; failures: number; inFlight: number}> => {
+			const run = await runCli(['status', '--json', '--config', file]);
+			expect(run.code).toBe(0);
+			return (JSON.parse(run.stdout) as {upstreams: Array<{name: string; calls: number; failures: number; inFlight: number}>}).upstreams.find(row => row.name === 'fs')!;
+		};
+
+		const listed = await statusOf(b.client, 'fs');
+		expect(listed).toMatchObject({calls: 5, failures: 0, inFlight: 0});
+		expect(listed.instances?.map(instance => instance.calls).sort()).toEqual([2, 3]);
+		expect(listed.latencyMs.p50).not.toBeNull();
+		expect(await cliRow()).toMatchObject({calls: 5, failures: 0, inFlight: 0});
+
+		await handleA.close();
+		await waitFor(() => !isAlive(pidA), 'a\'s instance to exit with a\'s session');
+		await waitFor(async () => (await statusOf(b.client, 'fs')).instances?.length === 1, 'a\'s instance to leave the list');
+		expect(await statusOf(b.client, 'fs')).toMatchObject({calls: 5, failures: 0, inFlight: 0});
+		expect(await cliRow()).toMatchObject({calls: 5, failures: 0});
+		await pidOf(b.client, 'fs__pid');
+		expect(await statusOf(b.client, 'fs')).toMatchObject({calls: 6, failures: 0});
+		expect(await cliRow()).toMatchObject({calls: 6});
 	});
 
 	it('takes a person\'s stop and quarantine for every instance', async () => {

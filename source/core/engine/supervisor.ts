@@ -19,6 +19,7 @@ import {ClientRegistry, type ClientRecord} from './clients/clients.js';
 import {SessionRelay} from './clients/client-relay.js';
 import {ClientTools} from './clients/client-tools.js';
 import {InstanceModes} from './clients/instance-mode.js';
+import {InstanceTotals} from './clients/instance-totals.js';
 import type {HangarConfig, ServerConfig, ToolDefinition} from '../config/read-config.js';
 import {ContextCost, type ContextCostView} from './upstream/context-cost.js';
 import {ConfigReload} from './config/config-reload.js';
@@ -110,6 +111,8 @@ export class Supervisor extends EventEmitter<{
 	readonly instanceModes: InstanceModes;
 	/** The instances of each per-client template, by client session id. */
 	private readonly instanceSets = new Map<Upstream, Map<number, Instance>>();
+	/** Each per-client server's calls with its instances', those let go included (`serverEntry` reads them). */
+	readonly instanceTotals = new InstanceTotals();
 	/** The tools each client session sees of the per-client servers: its own instance's. */
 	readonly clientTools = new ClientTools({
 		tools: () => this.router.tools(),
@@ -173,7 +176,7 @@ export class Supervisor extends EventEmitter<{
 				const instance = set.get(record.id);
 				if (instance === undefined) continue;
 				set.delete(record.id);
-				void this.retire(instance.upstream, `its client session (${record.label}) closed`).then(() => this.emit('activity', template.name));
+				void this.instanceTotals.retire(template, instance.upstream, this.retire(instance.upstream, `its client session (${record.label}) closed`)).then(() => this.emit('activity', template.name));
 			}
 		});
 		this.markToolsDirty();
@@ -359,7 +362,7 @@ export class Supervisor extends EventEmitter<{
 		const set = this.instanceSets.get(template);
 		if (set === undefined) return 0;
 		this.instanceSets.delete(template);
-		await Promise.all([...set.values()].map(async instance => this.retire(instance.upstream, reason)));
+		await Promise.all([...set.values()].map(async instance => this.instanceTotals.retire(template, instance.upstream, this.retire(instance.upstream, reason))));
 		return set.size;
 	}
 

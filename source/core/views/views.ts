@@ -66,8 +66,12 @@ export type StatusEntry = {
 	/**
 	 * A server with `"instances": "per-client"`: one entry per client session
 	 * running an instance of it, oldest session first. The fields above are
-	 * the template's (its tool list, what people act on); calls, pids and
-	 * breakers are each instance's. Absent for a shared server.
+	 * the template's (its tool list, what people act on), except the server's
+	 * totals: calls, failures and toolErrors count the template and every
+	 * instance ever run under it (including those whose session closed),
+	 * inFlight the template's and the live instances', and latencyMs is over
+	 * their merged recent calls (`serverEntry`, instance-totals.ts). Each
+	 * instance's own calls, pid and breaker are below. Absent for a shared server.
 	 */
 	instances?: InstanceEntry[];
 	/** How many instances run ("instances": auto, shared or per-client) and what an "auto" one learned; set on a server's entry (`serverEntry`). */
@@ -148,6 +152,9 @@ export function statusEntry(upstream: Upstream, now = Date.now(), tokens?: {tool
 export function serverEntry(supervisor: Supervisor, upstream: Upstream, now = Date.now()): StatusEntry {
 	const entry = statusEntry(upstream, now, supervisor.contextCost().upstreams[upstream.name]);
 	entry.instanceMode = supervisor.instanceModes.view(upstream);
+	// The server's counts are its instances' too, those that have stopped included: they never go down when a client leaves.
+	const totals = supervisor.instanceTotals.of(upstream, supervisor.instancesOf(upstream.name).map(instance => instance.upstream));
+	if (totals !== undefined) Object.assign(entry, totals);
 	if (entry.instanceMode.runs !== 'per-client') return entry;
 	entry.instances = supervisor.instancesOf(upstream.name).map(({upstream: instance, client}) => {
 		const {name, state, breaker, pid, calls, failures, inFlight, restarts, upSeconds, idleSeconds, lastError} = statusEntry(instance, now);

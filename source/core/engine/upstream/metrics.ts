@@ -27,12 +27,21 @@ export class LatencyWindow {
 	}
 
 	percentile(p: number): number | undefined {
-		if (this.count === 0) return undefined;
 		this.sorted ??= this.samples.slice(0, this.count).sort((a, b) => a - b);
-		const sorted = this.sorted;
-		const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-		return Math.round(sorted[rank]! * 10) / 10;
+		return percentileOfSorted(this.sorted, p);
 	}
+
+	/** Its samples (the last `size` calls), in no particular order: what a merge of several windows reads. */
+	values(): readonly number[] {
+		return this.samples.slice(0, this.count);
+	}
+}
+
+/** The p-th percentile (nearest rank, to 0.1 ms) of samples sorted ascending; undefined without samples. */
+export function percentileOfSorted(sorted: readonly number[], p: number): number | undefined {
+	if (sorted.length === 0) return undefined;
+	const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+	return Math.round(sorted[rank]! * 10) / 10;
 }
 
 /** How history is bucketed: 60 buckets of 5 s, the last 5 minutes. */
@@ -193,6 +202,11 @@ export class CallMetrics {
 	/** Whether it was called in the last 5 minutes. */
 	calledLately(now = Date.now()): boolean {
 		return this.timeline?.active(now) ?? false;
+	}
+
+	/** Its latency samples (the last 256 calls), for a merge across a per-client server's instances. */
+	latencySamples(): readonly number[] {
+		return this.latency.values();
 	}
 
 	snapshot(): CallMetricsSnapshot {
