@@ -119,12 +119,15 @@ export type Opening<Events, Given> = {
 export async function openInEra<Events, Given, Connection extends EraAware>(
 	opening: Opening<Events, Given>,
 	hint: EraHint,
-	connect: (opening: Opening<Events, Given>, hint: EraHint, attempt: {exit: ExitInfo | undefined}) => Promise<Connection>,
+	connect: Connect<Events, Given, Connection>,
 ): Promise<Connection> {
 	const connection = await openProbing(opening, hint, connect);
 	if (hint !== undefined || opening.given !== undefined || connection.era.era !== 'modern') return connection;
 	return preferLegacy(opening, connection, connect);
 }
+
+/** How a connection is opened in an era (`UpstreamConnection.connect`); `attempt` tells how the process ended when it did. */
+type Connect<Events, Given, Connection> = (opening: Opening<Events, Given>, hint: EraHint, attempt: {exit: ExitInfo | undefined}) => Promise<Connection>;
 
 /** What openInEra needs of a connection besides opening it. */
 type EraAware = {markProbed(): void; readonly era: {era: UpstreamEra}; close(graceMs: number): Promise<unknown>};
@@ -143,7 +146,7 @@ type EraAware = {markProbed(): void; readonly era: {era: UpstreamEra}; close(gra
 async function preferLegacy<Events, Given, Connection extends EraAware>(
 	opening: Opening<Events, Given>,
 	probed: Connection,
-	connect: (opening: Opening<Events, Given>, hint: EraHint, attempt: {exit: ExitInfo | undefined}) => Promise<Connection>,
+	connect: Connect<Events, Given, Connection>,
 ): Promise<Connection> {
 	const {log, signal, config} = opening;
 	await probed.close(opening.graceMs);
@@ -166,7 +169,7 @@ async function preferLegacy<Events, Given, Connection extends EraAware>(
 async function openProbing<Events, Given, Connection extends EraAware>(
 	opening: Opening<Events, Given>,
 	hint: EraHint,
-	connect: (opening: Opening<Events, Given>, hint: EraHint, attempt: {exit: ExitInfo | undefined}) => Promise<Connection>,
+	connect: Connect<Events, Given, Connection>,
 ): Promise<Connection> {
 	const {log, signal, config} = opening;
 	const attempt = {exit: undefined as ExitInfo | undefined};
