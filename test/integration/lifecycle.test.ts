@@ -171,13 +171,14 @@ describe('upstream lifecycle with real fixture upstreams', () => {
 	});
 
 	it('gives a start that ran out of time twice as long on each next try, until one gets there', async () => {
-		// Answers initialize after 1.2 s: the 0.5 s and the 1 s starts run out of time, the 2 s one succeeds.
-		const t = await startSupervisor({fx: fixture('slow-start', ['--delay-ms', '1200'], {startTimeoutSeconds: 0.5, lazy: false, tools: [{name: 'echo'}]})});
+		// Answers initialize 2.5 s after it starts: the 1 s and the 2 s starts run out of time, the 4 s one succeeds
+		// (1.5 s to spare for the process's own start on a busy machine).
+		const t = await startSupervisor({fx: fixture('slow-start', ['--delay-ms', '2500'], {startTimeoutSeconds: 1, lazy: false, tools: [{name: 'echo'}]})});
 		await t.waitForState('fx', 'ready', 30_000);
 		const failures = t.transitions.filter(event => event.to === 'dead').map(event => event.reason);
 		expect(failures).toHaveLength(2);
-		expect(failures[0]).toContain('within the start timeout of 0.5 s; the next start gets 1 s (startTimeoutSeconds)');
-		expect(failures[1]).toContain('within the start timeout of 1 s (doubled after 1 start in a row ran out of time); the next start gets 2 s');
+		expect(failures[0]).toContain('within the start timeout of 1 s; the next start gets 2 s (startTimeoutSeconds)');
+		expect(failures[1]).toContain('within the start timeout of 2 s (doubled after 1 start in a row ran out of time); the next start gets 4 s');
 	});
 
 	it('refuses calls to a person-stopped upstream until a person starts it again', async () => {
