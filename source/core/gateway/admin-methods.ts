@@ -6,6 +6,7 @@
  * from reaching them through the socket.
  *
  * - `hangar/command`: a person's command on one upstream (start, stop, ...);
+ * - `hangar/sign-in`: a person starts an OAuth sign-in; answers the URL to open;
  * - `hangar/config`: the config's state, after a reload when asked;
  * - `hangar/logs`: an upstream's log lines, waiting for the next one;
  * - `hangar/calls`: the calls log, waiting for the next call;
@@ -18,7 +19,7 @@ import type {CallLogDetail} from '../engine/call-log.js';
 import {isPersonAction, personActions, type Supervisor} from '../engine/supervisor.js';
 import type {LogBuffer} from '../link/log-buffer.js';
 import {configView, type ConfigView, type ReloadView} from '../views/views.js';
-import {callsMethod, personActionMethod, configMethod, consoleChangedNotification, consoleMethod, logsMethod, personMethod} from '../wire/protocol.js';
+import {callsMethod, personActionMethod, signInMethod, configMethod, consoleChangedNotification, consoleMethod, logsMethod, personMethod} from '../wire/protocol.js';
 import {ConsoleChannel, parseConsoleParams} from './console.js';
 import type {Params, RequestHandler} from './pipeline.js';
 
@@ -89,6 +90,12 @@ export function installAdminMethods(session: AdminSession): void {
 		}
 
 		return {message: await supervisor.act(server, action, via(params))};
+	});
+
+	session.handle(signInMethod, async (_context, params) => {
+		const server = params?.['server'];
+		if (typeof server !== 'string') throw new JsonRpcError(JsonRpcCode.InvalidParams, `Invalid params for "${signInMethod}": needs {"server": string}`);
+		return await supervisor.startSignIn(server, via(params));
 	});
 
 	session.handle(configMethod, async (_context, params) => {
