@@ -10,7 +10,7 @@ import process from 'node:process';
 export function noBrowser(env: NodeJS.ProcessEnv): string | undefined {
 	if (env['BROWSER'] !== undefined && env['BROWSER'] !== '') return undefined;
 	if (env['SSH_CONNECTION'] !== undefined || env['SSH_TTY'] !== undefined) return 'this is a remote (ssh) session';
-	if (process.platform === 'linux' && env['DISPLAY'] === undefined && env['WAYLAND_DISPLAY'] === undefined) return 'there is no display';
+	if (process.platform === 'linux' && !env['DISPLAY'] && !env['WAYLAND_DISPLAY']) return 'there is no display';
 	return undefined;
 }
 
