@@ -16,6 +16,7 @@ import {maskText} from '../base/secret-mask.js';
 import {noBrowser, openBrowser} from '../link/browser-open.js';
 import {personSignInTimeoutMs, signIn} from '../link/oauth-sign-in.js';
 import {noSignIn} from './refusals.js';
+import type {Supervisor} from './supervisor.js';
 import type {Upstream} from './upstream/upstream.js';
 
 /** A started sign-in: the URL to open, and whether the supervisor opened a browser with it (else why not). */
@@ -75,4 +76,22 @@ export class SignInStarts {
 		this.running.set(name, started);
 		return started;
 	}
+}
+
+/** The sign-ins under way of each supervisor. */
+const perSupervisor = new WeakMap<Supervisor, SignInStarts>();
+
+/**
+ * Starts a person's OAuth sign-in to a remote upstream in this supervisor's
+ * process (the TUI's key, in process or over `hangar/sign-in`): resolves with
+ * the authorization URL once the loopback listener waits for it.
+ */
+export async function startSignIn(supervisor: Supervisor, name: string, via: string): Promise<SignInStart> {
+	let starts = perSupervisor.get(supervisor);
+	if (starts === undefined) {
+		starts = new SignInStarts({signedIn: async (upstream, by) => supervisor.act(upstream, 'sign-in', by)});
+		perSupervisor.set(supervisor, starts);
+	}
+
+	return starts.start(supervisor.upstream(name), via);
 }

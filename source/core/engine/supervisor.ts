@@ -23,7 +23,6 @@ import type {HangarConfig, ServerConfig, ToolDefinition} from '../config/read-co
 import {ContextCost, type ContextCostView} from './upstream/context-cost.js';
 import {ConfigReload} from './config/config-reload.js';
 import {ConfigFile, type ReloadRecord} from './config/running-config.js';
-import {SignInStarts, type SignInStart} from './sign-in-start.js';
 import {isPersonAction, perClientAct, personActions, upstreamAct, type PersonAction} from './upstream-actions.js';
 import {describeClash} from './routing/exposed-names.js';
 import type {Logger} from '../base/logger.js';
@@ -122,8 +121,6 @@ export class Supervisor extends EventEmitter<{
 	tracing: RequestTracing | undefined;
 	/** The routed calls and requests (see routed-calls.ts). */
 	private readonly routed: RoutedCalls;
-	/** Sign-ins a person started from the TUI (see sign-in-start.ts); done, they are the person's `sign-in` action. */
-	private readonly signIns = new SignInStarts({signedIn: async (name, via) => this.act(name, 'sign-in', via)});
 
 	constructor(
 		config: HangarConfig,
@@ -497,17 +494,6 @@ export class Supervisor extends EventEmitter<{
 			this.emit('action', {at, upstream: name, action, via, outcome: 'refused', message: errorMessage(error)});
 			throw error;
 		}
-	}
-
-	/**
-	 * Starts a person's OAuth sign-in to a remote upstream in this process
-	 * (the TUI's key): resolves with the authorization URL once the loopback
-	 * listener waits for it; the upstream restarts when the redirect lands.
-	 */
-	async startSignIn(name: string, via: string): Promise<SignInStart> {
-		const upstream = this.upstream(name);
-		if (this.shuttingDown) throw shuttingDown(name, 'sign-in');
-		return this.signIns.start(upstream, via);
 	}
 
 	private async actNow(name: string, action: PersonAction, via: string): Promise<string> {

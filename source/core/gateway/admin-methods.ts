@@ -16,6 +16,7 @@
 import {JsonRpcCode, JsonRpcError} from '../base/errors.js';
 import type {ClientRecord} from '../engine/clients/clients.js';
 import type {CallLogDetail} from '../engine/call-log.js';
+import {startSignIn} from '../engine/sign-in-start.js';
 import {isPersonAction, personActions, type Supervisor} from '../engine/supervisor.js';
 import type {LogBuffer} from '../link/log-buffer.js';
 import {configView, type ConfigView, type ReloadView} from '../views/views.js';
@@ -95,7 +96,7 @@ export function installAdminMethods(session: AdminSession): void {
 	session.handle(signInMethod, async (_context, params) => {
 		const server = params?.['server'];
 		if (typeof server !== 'string') throw new JsonRpcError(JsonRpcCode.InvalidParams, `Invalid params for "${signInMethod}": needs {"server": string}`);
-		return await supervisor.startSignIn(server, via(params));
+		return await startSignIn(supervisor, server, via(params));
 	});
 
 	session.handle(configMethod, async (_context, params) => {

@@ -12,7 +12,7 @@ import {mcpClients} from '../../core/engine/clients/clients.js';
 import {consoleSnapshot, watchConsole, type ConsoleSnapshot, type Focus, type LogLines} from '../../core/views/console-view.js';
 import {describeApproval} from '../../core/engine/upstream/pins.js';
 import type {PersonAction, Supervisor} from '../../core/engine/supervisor.js';
-import type {SignInStart} from '../../core/engine/sign-in-start.js';
+import {startSignIn, type SignInStart} from '../../core/engine/sign-in-start.js';
 
 export type {Focus, LogLines};
 
@@ -72,7 +72,7 @@ export function supervisorSource(supervisor: Supervisor, options: SupervisorSour
 		read: focus => ({...consoleSnapshot(supervisor, focus), logFile: options.logFile, notice: options.notice}),
 		subscribe: (focus, listener) => watchConsole(supervisor, focus, listener),
 		act: async (name, action) => supervisor.act(name, action, via),
-		startSignIn: async name => supervisor.startSignIn(name, via),
+		startSignIn: async name => startSignIn(supervisor, name, via),
 		approvalPins: name => describeApproval(supervisor.upstream(name).approvalPlan, ms => `at ${clock(ms)}`),
 		// Consoles (TUIs attached to this supervisor) are not asked about: they detach and look for the next owner.
 		attachedClients: () => supervisor.clients.mcpSize,
