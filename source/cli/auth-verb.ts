@@ -7,7 +7,6 @@
  * the upstream with them, so every one of its clients uses this one
  * sign-in.
  */
-import {spawn} from 'node:child_process';
 import process from 'node:process';
 import {errorMessage} from '../core/base/errors.js';
 import type {Logger} from '../core/base/logger.js';
@@ -15,38 +14,13 @@ import {maskText} from '../core/base/secret-mask.js';
 import {terminalOutput} from '../core/base/terminal-text.js';
 import type {HangarConfig} from '../core/config/read-config.js';
 import {SupervisorClient, cliClientName} from '../core/endpoints/supervisor-client.js';
-import {signIn, signInAsMachine, signOut, type OAuthLaunch} from '../core/link/oauth-sign-in.js';
+import {noBrowser, openBrowser} from '../core/link/browser-open.js';
+import {personSignInTimeoutMs, signIn, signInAsMachine, signOut, type OAuthLaunch} from '../core/link/oauth-sign-in.js';
 import {readConfig} from './supervisor-verbs.js';
 
 type Output = {out: (text: string) => void; err: (text: string) => void};
 
 export type AuthOptions = {configPath: string; stateDir?: string | undefined; logger: Logger; server: string; logout: boolean; browser: boolean};
-
-/** How long the listener waits for the browser to come back. */
-const signInTimeoutMs = 5 * 60_000;
-
-/** Why a browser cannot be opened here (undefined: it can): a remote session or no display. */
-function noBrowser(env: NodeJS.ProcessEnv): string | undefined {
-	if (env['BROWSER'] !== undefined && env['BROWSER'] !== '') return undefined;
-	if (env['SSH_CONNECTION'] !== undefined || env['SSH_TTY'] !== undefined) return 'this is a remote (ssh) session';
-	if (process.platform === 'linux' && env['DISPLAY'] === undefined && env['WAYLAND_DISPLAY'] === undefined) return 'there is no display';
-	return undefined;
-}
-
-function openBrowser(url: string): void {
-	const browser = process.env['BROWSER'];
-	const [command, args] =
-		browser !== undefined && browser !== ''
-			? [browser, [url]]
-			: process.platform === 'darwin'
-				? ['open', [url]]
-				: process.platform === 'win32'
-					? ['cmd', ['/c', 'start', '""', url]]
-					: ['xdg-open', [url]];
-	const child = spawn(command, args, {detached: true, stdio: 'ignore'});
-	child.on('error', () => {});
-	child.unref();
-}
 
 /**
  * The supervisor running this config is told of the sign-in or sign-out:
@@ -120,7 +94,7 @@ export async function authVerb(options: AuthOptions, io: Output = terminalOutput
 		const result = await signIn({
 			upstream: entry.name,
 			launch,
-			timeoutMs: signInTimeoutMs,
+			timeoutMs: personSignInTimeoutMs,
 			present(url) {
 				if (cannotOpen === undefined) {
 					io.err(`Opening the browser to sign in to "${entry.name}". If it does not open, open this URL:\n  ${url.href}\n`);

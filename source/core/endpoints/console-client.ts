@@ -12,6 +12,7 @@ import type {ConsoleAnswer, ConsoleParams} from '../gateway/console.js';
 import {consoleChangedNotification, consoleMethod} from '../wire/protocol.js';
 import {drainingNotification} from '../wire/protocol.js';
 import type {PersonAction} from '../engine/supervisor.js';
+import type {SignInStart} from '../engine/sign-in-start.js';
 import type {EndpointOwner} from './socket-client.js';
 import {SupervisorClient} from './supervisor-client.js';
 
@@ -21,6 +22,8 @@ export type ConsoleLink = {
 	readonly owner: string;
 	read: (params: ConsoleParams) => Promise<ConsoleAnswer>;
 	act: (name: string, action: PersonAction) => Promise<string>;
+	/** Starts a person's sign-in in the supervisor's process: the URL to open. */
+	startSignIn: (name: string) => Promise<SignInStart>;
 	/** Called when the supervisor says the snapshot may have changed. */
 	onChanged: (listener: () => void) => void;
 	/** Called once when the link is gone, with why; it never comes back (connect a new one). */
@@ -107,6 +110,10 @@ export class ConsoleClient implements ConsoleLink {
 
 	async act(name: string, action: PersonAction): Promise<string> {
 		return this.client.act(name, action, this.via);
+	}
+
+	async startSignIn(name: string): Promise<SignInStart> {
+		return this.client.startSignIn(name, this.via);
 	}
 
 	async close(): Promise<void> {

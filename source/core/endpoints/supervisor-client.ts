@@ -16,14 +16,16 @@ import {Client, ProtocolError, type CallToolResult} from '@modelcontextprotocol/
 import {z} from 'zod';
 import type {CallsPage, ConfigAnswer, LogPage} from '../gateway/admin-methods.js';
 import {LineTransport} from '../wire/line-transport.js';
-import {callsMethod, cliClientName, personActionMethod, configMethod, implementationInfo, logsMethod, maxListLimit, personMethod} from '../wire/protocol.js';
+import {callsMethod, cliClientName, personActionMethod, signInMethod, configMethod, implementationInfo, logsMethod, maxListLimit, personMethod} from '../wire/protocol.js';
 import type {HangarConfig} from '../config/read-config.js';
 import {attachToSupervisor, type EndpointOwner} from './socket-client.js';
 import type {StatusEntry} from '../views/views.js';
 import type {StatusPage} from '../gateway/management-tools.js';
 import type {PersonAction} from '../engine/supervisor.js';
+import type {SignInStart} from '../engine/sign-in-start.js';
 
 const commandResult = z.object({message: z.string()});
+const signInResult = z.object({upstream: z.string(), url: z.string(), browser: z.union([z.object({opened: z.literal(true)}), z.object({opened: z.literal(false), why: z.string()})])});
 // The supervisor's own answers: checked for shape only, as they come from the same build.
 const configResult = z.looseObject({config: z.looseObject({path: z.string()}), reload: z.unknown()});
 const logsResult = z.looseObject({server: z.string(), lines: z.array(z.unknown()), next: z.number(), gap: z.boolean()});
@@ -107,6 +109,15 @@ export class SupervisorClient {
 		try {
 			const result = await this.client.request({method: personActionMethod, params: {server, action, via}}, commandResult);
 			return result.message;
+		} catch (error) {
+			throw toError(error);
+		}
+	}
+
+	/** Starts a person's sign-in to `server` in the supervisor's process: the URL to open (see Supervisor.startSignIn). */
+	async startSignIn(server: string, via: string): Promise<SignInStart> {
+		try {
+			return await this.client.request({method: signInMethod, params: {server, via}}, signInResult);
 		} catch (error) {
 			throw toError(error);
 		}

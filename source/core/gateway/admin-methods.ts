@@ -6,6 +6,7 @@
  * from reaching them through the socket.
  *
  * - `hangar/command`: a person's command on one upstream (start, stop, ...);
+ * - `hangar/sign-in`: a person starts an OAuth sign-in; answers the URL to open;
  * - `hangar/config`: the config's state, after a reload when asked;
  * - `hangar/logs`: an upstream's log lines, waiting for the next one;
  * - `hangar/calls`: the calls log, waiting for the next call;
@@ -15,10 +16,11 @@
 import {JsonRpcCode, JsonRpcError} from '../base/errors.js';
 import type {ClientRecord} from '../engine/clients/clients.js';
 import type {CallLogDetail} from '../engine/call-log.js';
+import {startSignIn} from '../engine/sign-in-start.js';
 import {isPersonAction, personActions, type Supervisor} from '../engine/supervisor.js';
 import type {LogBuffer} from '../link/log-buffer.js';
 import {configView, type ConfigView, type ReloadView} from '../views/views.js';
-import {callsMethod, personActionMethod, configMethod, consoleChangedNotification, consoleMethod, logsMethod, personMethod} from '../wire/protocol.js';
+import {callsMethod, personActionMethod, signInMethod, configMethod, consoleChangedNotification, consoleMethod, logsMethod, personMethod} from '../wire/protocol.js';
 import {ConsoleChannel, parseConsoleParams} from './console.js';
 import type {Params, RequestHandler} from './pipeline.js';
 
@@ -89,6 +91,12 @@ export function installAdminMethods(session: AdminSession): void {
 		}
 
 		return {message: await supervisor.act(server, action, via(params))};
+	});
+
+	session.handle(signInMethod, async (_context, params) => {
+		const server = params?.['server'];
+		if (typeof server !== 'string') throw new JsonRpcError(JsonRpcCode.InvalidParams, `Invalid params for "${signInMethod}": needs {"server": string}`);
+		return await startSignIn(supervisor, server, via(params));
 	});
 
 	session.handle(configMethod, async (_context, params) => {

@@ -57,6 +57,9 @@ export type SignInOptions = {
 	now?: () => number;
 };
 
+/** How long a person's sign-in waits for the browser to come back. */
+export const personSignInTimeoutMs = 5 * 60_000;
+
 export type SignInResult = {issuer: string; client: StoredClient['kind']; scope: string | undefined; expiresAt: number | undefined; registered: boolean};
 
 /** A sign-in that failed, said for a person: what step failed and why (never a token, code or secret). */

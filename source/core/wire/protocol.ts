@@ -49,6 +49,14 @@ export function isHangarMethod(method: string): boolean {
 export const personActionMethod = `${hangarMethodPrefix}command`;
 
 /**
+ * A person starts an OAuth sign-in to a remote upstream in the supervisor's
+ * process (the TUI's sign-in key): params {server, via}; the answer is the
+ * authorization URL and whether the supervisor opened a browser. Socket-only,
+ * like personActionMethod.
+ */
+export const signInMethod = `${hangarMethodPrefix}sign-in`;
+
+/**
  * Sent by mcp-hangar's own CLI on the local socket to say a person is at
  * the other end: `hangar.managementTools` narrows what MCP clients may do,
  * not what people may. Socket-only, like personActionMethod, and never

@@ -33,14 +33,14 @@ function hintSegments(hints: readonly Hint[], width: number): Segment[] {
 }
 
 export function Footer() {
-	const {ui, keyContext, size} = useTuiState();
+	const {ui, keyContext, size, selected} = useTuiState();
 	return (
 		<Box flexDirection="column">
 			{messageLines(ui, size.columns).map((line, index) => (
 				<Segments key={index} segments={line} />
 			))}
 			{/* Detaching stops nothing: no key is left to offer (Ctrl-C would "kill" nothing). */}
-			<Segments segments={ui.quitting?.detaching === true ? [{text: ' '}] : hintSegments(hintsFor(keyContext), size.columns)} />
+			<Segments segments={ui.quitting?.detaching === true ? [{text: ' '}] : hintSegments(hintsFor(keyContext, selected?.state), size.columns)} />
 		</Box>
 	);
 }

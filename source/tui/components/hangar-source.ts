@@ -12,6 +12,7 @@ import {mcpClients} from '../../core/engine/clients/clients.js';
 import {consoleSnapshot, watchConsole, type ConsoleSnapshot, type Focus, type LogLines} from '../../core/views/console-view.js';
 import {describeApproval} from '../../core/engine/upstream/pins.js';
 import type {PersonAction, Supervisor} from '../../core/engine/supervisor.js';
+import {startSignIn, type SignInStart} from '../../core/engine/sign-in-start.js';
 
 export type {Focus, LogLines};
 
@@ -43,6 +44,8 @@ export type HangarSource = {
 	subscribe: (focus: Focus, listener: () => void) => () => void;
 	/** A person's command; resolves with a sentence, rejects with an error whose message (and `hint`) say why. */
 	act: (name: string, action: PersonAction) => Promise<string>;
+	/** Starts a person's OAuth sign-in in the supervisor's process; resolves with the URL to open once the supervisor waits for the redirect. */
+	startSignIn: (name: string) => Promise<SignInStart>;
 	/**
 	 * MCP clients attached right now. The snapshot's count can be a frame old
 	 * (up to a second under load); q asks before quitting by this one, so a
@@ -69,6 +72,7 @@ export function supervisorSource(supervisor: Supervisor, options: SupervisorSour
 		read: focus => ({...consoleSnapshot(supervisor, focus), logFile: options.logFile, notice: options.notice}),
 		subscribe: (focus, listener) => watchConsole(supervisor, focus, listener),
 		act: async (name, action) => supervisor.act(name, action, via),
+		startSignIn: async name => startSignIn(supervisor, name, via),
 		approvalPins: name => describeApproval(supervisor.upstream(name).approvalPlan, ms => `at ${clock(ms)}`),
 		// Consoles (TUIs attached to this supervisor) are not asked about: they detach and look for the next owner.
 		attachedClients: () => supervisor.clients.mcpSize,

@@ -23,6 +23,7 @@ export type KeyAction =
 	| 'stop'
 	| 'restart'
 	| 'quarantine'
+	| 'signIn'
 	| 'filter'
 	| 'logs'
 	| 'clients'
@@ -56,6 +57,8 @@ export type Binding = {
 	hint?: string;
 	/** How the footer writes the keys, when it differs from the keys joined by "/". */
 	hintKeys?: string;
+	/** The footer hints it only while the selected upstream is in this state (the help always lists it). */
+	hintWhen?: string;
 };
 
 const char = (c: string): KeySpec => ({label: c, matches: (input, key) => input === c && !key.ctrl && !key.meta});
@@ -104,6 +107,15 @@ export const bindings: readonly Binding[] = [
 	{action: 'back', keys: [escape], contexts: ['detail', 'logs', 'clients', 'help', 'call'], description: 'go back one screen', hint: 'back'},
 	{action: 'back', keys: [escape], contexts: ['calls'], description: 'clear the calls filter, or go back', hint: 'back'},
 	{action: 'back', keys: [escape], contexts: ['main'], description: 'clear the filter'},
+	// Before start: at 80 columns the footer keeps it while it applies.
+	{
+		action: 'signIn',
+		keys: [char('a')],
+		contexts: upstreamScreens,
+		description: 'sign in to a remote upstream that asks for OAuth: the supervisor waits for the browser; the URL to open is shown (and opened on a desktop)',
+		hint: 'sign in',
+		hintWhen: 'needs-sign-in',
+	},
 	{action: 'start', keys: [char('s')], contexts: upstreamScreens, description: 'start the upstream (resets its restart budget and breaker)', hint: 'start'},
 	{action: 'stop', keys: [char('x')], contexts: upstreamScreens, description: 'stop it; it does not start on demand until started again', hint: 'stop'},
 	{action: 'restart', keys: [char('r')], contexts: upstreamScreens, description: 'restart it', hint: 'restart'},
@@ -148,12 +160,13 @@ export function matchAction(context: KeyContext, input: string, key: Key): KeyAc
 
 export type Hint = {keys: string; label: string; action: KeyAction};
 
-/** Footer hints for a context. Ctrl-C is only hinted where it is the way out. */
-export function hintsFor(context: KeyContext): Hint[] {
+/** Footer hints for a context, with the selected upstream's state. Ctrl-C is only hinted where it is the way out. */
+export function hintsFor(context: KeyContext, selectedState?: string): Hint[] {
 	const hints: Hint[] = [];
 	for (const binding of bindings) {
 		if (binding.hint === undefined || !binding.contexts.includes(context)) continue;
 		if (binding.action === 'interrupt' && context !== 'quitting') continue;
+		if (binding.hintWhen !== undefined && binding.hintWhen !== selectedState) continue;
 		hints.push({keys: binding.hintKeys ?? binding.keys.map(spec => spec.label).join('/'), label: binding.hint, action: binding.action});
 	}
 

@@ -38,6 +38,8 @@ export function messageLines(ui: UiState, width: number): Segment[][] {
 	const {message} = ui;
 	if (message === undefined) return [[{text: ' '}]];
 	const text = messageMark[message.tone] + printable(message.text);
+	// A URL is shown whole, so it can be copied: the authorization URL of a sign-in is a few lines long.
+	if (message.url !== undefined) return [...lines(text, width, 2, messageTone[message.tone]), ...lines(printable(message.url), width, 12, {color: 'cyan'})];
 	if (message.tone !== 'error') return lines(text, width, 1, messageTone[message.tone]);
 	const hint = message.hint === undefined ? [] : lines(printable(message.hint), width - 2, 2, {color: 'yellow'}).map(line => [{text: '  '}, ...line]);
 	return [...lines(text, width, 2, messageTone.error), ...hint];

@@ -221,6 +221,13 @@ export function remoteSource(options: RemoteSourceOptions): RemoteSource {
 
 			return link.act(name, action);
 		},
+		async startSignIn(name) {
+			if (link === undefined) {
+				throw new Error(`cannot sign in to "${name}": not attached to a supervisor (${lost ?? 'not connected'}). This TUI attaches again by itself as soon as one runs for this config.`);
+			}
+
+			return link.startSignIn(name);
+		},
 		approvalPins(name) {
 			const plan = answer.approvals[name];
 			return plan === undefined ? 'its tools as the supervisor knows them now' : describeApproval(plan, ms => `at ${clock(ms)}`);

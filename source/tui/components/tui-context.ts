@@ -46,6 +46,8 @@ export type TuiActions = {
 	scroll: (by: number) => void;
 	/** Runs a command on the selected upstream and reports its outcome on the message line. */
 	act: (action: 'start' | 'stop' | 'restart') => void;
+	/** Starts the sign-in to the selected upstream in the supervisor and shows the URL to open. */
+	signIn: () => void;
 	/** Quarantines the selected upstream, or asks to lift its quarantine. */
 	quarantineOrLift: () => void;
 	filterOpen: () => void;

@@ -21,6 +21,8 @@ export type Message = {
 	text: string;
 	/** What to do about an error. */
 	hint?: string | undefined;
+	/** A URL to open, shown whole under the text (wrapped, never cut): a sign-in's. */
+	url?: string | undefined;
 };
 
 export type UiState = {

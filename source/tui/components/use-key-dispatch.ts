@@ -26,6 +26,7 @@ const handlers: Record<KeyAction, (actions: TuiActions, scrolling: boolean, rows
 	stop: actions => actions.act('stop'),
 	restart: actions => actions.act('restart'),
 	quarantine: actions => actions.quarantineOrLift(),
+	signIn: actions => actions.signIn(),
 	filter: actions => actions.filterOpen(),
 	logs: actions => actions.openLogs(),
 	clients: actions => actions.openClients(),

@@ -13,6 +13,7 @@ import type {TerminalSize} from '../../../../source/tui/components/tui-context.j
 import type {ClientView} from '../../../../source/core/engine/clients/clients.js';
 import {HangarError} from '../../../../source/core/base/errors.js';
 import type {PersonAction} from '../../../../source/core/engine/supervisor.js';
+import type {SignInStart} from '../../../../source/core/engine/sign-in-start.js';
 import type {LogLine} from '../../../../source/core/link/log-buffer.js';
 import type {StatusEntry, UpstreamDetails} from '../../../../source/core/views/views.js';
 import {waitFor} from '../../../support/hangar.js';
@@ -178,6 +179,15 @@ class FakeSource implements HangarSource {
 		const call = {name, action};
 		this.commands.push(call);
 		return this.answer(call);
+	}
+
+	/** The upstreams a sign-in was started for, and what the supervisor answers. */
+	readonly signIns: string[] = [];
+	signInAnswer: (name: string) => Promise<SignInStart> = async name => ({upstream: name, url: `https://auth.example/authorize?client_id=hangar&state=s1&redirect_uri=http%3A%2F%2F127.0.0.1%3A5555%2Fcallback&z=${'x'.repeat(120)}end`, browser: {opened: false, why: 'there is no display'}});
+
+	async startSignIn(name: string): Promise<SignInStart> {
+		this.signIns.push(name);
+		return this.signInAnswer(name);
 	}
 
 	/** Changes the data and fires a change event, as the supervisor would. */
@@ -439,7 +449,7 @@ describe('the main screen', () => {
 		const ui = open(new FakeSource(threeUpstreams()));
 		const screen = await ui.see('Enter details');
 		const footer = screen.split('\n').at(-1) ?? '';
-		for (const binding of bindings.filter(candidate => candidate.contexts.includes('main') && candidate.hint !== undefined && candidate.action !== 'interrupt')) {
+		for (const binding of bindings.filter(candidate => candidate.contexts.includes('main') && candidate.hint !== undefined && candidate.hintWhen === undefined && candidate.action !== 'interrupt')) {
 			expect(footer).toContain(binding.hint);
 		}
 	});
@@ -695,6 +705,49 @@ describe('the filter', () => {
 		const ui = open(new FakeSource(threeUpstreams()));
 		await ui.press('/', 'z', 'z', 'z', 'q');
 		await ui.see('No upstream matches "zzzq"');
+	});
+});
+
+describe('signing in', () => {
+	const needsSignIn = (): StatusEntry[] => [
+		entry('alpha'),
+		entry('linear', {state: 'needs-sign-in', ready: false, pid: null, transport: 'remote', lastError: 'upstream "linear": it needs sign-in'}),
+	];
+
+	it('hints a in the footer only while the selected upstream needs sign-in', async () => {
+		const ui = open(new FakeSource(needsSignIn()), {columns: 80, rows: 24});
+		await ui.see('linear');
+		// Trouble first: the upstream that needs sign-in is listed, and selected, first.
+		await ui.see('a sign in');
+		await ui.press('j');
+		await ui.gone('a sign in');
+	});
+
+	it('starts the sign-in of the selected upstream with a and shows the whole URL to open at 80 columns', async () => {
+		const source = new FakeSource(needsSignIn());
+		const ui = open(source, {columns: 80, rows: 24});
+		await ui.see('a sign in');
+		await ui.press('a');
+		await ui.see('open this URL in a browser (there is no display)');
+		expect(source.signIns).toEqual(['linear']);
+		expect(source.commands).toEqual([]);
+		const lines = ui.lines();
+		const first = lines.findIndex(line => line.startsWith('https://auth.example/'));
+		const url = lines.slice(first).join('').split(/\s/)[0] ?? '';
+		expect(url.slice(0, url.indexOf('end') + 3)).toBe((await source.signInAnswer('linear')).url);
+	});
+
+	it('shows why the supervisor refused to start a sign-in, with its hint', async () => {
+		const source = new FakeSource(needsSignIn());
+		source.signInAnswer = async name => {
+			throw new HangarError({code: 'UpstreamUnavailable', upstream: name, operation: 'sign-in', message: 'it is not a remote server that signs in with OAuth', hint: 'A person signs in in a terminal: mcp-hangar auth linear.'});
+		};
+
+		const ui = open(source, {columns: 80, rows: 24});
+		await ui.see('a sign in');
+		await ui.press('a');
+		await ui.see('not a remote server');
+		await ui.see('mcp-hangar auth linear');
 	});
 });
 
