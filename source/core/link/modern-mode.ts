@@ -73,8 +73,12 @@ export function withoutEraFields(result: Record<string, unknown>): Record<string
 export function negotiationFor(hint: EraHint, startTimeoutMs: number): VersionNegotiationOptions {
 	if (hint === 'modern') return {mode: {pin: modernRevision}};
 	if (hint === 'legacy') return {mode: 'legacy'};
-	// A third of the start timeout at most: a silent legacy server still has time for initialize and its lists.
-	return {mode: 'auto', probe: {timeoutMs: Math.max(1, Math.min(discoverProbeMs, Math.round(startTimeoutMs / 3)))}};
+	return {mode: 'auto', probe: {timeoutMs: probeMs(startTimeoutMs)}};
+}
+
+/** How long a probe waits: `discoverProbeMs`, and a third of the start timeout at most, so a silent legacy server still has time for initialize and its lists. */
+function probeMs(startTimeoutMs: number): number {
+	return Math.max(1, Math.min(discoverProbeMs, Math.round(startTimeoutMs / 3)));
 }
 
 /**
@@ -151,7 +155,7 @@ async function preferLegacy<Events, Given, Connection extends EraAware>(
 	const {log, signal, config} = opening;
 	await probed.close(opening.graceMs);
 	signal.throwIfAborted();
-	const limit = AbortSignal.any([signal, AbortSignal.timeout(Math.max(1, Math.min(discoverProbeMs, Math.round(config.startTimeoutMs / 3))))]);
+	const limit = AbortSignal.any([signal, AbortSignal.timeout(probeMs(config.startTimeoutMs))]);
 	try {
 		const legacy = await connect({...opening, signal: limit}, 'legacy', {exit: undefined});
 		legacy.markProbed();
