@@ -19,7 +19,7 @@ import {randomUUID} from 'node:crypto';
 import {Client} from '@modelcontextprotocol/sdk/client/index.js';
 import {StdioClientTransport} from '@modelcontextprotocol/sdk/client/stdio.js';
 import {StreamableHTTPClientTransport} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import {CreateMessageRequestSchema, ElicitRequestSchema, ToolListChangedNotificationSchema} from '@modelcontextprotocol/sdk/types.js';
+import {CreateMessageRequestSchema, ElicitRequestSchema, ResourceUpdatedNotificationSchema, ToolListChangedNotificationSchema} from '@modelcontextprotocol/sdk/types.js';
 import {Client as ModernClient, StreamableHTTPClientTransport as ModernHttp} from '@modelcontextprotocol/client';
 import {StdioClientTransport as ModernStdio} from '@modelcontextprotocol/client/stdio';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
@@ -61,6 +61,11 @@ const noListChange: Expectation = {
 	reason: /^no list_changed that shows the upstream's new tool/,
 	why: 'a 2026-07-28 upstream sends list changes only on a subscriptions/listen stream, and hangar opens none toward upstreams yet; its new tool reaches no list',
 };
+const noResourceUpdates: Expectation = {
+	outcome: 'refused',
+	reason: /^upstream "modern": resources\/subscribe "matrix:\/\/modern\/note" failed: Method not found$/,
+	why: 'hangar subscribes a 2026-07-28 upstream with the 2025 resources/subscribe, which it does not have, where it would need subscriptions/listen, which hangar does not open toward upstreams yet',
+};
 const noTask: Expectation = {
 	outcome: 'missing',
 	reason: /^no task: the upstream answered the call in full/,
@@ -73,24 +78,26 @@ const untranslatedTask: Expectation = {
 };
 const expected: Record<ClientKind, Record<UpstreamKind, Record<Feature, Expectation>>> = {
 	modern: {
-		modern: {call: 'works', lists: 'works', listChanged: noListChange, sampling: 'works', elicitation: 'works', tasks: noTask},
-		legacy: {call: 'translated', lists: 'translated', listChanged: 'translated', sampling: 'translated', elicitation: 'translated', tasks: untranslatedTask},
-		dual: {call: 'translated', lists: 'translated', listChanged: 'translated', sampling: 'translated', elicitation: 'translated', tasks: noTask},
+		modern: {call: 'works', lists: 'works', listChanged: noListChange, resourceUpdates: noResourceUpdates, sampling: 'works', elicitation: 'works', tasks: noTask},
+		legacy: {call: 'translated', lists: 'translated', listChanged: 'translated', resourceUpdates: 'translated', sampling: 'translated', elicitation: 'translated', tasks: untranslatedTask},
+		dual: {call: 'translated', lists: 'translated', listChanged: 'translated', resourceUpdates: 'translated', sampling: 'translated', elicitation: 'translated', tasks: noTask},
 	},
 	legacy: {
-		modern: {call: 'translated', lists: 'translated', listChanged: noListChange, sampling: 'translated', elicitation: 'translated', tasks: noTask},
-		legacy: {call: 'works', lists: 'works', listChanged: 'works', sampling: 'works', elicitation: 'works', tasks: 'works'},
-		dual: {call: 'works', lists: 'works', listChanged: 'works', sampling: 'works', elicitation: 'works', tasks: noTask},
+		modern: {call: 'translated', lists: 'translated', listChanged: noListChange, resourceUpdates: noResourceUpdates, sampling: 'translated', elicitation: 'translated', tasks: noTask},
+		legacy: {call: 'works', lists: 'works', listChanged: 'works', resourceUpdates: 'works', sampling: 'works', elicitation: 'works', tasks: 'works'},
+		dual: {call: 'works', lists: 'works', listChanged: 'works', resourceUpdates: 'works', sampling: 'works', elicitation: 'works', tasks: noTask},
 	},
 	dual: {
-		modern: {call: 'works', lists: 'works', listChanged: noListChange, sampling: 'works', elicitation: 'works', tasks: noTask},
-		legacy: {call: 'translated', lists: 'translated', listChanged: 'translated', sampling: 'translated', elicitation: 'translated', tasks: untranslatedTask},
-		dual: {call: 'translated', lists: 'translated', listChanged: 'translated', sampling: 'translated', elicitation: 'translated', tasks: noTask},
+		modern: {call: 'works', lists: 'works', listChanged: noListChange, resourceUpdates: noResourceUpdates, sampling: 'works', elicitation: 'works', tasks: noTask},
+		legacy: {call: 'translated', lists: 'translated', listChanged: 'translated', resourceUpdates: 'translated', sampling: 'translated', elicitation: 'translated', tasks: untranslatedTask},
+		dual: {call: 'translated', lists: 'translated', listChanged: 'translated', resourceUpdates: 'translated', sampling: 'translated', elicitation: 'translated', tasks: noTask},
 	},
 };
 
 /** How long a list change may take to reach a client before it counts as not delivered. */
 const listChangeWaitMs = 2000;
+/** The same for a subscribed resource's update. */
+const updateWaitMs = 2000;
 const anyResult = z.looseObject({});
 
 /** One connected client, whichever SDK, behind the few operations the cells need. */
@@ -101,30 +108,41 @@ type Probe = {
 	request: (method: string, params: Record<string, unknown>) => Promise<Record<string, unknown>>;
 	/** Resolves at the first tool list change after it was called, or after `ms`. */
 	nextListChange: (ms: number) => Promise<boolean>;
+	/** Subscribes to a resource's updates (resources/subscribe, or subscriptions/listen on 2026-07-28); resolves with the way to end it. */
+	subscribe: (uri: string) => Promise<() => Promise<void>>;
+	/** Resolves at the first notifications/resources/updated for `uri` after it was called, or after `ms`. */
+	nextUpdate: (uri: string, ms: number) => Promise<boolean>;
 	close: () => Promise<void>;
 };
 
 const sampling = {role: 'assistant' as const, content: {type: 'text' as const, text: 'hello from the model'}, model: 'test-model'};
 const elicitation = {action: 'accept' as const, content: {name: 'Ada'}};
 
-function changeWaiter(): {notify: () => void; next: (ms: number) => Promise<boolean>} {
-	const waiting = new Set<() => void>();
+/** Waiters for a notification (of a value `matches` accepts), each woken by the first one after it began to wait. */
+function waiter<T = void>(matches: (value: T, wanted: T) => boolean = () => true): {notify: (value: T) => void; next: (wanted: T, ms: number) => Promise<boolean>} {
+	const waiting = new Set<{wanted: T; wake: () => void}>();
 	return {
-		notify: () => {
-			for (const wake of waiting) wake();
-			waiting.clear();
+		notify: value => {
+			for (const entry of waiting) {
+				if (!matches(value, entry.wanted)) continue;
+				waiting.delete(entry);
+				entry.wake();
+			}
 		},
-		next: async ms =>
+		next: async (wanted, ms) =>
 			new Promise(resolve => {
-				const timer = setTimeout(() => {
-					waiting.delete(wake);
-					resolve(false);
-				}, ms);
-				const wake = () => {
-					clearTimeout(timer);
-					resolve(true);
+				const entry = {
+					wanted,
+					wake: () => {
+						clearTimeout(timer);
+						resolve(true);
+					},
 				};
-				waiting.add(wake);
+				const timer = setTimeout(() => {
+					waiting.delete(entry);
+					resolve(false);
+				}, Math.max(0, ms));
+				waiting.add(entry);
 			}),
 	};
 }
@@ -135,11 +153,13 @@ function textOf(result: {content?: unknown; isError?: unknown}): {text: string; 
 }
 
 async function legacyClient(transport: Transport, target: string): Promise<Probe> {
-	const changes = changeWaiter();
+	const changes = waiter();
+	const updates = waiter<string>((uri, wanted) => uri === wanted);
 	const client = new Client({name: 'matrix-v1', version: '1.0.0'}, {capabilities: {sampling: {}, elicitation: {}}});
 	client.setRequestHandler(CreateMessageRequestSchema, async () => sampling);
 	client.setRequestHandler(ElicitRequestSchema, async () => elicitation);
 	client.setNotificationHandler(ToolListChangedNotificationSchema, async () => changes.notify());
+	client.setNotificationHandler(ResourceUpdatedNotificationSchema, async notification => updates.notify(notification.params.uri));
 	await client.connect(
 		transport === 'http'
 			? new StreamableHTTPClientTransport(new URL(target))
@@ -150,13 +170,21 @@ async function legacyClient(transport: Transport, target: string): Promise<Probe
 		call: async (name, args = {}) => textOf((await client.callTool({name, arguments: args})) as {content?: unknown; isError?: unknown}),
 		toolNames: async () => (await client.listTools()).tools.map(tool => tool.name),
 		request: async (method, params) => client.request({method, params} as never, anyResult) as Promise<Record<string, unknown>>,
-		nextListChange: changes.next,
+		nextListChange: async ms => changes.next(undefined, ms),
+		subscribe: async uri => {
+			await client.subscribeResource({uri});
+			return async () => {
+				await client.unsubscribeResource({uri});
+			};
+		},
+		nextUpdate: updates.next,
 		close: async () => client.close(),
 	};
 }
 
 async function modernClient(transport: Transport, target: string, pinned: boolean): Promise<Probe> {
-	const changes = changeWaiter();
+	const changes = waiter();
+	const updates = waiter<string>((uri, wanted) => uri === wanted);
 	const client = new ModernClient(
 		{name: pinned ? 'matrix-v2-pinned' : 'matrix-v2-auto', version: '1.0.0'},
 		{
@@ -167,6 +195,7 @@ async function modernClient(transport: Transport, target: string, pinned: boolea
 	);
 	client.setRequestHandler('sampling/createMessage', async () => sampling);
 	client.setRequestHandler('elicitation/create', async () => elicitation);
+	client.setNotificationHandler('notifications/resources/updated', notification => updates.notify(notification.params.uri));
 	await client.connect(
 		transport === 'http'
 			? new ModernHttp(new URL(target))
@@ -177,7 +206,19 @@ async function modernClient(transport: Transport, target: string, pinned: boolea
 		call: async (name, args = {}) => textOf(await client.callTool({name, arguments: args})),
 		toolNames: async () => (await client.listTools()).tools.map(tool => tool.name),
 		request: async (method, params) => client.request({method, params} as never, anyResult) as Promise<Record<string, unknown>>,
-		nextListChange: changes.next,
+		nextListChange: async ms => changes.next(undefined, ms),
+		subscribe: async uri => {
+			if (client.getNegotiatedProtocolVersion() !== modern) {
+				await client.subscribeResource({uri});
+				return async () => {
+					await client.unsubscribeResource({uri});
+				};
+			}
+
+			const subscription = await client.listen({resourceSubscriptions: [uri]});
+			return async () => subscription.close();
+		},
+		nextUpdate: updates.next,
 		close: async () => client.close(),
 	};
 }
@@ -193,6 +234,9 @@ function reasonOf(error: unknown): string {
 		return 'the client\'s SDK rejects the answer as an invalid tools/call result: it is the upstream\'s 2025-11-25 CreateTaskResult, not translated to the 2026-07-28 tasks extension';
 	}
 
+	// hangar's own error, without the wrapping each SDK and transport adds (e.g. an HTTP error body as JSON).
+	const own = /upstream \\?"(\w+)\\?": (.*?)(?:"}}|$)/.exec(message.split('\n')[0]!);
+	if (own !== null) return `upstream "${own[1]}": ${own[2]!.replaceAll('\\"', '"')}`;
 	return message.split('\n')[0]!.replaceAll(/[0-9a-f]{8}-[0-9a-f-]{27}/g, '<id>').replaceAll(/\d{4,}/g, 'N').slice(0, 300);
 }
 
@@ -227,6 +271,17 @@ async function measureCell(probe: Probe, upstream: UpstreamKind, transport: Tran
 		}
 
 		return {outcome: 'missing', reason: `no list_changed that shows the upstream's new tool within ${listChangeWaitMs / 1000} s`};
+	});
+	result.resourceUpdates = await attempt(async () => {
+		const uri = `matrix://${upstream}/note`;
+		const unsubscribe = await probe.subscribe(uri);
+		try {
+			const update = probe.nextUpdate(uri, updateWaitMs);
+			await probe.call(tool('touch'));
+			return (await update) ? same : {outcome: 'missing', reason: `no notifications/resources/updated within ${updateWaitMs / 1000} s of the upstream's`};
+		} finally {
+			await unsubscribe();
+		}
 	});
 	result.sampling = await attempt(answered('sample:sampled: hello from the model'));
 	result.elicitation = await attempt(answered('elicit:elicited: accept {"name":"Ada"}'));

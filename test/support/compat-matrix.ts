@@ -9,7 +9,7 @@ import path from 'node:path';
 export const clientKinds = ['modern', 'legacy', 'dual'] as const;
 export const upstreamKinds = ['modern', 'legacy', 'dual'] as const;
 export const transports = ['stdio', 'http'] as const;
-export const features = ['call', 'lists', 'listChanged', 'sampling', 'elicitation', 'tasks'] as const;
+export const features = ['call', 'lists', 'listChanged', 'resourceUpdates', 'sampling', 'elicitation', 'tasks'] as const;
 
 export type ClientKind = (typeof clientKinds)[number];
 export type UpstreamKind = (typeof upstreamKinds)[number];
@@ -35,7 +35,7 @@ export const readmeEnd = '<!-- /compat-matrix -->';
 
 const clientNames: Record<ClientKind, string> = {modern: 'v2, pinned to 2026-07-28', legacy: 'v1 (2025-11-25)', dual: 'v2, auto'};
 const upstreamNames: Record<UpstreamKind, string> = {modern: '2026-07-28 only (v2)', legacy: '2025 (v1)', dual: 'dual-era (v2)'};
-const featureNames: Record<Feature, string> = {call: 'call', lists: 'lists', listChanged: 'list changes', sampling: 'sampling', elicitation: 'elicitation', tasks: 'tasks'};
+const featureNames: Record<Feature, string> = {call: 'call', lists: 'lists', listChanged: 'list changes', resourceUpdates: 'resource subscription', sampling: 'sampling', elicitation: 'elicitation', tasks: 'tasks'};
 
 function mark(outcome: Outcome): string {
 	switch (outcome.outcome) {
