@@ -118,6 +118,40 @@ describe('a 2026-07-28 upstream behind hangar: its listen stream', () => {
 	});
 });
 
+describe('a 2026-07-28 upstream that restarts', () => {
+	it('is listened to again: a subscribed client still gets its resources/updated, and every client its list changes', async () => {
+		const dir = tempDir();
+		const {url} = await serveHttp(writeConfig(dir, {modern: modernOnly()}, fastHangar));
+		const legacy = await legacyClient(url);
+		const modern = await modernClient(url);
+		const updates: string[] = [];
+		const modernChanges: unknown[] = [];
+		legacy.client.setNotificationHandler(ResourceUpdatedNotificationSchema, notification => void updates.push(notification.params.uri));
+		modern.setNotificationHandler('notifications/tools/list_changed', notification => void modernChanges.push(notification));
+		await legacy.client.subscribeResource({uri: counter});
+		const subscription = await modern.listen({toolsListChanged: true});
+		const pid = Number(((await legacy.client.callTool({name: 'pid', arguments: {}})).content as Array<{text: string}>)[0]!.text);
+		process.kill(pid, 'SIGKILL');
+		// A call after the crash starts it again (or waits for the restart hangar already began).
+		const newPid = await waitFor(async () => {
+			const answer = (await legacy.client.callTool({name: 'pid', arguments: {}}).catch(() => undefined))?.content as Array<{text: string}> | undefined;
+			const text = answer?.[0]?.text;
+			return text !== undefined && Number(text) !== pid ? Number(text) : undefined;
+		}, 'the upstream to run again');
+		expect(newPid).not.toBe(pid);
+		// Subscribed again once it is ready: until then a change may come before the new listen watches it.
+		await waitFor(async () => {
+			await legacy.client.callTool({name: 'bump', arguments: {}});
+			return updates.length > 0 || undefined;
+		}, 'resources/updated after the restart', 20_000, 500);
+		expect(updates[0]).toBe(counter);
+		const before = modernChanges.length;
+		await legacy.client.callTool({name: 'add-tool', arguments: {name: 'after_restart'}});
+		await waitFor(() => modernChanges.length > before || undefined, 'tools/list_changed on the listen after the restart');
+		await subscription.close();
+	});
+});
+
 describe('caching hints of hangar\'s aggregated lists', () => {
 	async function toolsListHints(servers: Record<string, ServerEntry>): Promise<{ttlMs: unknown; cacheScope: unknown}> {
 		const {url} = await serveHttp(writeConfig(tempDir(), servers, {...fastHangar, managementTools: 'none'}));
