@@ -12,7 +12,7 @@
 import path from 'node:path';
 import {afterEach, describe, expect, it} from 'vitest';
 import {Client as ModernClient, StreamableHTTPClientTransport as ModernHttp} from '@modelcontextprotocol/client';
-import {ResourceUpdatedNotificationSchema, ToolListChangedNotificationSchema} from '@modelcontextprotocol/sdk/types.js';
+import {LoggingMessageNotificationSchema, ResourceUpdatedNotificationSchema, ToolListChangedNotificationSchema} from '@modelcontextprotocol/sdk/types.js';
 import {closeHangars, fastHangar, fixture, root, tempDir, waitFor, writeConfig, type ServerEntry} from '../support/hangar.js';
 import {connectHttp, serveHttp, stopHttpHangars, type HttpClient} from '../support/http-hangar.js';
 
@@ -115,6 +115,28 @@ describe('a 2026-07-28 upstream behind hangar: its listen stream', () => {
 		expect(updates.subscribedLegacy).toEqual([counter]);
 		await watching.close();
 		await notWatching.close();
+	});
+});
+
+describe('a 2026-07-28 upstream\'s log messages', () => {
+	it('reach each 2025 client whose level admits them (as a shared 2025 upstream\'s do), and not one whose level is higher', async () => {
+		const dir = tempDir();
+		const {url} = await serveHttp(writeConfig(dir, {modern: modernOnly()}, fastHangar));
+		const caller = await legacyClient(url);
+		const verbose = await legacyClient(url);
+		const other = await legacyClient(url);
+		const seen = {caller: [] as unknown[], verbose: [] as unknown[], other: [] as unknown[]};
+		verbose.client.setNotificationHandler(LoggingMessageNotificationSchema, notification => void seen.verbose.push(notification.params.data));
+		caller.client.setNotificationHandler(LoggingMessageNotificationSchema, notification => void seen.caller.push(notification.params.data));
+		other.client.setNotificationHandler(LoggingMessageNotificationSchema, notification => void seen.other.push(notification.params.data));
+		await caller.client.setLoggingLevel('info');
+		await verbose.client.setLoggingLevel('debug');
+		await other.client.setLoggingLevel('error');
+		await caller.client.callTool({name: 'log', arguments: {message: 'from the call'}});
+		await waitFor(() => seen.caller.includes('from the call') || undefined, 'the log message at the calling client');
+		await waitFor(() => seen.verbose.includes('from the call') || undefined, 'the log message at the client at debug');
+		await other.client.listTools();
+		expect(seen.other).toEqual([]);
 	});
 });
 
