@@ -16,13 +16,24 @@
  *   `elicitation/create` the old way.
  * - `era`: the protocol version of the request it is serving.
  * - `pid`: its process id.
+ * - `add-tool {name}`: registers a tool `name` (it answers "added"), so its
+ *   tool list changes: `notifications/tools/list_changed`, which a
+ *   2026-07-28 client receives on its `subscriptions/listen` stream.
+ * - `bump`: changes the resource `demo://counter` (its text is a count) and
+ *   sends `notifications/resources/updated` for it.
+ * - `log {message}`: sends `message` as an `info` log message during the call.
+ *
+ * Resources: `demo://counter`. It declares `tools.listChanged`, `resources`
+ * with `subscribe` and `listChanged`, and `logging`.
  *
  * `--starts-file PATH` appends one line per start (a test counts spawns);
- * `--version V` is the version in its serverInfo.
+ * `--version V` is the version in its serverInfo; `--cache-ttl MS` and
+ * `--cache-scope public|private` are the caching hints of its lists (the
+ * SDK's `cacheHints`; without them it says `ttlMs: 0`, `private`).
  */
 import {appendFileSync} from 'node:fs';
 import {parseArgs} from 'node:util';
-import {McpServer, acceptedContent, inputRequired} from '@modelcontextprotocol/server';
+import {McpServer, acceptedContent, inputRequired, type McpServerOptions} from '@modelcontextprotocol/server';
 import {serveStdio} from '@modelcontextprotocol/server/stdio';
 import {z} from 'zod';
 
@@ -31,6 +42,8 @@ const {values: args} = parseArgs({
 		legacy: {type: 'string', default: 'serve'},
 		'starts-file': {type: 'string'},
 		version: {type: 'string', default: '1.0.0'},
+		'cache-ttl': {type: 'string'},
+		'cache-scope': {type: 'string'},
 	},
 	allowPositionals: true,
 	strict: false,
@@ -48,8 +61,40 @@ function eraOf(envelope: Record<string, unknown> | undefined): string {
 	return typeof version === 'string' ? version : '2025';
 }
 
+/** The caching hints of its lists, as the command line gives them. */
+function cacheHints(): McpServerOptions['cacheHints'] {
+	const ttl = args['cache-ttl'];
+	const scope = args['cache-scope'];
+	if (typeof ttl !== 'string' && typeof scope !== 'string') return undefined;
+	const hint = {...(typeof ttl === 'string' ? {ttlMs: Number(ttl)} : {}), ...(scope === 'public' || scope === 'private' ? {cacheScope: scope as 'public' | 'private'} : {})};
+	return {'tools/list': hint, 'prompts/list': hint, 'resources/list': hint, 'resources/templates/list': hint};
+}
+
+/** The count `bump` raises; `demo://counter` reads it. */
+let counter = 0;
+const counterUri = 'demo://counter';
+
 function build(): McpServer {
-	const server = new McpServer({name: 'modern-fixture', version: String(args.version)}, {capabilities: {tools: {}}});
+	const server = new McpServer(
+		{name: 'modern-fixture', version: String(args.version)},
+		{capabilities: {tools: {listChanged: true}, resources: {subscribe: true, listChanged: true}, logging: {}}, cacheHints: cacheHints()},
+	);
+	server.registerResource('counter', counterUri, {description: 'A count that bump raises.', mimeType: 'text/plain'}, async () => ({
+		contents: [{uri: counterUri, mimeType: 'text/plain', text: String(counter)}],
+	}));
+	server.registerTool('add-tool', {description: 'Registers a tool of that name: the tool list changes.', inputSchema: z.object({name: z.string()})}, async ({name}) => {
+		server.registerTool(name, {description: `Added by add-tool.`, inputSchema: z.object({})}, async () => ({content: [{type: 'text', text: name}]}));
+		return {content: [{type: 'text', text: 'added'}]};
+	});
+	server.registerTool('bump', {description: `Raises the count of ${counterUri} and says it changed.`, inputSchema: z.object({})}, async () => {
+		counter += 1;
+		await server.server.sendResourceUpdated({uri: counterUri});
+		return {content: [{type: 'text', text: String(counter)}]};
+	});
+	server.registerTool('log', {description: 'Sends its message as an info log message.', inputSchema: z.object({message: z.string()})}, async ({message}, ctx) => {
+		await ctx.mcpReq.log('info', message);
+		return {content: [{type: 'text', text: 'logged'}]};
+	});
 	server.registerTool('echo', {description: 'Echoes its message.', inputSchema: z.object({message: z.string()})}, async ({message}) => ({
 		content: [{type: 'text', text: `Echo: ${message}`}],
 	}));

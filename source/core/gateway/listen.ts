@@ -8,8 +8,8 @@
  * its `notifications/resources/updated` for a URI the listen asked for
  * reaches it through the supervisor's resource subscriptions (which
  * subscribe upstream once per URI, and to a per-client server's instance of
- * this client). A modern upstream's changes come the same way, once its
- * connection turns them into those events.
+ * this client). A modern upstream's changes come the same way: its
+ * connection holds a listen stream to it (link/upstream-listen.ts).
  *
  * Only what the client asked for in `notifications` and hangar can honour
  * is sent: the honoured subset is acknowledged first

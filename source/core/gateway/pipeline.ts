@@ -80,6 +80,8 @@ export type PipelineOptions = {
 	deadline?: CallDeadline | undefined;
 	/** Binds a modern request to its client's identity (modern-clients.ts); unset: the session's record. `notify` sends a notification tied to the request. */
 	modernClient?: ((modern: ModernRequest, notify: (method: string, params: Record<string, unknown>) => void) => BoundRequest) | undefined;
+	/** The caching hints of a result hangar merged (its aggregated lists; see cache-hints.ts); undefined: the upstream's own, or none. */
+	cacheHints?: ((method: string) => {ttlMs: number; cacheScope: string} | undefined) | undefined;
 };
 
 export class Pipeline {
@@ -102,6 +104,7 @@ export class Pipeline {
 	private readonly deadline: CallDeadline | undefined;
 	private readonly correlationIdOf: ((id: string | number) => string | undefined) | undefined;
 	private readonly modernClient: PipelineOptions['modernClient'];
+	private readonly cacheHints: PipelineOptions['cacheHints'];
 	private closed = false;
 
 	constructor(options: PipelineOptions) {
@@ -110,6 +113,7 @@ export class Pipeline {
 		this.client = options.client;
 		this.deadline = options.deadline;
 		this.modernClient = options.modernClient;
+		this.cacheHints = options.cacheHints;
 		this.correlationIdOf = options.transport.correlationIdOf?.bind(options.transport);
 		this.machine = createConnectionMachine(options.subject);
 	}
@@ -278,7 +282,11 @@ export class Pipeline {
 		try {
 			let result = await handler(context, params);
 			if (context.unanswerable) return;
-			if (modern !== undefined) result = result instanceof Serialized ? new Serialized(modernResultJson(context.method, result.json)) : modernResult(context.method, result);
+			if (modern !== undefined) {
+				const hints = this.cacheHints?.(context.method);
+				result = result instanceof Serialized ? new Serialized(modernResultJson(context.method, result.json, hints)) : modernResult(context.method, result, hints);
+			}
+
 			if (result instanceof Serialized) await this.sendResult(context.id, result.json);
 			// Written as the SDK's server wrote answers, byte for byte; tools/call as hangar always wrote it.
 			else if (context.method === 'tools/call') await this.transport.send({jsonrpc: '2.0', id: context.id, result} as JSONRPCMessage);

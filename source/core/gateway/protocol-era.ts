@@ -95,25 +95,28 @@ export function withoutEnvelope(meta: Record<string, unknown>): Record<string, u
 
 /**
  * The results 2026-07-28 makes cacheable: each must say for how long
- * (`ttlMs`) and for whom (`cacheScope`). Hangar does not yet merge its
- * upstreams' hints, so it says the safe thing: not cacheable (0), private.
+ * (`ttlMs`) and for whom (`cacheScope`). An upstream's own hints pass as
+ * they came (a resources/read); hangar's aggregated lists get the hints
+ * merged from their parts (cache-hints.ts); the rest the safe thing: not
+ * cacheable (0), private.
  */
 const cacheableMethods = new Set(['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list', 'resources/read', 'server/discover']);
 const noCaching = {ttlMs: 0, cacheScope: 'private'} as const;
 
-/** A result as a modern client reads it: with its `resultType` and, where cacheable, caching hints (an upstream's own pass as they are). */
-export function modernResult(method: string, result: unknown): unknown {
+/** A result as a modern client reads it: with its `resultType` and, where cacheable, caching hints (`hints`, or an upstream's own as they are). */
+export function modernResult(method: string, result: unknown, hints?: {ttlMs: number; cacheScope: string}): unknown {
 	if (!isPlainObject(result)) return result;
-	const hints = cacheableMethods.has(method) && !('ttlMs' in result) ? noCaching : undefined;
-	if ('resultType' in result && hints === undefined) return result;
-	return {...result, ...hints, ...('resultType' in result ? {} : {resultType: 'complete'})};
+	const added = cacheableMethods.has(method) && !('ttlMs' in result) ? (hints ?? noCaching) : undefined;
+	if ('resultType' in result && added === undefined) return result;
+	return {...result, ...added, ...('resultType' in result ? {} : {resultType: 'complete'})};
 }
 
 /** The same for a result hangar serialized once (a cached tools/list): the fields spliced in front. */
-export function modernResultJson(method: string, json: string): string {
+export function modernResultJson(method: string, json: string, hints?: {ttlMs: number; cacheScope: string}): string {
 	const body = json.trimStart();
 	if (!body.startsWith('{')) return json;
-	const fields = ['"resultType":"complete"', ...(cacheableMethods.has(method) ? [`"ttlMs":${noCaching.ttlMs}`, `"cacheScope":"${noCaching.cacheScope}"`] : [])].join(',');
+	const {ttlMs, cacheScope} = hints ?? noCaching;
+	const fields = ['"resultType":"complete"', ...(cacheableMethods.has(method) ? [`"ttlMs":${ttlMs}`, `"cacheScope":${JSON.stringify(cacheScope)}`] : [])].join(',');
 	return /^\{\s*\}/.test(body) ? `{${fields}}` : `{${fields},${body.slice(1)}`;
 }
 

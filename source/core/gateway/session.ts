@@ -22,6 +22,7 @@
  * | notifications/initialized, notifications/cancelled | pipeline.ts |
  * | notifications/roots/list_changed, notifications/progress, responses | here |
  */
+import {aggregatedHint} from './cache-hints.js';
 import {InitializeRequestSchema, SetLevelRequestSchema} from '@modelcontextprotocol/core';
 import type {ClientPeer, ClientRecord, ClientTransport} from '../engine/clients/clients.js';
 import type {CallDeadline} from '../engine/request-context.js';
@@ -111,7 +112,7 @@ export class GatewaySession {
 		const modernClients = options.modernClient === undefined ? new ModernClients({clients: supervisor.clients, kind: options.kind, release: (record, then) => held.whenReleased(record, then)}) : undefined;
 		const connection = `session ${this.client.id}`;
 		const modernClient = options.modernClient ?? ((modern, notify) => modernClients!.begin(connection, modern, notify));
-		this.pipeline = new Pipeline({transport, subject: options.label, logger: options.logger, client: this.client, deadline: options.callDeadline, modernClient});
+		this.pipeline = new Pipeline({transport, subject: options.label, logger: options.logger, client: this.client, deadline: options.callDeadline, modernClient, cacheHints: method => aggregatedHint(supervisor, method)});
 		this.asks = new ClientRequests((message, sendOptions) => void this.pipeline.send(message, sendOptions).catch(() => {}), () => this.via);
 		if (ownRecord) this.client.peer = this.peer(transport.canSendUnrelated?.bind(transport));
 		// What hangar advertises is known from memory now (cached for cold upstreams).

@@ -9,8 +9,8 @@
  * SDK (see `intercept`): hangar forwards what the upstream said, its errors'
  * codes and data included, instead of the SDK re-judging or rebuilding them,
  * and sees each call's progress in the order it arrived.
- * The requests an upstream sends its client (sampling, elicitation, roots)
- * are handled here too and relayed through `ClientSide`.
+ * The requests an upstream sends its client (sampling, elicitation, roots) are
+ * relayed through `ClientSide`; a modern upstream's listen is upstream-listen.ts.
  */
 import {
 	Client,
@@ -43,6 +43,8 @@ import type {StartRoots} from './roots-request.js';
 import {UpstreamAsks} from './upstream-asks.js';
 import type {ConnectionEvents} from './connection-events.js';
 import {isTerminalTaskStatus, TaskProgressTokens} from './task-progress.js';
+import {ListHints} from './list-hints.js';
+import {UpstreamListen, withoutListenId} from './upstream-listen.js';
 
 export type {CallToolResult, Progress};
 export {ForwardedResult} from '../wire/forwarded-result.js';
@@ -108,6 +110,9 @@ export class UpstreamConnection {
 	private readonly unsubscribe: Array<() => void> = [];
 	/** What the upstream asks its client, relayed (see upstream-asks.ts); it pauses the deadlines of the calls in flight. */
 	private readonly asks: UpstreamAsks;
+	/** The caching hints of the lists last read (list-hints.ts), and a modern upstream's subscriptions/listen stream (upstream-listen.ts). */
+	readonly listHints = new ListHints();
+	private readonly listening: UpstreamListen;
 	/** The era this connection speaks (set once it is open; see modern-mode.ts). */
 	private eraState: ConnectionEra = {era: 'legacy', protocolVersion: undefined, probed: false};
 
@@ -135,6 +140,13 @@ export class UpstreamConnection {
 		});
 		this.pending = new OwnRequests({sendMessage: message => this.transport.send(message as JSONRPCMessage), isClosed: () => this.closed, overPipe: child !== undefined, asks: this.asks});
 		this.pending.onTaskAnswer = (token, result) => this.taskTokens.follow(token, result);
+		this.listening = new UpstreamListen({listen: async filter => client.listen(filter), capabilities: () => this.serverCapabilities, isClosed: () => this.closed, log});
+	}
+
+	/** The upstream said list `method` changed: its hints are stale; the `_meta` that goes on, without hangar's listen id. */
+	private changed(method: string, meta: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+		this.listHints.changed(method);
+		return withoutListenId(meta);
 	}
 
 	/**
@@ -201,12 +213,12 @@ export class UpstreamConnection {
 
 			connection.failPending();
 		};
-		client.setNotificationHandler('notifications/tools/list_changed', notification => events.onToolsChanged(notification.params?._meta));
+		client.setNotificationHandler('notifications/tools/list_changed', notification => events.onToolsChanged(connection?.changed('tools/list', notification.params?._meta)));
 		// Only log messages sent during initialize get here; afterwards `intercept` takes them in order.
 		client.setNotificationHandler('notifications/message', notification => connection?.asks.logMessage(notification.params));
-		client.setNotificationHandler('notifications/resources/list_changed', notification => events.onListChanged?.('resources', notification.params?._meta));
-		client.setNotificationHandler('notifications/prompts/list_changed', notification => events.onListChanged?.('prompts', notification.params?._meta));
-		client.setNotificationHandler('notifications/resources/updated', notification => events.onResourceUpdated?.(notification.params.uri, notification.params._meta));
+		client.setNotificationHandler('notifications/resources/list_changed', notification => events.onListChanged?.('resources', connection?.changed('resources/list', notification.params?._meta)));
+		client.setNotificationHandler('notifications/prompts/list_changed', notification => events.onListChanged?.('prompts', connection?.changed('prompts/list', notification.params?._meta)));
+		client.setNotificationHandler('notifications/resources/updated', notification => events.onResourceUpdated?.(notification.params.uri, withoutListenId(notification.params._meta)));
 
 		connection = new UpstreamConnection(config.name, client, transport, child, log, clientSide, origins, events);
 		const abort = () => {
@@ -221,6 +233,7 @@ export class UpstreamConnection {
 			if (hint === undefined) log.push('hangar', `era probe: ${era === 'modern' ? 'it answered server/discover: driven as 2026-07-28' : 'no 2026-07-28 answer to server/discover: driven with the 2025 initialize'}`);
 			connection.intercept();
 			connection.followClients();
+			if (era === 'modern') connection.listening.start();
 			signal.throwIfAborted();
 			return connection;
 		} catch (error) {
@@ -438,27 +451,29 @@ export class UpstreamConnection {
 	 */
 	async listTools(signal: AbortSignal): Promise<ToolDefinition[]> {
 		const tools: ToolDefinition[] = [];
-		let cursor: string | undefined;
-		const seen = new Set<string>();
-		do {
-			const page = await this.request(
-				() => this.client.request({method: 'tools/list', params: cursor === undefined ? {} : {cursor}}, passthroughObject, {signal, timeout: NO_SDK_TIMEOUT}),
-			);
+		await this.eachPage('tools/list', signal, page => {
 			const listed = page['tools'];
 			if (!Array.isArray(listed)) throw new UpstreamRpcError(-32_603, 'tools/list answered without a "tools" array', undefined);
 			for (const tool of listed) {
 				if (isPlainObject(tool) && typeof tool['name'] === 'string' && tool['name'] !== '') tools.push(tool as ToolDefinition);
 				else this.log.push('hangar', `tools/list: left out an entry that is not a tool with a name: ${JSON.stringify(tool)?.slice(0, 200)}`);
 			}
-
-			cursor = typeof page['nextCursor'] === 'string' ? page['nextCursor'] : undefined;
-			if (cursor !== undefined) {
-				if (seen.has(cursor)) break; // A server that repeats a cursor would loop forever.
-				seen.add(cursor);
-			}
-		} while (cursor !== undefined);
-
+		});
 		return tools;
+	}
+
+	/** Reads every page of a list, following `nextCursor`, and keeps the listing's caching hints (list-hints.ts). */
+	private async eachPage(method: string, signal: AbortSignal, take: (page: Record<string, unknown>) => void): Promise<void> {
+		let cursor: string | undefined;
+		const seen = new Set<string>();
+		do {
+			const page = await this.request(() => this.client.request({method, params: cursor === undefined ? {} : {cursor}} as never, passthroughObject, {signal, timeout: NO_SDK_TIMEOUT}));
+			take(page);
+			this.listHints.page(method, page, cursor === undefined);
+			cursor = typeof page['nextCursor'] === 'string' ? page['nextCursor'] : undefined;
+			if (cursor !== undefined && seen.has(cursor)) break; // A server that repeats a cursor would loop forever.
+			if (cursor !== undefined) seen.add(cursor);
+		} while (cursor !== undefined);
 	}
 
 	/** What the upstream answered `initialize` with (undefined before it did). */
@@ -470,21 +485,10 @@ export class UpstreamConnection {
 	async listAll(kind: keyof typeof listMethods, signal: AbortSignal): Promise<Array<Record<string, unknown>>> {
 		const {method, key} = listMethods[kind];
 		const items: Array<Record<string, unknown>> = [];
-		let cursor: string | undefined;
-		const seen = new Set<string>();
-		do {
-			const page = await this.request(
-				() => this.client.request({method, params: cursor === undefined ? {} : {cursor}} as never, passthroughObject, {signal, timeout: NO_SDK_TIMEOUT}),
-			);
+		await this.eachPage(method, signal, page => {
 			const list = page[key];
 			if (Array.isArray(list)) items.push(...list.filter(item => isPlainObject(item)));
-			cursor = typeof page['nextCursor'] === 'string' ? page['nextCursor'] : undefined;
-			if (cursor !== undefined) {
-				if (seen.has(cursor)) break; // A server that repeats a cursor would loop forever.
-				seen.add(cursor);
-			}
-		} while (cursor !== undefined);
-
+		});
 		return items;
 	}
 
@@ -499,6 +503,7 @@ export class UpstreamConnection {
 		params: Record<string, unknown>,
 		options: {signal?: AbortSignal | undefined; timeoutMs: number; onprogress?: ((progress: Progress) => void) | undefined; caller?: unknown},
 	): Promise<Record<string, unknown>> {
+		if (this.modern && this.listening.handles(method)) return this.listening.request(method, params);
 		const result = await this.sendRounds(method, {...params}, options);
 		return result instanceof ForwardedResult ? result.value() : result;
 	}
