@@ -49,23 +49,12 @@ const upstreamScript = path.join(root, 'test', 'fixtures', 'matrix-upstream.mjs'
 
 /**
  * What each cell does today, the same on both transports. One line per
- * feature and pair: flip it when hangar learns it (listen-modern: list
- * changes of 2026-07-28 upstreams; tasks-eras: tasks between generations).
+ * feature and pair: flip it when hangar learns it (tasks-eras: tasks between generations).
  * An outcome other than works/translated carries a pattern the measured
  * reason must match (the error the client got, or what it waited for) and
  * why, which the README shows.
  */
 type Expectation = 'works' | 'translated' | {outcome: 'refused' | 'missing'; reason: RegExp; why: string};
-const noListChange: Expectation = {
-	outcome: 'missing',
-	reason: /^no list_changed that shows the upstream's new tool/,
-	why: 'a 2026-07-28 upstream sends list changes only on a subscriptions/listen stream, and hangar opens none toward upstreams yet; its new tool reaches no list',
-};
-const noResourceUpdates: Expectation = {
-	outcome: 'refused',
-	reason: /^upstream "modern": resources\/subscribe "matrix:\/\/modern\/note" failed: Method not found$/,
-	why: 'hangar subscribes a 2026-07-28 upstream with the 2025 resources/subscribe, which it does not have, where it would need subscriptions/listen, which hangar does not open toward upstreams yet',
-};
 const noTask: Expectation = {
 	outcome: 'missing',
 	reason: /^no task: the upstream answered the call in full/,
@@ -78,17 +67,17 @@ const untranslatedTask: Expectation = {
 };
 const expected: Record<ClientKind, Record<UpstreamKind, Record<Feature, Expectation>>> = {
 	modern: {
-		modern: {call: 'works', lists: 'works', listChanged: noListChange, resourceUpdates: noResourceUpdates, sampling: 'works', elicitation: 'works', tasks: noTask},
+		modern: {call: 'works', lists: 'works', listChanged: 'works', resourceUpdates: 'works', sampling: 'works', elicitation: 'works', tasks: noTask},
 		legacy: {call: 'translated', lists: 'translated', listChanged: 'translated', resourceUpdates: 'translated', sampling: 'translated', elicitation: 'translated', tasks: untranslatedTask},
 		dual: {call: 'translated', lists: 'translated', listChanged: 'translated', resourceUpdates: 'translated', sampling: 'translated', elicitation: 'translated', tasks: noTask},
 	},
 	legacy: {
-		modern: {call: 'translated', lists: 'translated', listChanged: noListChange, resourceUpdates: noResourceUpdates, sampling: 'translated', elicitation: 'translated', tasks: noTask},
+		modern: {call: 'translated', lists: 'translated', listChanged: 'translated', resourceUpdates: 'translated', sampling: 'translated', elicitation: 'translated', tasks: noTask},
 		legacy: {call: 'works', lists: 'works', listChanged: 'works', resourceUpdates: 'works', sampling: 'works', elicitation: 'works', tasks: 'works'},
 		dual: {call: 'works', lists: 'works', listChanged: 'works', resourceUpdates: 'works', sampling: 'works', elicitation: 'works', tasks: noTask},
 	},
 	dual: {
-		modern: {call: 'works', lists: 'works', listChanged: noListChange, resourceUpdates: noResourceUpdates, sampling: 'works', elicitation: 'works', tasks: noTask},
+		modern: {call: 'works', lists: 'works', listChanged: 'works', resourceUpdates: 'works', sampling: 'works', elicitation: 'works', tasks: noTask},
 		legacy: {call: 'translated', lists: 'translated', listChanged: 'translated', resourceUpdates: 'translated', sampling: 'translated', elicitation: 'translated', tasks: untranslatedTask},
 		dual: {call: 'translated', lists: 'translated', listChanged: 'translated', resourceUpdates: 'translated', sampling: 'translated', elicitation: 'translated', tasks: noTask},
 	},
