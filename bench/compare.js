@@ -18,8 +18,10 @@
  * set to a loopback OTLP/HTTP receiver in this process, which answers every
  * export with 200 and counts what it received (issue 29: tracing off costs
  * nothing, tracing on is reported; e.g. `off=dist/cli.js on=dist/cli.js --otlp on`).
+ * The load average before and after is printed under the table.
  */
 import http from 'node:http';
+import os from 'node:os';
 import path from 'node:path';
 import {parseArgs} from 'node:util';
 import {connectDirect, connectHangarWarm, connectHop, hangarBuild} from './lib/paths.js';
@@ -77,6 +79,9 @@ try {
 	}
 
 	const names = Object.keys(sessions);
+	// The machine's load, before and after: a loaded machine's numbers are read as ratios within the run.
+	const load = () => os.loadavg().map(value => value.toFixed(1)).join(' ');
+	const loadBefore = load();
 	await warmUp(sessions, 1500);
 	const sequential = (await sequentialRounds(sessions, {calls: callsPerRound * rounds, rounds})).paths;
 	const throughputSlices = Math.max(2, Math.round(rounds / 2));
@@ -103,6 +108,7 @@ try {
 
 	const widths = rows[0].map((_, i) => Math.max(...rows.map(row => row[i].length)));
 	for (const row of rows) console.log(row.map((cell, i) => cell.padEnd(widths[i])).join('  ').trimEnd());
+	console.log(`load average (1, 5, 15 min) on ${os.cpus().length} CPUs: ${loadBefore} before, ${load()} after`);
 	if (receiver !== undefined) console.log(`traced (${[...traced].join(', ')}): the OTLP receiver took ${received.exports} exports, ${received.bytes} bytes`);
 } finally {
 	receiver?.close();

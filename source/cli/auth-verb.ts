@@ -16,6 +16,7 @@ import type {HangarConfig} from '../core/config/read-config.js';
 import {SupervisorClient, cliClientName} from '../core/endpoints/supervisor-client.js';
 import {noBrowser, openBrowser} from '../core/link/browser-open.js';
 import {personSignInTimeoutMs, signIn, signInAsMachine, signOut, type OAuthLaunch} from '../core/link/oauth-sign-in.js';
+import {auditSignIn, signInAction, type SignInOutcome} from '../core/engine/observe/sign-in-audit.js';
 import {readConfig} from './supervisor-verbs.js';
 
 type Output = {out: (text: string) => void; err: (text: string) => void};
@@ -70,6 +71,11 @@ export async function authVerb(options: AuthOptions, io: Output = terminalOutput
 	}
 
 	const launch: OAuthLaunch = {...entry.launch, auth};
+	// Each step of the person's sign-in goes to the audit trail from here (see engine/observe/sign-in-audit.ts).
+	const audit = (via: string, outcome: SignInOutcome, message: string): void => {
+		auditSignIn(hangarConfig.hangar, options.logger, signInAction(entry.name, via, outcome, message));
+	};
+
 	if (options.logout) {
 		const had = signOut(entry.name, launch);
 		io.out(`${had ? `forgot the tokens and client registration of "${entry.name}"` : `"${entry.name}" had no sign-in`}\n`);
@@ -78,18 +84,37 @@ export async function authVerb(options: AuthOptions, io: Output = terminalOutput
 	}
 
 	if (launch.auth.grant === 'client_credentials') {
+		const via = 'a person (mcp-hangar auth, client-credentials grant)';
+		audit(via, 'started', 'sign-in started: getting a token with the client-credentials grant');
 		try {
 			const machine = await signInAsMachine(entry.name, launch.url, launch.auth, launch.headers);
+			audit(via, 'signed-in', `got a token from ${machine.issuer} (client-credentials grant)`);
 			io.out(`"${entry.name}" is a machine client (client-credentials grant): got a token from ${machine.issuer}; no browser needed, and hangar gets new ones itself\n`);
-			io.out(`${await tellSupervisor(hangarConfig, entry.name, 'sign-in', 'a person (mcp-hangar auth, client-credentials grant)')}\n`);
+			io.out(`${await tellSupervisor(hangarConfig, entry.name, 'sign-in', via)}\n`);
 			return 0;
 		} catch (error) {
+			audit(via, 'failed', `getting a token with the client-credentials grant failed: ${errorMessage(error)}`);
 			io.err(`mcp-hangar: getting a token for "${entry.name}" with the client-credentials grant failed: ${maskText(errorMessage(error))}\n`);
 			return 1;
 		}
 	}
 
 	const cannotOpen = options.browser ? noBrowser(process.env) : '--no-browser';
+	const via = 'a person (mcp-hangar auth)';
+	audit(via, 'started', 'sign-in started: discovering the authorization server, then waiting for the browser');
+	// The person gives up (Ctrl-C, or the terminal closes): the trail says so rather than leaving the sign-in open.
+	const cancel = (signal: NodeJS.Signals): void => {
+		audit(via, 'cancelled', `the person gave up before the browser came back (${signal})`);
+		io.err(`mcp-hangar: signing in to "${entry.name}" was cancelled\n`);
+		process.exit(130);
+	};
+
+	const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+	const settled = (): void => {
+		for (const signal of signals) process.off(signal, cancel);
+	};
+
+	for (const signal of signals) process.once(signal, cancel);
 	try {
 		const result = await signIn({
 			upstream: entry.name,
@@ -106,12 +131,18 @@ export async function authVerb(options: AuthOptions, io: Output = terminalOutput
 				io.err('Waiting for the browser to come back (Ctrl-C to give up)...\n');
 			},
 		});
+		settled();
 		const expiry = result.expiresAt === undefined ? 'no expiry given' : `access token refreshed before ${new Date(result.expiresAt).toISOString()}`;
-		io.out(`signed in to "${entry.name}" with ${result.issuer} (client: ${result.client}${result.registered ? ', registered now' : ''}; scope: ${result.scope ?? 'none named'}; ${expiry})\n`);
-		io.out(`${await tellSupervisor(hangarConfig, entry.name, 'sign-in', 'a person (mcp-hangar auth)')}\n`);
+		const how = `with ${result.issuer} (client: ${result.client}${result.registered ? ', registered now' : ''}; scope: ${result.scope ?? 'none named'}`;
+		audit(via, 'signed-in', `signed in ${how})`);
+		io.out(`signed in to "${entry.name}" ${how}; ${expiry})\n`);
+		io.out(`${await tellSupervisor(hangarConfig, entry.name, 'sign-in', via)}\n`);
 		return 0;
 	} catch (error) {
+		audit(via, 'failed', `signing in failed: ${errorMessage(error)}`);
 		io.err(`mcp-hangar: signing in to "${entry.name}" failed: ${maskText(errorMessage(error))}\n`);
 		return 1;
+	} finally {
+		settled();
 	}
 }

@@ -29,7 +29,8 @@ export const flagHelp: Record<string, string[]> = {
 	follow: ['--follow, -f', 'logs: keep printing new lines until Ctrl-C'],
 	calls: ['--calls', 'logs: every tool call across upstreams instead of one upstream\'s log (with --json: one JSON object a call, arguments and results included, masked)'],
 	'check-config': ['--check-config', 'Validate the config file and exit (non-zero on errors)'],
-	json: ['--json', 'status, call, logs --calls: print JSON instead of text'],
+	actions: ['--actions', 'logs: the people\'s actions and config reloads of the audit file (start, stop, quarantine, approve, each sign-in step, sign-out) instead of one upstream\'s log'],
+	json: ['--json', 'status, call, logs --calls, logs --actions: print JSON instead of text'],
 	args: ['--args JSON', "call: the tool's arguments as a JSON object"],
 	'demo-traffic': ['--demo-traffic SERVER/TOOL', 'tui: call this tool twice a second, to watch hangar at work without a client'],
 	http: ['--http', 'serve, tui: also serve MCP over Streamable HTTP at /mcp'],
@@ -128,13 +129,14 @@ export const commandHelps: VerbHelp[] = [
 	},
 	{
 		name: 'logs',
-		usage: ['mcp-hangar logs SERVER [-f] [options]', 'mcp-hangar logs --calls [SERVER] [-f] [--json] [options]'],
+		usage: ['mcp-hangar logs SERVER [-f] [options]', 'mcp-hangar logs --calls [SERVER] [-f] [--json] [options]', 'mcp-hangar logs --actions [SERVER] [--json] [options]'],
 		summary: "An upstream's stderr and state changes, or the calls flowing (--calls); -f follows until Ctrl-C",
 		details: [
 			'Read from the running supervisor; with none running it says so and exits 1 (--calls without -f reads the audit file instead).',
 			'--calls prints the calls the supervisor keeps (the last 500, earlier runs\' included, what the TUI shows under t): time, client, upstream/tool, latency, ok or the error code; SERVER keeps one upstream\'s.',
+			'--actions prints the last 500 people\'s actions and reloads of the audit file, running supervisor or not: time, action and upstream, outcome (done, refused; a sign-in\'s started, signed-in, failed, cancelled), who asked, what hangar said.',
 		],
-		flags: ['config', 'state-dir', 'log-level', 'follow', 'calls', 'json'],
+		flags: ['config', 'state-dir', 'log-level', 'follow', 'calls', 'actions', 'json'],
 		examples: [`mcp-hangar logs demo -f --config ${demoConfigPath}`, `mcp-hangar logs --calls -f --config ${demoConfigPath}`],
 	},
 	{

@@ -31,6 +31,7 @@ const flagSpecs = {
 	linger: {type: 'boolean', default: false},
 	follow: {type: 'boolean', shortFlag: 'f', default: false},
 	calls: {type: 'boolean', default: false},
+	actions: {type: 'boolean', default: false},
 	checkConfig: {type: 'boolean', default: false},
 	config: {type: 'string', shortFlag: 'c'},
 	stateDir: {type: 'string'},
@@ -243,6 +244,14 @@ async function main(): Promise<void> {
 		}
 
 		case 'logs': {
+			if (flags.actions) {
+				const rest = cli.input.slice(1);
+				if (rest.length > 1 || flags.follow || flags.calls) usage('"logs --actions" takes at most one SERVER, and neither -f nor --calls');
+				const {actionsVerb} = await import('./actions-verb.js');
+				process.exitCode = actionsVerb({configPath, stateDir: flags.stateDir, logger: logger(), server: rest[0], json: flags.json});
+				return;
+			}
+
 			if (flags.calls) {
 				const rest = cli.input.slice(1);
 				if (rest.length > 1) usage(`"logs --calls" takes at most one SERVER (got ${rest.join(' ')})`);
@@ -251,7 +260,7 @@ async function main(): Promise<void> {
 				return;
 			}
 
-			const [server] = takes(1, 'needs exactly one SERVER (or --calls), e.g. mcp-hangar logs memory -f');
+			const [server] = takes(1, 'needs exactly one SERVER (or --calls, --actions), e.g. mcp-hangar logs memory -f');
 			const {logsVerb} = await oneShots();
 			process.exitCode = await logsVerb({configPath, stateDir: flags.stateDir, logger: logger(), server: server!, follow: flags.follow});
 			return;

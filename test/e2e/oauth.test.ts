@@ -15,6 +15,7 @@ import type {CallToolResult} from '@modelcontextprotocol/sdk/types.js';
 import {afterEach, describe, expect, it} from 'vitest';
 import {cliPath, closeHangars, openHangar, rpcError, spawnEnv, statusOf, tempDir, waitFor, writeConfig, type CliRun} from '../support/hangar.js';
 import {startAuthServer, startProtectedServer, type AuthServer, type ProtectedServer} from '../support/oauth-servers.js';
+import {SupervisorClient} from '../../source/core/endpoints/supervisor-client.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 const daemons: number[] = [];
@@ -130,8 +131,10 @@ describe('a remote upstream that asks for OAuth', () => {
 
 		await waitFor(async () => (await statusOf(first.client, 'remote')).state === 'ready', 'the daemon to start it with the new tokens');
 		// The person's sign-in is its own action in the audit trail (not the restart it triggers).
-		const signedIn = await waitFor(() => auditActions(s.stateDir).find(line => line.action === 'sign-in'), 'the sign-in in the audit trail');
+		const signedIn = await waitFor(() => auditActions(s.stateDir).find(line => line.action === 'sign-in' && line.outcome === 'done'), 'the sign-in in the audit trail');
 		expect(signedIn).toMatchObject({upstream: 'remote', outcome: 'done', via: 'a person (mcp-hangar auth)'});
+		// Each step of the flow before it, written by mcp-hangar auth itself.
+		expect(auditActions(s.stateDir).filter(line => line.action === 'sign-in').map(line => line.outcome)).toEqual(['started', 'signed-in', 'done']);
 		expect(auditActions(s.stateDir).map(line => line.action)).not.toContain('restart');
 		const second = await openHangar(s.config, {shared: true});
 		expect(text(await first.client.callTool({name: 'remote__echo', arguments: {message: 'one'}}))).toBe('echo: one');
@@ -231,6 +234,11 @@ describe('a remote upstream that asks for OAuth', () => {
 		expect(signIn.stderr).toMatch(/issuer/i);
 		expect(fs.readFileSync(s.browserPage, 'utf8')).toMatch(/^400\n[\s\S]*failed/);
 		expect(s.auth.grants).toEqual([]);
+		// With no hangar running, the audit trail still has the attempt and why it failed.
+		const steps = auditActions(s.stateDir).filter(line => line.action === 'sign-in');
+		expect(steps.map(line => line.outcome)).toEqual(['started', 'failed']);
+		expect(steps[1]).toMatchObject({upstream: 'remote', via: 'a person (mcp-hangar auth)'});
+		expect(String(steps[1]!['message'])).toMatch(/issuer/i);
 	});
 
 	it('gets a machine client its tokens with the client-credentials grant, with no person and no browser', async () => {
@@ -299,5 +307,89 @@ describe('a Client ID Metadata Document as hangar\'s client id', () => {
 		const hangar = await openHangar(s.config, {shared: true});
 		daemons.push(await daemonPid(s.stateDir));
 		expect(text(await hangar.client.callTool({name: 'remote__echo', arguments: {message: 'cimd'}}))).toBe('echo: cimd');
+	});
+});
+
+describe('a person\'s sign-in in the audit trail', () => {
+	/** What a sign-in must never leave behind: the client secret, the tokens, the code and its PKCE verifier, the URL's state and challenge. */
+	function secretsOf(s: Setup, tokenRequests: Array<Record<string, unknown>>, url: string): string[] {
+		const authorization = new URL(url);
+		const values = [
+			secret,
+			...s.auth.grants.flatMap(grant => [grant.body['access_token'], grant.body['refresh_token'], grant.body['id_token']]),
+			...tokenRequests.flatMap(request => [request['code'], request['code_verifier']]),
+			authorization.searchParams.get('state'),
+			authorization.searchParams.get('code_challenge'),
+		];
+		return values.filter((value): value is string => typeof value === 'string' && value.length > 0);
+	}
+
+	it('records a sign-in the supervisor runs (the TUI\'s key, over the socket): started, signed-in, the restart; logs --actions shows them; no token, code, verifier or secret', async () => {
+		const s = await setup();
+		const tokenRequests: Array<Record<string, unknown>> = [];
+		s.auth.server.service.on('beforeResponse', (_response: unknown, request: {body: Record<string, unknown>}) => {
+			tokenRequests.push(request.body);
+		});
+		// The daemon opens the scripted browser itself ($BROWSER), as on a desktop.
+		const hangar = await openHangar(s.config, {shared: true, env: s.env});
+		daemons.push(await daemonPid(s.stateDir));
+		expect((await statusOf(hangar.client, 'remote')).state).toBe('needs-sign-in');
+
+		const person = await SupervisorClient.connect({path: s.config, hangar: {stateDir: s.stateDir}}, 'sign-in-test', () => {});
+		expect(person).toBeDefined();
+		cleanups.push(async () => person!.close());
+		const started = await person!.startSignIn('remote', 'a person in the TUI');
+		expect(started.browser).toEqual({opened: true});
+
+		await waitFor(async () => (await statusOf(hangar.client, 'remote')).state === 'ready', 'the daemon to restart it with the new tokens');
+		const steps = await waitFor(() => {
+			const found = auditActions(s.stateDir).filter(line => line.action === 'sign-in');
+			return found.length === 3 ? found : undefined;
+		}, 'the three sign-in lines in the audit trail');
+		expect(steps.map(line => line.outcome)).toEqual(['started', 'signed-in', 'done']);
+		for (const step of steps) expect(step).toMatchObject({upstream: 'remote', via: 'a person in the TUI'});
+		expect(String(steps[1]!['message'])).toContain(`signed in with ${s.auth.issuer}`);
+
+		const shown = await cli(s, ['logs', '--actions']);
+		expect(shown.code).toBe(0);
+		const lines = shown.stdout.trim().split('\n');
+		expect(lines).toHaveLength(3);
+		expect(lines[0]).toMatch(/^\S+Z {2}sign-in remote {2}started {2}a person in the TUI {2}sign-in started/);
+		expect(lines[1]).toMatch(/ {2}sign-in remote {2}signed-in {2}a person in the TUI {2}signed in with /);
+		expect(lines[2]).toMatch(/ {2}sign-in remote {2}done {2}a person in the TUI {2}"remote" is signed in/);
+		const json = await cli(s, ['logs', '--actions', '--json', 'remote']);
+		expect(json.stdout.trim().split('\n').map(line => (JSON.parse(line) as {outcome: string}).outcome)).toEqual(['started', 'signed-in', 'done']);
+
+		const planted = secretsOf(s, tokenRequests, started.url);
+		expect(planted.length).toBeGreaterThanOrEqual(6);
+		const audit = fs.readFileSync(path.join(s.stateDir, 'audit.jsonl'), 'utf8');
+		for (const value of planted) {
+			expect(audit.includes(value), 'the audit trail shows a token, code, verifier or secret').toBe(false);
+			expect(shown.stdout.includes(value) || json.stdout.includes(value), 'logs --actions shows a token, code, verifier or secret').toBe(false);
+		}
+	});
+
+	it('records a sign-in the person gives up on (Ctrl-C in mcp-hangar auth) as cancelled, with no hangar running', async () => {
+		const s = await setup();
+		const child = spawn(process.execPath, [cliPath, 'auth', 'remote', '--no-browser', '--config', s.config], {env: spawnEnv(), stdio: ['ignore', 'pipe', 'pipe']});
+		let stderr = '';
+		child.stderr.on('data', (chunk: Buffer) => {
+			stderr += chunk.toString();
+		});
+		const exited = new Promise<number | null>(resolve => child.on('exit', code => resolve(code)));
+		const url = await waitFor(() => /open this URL in a browser \(--no-browser\):\n {2}(\S+)/.exec(stderr)?.[1], 'the printed sign-in URL');
+		child.kill('SIGINT');
+		expect(await exited).toBe(130);
+		expect(stderr).toContain('signing in to "remote" was cancelled');
+
+		const steps = auditActions(s.stateDir).filter(line => line.action === 'sign-in');
+		expect(steps.map(line => line.outcome)).toEqual(['started', 'cancelled']);
+		expect(steps[1]).toMatchObject({upstream: 'remote', via: 'a person (mcp-hangar auth)'});
+		expect(String(steps[1]!['message'])).toContain('SIGINT');
+		const shown = await cli(s, ['logs', '--actions', 'remote']);
+		expect(shown.stdout).toMatch(/ {2}sign-in remote {2}cancelled {2}a person \(mcp-hangar auth\) {2}the person gave up/);
+		const audit = fs.readFileSync(path.join(s.stateDir, 'audit.jsonl'), 'utf8');
+		for (const value of secretsOf(s, [], url)) expect(audit.includes(value), 'the audit trail shows the secret or the URL\'s state').toBe(false);
+		expect(fs.statSync(path.join(s.stateDir, 'audit.jsonl')).mode & 0o777).toBe(0o600);
 	});
 });

@@ -10,7 +10,9 @@ import {afterEach, describe, expect, it} from 'vitest';
 import {silentLogger} from '../../source/core/base/logger.js';
 import {parseConfig} from '../../source/core/config/read-config.js';
 import {createSupervisor} from '../../source/core/endpoints/runtime.js';
-import {AuditLog, auditFileName, type AuditRecord} from '../../source/core/engine/observe/audit-log.js';
+import {AuditLog, auditFileName, readAuditActions, type AuditRecord} from '../../source/core/engine/observe/audit-log.js';
+import {auditSignIn, signInAction} from '../../source/core/engine/observe/sign-in-audit.js';
+import {actionLine} from '../../source/cli/actions-verb.js';
 import type {Supervisor} from '../../source/core/engine/supervisor.js';
 import {fastHangar, fixture, tempDir} from '../support/hangar.js';
 
@@ -115,6 +117,22 @@ describe('audit trail', () => {
 		expect(tools(auditFileName).at(-1)).toBe('echo-99');
 		expect(Number(tools(`${auditFileName}.1`).at(-1)!.slice(5)) + 1).toBe(Number(tools(auditFileName)[0]!.slice(5)));
 		expect(tools(`${auditFileName}.2`)[0]).not.toBe('echo-0');
+	});
+
+	it('reads back a sign-in\'s steps written from another process (mcp-hangar auth), masked, beside the supervisor\'s lines, across a rotation', () => {
+		const dir = tempDir();
+		const hangar = {stateDir: path.join(dir, 'state'), auditLog: true, auditMaxBytes: 4096, auditFiles: 3};
+		auditSignIn(hangar, silentLogger, signInAction('remote', 'a person (mcp-hangar auth)', 'started', 'sign-in started'));
+		const file = path.join(hangar.stateDir, auditFileName);
+		fs.appendFileSync(file, 'not json\n{"kind":"call","time":"2026-11-27T00:00:00.000Z","upstream":"fx","tool":"echo"}\n');
+		fs.renameSync(file, `${file}.1`);
+		auditSignIn(hangar, silentLogger, signInAction('remote', 'a person (mcp-hangar auth)', 'failed', `signing in failed: the server answered with ${planted}`));
+		auditSignIn({...hangar, auditLog: false}, silentLogger, signInAction('remote', 'a person (mcp-hangar auth)', 'cancelled', 'not written'));
+		const actions = readAuditActions(hangar.stateDir, 10);
+		expect(actions.map(action => `${action.action} ${action.upstream} ${action.outcome}`)).toEqual(['sign-in remote started', 'sign-in remote failed']);
+		expect(JSON.stringify(actions)).not.toContain(planted);
+		expect(actionLine(actions[1]!)).toMatch(/^\S+Z {2}sign-in remote {2}failed {2}a person \(mcp-hangar auth\) {2}signing in failed: /);
+		expect(fs.statSync(file).mode & 0o777).toBe(0o600);
 	});
 
 });

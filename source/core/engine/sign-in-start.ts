@@ -6,7 +6,8 @@
  * listener is open by then): the TUI shows it, and the browser is opened
  * only where the supervisor runs on a desktop session (link/browser-open.ts).
  * When the redirect lands, the tokens are stored and the person's `sign-in`
- * action restarts the upstream, audited like every action. The URL (its
+ * action restarts the upstream, audited like every action; the audit trail
+ * also has the flow's steps (started, signed-in, failed: observe/sign-in-audit.ts). The URL (its
  * `state`, the PKCE challenge) goes only to the person who asked: never to
  * the audit trail or a log.
  */
@@ -15,6 +16,7 @@ import {errorMessage} from '../base/errors.js';
 import {maskText} from '../base/secret-mask.js';
 import {noBrowser, openBrowser} from '../link/browser-open.js';
 import {personSignInTimeoutMs, signIn} from '../link/oauth-sign-in.js';
+import type {SignInOutcome} from './observe/sign-in-audit.js';
 import {noSignIn} from './refusals.js';
 import type {Supervisor} from './supervisor.js';
 import type {Upstream} from './upstream/upstream.js';
@@ -25,6 +27,8 @@ export type SignInStart = {upstream: string; url: string; browser: {opened: true
 export type SignInStartOptions = {
 	/** The person's `sign-in` action once the tokens are stored (Supervisor.act: restarts and audits). */
 	signedIn: (name: string, via: string) => Promise<string>;
+	/** A step of the flow for the audit trail (started, signed-in, failed), never with the URL (see observe/sign-in-audit.ts). */
+	record: (name: string, via: string, outcome: SignInOutcome, message: string) => void;
 	/** Environment deciding whether a browser can be opened (default process.env). */
 	env?: NodeJS.ProcessEnv;
 	timeoutMs?: number;
@@ -48,6 +52,7 @@ export class SignInStarts {
 		const env = this.options.env ?? process.env;
 		const started = new Promise<SignInStart>((resolve, reject) => {
 			upstream.log.push('hangar', `sign-in started by ${via}: waiting for the browser to come back`);
+			this.options.record(name, via, 'started', 'sign-in started: discovering the authorization server, then waiting for the browser');
 			const flow = signIn({
 				upstream: name,
 				launch: {...launch, auth},
@@ -59,8 +64,9 @@ export class SignInStarts {
 				},
 			});
 			flow.then(
-				async () => {
+				async result => {
 					upstream.log.push('hangar', `signed in (started by ${via}): the tokens are stored`);
+					this.options.record(name, via, 'signed-in', `signed in with ${result.issuer} (client: ${result.client}${result.registered ? ', registered now' : ''}; scope: ${result.scope ?? 'none named'})`);
 					await this.options.signedIn(name, via).catch((error: unknown) => {
 						upstream.log.push('hangar', `signed in, but the restart failed: ${maskText(errorMessage(error))}`);
 					});
@@ -68,6 +74,7 @@ export class SignInStarts {
 				(error: unknown) => {
 					const message = maskText(errorMessage(error));
 					upstream.log.push('hangar', `sign-in failed: ${message}`);
+					this.options.record(name, via, 'failed', `signing in failed: ${message}`);
 					// Before the URL existed: the person who pressed the key hears why (after it, the log says it).
 					reject(noSignIn(name, 'sign-in', `signing in failed: ${message}`));
 				},
@@ -89,7 +96,12 @@ const perSupervisor = new WeakMap<Supervisor, SignInStarts>();
 export async function startSignIn(supervisor: Supervisor, name: string, via: string): Promise<SignInStart> {
 	let starts = perSupervisor.get(supervisor);
 	if (starts === undefined) {
-		starts = new SignInStarts({signedIn: async (upstream, by) => supervisor.act(upstream, 'sign-in', by)});
+		starts = new SignInStarts({
+			signedIn: async (upstream, by) => supervisor.act(upstream, 'sign-in', by),
+			record(upstream, by, outcome, message) {
+				supervisor.emit('action', {at: Date.now(), upstream, action: 'sign-in', via: by, outcome, message});
+			},
+		});
 		perSupervisor.set(supervisor, starts);
 	}
 

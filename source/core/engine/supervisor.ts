@@ -593,8 +593,8 @@ export class Supervisor extends EventEmitter<{
 	}
 }
 
-/** A person's command on one upstream as it settled: what it said, or why it was refused. */
-export type ActionRecord = {at: number; upstream: string; action: PersonAction; via: string; outcome: 'done' | 'refused'; message: string};
+/** A person's command on one upstream as it settled: what it said, or why it was refused; a sign-in's steps too (observe/sign-in-audit.ts). */
+export type ActionRecord = {at: number; upstream: string; action: PersonAction; via: string; outcome: 'done' | 'refused' | 'started' | 'signed-in' | 'failed' | 'cancelled'; message: string};
 
 /** One instance of a per-client server and the session it serves. */
 export type Instance = {upstream: Upstream; client: ClientRecord};

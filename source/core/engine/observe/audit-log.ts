@@ -8,7 +8,7 @@
  *   then masked the way the calls log masks them (secret-looking keys, the
  *   config's secret values, secrets by shape).
  * - An action line: a person's start, stop, restart, quarantine, approve,
- *   OAuth sign-in or sign-out of a remote upstream (never a token) (who
+ *   OAuth sign-in (each step: sign-in-audit.ts) or sign-out of a remote upstream (never a token) (who
  *   through which surface, what it said or why it was refused), a config
  *   reload and its outcome.
  * - Past `hangar.auditMaxBytes` the file is rotated: audit.jsonl becomes
@@ -185,13 +185,10 @@ export class AuditLog {
 	}
 }
 
-/**
- * The last `max` calls of the audit files in `dir` (the current one and the
- * one rotated before it), oldest first. Lines that do not parse are skipped.
- */
-export function readAuditCalls(dir: string, max: number): AuditCall[] {
+/** The records of the audit files in `dir` (the one rotated before the current one, then the current one), oldest first, that `keep` accepts; lines that do not parse are skipped. */
+function readAuditRecords<T extends AuditRecord>(dir: string, keep: (record: Partial<T>) => boolean): T[] {
 	const file = path.join(dir, auditFileName);
-	const calls: AuditCall[] = [];
+	const records: T[] = [];
 	for (const name of [`${file}.1`, file]) {
 		let text: string;
 		try {
@@ -203,13 +200,28 @@ export function readAuditCalls(dir: string, max: number): AuditCall[] {
 		for (const line of text.split('\n')) {
 			if (line === '') continue;
 			try {
-				const record = JSON.parse(line) as Partial<AuditCall>;
-				if (record.kind === 'call' && typeof record.time === 'string' && typeof record.upstream === 'string' && typeof record.tool === 'string') calls.push(record as AuditCall);
+				const record = JSON.parse(line) as Partial<T>;
+				if (keep(record)) records.push(record as T);
 			} catch {}
 		}
 	}
 
+	return records;
+}
+
+/** The last `max` calls of the audit files in `dir`, oldest first. */
+export function readAuditCalls(dir: string, max: number): AuditCall[] {
+	const calls = readAuditRecords<AuditCall>(dir, record => record.kind === 'call' && typeof record.time === 'string' && typeof record.upstream === 'string' && typeof record.tool === 'string');
 	return calls.slice(-max);
+}
+
+/** The last `max` person's actions and reloads of the audit files in `dir`, oldest first (`mcp-hangar logs --actions`). */
+export function readAuditActions(dir: string, max: number): AuditAction[] {
+	const actions = readAuditRecords<AuditAction>(
+		dir,
+		record => record.kind === 'action' && typeof record.time === 'string' && typeof record.action === 'string' && typeof record.via === 'string' && typeof record.outcome === 'string',
+	);
+	return actions.slice(-max);
 }
 
 /** The calls log seeded with the calls of earlier runs, as the audit file has them (arguments shown by size unless kept). */
