@@ -11,7 +11,8 @@
  * The same goes for the command line a `--stdio` bridge starts its daemon
  * with, `serve --linger` and the same flags (core/endpoints/daemon.ts):
  * `dist/cli.js` starts that daemon without meow, the help text and the
- * client files (core/endpoints/daemon-main.ts), a few MiB less at idle.
+ * client files (core/endpoints/quick-main.ts), a few MiB less at idle; and
+ * for `--stdio --standalone`.
  */
 
 export type StdioArgs = {config?: string; stateDir?: string; logLevel?: 'debug' | 'info' | 'warn' | 'error' | 'silent'; logFile?: string};
@@ -22,6 +23,11 @@ const levels = new Set(['debug', 'info', 'warn', 'error', 'silent']);
 /** The flags of a plain `--stdio`, or undefined when the full CLI must read this command line. */
 export function plainStdioArgs(argv: readonly string[]): StdioArgs | undefined {
 	return quickArgs(argv, ['--stdio']);
+}
+
+/** The flags of `--stdio --standalone` (in any order), or undefined when the full CLI must read this command line. */
+export function standaloneStdioArgs(argv: readonly string[]): StdioArgs | undefined {
+	return quickArgs(argv, ['--stdio', '--standalone']);
 }
 
 /** The flags of `serve --linger` as a bridge starts its daemon (in any order), or undefined when the full CLI must read it. */

@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest';
-import {lingeringServeArgs, plainStdioArgs} from '../../../source/cli/stdio-args.js';
+import {lingeringServeArgs, plainStdioArgs, standaloneStdioArgs} from '../../../source/cli/stdio-args.js';
 
 describe('the command line a client launches, recognised before the CLI loads', () => {
 	it('takes --stdio with --config, -c, --state-dir, --log-level and --log-file, spaced or with =', () => {
@@ -46,5 +46,12 @@ describe('the command line a client launches, recognised before the CLI loads', 
 		}
 
 		expect(plainStdioArgs(['serve', '--linger'])).toBeUndefined();
+	});
+
+	it('takes --stdio --standalone with the same flags, in any order', () => {
+		expect(standaloneStdioArgs(['--standalone', '--stdio', '-c', 'a.json', '--log-level=warn'])).toEqual({config: 'a.json', logLevel: 'warn'});
+		for (const argv of [['--stdio'], ['--standalone'], ['--stdio', '--standalone', '--standalone'], ['--stdio', '--standalone', '--linger'], ['serve', '--stdio', '--standalone']]) {
+			expect(standaloneStdioArgs(argv), argv.join(' ')).toBeUndefined();
+		}
 	});
 });
