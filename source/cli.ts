@@ -11,16 +11,26 @@
  * bridge's few modules (core/endpoints/stdio-bridge.ts): every client
  * after the first starts in about the time of a bare node process that
  * connects to a socket. When that declines, the CLI decides as always.
+ * The daemon a bridge starts (`serve --linger` with the same flags) and
+ * `--stdio --standalone` skip the CLI too (core/endpoints/quick-main.ts):
+ * less to hold at idle.
  */
 import {enableCompileCache, unsupportedNode} from './cli/node-runtime.js';
-import {plainStdioArgs} from './cli/stdio-args.js';
+import {lingeringServeArgs, plainStdioArgs, standaloneStdioArgs} from './cli/stdio-args.js';
 
 const unsupported = unsupportedNode();
 if (unsupported === undefined) {
 	enableCompileCache();
-	const stdio = process.stdin.isTTY ? undefined : plainStdioArgs(process.argv.slice(2));
-	const attached = stdio !== undefined && (await (await import('./core/endpoints/stdio-bridge.js')).attachQuickly(stdio).catch(() => false));
-	if (!attached) await import('./cli/main.js');
+	const argv = process.argv.slice(2);
+	const stdio = process.stdin.isTTY ? undefined : plainStdioArgs(argv);
+	const daemon = process.stdin.isTTY ? undefined : lingeringServeArgs(argv);
+	const standalone = process.stdin.isTTY ? undefined : standaloneStdioArgs(argv);
+	if (daemon !== undefined) await (await import('./core/endpoints/quick-main.js')).runLingeringServe(daemon);
+	else if (standalone !== undefined) await (await import('./core/endpoints/quick-main.js')).runStandaloneStdio(standalone);
+	else {
+		const attached = stdio !== undefined && (await (await import('./core/endpoints/stdio-bridge.js')).attachQuickly(stdio).catch(() => false));
+		if (!attached) await import('./cli/main.js');
+	}
 } else {
 	process.stderr.write(unsupported);
 	process.exitCode = 1;

@@ -7,6 +7,12 @@
  * given twice, a log level that does not exist, a terminal on stdin) is
  * left to the CLI, which parses, refuses and explains. No imports: this is
  * loaded by every start.
+ *
+ * The same goes for the command line a `--stdio` bridge starts its daemon
+ * with, `serve --linger` and the same flags (core/endpoints/daemon.ts):
+ * `dist/cli.js` starts that daemon without meow, the help text and the
+ * client files (core/endpoints/quick-main.ts), a few MiB less at idle; and
+ * for `--stdio --standalone`.
  */
 
 export type StdioArgs = {config?: string; stateDir?: string; logLevel?: 'debug' | 'info' | 'warn' | 'error' | 'silent'; logFile?: string};
@@ -16,13 +22,29 @@ const levels = new Set(['debug', 'info', 'warn', 'error', 'silent']);
 
 /** The flags of a plain `--stdio`, or undefined when the full CLI must read this command line. */
 export function plainStdioArgs(argv: readonly string[]): StdioArgs | undefined {
+	return quickArgs(argv, ['--stdio']);
+}
+
+/** The flags of `--stdio --standalone` (in any order), or undefined when the full CLI must read this command line. */
+export function standaloneStdioArgs(argv: readonly string[]): StdioArgs | undefined {
+	return quickArgs(argv, ['--stdio', '--standalone']);
+}
+
+/** The flags of `serve --linger` as a bridge starts its daemon (in any order), or undefined when the full CLI must read it. */
+export function lingeringServeArgs(argv: readonly string[]): StdioArgs | undefined {
+	if (argv[0] !== 'serve') return undefined;
+	return quickArgs(argv.slice(1), ['--linger']);
+}
+
+/** `argv` when it is each of `words` once plus the flags above, each at most once; else undefined. */
+function quickArgs(argv: readonly string[], words: readonly string[]): StdioArgs | undefined {
 	const found: Record<string, string> = {};
-	let stdio = false;
+	const seen = new Set<string>();
 	for (let index = 0; index < argv.length; index++) {
 		const word = argv[index]!;
-		if (word === '--stdio') {
-			if (stdio) return undefined;
-			stdio = true;
+		if (words.includes(word)) {
+			if (seen.has(word)) return undefined;
+			seen.add(word);
 			continue;
 		}
 
@@ -35,7 +57,7 @@ export function plainStdioArgs(argv: readonly string[]): StdioArgs | undefined {
 		found[key] = value;
 	}
 
-	if (!stdio) return undefined;
+	if (seen.size !== words.length) return undefined;
 	if (found['logLevel'] !== undefined && !levels.has(found['logLevel'])) return undefined;
 	return found as StdioArgs;
 }

@@ -13,7 +13,9 @@
  * edge (never forwarded upstream), and the HTTP `Mcp-Method` / `Mcp-Name`
  * headers that must mirror the body.
  */
-import {classifyInboundRequest} from '@modelcontextprotocol/server';
+import {createRequire} from 'node:module';
+import {fileURLToPath} from 'node:url';
+import type * as SdkServer from '@modelcontextprotocol/server';
 import {JsonRpcCode} from '../base/errors.js';
 import {isPlainObject} from '../wire/message-classifier.js';
 import {modernProtocolVersions, supportedProtocolVersions} from '../wire/protocol.js';
@@ -27,6 +29,21 @@ export const serverInfoKey = 'io.modelcontextprotocol/serverInfo';
 
 /** The envelope's keys: hangar's client told them to hangar; each upstream is told its own. */
 const envelopeKeys = new Set([protocolVersionKey, clientCapabilitiesKey, clientInfoKey, logLevelKey]);
+
+let sdkServer: typeof SdkServer | undefined;
+
+/**
+ * The SDK's envelope classifier, loaded on the first request that carries an
+ * envelope: `@modelcontextprotocol/server` is about 4 MiB of an idle
+ * supervisor's memory, and nothing else in hangar's engine uses it. Loaded
+ * with `require` of the ES module's own file (Node 22 loads an ES module
+ * synchronously that way, the same instance `import` would give), since the
+ * classification is synchronous.
+ */
+function classifyInboundRequest(request: Parameters<typeof SdkServer.classifyInboundRequest>[0]): ReturnType<typeof SdkServer.classifyInboundRequest> {
+	sdkServer ??= createRequire(import.meta.url)(fileURLToPath(import.meta.resolve('@modelcontextprotocol/server'))) as typeof SdkServer;
+	return sdkServer.classifyInboundRequest(request);
+}
 
 /** 2026-07-28 error codes. */
 export const modernErrorCode = {headerMismatch: -32_020, missingClientCapability: -32_021, unsupportedProtocolVersion: -32_022} as const;
