@@ -153,7 +153,7 @@ export const commandHelps: VerbHelp[] = [
 		summary: 'Sign in to a remote upstream that asks for OAuth, once for every client of this hangar',
 		details: [
 			'Finds the upstream\'s authorization server, registers hangar with it when needed, and opens the browser at its sign-in page ($BROWSER when set; over ssh or without a display it prints the URL to open instead). The browser comes back to a listener on 127.0.0.1.',
-			'The tokens go into STATE_DIR/oauth-tokens.json (owner-only); a running supervisor starts the upstream with them at once, and refreshes them before they expire.',
+			'The tokens go into STATE_DIR/oauth-tokens.json (owner-only), or the OS keychain with hangar.tokenStore "keychain"; a running supervisor starts the upstream with them at once, and refreshes them before they expire.',
 			'--logout forgets the tokens and the registration, and stops the running upstream (it then needs sign-in).',
 		],
 		flags: ['config', 'state-dir', 'log-level', 'logout', 'browser'],

@@ -14,7 +14,7 @@ import path from 'node:path';
 import type {CallToolResult} from '@modelcontextprotocol/sdk/types.js';
 import {afterEach, describe, expect, it} from 'vitest';
 import {cliPath, closeHangars, openHangar, rpcError, spawnEnv, statusOf, tempDir, waitFor, writeConfig, type CliRun} from '../support/hangar.js';
-import {startAuthServer, startProtectedServer, type AuthServer, type ProtectedServer} from '../support/oauth-servers.js';
+import {scriptedBrowser, startAuthServer, startProtectedServer, type AuthServer, type ProtectedServer} from '../support/oauth-servers.js';
 import {SupervisorClient} from '../../source/core/endpoints/supervisor-client.js';
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -43,14 +43,7 @@ async function setup(options: {registration?: boolean; oauth?: Record<string, un
 	fs.writeFileSync(path.join(dir, 'remote.env'), `REMOTE_SECRET=${secret}\n`);
 	const oauth = options.oauth ?? {clientId: 'hangar-test-client', clientSecretEnv: 'REMOTE_SECRET'};
 	const config = writeConfig(dir, {remote: {url: resource.url, envFile: 'remote.env', oauth}}, {lingerSeconds: 2});
-	const browserPage = path.join(dir, 'browser-page.html');
-	// The scripted browser: follows the authorization server's redirect to hangar's loopback listener, keeps the page it shows.
-	const browser = path.join(dir, 'browser.mjs');
-	fs.writeFileSync(
-		browser,
-		`#!${process.execPath}\nimport fs from 'node:fs';\nconst response = await fetch(process.argv[2], {redirect: 'follow'});\nconst page = await response.text();\nfs.writeFileSync(${JSON.stringify(browserPage)}, response.status + '\\n' + page);\n`,
-	);
-	fs.chmodSync(browser, 0o755);
+	const {browser, page: browserPage} = scriptedBrowser(dir);
 	return {dir, config, stateDir: path.join(dir, 'state'), auth, resource, browserPage, env: {BROWSER: browser}};
 }
 

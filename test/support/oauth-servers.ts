@@ -6,8 +6,11 @@
  * signature against the authorization server's keys, its issuer and expiry.
  */
 import crypto from 'node:crypto';
+import fs from 'node:fs';
 import http from 'node:http';
 import type {AddressInfo} from 'node:net';
+import path from 'node:path';
+import process from 'node:process';
 import {McpServer} from '@modelcontextprotocol/sdk/server/mcp.js';
 import {StreamableHTTPServerTransport} from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import {OAuth2Server} from 'oauth2-mock-server';
@@ -122,4 +125,21 @@ export async function startProtectedServer(auth: AuthServer): Promise<ProtectedS
 				server.closeAllConnections();
 			}),
 	};
+}
+
+/**
+ * A scripted browser for $BROWSER: fetches the URL it is given following
+ * the redirects (the authorization server's, then hangar's loopback
+ * listener), as a browser whose person clicks "allow" would, and keeps the
+ * status and the page it ends on in `page`.
+ */
+export function scriptedBrowser(dir: string): {browser: string; page: string} {
+	const page = path.join(dir, 'browser-page.html');
+	const browser = path.join(dir, 'browser.mjs');
+	fs.writeFileSync(
+		browser,
+		`#!${process.execPath}\nimport fs from 'node:fs';\nconst response = await fetch(process.argv[2], {redirect: 'follow'});\nconst page = await response.text();\nfs.writeFileSync(${JSON.stringify(page)}, response.status + '\\n' + page);\n`,
+	);
+	fs.chmodSync(browser, 0o755);
+	return {browser, page};
 }

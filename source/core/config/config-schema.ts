@@ -197,19 +197,27 @@ export const hangarSchema = z.strictObject({
 	auditMaxBytes: z.int().min(4096, {error: 'expected auditMaxBytes to be at least 4096'}).optional(),
 	auditFiles: z.int().min(1).max(100).optional(),
 	auditArguments: z.boolean().optional(),
+	tokenStore: z.enum(['file', 'keychain'], {error: 'expected tokenStore to be "file" (an owner-only file in the state dir) or "keychain" (the OS keychain)'}).optional(),
 });
 
 export type ToolDefinition = z.infer<typeof toolDefinitionSchema>;
 
 export type StdioLaunch = {kind: 'stdio'; command: string; args: string[]; env: Record<string, string>; cwd: string};
 /**
+ * Where sign-ins are kept (hangar.tokenStore): `file` is the owner-only
+ * file itself; for `keychain` it is where that file would be: the lock file
+ * beside it is used, and the state dir names the keychain items.
+ */
+export type TokenStoreLocation = {kind: 'file' | 'keychain'; file: string};
+
+/**
  * How hangar signs in to a remote upstream that asks for OAuth. It holds no
  * secret: the pre-registered client's secret is read from `clientSecret`'s
  * variable when a token request needs it, and tokens live in `store`.
  */
 export type RemoteAuth = {
-	/** The token store: `oauth-tokens.json` in the state dir, owner-only (link/oauth-store.ts). */
-	store: string;
+	/** The token store: `oauth-tokens.json` in the state dir, owner-only, or the OS keychain (link/oauth-store.ts). */
+	store: TokenStoreLocation;
 	clientId: string | undefined;
 	/** Where the pre-registered client's secret is read: a variable of the environment or of the entry's envFile. */
 	clientSecret: {variable: string; envFile: string | undefined} | undefined;
@@ -311,6 +319,8 @@ export type HangarSettings = {
 	auditFiles: number;
 	/** Whether a call's arguments are written to the audit file (masked); otherwise only their size. */
 	auditArguments: boolean;
+	/** Where OAuth sign-ins are kept: an owner-only file in the state dir, or the OS keychain (link/oauth-store.ts, link/oauth-keychain.ts). */
+	tokenStore: 'file' | 'keychain';
 };
 
 export type HangarConfig = {
@@ -359,6 +369,8 @@ export const defaults = {
 	auditMaxBytes: 10 * 1024 * 1024,
 	auditFiles: 3,
 	auditArguments: false,
+	/** A file: a daemon detached from a desktop session often finds the keychain locked or absent (docs/oauth.md). */
+	tokenStore: 'file',
 } as const;
 
 export type ConfigIssue = {

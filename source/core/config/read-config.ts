@@ -38,6 +38,7 @@ import {
 	type RemoteLaunch,
 	type ServerConfig,
 	type StdioLaunch,
+	type TokenStoreLocation,
 } from './config-schema.js';
 
 export {
@@ -248,11 +249,11 @@ function readEntry(name: string, raw: unknown): EntryDraft {
 }
 
 /** A launch for display, from whatever of an unusable entry could be read. */
-function readableLaunch(raw: unknown, baseDir: string, stateDir: string): StdioLaunch | RemoteLaunch {
+function readableLaunch(raw: unknown, baseDir: string, store: TokenStoreLocation): StdioLaunch | RemoteLaunch {
 	const entry = isRecord(raw) ? raw : {};
 	const url = [entry['url'], entry['serverUrl'], entry['httpUrl']].find(value => typeof value === 'string');
 	if (typeof entry['command'] !== 'string' && typeof url === 'string') {
-		return {kind: 'remote', url, headers: {}, transport: 'auto', auth: {store: tokenStorePath(stateDir), clientId: undefined, clientSecret: undefined, clientMetadataUrl: undefined, scope: undefined, grant: 'authorization_code'}};
+		return {kind: 'remote', url, headers: {}, transport: 'auto', auth: {store, clientId: undefined, clientSecret: undefined, clientMetadataUrl: undefined, scope: undefined, grant: 'authorization_code'}};
 	}
 
 	const args = Array.isArray(entry['args']) ? entry['args'].filter((arg): arg is string => typeof arg === 'string') : [];
@@ -344,7 +345,9 @@ export function parseConfig(raw: unknown, file: string, options: {stateDir?: str
 		auditMaxBytes: h.auditMaxBytes ?? defaults.auditMaxBytes,
 		auditFiles: h.auditFiles ?? defaults.auditFiles,
 		auditArguments: h.auditArguments ?? defaults.auditArguments,
+		tokenStore: h.tokenStore ?? defaults.tokenStore,
 	};
+	const store: TokenStoreLocation = {kind: settings.tokenStore, file: tokenStorePath(settings.stateDir)};
 
 	const variables: Record<string, string | undefined> = {
 		...process.env,
@@ -353,7 +356,7 @@ export function parseConfig(raw: unknown, file: string, options: {stateDir?: str
 	};
 	const servers = drafts.map((draft): ServerConfig => {
 		const {name, fields: server, errors} = draft;
-		let launch: StdioLaunch | RemoteLaunch = readableLaunch(draft.raw, baseDir, settings.stateDir);
+		let launch: StdioLaunch | RemoteLaunch = readableLaunch(draft.raw, baseDir, store);
 		// A disabled entry never runs: its variables are not needed, so an unset one is no error.
 		const disabled = server?.disabled ?? (isRecord(draft.raw) && draft.raw['disabled'] === true);
 		if (server !== undefined && errors.length === 0 && !disabled) {
@@ -375,7 +378,7 @@ export function parseConfig(raw: unknown, file: string, options: {stateDir?: str
 							headers: expandAll(server.headers, 'headers'),
 							transport: server.type === 'sse' ? 'sse' : server.type === 'http' || server.type === 'streamable-http' ? 'streamable-http' : 'auto',
 							auth: {
-								store: tokenStorePath(settings.stateDir),
+								store,
 								clientId: server.oauth?.clientId === undefined ? undefined : expand(server.oauth.clientId, ['oauth', 'clientId']),
 								clientSecret:
 									server.oauth?.clientSecretEnv === undefined
@@ -389,7 +392,7 @@ export function parseConfig(raw: unknown, file: string, options: {stateDir?: str
 		}
 
 		// An entry that turned out unusable while expanding keeps only what is safe to show: no env or headers.
-		if (errors.length > 0) launch = readableLaunch(draft.raw, baseDir, settings.stateDir);
+		if (errors.length > 0) launch = readableLaunch(draft.raw, baseDir, store);
 		issues.push(...errors, ...draft.notices);
 		const prefix = jsonPath(['mcpServers', name]);
 		const invalid =

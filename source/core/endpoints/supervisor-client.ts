@@ -25,7 +25,7 @@ import type {PersonAction} from '../engine/supervisor.js';
 import type {SignInStart} from '../engine/sign-in-start.js';
 
 const commandResult = z.object({message: z.string()});
-const signInResult = z.object({upstream: z.string(), url: z.string(), browser: z.union([z.object({opened: z.literal(true)}), z.object({opened: z.literal(false), why: z.string()})])});
+const signInResult = z.object({upstream: z.string(), url: z.string(), startedAt: z.string(), browser: z.union([z.object({opened: z.literal(true)}), z.object({opened: z.literal(false), why: z.string()})])});
 // The supervisor's own answers: checked for shape only, as they come from the same build.
 const configResult = z.looseObject({config: z.looseObject({path: z.string()}), reload: z.unknown()});
 const logsResult = z.looseObject({server: z.string(), lines: z.array(z.unknown()), next: z.number(), gap: z.boolean()});

@@ -93,7 +93,7 @@ export class OAuthBearer {
 
 	wrap(inner: typeof fetch): typeof fetch {
 		return async (input, init) => {
-			let signIn = this.store.get(this.upstream);
+			let signIn = this.stored();
 			if (!usableSignIn(signIn, this.url) && this.auth.grant === 'client_credentials') {
 				signIn = await this.machineToken('it has no token yet');
 			}
@@ -113,7 +113,7 @@ export class OAuthBearer {
 			if (response.status === 401) {
 				const challenge = await challengeOf(response);
 				this.log.push('hangar', `the upstream refused its access token (401${challenge.error === undefined ? '' : ` ${challenge.error}`}): refreshing it`);
-				token = await this.refreshNow(this.store.get(this.upstream), 'the upstream refused its access token');
+				token = await this.refreshNow(this.stored(), 'the upstream refused its access token');
 				response = await inner(input, withBearer(init, token));
 				if (response.status === 401) throw this.needed('the upstream refused a freshly refreshed access token', true);
 			}
@@ -136,7 +136,7 @@ export class OAuthBearer {
 	 * `mcp-hangar auth` asks for the union.
 	 */
 	private async stepUp(challenged: string | undefined, input: Parameters<typeof fetch>[0], init: RequestInit | undefined, inner: typeof fetch): Promise<Response> {
-		const current = this.store.get(this.upstream);
+		const current = this.stored();
 		const wanted = scopeUnion(current?.tokens?.scope ?? current?.requestedScope, challenged);
 		const asked = `the upstream asks for scope "${challenged ?? '(not named)'}", which its token was not granted`;
 		if (this.auth.grant === 'client_credentials') {
@@ -149,7 +149,7 @@ export class OAuthBearer {
 			throw this.needed(`${asked}, and a token for "${wanted ?? ''}" was refused too: check the client's scopes with its authorization server`, true);
 		}
 
-		this.store.update(this.upstream, stored => (stored === undefined ? undefined : {...stored, stepUpScope: wanted}));
+		this.change(stored => (stored === undefined ? undefined : {...stored, stepUpScope: wanted}));
 		throw this.needed(`${asked}: sign in again to grant "${wanted ?? ''}"`, true);
 	}
 
@@ -187,14 +187,34 @@ export class OAuthBearer {
 
 		const refreshToken = signIn?.tokens?.refresh_token;
 		if (signIn === undefined || refreshToken === undefined) throw this.needed(`${why} and there is no refresh token`, true);
+		let response: Awaited<ReturnType<typeof refresh>>;
 		try {
-			const response = await refresh(signIn, credentialsOf(signIn, this.auth), {refreshToken, resource: signIn.resource});
-			const now = this.now();
-			this.store.update(this.upstream, current => (current === undefined ? undefined : {...current, tokens: storedTokens(response, now, current.tokens), lost: undefined}));
-			this.log.push('hangar', `${why}: refreshed it`);
-			return response.access_token;
+			response = await refresh(signIn, credentialsOf(signIn, this.auth), {refreshToken, resource: signIn.resource});
 		} catch (error) {
 			throw this.needed(`${why} and the authorization server refused to refresh it (${errorMessage(error)})`, true);
+		}
+
+		const now = this.now();
+		this.change(current => (current === undefined ? undefined : {...current, tokens: storedTokens(response, now, current.tokens), lost: undefined}));
+		this.log.push('hangar', `${why}: refreshed it`);
+		return response.access_token;
+	}
+
+	/** The stored sign-in; a store that cannot be read (the OS keychain locked or absent) needs a person, the reason saying what to do. */
+	private stored(): StoredSignIn | undefined {
+		try {
+			return this.store.get(this.upstream);
+		} catch (error) {
+			throw this.needed(`its sign-in cannot be read: ${errorMessage(error)}`, false);
+		}
+	}
+
+	/** Changes the stored sign-in; a store that cannot be written needs a person, the reason saying what to do. */
+	private change(change: (current: StoredSignIn | undefined) => StoredSignIn | undefined): void {
+		try {
+			this.store.update(this.upstream, change);
+		} catch (error) {
+			throw this.needed(`its sign-in cannot be stored: ${errorMessage(error)}`, false);
 		}
 	}
 
@@ -202,7 +222,12 @@ export class OAuthBearer {
 	private needed(reason: string, stored: boolean): SignInNeeded {
 		if (stored) {
 			const at = this.now();
-			this.store.update(this.upstream, current => (current === undefined ? undefined : {...current, tokens: undefined, lost: {at, reason}}));
+			try {
+				this.store.update(this.upstream, current => (current === undefined ? undefined : {...current, tokens: undefined, lost: {at, reason}}));
+			} catch (error) {
+				// The store failing too (the keychain was locked since) is said, and the person's sign-in still needed.
+				reason = `${reason}; marking it lost failed too: ${errorMessage(error)}`;
+			}
 		}
 
 		this.log.push('hangar', `needs sign-in: ${reason}`);

@@ -11,7 +11,11 @@
  * Service on a headless Linux, a locked login keychain on macOS after a
  * reboot) and would turn a refresh into a prompt nobody sees. A 0600 file
  * in the owner's state dir is what the state dir's other secrets (the
- * socket's token) already rely on; the keychain is not implemented.
+ * socket's token) already rely on. The OS keychain is an option
+ * (`"hangar": {"tokenStore": "keychain"}`, link/oauth-keychain.ts): each
+ * upstream's sign-in is then one keychain item, and the file is never
+ * written; the lock file below stays in the state dir (it holds no secret)
+ * and serves both.
  *
  * Sign-ins are kept per upstream and carry the issuer they were made with:
  * when an upstream's authorization server changes, its client and tokens
@@ -29,6 +33,8 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import type {TokenStoreLocation} from '../config/config-schema.js';
+import {KeychainItem} from './oauth-keychain.js';
 import type {AuthorizationServerMetadata} from './oauth-sdk.js';
 
 /** How the client was obtained, in the spec's order of preference. */
@@ -152,16 +158,52 @@ function withLock<T>(file: string, body: () => T): T {
 	}
 }
 
-export class TokenStore {
-	constructor(readonly file: string) {}
-
-	get(upstream: string): StoredSignIn | undefined {
-		return readFile(this.file).upstreams[upstream];
+/** A keychain item's sign-in, checked to be one hangar wrote. */
+function parseItem(text: string | undefined, item: KeychainItem): StoredSignIn | undefined {
+	if (text === undefined) return undefined;
+	let parsed: unknown;
+	try {
+		parsed = JSON.parse(text);
+	} catch {
+		parsed = undefined;
 	}
 
-	/** Changes one upstream's sign-in on a fresh read of the file; `change` returns undefined to forget it. */
+	if (typeof parsed !== 'object' || parsed === null || typeof (parsed as StoredSignIn).issuer !== 'string') {
+		throw new Error(`the keychain item of "${item.upstream}" (service mcp-hangar) is not one hangar wrote; remove it with mcp-hangar auth ${item.upstream} --logout and sign in again`);
+	}
+
+	return parsed as StoredSignIn;
+}
+
+export class TokenStore {
+	readonly location: TokenStoreLocation;
+
+	/** A location, or the path of a file store. */
+	constructor(location: TokenStoreLocation | string) {
+		this.location = typeof location === 'string' ? {kind: 'file', file: location} : location;
+	}
+
+	get file(): string {
+		return this.location.file;
+	}
+
+	get(upstream: string): StoredSignIn | undefined {
+		if (this.location.kind === 'file') return readFile(this.file).upstreams[upstream];
+		const item = this.item(upstream);
+		return parseItem(item.read(), item);
+	}
+
+	/** Changes one upstream's sign-in on a fresh read of the store; `change` returns undefined to forget it. */
 	update(upstream: string, change: (current: StoredSignIn | undefined) => StoredSignIn | undefined): StoredSignIn | undefined {
 		return withLock(this.file, () => {
+			if (this.location.kind === 'keychain') {
+				const item = this.item(upstream);
+				const next = change(parseItem(item.read(), item));
+				if (next === undefined) item.remove();
+				else item.write(JSON.stringify(next));
+				return next;
+			}
+
 			const content = readFile(this.file);
 			const next = change(content.upstreams[upstream]);
 			if (next === undefined) delete content.upstreams[upstream];
@@ -179,6 +221,11 @@ export class TokenStore {
 			return undefined;
 		});
 		return had;
+	}
+
+	/** The keychain item of an upstream: keyed by the state dir the store's file would be in. */
+	private item(upstream: string): KeychainItem {
+		return new KeychainItem(upstream, path.dirname(this.file));
 	}
 }
 

@@ -25,6 +25,7 @@ import type {NameClash} from '../engine/routing/router.js';
 import type {CatalogSource, ServerCapabilities} from '../engine/upstream/catalog.js';
 import type {OutputDrops, OutputSource} from '../link/log-buffer.js';
 import {maskArgs, maskText} from '../base/secret-mask.js';
+import {signInAttemptOf, type SignInAttempt} from '../engine/sign-in-start.js';
 
 export type StatusEntry = {
 	name: string;
@@ -63,6 +64,8 @@ export type StatusEntry = {
 	idleSeconds: number | null;
 	restarts: number;
 	quarantineReason: string | null;
+	/** A sign-in a person started (the TUI's key): waiting for the browser, or failed and why; absent when none is under way or the last one succeeded. */
+	signIn?: SignInAttempt | undefined;
 	/**
 	 * A server with `"instances": "per-client"`: one entry per client session
 	 * running an instance of it, oldest session first. The fields above are
@@ -113,6 +116,8 @@ const iso = (ms: number | undefined): string | null => (ms === undefined ? null 
 const masked = (text: string | undefined): string | null => (text === undefined ? null : maskText(text));
 const secondsSince = (ms: number, now: number): number => Math.max(0, Math.round((now - ms) / 1000));
 
+const maskedAttempt = (attempt: SignInAttempt | undefined): SignInAttempt | undefined => (attempt?.state === 'failed' ? {...attempt, reason: maskText(attempt.reason)} : attempt);
+
 /** `tokens`: its share of the context cost (`Supervisor.contextCost().upstreams[name]`), when known. */
 export function statusEntry(upstream: Upstream, now = Date.now(), tokens?: {tools: number; prompts: number}): StatusEntry {
 	const snapshot = upstream.snapshot();
@@ -143,6 +148,7 @@ export function statusEntry(upstream: Upstream, now = Date.now(), tokens?: {tool
 		idleSeconds: running ? (snapshot.inFlight > 0 ? 0 : secondsSince(upstream.idleSince, now)) : null,
 		restarts: snapshot.restarts,
 		quarantineReason: masked(upstream.quarantineInfo?.reason),
+		signIn: maskedAttempt(signInAttemptOf(upstream)),
 		era: upstream.era,
 		contextTokens: tokens === undefined ? 0 : tokens.tools + tokens.prompts,
 	};

@@ -14,6 +14,7 @@ import {currentView} from './ui-state.js';
 import {useHangarActions, type QuitHooks} from './use-hangar-actions.js';
 import {useHangarSnapshot, type SnapshotTiming} from './use-hangar-snapshot.js';
 import {useKeyDispatch} from './use-key-dispatch.js';
+import {useSignInOutcome} from './use-sign-in-outcome.js';
 import {useTerminalSize} from './use-terminal-size.js';
 import {useUiState} from './use-ui-state.js';
 
@@ -76,6 +77,9 @@ export function HangarTui({source, size: fixedSize, timing, messageMs = 15_000, 
 		const timer = setTimeout(() => dispatch({type: 'message-expire', message}), messageMs);
 		return () => clearTimeout(timer);
 	}, [message, messageMs, dispatch]);
+
+	// A sign-in whose URL is shown and that fails later: its failure replaces the URL.
+	useSignInOutcome(message, snapshot.entries, dispatch);
 
 	// Quit once the "stopping N upstreams…" line has been committed to the screen.
 	const quitting = ui.quitting !== undefined;

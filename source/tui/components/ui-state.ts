@@ -23,6 +23,8 @@ export type Message = {
 	hint?: string | undefined;
 	/** A URL to open, shown whole under the text (wrapped, never cut): a sign-in's. */
 	url?: string | undefined;
+	/** The sign-in this message waits for: replaced by its failure when the status tells one (use-sign-in-outcome.ts). */
+	signIn?: {upstream: string; startedAt: string} | undefined;
 };
 
 export type UiState = {

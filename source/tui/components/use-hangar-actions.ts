@@ -184,10 +184,10 @@ export function useHangarActions(source: HangarSource, readState: () => TuiState
 				if (name === undefined) return;
 				dispatch({type: 'message', message: {tone: 'pending', text: `starting the sign-in to ${name}…`}});
 				source.startSignIn(name).then(
-					({browser, url}) => {
+					({browser, url, startedAt}) => {
 						const how = browser.opened ? 'a browser was opened; if it did not open, open this URL in a browser' : `open this URL in a browser (${browser.why})`;
-						// Pending until the next action: the row leaves needs-sign-in when the browser comes back.
-						dispatch({type: 'message', message: {tone: 'pending', text: `To sign in to "${name}", ${how}; hangar waits for it:`, url}});
+						// Pending until the next action: the row leaves needs-sign-in when the browser comes back; a failure replaces it.
+						dispatch({type: 'message', message: {tone: 'pending', text: `To sign in to "${name}", ${how}; hangar waits for it:`, url, signIn: {upstream: name, startedAt}}});
 					},
 					(error: unknown) => dispatch({type: 'message', message: messageOf(error)}),
 				);

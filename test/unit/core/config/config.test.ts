@@ -186,7 +186,7 @@ describe('parseConfig', () => {
 		);
 		const [linear, inline] = config.servers;
 		expect(linear!.launch.kind === 'remote' && linear!.launch.auth).toEqual({
-			store: '/tmp/hangar-state/oauth-tokens.json',
+			store: {kind: 'file', file: '/tmp/hangar-state/oauth-tokens.json'},
 			clientId: 'abc',
 			clientSecret: {variable: 'LINEAR_SECRET', envFile: '/dev/null'},
 			clientMetadataUrl: undefined,
@@ -195,6 +195,16 @@ describe('parseConfig', () => {
 		});
 		expect(inline!.invalid).toContain('a client secret is never written in the config');
 		expect(JSON.stringify(config)).not.toContain('shh');
+	});
+
+	it('keeps sign-ins in the OS keychain when hangar.tokenStore says so, and refuses a store it does not know', () => {
+		const keychain = parseConfig({hangar: {stateDir: '/tmp/hangar-state', tokenStore: 'keychain'}, mcpServers: {linear: {url: 'https://mcp.linear.app/mcp'}}}, file);
+		expect(keychain.hangar.tokenStore).toBe('keychain');
+		const [linear] = keychain.servers;
+		expect(linear!.launch.kind === 'remote' && linear!.launch.auth?.store).toEqual({kind: 'keychain', file: '/tmp/hangar-state/oauth-tokens.json'});
+		expect(parseConfig({mcpServers: {}}, file).hangar.tokenStore).toBe('file');
+		const wrong = parseConfig({hangar: {tokenStore: 'vault'}, mcpServers: {}}, file);
+		expect(wrong.issues.map(issue => issue.message).join('\n')).toContain('expected tokenStore to be "file"');
 	});
 
 	it('accepts the largest duration a timer can hold', () => {

@@ -183,7 +183,7 @@ class FakeSource implements HangarSource {
 
 	/** The upstreams a sign-in was started for, and what the supervisor answers. */
 	readonly signIns: string[] = [];
-	signInAnswer: (name: string) => Promise<SignInStart> = async name => ({upstream: name, url: `https://auth.example/authorize?client_id=hangar&state=s1&redirect_uri=http%3A%2F%2F127.0.0.1%3A5555%2Fcallback&z=${'x'.repeat(120)}end`, browser: {opened: false, why: 'there is no display'}});
+	signInAnswer: (name: string) => Promise<SignInStart> = async name => ({upstream: name, url: `https://auth.example/authorize?client_id=hangar&state=s1&redirect_uri=http%3A%2F%2F127.0.0.1%3A5555%2Fcallback&z=${'x'.repeat(120)}end`, startedAt: '2026-11-22T08:00:00.000Z', browser: {opened: false, why: 'there is no display'}});
 
 	async startSignIn(name: string): Promise<SignInStart> {
 		this.signIns.push(name);
@@ -735,6 +735,36 @@ describe('signing in', () => {
 		const first = lines.findIndex(line => line.startsWith('https://auth.example/'));
 		const url = lines.slice(first).join('').split(/\s/)[0] ?? '';
 		expect(url.slice(0, url.indexOf('end') + 3)).toBe((await source.signInAnswer('linear')).url);
+	});
+
+	it('replaces the URL with the failure and its reason, escaped, when the sign-in fails after the URL was shown; an older failure does not', async () => {
+		const source = new FakeSource(needsSignIn());
+		const ui = open(source, {columns: 80, rows: 24});
+		await ui.see('a sign in');
+		await ui.press('a');
+		await ui.see('open this URL in a browser');
+		// A failure of another (older) attempt leaves the URL shown.
+		source.change(s => {
+			s.entries = s.entries.map(row => (row.name === 'linear' ? {...row, lastError: 'an older attempt failed', signIn: {state: 'failed', startedAt: '2026-11-22T07:00:00.000Z', via: 'a person in the TUI', at: '2026-11-22T07:05:00.000Z', reason: 'old'}} : row));
+		});
+		await ui.see('an older attempt failed');
+		expect(ui.lines().join('\n')).toContain('open this URL in a browser');
+		source.change(s => {
+			s.entries = s.entries.map(row =>
+				row.name === 'linear'
+					? {
+							...row,
+							lastError: 'sign-in failed: the browser did not come back within 300 s',
+							signIn: {state: 'failed', startedAt: '2026-11-22T08:00:00.000Z', via: 'a person in the TUI', at: '2026-11-22T08:05:00.000Z', reason: 'the browser did not come back within 300 s \u001B]52;c;cHduZWQ=\u0007'},
+						}
+					: row,
+			);
+		});
+		await ui.see('Signing in to "linear" failed: the browser did not come back within 300 s');
+		await ui.gone('open this URL in a browser');
+		await ui.gone('https://auth.example/');
+		await ui.see('Press a to start the sign-in again');
+		expect(ui.lines().join('\n')).not.toContain('\u001B]52');
 	});
 
 	it('shows why the supervisor refused to start a sign-in, with its hint', async () => {
