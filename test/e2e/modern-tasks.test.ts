@@ -171,6 +171,28 @@ describe('2026-07-28 tasks extension in front of a 2025-11-25 upstream', () => {
 		expect(await send('tasks/cancel', {taskId})).toMatchObject({result: {resultType: 'complete'}});
 	});
 
+	it('--stdio: a 2025 task that asks for input mid-task is reported as such, its tasks/update refused naming why, and it can be cancelled', async () => {
+		const send = await stdioClient(hangarConfig());
+		// server-everything's ambiguous query asks its client (elicitation, during tasks/result) at its third stage.
+		const created = await send('tools/call', {name: taskTool, arguments: {topic: 'python', ambiguous: true}});
+		const taskId = created.result!['taskId'] as string;
+		let got: Answer | undefined;
+		const began = Date.now();
+		while (Date.now() - began < 20_000) {
+			got = await send('tasks/get', {taskId});
+			if (got.result?.['status'] !== 'working') break;
+			await new Promise(resolve => setTimeout(resolve, 200));
+		}
+
+		expect(got?.result).toMatchObject({taskId, status: 'input_required'});
+		expect(got!.result!['statusMessage']).toContain('does not carry those questions');
+		const update = await send('tasks/update', {taskId, inputResponses: {}});
+		expect(update.error).toMatchObject({code: -32602});
+		expect(update.error!.message).toContain('does not translate');
+		expect(await send('tasks/cancel', {taskId})).toMatchObject({result: {resultType: 'complete'}});
+		expect((await settled(send, taskId))['status']).toBe('cancelled');
+	});
+
 	it('serve --http: a task is reachable only by the client that created it', async () => {
 		const hangar = await serveHttp(hangarConfig());
 		const owner = httpClient(hangar.url);
