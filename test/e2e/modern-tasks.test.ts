@@ -11,7 +11,7 @@
 import http from 'node:http';
 import {StdioClientTransport} from '@modelcontextprotocol/client/stdio';
 import {afterEach, describe, expect, it} from 'vitest';
-import {cliPath, everything, fastHangar, spawnEnv, tempDir, writeConfig} from '../support/hangar.js';
+import {cliPath, everything, fastHangar, fixture, spawnEnv, tempDir, writeConfig} from '../support/hangar.js';
 import {serveHttp, stopHttpHangars} from '../support/http-hangar.js';
 
 const revision = '2026-07-28';
@@ -169,6 +169,17 @@ describe('2026-07-28 tasks extension in front of a 2025-11-25 upstream', () => {
 		const update = await send('tasks/update', {taskId, inputResponses: {}});
 		expect(update.error).toMatchObject({code: -32602});
 		expect(await send('tasks/cancel', {taskId})).toMatchObject({result: {resultType: 'complete'}});
+	});
+
+	it('--stdio: a tool that may run as a task (taskSupport optional) is a task for a client that declares the extension, and a plain call for one that does not', async () => {
+		const send = await stdioClient(writeConfig(tempDir(), {fx: fixture('normal', ['--tasks'], {lazy: false, namespace: false})}, fastHangar));
+		const created = await send('tools/call', {name: 'task-steps', arguments: {steps: 3, stepMs: 100}});
+		expect(created.result).toMatchObject({resultType: 'task', status: 'working'});
+		const done = await settled(send, created.result!['taskId'] as string);
+		expect(done).toMatchObject({status: 'completed', result: {content: [{type: 'text', text: 'done after 3 steps'}]}});
+
+		const plain = await send('tools/call', {name: 'task-steps', arguments: {steps: 1, stepMs: 10}}, {});
+		expect(plain.result).toEqual({content: [{type: 'text', text: 'done after 1 steps'}], resultType: 'complete'});
 	});
 
 	it('--stdio: a 2025 task that asks for input mid-task is reported as such, its tasks/update refused naming why, and it can be cancelled', async () => {
