@@ -43,6 +43,7 @@ import {ModernClients} from './modern-clients.js';
 import {listenHandler} from './listen.js';
 import {checkParams, paramsProblem} from './request-params.js';
 import {taskHandlers} from './task-requests.js';
+import {modernCapabilities, modernTaskHandlers} from './modern-tasks.js';
 import {toolHandlers} from './tool-requests.js';
 import {sessionInstructions} from './instructions.js';
 
@@ -125,9 +126,12 @@ export class GatewaySession {
 		const subscriber: Subscriber = {notify: (uri, meta) => this.notifyReady('notifications/resources/updated', meta === undefined ? {uri} : {uri, _meta: meta}), client: this.client};
 		for (const [method, handler] of Object.entries(catalogHandlers({supervisor, capabilities, subscriber, beforeList: async () => this.firstList()}))) this.handle(method, handler);
 		for (const [method, handler] of Object.entries(taskHandlers(supervisor, capabilities))) this.handle(method, handler);
+		// A modern request's tasks are the 2026-07-28 tasks extension, translated to the upstreams' 2025 tasks.
+		const modernTasks = modernTaskHandlers(supervisor, tools.call);
+		for (const [method, handler] of Object.entries(modernTasks)) this.pipeline.handleModern(method, handler);
 		// A modern request of these may be answered with input_required when a legacy upstream asks its client mid-call.
 		for (const method of inputRequiredMethods) {
-			const handler = this.pipeline.handlerOf(method);
+			const handler = modernTasks[method] ?? this.pipeline.handlerOf(method);
 			if (handler !== undefined) this.pipeline.handleModern(method, held.wrap(handler, this));
 		}
 
@@ -184,8 +188,7 @@ export class GatewaySession {
 	 * session on; the tasks methods are served from then on too.
 	 */
 	private async initializeCapabilities(atStart: ServedCapabilities): Promise<Record<string, unknown>> {
-		const unknown = [...this.supervisor.upstreams.values()].some(upstream => upstream.discovering && upstream.capabilities === undefined);
-		if (!unknown) return {...advertised(atStart), logging: {}};
+		if (!this.capabilitiesUnknown()) return {...advertised(atStart), logging: {}};
 		await this.firstList();
 		const now = this.supervisor.capabilities();
 		if (atStart.tasks === undefined && now.tasks !== undefined) {
@@ -193,6 +196,11 @@ export class GatewaySession {
 		}
 
 		return {...advertised(now), logging: {}};
+	}
+
+	/** Whether an upstream whose capabilities were never known is starting (a first run). */
+	private capabilitiesUnknown(): boolean {
+		return [...this.supervisor.upstreams.values()].some(upstream => upstream.discovering && upstream.capabilities === undefined);
 	}
 
 	/** initialize, ping, logging/setLevel, and what the client sends that is not a request. */
@@ -245,12 +253,16 @@ export class GatewaySession {
 		}
 
 		this.pipeline.handleModern('subscriptions/listen', listenHandler({supervisor: this.supervisor, capabilities, toolsCanChange, ending, notify: (method, params, id) => this.pipeline.notify(method, params, id)}));
-		this.pipeline.handleModern('server/discover', () => ({
-			supportedVersions: [...modernProtocolVersions, ...supportedProtocolVersions],
-			capabilities,
-			instructions: sessionInstructions(this.supervisor.config, this.supervisor.store),
-			_meta: {[serverInfoKey]: implementationInfo},
-		}));
+		this.pipeline.handleModern('server/discover', async () => {
+			// On a first run, waits as initialize does, so the tasks extension is offered once an upstream is known to run tasks.
+			if (this.capabilitiesUnknown()) await this.firstList();
+			return {
+				supportedVersions: [...modernProtocolVersions, ...supportedProtocolVersions],
+				capabilities: modernCapabilities(capabilities, this.supervisor.capabilities().tasks),
+				instructions: sessionInstructions(this.supervisor.config, this.supervisor.store),
+				_meta: {[serverInfoKey]: implementationInfo},
+			};
+		});
 	}
 
 	/** Serves `method` with `handler` in this session's table (the local socket endpoint adds hangar's own methods; see admin-methods.ts). */

@@ -1,0 +1,239 @@
+/**
+ * Tasks for 2026-07-28 clients: the `io.modelcontextprotocol/tasks`
+ * extension (SEP-2663) served in front of upstreams that speak the
+ * 2025-11-25 core tasks. Hangar keeps the 2025 side exactly as for a 2025
+ * client (task-book.ts, task-requests.ts: ids of hangar's own, a task
+ * reachable only by the client that created it) and translates at this
+ * edge:
+ *
+ * | 2026-07-28 client sends | hangar sends the 2025 upstream | the client gets |
+ * | --- | --- | --- |
+ * | `tools/call` of a tool whose upstream says `taskSupport` `optional` or `required`, the extension declared in the request's `_meta` | `tools/call` with `task: {}` | a flat `CreateTaskResult`: `resultType: "task"`, `taskId` (hangar's), `status`, `createdAt`, `lastUpdatedAt`, `ttlMs`, `pollIntervalMs` |
+ * | `tasks/get` | `tasks/get`, and once the task has ended `tasks/result` (once: kept) | a `DetailedTask`: the result inlined under `result`, or a protocol error under `error` |
+ * | `tasks/cancel` | `tasks/cancel` (nothing for a task already ended) | the empty ack `{resultType: "complete"}` |
+ * | `tasks/update` | nothing | refused (see below) |
+ * | `tasks/result`, `tasks/list` | nothing | -32601: the extension removed them |
+ *
+ * - A tool error is a 2025 `failed` task whose `tasks/result` is a result
+ *   with `isError`: the extension calls that `completed` with the result
+ *   inlined, and reserves `failed` for protocol errors (a `tasks/result`
+ *   answered with a JSON-RPC error, a task lost with its upstream's crash).
+ * - Without the extension in the request's `_meta` clientCapabilities, the
+ *   tasks methods answer -32021 naming it, a tool the upstream runs only as
+ *   a task (`required`) is refused with -32021 too, and any other tool is
+ *   called plainly, as before.
+ * - Not translated: a 2025 task that asks its client mid-task
+ *   (`input_required`: the 2025 upstream sends elicitation or sampling while
+ *   `tasks/result` is pending). The extension carries those questions as
+ *   `inputRequests` on `tasks/get` and the answers as `tasks/update`; hangar
+ *   does not hold a 2025 `tasks/result` open to collect them yet, so
+ *   `tasks/get` reports the status with a `statusMessage` saying so, and
+ *   `tasks/update` is refused naming why. The client can still cancel.
+ */
+import {JsonRpcCode, JsonRpcError} from '../base/errors.js';
+import type {RequestContext} from '../engine/request-context.js';
+import {isCreateTaskResult, isTerminal, type TaskEntry} from '../engine/routing/task-book.js';
+import type {ServedCapabilities, Supervisor} from '../engine/supervisor.js';
+import {relatedTaskKey, UpstreamRpcError} from '../link/connection.js';
+import {isPlainObject} from '../wire/message-classifier.js';
+import {isManagementTool} from './management-tools.js';
+import type {Params, RequestHandler} from './pipeline.js';
+import {clientCapabilitiesKey, modernErrorCode} from './protocol-era.js';
+import {toRpcError} from './request-params.js';
+
+/** The extension's identifier, as clients declare it and servers advertise it under `capabilities.extensions`. */
+export const tasksExtension = 'io.modelcontextprotocol/tasks';
+
+/**
+ * What a 2026-07-28 client reads of hangar's capabilities (server/discover):
+ * tasks as the extension, never the 2025 `tasks` slot the extension
+ * replaced. `now` is hangar's 2025 tasks capability as it is now (read per
+ * discover: on a first run it is known once the upstreams have started).
+ */
+export function modernCapabilities(capabilities: Record<string, unknown>, now: ServedCapabilities['tasks']): Record<string, unknown> {
+	const {tasks: _tasks, ...rest} = capabilities;
+	if (!runsToolTasks(now)) return rest;
+	const extensions = isPlainObject(rest['extensions']) ? rest['extensions'] : {};
+	return {...rest, extensions: {...extensions, [tasksExtension]: {}}};
+}
+
+/** Whether hangar's 2025 `tasks` capability includes task-augmented tools/call (an upstream offers it). */
+function runsToolTasks(tasks: unknown): boolean {
+	return isPlainObject(tasks) && isPlainObject(tasks['requests']) && isPlainObject(tasks['requests']['tools']) && tasks['requests']['tools']['call'] !== undefined;
+}
+
+/** Whether the request declared the tasks extension in its `_meta` clientCapabilities. */
+function declaresTasks(params: Params): boolean {
+	const meta = params?.['_meta'];
+	const declared = isPlainObject(meta) ? meta[clientCapabilitiesKey] : undefined;
+	return isPlainObject(declared) && isPlainObject(declared['extensions']) && declared['extensions'][tasksExtension] !== undefined;
+}
+
+function missingExtension(what: string): JsonRpcError {
+	return new JsonRpcError(
+		modernErrorCode.missingClientCapability,
+		`${what} needs the ${tasksExtension} extension, and this request does not declare it: add it under extensions in the request's _meta clientCapabilities`,
+		{requiredCapabilities: {extensions: {[tasksExtension]: {}}}},
+	);
+}
+
+/**
+ * The request's context with some facts replaced (the task param hangar
+ * adds upstream, the method a translated request is sent as). The original
+ * stays the prototype, so its signal, deadline and record are the same ones.
+ */
+function contextWith(context: RequestContext, overrides: Partial<Pick<RequestContext, 'task' | 'method'>>): RequestContext {
+	const derived = Object.create(context) as RequestContext;
+	for (const [key, value] of Object.entries(overrides)) Object.defineProperty(derived, key, {value, enumerable: true});
+	return derived;
+}
+
+/** A 2025 task object as the extension words it: `ttlMs` and `pollIntervalMs` in place of `ttl` and `pollInterval`. */
+function modernTask(task: Record<string, unknown>): Record<string, unknown> {
+	const {ttl, pollInterval, _meta: _dropped, ...rest} = task;
+	return {
+		...rest,
+		ttlMs: typeof ttl === 'number' && ttl > 0 ? Math.round(ttl) : null,
+		...(typeof pollInterval === 'number' && pollInterval > 0 ? {pollIntervalMs: Math.max(1, Math.round(pollInterval))} : {}),
+	};
+}
+
+/** How a finished 2025 task ended, as fetched with tasks/result: its result, or the protocol error it answered. */
+type Outcome = {result: Record<string, unknown>} | {error: {code: number; message: string; data?: unknown}};
+
+/**
+ * The modern handlers, by method; `call` is the session's tools/call.
+ * Served only to 2026-07-28 requests (Pipeline.handleModern). Nothing is
+ * gated on what hangar offered when the session began: a task is created
+ * only for a tool whose upstream says it supports tasks, and the tasks
+ * methods find only tasks so created.
+ */
+export function modernTaskHandlers(supervisor: Supervisor, call: RequestHandler): Record<string, RequestHandler> {
+	const book = supervisor.tasks;
+	const outcomes = new WeakMap<TaskEntry, Outcome>();
+
+	const entryFor = (context: RequestContext, params: Params): TaskEntry => {
+		if (!declaresTasks(params)) throw missingExtension(context.method);
+		const taskId = params?.['taskId'];
+		if (typeof taskId !== 'string') throw new JsonRpcError(JsonRpcCode.InvalidParams, `Invalid params for "${context.method}": "taskId" must be a string, the id tools/call's CreateTaskResult gave`);
+		const entry = book.find(context.client, taskId);
+		// The same answer for another client's task as for an id never handed out.
+		if (entry === undefined) {
+			throw new JsonRpcError(JsonRpcCode.InvalidParams, `Invalid params for "${context.method}": no task ${JSON.stringify(taskId)} for this client; a task is reachable only by the client that created it, until its ttlMs ends`, {error: 'UnknownTask', taskId});
+		}
+
+		return entry;
+	};
+
+	const failing = (entry: TaskEntry, context: RequestContext, error: unknown): JsonRpcError => toRpcError(error, `upstream "${entry.instance.name}": ${context.method} "${entry.id}"`, context.audience);
+
+	/** How the task ended, fetched once with the 2025 tasks/result (it answers at once for an ended task). */
+	const outcomeOf = async (entry: TaskEntry, context: RequestContext): Promise<Outcome> => {
+		const known = outcomes.get(entry);
+		if (known !== undefined) return known;
+		let outcome: Outcome;
+		try {
+			const result = await supervisor.taskRequest(entry, {}, contextWith(context, {method: 'tasks/result'}));
+			outcome = {result: withoutRelatedTask(result)};
+		} catch (error) {
+			// A protocol error of the task's own (or its upstream's crash) is how it ended; anything else (a timeout) is this request's failure.
+			if (!(error instanceof UpstreamRpcError) && entry.lost === undefined) throw failing(entry, context, error);
+			const rpc = toRpcError(error, `upstream "${entry.instance.name}": tasks/result "${entry.id}"`, context.audience);
+			outcome = {error: {code: rpc.code, message: rpc.message, ...(rpc.data === undefined ? {} : {data: rpc.data})}};
+		}
+
+		outcomes.set(entry, outcome);
+		return outcome;
+	};
+
+	const get: RequestHandler = async (context, params) => {
+		const entry = entryFor(context, params);
+		let task: Record<string, unknown>;
+		try {
+			task = await supervisor.taskRequest(entry, {}, context);
+		} catch (error) {
+			throw failing(entry, context, error);
+		}
+
+		const status = task['status'];
+		const detailed = modernTask(task);
+		if (status === 'input_required') {
+			return {
+				...detailed,
+				statusMessage: `the task on upstream "${entry.server}" is waiting for its client's input, which it asks the 2025 way (during tasks/result); hangar does not carry those questions to a 2026-07-28 client as inputRequests yet: cancel the task, or run it from a 2025-11-25 client`,
+			};
+		}
+
+		if (status !== 'completed' && status !== 'failed') return detailed;
+		const outcome = await outcomeOf(entry, context);
+		// A tool that ran and reported an error is completed, its result inlined; failed is for protocol errors (SEP-2663).
+		return 'result' in outcome ? {...detailed, status: 'completed', result: outcome.result} : {...detailed, status: 'failed', error: outcome.error};
+	};
+
+	const cancel: RequestHandler = async (context, params) => {
+		const entry = entryFor(context, params);
+		// Idempotent: an ended (or lost) task's cancel is the same empty ack.
+		if (entry.lost !== undefined || isTerminal(entry.task['status'])) return {};
+		const tasks = entry.instance.capabilities?.['tasks'];
+		if (!isPlainObject(tasks) || tasks['cancel'] === undefined) {
+			throw new JsonRpcError(JsonRpcCode.InvalidRequest, `tasks/cancel "${entry.id}": upstream "${entry.server}" does not offer tasks/cancel (its 2025 tasks capability has no cancel), so hangar cannot stop the task; it ends on its own, or when its ttl does`);
+		}
+
+		try {
+			await supervisor.taskRequest(entry, {}, context);
+		} catch (error) {
+			// It ended between the client's look and the cancel: the ack is the same.
+			if (error instanceof UpstreamRpcError && isTerminal(entry.task['status'])) return {};
+			throw failing(entry, context, error);
+		}
+
+		return {};
+	};
+
+	const update: RequestHandler = async (context, params) => {
+		const entry = entryFor(context, params);
+		throw new JsonRpcError(
+			JsonRpcCode.InvalidParams,
+			entry.task['status'] === 'input_required'
+				? `tasks/update "${entry.id}": the task runs on upstream "${entry.server}", a 2025-11-25 server that asks for input during tasks/result; hangar does not translate those questions into inputRequests, so it has none to answer yet: cancel the task, or run it from a 2025-11-25 client`
+				: `tasks/update "${entry.id}": the task is not waiting for input (its status is ${String(entry.task['status'])})`,
+		);
+	};
+
+	const removed = (method: string): RequestHandler => () => {
+		throw new JsonRpcError(JsonRpcCode.MethodNotFound, `Method not found: "${method}" (the ${tasksExtension} extension of 2026-07-28 removed it: tasks/get inlines the result)`);
+	};
+
+	/** tools/call: a task-supporting tool runs as a task when the request declares the extension. */
+	const toolCall: RequestHandler = async (context, params) => {
+		const name = params?.['name'];
+		if (typeof name !== 'string' || isManagementTool(name)) return call(context, params);
+		let support: unknown;
+		try {
+			const route = await supervisor.router.routeTool(name, context);
+			const definition = route.upstream.tools.find(tool => tool.name === route.localName) as {execution?: {taskSupport?: unknown}} | undefined;
+			support = definition?.execution?.taskSupport;
+		} catch {
+			// The call itself says why it cannot be routed.
+			return call(context, params);
+		}
+
+		const declared = declaresTasks(params);
+		if (support === 'required' && !declared) throw missingExtension(`tools/call "${name}" (its upstream runs it only as a task)`);
+		if (!declared || (support !== 'required' && support !== 'optional')) return call(context, params);
+		const result = await call(contextWith(context, {task: {}}), params);
+		if (!isCreateTaskResult(result)) return result;
+		return {...modernTask(result.task), resultType: 'task'};
+	};
+
+	return {'tools/call': toolCall, 'tasks/get': get, 'tasks/cancel': cancel, 'tasks/update': update, 'tasks/result': removed('tasks/result'), 'tasks/list': removed('tasks/list')};
+}
+
+/** An inlined result carries no `related-task` `_meta` (the task id is at the root of tasks/get). */
+function withoutRelatedTask(result: Record<string, unknown>): Record<string, unknown> {
+	const meta = result['_meta'];
+	if (!isPlainObject(meta) || !(relatedTaskKey in meta)) return result;
+	const {[relatedTaskKey]: _related, ...rest} = meta;
+	const {_meta: _old, ...bare} = result;
+	return Object.keys(rest).length === 0 ? bare : {...bare, _meta: rest};
+}
