@@ -35,6 +35,11 @@ function testClient(name: string, capabilities: Record<string, unknown>) {
 	const elicited: unknown[] = [];
 	const sampled: unknown[] = [];
 	const completed: unknown[] = [];
+	let rootsAsked: () => void = () => {};
+	/** Resolves when the client is first asked for its roots. */
+	const askedForRoots = new Promise<void>(resolve => {
+		rootsAsked = resolve;
+	});
 	if ('elicitation' in capabilities) {
 		client.setRequestHandler(ElicitRequestSchema, request => {
 			elicited.push(request.params);
@@ -59,8 +64,14 @@ function testClient(name: string, capabilities: Record<string, unknown>) {
 		});
 	}
 
-	if ('roots' in capabilities) client.setRequestHandler(ListRootsRequestSchema, () => ({roots: [{uri: `file:///work/${name}`, name}]}));
-	return {name, client, elicited, sampled, completed};
+	if ('roots' in capabilities) {
+		client.setRequestHandler(ListRootsRequestSchema, () => {
+			rootsAsked();
+			return {roots: [{uri: `file:///work/${name}`, name}]};
+		});
+	}
+
+	return {name, client, elicited, sampled, completed, askedForRoots};
 }
 
 type TestClient = ReturnType<typeof testClient>;
@@ -234,6 +245,9 @@ describe('roots at an instance\'s start', () => {
 		// First run: hangar does not know yet that it asks; it learns it when the request comes, 500 ms after initialized.
 		const ada = await throughHangar(file, testClient('ada', {roots: {}}));
 		await ada.client.callTool({name: 'probe__pid', arguments: {}});
+		// Hangar learns that it asks at start only from a request that arrives with no call in flight: no call
+		// is made until the request has reached the client (polling with calls could overlap it under load).
+		await ada.askedForRoots;
 		await waitFor(async () => {
 			const {outside} = structured(await ada.client.callTool({name: 'probe__outside', arguments: {}})) as {outside: unknown[]};
 			return outside.length > 0;

@@ -148,7 +148,10 @@ describe('2026-07-28 clients answer a legacy upstream\'s requests through input_
 
 	it('--stdio: tampered, replayed and expired states are refused on the same connection; the real one continues the call', async () => {
 		const dir = tempDir();
-		const config = writeConfig(dir, {fx: fixture('normal', ['--client-features'], {namespace: false})}, {...fastHangar, inputRequiredSeconds: 0.5});
+		// A state expires this long after it was minted, and calls 2 to 4 below must come back within it: three round
+		// trips, which took over 0.5 s on a loaded machine (the real state then read as expired). Only the last part
+		// waits for an expiry, once.
+		const config = writeConfig(dir, {fx: fixture('normal', ['--client-features'], {namespace: false})}, {...fastHangar, inputRequiredSeconds: 3});
 		const {request, received} = await rawSession([cliPath, '--stdio', '--config', config, '--standalone']);
 		const call = async (id: number, args: Record<string, unknown>, extra: Record<string, unknown> = {}, name = 'ask'): Promise<RawMessage> =>
 			request(id, 'tools/call', {name, arguments: args, _meta: meta({elicitation: {}}), ...extra});
