@@ -72,6 +72,9 @@ describe("the conformance suite's --suite all, its reference server directly and
 			}),
 		) as Record<Exclude<Configuration, 'stdio-endpoint'>, string>;
 		const hangars = await Promise.all(Object.values(configs).map(async config => serveHttp(config)));
+		// Each learns the reference server's era at its first start, before the five runs load the machine (the probe has a bounded wait).
+		const eraOf = (name: string) => (JSON.parse(fs.readFileSync(path.join(dir, name, 'state', 'state.json'), 'utf8')) as {upstreams: Record<string, {era?: {era?: string}}>}).upstreams['reference']?.era;
+		await waitFor(() => Object.keys(configs).every(name => eraOf(name) !== undefined) || undefined, "each hangar to learn the reference server's era", 60_000, 100);
 		const bridgeTag = randomUUID();
 		const urls: Record<Configuration, string> = {
 			'http-upstream': hangars[0]!.url,
@@ -110,7 +113,7 @@ describe("the conformance suite's --suite all, its reference server directly and
 		console.log(`conformance --suite all, the five runs at once: ${counts.join(', ')}`);
 		// Each hangar drove the reference server in its 2025 mode, as docs/protocol.md says a dual-era upstream is (a verdict saved as 2026-07-28 changes what every configuration passes: its log says why).
 		for (const [name, config] of Object.entries(configs)) {
-			const era = (JSON.parse(fs.readFileSync(path.join(dir, name, 'state', 'state.json'), 'utf8')) as {upstreams: Record<string, {era?: {era?: string}}>}).upstreams['reference']?.era;
+			const era = eraOf(name);
 			if (era?.era !== 'legacy') expect.fail(`${name}: the reference server's era was saved as ${JSON.stringify(era)}, not legacy; its log:\n${(await runCli(['logs', 'reference', '--config', config])).stdout}`);
 		}
 
