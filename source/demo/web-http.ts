@@ -103,6 +103,8 @@ export async function serveSessions(
 	port: number,
 	open: (transport: WebStandardStreamableHTTPServerTransport) => Promise<void>,
 	name: string,
+	/** A POST without Mcp-Session-Id that is not initialize (a 2026-07-28 request): answered here when given, else refused with HTTP 400. */
+	sessionless?: (body: unknown, req: http.IncomingMessage, res: http.ServerResponse) => Promise<void>,
 ): Promise<{url: string; close: () => Promise<void>}> {
 	const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
 	let boundPort = port;
@@ -125,6 +127,7 @@ export async function serveSessions(
 		if (req.method !== 'POST') return sendJsonRpcError(res, 400, ProtocolErrorCode.InvalidRequest, 'This request needs an Mcp-Session-Id header: open a session first with an initialize POST.');
 		const read = await readJsonBody(req);
 		if ('problem' in read) return sendJsonRpcError(res, read.status, ProtocolErrorCode.ParseError, read.problem);
+		if (!isInitializeRequest(read.body) && sessionless !== undefined) return sessionless(read.body, req, res);
 		if (!isInitializeRequest(read.body)) return sendJsonRpcError(res, 400, ProtocolErrorCode.InvalidRequest, 'Without an Mcp-Session-Id header only an initialize request is accepted.');
 
 		const transport = new WebStandardStreamableHTTPServerTransport({

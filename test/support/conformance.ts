@@ -49,7 +49,7 @@ export const requirementsRevision = '2025-11-25';
  * them, measured on 2026-11-27 with @modelcontextprotocol/conformance
  * 0.2.0-alpha.12 against the reference server of the repository's newest
  * snapshot here (0.2.0-alpha.11; the alpha.12 tag is not in it), the copy
- * in test/fixtures/conformance-reference; conformance-reference.test.ts
+ * in test/fixtures/conformance-reference; conformance-all.test.ts
  * measures it again on every run. Each is among the 2025-11-25
  * requirements, so the runs through hangar cover it.
  */
@@ -63,8 +63,10 @@ export const referencePassesActive = [
 ];
 
 /**
- * The suite's server scenarios that are not run through hangar, each with
- * why: none of them is active, and none is a 2025-11-25 requirement.
+ * The suite's server scenarios that are not run through hangar in front of
+ * the project's fixture (conformance.test.ts), each with why: none of them
+ * is active, and none is a 2025-11-25 requirement. conformance-all.test.ts
+ * runs every one of them in front of the suite's reference server.
  */
 export const notRunThroughHangar: Record<string, string> = {
 	'server-stateless': '2026-07-28 stateless requests: issue 31',
@@ -107,6 +109,12 @@ export async function requirementsRun(url: string, baseline: string, outputDir: 
 	return {...run, ran: scenariosRun(run.output)};
 }
 
+/** A `conformance server --suite all` run against `url` (every server scenario the release has, pending and 2026-07-28 ones included), with no baseline: the caller compares the sets. */
+export async function suiteAllRun(url: string, outputDir: string): Promise<{code: number | null; output: string; ran: string[]; passed: string[]}> {
+	const run = await conformance(['server', '--url', url, '--suite', 'all', '--output-dir', outputDir]);
+	return {...run, ran: scenariosRun(run.output), passed: scenariosPassed(run.output)};
+}
+
 /** The scenarios a `conformance server` run reports as passed with no failed check (`✓ name: N passed, 0 failed`). */
 export function scenariosPassed(output: string): string[] {
 	return [...output.matchAll(/^✓ (\S+): \d+ passed, 0 failed$/gm)].map(match => match[1]!);
@@ -135,10 +143,11 @@ const running: ConformanceFixture[] = [];
  * imports resolve from hangar's node_modules; named by the source's hash and
  * written by rename, so concurrent runs share one file.
  */
-function referenceServerScript(): string {
-	const source = fs.readFileSync(conformanceReferenceSource, 'utf8');
+function referenceServerScript(over: 'http' | 'stdio' = 'http'): string {
+	let source = fs.readFileSync(conformanceReferenceSource, 'utf8');
+	if (over === 'stdio') source = overStdio(source);
 	const dir = path.join(root, 'node_modules', '.cache', 'hangar-conformance-reference');
-	const file = path.join(dir, `everything-server-${createHash('sha256').update(source).digest('hex').slice(0, 16)}.mjs`);
+	const file = path.join(dir, `everything-server-${over === 'stdio' ? 'stdio-' : ''}${createHash('sha256').update(source).digest('hex').slice(0, 16)}.mjs`);
 	if (fs.existsSync(file)) return file;
 	const {outputText} = ts.transpileModule(source, {compilerOptions: {module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022}});
 	fs.mkdirSync(dir, {recursive: true});
@@ -146,6 +155,28 @@ function referenceServerScript(): string {
 	fs.writeFileSync(partial, outputText);
 	fs.renameSync(partial, file);
 	return file;
+}
+
+/**
+ * The reference server's source with its start (`app.listen(PORT, ...)`, the
+ * file's tail) replaced by its own `createMcpServer()` on the SDK's
+ * `StdioServerTransport`, its console.log sent to stderr. The reference has
+ * no stdio mode of its own: this is the same server over stdio, its 2025
+ * path only (its 2026-07-28 path is hand-written Express code, HTTP only).
+ */
+function overStdio(source: string): string {
+	const start = source.lastIndexOf('// Start server');
+	if (start === -1 || !source.slice(start).includes('app.listen(PORT')) throw new Error(`${conformanceReferenceSource} no longer ends with "// Start server" and app.listen(PORT, ...): update overStdio in test/support/conformance.ts`);
+	return `${source.slice(0, start)}// Over stdio (hangar's test support): its own McpServer on the SDK's stdio transport; stdout carries only protocol.
+console.log = (...args: unknown[]) => console.error(...args);
+const {StdioServerTransport} = await import('@modelcontextprotocol/sdk/server/stdio.js');
+await createMcpServer().connect(new StdioServerTransport());
+`;
+}
+
+/** The command line that runs the reference server over stdio (see overStdio), for a hangar config's `command` and `args`. */
+export function conformanceReferenceStdio(): {command: string; args: string[]} {
+	return {command: process.execPath, args: [referenceServerScript('stdio')]};
 }
 
 /** The suite's reference server over Streamable HTTP, resolved once it says it runs; stopped by stopConformanceFixtures. */

@@ -61,7 +61,10 @@ export class RoutedCalls {
 		const ended = context.client?.callBegan(route.upstream.name, context.id);
 		const scope = this.deps.tracing()?.begin(context, route.upstream.name, route.localName, instance.name);
 		try {
-			const result = await instance.request(context.method, scope === undefined ? params : {...params, _meta: scope.meta}, operation, context);
+			// The request's own `_meta` as the pipeline cleaned it (no progress token, no 2026-07-28 envelope: each upstream is told its own), as a tool call's.
+			const {_meta: _sent, ...rest} = params;
+			const meta = scope?.meta ?? context.meta;
+			const result = await instance.request(context.method, meta === undefined ? rest : {...rest, _meta: meta}, operation, context);
 			scope?.end('ok');
 			return result;
 		} catch (error) {
