@@ -254,8 +254,8 @@ export class UpstreamConnection {
 	}
 
 	/** After a probe that cost a second spawn: the era was still learned by probing. */
-	markProbed(): void {
-		this.eraState = {...this.eraState, probed: true};
+	markProbed(tentative = false): void {
+		this.eraState = {...this.eraState, probed: true, tentative};
 	}
 
 	private get modern(): boolean {

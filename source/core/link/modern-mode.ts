@@ -33,7 +33,8 @@ export const modernRevision = '2026-07-28';
 export type EraHint = UpstreamEra | undefined;
 
 /** The era a connection speaks, and whether this start learned it with a probe. */
-export type ConnectionEra = {era: UpstreamEra; protocolVersion: string | undefined; probed: boolean};
+/** `tentative`: the probe could not conclude (the 2025 `initialize` timed out), so no verdict is saved and the next start probes again. */
+export type ConnectionEra = {era: UpstreamEra; protocolVersion: string | undefined; probed: boolean; tentative?: boolean};
 
 /**
  * How long a stdio upstream gets to answer the `server/discover` probe before
@@ -134,7 +135,7 @@ export async function openInEra<Events, Given, Connection extends EraAware>(
 type Connect<Events, Given, Connection> = (opening: Opening<Events, Given>, hint: EraHint, attempt: {exit: ExitInfo | undefined}) => Promise<Connection>;
 
 /** What openInEra needs of a connection besides opening it. */
-type EraAware = {markProbed(): void; readonly era: {era: UpstreamEra}; close(graceMs: number): Promise<unknown>};
+type EraAware = {markProbed(tentative?: boolean): void; readonly era: {era: UpstreamEra}; close(graceMs: number): Promise<unknown>};
 
 /**
  * A probe found a 2026-07-28 upstream: is it dual-era? Its `server/discover`
@@ -163,9 +164,13 @@ async function preferLegacy<Events, Given, Connection extends EraAware>(
 		return legacy;
 	} catch (error) {
 		signal.throwIfAborted();
-		log.push('hangar', `era probe: it refused the 2025 initialize (${errorMessage(error)}): a 2026-07-28-only server, driven as 2026-07-28`);
+		// A wait that ran out proves nothing (a loaded machine, a slow start): only a refusal concludes 2026-07-28-only.
+		const timedOut = limit.aborted;
+		log.push('hangar', timedOut
+			? `era probe: the 2025 initialize got no answer in ${probeMs(config.startTimeoutMs)} ms: driven as 2026-07-28 this time, not saved; its next start probes again`
+			: `era probe: it refused the 2025 initialize (${errorMessage(error)}): a 2026-07-28-only server, driven as 2026-07-28`);
 		const modern = await connect(opening, 'modern', {exit: undefined});
-		modern.markProbed();
+		modern.markProbed(timedOut);
 		return modern;
 	}
 }

@@ -68,6 +68,7 @@ export function nextVerdict(
 ): {verdict: EraVerdict | undefined; note: string | undefined} {
 	const server = serverKey(identity);
 	const fresh: EraVerdict = {era: opened.era, at: now, protocolVersion: opened.protocolVersion, launch: launchKey(config.launch), server};
+	if (opened.tentative === true) return {verdict: saved, note: 'era not saved: the probe could not conclude; its next start probes again'};
 	if (opened.probed || saved === undefined) return {verdict: fresh, note: `era learned: ${describeEra(fresh.era, fresh.protocolVersion)}, saved for its next starts`};
 	if (saved.server === server || saved.server === null || server === null) return {verdict: saved, note: undefined};
 	if (opened.era === 'modern') return {verdict: fresh, note: `it is ${server} now, not ${saved.server}, and still answers server/discover`};

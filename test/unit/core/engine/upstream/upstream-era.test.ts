@@ -22,6 +22,12 @@ describe('an upstream\'s era verdict', () => {
 		expect(verdict).toEqual({era: 'modern', at: 5000, protocolVersion: '2026-07-28', launch: launchKey(config.launch), server: 'srv@2'});
 	});
 
+	it('saves nothing when the probe could not conclude (the 2025 initialize timed out): the next start probes again', () => {
+		const {verdict, note} = nextVerdict(undefined, {era: 'modern', protocolVersion: '2026-07-28', probed: true, tentative: true}, config, identity('2'), 5000);
+		expect(verdict).toBeUndefined();
+		expect(note).toMatch(/not saved/);
+	});
+
 	it('keeps a verdict a start used as it was, date included, while the server version is the same', () => {
 		expect(nextVerdict(saved('legacy'), {era: 'legacy', protocolVersion: '2025-11-25', probed: false}, config, identity('1'), 9000).verdict).toEqual(saved('legacy'));
 	});
