@@ -49,7 +49,7 @@ const upstreamScript = path.join(root, 'test', 'fixtures', 'matrix-upstream.mjs'
 
 /**
  * What each cell does today, the same on both transports. One line per
- * feature and pair: flip it when hangar learns it (tasks-eras: tasks between generations).
+ * feature and pair: flip it when hangar or a fixture learns it.
  * An outcome other than works/translated carries a pattern the measured
  * reason must match (the error the client got, or what it waited for) and
  * why, which the README shows.
@@ -61,9 +61,9 @@ const noTask: Expectation = {
 	why: 'the upstream offers no tasks (the v2 server SDK 2.4.0 implements neither 2025 tasks nor the 2026-07-28 tasks extension), so a task-augmented call is answered as a plain one',
 };
 const untranslatedTask: Expectation = {
-	outcome: 'refused',
-	reason: /2025-11-25 CreateTaskResult, not translated/,
-	why: 'hangar does not translate 2025-11-25 tasks to the 2026-07-28 tasks extension yet: a 2026-07-28 client gets the upstream\'s CreateTaskResult, which its SDK rejects',
+	outcome: 'missing',
+	reason: /^no task: the upstream answered the call in full/,
+	why: 'the v2 client SDK 2.4.0 does not implement the 2026-07-28 tasks extension: the 2025 task param it sends is ignored, as the extension says (the server decides), and the call is answered in full; a client that declares the extension gets the upstream\'s 2025 tasks translated (test/e2e/modern-tasks.test.ts)',
 };
 const expected: Record<ClientKind, Record<UpstreamKind, Record<Feature, Expectation>>> = {
 	modern: {

@@ -21,7 +21,8 @@
  * - Without the extension in the request's `_meta` clientCapabilities, the
  *   tasks methods answer -32021 naming it, a tool the upstream runs only as
  *   a task (`required`) is refused with -32021 too, and any other tool is
- *   called plainly, as before.
+ *   called plainly. A 2025 `task` param on a 2026-07-28 request is ignored
+ *   (the extension lets the server decide): the call is answered in full.
  * - Not translated: a 2025 task that asks its client mid-task
  *   (`input_required`: the 2025 upstream sends elicitation or sampling while
  *   `tasks/result` is pending). The extension carries those questions as
@@ -220,7 +221,8 @@ export function modernTaskHandlers(supervisor: Supervisor, call: RequestHandler)
 
 		const declared = declaresTasks(params);
 		if (support === 'required' && !declared) throw missingExtension(`tools/call "${name}" (its upstream runs it only as a task)`);
-		if (!declared || (support !== 'required' && support !== 'optional')) return call(context, params);
+		// The 2025 `task` param is not part of a 2026-07-28 request: the server decides, so one sent anyway is ignored (never a 2025 CreateTaskResult the client cannot read).
+		if (!declared || (support !== 'required' && support !== 'optional')) return call(contextWith(context, {task: undefined}), params);
 		const result = await call(contextWith(context, {task: {}}), params);
 		if (!isCreateTaskResult(result)) return result;
 		return {...modernTask(result.task), resultType: 'task'};
