@@ -8,13 +8,13 @@
  * `serve --http`, with real upstream processes.
  */
 import http from 'node:http';
-import {Readable} from 'node:stream';
 import {Client as ModernClient} from '@modelcontextprotocol/client';
 import {StdioClientTransport as ModernStdio} from '@modelcontextprotocol/client/stdio';
 import {StreamableHTTPClientTransport as ModernHttp} from '@modelcontextprotocol/client';
 import {afterEach, describe, expect, it} from 'vitest';
 import {cliPath, closeHangars, fastHangar, fixture, processesWithTag, spawnEnv, tempDir, waitFor, writeConfig} from '../support/hangar.js';
 import {serveHttp, stopHttpHangars} from '../support/http-hangar.js';
+import {pooledFetch, type Carried} from '../support/pooled-fetch.js';
 import {metaEchoServer} from '../support/trace-upstreams.js';
 
 const modern = '2026-07-28';
@@ -24,27 +24,6 @@ function pinned(name = 'modern-test', capabilities: Record<string, unknown> = {}
 	const client = new ModernClient({name, version: '1.0.0'}, {versionNegotiation: {mode: {pin: modern}}, capabilities});
 	open.push(client);
 	return client;
-}
-
-/**
- * A fetch with keep-alive connections of its own, as a separate client
- * process has: in one test process every fetch shares one connection pool.
- */
-function ownConnections(agent = new http.Agent({keepAlive: true})): typeof fetch {
-	return async (input, init) =>
-		new Promise<Response>((resolve, reject) => {
-			const url = new URL(input instanceof Request ? input.url : String(input));
-			const headers = Object.fromEntries(new Headers(init?.headers).entries());
-			const request = http.request(url, {method: init?.method ?? 'GET', headers, agent}, response => {
-				const body = response.statusCode === 202 || response.statusCode === 204 ? null : (Readable.toWeb(response) as ReadableStream<Uint8Array>);
-				const responseHeaders = new Headers();
-				for (const [key, value] of Object.entries(response.headers)) if (typeof value === 'string') responseHeaders.set(key, value);
-				resolve(new Response(body, {status: response.statusCode, headers: responseHeaders}));
-			});
-			init?.signal?.addEventListener('abort', () => request.destroy(new Error('aborted')), {once: true});
-			request.on('error', reject);
-			request.end(typeof init?.body === 'string' ? init.body : undefined);
-		});
 }
 
 function stdioTransport(config: string): ModernStdio {
@@ -60,33 +39,44 @@ afterEach(async () => {
 });
 
 describe('2026-07-28 clients: identity, listen, log level and trace context', () => {
-	it('serve --http: one modern client\'s calls reuse one instance of a per-client upstream, and another client gets its own', async () => {
+	it('serve --http: one modern client\'s calls reuse one instance of a per-client upstream on any of its connections, and another client gets its own', async () => {
 		const dir = tempDir();
 		const tag = `modern-identity-${process.pid}-${Date.now()}`;
-		const hangar = await serveHttp(writeConfig(dir, {fx: fixture('normal', [], {namespace: false, instances: 'per-client', env: {HANGAR_TEST_TAG: tag}})}, fastHangar));
+		const hangar = await serveHttp(writeConfig(dir, {fx: fixture('normal', [], {namespace: false, instances: 'per-client', env: {HANGAR_TEST_TAG: tag}})}, {...fastHangar, httpSessionIdleSeconds: 5}));
+		const carried: Carried[] = [];
 		const first = pinned();
-		await first.connect(new ModernHttp(new URL(hangar.url), {fetch: ownConnections()}));
+		await first.connect(new ModernHttp(new URL(hangar.url), {fetch: pooledFetch(new http.Agent({keepAlive: true}), carried)}));
+		// Calls at once: the pool opens a connection for each; they are still one client, on one instance.
 		const pids = new Set<string>();
-		for (let call = 0; call < 4; call++) pids.add(text(await first.callTool({name: 'pid', arguments: {}})));
+		for (let round = 0; round < 2; round++) {
+			for (const result of await Promise.all([1, 2, 3, 4].map(async () => first.callTool({name: 'pid', arguments: {}})))) pids.add(text(result));
+		}
+
+		expect(new Set(carried.filter(request => request.method === 'tools/call').map(request => request.port)).size).toBeGreaterThan(1);
 		expect(pids.size).toBe(1);
 		const running = processesWithTag(tag);
 		expect(running).toContain(Number([...pids][0]));
 
-		// The same clientInfo and capabilities from another client (its own connections): an instance of its own.
+		// The same clientInfo, capabilities and (no) token from the same address, on other connections: the same client,
+		// as a stateless upstream would see it too.
+		const same = pinned();
+		await same.connect(new ModernHttp(new URL(hangar.url), {fetch: pooledFetch()}));
+		expect(text(await same.callTool({name: 'pid', arguments: {}}))).toBe([...pids][0]);
+
+		// Another clientInfo: another client, with an instance of its own.
 		const secondConnections = new http.Agent({keepAlive: true});
-		const second = pinned();
-		await second.connect(new ModernHttp(new URL(hangar.url), {fetch: ownConnections(secondConnections)}));
+		const second = pinned('another-modern-client');
+		await second.connect(new ModernHttp(new URL(hangar.url), {fetch: pooledFetch(secondConnections)}));
 		const secondPid = text(await second.callTool({name: 'pid', arguments: {}}));
 		expect(secondPid).not.toBe([...pids][0]);
 		expect(text(await second.callTool({name: 'pid', arguments: {}}))).toBe(secondPid);
 		expect(text(await first.callTool({name: 'pid', arguments: {}}))).toBe([...pids][0]);
 		expect(processesWithTag(tag).length).toBe(running.length + 1);
 
-		// Its connections closed, the second client is gone: its instance stops, as a closed session's does.
+		// The second client gone quiet for httpSessionIdleSeconds: its instance stops, as an idle session's does.
 		await second.close();
 		secondConnections.destroy();
 		await waitFor(() => !processesWithTag(tag).includes(Number(secondPid)) || undefined, 'the second client\'s instance to stop');
-		expect(text(await first.callTool({name: 'pid', arguments: {}}))).toBe([...pids][0]);
 	});
 
 	it('--stdio: a modern client\'s calls reuse one instance of a per-client upstream; another clientInfo on the connection is another client', async () => {

@@ -8,8 +8,9 @@
  * headers must mirror the body (HTTP 400, -32020, when they do not).
  *
  * The request is served as its client's identity (gateway/modern-clients.ts:
- * this TCP connection and bearer token, plus the clientInfo and capabilities
- * it declares), which outlives the request, so a per-client upstream runs
+ * the bearer token and peer address it shows, plus the clientInfo and
+ * capabilities it declares; not its TCP connection, as a client pools
+ * those), which outlives the request, so a per-client upstream runs
  * one instance for the client, not one per request. Progress and log
  * messages at the request's level go on the request's own SSE stream, and
  * a `subscriptions/listen` is answered with an SSE stream that stays open
@@ -19,7 +20,6 @@
  */
 import {createHash} from 'node:crypto';
 import type http from 'node:http';
-import type {Socket} from 'node:net';
 import type {JSONRPCMessage} from '@modelcontextprotocol/server';
 import type {Logger} from '../base/logger.js';
 import type {Supervisor} from '../engine/supervisor.js';
@@ -121,30 +121,20 @@ function header(req: http.IncomingMessage, name: string): string | undefined {
 }
 
 let requestNumber = 0;
-let connectionNumber = 0;
-const connections = new WeakMap<Socket, string>();
 
 /**
- * What identifies a modern client on the HTTP endpoint besides what it
- * declares: its TCP connection (a keep-alive connection carries one
- * client's requests; two clients never share one) and the bearer token it
- * showed. Its identities go when the connection closes.
+ * What a modern client shows on every HTTP request besides what it
+ * declares: the bearer token it presents (or none) and its peer address.
+ * Not its TCP connection: a client pools connections, and each request may
+ * come on any of them (gateway/modern-clients.ts).
  */
-function connectionOf(req: http.IncomingMessage, identities: ModernClients): string {
-	const socket = req.socket;
-	let connection = connections.get(socket);
-	if (connection === undefined) {
-		connection = `http connection ${++connectionNumber}`;
-		connections.set(socket, connection);
-		const key = connection;
-		socket.once('close', () => identities.dropConnection(key));
-	}
-
+export function shownOverHttp(req: http.IncomingMessage): string {
 	const token = header(req, 'authorization');
-	return token === undefined ? connection : `${connection} token ${createHash('sha256').update(token).digest('base64url')}`;
+	const address = req.socket.remoteAddress ?? 'unknown address';
+	return `http from ${address} ${token === undefined ? 'without a token' : `token ${createHash('sha256').update(token).digest('base64url')}`}`;
 }
 
-/** How long an idle keep-alive connection stays open (Node's default is 5 s): a modern client's identity lives as long as its connection. */
+/** How long an idle keep-alive connection stays open (Node's default is 5 s): a client's next request usually reuses it. */
 const modernKeepAliveMs = 30_000;
 
 /**
@@ -163,7 +153,7 @@ export class ModernEndpoint {
 	) {
 		const held = heldInputsOf(options.supervisor);
 		this.identities = new ModernClients({clients: options.supervisor.clients, kind: 'http', idleMs: options.supervisor.config.hangar.httpSessionIdleMs, release: (record, then) => held.whenReleased(record, then)});
-		// A modern client is known by its connection: keep an idle one open long enough that its next request reuses it.
+		// Keep an idle connection open long enough that a client's next request usually reuses it (fewer handshakes).
 		server.keepAliveTimeout = modernKeepAliveMs;
 	}
 
@@ -212,7 +202,7 @@ async function serveModernRequest(
 	record.session = label;
 	const transport = new OneRequestTransport(res, message.id, record.correlationId, (header(req, 'accept') ?? '').includes('text/event-stream'));
 	// The request is served as its client's identity, which outlives this one-request session.
-	const bound = identities.begin(connectionOf(req, identities), modern, (method, params) => void transport.send({jsonrpc: '2.0', method, params} as JSONRPCMessage, {relatedRequestId: message.id}));
+	const bound = identities.begin(shownOverHttp(req), modern, (method, params) => void transport.send({jsonrpc: '2.0', method, params} as JSONRPCMessage, {relatedRequestId: message.id}), message.id);
 	const gateway = new GatewaySession({
 		supervisor,
 		transport,

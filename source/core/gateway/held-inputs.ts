@@ -37,6 +37,7 @@ import type {Supervisor} from '../engine/supervisor.js';
 import {relayedRequests, type RelayedMethod} from '../link/client-side.js';
 import {isPlainObject} from '../wire/message-classifier.js';
 import type {Params, RequestHandler} from './pipeline.js';
+import {identityKeyOf} from './modern-clients.js';
 import {clientCapabilitiesKey} from './protocol-era.js';
 import {RequestStates, refusedStateMessage} from './request-state.js';
 
@@ -54,14 +55,15 @@ export type HeldInputsOptions = {
 };
 
 /**
- * Who a modern request's client is, for binding its requestState: the one
- * place that says it. A stdio or socket connection is one client. A modern
- * HTTP request has no session: until the endpoint gives such requests a
- * stable identity, requests that present the endpoint's token with the same
- * clientInfo name count as one client.
+ * Who a modern request's client is, for binding its requestState: its
+ * identity (modern-clients.ts `modernClientKey`: on HTTP its token, peer
+ * address, clientInfo and capabilities; on stdio or the socket its
+ * connection too), the same key its per-client instances follow, so a
+ * state opens for the client it was given to on any of its connections and
+ * for no other. A record made elsewhere (a session's own) is its own client.
  */
 export function clientKeyOf(client: ClientRecord): string {
-	return client.transport === 'http' ? `http client "${client.name ?? ''}"` : `${client.transport} connection #${client.id}`;
+	return identityKeyOf(client) ?? `${client.transport} client #${client.id}`;
 }
 
 /** A held request of the upstream's, awaiting the client's answer. */
@@ -94,6 +96,10 @@ class HeldCall implements HeldCallPeer {
 	private wake: (() => void) | undefined;
 	/** The client request waiting now, for progress. */
 	private round: RequestContext | undefined;
+
+	get roundId(): string | number | undefined {
+		return this.round?.id;
+	}
 	/** The state of the input_required answer the client has not retried yet. */
 	state: string | undefined;
 	private expiry: NodeJS.Timeout | undefined;

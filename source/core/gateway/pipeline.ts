@@ -79,7 +79,7 @@ export type PipelineOptions = {
 	/** A deadline for every request, from its arrival to its answer (HTTP: hangar.httpCallTimeoutSeconds); whoever waits takes the time left. */
 	deadline?: CallDeadline | undefined;
 	/** Binds a modern request to its client's identity (modern-clients.ts); unset: the session's record. `notify` sends a notification tied to the request. */
-	modernClient?: ((modern: ModernRequest, notify: (method: string, params: Record<string, unknown>) => void) => BoundRequest) | undefined;
+	modernClient?: ((modern: ModernRequest, notify: (method: string, params: Record<string, unknown>) => void, id: string | number) => BoundRequest) | undefined;
 	/** The caching hints of a result hangar merged (its aggregated lists; see cache-hints.ts); undefined: the upstream's own, or none. */
 	cacheHints?: ((method: string) => {ttlMs: number; cacheScope: string} | undefined) | undefined;
 };
@@ -208,7 +208,7 @@ export class Pipeline {
 		}
 
 		// A modern request belongs to its client's identity, not to the connection's session (modern-clients.ts).
-		const bound = modern === undefined ? undefined : this.modernClient?.(modern, (notification, params) => this.notify(notification, params, id));
+		const bound = modern === undefined ? undefined : this.modernClient?.(modern, (notification, params) => this.notify(notification, params, id), id);
 		const context = this.contextFor(id, method, record.params, modern, bound?.client ?? this.client);
 		if (method === 'initialize' && modern === undefined) this.machine.apply('initialize', 'initialize request received');
 		this.inflight.set(id, context);

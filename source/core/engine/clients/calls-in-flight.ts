@@ -35,6 +35,11 @@ export class CallersInFlight {
 		return [...new Set([...this.calls].map(call => call.client))];
 	}
 
+	/** The calls in flight of `client`, oldest first. */
+	callsOf(client: ClientRecord): Caller[] {
+		return [...this.calls].filter(call => call.client === client);
+	}
+
 	/** The most recent call in flight of `client`, if any. */
 	latestOf(client: ClientRecord): Caller | undefined {
 		let latest: Caller | undefined;

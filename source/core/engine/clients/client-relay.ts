@@ -48,7 +48,7 @@ function describeClient(record: ClientRecord): string {
 function logTo(record: ClientRecord, server: string, params: Record<string, unknown>, level: LoggingLevel): void {
 	if (record.peer === undefined || record.logLevel === undefined || severity(level) < severity(record.logLevel)) return;
 	const own = params['logger'];
-	record.peer.log({...params, logger: typeof own === 'string' && own !== '' ? `${server}/${own}` : server});
+	record.peer.log({...params, logger: typeof own === 'string' && own !== '' ? `${server}/${own}` : server}, server);
 }
 
 /**
@@ -230,7 +230,14 @@ export class SharedRelay implements ClientSide {
 			return {why: `calls of ${sessions.length} clients (${sessions.map(describeClient).join(', ')}) are in flight on its shared instance, and nothing in the request says which one it belongs to`};
 		}
 
-		return {caller: this.host.callers.latestOf(sessions[0]!)!};
+		// A modern client's several calls (over HTTP, on several connections): the one that asked gets the question in its answer, so never a guess.
+		const only = sessions[0]!;
+		const calls = this.host.callers.callsOf(only);
+		if (calls.length > 1 && calls.some(call => only.heldCalls.has(call.requestId))) {
+			return {why: `${calls.length} calls of ${describeClient(only)} are in flight on its shared instance, and nothing in the request says which one it belongs to`};
+		}
+
+		return {caller: this.host.callers.latestOf(only)!};
 	}
 
 	/** `notifications/elicitation/complete`: to the client that got the elicitation, only that one. */
@@ -298,8 +305,17 @@ export class SessionRelay implements ClientSide {
 		const need = neededCapability(method, params);
 		const {record} = this;
 		const who = record.name === null ? `its client (${record.label})` : `its client "${record.name}" (${record.label})`;
-		// The session's call in flight to this server, if any: over HTTP the request then travels on that call's stream.
-		const relatedRequestId = record.callTo(server)?.requestId;
+		// The call it belongs to: the one its transport names, or the session's call in flight to this server (over HTTP
+		// the request then travels on that call's stream). A modern client's question goes into that call's answer, so with
+		// several of its calls in flight and none named, hangar refuses rather than guess.
+		const caller = options.origin?.kind === 'call' ? (options.origin.caller as Caller | undefined) : undefined;
+		const named = caller?.client === record ? caller.requestId : undefined;
+		const inFlight = record.requestsTo(server);
+		if (named === undefined && inFlight.length > 1 && inFlight.some(id => record.heldCalls.has(id))) {
+			throw this.refuse(method, need.capability, `${who} has ${inFlight.length} calls to it in flight, and nothing in the request says which one it belongs to; retry the call on its own`);
+		}
+
+		const relatedRequestId = named ?? record.callTo(server)?.requestId;
 		const held = relatedRequestId === undefined ? undefined : record.heldCalls.get(relatedRequestId);
 		if (held !== undefined) return askHeld(held, this.instance, method, params, options, this.logger);
 		if (record.peer === undefined) throw this.refuse(method, need.capability, `${who} has disconnected`);

@@ -67,8 +67,8 @@ export type ClientPeer = {
 	): Promise<Record<string, unknown>>;
 	/** Whether a request that belongs to none of its calls can reach the client now (an HTTP client needs its GET stream open). */
 	canReceiveUnrelated(): boolean;
-	/** Sends `notifications/message` with these params. */
-	log(params: Record<string, unknown>): void;
+	/** Sends `notifications/message` with these params, logged by upstream `server` (a modern client gets it on its requests in flight to that upstream). */
+	log(params: Record<string, unknown>, server?: string): void;
 	/** Sends a notification that completes a relayed request (URL elicitation's `notifications/elicitation/complete`). */
 	notify(method: string, params: Record<string, unknown> | undefined): void;
 };
@@ -83,6 +83,8 @@ export type HeldCallPeer = {
 	readonly capabilities: Readonly<Record<string, unknown>>;
 	/** Who asks, for refusals ("the 2026-07-28 client \"x\" (stdio)"). */
 	readonly who: string;
+	/** The id of the client's request waiting on this call now (its first, or a retry), if one is. */
+	readonly roundId: string | number | undefined;
 	/** Holds the upstream's request until the client answers it on its retry; rejects when it does not in time. */
 	ask(server: string, method: RelayedMethod, params: Record<string, unknown> | undefined, signal: AbortSignal): Promise<Record<string, unknown>>;
 };
@@ -181,6 +183,11 @@ export class ClientRecord {
 			const index = this.inFlight.indexOf(call);
 			if (index !== -1) this.inFlight.splice(index, 1);
 		};
+	}
+
+	/** The request ids of its calls in flight to `server`, oldest first. */
+	requestsTo(server: string): Array<string | number> {
+		return this.inFlight.filter(call => call.server === server).map(call => call.requestId);
 	}
 
 	/** Its most recent call in flight to `server`, if any. */

@@ -77,6 +77,24 @@ describe('SharedRelay: a request reaches only the client whose call caused it', 
 		expect([...a.asked, ...b.asked]).toEqual([]);
 	});
 
+	it('refuses, never guesses, when one modern client has several calls in flight and one is held for its answers', async () => {
+		const registry = new ClientRegistry();
+		const {host, callers} = shared();
+		const relay = new SharedRelay(registry, host, silentLogger);
+		const a = session(registry, 'a', ['sampling']);
+		const asked: string[] = [];
+		a.record.heldCalls.set('held-1', {capabilities: {sampling: {}}, who: 'the 2026-07-28 client "a"', roundId: 1, ask: async (_server, method) => (asked.push(method), {})});
+		callers.begin({client: a.record, requestId: 'held-1'});
+		const second = callers.begin({client: a.record, requestId: 'held-2'});
+		const error = await refusal(relay.request('fx', 'sampling/createMessage', {}, {signal}));
+		expect(error.message).toContain('2 calls of MCP client "a" (socket#a) are in flight on its shared instance, and nothing in the request says which one it belongs to');
+		// Named by its transport, or alone in flight: the held call it came during gets it.
+		await relay.request('fx', 'sampling/createMessage', {}, {signal, origin: {kind: 'call', caller: {client: a.record, requestId: 'held-1'}}});
+		second();
+		await relay.request('fx', 'sampling/createMessage', {}, {signal});
+		expect(asked).toEqual(['sampling/createMessage', 'sampling/createMessage']);
+	});
+
 	it('refuses a request outside any call, even with a capable client connected', async () => {
 		const registry = new ClientRegistry();
 		const {host} = shared();
@@ -199,6 +217,23 @@ describe('SessionRelay: a per-client instance and its one client', () => {
 		a.record.declare(['sampling', 'elicitation'], declared);
 		expect(new SessionRelay(registry, a.record, 'fx#1', silentLogger).capabilities).toEqual(declared);
 		expect(sessionCapabilities({})).toEqual({});
+	});
+
+	it('puts a question into the held call it came during; with several of its client\'s calls in flight and none named, refuses', async () => {
+		const registry = new ClientRegistry();
+		const a = session(registry, 'a', ['sampling'], {sampling: {}});
+		const relay = new SessionRelay(registry, a.record, 'fx#1', silentLogger);
+		const asked: string[] = [];
+		for (const id of ['held-1', 'held-2']) a.record.heldCalls.set(id, {capabilities: {sampling: {}}, who: 'the client', roundId: id, ask: async () => (asked.push(id), {})});
+		a.record.callBegan('fx', 'held-1');
+		const second = a.record.callBegan('fx', 'held-2');
+		const error = await refusal(relay.request('fx', 'sampling/createMessage', {}, {signal}));
+		expect(error.message).toContain('has 2 calls to it in flight, and nothing in the request says which one it belongs to');
+		await relay.request('fx', 'sampling/createMessage', {}, {signal, origin: {kind: 'call', caller: {client: a.record, requestId: 'held-1'}}});
+		second();
+		await relay.request('fx', 'sampling/createMessage', {}, {signal});
+		expect(asked).toEqual(['held-1', 'held-1']);
+		expect(a.asked).toEqual([]);
 	});
 
 	it('tells its instance when its own client\'s roots changed, and not another\'s', () => {

@@ -2,6 +2,7 @@ import {describe, expect, it} from 'vitest';
 import {ClientRegistry, type ClientRecord} from '../../../../source/core/engine/clients/clients.js';
 import {LiveRequest, type RequestContext} from '../../../../source/core/engine/request-context.js';
 import {HeldInputs, clientKeyOf} from '../../../../source/core/gateway/held-inputs.js';
+import {ModernClients} from '../../../../source/core/gateway/modern-clients.js';
 import type {RequestHandler} from '../../../../source/core/gateway/pipeline.js';
 
 const envelope = (capabilities: Record<string, unknown>) => ({
@@ -63,9 +64,8 @@ describe('HeldInputs', () => {
 		const meta = {_meta: envelope({roots: {}, elicitation: {}})};
 		const round1 = (await call(requestOf(record, 1), meta)) as InputRequired;
 		const [rootsKey] = Object.keys(round1.inputRequests);
-		// Over HTTP each request is its own session: the retry's record is another, with the same client identity.
-		const retry = new ClientRegistry().add('http', 'http 2026-07-28 #2');
-		expect(clientKeyOf(retry)).toBe(clientKeyOf(record));
+		// Over HTTP each request is its own session, served as its client's identity: the retry's record is the same one.
+		const retry = record;
 		const round2 = (await call(requestOf(retry, 2), {...meta, requestState: round1.requestState, inputResponses: {[rootsKey!]: {roots: []}}})) as InputRequired;
 		const [confirmKey, confirm] = Object.entries(round2.inputRequests)[0]!;
 		expect(confirm.method).toBe('elicitation/create');
@@ -99,6 +99,27 @@ describe('HeldInputs', () => {
 		expect(String(seen[0])).toMatch(/hangar held it for a 2026-07-28 client.*did not answer in time \(it had 5 s, hangar\.inputRequiredSeconds\)/);
 		expect(held.size).toBe(0);
 		await expect(call(requestOf(record, 2), {_meta: envelope({roots: {}}), requestState: first.requestState, inputResponses: {}})).rejects.toThrow(/expired/);
+	});
+
+	it('binds a state to the modern client\'s identity: any of its requests opens it, another token or clientInfo cannot', async () => {
+		const registry = new ClientRegistry();
+		const identities = new ModernClients({clients: registry, kind: 'http'});
+		const modern = (name: string) => ({revision: '2026-07-28', capabilities: {roots: {}}, clientInfo: {name, version: '1'}, logLevel: undefined});
+		const mine = identities.begin('http from 127.0.0.1 token A', modern('app'), () => {}, 1);
+		const otherName = identities.begin('http from 127.0.0.1 token A', modern('other-app'), () => {}, 1);
+		const otherToken = identities.begin('http from 127.0.0.1 token B', modern('app'), () => {}, 1);
+		expect(new Set([clientKeyOf(mine.client), clientKeyOf(otherName.client), clientKeyOf(otherToken.client)]).size).toBe(3);
+		const held = new HeldInputs({ttlMs: 60_000});
+		const call = held.wrap(asking({method: 'roots/list', params: {}}), scope);
+		const first = (await call(requestOf(mine.client, 1), {_meta: envelope({roots: {}})})) as InputRequired;
+		await expect(call(requestOf(otherName.client, 2), {_meta: envelope({roots: {}}), requestState: first.requestState, inputResponses: {}})).rejects.toThrow(/issued to another client/);
+		await expect(call(requestOf(otherToken.client, 2), {_meta: envelope({roots: {}}), requestState: first.requestState, inputResponses: {}})).rejects.toThrow(/issued to another client/);
+		// The same client, even once its identity was forgotten and made anew (another record), opens it.
+		identities.close();
+		const again = new ModernClients({clients: registry, kind: 'http'}).begin('http from 127.0.0.1 token A', modern('app'), () => {}, 3);
+		expect(again.client).not.toBe(mine.client);
+		const [key] = Object.keys(first.inputRequests);
+		expect(await call(requestOf(again.client, 3), {_meta: envelope({roots: {}}), requestState: first.requestState, inputResponses: {[key!]: {roots: []}}})).toEqual({content: [{type: 'text', text: '{"roots":[]}'}]});
 	});
 
 	it('refuses a state to another client and to another method', async () => {

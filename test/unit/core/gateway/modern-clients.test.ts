@@ -25,35 +25,35 @@ describe('modern client identities', () => {
 	it('serves one client\'s requests as one record and keeps clients on other connections apart', () => {
 		const clients = new ClientRegistry();
 		const identities = new ModernClients({clients, kind: 'http'});
-		const first = identities.begin('c1', request('a', {capabilities: {roots: {}}}), quiet);
+		const first = identities.begin('c1', request('a', {capabilities: {roots: {}}}), quiet, 1);
 		first.end();
-		const again = identities.begin('c1', request('a', {capabilities: {roots: {}}}), quiet);
+		const again = identities.begin('c1', request('a', {capabilities: {roots: {}}}), quiet, 2);
 		expect(again.client).toBe(first.client);
 		expect(first.client.name).toBe('a');
 		expect(first.client.declaredCapabilities).toEqual({roots: {}});
-		expect(identities.begin('c2', request('a', {capabilities: {roots: {}}}), quiet).client).not.toBe(first.client);
+		expect(identities.begin('c2', request('a', {capabilities: {roots: {}}}), quiet, 3).client).not.toBe(first.client);
 		expect(clients.size).toBe(2);
 	});
 
-	it('drops a connection\'s identities when it closes, as a closed session is removed', () => {
+	it('drops every identity when the endpoint closes, as closed sessions are removed', () => {
 		const clients = new ClientRegistry();
 		const removed: ClientRecord[] = [];
 		clients.on('removed', record => removed.push(record));
 		const identities = new ModernClients({clients, kind: 'http'});
-		const bound = identities.begin('c1', request('a'), quiet);
-		identities.begin('c2', request('a'), quiet);
-		identities.dropConnection('c1');
-		expect(removed).toEqual([bound.client]);
-		expect(identities.size).toBe(1);
+		const bound = identities.begin('c1', request('a'), quiet, 4);
+		const other = identities.begin('c2', request('a'), quiet, 5);
+		identities.close();
+		expect(removed).toEqual([bound.client, other.client]);
+		expect(identities.size).toBe(0);
 	});
 
 	it('keeps at most maxIdentities, dropping the least recently used one with no request in flight', () => {
 		const clients = new ClientRegistry();
 		const identities = new ModernClients({clients, kind: 'stdio', maxIdentities: 2});
-		const busy = identities.begin('c', request('busy'), quiet);
-		const idle = identities.begin('c', request('idle'), quiet);
+		const busy = identities.begin('c', request('busy'), quiet, 6);
+		const idle = identities.begin('c', request('idle'), quiet, 7);
 		idle.end();
-		const third = identities.begin('c', request('third'), quiet);
+		const third = identities.begin('c', request('third'), quiet, 8);
 		expect(identities.size).toBe(2);
 		expect(clients.has(idle.client)).toBe(false);
 		expect(clients.has(busy.client)).toBe(true);
@@ -64,14 +64,14 @@ describe('modern client identities', () => {
 		vi.useFakeTimers();
 		const clients = new ClientRegistry();
 		const identities = new ModernClients({clients, kind: 'http', idleMs: 1000});
-		const bound = identities.begin('c', request('a'), quiet);
+		const bound = identities.begin('c', request('a'), quiet, 9);
 		vi.advanceTimersByTime(5000);
 		expect(clients.has(bound.client)).toBe(true);
 		bound.end();
 		vi.advanceTimersByTime(999);
 		expect(clients.has(bound.client)).toBe(true);
 		// A request in time resets the clock.
-		identities.begin('c', request('a'), quiet).end();
+		identities.begin('c', request('a'), quiet, 10).end();
 		vi.advanceTimersByTime(999);
 		expect(clients.has(bound.client)).toBe(true);
 		vi.advanceTimersByTime(1);
@@ -82,13 +82,31 @@ describe('modern client identities', () => {
 		const clients = new ClientRegistry();
 		const identities = new ModernClients({clients, kind: 'http'});
 		const sent: string[] = [];
-		const verbose = identities.begin('c', request('a', {logLevel: 'debug'}), (_method, params) => sent.push(`debug-call:${String(params['level'])}`));
-		identities.begin('c', request('a', {logLevel: 'error'}), (_method, params) => sent.push(`error-call:${String(params['level'])}`));
-		identities.begin('c', request('a'), (_method, params) => sent.push(`no-level:${String(params['level'])}`));
+		const verbose = identities.begin('c', request('a', {logLevel: 'debug'}), (_method, params) => sent.push(`debug-call:${String(params['level'])}`), 11);
+		identities.begin('c', request('a', {logLevel: 'error'}), (_method, params) => sent.push(`error-call:${String(params['level'])}`), 12);
+		identities.begin('c', request('a'), (_method, params) => sent.push(`no-level:${String(params['level'])}`), 13);
 		// The upstreams are asked for the most verbose level of the requests in flight.
 		expect(verbose.client.logLevel).toBe('debug');
 		verbose.client.peer!.log({level: 'info', data: 'x'});
 		verbose.client.peer!.log({level: 'critical', data: 'y'});
 		expect(sent).toEqual(['debug-call:info', 'debug-call:critical', 'error-call:critical']);
+	});
+
+	it('sends an upstream\'s log message only to the requests in flight to that upstream, directly or through a held call', () => {
+		const clients = new ClientRegistry();
+		const identities = new ModernClients({clients, kind: 'http'});
+		const sent: string[] = [];
+		const toA = identities.begin('c', request('a', {logLevel: 'debug'}), (_method, params) => sent.push(`call-to-a:${String(params['data'])}`), 'r1');
+		identities.begin('c', request('a', {logLevel: 'debug'}), (_method, params) => sent.push(`listen:${String(params['data'])}`), 'r2');
+		identities.begin('c', request('a', {logLevel: 'debug'}), (_method, params) => sent.push(`retry-to-b:${String(params['data'])}`), 'r3');
+		const record = toA.client;
+		record.callBegan('a', 'r1');
+		// A held call runs upstream under hangar's own id; the client's request waiting on it now is its round.
+		record.callBegan('b', 'hangar-held-1');
+		record.heldCalls.set('hangar-held-1', {capabilities: {}, who: 'the client', roundId: 'r3', ask: async () => ({})});
+		record.peer!.log({level: 'info', data: 'from-a'}, 'a');
+		record.peer!.log({level: 'info', data: 'from-b'}, 'b');
+		record.peer!.log({level: 'info', data: 'from-c'}, 'c');
+		expect(sent).toEqual(['call-to-a:from-a', 'retry-to-b:from-b']);
 	});
 });
