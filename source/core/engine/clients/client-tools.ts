@@ -8,7 +8,7 @@
  * list (which is told the most capable set, see `sharedCapabilities`).
  *
  * Lists are learned per capability profile (the capabilities an instance is
- * told, as canonical JSON) from the instances' live lists, in memory for
+ * told, as canonical JSON) from each instance's first live list, in memory for
  * this run: a session whose profile is the template's sees the template's
  * list; one whose profile no instance has listed yet has its own instance
  * started by its first `tools/list` (`prepare`), which then waits for it
@@ -49,14 +49,22 @@ type View = {base: readonly ExposedTool[]; lists: ReadonlyArray<readonly ToolDef
 export class ClientTools {
 	/** Each template's lists by profile, from its instances' live lists (a reload makes a new template: its lists start empty). */
 	private readonly byProfile = new WeakMap<Upstream, Map<string, readonly ToolDefinition[]>>();
+	/** The instances whose first live list was learned already (see `learned`). */
+	private readonly taught = new WeakSet<Upstream>();
 	/** The last view built for each session, reused while nothing it was built from changed. */
 	private readonly views = new WeakMap<ClientRecord, View>();
 
 	constructor(private readonly host: ClientToolsHost) {}
 
-	/** An instance listed its tools: they are the list of its client's profile. */
+	/**
+	 * An instance listed its tools: its first live list is the list of its
+	 * client's profile. Only the first: a later list may hold what that
+	 * client did (a tool it made), which another client of the same profile
+	 * must never see before its own instance lists.
+	 */
 	learned(template: Upstream, instance: Upstream, client: ClientRecord): void {
-		if (instance.toolsSource !== 'live') return;
+		if (instance.toolsSource !== 'live' || this.taught.has(instance)) return;
+		this.taught.add(instance);
 		let lists = this.byProfile.get(template);
 		if (lists === undefined) {
 			lists = new Map();

@@ -101,6 +101,21 @@ describe('ClientTools: each session sees a per-client server\'s tools as its own
 		expect(names(tools.toolsFor(second))).toEqual(['ev__a', 'ev__b', 'other__x']);
 	});
 
+	it('learns only an instance\'s first list: a tool one client made on its instance never reaches another client of the same profile', async () => {
+		const {template, tools, instances, client} = setup();
+		const first = client({sampling: {}}, [tool('a'), tool('b')]);
+		await tools.prepare(first, new AbortController().signal);
+		const instance = instances.get(first)!;
+		tools.learned(template as unknown as Upstream, instance as unknown as Upstream, first);
+		// The first client grows a tool of its own on its instance (its list_changed re-read).
+		instance.tools = [tool('a'), tool('b'), tool('grown-by-first')];
+		tools.learned(template as unknown as Upstream, instance as unknown as Upstream, first);
+		expect(names(tools.toolsFor(first))).toContain('ev__grown-by-first');
+		const second = client({sampling: {}}, []);
+		await tools.prepare(second, new AbortController().signal);
+		expect(names(tools.toolsFor(second))).toEqual(['ev__a', 'ev__b', 'other__x']);
+	});
+
 	it('leaves the shared list to a server a person switched off', async () => {
 		const {base, template, tools, client} = setup();
 		template.admin = 'quarantined';
