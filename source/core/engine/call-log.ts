@@ -178,7 +178,7 @@ export class CallLog {
 			const {result} = answer;
 			const task = result instanceof ForwardedResult ? (result.hasTask ? result.value()['task'] : undefined) : result['task'];
 			const status = typeof task === 'object' && task !== null ? (task as {status?: unknown}).status : undefined;
-			entry = this.record({at: Date.now(), client: record.caller, upstream, tool, ms, outcome: answer.result.isError === true ? 'tool-error' : 'ok', code: null, error: null, args, result: answer.result, ...(typeof status === 'string' ? {task: status} : {})});
+			entry = this.record({at: Date.now(), client: record.caller, upstream, tool, ms, outcome: answer.result.isError === true ? 'tool-error' : 'ok', code: null, error: null, args, result: answer.result, task: typeof status === 'string' ? status : undefined});
 		} else {
 			const {error} = answer;
 			const code = error instanceof HangarError ? error.codeName : error instanceof JsonRpcError ? String(error.code) : null;
