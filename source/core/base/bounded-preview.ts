@@ -7,7 +7,8 @@
 import {mask} from './secret-mask.js';
 
 export class BoundedPreview {
-	private readonly parts: string[] = [];
+	/** What is kept so far (concatenated: cheaper than an array joined for the few short pieces of a call's preview). */
+	private kept = '';
 	private used = 0;
 	/** The bound was reached: nothing more is kept, and the walk should stop. */
 	cut = false;
@@ -20,13 +21,13 @@ export class BoundedPreview {
 	put(text: string): void {
 		if (this.cut) return;
 		if (this.used + text.length > this.limit) {
-			this.parts.push(text.slice(0, Math.max(0, this.limit - this.used)));
+			this.kept += text.slice(0, Math.max(0, this.limit - this.used));
 			this.used = this.limit;
 			this.cut = true;
 			return;
 		}
 
-		this.parts.push(text);
+		this.kept += text;
 		this.used += text.length;
 	}
 
@@ -43,7 +44,6 @@ export class BoundedPreview {
 
 	/** The preview, with how it was cut. */
 	text(): string {
-		const shown = this.parts.join('');
-		return this.cut ? `${shown}… (cut at ${this.limit} characters)` : shown;
+		return this.cut ? `${this.kept}… (cut at ${this.limit} characters)` : this.kept;
 	}
 }

@@ -45,9 +45,21 @@ export function registerSecrets(values: Iterable<string>): void {
 	if (added) knownList = [...knownSecrets].sort((a, b) => b.length - a.length);
 }
 
+/** isSecretName's answers for the names seen last (the same few keys come with every call); emptied when full. */
+const secretNameAnswers = new Map<string, boolean>();
+const secretNameAnswersLimit = 1000;
+
 export function isSecretName(name: string): boolean {
+	let answer = secretNameAnswers.get(name);
+	if (answer !== undefined) return answer;
 	const bare = name.replace(/^-+/, '');
-	return secretName.test(bare) && !pointerName.test(bare);
+	answer = secretName.test(bare) && !pointerName.test(bare);
+	if (name.length <= 64) {
+		if (secretNameAnswers.size >= secretNameAnswersLimit) secretNameAnswers.clear();
+		secretNameAnswers.set(name, answer);
+	}
+
+	return answer;
 }
 
 const userinfo = /\b([a-z][a-z\d+.-]*:\/\/)[^\s/?#@"'<>]+@/gi;

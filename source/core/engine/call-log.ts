@@ -92,7 +92,37 @@ export function maskedPreview(value: unknown, limit: number, secrets: readonly s
 	return preview.text();
 }
 
-type Stored = CallLogDetail;
+/**
+ * A call's arguments and result as it was given them, kept until its
+ * details are read (most calls' never are) instead of previewed as it is
+ * logged: only when both are small and cannot change (flat arguments,
+ * copied; a result kept as its text), so the ring holds at most
+ * `limit` × a few KiB of them.
+ */
+type Given = {args: Record<string, unknown> | undefined; result: ForwardedResult | undefined; secrets: readonly string[] | undefined};
+
+/** A logged call: its previews, or (until they are asked for) what they are made from. */
+type Stored = CallLogEntry & {args: string; result: string | null; given?: Given};
+
+/** What arguments are kept as given: at most this many members, each a number, boolean, null or a string of at most this many characters. */
+const givenMembers = 32;
+const givenStringChars = 512;
+
+/** `args` copied when it is flat and small (see Given), else undefined. */
+function flatCopy(args: unknown): Record<string, unknown> | undefined {
+	if (typeof args !== 'object' || args === null || Array.isArray(args)) return undefined;
+	const copy: Record<string, unknown> = {};
+	let members = 0;
+	for (const key in args) {
+		if (!Object.hasOwn(args, key)) continue;
+		const value = (args as Record<string, unknown>)[key];
+		if (++members > givenMembers || key.length > givenStringChars) return undefined;
+		if (typeof value === 'string' ? value.length > givenStringChars : value !== null && value !== undefined && typeof value !== 'number' && typeof value !== 'boolean') return undefined;
+		copy[key] = value;
+	}
+
+	return copy;
+}
 
 /**
  * Told of every tools/call as its record is written (the metrics, the audit
@@ -136,10 +166,20 @@ export class CallLog {
 			outcome: call.outcome,
 			code: call.code,
 			error: call.error === null ? null : maskText(call.error),
-			args: maskText(maskedPreview(call.args ?? {}, this.previewChars, call.secrets)),
-			result: call.result === undefined ? null : maskText(call.result instanceof ForwardedResult ? maskedPreviewOfJson(call.result.json, this.previewChars, call.secrets) : maskedPreview(call.result, this.previewChars, call.secrets)),
+			args: '',
+			result: null,
 		};
 		if (task !== undefined) stored.task = task;
+		// Kept as given when small (see Given): previewed when read.
+		const givenArgs = call.args === undefined ? undefined : flatCopy(call.args);
+		const givenResult = call.result instanceof ForwardedResult && call.result.json.length <= this.previewChars * 4 ? call.result : undefined;
+		if ((call.args === undefined || givenArgs !== undefined) && (call.result === undefined || givenResult !== undefined)) {
+			stored.given = {args: givenArgs, result: givenResult, secrets: call.secrets};
+		} else {
+			stored.args = this.preview(call.args, call.secrets);
+			stored.result = call.result === undefined ? null : this.preview(call.result, call.secrets);
+		}
+
 		if (this.ring.length < this.limit) {
 			this.ring.push(stored);
 		} else {
@@ -148,6 +188,23 @@ export class CallLog {
 		}
 
 		for (const listener of this.listeners) listener();
+		return stored;
+	}
+
+	/** A call's arguments or result as the log shows them: masked, cut to `previewChars`. */
+	private preview(value: unknown, secrets: readonly string[] | undefined): string {
+		return maskText(value instanceof ForwardedResult ? maskedPreviewOfJson(value.json, this.previewChars, secrets) : maskedPreview(value ?? {}, this.previewChars, secrets));
+	}
+
+	/** The call with its previews, made now if they were not yet. */
+	private detail(stored: Stored): CallLogDetail {
+		const given = stored.given;
+		if (given !== undefined) {
+			delete stored.given;
+			stored.args = this.preview(given.args, given.secrets);
+			stored.result = given.result === undefined ? null : this.preview(given.result, given.secrets);
+		}
+
 		return stored;
 	}
 
@@ -178,7 +235,7 @@ export class CallLog {
 			const {result} = answer;
 			const task = result instanceof ForwardedResult ? (result.hasTask ? result.value()['task'] : undefined) : result['task'];
 			const status = typeof task === 'object' && task !== null ? (task as {status?: unknown}).status : undefined;
-			entry = this.record({at: Date.now(), client: record.caller, upstream, tool, ms, outcome: answer.result.isError === true ? 'tool-error' : 'ok', code: null, error: null, args, result: answer.result, ...(typeof status === 'string' ? {task: status} : {})});
+			entry = this.record({at: Date.now(), client: record.caller, upstream, tool, ms, outcome: answer.result.isError === true ? 'tool-error' : 'ok', code: null, error: null, args, result: answer.result, task: typeof status === 'string' ? status : undefined});
 		} else {
 			const {error} = answer;
 			const code = error instanceof HangarError ? error.codeName : error instanceof JsonRpcError ? String(error.code) : null;
@@ -230,7 +287,7 @@ export class CallLog {
 		const out: CallLogDetail[] = [];
 		for (let index = 0; index < size; index++) {
 			const stored = this.ring[(this.next + index) % size]!;
-			if (stored.seq > after) out.push(stored);
+			if (stored.seq > after) out.push(this.detail(stored));
 		}
 
 		return out;
@@ -242,7 +299,7 @@ export class CallLog {
 		const position = seq - this.oldestSeq;
 		if (size === 0 || position < 0 || position >= size) return undefined;
 		const stored = this.ring[(this.start + position) % size];
-		return stored?.seq === seq ? stored : undefined;
+		return stored?.seq === seq ? this.detail(stored) : undefined;
 	}
 
 	/** The seq of the oldest call still held (0 when none). */
@@ -257,7 +314,7 @@ export class CallLog {
 }
 
 function entryOf(stored: Stored): CallLogEntry {
-	const {args: _args, result: _result, ...entry} = stored;
+	const {args: _args, result: _result, given: _given, ...entry} = stored;
 	return entry;
 }
 

@@ -65,8 +65,8 @@ export type SessionTransport = Transport & {
 	correlationIdOf?: (id: string | number) => string | undefined;
 	/** Whether a message that belongs to no request can reach the client now (HTTP: its GET stream is open); unset: always. */
 	canSendUnrelated?: () => boolean;
-	/** Writes a message the caller serialized (newline-terminated). */
-	sendSerialized?: (line: string) => Promise<void>;
+	/** Writes a message the caller serialized (newline-terminated); `answerTo`, when given: it is the result answering request `answerTo` (the transport need not read the line for it). */
+	sendSerialized?: (line: string, answerTo?: string | number) => Promise<void>;
 };
 
 export type PipelineOptions = {
@@ -306,7 +306,7 @@ export class Pipeline {
 
 	/** Answers request `id` with `json`, the result's JSON: written as it is where the transport takes lines. */
 	private async sendResult(id: string | number, json: string): Promise<void> {
-		if (this.transport.sendSerialized !== undefined) return this.transport.sendSerialized(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${json}}\n`);
+		if (this.transport.sendSerialized !== undefined) return this.transport.sendSerialized(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${json}}\n`, id);
 		return this.transport.send({jsonrpc: '2.0', id, result: JSON.parse(json) as unknown} as JSONRPCMessage);
 	}
 

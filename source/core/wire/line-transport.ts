@@ -246,12 +246,16 @@ export class LineTransport implements Transport {
 		await this.write(`${JSON.stringify(message)}\n`, isDroppable(message));
 	}
 
-	/** Writes one already serialized JSON-RPC message (ending in a newline). */
-	async sendSerialized(line: string): Promise<void> {
-		const shape = peekMessage(line);
-		if (shape?.response === true && shape.id !== undefined) {
-			this.inFlight.delete(shape.id);
-			if (this.batchAnswered(shape.id, line.endsWith('\n') ? line.slice(0, -1) : line)) return;
+	/**
+	 * Writes one already serialized JSON-RPC message (ending in a newline).
+	 * `answerTo`: the caller knows it is the result answering that request
+	 * (the pipeline's own answers), so the line is not read again for its id.
+	 */
+	async sendSerialized(line: string, answerTo?: Id): Promise<void> {
+		const id = answerTo ?? answeredId(line);
+		if (id !== undefined) {
+			this.inFlight.delete(id);
+			if (this.batchAnswered(id, line.endsWith('\n') ? line.slice(0, -1) : line)) return;
 		}
 
 		await this.write(line);
@@ -288,4 +292,10 @@ export class LineTransport implements Transport {
 		this.closed = true;
 		this.onclose?.();
 	}
+}
+
+/** The id of a response line (read cheaply, see peekMessage); undefined for anything else. */
+function answeredId(line: string): Id | undefined {
+	const shape = peekMessage(line);
+	return shape?.response === true ? shape.id : undefined;
 }

@@ -65,6 +65,26 @@ export type AuditRecord = AuditCall | AuditAction;
 
 export type AuditSettings = {maxBytes: number; files: number; arguments: boolean};
 
+/** The second last formatted by isoTime, and its text up to the milliseconds ("2026-11-27T21:05:20."). */
+let isoSecond = Number.NaN;
+let isoPrefix = '';
+
+/**
+ * `new Date(at).toISOString()`, formatting the date once per second: a call
+ * line's time was the largest part of the audit's per-call cost.
+ */
+export function isoTime(at: number): string {
+	if (!Number.isInteger(at) || at < 0) return new Date(at).toISOString();
+	const second = Math.floor(at / 1000);
+	if (second !== isoSecond) {
+		isoPrefix = new Date(second * 1000).toISOString().slice(0, -4);
+		isoSecond = second;
+	}
+
+	const ms = at - second * 1000;
+	return `${isoPrefix}${ms < 10 ? '00' : ms < 100 ? '0' : ''}${ms}Z`;
+}
+
 /** How long lines wait to be written together, and how much may wait. */
 const flushDelayMs = 100;
 const flushBytes = 64 * 1024;
@@ -118,7 +138,7 @@ export class AuditLog {
 
 		const record: AuditCall = {
 			kind: 'call',
-			time: new Date(entry.at).toISOString(),
+			time: isoTime(entry.at),
 			client: entry.client,
 			session: context.client?.label ?? null,
 			upstream: entry.upstream,

@@ -1,6 +1,7 @@
 import {describe, expect, it} from 'vitest';
 import {CallLog, callMatches, maskedPreview} from '../../../../source/core/engine/call-log.js';
 import {registerSecrets} from '../../../../source/core/base/secret-mask.js';
+import {ForwardedResult} from '../../../../source/core/wire/forwarded-result.js';
 
 const call = (n: number, overrides: Partial<Parameters<CallLog['record']>[0]> = {}): Parameters<CallLog['record']>[0] => ({
 	at: 1000 + n,
@@ -41,6 +42,27 @@ describe('calls log', () => {
 		expect(stored.result).toBe('{"content":[{"type":"text","text":"it said *** and Bearer ***"}]}');
 		expect(log.get(2)?.error).toBe('failed for https://***@example.com/x');
 		expect(log.get(2)?.result).toBeNull();
+	});
+
+	it('shows a call as it was logged when its details are read later, small or large, whatever changed since', () => {
+		const log = new CallLog();
+		const small = {message: 'hello', token: 'tk-1', count: 3};
+		const nested = {deep: {a: 1}, list: [1, 2]};
+		const long = {text: 'y'.repeat(5000)};
+		const json = '{"content":[{"type":"text","text":"Echo: hello"}],"api_key":"k"}';
+		log.record(call(1, {args: small, result: new ForwardedResult(json, false, false, false)}));
+		log.record(call(2, {args: nested, result: {content: [{type: 'text', text: 'r'}]}}));
+		log.record(call(3, {args: long, result: new ForwardedResult(json, false, false, false)}));
+		log.record(call(4, {args: undefined, result: undefined}));
+		small.message = 'changed';
+		nested.deep.a = 2;
+		long.text = 'changed';
+		expect(log.newest(10)[0]).not.toHaveProperty('given');
+		expect(log.get(1)).toMatchObject({args: '{"message":"hello","token":"***","count":3}', result: '{"content":[{"type":"text","text":"Echo: hello"}],"api_key":"***"}'});
+		expect(Object.keys(log.get(1)!)).not.toContain('given');
+		expect(log.get(2)).toMatchObject({args: '{"deep":{"a":1},"list":[1,2]}', result: '{"content":[{"type":"text","text":"r"}]}'});
+		expect(log.get(3)!.args).toBe(`{"text":"${'y'.repeat(1991)}… (cut at 2000 characters)`);
+		expect(log.after(3)).toMatchObject([{seq: 4, args: '{}', result: null}]);
 	});
 
 	it('cuts a large result while serializing it, saying where', () => {

@@ -80,6 +80,16 @@ describe('LineTransport', () => {
 		expect(received.map(message => (message as {id?: unknown}).id ?? (message as {method?: unknown}).method)).toEqual([1, 2, 'notifications/cancelled', 1, 2]);
 	});
 
+	it('frees an id when its answer is written pre-serialized with the id it answers given, without reading the line', async () => {
+		const {line, received, written, send} = await transport();
+		await send(ping('"s"'));
+		// A line whose own id could not be read cheaply: the id given is the one freed.
+		await line.sendSerialized('{"jsonrpc":"2.0", "id":"s","result":{}}\n', 's');
+		await send(ping('"s"'));
+		expect(received).toHaveLength(2);
+		expect(written).toEqual(['{"jsonrpc":"2.0", "id":"s","result":{}}']);
+	});
+
 	it('answers an oversized line with -32009 and the id it can find at its start', async () => {
 		const {written, send} = await transport(200);
 		const big = `{"jsonrpc":"2.0","id":1.5,"method":"ping","params":{"pad":"${'x'.repeat(500)}"}}`;
