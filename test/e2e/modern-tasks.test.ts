@@ -207,10 +207,14 @@ describe('2026-07-28 tasks extension in front of a 2025-11-25 upstream', () => {
 	it('serve --http: a task is reachable only by the client that created it', async () => {
 		const hangar = await serveHttp(hangarConfig());
 		const owner = httpClient(hangar.url);
-		// The same clientInfo and capabilities on connections of its own: another client.
-		const stranger = httpClient(hangar.url);
+		// Another client: its own clientInfo. (Over HTTP a 2026-07-28 client is its token, address, clientInfo and
+		// capabilities, whatever connection a request comes on: docs/protocol.md.)
+		const stranger = httpClient(hangar.url, 'another-http-client');
 		const running = await createTask(owner, 'currents');
 		const toCancel = await createTask(owner, 'storms');
+		// The owner again, on connections of its own (a pooled client's other sockets): the same client, its task is there.
+		const ownerElsewhere = httpClient(hangar.url);
+		expect((await ownerElsewhere('tasks/get', {taskId: running})).result).toMatchObject({taskId: running});
 
 		for (const method of ['tasks/get', 'tasks/cancel', 'tasks/update']) {
 			const refused = await stranger(method, {taskId: running, ...(method === 'tasks/update' ? {inputResponses: {}} : {})});
