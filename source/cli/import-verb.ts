@@ -62,7 +62,13 @@ function onePerFile(locations: ClientLocation[]): ClientLocation[] {
 	});
 }
 
-/** A file by path whose name no client uses: VS Code's shape when it has "servers", else the common "mcpServers" one (read as Claude Code reads it). */
+/**
+ * A file by path whose name no client uses: VS Code's shape when it has
+ * "servers", else the common "mcpServers" one (read as Claude Code reads
+ * it). Such a file is often pasted from docs or another client, so it is
+ * read leniently (comments, trailing commas), as hangar's own config error
+ * promises when it sends a person here.
+ */
 function guessLocation(file: string): ClientLocation {
 	let text = '';
 	try {
@@ -72,7 +78,7 @@ function guessLocation(file: string): ClientLocation {
 	}
 
 	const vscodeShape = /"servers"\s*:/.test(text) && !/"mcpServers"\s*:/.test(text);
-	return {client: vscodeShape ? 'vscode' : 'claude-code', scope: 'user', file};
+	return {client: vscodeShape ? 'vscode' : 'claude-code', scope: 'user', file, lenient: true};
 }
 
 function itemLine(item: ImportItem): string[] {

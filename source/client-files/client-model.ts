@@ -17,7 +17,8 @@ export type ClientEnvironment = {
 };
 
 /** A file a client may keep servers in. `project` files belong to the directory they sit in. */
-export type ClientLocation = {client: ClientId; scope: 'user' | 'project'; file: string};
+/** `lenient`: a file no client names (one given by path, often pasted from a client's docs), read as JSON with comments and trailing commas whatever its client's own syntax. */
+export type ClientLocation = {client: ClientId; scope: 'user' | 'project'; file: string; lenient?: boolean};
 
 /** One map of servers inside a file (a file can hold several: Claude Code keeps one per project). */
 export type ServerGroup = {

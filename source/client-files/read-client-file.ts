@@ -44,7 +44,7 @@ export function clientFileFromText(location: ClientLocation, text: string, envir
 	let root: unknown;
 	try {
 		// An empty file is what some clients leave before their first server.
-		root = text.trim() === '' ? {} : parseClientText(text, format.syntax);
+		root = text.trim() === '' ? {} : parseClientText(text, location.lenient === true && format.syntax === 'json' ? 'jsonc' : format.syntax);
 	} catch (error) {
 		throw new ClientFileError(location.file, `not valid ${format.syntax === 'toml' ? 'TOML' : 'JSON'}: ${(error as Error).message}`);
 	}

@@ -240,6 +240,22 @@ describe('mcp-hangar import', () => {
 		expect(broken.stderr).toContain('not valid JSON: expected "}", found the end of the file at line 1, column 40');
 	});
 
+	it('follows its own advice: a pasted config with comments is refused as hangar\'s config, and imported as a file', async () => {
+		const home = clientHome(() => false);
+		const pasted = path.join(home.root, 'pasted.json');
+		fs.writeFileSync(pasted, `// from a README\n{\n  "mcpServers": {\n    "echo": {"command": "node", "args": ["server.js"]}, // the demo\n  },\n}\n`);
+		const refused = await hangar(home, ['--check-config', '--config', pasted]);
+		expect(refused.code).not.toBe(0);
+		expect(refused.stderr).toContain('This looks like JSON with comments');
+		expect(refused.stderr).toContain(`mcp-hangar import ${pasted}`);
+
+		const config = path.join(home.root, 'hangar.json');
+		const run = await hangar(home, ['import', pasted, '--config', config]);
+		expect(run.stderr).toBe('');
+		expect(run.code).toBe(0);
+		expect(JSON.parse(fs.readFileSync(config, 'utf8')).mcpServers.echo).toMatchObject({command: 'node', args: ['server.js']});
+	});
+
 	it('reads a file once when the project is the home directory, and suggests every client a short name starts', async () => {
 		const home = clientHome(entry => entry.client === 'cursor' && entry.at.startsWith('~/'));
 		const fromHome = await hangar(home, ['import', 'cursor', '--dry-run', '--config', path.join(home.root, 'hangar.json')], {}, home.home);
