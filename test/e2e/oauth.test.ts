@@ -14,7 +14,7 @@ import path from 'node:path';
 import type {CallToolResult} from '@modelcontextprotocol/sdk/types.js';
 import {afterEach, describe, expect, it} from 'vitest';
 import {cliPath, closeHangars, openHangar, rpcError, spawnEnv, statusOf, tempDir, waitFor, writeConfig, type CliRun} from '../support/hangar.js';
-import {scriptedBrowser, startAuthServer, startProtectedServer, type AuthServer, type ProtectedServer} from '../support/oauth-servers.js';
+import {revokeEverything, scriptedBrowser, startAuthServer, startProtectedServer, type AuthServer, type ProtectedServer} from '../support/oauth-servers.js';
 import {SupervisorClient} from '../../source/core/endpoints/supervisor-client.js';
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -140,12 +140,7 @@ describe('a remote upstream that asks for OAuth', () => {
 		expect(s.resource.seenTokens.every(token => issued.has(token))).toBe(true);
 
 		// Revoked: the upstream refuses the token and the authorization server the refresh.
-		s.resource.revokeAll();
-		s.auth.server.service.on('beforeResponse', (response: {body: Record<string, unknown>; statusCode: number}, request: {body: Record<string, unknown>}) => {
-			if (request.body['grant_type'] !== 'refresh_token') return;
-			response.statusCode = 400;
-			response.body = {error: 'invalid_grant', error_description: 'the refresh token was revoked'};
-		});
+		revokeEverything(s.auth, s.resource);
 		const lost = await rpcError(first.client.callTool({name: 'remote__echo', arguments: {message: 'three'}}));
 		expect(lost.message).toContain('needs sign-in');
 		await waitFor(async () => (await statusOf(first.client, 'remote')).state === 'needs-sign-in', 'needs-sign-in after the revocation');

@@ -127,6 +127,16 @@ export async function startProtectedServer(auth: AuthServer): Promise<ProtectedS
 	};
 }
 
+/** A revocation: the protected server refuses every token it has seen, and the authorization server every refresh. */
+export function revokeEverything(auth: AuthServer, resource: ProtectedServer): void {
+	resource.revokeAll();
+	auth.server.service.on('beforeResponse', (response: {body: Record<string, unknown>; statusCode: number}, request: {body: Record<string, unknown>}) => {
+		if (request.body['grant_type'] !== 'refresh_token') return;
+		response.statusCode = 400;
+		response.body = {error: 'invalid_grant', error_description: 'the refresh token was revoked'};
+	});
+}
+
 /**
  * A scripted browser for $BROWSER: fetches the URL it is given following
  * the redirects (the authorization server's, then hangar's loopback
