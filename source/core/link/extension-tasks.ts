@@ -1,0 +1,330 @@
+/**
+ * A 2026-07-28 upstream's tasks extension (`io.modelcontextprotocol/tasks`,
+ * SEP-2663) driven as 2025-11-25 core tasks, so the engine above (the task
+ * book, hangar's ids, one owner per task) works for it as for a 2025
+ * upstream, and so does the gateway's translation for 2026-07-28 clients
+ * (gateway/modern-tasks.ts). Only for a modern connection whose
+ * `server/discover` advertises the extension:
+ *
+ * | the engine asks (2025) | hangar sends the upstream (the extension declared in the request's `_meta` clientCapabilities) | the engine gets |
+ * | --- | --- | --- |
+ * | `tools/call` with `task` | `tools/call` without `task` | a 2025 `CreateTaskResult` (`{task}`: `ttl`, `pollInterval` from `ttlMs`, `pollIntervalMs`) when it answers `resultType: "task"`; its result otherwise |
+ * | `tasks/get` | `tasks/get` | the 2025 `Task`; an inlined `result` or `error` is kept for tasks/result |
+ * | `tasks/result` | `tasks/get`, polled until the task ends | the result (its `related-task` `_meta` added), or the task's JSON-RPC error |
+ * | `tasks/cancel` | `tasks/cancel`, then `tasks/get` | the 2025 `Task` as it is after the cancel |
+ * | `tasks/list` | nothing (the extension has none) | the tasks this connection created, as last seen |
+ *
+ * - The capabilities the engine reads gain the 2025 `tasks` slot
+ *   (`list`, `cancel`, `requests.tools.call`), so hangar offers tasks to
+ *   2025 clients only because this upstream runs them.
+ * - The extension's status push (`notifications/tasks` on
+ *   subscriptions/listen) is optional; hangar polls each live task instead
+ *   (at its `pollIntervalMs`, within 50 ms and 5 s) and sends the engine
+ *   `notifications/tasks/status` params when its status changes.
+ * - Not translated: a task in `input_required` (the extension's
+ *   `inputRequests`, answered with `tasks/update`): its status passes, its
+ *   questions do not (a 2025 upstream would ask them during tasks/result).
+ * - Bounded: at most `followedLimit` tasks per connection (the oldest ended
+ *   ones go first); a task is forgotten when its `ttlMs` ends.
+ */
+import {isPlainObject} from '../wire/message-classifier.js';
+import {ConnectionLostError, RequestCancelledError, UpstreamRpcError, UpstreamTimeoutError} from './connection-errors.js';
+import {isTerminalTaskStatus} from './task-progress.js';
+import {relatedTaskKey} from './upstream-asks.js';
+
+/** The extension's identifier, as servers advertise it under `capabilities.extensions` and clients declare it. */
+export const tasksExtensionId = 'io.modelcontextprotocol/tasks';
+
+const clientCapabilitiesKey = 'io.modelcontextprotocol/clientCapabilities';
+
+/** Tasks followed per connection, at most. */
+export const followedLimit = 1000;
+
+/** How long one poll (tasks/get) may take. */
+const pollTimeoutMs = 30_000;
+
+/** The 2025 methods answered here for an upstream with the extension. */
+const translatedMethods: ReadonlySet<string> = new Set(['tasks/get', 'tasks/result', 'tasks/cancel', 'tasks/list']);
+
+/** The extension's methods that need it declared on the request. */
+const extensionMethods: ReadonlySet<string> = new Set(['tasks/get', 'tasks/cancel', 'tasks/update']);
+
+const statuses: ReadonlySet<string> = new Set(['working', 'input_required', 'completed', 'failed', 'cancelled']);
+
+/** Whether a server's capabilities advertise the extension. */
+export function offersTasksExtension(capabilities: Record<string, unknown> | undefined): boolean {
+	const extensions = capabilities?.['extensions'];
+	return isPlainObject(extensions) && extensions[tasksExtensionId] !== undefined;
+}
+
+type SendOptions = {signal?: AbortSignal | undefined; timeoutMs: number; caller?: unknown};
+
+type Outcome = {result: Record<string, unknown>} | {error: {code: number; message: string; data?: unknown}};
+
+type Followed = {
+	/** The task as the engine gets it (2025 words, the upstream's id). */
+	task: Record<string, unknown>;
+	outcome: Outcome | undefined;
+	timer: NodeJS.Timeout | undefined;
+	expiry: NodeJS.Timeout | undefined;
+	/** Settles when the task has ended (or can no longer be followed). */
+	ended: Promise<void>;
+	end: (error?: Error) => void;
+};
+
+export type ExtensionTasksDeps = {
+	name: string;
+	/** The upstream's own capabilities (server/discover), and whether the connection is modern. */
+	capabilities: () => Record<string, unknown> | undefined;
+	modern: () => boolean;
+	/** Sends a request on the connection's modern path (the envelope added, then `outgoing`). */
+	send: (method: string, params: Record<string, unknown>, options: SendOptions) => Promise<Record<string, unknown>>;
+	/** A status change, as 2025 `notifications/tasks/status` params. */
+	onStatus: (params: Record<string, unknown>) => void;
+};
+
+export class ExtensionTasks {
+	private readonly followed = new Map<string, Followed>();
+
+	constructor(private readonly deps: ExtensionTasksDeps) {}
+
+	/** Whether this connection drives the extension. */
+	get offered(): boolean {
+		return this.deps.modern() && offersTasksExtension(this.deps.capabilities());
+	}
+
+	/** The capabilities the engine reads: with the 2025 `tasks` slot for an upstream that offers the extension. */
+	capabilities(capabilities: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+		if (capabilities === undefined || !this.offered || capabilities['tasks'] !== undefined) return capabilities;
+		return {...capabilities, tasks: {list: {}, cancel: {}, requests: {tools: {call: {}}}}};
+	}
+
+	/** Whether `method` is a 2025 tasks method answered here. */
+	handles(method: string): boolean {
+		return translatedMethods.has(method) && this.offered;
+	}
+
+	/**
+	 * A request on its way to the upstream, changed in place: a task-augmented
+	 * tools/call loses the 2025 `task` param, and it and the extension's
+	 * methods declare the extension in the `_meta` clientCapabilities (the
+	 * envelope is already there). Any other request is left as it is, so the
+	 * upstream never answers a task to a call nobody follows.
+	 */
+	outgoing(method: string, params: Record<string, unknown>): void {
+		if (!this.offered) return;
+		if (method === 'tools/call') {
+			if (params['task'] === undefined) return;
+			delete params['task'];
+		} else if (!extensionMethods.has(method)) {
+			return;
+		}
+
+		const meta = isPlainObject(params['_meta']) ? params['_meta'] : {};
+		const declared = isPlainObject(meta[clientCapabilitiesKey]) ? meta[clientCapabilitiesKey] : {};
+		const extensions = isPlainObject(declared['extensions']) ? declared['extensions'] : {};
+		params['_meta'] = {...meta, [clientCapabilitiesKey]: {...declared, extensions: {...extensions, [tasksExtensionId]: {}}}};
+	}
+
+	/** A tools/call answer: `resultType: "task"` (to a request that declared the extension) becomes the 2025 CreateTaskResult, and the task is followed. */
+	incoming(method: string, sent: Record<string, unknown>, answer: Record<string, unknown>): Record<string, unknown> {
+		if (method !== 'tools/call' || answer['resultType'] !== 'task' || !this.offered || !declares(sent)) return answer;
+		const task = this.legacyTask(answer, 'tools/call');
+		this.follow(task);
+		return {task};
+	}
+
+	/** A 2025 tasks method (`handles`), answered in the extension's words. */
+	async request(method: string, params: Record<string, unknown>, options: SendOptions): Promise<Record<string, unknown>> {
+		if (method === 'tasks/list') return {tasks: [...this.followed.values()].map(followed => followed.task)};
+		const taskId = params['taskId'];
+		if (typeof taskId !== 'string') throw new UpstreamRpcError(-32_602, `Invalid params for "${method}": "taskId" must be a string`, undefined);
+		if (method === 'tasks/get') return this.get(taskId, options);
+		if (method === 'tasks/cancel') {
+			await this.deps.send('tasks/cancel', {taskId}, options);
+			return this.get(taskId, options);
+		}
+
+		return this.result(taskId, options);
+	}
+
+	/** The connection closed: nothing is followed any more; a tasks/result waiting fails as the connection's requests do. */
+	clear(): void {
+		for (const followed of this.followed.values()) this.unfollow(followed, new ConnectionLostError());
+		this.followed.clear();
+	}
+
+	private async get(taskId: string, options: SendOptions): Promise<Record<string, unknown>> {
+		return this.observe(await this.deps.send('tasks/get', {taskId}, options));
+	}
+
+	/** tasks/result: waits until the task has ended, then its result or its error. */
+	private async result(taskId: string, options: SendOptions): Promise<Record<string, unknown>> {
+		let followed = this.followed.get(taskId);
+		if (followed === undefined || (isTerminalTaskStatus(followed.task['status']) && followed.outcome === undefined)) {
+			await this.get(taskId, options);
+			followed = this.followed.get(taskId);
+		}
+
+		if (followed === undefined) throw new UpstreamRpcError(-32_602, `upstream "${this.deps.name}" no longer has task "${taskId}"`, undefined);
+		await waitFor(followed.ended, options);
+		const outcome = followed.outcome;
+		if (outcome !== undefined && 'result' in outcome) {
+			const meta = isPlainObject(outcome.result['_meta']) ? outcome.result['_meta'] : {};
+			return {...outcome.result, _meta: {...meta, [relatedTaskKey]: {taskId}}};
+		}
+
+		if (outcome !== undefined) throw new UpstreamRpcError(outcome.error.code, outcome.error.message, outcome.error.data);
+		throw new UpstreamRpcError(-32_602, `task "${taskId}" was ${String(followed.task['status'])} on upstream "${this.deps.name}": it has no result`, {status: followed.task['status']});
+	}
+
+	/** A DetailedTask the upstream answered tasks/get with: kept, its change of status told, its outcome kept once it ended. */
+	private observe(detailed: Record<string, unknown>): Record<string, unknown> {
+		const task = this.legacyTask(detailed, 'tasks/get');
+		const taskId = task['taskId'] as string;
+		let followed = this.followed.get(taskId);
+		if (followed === undefined) {
+			followed = this.follow(task);
+		} else if (followed.task['status'] !== task['status']) {
+			followed.task = task;
+			this.deps.onStatus(task);
+		} else {
+			followed.task = task;
+		}
+
+		if (isTerminalTaskStatus(task['status'])) {
+			const result = detailed['result'];
+			const error = detailed['error'];
+			if (task['status'] === 'completed' && isPlainObject(result)) followed.outcome = {result};
+			if (task['status'] === 'failed') followed.outcome = {error: rpcErrorOf(error, this.deps.name)};
+			this.unfollow(followed);
+		}
+
+		return task;
+	}
+
+	/** Follows a task: polled while it is live, forgotten when its ttl ends. */
+	private follow(task: Record<string, unknown>): Followed {
+		const taskId = task['taskId'] as string;
+		let end!: (error?: Error) => void;
+		const ended = new Promise<void>((resolve, reject) => {
+			end = error => (error === undefined ? resolve() : reject(error));
+		});
+		ended.catch(() => {});
+		const followed: Followed = {task, outcome: undefined, timer: undefined, expiry: undefined, ended, end};
+		this.followed.set(taskId, followed);
+		this.bound();
+		const ttl = task['ttl'];
+		if (typeof ttl === 'number' && ttl > 0) {
+			followed.expiry = setTimeout(() => this.forget(taskId, followed), Math.min(ttl, 2 ** 31 - 1));
+			followed.expiry.unref();
+		}
+
+		if (isTerminalTaskStatus(task['status'])) end();
+		else this.schedule(taskId, followed);
+		return followed;
+	}
+
+	private schedule(taskId: string, followed: Followed): void {
+		const interval = followed.task['pollInterval'];
+		const ms = Math.min(5000, Math.max(50, typeof interval === 'number' ? interval : 500));
+		followed.timer = setTimeout(() => {
+			followed.timer = undefined;
+			this.deps.send('tasks/get', {taskId}, {timeoutMs: pollTimeoutMs}).then(
+				detailed => {
+					if (this.followed.get(taskId) !== followed) return;
+					this.observe(detailed);
+					if (!isTerminalTaskStatus(followed.task['status'])) this.schedule(taskId, followed);
+				},
+				(error: unknown) => {
+					// The upstream forgot it, or the connection went: nothing more to follow.
+					if (this.followed.get(taskId) === followed) this.unfollow(followed, error instanceof Error ? error : new Error(String(error)));
+				},
+			);
+		}, ms);
+		followed.timer.unref();
+	}
+
+	private unfollow(followed: Followed, error?: Error): void {
+		if (followed.timer !== undefined) clearTimeout(followed.timer);
+		followed.timer = undefined;
+		followed.end(error);
+	}
+
+	private forget(taskId: string, followed: Followed): void {
+		if (this.followed.get(taskId) !== followed) return;
+		this.unfollow(followed, new UpstreamRpcError(-32_602, `task "${taskId}" on upstream "${this.deps.name}" outlived its ttlMs and is forgotten`, undefined));
+		if (followed.expiry !== undefined) clearTimeout(followed.expiry);
+		this.followed.delete(taskId);
+	}
+
+	/** Keeps the followed tasks within `followedLimit`: the oldest ended ones go first, then the oldest. */
+	private bound(): void {
+		let over = this.followed.size - followedLimit;
+		for (const pass of [true, false]) {
+			for (const [taskId, followed] of this.followed) {
+				if (over <= 0) return;
+				if (pass && !isTerminalTaskStatus(followed.task['status'])) continue;
+				this.forget(taskId, followed);
+				over -= 1;
+			}
+		}
+	}
+
+	/** A task of the extension in the 2025 words the engine reads; an answer that is not a task is the upstream's fault. */
+	private legacyTask(task: Record<string, unknown>, method: string): Record<string, unknown> {
+		const {taskId, status, statusMessage, createdAt, lastUpdatedAt, ttlMs, pollIntervalMs} = task;
+		if (typeof taskId !== 'string' || typeof status !== 'string' || !statuses.has(status)) {
+			throw new UpstreamRpcError(-32_603, `upstream "${this.deps.name}" answered ${method} with a task without a string taskId and a known status`, undefined);
+		}
+
+		return {
+			taskId,
+			status,
+			...(typeof statusMessage === 'string' ? {statusMessage} : {}),
+			createdAt,
+			lastUpdatedAt,
+			ttl: typeof ttlMs === 'number' ? ttlMs : null,
+			...(typeof pollIntervalMs === 'number' ? {pollInterval: pollIntervalMs} : {}),
+		};
+	}
+}
+
+/** Whether a request declared the extension in its `_meta` clientCapabilities. */
+function declares(params: Record<string, unknown>): boolean {
+	const meta = params['_meta'];
+	const declared = isPlainObject(meta) ? meta[clientCapabilitiesKey] : undefined;
+	return isPlainObject(declared) && isPlainObject(declared['extensions']) && declared['extensions'][tasksExtensionId] !== undefined;
+}
+
+/** A failed task's `error`, as the JSON-RPC error tasks/result answers. */
+function rpcErrorOf(error: unknown, name: string): {code: number; message: string; data?: unknown} {
+	if (isPlainObject(error) && typeof error['code'] === 'number' && typeof error['message'] === 'string') {
+		return {code: error['code'], message: error['message'], ...(error['data'] === undefined ? {} : {data: error['data']})};
+	}
+
+	return {code: -32_603, message: `the task failed on upstream "${name}", which gave no JSON-RPC error for it`};
+}
+
+/** Waits for `ended` within the request's deadline and signal. */
+async function waitFor(ended: Promise<void>, options: SendOptions): Promise<void> {
+	const {signal, timeoutMs} = options;
+	let timer: NodeJS.Timeout | undefined;
+	let onAbort: (() => void) | undefined;
+	try {
+		await Promise.race([
+			ended,
+			new Promise<never>((_resolve, reject) => {
+				timer = setTimeout(() => reject(new UpstreamTimeoutError(timeoutMs)), timeoutMs);
+				timer.unref();
+				if (signal === undefined) return;
+				onAbort = () => reject(new RequestCancelledError());
+				if (signal.aborted) onAbort();
+				else signal.addEventListener('abort', onAbort, {once: true});
+			}),
+		]);
+	} finally {
+		clearTimeout(timer);
+		if (onAbort !== undefined) signal?.removeEventListener('abort', onAbort);
+	}
+}
