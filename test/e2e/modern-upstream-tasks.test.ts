@@ -21,7 +21,7 @@ import path from 'node:path';
 import {afterEach, describe, expect, it} from 'vitest';
 import {z} from 'zod';
 import {Client} from '@modelcontextprotocol/sdk/client/index.js';
-import {TaskStatusNotificationSchema} from '@modelcontextprotocol/sdk/types.js';
+import {ElicitRequestSchema, TaskStatusNotificationSchema} from '@modelcontextprotocol/sdk/types.js';
 import {Client as ModernClient, StreamableHTTPClientTransport as ModernHttp, type Transport as ModernTransport} from '@modelcontextprotocol/client';
 import {StdioClientTransport as ModernStdio} from '@modelcontextprotocol/client/stdio';
 import {cliPath, closeHangars, fastHangar, openHangar, root, spawnEnv, statusOf, tempDir, waitFor, writeConfig, type ServerEntry} from '../support/hangar.js';
@@ -157,7 +157,26 @@ describe('a 2026-07-28 upstream with the tasks extension, for 2025-11-25 clients
 		expect(wireOf(wire).filter(line => line.method === 'tools/call').at(-1)).toEqual({method: 'tools/call', declares: false, task: false});
 	});
 
-	it('--stdio, v2 SDK in its 2025 mode: the same', async () => {
+	it('--stdio, v1 SDK: a task that asks for input (input_required) asks the client during tasks/result, as a 2025 task does, and the answer goes back with tasks/update', async () => {
+		const {config, wire} = setup();
+		const asked: Array<Record<string, unknown>> = [];
+		const client = new Client({name: 'answers', version: '1.0.0'}, {capabilities: {elicitation: {}}});
+		client.setRequestHandler(ElicitRequestSchema, async request => {
+			asked.push(request.params as Record<string, unknown>);
+			return {action: 'accept', content: {name: 'Ada'}};
+		});
+		const hangar = await openHangar(config, {client});
+		await waitFor(async () => (await statusOf(hangar.client, 'ext')).state === 'ready', 'ext to be ready');
+		const legacy = v1(hangar.client);
+		const task = await startTask(legacy, 'ask');
+		await waitFor(async () => (await legacy.request('tasks/get', {taskId: task['taskId']}))['status'] === 'input_required', 'the task to ask');
+		expect(await legacy.request('tasks/result', {taskId: task['taskId']})).toEqual({content: [{type: 'text', text: 'hello, Ada'}], _meta: {[relatedTask]: {taskId: task['taskId']}}});
+		expect(asked).toHaveLength(1);
+		expect(asked[0]).toMatchObject({message: 'Your name?', _meta: {[relatedTask]: {taskId: task['taskId']}}});
+		expect(wireOf(wire).filter(line => line.method === 'tasks/update')).toEqual([{method: 'tasks/update', declares: true, task: false}]);
+	});
+
+	it('--stdio, v2 SDK in its 2025 mode: the same lifecycle as the v1 SDK\'s', async () => {
 		const {config, wire} = setup();
 		const client = await v2(new ModernStdio({command: process.execPath, args: [cliPath, '--stdio', '--config', config, '--standalone'], env: spawnEnv(), stderr: 'pipe'}));
 		await legacyLifecycle(client, wire);
@@ -233,6 +252,12 @@ async function modernLifecycle(send: ModernSend, wire: string): Promise<void> {
 
 	const broken = await modernTask(send, 'broken', {ms: 50});
 	expect(await modernSettled(send, broken)).toMatchObject({status: 'failed', error: {code: -32_603, message: expect.stringContaining('broken on purpose') as string}});
+
+	// A task that asks for input: its status passes; its questions are not carried to a 2026-07-28 client (docs/protocol.md).
+	const asking = await modernTask(send, 'ask');
+	await waitFor(async () => (await send('tasks/get', {taskId: asking})).result!['status'] === 'input_required', 'the task to ask');
+	expect((await send('tasks/cancel', {taskId: asking})).result).toEqual({resultType: 'complete'});
+	expect(await modernSettled(send, asking)).toMatchObject({status: 'cancelled'});
 
 	// Without the extension declared: a task-only tool is refused naming it, a task-supporting one is called plainly.
 	const refused = await send('tools/call', {name: 'forever', arguments: {}}, {});

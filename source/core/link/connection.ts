@@ -145,7 +145,7 @@ export class UpstreamConnection {
 		this.pending.onTaskAnswer = (token, result) => this.taskTokens.follow(token, result);
 		this.listening = new UpstreamListen({listen: async filter => client.listen(filter), capabilities: () => this.serverCapabilities, isClosed: () => this.closed, log});
 		const capabilities = () => client.getServerCapabilities() as Record<string, unknown> | undefined;
-		this.extensionTasks = new ExtensionTasks({name, capabilities, modern: () => this.modern, send: async (method, params, options) => this.sendOne(method, params, options), onStatus: params => events.onTaskStatus?.(params)});
+		this.extensionTasks = new ExtensionTasks({name, clientSide, events, capabilities, modern: () => this.modern, send: async (method, params, options) => this.sendOne(method, params, options)});
 	}
 
 	/** The upstream said list `method` changed: its hints are stale; the `_meta` that goes on, without hangar's listen id. */

@@ -21,14 +21,18 @@
  *   subscriptions/listen) is optional; hangar polls each live task instead
  *   (at its `pollIntervalMs`, within 50 ms and 5 s) and sends the engine
  *   `notifications/tasks/status` params when its status changes.
- * - Not translated: a task in `input_required` (the extension's
- *   `inputRequests`, answered with `tasks/update`): its status passes, its
- *   questions do not (a 2025 upstream would ask them during tasks/result).
+ * - A task in `input_required` asks as a 2025 task does: its
+ *   `inputRequests` go, while a tasks/result waits, to that request's client
+ *   as requests of their own (through `ClientSide`, the client-faithful
+ *   rules of input-rounds.ts), and the answers go back with `tasks/update`.
  * - Bounded: at most `followedLimit` tasks per connection (the oldest ended
  *   ones go first); a task is forgotten when its `ttlMs` ends.
  */
 import {isPlainObject} from '../wire/message-classifier.js';
 import {ConnectionLostError, RequestCancelledError, UpstreamRpcError, UpstreamTimeoutError} from './connection-errors.js';
+import type {ClientSide} from './client-side.js';
+import type {ConnectionEvents} from './connection-events.js';
+import {answerInputRound, readInputRound} from './input-rounds.js';
 import {isTerminalTaskStatus} from './task-progress.js';
 import {relatedTaskKey} from './upstream-asks.js';
 
@@ -39,6 +43,9 @@ const clientCapabilitiesKey = 'io.modelcontextprotocol/clientCapabilities';
 
 /** Tasks followed per connection, at most. */
 export const followedLimit = 1000;
+
+/** Input requests answered per task, at most: an upstream that never stops asking would hold a person forever. */
+export const answeredLimit = 64;
 
 /** How long one poll (tasks/get) may take. */
 const pollTimeoutMs = 30_000;
@@ -70,17 +77,23 @@ type Followed = {
 	/** Settles when the task has ended (or can no longer be followed). */
 	ended: Promise<void>;
 	end: (error?: Error) => void;
+	/** What an `input_required` task asks now (its `inputRequests`), and the keys already answered. */
+	asks: Record<string, unknown> | undefined;
+	answered: Set<string>;
+	/** Wakes a tasks/result waiting for the task to end or ask. */
+	wake: (() => void) | undefined;
 };
 
 export type ExtensionTasksDeps = {
 	name: string;
+	/** Whom an `input_required` task's questions go to (the client of the tasks/result waiting), and where status changes go. */
+	clientSide: ClientSide | undefined;
+	events: Pick<ConnectionEvents, 'onTaskStatus' | 'exposedTaskId'>;
 	/** The upstream's own capabilities (server/discover), and whether the connection is modern. */
 	capabilities: () => Record<string, unknown> | undefined;
 	modern: () => boolean;
 	/** Sends a request on the connection's modern path (the envelope added, then `outgoing`). */
 	send: (method: string, params: Record<string, unknown>, options: SendOptions) => Promise<Record<string, unknown>>;
-	/** A status change, as 2025 `notifications/tasks/status` params. */
-	onStatus: (params: Record<string, unknown>) => void;
 };
 
 export class ExtensionTasks {
@@ -167,7 +180,7 @@ export class ExtensionTasks {
 		}
 
 		if (followed === undefined) throw new UpstreamRpcError(-32_602, `upstream "${this.deps.name}" no longer has task "${taskId}"`, undefined);
-		await waitFor(followed.ended, options);
+		await this.untilEnded(taskId, followed, options);
 		const outcome = followed.outcome;
 		if (outcome !== undefined && 'result' in outcome) {
 			const meta = isPlainObject(outcome.result['_meta']) ? outcome.result['_meta'] : {};
@@ -176,6 +189,52 @@ export class ExtensionTasks {
 
 		if (outcome !== undefined) throw new UpstreamRpcError(outcome.error.code, outcome.error.message, outcome.error.data);
 		throw new UpstreamRpcError(-32_602, `task "${taskId}" was ${String(followed.task['status'])} on upstream "${this.deps.name}": it has no result`, {status: followed.task['status']});
+	}
+
+	/**
+	 * Waits for the task to end, answering what it asks meanwhile as a 2025
+	 * task asks during tasks/result: each new input request goes to the
+	 * client of this tasks/result (as a request of its own, its
+	 * `related-task` `_meta` naming hangar's id for the task), and the
+	 * answers go back with `tasks/update`. A key is asked once.
+	 */
+	private async untilEnded(taskId: string, followed: Followed, options: SendOptions): Promise<void> {
+		const deadline = performance.now() + options.timeoutMs;
+		for (;;) {
+			const asks = Object.entries(followed.asks ?? {}).filter(([key]) => !followed.answered.has(key));
+			if (asks.length > 0 && followed.task['status'] === 'input_required') {
+				if (followed.answered.size + asks.length > answeredLimit) throw new UpstreamRpcError(-32_603, `task "${taskId}" on upstream "${this.deps.name}" asked for more than ${answeredLimit} inputs: hangar stopped answering`, undefined);
+				const round = readInputRound(this.deps.name, 'tasks/result', {inputRequests: Object.fromEntries(asks.map(([key, ask]) => [key, this.related(taskId, ask)]))});
+				// Marked before asking, so a second tasks/result waiting does not ask again; unmarked if the asking fails, so a later one can.
+				for (const [key] of asks) followed.answered.add(key);
+				try {
+					const inputResponses = await answerInputRound(this.deps.name, this.deps.clientSide, round, {signal: options.signal ?? new AbortController().signal, caller: options.caller});
+					await this.deps.send('tasks/update', {taskId, inputResponses}, options);
+				} catch (error) {
+					for (const [key] of asks) followed.answered.delete(key);
+					throw error;
+				}
+
+				continue;
+			}
+
+			if (isTerminalTaskStatus(followed.task['status'])) break;
+			const woken = new Promise<void>(resolve => {
+				followed.wake = resolve;
+			});
+			await waitFor(Promise.race([followed.ended, woken]), {...options, timeoutMs: Math.max(1, Math.round(deadline - performance.now()))});
+		}
+
+		await waitFor(followed.ended, {...options, timeoutMs: Math.max(1, Math.round(deadline - performance.now()))});
+	}
+
+	/** An input request with the `related-task` `_meta` a 2025 client reads, naming hangar's id for the task. */
+	private related(taskId: string, ask: unknown): unknown {
+		const exposed = this.deps.events.exposedTaskId?.(taskId);
+		if (!isPlainObject(ask) || exposed === undefined) return ask;
+		const params = isPlainObject(ask['params']) ? ask['params'] : {};
+		const meta = isPlainObject(params['_meta']) ? params['_meta'] : {};
+		return {...ask, params: {...params, _meta: {...meta, [relatedTaskKey]: {taskId: exposed}}}};
 	}
 
 	/** A DetailedTask the upstream answered tasks/get with: kept, its change of status told, its outcome kept once it ended. */
@@ -187,10 +246,14 @@ export class ExtensionTasks {
 			followed = this.follow(task);
 		} else if (followed.task['status'] !== task['status']) {
 			followed.task = task;
-			this.deps.onStatus(task);
+			this.deps.events.onTaskStatus?.(task);
 		} else {
 			followed.task = task;
 		}
+
+		followed.asks = task['status'] === 'input_required' && isPlainObject(detailed['inputRequests']) ? detailed['inputRequests'] : undefined;
+		followed.wake?.();
+		followed.wake = undefined;
 
 		if (isTerminalTaskStatus(task['status'])) {
 			const result = detailed['result'];
@@ -211,7 +274,7 @@ export class ExtensionTasks {
 			end = error => (error === undefined ? resolve() : reject(error));
 		});
 		ended.catch(() => {});
-		const followed: Followed = {task, outcome: undefined, timer: undefined, expiry: undefined, ended, end};
+		const followed: Followed = {task, outcome: undefined, timer: undefined, expiry: undefined, ended, end, asks: undefined, answered: new Set(), wake: undefined};
 		this.followed.set(taskId, followed);
 		this.bound();
 		const ttl = task['ttl'];

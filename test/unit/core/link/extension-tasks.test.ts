@@ -24,7 +24,8 @@ function harness(options: {modern?: boolean; capabilities?: Record<string, unkno
 			if (state === undefined) throw new UpstreamRpcError(-32_602, 'Task not found', undefined);
 			return {resultType: 'complete', ...state};
 		},
-		onStatus: params => statuses.push(params),
+		clientSide: undefined,
+		events: {onTaskStatus: params => statuses.push(params)},
 	});
 	return {tasks, states, sent, statuses};
 }
@@ -76,6 +77,18 @@ describe('a modern upstream\'s tasks extension, driven as 2025 tasks', () => {
 		// A failed task's tasks/result is its JSON-RPC error.
 		states.set('t2', flat('t2', 'failed', {error: {code: -32_000, message: 'no', data: {x: 1}}}));
 		await expect(tasks.request('tasks/result', {taskId: 't2'}, {timeoutMs: 1000})).rejects.toMatchObject({code: -32_000, message: 'no', data: {x: 1}});
+	});
+
+	it('fails a tasks/result whose task asks for input when there is no client to ask, and asks again on the next one', async () => {
+		const {tasks, states, sent} = harness();
+		const asking = flat('q', 'input_required', {inputRequests: {name: {method: 'elicitation/create', params: {message: 'Your name?'}}}});
+		states.set('q', asking);
+		for (let attempt = 0; attempt < 2; attempt++) {
+			await expect(tasks.request('tasks/result', {taskId: 'q'}, {timeoutMs: 1000})).rejects.toThrow(/relays no requests to clients/);
+		}
+
+		expect(sent.filter(request => request.method === 'tasks/update')).toEqual([]);
+		tasks.clear();
 	});
 
 	it('ends a waiting tasks/result at its deadline, on its signal, or when the connection closes', async () => {
