@@ -293,19 +293,22 @@ export class ExtensionTasks {
 		const ms = Math.min(5000, Math.max(50, typeof interval === 'number' ? interval : 500));
 		followed.timer = setTimeout(() => {
 			followed.timer = undefined;
-			this.deps.send('tasks/get', {taskId}, {timeoutMs: pollTimeoutMs}).then(
-				detailed => {
-					if (this.followed.get(taskId) !== followed) return;
-					this.observe(detailed);
-					if (!isTerminalTaskStatus(followed.task['status'])) this.schedule(taskId, followed);
-				},
-				(error: unknown) => {
-					// The upstream forgot it, or the connection went: nothing more to follow.
-					if (this.followed.get(taskId) === followed) this.unfollow(followed, error instanceof Error ? error : new Error(String(error)));
-				},
-			);
+			void this.poll(taskId, followed);
 		}, ms);
 		followed.timer.unref();
+	}
+
+	/** One poll: the task's state kept, and the next poll scheduled while it is live. */
+	private async poll(taskId: string, followed: Followed): Promise<void> {
+		try {
+			const detailed = await this.deps.send('tasks/get', {taskId}, {timeoutMs: pollTimeoutMs});
+			if (this.followed.get(taskId) !== followed) return;
+			this.observe(detailed);
+			if (!isTerminalTaskStatus(followed.task['status'])) this.schedule(taskId, followed);
+		} catch (error) {
+			// The upstream forgot it, answered what is not a task, or the connection went: nothing more to follow.
+			if (this.followed.get(taskId) === followed) this.unfollow(followed, error instanceof Error ? error : new Error(String(error)));
+		}
 	}
 
 	private unfollow(followed: Followed, error?: Error): void {

@@ -91,6 +91,16 @@ describe('a modern upstream\'s tasks extension, driven as 2025 tasks', () => {
 		tasks.clear();
 	});
 
+	it('stops following a task whose poll is answered with what is not a task, failing a tasks/result that waits, naming the upstream', async () => {
+		const {tasks, states} = harness();
+		states.set('odd', flat('odd', 'working'));
+		tasks.incoming('tools/call', declared, {resultType: 'task', ...flat('odd', 'working')});
+		const waiting = tasks.request('tasks/result', {taskId: 'odd'}, {timeoutMs: 10_000});
+		states.set('odd', {taskId: 'odd', status: 'sleeping'});
+		await expect(waiting).rejects.toThrow(/upstream "ext" answered tasks\/get with a task without a string taskId and a known status/);
+		tasks.clear();
+	});
+
 	it('ends a waiting tasks/result at its deadline, on its signal, or when the connection closes', async () => {
 		const {tasks, states} = harness();
 		for (const id of ['a', 'b', 'c']) {
