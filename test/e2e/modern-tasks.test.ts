@@ -8,20 +8,12 @@
  * JSON-RPC over the v2 SDK's stdio transport and over plain HTTP, against
  * the built CLI's `--stdio` and `serve --http`.
  */
-import http from 'node:http';
-import {StdioClientTransport} from '@modelcontextprotocol/client/stdio';
 import {afterEach, describe, expect, it} from 'vitest';
-import {cliPath, everything, fastHangar, fixture, spawnEnv, tempDir, writeConfig} from '../support/hangar.js';
+import {everything, fastHangar, fixture, tempDir, writeConfig} from '../support/hangar.js';
 import {serveHttp, stopHttpHangars} from '../support/http-hangar.js';
+import {modernHttpClient, modernStdioClient, tasksExtension as extension, type ModernAnswer as Answer, type ModernSend as Send} from '../support/modern-wire.js';
 
-const revision = '2026-07-28';
-const extension = 'io.modelcontextprotocol/tasks';
-const withTasks = {extensions: {[extension]: {}}};
 const taskTool = 'everything__simulate-research-query';
-
-type Answer = {id: number; result?: Record<string, unknown>; error?: {code: number; message: string; data?: unknown}};
-/** Sends one 2026-07-28 request (the envelope in its `_meta`) and resolves with the JSON-RPC answer. */
-type Send = (method: string, params: Record<string, unknown>, capabilities?: Record<string, unknown>) => Promise<Answer>;
 
 const closers: Array<() => Promise<void>> = [];
 
@@ -30,64 +22,14 @@ afterEach(async () => {
 	await stopHttpHangars();
 });
 
-let nextId = 1;
-
-function envelope(params: Record<string, unknown>, capabilities: Record<string, unknown>, name: string): Record<string, unknown> {
-	return {
-		...params,
-		_meta: {'io.modelcontextprotocol/protocolVersion': revision, 'io.modelcontextprotocol/clientCapabilities': capabilities, 'io.modelcontextprotocol/clientInfo': {name, version: '1.0.0'}},
-	};
-}
-
-/** A modern client over `--stdio`: the v2 SDK's stdio transport, requests written as the extension words them. */
+/** A modern client over `--stdio`: the v2 SDK's stdio transport, requests written as the extension words them (test/support/modern-wire.ts). */
 async function stdioClient(config: string): Promise<Send> {
-	const transport = new StdioClientTransport({command: process.execPath, args: [cliPath, '--stdio', '--config', config, '--standalone'], env: spawnEnv(), stderr: 'pipe'});
-	const waiting = new Map<number, (answer: Answer) => void>();
-	transport.onmessage = message => {
-		const answer = message as unknown as Answer;
-		if ('id' in answer && waiting.has(answer.id)) waiting.get(answer.id)!(answer);
-	};
-	await transport.start();
-	closers.push(async () => transport.close());
-	return async (method, params, capabilities = withTasks) =>
-		new Promise(resolve => {
-			const id = nextId++;
-			waiting.set(id, resolve);
-			void transport.send({jsonrpc: '2.0', id, method, params: envelope(params, capabilities, 'stdio-client')});
-		});
+	return modernStdioClient(config, closers);
 }
 
 /** A modern client over HTTP with connections of its own (its own keep-alive agent), named `name`. */
 function httpClient(url: string, name = 'http-client'): Send {
-	const agent = new http.Agent({keepAlive: true});
-	closers.push(async () => agent.destroy());
-	return async (method, params, capabilities = withTasks) => {
-		const id = nextId++;
-		const body = JSON.stringify({jsonrpc: '2.0', id, method, params: envelope(params, capabilities, name)});
-		const mirrored = typeof params['taskId'] === 'string' ? params['taskId'] : typeof params['name'] === 'string' ? params['name'] : undefined;
-		const headers: Record<string, string> = {
-			'content-type': 'application/json',
-			accept: 'application/json, text/event-stream',
-			'mcp-protocol-version': revision,
-			'mcp-method': method,
-			...(mirrored === undefined ? {} : {'mcp-name': mirrored}),
-		};
-		const text = await new Promise<string>((resolve, reject) => {
-			const request = http.request(url, {method: 'POST', headers, agent}, response => {
-				let data = '';
-				response.setEncoding('utf8');
-				response.on('data', chunk => (data += chunk));
-				response.on('end', () => resolve(data));
-			});
-			request.on('error', reject);
-			request.end(body);
-		});
-		// JSON, or an SSE stream whose data lines carry the answer (and perhaps notifications before it).
-		const messages = text.trimStart().startsWith('{') ? [text] : text.split('\n').filter(line => line.startsWith('data:')).map(line => line.slice(5));
-		const answer = messages.map(message => JSON.parse(message) as Answer).find(message => message.id === id);
-		if (answer === undefined) throw new Error(`no answer to ${method} in ${text}`);
-		return answer;
-	};
+	return modernHttpClient(url, closers, name);
 }
 
 function hangarConfig(): string {

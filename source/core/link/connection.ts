@@ -44,6 +44,7 @@ import {UpstreamAsks} from './upstream-asks.js';
 import type {ConnectionEvents} from './connection-events.js';
 import {isTerminalTaskStatus, TaskProgressTokens} from './task-progress.js';
 import {ListHints} from './list-hints.js';
+import {ExtensionTasks} from './extension-tasks.js';
 import {UpstreamListen, withoutListenId} from './upstream-listen.js';
 
 export type {CallToolResult, Progress};
@@ -113,6 +114,8 @@ export class UpstreamConnection {
 	/** The caching hints of the lists last read (list-hints.ts), and a modern upstream's subscriptions/listen stream (upstream-listen.ts). */
 	readonly listHints = new ListHints();
 	private readonly listening: UpstreamListen;
+	/** A modern upstream's tasks extension, driven as 2025 tasks (extension-tasks.ts). */
+	private readonly extensionTasks: ExtensionTasks;
 	/** The era this connection speaks (set once it is open; see modern-mode.ts). */
 	private eraState: ConnectionEra = {era: 'legacy', protocolVersion: undefined, probed: false};
 
@@ -141,6 +144,8 @@ export class UpstreamConnection {
 		this.pending = new OwnRequests({sendMessage: message => this.transport.send(message as JSONRPCMessage), isClosed: () => this.closed, overPipe: child !== undefined, asks: this.asks});
 		this.pending.onTaskAnswer = (token, result) => this.taskTokens.follow(token, result);
 		this.listening = new UpstreamListen({listen: async filter => client.listen(filter), capabilities: () => this.serverCapabilities, isClosed: () => this.closed, log});
+		const capabilities = () => client.getServerCapabilities() as Record<string, unknown> | undefined;
+		this.extensionTasks = new ExtensionTasks({name, clientSide, events, capabilities, modern: () => this.modern, send: async (method, params, options) => this.sendOne(method, params, options)});
 	}
 
 	/** The upstream said list `method` changed: its hints are stale; the `_meta` that goes on, without hangar's listen id. */
@@ -286,21 +291,12 @@ export class UpstreamConnection {
 
 	/**
 	 * Takes the messages hangar handles itself from the transport before the
-	 * SDK sees them. It must run after `client.connect`, which installs the
-	 * SDK's own `onmessage` (a handler set before would run but could not
-	 * keep a message from the SDK).
-	 *
-	 * - Answers and progress of `tools/call` and of the requests `forward`
-	 *   sends, matched by ids the SDK never
-	 *   uses (strings starting with "h"; the SDK's are numbers). Progress is
-	 *   delivered here, synchronously and in arrival order: the SDK runs
-	 *   notification handlers a microtask later but handles a response at
-	 *   once, removing the call's progress handler, so a progress notification
-	 *   read in the same chunk as the result (the usual case for the last one)
-	 *   would be dropped.
-	 * - The upstream's requests for its client (sampling, elicitation, roots)
-	 *   and its cancellations of them, relayed through `ClientSide`.
-	 * - Its log messages, in order with everything else it sends.
+	 * SDK sees them (after `client.connect`, which installs the SDK's own
+	 * `onmessage`): answers and progress of the requests hangar sends itself
+	 * (ids the SDK never uses: strings starting with "h"), progress delivered
+	 * synchronously in arrival order (the SDK would drop one read in the same
+	 * chunk as its result); the upstream's requests for its client and their
+	 * cancellations, relayed through `ClientSide`; its log messages, in order.
 	 */
 	private intercept(): void {
 		const transport = this.transport;
@@ -378,6 +374,7 @@ export class UpstreamConnection {
 	/** Fails every call in flight and cancels every relayed request: the connection is gone. */
 	failPending(): void {
 		this.taskTokens.clear();
+		this.extensionTasks.clear();
 		this.pending.failAll();
 		this.asks.abortAll();
 		for (const unsubscribe of this.unsubscribe.splice(0)) unsubscribe();
@@ -478,7 +475,7 @@ export class UpstreamConnection {
 
 	/** What the upstream answered `initialize` with (undefined before it did). */
 	get serverCapabilities(): Record<string, unknown> | undefined {
-		return this.client.getServerCapabilities() as Record<string, unknown> | undefined;
+		return this.extensionTasks.capabilities(this.client.getServerCapabilities() as Record<string, unknown> | undefined);
 	}
 
 	/** Reads one of the lists besides tools/list in full, following `nextCursor` pages. */
@@ -494,9 +491,9 @@ export class UpstreamConnection {
 
 	/**
 	 * Sends a request that is not a tool call (resources/read, prompts/get,
-	 * completion/complete, resources/subscribe, ...) on the same path as a
-	 * tool call, progress included, and resolves with the upstream's result
-	 * as it came.
+	 * tasks/*, ...) on the same path as a tool call, progress included, and
+	 * resolves with the upstream's result as it came (a tasks-extension
+	 * upstream's tasks methods are translated: extension-tasks.ts).
 	 */
 	async forward(
 		method: string,
@@ -504,6 +501,12 @@ export class UpstreamConnection {
 		options: {signal?: AbortSignal | undefined; timeoutMs: number; onprogress?: ((progress: Progress) => void) | undefined; caller?: unknown},
 	): Promise<Record<string, unknown>> {
 		if (this.modern && this.listening.handles(method)) return this.listening.request(method, params);
+		if (this.extensionTasks.handles(method)) return this.extensionTasks.request(method, params, options);
+		return this.sendOne(method, params, options);
+	}
+
+	/** One request on the connection's path (a modern upstream's envelope and rounds included), its answer parsed. */
+	private async sendOne(method: string, params: Record<string, unknown>, options: Parameters<UpstreamConnection['sendRounds']>[2]): Promise<Record<string, unknown>> {
 		const result = await this.sendRounds(method, {...params}, options);
 		return result instanceof ForwardedResult ? result.value() : result;
 	}
@@ -516,9 +519,10 @@ export class UpstreamConnection {
 	): Promise<Record<string, unknown> | ForwardedResult> {
 		if (!this.modern) return this.pending.send(method, params, options);
 		params['_meta'] = {...(params['_meta'] as Record<string, unknown> | undefined), ...modernEnvelope(this.clientSide, noClientCapabilities)};
+		this.extensionTasks.outgoing(method, params);
 		return sendInRounds(this.name, method, params, options, this.clientSide, async (sent, timeoutMs) => {
 			const answer = await this.pending.send(method, sent, {...options, timeoutMs});
-			return answer instanceof ForwardedResult ? answer.value() : answer;
+			return this.extensionTasks.incoming(method, sent, answer instanceof ForwardedResult ? answer.value() : answer);
 		}, this.log);
 	}
 
@@ -575,11 +579,7 @@ export class UpstreamConnection {
 		return undefined;
 	}
 
-	/**
-	 * Maps the SDK's errors to hangar's: the upstream's own JSON-RPC errors
-	 * (ProtocolError) vs the SDK's local ones (SdkError: the connection
-	 * closed or was never open, its own timer ran out).
-	 */
+	/** Maps the SDK's errors to hangar's: the upstream's own JSON-RPC errors (ProtocolError) vs the SDK's local ones (SdkError: closed, never open, its timer). */
 	private async request<T>(run: () => Promise<T>, signal?: AbortSignal, timeoutMs?: number): Promise<T> {
 		try {
 			return await run();
