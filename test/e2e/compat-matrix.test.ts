@@ -159,6 +159,8 @@ type Probe = {
 	subscribe: (uri: string) => Promise<() => Promise<void>>;
 	/** Resolves at the first notifications/resources/updated for `uri` after it was called, or after `ms`. */
 	nextUpdate: (uri: string, ms: number) => Promise<boolean>;
+	/** The data of every log message that reached the client. */
+	logsReceived: ReadonlySet<string>;
 	/** Calls `name` at the client's log level ("info": set once on 2025, in the request's `_meta` on 2026-07-28); resolves once the log message carrying `data` arrived, or false after `ms`. */
 	logged: (name: string, token: string, data: string, ms: number) => Promise<boolean>;
 	/** Calls `name` with a progressToken; resolves with how many progress notifications for it reached the client before its answer. */
@@ -242,12 +244,16 @@ async function legacyClient(transport: Transport, target: string): Promise<Probe
 	const changes = waiter();
 	const updates = waiter<string>((uri, wanted) => uri === wanted);
 	const logs = waiter<string>((data, wanted) => data === wanted);
+	const received = new Set<string>();
 	const client = new Client({name: 'matrix-v1', version: '1.0.0'}, {capabilities: {sampling: {}, elicitation: {}}});
 	client.setRequestHandler(CreateMessageRequestSchema, async () => sampling);
 	client.setRequestHandler(ElicitRequestSchema, async () => elicitation);
 	client.setNotificationHandler(ToolListChangedNotificationSchema, async () => changes.notify());
 	client.setNotificationHandler(ResourceUpdatedNotificationSchema, async notification => updates.notify(notification.params.uri));
-	client.setNotificationHandler(LoggingMessageNotificationSchema, async notification => logs.notify(String(notification.params.data)));
+	client.setNotificationHandler(LoggingMessageNotificationSchema, async notification => {
+		received.add(String(notification.params.data));
+		logs.notify(String(notification.params.data));
+	});
 	const wire =
 		transport === 'http'
 			? new StreamableHTTPClientTransport(new URL(target))
@@ -268,6 +274,7 @@ async function legacyClient(transport: Transport, target: string): Promise<Probe
 			};
 		},
 		nextUpdate: updates.next,
+		logsReceived: received,
 		logged: async (name, token, data, ms) => {
 			const arrived = logs.next(data, ms);
 			await client.callTool({name, arguments: {token}});
@@ -282,6 +289,7 @@ async function modernClient(transport: Transport, target: string, pinned: boolea
 	const changes = waiter();
 	const updates = waiter<string>((uri, wanted) => uri === wanted);
 	const logs = waiter<string>((data, wanted) => data === wanted);
+	const received = new Set<string>();
 	const client = new ModernClient(
 		{name: pinned ? 'matrix-v2-pinned' : 'matrix-v2-auto', version: '1.0.0'},
 		{
@@ -293,7 +301,10 @@ async function modernClient(transport: Transport, target: string, pinned: boolea
 	client.setRequestHandler('sampling/createMessage', async () => sampling);
 	client.setRequestHandler('elicitation/create', async () => elicitation);
 	client.setNotificationHandler('notifications/resources/updated', notification => updates.notify(notification.params.uri));
-	client.setNotificationHandler('notifications/message', notification => logs.notify(String(notification.params.data)));
+	client.setNotificationHandler('notifications/message', notification => {
+		received.add(String(notification.params.data));
+		logs.notify(String(notification.params.data));
+	});
 	const wire =
 		transport === 'http'
 			? new ModernHttp(new URL(target))
@@ -320,6 +331,7 @@ async function modernClient(transport: Transport, target: string, pinned: boolea
 			return async () => subscription.close();
 		},
 		nextUpdate: updates.next,
+		logsReceived: received,
 		logged: async (name, token, data, ms) => {
 			const arrived = logs.next(data, ms);
 			await client.callTool({name, arguments: {token}, _meta: {[logLevelKey]: logLevel}});
@@ -412,6 +424,7 @@ async function measureCell(probe: Probe, client: ClientKind, upstream: UpstreamK
 		result.logging = await attempt(async () => {
 			// The upstream logs "debug TOKEN" then "info TOKEN": the second is at the client's level.
 			const token = randomUUID();
+			logTokens.set(token, probe);
 			return (await probe.logged(tool('log'), token, `info ${token}`, notificationWaitMs))
 				? same
 				: {outcome: 'missing', reason: `no notifications/message at the client's level within ${notificationWaitMs / 1000} s`};
@@ -432,6 +445,8 @@ async function measureCell(probe: Probe, client: ClientKind, upstream: UpstreamK
 }
 
 const measured: Cell[] = [];
+/** Each log message's token, with the client whose call caused it. */
+const logTokens = new Map<string, Probe>();
 const opened: Probe[] = [];
 const remoteUpstreams: ChildProcess[] = [];
 let stdioConfig = '';
@@ -534,6 +549,15 @@ describe('the compatibility matrix: client generation × upstream generation × 
 			}
 		}
 	}
+
+	// Each cell's own message reached its caller (the logging column). Others' may too: on a shared instance a 2025
+	// session gets every message its level admits, a 2026-07-28 identity those during its requests to that upstream
+	// (docs/protocol.md); but none below the client's level.
+	it('sends no client a log message below its level', () => {
+		expect(logTokens.size, 'every cell logged').toBe(measured.length);
+		const below = opened.flatMap((probe, at) => [...probe.logsReceived].filter(data => logTokens.has(data.split(' ')[1] ?? '') && !data.startsWith(`${logLevel} `)).map(data => `client ${at}: ${data}`));
+		expect(below).toEqual([]);
+	});
 
 	it('is what test/compat-matrix.json and the README say', () => {
 		const order = (cell: Cell) =>
