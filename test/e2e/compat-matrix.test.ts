@@ -210,9 +210,10 @@ function waiter<T = void>(matches: (value: T, wanted: T) => boolean = () => true
  * notification handler a microtask after the messages of the same read, but
  * handle an answer at once and drop its progress handler, so a progress
  * notification read in one chunk with the answer (as hangar's coalesced
- * writes usually deliver the last one) never reaches `onprogress`; that is
- * the client SDK's doing, the same with any server that writes the two
- * together, and would make the cell depend on how the bytes were read.
+ * writes usually deliver the last one) never reaches `onprogress`
+ * (modelcontextprotocol/typescript-sdk#2580, v1 and v2); that is the client
+ * SDK's doing, the same with any server that writes the two together, and
+ * would make the cell depend on how the bytes were read.
  */
 function tapProgress(wire: {onmessage?: ((message: never, extra?: never) => void) | undefined}): (call: (progressToken: string) => Promise<unknown>) => Promise<number> {
 	const counts = new Map<string, number>();
