@@ -8,8 +8,9 @@
  * a resource subscription, the upstream's sampling and elicitation
  * (input_required where a side is 2026-07-28), a task, a log message at the
  * client's level and a progress notification. One hangar per endpoint with
- * the six upstreams, one client of each kind per endpoint; the cells run side
- * by side, each upstream serving one cell at a time.
+ * the six upstreams (both reach the same remote ones), one client of each
+ * kind per endpoint; the cells run side by side, each stdio upstream serving
+ * one cell at a time.
  *
  * `expected` below is what hangar does today; the test fails when a cell
  * measures otherwise. The measured matrix is test/compat-matrix.json and the
