@@ -8,12 +8,16 @@ import path from 'node:path';
 
 export const clientKinds = ['modern', 'legacy', 'dual'] as const;
 export const upstreamKinds = ['modern', 'legacy', 'dual'] as const;
+/** How a client reaches hangar: `mcp-hangar --stdio` or `serve --http`. */
 export const transports = ['stdio', 'http'] as const;
-export const features = ['call', 'lists', 'listChanged', 'resourceUpdates', 'sampling', 'elicitation', 'tasks'] as const;
+/** How hangar reaches an upstream: a subprocess over stdio, or a remote Streamable HTTP server (`url`). */
+export const upstreamTransports = ['stdio', 'http'] as const;
+export const features = ['call', 'lists', 'listChanged', 'resourceUpdates', 'sampling', 'elicitation', 'tasks', 'logging', 'progress'] as const;
 
 export type ClientKind = (typeof clientKinds)[number];
 export type UpstreamKind = (typeof upstreamKinds)[number];
 export type Transport = (typeof transports)[number];
+export type UpstreamTransport = (typeof upstreamTransports)[number];
 export type Feature = (typeof features)[number];
 
 /**
@@ -25,7 +29,7 @@ export type Feature = (typeof features)[number];
  */
 export type Outcome = {outcome: 'works' | 'translated' | 'refused' | 'missing'; reason?: string; why?: string};
 
-export type Cell = {client: ClientKind; upstream: UpstreamKind; transport: Transport; clientEra: string; upstreamEra: string; features: Record<Feature, Outcome>};
+export type Cell = {client: ClientKind; upstream: UpstreamKind; upstreamTransport: UpstreamTransport; transport: Transport; clientEra: string; upstreamEra: string; features: Record<Feature, Outcome>};
 
 export type Matrix = {measuredWith: string; cells: Cell[]};
 
@@ -35,7 +39,18 @@ export const readmeEnd = '<!-- /compat-matrix -->';
 
 const clientNames: Record<ClientKind, string> = {modern: 'v2, pinned to 2026-07-28', legacy: 'v1 (2025-11-25)', dual: 'v2, auto'};
 const upstreamNames: Record<UpstreamKind, string> = {modern: '2026-07-28 only (v2)', legacy: '2025 (v1)', dual: 'dual-era (v2)'};
-const featureNames: Record<Feature, string> = {call: 'call', lists: 'lists', listChanged: 'list changes', resourceUpdates: 'resource subscription', sampling: 'sampling', elicitation: 'elicitation', tasks: 'tasks'};
+const upstreamTransportNames: Record<UpstreamTransport, string> = {stdio: 'stdio', http: 'HTTP (remote)'};
+const featureNames: Record<Feature, string> = {
+	call: 'call',
+	lists: 'lists',
+	listChanged: 'list changes',
+	resourceUpdates: 'resource subscription',
+	sampling: 'sampling',
+	elicitation: 'elicitation',
+	tasks: 'tasks',
+	logging: 'logging',
+	progress: 'progress',
+};
 
 function mark(outcome: Outcome): string {
 	switch (outcome.outcome) {
@@ -50,35 +65,43 @@ function mark(outcome: Outcome): string {
 	}
 }
 
-/** The README's table: one row per client × upstream, both transports in one row when they agree, then why for each gap. */
+/**
+ * The README's table: one row per client × upstream × upstream transport, both
+ * of hangar's endpoints in one row when they agree, then why for each gap.
+ */
 export function renderMatrix(matrix: Matrix): string {
 	const rows: string[] = [];
 	const notes = new Map<string, {feature: Feature; outcome: Outcome; pairs: string[]}>();
 	for (const client of clientKinds) {
 		for (const upstream of upstreamKinds) {
-			const cells = transports.map(transport => matrix.cells.find(cell => cell.client === client && cell.upstream === upstream && cell.transport === transport)!);
-			const same = cells.every(cell => JSON.stringify({...cell, transport: ''}) === JSON.stringify({...cells[0]!, transport: ''}));
-			for (const cell of same ? [cells[0]!] : cells) {
-				const transport = same ? 'stdio, HTTP' : cell.transport === 'stdio' ? 'stdio' : 'HTTP';
-				const marks = features.map(feature => {
-					const outcome = cell.features[feature];
-					if (outcome.why !== undefined) {
-						const key = `${feature} ${outcome.outcome} ${outcome.why}`;
-						const note = notes.get(key) ?? {feature, outcome, pairs: []};
-						note.pairs.push(`${clientNames[client]} → ${upstreamNames[upstream]}${same ? '' : ` (${transport})`}`);
-						notes.set(key, note);
-					}
+			for (const upstreamTransport of upstreamTransports) {
+				const cells = transports.map(
+					transport => matrix.cells.find(cell => cell.client === client && cell.upstream === upstream && cell.upstreamTransport === upstreamTransport && cell.transport === transport)!,
+				);
+				const same = cells.every(cell => JSON.stringify({...cell, transport: ''}) === JSON.stringify({...cells[0]!, transport: ''}));
+				for (const cell of same ? [cells[0]!] : cells) {
+					const transport = same ? 'stdio, HTTP' : cell.transport === 'stdio' ? 'stdio' : 'HTTP';
+					const pair = `${clientNames[client]} → ${upstreamNames[upstream]} over ${upstreamTransportNames[upstreamTransport]}${same ? '' : ` (hangar ${transport})`}`;
+					const marks = features.map(feature => {
+						const outcome = cell.features[feature];
+						if (outcome.why !== undefined) {
+							const key = `${feature} ${outcome.outcome} ${outcome.why}`;
+							const note = notes.get(key) ?? {feature, outcome, pairs: []};
+							note.pairs.push(pair);
+							notes.set(key, note);
+						}
 
-					return mark(outcome);
-				});
-				rows.push(`| ${clientNames[client]} | ${upstreamNames[upstream]} | ${transport} | ${cell.clientEra} → ${cell.upstreamEra} | ${marks.join(' | ')} |`);
+						return mark(outcome);
+					});
+					rows.push(`| ${clientNames[client]} | ${upstreamNames[upstream]} | ${upstreamTransportNames[upstreamTransport]} | ${transport} | ${cell.clientEra} → ${cell.upstreamEra} | ${marks.join(' | ')} |`);
+				}
 			}
 		}
 	}
 
 	return [
-		`| Client (SDK) | Upstream (SDK) | hangar endpoint | spoken (client → upstream) | ${features.map(feature => featureNames[feature]).join(' | ')} |`,
-		`| --- | --- | --- | --- | ${features.map(() => '---').join(' | ')} |`,
+		`| Client (SDK) | Upstream (SDK) | upstream transport | hangar endpoint | spoken (client → upstream) | ${features.map(feature => featureNames[feature]).join(' | ')} |`,
+		`| --- | --- | --- | --- | --- | ${features.map(() => '---').join(' | ')} |`,
 		...rows,
 		'',
 		`Measured with ${matrix.measuredWith}. ¹ an error reached the client; ² nothing reached the client. Why:`,
