@@ -103,6 +103,13 @@ export type ClientSide = {
 	 */
 	readonly capabilities: Record<string, unknown>;
 	/**
+	 * The capabilities a modern upstream is told in the `_meta` of one call's
+	 * requests, when they are the calling client's own rather than
+	 * `capabilities` (an era twin's: each 2026-07-28 client declares its own,
+	 * as it would to the upstream directly); absent or undefined: `capabilities`.
+	 */
+	capabilitiesOf?(caller: unknown): Record<string, unknown> | undefined;
+	/**
 	 * Relays a request of upstream `server` to a client that can answer it;
 	 * resolves with the client's result. Rejects with a JsonRpcError when the
 	 * client answered with an error (it goes back to the upstream as it came),

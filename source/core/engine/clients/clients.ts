@@ -117,6 +117,8 @@ export class ClientRecord {
 	logLevel: LoggingLevel | undefined;
 	/** How to reach it; unset until the session is ready to relay. */
 	peer: ClientPeer | undefined;
+	/** It speaks 2026-07-28 (a modern identity, gateway/modern-clients.ts): a dual-era upstream serves it from its era twin. */
+	modern = false;
 	/** Its modern calls held for input, by the request id they run under upstream (see HeldCallPeer); they outlive a one-request HTTP session. */
 	readonly heldCalls = new Map<string | number, HeldCallPeer>();
 	private readonly inFlight: CallInFlight[] = [];
