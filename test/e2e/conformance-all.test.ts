@@ -125,6 +125,8 @@ describe("the conformance suite's --suite all, its reference server directly and
 		// Namespaced, beyond what "namespace": false misses, only scenarios that look a tool or prompt up by its bare name.
 		const plain = new Set(listed['http-upstream'].map(entry => entry.scenario));
 		for (const {scenario, reason} of listed.namespaced) if (!plain.has(scenario)) expect(reason, scenario).toMatch(/^needs the (tool|prompt) listed under its bare name/);
+		// Behind the stdio adapter, beyond what http-upstream misses, only scenarios that check HTTP itself.
+		for (const {scenario, reason} of listed['stdio-endpoint']) if (!plain.has(scenario)) expect(reason, scenario).toMatch(/^needs HTTP itself/);
 		for (const name of configurations) for (const {scenario, reason} of listed[name]) expect(reason, `${name}: ${scenario}`).toMatch(/^needs /);
 
 		expect(reference.stderr()).toBe('');

@@ -171,8 +171,8 @@ function startedPids(file: string): number[] {
 	return fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(line => line !== '').map(Number) : [];
 }
 
-function text(result: {content?: unknown}): string {
-	return (result.content as Array<{text: string}>)[0]!.text;
+function text(result: Record<string, unknown>): string {
+	return (result['content'] as Array<{text: string}>)[0]!.text;
 }
 
 describe('a dual-era upstream behind hangar', () => {

@@ -94,6 +94,8 @@ export type RelayOptions = {
 	 * nothing (stdio).
 	 */
 	origin?: {kind: 'call'; caller: unknown} | {kind: 'outside'} | undefined;
+	/** A modern upstream's own key for this input request (link/input-rounds.ts): a 2026-07-28 client is asked under it, as it would be directly. */
+	inputKey?: string | undefined;
 };
 
 export type ClientSide = {

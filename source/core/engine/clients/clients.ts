@@ -86,7 +86,7 @@ export type HeldCallPeer = {
 	/** The id of the client's request waiting on this call now (its first, or a retry), if one is. */
 	readonly roundId: string | number | undefined;
 	/** Holds the upstream's request until the client answers it on its retry; rejects when it does not in time. */
-	ask(server: string, method: RelayedMethod, params: Record<string, unknown> | undefined, signal: AbortSignal): Promise<Record<string, unknown>>;
+	ask(server: string, method: RelayedMethod, params: Record<string, unknown> | undefined, signal: AbortSignal, key?: string): Promise<Record<string, unknown>>;
 };
 
 /** A call in flight from a session (over HTTP, a per-client instance's request to its client travels on that call's stream). */

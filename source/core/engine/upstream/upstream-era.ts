@@ -26,6 +26,8 @@ export type EraVerdict = {
 	launch: string;
 	/** The server's name@version then; null when it said none. */
 	server: string | null;
+	/** Learned by a hangar that tells dual-era upstreams apart; a `legacy` verdict without it may be a dual-era one's, so its next start probes once more. */
+	dualChecked?: boolean;
 };
 
 /** What status, hangar_list and the TUI show of an upstream's era. */
@@ -52,6 +54,7 @@ export function serverKey(identity: PersistedUpstream['identity']): string | nul
 /** The era a start opens in: the saved verdict when it was learned of this launch (a dual-era upstream's own start: its 2025 mode); undefined: probe. */
 export function eraHint(saved: EraVerdict | undefined, config: ServerConfig): EraHint {
 	if (saved === undefined || saved.launch !== launchKey(config.launch)) return undefined;
+	if (saved.era === 'legacy' && saved.dualChecked !== true) return undefined;
 	return saved.era === 'dual' ? 'legacy' : saved.era;
 }
 
@@ -74,7 +77,7 @@ export function nextVerdict(
 	now: number,
 ): {verdict: EraVerdict | undefined; note: string | undefined} {
 	const server = serverKey(identity);
-	const fresh: EraVerdict = {era: opened.dual === true ? 'dual' : opened.era, at: now, protocolVersion: opened.protocolVersion, launch: launchKey(config.launch), server};
+	const fresh: EraVerdict = {era: opened.dual === true ? 'dual' : opened.era, at: now, protocolVersion: opened.protocolVersion, launch: launchKey(config.launch), server, dualChecked: true};
 	if (opened.tentative === true) return {verdict: saved, note: 'era not saved: the probe could not conclude; its next start probes again'};
 	if (opened.probed || saved === undefined) return {verdict: fresh, note: `era learned: ${describeEra(fresh.era, fresh.protocolVersion)}, saved for its next starts`};
 	if (saved.server === server || saved.server === null || server === null) return {verdict: saved, note: undefined};

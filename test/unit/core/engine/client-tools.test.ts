@@ -43,7 +43,8 @@ function setup() {
 	const listsOf = new Map<ClientRecord, readonly ToolDefinition[]>();
 	const host: ClientToolsHost = {
 		tools: () => base,
-		perClientTemplates: () => [template as unknown as Upstream],
+		ownListTemplates: () => [template as unknown as Upstream],
+		servesModern: () => false,
 		instanceOf: (_template, client) => instances.get(client) as unknown as Upstream | undefined,
 		instanceFor(_template, client) {
 			let instance = instances.get(client);
