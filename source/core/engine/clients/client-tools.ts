@@ -134,15 +134,16 @@ export class ClientTools {
 	}
 
 	/**
-	 * Routes a tools/call by the name this session sees, where its list is
-	 * not the shared one (a tool only its own instance or era twin lists);
-	 * undefined: the router's. A 2026-07-28 client that calls before its
-	 * twin has listed waits for it (within the request's signal and deadline).
+	 * Routes a 2026-07-28 client's tools/call by the name it sees, where its
+	 * list is not the shared one (a tool only a dual-era upstream's
+	 * 2026-07-28 mode lists); undefined: the router's. A call made before
+	 * that mode has listed waits for it (within the request's signal and deadline).
 	 */
 	async route(client: ClientRecord | undefined, name: string, scope: RouteScope): Promise<Route | undefined> {
-		if (client === undefined) return undefined;
+		// A 2025 client's call routes by the router, as before: nothing on its hot path.
+		if (client?.modern !== true) return undefined;
 		let found = this.lookup(client, name);
-		if (found === undefined && client.modern && this.unknown(client).length > 0) {
+		if (found === undefined && this.unknown(client).length > 0) {
 			const signal = scope.deadline === undefined ? scope.signal : AbortSignal.any([scope.signal, AbortSignal.timeout(scope.deadline.remainingMs)]);
 			await this.prepare(client, signal);
 			found = this.lookup(client, name);
