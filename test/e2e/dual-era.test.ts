@@ -234,4 +234,33 @@ describe('a dual-era upstream behind hangar', () => {
 			await legacy.client.close();
 		}
 	});
+
+	it('per client: a 2026-07-28 client\'s own instance is opened in its 2026-07-28 mode, over --stdio too, and a 2025 client\'s in its 2025 mode', async () => {
+		const dir = tempDir();
+		const startsFile = path.join(dir, 'starts');
+		const config = writeConfig(dir, {dual: {...dualServer(startsFile), instances: 'per-client', lazy: true}}, fastHangar);
+		const stateFile = path.join(dir, 'state', 'state.json');
+		const legacy = await openHangar(config, {shared: true});
+		try {
+			expect(text(await legacy.client.callTool({name: 'era', arguments: {}}))).toBe('2025');
+			await waitFor(() => (JSON.parse(fs.readFileSync(stateFile, 'utf8')) as {upstreams: Record<string, {era?: {era: string}}>}).upstreams['dual']?.era?.era === 'dual' || undefined, 'the dual-era verdict');
+			// A 2026-07-28 client on --stdio, attached to the same supervisor.
+			const modernClient = pinned();
+			await modernClient.connect(new ModernStdio({command: process.execPath, args: [cliPath, '--stdio', '--config', config], env: spawnEnv(), stderr: 'pipe'}));
+			try {
+				expect((await modernClient.listTools()).tools.map(tool => tool.name)).toContain('only_modern');
+				expect(text(await modernClient.callTool({name: 'era', arguments: {}}))).toBe('2026-07-28');
+				expect(text(await modernClient.callTool({name: 'only_modern', arguments: {}}))).toBe('only_modern');
+				const [modernPid, legacyPid] = await Promise.all([modernClient.callTool({name: 'pid', arguments: {}}), legacy.client.callTool({name: 'pid', arguments: {}})]);
+				expect(text(modernPid)).not.toBe(text(legacyPid));
+				expect((await legacy.client.listTools()).tools.map(tool => tool.name)).not.toContain('only_modern');
+			} finally {
+				await modernClient.close();
+			}
+		} finally {
+			await legacy.close();
+		}
+
+		await waitFor(() => startedPids(startsFile).every(pid => !isAlive(pid)) || undefined, 'every process of it to exit with hangar');
+	});
 });
