@@ -23,7 +23,7 @@ function instancesCell(entry: StatusEntry): string {
 
 /** The revision it is driven in ("2026-07-28", "2025-11-25"), "-" before its first start told. */
 function eraCell(entry: StatusEntry): string {
-	return entry.era.era === null ? '-' : (entry.era.protocolVersion ?? entry.era.era);
+	return entry.era.era === null ? '-' : entry.era.era === 'dual' ? 'dual-era' : (entry.era.protocolVersion ?? entry.era.era);
 }
 
 /**

@@ -26,6 +26,10 @@
  * Resources: `demo://counter`. It declares `tools.listChanged`, `resources`
  * with `subscribe` and `listChanged`, and `logging`.
  *
+ * `--modern-tool NAME` registers one more tool, `NAME` (it answers "NAME"),
+ * on its 2026-07-28 path only, as a dual-era server may expose different
+ * things on its two paths (the conformance reference server does).
+ *
  * `--starts-file PATH` appends one line per start (a test counts spawns);
  * `--version V` is the version in its serverInfo; `--cache-ttl MS` and
  * `--cache-scope public|private` are the caching hints of its lists (the
@@ -41,6 +45,7 @@ const {values: args} = parseArgs({
 	options: {
 		legacy: {type: 'string', default: 'serve'},
 		'starts-file': {type: 'string'},
+		'modern-tool': {type: 'string'},
 		version: {type: 'string', default: '1.0.0'},
 		'cache-ttl': {type: 'string'},
 		'cache-scope': {type: 'string'},
@@ -74,7 +79,7 @@ function cacheHints(): McpServerOptions['cacheHints'] {
 let counter = 0;
 const counterUri = 'demo://counter';
 
-function build(): McpServer {
+function build({era}: {era: string}): McpServer {
 	const server = new McpServer(
 		{name: 'modern-fixture', version: String(args.version)},
 		{capabilities: {tools: {listChanged: true}, resources: {subscribe: true, listChanged: true}, logging: {}}, cacheHints: cacheHints()},
@@ -101,6 +106,8 @@ function build(): McpServer {
 	server.registerTool('era', {description: 'The protocol version of this request.', inputSchema: z.object({})}, async (_args, ctx) => ({
 		content: [{type: 'text', text: eraOf(ctx.mcpReq.envelope)}],
 	}));
+	const modernTool = args['modern-tool'];
+	if (era === 'modern' && typeof modernTool === 'string') server.registerTool(modernTool, {description: 'Listed on its 2026-07-28 path only.', inputSchema: z.object({})}, async () => ({content: [{type: 'text', text: modernTool}]}));
 	server.registerTool('pid', {description: 'Its process id.', inputSchema: z.object({})}, async () => ({content: [{type: 'text', text: String(process.pid)}]}));
 	const answer = z.object({ok: z.boolean()});
 	const requestedSchema = {type: 'object' as const, properties: {ok: {type: 'boolean' as const}}, required: ['ok']};

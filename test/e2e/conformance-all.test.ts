@@ -8,7 +8,10 @@
  * scenarios. What the reference server passes directly and a configuration
  * does not is exactly that configuration's list in
  * test/conformance-all-gaps.yml, each with its reason: a new failure fails
- * the test, and so does a listed one that passes.
+ * the test, and so does a listed one that passes. A scenario lost that is
+ * not listed runs once more alone, since a few 2026-07-28 checks give a
+ * request 500 ms, which five suites at once on a loaded machine can exceed
+ * through a hop; it counts as passed only if it passes then.
  *
  * The suite drives servers only over Streamable HTTP (`--url`), so:
  * - `http-upstream`: `serve --http`, the reference server as a remote HTTP upstream, `"namespace": false`;
@@ -20,7 +23,7 @@ import {randomUUID} from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import {afterEach, describe, expect, it} from 'vitest';
-import {conformanceReferenceStdio, referencePassesActive, serveConformanceReference, serverScenarios, stopConformanceFixtures, suiteAllRun} from '../support/conformance.js';
+import {conformance, conformanceReferenceStdio, referencePassesActive, serveConformanceReference, serverScenarios, stopConformanceFixtures, suiteAllRun} from '../support/conformance.js';
 import {fastHangar, processesWithTag, root, runCli, tempDir, waitFor, writeConfig} from '../support/hangar.js';
 import {serveHttp, stopHttpHangars} from '../support/http-hangar.js';
 import {serveStdioOverHttp, stopStdioAdapters} from '../support/stdio-adapter.js';
@@ -103,18 +106,30 @@ describe("the conformance suite's --suite all, its reference server directly and
 		const listed = gaps();
 		const counts: string[] = [`directly ${direct!.passed.length}/${total} (${direct!.seconds} s)`];
 		const lost: Record<string, string[]> = {};
+		const reruns: string[] = [];
 		for (const [index, name] of configurations.entries()) {
 			const run = through[index]!;
 			const passed = new Set(run.passed);
 			counts.push(`${name} ${run.passed.length}/${total} (${run.seconds} s)`);
 			lost[name] = direct!.passed.filter(scenario => !passed.has(scenario)).sort();
+			// A few 2026-07-28 checks give a request 500 ms; five suites at once on a loaded machine can take longer through a
+			// hop. A scenario lost that is not listed runs once more, alone: it counts as passed only if it passes then.
+			const listedHere = new Set(listed[name].map(entry => entry.scenario));
+			for (const scenario of lost[name].filter(scenario => !listedHere.has(scenario))) {
+				const again = await conformance(['server', '--url', urls[name], '--scenario', scenario, '--output-dir', path.join(dir, `${name}-rerun`)]);
+				const alone = /^Passed: (\d+)\/\1, 0 failed/m.test(again.output);
+				reruns.push(`${name} ${scenario}: ${alone ? 'passed' : 'failed'} alone`);
+				if (alone) lost[name] = lost[name].filter(other => other !== scenario);
+			}
 		}
 
-		console.log(`conformance --suite all, the five runs at once: ${counts.join(', ')}`);
-		// Each hangar drove the reference server in its 2025 mode, as docs/protocol.md says a dual-era upstream is (a verdict saved as 2026-07-28 changes what every configuration passes: its log says why).
+		console.log(`conformance --suite all, the five runs at once: ${counts.join(', ')}${reruns.length === 0 ? '' : `; run again alone: ${reruns.join(', ')}`}`);
+		// Over HTTP the reference server is dual-era (2026-07-28 clients reach its 2026-07-28 path through hangar's era twin of it, docs/protocol.md);
+		// over stdio it is its 2025 McpServer only. Another verdict changes what a configuration passes: its log says why.
 		for (const [name, config] of Object.entries(configs)) {
 			const era = eraOf(name);
-			if (era?.era !== 'legacy') expect.fail(`${name}: the reference server's era was saved as ${JSON.stringify(era)}, not legacy; its log:\n${(await runCli(['logs', 'reference', '--config', config])).stdout}`);
+			const expected = name === 'stdio-upstream' ? 'legacy' : 'dual';
+			if (era?.era !== expected) expect.fail(`${name}: the reference server's era was saved as ${JSON.stringify(era)}, not ${expected}; its log:\n${(await runCli(['logs', 'reference', '--config', config])).stdout}`);
 		}
 
 		// All configurations in one comparison, so a failure shows each one's difference.
@@ -123,6 +138,8 @@ describe("the conformance suite's --suite all, its reference server directly and
 		// Namespaced, beyond what "namespace": false misses, only scenarios that look a tool or prompt up by its bare name.
 		const plain = new Set(listed['http-upstream'].map(entry => entry.scenario));
 		for (const {scenario, reason} of listed.namespaced) if (!plain.has(scenario)) expect(reason, scenario).toMatch(/^needs the (tool|prompt) listed under its bare name/);
+		// Behind the stdio adapter, beyond what http-upstream misses, only scenarios that check HTTP itself.
+		for (const {scenario, reason} of listed['stdio-endpoint']) if (!plain.has(scenario)) expect(reason, scenario).toMatch(/^needs HTTP itself/);
 		for (const name of configurations) for (const {scenario, reason} of listed[name]) expect(reason, `${name}: ${scenario}`).toMatch(/^needs /);
 
 		expect(reference.stderr()).toBe('');

@@ -2,13 +2,17 @@
  * Both protocol generations on one endpoint (issue 31): a v2 SDK client
  * pinned to 2026-07-28 (stateless, per-request `_meta`, no initialize) and a
  * v1 client (2025, initialize and a session) through the same hangar, on
- * `--stdio` and `serve --http`, to a legacy upstream (server-everything).
+ * `--stdio` and `serve --http`, to a legacy upstream (server-everything);
+ * and to a dual-era upstream, which each reaches in its own generation (the
+ * 2026-07-28 client through its era twin, a second process).
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import {Client as ModernClient} from '@modelcontextprotocol/client';
 import {StdioClientTransport as ModernStdio} from '@modelcontextprotocol/client/stdio';
 import {StreamableHTTPClientTransport as ModernHttp} from '@modelcontextprotocol/client';
 import {afterEach, describe, expect, it} from 'vitest';
-import {cliPath, closeHangars, everything, fastHangar, fixture, openHangar, spawnEnv, tempDir, writeConfig} from '../support/hangar.js';
+import {cliPath, closeHangars, everything, fastHangar, fixture, isAlive, openHangar, root, runCli, spawnEnv, tempDir, waitFor, writeConfig} from '../support/hangar.js';
 import {connectHttp, post, serveHttp, stopHttpHangars} from '../support/http-hangar.js';
 
 const modern = '2026-07-28';
@@ -154,5 +158,109 @@ describe('2026-07-28 clients beside 2025 ones', () => {
 		} finally {
 			await client.close();
 		}
+	});
+});
+
+/** The v2 SDK fixture as a dual-era stdio upstream whose 2026-07-28 path has one more tool, `only_modern`. */
+function dualServer(startsFile: string): Record<string, unknown> {
+	return {command: process.execPath, args: [path.join(root, 'dist', 'demo', 'modern-server.js'), '--legacy', 'serve', '--modern-tool', 'only_modern', '--starts-file', startsFile], namespace: false, lazy: false};
+}
+
+/** The pids the fixture wrote, one per start. */
+function startedPids(file: string): number[] {
+	return fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(line => line !== '').map(Number) : [];
+}
+
+function text(result: Record<string, unknown>): string {
+	return (result['content'] as Array<{text: string}>)[0]!.text;
+}
+
+describe('a dual-era upstream behind hangar', () => {
+	it('serves a 2025 client from its 2025 mode and a 2026-07-28 client from its 2026-07-28 mode (a second process, started on demand), both at once; a stop ends both', async () => {
+		const dir = tempDir();
+		const startsFile = path.join(dir, 'starts');
+		const config = writeConfig(dir, {dual: dualServer(startsFile)}, fastHangar);
+		const hangar = await serveHttp(config);
+		const stateFile = path.join(dir, 'state', 'state.json');
+		const era = () => (fs.existsSync(stateFile) ? (JSON.parse(fs.readFileSync(stateFile, 'utf8')) as {upstreams: Record<string, {era?: {era: string}}>}).upstreams['dual']?.era : undefined);
+		// The first start probes: server/discover answered, then the 2025 initialize answered too: saved as dual-era.
+		await waitFor(() => era()?.era === 'dual' || undefined, 'the dual-era verdict to be saved');
+		const legacy = await connectHttp(hangar.url);
+		const legacyPid = Number(text(await legacy.client.callTool({name: 'pid', arguments: {}})));
+		expect(text(await legacy.client.callTool({name: 'era', arguments: {}}))).toBe('2025');
+		expect((await legacy.client.listTools()).tools.map(tool => tool.name)).not.toContain('only_modern');
+		// The probe's process and the 2025 mode's: no 2026-07-28 process before a 2026-07-28 client asks.
+		expect(startedPids(startsFile)).toHaveLength(2);
+		expect(startedPids(startsFile).filter(pid => isAlive(pid))).toEqual([legacyPid]);
+
+		const modernClient = pinned();
+		await modernClient.connect(new ModernHttp(new URL(hangar.url)));
+		try {
+			const {tools} = await modernClient.listTools();
+			expect(tools.map(tool => tool.name)).toContain('only_modern');
+			expect(text(await modernClient.callTool({name: 'only_modern', arguments: {}}))).toBe('only_modern');
+			const modernPid = Number(text(await modernClient.callTool({name: 'pid', arguments: {}})));
+			expect(modernPid).not.toBe(legacyPid);
+			expect(startedPids(startsFile)).toEqual([expect.any(Number), legacyPid, modernPid]);
+
+			// Both at once, each in its own generation.
+			const [old, now] = await Promise.all([legacy.client.callTool({name: 'era', arguments: {}}), modernClient.callTool({name: 'era', arguments: {}})]);
+			expect([text(old), text(now)]).toEqual(['2025', '2026-07-28']);
+			// The 2025 client still cannot see or call what only the 2026-07-28 path has.
+			expect((await legacy.client.listTools()).tools.map(tool => tool.name)).not.toContain('only_modern');
+			const refused = await legacy.client.callTool({name: 'only_modern', arguments: {}}).catch((error: Error) => error);
+			expect(String(refused instanceof Error ? refused.message : JSON.stringify(refused))).toMatch(/only_modern/);
+
+			// A tool the 2026-07-28 path adds: its list_changed reaches the 2026-07-28 client's list, not the 2025 one's.
+			await modernClient.callTool({name: 'add-tool', arguments: {name: 'made_modern'}});
+			await waitFor(async () => (await modernClient.listTools()).tools.some(tool => tool.name === 'made_modern') || undefined, 'the 2026-07-28 list to show made_modern');
+			expect((await legacy.client.listTools()).tools.map(tool => tool.name)).not.toContain('made_modern');
+
+			// status tells the truth: dual-era, and its era twin's process.
+			const json = JSON.parse((await runCli(['status', '--json', '--config', config])).stdout) as {upstreams: Array<{name: string; era: {era: string}; eraTwin?: {pid: number | null; state: string}}>};
+			const entry = json.upstreams.find(upstream => upstream.name === 'dual')!;
+			expect(entry.era.era).toBe('dual');
+			expect(entry.eraTwin).toMatchObject({pid: modernPid, state: 'ready'});
+
+			// A person's stop applies to both: no process of it is left.
+			const stopped = await runCli(['stop', 'dual', '--config', config]);
+			expect(stopped.code, stopped.stderr).toBe(0);
+			await waitFor(() => !isAlive(legacyPid) && !isAlive(modernPid), 'both processes to exit');
+			expect(startedPids(startsFile).filter(pid => isAlive(pid))).toEqual([]);
+			const after = await modernClient.callTool({name: 'era', arguments: {}}).catch((error: Error) => error);
+			expect(String(after instanceof Error ? after.message : JSON.stringify(after))).toMatch(/stopped/);
+		} finally {
+			await modernClient.close();
+			await legacy.client.close();
+		}
+	});
+
+	it('per client: a 2026-07-28 client\'s own instance is opened in its 2026-07-28 mode, over --stdio too, and a 2025 client\'s in its 2025 mode', async () => {
+		const dir = tempDir();
+		const startsFile = path.join(dir, 'starts');
+		const config = writeConfig(dir, {dual: {...dualServer(startsFile), instances: 'per-client', lazy: true}}, fastHangar);
+		const stateFile = path.join(dir, 'state', 'state.json');
+		const legacy = await openHangar(config, {shared: true});
+		try {
+			expect(text(await legacy.client.callTool({name: 'era', arguments: {}}))).toBe('2025');
+			await waitFor(() => (JSON.parse(fs.readFileSync(stateFile, 'utf8')) as {upstreams: Record<string, {era?: {era: string}}>}).upstreams['dual']?.era?.era === 'dual' || undefined, 'the dual-era verdict');
+			// A 2026-07-28 client on --stdio, attached to the same supervisor.
+			const modernClient = pinned();
+			await modernClient.connect(new ModernStdio({command: process.execPath, args: [cliPath, '--stdio', '--config', config], env: spawnEnv(), stderr: 'pipe'}));
+			try {
+				expect((await modernClient.listTools()).tools.map(tool => tool.name)).toContain('only_modern');
+				expect(text(await modernClient.callTool({name: 'era', arguments: {}}))).toBe('2026-07-28');
+				expect(text(await modernClient.callTool({name: 'only_modern', arguments: {}}))).toBe('only_modern');
+				const [modernPid, legacyPid] = await Promise.all([modernClient.callTool({name: 'pid', arguments: {}}), legacy.client.callTool({name: 'pid', arguments: {}})]);
+				expect(text(modernPid)).not.toBe(text(legacyPid));
+				expect((await legacy.client.listTools()).tools.map(tool => tool.name)).not.toContain('only_modern');
+			} finally {
+				await modernClient.close();
+			}
+		} finally {
+			await legacy.close();
+		}
+
+		await waitFor(() => startedPids(startsFile).every(pid => !isAlive(pid)) || undefined, 'every process of it to exit with hangar');
 	});
 });

@@ -62,14 +62,14 @@ describe('a 2026-07-28 upstream', () => {
 		expect(starts(startsFile)).toBe(4);
 	});
 
-	it('dual-era (a v2 server that serves both generations) is driven in its 2025 mode, which serves 2025 clients in full, and the verdict spares the next start the probe', async () => {
+	it('dual-era (a v2 server that serves both generations) is saved as dual and driven in its 2025 mode for 2025 clients, and the verdict spares the next start the probe', async () => {
 		const dir = tempDir();
 		const startsFile = path.join(dir, 'starts');
 		const config = writeConfig(dir, {dual: modernServer(['--legacy', 'serve', '--starts-file', startsFile])}, fastHangar);
 		const first = await openHangar(config);
 		expect((await first.client.callTool({name: 'era', arguments: {}})).content).toEqual([{type: 'text', text: '2025'}]);
 		await first.close();
-		expect(savedEra(dir, 'dual')).toMatchObject({era: 'legacy', protocolVersion: '2025-11-25'});
+		expect(savedEra(dir, 'dual')).toMatchObject({era: 'dual', protocolVersion: '2025-11-25'});
 		// The probe's connection (server/discover answered), then the one initialize opened.
 		expect(starts(startsFile)).toBe(2);
 		const second = await openHangar(config);

@@ -71,8 +71,8 @@ class OneRequestTransport implements SessionTransport {
 		}
 
 		if (this.streaming) this.res.end(event(JSON.stringify(message)));
-		// A method this era does not have (or no server has) is HTTP 404, as 2026-07-28 asks.
-		else sendJson(this.res, (message as {error?: {code?: unknown}}).error?.code === JsonRpcCode.MethodNotFound ? 404 : 200, message);
+		// A method this era does not have (or no server has) is HTTP 404, and the era's own request errors 400 (a modern upstream's too), as 2026-07-28 asks.
+		else sendJson(this.res, httpStatusOf((message as {error?: {code?: unknown}}).error?.code), message);
 		await this.close();
 	}
 
@@ -219,4 +219,10 @@ async function serveModernRequest(
 	res.on('close', () => void gateway.close());
 	await gateway.start();
 	transport.onmessage?.(message.value as JSONRPCMessage);
+}
+
+/** The HTTP status of a 2026-07-28 answer: 404 for -32601, 400 for the era's header, capability and version errors, else 200. */
+function httpStatusOf(code: unknown): number {
+	if (code === JsonRpcCode.MethodNotFound) return 404;
+	return code === modernErrorCode.missingClientCapability || code === modernErrorCode.headerMismatch || code === modernErrorCode.unsupportedProtocolVersion ? 400 : 200;
 }

@@ -90,7 +90,7 @@ const fields = {
 	}),
 	clientScoped: z.object({at: time, method: z.string(), launch: z.string().optional(), server: z.string().nullable().optional()}),
 	rootsAtStart: z.object({at: time, asked: z.boolean()}),
-	era: z.object({era: z.enum(['legacy', 'modern']), at: time, protocolVersion: z.string().max(40).optional(), launch: z.string(), server: z.string().nullable()}),
+	era: z.object({era: z.enum(['legacy', 'modern', 'dual']), at: time, protocolVersion: z.string().max(40).optional(), launch: z.string(), server: z.string().nullable(), dualChecked: z.boolean().optional()}),
 } satisfies Record<Exclude<keyof PersistedUpstream, 'counters'>, z.ZodType>;
 
 type FieldName = keyof typeof fields;

@@ -18,13 +18,16 @@ import {CallLog} from './call-log.js';
 import {ClientRegistry, type ClientRecord} from './clients/clients.js';
 import {SessionRelay} from './clients/client-relay.js';
 import {ClientTools} from './clients/client-tools.js';
+import {EraTwins, servesModern} from './clients/era-twins.js';
+import {ClientCatalog} from './clients/client-catalog.js';
+import {waitForDiscovery} from './discovery-wait.js';
 import {InstanceModes} from './clients/instance-mode.js';
 import {InstanceTotals} from './clients/instance-totals.js';
 import type {HangarConfig, ServerConfig, ToolDefinition} from '../config/read-config.js';
 import {ContextCost, type ContextCostView} from './upstream/context-cost.js';
 import {ConfigReload} from './config/config-reload.js';
 import {ConfigFile, type ReloadRecord} from './config/running-config.js';
-import {isPersonAction, perClientAct, personActions, upstreamAct, type PersonAction} from './upstream-actions.js';
+import {isPersonAction, perClientAct, personActions, sharedAct, type PersonAction} from './upstream-actions.js';
 import {describeClash} from './routing/exposed-names.js';
 import type {Logger} from '../base/logger.js';
 import {errorMessage} from '../base/errors.js';
@@ -116,9 +119,19 @@ export class Supervisor extends EventEmitter<{
 	/** The tools each client session sees of the per-client servers: its own instance's. */
 	readonly clientTools = new ClientTools({
 		tools: () => this.router.tools(),
-		perClientTemplates: () => [...this.upstreams.values()].filter(upstream => this.instanceModes.runsPerClient(upstream)),
-		instanceOf: (template, client) => this.instanceSets.get(template)?.get(client.id)?.upstream,
+		ownListTemplates: client => [...this.upstreams.values()].filter(upstream => this.instanceModes.runsPerClient(upstream) || servesModern(upstream, client)),
+		servesModern,
+		instanceOf: (template, client) => this.instanceSets.get(template)?.get(client.id)?.upstream ?? (servesModern(template, client) ? this.eraTwins.twinOf(template) : undefined),
 		instanceFor: (template, client) => this.instanceFor(template, client),
+	});
+	/** The era twins of dual-era upstreams, for 2026-07-28 clients (see clients/era-twins.ts). */
+	readonly eraTwins: EraTwins;
+	/** The prompts and resources a 2026-07-28 client sees: a dual-era upstream's from its 2026-07-28 mode (see clients/client-catalog.ts). */
+	readonly clientCatalog = new ClientCatalog({
+		router: this.router,
+		modernTemplates: client => [...this.upstreams.values()].filter(upstream => servesModern(upstream, client)),
+		instanceOf: (template, client) => this.instanceSets.get(template)?.get(client.id)?.upstream ?? this.eraTwins.twinOf(template),
+		prepare: async (client, signal) => this.clientTools.prepare(client, signal),
 	});
 	/** OpenTelemetry spans of routed requests, when the OTEL_* variables ask for them (see observe/trace-scope.ts). */
 	tracing: RequestTracing | undefined;
@@ -141,6 +154,7 @@ export class Supervisor extends EventEmitter<{
 			this.emit('toolsChanged');
 		});
 		this.tasks = new TaskBook(this.calls, logger.child('tasks'));
+		this.eraTwins = new EraTwins({settings: () => this.current.hangar, store, logger, clients: this.clients, follow: (twin, template) => this.followInstance(twin, template), listsChanged: (kind, meta) => this.twinListsChanged(kind, meta)});
 		this.routed = new RoutedCalls({
 			shuttingDown: () => this.shuttingDown,
 			instanceFor: (template, client) => this.instanceFor(template, client),
@@ -254,13 +268,16 @@ export class Supervisor extends EventEmitter<{
 
 	/**
 	 * The upstream that serves `client`'s requests for `template`: the
-	 * template itself for a shared server, or the session's own instance of a
-	 * per-client server, created on its first request. While a person or the
-	 * config has switched the server off, the template answers (with its
-	 * refusal), so no instance starts.
+	 * template itself for a shared server (a dual-era one's era twin for a
+	 * 2026-07-28 client), or the session's own instance of a per-client
+	 * server, created on its first request. While a person or the config has
+	 * switched the server off, the template answers (with its refusal).
 	 */
 	instanceFor(template: Upstream, client: ClientRecord | undefined): Upstream {
-		if (!this.instanceModes.runsPerClient(template) || client === undefined || template.admin !== 'enabled' || template.state === 'invalid' || this.shuttingDown) return template;
+		if (client === undefined || template.admin !== 'enabled' || template.state === 'invalid' || this.shuttingDown) return template;
+		// A dual-era upstream serves a 2026-07-28 client from its 2026-07-28 mode: the shared era twin, or its own instance opened so.
+		const modern = servesModern(template, client);
+		if (!this.instanceModes.runsPerClient(template)) return modern ? this.eraTwins.twinFor(template) : template;
 		// A session that has closed gets no instance: nothing would ever stop it.
 		if (!this.clients.has(client)) return template;
 		let set = this.instanceSets.get(template);
@@ -273,18 +290,7 @@ export class Supervisor extends EventEmitter<{
 		if (existing !== undefined) return existing.upstream;
 		const name = `${template.name}#${client.id}`;
 		const logger = this.logger.child(name);
-		const upstream = new Upstream(template.config, this.current.hangar, this.store, logger, new SessionRelay(this.clients, client, name, logger), name);
-		const onTransition = (event: TransitionEvent): void => {
-			this.tasksFollow(event);
-			if (event.to === 'ready' && event.from === 'starting') this.subscriptions.resubscribe(upstream);
-			this.emit('transition', event);
-		};
-
-		const onActivity = (): void => {
-			this.emit('activity', template.name);
-		};
-
-		const onResourceUpdated = (uri: string, meta: Record<string, unknown> | undefined): void => this.subscriptions.updated(name, uri, meta);
+		const upstream = new Upstream(template.config, this.current.hangar, this.store, logger, new SessionRelay(this.clients, client, name, logger), name, {}, modern ? 'modern' : undefined);
 		// Its list is its client's (it is told that client's capabilities): that session's tools/list shows it.
 		// One list_changed per burst, with the `_meta` its upstream's carried (the list and its meta settle in the same turn).
 		let toolsMeta: ListMeta | undefined;
@@ -311,24 +317,46 @@ export class Supervisor extends EventEmitter<{
 			toolsChanged();
 		};
 
-		const unfollowTasks = this.followTasks(upstream);
-		upstream.on('transition', onTransition);
-		upstream.on('activity', onActivity);
-		upstream.on('resourceUpdated', onResourceUpdated);
+		const unfollow = this.followInstance(upstream, template);
 		upstream.on('tools', onTools);
 		upstream.on('listMeta', onListMeta);
 		this.detach.set(upstream, () => {
-			upstream.off('transition', onTransition);
-			upstream.off('activity', onActivity);
-			upstream.off('resourceUpdated', onResourceUpdated);
 			upstream.off('tools', onTools);
 			upstream.off('listMeta', onListMeta);
-			unfollowTasks();
+			unfollow();
 		});
 		upstream.log.push('hangar', `instance of "${template.name}" for the client session ${client.label}${client.name === null ? '' : ` ("${client.name}")`}`);
 		set.set(client.id, {upstream, client});
 		this.emit('activity', template.name);
 		return upstream;
+	}
+
+	/** Ties an instance (per-client, or an era twin) to the supervisor's events: its transitions, activity (as its server's), resource updates and tasks; returns the untie. */
+	private followInstance(upstream: Upstream, template: Upstream): () => void {
+		const onTransition = (event: TransitionEvent): void => {
+			this.tasksFollow(event);
+			if (event.to === 'ready' && event.from === 'starting') this.subscriptions.resubscribe(upstream);
+			this.emit('transition', event);
+		};
+
+		const onActivity = (): void => void this.emit('activity', template.name);
+		const onResourceUpdated = (uri: string, meta: Record<string, unknown> | undefined): void => this.subscriptions.updated(upstream.name, uri, meta);
+		const unfollowTasks = this.followTasks(upstream);
+		upstream.on('transition', onTransition);
+		upstream.on('activity', onActivity);
+		upstream.on('resourceUpdated', onResourceUpdated);
+		return () => {
+			upstream.off('transition', onTransition);
+			upstream.off('activity', onActivity);
+			upstream.off('resourceUpdated', onResourceUpdated);
+			unfollowTasks();
+		};
+	}
+
+	/** An era twin's list changed: its tools reach each 2026-07-28 session's own list; prompts and resources are one list for every client. */
+	private twinListsChanged(kind: ExposedKind, meta?: ListMeta): void {
+		if (kind !== 'tools') return void this.emit(changeEvents[kind], meta);
+		for (const client of this.clients.sessions()) if (client.modern) this.emit('clientToolsChanged', client.id, meta);
 	}
 
 	/** Ties an upstream (or instance) to the task book: its status notifications and task progress, and the ids hangar handed out for its tasks; returns the untie. */
@@ -359,11 +387,12 @@ export class Supervisor extends EventEmitter<{
 
 	/** Shuts down every instance of a per-client template (a person's stop or quarantine, a reload). */
 	private async retireInstances(template: Upstream, reason: string): Promise<number> {
+		const twin = this.eraTwins.retire(template, reason);
 		const set = this.instanceSets.get(template);
-		if (set === undefined) return 0;
+		if (set === undefined) return twin;
 		this.instanceSets.delete(template);
 		await Promise.all([...set.values()].map(async instance => this.instanceTotals.retire(template, instance.upstream, this.retire(instance.upstream, reason))));
-		return set.size;
+		return set.size + (await twin);
 	}
 
 	/** Lets go of a upstream (removed or replaced by a reload): its events no longer reach surfaces, and it stops. */
@@ -395,12 +424,7 @@ export class Supervisor extends EventEmitter<{
 		return this.reloads.applyConfig(next, trigger, text);
 	}
 
-	/**
-	 * Starts the upstreams that are not lazy, and those whose tools are not
-	 * known yet, a few at a time: spawning hundreds of processes at once would
-	 * stall the event loop (and every client's requests) for seconds.
-	 * A call to one still waiting in this queue starts it at once.
-	 */
+	/** Starts the upstreams that are not lazy, and those whose tools are not known yet, a few at a time (hundreds at once would stall the event loop for seconds); a call to one still queued starts it at once. */
 	launch(concurrency = 4): Promise<void> {
 		const queue = [...this.upstreams.values()].filter(upstream => upstream.startsAtLaunch);
 		const worker = async () => {
@@ -413,32 +437,9 @@ export class Supervisor extends EventEmitter<{
 		return Promise.all(Array.from({length: Math.min(concurrency, queue.length)}, worker)).then(() => {});
 	}
 
-	/**
-	 * Resolves once no upstream is learning its tools for the first time (see
-	 * Upstream.discovering), or after `ms`: what a client's first tools/list
-	 * and prompts/list wait for (hangar.firstListWaitSeconds), so a first run
-	 * does not answer with the hangar_* tools alone. Upstreams that answer
-	 * later reach the client by list_changed. Driven by transitions (every
-	 * start ends in one), never by polling.
-	 */
+	/** Resolves once no upstream is learning its tools for the first time (Upstream.discovering), or after `ms` (see discovery-wait.ts); later ones reach the client by list_changed. */
 	async awaitDiscovery(ms: number): Promise<void> {
-		if (ms <= 0) return;
-		const deadline = Date.now() + ms;
-		const discovering = () => !this.shuttingDown && [...this.upstreams.values()].some(upstream => upstream.discovering);
-		while (discovering()) {
-			const left = deadline - Date.now();
-			if (left <= 0) return;
-			await new Promise<void>(resolve => {
-				const done = (): void => {
-					clearTimeout(timer);
-					this.off('transition', done);
-					resolve();
-				};
-
-				const timer = setTimeout(done, left);
-				this.on('transition', done);
-			});
-		}
+		await waitForDiscovery(this, ms, () => !this.shuttingDown && [...this.upstreams.values()].some(upstream => upstream.discovering));
 	}
 
 	upstream(name: string): Upstream {
@@ -481,11 +482,8 @@ export class Supervisor extends EventEmitter<{
 	}
 
 	/**
-	 * A person's (or a management tool's) command on one upstream; resolves
-	 * with a sentence saying what happened, or rejects with a HangarError that
-	 * says why not and what to do. `via` says who, for the transition reason
-	 * ("a person in the TUI", "MCP client \"cursor\""). `approve` (lift a
-	 * quarantine, pin tools) is for people only: the gateway never offers it.
+	 * A person's (or a management tool's) command on one upstream: a sentence saying what happened, or a HangarError saying why not and what to do.
+	 * `via` says who, for the transition reason ("a person in the TUI", "MCP client \"cursor\""). `approve` is for people only: the gateway never offers it.
 	 */
 	async act(name: string, action: PersonAction, via: string): Promise<string> {
 		const at = Date.now();
@@ -518,7 +516,7 @@ export class Supervisor extends EventEmitter<{
 	}
 
 	private async dispatch(upstream: Upstream, action: PersonAction, via: string): Promise<string> {
-		if (!this.instanceModes.runsPerClient(upstream)) return upstreamAct(upstream, action, via);
+		if (!this.instanceModes.runsPerClient(upstream)) return sharedAct(upstream, async reason => this.eraTwins.retire(upstream, reason), action, via);
 		const running = () => [...(this.instanceSets.get(upstream)?.values() ?? [])].map(instance => instance.upstream);
 		return perClientAct(upstream, {running, retire: async (reason: string) => this.retireInstances(upstream, reason)}, action, via);
 	}
@@ -552,7 +550,7 @@ export class Supervisor extends EventEmitter<{
 		this.shuttingDown = true;
 		this.logger.info(`shutting down: ${reason}`);
 		this.configFile.close();
-		const instances = [...this.instanceSets.values()].flatMap(set => [...set.values()].map(instance => instance.upstream));
+		const instances = [...this.instanceSets.values()].flatMap(set => [...set.values()].map(instance => instance.upstream)).concat(this.eraTwins.all());
 		await Promise.all([...this.upstreams.values(), ...instances].map(async upstream => upstream.shutdown(`hangar is shutting down (${reason})`)));
 		await Promise.all(this.retiring);
 		await this.store.close();

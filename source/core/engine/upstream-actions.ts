@@ -89,6 +89,19 @@ export async function upstreamAct(upstream: Upstream, action: PersonAction, via:
 	}
 }
 
+/**
+ * A command on a shared server: the upstream's own, and its era twin (a
+ * dual-era upstream's 2026-07-28 mode, engine/clients/era-twins.ts) follows
+ * a stop, restart or quarantine: stopped now, started again by a 2026-07-28
+ * client's next request (after a stop or quarantine the server refuses).
+ */
+export async function sharedAct(upstream: Upstream, retireTwin: (reason: string) => Promise<number>, action: PersonAction, via: string): Promise<string> {
+	const said = await upstreamAct(upstream, action, via);
+	if (action !== 'stop' && action !== 'restart' && action !== 'quarantine') return said;
+	const twins = await retireTwin(`${action === 'stop' ? 'stopped' : action === 'restart' ? 'restarted' : 'quarantined'} by ${via}`);
+	return twins === 0 ? said : `${said} (its era twin, its 2026-07-28 mode, stopped too)`;
+}
+
 /** The instances of one per-client server, as a command on it reaches them. */
 export type PerClientInstances = {running: () => Upstream[]; retire: (reason: string) => Promise<number>};
 

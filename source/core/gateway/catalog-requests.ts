@@ -60,19 +60,22 @@ export function catalogHandlers(options: CatalogRequestsOptions): Record<string,
 		}
 	};
 
-	const listed = <T, R>(method: string, schema: Parameters<typeof checkParams>[0], items: () => readonly T[], answer: (page: T[]) => R) => async (_context: RequestContext, params: Params) => {
+	// A 2026-07-28 client's lists hold a dual-era upstream's 2026-07-28 mode's items (engine/clients/client-catalog.ts): the first waits for it to list.
+	const views = supervisor.clientCatalog;
+	const listed = <T, R>(method: string, schema: Parameters<typeof checkParams>[0], items: (context: RequestContext) => readonly T[], answer: (page: T[]) => R) => async (context: RequestContext, params: Params) => {
 		const cursor = (checkParams(schema, method, params) as {cursor?: string} | undefined)?.cursor;
 		await options.beforeList();
-		const {items: found, nextCursor} = page(method, items(), cursor);
+		if (context.client?.modern === true) await supervisor.clientTools.prepare(context.client, AbortSignal.any([context.signal, AbortSignal.timeout(supervisor.config.hangar.firstListWaitMs)]));
+		const {items: found, nextCursor} = page(method, items(context), cursor);
 		return {...answer(found), ...(nextCursor === undefined ? {} : {nextCursor})};
 	};
 
 	if (capabilities.resources !== undefined) {
-		handlers['resources/list'] = listed('resources/list', ListResourcesRequestSchema, () => router.resources(), items => ({resources: items.map(resource => resource.definition)}));
-		handlers['resources/templates/list'] = listed('resources/templates/list', ListResourceTemplatesRequestSchema, () => router.resourceTemplates(), items => ({resourceTemplates: items.map(template => template.definition)}));
+		handlers['resources/list'] = listed('resources/list', ListResourcesRequestSchema, context => views.resources(context.client), items => ({resources: items.map(resource => resource.definition)}));
+		handlers['resources/templates/list'] = listed('resources/templates/list', ListResourceTemplatesRequestSchema, context => views.resourceTemplates(context.client), items => ({resourceTemplates: items.map(template => template.definition)}));
 		handlers['resources/read'] = async (context, raw) => {
 			const params = checkParams(ReadResourceRequestSchema, context.method, raw);
-			const route = router.routeUri(params.uri);
+			const route = views.routeUri(context.client, params.uri) ?? router.routeUri(params.uri);
 			const result = await forward(route, {...raw, uri: route.localName}, context);
 			const contents = result['contents'];
 			if (Array.isArray(contents)) {
@@ -108,10 +111,10 @@ export function catalogHandlers(options: CatalogRequestsOptions): Record<string,
 	}
 
 	if (capabilities.prompts !== undefined) {
-		handlers['prompts/list'] = listed('prompts/list', ListPromptsRequestSchema, () => router.exposedPrompts(), items => ({prompts: items.map(prompt => ({...prompt.definition, name: prompt.name}))}));
+		handlers['prompts/list'] = listed('prompts/list', ListPromptsRequestSchema, context => views.prompts(context.client), items => ({prompts: items.map(prompt => ({...prompt.definition, name: prompt.name}))}));
 		handlers['prompts/get'] = async (context, raw) => {
 			const params = checkParams(GetPromptRequestSchema, context.method, raw);
-			const route = await router.routePrompt(params.name, context);
+			const route = (await views.routePrompt(context.client, params.name, context)) ?? (await router.routePrompt(params.name, context));
 			const result = await forward(route, {...raw, name: route.localName}, context);
 			const messages = result['messages'];
 			if (Array.isArray(messages)) {
@@ -127,7 +130,7 @@ export function catalogHandlers(options: CatalogRequestsOptions): Record<string,
 	if (capabilities.completions !== undefined) {
 		handlers['completion/complete'] = async (context, raw) => {
 			const {ref} = checkParams(CompleteRequestSchema, context.method, raw);
-			const route = ref.type === 'ref/prompt' ? await router.routePrompt(ref.name, context) : router.routeTemplate(ref.uri);
+			const route = ref.type === 'ref/prompt' ? ((await views.routePrompt(context.client, ref.name, context)) ?? (await router.routePrompt(ref.name, context))) : router.routeTemplate(ref.uri);
 			const upstreamRef = ref.type === 'ref/prompt' ? {...ref, name: route.localName} : {...ref, uri: route.localName};
 			return forward(route, {...raw, ref: upstreamRef}, context);
 		};

@@ -82,6 +82,8 @@ type Asked = {
 type Outcome = {kind: 'result'; value: unknown} | {kind: 'error'; error: unknown};
 
 const keyPrefix = 'hangar-input-';
+/** The longest key of a modern upstream's input request kept as the client's key. */
+const maxUpstreamKey = 256;
 
 /** How long an upstream whose held request expired may take to end its call itself before hangar cancels it. */
 const expiredGraceMs = 2000;
@@ -150,7 +152,7 @@ class HeldCall implements HeldCallPeer {
 		this.wake?.();
 	}
 
-	ask(server: string, method: RelayedMethod, raw: Record<string, unknown> | undefined, signal: AbortSignal): Promise<Record<string, unknown>> {
+	ask(server: string, method: RelayedMethod, raw: Record<string, unknown> | undefined, signal: AbortSignal, upstreamKey?: string): Promise<Record<string, unknown>> {
 		this.upstream = server;
 		// The embedded request has no JSON-RPC id, progress or task of its own: its params as the upstream asked.
 		const {_meta: meta, task: _task, ...rest} = raw ?? {};
@@ -159,7 +161,8 @@ class HeldCall implements HeldCallPeer {
 		const bytes = JSON.stringify(params).length;
 		const refusal = this.owner.roomFor(this, bytes);
 		if (refusal !== undefined) return Promise.reject(heldInputUnanswered(server, method, relayedRequests[method], refusal, {}));
-		const key = `${keyPrefix}${++this.nextKey}`;
+		// A modern upstream's own key, as the client would see it directly (one of a bounded round: short, and not one held already); else hangar's.
+		const key = upstreamKey !== undefined && upstreamKey.length <= maxUpstreamKey && !this.asked.has(upstreamKey) ? upstreamKey : `${keyPrefix}${++this.nextKey}`;
 		return new Promise((resolve, reject) => {
 			const onAbort = () => {
 				if (!this.asked.delete(key)) return;

@@ -164,6 +164,7 @@ export class ModernClients {
 		if (request.clientInfo !== undefined) record.identify(request.clientInfo.name, request.clientInfo.version);
 		// What its per-client instances are told it declared. Requests to it travel by input_required, not as requests.
 		record.declaredCapabilities = request.capabilities;
+		record.modern = true;
 		keys.set(record, key);
 		const identity: Identity = {key, record, calls: new Set(), idleTimer: undefined};
 		record.peer = this.peer(identity);

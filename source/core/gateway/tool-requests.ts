@@ -190,7 +190,8 @@ async function callTool(session: ToolSession, context: RequestContext, params: C
 			return argumentErrorResult(error);
 		}
 	} else {
-		route = await router.routeTool(params.name, context);
+		// A name only this client's own list has (a dual-era upstream's 2026-07-28 mode, a per-client instance's own tool) routes there.
+		route = (await supervisor.clientTools.route(context.client ?? session.client, params.name, context)) ?? (await router.routeTool(params.name, context));
 		args = params.arguments;
 	}
 

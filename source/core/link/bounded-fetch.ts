@@ -63,11 +63,45 @@ async function boundedJson(response: Response, upstream: string, limit: number, 
 		}
 	}
 
-	if (bytes <= limit) return new Response(Buffer.concat(chunks), {status: response.status, statusText: response.statusText, headers: response.headers});
+	if (bytes <= limit) return jsonOrLines(Buffer.concat(chunks), response);
 	const id = answerIdOfEnds(head ?? '', tail) ?? requestId ?? null;
 	const headers = new Headers(response.headers);
 	headers.delete('content-length');
 	return new Response(JSON.stringify(tooLargeAnswer(upstream, id, bytes, limit)), {status: 200, headers});
+}
+
+/**
+ * A JSON answer as it came, unless it is several JSON-RPC messages on
+ * lines of their own (the conformance suite's reference server answers a
+ * 2026-07-28 call so: its progress, then its result, which the suite's own
+ * client reads): then the same messages as an event stream, which the SDK
+ * reads message by message, as a client that reached it directly would.
+ */
+function jsonOrLines(body: Buffer, response: Response): Response {
+	const same = (): Response => new Response(body, {status: response.status, statusText: response.statusText, headers: response.headers});
+	const text = body.toString('utf8').trim();
+	if (!text.includes('\n')) return same();
+	const lines = text.split(/\r?\n/).filter(line => line.trim() !== '');
+	try {
+		JSON.parse(text);
+		return same();
+	} catch {}
+
+	const messages: string[] = [];
+	for (const line of lines) {
+		try {
+			const value: unknown = JSON.parse(line);
+			if (typeof value !== 'object' || value === null || Array.isArray(value)) return same();
+			messages.push(JSON.stringify(value));
+		} catch {
+			return same();
+		}
+	}
+
+	const headers = new Headers(response.headers);
+	headers.set('content-type', 'text/event-stream');
+	headers.delete('content-length');
+	return new Response(messages.map(message => `event: message\ndata: ${message}\n\n`).join(''), {status: response.status, statusText: response.statusText, headers});
 }
 
 /**

@@ -94,6 +94,8 @@ export type RelayOptions = {
 	 * nothing (stdio).
 	 */
 	origin?: {kind: 'call'; caller: unknown} | {kind: 'outside'} | undefined;
+	/** A modern upstream's own key for this input request (link/input-rounds.ts): a 2026-07-28 client is asked under it, as it would be directly. */
+	inputKey?: string | undefined;
 };
 
 export type ClientSide = {
@@ -102,6 +104,13 @@ export type ClientSide = {
 	 * `capabilities` of its Client): read once per connection, when it opens.
 	 */
 	readonly capabilities: Record<string, unknown>;
+	/**
+	 * The capabilities a modern upstream is told in the `_meta` of one call's
+	 * requests, when they are the calling client's own rather than
+	 * `capabilities` (an era twin's: each 2026-07-28 client declares its own,
+	 * as it would to the upstream directly); absent or undefined: `capabilities`.
+	 */
+	capabilitiesOf?(caller: unknown): Record<string, unknown> | undefined;
 	/**
 	 * Relays a request of upstream `server` to a client that can answer it;
 	 * resolves with the client's result. Rejects with a JsonRpcError when the

@@ -61,7 +61,7 @@ export function parsedAnswer(answer: ToolAnswer): CallToolResult {
 	return answer instanceof ForwardedResult ? (answer.value() as CallToolResult) : answer;
 }
 export {ConnectionLostError, RequestCancelledError, UpstreamRpcError, UpstreamTimeoutError} from './connection-errors.js';
-export type {ConnectionEra, EraHint, UpstreamEra} from './modern-mode.js';
+export type {ConnectionEra, EraHint, SavedEra, UpstreamEra} from './modern-mode.js';
 
 /**
  * The client capabilities an upstream is told when hangar has no client side
@@ -259,8 +259,8 @@ export class UpstreamConnection {
 	}
 
 	/** After a probe that cost a second spawn: the era was still learned by probing. */
-	markProbed(tentative = false): void {
-		this.eraState = {...this.eraState, probed: true, tentative};
+	markProbed(tentative = false, dual = false): void {
+		this.eraState = {...this.eraState, probed: true, tentative, ...(dual ? {dual} : {})};
 	}
 
 	private get modern(): boolean {
@@ -518,7 +518,7 @@ export class UpstreamConnection {
 		options: {signal?: AbortSignal | undefined; timeoutMs: number; onprogress?: ((progress: Progress) => void) | undefined; caller?: unknown},
 	): Promise<Record<string, unknown> | ForwardedResult> {
 		if (!this.modern) return this.pending.send(method, params, options);
-		params['_meta'] = {...(params['_meta'] as Record<string, unknown> | undefined), ...modernEnvelope(this.clientSide, noClientCapabilities)};
+		params['_meta'] = {...(params['_meta'] as Record<string, unknown> | undefined), ...modernEnvelope(this.clientSide, noClientCapabilities, options.caller)};
 		this.extensionTasks.outgoing(method, params);
 		return sendInRounds(this.name, method, params, options, this.clientSide, async (sent, timeoutMs) => {
 			const answer = await this.pending.send(method, sent, {...options, timeoutMs});

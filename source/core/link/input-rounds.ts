@@ -85,7 +85,7 @@ export async function answerInputRound(
 	const answers = await Promise.all(
 		entries.map(async ([key, request]) => {
 			try {
-				const result = await clientSide!.request(server, request.method, request.params, {signal: options.signal, origin: {kind: 'call', caller: options.caller}});
+				const result = await clientSide!.request(server, request.method, request.params, {signal: options.signal, origin: {kind: 'call', caller: options.caller}, inputKey: key});
 				return [key, result] as const;
 			} catch (error) {
 				if (error instanceof JsonRpcError && !(error instanceof HangarError)) {

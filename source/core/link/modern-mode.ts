@@ -22,6 +22,14 @@ import type {LogBuffer} from './log-buffer.js';
  */
 export type UpstreamEra = 'legacy' | 'modern';
 
+/**
+ * What is saved of an upstream's era: one of the two, or `dual` (it answers
+ * `server/discover` and the 2025 `initialize` too). A dual-era upstream is
+ * driven in both: its 2025 mode for 2025 clients, and an era twin of it in
+ * its 2026-07-28 mode for 2026-07-28 clients (engine/clients/era-twins.ts).
+ */
+export type SavedEra = UpstreamEra | 'dual';
+
 /** The revision hangar speaks to a modern upstream. */
 export const modernRevision = '2026-07-28';
 
@@ -34,7 +42,8 @@ export type EraHint = UpstreamEra | undefined;
 
 /** The era a connection speaks, and whether this start learned it with a probe. */
 /** `tentative`: the probe could not conclude (the 2025 `initialize` timed out), so no verdict is saved and the next start probes again. */
-export type ConnectionEra = {era: UpstreamEra; protocolVersion: string | undefined; probed: boolean; tentative?: boolean};
+/** `dual`: the probe found it answers both generations (this connection is its 2025 mode). */
+export type ConnectionEra = {era: UpstreamEra; protocolVersion: string | undefined; probed: boolean; tentative?: boolean; dual?: boolean};
 
 /**
  * How long a stdio upstream gets to answer the `server/discover` probe before
@@ -88,12 +97,12 @@ function probeMs(startTimeoutMs: number): number {
  * hangar as the client, the capabilities the upstream is told, and the log
  * level the clients asked for (the era has no logging/setLevel).
  */
-export function modernEnvelope(clientSide: ClientSide | undefined, none: Record<string, unknown>): Record<string, unknown> {
+export function modernEnvelope(clientSide: ClientSide | undefined, none: Record<string, unknown>, caller?: unknown): Record<string, unknown> {
 	const level = clientSide?.logLevel;
 	return {
 		[PROTOCOL_VERSION_META_KEY]: modernRevision,
 		[CLIENT_INFO_META_KEY]: implementationInfo,
-		[CLIENT_CAPABILITIES_META_KEY]: clientSide?.capabilities ?? none,
+		[CLIENT_CAPABILITIES_META_KEY]: clientSide?.capabilitiesOf?.(caller) ?? clientSide?.capabilities ?? none,
 		...(level === undefined ? {} : {[LOG_LEVEL_META_KEY]: level}),
 	};
 }
@@ -135,18 +144,21 @@ export async function openInEra<Events, Given, Connection extends EraAware>(
 type Connect<Events, Given, Connection> = (opening: Opening<Events, Given>, hint: EraHint, attempt: {exit: ExitInfo | undefined}) => Promise<Connection>;
 
 /** What openInEra needs of a connection besides opening it. */
-type EraAware = {markProbed(tentative?: boolean): void; readonly era: {era: UpstreamEra}; close(graceMs: number): Promise<unknown>};
+type EraAware = {markProbed(tentative?: boolean, dual?: boolean): void; readonly era: {era: UpstreamEra}; close(graceMs: number): Promise<unknown>};
 
 /**
  * A probe found a 2026-07-28 upstream: is it dual-era? Its `server/discover`
  * does not say (the v2 SDK's and the conformance reference server's list
  * only their 2026-07-28 revision), so a second connection asks with the 2025
- * `initialize`. A dual-era upstream is driven in its 2025 mode: its 2025
- * path is the one every 2025 client's features reach (sampling and
- * elicitation mid-call, resources/subscribe, completion, list_changed), and
- * a 2026-07-28 client's requests are translated as for any 2025 upstream. A
- * 2026-07-28-only upstream refuses `initialize` and is opened a third time,
- * pinned. All on the first start only: the verdict is saved.
+ * `initialize`. A dual-era upstream is driven in both generations, as each
+ * client would reach it directly: this connection is its 2025 mode, for
+ * 2025 clients (sampling and elicitation mid-call, resources/subscribe,
+ * completion, list_changed), and its era twin, opened pinned to 2026-07-28
+ * when a 2026-07-28 client first asks, serves 2026-07-28 clients
+ * (engine/clients/era-twins.ts): a dual-era server may expose different
+ * things on its two paths. A 2026-07-28-only upstream refuses `initialize`
+ * and is opened a third time, pinned. All on the first start only: the
+ * verdict is saved.
  */
 async function preferLegacy<Events, Given, Connection extends EraAware>(
 	opening: Opening<Events, Given>,
@@ -159,8 +171,8 @@ async function preferLegacy<Events, Given, Connection extends EraAware>(
 	const limit = AbortSignal.any([signal, AbortSignal.timeout(probeMs(config.startTimeoutMs))]);
 	try {
 		const legacy = await connect({...opening, signal: limit}, 'legacy', {exit: undefined});
-		legacy.markProbed();
-		log.push('hangar', 'era probe: it answered server/discover and the 2025 initialize too (dual-era): driven in its 2025 mode, which serves 2025 clients in full');
+		legacy.markProbed(false, true);
+		log.push('hangar', 'era probe: it answered server/discover and the 2025 initialize too (dual-era): driven in its 2025 mode for 2025 clients, and in its 2026-07-28 mode (its era twin) for 2026-07-28 clients');
 		return legacy;
 	} catch (error) {
 		signal.throwIfAborted();

@@ -77,9 +77,11 @@ export type StatusEntry = {
 	 * instance's own calls, pid and breaker are below. Absent for a shared server.
 	 */
 	instances?: InstanceEntry[];
+	/** A dual-era server's era twin (its 2026-07-28 mode, for 2026-07-28 clients: engine/clients/era-twins.ts), while one exists; absent otherwise. */
+	eraTwin?: Omit<InstanceEntry, 'client'>;
 	/** How many instances run ("instances": auto, shared or per-client) and what an "auto" one learned; set on a server's entry (`serverEntry`). */
 	instanceMode?: InstanceModeView;
-	/** Which protocol generation it speaks (2026-07-28 "modern" or 2025 "legacy"), as its last probe with server/discover found; era null: not known yet. */
+	/** Which protocol generation it speaks (2026-07-28 "modern", 2025 "legacy", or both: "dual"), as its last probe with server/discover found; era null: not known yet. */
 	era: EraView;
 	/** Estimated tokens of its exposed tool and prompt definitions in a client's context (see context-cost.ts; 0 when none are exposed). */
 	contextTokens: number;
@@ -161,6 +163,12 @@ export function serverEntry(supervisor: Supervisor, upstream: Upstream, now = Da
 	// The server's counts are its instances' too, those that have stopped included: they never go down when a client leaves.
 	const totals = supervisor.instanceTotals.of(upstream, supervisor.instancesOf(upstream.name).map(instance => instance.upstream));
 	if (totals !== undefined) Object.assign(entry, totals);
+	const twin = supervisor.eraTwins.twinOf(upstream);
+	if (twin !== undefined) {
+		const {name, state, breaker, pid, calls, failures, inFlight, restarts, upSeconds, idleSeconds, lastError} = statusEntry(twin, now);
+		entry.eraTwin = {name, state, breaker, pid, calls, failures, inFlight, restarts, upSeconds, idleSeconds, lastError};
+	}
+
 	if (entry.instanceMode.runs !== 'per-client') return entry;
 	entry.instances = supervisor.instancesOf(upstream.name).map(({upstream: instance, client}) => {
 		const {name, state, breaker, pid, calls, failures, inFlight, restarts, upSeconds, idleSeconds, lastError} = statusEntry(instance, now);

@@ -87,7 +87,7 @@ async function askHeld(held: HeldCallPeer, server: string, method: RelayedMethod
 	}
 
 	logger.debug(`holding ${method} from upstream "${server}" for ${held.who}: asked in its call's input_required answer`);
-	return held.ask(server, method, params, options.signal);
+	return held.ask(server, method, params, options.signal, options.inputKey);
 }
 
 /** The URL elicitations awaiting completion that can be held per relay: past it, the oldest is forgotten. */

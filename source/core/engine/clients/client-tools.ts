@@ -13,20 +13,23 @@
  * list; one whose profile no instance has listed yet has its own instance
  * started by its first `tools/list` (`prepare`), which then waits for it
  * within the first list's wait. Shared servers have one list for every
- * client (README: "Several clients, one upstream").
+ * client (README: "Several clients, one upstream"), but a dual-era one: a
+ * 2026-07-28 client sees its era twin's list (era-twins.ts), as it would
+ * directly, and a tool only that path has routes there (`route`).
  */
 import type {ToolDefinition} from '../../config/read-config.js';
-import {isHidden} from '../routing/exposed-names.js';
-import type {ExposedTool} from '../routing/router.js';
+import {isHidden, uniqueOwnNames} from '../routing/exposed-names.js';
+import type {ExposedTool, Route, RouteScope} from '../routing/router.js';
 import {exposedName} from '../routing/tool-names.js';
 import {canonicalJson} from '../upstream/pins.js';
 import type {Upstream} from '../upstream/upstream.js';
 import {sessionCapabilities, sharedCapabilities} from './client-relay.js';
 import type {ClientRecord} from './clients.js';
 
-/** The capabilities a session's per-client instances are told, as one comparable string. */
-export function profileOf(client: ClientRecord): string {
-	return canonicalJson(sessionCapabilities(client.declaredCapabilities));
+/** The capabilities a session's per-client instances are told, as one comparable string; `modern`: of an instance in 2026-07-28 mode, whose list is its own path's. */
+export function profileOf(client: ClientRecord, modern = false): string {
+	const profile = canonicalJson(sessionCapabilities(client.declaredCapabilities));
+	return modern ? `2026-07-28 ${profile}` : profile;
 }
 
 /** What a per-client server's template is told (and so what its own list is the list of). */
@@ -36,15 +39,17 @@ const templateProfile = canonicalJson(sharedCapabilities.auto);
 export type ClientToolsHost = {
 	/** The exposed tools every client shares (the router's). */
 	tools(): readonly ExposedTool[];
-	/** The servers that run one instance per client session now. */
-	perClientTemplates(): Iterable<Upstream>;
-	/** A session's instance of a template, if it has one. */
+	/** The servers whose list a session may not share: those that run one instance per client session now, and, for a 2026-07-28 client, the dual-era ones. */
+	ownListTemplates(client: ClientRecord): Iterable<Upstream>;
+	/** Whether the session is served by the template's 2026-07-28 mode (see era-twins.ts). */
+	servesModern(template: Upstream, client: ClientRecord): boolean;
+	/** A session's instance of a template (its own, or the era twin it is served by), if it has one. */
 	instanceOf(template: Upstream, client: ClientRecord): Upstream | undefined;
 	/** A session's instance of a template, created when it has none. */
 	instanceFor(template: Upstream, client: ClientRecord): Upstream;
 };
 
-type View = {base: readonly ExposedTool[]; lists: ReadonlyArray<readonly ToolDefinition[] | undefined>; tools: readonly ExposedTool[]};
+type View = {base: readonly ExposedTool[]; lists: ReadonlyArray<readonly ToolDefinition[] | undefined>; tools: readonly ExposedTool[]; byName?: Map<string, ExposedTool>; byOwn?: Map<string, ExposedTool>};
 
 export class ClientTools {
 	/** Each template's lists by profile, from its instances' live lists (a reload makes a new template: its lists start empty). */
@@ -71,24 +76,25 @@ export class ClientTools {
 			this.byProfile.set(template, lists);
 		}
 
-		lists.set(profileOf(client), instance.tools);
+		lists.set(profileOf(client, instance.drivenIn === 'modern'), instance.tools);
 	}
 
-	/** The list a session sees of one per-client server, or undefined where that is the template's. */
+	/** The list a session sees of one per-client or dual-era server, or undefined where that is the template's. */
 	private listOf(template: Upstream, client: ClientRecord): readonly ToolDefinition[] | undefined {
 		if (isHidden(template)) return undefined;
 		const instance = this.host.instanceOf(template, client);
 		if (instance !== undefined && instance.toolsSource === 'live') return instance.tools;
-		const profile = profileOf(client);
+		const modern = this.host.servesModern(template, client);
+		const profile = profileOf(client, modern);
 		if (profile === templateProfile) return undefined;
 		return this.byProfile.get(template)?.get(profile);
 	}
 
-	/** The per-client servers whose list this session cannot know without its own instance listing. */
+	/** The per-client (or, for a 2026-07-28 client, dual-era) servers whose list this session cannot know without its own instance (or era twin) listing. */
 	private unknown(client: ClientRecord): Upstream[] {
-		const profile = profileOf(client);
-		if (profile === templateProfile) return [];
-		return [...this.host.perClientTemplates()].filter(template => !isHidden(template) && this.listOf(template, client) === undefined);
+		return [...this.host.ownListTemplates(client)].filter(
+			template => !isHidden(template) && (this.host.servesModern(template, client) || profileOf(client) !== templateProfile) && this.listOf(template, client) === undefined,
+		);
 	}
 
 	/**
@@ -100,9 +106,11 @@ export class ClientTools {
 	async prepare(client: ClientRecord, signal: AbortSignal): Promise<void> {
 		const templates = this.unknown(client);
 		if (templates.length === 0) return;
-		const reason = `on demand: its client session listed tools, and what it lists depends on its client's capabilities`;
 		await Promise.all(
 			templates.map(async template => {
+				const reason = this.host.servesModern(template, client)
+					? `on demand: a 2026-07-28 client needs what its 2026-07-28 mode lists`
+					: `on demand: its client session listed tools, and what it lists depends on its client's capabilities`;
 				const instance = this.host.instanceFor(template, client);
 				// A session that closed, or a server switched off meanwhile, gets no instance: nothing to wait for.
 				if (instance !== template) await instance.warm(reason, signal);
@@ -114,7 +122,7 @@ export class ClientTools {
 	toolsFor(client: ClientRecord | undefined): readonly ExposedTool[] {
 		const base = this.host.tools();
 		if (client === undefined) return base;
-		const templates = [...this.host.perClientTemplates()];
+		const templates = [...this.host.ownListTemplates(client)];
 		if (templates.length === 0) return base;
 		const lists = templates.map(template => this.listOf(template, client));
 		if (lists.every(list => list === undefined)) return base;
@@ -123,6 +131,37 @@ export class ClientTools {
 		const tools = replaceLists(base, templates, lists);
 		this.views.set(client, {base, lists, tools});
 		return tools;
+	}
+
+	/**
+	 * Routes a 2026-07-28 client's tools/call by the name it sees, where its
+	 * list is not the shared one (a tool only a dual-era upstream's
+	 * 2026-07-28 mode lists); undefined: the router's. A call made before
+	 * that mode has listed waits for it (within the request's signal and deadline).
+	 */
+	async route(client: ClientRecord | undefined, name: string, scope: RouteScope): Promise<Route | undefined> {
+		// A 2025 client's call routes by the router, as before: nothing on its hot path.
+		if (client?.modern !== true) return undefined;
+		let found = this.lookup(client, name);
+		if (found === undefined && this.unknown(client).length > 0) {
+			const signal = scope.deadline === undefined ? scope.signal : AbortSignal.any([scope.signal, AbortSignal.timeout(scope.deadline.remainingMs)]);
+			await this.prepare(client, signal);
+			found = this.lookup(client, name);
+		}
+
+		if (found === undefined) return undefined;
+		const upstream = [...this.host.ownListTemplates(client)].find(template => template.name === found.server);
+		return upstream === undefined ? undefined : {kind: 'tool', upstream, localName: found.tool};
+	}
+
+	/** A name in this session's own view (exposed, or a tool's own name no other takes), when it has one. */
+	private lookup(client: ClientRecord, name: string): ExposedTool | undefined {
+		const tools = this.toolsFor(client);
+		const view = this.views.get(client);
+		if (view === undefined || view.tools !== tools) return undefined;
+		view.byName ??= new Map(tools.map(tool => [tool.name, tool]));
+		view.byOwn ??= uniqueOwnNames(tools, tool => tool.tool, view.byName);
+		return view.byName.get(name) ?? view.byOwn.get(name);
 	}
 }
 

@@ -86,7 +86,7 @@ export type HeldCallPeer = {
 	/** The id of the client's request waiting on this call now (its first, or a retry), if one is. */
 	readonly roundId: string | number | undefined;
 	/** Holds the upstream's request until the client answers it on its retry; rejects when it does not in time. */
-	ask(server: string, method: RelayedMethod, params: Record<string, unknown> | undefined, signal: AbortSignal): Promise<Record<string, unknown>>;
+	ask(server: string, method: RelayedMethod, params: Record<string, unknown> | undefined, signal: AbortSignal, key?: string): Promise<Record<string, unknown>>;
 };
 
 /** A call in flight from a session (over HTTP, a per-client instance's request to its client travels on that call's stream). */
@@ -117,6 +117,8 @@ export class ClientRecord {
 	logLevel: LoggingLevel | undefined;
 	/** How to reach it; unset until the session is ready to relay. */
 	peer: ClientPeer | undefined;
+	/** It speaks 2026-07-28 (a modern identity, gateway/modern-clients.ts): a dual-era upstream serves it from its era twin. */
+	modern = false;
 	/** Its modern calls held for input, by the request id they run under upstream (see HeldCallPeer); they outlive a one-request HTTP session. */
 	readonly heldCalls = new Map<string | number, HeldCallPeer>();
 	private readonly inFlight: CallInFlight[] = [];

@@ -66,8 +66,10 @@ export class Catalog {
 		private readonly log: LogBuffer,
 		/** Told when a refresh changed a list. */
 		private readonly onRefreshed: () => void = () => {},
+		/** False for an era twin: its lists are its 2026-07-28 path's, not the server's to save (nor to start from). */
+		private readonly saved = true,
 	) {
-		const persisted = store.upstream(name).catalog;
+		const persisted = saved ? store.upstream(name).catalog : undefined;
 		if (persisted !== undefined) {
 			this.caps = persisted.capabilities;
 			this.lists.resources = persisted.resources;
@@ -140,7 +142,7 @@ export class Catalog {
 	private persist(): void {
 		this.verified = Date.now();
 		const caps = this.caps;
-		if (caps === undefined) return;
+		if (caps === undefined || !this.saved) return;
 		this.store.update(this.name, upstream => {
 			upstream.catalog = {capabilities: caps, ...this.lists, verifiedAt: this.verified!};
 		});

@@ -72,6 +72,8 @@ export type LifecycleDeps = {
 	clock: Clock;
 	openConnection: OpenConnection;
 	clientSide: ClientSide | undefined;
+	/** An era twin's: always opened in its 2026-07-28 mode, and the server's saved era verdict is left as it is (engine/clients/era-twins.ts). */
+	eraPin?: 'modern' | undefined;
 	events: LifecycleEvents;
 };
 
@@ -284,7 +286,7 @@ export class Lifecycle {
 					controller.signal,
 					deps.settings.stopGraceMs,
 					deps.clientSide,
-					eraHint(deps.record.read().era, deps.config),
+					deps.eraPin ?? eraHint(deps.record.read().era, deps.config),
 				);
 				// The catalog is read beside the tools: it adds no round trip to the start, and a list
 				// that fails to read is logged and left as it was rather than failing the start.
@@ -308,6 +310,8 @@ export class Lifecycle {
 				deps.events.opened(tools, catalog);
 				deps.record.update(upstream => {
 					upstream.counters.starts += 1;
+					// An era twin's identity is its 2026-07-28 path's: the server's record keeps its 2025 mode's, which its era verdict was learned of.
+					if (deps.eraPin !== undefined) return;
 					upstream.identity = connection!.identity;
 					const {verdict, note} = nextVerdict(upstream.era, connection!.era, deps.config, upstream.identity, deps.clock.now());
 					upstream.era = verdict;

@@ -12,11 +12,12 @@
  */
 import {createHash} from 'node:crypto';
 import type {ServerConfig} from '../../config/read-config.js';
-import type {ConnectionEra, EraHint, UpstreamEra} from '../../link/connection.js';
+import type {ConnectionEra, EraHint, SavedEra} from '../../link/connection.js';
 import type {PersistedUpstream} from '../state-store.js';
 
 export type EraVerdict = {
-	era: UpstreamEra;
+	/** `dual`: it answers both generations (its 2025 mode drives the upstream, its era twin the 2026-07-28 one); verdicts saved before dual-era upstreams were told apart say `legacy`. */
+	era: SavedEra;
 	/** When it was learned (ms since 1970). */
 	at: number;
 	/** The revision it was driven in then. */
@@ -25,12 +26,14 @@ export type EraVerdict = {
 	launch: string;
 	/** The server's name@version then; null when it said none. */
 	server: string | null;
+	/** Learned by a hangar that tells dual-era upstreams apart; a `legacy` verdict without it may be a dual-era one's, so its next start probes once more. */
+	dualChecked?: boolean;
 };
 
 /** What status, hangar_list and the TUI show of an upstream's era. */
 export type EraView = {
 	/** null: never started with this launch, so not known yet. */
-	era: UpstreamEra | null;
+	era: SavedEra | null;
 	protocolVersion: string | null;
 	/** When it was learned (ISO), null while unknown. */
 	learnedAt: string | null;
@@ -48,9 +51,16 @@ export function serverKey(identity: PersistedUpstream['identity']): string | nul
 	return info == null ? null : `${info.name}@${info.version}`;
 }
 
-/** The era a start opens in: the saved verdict when it was learned of this launch; undefined: probe. */
+/** The era a start opens in: the saved verdict when it was learned of this launch (a dual-era upstream's own start: its 2025 mode); undefined: probe. */
 export function eraHint(saved: EraVerdict | undefined, config: ServerConfig): EraHint {
-	return saved !== undefined && saved.launch === launchKey(config.launch) ? saved.era : undefined;
+	if (saved === undefined || saved.launch !== launchKey(config.launch)) return undefined;
+	if (saved.era === 'legacy' && saved.dualChecked !== true) return undefined;
+	return saved.era === 'dual' ? 'legacy' : saved.era;
+}
+
+/** Whether the saved verdict says the upstream is dual-era (for the launch that runs now): 2026-07-28 clients get its era twin. */
+export function isDualEra(saved: EraVerdict | undefined, config: ServerConfig): boolean {
+	return saved?.era === 'dual' && saved.launch === launchKey(config.launch);
 }
 
 /**
@@ -67,7 +77,7 @@ export function nextVerdict(
 	now: number,
 ): {verdict: EraVerdict | undefined; note: string | undefined} {
 	const server = serverKey(identity);
-	const fresh: EraVerdict = {era: opened.era, at: now, protocolVersion: opened.protocolVersion, launch: launchKey(config.launch), server};
+	const fresh: EraVerdict = {era: opened.dual === true ? 'dual' : opened.era, at: now, protocolVersion: opened.protocolVersion, launch: launchKey(config.launch), server, dualChecked: true};
 	if (opened.tentative === true) return {verdict: saved, note: 'era not saved: the probe could not conclude; its next start probes again'};
 	if (opened.probed || saved === undefined) return {verdict: fresh, note: `era learned: ${describeEra(fresh.era, fresh.protocolVersion)}, saved for its next starts`};
 	if (saved.server === server || saved.server === null || server === null) return {verdict: saved, note: undefined};
@@ -80,8 +90,9 @@ export function eraView(saved: EraVerdict | undefined, config: ServerConfig): Er
 	return {era: saved.era, protocolVersion: saved.protocolVersion ?? null, learnedAt: new Date(saved.at).toISOString()};
 }
 
-/** "2026-07-28 (modern)", "2025-11-25 (legacy)", "not known yet". */
-export function describeEra(era: UpstreamEra | null, protocolVersion: string | null | undefined): string {
+/** "2026-07-28 (modern)", "2025-11-25 (legacy)", "2025-11-25 and 2026-07-28 (dual-era)", "not known yet". */
+export function describeEra(era: SavedEra | null, protocolVersion: string | null | undefined): string {
 	if (era === null) return 'not known yet (learned at its first start)';
+	if (era === 'dual') return `${protocolVersion ?? '2025'} and 2026-07-28 (dual-era)`;
 	return `${protocolVersion ?? (era === 'modern' ? '2026-07-28' : '2025')} (${era})`;
 }

@@ -48,7 +48,7 @@ import {Lifecycle} from './lifecycle.js';
 
 export {attemptStderr} from '../../link/log-buffer.js';
 import {initialState, recordFirstSeen, upstreamRecord, type UpstreamRecord} from './upstream-record.js';
-import {eraView, type EraView} from './upstream-era.js';
+import {eraView, isDualEra, type EraView} from './upstream-era.js';
 import {toolFiltered, restartHint} from '../refusals.js';
 import {PersonActions} from './person-actions.js';
 
@@ -123,6 +123,8 @@ export class Upstream extends EventEmitter<{
 		 */
 		private readonly instanceName?: string,
 		seams: UpstreamSeams = {},
+		/** Set for an era twin: driven in its 2026-07-28 mode, its lists its own (not saved as the server's). */
+		readonly drivenIn?: 'modern',
 	) {
 		super();
 		const clock = seams.clock ?? systemClock;
@@ -155,7 +157,7 @@ export class Upstream extends EventEmitter<{
 
 		this.toolList = new ToolList(config.name, config, store, this.log, settings.pinning, instanceName === undefined);
 		if (initial === 'invalid') this.metrics.lastError = `invalid config entry: ${config.invalid}`;
-		this.catalog = new Catalog(config.name, store, this.log, () => this.emit('catalog'));
+		this.catalog = new Catalog(config.name, store, this.log, () => this.emit('catalog'), drivenIn === undefined);
 		const onActivity = () => {
 			if (!this.timers.has('idle')) this.health.scheduleIdle();
 			this.emit('activity');
@@ -176,6 +178,7 @@ export class Upstream extends EventEmitter<{
 			clock,
 			openConnection: seams.openConnection ?? UpstreamConnection.open,
 			clientSide,
+			eraPin: drivenIn,
 			events: {
 				opened: (tools, catalog) => {
 					// The catalog first: a new tool list is written to the state file at once, and takes the catalog with it.
@@ -355,6 +358,11 @@ export class Upstream extends EventEmitter<{
 	/** Whether the tool list may be out of date: from a previous run or the config, or not verified within the refresh interval. */
 	get toolsStale(): boolean {
 		return this.toolList.stale(this.settings.toolsRefreshMs);
+	}
+
+	/** Whether it is saved as dual-era (not for a twin itself): 2026-07-28 clients get its era twin (clients/era-twins.ts). */
+	get dualEra(): boolean {
+		return this.drivenIn === undefined && isDualEra(this.record.read().era, this.config);
 	}
 
 	/** Which protocol generation it speaks, as saved from its last probe (see upstream-era.ts). */

@@ -43,7 +43,8 @@ function setup() {
 	const listsOf = new Map<ClientRecord, readonly ToolDefinition[]>();
 	const host: ClientToolsHost = {
 		tools: () => base,
-		perClientTemplates: () => [template as unknown as Upstream],
+		ownListTemplates: () => [template as unknown as Upstream],
+		servesModern: () => false,
 		instanceOf: (_template, client) => instances.get(client) as unknown as Upstream | undefined,
 		instanceFor(_template, client) {
 			let instance = instances.get(client);
@@ -146,5 +147,59 @@ describe('RootsRequest: an upstream\'s first roots/list as an event', () => {
 		roots.wake();
 		await woken;
 		expect(roots.asked).toBe(false);
+	});
+});
+
+describe('ClientTools: a 2026-07-28 client sees a dual-era server\'s tools as its 2026-07-28 mode lists them', () => {
+	/** A shared dual-era server "du" (its 2025 mode lists a, b), whose era twin lists a and only_modern. */
+	function dualSetup() {
+		const template = fakeUpstream('du');
+		const base: ExposedTool[] = [
+			{name: 'du__a', server: 'du', tool: 'a', definition: tool('a')},
+			{name: 'du__b', server: 'du', tool: 'b', definition: tool('b')},
+		];
+		let twin: Fake | undefined;
+		const host: ClientToolsHost = {
+			tools: () => base,
+			ownListTemplates: client => (client.modern ? [template as unknown as Upstream] : []),
+			servesModern: (_template, client) => client.modern,
+			instanceOf: (_template, client) => (client.modern ? (twin as unknown as Upstream | undefined) : undefined),
+			instanceFor(_template, client) {
+				if (!client.modern) return template as unknown as Upstream;
+				twin ??= fakeUpstream('du@2026-07-28', [tool('a'), tool('only_modern')]);
+				return twin as unknown as Upstream;
+			},
+		};
+		const registry = new ClientRegistry();
+		const legacy = registry.add('socket', 'socket#1');
+		const modern = registry.add('stdio', 'stdio 2026-07-28 client #1');
+		modern.modern = true;
+		return {base, tools: new ClientTools(host), legacy, modern, twin: () => twin};
+	}
+
+	const scope = () => ({signal: new AbortController().signal, deadline: undefined});
+
+	it('lists the twin\'s tools to a 2026-07-28 client once its first list started it, and the shared list to a 2025 client', async () => {
+		const {base, tools, legacy, modern, twin} = dualSetup();
+		await tools.prepare(legacy, new AbortController().signal);
+		expect(twin()).toBeUndefined();
+		expect(tools.toolsFor(legacy)).toBe(base);
+		await tools.prepare(modern, new AbortController().signal);
+		expect(twin()?.warmed).toBe(1);
+		expect(names(tools.toolsFor(modern))).toEqual(['du__a', 'du__only_modern']);
+		expect(tools.toolsFor(legacy)).toBe(base);
+	});
+
+	it('routes a 2026-07-28 client\'s call of a tool only the twin lists, starting the twin first; a 2025 client\'s call is left to the router', async () => {
+		const {tools, legacy, modern, twin} = dualSetup();
+		expect(await tools.route(legacy, 'du__only_modern', scope())).toBeUndefined();
+		expect(twin()).toBeUndefined();
+		const route = await tools.route(modern, 'du__only_modern', scope());
+		expect(route).toMatchObject({kind: 'tool', localName: 'only_modern'});
+		expect(route?.upstream.name).toBe('du');
+		expect(twin()?.warmed).toBe(1);
+		// Its own name, which no other tool takes, routes too (a namespaced hangar, a client that calls it by the name it has directly).
+		expect((await tools.route(modern, 'only_modern', scope()))?.localName).toBe('only_modern');
+		expect(await tools.route(modern, 'nothing', scope())).toBeUndefined();
 	});
 });

@@ -52,6 +52,20 @@ describe('HeldInputs', () => {
 		expect(record.heldCalls.size).toBe(0);
 	});
 
+	it('asks a modern upstream\'s input request under the upstream\'s own key, as the client would be asked directly', async () => {
+		const record = new ClientRegistry().add('stdio', 'stdio');
+		const held = new HeldInputs({ttlMs: 60_000});
+		const call = held.wrap(async context => {
+			const peer = context.client!.heldCalls.get(context.id)!;
+			const answer = await peer.ask('every', 'elicitation/create', {message: 'Name?', requestedSchema: {type: 'object'}}, context.signal, 'user_name');
+			return {content: [{type: 'text', text: JSON.stringify(answer)}]};
+		}, scope);
+		const first = (await call(requestOf(record, 1), {name: 'ask', _meta: envelope({elicitation: {}})})) as InputRequired;
+		expect(Object.keys(first.inputRequests)).toEqual(['user_name']);
+		const done = await call(requestOf(record, 2), {name: 'ask', _meta: envelope({elicitation: {}}), requestState: first.requestState, inputResponses: {user_name: {action: 'accept', content: {name: 'Ada'}}}});
+		expect(done).toEqual({content: [{type: 'text', text: '{"action":"accept","content":{"name":"Ada"}}'}]});
+	});
+
 	it('answers with input_required again when the upstream asks a second time, and the last retry gets the result', async () => {
 		const record = new ClientRegistry().add('http', 'http 2026-07-28 #1');
 		const held = new HeldInputs({ttlMs: 60_000});
