@@ -39,8 +39,17 @@ describe('RequestStates', () => {
 		states.mint({...held, heldRequestId: 5});
 		now = 1100;
 		expect(states.open(first, 'session-1')).toEqual({ok: false, reason: 'expired'});
-		expect(states.expire()).toEqual([{...held, heldRequestId: 5}]);
+		// Refusing it does not forget it: its held request is still handed back to be freed.
+		expect(states.expire()).toEqual([held, {...held, heldRequestId: 5}]);
 		expect(states.size).toBe(0);
+	});
+
+	it('refuses a state retried on another method without using it up', () => {
+		const states = new RequestStates();
+		const token = states.mint(held)!;
+		expect(states.open(token, 'session-1', 'tools/call')).toEqual({ok: false, reason: 'other-request', held});
+		expect(states.open(token, 'session-1', 'elicitation/create')).toEqual({ok: true, held});
+		expect(states.open(token, 'session-1', 'tools/call')).toEqual({ok: false, reason: 'replayed'});
 	});
 
 	it('keeps at most maxOutstanding states', () => {

@@ -1,0 +1,58 @@
+/**
+ * Audit of the held inputs (MRTR) a 2026-07-28 client gets for a legacy
+ * upstream's question, as a hostile or buggy client would use them: raw
+ * JSON-RPC over `serve --http`, real fixture upstream. What is checked is
+ * what the upstream and the client see.
+ */
+import {afterEach, describe, expect, it} from 'vitest';
+import {fastHangar, fixture, tempDir, writeConfig} from '../support/hangar.js';
+import {post, serveHttp, stopHttpHangars} from '../support/http-hangar.js';
+
+const modern = '2026-07-28';
+const envelope = (name: string) => ({
+	'io.modelcontextprotocol/protocolVersion': modern,
+	'io.modelcontextprotocol/clientCapabilities': {elicitation: {}},
+	'io.modelcontextprotocol/clientInfo': {name, version: '1'},
+});
+
+type Answer = {result?: Record<string, unknown>; error?: {code: number; message: string}};
+
+let id = 0;
+
+/** One modern request with its mirrored headers, answered with one JSON body. */
+async function modernRequest(url: string, method: string, params: Record<string, unknown>): Promise<Answer> {
+	const name = typeof params['name'] === 'string' ? params['name'] : typeof params['uri'] === 'string' ? params['uri'] : undefined;
+	const response = await post(url, JSON.stringify({jsonrpc: '2.0', id: ++id, method, params}), {
+		'MCP-Protocol-Version': modern,
+		'Mcp-Method': method,
+		...(name === undefined ? {} : {'Mcp-Name': name}),
+		Accept: 'application/json',
+	});
+	return (await response.json()) as Answer;
+}
+
+afterEach(async () => {
+	await stopHttpHangars();
+});
+
+describe('held inputs against a careless or hostile 2026-07-28 client', () => {
+	it('a retry with the state on another method is refused without using the state up: the right retry still answers the upstream', async () => {
+		const dir = tempDir();
+		const hangar = await serveHttp(writeConfig(dir, {fx: fixture('normal', ['--client-features', '--resources-count', '2'], {namespace: false, instances: 'shared'})}, fastHangar));
+		const meta = envelope('careless');
+		const first = await modernRequest(hangar.url, 'tools/call', {name: 'ask', arguments: {kind: 'elicitation'}, _meta: meta});
+		expect(first.result?.['resultType']).toBe('input_required');
+		const {requestState, inputRequests} = first.result as {requestState: string; inputRequests: Record<string, unknown>};
+		const responses = {[Object.keys(inputRequests)[0]!]: {action: 'accept', content: {name: 'Ada'}}};
+
+		const wrong = await modernRequest(hangar.url, 'resources/read', {uri: 'fixture://item/0', requestState, inputResponses: responses, _meta: meta});
+		expect(wrong.error?.code).toBe(-32_602);
+		expect(wrong.error?.message).toContain('belongs to a tools/call request');
+
+		// The error told the client to retry the tools/call with this state: that works, and the upstream gets the answer.
+		const right = await modernRequest(hangar.url, 'tools/call', {name: 'ask', arguments: {kind: 'elicitation'}, requestState, inputResponses: responses, _meta: meta});
+		expect(right.error).toBeUndefined();
+		expect(right.result?.['resultType']).toBe('complete');
+		expect(JSON.stringify(right.result)).toContain('Ada');
+	});
+});
