@@ -1,0 +1,30 @@
+/**
+ * Audit of `serve --http` for 2026-07-28 clients, with raw HTTP: what a
+ * modern client sends besides requests, and what it is answered.
+ */
+import {afterEach, describe, expect, it} from 'vitest';
+import {fastHangar, fixture, tempDir, writeConfig} from '../support/hangar.js';
+import {post, serveHttp, stopHttpHangars} from '../support/http-hangar.js';
+
+const modern = '2026-07-28';
+
+afterEach(async () => {
+	await stopHttpHangars();
+});
+
+describe('serve --http and a 2026-07-28 client\'s notifications', () => {
+	it('accepts a modern client\'s notification without a session (202), as the era\'s servers do, instead of telling it to initialize', async () => {
+		const hangar = await serveHttp(writeConfig(tempDir(), {fx: fixture('normal')}, fastHangar));
+		// What the v2 SDK client POSTs when it closes a subscriptions/listen (it also closes that stream).
+		const cancelled = await post(hangar.url, JSON.stringify({jsonrpc: '2.0', method: 'notifications/cancelled', params: {requestId: 'listen:0'}}), {
+			'MCP-Protocol-Version': modern,
+			'Mcp-Method': 'notifications/cancelled',
+		});
+		expect(cancelled.status).toBe(202);
+		expect(await cancelled.text()).toBe('');
+		// A 2025 client's notification without its session is still refused, with the 2025 advice.
+		const legacy = await post(hangar.url, JSON.stringify({jsonrpc: '2.0', method: 'notifications/initialized'}), {'MCP-Protocol-Version': '2025-11-25'});
+		expect(legacy.status).toBe(400);
+		expect(await legacy.text()).toContain('no Mcp-Session-Id');
+	});
+});
