@@ -28,3 +28,39 @@ describe('serve --http and a 2026-07-28 client\'s notifications', () => {
 		expect(await legacy.text()).toContain('no Mcp-Session-Id');
 	});
 });
+
+describe('serve --http and a 2026-07-28 client\'s subscriptions/listen', () => {
+	it('a listen is answered on an event stream even when the client\'s Accept names only JSON, as the SDK\'s servers do: its acknowledgement is not dropped', async () => {
+		const hangar = await serveHttp(writeConfig(tempDir(), {fx: fixture('normal', [], {namespace: false})}, fastHangar));
+		const ending = new AbortController();
+		const response = await fetch(hangar.url, {
+			method: 'POST',
+			signal: ending.signal,
+			headers: {'Content-Type': 'application/json', Accept: 'application/json', 'MCP-Protocol-Version': modern, 'Mcp-Method': 'subscriptions/listen'},
+			body: JSON.stringify({
+				jsonrpc: '2.0',
+				id: 'listen-1',
+				method: 'subscriptions/listen',
+				params: {
+					notifications: {toolsListChanged: true},
+					_meta: {'io.modelcontextprotocol/protocolVersion': modern, 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': {name: 'json-only', version: '1'}},
+				},
+			}),
+		});
+		try {
+			expect(response.status).toBe(200);
+			expect(response.headers.get('content-type')).toContain('text/event-stream');
+			const reader = response.body!.getReader();
+			let text = '';
+			while (!text.includes('\n\n')) {
+				const {value, done} = await reader.read();
+				if (done) break;
+				text += new TextDecoder().decode(value);
+			}
+
+			expect(text).toContain('notifications/subscriptions/acknowledged');
+		} finally {
+			ending.abort();
+		}
+	});
+});
