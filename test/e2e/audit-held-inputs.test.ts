@@ -4,8 +4,10 @@
  * JSON-RPC over `serve --http`, real fixture upstream. What is checked is
  * what the upstream and the client see.
  */
-import {afterEach, describe, expect, it} from 'vitest';
-import {fastHangar, fixture, tempDir, writeConfig} from '../support/hangar.js';
+import {spawn} from 'node:child_process';
+import readline from 'node:readline';
+import {afterEach, describe, expect, it, vi} from 'vitest';
+import {cliPath, fastHangar, fixture, spawnEnv, tempDir, writeConfig} from '../support/hangar.js';
 import {post, serveHttp, stopHttpHangars} from '../support/http-hangar.js';
 
 const modern = '2026-07-28';
@@ -54,5 +56,27 @@ describe('held inputs against a careless or hostile 2026-07-28 client', () => {
 		expect(right.error).toBeUndefined();
 		expect(right.result?.['resultType']).toBe('complete');
 		expect(JSON.stringify(right.result)).toContain('Ada');
+	});
+
+	it('a --stdio client that disconnects with a held call: the upstream gets hangar\'s error for its request before its call is cancelled', async () => {
+		const dir = tempDir();
+		const config = writeConfig(dir, {fx: fixture('normal', ['--client-features'], {namespace: false, instances: 'shared'})}, fastHangar);
+		const hangar = await serveHttp(config);
+		// A --stdio client attaches to that supervisor (its socket), gets input_required, and goes.
+		const child = spawn(process.execPath, [cliPath, '--stdio', '--config', config], {env: spawnEnv(), stdio: ['pipe', 'pipe', 'ignore']});
+		const first = await new Promise<Answer>(resolve => {
+			readline.createInterface({input: child.stdout!}).once('line', line => resolve(JSON.parse(line) as Answer));
+			child.stdin!.write(`${JSON.stringify({jsonrpc: '2.0', id: 1, method: 'tools/call', params: {name: 'ask', arguments: {kind: 'elicitation'}, _meta: envelope('leaver')}})}\n`);
+		});
+		expect(first.result?.['resultType']).toBe('input_required');
+		child.stdin!.end();
+		// The upstream's own record of what its client answered: hangar's error, which it got while its call still ran.
+		await vi.waitFor(
+			async () => {
+				const answers = await modernRequest(hangar.url, 'tools/call', {name: 'answers', arguments: {}, _meta: envelope('reader')});
+				expect(JSON.stringify(answers.result)).toContain('disconnected before answering');
+			},
+			{timeout: 30_000, interval: 200},
+		);
 	});
 });

@@ -272,12 +272,14 @@ class HeldCall implements HeldCallPeer {
 		clearTimeout(this.expiry);
 		this.record.heldCalls.delete(this.id);
 		if (this.record.heldCalls.size === 0) this.owner.released(this.record);
+		const freed = this.asked.size > 0;
 		for (const [key, asked] of [...this.asked]) this.free(key, asked, why ?? 'the call ended');
-		if (this.outcome !== undefined || graceMs === 0) {
+		if (this.outcome !== undefined || (graceMs === 0 && !freed)) {
 			this.cancel();
 			return;
 		}
 
+		// Even at once (graceMs 0), after the freed requests' errors are on their way: the upstream reads why before its call is cancelled.
 		setTimeout(() => this.cancel(), graceMs).unref();
 	}
 
