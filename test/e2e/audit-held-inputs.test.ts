@@ -4,7 +4,7 @@
  * JSON-RPC over `serve --http`, real fixture upstream. What is checked is
  * what the upstream and the client see.
  */
-import {spawn} from 'node:child_process';
+import {spawn, type ChildProcess} from 'node:child_process';
 import readline from 'node:readline';
 import {afterEach, describe, expect, it, vi} from 'vitest';
 import {cliPath, fastHangar, fixture, spawnEnv, tempDir, writeConfig} from '../support/hangar.js';
@@ -33,7 +33,27 @@ async function modernRequest(url: string, method: string, params: Record<string,
 	return (await response.json()) as Answer;
 }
 
+const bridges: ChildProcess[] = [];
+
+/** A `--stdio` client of the supervisor `config` runs (its socket): a request function on its own connection. */
+function attach(config: string): {request: (id: number, method: string, params: Record<string, unknown>) => Promise<Answer>; end: () => void} {
+	const child = spawn(process.execPath, [cliPath, '--stdio', '--config', config], {env: spawnEnv(), stdio: ['pipe', 'pipe', 'ignore']});
+	bridges.push(child);
+	const waiting = new Map<number, (answer: Answer) => void>();
+	readline.createInterface({input: child.stdout!}).on('line', line => {
+		const message = JSON.parse(line) as Answer & {id?: number; method?: string};
+		if (message.id !== undefined && message.method === undefined) waiting.get(message.id)?.(message);
+	});
+	const request = async (id: number, method: string, params: Record<string, unknown>) =>
+		new Promise<Answer>(resolve => {
+			waiting.set(id, resolve);
+			child.stdin!.write(`${JSON.stringify({jsonrpc: '2.0', id, method, params})}\n`);
+		});
+	return {request, end: () => child.stdin!.end()};
+}
+
 afterEach(async () => {
+	for (const child of bridges.splice(0)) child.kill();
 	await stopHttpHangars();
 });
 
@@ -63,13 +83,10 @@ describe('held inputs against a careless or hostile 2026-07-28 client', () => {
 		const config = writeConfig(dir, {fx: fixture('normal', ['--client-features'], {namespace: false, instances: 'shared'})}, fastHangar);
 		const hangar = await serveHttp(config);
 		// A --stdio client attaches to that supervisor (its socket), gets input_required, and goes.
-		const child = spawn(process.execPath, [cliPath, '--stdio', '--config', config], {env: spawnEnv(), stdio: ['pipe', 'pipe', 'ignore']});
-		const first = await new Promise<Answer>(resolve => {
-			readline.createInterface({input: child.stdout!}).once('line', line => resolve(JSON.parse(line) as Answer));
-			child.stdin!.write(`${JSON.stringify({jsonrpc: '2.0', id: 1, method: 'tools/call', params: {name: 'ask', arguments: {kind: 'elicitation'}, _meta: envelope('leaver')}})}\n`);
-		});
+		const leaver = attach(config);
+		const first = await leaver.request(1, 'tools/call', {name: 'ask', arguments: {kind: 'elicitation'}, _meta: envelope('leaver')});
 		expect(first.result?.['resultType']).toBe('input_required');
-		child.stdin!.end();
+		leaver.end();
 		// The upstream's own record of what its client answered: hangar's error, which it got while its call still ran.
 		await vi.waitFor(
 			async () => {
@@ -78,5 +95,23 @@ describe('held inputs against a careless or hostile 2026-07-28 client', () => {
 			},
 			{timeout: 30_000, interval: 200},
 		);
+	});
+
+	it('--stdio: another connection with the same clientInfo and capabilities cannot answer with a state given to the first', async () => {
+		const dir = tempDir();
+		const config = writeConfig(dir, {fx: fixture('normal', ['--client-features'], {namespace: false, instances: 'shared'})}, fastHangar);
+		await serveHttp(config);
+		const {request: first} = attach(config);
+		const {request: second} = attach(config);
+		const meta = envelope('same-app');
+		const asked = await first(1, 'tools/call', {name: 'ask', arguments: {kind: 'elicitation'}, _meta: meta});
+		expect(asked.result?.['resultType']).toBe('input_required');
+		const {requestState, inputRequests} = asked.result as {requestState: string; inputRequests: Record<string, unknown>};
+		const key = Object.keys(inputRequests)[0]!;
+		const stolen = await second(1, 'tools/call', {name: 'ask', arguments: {kind: 'elicitation'}, requestState, inputResponses: {[key]: {action: 'accept', content: {name: 'Mallory'}}}, _meta: meta});
+		expect(stolen.error?.message).toContain('issued to another client');
+		// The refusal used nothing up: the client it was given to answers.
+		const answered = await first(2, 'tools/call', {name: 'ask', arguments: {kind: 'elicitation'}, requestState, inputResponses: {[key]: {action: 'accept', content: {name: 'Ada'}}}, _meta: meta});
+		expect(JSON.stringify(answered.result)).toContain('Ada');
 	});
 });
