@@ -143,7 +143,7 @@ export function refusedStateMessage(reason: Exclude<OpenedState, {ok: true}>['re
 		}
 
 		case 'other-client': {
-			return 'Invalid params: requestState was issued to another client';
+			return 'Invalid params: requestState was issued to another client (another connection, token, clientInfo or capabilities); only the client it was given to may retry with it: send the original request without it';
 		}
 
 		case 'other-request': {

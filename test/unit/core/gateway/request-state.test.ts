@@ -12,6 +12,8 @@ describe('RequestStates', () => {
 		expect(states.open(token, 'session-1')).toEqual({ok: true, held});
 		expect(states.open(token, 'session-1')).toEqual({ok: false, reason: 'replayed'});
 		expect(states.size).toBe(0);
+		// Each refusal says what to do next.
+		expect(refusedStateMessage('other-client')).toContain('only the client it was given to may retry with it');
 	});
 
 	it('refuses a tampered state, one from another process, and one that is not a state', () => {
