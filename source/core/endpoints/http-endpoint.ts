@@ -45,7 +45,7 @@ import {metaWithTraceHeaders} from '../link/trace-headers.js';
 import {sendJson, sendProblem, sendRpcError, type RequestRecord} from './http-replies.js';
 import {HttpSessionTransport} from './http-session.js';
 import {ModernEndpoint, modernHeaderRefusal} from './http-modern.js';
-import {requestEra} from '../gateway/protocol-era.js';
+import {isModernVersion, requestEra} from '../gateway/protocol-era.js';
 import {resumeBudget} from './sse-event-log.js';
 
 export const mcpPath = '/mcp';
@@ -454,6 +454,12 @@ export class HttpEndpoint {
 			}
 
 			await this.handleInSession(session, req, res, record, message, batch);
+			return;
+		}
+
+		// A 2026-07-28 client's notification (the v2 SDK's cancel of a listen) has no session to go to: accepted, as that era's servers do.
+		if (message?.kind === 'notification' && isModernVersion(String(req.headers['mcp-protocol-version'] ?? '').trim())) {
+			res.writeHead(202).end();
 			return;
 		}
 

@@ -200,7 +200,9 @@ async function serveModernRequest(
 	const {supervisor, logger, identities} = options;
 	const label = `http ${modern.revision} #${++requestNumber}`;
 	record.session = label;
-	const transport = new OneRequestTransport(res, message.id, record.correlationId, (header(req, 'accept') ?? '').includes('text/event-stream'));
+	// A listen is nothing but its stream: it streams whatever Accept says, as the SDK's servers do (its acknowledgement is never dropped).
+	const streams = message.method === 'subscriptions/listen' || (header(req, 'accept') ?? '').includes('text/event-stream');
+	const transport = new OneRequestTransport(res, message.id, record.correlationId, streams);
 	// The request is served as its client's identity, which outlives this one-request session.
 	const bound = identities.begin(shownOverHttp(req), modern, (method, params) => void transport.send({jsonrpc: '2.0', method, params} as JSONRPCMessage, {relatedRequestId: message.id}), message.id);
 	const gateway = new GatewaySession({

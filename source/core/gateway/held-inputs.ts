@@ -272,12 +272,14 @@ class HeldCall implements HeldCallPeer {
 		clearTimeout(this.expiry);
 		this.record.heldCalls.delete(this.id);
 		if (this.record.heldCalls.size === 0) this.owner.released(this.record);
+		const freed = this.asked.size > 0;
 		for (const [key, asked] of [...this.asked]) this.free(key, asked, why ?? 'the call ended');
-		if (this.outcome !== undefined || graceMs === 0) {
+		if (this.outcome !== undefined || (graceMs === 0 && !freed)) {
 			this.cancel();
 			return;
 		}
 
+		// Even at once (graceMs 0), after the freed requests' errors are on their way: the upstream reads why before its call is cancelled.
 		setTimeout(() => this.cancel(), graceMs).unref();
 	}
 
@@ -338,11 +340,13 @@ export class HeldInputs {
 	}
 
 	private async resume(context: RequestContext, key: string, declared: Record<string, unknown>, params: Record<string, unknown>): Promise<unknown> {
-		const opened = this.states.open(params['requestState'], key);
+		const opened = this.states.open(params['requestState'], key, context.method);
+		// An expired state's held call is freed now, with its error to the upstream, not only when its timer fires.
+		if (!opened.ok && opened.reason === 'expired') this.sweep();
+		if (!opened.ok && opened.reason === 'other-request') throw refused(`Invalid params: requestState belongs to a ${opened.held.method} request; retry that request with it, not ${context.method}`);
 		if (!opened.ok) throw refused(refusedStateMessage(opened.reason));
 		const call = this.calls.get(String(opened.held.heldRequestId));
 		if (call === undefined) throw refused(refusedStateMessage('expired'));
-		if (call.method !== context.method) throw refused(`Invalid params: requestState belongs to a ${call.method} request; retry that request with it, not ${context.method}`);
 		call.state = undefined;
 		call.answer(params['inputResponses']);
 		return call.serve(context, declared);

@@ -28,7 +28,10 @@ export type HeldInput = {
 	method: string;
 };
 
-export type OpenedState = {ok: true; held: HeldInput} | {ok: false; reason: 'malformed' | 'tampered' | 'expired' | 'replayed' | 'other-client'};
+export type OpenedState =
+	| {ok: true; held: HeldInput}
+	| {ok: false; reason: 'malformed' | 'tampered' | 'expired' | 'replayed' | 'other-client'}
+	| {ok: false; reason: 'other-request'; held: HeldInput};
 
 type Payload = {v: 1; id: string; exp: number; held: HeldInput};
 
@@ -78,8 +81,12 @@ export class RequestStates {
 		return Buffer.concat([iv, cipher.getAuthTag(), sealed]).toString('base64url');
 	}
 
-	/** Opens `token` for `client`: what it holds, once, or why not. */
-	open(token: unknown, client: string): OpenedState {
+	/**
+	 * Opens `token` for `client`'s retry of a `method` request: what it holds,
+	 * once, or why not. A refused state stays outstanding (a wrong retry does
+	 * not use it up, and an expired one is left for `expire()` to free).
+	 */
+	open(token: unknown, client: string, method?: string): OpenedState {
 		if (typeof token !== 'string' || token.length > 16_384) return {ok: false, reason: 'malformed'};
 		const raw = Buffer.from(token, 'base64url');
 		if (raw.length <= ivBytes + tagBytes) return {ok: false, reason: 'malformed'};
@@ -95,10 +102,8 @@ export class RequestStates {
 		}
 
 		if (payload.held.client !== client) return {ok: false, reason: 'other-client'};
-		if (payload.exp <= this.now()) {
-			this.outstanding.delete(payload.id);
-			return {ok: false, reason: 'expired'};
-		}
+		if (payload.exp <= this.now()) return {ok: false, reason: 'expired'};
+		if (method !== undefined && payload.held.method !== method && this.outstanding.has(payload.id)) return {ok: false, reason: 'other-request', held: payload.held};
 
 		if (!this.outstanding.delete(payload.id)) return {ok: false, reason: 'replayed'};
 		return {ok: true, held: payload.held};
@@ -138,7 +143,11 @@ export function refusedStateMessage(reason: Exclude<OpenedState, {ok: true}>['re
 		}
 
 		case 'other-client': {
-			return 'Invalid params: requestState was issued to another client';
+			return 'Invalid params: requestState was issued to another client (another connection, token, clientInfo or capabilities); only the client it was given to may retry with it: send the original request without it';
+		}
+
+		case 'other-request': {
+			return 'Invalid params: requestState belongs to another request; retry that request with it';
 		}
 	}
 }

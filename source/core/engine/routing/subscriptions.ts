@@ -25,7 +25,8 @@ import type {Router} from './router.js';
 export type Subscriber = {notify: (uri: string, meta: Record<string, unknown> | undefined) => void; client?: ClientRecord};
 
 /** `routed`: the upstream the URI routes to; `upstream`: the one watching it (a per-client server's instance, or that upstream). */
-type Entry = {routed: Upstream; upstream: Upstream; own: string; subscribers: Map<Subscriber, string>};
+/** `sending`: its first subscribe is on its way (it may be what starts the upstream): a start that completes meanwhile does not send it again. */
+type Entry = {routed: Upstream; upstream: Upstream; own: string; subscribers: Map<Subscriber, string>; sending?: boolean};
 
 export const perSessionLimit = 1000;
 
@@ -62,13 +63,15 @@ export class Subscriptions {
 			return;
 		}
 
-		const created: Entry = {routed: route.upstream, upstream, own: route.localName, subscribers: new Map([[subscriber, uri]])};
+		const created: Entry = {routed: route.upstream, upstream, own: route.localName, subscribers: new Map([[subscriber, uri]]), sending: true};
 		this.entries.set(key, created);
 		try {
 			await upstream.request('resources/subscribe', {uri: route.localName}, `resources/subscribe "${route.localName}"`, context);
 		} catch (error) {
 			this.leave(key, created, subscriber);
 			throw error;
+		} finally {
+			created.sending = false;
 		}
 	}
 
@@ -108,7 +111,7 @@ export class Subscriptions {
 	/** `upstream` (re)started: what sessions watch on it is asked for again. */
 	resubscribe(upstream: Upstream): void {
 		for (const entry of this.entries.values()) {
-			if (entry.upstream !== upstream) continue;
+			if (entry.upstream !== upstream || entry.sending === true) continue;
 			upstream.request('resources/subscribe', {uri: entry.own}, `resources/subscribe "${entry.own}"`).catch((error: unknown) => {
 				this.logger.warn(`subscribing again to ${entry.own} after a restart failed: ${errorMessage(error)}`, {upstream: upstream.name});
 			});

@@ -12,6 +12,8 @@ describe('RequestStates', () => {
 		expect(states.open(token, 'session-1')).toEqual({ok: true, held});
 		expect(states.open(token, 'session-1')).toEqual({ok: false, reason: 'replayed'});
 		expect(states.size).toBe(0);
+		// Each refusal says what to do next.
+		expect(refusedStateMessage('other-client')).toContain('only the client it was given to may retry with it');
 	});
 
 	it('refuses a tampered state, one from another process, and one that is not a state', () => {
@@ -39,8 +41,17 @@ describe('RequestStates', () => {
 		states.mint({...held, heldRequestId: 5});
 		now = 1100;
 		expect(states.open(first, 'session-1')).toEqual({ok: false, reason: 'expired'});
-		expect(states.expire()).toEqual([{...held, heldRequestId: 5}]);
+		// Refusing it does not forget it: its held request is still handed back to be freed.
+		expect(states.expire()).toEqual([held, {...held, heldRequestId: 5}]);
 		expect(states.size).toBe(0);
+	});
+
+	it('refuses a state retried on another method without using it up', () => {
+		const states = new RequestStates();
+		const token = states.mint(held)!;
+		expect(states.open(token, 'session-1', 'tools/call')).toEqual({ok: false, reason: 'other-request', held});
+		expect(states.open(token, 'session-1', 'elicitation/create')).toEqual({ok: true, held});
+		expect(states.open(token, 'session-1', 'tools/call')).toEqual({ok: false, reason: 'replayed'});
 	});
 
 	it('keeps at most maxOutstanding states', () => {
