@@ -42,7 +42,8 @@
  *
  * It also carries the per-request log level (`io.modelcontextprotocol/logLevel`
  * in `_meta`, replacing logging/setLevel): the identity's record asks the
- * upstreams for the most verbose level of its requests in flight, and an
+ * upstreams for the most verbose level any of its requests carried (kept,
+ * as a 2025 session's setLevel is, until the identity goes), and an
  * upstream's `notifications/message` goes to each of its requests in flight
  * to that upstream whose level admits it, tied to that request (on HTTP,
  * its own stream).
@@ -138,7 +139,7 @@ export class ModernClients {
 		identity.idleTimer = undefined;
 		const call: ModernCall = {id, level: isLoggingLevel(request.logLevel) ? request.logLevel : undefined, notify};
 		identity.calls.add(call);
-		// The upstreams are asked for the most verbose level of the identity's requests in flight.
+		// The upstreams are asked for the most verbose level the identity's requests carried (kept, not lowered per request).
 		if (call.level !== undefined && (identity.record.logLevel === undefined || severity(call.level) < severity(identity.record.logLevel))) identity.record.setLogLevel(call.level);
 		const held = identity;
 		let ended = false;
