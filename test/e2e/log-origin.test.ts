@@ -4,8 +4,9 @@
  * stream, so hangar knows whose it is (link/stream-origins.ts) and relays it
  * to that call's client only, at that client's level; never to another
  * client, even one with a call to the same upstream in flight at that
- * moment. Real subprocesses: the matrix fixture's v1 upstream as a remote
- * Streamable HTTP server (one instance shared by every client), hangar's
+ * moment. Real subprocesses: the matrix fixture's upstreams as remote
+ * Streamable HTTP servers (one instance shared by every client): the v1
+ * SDK's with sessions, and the v2 SDK's 2026-07-28 one; hangar's
  * `serve --http` and `--stdio` endpoints, a v1 SDK client (a 2025 session,
  * `logging/setLevel` info) and a v2 SDK client pinned to 2026-07-28 (the
  * request's `_meta` level debug).
@@ -26,8 +27,9 @@ import {serveHttp, stopHttpHangars} from '../support/http-hangar.js';
 
 const upstreamScript = path.join(root, 'test', 'fixtures', 'matrix-upstream.mjs');
 const logTool = 'remote__log';
-let upstream: ChildProcess | undefined;
-let upstreamUrl = '';
+const eras = ['legacy', 'modern'] as const;
+const upstreams: ChildProcess[] = [];
+const upstreamUrls = new Map<string, string>();
 const closers: Array<() => Promise<void>> = [];
 const stdioConfigs: string[] = [];
 
@@ -39,35 +41,41 @@ type Caller = {
 	log(token: string, until?: string): Promise<unknown>;
 };
 
-beforeAll(async () => {
-	upstream = spawn(process.execPath, [upstreamScript, '--era', 'legacy', '--http', '--name', 'remote'], {stdio: ['pipe', 'pipe', 'inherit']});
+/** A matrix upstream of `era` as a remote Streamable HTTP server on loopback; resolves with its URL. */
+async function startUpstream(era: (typeof eras)[number]): Promise<string> {
+	const child = spawn(process.execPath, [upstreamScript, '--era', era, '--http', '--name', 'remote'], {stdio: ['pipe', 'pipe', 'inherit']});
+	upstreams.push(child);
 	let output = '';
-	for await (const chunk of upstream.stdout!) {
+	for await (const chunk of child.stdout!) {
 		output += String(chunk);
 		const url = /listening (\S+)/.exec(output)?.[1];
-		if (url !== undefined) {
-			upstreamUrl = url;
-			break;
-		}
+		if (url !== undefined) return url;
 	}
 
-	if (upstreamUrl === '') throw new Error(`the HTTP upstream ended before it listened: ${output}`);
+	throw new Error(`the ${era} HTTP upstream ended before it listened: ${output}`);
+}
+
+beforeAll(async () => {
+	for (const era of eras) upstreamUrls.set(era, await startUpstream(era));
 }, 30_000);
 
 afterAll(async () => {
 	await Promise.all(closers.splice(0).map(async close => close().catch(() => undefined)));
 	await stopHttpHangars();
 	for (const config of stdioConfigs) await runCli(['shutdown', '--config', config]);
-	// It ends when its stdin does.
-	if (upstream !== undefined && upstream.exitCode === null && upstream.signalCode === null) {
-		const exited = once(upstream, 'exit');
-		upstream.stdin!.end();
-		await exited;
-	}
+	// Each ends when its stdin does.
+	await Promise.all(
+		upstreams.map(async child => {
+			if (child.exitCode !== null || child.signalCode !== null) return;
+			const exited = once(child, 'exit');
+			child.stdin!.end();
+			await exited;
+		}),
+	);
 });
 
 /** One instance of the remote upstream for every client of the hangar. */
-const configFor = (hangar: Record<string, unknown> = {}) => writeConfig(tempDir(), {remote: {url: upstreamUrl, instances: 'shared'}}, {...fastHangar, ...hangar});
+const configFor = (era: string, hangar: Record<string, unknown> = {}) => writeConfig(tempDir(), {remote: {url: upstreamUrls.get(era)!, instances: 'shared'}}, {...fastHangar, ...hangar});
 
 /** A v1 SDK client (a 2025-11-25 session) that asked for `info` and up. */
 async function legacyCaller(endpoint: 'http' | 'stdio', target: string): Promise<Caller> {
@@ -133,13 +141,13 @@ async function crossedCalls(holder: Caller, other: Caller, levels: Map<Caller, s
 }
 
 describe('a log message an upstream sends on a call\'s own stream reaches only that call\'s client', () => {
-	for (const endpoint of ['http', 'stdio'] as const) {
-		it(`through hangar's ${endpoint === 'http' ? 'serve --http' : '--stdio'} endpoint, with calls of a 2025 and a 2026-07-28 client in flight at once`, async () => {
+	for (const [era, endpoint] of eras.flatMap(era => (['http', 'stdio'] as const).map(endpoint => [era, endpoint] as const))) {
+		it(`from a ${era === 'legacy' ? '2025 (v1 SDK)' : '2026-07-28 (v2 SDK)'} upstream, through hangar's ${endpoint === 'http' ? 'serve --http' : '--stdio'} endpoint, with calls of a 2025 and a 2026-07-28 client in flight at once`, async () => {
 			let target: string;
-			if (endpoint === 'http') target = (await serveHttp(configFor())).url;
+			if (endpoint === 'http') target = (await serveHttp(configFor(era))).url;
 			else {
 				// The shared supervisor both stdio clients attach to ends soon after the last one leaves.
-				target = configFor({lingerSeconds: 1});
+				target = configFor(era, {lingerSeconds: 1});
 				stdioConfigs.push(target);
 			}
 
