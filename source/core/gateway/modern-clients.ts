@@ -38,7 +38,8 @@
  * during (held-inputs.ts; the relays refuse it when an identity has several
  * calls in flight on the instance and nothing says which one asked), a
  * listen's notifications go on the listen's own stream, and log messages go
- * only to requests in flight to the upstream that logged.
+ * only to requests in flight to the upstream that logged (only to the
+ * request whose call it came with, when the upstream's stream says so).
  *
  * It also carries the per-request log level (`io.modelcontextprotocol/logLevel`
  * in `_meta`, replacing logging/setLevel): the identity's record asks the
@@ -51,7 +52,7 @@
 import {createHash} from 'node:crypto';
 import {JsonRpcCode, JsonRpcError} from '../base/errors.js';
 import type {ClientPeer, ClientRecord, ClientRegistry, ClientTransport} from '../engine/clients/clients.js';
-import {canonicalJson} from '../engine/upstream/pins.js';
+import {canonicalJson} from '../base/canonical-json.js';
 import {isLoggingLevel, severity, type LoggingLevel} from '../link/client-side.js';
 import type {ModernRequest} from './protocol-era.js';
 
@@ -222,11 +223,14 @@ export class ModernClients {
 				);
 			},
 			canReceiveUnrelated: () => false,
-			log: (params, server) => {
+			log: (params, server, requestId) => {
 				const level = params['level'];
 				if (!isLoggingLevel(level)) return;
 				// Tied to the requests that caused it: another of the identity's requests (a listen, a call elsewhere) is not told.
-				const waiting = server === undefined ? undefined : this.waitingOn(identity, server);
+				// With its call known (its stream carried it), that call's request only: the current round of a held call.
+				const held = requestId === undefined ? undefined : identity.record.heldCalls.get(requestId);
+				const own = held === undefined ? requestId : held.roundId;
+				const waiting = requestId !== undefined ? new Set(own === undefined ? [] : [own]) : server === undefined ? undefined : this.waitingOn(identity, server);
 				for (const call of identity.calls) {
 					if (call.level === undefined || severity(level) < severity(call.level)) continue;
 					if (waiting === undefined || waiting.has(call.id)) call.notify('notifications/message', params);

@@ -313,8 +313,8 @@ export class GatewaySession {
 	}
 
 	/** A notification for a client that finished initializing only. */
-	private notifyReady(method: string, params?: Record<string, unknown>): void {
-		if (this.pipeline.machine.state === 'ready') this.pipeline.notify(method, params);
+	private notifyReady(method: string, params?: Record<string, unknown>, relatedRequestId?: string | number): void {
+		if (this.pipeline.machine.state === 'ready') this.pipeline.notify(method, params, relatedRequestId);
 	}
 
 	/** The session is a person's (the CLI): management tools are not narrowed by hangar.managementTools. */
@@ -352,7 +352,7 @@ export class GatewaySession {
 		return {
 			request: async (method, params, options) => this.asks.ask(method, params, options),
 			canReceiveUnrelated: () => this.pipeline.machine.state === 'ready' && (canSendUnrelated?.() ?? true),
-			log: params => this.notifyReady('notifications/message', params),
+			log: (params, _server, requestId) => this.notifyReady('notifications/message', params, requestId),
 			notify: (method, params) => this.notifyReady(method, params),
 		};
 	}

@@ -124,8 +124,12 @@ export type ClientSide = {
 	 * of URL elicitation), for the client that got the request; absent: dropped.
 	 */
 	notify?(method: string, params: Record<string, unknown> | undefined): void;
-	/** An upstream's `notifications/message` params, for the sessions whose level admits it. */
-	log(server: string, params: Record<string, unknown>): void;
+	/**
+	 * An upstream's `notifications/message` params, for the sessions whose
+	 * level admits it; with `caller` (the call whose stream carried it, as
+	 * the engine gave it), for that call's client only.
+	 */
+	log(server: string, params: Record<string, unknown>, caller?: unknown): void;
 	/** The most verbose level any session asked for with `logging/setLevel`; undefined while none did. */
 	readonly logLevel: LoggingLevel | undefined;
 	/** Tells `listener` about changes of `logLevel`; returns the unsubscribe. */

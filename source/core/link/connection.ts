@@ -38,7 +38,7 @@ import {sendInRounds} from './input-rounds.js';
 import {modernEnvelope, negotiationFor, openInEra, type ConnectionEra, type EraHint, type Opening, type UpstreamEra} from './modern-mode.js';
 import {isRelayedMethod, type ClientSide, type LoggingLevel, type RelayOptions} from './client-side.js';
 import {OwnRequests} from './own-requests.js';
-import {StreamOrigins} from './stream-origins.js';
+import {StreamOrigins, type StreamOrigin} from './stream-origins.js';
 import type {StartRoots} from './roots-request.js';
 import {UpstreamAsks} from './upstream-asks.js';
 import type {ConnectionEvents} from './connection-events.js';
@@ -136,7 +136,8 @@ export class UpstreamConnection {
 			clientSide,
 			events,
 			callsInFlight: () => this.pending.size,
-			origin: id => this.originOf(id),
+			origin: id => this.originOf(this.origins?.take(id)),
+			logOrigin: params => this.originOf(this.origins?.takeLog(params)),
 			send: async message => this.send(message as JSONRPCMessage),
 			isClosed: () => this.closed,
 			ping: async timeoutMs => this.ping(timeoutMs),
@@ -395,9 +396,8 @@ export class UpstreamConnection {
 		return this.asks.settled(signal, pingTimeoutMs, roots);
 	}
 
-	/** What the upstream's transport says the request belongs to (Streamable HTTP only; see stream-origins.ts). */
-	private originOf(id: RequestId): RelayOptions['origin'] {
-		const origin = this.origins?.take(id);
+	/** What the upstream's transport says a request or log message belongs to (Streamable HTTP only; see stream-origins.ts). */
+	private originOf(origin: StreamOrigin | undefined): RelayOptions['origin'] {
 		if (origin === undefined) return undefined;
 		if (origin.kind === 'outside') return {kind: 'outside'};
 		const caller = this.pending.callerOf(origin.callId);

@@ -37,6 +37,8 @@ export type UpstreamAskDeps = {
 	callsInFlight(): number;
 	/** Which call the upstream's request belongs to, as its transport tells (Streamable HTTP only). */
 	origin(id: RequestId): RelayOptions['origin'];
+	/** Which call a log message belongs to, as its transport tells (Streamable HTTP only; taken once per message). */
+	logOrigin(params: Record<string, unknown>): RelayOptions['origin'];
 	/** Sends a message to the upstream (nothing once the connection is closed). */
 	send(message: Record<string, unknown>): Promise<void>;
 	isClosed(): boolean;
@@ -197,6 +199,7 @@ export class UpstreamAsks {
 		const text = `log ${params['level']}${logger}: ${typeof data === 'string' ? data : JSON.stringify(data)}`;
 		// An upstream's log messages are its output too: they share its budget (see log-buffer.ts).
 		if (this.deps.log.admit('stdout', text.length)) this.deps.log.push('hangar', text);
-		this.deps.clientSide?.log(this.deps.name, params);
+		const origin = this.deps.logOrigin(params);
+		this.deps.clientSide?.log(this.deps.name, params, origin?.kind === 'call' ? origin.caller : undefined);
 	}
 }

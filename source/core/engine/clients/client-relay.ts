@@ -17,7 +17,9 @@
  *   client session gets its own instance.
  *
  * Log messages go to the sessions that asked for them (a per-client
- * instance's to its own session only).
+ * instance's to its own session only). One the upstream's transport ties to
+ * a call (it came on that call's Streamable HTTP stream) goes to that call's
+ * client only, tied to that call.
  */
 import type {HangarError} from '../../base/errors.js';
 import type {Logger} from '../../base/logger.js';
@@ -44,11 +46,14 @@ function describeClient(record: ClientRecord): string {
 	return record.name === null ? `the client of session ${record.label}` : `MCP client "${record.name}" (${record.label})`;
 }
 
-/** Sends an upstream's log message to one session, when its level admits it; `logger` names the upstream. */
-function logTo(record: ClientRecord, server: string, params: Record<string, unknown>, level: LoggingLevel): void {
+/**
+ * Sends an upstream's log message to one session, when its level admits it;
+ * `logger` names the upstream. `requestId`: the session's call it belongs to.
+ */
+function logTo(record: ClientRecord, server: string, params: Record<string, unknown>, level: LoggingLevel, requestId?: string | number): void {
 	if (record.peer === undefined || record.logLevel === undefined || severity(level) < severity(record.logLevel)) return;
 	const own = params['logger'];
-	record.peer.log({...params, logger: typeof own === 'string' && own !== '' ? `${server}/${own}` : server}, server);
+	record.peer.log({...params, logger: typeof own === 'string' && own !== '' ? `${server}/${own}` : server}, server, requestId);
 }
 
 /**
@@ -246,13 +251,17 @@ export class SharedRelay implements ClientSide {
 	}
 
 	/**
-	 * Sends the message to every session whose level admits it, with `logger`
-	 * naming the upstream: "<server>", or "<server>/<its own logger>".
+	 * Sends the message to the client of the call it came with (`caller`), or
+	 * when nothing ties it to a call, to every session; each time when that
+	 * session's level admits it, with `logger` naming the upstream:
+	 * "<server>", or "<server>/<its own logger>".
 	 */
-	log(server: string, params: Record<string, unknown>): void {
+	log(server: string, params: Record<string, unknown>, caller?: unknown): void {
 		const level = params['level'];
 		if (!isLoggingLevel(level)) return;
-		for (const record of this.clients.sessions()) logTo(record, server, params, level);
+		const call = caller as Caller | undefined;
+		if (call !== undefined) logTo(call.client, server, params, level, call.requestId);
+		else for (const record of this.clients.sessions()) logTo(record, server, params, level);
 	}
 
 	get logLevel(): LoggingLevel | undefined {
@@ -325,9 +334,10 @@ export class SessionRelay implements ClientSide {
 		return record.peer.request(method, params, {signal: options.signal, relatedRequestId, onProgress: options.onProgress});
 	}
 
-	log(server: string, params: Record<string, unknown>): void {
+	log(server: string, params: Record<string, unknown>, caller?: unknown): void {
 		const level = params['level'];
-		if (isLoggingLevel(level)) logTo(this.record, server, params, level);
+		const call = caller as Caller | undefined;
+		if (isLoggingLevel(level)) logTo(this.record, server, params, level, call?.client === this.record ? call.requestId : undefined);
 	}
 
 	/** `notifications/elicitation/complete` of an elicitation its client got: to its client. */

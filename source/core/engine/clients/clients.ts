@@ -67,8 +67,13 @@ export type ClientPeer = {
 	): Promise<Record<string, unknown>>;
 	/** Whether a request that belongs to none of its calls can reach the client now (an HTTP client needs its GET stream open). */
 	canReceiveUnrelated(): boolean;
-	/** Sends `notifications/message` with these params, logged by upstream `server` (a modern client gets it on its requests in flight to that upstream). */
-	log(params: Record<string, unknown>, server?: string): void;
+	/**
+	 * Sends `notifications/message` with these params, logged by upstream
+	 * `server` (a modern client gets it on its requests in flight to that
+	 * upstream). `requestId`: the client's call it belongs to, the only one
+	 * it is tied to then.
+	 */
+	log(params: Record<string, unknown>, server?: string, requestId?: string | number): void;
 	/** Sends a notification that completes a relayed request (URL elicitation's `notifications/elicitation/complete`). */
 	notify(method: string, params: Record<string, unknown> | undefined): void;
 };

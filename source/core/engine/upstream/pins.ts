@@ -13,7 +13,11 @@
  * - `off`: nothing is pinned or checked.
  */
 import {createHash} from 'node:crypto';
+import {canonicalJson} from '../../base/canonical-json.js';
 import type {ToolDefinition} from '../../config/read-config.js';
+
+/** JSON with object keys sorted (base/canonical-json.ts), as pins hash it. */
+export {canonicalJson};
 
 export type PinnedTool = {hash: string; description: string | null; inputSchema: unknown};
 
@@ -33,19 +37,6 @@ export type ToolChange = {
 	before: unknown;
 	after: unknown;
 };
-
-/** JSON with object keys sorted, so equal schemas hash equally whatever their key order. */
-export function canonicalJson(value: unknown): string {
-	if (Array.isArray(value)) return `[${value.map(item => canonicalJson(item)).join(',')}]`;
-	if (typeof value === 'object' && value !== null) {
-		const entries = Object.entries(value as Record<string, unknown>)
-			.filter(([, item]) => item !== undefined)
-			.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-		return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(',')}}`;
-	}
-
-	return JSON.stringify(value) ?? 'null';
-}
 
 function pinOf(tool: ToolDefinition): PinnedTool {
 	const description = tool.description ?? null;

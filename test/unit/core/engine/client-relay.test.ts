@@ -14,6 +14,8 @@ function session(registry: ClientRegistry, name: string, capabilities: ClientCap
 	record.declare(capabilities, declared);
 	const asked: Array<{method: string; relatedRequestId: string | number | undefined}> = [];
 	const logs: Array<Record<string, unknown>> = [];
+	/** The calls the log messages it got were tied to. */
+	const logCalls: Array<string | number> = [];
 	const notified: Array<{method: string; params: unknown}> = [];
 	const peer: ClientPeer = {
 		async request(method, _params, requestOptions) {
@@ -21,12 +23,15 @@ function session(registry: ClientRegistry, name: string, capabilities: ClientCap
 			return {answeredBy: name};
 		},
 		canReceiveUnrelated: () => true,
-		log: params => logs.push(params),
+		log: (params, _server, requestId) => {
+			logs.push(params);
+			if (requestId !== undefined) logCalls.push(requestId);
+		},
 		notify: (method, params) => notified.push({method, params}),
 	};
 	record.peer = peer;
 	record.touch();
-	return {record, asked, logs, notified};
+	return {record, asked, logs, logCalls, notified};
 }
 
 /** A shared instance's host: its setting, its calls in flight, and what it learned. */
@@ -184,6 +189,24 @@ describe('SharedRelay: a request reaches only the client whose call caused it', 
 		expect(quiet.logs).toEqual([{level: 'critical', logger: 'fx', data: 'on fire'}]);
 		// A session that never set a level gets nothing.
 		expect(silent.logs).toEqual([]);
+	});
+
+	it('logs a message its transport tied to a call to that call\'s client only, tied to the call, at its level', () => {
+		const registry = new ClientRegistry();
+		const relay = new SharedRelay(registry, shared().host, silentLogger);
+		const caller = session(registry, 'caller', []);
+		const bystander = session(registry, 'bystander', []);
+		caller.record.setLogLevel('info');
+		bystander.record.setLogLevel('debug');
+		relay.log('fx', {level: 'info', data: 'for the caller'}, {client: caller.record, requestId: 7});
+		relay.log('fx', {level: 'debug', data: 'below its level'}, {client: caller.record, requestId: 7});
+		expect(caller.logs).toEqual([{level: 'info', logger: 'fx', data: 'for the caller'}]);
+		expect(caller.logCalls).toEqual([7]);
+		expect(bystander.logs).toEqual([]);
+		// Nothing ties it: every session whose level admits it.
+		relay.log('fx', {level: 'info', data: 'untied'});
+		expect(bystander.logs).toEqual([{level: 'info', logger: 'fx', data: 'untied'}]);
+		expect(caller.logs).toHaveLength(2);
 	});
 
 	it('asks for the most verbose level any session wants, and tells when that changes', () => {

@@ -109,4 +109,23 @@ describe('modern client identities', () => {
 		record.peer!.log({level: 'info', data: 'from-c'}, 'c');
 		expect(sent).toEqual(['call-to-a:from-a', 'retry-to-b:from-b']);
 	});
+
+	it('sends a log message its upstream tied to one call to that call\'s request only (a held call\'s current round), at its level', () => {
+		const clients = new ClientRegistry();
+		const identities = new ModernClients({clients, kind: 'http'});
+		const sent: string[] = [];
+		const first = identities.begin('c', request('a', {logLevel: 'debug'}), (_method, params) => sent.push(`r1:${String(params['data'])}`), 'r1');
+		identities.begin('c', request('a', {logLevel: 'error'}), (_method, params) => sent.push(`r2:${String(params['data'])}`), 'r2');
+		identities.begin('c', request('a', {logLevel: 'debug'}), (_method, params) => sent.push(`r3:${String(params['data'])}`), 'r3');
+		const record = first.client;
+		record.callBegan('a', 'r1');
+		record.callBegan('a', 'r2');
+		record.callBegan('a', 'hangar-held-1');
+		record.heldCalls.set('hangar-held-1', {capabilities: {}, who: 'the client', roundId: 'r3', ask: async () => ({})});
+		record.peer!.log({level: 'info', data: 'of-r1'}, 'a', 'r1');
+		record.peer!.log({level: 'info', data: 'of-r2'}, 'a', 'r2');
+		record.peer!.log({level: 'info', data: 'of-held'}, 'a', 'hangar-held-1');
+		// r2 asked for errors only: its own info message is not for it either.
+		expect(sent).toEqual(['r1:of-r1', 'r3:of-held']);
+	});
 });
