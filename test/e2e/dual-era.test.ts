@@ -238,7 +238,8 @@ describe('a dual-era upstream behind hangar', () => {
 	it('per client: a 2026-07-28 client\'s own instance is opened in its 2026-07-28 mode, over --stdio too, and a 2025 client\'s in its 2025 mode', async () => {
 		const dir = tempDir();
 		const startsFile = path.join(dir, 'starts');
-		const config = writeConfig(dir, {dual: {...dualServer(startsFile), instances: 'per-client', lazy: true}}, fastHangar);
+		// lingerSeconds: the shared supervisor the clients attach to ends soon after the last one leaves, with every process of it.
+		const config = writeConfig(dir, {dual: {...dualServer(startsFile), instances: 'per-client', lazy: true}}, {...fastHangar, lingerSeconds: 1});
 		const stateFile = path.join(dir, 'state', 'state.json');
 		const legacy = await openHangar(config, {shared: true});
 		try {
