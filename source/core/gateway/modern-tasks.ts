@@ -9,7 +9,7 @@
  * | 2026-07-28 client sends | hangar sends the 2025 upstream | the client gets |
  * | --- | --- | --- |
  * | `tools/call` of a tool whose upstream says `taskSupport` `optional` or `required`, the extension declared in the request's `_meta` | `tools/call` with `task: {}` | a flat `CreateTaskResult`: `resultType: "task"`, `taskId` (hangar's), `status`, `createdAt`, `lastUpdatedAt`, `ttlMs`, `pollIntervalMs` |
- * | `tasks/get` | `tasks/get`, and once the task has ended `tasks/result` (once: kept) | a `DetailedTask`: the result inlined under `result`, or a protocol error under `error` |
+ * | `tasks/get` | `tasks/get`; while the task is `input_required`, `tasks/result` kept open to collect its questions; once it has ended, `tasks/result` (once: kept) | a `DetailedTask`: the questions under `inputRequests`, the result inlined under `result`, or a protocol error under `error` |
  * | `tasks/cancel` | `tasks/cancel` (nothing for a task already ended) | the empty ack `{resultType: "complete"}` |
  * | `tasks/update` | the answers to what the task asked (task-inputs.ts) | the empty ack `{resultType: "complete"}` |
  * | `tasks/result`, `tasks/list` | nothing | -32601: the extension removed them |
