@@ -205,6 +205,15 @@ describe('2026-07-28 tasks extension in front of a 2025-11-25 upstream', () => {
 		expect(done).not.toHaveProperty('inputRequests');
 	});
 
+	it('--stdio: with an instance of the upstream per client, the task\'s question comes from that instance and its answer goes back there', async () => {
+		const send = answering(await stdioClient(writeConfig(tempDir(), {everything: everything({instances: 'per-client'})}, fastHangar)));
+		const created = await send('tools/call', {name: taskTool, arguments: {topic: 'python', ambiguous: true}});
+		const taskId = created.result!['taskId'] as string;
+		const key = theElicitation(await inputRequired(send, taskId), 'python');
+		expect((await send('tasks/update', {taskId, inputResponses: {[key]: {action: 'accept', content: {interpretation: 'programming'}}}})).result).toEqual({resultType: 'complete'});
+		expect(report(await settled(send, taskId))).toContain('Research Report: python (programming)');
+	});
+
 	it('--stdio: a task that asked is cancelled: its held question is freed, and the task ends cancelled', async () => {
 		const send = answering(await stdioClient(hangarConfig()));
 		const created = await send('tools/call', {name: taskTool, arguments: {topic: 'python', ambiguous: true}});
