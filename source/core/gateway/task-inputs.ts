@@ -29,6 +29,10 @@
  *   not shaped as a result of the request it answers is refused, and nothing
  *   of that update is taken; a key already answered is ignored (a retried
  *   update), as the extension asks.
+ * - Collected once tasks/get sees `input_required`, as the 2025 spec has a
+ *   client do (the v1 server SDK queues a task's requests for tasks/result):
+ *   never before, so a task's kept tasks/result does not make every other
+ *   call on a shared instance ambiguous for the relay for the task's life.
  * - Bounded: held requests per task, in all, and bytes per client. Each held
  *   request expires after hangar.inputRequiredSeconds; a cancel of the task,
  *   or its client's connection closing, frees them too. Either way the

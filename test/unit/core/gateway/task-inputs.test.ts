@@ -71,6 +71,23 @@ describe('TaskInputs: a 2025 task\'s questions for a 2026-07-28 client', () => {
 		expect(await inputs.pending(entry, context, {elicitation: {}}, {})).toEqual({});
 	});
 
+	it('takes a partial answer: the answered key goes, the other stays open until its own answer', async () => {
+		const {record, inputs, context} = setUp();
+		const entry = taskOf(record);
+		await inputs.pending(entry, context, {elicitation: {}}, {});
+		const holder = record.heldCalls.values().next().value!;
+		const first = holder.ask('fx', 'elicitation/create', elicitation, signal);
+		const second = holder.ask('fx', 'elicitation/create', {...elicitation, message: 'And this?'}, signal);
+		const [one, two] = Object.keys(await inputs.pending(entry, context, {}, {}));
+		expect(one).not.toBe(two);
+		inputs.answer(entry, {[one!]: {action: 'decline'}});
+		await expect(first).resolves.toEqual({action: 'decline'});
+		expect(Object.keys(await inputs.pending(entry, context, {}, {}))).toEqual([two]);
+		inputs.answer(entry, {[one!]: {action: 'accept'}, [two!]: {action: 'cancel'}});
+		await expect(second).resolves.toEqual({action: 'cancel'});
+		expect(await inputs.pending(entry, context, {}, {})).toEqual({});
+	});
+
 	it('refuses an update under a key it never issued, or an answer of the wrong shape, and takes nothing of it', async () => {
 		const {record, inputs, context} = setUp();
 		const entry = taskOf(record);
