@@ -12,9 +12,10 @@
  * answers it with the client's tasks/update.
  */
 import {afterEach, describe, expect, it} from 'vitest';
-import {everything, fastHangar, fixture, tempDir, writeConfig} from '../support/hangar.js';
+import {everything, fastHangar, fixture, runCli, tempDir, writeConfig} from '../support/hangar.js';
 import {serveHttp, stopHttpHangars} from '../support/http-hangar.js';
-import {modernHttpClient, modernStdioClient, tasksExtension as extension, type ModernAnswer as Answer, type ModernSend as Send} from '../support/modern-wire.js';
+import {declaringTasks as withTasks, modernHttpClient, modernStdioClient, tasksExtension as extension, type ModernSend as Send} from '../support/modern-wire.js';
+import {spawnServe} from '../support/serve.js';
 
 const taskTool = 'everything__simulate-research-query';
 /** A client that can answer elicitations, as it declares on each request. */
@@ -27,9 +28,14 @@ afterEach(async () => {
 	await stopHttpHangars();
 });
 
-/** A modern client over `--stdio`: the v2 SDK's stdio transport, requests written as the extension words them (test/support/modern-wire.ts). */
-async function stdioClient(config: string): Promise<Send> {
-	return modernStdioClient(config, closers);
+/**
+ * A modern client over `--stdio`: the v2 SDK's stdio transport, requests
+ * written as the extension words them (test/support/modern-wire.ts).
+ * Standalone, or attached to a running `serve` (`attach`); `close` ends its
+ * connection.
+ */
+async function stdioClient(config: string, attach = false): Promise<Send & {close: () => Promise<void>}> {
+	return modernStdioClient(config, closers, 'stdio-client', attach);
 }
 
 /** A modern client over HTTP with connections of its own (its own keep-alive agent), named `name`. */
@@ -241,6 +247,25 @@ describe('2026-07-28 tasks extension in front of a 2025-11-25 upstream', () => {
 		expect(late.error!.message).toContain('did not answer in time (it had 1 s, hangar.inputRequiredSeconds)');
 	});
 
+	it('serve: a client that disconnects while its task asks frees the held question with an error to the upstream', async () => {
+		const config = hangarConfig();
+		const {served} = await spawnServe(['serve', '--config', config], {listening: log => /serving \d+ upstreams? to MCP clients on/.test(log) || undefined});
+		closers.push(async () => {
+			await served.stop();
+		});
+		const client = await stdioClient(config, true);
+		const send = answering(client);
+		const taskId = (await send('tools/call', {name: taskTool, arguments: {topic: 'python', ambiguous: true}})).result!['taskId'] as string;
+		theElicitation(await inputRequired(send, taskId), 'python');
+		await client.close();
+		// The daemon goes on; the upstream's elicitation is answered with hangar's error, naming why.
+		const freed = /elicitation\/create from the upstream was answered with error -?\d+: .*but the client disconnected before answering/;
+		const began = Date.now();
+		let logs = '';
+		while (!freed.test(logs) && Date.now() - began < 20_000) logs = (await runCli(['logs', 'everything', '--config', config])).stdout;
+		expect(logs).toMatch(freed);
+	});
+
 	it('serve --http: only the owner sees and answers its task\'s questions, each answer reaches its own task, and another task\'s key is refused', async () => {
 		const hangar = await serveHttp(hangarConfig());
 		const owner = answering(httpClient(hangar.url));
@@ -268,11 +293,15 @@ describe('2026-07-28 tasks extension in front of a 2025-11-25 upstream', () => {
 	});
 
 	it('serve --http: a question the owner never answers expires with an error to the upstream', async () => {
-		const hangar = await serveHttp(hangarConfig({inputRequiredSeconds: 1}));
+		const config = hangarConfig({inputRequiredSeconds: 1});
+		const hangar = await serveHttp(config);
 		const owner = answering(httpClient(hangar.url));
 		const taskId = (await owner('tools/call', {name: taskTool, arguments: {topic: 'python', ambiguous: true}})).result!['taskId'] as string;
 		theElicitation(await inputRequired(owner, taskId), 'python');
 		expect(report(await settled(owner, taskId))).toContain('python (technical (default - elicitation unavailable))');
+		// What the upstream was answered, in its log: hangar's error, naming why.
+		const logs = await runCli(['logs', 'everything', '--config', config]);
+		expect(logs.stdout).toMatch(/elicitation\/create from the upstream was answered with error -?\d+: .*hangar held it for a 2026-07-28 client, which it asks as an input request of the task on tasks\/get, but the client did not answer in time \(it had 1 s, hangar\.inputRequiredSeconds\)/);
 	});
 
 	it('serve --http: a task is reachable only by the client that created it', async () => {
