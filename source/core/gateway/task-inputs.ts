@@ -179,11 +179,8 @@ class TaskInput implements HeldCallPeer {
 	/** Sends the 2025 tasks/result; what the upstream asks during it comes to `ask`. */
 	start(): void {
 		this.entry.client.heldCalls.set(this.id, this);
-		this.ended = this.owner.fetch(this.entry, this.context).then(
-			outcome => outcome,
-			() => undefined,
-		);
-		void this.ended.then(() => this.owner.drop(this, 'the task ended'));
+		this.ended = this.owner.fetch(this.entry, this.context).catch(() => undefined);
+		void this.ended.then(outcome => this.owner.drop(this, outcome === undefined ? 'hangar\'s tasks/result for the task ended without the task\'s result' : 'the task ended'));
 	}
 
 	ask(server: string, method: RelayedMethod, raw: Record<string, unknown> | undefined, signal: AbortSignal): Promise<Record<string, unknown>> {
@@ -204,7 +201,11 @@ class TaskInput implements HeldCallPeer {
 			const timer = setTimeout(expire, this.owner.ttlMs);
 			timer.unref();
 			// The upstream withdrew it (notifications/cancelled): nothing is sent back.
-			const onAbort = () => this.settle(key, 'free', new Error('cancelled by the upstream'));
+			const onAbort = () => {
+				endedUnanswered(keys, key, 'the upstream withdrew it (notifications/cancelled)');
+				this.settle(key, 'free', new Error('cancelled by the upstream'));
+			};
+
 			signal.addEventListener('abort', onAbort, {once: true});
 			const dispose = () => {
 				clearTimeout(timer);
