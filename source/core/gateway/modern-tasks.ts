@@ -30,8 +30,10 @@
  *   itself and holds what the upstream asks; tasks/get shows it as the
  *   task's `inputRequests`, tasks/update answers it, and the result that
  *   tasks/result brings back is the one tasks/get inlines. While the
- *   upstream says `input_required` but has not asked yet, tasks/get says
- *   `working` (the extension's `input_required` carries the questions).
+ *   upstream says `input_required` and hangar holds no question for the
+ *   client (not asked yet, or asked what the client did not declare),
+ *   tasks/get says so: `input_required`, empty `inputRequests`, and a
+ *   `statusMessage` naming why.
  */
 import {JsonRpcCode, JsonRpcError} from '../base/errors.js';
 import type {RequestContext} from '../engine/request-context.js';
@@ -150,7 +152,11 @@ export function modernTaskHandlers(supervisor: Supervisor, call: RequestHandler,
 			const asked = await inputs.pending(entry, context, declaredBy(params), scope);
 			if (Object.keys(asked).length > 0) return {...detailed, status: 'input_required', inputRequests: asked};
 			if (status === 'input_required') {
-				return {...detailed, status: 'working', statusMessage: `upstream "${entry.server}" says the task needs its client's input, and has not asked for it yet (hangar collects its questions as this task's inputRequests): poll again`};
+				return {
+					...detailed,
+					inputRequests: {},
+					statusMessage: `upstream "${entry.server}" says the task needs its client's input, and hangar holds no question of it for this client: it has not asked yet (poll again), or asked what this client's requests do not declare in their _meta clientCapabilities (then it was told no; cancel the task)`,
+				};
 			}
 		}
 

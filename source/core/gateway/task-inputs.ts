@@ -108,7 +108,7 @@ function answerProblem(method: RelayedMethod, response: unknown): string | undef
  * whose request ended unanswered (expired, freed), so a late answer hears
  * why rather than being dropped.
  */
-type Keys = {prefix: string; issued: number; unanswered: Map<string, string>};
+type Keys = {prefix: string; issued: number; unanswered: Map<string, string>; collected: boolean};
 
 /** Keys of requests that ended unanswered, remembered per task. */
 const unansweredKept = 64;
@@ -352,7 +352,7 @@ export class TaskInputs {
 	keysOf(entry: TaskEntry): Keys {
 		let keys = this.keys.get(entry);
 		if (keys === undefined) {
-			keys = {prefix: `hangar-input-${randomBytes(6).toString('hex')}-`, issued: 0, unanswered: new Map()};
+			keys = {prefix: `hangar-input-${randomBytes(6).toString('hex')}-`, issued: 0, unanswered: new Map(), collected: false};
 			this.keys.set(entry, keys);
 		}
 
@@ -361,13 +361,15 @@ export class TaskInputs {
 
 	/**
 	 * What the task asks its client now. Starts hangar's tasks/result for it
-	 * when none runs (and then waits, a little, for the upstream's first
-	 * question). `capabilities`: what the client declared on this request,
-	 * the only kinds of request it is asked.
+	 * when none runs (and, the task's first time, waits a little for the
+	 * upstream's first question). `capabilities`: what the client declared
+	 * on this request, the only kinds of request it is asked.
 	 */
 	async pending(entry: TaskEntry, context: RequestContext, capabilities: Readonly<Record<string, unknown>>, scope: object): Promise<Record<string, InputRequest>> {
 		let input = this.byTask.get(entry);
-		const fresh = input === undefined;
+		const keys = this.keysOf(entry);
+		const fresh = input === undefined && !keys.collected;
+		keys.collected = true;
 		if (input === undefined) {
 			input = new TaskInput(this, entry, context, capabilities, scope);
 			this.byTask.set(entry, input);
