@@ -25,9 +25,9 @@ function envelope(params: Record<string, unknown>, capabilities: Record<string, 
 	};
 }
 
-/** A modern client of `mcp-hangar --stdio --standalone`; `closers` gets its close. */
-export async function modernStdioClient(config: string, closers: Array<() => Promise<void>>, name = 'stdio-client'): Promise<ModernSend> {
-	const transport = new StdioClientTransport({command: process.execPath, args: [cliPath, '--stdio', '--config', config, '--standalone'], env: spawnEnv(), stderr: 'pipe'});
+/** A modern client of `mcp-hangar --stdio --standalone` (or, `attach`, of one attached to a running `serve`); `closers` gets its close, and so does `close`. */
+export async function modernStdioClient(config: string, closers: Array<() => Promise<void>>, name = 'stdio-client', attach = false): Promise<ModernSend & {close: () => Promise<void>}> {
+	const transport = new StdioClientTransport({command: process.execPath, args: [cliPath, '--stdio', '--config', config, ...(attach ? [] : ['--standalone'])], env: spawnEnv(), stderr: 'pipe'});
 	const waiting = new Map<number, (answer: ModernAnswer) => void>();
 	transport.onmessage = message => {
 		const answer = message as unknown as ModernAnswer;
@@ -35,12 +35,13 @@ export async function modernStdioClient(config: string, closers: Array<() => Pro
 	};
 	await transport.start();
 	closers.push(async () => transport.close());
-	return async (method, params, capabilities = declaringTasks) =>
+	const send: ModernSend = async (method, params, capabilities = declaringTasks) =>
 		new Promise(resolve => {
 			const id = nextId++;
 			waiting.set(id, resolve);
 			void transport.send({jsonrpc: '2.0', id, method, params: envelope(params, capabilities, name)});
 		});
+	return Object.assign(send, {close: async () => transport.close()});
 }
 
 /** A modern client of hangar's HTTP endpoint with connections of its own (its own keep-alive agent), named `name`. */

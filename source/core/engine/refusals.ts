@@ -494,6 +494,24 @@ export function heldInputUnanswered(upstream: string, method: string, capability
 }
 
 /**
+ * The answer an upstream gets when hangar held its request for a task of a
+ * modern (2026-07-28) client, which is asked it as an input request of the
+ * task (on tasks/get) and answers with tasks/update, and the client did not:
+ * it did not answer within `hangar.inputRequiredSeconds`, cancelled the
+ * task, or hangar holds as much as it will for that client (`why`).
+ */
+export function taskInputUnanswered(upstream: string, method: string, capability: ClientCapability, why: string, details: Record<string, unknown>): HangarError {
+	return new HangarError({
+		code: 'NoClientAnswer',
+		upstream,
+		operation: method,
+		message: `hangar held it for a 2026-07-28 client, which it asks as an input request of the task on tasks/get, but ${why}`,
+		hint: 'The task goes on without the answer (or ends, if it was cancelled); ask again if it still needs one.',
+		details: {capability, era: '2026-07-28', ...details},
+	});
+}
+
+/**
  * The answer an upstream gets when hangar cannot tell which client its
  * request belongs to, or may not ask any client on a shared instance
  * (`why`: a sentence fragment). Hangar never guesses: a request that reached

@@ -9,9 +9,9 @@
  * | 2026-07-28 client sends | hangar sends the 2025 upstream | the client gets |
  * | --- | --- | --- |
  * | `tools/call` of a tool whose upstream says `taskSupport` `optional` or `required`, the extension declared in the request's `_meta` | `tools/call` with `task: {}` | a flat `CreateTaskResult`: `resultType: "task"`, `taskId` (hangar's), `status`, `createdAt`, `lastUpdatedAt`, `ttlMs`, `pollIntervalMs` |
- * | `tasks/get` | `tasks/get`, and once the task has ended `tasks/result` (once: kept) | a `DetailedTask`: the result inlined under `result`, or a protocol error under `error` |
+ * | `tasks/get` | `tasks/get`; while the task is `input_required`, `tasks/result` kept open to collect its questions; once it has ended, `tasks/result` (once: kept) | a `DetailedTask`: the questions under `inputRequests`, the result inlined under `result`, or a protocol error under `error` |
  * | `tasks/cancel` | `tasks/cancel` (nothing for a task already ended) | the empty ack `{resultType: "complete"}` |
- * | `tasks/update` | nothing | refused (see below) |
+ * | `tasks/update` | the answers to what the task asked (task-inputs.ts) | the empty ack `{resultType: "complete"}` |
  * | `tasks/result`, `tasks/list` | nothing | -32601: the extension removed them |
  *
  * - A tool error is a 2025 `failed` task whose `tasks/result` is a result
@@ -23,24 +23,29 @@
  *   a task (`required`) is refused with -32021 too, and any other tool is
  *   called plainly. A 2025 `task` param on a 2026-07-28 request is ignored
  *   (the extension lets the server decide): the call is answered in full.
- * - Not translated: a 2025 task that asks its client mid-task
- *   (`input_required`: the 2025 upstream sends elicitation or sampling while
- *   `tasks/result` is pending). The extension carries those questions as
- *   `inputRequests` on `tasks/get` and the answers as `tasks/update`; hangar
- *   does not hold a 2025 `tasks/result` open to collect them yet, so
- *   `tasks/get` reports the status with a `statusMessage` saying so, and
- *   `tasks/update` is refused naming why. The client can still cancel.
+ * - A 2025 task that asks its client mid-task (`input_required`: the
+ *   upstream sends elicitation or sampling, naming the task, while
+ *   `tasks/result` is pending) is translated by task-inputs.ts: once
+ *   tasks/get finds it `input_required`, hangar sends the 2025 tasks/result
+ *   itself and holds what the upstream asks; tasks/get shows it as the
+ *   task's `inputRequests`, tasks/update answers it, and the result that
+ *   tasks/result brings back is the one tasks/get inlines. While the
+ *   upstream says `input_required` and hangar holds no question for the
+ *   client (not asked yet, or asked what the client did not declare),
+ *   tasks/get says so: `input_required`, empty `inputRequests`, and a
+ *   `statusMessage` naming why.
  */
 import {JsonRpcCode, JsonRpcError} from '../base/errors.js';
 import type {RequestContext} from '../engine/request-context.js';
 import {isCreateTaskResult, isTerminal, type TaskEntry} from '../engine/routing/task-book.js';
 import type {ServedCapabilities, Supervisor} from '../engine/supervisor.js';
-import {relatedTaskKey, UpstreamRpcError} from '../link/connection.js';
+import {UpstreamRpcError} from '../link/connection.js';
 import {isPlainObject} from '../wire/message-classifier.js';
 import {isManagementTool} from './management-tools.js';
 import type {Params, RequestHandler} from './pipeline.js';
 import {clientCapabilitiesKey, modernErrorCode} from './protocol-era.js';
 import {toRpcError} from './request-params.js';
+import {taskInputsOf} from './task-inputs.js';
 
 /** The extension's identifier, as clients declare it and servers advertise it under `capabilities.extensions`. */
 export const tasksExtension = 'io.modelcontextprotocol/tasks';
@@ -63,11 +68,17 @@ function runsToolTasks(tasks: unknown): boolean {
 	return isPlainObject(tasks) && isPlainObject(tasks['requests']) && isPlainObject(tasks['requests']['tools']) && tasks['requests']['tools']['call'] !== undefined;
 }
 
-/** Whether the request declared the tasks extension in its `_meta` clientCapabilities. */
-function declaresTasks(params: Params): boolean {
+/** What the request declared in its `_meta` clientCapabilities. */
+function declaredBy(params: Params): Record<string, unknown> {
 	const meta = params?.['_meta'];
 	const declared = isPlainObject(meta) ? meta[clientCapabilitiesKey] : undefined;
-	return isPlainObject(declared) && isPlainObject(declared['extensions']) && declared['extensions'][tasksExtension] !== undefined;
+	return isPlainObject(declared) ? declared : {};
+}
+
+/** Whether the request declared the tasks extension in its `_meta` clientCapabilities. */
+function declaresTasks(params: Params): boolean {
+	const declared = declaredBy(params);
+	return isPlainObject(declared['extensions']) && declared['extensions'][tasksExtension] !== undefined;
 }
 
 function missingExtension(what: string): JsonRpcError {
@@ -99,19 +110,17 @@ function modernTask(task: Record<string, unknown>): Record<string, unknown> {
 	};
 }
 
-/** How a finished 2025 task ended, as fetched with tasks/result: its result, or the protocol error it answered. */
-type Outcome = {result: Record<string, unknown>} | {error: {code: number; message: string; data?: unknown}};
-
 /**
- * The modern handlers, by method; `call` is the session's tools/call.
- * Served only to 2026-07-28 requests (Pipeline.handleModern). Nothing is
- * gated on what hangar offered when the session began: a task is created
- * only for a tool whose upstream says it supports tasks, and the tasks
- * methods find only tasks so created.
+ * The modern handlers, by method; `call` is the session's tools/call, and
+ * `scope` the session (a connection that is its client ends what its
+ * requests hold when it closes). Served only to 2026-07-28 requests
+ * (Pipeline.handleModern). Nothing is gated on what hangar offered when the
+ * session began: a task is created only for a tool whose upstream says it
+ * supports tasks, and the tasks methods find only tasks so created.
  */
-export function modernTaskHandlers(supervisor: Supervisor, call: RequestHandler): Record<string, RequestHandler> {
+export function modernTaskHandlers(supervisor: Supervisor, call: RequestHandler, scope: object): Record<string, RequestHandler> {
 	const book = supervisor.tasks;
-	const outcomes = new WeakMap<TaskEntry, Outcome>();
+	const inputs = taskInputsOf(supervisor);
 
 	const entryFor = (context: RequestContext, params: Params): TaskEntry => {
 		if (!declaresTasks(params)) throw missingExtension(context.method);
@@ -128,25 +137,6 @@ export function modernTaskHandlers(supervisor: Supervisor, call: RequestHandler)
 
 	const failing = (entry: TaskEntry, context: RequestContext, error: unknown): JsonRpcError => toRpcError(error, `upstream "${entry.instance.name}": ${context.method} "${entry.id}"`, context.audience);
 
-	/** How the task ended, fetched once with the 2025 tasks/result (it answers at once for an ended task). */
-	const outcomeOf = async (entry: TaskEntry, context: RequestContext): Promise<Outcome> => {
-		const known = outcomes.get(entry);
-		if (known !== undefined) return known;
-		let outcome: Outcome;
-		try {
-			const result = await supervisor.taskRequest(entry, {}, contextWith(context, {method: 'tasks/result'}));
-			outcome = {result: withoutRelatedTask(result)};
-		} catch (error) {
-			// A protocol error of the task's own (or its upstream's crash) is how it ended; anything else (a timeout) is this request's failure.
-			if (!(error instanceof UpstreamRpcError) && entry.lost === undefined) throw failing(entry, context, error);
-			const rpc = toRpcError(error, `upstream "${entry.instance.name}": tasks/result "${entry.id}"`, context.audience);
-			outcome = {error: {code: rpc.code, message: rpc.message, ...(rpc.data === undefined ? {} : {data: rpc.data})}};
-		}
-
-		outcomes.set(entry, outcome);
-		return outcome;
-	};
-
 	const get: RequestHandler = async (context, params) => {
 		const entry = entryFor(context, params);
 		let task: Record<string, unknown>;
@@ -158,15 +148,20 @@ export function modernTaskHandlers(supervisor: Supervisor, call: RequestHandler)
 
 		const status = task['status'];
 		const detailed = modernTask(task);
-		if (status === 'input_required') {
-			return {
-				...detailed,
-				statusMessage: `the task on upstream "${entry.server}" is waiting for its client's input, which it asks the 2025 way (during tasks/result); hangar does not carry those questions to a 2026-07-28 client as inputRequests yet: cancel the task, or run it from a 2025-11-25 client`,
-			};
+		if (!isTerminal(status) && (status === 'input_required' || inputs.has(entry))) {
+			const asked = await inputs.pending(entry, context, declaredBy(params), scope);
+			if (Object.keys(asked).length > 0) return {...detailed, status: 'input_required', inputRequests: asked};
+			if (status === 'input_required') {
+				return {
+					...detailed,
+					inputRequests: {},
+					statusMessage: `upstream "${entry.server}" says the task needs its client's input, and hangar holds no question of it for this client: it has not asked yet (poll again), or asked what this client's requests do not declare in their _meta clientCapabilities (then it was told no; cancel the task)`,
+				};
+			}
 		}
 
 		if (status !== 'completed' && status !== 'failed') return detailed;
-		const outcome = await outcomeOf(entry, context);
+		const outcome = await inputs.outcomeOf(entry, contextWith(context, {method: 'tasks/result'}));
 		// A tool that ran and reported an error is completed, its result inlined; failed is for protocol errors (SEP-2663).
 		return 'result' in outcome ? {...detailed, status: 'completed', result: outcome.result} : {...detailed, status: 'failed', error: outcome.error};
 	};
@@ -184,21 +179,20 @@ export function modernTaskHandlers(supervisor: Supervisor, call: RequestHandler)
 			await supervisor.taskRequest(entry, {}, context);
 		} catch (error) {
 			// It ended between the client's look and the cancel: the ack is the same.
-			if (error instanceof UpstreamRpcError && isTerminal(entry.task['status'])) return {};
-			throw failing(entry, context, error);
+			if (!(error instanceof UpstreamRpcError && isTerminal(entry.task['status']))) throw failing(entry, context, error);
 		}
 
+		// What it asked its client is answered with an error now: nobody will answer it.
+		inputs.cancelled(entry);
 		return {};
 	};
 
 	const update: RequestHandler = async (context, params) => {
 		const entry = entryFor(context, params);
-		throw new JsonRpcError(
-			JsonRpcCode.InvalidParams,
-			entry.task['status'] === 'input_required'
-				? `tasks/update "${entry.id}": the task runs on upstream "${entry.server}", a 2025-11-25 server that asks for input during tasks/result; hangar does not translate those questions into inputRequests, so it has none to answer yet: cancel the task, or run it from a 2025-11-25 client`
-				: `tasks/update "${entry.id}": the task is not waiting for input (its status is ${String(entry.task['status'])})`,
-		);
+		const responses = params?.['inputResponses'];
+		if (!isPlainObject(responses)) throw new JsonRpcError(JsonRpcCode.InvalidParams, `Invalid params for "tasks/update" "${entry.id}": "inputResponses" must be an object, the answers keyed as tasks/get's inputRequests`);
+		inputs.answer(entry, responses);
+		return {};
 	};
 
 	const removed = (method: string): RequestHandler => () => {
@@ -229,13 +223,4 @@ export function modernTaskHandlers(supervisor: Supervisor, call: RequestHandler)
 	};
 
 	return {'tools/call': toolCall, 'tasks/get': get, 'tasks/cancel': cancel, 'tasks/update': update, 'tasks/result': removed('tasks/result'), 'tasks/list': removed('tasks/list')};
-}
-
-/** An inlined result carries no `related-task` `_meta` (the task id is at the root of tasks/get). */
-function withoutRelatedTask(result: Record<string, unknown>): Record<string, unknown> {
-	const meta = result['_meta'];
-	if (!isPlainObject(meta) || !(relatedTaskKey in meta)) return result;
-	const {[relatedTaskKey]: _related, ...rest} = meta;
-	const {_meta: _old, ...bare} = result;
-	return Object.keys(rest).length === 0 ? bare : {...bare, _meta: rest};
 }

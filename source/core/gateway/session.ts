@@ -44,6 +44,7 @@ import {listenHandler} from './listen.js';
 import {checkParams, paramsProblem} from './request-params.js';
 import {taskHandlers} from './task-requests.js';
 import {modernCapabilities, modernTaskHandlers} from './modern-tasks.js';
+import {taskInputsOf} from './task-inputs.js';
 import {toolHandlers} from './tool-requests.js';
 import {sessionInstructions} from './instructions.js';
 
@@ -127,7 +128,7 @@ export class GatewaySession {
 		for (const [method, handler] of Object.entries(catalogHandlers({supervisor, capabilities, subscriber, beforeList: async () => this.firstList()}))) this.handle(method, handler);
 		for (const [method, handler] of Object.entries(taskHandlers(supervisor, capabilities))) this.handle(method, handler);
 		// A modern request's tasks are the 2026-07-28 tasks extension, translated to the upstreams' 2025 tasks.
-		const modernTasks = modernTaskHandlers(supervisor, tools.call);
+		const modernTasks = modernTaskHandlers(supervisor, tools.call, this);
 		for (const [method, handler] of Object.entries(modernTasks)) this.pipeline.handleModern(method, handler);
 		// A modern request of these may be answered with input_required when a legacy upstream asks its client mid-call.
 		for (const method of inputRequiredMethods) {
@@ -174,7 +175,10 @@ export class GatewaySession {
 			supervisor.subscriptions.drop(subscriber);
 			this.asks.closeAll();
 			// A connection is its client: its held calls end with it (an HTTP request's session is not: the retry comes on another).
-			if (options.kind !== 'http') held.dropScope(this, 'the client disconnected before answering');
+			if (options.kind !== 'http') {
+				held.dropScope(this, 'the client disconnected before answering');
+				taskInputsOf(supervisor).dropScope(this, 'the client disconnected before answering');
+			}
 			for (const listener of [...this.closedListeners]) listener();
 		};
 	}

@@ -40,6 +40,8 @@ import type {ClientRecord, ClientRegistry, HeldCallPeer} from './clients.js';
 import type {Caller, CallersInFlight} from './calls-in-flight.js';
 import type {InstancesSetting} from './instance-mode.js';
 import {clientUnknown, noClientAnswer} from '../refusals.js';
+import {relatedTaskKey} from '../../link/upstream-asks.js';
+import {isPlainObject} from '../../wire/message-classifier.js';
 
 /** A session's name in log lines and errors: `MCP client "cursor" (socket#3)`. */
 function describeClient(record: ClientRecord): string {
@@ -93,6 +95,26 @@ async function askHeld(held: HeldCallPeer, server: string, method: RelayedMethod
 
 	logger.debug(`holding ${method} from upstream "${server}" for ${held.who}: asked in its call's input_required answer`);
 	return held.ask(server, method, params, options.signal, options.inputKey);
+}
+
+/**
+ * The held peer collecting the questions of the task an upstream's request
+ * names in its `related-task` `_meta` (hangar's id by then: upstream-asks.ts
+ * maps the upstream's own), among `records`' held calls: a modern client's
+ * 2025 task (gateway/task-inputs.ts). Hangar's task ids are random and its
+ * own, and the instance must be the one that runs the task, so the request
+ * reaches that task's owner alone, whatever else is in flight.
+ */
+function heldForTask(records: Iterable<ClientRecord>, instance: string, params: Record<string, unknown> | undefined): HeldCallPeer | undefined {
+	const meta = params?.['_meta'];
+	const related = isPlainObject(meta) ? meta[relatedTaskKey] : undefined;
+	const taskId = isPlainObject(related) ? related['taskId'] : undefined;
+	if (typeof taskId !== 'string') return undefined;
+	for (const record of records) {
+		for (const held of record.heldCalls.values()) if (held.task?.id === taskId && held.task.instance === instance) return held;
+	}
+
+	return undefined;
 }
 
 /** The URL elicitations awaiting completion that can be held per relay: past it, the oldest is forgotten. */
@@ -195,6 +217,8 @@ export class SharedRelay implements ClientSide {
 		const wasShared = !host.runsPerClient();
 		if (host.setting === 'auto') host.clientScoped(method);
 		const learned = host.setting === 'auto' && wasShared;
+		const forTask = heldForTask(this.clients.sessions(), server, params);
+		if (forTask !== undefined) return askHeld(forTask, server, method, params, options, this.logger);
 		const cause = this.causeOf(server, options);
 		if ('why' in cause) {
 			const hint =
@@ -317,6 +341,8 @@ export class SessionRelay implements ClientSide {
 		// The call it belongs to: the one its transport names, or the session's call in flight to this server (over HTTP
 		// the request then travels on that call's stream). A modern client's question goes into that call's answer, so with
 		// several of its calls in flight and none named, hangar refuses rather than guess.
+		const forTask = heldForTask([record], this.instance, params);
+		if (forTask !== undefined) return askHeld(forTask, this.instance, method, params, options, this.logger);
 		const caller = options.origin?.kind === 'call' ? (options.origin.caller as Caller | undefined) : undefined;
 		const named = caller?.client === record ? caller.requestId : undefined;
 		const inFlight = record.requestsTo(server);

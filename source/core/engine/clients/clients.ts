@@ -90,6 +90,13 @@ export type HeldCallPeer = {
 	readonly who: string;
 	/** The id of the client's request waiting on this call now (its first, or a retry), if one is. */
 	readonly roundId: string | number | undefined;
+	/**
+	 * The task it collects questions for, when it is a modern client's 2025 task
+	 * (gateway/task-inputs.ts): the id hangar handed out and the instance that
+	 * runs it. An upstream's request naming that task in its `related-task`
+	 * `_meta` belongs to it, whatever else is in flight.
+	 */
+	readonly task?: {readonly id: string; readonly instance: string} | undefined;
 	/** Holds the upstream's request until the client answers it on its retry; rejects when it does not in time. */
 	ask(server: string, method: RelayedMethod, params: Record<string, unknown> | undefined, signal: AbortSignal, key?: string): Promise<Record<string, unknown>>;
 };

@@ -100,6 +100,29 @@ describe('SharedRelay: a request reaches only the client whose call caused it', 
 		expect(asked).toEqual(['sampling/createMessage', 'sampling/createMessage']);
 	});
 
+	it('hands a request that names a task in its related-task _meta to the holder of that task, on that instance, whatever else is in flight', async () => {
+		const registry = new ClientRegistry();
+		const {host, callers} = shared();
+		const relay = new SharedRelay(registry, host, silentLogger);
+		const a = session(registry, 'a', ['elicitation']);
+		const b = session(registry, 'b', ['elicitation']);
+		const asked: string[] = [];
+		const holder = (id: string, instance: string) => ({capabilities: {elicitation: {}}, who: 'the 2026-07-28 client "a"', roundId: undefined, task: {id, instance}, ask: async () => (asked.push(`${id}@${instance}`), {})});
+		a.record.heldCalls.set('input-1', holder('task-a', 'fx'));
+		b.record.heldCalls.set('input-2', holder('task-b', 'other'));
+		// Calls of two clients in flight: without the task named, refused; with it, the task's holder gets it.
+		callers.begin({client: a.record, requestId: 'input-1'});
+		callers.begin({client: b.record, requestId: 7});
+		const naming = (taskId: string) => ({message: 'which?', requestedSchema: {type: 'object'}, _meta: {'io.modelcontextprotocol/related-task': {taskId}}});
+		await relay.request('fx', 'elicitation/create', naming('task-a'), {signal});
+		expect(asked).toEqual(['task-a@fx']);
+		// Another instance's task, or an id no holder has: not a holder's; placed (here: refused) as any request.
+		await refusal(relay.request('fx', 'elicitation/create', naming('task-b'), {signal}));
+		await refusal(relay.request('fx', 'elicitation/create', naming('task-x'), {signal}));
+		expect(asked).toEqual(['task-a@fx']);
+		expect([...a.asked, ...b.asked]).toEqual([]);
+	});
+
 	it('refuses a request outside any call, even with a capable client connected', async () => {
 		const registry = new ClientRegistry();
 		const {host} = shared();
