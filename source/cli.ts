@@ -14,6 +14,10 @@
  * The daemon a bridge starts (`serve --linger` with the same flags) and
  * `--stdio --standalone` skip the CLI too (core/endpoints/quick-main.ts):
  * less to hold at idle.
+ *
+ * `npm run build` bundles this file with the bridge into dist/cli.js, one
+ * file, and quick-main.ts with what it loads into dist/bundle/
+ * (scripts/bundle.js): fewer modules for the ESM loader to resolve.
  */
 import {enableCompileCache, unsupportedNode} from './cli/node-runtime.js';
 import {lingeringServeArgs, plainStdioArgs, standaloneStdioArgs} from './cli/stdio-args.js';

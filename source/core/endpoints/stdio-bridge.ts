@@ -74,7 +74,7 @@ export async function attachQuickly(options: QuickStdioOptions): Promise<boolean
 	const target: DaemonTarget = {path: configPath, hangar: {stateDir}};
 	const attachment = await attachToSupervisor(target);
 	if (attachment.socket === undefined) {
-		if (!attachment.permanent) earlyDaemon = {daemon: startDaemon(target, {logLevel: options.logLevel}), target, why: attachment.why};
+		if (!attachment.permanent) handover[earlyDaemonKey] = {daemon: startDaemon(target, {logLevel: options.logLevel}), target, why: attachment.why};
 		return false;
 	}
 
@@ -91,12 +91,20 @@ export async function attachQuickly(options: QuickStdioOptions): Promise<boolean
 	return true;
 }
 
-let earlyDaemon: {daemon: StartedDaemon; target: DaemonTarget; why: string} | undefined;
+/**
+ * Where the daemon attachQuickly started waits for the CLI: on globalThis, not
+ * in a variable of this module, because this module exists twice in a process
+ * that declines. The attach runs from the bundled dist/cli.js
+ * (scripts/bundle.js), which has this module inlined; the CLI it then loads
+ * imports dist/core/endpoints/stdio-bridge.js, a second copy.
+ */
+const earlyDaemonKey = Symbol.for('mcp-hangar.early-daemon');
+const handover = globalThis as unknown as Record<typeof earlyDaemonKey, {daemon: StartedDaemon; target: DaemonTarget; why: string} | undefined>;
 
 /** The daemon attachQuickly started for `target` before it declined, and why it did, handed over once. */
 export function takeEarlyDaemon(target: DaemonTarget): {daemon: StartedDaemon; why: string} | undefined {
-	const early = earlyDaemon;
-	earlyDaemon = undefined;
+	const early = handover[earlyDaemonKey];
+	handover[earlyDaemonKey] = undefined;
 	if (early === undefined) return undefined;
 	if (early.target.path === target.path && early.target.hangar.stateDir === target.hangar.stateDir) return early;
 	stopDaemon(early.daemon);

@@ -8,8 +8,23 @@
  */
 import fs from 'node:fs';
 
-/** This module is source/core/wire/protocol.ts or dist/core/wire/protocol.js: package.json is three folders up either way. */
-const packageJson = JSON.parse(fs.readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {name: string; version: string};
+/**
+ * hangar's package.json: the nearest one above this code, as Node finds a
+ * package's. This module runs as source/core/wire/protocol.ts, as
+ * dist/core/wire/protocol.js, and inlined into the bundled dist/cli.js
+ * (scripts/bundle.js), so its depth below the package differs.
+ */
+function readPackageJson(): {name: string; version: string} {
+	for (let dir = new URL('./', import.meta.url); ; dir = new URL('../', dir)) {
+		try {
+			return JSON.parse(fs.readFileSync(new URL('package.json', dir), 'utf8')) as {name: string; version: string};
+		} catch (error) {
+			if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || dir.pathname === '/') throw error;
+		}
+	}
+}
+
+const packageJson = readPackageJson();
 
 export const hangarName: string = packageJson.name;
 export const hangarVersion: string = packageJson.version;

@@ -1,0 +1,111 @@
+/**
+ * The second half of `npm run build`: after tsc has written dist/, esbuild
+ * bundles the two start paths that run without the CLI, so that they load a
+ * few files of hangar's instead of one per module (docs/performance.md,
+ * "Issue 28, sixth round"). Packages are never bundled: they load from
+ * node_modules as before.
+ *
+ * - dist/cli.js, the bin, becomes one file with everything the quick attach
+ *   of `--stdio` runs (core/endpoints/stdio-bridge.ts and its imports: the
+ *   bridge, the socket client, the wire's line handling, the logger). Every
+ *   MCP client launches it, and every client after the first attaches to a
+ *   running supervisor: one module to resolve instead of about 25, which
+ *   takes the ESM loader's resolution (and the TurboFan code it made hot)
+ *   off the bridge's start and idle memory. What it imports later stays
+ *   tsc's output, loaded only when a path needs it: the CLI
+ *   (`./cli/main.js`) when the quick attach declines.
+ * - dist/bundle/ holds core/endpoints/quick-main.ts bundled, with code
+ *   splitting, so the engine and the rest still load only when a path
+ *   needs them: the daemon a bridge starts (`serve --linger`) and
+ *   `--stdio --standalone`, which dist/cli.js imports from there. The
+ *   watchdog the daemon spawns by path is bundled beside it.
+ *
+ * The build fails when a bundle would import a file of hangar's that it
+ * does not list (a file loaded both inlined and from dist/ is two modules,
+ * with two copies of any state), or inline a module that finds files next
+ * to itself (`import.meta.url`) and is not known to work from a bundle.
+ */
+import {build} from 'esbuild';
+import fs from 'node:fs';
+import path from 'node:path';
+import {fileURLToPath} from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const dist = path.join(root, 'dist');
+
+/** What dist/cli.js imports that stays a file of its own: the specifier in source/cli.ts, and where it is in dist/. */
+const loadedLater = new Map([
+	['./cli/main.js', './cli/main.js'],
+	['./core/endpoints/quick-main.js', './bundle/quick-main.js'],
+]);
+
+/**
+ * The modules that use `import.meta` and may be inlined, each for a reason
+ * that holds in that bundle: protocol.ts walks up to the nearest
+ * package.json; process-registry.ts spawns watchdog.js from its own folder,
+ * which dist/bundle/ has (dist/ does not); the other two only resolve
+ * packages by name.
+ */
+const placeIndependent = ['source/core/wire/protocol.ts', 'source/core/gateway/protocol-era.ts', 'source/core/link/oauth-keychain.ts'];
+const placeIndependentBeside = {watchdog: 'source/core/link/process-registry.ts'};
+
+const loadedLaterStaysExternal = {
+	name: 'loaded-later-stays-external',
+	setup(bundler) {
+		const entry = path.join(root, 'source', 'cli.ts');
+		bundler.onResolve({filter: /^\.\//}, args => (args.importer === entry && loadedLater.has(args.path) ? {path: loadedLater.get(args.path), external: true} : undefined));
+	},
+};
+
+/**
+ * In dist/cli.js, Node's modules are taken with `require` (createRequire),
+ * not `import`: an ES import of a builtin builds a namespace of all its
+ * exports, reading every getter on it, and `node:process`'s alone was
+ * 0.7 MiB of an attached bridge's idle RSS (measured).
+ */
+const builtinsByRequire = {
+	name: 'builtins-by-require',
+	setup(bundler) {
+		bundler.onResolve({filter: /^node:/}, args => ({path: args.path, namespace: 'node-builtin'}));
+		bundler.onLoad({filter: /.*/, namespace: 'node-builtin'}, args => ({contents: `module.exports = __nodeRequire(${JSON.stringify(args.path)});`, loader: 'js'}));
+	},
+};
+
+const common = {absWorkingDir: root, bundle: true, platform: 'node', format: 'esm', target: 'node22', packages: 'external', sourcemap: true, metafile: true, logLevel: 'warning'};
+
+const attach = await build({
+	...common,
+	entryPoints: ['source/cli.ts'],
+	outfile: path.join(dist, 'cli.js'),
+	banner: {js: "import {createRequire as __createRequire} from 'node:module';\nconst __nodeRequire = __createRequire(import.meta.url);"},
+	plugins: [loadedLaterStaysExternal, builtinsByRequire],
+});
+
+const bundleDir = path.join(dist, 'bundle');
+fs.rmSync(bundleDir, {recursive: true, force: true});
+const supervisor = await build({
+	...common,
+	entryPoints: {'quick-main': 'source/core/endpoints/quick-main.ts', watchdog: 'source/core/link/watchdog.ts'},
+	outdir: bundleDir,
+	splitting: true,
+	chunkNames: '[name]-[hash]',
+});
+
+const problems = [];
+for (const [name, result, allowed, placeFree] of [
+	['dist/cli.js', attach, specifier => [...loadedLater.values()].includes(specifier), placeIndependent],
+	['dist/bundle/', supervisor, specifier => /^(node:|@?[a-z])/.test(specifier), [...placeIndependent, placeIndependentBeside.watchdog]],
+]) {
+	for (const [file, output] of Object.entries(result.metafile.outputs)) {
+		for (const {path: specifier, external} of output.imports) if (external && !allowed(specifier)) problems.push(`${file} would import ${specifier}`);
+	}
+
+	for (const input of Object.keys(result.metafile.inputs)) {
+		if (input.startsWith('source/') && !placeFree.includes(input) && fs.readFileSync(path.join(root, input), 'utf8').includes('import.meta')) problems.push(`${name} would inline ${input}, which uses import.meta`);
+	}
+}
+
+if (problems.length > 0) {
+	process.stderr.write(`scripts/bundle.js:\n  ${problems.join('\n  ')}\n`);
+	process.exit(1);
+}
