@@ -217,16 +217,22 @@ describe('a dual-era upstream behind hangar', () => {
 			expect((await legacy.client.listTools()).tools.map(tool => tool.name)).not.toContain('made_modern');
 
 			// status tells the truth: dual-era, and its era twin's process.
-			const json = JSON.parse((await runCli(['status', '--json', '--config', config])).stdout) as {upstreams: Array<{name: string; era: {era: string}; eraTwin?: {pid: number | null; state: string}}>};
-			const entry = json.upstreams.find(upstream => upstream.name === 'dual')!;
+			type Status = {upstreams: Array<{name: string; calls: number; era: {era: string}; eraTwin?: {pid: number | null; state: string; calls: number}}>};
+			const statusOfDual = async () => (JSON.parse((await runCli(['status', '--json', '--config', config])).stdout) as Status).upstreams.find(upstream => upstream.name === 'dual')!;
+			const entry = await statusOfDual();
 			expect(entry.era.era).toBe('dual');
 			expect(entry.eraTwin).toMatchObject({pid: modernPid, state: 'ready'});
+			// The server's calls are its twin's too (only_modern, pid, era, add-tool) besides the 2025 client's.
+			expect(entry.eraTwin!.calls).toBeGreaterThanOrEqual(4);
+			expect(entry.calls).toBeGreaterThanOrEqual(entry.eraTwin!.calls + 1);
 
 			// A person's stop applies to both: no process of it is left.
 			const stopped = await runCli(['stop', 'dual', '--config', config]);
 			expect(stopped.code, stopped.stderr).toBe(0);
 			await waitFor(() => !isAlive(legacyPid) && !isAlive(modernPid), 'both processes to exit');
 			expect(startedPids(startsFile).filter(pid => isAlive(pid))).toEqual([]);
+			// Stopped, its twin's calls stay counted.
+			expect((await statusOfDual()).calls).toBeGreaterThanOrEqual(entry.calls);
 			const after = await modernClient.callTool({name: 'era', arguments: {}}).catch((error: Error) => error);
 			expect(String(after instanceof Error ? after.message : JSON.stringify(after))).toMatch(/stopped/);
 		} finally {

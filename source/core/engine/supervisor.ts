@@ -154,7 +154,7 @@ export class Supervisor extends EventEmitter<{
 			this.emit('toolsChanged');
 		});
 		this.tasks = new TaskBook(this.calls, logger.child('tasks'));
-		this.eraTwins = new EraTwins({settings: () => this.current.hangar, store, logger, clients: this.clients, follow: (twin, template) => this.followInstance(twin, template), listsChanged: (kind, meta) => this.twinListsChanged(kind, meta)});
+		this.eraTwins = new EraTwins({settings: () => this.current.hangar, store, logger, clients: this.clients, follow: (twin, template) => this.followInstance(twin, template), listsChanged: (kind, meta) => this.twinListsChanged(kind, meta), keepCounts: async (template, twin, stopped) => this.instanceTotals.retire(template, twin, stopped)});
 		this.routed = new RoutedCalls({
 			shuttingDown: () => this.shuttingDown,
 			instanceFor: (template, client) => this.instanceFor(template, client),

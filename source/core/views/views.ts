@@ -160,10 +160,11 @@ export function statusEntry(upstream: Upstream, now = Date.now(), tokens?: {tool
 export function serverEntry(supervisor: Supervisor, upstream: Upstream, now = Date.now()): StatusEntry {
 	const entry = statusEntry(upstream, now, supervisor.contextCost().upstreams[upstream.name]);
 	entry.instanceMode = supervisor.instanceModes.view(upstream);
-	// The server's counts are its instances' too, those that have stopped included: they never go down when a client leaves.
-	const totals = supervisor.instanceTotals.of(upstream, supervisor.instancesOf(upstream.name).map(instance => instance.upstream));
-	if (totals !== undefined) Object.assign(entry, totals);
+	// The server's counts are its instances' and its era twin's too, those that have stopped included: they never go down when a client leaves.
 	const twin = supervisor.eraTwins.twinOf(upstream);
+	const live = supervisor.instancesOf(upstream.name).map(instance => instance.upstream);
+	const totals = supervisor.instanceTotals.of(upstream, twin === undefined ? live : [...live, twin]);
+	if (totals !== undefined) Object.assign(entry, totals);
 	if (twin !== undefined) {
 		const {name, state, breaker, pid, calls, failures, inFlight, restarts, upSeconds, idleSeconds, lastError} = statusEntry(twin, now);
 		entry.eraTwin = {name, state, breaker, pid, calls, failures, inFlight, restarts, upSeconds, idleSeconds, lastError};

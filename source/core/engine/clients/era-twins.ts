@@ -41,6 +41,8 @@ export type EraTwinsHost = {
 	follow(twin: Upstream, template: Upstream): () => void;
 	/** A twin's list changed (its own list_changed, or its first live list): the modern clients list again. */
 	listsChanged(kind: ListKind, meta?: Record<string, unknown>): void;
+	/** A twin is let go: its calls stay in the server's totals, as a per-client instance's do (`stopped` settles once it has stopped). */
+	keepCounts(template: Upstream, twin: Upstream, stopped: Promise<void>): Promise<void>;
 };
 
 /**
@@ -128,7 +130,7 @@ export class EraTwins {
 		if (twin === undefined) return 0;
 		this.twins.delete(template);
 		twin.untie();
-		await twin.upstream.shutdown(reason).catch(() => {});
+		await this.host.keepCounts(template, twin.upstream, twin.upstream.shutdown(reason).then(() => {}, () => {}));
 		return 1;
 	}
 }
