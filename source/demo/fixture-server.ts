@@ -51,7 +51,7 @@
 
 import { appendFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { ignoredArgs, args, mode, pageSize, delayMs, failRate, crashRate, errorRate, badPatchEveryMs, badPatchMs, exitAfterMs, changeDescription, echoDescription, ignoreSigterm, clientFeatures, ignoreStdinClose, tag, startsFile, resourcesCount, promptsCount, random, tasks } from './fixture/options.js';
+import { ignoredArgs, args, mode, pageSize, delayMs, failRate, crashRate, errorRate, badPatchEveryMs, badPatchMs, exitAfterMs, changeDescription, echoDescription, ignoreSigterm, clientFeatures, rootsAtStart, ignoreStdinClose, tag, startsFile, resourcesCount, promptsCount, random, tasks } from './fixture/options.js';
 import { type RequestId, type JsonObject, terminating, markTerminating, log, terminate, writeGarbage, sendResponse, sendError, sendNotification, crash, RpcError, CancelledError, isObject, isRequestId, idKey, delay, forever, NO_RESPONSE } from './fixture/output.js';
 import { type ToolResult, type ToolDefinition, text, InvalidArguments, baseTools, extraTools } from './fixture/tools.js';
 import { LOG_LEVELS, clientFeatureTools, clientState, outgoing, clientProgress, requestClient, progressBurst } from './fixture/client-features.js';
@@ -234,6 +234,7 @@ async function dispatch(
 		case 'ping':
 			return {};
 		case 'tools/list':
+			if (rootsAtStart) await startRoots;
 			return handleToolsList(params);
 		case 'tools/call':
 			if (tasks && params['name'] === 'task-steps' && isObject(params['task'])) return createTask(params);
@@ -359,10 +360,21 @@ async function handleRequest(id: RequestId, method: string, params: JsonObject):
 	}
 }
 
+/** The roots/list sent at start (--roots-at-start): tools/list waits for it to settle. */
+let startRoots: Promise<void> = Promise.resolve();
+
 function handleNotification(method: string, params: JsonObject): void {
 	switch (method) {
 		case 'notifications/initialized':
 			log('client sent notifications/initialized');
+			if (rootsAtStart) {
+				startRoots = requestClient('roots/list', {}).then(
+					(response) => {
+						clientState.lastRoots = isObject(response['result']) ? response['result']['roots'] : { error: response['error'] };
+					},
+					() => {},
+				);
+			}
 			if (mode === 'tools-change') {
 				generation++;
 				sendNotification('notifications/tools/list_changed', { _meta: { 'fixture/generation': generation } });

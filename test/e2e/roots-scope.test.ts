@@ -13,7 +13,7 @@ import {pathToFileURL} from 'node:url';
 import {Client} from '@modelcontextprotocol/sdk/client/index.js';
 import {ListRootsRequestSchema, type CallToolResult} from '@modelcontextprotocol/sdk/types.js';
 import {afterEach, describe, expect, it} from 'vitest';
-import {closeHangars, fastHangar, openHangar, root, statusOf, tempDir, writeConfig} from '../support/hangar.js';
+import {closeHangars, fastHangar, fixture, openHangar, root, statusOf, tempDir, writeConfig} from '../support/hangar.js';
 import {spawnServe, type Served} from '../support/serve.js';
 
 const filesystemPath = path.join(root, 'node_modules', '@modelcontextprotocol', 'server-filesystem', 'dist', 'index.js');
@@ -84,5 +84,28 @@ describe('server-filesystem with different roots per client', () => {
 		// Warm: the same state dir, whose tool list and verdict the second supervisor reads at start.
 		await startDaemon(setup.file);
 		await checkScopes(setup);
+	});
+
+	it('two clients whose first calls wait for the start that teaches "auto" per-client instances each get their own instance, not the shared one', async () => {
+		// An upstream that asks for roots at start-up, before it lists its tools, and whose start (at launch) is slow: both calls
+		// wait for that start, its roots/list (two clients' calls in flight) is refused and teaches per-client; each call then runs
+		// on its client's own instance, not on the shared one that stops.
+		const base = fs.realpathSync(tempDir('hangar-roots-start-'));
+		const file = writeConfig(base, {fx: fixture('slow-start', ['--delay-ms', '2500', '--client-features', '--roots-at-start'], {lazy: false, tools: [{name: 'ask'}]})}, fastHangar);
+		await startDaemon(file);
+		const b = rootedClient('b', path.join(base, 'b'));
+		const c = rootedClient('c', path.join(base, 'c'));
+		await openHangar(file, {client: b, shared: true});
+		await openHangar(file, {client: c, shared: true});
+		const rootsOf = async (client: Client) => {
+			const result = (await client.callTool({name: 'fx__ask', arguments: {kind: 'roots'}})) as CallToolResult;
+			return result.content.map(part => (part.type === 'text' ? part.text : '')).join('');
+		};
+		const [fromB, fromC] = await Promise.all([rootsOf(b), rootsOf(c)]);
+		expect(fromB).toContain(pathToFileURL(path.join(base, 'b')).href);
+		expect(fromB).not.toContain(pathToFileURL(path.join(base, 'c')).href);
+		expect(fromC).toContain(pathToFileURL(path.join(base, 'c')).href);
+		expect(fromC).not.toContain(pathToFileURL(path.join(base, 'b')).href);
+		expect((await statusOf(b, 'fx')).instanceMode).toMatchObject({runs: 'per-client'});
 	});
 });

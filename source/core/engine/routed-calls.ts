@@ -46,6 +46,22 @@ export class RoutedCalls {
 	constructor(private readonly deps: RoutedCallDeps) {}
 
 	/**
+	 * The instance that serves `context`'s client for `upstream`. An `"auto"`
+	 * server's shared instance that is starting may learn in that start (a
+	 * roots/list at start-up) that it runs one instance per client: a call
+	 * that waited for it goes to its client's own instance then, not to the
+	 * shared one, which stops and could not answer for that client. (A call
+	 * that starts a cold one runs on it as before: see docs/protocol.md.)
+	 */
+	private async instanceAfterStart(upstream: Upstream, context: RequestContext): Promise<Upstream> {
+		const instance = this.deps.instanceFor(upstream, context.client);
+		if (instance !== upstream || upstream.state !== 'starting' || upstream.config.instances !== 'auto') return instance;
+		// Only a start already in progress is waited for here (its errors reach the call below, as they would have): this starts nothing.
+		await upstream.warm('', context.signal);
+		return this.deps.instanceFor(upstream, context.client);
+	}
+
+	/**
 	 * Sends a routed request other than a tool call (resources/read,
 	 * prompts/get, completion/complete) to the route's upstream, or to the
 	 * session's own instance of a per-client server (see Upstream.request).
@@ -55,10 +71,13 @@ export class RoutedCalls {
 	async request(route: Route, params: Record<string, unknown>, context: RequestContext): Promise<Record<string, unknown>> {
 		const operation = `${context.method} "${route.localName}"`;
 		if (this.deps.shuttingDown()) throw shuttingDown(route.upstream.name, operation);
-		const instance = this.deps.instanceFor(route.upstream, context.client);
 		context.record.upstream = route.upstream.name;
 		context.record.target = route.localName;
 		const ended = context.client?.callBegan(route.upstream.name, context.id);
+		const instance = await this.instanceAfterStart(route.upstream, context).catch((error: unknown) => {
+			ended?.();
+			throw error;
+		});
 		const scope = this.deps.tracing()?.begin(context, route.upstream.name, route.localName, instance.name);
 		try {
 			// The request's own `_meta` as the pipeline cleaned it (no progress token, no 2026-07-28 envelope: each upstream is told its own), as a tool call's.
@@ -123,10 +142,14 @@ export class RoutedCalls {
 	async call(route: Route, args: Record<string, unknown> | undefined, context: RequestContext): Promise<ToolAnswer> {
 		const {upstream, localName: tool} = route;
 		if (this.deps.shuttingDown()) throw shuttingDown(upstream.name, `tools/call "${tool}"`);
-		const instance = this.deps.instanceFor(upstream, context.client);
 		context.record.upstream = upstream.name;
 		context.record.target = tool;
+		// In flight from here, before a start it waits for: what the upstream asks during that start is placed with this call's client.
 		const ended = context.client?.callBegan(upstream.name, context.id);
+		const instance = await this.instanceAfterStart(upstream, context).catch((error: unknown) => {
+			ended?.();
+			throw error;
+		});
 		const scope = this.deps.tracing()?.begin(context, upstream.name, tool, instance.name);
 		try {
 			const result = await instance.callTool(tool, args, scope === undefined ? context : traced(context, scope));
