@@ -19,7 +19,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import {spawn, type ChildProcess} from 'node:child_process';
+import type {ChildProcess} from 'node:child_process';
 import {randomUUID} from 'node:crypto';
 import {once} from 'node:events';
 import {Client} from '@modelcontextprotocol/sdk/client/index.js';
@@ -56,10 +56,12 @@ import {
 	type Transport,
 	type UpstreamKind,
 	type UpstreamTransport,
+	matrixUpstreamScript,
+	startMatrixUpstreamOverHttp,
 } from '../support/compat-matrix.js';
 
 const modern = '2026-07-28';
-const upstreamScript = path.join(root, 'test', 'fixtures', 'matrix-upstream.mjs');
+const upstreamScript = matrixUpstreamScript;
 
 /**
  * What each cell does today, the same through both of hangar's endpoints
@@ -455,16 +457,7 @@ let stdioConfig = '';
 
 /** A matrix upstream as a remote Streamable HTTP server on loopback; resolves with its URL. */
 async function startRemoteUpstream(era: UpstreamKind): Promise<string> {
-	const child = spawn(process.execPath, [upstreamScript, '--era', era, '--http', '--name', upstreamName(era, 'http')], {stdio: ['pipe', 'pipe', 'inherit']});
-	remoteUpstreams.push(child);
-	let output = '';
-	for await (const chunk of child.stdout!) {
-		output += String(chunk);
-		const url = /listening (\S+)/.exec(output)?.[1];
-		if (url !== undefined) return url;
-	}
-
-	throw new Error(`the ${era} HTTP upstream ended before it listened: ${output}`);
+	return startMatrixUpstreamOverHttp(era, upstreamName(era, 'http'), remoteUpstreams);
 }
 
 /** A hangar's six upstreams: each generation over stdio (one instance shared by the clients) and over HTTP (`urls`). */

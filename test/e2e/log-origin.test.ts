@@ -13,8 +13,7 @@
  */
 import {randomUUID} from 'node:crypto';
 import {once} from 'node:events';
-import {spawn, type ChildProcess} from 'node:child_process';
-import path from 'node:path';
+import type {ChildProcess} from 'node:child_process';
 import {Client} from '@modelcontextprotocol/sdk/client/index.js';
 import {StdioClientTransport} from '@modelcontextprotocol/sdk/client/stdio.js';
 import {StreamableHTTPClientTransport} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -22,10 +21,10 @@ import {LoggingMessageNotificationSchema} from '@modelcontextprotocol/sdk/types.
 import {Client as ModernClient, StreamableHTTPClientTransport as ModernHttp} from '@modelcontextprotocol/client';
 import {StdioClientTransport as ModernStdio} from '@modelcontextprotocol/client/stdio';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
-import {cliPath, fastHangar, root, runCli, spawnEnv, tempDir, waitFor, writeConfig} from '../support/hangar.js';
+import {cliPath, fastHangar, runCli, spawnEnv, tempDir, waitFor, writeConfig} from '../support/hangar.js';
 import {serveHttp, stopHttpHangars} from '../support/http-hangar.js';
+import {startMatrixUpstreamOverHttp} from '../support/compat-matrix.js';
 
-const upstreamScript = path.join(root, 'test', 'fixtures', 'matrix-upstream.mjs');
 const logTool = 'remote__log';
 const eras = ['legacy', 'modern'] as const;
 const upstreams: ChildProcess[] = [];
@@ -43,16 +42,7 @@ type Caller = {
 
 /** A matrix upstream of `era` as a remote Streamable HTTP server on loopback; resolves with its URL. */
 async function startUpstream(era: (typeof eras)[number]): Promise<string> {
-	const child = spawn(process.execPath, [upstreamScript, '--era', era, '--http', '--name', 'remote'], {stdio: ['pipe', 'pipe', 'inherit']});
-	upstreams.push(child);
-	let output = '';
-	for await (const chunk of child.stdout!) {
-		output += String(chunk);
-		const url = /listening (\S+)/.exec(output)?.[1];
-		if (url !== undefined) return url;
-	}
-
-	throw new Error(`the ${era} HTTP upstream ended before it listened: ${output}`);
+	return startMatrixUpstreamOverHttp(era, 'remote', upstreams);
 }
 
 beforeAll(async () => {

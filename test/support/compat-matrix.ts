@@ -3,6 +3,7 @@
  * test/compat-matrix.json) and its rendering as the README's table, which
  * test/drift/compat-matrix.test.ts keeps equal to the file.
  */
+import {spawn, type ChildProcess} from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -126,4 +127,21 @@ export function withReadmeSection(readme: string, table: string): string {
 	const start = readme.indexOf(readmeStart);
 	const end = readme.indexOf(readmeEnd);
 	return `${readme.slice(0, start + readmeStart.length)}\n\n${table}\n\n${readme.slice(end)}`;
+}
+
+/** test/fixtures/matrix-upstream.mjs: an SDK upstream of one generation (`--era legacy|modern|dual`), over stdio or (`--http`) on loopback. */
+export const matrixUpstreamScript = path.join(import.meta.dirname, '..', 'fixtures', 'matrix-upstream.mjs');
+
+/** The matrix upstream of `era` as a remote Streamable HTTP server on loopback, named `name`, its process added to `children`; resolves with its URL. */
+export async function startMatrixUpstreamOverHttp(era: string, name: string, children: ChildProcess[]): Promise<string> {
+	const child = spawn(process.execPath, [matrixUpstreamScript, '--era', era, '--http', '--name', name], {stdio: ['pipe', 'pipe', 'inherit']});
+	children.push(child);
+	let output = '';
+	for await (const chunk of child.stdout!) {
+		output += String(chunk);
+		const url = /listening (\S+)/.exec(output)?.[1];
+		if (url !== undefined) return url;
+	}
+
+	throw new Error(`the ${era} HTTP upstream ended before it listened: ${output}`);
 }
