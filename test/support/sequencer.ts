@@ -19,13 +19,15 @@ import {BaseSequencer, type TestSpecification} from 'vitest/node';
 
 /**
  * Seconds each of the longest files took in one full run on a loaded
- * two-core machine (load 20 to 28, 2026-11-27; compat-matrix, added after
- * it, scaled from a run of its own). Only their order matters; a file
+ * two-core machine (load 20 to 28, 2026-11-27; compat-matrix, modern-tasks and
+ * conformance-all, added after it, scaled from runs of their own: about 5×
+ * their time on an idle machine). Only their order matters; a file
  * missing here (a new one) starts after them. Refresh when a file grows a
  * lot: `npx vitest run --reporter=json --outputFile=FILE`.
  */
 export const expectedSeconds: Record<string, number> = {
 	'test/e2e/cli-config-files.test.ts': 541,
+	'test/e2e/modern-tasks.test.ts': 360,
 	'test/e2e/attach.test.ts': 325,
 	'test/e2e/bench-smoke.test.ts': 279,
 	'test/e2e/tasks.test.ts': 244,
@@ -34,6 +36,7 @@ export const expectedSeconds: Record<string, number> = {
 	'test/e2e/protocol.test.ts': 239,
 	'test/e2e/faithful-sharing.test.ts': 233,
 	'test/unit/tui/components/HangarTui.test.tsx': 213,
+	'test/e2e/conformance-all.test.ts': 215,
 	'test/e2e/conformance.test.ts': 208,
 	'test/e2e/http.test.ts': 186,
 	'test/e2e/client-capabilities.test.ts': 185,
