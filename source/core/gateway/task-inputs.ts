@@ -40,6 +40,7 @@
  */
 import {randomBytes} from 'node:crypto';
 import {JsonRpcCode, JsonRpcError} from '../base/errors.js';
+import {Wakeups} from '../base/wakeups.js';
 import type {HeldCallPeer} from '../engine/clients/clients.js';
 import {LiveRequest, type RequestContext} from '../engine/request-context.js';
 import {taskInputUnanswered} from '../engine/refusals.js';
@@ -152,7 +153,7 @@ class TaskInput implements HeldCallPeer {
 	/** How the kept tasks/result ended: the task's outcome, or undefined when it failed otherwise (a timeout, a cancel). */
 	ended: Promise<Outcome | undefined> = Promise.resolve(undefined);
 	private readonly context: LiveRequest;
-	private readonly waiters = new Set<() => void>();
+	private readonly wakeups = new Wakeups();
 	private done = false;
 
 	constructor(
@@ -237,23 +238,12 @@ class TaskInput implements HeldCallPeer {
 
 	/** Resolves once the upstream has asked something, the tasks/result ended, `ms` passed, or `signal` aborted. */
 	async firstAsk(ms: number, signal: AbortSignal): Promise<void> {
-		if (this.asked.size > 0 || this.done || signal.aborted) return;
-		await new Promise<void>(resolve => {
-			const done = () => {
-				clearTimeout(timer);
-				signal.removeEventListener('abort', done);
-				this.waiters.delete(done);
-				resolve();
-			};
-
-			const timer = setTimeout(done, ms);
-			signal.addEventListener('abort', done, {once: true});
-			this.waiters.add(done);
-		});
+		if (this.asked.size > 0 || this.done) return;
+		await this.wakeups.wait(ms, signal);
 	}
 
 	private wake(): void {
-		for (const waiter of [...this.waiters]) waiter();
+		this.wakeups.wake();
 	}
 
 	/** The client's answers: all taken, or none (see the module's notes). */

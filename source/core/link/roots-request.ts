@@ -7,6 +7,8 @@
  * state store); see `UpstreamAsks.settled`.
  */
 
+import {Wakeups} from '../base/wakeups.js';
+
 /** What a start expects of the upstream's roots, from what it did after an earlier start. */
 export type StartRoots = {
 	/** It was told `roots`. */
@@ -17,7 +19,7 @@ export type StartRoots = {
 
 export class RootsRequest {
 	private seen = false;
-	private readonly waiters = new Set<() => void>();
+	private readonly wakeups = new Wakeups();
 
 	/** Whether the upstream has sent roots/list on this connection. */
 	get asked(): boolean {
@@ -34,23 +36,12 @@ export class RootsRequest {
 
 	/** Wakes every wait (the connection closed). */
 	wake(): void {
-		for (const waiter of [...this.waiters]) waiter();
+		this.wakeups.wake();
 	}
 
 	/** Waits for the first roots/list, at most `limitMs` or until `signal` aborts. */
 	async wait(signal: AbortSignal, limitMs: number): Promise<void> {
-		if (this.seen || signal.aborted) return;
-		await new Promise<void>(resolve => {
-			const done = (): void => {
-				clearTimeout(timer);
-				signal.removeEventListener('abort', done);
-				this.waiters.delete(done);
-				resolve();
-			};
-
-			const timer = setTimeout(done, limitMs);
-			signal.addEventListener('abort', done, {once: true});
-			this.waiters.add(done);
-		});
+		if (this.seen) return;
+		await this.wakeups.wait(limitMs, signal);
 	}
 }
