@@ -2,6 +2,7 @@
  * The minimal forwarding hop: the floor any stdio MCP proxy can reach.
  *
  *   node bench/hop.js COMMAND [ARGS...]
+ *   node bench/hop.js --listen SOCKET COMMAND [ARGS...]
  *
  * It spawns COMMAND, and forwards newline-delimited JSON-RPC both ways. Each
  * request from the client gets a fresh id of the hop's own (a proxy in front
@@ -9,12 +10,21 @@
  * gets the client's id back. Everything else passes through as is. Per message
  * it does what any proxy must: split lines, JSON.parse, rewrite the id,
  * JSON.stringify, write. No validation, no routing, no state beyond the id map.
+ *
+ * With `--listen SOCKET` the client side is the first connection to a Unix
+ * socket instead of stdin and stdout, and it prints `listening` once the
+ * socket accepts. With bench/socket-hop.js in front (a bare node process
+ * piping its stdio to that socket), that is the floor of any two-process
+ * path, a bridge before a daemon, such as hangar's default `--stdio`.
  */
 import {spawn} from 'node:child_process';
+import net from 'node:net';
 
-const [command, ...args] = process.argv.slice(2);
+const argv = process.argv.slice(2);
+const listenAt = argv[0] === '--listen' ? argv[1] : undefined;
+const [command, ...args] = listenAt === undefined ? argv : argv.slice(2);
 if (command === undefined) {
-	process.stderr.write('usage: node bench/hop.js COMMAND [ARGS...]\n');
+	process.stderr.write('usage: node bench/hop.js [--listen SOCKET] COMMAND [ARGS...]\n');
 	process.exit(2);
 }
 
@@ -39,31 +49,44 @@ function lines(stream, onLine) {
 	});
 }
 
-// Client -> upstream: requests get the hop's own id.
-lines(process.stdin, line => {
-	const message = JSON.parse(line);
-	if (typeof message.method === 'string' && message.id !== undefined) {
-		const id = nextId++;
-		pending.set(id, message.id);
-		message.id = id;
-	}
+function serve(input, output) {
+	// Client -> upstream: requests get the hop's own id.
+	lines(input, line => {
+		const message = JSON.parse(line);
+		if (typeof message.method === 'string' && message.id !== undefined) {
+			const id = nextId++;
+			pending.set(id, message.id);
+			message.id = id;
+		}
 
-	child.stdin.write(`${JSON.stringify(message)}\n`);
-});
+		child.stdin.write(`${JSON.stringify(message)}\n`);
+	});
 
-// Upstream -> client: answers get the client's id back.
-lines(child.stdout, line => {
-	const message = JSON.parse(line);
-	if (message.method === undefined && typeof message.id === 'number' && pending.has(message.id)) {
-		const id = message.id;
-		message.id = pending.get(id);
-		pending.delete(id);
-	}
+	// Upstream -> client: answers get the client's id back.
+	lines(child.stdout, line => {
+		const message = JSON.parse(line);
+		if (message.method === undefined && typeof message.id === 'number' && pending.has(message.id)) {
+			const id = message.id;
+			message.id = pending.get(id);
+			pending.delete(id);
+		}
 
-	process.stdout.write(`${JSON.stringify(message)}\n`);
-});
+		output.write(`${JSON.stringify(message)}\n`);
+	});
 
-process.stdin.on('end', () => child.stdin.end());
+	input.on('end', () => child.stdin.end());
+	output.on('error', () => process.exit(0));
+}
+
 child.on('exit', code => process.exit(code ?? 1));
 child.stdin.on('error', () => {});
-process.stdout.on('error', () => process.exit(0));
+if (listenAt === undefined) {
+	serve(process.stdin, process.stdout);
+} else {
+	const server = net.createServer({allowHalfOpen: true}, socket => {
+		server.close();
+		socket.setNoDelay?.(true);
+		serve(socket, socket);
+	});
+	server.listen(listenAt, () => process.stdout.write('listening\n'));
+}

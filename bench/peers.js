@@ -83,12 +83,13 @@ if (withPeers && missingPeers().length > 0) {
 }
 
 const smoke = flags.smoke;
-const ownPaths = ['direct', 'hop', 'hangar', 'hangarStandalone', 'httpHop', 'hangarHttp'];
+const ownPaths = ['direct', 'hop', 'twoHop', 'hangar', 'hangarStandalone', 'httpHop', 'hangarHttp'];
 const paths = withPeers ? allPaths : ownPaths;
 const peerNames = ['mcpHub', 'supergateway', 'mcpProxy'].filter(name => paths.includes(name));
 const labels = {
 	direct: 'direct (stdio)',
 	hop: 'minimal stdio hop',
+	twoHop: 'two-process floor (a pipe to the hop on a socket)',
 	hangar: 'hangar --stdio (bridge + daemon)',
 	hangarStandalone: 'hangar --stdio --standalone',
 	httpHop: 'minimal HTTP→stdio hop',
@@ -183,6 +184,15 @@ async function calls(kind, names, p) {
 				addedP50: ratio(out[name].addedP50Ms, floor.addedP50Ms),
 				cpuPerCall: ratio(out[name].proxyCpuUsPerCall, floor.proxyCpuUsPerCall),
 				throughput: ratio(out[name].callsPerSecond, floor.callsPerSecond),
+			};
+		}
+
+		// The default --stdio is two processes: beside the hop, its ratios to the two-process floor.
+		if (out.hangar !== undefined && out.twoHop !== undefined) {
+			out.hangar.vsTwoHop = {
+				addedP50: ratio(out.hangar.addedP50Ms, out.twoHop.addedP50Ms),
+				cpuPerCall: ratio(out.hangar.proxyCpuUsPerCall, out.twoHop.proxyCpuUsPerCall),
+				throughput: ratio(out.hangar.callsPerSecond, out.twoHop.callsPerSecond),
 			};
 		}
 
@@ -383,7 +393,7 @@ async function startAggregate(name, servers) {
 
 const parts = [
 	{name: 'calls', run: async () => calls('everything', paths, params.calls)},
-	{name: 'memory', run: async () => calls('memory', ['direct', 'hop', 'hangar', 'hangarStandalone', 'httpHop', 'hangarHttp'], params.memory)},
+	{name: 'memory', run: async () => calls('memory', ['direct', 'hop', 'twoHop', 'hangar', 'hangarStandalone', 'httpHop', 'hangarHttp'], params.memory)},
 	{name: 'cold', run: async () => cold([...paths, ...attachPaths])},
 	{name: 'aggregate', run: async () => aggregate(['hangarStandalone', 'hangarHttp', ...(withPeers ? ['mcpHub'] : [])])},
 ];
@@ -430,6 +440,12 @@ function evaluate() {
 			add(`${kind}.${name}.cpuPerCall`, `${labels[name]}: CPU per call / the hop's (${kind})`, `<= ${goal.cpu}x`, r.cpuPerCall, r.cpuPerCall !== null && r.cpuPerCall <= goal.cpu, `${fmt(r.cpuPerCall)}x`);
 			if (goal.throughput !== undefined) {
 				add(`${kind}.${name}.throughput`, `${labels[name]}: calls/s at 32 in flight / the hop's (${kind})`, `>= ${goal.throughput * 100}%`, r.throughput, r.throughput !== null && r.throughput >= goal.throughput, `${fmt(r.throughput * 100, 1)}%`);
+			}
+
+			// What the floor itself reaches against the same goals: a miss it shares is the floor's.
+			const two = name === 'hangar' ? results[part].result.paths.twoHop?.vsFloor : undefined;
+			if (two !== undefined) {
+				add(`${kind}.twoHop.vsHop`, `${labels.twoHop} / the hop's (${kind}): added p50, CPU per call, calls/s at 32`, 'the floor', two, true, `${fmt(two.addedP50)}x, ${fmt(two.cpuPerCall)}x, ${fmt(two.throughput * 100, 1)}%`);
 			}
 		}
 	}
@@ -509,9 +525,9 @@ function pathTable() {
 		const vs = r?.vsFloor;
 		rows.push([
 			labels[name],
-			r === undefined ? '' : name === 'direct' ? `(p50 ${fmt(r.latency.p50, 3)} ms)` : `${fmt(r.addedP50Ms, 3)} ms${vs ? ` (${fmt(vs.addedP50)}× ${vs.floor})` : ''}`,
-			r === undefined || name === 'direct' ? '' : `${fmt(r.proxyCpuUsPerCall, 0)}${vs ? ` (${fmt(vs.cpuPerCall)}×)` : ''}`,
-			r === undefined ? '' : `${fmt(r.callsPerSecond, 0)}${vs ? ` (${fmt(vs.throughput * 100, 0)}%)` : ''}`,
+			r === undefined ? '' : name === 'direct' ? `(p50 ${fmt(r.latency.p50, 3)} ms)` : `${fmt(r.addedP50Ms, 3)} ms${vs ? ` (${fmt(vs.addedP50)}× ${vs.floor})` : ''}${r.vsTwoHop ? ` (${fmt(r.vsTwoHop.addedP50)}× twoHop)` : ''}`,
+			r === undefined || name === 'direct' ? '' : `${fmt(r.proxyCpuUsPerCall, 0)}${vs ? ` (${fmt(vs.cpuPerCall)}×)` : ''}${r.vsTwoHop ? ` (${fmt(r.vsTwoHop.cpuPerCall)}× twoHop)` : ''}`,
+			r === undefined ? '' : `${fmt(r.callsPerSecond, 0)}${vs ? ` (${fmt(vs.throughput * 100, 0)}%)` : ''}${r.vsTwoHop ? ` (${fmt(r.vsTwoHop.throughput * 100, 0)}% twoHop)` : ''}`,
 			c === undefined ? '' : `${fmt(c.startToFirstAnswerMs, 0)} ms (${fmt(c.overDirect)}×${c.overFloor === undefined ? '' : `; ${fmt(c.overFloor)}× the attach floor`})`,
 			c === undefined ? '' : `${fmt(c.idleRssKiB / 1024, 1)} MiB${name === 'direct' ? ' (upstream)' : ''}${c.daemonIdleRssKiB === undefined ? '' : ` (daemon ${fmt(c.daemonIdleRssKiB / 1024, 1)} MiB)`}`,
 		]);
@@ -525,7 +541,7 @@ function pathTable() {
 			const vs = r.vsFloor;
 			rows.push([
 				`  ${labels[name]}`,
-				name === 'direct' ? `(p50 ${fmt(r.latency.p50, 3)} ms)` : `${fmt(r.addedP50Ms, 3)} ms${vs ? ` (${fmt(vs.addedP50)}× ${vs.floor})` : ''}`,
+				name === 'direct' ? `(p50 ${fmt(r.latency.p50, 3)} ms)` : `${fmt(r.addedP50Ms, 3)} ms${vs ? ` (${fmt(vs.addedP50)}× ${vs.floor})` : ''}${r.vsTwoHop ? ` (${fmt(r.vsTwoHop.addedP50)}× twoHop)` : ''}`,
 				name === 'direct' ? '' : `${fmt(r.proxyCpuUsPerCall, 0)}${vs ? ` (${fmt(vs.cpuPerCall)}×)` : ''}`,
 				`${fmt(r.callsPerSecond, 0)}${vs ? ` (${fmt(vs.throughput * 100, 0)}%)` : ''}`,
 				'',

@@ -5,6 +5,9 @@
  *
  *   direct        client -> upstream (stdio)
  *   hop           client -> bench/hop.js -> upstream: the stdio floor
+ *   twoHop        client -> bench/socket-hop.js -> bench/hop.js --listen SOCKET -> upstream: the floor of
+ *                 any two-process path (a bridge piping bytes to a daemon that rewrites ids), the
+ *                 shape of hangar's default --stdio
  *   hangar        client -> mcp-hangar --stdio (a bridge) -> mcp-hangar serve --linger (the daemon it starts) -> upstream
  *   hangarStandalone  client -> mcp-hangar --stdio --standalone -> upstream
  *   hangarAttached    (cold part only) a second `mcp-hangar --stdio` client, started while a first one's
@@ -283,6 +286,59 @@ export const connectors = {
 		return {...session, tool: upstream.tool, proxyPid: session.pid, upstreamPid: upstreamUnder(session.pid, upstream), startedAt, answeredAt: performance.now()};
 	},
 
+	// A bare node process piping its stdio to a Unix socket, where the hop listens: two processes, each
+	// doing the least its place can (the bridge not even reading the lines), the floor of the default --stdio.
+	async twoHop(upstream) {
+		const dir = tempDir('hangar-bench-two-hop-');
+		const socket = path.join(dir, 'hop.sock');
+		const startedAt = performance.now();
+		const daemon = spawn(process.execPath, [hopPath, '--listen', socket, upstream.command, ...upstream.args], {env: taggedEnv(upstream.env), stdio: ['ignore', 'pipe', 'ignore']});
+		const stopDaemon = async () => {
+			if (daemon.exitCode === null && daemon.signalCode === null) {
+				daemon.kill('SIGKILL');
+				await new Promise(resolve => daemon.once('exit', resolve));
+			}
+
+			fs.rmSync(dir, {recursive: true, force: true});
+		};
+
+		let session;
+		try {
+			await new Promise((resolve, reject) => {
+				let text = '';
+				daemon.stdout.on('data', chunk => {
+					text += chunk;
+					if (text.includes('listening')) resolve();
+				});
+				daemon.once('exit', code => reject(new Error(`bench/hop.js --listen exited with ${code}`)));
+			});
+			session = await connect(process.execPath, [socketHopPath, socket]);
+			await firstAnswer(session.client, upstream.tool, upstream);
+		} catch (error) {
+			await session?.close();
+			await stopDaemon();
+			throw error;
+		}
+
+		return {
+			...session,
+			tool: upstream.tool,
+			proxyPid: session.pid,
+			daemonPid: daemon.pid,
+			upstreamPid: upstreamUnder(daemon.pid, upstream),
+			startedAt,
+			answeredAt: performance.now(),
+			async close() {
+				await session.close();
+				// The hop exits with its upstream once the piping process closes the socket.
+				const timer = setTimeout(() => daemon.kill('SIGKILL'), 3000);
+				if (daemon.exitCode === null && daemon.signalCode === null) await new Promise(resolve => daemon.once('exit', resolve));
+				clearTimeout(timer);
+				await stopDaemon();
+			},
+		};
+	},
+
 	// `--stdio` as a client starts it: a bridge, which starts `serve --linger` (the daemon) when none runs for the config.
 	async hangar(upstream) {
 		return stdioHangar(upstream, []);
@@ -417,7 +473,7 @@ async function httpSession({startedAt, upstream, tool, url, proc, dir, port, sse
 }
 
 /** The paths in the order the tables show them. */
-export const stdioPaths = ['direct', 'hop', 'hangar', 'hangarStandalone'];
+export const stdioPaths = ['direct', 'hop', 'twoHop', 'hangar', 'hangarStandalone'];
 export const httpPaths = ['httpHop', 'hangarHttp', 'mcpHub', 'supergateway', 'mcpProxy'];
 export const allPaths = [...stdioPaths, ...httpPaths];
 /** Measured in the cold part only: starting while a supervisor already runs. */

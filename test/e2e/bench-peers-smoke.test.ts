@@ -1,7 +1,7 @@
 /**
  * `node bench/peers.js --smoke --without-peers`: the peers bench on the
- * project's own paths (direct, the two minimal hops, hangar --stdio with its
- * daemon, --standalone, serve --http) with server-everything behind each.
+ * project's own paths (direct, the minimal hops and the two-process floor,
+ * hangar --stdio with its daemon, --standalone, serve --http) with server-everything behind each.
  * Only that it runs and reports sane numbers for every path; nothing about
  * speed. The peers themselves (bench/peers/) are not installed for tests.
  */
@@ -11,7 +11,13 @@ import path from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {root, tempDir} from '../support/hangar.js';
 
-type PathResult = {latency: {n: number; p50: number}; proxyCpuUsPerCall?: number; callsPerSecond: number};
+type PathResult = {
+	latency: {n: number; p50: number};
+	proxyCpuUsPerCall?: number;
+	cpuUsPerCall: Record<string, number | undefined>;
+	callsPerSecond: number;
+	vsTwoHop?: {addedP50: number | null; cpuPerCall: number | null; throughput: number | null};
+};
 type Report = {
 	withPeers: boolean;
 	parts: {
@@ -35,7 +41,7 @@ describe('bench/peers.js --smoke --without-peers', () => {
 
 		const report = JSON.parse(fs.readFileSync(out, 'utf8')) as Report;
 		expect(report.withPeers).toBe(false);
-		const own = ['direct', 'hop', 'hangar', 'hangarStandalone', 'httpHop', 'hangarHttp'];
+		const own = ['direct', 'hop', 'twoHop', 'hangar', 'hangarStandalone', 'httpHop', 'hangarHttp'];
 		expect(report.parts.calls.status, report.parts.calls.error).toBe('ok');
 		expect(Object.keys(report.parts.calls.result.paths).sort()).toEqual([...own].sort());
 		for (const name of own) {
@@ -45,6 +51,13 @@ describe('bench/peers.js --smoke --without-peers', () => {
 			expect(result.callsPerSecond).toBeGreaterThan(0);
 			if (name !== 'direct') expect(typeof result.proxyCpuUsPerCall).toBe('number');
 		}
+
+		// The two-process floor meters both of its processes, as the default --stdio does, and the default path is compared with it.
+		const paths = report.parts.calls.result.paths;
+		expect(typeof paths['twoHop']!.cpuUsPerCall['daemon']).toBe('number');
+		expect(typeof paths['hangar']!.cpuUsPerCall['daemon']).toBe('number');
+		expect(paths['hangar']!.vsTwoHop?.throughput).toBeGreaterThan(0);
+		expect(report.targets.map(target => target.id)).toContain('everything.twoHop.vsHop');
 
 		expect(report.parts.cold.status, report.parts.cold.error).toBe('ok');
 		for (const name of own) {
