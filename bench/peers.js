@@ -117,6 +117,21 @@ const params = smoke
 
 const log = message => process.stderr.write(`bench:peers: ${message}\n`);
 
+// The bench's own HTTP clients: undici leaves an abort listener on the transport's signal per POST until a
+// GC collects the request, and Node then warns once per listener past its limit, thousands of lines of
+// the bench's own stderr (and CPU) during the HTTP rounds. Counted and reported instead.
+let listenerWarnings = 0;
+const emitWarning = process.emitWarning.bind(process);
+process.emitWarning = (warning, ...rest) => {
+	const type = typeof warning === 'object' ? warning?.name : typeof rest[0] === 'string' ? rest[0] : rest[0]?.type;
+	if (type === 'MaxListenersExceededWarning') {
+		listenerWarnings += 1;
+		return;
+	}
+
+	emitWarning(warning, ...rest);
+};
+
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
 	process.on(signal, () => {
 		log(`${signal}: stopping every process it started`);
@@ -509,6 +524,7 @@ const report = {
 	parts: results,
 	targets,
 	cleanup: {killedAtEnd, leftBehind: liveTagged().length},
+	benchClientListenerWarnings: listenerWarnings,
 };
 const outFile = path.resolve(flags.out ?? path.join(root, 'bench', 'results', smoke ? 'peers-smoke.json' : 'peers.json'));
 fs.mkdirSync(path.dirname(outFile), {recursive: true});
