@@ -11,6 +11,7 @@ import {spawn} from 'node:child_process';
 import {randomUUID} from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import {pathToFileURL} from 'node:url';
 import {ToolListChangedNotificationSchema, type CallToolResult} from '@modelcontextprotocol/sdk/types.js';
 import {afterEach, describe, expect, it} from 'vitest';
 import {ErrorCode} from '../../source/core/base/errors.js';
@@ -98,6 +99,30 @@ describe('a client first: --stdio with no supervisor running', () => {
 		// The daemon started early is gone too: stopped, or exited on the same config.
 		await waitFor(() => processesWithTag(tag).length === 0, 'no process of the client left');
 		expect(fs.existsSync(path.join(dir, 'state', 'endpoint.json'))).toBe(false);
+	});
+
+	it('starts the daemon from the first client without loading the CLI: that bridge is the one file every later client runs', async () => {
+		const dir = tempDir();
+		const stateDir = path.join(dir, 'state');
+		const config = writeConfig(dir, {fx: fixture('normal')}, {...fastHangar, lingerSeconds: 1});
+		const report = path.join(dir, 'modules.jsonl');
+		const env = {NODE_OPTIONS: `--import=${pathToFileURL(path.resolve('test/support/loaded-modules.mjs')).href}`, HANGAR_TEST_MODULES_REPORT: report};
+
+		const first = await openHangar(config, {shared: true, env, args: ['--log-level', 'info']});
+		const daemon = await owner(stateDir);
+		expect(first.stderr()).toContain(`started one (pid ${daemon.pid}, mcp-hangar serve --linger, log ${path.join(stateDir, 'hangar.log')})`);
+		expect(text(await first.client.callTool({name: 'fx__echo', arguments: {message: 'first'}}))).toBe('first');
+		await first.close();
+		// Every process of the test (the bridge, the daemon once it lingered out, the fixture) appends its modules at exit.
+		await waitForExit(daemon.pid);
+
+		const runs = fs.readFileSync(report, 'utf8').trim().split('\n').map(line => JSON.parse(line) as string[]);
+		const hangarFiles = (modules: string[]) => modules.filter(url => url.startsWith('file:') && url.includes('/dist/') && !url.includes('/node_modules/')).map(url => url.slice(url.lastIndexOf('/dist/')));
+		// The bridge is the run of dist/cli.js that is neither the daemon (quick-main) nor the fixture upstream (dist/demo).
+		const bridges = runs.filter(modules => hangarFiles(modules).includes('/dist/cli.js') && !hangarFiles(modules).includes('/dist/bundle/quick-main.js'));
+		expect(bridges, JSON.stringify(runs.map(hangarFiles))).toHaveLength(1);
+		expect(hangarFiles(bridges[0]!)).toEqual(['/dist/cli.js']);
+		expect(bridges[0]!.some(url => url.includes('/node_modules/zod/') || url.includes('/node_modules/meow/'))).toBe(false);
 	});
 
 	it('starts one daemon that every client, the CLI and a quarantine share', async () => {

@@ -16,17 +16,19 @@
  * not validate: the full path says so, and attaches anyway).
  *
  * When nothing answers (and may start to: a missing or refusing socket),
- * it starts the daemon before declining, so that the daemon's start runs
- * beside the CLI's (stdio.ts takes it over with takeEarlyDaemon): the first
- * client no longer waits for its own CLI to load before the daemon's begins.
- * A config that turns out not to validate stops it again (stdio.ts).
+ * it starts the daemon and waits for it to answer (whenServing), then
+ * bridges like any later client, so the first client's bridge does not keep
+ * the CLI's modules either. When the daemon exits without serving (a config
+ * that does not validate, say) or is slow, it declines with the daemon
+ * handed over (stdio.ts takes it with takeEarlyDaemon): the CLI then checks
+ * the config and explains, or bridges to that daemon as before.
  */
 import fs from 'node:fs';
 import {resolveConfigPath, stateDirOf} from '../config/paths.js';
 import {fileSink, logLevels, splitLogger, stderrSink, type Logger, type LogLevel} from '../base/logger.js';
 import {StdioBridge} from './bridge.js';
 import {daemonLogFile, keepDaemon, startDaemon, type DaemonTarget, type StartedDaemon} from './daemon.js';
-import {attachToSupervisor, type Attached, type BridgeSettings} from './socket-client.js';
+import {attachToSupervisor, type Attached, type Attachment, type BridgeSettings} from './socket-client.js';
 
 /**
  * The log of `--stdio`: stderr is the client's, which shows it to people as
@@ -72,10 +74,16 @@ export async function attachQuickly(options: QuickStdioOptions): Promise<boolean
 	}
 
 	const target: DaemonTarget = {path: configPath, hangar: {stateDir}};
-	const attachment = await attachToSupervisor(target);
+	let attachment = await attachToSupervisor(target);
+	let started: {daemon: StartedDaemon; why: string} | undefined;
 	if (attachment.socket === undefined) {
-		if (!attachment.permanent) handover[earlyDaemonKey] = {daemon: startDaemon(target, {logLevel: options.logLevel}), target, why: attachment.why};
-		return false;
+		if (attachment.permanent) return false;
+		started = {daemon: startDaemon(target, {logLevel: options.logLevel}), why: attachment.why};
+		attachment = await whenServing(target, started.daemon);
+		if (attachment.socket === undefined) {
+			handover[earlyDaemonKey] = {...started, target};
+			return false;
+		}
 	}
 
 	const settings = attachment.owner?.bridge;
@@ -83,12 +91,51 @@ export async function attachQuickly(options: QuickStdioOptions): Promise<boolean
 	if (settings === undefined || !(configChangedAt <= startedAt)) {
 		// A probe: a connection that sends nothing is not a client (local-endpoint.ts).
 		attachment.socket.destroy();
+		if (started !== undefined) handover[earlyDaemonKey] = {...started, target};
 		return false;
 	}
 
 	const logger = stdioLogger({configPath, stateDir: options.stateDir, logLevel: options.logLevel, logFile: options.logFile});
-	await runBridge(target, settings, attachment, logger, options.logLevel);
+	if (started !== undefined) logger.info(`no supervisor for ${stateDir} (${started.why}); started one (pid ${started.daemon.pid}, mcp-hangar serve --linger, log ${started.daemon.logFile})`);
+	await runBridge(target, settings, attachment, logger, options.logLevel, started?.daemon);
 	return true;
+}
+
+/** How long the quick attach waits for a daemon it started before the CLI takes over (as it did before the wait). */
+const serveWaitMs = 5000;
+
+/**
+ * Waits for the daemon this client just started (or one that won the race to
+ * serve the state dir) to answer on the socket, so that the first client
+ * too bridges without loading the CLI: its bridge then idles at what every
+ * later client's does (about 49 MiB) where the CLI's modules kept it near 72.
+ * Gives up, and the CLI decides as before (its config check explains a
+ * config that does not load), when the daemon exits, the socket can never
+ * work, or nothing answers within serveWaitMs.
+ */
+async function whenServing(target: DaemonTarget, daemon: StartedDaemon): Promise<Attachment> {
+	const deadline = Date.now() + serveWaitMs;
+	let exited = false;
+	let wake: (() => void) | undefined;
+	void daemon.exited.then(() => {
+		exited = true;
+		wake?.();
+	});
+	let pauseMs = 5;
+	for (;;) {
+		const attachment = await attachToSupervisor(target, 500);
+		if (attachment.socket !== undefined || attachment.permanent || exited || daemon.hasExited() || Date.now() >= deadline) return attachment;
+		// Polling: a socket that does not exist yet costs one failed connect().
+		await new Promise<void>(resolve => {
+			const timer = setTimeout(resolve, pauseMs);
+			wake = () => {
+				clearTimeout(timer);
+				resolve();
+			};
+		});
+		wake = undefined;
+		pauseMs = Math.min(pauseMs * 2, 40);
+	}
 }
 
 /**
