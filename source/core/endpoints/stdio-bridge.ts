@@ -121,20 +121,31 @@ async function whenServing(target: DaemonTarget, daemon: StartedDaemon): Promise
 		exited = true;
 		wake?.();
 	});
-	let pauseMs = 5;
-	for (;;) {
-		const attachment = await attachToSupervisor(target, 500);
-		if (attachment.socket !== undefined || attachment.permanent || exited || daemon.hasExited() || Date.now() >= deadline) return attachment;
-		// Polling: a socket that does not exist yet costs one failed connect().
-		await new Promise<void>(resolve => {
-			const timer = setTimeout(resolve, pauseMs);
-			wake = () => {
-				clearTimeout(timer);
-				resolve();
-			};
-		});
-		wake = undefined;
-		pauseMs = Math.min(pauseMs * 2, 40);
+	// The socket appearing in the state dir wakes the wait at once; the polls below are the fallback.
+	let watcher: fs.FSWatcher | undefined;
+	try {
+		watcher = fs.watch(target.hangar.stateDir, () => wake?.());
+		watcher.on('error', () => watcher?.close());
+	} catch {}
+
+	try {
+		let pauseMs = 5;
+		for (;;) {
+			const attachment = await attachToSupervisor(target, 500);
+			if (attachment.socket !== undefined || attachment.permanent || exited || daemon.hasExited() || Date.now() >= deadline) return attachment;
+			// Polling: a socket that does not exist yet costs one failed connect().
+			await new Promise<void>(resolve => {
+				const timer = setTimeout(resolve, pauseMs);
+				wake = () => {
+					clearTimeout(timer);
+					resolve();
+				};
+			});
+			wake = undefined;
+			pauseMs = Math.min(pauseMs * 2, 40);
+		}
+	} finally {
+		watcher?.close();
 	}
 }
 
