@@ -83,13 +83,14 @@ if (withPeers && missingPeers().length > 0) {
 }
 
 const smoke = flags.smoke;
-const ownPaths = ['direct', 'hop', 'twoHop', 'hangar', 'hangarStandalone', 'httpHop', 'hangarHttp'];
+const ownPaths = ['direct', 'hop', 'twoHop', 'supervisedHop', 'hangar', 'hangarStandalone', 'httpHop', 'hangarHttp'];
 const paths = withPeers ? allPaths : ownPaths;
 const peerNames = ['mcpHub', 'supergateway', 'mcpProxy'].filter(name => paths.includes(name));
 const labels = {
 	direct: 'direct (stdio)',
 	hop: 'minimal stdio hop',
 	twoHop: 'two-process floor (a pipe to the hop on a socket)',
+	supervisedHop: 'the hop + what a supervisor adds per call',
 	hangar: 'hangar --stdio (bridge + daemon)',
 	hangarStandalone: 'hangar --stdio --standalone',
 	httpHop: 'minimal HTTP→stdio hop',
@@ -202,14 +203,20 @@ async function calls(kind, names, p) {
 			};
 		}
 
-		// The default --stdio is two processes: beside the hop, its ratios to the two-process floor.
-		if (out.hangar !== undefined && out.twoHop !== undefined) {
-			out.hangar.vsTwoHop = {
-				addedP50: ratio(out.hangar.addedP50Ms, out.twoHop.addedP50Ms),
-				cpuPerCall: ratio(out.hangar.proxyCpuUsPerCall, out.twoHop.proxyCpuUsPerCall),
-				throughput: ratio(out.hangar.callsPerSecond, out.twoHop.callsPerSecond),
+		// Beside the hop, each --stdio path against the floor of its own shape: the default path (two
+		// processes) against the two-process floor, standalone against the hop plus a supervisor's least.
+		const against = (name, floorName) => {
+			if (out[name] === undefined || out[floorName] === undefined) return undefined;
+			return {
+				floor: floorName,
+				addedP50: ratio(out[name].addedP50Ms, out[floorName].addedP50Ms),
+				cpuPerCall: ratio(out[name].proxyCpuUsPerCall, out[floorName].proxyCpuUsPerCall),
+				throughput: ratio(out[name].callsPerSecond, out[floorName].callsPerSecond),
 			};
-		}
+		};
+
+		if (out.hangar !== undefined) out.hangar.vsTwoHop = against('hangar', 'twoHop');
+		if (out.hangarStandalone !== undefined) out.hangarStandalone.vsSupervisedHop = against('hangarStandalone', 'supervisedHop');
 
 		return {upstream: kind, ...p, paths: out};
 	});
@@ -408,7 +415,7 @@ async function startAggregate(name, servers) {
 
 const parts = [
 	{name: 'calls', run: async () => calls('everything', paths, params.calls)},
-	{name: 'memory', run: async () => calls('memory', ['direct', 'hop', 'twoHop', 'hangar', 'hangarStandalone', 'httpHop', 'hangarHttp'], params.memory)},
+	{name: 'memory', run: async () => calls('memory', ['direct', 'hop', 'twoHop', 'supervisedHop', 'hangar', 'hangarStandalone', 'httpHop', 'hangarHttp'], params.memory)},
 	{name: 'cold', run: async () => cold([...paths, ...attachPaths])},
 	{name: 'aggregate', run: async () => aggregate(['hangarStandalone', 'hangarHttp', ...(withPeers ? ['mcpHub'] : [])])},
 ];
@@ -457,10 +464,11 @@ function evaluate() {
 				add(`${kind}.${name}.throughput`, `${labels[name]}: calls/s at 32 in flight / the hop's (${kind})`, `>= ${goal.throughput * 100}%`, r.throughput, r.throughput !== null && r.throughput >= goal.throughput, `${fmt(r.throughput * 100, 1)}%`);
 			}
 
-			// What the floor itself reaches against the same goals: a miss it shares is the floor's.
-			const two = name === 'hangar' ? results[part].result.paths.twoHop?.vsFloor : undefined;
-			if (two !== undefined) {
-				add(`${kind}.twoHop.vsHop`, `${labels.twoHop} / the hop's (${kind}): added p50, CPU per call, calls/s at 32`, 'the floor', two, true, `${fmt(two.addedP50)}x, ${fmt(two.cpuPerCall)}x, ${fmt(two.throughput * 100, 1)}%`);
+			// What the floor of the path's shape itself reaches against the same goals: a miss it shares is the floor's.
+			const floorName = name === 'hangar' ? 'twoHop' : 'supervisedHop';
+			const own = results[part].result.paths[floorName]?.vsFloor;
+			if (own !== undefined) {
+				add(`${kind}.${floorName}.vsHop`, `${labels[floorName]} / the hop's (${kind}): added p50, CPU per call, calls/s at 32`, 'the floor', own, true, `${fmt(own.addedP50)}x, ${fmt(own.cpuPerCall)}x, ${fmt(own.throughput * 100, 1)}%`);
 			}
 		}
 	}
@@ -530,6 +538,9 @@ const outFile = path.resolve(flags.out ?? path.join(root, 'bench', 'results', sm
 fs.mkdirSync(path.dirname(outFile), {recursive: true});
 fs.writeFileSync(outFile, `${JSON.stringify(report, null, 2)}\n`);
 
+/** A --stdio path's ratios to the floor of its own shape (the two-process floor, the supervised hop), if any. */
+const shapeFloor = r => r?.vsTwoHop ?? r?.vsSupervisedHop;
+
 /** The issue's table: one row per path, ratios to the floor (or to direct, for cold start) in brackets. */
 function pathTable() {
 	const rows = [['path', 'added p50 over direct', 'CPU µs/call (seq)', 'calls/s @32', 'cold start', 'RSS idle']];
@@ -541,9 +552,9 @@ function pathTable() {
 		const vs = r?.vsFloor;
 		rows.push([
 			labels[name],
-			r === undefined ? '' : name === 'direct' ? `(p50 ${fmt(r.latency.p50, 3)} ms)` : `${fmt(r.addedP50Ms, 3)} ms${vs ? ` (${fmt(vs.addedP50)}× ${vs.floor})` : ''}${r.vsTwoHop ? ` (${fmt(r.vsTwoHop.addedP50)}× twoHop)` : ''}`,
-			r === undefined || name === 'direct' ? '' : `${fmt(r.proxyCpuUsPerCall, 0)}${vs ? ` (${fmt(vs.cpuPerCall)}×)` : ''}${r.vsTwoHop ? ` (${fmt(r.vsTwoHop.cpuPerCall)}× twoHop)` : ''}`,
-			r === undefined ? '' : `${fmt(r.callsPerSecond, 0)}${vs ? ` (${fmt(vs.throughput * 100, 0)}%)` : ''}${r.vsTwoHop ? ` (${fmt(r.vsTwoHop.throughput * 100, 0)}% twoHop)` : ''}`,
+			r === undefined ? '' : name === 'direct' ? `(p50 ${fmt(r.latency.p50, 3)} ms)` : `${fmt(r.addedP50Ms, 3)} ms${vs ? ` (${fmt(vs.addedP50)}× ${vs.floor})` : ''}${shapeFloor(r) ? ` (${fmt(shapeFloor(r).addedP50)}× ${shapeFloor(r).floor})` : ''}`,
+			r === undefined || name === 'direct' ? '' : `${fmt(r.proxyCpuUsPerCall, 0)}${vs ? ` (${fmt(vs.cpuPerCall)}×)` : ''}${shapeFloor(r) ? ` (${fmt(shapeFloor(r).cpuPerCall)}× ${shapeFloor(r).floor})` : ''}`,
+			r === undefined ? '' : `${fmt(r.callsPerSecond, 0)}${vs ? ` (${fmt(vs.throughput * 100, 0)}%)` : ''}${shapeFloor(r) ? ` (${fmt(shapeFloor(r).throughput * 100, 0)}% ${shapeFloor(r).floor})` : ''}`,
 			c === undefined ? '' : `${fmt(c.startToFirstAnswerMs, 0)} ms (${fmt(c.overDirect)}×${c.overFloor === undefined ? '' : `; ${fmt(c.overFloor)}× the attach floor`})`,
 			c === undefined ? '' : `${fmt(c.idleRssKiB / 1024, 1)} MiB${name === 'direct' ? ' (upstream)' : ''}${c.daemonIdleRssKiB === undefined ? '' : ` (daemon ${fmt(c.daemonIdleRssKiB / 1024, 1)} MiB)`}`,
 		]);
@@ -557,7 +568,7 @@ function pathTable() {
 			const vs = r.vsFloor;
 			rows.push([
 				`  ${labels[name]}`,
-				name === 'direct' ? `(p50 ${fmt(r.latency.p50, 3)} ms)` : `${fmt(r.addedP50Ms, 3)} ms${vs ? ` (${fmt(vs.addedP50)}× ${vs.floor})` : ''}${r.vsTwoHop ? ` (${fmt(r.vsTwoHop.addedP50)}× twoHop)` : ''}`,
+				name === 'direct' ? `(p50 ${fmt(r.latency.p50, 3)} ms)` : `${fmt(r.addedP50Ms, 3)} ms${vs ? ` (${fmt(vs.addedP50)}× ${vs.floor})` : ''}${shapeFloor(r) ? ` (${fmt(shapeFloor(r).addedP50)}× ${shapeFloor(r).floor})` : ''}`,
 				name === 'direct' ? '' : `${fmt(r.proxyCpuUsPerCall, 0)}${vs ? ` (${fmt(vs.cpuPerCall)}×)` : ''}`,
 				`${fmt(r.callsPerSecond, 0)}${vs ? ` (${fmt(vs.throughput * 100, 0)}%)` : ''}`,
 				'',

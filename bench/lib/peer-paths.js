@@ -8,6 +8,9 @@
  *   twoHop        client -> bench/socket-hop.js -> bench/hop.js --listen SOCKET -> upstream: the floor of
  *                 any two-process path (a bridge piping bytes to a daemon that rewrites ids), the
  *                 shape of hangar's default --stdio
+ *   supervisedHop client -> bench/supervised-hop.js -> upstream: the hop plus the least a supervisor adds
+ *                 to each call (routing, a deadline, cancellation, metrics, history, an audit line): the
+ *                 floor of "the hop's work plus what hangar must add" for --stdio --standalone
  *   hangar        client -> mcp-hangar --stdio (a bridge) -> mcp-hangar serve --linger (the daemon it starts) -> upstream
  *   hangarStandalone  client -> mcp-hangar --stdio --standalone -> upstream
  *   hangarAttached    (cold part only) a second `mcp-hangar --stdio` client, started while a first one's
@@ -41,6 +44,7 @@ import {childrenOf, taggedEnv} from './processes.js';
 export const peersDir = path.join(root, 'bench', 'peers');
 export const httpHopPath = path.join(root, 'bench', 'http-hop.js');
 const socketHopPath = path.join(root, 'bench', 'socket-hop.js');
+const supervisedHopPath = path.join(root, 'bench', 'supervised-hop.js');
 const loopbackShim = path.join(peersDir, 'loopback.mjs');
 const peerBin = {
 	mcpHub: path.join(peersDir, 'node_modules', 'mcp-hub', 'dist', 'cli.js'),
@@ -339,6 +343,33 @@ export const connectors = {
 		};
 	},
 
+	async supervisedHop(upstream) {
+		const dir = tempDir('hangar-bench-supervised-hop-');
+		const startedAt = performance.now();
+		const session = await connect(process.execPath, [supervisedHopPath, path.join(dir, 'audit.jsonl'), 'up', upstream.command, ...upstream.args], {env: upstream.env});
+		const tool = `up__${upstream.tool}`;
+		try {
+			await firstAnswer(session.client, tool, upstream);
+		} catch (error) {
+			await session.close();
+			fs.rmSync(dir, {recursive: true, force: true});
+			throw error;
+		}
+
+		return {
+			...session,
+			tool,
+			proxyPid: session.pid,
+			upstreamPid: upstreamUnder(session.pid, upstream),
+			startedAt,
+			answeredAt: performance.now(),
+			async close() {
+				await session.close();
+				fs.rmSync(dir, {recursive: true, force: true});
+			},
+		};
+	},
+
 	// `--stdio` as a client starts it: a bridge, which starts `serve --linger` (the daemon) when none runs for the config.
 	async hangar(upstream) {
 		return stdioHangar(upstream, []);
@@ -473,7 +504,7 @@ async function httpSession({startedAt, upstream, tool, url, proc, dir, port, sse
 }
 
 /** The paths in the order the tables show them. */
-export const stdioPaths = ['direct', 'hop', 'twoHop', 'hangar', 'hangarStandalone'];
+export const stdioPaths = ['direct', 'hop', 'twoHop', 'supervisedHop', 'hangar', 'hangarStandalone'];
 export const httpPaths = ['httpHop', 'hangarHttp', 'mcpHub', 'supergateway', 'mcpProxy'];
 export const allPaths = [...stdioPaths, ...httpPaths];
 /** Measured in the cold part only: starting while a supervisor already runs. */

@@ -17,6 +17,7 @@ type PathResult = {
 	cpuUsPerCall: Record<string, number | undefined>;
 	callsPerSecond: number;
 	vsTwoHop?: {addedP50: number | null; cpuPerCall: number | null; throughput: number | null};
+	vsSupervisedHop?: {addedP50: number | null; cpuPerCall: number | null; throughput: number | null};
 };
 type Report = {
 	withPeers: boolean;
@@ -41,7 +42,7 @@ describe('bench/peers.js --smoke --without-peers', () => {
 
 		const report = JSON.parse(fs.readFileSync(out, 'utf8')) as Report;
 		expect(report.withPeers).toBe(false);
-		const own = ['direct', 'hop', 'twoHop', 'hangar', 'hangarStandalone', 'httpHop', 'hangarHttp'];
+		const own = ['direct', 'hop', 'twoHop', 'supervisedHop', 'hangar', 'hangarStandalone', 'httpHop', 'hangarHttp'];
 		expect(report.parts.calls.status, report.parts.calls.error).toBe('ok');
 		expect(Object.keys(report.parts.calls.result.paths).sort()).toEqual([...own].sort());
 		for (const name of own) {
@@ -58,6 +59,9 @@ describe('bench/peers.js --smoke --without-peers', () => {
 		expect(typeof paths['hangar']!.cpuUsPerCall['daemon']).toBe('number');
 		expect(paths['hangar']!.vsTwoHop?.throughput).toBeGreaterThan(0);
 		expect(report.targets.map(target => target.id)).toContain('everything.twoHop.vsHop');
+		// Standalone is also compared with the hop plus what a supervisor adds per call.
+		expect(paths['hangarStandalone']!.vsSupervisedHop?.cpuPerCall).toBeGreaterThan(0);
+		expect(report.targets.map(target => target.id)).toContain('everything.supervisedHop.vsHop');
 
 		expect(report.parts.cold.status, report.parts.cold.error).toBe('ok');
 		for (const name of own) {
