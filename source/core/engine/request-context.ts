@@ -88,6 +88,8 @@ export type RequestInit = {
 	progressToken?: string | number | undefined;
 	meta?: Record<string, unknown> | undefined;
 	task?: Record<string, unknown> | undefined;
+	/** When it arrived, in ms since the epoch, if the caller already read the clock; else now. */
+	at?: number | undefined;
 	/** An outer signal that cancels this request too (an in-process caller's). */
 	signal?: AbortSignal | undefined;
 };
@@ -127,7 +129,7 @@ export class LiveRequest implements RequestContext {
 		this.meta = init.meta;
 		this.task = init.task;
 		this.record = {
-			at: Date.now(),
+			at: init.at ?? Date.now(),
 			began: performance.now(),
 			caller: init.caller ?? init.client?.name ?? init.client?.label ?? 'hangar',
 			upstream: undefined,

@@ -175,7 +175,9 @@ export class Pipeline {
 	}
 
 	receive(message: JSONRPCMessage): void {
-		this.client.touch();
+		// Read once: the client's last activity and the request's record share it.
+		const now = Date.now();
+		this.client.touch(now);
 		const record = message as {id?: string | number; method?: unknown; params?: Params};
 		const method = record.method;
 		if (typeof method !== 'string') {
@@ -216,7 +218,7 @@ export class Pipeline {
 
 		// A modern request belongs to its client's identity, not to the connection's session (modern-clients.ts).
 		const bound = modern === undefined ? undefined : this.modernClient?.(modern, (notification, params) => this.notify(notification, params, id), id);
-		const context = this.contextFor(id, method, record.params, modern, bound?.client ?? this.client);
+		const context = this.contextFor(id, method, record.params, modern, bound?.client ?? this.client, now);
 		if (method === 'initialize' && modern === undefined) this.machine.apply('initialize', 'initialize request received');
 		const request: InFlight = {context, modern, bound};
 		this.inflight.set(id, request);
@@ -235,7 +237,7 @@ export class Pipeline {
 		this.transport.send(message, relatedRequestId === undefined ? undefined : {relatedRequestId}).catch(() => {});
 	}
 
-	private contextFor(id: string | number, method: string, params: Params, modern: ModernRequest | undefined, client: ClientRecord): LiveRequest {
+	private contextFor(id: string | number, method: string, params: Params, modern: ModernRequest | undefined, client: ClientRecord, at: number): LiveRequest {
 		const meta = params?.['_meta'];
 		let onProgress: ((update: ProgressUpdate) => void) | undefined;
 		let forwarded: Record<string, unknown> | undefined;
@@ -256,6 +258,7 @@ export class Pipeline {
 			id,
 			method,
 			client,
+			at,
 			deadline: this.deadline,
 			correlationId: this.correlationIdOf?.(id),
 			audience: this.audience,

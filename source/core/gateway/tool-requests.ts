@@ -107,7 +107,7 @@ export function toolHandlers(session: ToolSession): {list: RequestHandler; call:
 	// Not async: a routed call's answer is the one promise of its upstream call, mapped once (the hot path).
 	const call: RequestHandler = (context, raw) => {
 		const params = callParams(raw);
-		context.client?.called(params.name);
+		context.client?.called(params.name, context.record.at);
 		if (!isManagementTool(params.name)) return callTool(session, context, params);
 		return callManagement(session, context, params);
 	};

@@ -148,9 +148,10 @@ export class ClientRecord {
 		this.registry.changed();
 	}
 
-	called(tool: string): void {
+	/** A tools/call of `tool` arrived (`at`: when, ms since the epoch; its request's record has it). */
+	called(tool: string, at = Date.now()): void {
 		this.calls += 1;
-		this.lastCallAt = Date.now();
+		this.lastCallAt = at;
 		this.lastTool = tool;
 		this.registry.changed();
 	}
@@ -172,10 +173,10 @@ export class ClientRecord {
 		this.declaredCapabilities = declared;
 	}
 
-	/** Something arrived from the client. On the hot path: no event. */
-	touch(): void {
+	/** Something arrived from the client (`at`: when, ms since the epoch). On the hot path: no event. */
+	touch(at = Date.now()): void {
 		this.activity = this.registry.tick();
-		this.lastSeenAt = Date.now();
+		this.lastSeenAt = at;
 	}
 
 	/** An HTTP session that has gone quiet (see `httpIdleAfterMs`). */
