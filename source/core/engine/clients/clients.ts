@@ -145,7 +145,7 @@ export class ClientRecord {
 	identify(name: string, version: string): void {
 		this.name = name;
 		this.version = version;
-		this.registry.changed();
+		this.registry.membershipChanged();
 	}
 
 	/** A tools/call of `tool` arrived (`at`: when, ms since the epoch; its request's record has it). */
@@ -247,18 +247,19 @@ export class ClientRegistry extends EventEmitter<{
 	private nextId = 1;
 	private ticks = 0;
 	private level: LoggingLevel | undefined;
+	private memberships = 0;
 
 	add(transport: ClientTransport, label: string): ClientRecord {
 		const record = new ClientRecord(this.nextId++, transport, label, this);
 		this.records.set(record.id, record);
-		this.changed();
+		this.membershipChanged();
 		return record;
 	}
 
 	remove(record: ClientRecord): void {
 		if (!this.records.delete(record.id)) return;
 		record.peer = undefined;
-		this.changed();
+		this.membershipChanged();
 		if (record.logLevel !== undefined) this.levelChanged();
 		this.emit('removed', record);
 	}
@@ -323,5 +324,20 @@ export class ClientRegistry extends EventEmitter<{
 	/** @internal Records call this when they change. */
 	changed(): void {
 		this.emit('changed');
+	}
+
+	/**
+	 * Counts the changes to who is connected (a session came, went, or said
+	 * who it is), not its calls: whoever cares only about those (the daemon's
+	 * linger) skips the `changed` of every call by it.
+	 */
+	get membership(): number {
+		return this.memberships;
+	}
+
+	/** @internal A session came, went or identified itself. */
+	membershipChanged(): void {
+		this.memberships += 1;
+		this.changed();
 	}
 }
