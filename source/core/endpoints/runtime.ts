@@ -297,7 +297,11 @@ function lingerWhileIdle(supervisor: Supervisor, controller: ExitController, log
 	let idleSince: number | undefined = Date.now();
 	let waitMs = Math.max(supervisor.config.hangar.lingerMs, firstClientGraceMs);
 	const sessions = () => [...supervisor.clients.sessions()];
+	let seen: number | undefined;
 	const check = (): void => {
+		// Every call says `changed`; only who is connected matters here (a check with the same sessions changes nothing).
+		if (supervisor.clients.membership === seen) return;
+		seen = supervisor.clients.membership;
 		clearTimeout(timer);
 		timer = undefined;
 		const now = sessions();

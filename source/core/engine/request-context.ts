@@ -88,14 +88,18 @@ export type RequestInit = {
 	progressToken?: string | number | undefined;
 	meta?: Record<string, unknown> | undefined;
 	task?: Record<string, unknown> | undefined;
+	/** When it arrived, in ms since the epoch, if the caller already read the clock; else now. */
+	at?: number | undefined;
 	/** An outer signal that cancels this request too (an in-process caller's). */
 	signal?: AbortSignal | undefined;
 };
 
 /**
  * A request in flight: its context, and the controls only its owner (the
- * pipeline) uses: `abort` and `end`. One AbortController per request and no
- * timer: this is on the hot path of every call.
+ * pipeline) uses: `abort` and `end`. No timer, and its AbortController is
+ * made only when someone reads `signal` (or it aborts): this is on the hot
+ * path of every call, and what needs no signal (a cached list, a ping)
+ * makes none.
  */
 export class LiveRequest implements RequestContext {
 	readonly id: string | number;
@@ -109,7 +113,7 @@ export class LiveRequest implements RequestContext {
 	readonly meta: Record<string, unknown> | undefined;
 	readonly task: Record<string, unknown> | undefined;
 	readonly record: RequestRecord;
-	private readonly controller = new AbortController();
+	private controller: AbortController | undefined;
 	private cause: AbortCause | undefined;
 	private readonly outer: AbortSignal | undefined;
 	private readonly onOuterAbort: (() => void) | undefined;
@@ -125,7 +129,7 @@ export class LiveRequest implements RequestContext {
 		this.meta = init.meta;
 		this.task = init.task;
 		this.record = {
-			at: Date.now(),
+			at: init.at ?? Date.now(),
 			began: performance.now(),
 			caller: init.caller ?? init.client?.name ?? init.client?.label ?? 'hangar',
 			upstream: undefined,
@@ -143,6 +147,11 @@ export class LiveRequest implements RequestContext {
 	}
 
 	get signal(): AbortSignal {
+		if (this.controller === undefined) {
+			this.controller = new AbortController();
+			if (this.cause !== undefined) this.controller.abort(new RequestAbort(this.cause));
+		}
+
 		return this.controller.signal;
 	}
 
@@ -159,7 +168,7 @@ export class LiveRequest implements RequestContext {
 	abort(cause: AbortCause): void {
 		if (this.cause !== undefined) return;
 		this.cause = cause;
-		this.controller.abort(new RequestAbort(cause));
+		this.controller?.abort(new RequestAbort(cause));
 	}
 
 	/** The request was answered (or dropped): its listener on an outer signal goes. */

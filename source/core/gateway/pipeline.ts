@@ -65,8 +65,13 @@ export type SessionTransport = Transport & {
 	correlationIdOf?: (id: string | number) => string | undefined;
 	/** Whether a message that belongs to no request can reach the client now (HTTP: its GET stream is open); unset: always. */
 	canSendUnrelated?: () => boolean;
-	/** Writes a message the caller serialized (newline-terminated); `answerTo`, when given: it is the result answering request `answerTo` (the transport need not read the line for it). */
-	sendSerialized?: (line: string, answerTo?: string | number) => Promise<void>;
+	/**
+	 * Writes a message the caller serialized (newline-terminated); `answerTo`, when given: it is the result answering request `answerTo` (the transport need not read the line for it).
+	 * Undefined once written; a promise while the transport holds the write back.
+	 */
+	sendSerialized?: (line: string, answerTo?: string | number) => Promise<void> | undefined;
+	/** `send` without a promise unless the transport holds the write back (line transports): the pipeline answers with it where there is one. */
+	sendNow?: (message: JSONRPCMessage) => Promise<void> | undefined;
 };
 
 export type PipelineOptions = {
@@ -96,8 +101,10 @@ export class Pipeline {
 	/** Methods only modern requests are served (server/discover). */
 	private readonly modernRequests = new Map<string, RequestHandler>();
 	private readonly notifications = new Map<string, NotificationHandler>();
-	private readonly inflight = new Map<string | number, LiveRequest>();
-	private readonly serving = new Set<Promise<void>>();
+	/** Requests in flight: from their arrival until their answer is written (or they are owed none). */
+	private readonly inflight = new Map<string | number, InFlight>();
+	/** Told when the last request in flight is done (see drain). */
+	private idleWaiters: Array<() => void> = [];
 	private readonly transport: SessionTransport;
 	private readonly logger: Logger;
 	private readonly client: ClientRecord;
@@ -158,17 +165,19 @@ export class Pipeline {
 
 	/** Requests in flight right now. */
 	get inFlight(): number {
-		return this.serving.size;
+		return this.inflight.size;
 	}
 
 	/** Resolves when every request in flight has been answered, or after `timeoutMs`. */
 	async drain(timeoutMs: number): Promise<void> {
-		if (this.serving.size === 0) return;
-		await settleWithin(Promise.allSettled([...this.serving]), timeoutMs);
+		if (this.inflight.size === 0) return;
+		await settleWithin(new Promise<void>(resolve => this.idleWaiters.push(resolve)), timeoutMs);
 	}
 
 	receive(message: JSONRPCMessage): void {
-		this.client.touch();
+		// Read once: the client's last activity and the request's record share it.
+		const now = Date.now();
+		this.client.touch(now);
 		const record = message as {id?: string | number; method?: unknown; params?: Params};
 		const method = record.method;
 		if (typeof method !== 'string') {
@@ -209,15 +218,11 @@ export class Pipeline {
 
 		// A modern request belongs to its client's identity, not to the connection's session (modern-clients.ts).
 		const bound = modern === undefined ? undefined : this.modernClient?.(modern, (notification, params) => this.notify(notification, params, id), id);
-		const context = this.contextFor(id, method, record.params, modern, bound?.client ?? this.client);
+		const context = this.contextFor(id, method, record.params, modern, bound?.client ?? this.client, now);
 		if (method === 'initialize' && modern === undefined) this.machine.apply('initialize', 'initialize request received');
-		this.inflight.set(id, context);
-		const serving = this.serve(handler, context, record.params, modern);
-		this.serving.add(serving);
-		void serving.finally(() => {
-			this.serving.delete(serving);
-			bound?.end();
-		});
+		const request: InFlight = {context, modern, bound};
+		this.inflight.set(id, request);
+		this.serve(handler, request, record.params);
 	}
 
 	/** Sends a message to the client (a request hangar asks it for an upstream, a notification tied to a request). */
@@ -232,7 +237,7 @@ export class Pipeline {
 		this.transport.send(message, relatedRequestId === undefined ? undefined : {relatedRequestId}).catch(() => {});
 	}
 
-	private contextFor(id: string | number, method: string, params: Params, modern: ModernRequest | undefined, client: ClientRecord): LiveRequest {
+	private contextFor(id: string | number, method: string, params: Params, modern: ModernRequest | undefined, client: ClientRecord, at: number): LiveRequest {
 		const meta = params?.['_meta'];
 		let onProgress: ((update: ProgressUpdate) => void) | undefined;
 		let forwarded: Record<string, unknown> | undefined;
@@ -253,6 +258,7 @@ export class Pipeline {
 			id,
 			method,
 			client,
+			at,
 			deadline: this.deadline,
 			correlationId: this.correlationIdOf?.(id),
 			audience: this.audience,
@@ -266,7 +272,7 @@ export class Pipeline {
 	/** Progress for the client's request `id` under its own token; over HTTP it goes on that request's own stream. */
 	private progressTo(id: string | number, progressToken: string | number): (update: ProgressUpdate) => void {
 		return update => {
-			if (this.inflight.get(id)?.signal.aborted !== false) return;
+			if (this.inflight.get(id)?.context.unanswerable !== false) return;
 			const params = {
 				progressToken,
 				progress: update.progress,
@@ -278,40 +284,117 @@ export class Pipeline {
 		};
 	}
 
-	private async serve(handler: RequestHandler, context: LiveRequest, params: Params, modern: ModernRequest | undefined): Promise<void> {
+	/**
+	 * Runs `handler` and answers with what it returns or throws. Not an async
+	 * function: a handler's promise costs one reaction, not a chain of awaits
+	 * (this is on the path of every call). Every answer comes at least one
+	 * microtask after its request, as with an await: a handler that answers at
+	 * once (ping) is not answered before one that failed at once and came
+	 * first (the order clients see for requests sent together).
+	 */
+	private serve(handler: RequestHandler, request: InFlight, params: Params): void {
+		let result: unknown;
 		try {
-			let result = await handler(context, params);
-			if (context.unanswerable) return;
+			result = handler(request.context, params);
+		} catch (error) {
+			queueMicrotask(() => this.failed(request, error));
+			return;
+		}
+
+		if (isThenable(result)) {
+			result.then(
+				value => this.answer(request, value),
+				(error: unknown) => this.failed(request, error),
+			);
+		} else {
+			queueMicrotask(() => this.answer(request, result));
+		}
+	}
+
+	private answer(request: InFlight, value: unknown): void {
+		const {context, modern} = request;
+		if (context.unanswerable) {
+			this.done(request);
+			return;
+		}
+
+		let sent: Promise<void> | undefined;
+		try {
+			let result = value;
 			if (modern !== undefined) {
 				const hints = this.cacheHints?.(context.method);
 				result = result instanceof Serialized ? new Serialized(modernResultJson(context.method, result.json, hints)) : modernResult(context.method, result, hints);
 			}
 
-			if (result instanceof Serialized) await this.sendResult(context.id, result.json);
+			if (result instanceof Serialized) sent = this.sendResult(context.id, result.json);
 			// Written as the SDK's server wrote answers, byte for byte; tools/call as hangar always wrote it.
-			else if (context.method === 'tools/call') await this.transport.send({jsonrpc: '2.0', id: context.id, result} as JSONRPCMessage);
-			else await this.transport.send({result, jsonrpc: '2.0', id: context.id} as JSONRPCMessage);
+			else if (context.method === 'tools/call') sent = this.sendNow({jsonrpc: '2.0', id: context.id, result} as JSONRPCMessage);
+			else sent = this.sendNow({result, jsonrpc: '2.0', id: context.id} as JSONRPCMessage);
 		} catch (error) {
-			// A refused initialize leaves the connection waiting for a corrected one.
-			if (context.method === 'initialize' && this.machine.can('initialize_failed')) this.machine.apply('initialize_failed', 'initialize was answered with an error');
-			if (context.unanswerable) return; // Cancelled (or closed): the protocol says no response.
+			this.failed(request, error);
+			return;
+		}
+
+		// In flight until the transport took the answer (a client that does not read holds a session's drain).
+		if (sent === undefined) this.done(request);
+		else
+			sent.then(
+				() => this.done(request),
+				(error: unknown) => this.failed(request, error),
+			);
+	}
+
+	private failed(request: InFlight, error: unknown): void {
+		const {context, modern} = request;
+		// A refused initialize leaves the connection waiting for a corrected one.
+		if (context.method === 'initialize' && this.machine.can('initialize_failed')) this.machine.apply('initialize_failed', 'initialize was answered with an error');
+		if (context.unanswerable) {
+			this.done(request); // Cancelled (or closed): the protocol says no response.
+			return;
+		}
+
+		const couldNot = (failure: unknown) => this.logger.debug(`${context.method} could not be answered: ${String(failure)}`);
+		let sent: Promise<void> | undefined;
+		try {
 			const rpc = toRpcError(error, context.method, context.audience);
 			const code = modern === undefined ? rpc.code : modernErrorCodeOf(rpc.code);
-			await this.transport.send(errorResponse(context.id, code, rpc.message, rpc.data)).catch((failure: unknown) => this.logger.debug(`${context.method} could not be answered: ${String(failure)}`));
-		} finally {
-			this.inflight.delete(context.id);
-			context.end();
+			sent = this.sendNow(errorResponse(context.id, code, rpc.message, rpc.data));
+		} catch (failure) {
+			couldNot(failure);
 		}
+
+		if (sent === undefined) this.done(request);
+		else
+			sent.then(
+				() => this.done(request),
+				(failure: unknown) => {
+					couldNot(failure);
+					this.done(request);
+				},
+			);
+	}
+
+	/** The request is answered (or owed no answer): it leaves the requests in flight. */
+	private done(request: InFlight): void {
+		if (this.inflight.get(request.context.id) === request) this.inflight.delete(request.context.id);
+		request.context.end();
+		request.bound?.end();
+		if (this.inflight.size === 0 && this.idleWaiters.length > 0) for (const wake of this.idleWaiters.splice(0)) wake();
+	}
+
+	/** Writes `message` to the client: a promise only while the transport holds writes back. */
+	private sendNow(message: JSONRPCMessage): Promise<void> | undefined {
+		return this.transport.sendNow === undefined ? this.transport.send(message) : this.transport.sendNow(message);
 	}
 
 	/** Answers request `id` with `json`, the result's JSON: written as it is where the transport takes lines. */
-	private async sendResult(id: string | number, json: string): Promise<void> {
+	private sendResult(id: string | number, json: string): Promise<void> | undefined {
 		if (this.transport.sendSerialized !== undefined) return this.transport.sendSerialized(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${json}}\n`, id);
 		return this.transport.send({jsonrpc: '2.0', id, result: JSON.parse(json) as unknown} as JSONRPCMessage);
 	}
 
 	private answerError(id: string | number, code: number, message: string, data?: unknown): void {
-		this.transport.send(errorResponse(id, code, message, data)).catch(() => {});
+		this.sendNow(errorResponse(id, code, message, data))?.catch(() => {});
 	}
 
 	private notified(method: string, params: Params): void {
@@ -324,7 +407,7 @@ export class Pipeline {
 			this.machine.apply('initialized', 'notifications/initialized received');
 		} else if (method === 'notifications/cancelled') {
 			const requestId = params?.['requestId'];
-			if (typeof requestId === 'string' || typeof requestId === 'number') this.inflight.get(requestId)?.abort('cancelled');
+			if (typeof requestId === 'string' || typeof requestId === 'number') this.inflight.get(requestId)?.context.abort('cancelled');
 		}
 
 		this.notifications.get(method)?.(params);
@@ -334,7 +417,14 @@ export class Pipeline {
 		if (this.closed) return;
 		this.closed = true;
 		if (this.machine.can('close')) this.machine.apply('close', 'the transport closed');
-		for (const context of this.inflight.values()) context.abort('closed');
+		for (const request of this.inflight.values()) request.context.abort('closed');
 		this.onClose?.();
 	}
+}
+
+/** A request in flight: its context, its generation, and its binding to a modern client's identity (ended with it). */
+type InFlight = {readonly context: LiveRequest; readonly modern: ModernRequest | undefined; readonly bound: BoundRequest | undefined};
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+	return typeof value === 'object' && value !== null && typeof (value as {then?: unknown}).then === 'function';
 }

@@ -104,32 +104,38 @@ export function toolHandlers(session: ToolSession): {list: RequestHandler; call:
 		return {tools: items, ...(nextCursor === undefined ? {} : {nextCursor})};
 	};
 
-	const call: RequestHandler = async (context, raw) => {
+	// Not async: a routed call's answer is the one promise of its upstream call, mapped once (the hot path).
+	const call: RequestHandler = (context, raw) => {
 		const params = callParams(raw);
-		context.client?.called(params.name);
+		context.client?.called(params.name, context.record.at);
 		if (!isManagementTool(params.name)) return callTool(session, context, params);
-		const setting = session.managementSetting;
-		if (!managementToolAllowed(params.name, setting)) {
-			throw new JsonRpcError(JsonRpcCode.InvalidParams, managementToolRefusal(params.name, setting), {error: 'ManagementToolDisabled', tool: params.name, setting: 'managementTools', value: setting});
-		}
-
-		if (params.name === 'hangar_call') return callTool(session, context, params);
-		if (params.name === 'hangar_list') {
-			let json: string;
-			try {
-				json = JSON.stringify(statusJson(session.supervisor, checkArguments('hangar_list', params.arguments)));
-			} catch (error) {
-				return argumentErrorResult(error);
-			}
-
-			// Serialized once, and spliced in as both structuredContent and its text form (a page of 50 entries is ~50 KB with both).
-			return new Serialized(`{"content":[{"type":"text","text":${JSON.stringify(json)}}],"structuredContent":${json}}`);
-		}
-
-		return serveManagement(session, context, params);
+		return callManagement(session, context, params);
 	};
 
 	return {list, call};
+}
+
+/** A tools/call of a management tool (hangar_call routes on to an upstream). */
+async function callManagement(session: ToolSession, context: RequestContext, params: CallParams): Promise<CallToolResult | Serialized> {
+	const setting = session.managementSetting;
+	if (!managementToolAllowed(params.name, setting)) {
+		throw new JsonRpcError(JsonRpcCode.InvalidParams, managementToolRefusal(params.name, setting), {error: 'ManagementToolDisabled', tool: params.name, setting: 'managementTools', value: setting});
+	}
+
+	if (params.name === 'hangar_call') return callTool(session, context, params);
+	if (params.name === 'hangar_list') {
+		let json: string;
+		try {
+			json = JSON.stringify(statusJson(session.supervisor, checkArguments('hangar_list', params.arguments)));
+		} catch (error) {
+			return argumentErrorResult(error);
+		}
+
+		// Serialized once, and spliced in as both structuredContent and its text form (a page of 50 entries is ~50 KB with both).
+		return new Serialized(`{"content":[{"type":"text","text":${JSON.stringify(json)}}],"structuredContent":${json}}`);
+	}
+
+	return serveManagement(session, context, params);
 }
 
 /**
@@ -175,36 +181,69 @@ async function serveManagement(session: ToolSession, context: RequestContext, pa
 	}
 }
 
-/** Routes one call to its upstream (a `<server>__<tool>` name, or hangar_call's server and tool) and calls it. */
-async function callTool(session: ToolSession, context: RequestContext, params: CallParams): Promise<CallToolResult | Serialized> {
+/**
+ * Routes one call to its upstream (a `<server>__<tool>` name, or
+ * hangar_call's server and tool) and calls it. A listed name routes at once,
+ * and the upstream's answer is mapped in one reaction: no await between the
+ * client's line and the upstream call.
+ */
+function callTool(session: ToolSession, context: RequestContext, params: CallParams): Promise<CallToolResult | Serialized> | CallToolResult {
 	const {supervisor} = session;
-	const router = supervisor.router;
-	let route: Route;
-	let args: Params;
 	if (params.name === 'hangar_call') {
+		let route: Route;
+		let args: Params;
 		try {
 			const given = checkArguments('hangar_call', params.arguments);
-			route = router.routeServerTool(given['server'] as string, given['tool'] as string);
+			route = supervisor.router.routeServerTool(given['server'] as string, given['tool'] as string);
 			args = given['arguments'] as Params;
 		} catch (error) {
 			return argumentErrorResult(error);
 		}
-	} else {
-		// A name only this client's own list has (a dual-era upstream's 2026-07-28 mode, a per-client instance's own tool) routes there.
-		route = (await supervisor.clientTools.route(context.client ?? session.client, params.name, context)) ?? (await router.routeTool(params.name, context));
-		args = params.arguments;
+
+		return callRouted(session, context, route, args, params.name);
 	}
 
+	// A name only this client's own list has (a dual-era upstream's 2026-07-28 mode, a per-client instance's own tool) routes there.
+	const own = supervisor.clientTools.route(context.client ?? session.client, params.name, context);
+	const listed = own === undefined ? supervisor.router.listedRoute(params.name) : undefined;
+	if (listed !== undefined) return callRouted(session, context, listed, params.arguments, params.name);
+	return routeThenCall(session, context, own, params);
+}
+
+/** The slow path: a client's own list, or a name not listed yet (its upstream is learning its tools), routed with waiting. */
+async function routeThenCall(session: ToolSession, context: RequestContext, own: Promise<Route | undefined> | undefined, params: CallParams): Promise<CallToolResult | Serialized> {
+	const route = (await own) ?? (await session.supervisor.router.routeTool(params.name, context));
+	return callRouted(session, context, route, params.arguments, params.name);
+}
+
+function callRouted(session: ToolSession, context: RequestContext, route: Route, args: Params, name: string): Promise<CallToolResult | Serialized> {
+	const failed = (error: unknown): never => {
+		throw callFailure(session, context, route, name, error);
+	};
+
+	let call: Promise<Awaited<ReturnType<Supervisor['call']>>>;
 	try {
-		const answer = await supervisor.call(route, args, context);
-		// The upstream's text, when nothing in it can need changing: written to the client with only the id replaced.
-		if (answer instanceof ForwardedResult && !answer.mayCarryUris) return new Serialized(answer.json);
-		const result = answer instanceof ForwardedResult ? (answer.value() as CallToolResult) : answer;
-		// resource_link and embedded resource items: their URIs are remembered for reading and, where another upstream owns one, rewritten.
-		router.exposeContent(route.upstream.name, result.content);
-		return result;
+		call = session.supervisor.call(route, args, context);
 	} catch (error) {
-		if (!(error instanceof HangarError || error instanceof JsonRpcError)) session.logger.error(`unexpected error in tools/call ${params.name}: ${errorMessage(error)}`, {correlationId: context.correlationId});
-		throw toRpcError(error, `upstream "${route.upstream.name}": tools/call "${route.localName}"`, context.audience);
+		return Promise.reject(callFailure(session, context, route, name, error));
 	}
+
+	return call.then(answer => {
+		try {
+			// The upstream's text, when nothing in it can need changing: written to the client with only the id replaced.
+			if (answer instanceof ForwardedResult && !answer.mayCarryUris) return new Serialized(answer.json);
+			const result = answer instanceof ForwardedResult ? (answer.value() as CallToolResult) : answer;
+			// resource_link and embedded resource items: their URIs are remembered for reading and, where another upstream owns one, rewritten.
+			session.supervisor.router.exposeContent(route.upstream.name, result.content);
+			return result;
+		} catch (error) {
+			return failed(error);
+		}
+	}, failed);
+}
+
+/** A routed call's failure as the client is answered: its error, named for the upstream and tool; anything unexpected is logged. */
+function callFailure(session: ToolSession, context: RequestContext, route: Route, name: string, error: unknown): JsonRpcError {
+	if (!(error instanceof HangarError || error instanceof JsonRpcError)) session.logger.error(`unexpected error in tools/call ${name}: ${errorMessage(error)}`, {correlationId: context.correlationId});
+	return toRpcError(error, `upstream "${route.upstream.name}": tools/call "${route.localName}"`, context.audience);
 }

@@ -236,34 +236,45 @@ export class LineTransport implements Transport {
 	}
 
 	async send(message: JSONRPCMessage): Promise<void> {
+		await this.sendNow(message);
+	}
+
+	/**
+	 * `send`, without a promise unless the output is holding writes back: what
+	 * the pipeline answers with on the hot path (see sendSerialized).
+	 */
+	sendNow(message: JSONRPCMessage): Promise<void> | undefined {
 		if ('id' in message && ('result' in message || 'error' in message)) {
 			const id = message.id as Id;
 			this.inFlight.delete(id);
 			if ('result' in message) this.noteAnswer(id, message.result);
-			if (this.batchAnswered(id, JSON.stringify(message))) return;
+			if (this.batchAnswered(id, JSON.stringify(message))) return undefined;
 		}
 
-		await this.write(`${JSON.stringify(message)}\n`, isDroppable(message));
+		return this.write(`${JSON.stringify(message)}\n`, isDroppable(message));
 	}
 
 	/**
 	 * Writes one already serialized JSON-RPC message (ending in a newline).
 	 * `answerTo`: the caller knows it is the result answering that request
 	 * (the pipeline's own answers), so the line is not read again for its id.
+	 * Undefined once the line is queued; a promise only while the output holds
+	 * writes back (the caller's answer waits for the client to read): a
+	 * promise per answer was a cost of every call.
 	 */
-	async sendSerialized(line: string, answerTo?: Id): Promise<void> {
+	sendSerialized(line: string, answerTo?: Id): Promise<void> | undefined {
 		const id = answerTo ?? answeredId(line);
 		if (id !== undefined) {
 			this.inFlight.delete(id);
-			if (this.batchAnswered(id, line.endsWith('\n') ? line.slice(0, -1) : line)) return;
+			if (this.batchAnswered(id, line.endsWith('\n') ? line.slice(0, -1) : line)) return undefined;
 		}
 
-		await this.write(line);
+		return this.write(line);
 	}
 
-	private async write(line: string, droppable = false): Promise<void> {
-		if (this.closed || this.output.destroyed || !this.output.writable) return;
-		await this.writer.write(line, droppable);
+	private write(line: string, droppable = false): Promise<void> | undefined {
+		if (this.closed || this.output.destroyed || !this.output.writable) return undefined;
+		return this.writer.write(line, droppable);
 	}
 
 	async close(): Promise<void> {

@@ -44,12 +44,18 @@ export class CoalescingWriter {
 		private readonly options: {maxQueuedBytes?: number; onDrop?: (dropped: number) => void} = {},
 	) {}
 
-	/** Queues `data`; resolves at once, or once the stream drains when it is applying backpressure. */
-	async write(data: string, droppable = false): Promise<void> {
+	/**
+	 * Queues `data`. Undefined when the caller may go on at once; a promise
+	 * that resolves once the stream drains when it is applying backpressure.
+	 * Not async: a promise per line written (two per call, the upstream's and
+	 * the client's) was a fair part of a call's own work, and nobody waits
+	 * for a write that is not held back.
+	 */
+	write(data: string, droppable = false): Promise<void> | undefined {
 		if (droppable && this.stream.writableLength + this.pendingLength > (this.options.maxQueuedBytes ?? maxQueuedBytes)) {
 			this.dropped += 1;
 			this.options.onDrop?.(this.dropped);
-			return;
+			return undefined;
 		}
 
 		if (data.length >= largeWriteLength) {
@@ -65,9 +71,7 @@ export class CoalescingWriter {
 			}
 		}
 
-		if (this.blocked) {
-			await new Promise<void>(resolve => this.drainWaiters.push(resolve));
-		}
+		return this.blocked ? new Promise<void>(resolve => this.drainWaiters.push(resolve)) : undefined;
 	}
 
 	/** Writes whatever is queued now (before ending the stream, say). */

@@ -139,9 +139,13 @@ export class ClientTools {
 	 * 2026-07-28 mode lists); undefined: the router's. A call made before
 	 * that mode has listed waits for it (within the request's signal and deadline).
 	 */
-	async route(client: ClientRecord | undefined, name: string, scope: RouteScope): Promise<Route | undefined> {
-		// A 2025 client's call routes by the router, as before: nothing on its hot path.
+	route(client: ClientRecord | undefined, name: string, scope: RouteScope): Promise<Route | undefined> | undefined {
+		// A 2025 client's call routes by the router, as before: nothing on its hot path, not even a promise.
 		if (client?.modern !== true) return undefined;
+		return this.ownRoute(client, name, scope);
+	}
+
+	private async ownRoute(client: ClientRecord, name: string, scope: RouteScope): Promise<Route | undefined> {
 		let found = this.lookup(client, name);
 		if (found === undefined && this.unknown(client).length > 0) {
 			const signal = scope.deadline === undefined ? scope.signal : AbortSignal.any([scope.signal, AbortSignal.timeout(scope.deadline.remainingMs)]);

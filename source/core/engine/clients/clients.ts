@@ -145,12 +145,13 @@ export class ClientRecord {
 	identify(name: string, version: string): void {
 		this.name = name;
 		this.version = version;
-		this.registry.changed();
+		this.registry.membershipChanged();
 	}
 
-	called(tool: string): void {
+	/** A tools/call of `tool` arrived (`at`: when, ms since the epoch; its request's record has it). */
+	called(tool: string, at = Date.now()): void {
 		this.calls += 1;
-		this.lastCallAt = Date.now();
+		this.lastCallAt = at;
 		this.lastTool = tool;
 		this.registry.changed();
 	}
@@ -172,10 +173,10 @@ export class ClientRecord {
 		this.declaredCapabilities = declared;
 	}
 
-	/** Something arrived from the client. On the hot path: no event. */
-	touch(): void {
+	/** Something arrived from the client (`at`: when, ms since the epoch). On the hot path: no event. */
+	touch(at = Date.now()): void {
 		this.activity = this.registry.tick();
-		this.lastSeenAt = Date.now();
+		this.lastSeenAt = at;
 	}
 
 	/** An HTTP session that has gone quiet (see `httpIdleAfterMs`). */
@@ -246,18 +247,19 @@ export class ClientRegistry extends EventEmitter<{
 	private nextId = 1;
 	private ticks = 0;
 	private level: LoggingLevel | undefined;
+	private memberships = 0;
 
 	add(transport: ClientTransport, label: string): ClientRecord {
 		const record = new ClientRecord(this.nextId++, transport, label, this);
 		this.records.set(record.id, record);
-		this.changed();
+		this.membershipChanged();
 		return record;
 	}
 
 	remove(record: ClientRecord): void {
 		if (!this.records.delete(record.id)) return;
 		record.peer = undefined;
-		this.changed();
+		this.membershipChanged();
 		if (record.logLevel !== undefined) this.levelChanged();
 		this.emit('removed', record);
 	}
@@ -322,5 +324,20 @@ export class ClientRegistry extends EventEmitter<{
 	/** @internal Records call this when they change. */
 	changed(): void {
 		this.emit('changed');
+	}
+
+	/**
+	 * Counts the changes to who is connected (a session came, went, or said
+	 * who it is), not its calls: whoever cares only about those (the daemon's
+	 * linger) skips the `changed` of every call by it.
+	 */
+	get membership(): number {
+		return this.memberships;
+	}
+
+	/** @internal A session came, went or identified itself. */
+	membershipChanged(): void {
+		this.memberships += 1;
+		this.changed();
 	}
 }

@@ -302,9 +302,8 @@ export class Router {
 	 */
 	async routeTool(name: string, scope: RouteScope): Promise<Route> {
 		// A listed name routes without waiting, and without a deadline to arm (most calls).
-		this.ensureFresh();
-		const known = this.listedTool(name);
-		if (known !== undefined) return this.toolRoute(known.server, known.tool);
+		const listed = this.listedRoute(name);
+		if (listed !== undefined) return listed;
 		const {deadline, signal} = scope;
 		if (deadline === undefined) return this.routeToolNow(name, signal);
 		const timeout = AbortSignal.timeout(deadline.remainingMs);
@@ -314,6 +313,13 @@ export class Router {
 			if (!timeout.aborted || signal.aborted) throw error;
 			throw callTimeout({upstream: this.owner(name)?.upstream.name, tool: name, timeoutMs: deadline.deadline.ms, phase: 'discovery', setting: deadline.deadline.setting});
 		}
+	}
+
+	/** The route of a listed name, at once (most calls); undefined: `routeTool` decides, waiting if it must. */
+	listedRoute(name: string): Route | undefined {
+		this.ensureFresh();
+		const known = this.listedTool(name);
+		return known === undefined ? undefined : this.toolRoute(known.server, known.tool);
 	}
 
 	/** Routes `hangar_call`'s `{server, tool}`: a tool the upstream does not list is refused, unless its list is not known yet (the call starts it). */
