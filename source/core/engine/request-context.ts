@@ -8,7 +8,8 @@
  *
  * - `signal` aborts when the client cancels (notifications/cancelled) or its
  *   session closes; `abortedBy` says which. Either way the client is owed
- *   no answer.
+ *   no answer. `cancellation` is the same, cheaper to listen to: the call
+ *   path uses it, and the signal is made only for whoever reads it.
  * - `deadline` is the caller's own deadline (HTTP: httpCallTimeoutSeconds),
  *   started when the request arrived, with the setting it came from. It is
  *   not a timer on the signal: whoever waits takes the time left of it
@@ -23,6 +24,7 @@
  *   route's upstream and name), written to the calls log once when it ends.
  */
 import type {Audience} from '../base/errors.js';
+import {Cancellation} from '../base/cancellation.js';
 import type {ClientRecord} from './clients/clients.js';
 import {CallBudget, type CallDeadline, type ProgressUpdate} from './upstream/call-path.js';
 
@@ -54,6 +56,8 @@ export type RequestContext = {
 	readonly method: string;
 	/** Aborted by the client's cancel or the session's close (see `abortedBy`). */
 	readonly signal: AbortSignal;
+	/** The same cancel as `signal`, without an AbortSignal unless one is asked for (base/cancellation.ts). */
+	readonly cancellation: Cancellation;
 	/** Why `signal` aborted; undefined while it has not. */
 	readonly abortedBy: AbortCause | undefined;
 	/** The caller's own deadline, from the request's arrival (undefined: only the upstream's callTimeoutSeconds applies). */
@@ -94,8 +98,8 @@ export type RequestInit = {
 
 /**
  * A request in flight: its context, and the controls only its owner (the
- * pipeline) uses: `abort` and `end`. One AbortController per request and no
- * timer: this is on the hot path of every call.
+ * pipeline) uses: `abort` and `end`. No AbortController unless its signal is
+ * read, and no timer: this is on the hot path of every call.
  */
 export class LiveRequest implements RequestContext {
 	readonly id: string | number;
@@ -109,7 +113,7 @@ export class LiveRequest implements RequestContext {
 	readonly meta: Record<string, unknown> | undefined;
 	readonly task: Record<string, unknown> | undefined;
 	readonly record: RequestRecord;
-	private readonly controller = new AbortController();
+	readonly cancellation = new Cancellation();
 	private cause: AbortCause | undefined;
 	private readonly outer: AbortSignal | undefined;
 	private readonly onOuterAbort: (() => void) | undefined;
@@ -143,7 +147,7 @@ export class LiveRequest implements RequestContext {
 	}
 
 	get signal(): AbortSignal {
-		return this.controller.signal;
+		return this.cancellation.signal;
 	}
 
 	get abortedBy(): AbortCause | undefined {
@@ -159,7 +163,7 @@ export class LiveRequest implements RequestContext {
 	abort(cause: AbortCause): void {
 		if (this.cause !== undefined) return;
 		this.cause = cause;
-		this.controller.abort(new RequestAbort(cause));
+		this.cancellation.abort(new RequestAbort(cause));
 	}
 
 	/** The request was answered (or dropped): its listener on an outer signal goes. */
