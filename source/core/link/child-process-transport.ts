@@ -281,10 +281,11 @@ export class ChildProcessTransport implements Transport {
 		this.stopCheck.unref();
 	}
 
-	async send(message: JSONRPCMessage): Promise<void> {
+	/** Not async: the writer's promise is the send's, without a layer around it on every call. */
+	send(message: JSONRPCMessage): Promise<void> {
 		const stdin = this.child?.stdin;
 		if (stdin === undefined || stdin === null || stdin.destroyed || !stdin.writable || this.closed) {
-			throw new Error('upstream process is not running');
+			return Promise.reject(new Error('upstream process is not running'));
 		}
 
 		if ('method' in message) {
@@ -296,8 +297,15 @@ export class ChildProcessTransport implements Transport {
 			}
 		}
 
+		let line: string;
+		try {
+			line = `${JSON.stringify(message)}\n`;
+		} catch (error) {
+			return Promise.reject(error);
+		}
+
 		this.writer ??= new CoalescingWriter(stdin);
-		await this.writer.write(`${JSON.stringify(message)}\n`);
+		return this.writer.write(line);
 	}
 
 	/** Stops the child in order (stdin close, SIGTERM, SIGKILL to the group) and resolves with how it exited. */

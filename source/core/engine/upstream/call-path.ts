@@ -314,12 +314,17 @@ export class CallPath {
 		let failed = false;
 		try {
 			if (cancel?.aborted) throw new RequestCancelledError();
-			const connection = deps.connector.ready() ?? (await this.readyWithin(`call to tool "${tool}"`, cancel, progress, limit.timeoutMs));
+			let connection = deps.connector.ready();
+			let timeoutMs = limit.timeoutMs;
+			if (connection === undefined) {
+				connection = await this.readyWithin(`call to tool "${tool}"`, cancel, progress, limit.timeoutMs);
+				timeoutMs = Math.max(1, Math.round(limit.timeoutMs - (performance.now() - began)));
+			}
+
 			phase = 'call';
-			const remaining = Math.max(1, Math.round(limit.timeoutMs - (performance.now() - began)));
 			const result = await connection.callTool(tool, args, {
 				signal: cancel,
-				timeoutMs: remaining,
+				timeoutMs,
 				meta: context.meta,
 				task: context.task,
 				onprogress: progress === undefined ? undefined : update => progress.upstream(update),
