@@ -8,7 +8,8 @@
  *
  * - `signal` aborts when the client cancels (notifications/cancelled) or its
  *   session closes; `abortedBy` says which. Either way the client is owed
- *   no answer.
+ *   no answer. `cancellation` is the same, cheaper to listen to: the call
+ *   path uses it, and the signal is made only for whoever reads it.
  * - `deadline` is the caller's own deadline (HTTP: httpCallTimeoutSeconds),
  *   started when the request arrived, with the setting it came from. It is
  *   not a timer on the signal: whoever waits takes the time left of it
@@ -23,6 +24,7 @@
  *   route's upstream and name), written to the calls log once when it ends.
  */
 import type {Audience} from '../base/errors.js';
+import {Cancellation} from '../base/cancellation.js';
 import type {ClientRecord} from './clients/clients.js';
 import {CallBudget, type CallDeadline, type ProgressUpdate} from './upstream/call-path.js';
 
@@ -54,6 +56,8 @@ export type RequestContext = {
 	readonly method: string;
 	/** Aborted by the client's cancel or the session's close (see `abortedBy`). */
 	readonly signal: AbortSignal;
+	/** The same cancel as `signal`, without an AbortSignal unless one is asked for (base/cancellation.ts). */
+	readonly cancellation: Cancellation;
 	/** Why `signal` aborted; undefined while it has not. */
 	readonly abortedBy: AbortCause | undefined;
 	/** The caller's own deadline, from the request's arrival (undefined: only the upstream's callTimeoutSeconds applies). */
@@ -96,10 +100,8 @@ export type RequestInit = {
 
 /**
  * A request in flight: its context, and the controls only its owner (the
- * pipeline) uses: `abort` and `end`. No timer, and its AbortController is
- * made only when someone reads `signal` (or it aborts): this is on the hot
- * path of every call, and what needs no signal (a cached list, a ping)
- * makes none.
+ * pipeline) uses: `abort` and `end`. No AbortController unless its signal is
+ * read, and no timer: this is on the hot path of every call.
  */
 export class LiveRequest implements RequestContext {
 	readonly id: string | number;
@@ -113,7 +115,7 @@ export class LiveRequest implements RequestContext {
 	readonly meta: Record<string, unknown> | undefined;
 	readonly task: Record<string, unknown> | undefined;
 	readonly record: RequestRecord;
-	private controller: AbortController | undefined;
+	readonly cancellation = new Cancellation();
 	private cause: AbortCause | undefined;
 	private readonly outer: AbortSignal | undefined;
 	private readonly onOuterAbort: (() => void) | undefined;
@@ -147,12 +149,7 @@ export class LiveRequest implements RequestContext {
 	}
 
 	get signal(): AbortSignal {
-		if (this.controller === undefined) {
-			this.controller = new AbortController();
-			if (this.cause !== undefined) this.controller.abort(new RequestAbort(this.cause));
-		}
-
-		return this.controller.signal;
+		return this.cancellation.signal;
 	}
 
 	get abortedBy(): AbortCause | undefined {
@@ -168,7 +165,7 @@ export class LiveRequest implements RequestContext {
 	abort(cause: AbortCause): void {
 		if (this.cause !== undefined) return;
 		this.cause = cause;
-		this.controller?.abort(new RequestAbort(cause));
+		this.cancellation.abort(new RequestAbort(cause));
 	}
 
 	/** The request was answered (or dropped): its listener on an outer signal goes. */

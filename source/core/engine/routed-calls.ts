@@ -46,19 +46,31 @@ export class RoutedCalls {
 	constructor(private readonly deps: RoutedCallDeps) {}
 
 	/**
-	 * The instance that serves `context`'s client for `upstream`. An `"auto"`
-	 * server's shared instance that is starting may learn in that start (a
-	 * roots/list at start-up) that it runs one instance per client: a call
-	 * that waited for it goes to its client's own instance then, not to the
-	 * shared one, which stops and could not answer for that client. (A call
-	 * that starts a cold one runs on it as before: see docs/protocol.md.)
+	 * The instance that serves `context`'s client for `upstream`, or
+	 * undefined when it must wait for a start in progress first
+	 * (`instanceAfterStart`). An `"auto"` server's shared instance that is
+	 * starting may learn in that start (a roots/list at start-up) that it runs
+	 * one instance per client: a call that waited for it goes to its client's
+	 * own instance then, not to the shared one, which stops and could not
+	 * answer for that client. (A call that starts a cold one runs on it as
+	 * before: see docs/protocol.md.) Not async: an await costs every call a
+	 * turn of the microtask queue.
 	 */
-	private async instanceAfterStart(upstream: Upstream, context: RequestContext): Promise<Upstream> {
+	private instanceNow(upstream: Upstream, context: RequestContext): Upstream | undefined {
 		const instance = this.deps.instanceFor(upstream, context.client);
-		if (instance !== upstream || upstream.state !== 'starting' || upstream.config.instances !== 'auto') return instance;
-		// Only a start already in progress is waited for here (its errors reach the call below, as they would have): this starts nothing.
-		await upstream.warm('', context.signal);
-		return this.deps.instanceFor(upstream, context.client);
+		return instance !== upstream || upstream.state !== 'starting' || upstream.config.instances !== 'auto' ? instance : undefined;
+	}
+
+	/** The wait `instanceNow` calls for; a failed wait ends the request's time in flight (`ended`). */
+	private async instanceAfterStart(upstream: Upstream, context: RequestContext, ended: (() => void) | undefined): Promise<Upstream> {
+		try {
+			// Only a start already in progress is waited for here (its errors reach the call below, as they would have): this starts nothing.
+			await upstream.warm('', context.signal);
+			return this.deps.instanceFor(upstream, context.client);
+		} catch (error) {
+			ended?.();
+			throw error;
+		}
 	}
 
 	/**
@@ -74,10 +86,7 @@ export class RoutedCalls {
 		context.record.upstream = route.upstream.name;
 		context.record.target = route.localName;
 		const ended = context.client?.callBegan(route.upstream.name, context.id);
-		const instance = await this.instanceAfterStart(route.upstream, context).catch((error: unknown) => {
-			ended?.();
-			throw error;
-		});
+		const instance = this.instanceNow(route.upstream, context) ?? (await this.instanceAfterStart(route.upstream, context, ended));
 		const scope = this.deps.tracing()?.begin(context, route.upstream.name, route.localName, instance.name);
 		try {
 			// The request's own `_meta` as the pipeline cleaned it (no progress token, no 2026-07-28 envelope: each upstream is told its own), as a tool call's.
@@ -87,7 +96,7 @@ export class RoutedCalls {
 			scope?.end('ok');
 			return result;
 		} catch (error) {
-			scope?.end(context.signal.aborted ? 'cancelled' : 'error', error);
+			scope?.end(context.cancellation.aborted ? 'cancelled' : 'error', error);
 			throw error;
 		} finally {
 			ended?.();
@@ -115,7 +124,7 @@ export class RoutedCalls {
 		try {
 			// tasks/result blocks until the task ends: it has a deadline of its own; the others answer at once, within callTimeoutSeconds.
 			const callContext: CallContext =
-				context.method === 'tasks/result' ? {signal: context.signal, onProgress: context.onProgress, meta: context.meta, correlationId: context.correlationId, client: context.client, id: context.id, ownDeadline: {ms: this.deps.taskResultTimeoutMs(), setting: 'taskResultTimeoutSeconds'}} : context;
+				context.method === 'tasks/result' ? {cancellation: context.cancellation, onProgress: context.onProgress, meta: context.meta, correlationId: context.correlationId, client: context.client, id: context.id, ownDeadline: {ms: this.deps.taskResultTimeoutMs(), setting: 'taskResultTimeoutSeconds'}} : context;
 			const result = await entry.instance.request(context.method, {...params, taskId: entry.upstreamId}, operation, callContext);
 			if (context.method === 'tasks/result') {
 				this.deps.tasks.ended(entry);
@@ -146,10 +155,7 @@ export class RoutedCalls {
 		context.record.target = tool;
 		// In flight from here, before a start it waits for: what the upstream asks during that start is placed with this call's client.
 		const ended = context.client?.callBegan(upstream.name, context.id);
-		const instance = await this.instanceAfterStart(upstream, context).catch((error: unknown) => {
-			ended?.();
-			throw error;
-		});
+		const instance = this.instanceNow(upstream, context) ?? (await this.instanceAfterStart(upstream, context, ended));
 		const scope = this.deps.tracing()?.begin(context, upstream.name, tool, instance.name);
 		try {
 			const result = await instance.callTool(tool, args, scope === undefined ? context : traced(context, scope));
@@ -165,7 +171,7 @@ export class RoutedCalls {
 
 			return result;
 		} catch (error) {
-			scope?.end(context.signal.aborted ? 'cancelled' : 'error', error);
+			scope?.end(context.cancellation.aborted ? 'cancelled' : 'error', error);
 			if (instance !== upstream) upstream.metrics.recordInHistory(performance.now() - context.record.began, true);
 			this.deps.calls.write(context, args, {error});
 			throw error;
@@ -193,7 +199,7 @@ export class RoutedCalls {
 
 /** A call's context with the `_meta` its trace gives the upstream (only when tracing is on). */
 function traced(context: RequestContext, scope: TraceScope): CallContext {
-	return {signal: context.signal, deadline: context.deadline, onProgress: context.onProgress, meta: scope.meta, correlationId: context.correlationId, client: context.client, id: context.id};
+	return {cancellation: context.cancellation, deadline: context.deadline, onProgress: context.onProgress, meta: scope.meta, correlationId: context.correlationId, client: context.client, id: context.id};
 }
 
 /** What an in-process caller may give a tool call (see Supervisor.callByName). */

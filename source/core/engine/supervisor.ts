@@ -535,7 +535,7 @@ export class Supervisor extends EventEmitter<{
 	}
 
 	/** Calls a routed tool on its upstream or the session's own instance, and writes the request's one record. */
-	async call(route: Route, args: Record<string, unknown> | undefined, context: RequestContext): Promise<ToolAnswer> {
+	call(route: Route, args: Record<string, unknown> | undefined, context: RequestContext): Promise<ToolAnswer> {
 		return this.routed.call(route, args, context);
 	}
 

@@ -41,6 +41,9 @@ import {hasProc, isStopped, newTreeMarker, startTimeOf, type TreeRoot} from './p
 import {CoalescingWriter} from '../wire/write-coalescer.js';
 import {spawnUpstream, takeEarly} from './early-spawn.js';
 
+/** A send the writer took at once: every such send shares this settled promise. */
+const written: Promise<void> = Promise.resolve();
+
 export type ExitInfo = {
 	code: number | null;
 	signal: string | null;
@@ -281,10 +284,11 @@ export class ChildProcessTransport implements Transport {
 		this.stopCheck.unref();
 	}
 
-	async send(message: JSONRPCMessage): Promise<void> {
+	/** Not async: the writer's promise is the send's, without a layer around it on every call. */
+	send(message: JSONRPCMessage): Promise<void> {
 		const stdin = this.child?.stdin;
 		if (stdin === undefined || stdin === null || stdin.destroyed || !stdin.writable || this.closed) {
-			throw new Error('upstream process is not running');
+			return Promise.reject(new Error('upstream process is not running'));
 		}
 
 		if ('method' in message) {
@@ -296,8 +300,16 @@ export class ChildProcessTransport implements Transport {
 			}
 		}
 
+		let line: string;
+		try {
+			line = `${JSON.stringify(message)}\n`;
+		} catch (error) {
+			return Promise.reject(error);
+		}
+
 		this.writer ??= new CoalescingWriter(stdin);
-		await this.writer.write(`${JSON.stringify(message)}\n`);
+		// The writer returns a promise only while the pipe holds writes back (write-coalescer.ts).
+		return this.writer.write(line) ?? written;
 	}
 
 	/** Stops the child in order (stdin close, SIGTERM, SIGKILL to the group) and resolves with how it exited. */

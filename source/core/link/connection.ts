@@ -37,7 +37,8 @@ import {ChildProcessTransport, type ExitInfo} from './child-process-transport.js
 import {sendInRounds} from './input-rounds.js';
 import {modernEnvelope, negotiationFor, openInEra, type ConnectionEra, type EraHint, type Opening, type UpstreamEra} from './modern-mode.js';
 import {isRelayedMethod, type ClientSide, type LoggingLevel, type RelayOptions} from './client-side.js';
-import {OwnRequests} from './own-requests.js';
+import {OwnRequests, type SendOptions} from './own-requests.js';
+import {signalOf} from '../base/cancellation.js';
 import {StreamOrigins, type StreamOrigin} from './stream-origins.js';
 import type {StartRoots} from './roots-request.js';
 import {UpstreamAsks} from './upstream-asks.js';
@@ -495,32 +496,24 @@ export class UpstreamConnection {
 	 * resolves with the upstream's result as it came (a tasks-extension
 	 * upstream's tasks methods are translated: extension-tasks.ts).
 	 */
-	async forward(
-		method: string,
-		params: Record<string, unknown>,
-		options: {signal?: AbortSignal | undefined; timeoutMs: number; onprogress?: ((progress: Progress) => void) | undefined; caller?: unknown},
-	): Promise<Record<string, unknown>> {
+	forward(method: string, params: Record<string, unknown>, options: SendOptions): Promise<Record<string, unknown>> {
 		if (this.modern && this.listening.handles(method)) return this.listening.request(method, params);
-		if (this.extensionTasks.handles(method)) return this.extensionTasks.request(method, params, options);
+		if (this.extensionTasks.handles(method)) return this.extensionTasks.request(method, params, withSignal(options));
 		return this.sendOne(method, params, options);
 	}
 
 	/** One request on the connection's path (a modern upstream's envelope and rounds included), its answer parsed. */
-	private async sendOne(method: string, params: Record<string, unknown>, options: Parameters<UpstreamConnection['sendRounds']>[2]): Promise<Record<string, unknown>> {
+	private async sendOne(method: string, params: Record<string, unknown>, options: SendOptions): Promise<Record<string, unknown>> {
 		const result = await this.sendRounds(method, {...params}, options);
 		return result instanceof ForwardedResult ? result.value() : result;
 	}
 
 	/** `pending.send`, with a modern upstream's envelope and multi-round-trip answers (see input-rounds.ts); a modern upstream's answer is read in full, since hangar looks for `input_required` in it. */
-	private async sendRounds(
-		method: string,
-		params: Record<string, unknown>,
-		options: {signal?: AbortSignal | undefined; timeoutMs: number; onprogress?: ((progress: Progress) => void) | undefined; caller?: unknown},
-	): Promise<Record<string, unknown> | ForwardedResult> {
+	private sendRounds(method: string, params: Record<string, unknown>, options: SendOptions): Promise<Record<string, unknown> | ForwardedResult> {
 		if (!this.modern) return this.pending.send(method, params, options);
 		params['_meta'] = {...(params['_meta'] as Record<string, unknown> | undefined), ...modernEnvelope(this.clientSide, noClientCapabilities, options.caller)};
 		this.extensionTasks.outgoing(method, params);
-		return sendInRounds(this.name, method, params, options, this.clientSide, async (sent, timeoutMs) => {
+		return sendInRounds(this.name, method, params, withSignal(options), this.clientSide, async (sent, timeoutMs) => {
 			const answer = await this.pending.send(method, sent, {...options, timeoutMs});
 			return this.extensionTasks.incoming(method, sent, answer instanceof ForwardedResult ? answer.value() : answer);
 		}, this.log);
@@ -532,25 +525,20 @@ export class UpstreamConnection {
 	 * result, `isError` and structured content included, is passed on as the
 	 * upstream sent it: from a stdio upstream as its text (`ForwardedResult`).
 	 */
-	async callTool(
+	callTool(
 		name: string,
 		args: Record<string, unknown> | undefined,
-		options: {
-			signal?: AbortSignal | undefined;
-			timeoutMs: number;
-			onprogress?: ((progress: Progress) => void) | undefined;
+		options: SendOptions & {
 			meta?: Record<string, unknown> | undefined;
 			/** The client's `task` param: the upstream runs the call as a task and answers with a CreateTaskResult. */
 			task?: Record<string, unknown> | undefined;
-			/** Who makes the call (opaque here): over Streamable HTTP, a request the upstream sends on its stream is theirs. */
-			caller?: unknown;
 		},
 	): Promise<ToolAnswer> {
 		const params: Record<string, unknown> = {name};
 		if (args !== undefined) params['arguments'] = args;
 		if (options.meta !== undefined && Object.keys(options.meta).length > 0) params['_meta'] = options.meta;
 		if (options.task !== undefined) params['task'] = options.task;
-		return (await this.sendRounds('tools/call', params, options)) as ToolAnswer;
+		return this.sendRounds('tools/call', params, options) as Promise<ToolAnswer>;
 	}
 
 	/** A health check: `ping`, or `server/discover` for a modern upstream, whose era has no ping. */
@@ -596,4 +584,9 @@ export class UpstreamConnection {
 			throw error;
 		}
 	}
+}
+
+/** `options` with a real AbortSignal, for the paths that wait on one (a modern upstream's rounds, the tasks extension). */
+function withSignal(options: SendOptions): SendOptions & {signal?: AbortSignal | undefined} {
+	return options.signal === undefined || options.signal instanceof AbortSignal ? (options as SendOptions & {signal?: AbortSignal}) : {...options, signal: signalOf(options.signal)};
 }

@@ -7,7 +7,8 @@
  * connection's `intercept` hands their answers and progress here, in
  * arrival order; the answer is passed on as it came.
  */
-import {PausableTimer} from '../base/pausable-timer.js';
+import {offCancel, onCancel, type CancelSource} from '../base/cancellation.js';
+import type {Deadline, Expiring} from '../base/deadline-book.js';
 import {ForwardedResult} from '../wire/forwarded-result.js';
 import {isPlainObject} from '../wire/message-classifier.js';
 import {ConnectionLostError, RequestCancelledError, UpstreamRpcError, UpstreamTimeoutError} from './connection-errors.js';
@@ -17,12 +18,13 @@ import type {UpstreamAsks} from './upstream-asks.js';
 /** A JSON-RPC message as the transport carries it. */
 type Message = Record<string, unknown>;
 
-/** A request in flight: how its answer and its progress are delivered. */
-type PendingCall = {
-	settle: (message: Message | Error) => void;
-	onprogress: ((progress: Progress) => void) | undefined;
+/** How one request is sent and waited for (see `OwnRequests.send`). */
+export type SendOptions = {
+	signal?: CancelSource | undefined;
+	timeoutMs: number;
+	onprogress?: ((progress: Progress) => void) | undefined;
 	/** Who made the call, as the engine gave it: a request the upstream ties to this call is that caller's. */
-	caller: unknown;
+	caller?: unknown;
 };
 
 /** What the requests are sent on. */
@@ -33,12 +35,113 @@ export type OwnRequestDeps = {
 	/** Over a child's pipe: a failed send means the child is gone. */
 	overPipe: boolean;
 	/** What the upstream asks its client: its wait pauses these requests' deadlines. */
-	asks: Pick<UpstreamAsks, 'deadlines' | 'holding'>;
+	asks: Pick<UpstreamAsks, 'deadlines'>;
 };
+
+/**
+ * One request in flight: its deadline, its caller's cancel, and how its
+ * answer ends it. One object per request rather than a closure per way it
+ * can end: this is on the hot path of every call.
+ */
+class OwnRequest implements Expiring {
+	readonly deadline: Deadline;
+	/** Its caller's cancel, while it listens to it. */
+	private readonly onAbort: (() => void) | undefined;
+
+	constructor(
+		private readonly requests: OwnRequests,
+		private readonly deps: OwnRequestDeps,
+		readonly id: string,
+		private readonly method: string,
+		private readonly params: Record<string, unknown>,
+		private readonly options: SendOptions,
+		private readonly resolve: (answer: Record<string, unknown> | ForwardedResult) => void,
+		private readonly reject: (error: unknown) => void,
+	) {
+		this.deadline = deps.asks.deadlines.add(options.timeoutMs, this);
+		if (options.signal !== undefined) {
+			this.onAbort = () => this.aborted();
+			onCancel(options.signal, this.onAbort);
+		}
+	}
+
+	get caller(): unknown {
+		return this.options.caller;
+	}
+
+	get onprogress(): ((progress: Progress) => void) | undefined {
+		return this.options.onprogress;
+	}
+
+	private cleanup(): void {
+		this.deps.asks.deadlines.remove(this.deadline);
+		if (this.onAbort !== undefined) offCancel(this.options.signal!, this.onAbort);
+		this.requests.forget(this.id);
+	}
+
+	private cancel(reason: string): void {
+		this.deps.sendMessage({jsonrpc: '2.0', method: 'notifications/cancelled', params: {requestId: this.id, reason}}).catch(() => {});
+	}
+
+	/** The caller cancelled it (or had before it was sent). */
+	aborted(): void {
+		this.cleanup();
+		this.cancel('cancelled by the client');
+		this.reject(new RequestCancelledError());
+	}
+
+	expire(): void {
+		this.cleanup();
+		this.cancel(`no answer within ${this.options.timeoutMs} ms`);
+		this.reject(new UpstreamTimeoutError(this.options.timeoutMs));
+	}
+
+	/** Sending it failed: a child's pipe failing means the child is gone; a remote server's request can fail on its own. */
+	unsent(error: unknown): void {
+		if (!this.requests.has(this.id)) return;
+		this.cleanup();
+		this.reject(this.deps.isClosed() || this.deps.overPipe ? new ConnectionLostError() : error);
+	}
+
+	/** Its answer, or the error that ends it. */
+	settle(message: Message | Error): void {
+		this.cleanup();
+		if (message instanceof Error) {
+			this.reject(message);
+			return;
+		}
+
+		const response = message as {result?: unknown; error?: {code?: unknown; message?: unknown; data?: unknown}};
+		if (response.error !== undefined) {
+			const code = typeof response.error.code === 'number' ? response.error.code : -32_603;
+			this.reject(new UpstreamRpcError(code, String(response.error.message ?? 'error without a message'), response.error.data));
+			return;
+		}
+
+		const result = response.result;
+		const followsTask = this.options.onprogress !== undefined && this.params['task'] !== undefined;
+		// A stdio upstream's result kept as its text (forwarded-result.ts): checked already.
+		if (result instanceof ForwardedResult) {
+			// A task's answer is read in full (once): the task's progress follows it.
+			if (followsTask && result.hasTask) this.requests.onTaskAnswer?.(this.id, result.value());
+			this.resolve(result);
+			return;
+		}
+
+		if (!isPlainObject(result)) {
+			this.reject(new Error(`the upstream answered ${this.method} with a result that is not an object`));
+			return;
+		}
+
+		// Synchronously, before any later message is read: progress right behind the answer is the task's.
+		if (followsTask) this.requests.onTaskAnswer?.(this.id, result);
+		this.resolve(result);
+	}
+}
 
 export class OwnRequests {
 	/** In flight, by their ("h"-prefixed string) id, which is also their progress token. */
-	private readonly pending = new Map<string, PendingCall>();
+	private readonly pending = new Map<string, OwnRequest>();
 	private nextId = 0;
 
 	constructor(private readonly deps: OwnRequestDeps) {}
@@ -81,9 +184,14 @@ export class OwnRequests {
 		for (const call of calls) call.settle(new ConnectionLostError());
 	}
 
+	/** It ended: its id is free of it (a late answer is dropped). */
+	forget(id: string): void {
+		this.pending.delete(id);
+	}
+
 	/**
 	 * Sends one request of `method`, its answer matched in the connection's `intercept` (`settle`),
-	 * with one timer for the deadline (paused while the upstream waits for a
+	 * with a deadline (on the book of the connection's deadlines, paused while the upstream waits for a
 	 * client); on expiry or the caller's abort it sends
 	 * notifications/cancelled, and a late answer is dropped. With
 	 * `onprogress`, the request's id is its progress token. The answer is
@@ -92,96 +200,20 @@ export class OwnRequests {
 	 * error with its own code and data (the SDK would rebuild some, e.g. turn
 	 * -32002 into -32602).
 	 */
-	async send(
-		method: string,
-		params: Record<string, unknown>,
-		options: {signal?: AbortSignal | undefined; timeoutMs: number; onprogress?: ((progress: Progress) => void) | undefined; caller?: unknown},
-	): Promise<Record<string, unknown> | ForwardedResult> {
+	send(method: string, params: Record<string, unknown>, options: SendOptions): Promise<Record<string, unknown> | ForwardedResult> {
+		if (this.deps.isClosed()) return Promise.reject(new ConnectionLostError());
+		const id = `h${this.nextId++}`;
+		// The client's own token (if any) is replaced: progress comes back under this request's id.
+		if (options.onprogress !== undefined) params['_meta'] = {...(params['_meta'] as Record<string, unknown> | undefined), progressToken: id};
 		return new Promise<Record<string, unknown> | ForwardedResult>((resolve, reject) => {
-			if (this.deps.isClosed()) {
-				reject(new ConnectionLostError());
+			const request = new OwnRequest(this, this.deps, id, method, params, options, resolve, reject);
+			this.pending.set(id, request);
+			if (options.signal?.aborted === true) {
+				request.aborted();
 				return;
 			}
 
-			const id = `h${this.nextId++}`;
-			// The client's own token (if any) is replaced: progress comes back under this request's id.
-			if (options.onprogress !== undefined) params['_meta'] = {...(params['_meta'] as Record<string, unknown> | undefined), progressToken: id};
-			const cleanup = () => {
-				deadline.clear();
-				this.deps.asks.deadlines.delete(deadline);
-				options.signal?.removeEventListener('abort', onAbort);
-				this.pending.delete(id);
-			};
-
-			const cancel = (reason: string) => {
-				this.deps.sendMessage({jsonrpc: '2.0', method: 'notifications/cancelled', params: {requestId: id, reason}}).catch(() => {});
-			};
-
-			const onAbort = () => {
-				cleanup();
-				cancel('cancelled by the client');
-				reject(new RequestCancelledError());
-			};
-
-			const deadline = new PausableTimer(
-				options.timeoutMs,
-				() => {
-					cleanup();
-					cancel(`no answer within ${options.timeoutMs} ms`);
-					reject(new UpstreamTimeoutError(options.timeoutMs));
-				},
-				this.deps.asks.holding,
-			);
-			this.deps.asks.deadlines.add(deadline);
-
-			this.pending.set(id, {
-				caller: options.caller,
-				onprogress: options.onprogress,
-				settle: message => {
-					cleanup();
-					if (message instanceof Error) {
-						reject(message);
-						return;
-					}
-
-					const response = message as {result?: unknown; error?: {code?: unknown; message?: unknown; data?: unknown}};
-					if (response.error !== undefined) {
-						const code = typeof response.error.code === 'number' ? response.error.code : -32_603;
-						reject(new UpstreamRpcError(code, String(response.error.message ?? 'error without a message'), response.error.data));
-						return;
-					}
-
-					const result = response.result;
-					// A stdio upstream's result kept as its text (forwarded-result.ts): checked already.
-					if (result instanceof ForwardedResult) {
-						// A task's answer is read in full (once): the task's progress follows it.
-						if (options.onprogress !== undefined && params['task'] !== undefined && result.hasTask) this.onTaskAnswer?.(id, result.value() as Record<string, unknown>);
-						resolve(result);
-						return;
-					}
-
-					if (!isPlainObject(result)) {
-						reject(new Error(`the upstream answered ${method} with a result that is not an object`));
-						return;
-					}
-
-					// Synchronously, before any later message is read: progress right behind the answer is the task's.
-					if (options.onprogress !== undefined && params['task'] !== undefined) this.onTaskAnswer?.(id, result);
-					resolve(result);
-				},
-			});
-			if (options.signal?.aborted) {
-				onAbort();
-				return;
-			}
-
-			options.signal?.addEventListener('abort', onAbort, {once: true});
-			this.deps.sendMessage({jsonrpc: '2.0', id, method, params}).catch((error: unknown) => {
-				if (!this.pending.has(id)) return;
-				cleanup();
-				// A child's pipe failing means it is gone; a remote server's request can fail on its own.
-				reject(this.deps.isClosed() || this.deps.overPipe ? new ConnectionLostError() : error);
-			});
+			this.deps.sendMessage({jsonrpc: '2.0', id, method, params}).catch((error: unknown) => request.unsent(error));
 		});
 	}
 }

@@ -8,7 +8,7 @@
  * starting (its roots) to settle.
  */
 import {isPlainObject} from '../wire/message-classifier.js';
-import type {PausableTimer} from '../base/pausable-timer.js';
+import {DeadlineBook} from '../base/deadline-book.js';
 import {answerError, noClientSide} from './connection-errors.js';
 import type {ClientSide, RelayOptions, RelayedMethod} from './client-side.js';
 import type {LogBuffer} from './log-buffer.js';
@@ -52,16 +52,11 @@ export class UpstreamAsks {
 	private readonly answering = new Set<Promise<void>>();
 	/** Its first roots/list, which a start may wait for. */
 	private readonly rootsRequest = new RootsRequest();
-	/** The deadlines of the calls in flight: paused while the upstream waits for a client's answer. */
-	readonly deadlines = new Set<PausableTimer>();
+	/** The deadlines of the calls in flight: paused while the upstream waits for a client's answer (one added meanwhile starts paused). */
+	readonly deadlines = new DeadlineBook();
 	private holds = 0;
 
 	constructor(private readonly deps: UpstreamAskDeps) {}
-
-	/** Whether the deadlines are paused now (a new one starts paused). */
-	get holding(): boolean {
-		return this.holds > 0;
-	}
 
 	/** The upstream cancelled one of its requests: true when it was one being relayed (now aborted). */
 	cancel(requestId: unknown): boolean {
@@ -184,12 +179,12 @@ export class UpstreamAsks {
 
 	private holdDeadlines(): void {
 		this.holds += 1;
-		if (this.holds === 1) for (const deadline of this.deadlines) deadline.pause();
+		if (this.holds === 1) this.deadlines.pause();
 	}
 
 	private releaseDeadlines(): void {
 		this.holds -= 1;
-		if (this.holds === 0) for (const deadline of this.deadlines) deadline.resume();
+		if (this.holds === 0) this.deadlines.resume();
 	}
 
 	logMessage(params: Record<string, unknown> | undefined): void {

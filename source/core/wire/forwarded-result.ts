@@ -31,13 +31,25 @@ function skipSpace(text: string, at: number): number {
 	return at;
 }
 
+/** Up to this many characters a string is read by a loop, past it by native searches. */
+const shortString = 64;
+
 /**
  * The end of the string token at `at` (its opening quote), or -1 when there
- * is none or it is malformed. Found with indexOf rather than a loop over
- * characters: a long string (a tool's text) costs a few native searches.
+ * is none or it is malformed. A long string (a tool's text) is found with
+ * indexOf rather than a loop over characters: it costs a few native searches.
  */
 function stringEnd(text: string, at: number): number {
 	if (text.charCodeAt(at) !== 0x22) return -1;
+	// A short string without escapes (a key, a type, an id) is read by its characters: no slice, no search.
+	const shortEnd = Math.min(text.length, at + 1 + shortString);
+	for (let pos = at + 1; pos < shortEnd; pos++) {
+		const code = text.charCodeAt(pos);
+		if (code === 0x22) return pos + 1;
+		if (code === 0x5c) break;
+		if (code < 0x20) return -1;
+	}
+
 	let from = at + 1;
 	let quote = text.indexOf('"', from);
 	for (;;) {

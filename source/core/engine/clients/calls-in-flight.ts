@@ -15,14 +15,19 @@ export type Caller = {client: ClientRecord; requestId: string | number};
 export class CallersInFlight {
 	private readonly calls = new Set<Caller>();
 
-	/** A call of `caller` began on this instance; the returned function ends it. */
-	begin(caller: Caller): () => void {
-		// One object per call: the same session may have several calls in flight.
-		const call = {...caller};
+	/**
+	 * A call of `client` began on this instance: the object returned stands
+	 * for it (one per call: the same session may have several calls in
+	 * flight with the same id on different upstreams); `end` it when it ends.
+	 */
+	begin(client: ClientRecord, requestId: string | number): Caller {
+		const call: Caller = {client, requestId};
 		this.calls.add(call);
-		return () => {
-			this.calls.delete(call);
-		};
+		return call;
+	}
+
+	end(call: Caller): void {
+		this.calls.delete(call);
 	}
 
 	/** How many calls are in flight. */

@@ -72,7 +72,9 @@ export class InstanceModes {
 	) {}
 
 	runsPerClient(upstream: Upstream): boolean {
-		return runsPerClient(upstream.config.instances, this.persisted(upstream));
+		const setting = upstream.config.instances;
+		// Read on every routed call: the state file is looked at only for an "auto" one.
+		return setting === 'auto' ? runsPerClient(setting, this.persisted(upstream)) : setting === 'per-client';
 	}
 
 	view(upstream: Upstream): InstanceModeView {

@@ -30,6 +30,7 @@ import {maskText} from '../../base/secret-mask.js';
 import {maskedPreview, type CallLog, type CallLogEntry} from '../call-log.js';
 import type {ReloadRecord} from '../config/running-config.js';
 import type {RequestContext} from '../request-context.js';
+import {JsonQuotes, callLine} from './audit-line.js';
 import type {ActionRecord, Supervisor} from '../supervisor.js';
 
 export const auditFileName = 'audit.jsonl';
@@ -100,6 +101,8 @@ export class AuditLog {
 	/** Unsubscribes it from what it records (see startAudit); run by close(). */
 	readonly detach: Array<() => void> = [];
 	private readonly onExit = (): void => this.flush();
+	/** The strings call lines repeat, quoted once (audit-line.ts). */
+	private readonly quotes = new JsonQuotes();
 
 	constructor(
 		readonly dir: string,
@@ -112,7 +115,10 @@ export class AuditLog {
 
 	/** Appends one record (written within 100 ms, see the module comment). */
 	append(record: AuditRecord): void {
-		const line = `${JSON.stringify(record)}\n`;
+		this.appendLine(`${JSON.stringify(record)}\n`);
+	}
+
+	private appendLine(line: string): void {
 		this.pending.push(line);
 		this.pendingLength += line.length;
 		if (this.pendingLength >= flushBytes) {
@@ -150,7 +156,7 @@ export class AuditLog {
 			argsBytes,
 		};
 		if (settings.arguments) record.args = maskText(maskedPreview(args ?? {}, auditArgumentChars));
-		this.append(record);
+		this.appendLine(`${callLine(record, this.quotes)}\n`);
 	}
 
 	/** Writes what is pending now, synchronously. */

@@ -24,7 +24,9 @@ import {signInNeededIn} from '../../link/oauth-bearer.js';
 import {ConnectionLostError, RequestCancelledError, UpstreamRpcError, UpstreamTimeoutError, type Progress, type ToolAnswer, type UpstreamConnection} from '../../link/connection.js';
 import {describeExit, type ExitInfo} from '../../link/child-process-transport.js';
 import {callCancelled, callCrashed, callFailed, callTimeout, requestFailed, unavailable} from '../refusals.js';
-import {CallersInFlight, type Caller} from '../clients/calls-in-flight.js';
+import {CallersInFlight} from '../clients/calls-in-flight.js';
+import {offCancel, onCancel, type CancelSource} from '../../base/cancellation.js';
+import type {PersistedUpstream} from '../state-store.js';
 
 /** One progress notification for a client: its values, and the upstream's `_meta` passed on as it came. */
 export type ProgressUpdate = {progress: number; total?: number | undefined; message?: string | undefined; _meta?: Record<string, unknown> | undefined};
@@ -67,18 +69,24 @@ export function callLimit(budget: CallBudget | undefined, callTimeoutMs: number)
  * (engine/request-context.ts) as the gateway made it. Every field may be
  * absent for hangar's own requests (a resubscribe after a restart).
  */
-export type CallContext = Partial<Pick<RequestContext, 'signal' | 'deadline' | 'onProgress' | 'meta' | 'task' | 'correlationId' | 'client' | 'id'>> & {
+export type CallContext = Partial<Pick<RequestContext, 'signal' | 'cancellation' | 'deadline' | 'onProgress' | 'meta' | 'task' | 'correlationId' | 'client' | 'id'>> & {
 	/** A deadline of its own, in place of callTimeoutSeconds and the caller's (tasks/result, which waits for its task to end). */
 	ownDeadline?: CallDeadline | undefined;
 };
 
-/**
- * The client session that sent a request, and its id there (see
- * `CallersInFlight`): while the call is in flight, a request the upstream
- * sends its client can belong to this session. Undefined for hangar's own.
- */
-function callerOf(context: CallContext): Caller | undefined {
-	return context.client === undefined || context.id === undefined ? undefined : {client: context.client, requestId: context.id};
+/** What cancels a call: the request's cancellation (no AbortSignal made for it), else the signal it was given. */
+function cancelOf(context: CallContext): CancelSource | undefined {
+	return context.cancellation ?? context.signal;
+}
+
+/** The call state file counters, one function each rather than a closure per call. */
+function countCall(upstream: PersistedUpstream): void {
+	upstream.counters.calls += 1;
+}
+
+function countFailedCall(upstream: PersistedUpstream): void {
+	upstream.counters.calls += 1;
+	upstream.counters.failures += 1;
 }
 
 /** Why a wait inside a call was given up. */
@@ -293,37 +301,45 @@ export class CallPath {
 
 	async run(tool: string, args: Record<string, unknown> | undefined, context: CallContext): Promise<ToolAnswer> {
 		// The hot path: a ready upstream costs no extra timer or AbortController here; the
-		// connection's call timer is the deadline and the caller's signal cancels it.
+		// connection's deadline book is the deadline and the request's cancellation cancels it.
 		const deps = this.deps;
 		const began = performance.now();
 		this.began();
-		const caller = callerOf(context);
-		const left = caller === undefined ? undefined : this.callers.begin(caller);
+		// While the call is in flight, a request the upstream sends its client can belong to this session (see CallersInFlight).
+		const caller = context.client === undefined || context.id === undefined ? undefined : this.callers.begin(context.client, context.id);
 		let phase: 'start' | 'call' = 'start';
 		const progress = context.onProgress === undefined ? undefined : new ProgressRelay(context.onProgress);
 		const limit = callLimit(context.deadline, deps.callTimeoutMs);
+		const cancel = cancelOf(context);
 		let failed = false;
 		try {
-			if (context.signal?.aborted) throw new RequestCancelledError();
-			const connection = deps.connector.ready() ?? (await this.readyWithin(`call to tool "${tool}"`, context.signal, progress, limit.timeoutMs));
+			if (cancel?.aborted) throw new RequestCancelledError();
+			let connection = deps.connector.ready();
+			let timeoutMs = limit.timeoutMs;
+			if (connection === undefined) {
+				connection = await this.readyWithin(`call to tool "${tool}"`, cancel, progress, limit.timeoutMs);
+				timeoutMs = Math.max(1, Math.round(limit.timeoutMs - (performance.now() - began)));
+			}
+
 			phase = 'call';
-			const remaining = Math.max(1, Math.round(limit.timeoutMs - (performance.now() - began)));
 			const result = await connection.callTool(tool, args, {
-				signal: context.signal,
-				timeoutMs: remaining,
+				signal: cancel,
+				timeoutMs,
 				meta: context.meta,
 				task: context.task,
 				onprogress: progress === undefined ? undefined : update => progress.upstream(update),
 				caller,
 			});
+			const now = deps.clock.now();
 			const ms = performance.now() - began;
-			deps.metrics.recordSuccess(ms);
-			this.history.tool(tool).recordSuccess(ms);
-			this.history.remember({at: deps.clock.now(), tool, ms, ok: result.isError !== true, error: result.isError === true ? 'the tool returned isError' : undefined});
-			if (result.isError === true) this.toolErrorCount += 1;
+			const isError = result.isError === true;
+			deps.metrics.recordSuccess(ms, now);
+			this.history.tool(tool).recordSuccess(ms, now);
+			this.history.remember({at: now, tool, ms, ok: !isError, error: isError ? 'the tool returned isError' : undefined});
+			if (isError) this.toolErrorCount += 1;
 			deps.outcomes.answered();
 			if (context.correlationId !== undefined) {
-				deps.logger.debug(`tools/call "${tool}" answered in ${Math.round(ms)} ms`, {correlationId: context.correlationId, isError: result.isError === true ? true : undefined});
+				deps.logger.debug(`tools/call "${tool}" answered in ${Math.round(ms)} ms`, {correlationId: context.correlationId, isError: isError ? true : undefined});
 			}
 
 			return result;
@@ -347,7 +363,7 @@ export class CallPath {
 
 			throw mapped.error;
 		} finally {
-			left?.();
+			if (caller !== undefined) this.callers.end(caller);
 			this.callEnded(tool, failed);
 		}
 	}
@@ -364,15 +380,15 @@ export class CallPath {
 		const began = performance.now();
 		const limit = context.ownDeadline === undefined ? callLimit(context.deadline, deps.callTimeoutMs) : {timeoutMs: context.ownDeadline.ms, budget: new CallBudget(context.ownDeadline)};
 		this.began();
-		const caller = callerOf(context);
-		const left = caller === undefined ? undefined : this.callers.begin(caller);
+		const caller = context.client === undefined || context.id === undefined ? undefined : this.callers.begin(context.client, context.id);
 		const progress = context.onProgress === undefined ? undefined : new ProgressRelay(context.onProgress);
+		const cancel = cancelOf(context);
 		try {
-			if (context.signal?.aborted) throw new RequestCancelledError();
-			const connection = deps.connector.ready() ?? (await this.readyWithin(operation, context.signal, progress, limit.timeoutMs));
+			if (cancel?.aborted) throw new RequestCancelledError();
+			const connection = deps.connector.ready() ?? (await this.readyWithin(operation, cancel, progress, limit.timeoutMs));
 			const remaining = Math.max(1, Math.round(limit.timeoutMs - (performance.now() - began)));
 			return await connection.forward(method, params, {
-				signal: context.signal,
+				signal: cancel,
 				timeoutMs: remaining,
 				onprogress: progress === undefined ? undefined : update => progress.upstream(update),
 				caller,
@@ -388,7 +404,7 @@ export class CallPath {
 			if (error instanceof ConnectionLostError) throw requestFailed(deps.name, operation, {kind: 'lost', message: 'the connection to the upstream closed while the request was in flight'});
 			throw requestFailed(deps.name, operation, {kind: 'failed', message: errorMessage(error)});
 		} finally {
-			left?.();
+			if (caller !== undefined) this.callers.end(caller);
 			this.ended();
 		}
 	}
@@ -396,19 +412,16 @@ export class CallPath {
 	/** A call ended, either way; `failed`: it counts against the breaker. Counted in the state file, lazily. */
 	private callEnded(tool: string, failed: boolean): void {
 		if (failed) this.deps.outcomes.failed(`call to "${tool}" failed`);
-		this.deps.record.update(upstream => {
-			upstream.counters.calls += 1;
-			if (failed) upstream.counters.failures += 1;
-		}, true);
+		this.deps.record.update(failed ? countFailedCall : countCall, true);
 		this.ended();
 	}
 
 	/** The slow path: wait for (or trigger) a start, within the call's deadline and the caller's signal. */
-	private async readyWithin(why: string, signal: AbortSignal | undefined, progress: ProgressRelay | undefined, timeoutMs: number): Promise<UpstreamConnection> {
+	private async readyWithin(why: string, cancel: CancelSource | undefined, progress: ProgressRelay | undefined, timeoutMs: number): Promise<UpstreamConnection> {
 		const controller = new AbortController();
 		const cancelDeadline = this.deps.clock.after(timeoutMs, () => controller.abort(new AbortReason('deadline')));
-		const onCancel = () => controller.abort(new AbortReason('cancelled'));
-		signal?.addEventListener('abort', onCancel, {once: true});
+		const onCancelled = () => controller.abort(new AbortReason('cancelled'));
+		if (cancel !== undefined) onCancel(cancel, onCancelled);
 		try {
 			return await this.deps.connector.whenReady(why, controller.signal, progress);
 		} catch (error) {
@@ -418,7 +431,7 @@ export class CallPath {
 			throw error;
 		} finally {
 			cancelDeadline();
-			signal?.removeEventListener('abort', onCancel);
+			if (cancel !== undefined) offCancel(cancel, onCancelled);
 		}
 	}
 }

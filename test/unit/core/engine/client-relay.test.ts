@@ -59,8 +59,8 @@ describe('SharedRelay: a request reaches only the client whose call caused it', 
 		const relay = new SharedRelay(registry, host, silentLogger);
 		const a = session(registry, 'a', ['sampling']);
 		const b = session(registry, 'b', ['sampling']);
-		callers.begin({client: a.record, requestId: 41});
-		callers.begin({client: a.record, requestId: 42});
+		callers.begin(a.record, 41);
+		callers.begin(a.record, 42);
 		b.record.touch();
 		await expect(relay.request('fx', 'sampling/createMessage', {maxTokens: 1}, {signal})).resolves.toEqual({answeredBy: 'a'});
 		expect(a.asked).toEqual([{method: 'sampling/createMessage', relatedRequestId: 42}]);
@@ -73,8 +73,8 @@ describe('SharedRelay: a request reaches only the client whose call caused it', 
 		const relay = new SharedRelay(registry, host, silentLogger);
 		const a = session(registry, 'a', ['sampling']);
 		const b = session(registry, 'b', ['sampling']);
-		callers.begin({client: a.record, requestId: 1});
-		callers.begin({client: b.record, requestId: 1});
+		callers.begin(a.record, 1);
+		callers.begin(b.record, 1);
 		const error = await refusal(relay.request('fx', 'sampling/createMessage', {}, {signal}));
 		expect(error.message).toContain('hangar cannot tell which client it belongs to: calls of 2 clients (MCP client "a" (socket#a), MCP client "b" (socket#b)) are in flight on its shared instance');
 		expect(error.message).toContain('Set "instances": "auto" or "per-client" for "fx"');
@@ -89,13 +89,13 @@ describe('SharedRelay: a request reaches only the client whose call caused it', 
 		const a = session(registry, 'a', ['sampling']);
 		const asked: string[] = [];
 		a.record.heldCalls.set('held-1', {capabilities: {sampling: {}}, who: 'the 2026-07-28 client "a"', roundId: 1, ask: async (_server, method) => (asked.push(method), {})});
-		callers.begin({client: a.record, requestId: 'held-1'});
-		const second = callers.begin({client: a.record, requestId: 'held-2'});
+		callers.begin(a.record, 'held-1');
+		const second = callers.begin(a.record, 'held-2');
 		const error = await refusal(relay.request('fx', 'sampling/createMessage', {}, {signal}));
 		expect(error.message).toContain('2 calls of MCP client "a" (socket#a) are in flight on its shared instance, and nothing in the request says which one it belongs to');
 		// Named by its transport, or alone in flight: the held call it came during gets it.
 		await relay.request('fx', 'sampling/createMessage', {}, {signal, origin: {kind: 'call', caller: {client: a.record, requestId: 'held-1'}}});
-		second();
+		callers.end(second);
 		await relay.request('fx', 'sampling/createMessage', {}, {signal});
 		expect(asked).toEqual(['sampling/createMessage', 'sampling/createMessage']);
 	});
@@ -111,8 +111,8 @@ describe('SharedRelay: a request reaches only the client whose call caused it', 
 		a.record.heldCalls.set('input-1', holder('task-a', 'fx'));
 		b.record.heldCalls.set('input-2', holder('task-b', 'other'));
 		// Calls of two clients in flight: without the task named, refused; with it, the task's holder gets it.
-		callers.begin({client: a.record, requestId: 'input-1'});
-		callers.begin({client: b.record, requestId: 7});
+		callers.begin(a.record, 'input-1');
+		callers.begin(b.record, 7);
 		const naming = (taskId: string) => ({message: 'which?', requestedSchema: {type: 'object'}, _meta: {'io.modelcontextprotocol/related-task': {taskId}}});
 		await relay.request('fx', 'elicitation/create', naming('task-a'), {signal});
 		expect(asked).toEqual(['task-a@fx']);
@@ -139,8 +139,8 @@ describe('SharedRelay: a request reaches only the client whose call caused it', 
 		const relay = new SharedRelay(registry, host, silentLogger);
 		const a = session(registry, 'a', ['sampling']);
 		const b = session(registry, 'b', ['sampling']);
-		callers.begin({client: a.record, requestId: 1});
-		callers.begin({client: b.record, requestId: 2});
+		callers.begin(a.record, 1);
+		callers.begin(b.record, 2);
 		await expect(relay.request('fx', 'sampling/createMessage', {}, {signal, origin: {kind: 'call', caller: {client: b.record, requestId: 2}}})).resolves.toEqual({answeredBy: 'b'});
 		expect(a.asked).toEqual([]);
 		const error = await refusal(relay.request('fx', 'sampling/createMessage', {}, {signal, origin: {kind: 'outside'}}));
@@ -153,7 +153,7 @@ describe('SharedRelay: a request reaches only the client whose call caused it', 
 		const relay = new SharedRelay(registry, host, silentLogger);
 		const a = session(registry, 'a', ['sampling']);
 		const b = session(registry, 'b', ['sampling', 'elicitation']);
-		callers.begin({client: a.record, requestId: 5});
+		callers.begin(a.record, 5);
 		const error = await refusal(relay.request('fx', 'elicitation/create', {}, {signal}));
 		expect(error.message).toContain('MCP client "a" (socket#a), whose call it belongs to, did not declare the "elicitation" capability');
 		expect(b.asked).toEqual([]);
@@ -164,7 +164,7 @@ describe('SharedRelay: a request reaches only the client whose call caused it', 
 		const {host, callers} = shared('shared');
 		const relay = new SharedRelay(registry, host, silentLogger);
 		const a = session(registry, 'a', ['roots']);
-		callers.begin({client: a.record, requestId: 5});
+		callers.begin(a.record, 5);
 		const error = await refusal(relay.request('fx', 'roots/list', {}, {signal}));
 		expect(error.message).toContain('one client\'s roots would scope it for all of them');
 		expect(a.asked).toEqual([]);
@@ -177,10 +177,10 @@ describe('SharedRelay: a request reaches only the client whose call caused it', 
 		const relay = new SharedRelay(registry, host, silentLogger);
 		expect(relay.capabilities).toEqual({sampling: {tools: {}}, elicitation: {form: {}, url: {}}, roots: {listChanged: true}, tasks: tasksRelayed});
 		const a = session(registry, 'a', ['roots']);
-		const end = callers.begin({client: a.record, requestId: 9});
+		const inFlight = callers.begin(a.record, 9);
 		await expect(relay.request('fx', 'roots/list', {}, {signal})).resolves.toEqual({answeredBy: 'a'});
 		expect(learned).toEqual(['roots/list']);
-		end();
+		callers.end(inFlight);
 		const error = await refusal(relay.request('fx', 'roots/list', {}, {signal}));
 		expect(error.message).toContain('Each client session gets its own instance of "fx"');
 	});
@@ -305,13 +305,13 @@ describe('sampling with tools and URL elicitation: asked only of a client that d
 		const {host, callers} = shared();
 		const relay = new SharedRelay(registry, host, silentLogger);
 		const plain = session(registry, 'plain', ['sampling'], {sampling: {}});
-		const end = callers.begin({client: plain.record, requestId: 1});
+		const inFlight = callers.begin(plain.record, 1);
 		const error = await refusal(relay.request('fx', 'sampling/createMessage', {messages: [], maxTokens: 1, tools: [], toolChoice: {mode: 'auto'}}, {signal}));
 		expect(error.message).toContain('did not declare "sampling.tools"');
 		await expect(relay.request('fx', 'sampling/createMessage', {messages: [], maxTokens: 1}, {signal})).resolves.toEqual({answeredBy: 'plain'});
-		end();
+		callers.end(inFlight);
 		const tools = session(registry, 'tools', ['sampling'], {sampling: {tools: {}}});
-		callers.begin({client: tools.record, requestId: 2});
+		callers.begin(tools.record, 2);
 		await expect(relay.request('fx', 'sampling/createMessage', {messages: [], maxTokens: 1, tools: []}, {signal})).resolves.toEqual({answeredBy: 'tools'});
 	});
 
@@ -334,10 +334,10 @@ describe('sampling with tools and URL elicitation: asked only of a client that d
 		const relay = new SharedRelay(registry, host, silentLogger);
 		const a = session(registry, 'a', ['elicitation'], {elicitation: {url: {}}});
 		const b = session(registry, 'b', ['elicitation'], {elicitation: {url: {}}});
-		const endA = callers.begin({client: a.record, requestId: 1});
+		const inFlightA = callers.begin(a.record, 1);
 		await relay.request('fx', 'elicitation/create', urlElicitation('for-a'), {signal});
-		endA();
-		callers.begin({client: b.record, requestId: 2});
+		callers.end(inFlightA);
+		callers.begin(b.record, 2);
 		await relay.request('fx', 'elicitation/create', urlElicitation('for-b'), {signal});
 		relay.notify('notifications/elicitation/complete', {elicitationId: 'for-a'});
 		relay.notify('notifications/elicitation/complete', {elicitationId: 'for-a'});

@@ -47,6 +47,24 @@ describe('an upstream answer read without parsing its result', () => {
 		for (const line of refused) expect(scanAnswerLine(line), line.slice(0, 80)).toBeUndefined();
 	});
 
+	it('agrees with JSON.parse on strings of every length around the one where it stops reading characters one by one', () => {
+		for (let length = 55; length <= 75; length++) {
+			for (const tail of ['', '\t', '\\n', '\\x', '\\u00e9', '\\"', '\u0001', '"']) {
+				const text = `"${'a'.repeat(length)}${tail}"`;
+				const line = answer(`{"content":[{"type":"text","text":${text}}]}`);
+				let valid = true;
+				try {
+					JSON.parse(line);
+				} catch {
+					valid = false;
+				}
+
+				expect(scanAnswerLine(line) !== undefined, `${length} ${JSON.stringify(tail)}`).toBe(valid);
+				expect(skipValue(text, 0) === text.length, `${length} ${JSON.stringify(tail)}`).toBe(valid);
+			}
+		}
+	});
+
 	it('checks values as JSON.parse does', () => {
 		const values = ['0', '-0.5e+3', '1E9', '"\\/\\b\\f\\n\\r\\t"', 'true', 'false', 'null', '{"a":[{},[],""]}', ' [ 1 , 2 ] '.trim()];
 		for (const value of values) expect(skipValue(value, 0), value).toBe(value.length);
