@@ -119,69 +119,124 @@ export function readSupervisorLine(bytes: Buffer, start: number, end: number): S
 	return {kind: 'other', method: peek?.method};
 }
 
+/** A byte limit on a line: a longer one is discarded as it streams in, and `onDiscarded` told its start and size. */
+export type LineLimit = {maxBytes: number; onDiscarded: (prefix: string, bytes: number) => void};
+
+/** How much of a discarded line's start is kept to find its id (as line-splitter.ts keeps). */
+const discardedPrefixLength = 1024;
+
 /**
- * Splits the supervisor's stream into lines and forwards the ones `onLine`
- * passes (it returns true) as the bytes that came: consecutive passed lines
- * of one read go on as one slice of it. A line that spans reads is joined
- * once, when its newline comes. A line `onLine` keeps (returns false) it
- * handles itself: the bridge hides it, or writes something else.
+ * Splits a stream into lines and forwards the ones `onLine` passes (it
+ * returns true) as the bytes that came, each as a slice of its read (an
+ * Outlet holding them joins the slices of one read back into it). A line
+ * that spans reads is joined once, when its newline comes. A line `onLine`
+ * keeps (returns false) it handles itself: the bridge answers it, hides
+ * it, or writes something else. With a limit, a longer line is discarded
+ * as it streams in, keeping only its first kilobyte.
  */
-export class SupervisorLines {
+export class ByteLines {
 	private carried: Buffer[] = [];
+	private carriedBytes = 0;
+	private discarding: {prefix: string; bytes: number} | undefined;
 
 	constructor(
 		private readonly onLine: (bytes: Buffer, start: number, end: number) => boolean,
 		private readonly forward: (bytes: Buffer) => void,
+		private readonly limit?: LineLimit,
 	) {}
 
 	write(chunk: Buffer): void {
 		let start = 0;
-		if (this.carried.length > 0) {
+		if (this.discarding !== undefined || this.carried.length > 0) {
 			const newline = chunk.indexOf(0x0a);
 			if (newline === -1) {
-				this.carried.push(chunk);
+				this.carry(chunk);
 				return;
 			}
 
-			const line = Buffer.concat([...this.carried, chunk.subarray(0, newline + 1)]);
-			this.carried = [];
-			const taken = this.take(line, 0, line.length - 1);
-			if (taken !== false) this.forward(taken === true ? line : taken);
+			this.carry(chunk.subarray(0, newline + 1));
+			this.endCarried(true);
 			start = newline + 1;
 		}
 
-		// The start of a run of passed lines not yet forwarded.
-		let run = start;
+		const maxBytes = this.limit?.maxBytes ?? Infinity;
 		for (;;) {
 			const newline = chunk.indexOf(0x0a, start);
 			if (newline === -1) break;
-			const taken = this.take(chunk, start, newline);
-			if (taken !== true) {
-				if (start > run) this.forward(chunk.subarray(run, start));
-				run = newline + 1;
-				if (taken !== false) this.forward(taken);
-			}
-
+			if (newline - start > maxBytes) this.limit!.onDiscarded(prefixOf([chunk.subarray(start, newline)]), newline - start);
+			else this.take(chunk, start, newline, newline + 1);
 			start = newline + 1;
 		}
 
-		if (start > run) this.forward(run === 0 && start === chunk.length ? chunk : chunk.subarray(run, start));
-		if (start < chunk.length) this.carried.push(chunk.subarray(start));
+		if (start < chunk.length) this.carry(chunk.subarray(start));
+	}
+
+	/** Passes on an unterminated last line (the stream ended without a newline). */
+	flush(): void {
+		if (this.discarding !== undefined || this.carried.length > 0) this.endCarried(false);
+	}
+
+	/** Keeps the start of an unfinished line, or counts it once it is being discarded. */
+	private carry(piece: Buffer): void {
+		if (this.discarding !== undefined) {
+			this.discarding.bytes += piece.length;
+			return;
+		}
+
+		this.carried.push(piece);
+		this.carriedBytes += piece.length;
+		// The newline (if the piece ends with it) is not part of the line.
+		const lineBytes = this.carriedBytes - (piece[piece.length - 1] === 0x0a ? 1 : 0);
+		if (this.limit !== undefined && lineBytes > this.limit.maxBytes) {
+			this.discarding = {prefix: prefixOf(this.carried), bytes: this.carriedBytes};
+			this.carried = [];
+			this.carriedBytes = 0;
+		}
+	}
+
+	/** The carried line is complete: with its newline (`terminated`) or at the end of the stream. */
+	private endCarried(terminated: boolean): void {
+		if (this.discarding !== undefined) {
+			const {prefix, bytes} = this.discarding;
+			this.discarding = undefined;
+			this.limit!.onDiscarded(prefix, bytes - (terminated ? 1 : 0));
+			return;
+		}
+
+		const line = this.carried.length === 1 ? this.carried[0]! : Buffer.concat(this.carried);
+		this.carried = [];
+		this.carriedBytes = 0;
+		if (terminated) this.take(line, 0, line.length - 1, line.length);
+		else this.take(Buffer.concat([line, newlineBytes]), 0, line.length, line.length + 1);
 	}
 
 	/**
-	 * Whether the line passes as it came (true), is kept (false), or passes
-	 * rewritten (the bytes to forward instead): a `\r` before its newline is
-	 * dropped, as for every line hangar reads, and a blank line is kept.
+	 * One line, `start` to `end`, its newline up to `next`: forwarded as it
+	 * came when onLine passes it. A `\r` before the newline is dropped, as for
+	 * every line hangar reads, and a blank line is skipped.
 	 */
-	private take(bytes: Buffer, start: number, end: number): boolean | Buffer {
+	private take(bytes: Buffer, start: number, end: number, next: number): void {
 		if (end > start && bytes[end - 1] === 0x0d) {
-			const passed = end - 1 > start && this.onLine(bytes, start, end - 1);
-			return passed ? Buffer.concat([bytes.subarray(start, end - 1), newlineBytes]) : false;
+			if (end - 1 > start && this.onLine(bytes, start, end - 1)) this.forward(Buffer.concat([bytes.subarray(start, end - 1), newlineBytes]));
+			return;
 		}
 
-		return end > start && this.onLine(bytes, start, end);
+		if (end > start && this.onLine(bytes, start, end)) this.forward(bytes.subarray(start, next));
 	}
+}
+
+/** The first kilobyte of a line, as text (a character cut at its end is the reader's problem, see idTextOfPrefix). */
+function prefixOf(pieces: Buffer[]): string {
+	// Enough bytes for a kilobyte of characters of up to four bytes, joined before decoding (a character may span pieces).
+	const start: Buffer[] = [];
+	let bytes = 0;
+	for (const piece of pieces) {
+		start.push(piece.subarray(0, 4 * discardedPrefixLength - bytes));
+		bytes += start.at(-1)!.length;
+		if (bytes >= 4 * discardedPrefixLength) break;
+	}
+
+	return Buffer.concat(start).toString('utf8').slice(0, discardedPrefixLength);
 }
 
 const newlineBytes = Buffer.from('\n');
@@ -202,6 +257,13 @@ export class Outlet {
 	write(data: string | Buffer): void {
 		if (this.held === undefined) {
 			this.writeNow(data);
+			return;
+		}
+
+		const last = this.held.at(-1);
+		if (typeof data !== 'string' && typeof last !== 'string' && last !== undefined && last.buffer === data.buffer && last.byteOffset + last.length === data.byteOffset) {
+			// The next slice of the same read: the two are one slice of it (no copy).
+			this.held[this.held.length - 1] = Buffer.from(data.buffer, last.byteOffset, last.length + data.length);
 		} else if (data.length >= largeWrite) {
 			// Joining a large message with the small ones around it would copy it whole again.
 			this.flush();

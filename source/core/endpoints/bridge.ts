@@ -35,7 +35,6 @@ import {Duplex, type Readable, type Writable} from 'node:stream';
 import {createBridgeMachine} from './bridge-state.js';
 import {ErrorCode, JsonRpcCode} from '../base/errors.js';
 import {batchVersion, personActionMethod, drainingNotification, isHangarMethod} from '../wire/protocol.js';
-import {LineSplitter} from '../wire/line-splitter.js';
 import {
 	answerIdText,
 	checkJsonRpcLine,
@@ -48,7 +47,7 @@ import {
 	type MessageProblem,
 	type Peek,
 } from '../wire/message-classifier.js';
-import {Outlet, readSupervisorLine, SupervisorLines} from './bridge-wire.js';
+import {ByteLines, Outlet, readSupervisorLine} from './bridge-wire.js';
 import {unavailableMessage} from './bridge-answers.js';
 import {connectSocket, type ConnectFailure} from './socket-client.js';
 import type {Logger} from '../base/logger.js';
@@ -96,7 +95,7 @@ export class StdioBridge {
 	private socket: Duplex | undefined;
 	private socketWriter: Outlet | undefined;
 	private readonly out: Outlet;
-	private readonly inputSplitter: LineSplitter;
+	private readonly inputSplitter: ByteLines;
 	/** Requests sent on the current connection and not yet answered, in the order sent. */
 	private readonly pending = new Map<Id, Held>();
 	/** Messages waiting for an open connection, in the order received. */
@@ -128,9 +127,9 @@ export class StdioBridge {
 		this.clock = options.clock ?? systemClock;
 		this.out = new Outlet(options.output);
 		this.delayMs = options.backoff?.initialMs ?? 100;
-		this.inputSplitter = new LineSplitter(line => this.fromClient(line), {
+		// A line that passes goes to the supervisor as the bytes that came (fromClient says which).
+		this.inputSplitter = new ByteLines((bytes, start, end) => this.fromClient(bytes.toString('utf8', start, end)), bytes => this.socketWriter!.write(bytes), {
 			maxBytes: options.maxMessageBytes,
-			policy: 'discard',
 			onDiscarded: (prefix, bytes) => {
 				this.writeOut(`${errorLine(idTextOfPrefix(prefix), ErrorCode.MessageTooLarge, `message of ${bytes} bytes refused: the limit is ${options.maxMessageBytes} bytes (hangar.maxMessageBytes)`)}\n`);
 			},
@@ -140,11 +139,11 @@ export class StdioBridge {
 
 	start(): void {
 		const {input, output} = this.options;
-		input.setEncoding('utf8');
 		// What one read makes the bridge write goes out in one write to each side (bridge-wire.ts).
-		input.on('data', (chunk: string) => Outlet.holdingDuring([this.socketWriter, this.out], () => this.inputSplitter.write(chunk)));
+		const handle = (work: () => void) => Outlet.holdingDuring([this.socketWriter, this.out], work);
+		input.on('data', (chunk: Buffer | string) => handle(() => this.inputSplitter.write(typeof chunk === 'string' ? Buffer.from(chunk) : chunk)));
 		input.once('end', () => {
-			this.inputSplitter.flush();
+			handle(() => this.inputSplitter.flush());
 			void this.clientClosed('stdin closed');
 		});
 		input.once('close', () => void this.clientClosed('stdin closed'));
@@ -160,13 +159,14 @@ export class StdioBridge {
 	// -------------------------------------------------------------------------
 	// From the client
 
-	private fromClient(line: string): void {
-		if (line.trim() === '') return;
-		if (this.takesBatches && line.trimStart().startsWith('[') && this.fromClientBatch(line)) return;
+	/** A line from the client: true when it goes to the supervisor as it came (the connection is open). */
+	private fromClient(line: string): boolean {
+		if (line.trim() === '') return false;
+		if (this.takesBatches && line.trimStart().startsWith('[') && this.fromClientBatch(line)) return false;
 		const checked = checkJsonRpcLine(line);
 		if (isProblem(checked)) {
 			this.refuse(checked);
-			return;
+			return false;
 		}
 
 		const {method, id} = checked;
@@ -174,12 +174,12 @@ export class StdioBridge {
 		if (method !== undefined && isHangarMethod(method)) {
 			// A person's commands come from the CLI on the socket itself, never from an MCP client.
 			if (id !== undefined) this.answerError(id, JsonRpcCode.MethodNotFound, `Method not found: "${method}" is not available to MCP clients (${personActionMethod} is for mcp-hangar's own CLI)`);
-			return;
+			return false;
 		}
 
 		if (checked.kind === 'request' && this.owes(id!)) {
 			this.refuse(duplicateIdProblem(id!));
-			return;
+			return false;
 		}
 
 		if (method === 'initialize' && id !== undefined) {
@@ -196,7 +196,7 @@ export class StdioBridge {
 				this.queue[index]!.timer?.();
 				this.queue.splice(index, 1);
 				this.settled();
-				return;
+				return false;
 			}
 
 			// Sent: the supervisor will not answer it, and nothing is owed (a late answer still passes through).
@@ -206,11 +206,12 @@ export class StdioBridge {
 		const held: Held = {line, shape, heldSince: this.clock.now()};
 		if (this.machine.state === 'unusable') {
 			if (id !== undefined && !shape.response) this.answerUnavailable(held);
-			return;
+			return false;
 		}
 
-		if (this.machine.state === 'open') this.send(held);
-		else this.hold(held);
+		if (this.machine.state === 'open') return this.track(held);
+		this.hold(held);
+		return false;
 	}
 
 	/**
@@ -284,8 +285,14 @@ export class StdioBridge {
 	}
 
 	private send(held: Held): void {
-		if (held.shape.id !== undefined && held.shape.method !== undefined) this.pending.set(held.shape.id, held);
+		this.track(held);
 		this.socketWriter!.write(`${held.line}\n`);
+	}
+
+	/** A request sent is owed an answer. */
+	private track(held: Held): true {
+		if (held.shape.id !== undefined && held.shape.method !== undefined) this.pending.set(held.shape.id, held);
+		return true;
 	}
 
 	private hold(held: Held): void {
@@ -356,7 +363,7 @@ export class StdioBridge {
 		const reconnect = this.connections > 1;
 		(socket as Partial<net.Socket>).setNoDelay?.(true);
 		// The supervisor checked what it writes: no limit, no check, its lines pass on as they came.
-		const lines = new SupervisorLines((bytes, start, end) => this.fromSupervisor(bytes, start, end), bytes => this.out.write(bytes));
+		const lines = new ByteLines((bytes, start, end) => this.fromSupervisor(bytes, start, end), bytes => this.out.write(bytes));
 		socket.on('data', (chunk: Buffer | string) => Outlet.holdingDuring([writer, this.out], () => lines.write(typeof chunk === 'string' ? Buffer.from(chunk) : chunk)));
 		socket.on('error', error => this.options.logger.debug(`bridge: socket error: ${error.message}`));
 		// The supervisor ended its side (it stopped, or it was killed): the connection is over.

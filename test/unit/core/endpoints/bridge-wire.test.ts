@@ -6,7 +6,7 @@
  */
 import {PassThrough} from 'node:stream';
 import {describe, expect, it} from 'vitest';
-import {Outlet, readSupervisorLine, SupervisorLines, type SupervisorLine} from '../../../../source/core/endpoints/bridge-wire.js';
+import {ByteLines, Outlet, readSupervisorLine, type LineLimit, type SupervisorLine} from '../../../../source/core/endpoints/bridge-wire.js';
 
 function read(line: string): SupervisorLine {
 	const bytes = Buffer.from(`junk\n${line}\nmore`);
@@ -57,28 +57,35 @@ describe('reading a supervisor line from its ends', () => {
 	});
 });
 
-/** Feeds `chunks` to a SupervisorLines that keeps the lines `keep` says, and returns what it forwarded and saw. */
-function split(chunks: Buffer[], keep: (line: string) => boolean = () => false) {
+/**
+ * Feeds `chunks`, each read held by an Outlet as the bridge does, to
+ * ByteLines that keeps the lines `keep` says; returns the writes the
+ * outlet made and the lines seen.
+ */
+function split(chunks: Buffer[], keep: (line: string) => boolean = () => false, limit?: LineLimit) {
 	const seen: string[] = [];
-	const forwarded: Buffer[] = [];
-	const splitter = new SupervisorLines(
+	const written: Buffer[] = [];
+	const stream = {destroyed: false, writable: true, write: (data: Buffer | string) => written.push(Buffer.from(data))};
+	const outlet = new Outlet(stream as never);
+	const lines = new ByteLines(
 		(bytes, start, end) => {
 			const line = bytes.toString('utf8', start, end);
 			seen.push(line);
 			return !keep(line);
 		},
-		bytes => forwarded.push(bytes),
+		bytes => outlet.write(bytes),
+		limit,
 	);
-	for (const chunk of chunks) splitter.write(chunk);
-	return {seen, forwarded, text: Buffer.concat(forwarded).toString('utf8')};
+	for (const chunk of chunks) Outlet.holdingDuring([outlet], () => lines.write(chunk));
+	return {seen, written, text: Buffer.concat(written).toString('utf8'), lines, outlet};
 }
 
-describe('forwarding the supervisor\'s lines', () => {
-	it('forwards a read of whole lines as the very Buffer that came', () => {
+describe('forwarding the lines that pass', () => {
+	it('forwards a read of whole lines in one write, as the bytes of that read (no copy)', () => {
 		const chunk = Buffer.from('{"a":1}\n{"b":2}\n');
-		const {forwarded, seen} = split([chunk]);
-		expect(forwarded).toHaveLength(1);
-		expect(forwarded[0]).toBe(chunk);
+		const {written, seen} = split([chunk]);
+		expect(written).toHaveLength(1);
+		expect(written[0]!.equals(chunk)).toBe(true);
 		expect(seen).toEqual(['{"a":1}', '{"b":2}']);
 	});
 
@@ -107,15 +114,48 @@ describe('forwarding the supervisor\'s lines', () => {
 		const bytes = Buffer.from(`${long}\n`);
 		const chunks: Buffer[] = [];
 		for (let at = 0; at < bytes.length; at += 65_536) chunks.push(bytes.subarray(at, at + 65_536));
-		const {seen, forwarded, text} = split(chunks);
+		const {seen, written, text} = split(chunks);
 		expect(seen).toEqual([long]);
-		expect(forwarded).toHaveLength(1);
+		expect(written).toHaveLength(1);
 		expect(text).toBe(`${long}\n`);
-		expect(readSupervisorLine(forwarded[0]!, 0, forwarded[0]!.length - 1)).toEqual({kind: 'answer', id: 1, error: false});
+		expect(readSupervisorLine(written[0]!, 0, written[0]!.length - 1)).toEqual({kind: 'answer', id: 1, error: false});
 	});
 
-	it('forwards nothing of a line that never ends', () => {
-		expect(split([Buffer.from('{"jsonrpc":"2.0","id":1,"result":{}}')]).forwarded).toEqual([]);
+	it('passes on an unterminated last line only when the stream ends', () => {
+		const {written, lines, outlet, text} = split([Buffer.from('{"a":1}\n{"b":')]);
+		expect(text).toBe('{"a":1}\n');
+		Outlet.holdingDuring([outlet], () => lines.write(Buffer.from('2}')));
+		lines.flush();
+		expect(Buffer.concat(written).toString()).toBe('{"a":1}\n{"b":2}\n');
+	});
+});
+
+describe('a line past the limit', () => {
+	function limited(chunks: Buffer[], maxBytes: number) {
+		const discarded: Array<{prefix: string; bytes: number}> = [];
+		const result = split(chunks, () => false, {maxBytes, onDiscarded: (prefix, bytes) => discarded.push({prefix, bytes})});
+		return {...result, discarded};
+	}
+
+	it('is discarded with its size and its first kilobyte, in one read or many, and the lines around it pass', () => {
+		const big = `{"jsonrpc":"2.0","id":"big","method":"x","params":{"pad":"${'é'.repeat(3000)}"}}`;
+		const bytes = Buffer.from(`{"a":1}\n${big}\n{"b":2}\n`);
+		for (const size of [bytes.length, 1000, 7, 1]) {
+			const chunks: Buffer[] = [];
+			for (let at = 0; at < bytes.length; at += size) chunks.push(bytes.subarray(at, at + size));
+			const {discarded, text, seen} = limited(chunks, 5000);
+			expect(seen).toEqual(['{"a":1}', '{"b":2}']);
+			expect(text).toBe('{"a":1}\n{"b":2}\n');
+			expect(discarded).toHaveLength(1);
+			expect(discarded[0]!.bytes).toBe(Buffer.byteLength(big));
+			expect(discarded[0]!.prefix).toBe(big.slice(0, 1024));
+		}
+	});
+
+	it('is a line of more bytes than the limit, not of as many', () => {
+		const {discarded, seen} = limited([Buffer.from('12345\n123456\n')], 5);
+		expect(seen).toEqual(['12345']);
+		expect(discarded).toEqual([{prefix: '123456', bytes: 6}]);
 	});
 });
 
