@@ -221,7 +221,7 @@ export class ByteLines {
 			return;
 		}
 
-		if (end > start && this.onLine(bytes, start, end)) this.forward(bytes.subarray(start, next));
+		if (end > start && this.onLine(bytes, start, end)) this.forward(start === 0 && next === bytes.length ? bytes : bytes.subarray(start, next));
 	}
 }
 
@@ -273,13 +273,15 @@ export class Outlet {
 		}
 	}
 
-	/** Runs `work` (the handling of one read) holding the writes of `outlets`, then writes what each holds. */
-	static holdingDuring(outlets: Array<Outlet | undefined>, work: () => void): void {
-		for (const outlet of outlets) outlet?.hold();
+	/** Runs `work` (the handling of one read) holding the writes of both outlets, then writes what each holds. */
+	static holdingDuring(first: Outlet | undefined, second: Outlet, work: () => void): void {
+		first?.hold();
+		second.hold();
 		try {
 			work();
 		} finally {
-			for (const outlet of outlets) outlet?.release();
+			first?.release();
+			second.release();
 		}
 	}
 

@@ -140,10 +140,10 @@ export class StdioBridge {
 	start(): void {
 		const {input, output} = this.options;
 		// What one read makes the bridge write goes out in one write to each side (bridge-wire.ts).
-		const handle = (work: () => void) => Outlet.holdingDuring([this.socketWriter, this.out], work);
-		input.on('data', (chunk: Buffer | string) => handle(() => this.inputSplitter.write(typeof chunk === 'string' ? Buffer.from(chunk) : chunk)));
+		const handle = (chunk?: Buffer | string) => Outlet.holdingDuring(this.socketWriter, this.out, () => (chunk === undefined ? this.inputSplitter.flush() : this.inputSplitter.write(typeof chunk === 'string' ? Buffer.from(chunk) : chunk)));
+		input.on('data', handle);
 		input.once('end', () => {
-			handle(() => this.inputSplitter.flush());
+			handle();
 			void this.clientClosed('stdin closed');
 		});
 		input.once('close', () => void this.clientClosed('stdin closed'));
@@ -364,7 +364,7 @@ export class StdioBridge {
 		(socket as Partial<net.Socket>).setNoDelay?.(true);
 		// The supervisor checked what it writes: no limit, no check, its lines pass on as they came.
 		const lines = new ByteLines((bytes, start, end) => this.fromSupervisor(bytes, start, end), bytes => this.out.write(bytes));
-		socket.on('data', (chunk: Buffer | string) => Outlet.holdingDuring([writer, this.out], () => lines.write(typeof chunk === 'string' ? Buffer.from(chunk) : chunk)));
+		socket.on('data', (chunk: Buffer | string) => Outlet.holdingDuring(writer, this.out, () => lines.write(typeof chunk === 'string' ? Buffer.from(chunk) : chunk)));
 		socket.on('error', error => this.options.logger.debug(`bridge: socket error: ${error.message}`));
 		// The supervisor ended its side (it stopped, or it was killed): the connection is over.
 		socket.once('end', () => socket.destroy());

@@ -76,7 +76,7 @@ function split(chunks: Buffer[], keep: (line: string) => boolean = () => false, 
 		bytes => outlet.write(bytes),
 		limit,
 	);
-	for (const chunk of chunks) Outlet.holdingDuring([outlet], () => lines.write(chunk));
+	for (const chunk of chunks) Outlet.holdingDuring(undefined, outlet, () => lines.write(chunk));
 	return {seen, written, text: Buffer.concat(written).toString('utf8'), lines, outlet};
 }
 
@@ -124,7 +124,7 @@ describe('forwarding the lines that pass', () => {
 	it('passes on an unterminated last line only when the stream ends', () => {
 		const {written, lines, outlet, text} = split([Buffer.from('{"a":1}\n{"b":')]);
 		expect(text).toBe('{"a":1}\n');
-		Outlet.holdingDuring([outlet], () => lines.write(Buffer.from('2}')));
+		Outlet.holdingDuring(undefined, outlet, () => lines.write(Buffer.from('2}')));
 		lines.flush();
 		expect(Buffer.concat(written).toString()).toBe('{"a":1}\n{"b":2}\n');
 	});
@@ -170,7 +170,7 @@ describe('an outlet', () => {
 	it('writes at once, or joins in order what is written while it holds', async () => {
 		const {writes, outlet: out} = outlet();
 		out.write('a\n');
-		Outlet.holdingDuring([out, undefined], () => {
+		Outlet.holdingDuring(undefined, out, () => {
 			out.write('b\n');
 			out.write(Buffer.from('c☃\n'));
 			out.write('d\n');
@@ -182,7 +182,7 @@ describe('an outlet', () => {
 	it('writes a large message on its own, after what was held before it', async () => {
 		const {writes, outlet: out} = outlet();
 		const large = `${'x'.repeat(20_000)}\n`;
-		Outlet.holdingDuring([out], () => {
+		Outlet.holdingDuring(undefined, out, () => {
 			out.write('before\n');
 			out.write(large);
 			out.write('after\n');
