@@ -8,8 +8,8 @@
  *   hangar uses (message-classifier.ts): one that breaks it is answered here,
  *   as the supervisor would answer it, and never sent on; so is a request
  *   that reuses the id of one still owed. The rest pass through unchanged,
- *   and so do the supervisor's lines, of which the bridge reads just enough
- *   (id, method, whether it is a response) to know what is in flight.
+ *   and so do the supervisor's lines, as the bytes that came: of those the
+ *   bridge reads only the ends, to know what is in flight (bridge-wire.ts).
  * - When the connection is lost it reconnects with backoff. On the new
  *   connection it replays the client's initialize (its answer is kept from
  *   the client) and notifications/initialized, then sends what arrived in
@@ -35,7 +35,6 @@ import {Duplex, type Readable, type Writable} from 'node:stream';
 import {createBridgeMachine} from './bridge-state.js';
 import {ErrorCode, JsonRpcCode} from '../base/errors.js';
 import {batchVersion, personActionMethod, drainingNotification, isHangarMethod} from '../wire/protocol.js';
-import {LineSplitter} from '../wire/line-splitter.js';
 import {
 	answerIdText,
 	checkJsonRpcLine,
@@ -44,16 +43,16 @@ import {
 	errorLine,
 	idTextOfPrefix,
 	isProblem,
-	peekMessage,
 	type Id,
 	type MessageProblem,
 	type Peek,
 } from '../wire/message-classifier.js';
+import {ByteLines, Outlet, readSupervisorLine} from './bridge-wire.js';
+import {unavailableMessage} from './bridge-answers.js';
 import {connectSocket, type ConnectFailure} from './socket-client.js';
 import type {Logger} from '../base/logger.js';
 import {settleWithin} from '../base/settle.js';
 import {systemClock, type Cancel, type Clock} from '../base/clock.js';
-import {CoalescingWriter} from '../wire/write-coalescer.js';
 
 /** What the bridge needs to know of a line. */
 type Shape = Peek;
@@ -94,9 +93,9 @@ export type BridgeOptions = {
 export class StdioBridge {
 	readonly machine = createBridgeMachine('stdio');
 	private socket: Duplex | undefined;
-	private socketWriter: CoalescingWriter | undefined;
-	private readonly out: CoalescingWriter;
-	private readonly inputSplitter: LineSplitter;
+	private socketWriter: Outlet | undefined;
+	private readonly out: Outlet;
+	private readonly inputSplitter: ByteLines;
 	/** Requests sent on the current connection and not yet answered, in the order sent. */
 	private readonly pending = new Map<Id, Held>();
 	/** Messages waiting for an open connection, in the order received. */
@@ -126,11 +125,11 @@ export class StdioBridge {
 
 	constructor(private readonly options: BridgeOptions) {
 		this.clock = options.clock ?? systemClock;
-		this.out = new CoalescingWriter(options.output);
+		this.out = new Outlet(options.output);
 		this.delayMs = options.backoff?.initialMs ?? 100;
-		this.inputSplitter = new LineSplitter(line => this.fromClient(line), {
+		// A line that passes goes to the supervisor as the bytes that came (fromClient says which).
+		this.inputSplitter = new ByteLines((bytes, start, end) => this.fromClient(bytes.toString('utf8', start, end)), bytes => this.socketWriter!.write(bytes), {
 			maxBytes: options.maxMessageBytes,
-			policy: 'discard',
 			onDiscarded: (prefix, bytes) => {
 				this.writeOut(`${errorLine(idTextOfPrefix(prefix), ErrorCode.MessageTooLarge, `message of ${bytes} bytes refused: the limit is ${options.maxMessageBytes} bytes (hangar.maxMessageBytes)`)}\n`);
 			},
@@ -140,10 +139,11 @@ export class StdioBridge {
 
 	start(): void {
 		const {input, output} = this.options;
-		input.setEncoding('utf8');
-		input.on('data', (chunk: string) => this.inputSplitter.write(chunk));
+		// What one read makes the bridge write goes out in one write to each side (bridge-wire.ts).
+		const handle = (chunk?: Buffer | string) => Outlet.holdingDuring(this.socketWriter, this.out, () => (chunk === undefined ? this.inputSplitter.flush() : this.inputSplitter.write(typeof chunk === 'string' ? Buffer.from(chunk) : chunk)));
+		input.on('data', handle);
 		input.once('end', () => {
-			this.inputSplitter.flush();
+			handle();
 			void this.clientClosed('stdin closed');
 		});
 		input.once('close', () => void this.clientClosed('stdin closed'));
@@ -159,13 +159,14 @@ export class StdioBridge {
 	// -------------------------------------------------------------------------
 	// From the client
 
-	private fromClient(line: string): void {
-		if (line.trim() === '') return;
-		if (this.takesBatches && line.trimStart().startsWith('[') && this.fromClientBatch(line)) return;
+	/** A line from the client: true when it goes to the supervisor as it came (the connection is open). */
+	private fromClient(line: string): boolean {
+		if (line.trim() === '') return false;
+		if (this.takesBatches && line.trimStart().startsWith('[') && this.fromClientBatch(line)) return false;
 		const checked = checkJsonRpcLine(line);
 		if (isProblem(checked)) {
 			this.refuse(checked);
-			return;
+			return false;
 		}
 
 		const {method, id} = checked;
@@ -173,12 +174,12 @@ export class StdioBridge {
 		if (method !== undefined && isHangarMethod(method)) {
 			// A person's commands come from the CLI on the socket itself, never from an MCP client.
 			if (id !== undefined) this.answerError(id, JsonRpcCode.MethodNotFound, `Method not found: "${method}" is not available to MCP clients (${personActionMethod} is for mcp-hangar's own CLI)`);
-			return;
+			return false;
 		}
 
 		if (checked.kind === 'request' && this.owes(id!)) {
 			this.refuse(duplicateIdProblem(id!));
-			return;
+			return false;
 		}
 
 		if (method === 'initialize' && id !== undefined) {
@@ -195,7 +196,7 @@ export class StdioBridge {
 				this.queue[index]!.timer?.();
 				this.queue.splice(index, 1);
 				this.settled();
-				return;
+				return false;
 			}
 
 			// Sent: the supervisor will not answer it, and nothing is owed (a late answer still passes through).
@@ -205,11 +206,12 @@ export class StdioBridge {
 		const held: Held = {line, shape, heldSince: this.clock.now()};
 		if (this.machine.state === 'unusable') {
 			if (id !== undefined && !shape.response) this.answerUnavailable(held);
-			return;
+			return false;
 		}
 
-		if (this.machine.state === 'open') this.send(held);
-		else this.hold(held);
+		if (this.machine.state === 'open') return this.track(held);
+		this.hold(held);
+		return false;
 	}
 
 	/**
@@ -247,7 +249,7 @@ export class StdioBridge {
 		}
 
 		for (const held of helds) this.pending.set(held.shape.id!, held);
-		void this.socketWriter!.write(`${line}\n`);
+		this.socketWriter!.write(`${line}\n`);
 		return true;
 	}
 
@@ -283,8 +285,14 @@ export class StdioBridge {
 	}
 
 	private send(held: Held): void {
+		this.track(held);
+		this.socketWriter!.write(`${held.line}\n`);
+	}
+
+	/** A request sent is owed an answer. */
+	private track(held: Held): true {
 		if (held.shape.id !== undefined && held.shape.method !== undefined) this.pending.set(held.shape.id, held);
-		void this.socketWriter!.write(`${held.line}\n`);
+		return true;
 	}
 
 	private hold(held: Held): void {
@@ -349,16 +357,14 @@ export class StdioBridge {
 
 	private attach(socket: Duplex): void {
 		this.socket = socket;
-		this.socketWriter = new CoalescingWriter(socket);
+		const writer = new Outlet(socket);
+		this.socketWriter = writer;
 		this.connections += 1;
 		const reconnect = this.connections > 1;
-		socket.setEncoding('utf8');
 		(socket as Partial<net.Socket>).setNoDelay?.(true);
-		// The supervisor checked what it writes: no limit, no check, just the shape.
-		const splitter = new LineSplitter(line => {
-			if (line !== '') this.fromSupervisor(line);
-		});
-		socket.on('data', (chunk: string) => splitter.write(chunk));
+		// The supervisor checked what it writes: no limit, no check, its lines pass on as they came.
+		const lines = new ByteLines((bytes, start, end) => this.fromSupervisor(bytes, start, end), bytes => this.out.write(bytes));
+		socket.on('data', (chunk: Buffer | string) => Outlet.holdingDuring(writer, this.out, () => lines.write(typeof chunk === 'string' ? Buffer.from(chunk) : chunk)));
 		socket.on('error', error => this.options.logger.debug(`bridge: socket error: ${error.message}`));
 		// The supervisor ended its side (it stopped, or it was killed): the connection is over.
 		socket.once('end', () => socket.destroy());
@@ -370,7 +376,7 @@ export class StdioBridge {
 			this.replayId = `${replayPrefix}${this.connections}`;
 			const replay = JSON.parse(this.initializeLine) as Record<string, unknown>;
 			replay['id'] = this.replayId;
-			void this.socketWriter.write(`${JSON.stringify(replay)}\n`);
+			this.socketWriter.write(`${JSON.stringify(replay)}\n`);
 			return;
 		}
 
@@ -393,41 +399,45 @@ export class StdioBridge {
 		if (reconnect && this.clientInitialized) this.writeOut('{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}\n');
 	}
 
-	private fromSupervisor(line: string): void {
-		if (line.startsWith('[')) {
-			this.batchFromSupervisor(line);
-			return;
+	/** A line from the supervisor (`bytes` from `start` to `end`): true when it passes to the client as it came. */
+	private fromSupervisor(bytes: Buffer, start: number, end: number): boolean {
+		const shape = readSupervisorLine(bytes, start, end);
+		if (shape.kind === 'batch') {
+			this.batchFromSupervisor(bytes.toString('utf8', start, end));
+			return false;
 		}
 
-		const shape = peekMessage(line);
-		if (shape?.response === true && shape.id !== undefined) {
+		if (shape.kind === 'answer') {
 			if (shape.id === this.replayId) {
-				this.replayAnswered(line);
-				return;
+				this.replayAnswered(bytes.toString('utf8', start, end));
+				return false;
 			}
 
-			if (this.pending.delete(shape.id) && shape.id === this.initializeId) {
-				this.initializeAnswered = !shape.error;
-				// Batches pass only for a session that negotiated the one version that has them.
-				this.takesBatches = !shape.error && (JSON.parse(line) as {result?: {protocolVersion?: unknown}}).result?.protocolVersion === batchVersion;
+			if (this.pending.delete(shape.id)) {
+				if (shape.id === this.initializeId) {
+					this.initializeAnswered = !shape.error;
+					// Batches pass only for a session that negotiated the one version that has them.
+					const answer = JSON.parse(bytes.toString('utf8', start, end)) as {result?: {protocolVersion?: unknown}};
+					this.takesBatches = !shape.error && answer.result?.protocolVersion === batchVersion;
+				}
+
+				this.settled();
 			}
 
-			this.writeOut(`${line}\n`);
-			this.settled();
-			return;
+			return true;
 		}
 
-		if (shape?.method === drainingNotification) {
+		if (shape.method === drainingNotification) {
 			if (this.machine.state === 'open') {
 				this.machine.apply('draining', 'the supervisor is stopping; finishing what was sent before moving on');
 				this.socketWriter?.flush();
 				this.socket?.end();
 			}
 
-			return;
+			return false;
 		}
 
-		this.writeOut(`${line}\n`);
+		return true;
 	}
 
 	private replayAnswered(line: string): void {
@@ -440,7 +450,7 @@ export class StdioBridge {
 		}
 
 		if (this.clientInitialized) {
-			void this.socketWriter!.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
+			this.socketWriter!.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
 			this.queue = this.queue.filter(held => held.shape.method !== 'notifications/initialized');
 		}
 
@@ -517,20 +527,11 @@ export class StdioBridge {
 	// Answers the bridge writes itself
 
 	private answerUnavailable(held: Held, why?: string): void {
-		const waited = Math.round((this.clock.now() - held.heldSince) / 1000);
-		const started = this.daemonProblem === undefined ? undefined : `the supervisor this client started could not start: ${this.daemonProblem}`;
-		const reason = why ?? this.permanent?.message ?? started ?? this.lastFailure?.message ?? 'no supervisor is listening';
-		const fix = this.permanent === undefined && this.daemonProblem !== undefined && why === undefined
-			? `Fix that, then restart this client (the supervisor's log: ${this.options.stateDir}/hangar.log); or start this client with \`mcp-hangar --stdio --standalone\` to run its own supervisor.`
-			: this.permanent === undefined
-			? 'Start it with `mcp-hangar tui` or `mcp-hangar serve` (same --config or --state-dir); this client reconnects by itself. To run without a shared supervisor, start this client with `mcp-hangar --stdio --standalone`.'
-			: 'This cannot work until that is fixed; or start this client with `mcp-hangar --stdio --standalone` to run its own supervisor.';
-		this.answerError(
-			held.shape.id!,
-			ErrorCode.SupervisorUnavailable,
-			`mcp-hangar: "${held.shape.method ?? 'request'}" failed: the supervisor for ${this.options.stateDir} is unavailable (${reason})${this.permanent === undefined ? `; waited ${waited} s` : ''}. ${fix}`,
-			{error: 'SupervisorUnavailable', operation: held.shape.method, socket: this.options.socketPath, permanent: this.permanent !== undefined},
-		);
+		const {stateDir, socketPath} = this.options;
+		const waitedSeconds = Math.round((this.clock.now() - held.heldSince) / 1000);
+		const facts = {why, permanent: this.permanent?.message, daemonProblem: this.daemonProblem, lastFailure: this.lastFailure?.message};
+		const message = unavailableMessage({method: held.shape.method, stateDir, waitedSeconds, ...facts});
+		this.answerError(held.shape.id!, ErrorCode.SupervisorUnavailable, message, {error: 'SupervisorUnavailable', operation: held.shape.method, socket: socketPath, permanent: this.permanent !== undefined});
 		this.settled();
 	}
 
@@ -541,7 +542,7 @@ export class StdioBridge {
 	private writeOut(line: string): void {
 		const {output} = this.options;
 		if (output.destroyed || !output.writable) return;
-		void this.out.write(line);
+		this.out.write(line);
 	}
 
 	// -------------------------------------------------------------------------

@@ -8,12 +8,13 @@
  * file's `hangar.stateDir` (paths.ts, a JSON.parse, no schema), connects, and
  * takes the two settings a bridge needs from the supervisor's endpoint.json
  * (EndpointOwner.bridge), so it loads neither the config schema (zod) nor
- * meow nor the engine: what it loads is this module's imports, the wire's
- * line splitting and classification, and the logger. It declines, and the
- * full CLI decides as before (stdio.ts), when no supervisor answers, when
- * it runs another config, when endpoint.json does not carry the settings,
- * or when the config file changed after that supervisor started (it may
- * not validate: the full path says so, and attaches anyway).
+ * meow nor the engine: what it loads is this module's imports, the bridge's
+ * own line splitting (bridge-wire.ts), the wire's classification, and the
+ * logger. It declines, and the full CLI decides as before (stdio.ts), when
+ * no supervisor answers, when it runs another config, when endpoint.json
+ * does not carry the settings, or when the config file changed after that
+ * supervisor started (it may not validate: the full path says so, and
+ * attaches anyway).
  *
  * When nothing answers (and may start to: a missing or refusing socket),
  * it starts the daemon and waits for it to answer (whenServing), then

@@ -47,7 +47,7 @@ class Lines {
 }
 
 /** One connection to the supervisor, seen from the supervisor's side. */
-type SupervisorEnd = {lines: Lines; send(message: Message): void; close(): void};
+type SupervisorEnd = {lines: Lines; send(message: Message): void; sendRaw(bytes: Buffer): void; close(): void};
 
 function connectionPair(): {bridgeSide: Duplex; supervisor: SupervisorEnd} {
 	const toSupervisor = new PassThrough();
@@ -58,6 +58,7 @@ function connectionPair(): {bridgeSide: Duplex; supervisor: SupervisorEnd} {
 		supervisor: {
 			lines: new Lines(toSupervisor),
 			send: message => toBridge.write(`${JSON.stringify(message)}\n`),
+			sendRaw: bytes => toBridge.write(bytes),
 			// The supervisor's process ends: its side of the socket closes.
 			close: () => bridgeSide.destroy(),
 		},
@@ -103,7 +104,11 @@ function bridgeOnMemory(clock = new ManualClock()) {
 	inputs.push(input);
 	bridge.start();
 	const send = (message: Message) => input.write(`${JSON.stringify(message)}\n`);
-	return {bridge, client, connections, send, clock, away};
+	let raw = '';
+	output.on('data', (chunk: Buffer | string) => {
+		raw += chunk.toString();
+	});
+	return {bridge, client, connections, send, clock, away, raw: () => raw};
 }
 
 const initialize: Message = {jsonrpc: '2.0', id: 1, method: 'initialize', params: {protocolVersion: '2025-11-25', capabilities: {}, clientInfo: {name: 'unit', version: '1'}}};
@@ -162,6 +167,36 @@ describe('the --stdio bridge', () => {
 		// The client saw one answer per request it sent, and never the replay's.
 		expect(client.all.filter(message => message.id !== undefined).map(message => message.id)).toEqual([1, 3, 2]);
 		expect(bridge.state).toBe('open');
+	});
+
+	it('passes the supervisor\'s lines on byte for byte however they are laid out or split, knows which requests they answer, and hides its draining notice', async () => {
+		const {client, connections, send, bridge, raw} = bridgeOnMemory();
+		const first = await connection(connections, 0);
+		send(initialize);
+		send({jsonrpc: '2.0', id: 2, method: 'tools/list'});
+		send({jsonrpc: '2.0', id: 'c☃', method: 'tools/call', params: {name: 'x', arguments: {id: 3}}});
+		send({jsonrpc: '2.0', id: 3, method: 'tools/call', params: {name: 'y'}});
+		await first.lines.next(message => message.id === 3);
+		// hangar's layout (id first), the SDK's (id last, an "id" nested in the result), a notification, then the notice.
+		const answers = [
+			'{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"hangar","version":"0"}}}',
+			'{"result":{"content":[{"type":"text","text":"☃ \\n \\",\\"id\\":3}"}],"id":3},"jsonrpc":"2.0","id":"c☃"}',
+			'{"method":"notifications/progress","params":{"progressToken":"t","progress":1},"jsonrpc":"2.0"}',
+		];
+		const bytes = Buffer.from(`${answers.join('\n')}\n{"jsonrpc":"2.0","method":"notifications/hangar/draining"}\n`);
+		// Cut inside the snowman of the second answer.
+		const cut = bytes.indexOf(Buffer.from('☃')) + 1;
+		first.sendRaw(bytes.subarray(0, cut));
+		first.sendRaw(bytes.subarray(cut));
+		await client.next(message => message.method === 'notifications/progress');
+		expect(raw()).toBe(`${answers.join('\n')}\n`);
+		expect(bridge.state).toBe('draining');
+
+		// The supervisor goes: of what was sent, only id 3 is unanswered and not read-only (tools/list is sent again).
+		first.close();
+		const lost = await client.next(message => message.id === 3);
+		expect(lost.error?.code).toBe(ErrorCode.SupervisorUnavailable);
+		expect(client.all.filter(message => message.error !== undefined).map(message => message.id)).toEqual([3]);
 	});
 
 	it('refuses a request that reuses the id of one still in flight, and lets the first one be answered', async () => {

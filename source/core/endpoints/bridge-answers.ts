@@ -1,0 +1,32 @@
+/**
+ * The words of the SupervisorUnavailable error the `--stdio` bridge
+ * (bridge.ts) answers a request with when no supervisor took it: why, and
+ * what the person can do about it.
+ */
+
+export type Unavailability = {
+	/** The request's method, when known. */
+	method: string | undefined;
+	stateDir: string;
+	/** Whole seconds the request waited. */
+	waitedSeconds: number;
+	/** Why this request in particular was refused (the bridge holds too many), if it was. */
+	why?: string | undefined;
+	/** The failure that can never go away by itself, if that is what happened. */
+	permanent?: string | undefined;
+	/** Why the supervisor this client started exited without serving, if it did. */
+	daemonProblem?: string | undefined;
+	/** The last connect failure that may go away by itself. */
+	lastFailure?: string | undefined;
+};
+
+export function unavailableMessage({method, stateDir, waitedSeconds, why, permanent, daemonProblem, lastFailure}: Unavailability): string {
+	const started = daemonProblem === undefined ? undefined : `the supervisor this client started could not start: ${daemonProblem}`;
+	const reason = why ?? permanent ?? started ?? lastFailure ?? 'no supervisor is listening';
+	const fix = permanent === undefined && daemonProblem !== undefined && why === undefined
+		? `Fix that, then restart this client (the supervisor's log: ${stateDir}/hangar.log); or start this client with \`mcp-hangar --stdio --standalone\` to run its own supervisor.`
+		: permanent === undefined
+		? 'Start it with `mcp-hangar tui` or `mcp-hangar serve` (same --config or --state-dir); this client reconnects by itself. To run without a shared supervisor, start this client with `mcp-hangar --stdio --standalone`.'
+		: 'This cannot work until that is fixed; or start this client with `mcp-hangar --stdio --standalone` to run its own supervisor.';
+	return `mcp-hangar: "${method ?? 'request'}" failed: the supervisor for ${stateDir} is unavailable (${reason})${permanent === undefined ? `; waited ${waitedSeconds} s` : ''}. ${fix}`;
+}
