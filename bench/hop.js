@@ -19,6 +19,7 @@
  */
 import {spawn} from 'node:child_process';
 import net from 'node:net';
+import {lines} from './lib/json-lines.js';
 
 const argv = process.argv.slice(2);
 const listenAt = argv[0] === '--listen' ? argv[1] : undefined;
@@ -31,23 +32,6 @@ if (command === undefined) {
 const child = spawn(command, args, {stdio: ['pipe', 'pipe', 'inherit']});
 const pending = new Map();
 let nextId = 1;
-
-function lines(stream, onLine) {
-	let rest = '';
-	stream.setEncoding('utf8');
-	stream.on('data', chunk => {
-		let text = rest + chunk;
-		let newline = text.indexOf('\n');
-		while (newline !== -1) {
-			const line = text.slice(0, newline);
-			if (line.length > 0) onLine(line);
-			text = text.slice(newline + 1);
-			newline = text.indexOf('\n');
-		}
-
-		rest = text;
-	});
-}
 
 function serve(input, output) {
 	// Client -> upstream: requests get the hop's own id.

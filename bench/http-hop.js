@@ -16,6 +16,7 @@
  */
 import {spawn} from 'node:child_process';
 import http from 'node:http';
+import {lines} from './lib/json-lines.js';
 
 const [portText, command, ...args] = process.argv.slice(2);
 if (command === undefined) {
@@ -27,20 +28,7 @@ const child = spawn(command, args, {stdio: ['pipe', 'pipe', 'inherit']});
 const pending = new Map();
 let nextId = 1;
 
-let rest = '';
-child.stdout.setEncoding('utf8');
-child.stdout.on('data', chunk => {
-	let text = rest + chunk;
-	let newline = text.indexOf('\n');
-	while (newline !== -1) {
-		const line = text.slice(0, newline);
-		if (line.length > 0) answer(line);
-		text = text.slice(newline + 1);
-		newline = text.indexOf('\n');
-	}
-
-	rest = text;
-});
+lines(child.stdout, line => answer(line));
 
 function answer(line) {
 	const message = JSON.parse(line);

@@ -29,6 +29,7 @@
  */
 import {spawn} from 'node:child_process';
 import fs from 'node:fs';
+import {lines} from './lib/json-lines.js';
 
 const [auditFile, prefix, command, ...args] = process.argv.slice(2);
 if (command === undefined) {
@@ -46,23 +47,6 @@ const audit = fs.openSync(auditFile, 'a', 0o600);
 let auditLines = [];
 let auditTimer;
 let nextId = 1;
-
-function lines(stream, onLine) {
-	let rest = '';
-	stream.setEncoding('utf8');
-	stream.on('data', chunk => {
-		let text = rest + chunk;
-		let newline = text.indexOf('\n');
-		while (newline !== -1) {
-			const line = text.slice(0, newline);
-			if (line.length > 0) onLine(line);
-			text = text.slice(newline + 1);
-			newline = text.indexOf('\n');
-		}
-
-		rest = text;
-	});
-}
 
 const toClient = message => process.stdout.write(`${JSON.stringify(message)}\n`);
 
