@@ -19,7 +19,7 @@
  * file, and quick-main.ts with what it loads into dist/bundle/
  * (scripts/bundle.js): fewer modules for the ESM loader to resolve.
  */
-import {enableCompileCache, tuneJitForServing, unsupportedNode} from './cli/node-runtime.js';
+import {enableCompileCache, unsupportedNode} from './cli/node-runtime.js';
 import {lingeringServeArgs, plainStdioArgs, standaloneStdioArgs} from './cli/stdio-args.js';
 
 const unsupported = unsupportedNode();
@@ -29,8 +29,6 @@ if (unsupported === undefined) {
 	const stdio = process.stdin.isTTY ? undefined : plainStdioArgs(argv);
 	const daemon = process.stdin.isTTY ? undefined : lingeringServeArgs(argv);
 	const standalone = process.stdin.isTTY ? undefined : standaloneStdioArgs(argv);
-	// Every path below serves calls, unless the CLI takes over (it tunes `serve` and `--stdio` itself).
-	if (stdio !== undefined || daemon !== undefined || standalone !== undefined) tuneJitForServing();
 	if (daemon !== undefined) await (await import('./core/endpoints/quick-main.js')).runLingeringServe(daemon);
 	else if (standalone !== undefined) await (await import('./core/endpoints/quick-main.js')).runStandaloneStdio(standalone);
 	else {

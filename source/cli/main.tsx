@@ -17,7 +17,6 @@ import {commandHelpText, verbNames, generalHelpText} from './help.js';
 import {didYouMean} from '../core/base/closest-match.js';
 import {clientIds} from '../client-files/client-model.js';
 import {selfCommand} from '../client-files/hangar-launch.js';
-import {tuneJitForServing} from './node-runtime.js';
 
 // Words after a lone "--" are the command of `add`, never flags of hangar's own.
 const argv = process.argv.slice(2);
@@ -204,7 +203,6 @@ async function main(): Promise<void> {
 				await offerTakeOver({configPath, stateDir: flags.stateDir, logger: logger()}, io);
 			}
 
-			tuneJitForServing();
 			// The upstreams started at launch are spawned before the engine loads, so that they boot beside it (early-launch.ts).
 			const config = loadConfig(configPath, {stateDir: flags.stateDir});
 			const {launchEarly} = await import('../core/endpoints/early-launch.js');
@@ -333,7 +331,6 @@ async function main(): Promise<void> {
 			);
 		}
 
-		tuneJitForServing();
 		// Not the engine: attached to a running supervisor, --stdio is a thin bridge that needs none of it.
 		const {serveStdio, stdioLogger} = await import('../core/endpoints/stdio.js');
 		const stdioLog = stdioLogger({configPath, stateDir: flags.stateDir, logLevel: flags.logLevel as LogLevel | undefined, logFile: flags.logFile});

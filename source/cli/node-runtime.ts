@@ -17,7 +17,6 @@ import fs from 'node:fs';
 import module from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import v8 from 'node:v8';
 
 /** The oldest Node major hangar runs on (package.json `engines`). */
 export const minimumNodeMajor = 22;
@@ -62,25 +61,4 @@ export function enableCompileCache(directory: string = compileCacheDir()): Compi
 	} catch {
 		return {status: 'failed'};
 	}
-}
-
-/**
- * V8's tiering for a process that serves calls (the `--stdio` bridge, the
- * daemon, `--stdio --standalone`, `serve`): its hot functions are compiled
- * by TurboFan after 400 calls instead of V8's 3,000. Each function on the
- * call path runs about once per call, so with V8's defaults a client's
- * first few thousand calls ran interpreted or in baseline code, with the
- * optimizing compiler busy on another thread meanwhile: standalone used
- * about 390 µs of CPU per sequential call there, and about 280 with this
- * (docs/performance.md, "ninth round"). A function whose feedback changed
- * still waits 100 calls (V8: 500) before it is optimized.
- *
- * Set before the serving modules load, through `v8.setFlagsFromString`
- * (these two are read at each tiering decision); one-shot verbs and the
- * TUI keep V8's defaults.
- */
-export const servingJitFlags = ['--invocation-count-for-turbofan=400', '--minimum-invocations-after-ic-update=100'] as const;
-
-export function tuneJitForServing(): void {
-	for (const flag of servingJitFlags) v8.setFlagsFromString(flag);
 }

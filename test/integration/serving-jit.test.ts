@@ -1,5 +1,5 @@
 /**
- * The serving processes' V8 tiering (cli/node-runtime.ts, tuneJitForServing):
+ * The serving processes' V8 tiering (core/base/serving-jit.ts, tuneJitForServing):
  * in a real node process, a function called 1,000 times is optimized by
  * TurboFan once the flags are set at run time, and is not with V8's
  * defaults (3,000 calls). The child imports the module itself (type
@@ -26,7 +26,7 @@ process.stdout.write(sum > 0 && (%GetOptimizationStatus(hot) & 16) !== 0 ? 'opti
 async function tierAfter1000Calls(mode: 'tuned' | 'plain'): Promise<string> {
 	const script = path.join(tempDir('hangar-jit-'), 'child.mjs');
 	fs.writeFileSync(script, child);
-	const module = path.join(root, 'source', 'cli', 'node-runtime.ts');
+	const module = path.join(root, 'source', 'core', 'base', 'serving-jit.ts');
 	return new Promise((resolve, reject) => {
 		execFile(process.execPath, ['--allow-natives-syntax', '--no-concurrent-recompilation', '--no-warnings', script, module, mode], {timeout: 30_000}, (error, stdout, stderr) => {
 			if (error) reject(new Error(`${error.message}\n${stderr}`));

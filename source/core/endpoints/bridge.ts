@@ -48,6 +48,7 @@ import {
 	type Peek,
 } from '../wire/message-classifier.js';
 import {ByteLines, Outlet, readSupervisorLine} from './bridge-wire.js';
+import {tuneJitForServing} from '../base/serving-jit.js';
 import {unavailableMessage} from './bridge-answers.js';
 import {connectSocket, type ConnectFailure} from './socket-client.js';
 import type {Logger} from '../base/logger.js';
@@ -170,6 +171,7 @@ export class StdioBridge {
 		}
 
 		const {method, id} = checked;
+		if (method !== undefined) tuneJitForServing(); // A client now: the line path is compiled soon (serving-jit.ts).
 		const shape: Shape = {id, method, response: checked.kind === 'response', error: checked.kind === 'response' && 'error' in checked.value};
 		if (method !== undefined && isHangarMethod(method)) {
 			// A person's commands come from the CLI on the socket itself, never from an MCP client.

@@ -34,6 +34,7 @@ import type {Logger} from '../base/logger.js';
 import type {ClientRecord} from '../engine/clients/clients.js';
 import {LiveRequest, type CallDeadline, type ProgressUpdate, type RequestContext} from '../engine/request-context.js';
 import {settleWithin} from '../base/settle.js';
+import {tuneJitForServing} from '../base/serving-jit.js';
 import {createConnectionMachine, sequenceError} from './connection-state.js';
 import {errorResponse, toRpcError} from './request-params.js';
 import type {BoundRequest} from './modern-clients.js';
@@ -191,6 +192,8 @@ export class Pipeline {
 		}
 
 		const id = record.id!;
+		// The process serves a client now: its call path is compiled soon (serving-jit.ts).
+		tuneJitForServing();
 		const era = requestEra(id, method, record.params);
 		if (era.era === 'refused') {
 			this.answerError(id, era.code, era.message, era.data);
