@@ -175,6 +175,10 @@ async function calls(kind, names, p) {
 		const measured = await sequentialRounds(sessions, {calls: p.calls, rounds: p.rounds});
 		const loaded = await throughputRounds(sessions, {inFlight: p.inFlight, durationMs: p.durationMs * p.throughputRounds, rounds: p.throughputRounds, warmupMs: p.warmupMs});
 		const rssAfterLoadKiB = Object.fromEntries(names.filter(name => name !== 'direct').map(name => [name, proxyRss(sessions[name])]));
+		// The same sequential rounds again, now that every path has served tens of thousands of calls: V8 has
+		// compiled each one's hot path by now (the rounds above cover a process's first ~2,000 calls, where a
+		// path with more JavaScript on its call path runs longer interpreted). A long-lived daemon lives here.
+		const steady = await sequentialRounds(sessions, {calls: p.calls, rounds: p.rounds});
 		const out = {};
 		for (const name of names) {
 			const added = name === 'direct' ? undefined : addedLatency(measured, name, 'direct');
@@ -188,6 +192,12 @@ async function calls(kind, names, p) {
 				callsPerSecondByRound: loaded[name].callsPerSecondByRound,
 				cpuUsPerCallLoaded: loaded[name].cpuUsPerCall,
 				rssAfterLoadKiB: rssAfterLoadKiB[name],
+				steady: {
+					p50Ms: steady.paths[name].p50,
+					addedP50Ms: name === 'direct' ? undefined : addedLatency(steady, name, 'direct').added.p50,
+					cpuUsPerCall: steady.paths[name].cpuUsPerCall,
+					proxyCpuUsPerCall: proxyCpu(steady.paths[name].cpuUsPerCall),
+				},
 			};
 		}
 
@@ -200,6 +210,11 @@ async function calls(kind, names, p) {
 				addedP50: ratio(out[name].addedP50Ms, floor.addedP50Ms),
 				cpuPerCall: ratio(out[name].proxyCpuUsPerCall, floor.proxyCpuUsPerCall),
 				throughput: ratio(out[name].callsPerSecond, floor.callsPerSecond),
+			};
+			out[name].steady.vsFloor = {
+				floor: floorOf(name),
+				addedP50: ratio(out[name].steady.addedP50Ms, floor.steady.addedP50Ms),
+				cpuPerCall: ratio(out[name].steady.proxyCpuUsPerCall, floor.steady.proxyCpuUsPerCall),
 			};
 		}
 
@@ -558,6 +573,24 @@ function pathTable() {
 			c === undefined ? '' : `${fmt(c.startToFirstAnswerMs, 0)} ms (${fmt(c.overDirect)}×${c.overFloor === undefined ? '' : `; ${fmt(c.overFloor)}× the attach floor`})`,
 			c === undefined ? '' : `${fmt(c.idleRssKiB / 1024, 1)} MiB${name === 'direct' ? ' (upstream)' : ''}${c.daemonIdleRssKiB === undefined ? '' : ` (daemon ${fmt(c.daemonIdleRssKiB / 1024, 1)} MiB)`}`,
 		]);
+	}
+
+	// Each path once V8 compiled its hot path (after the calls at 32 in flight): information, not a target.
+	const steadyNames = Object.keys(callsResult).filter(name => callsResult[name].steady !== undefined);
+	if (steadyNames.length > 0) {
+		rows.push(['steady state (after the load part):', 'added p50 over direct', 'CPU µs/call (seq)', '', '', '']);
+		for (const name of steadyNames) {
+			const r = callsResult[name].steady;
+			const vs = r.vsFloor;
+			rows.push([
+				`  ${labels[name]}`,
+				name === 'direct' ? `(p50 ${fmt(r.p50Ms, 3)} ms)` : `${fmt(r.addedP50Ms, 3)} ms${vs ? ` (${fmt(vs.addedP50)}× ${vs.floor})` : ''}`,
+				name === 'direct' ? '' : `${fmt(r.proxyCpuUsPerCall, 0)}${vs ? ` (${fmt(vs.cpuPerCall)}×)` : ''}`,
+				'',
+				'',
+				'',
+			]);
+		}
 	}
 
 	const m = results.memory?.result?.paths;

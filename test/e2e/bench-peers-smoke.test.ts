@@ -16,6 +16,7 @@ type PathResult = {
 	proxyCpuUsPerCall?: number;
 	cpuUsPerCall: Record<string, number | undefined>;
 	callsPerSecond: number;
+	steady: {p50Ms: number; proxyCpuUsPerCall?: number};
 	vsTwoHop?: {addedP50: number | null; cpuPerCall: number | null; throughput: number | null};
 	vsSupervisedHop?: {floor: string; addedP50: number | null; cpuPerCall: number | null; throughput: number | null};
 };
@@ -39,6 +40,7 @@ describe('bench/peers.js --smoke --without-peers', () => {
 		});
 		expect(run.code, `bench:peers failed:\n${run.stderr}\n${run.stdout}`).toBe(0);
 		expect(run.stdout).toContain('hangar --stdio (bridge + daemon)');
+		expect(run.stdout).toContain('steady state (after the load part):');
 
 		const report = JSON.parse(fs.readFileSync(out, 'utf8')) as Report;
 		expect(report.withPeers).toBe(false);
@@ -51,6 +53,9 @@ describe('bench/peers.js --smoke --without-peers', () => {
 			expect(result.latency.p50).toBeGreaterThan(0);
 			expect(result.callsPerSecond).toBeGreaterThan(0);
 			if (name !== 'direct') expect(typeof result.proxyCpuUsPerCall).toBe('number');
+			// Measured again once every path is past its JIT warm-up (after the load part).
+			expect(result.steady.p50Ms).toBeGreaterThan(0);
+			if (name !== 'direct') expect(typeof result.steady.proxyCpuUsPerCall).toBe('number');
 		}
 
 		// The two-process floor meters both of its processes, as the default --stdio does, and the default path is compared with it.
