@@ -266,7 +266,8 @@ afterEach(async () => {
 
 async function coldSupervisor(): Promise<Supervisor> {
 	const dir = tempDir();
-	const config = parseConfig({hangar: {stateDir: path.join(dir, 'state')}, mcpServers: {fx: fixture('normal')}}, path.join(dir, 'mcp-hangar.json'));
+	// Never started: nothing to discover, so initialize need not wait the usual 2 s for discovery.
+	const config = parseConfig({hangar: {stateDir: path.join(dir, 'state'), firstListWaitSeconds: 0}, mcpServers: {fx: fixture('normal')}}, path.join(dir, 'mcp-hangar.json'));
 	const supervisor = new Supervisor(config, await StateStore.open(config.hangar.stateDir, silentLogger, 10), silentLogger);
 	supervisors.push(supervisor);
 	return supervisor;
