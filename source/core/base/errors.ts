@@ -33,6 +33,8 @@ export const ErrorCode = {
 	NoClientAnswer: -32013,
 	/** A person's action (quarantine, approve) that this hangar cannot save: another live hangar process writes the state dir, or writing failed. */
 	StateNotSaved: -32014,
+	/** A client sent a request while it had `maxInFlightPerClient` (1,000) in flight already: each one's answer is held for it until it reads it. */
+	TooManyInFlight: -32015,
 } as const;
 
 export type ErrorCodeName = keyof typeof ErrorCode;

@@ -17,8 +17,9 @@
  * (write-coalescer.ts waits for it because a turn may read many HTTP
  * requests; here one read already carries all that arrived together).
  */
-import type {Writable} from 'node:stream';
+import type {Readable, Writable} from 'node:stream';
 import {peekMessage, type Id} from '../wire/message-classifier.js';
+import {Backlog} from '../wire/backlog.js';
 
 /** What the bridge must know of a line from the supervisor. */
 export type SupervisorLine =
@@ -252,7 +253,11 @@ const largeWrite = 16 * 1024;
 export class Outlet {
 	private held: Array<string | Buffer> | undefined;
 
-	constructor(private readonly stream: Writable) {}
+	/** `backlog`: checked after each write, to stop reading what feeds a peer that does not read (core/wire/backlog.ts). */
+	constructor(
+		private readonly stream: Writable,
+		readonly backlog?: Backlog,
+	) {}
 
 	write(data: string | Buffer): void {
 		if (this.held === undefined) {
@@ -271,6 +276,11 @@ export class Outlet {
 		} else {
 			this.held.push(data);
 		}
+	}
+
+	/** An outlet to `stream` that pauses `feeder()`, the stream whose reads make its writes, while `stream` is backlogged. */
+	static pausing(stream: Writable, feeder: () => Readable | undefined, limit?: number): Outlet {
+		return new Outlet(stream, new Backlog(stream, backlogged => (backlogged ? feeder()?.pause() : feeder()?.resume()), limit));
 	}
 
 	/** Runs `work` (the handling of one read) holding the writes of both outlets, then writes what each holds. */
@@ -309,5 +319,6 @@ export class Outlet {
 	private writeNow(data: string | Buffer): void {
 		if (this.stream.destroyed || !this.stream.writable) return;
 		this.stream.write(data);
+		this.backlog?.check();
 	}
 }

@@ -26,6 +26,7 @@
  *   before the connection closes: an orderly restart loses nothing.
  * - It never exits while stdin is open; when stdin closes it waits briefly
  *   for the answers still owed and exits.
+ * - A client that does not read its stdout is not read either (core/wire/backlog.ts).
  *
  * Nothing but the supervisor's own lines and JSON-RPC errors are ever
  * written to stdout.
@@ -77,11 +78,10 @@ export type BridgeOptions = {
 	requestTimeoutMs: number;
 	/** A connection already made (the one that told `--stdio` a supervisor is there). */
 	socket?: Duplex | undefined;
-	/**
-	 * How a connection to the supervisor is made (default: the socket at
-	 * `socketPath`, within 2 s). A unit test passes in-memory streams.
-	 */
+	/** How a connection to the supervisor is made (default: the socket at `socketPath`, within 2 s); a unit test passes in-memory streams. */
 	connect?: (() => Promise<Duplex | ConnectFailure>) | undefined;
+	/** Past this many bytes waiting for stdout (the socket), the socket (stdin) is not read until it drains (default 8 MiB, core/wire/backlog.ts). */
+	backlogBytes?: number;
 	/** When stdin closes, how long answers still owed may take (default 5 s). */
 	drainMs?: number;
 	backoff?: {initialMs: number; maxMs: number};
@@ -126,7 +126,7 @@ export class StdioBridge {
 
 	constructor(private readonly options: BridgeOptions) {
 		this.clock = options.clock ?? systemClock;
-		this.out = new Outlet(options.output);
+		this.out = Outlet.pausing(options.output, () => this.socket, options.backlogBytes);
 		this.delayMs = options.backoff?.initialMs ?? 100;
 		// A line that passes goes to the supervisor as the bytes that came (fromClient says which).
 		this.inputSplitter = new ByteLines((bytes, start, end) => this.fromClient(bytes.toString('utf8', start, end)), bytes => this.socketWriter!.write(bytes), {
@@ -217,11 +217,10 @@ export class StdioBridge {
 	}
 
 	/**
-	 * A batch line of a 2025-03-26 session: passed on intact (the supervisor
-	 * answers it with one array line), its requests owed like any others. Held
-	 * while there is no supervisor, its members go one by one once there is
-	 * (and are answered one by one): a batch never waits for a reconnect
-	 * whole. False for a line that is not a JSON array (checked as one message).
+	 * A batch line of a 2025-03-26 session: passed on intact (the supervisor answers it with one array
+	 * line), its requests owed like any others. Held while there is no supervisor, its members go one by
+	 * one once there is (and are answered one by one): a batch never waits for a reconnect whole. False
+	 * for a line that is not a JSON array (checked as one message).
 	 */
 	private fromClientBatch(line: string): boolean {
 		let members: unknown;
@@ -359,7 +358,7 @@ export class StdioBridge {
 
 	private attach(socket: Duplex): void {
 		this.socket = socket;
-		const writer = new Outlet(socket);
+		const writer = Outlet.pausing(socket, () => this.options.input, this.options.backlogBytes);
 		this.socketWriter = writer;
 		this.connections += 1;
 		const reconnect = this.connections > 1;
@@ -367,6 +366,7 @@ export class StdioBridge {
 		// The supervisor checked what it writes: no limit, no check, its lines pass on as they came.
 		const lines = new ByteLines((bytes, start, end) => this.fromSupervisor(bytes, start, end), bytes => this.out.write(bytes));
 		socket.on('data', (chunk: Buffer | string) => Outlet.holdingDuring(writer, this.out, () => lines.write(typeof chunk === 'string' ? Buffer.from(chunk) : chunk)));
+		if (this.out.backlog?.backlogged) socket.pause(); // The client has not read what the last supervisor sent yet.
 		socket.on('error', error => this.options.logger.debug(`bridge: socket error: ${error.message}`));
 		// The supervisor ended its side (it stopped, or it was killed): the connection is over.
 		socket.once('end', () => socket.destroy());

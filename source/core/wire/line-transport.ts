@@ -10,6 +10,10 @@
  *   `onerror` and never answered;
  * - a request that reuses the id of one still in flight gets -32600, and the
  *   one in flight still gets its own answer;
+ * - a request while `maxInFlight` (1,000) are in flight gets -32015
+ *   (TooManyInFlight), and a peer that lets answers pile up unread is not
+ *   read until it reads them (backlog.ts): what one client sends cannot grow
+ *   hangar's memory without bound;
  * - a line longer than `maxMessageBytes` is discarded as it streams in and
  *   gets -32009, with the request id if one can be found at its start.
  *
@@ -36,13 +40,16 @@ import {
 	errorLine,
 	idTextOfPrefix,
 	isProblem,
+	maxInFlightPerClient,
 	peekMessage,
+	tooManyInFlightProblem,
 	type Id,
 	type MessageProblem,
 } from './message-classifier.js';
 import {LineSplitter} from './line-splitter.js';
 import {batchVersion} from './protocol.js';
 import {CoalescingWriter} from './write-coalescer.js';
+import {Backlog} from './backlog.js';
 
 /** Notifications an upstream can send at any rate and a client can do without: dropped rather than queued without bound. */
 export function isDroppable(message: JSONRPCMessage): boolean {
@@ -88,8 +95,14 @@ export class LineTransport implements Transport {
 		private readonly maxMessageBytes: number,
 		/** Told how many notifications were dropped so far for a reader that does not keep up (see write-coalescer.ts). */
 		onDrop?: (dropped: number) => void,
+		/** Past this many bytes of answers waiting for the peer, its input is not read until it read them (backlog.ts). */
+		backlogLimit?: number,
+		/** Requests past this many in flight are refused with TooManyInFlight. */
+		private readonly maxInFlight = maxInFlightPerClient,
 	) {
-		this.writer = new CoalescingWriter(output, {onDrop});
+		// A peer that does not read its answers is not read either: what it sends cannot pile up answers in memory without bound.
+		const backlog = new Backlog(output, backlogged => (backlogged ? input.pause() : this.closed || input.resume()), backlogLimit);
+		this.writer = new CoalescingWriter(output, {onDrop, backlog});
 		this.splitter = new LineSplitter(line => this.handleLine(line), {
 			maxBytes: maxMessageBytes,
 			policy: 'discard',
@@ -136,6 +149,11 @@ export class LineTransport implements Transport {
 				return;
 			}
 
+			if (this.inFlight.size >= this.maxInFlight) {
+				this.refuse(tooManyInFlightProblem(checked.id!, this.maxInFlight), line);
+				return;
+			}
+
 			this.inFlight.add(checked.id!);
 			if (checked.method === 'initialize') this.initializeId = checked.id;
 		} else if (checked.method === 'notifications/cancelled') {
@@ -175,8 +193,8 @@ export class LineTransport implements Transport {
 				take.push(checked.value as JSONRPCMessage);
 			} else if (checked.method === 'initialize') {
 				batch.answers.push(errorLine(JSON.stringify(checked.id), JsonRpcCode.InvalidRequest, 'Invalid Request: initialize must not be part of a JSON-RPC batch'));
-			} else if (this.inFlight.has(checked.id!)) {
-				const problem = duplicateIdProblem(checked.id!);
+			} else if (this.inFlight.has(checked.id!) || this.inFlight.size >= this.maxInFlight) {
+				const problem = this.inFlight.has(checked.id!) ? duplicateIdProblem(checked.id!) : tooManyInFlightProblem(checked.id!, this.maxInFlight);
 				batch.answers.push(errorLine(answerIdText(problem), problem.code, problem.message));
 			} else {
 				this.inFlight.add(checked.id!);

@@ -32,7 +32,7 @@
  * each transport's edge, with `duplicateIdProblem`, since only the edge
  * knows what is in flight.
  */
-import {JsonRpcCode} from '../base/errors.js';
+import {ErrorCode, JsonRpcCode} from '../base/errors.js';
 import {notificationPrefix} from './protocol.js';
 
 export type Id = string | number;
@@ -376,6 +376,23 @@ export function errorLine(idText: string, code: number, message: string, data?: 
 }
 
 /** A request whose id is already used by a request of the same client that has not been answered. */
+/** The most requests one client connection may have in flight at once (see tooManyInFlightProblem). */
+export const maxInFlightPerClient = 1000;
+
+/**
+ * A request past `limit` in flight on one connection: refused at once, so
+ * that what one client sends and does not wait for cannot make hangar hold
+ * answers without bound (core/wire/backlog.ts stops reading a client that
+ * does not read; this bounds what it sent before that).
+ */
+export function tooManyInFlightProblem(id: Id, limit: number): MessageProblem {
+	return {
+		code: ErrorCode.TooManyInFlight,
+		message: `request refused: this client has ${limit} requests in flight, the most hangar takes from one client; wait for answers before sending more`,
+		id,
+	};
+}
+
 export function duplicateIdProblem(id: Id): MessageProblem {
 	return {
 		code: JsonRpcCode.InvalidRequest,

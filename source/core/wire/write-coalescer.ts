@@ -23,6 +23,7 @@
  * are never dropped: each one is bounded by a request the client sent.
  */
 import type {Writable} from 'node:stream';
+import type {Backlog} from './backlog.js';
 
 /** From this length (UTF-16 code units) a message is written at once, by itself. */
 const largeWriteLength = 16 * 1024;
@@ -41,7 +42,8 @@ export class CoalescingWriter {
 
 	constructor(
 		private readonly stream: Writable,
-		private readonly options: {maxQueuedBytes?: number; onDrop?: (dropped: number) => void} = {},
+		/** `backlog`: checked after each write, to stop reading a peer that lets answers pile up (backlog.ts). */
+		private readonly options: {maxQueuedBytes?: number; onDrop?: (dropped: number) => void; backlog?: Backlog} = {},
 	) {}
 
 	/**
@@ -86,7 +88,9 @@ export class CoalescingWriter {
 
 	private writeNow(data: string): void {
 		if (this.stream.destroyed || !this.stream.writable) return;
-		if (!this.stream.write(data) && !this.blocked) {
+		const took = this.stream.write(data);
+		this.options.backlog?.check();
+		if (!took && !this.blocked) {
 			this.blocked = true;
 			const release = () => {
 				this.stream.off('drain', release);

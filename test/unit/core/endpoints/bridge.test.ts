@@ -73,6 +73,20 @@ afterEach(async () => {
 	await Promise.all(bridges.splice(0).map(async bridge => bridge.exited));
 });
 
+/** What every bridge of these tests is given: in-memory stdio, a silent log, no real socket. */
+function memoryOptions(input: PassThrough, output: PassThrough) {
+	return {
+		socketPath: '/nonexistent/hangar.sock',
+		stateDir: '/nonexistent',
+		input,
+		output,
+		logger: new Logger(() => {}, 'silent'),
+		maxMessageBytes: 1024 * 1024,
+		requestTimeoutMs: 60_000,
+		drainMs: 100,
+	};
+}
+
 /** A bridge on in-memory stdio whose every connect gets a new in-memory supervisor connection. */
 function bridgeOnMemory(clock = new ManualClock()) {
 	/** While set, a connect finds no supervisor listening, as when its socket is gone. */
@@ -82,14 +96,7 @@ function bridgeOnMemory(clock = new ManualClock()) {
 	const client = new Lines(output);
 	const connections: SupervisorEnd[] = [];
 	const bridge = new StdioBridge({
-		socketPath: '/nonexistent/hangar.sock',
-		stateDir: '/nonexistent',
-		input,
-		output,
-		logger: new Logger(() => {}, 'silent'),
-		maxMessageBytes: 1024 * 1024,
-		requestTimeoutMs: 60_000,
-		drainMs: 100,
+		...memoryOptions(input, output),
 		backoff: {initialMs: 100, maxMs: 1000},
 		clock,
 		connect: async () => {
@@ -251,5 +258,58 @@ describe('the --stdio bridge', () => {
 		expect(answer.error?.message).toContain('waited 60 s');
 		expect(answer.error?.message).toContain('no supervisor is listening');
 		expect(connections).toHaveLength(1);
+	});
+});
+
+describe('the --stdio bridge and a side that does not read', () => {
+	/** A bridge on a connection whose two far ends (the client's stdout, the supervisor's input) nobody reads until asked. */
+	function unread() {
+		const input = new PassThrough();
+		const output = new PassThrough({highWaterMark: 1024});
+		const toSupervisor = new PassThrough({highWaterMark: 1024});
+		const toBridge = new PassThrough();
+		const socket = Duplex.from({readable: toBridge, writable: toSupervisor});
+		const bridge = new StdioBridge({
+			...memoryOptions(input, output),
+			socket,
+			backlogBytes: 64 * 1024,
+		});
+		bridges.push(bridge);
+		inputs.push(input);
+		bridge.start();
+		return {bridge, input, output, socket, toSupervisor, toBridge};
+	}
+
+	/** Starts reading `stream`: the ids of the messages on it, as they come. */
+	function idsReadFrom(stream: NodeJS.ReadableStream): Set<number> {
+		const lines = new Lines(stream);
+		const ids = new Set<number>();
+		stream.on('data', () => {
+			for (const message of lines.all.splice(0)) ids.add(message.id as number);
+		});
+		return ids;
+	}
+
+	const answer = (id: number) => `${JSON.stringify({jsonrpc: '2.0', id, result: {text: 'y'.repeat(8 * 1024)}})}\n`;
+	const request = (id: number) => `${JSON.stringify({jsonrpc: '2.0', id, method: 'tools/call', params: {name: 'x', arguments: {text: 'z'.repeat(8 * 1024)}}})}\n`;
+
+	it('stops reading the supervisor while the client has not read 64 KiB of its stdout, and reads on once it has', async () => {
+		const {input, output, socket, toSupervisor, toBridge} = unread();
+		toSupervisor.resume();
+		for (let id = 1; id <= 20; id++) input.write(request(id));
+		for (let id = 1; id <= 20; id++) toBridge.write(answer(id));
+		await vi.waitFor(() => expect(socket.isPaused()).toBe(true));
+		const got = idsReadFrom(output);
+		await vi.waitFor(() => expect(got.size).toBe(20));
+		expect(socket.isPaused()).toBe(false);
+	});
+
+	it('stops reading the client while the supervisor has not read 64 KiB it was sent, and reads on once it has', async () => {
+		const {input, toSupervisor} = unread();
+		for (let id = 1; id <= 20; id++) input.write(request(id));
+		await vi.waitFor(() => expect(input.isPaused()).toBe(true));
+		const got = idsReadFrom(toSupervisor);
+		await vi.waitFor(() => expect(got.size).toBe(20));
+		expect(input.isPaused()).toBe(false);
 	});
 });

@@ -1,6 +1,6 @@
 import {PassThrough} from 'node:stream';
 import type {JSONRPCMessage} from '@modelcontextprotocol/sdk/types.js';
-import {describe, expect, it} from 'vitest';
+import {describe, expect, it, vi} from 'vitest';
 import {LineTransport} from '../../../../source/core/wire/line-transport.js';
 
 /** A LineTransport on in-memory streams: what it passes on, what it writes, what it reports. */
@@ -104,5 +104,45 @@ describe('LineTransport', () => {
 		input.end(ping('"last"'));
 		await ended;
 		expect(received).toEqual([{jsonrpc: '2.0', id: 'last', method: 'ping'}]);
+	});
+});
+
+describe('LineTransport with a peer that does not read', () => {
+	it('stops reading its requests once its answers pass the backlog limit, and reads on once it has read them, losing nothing', async () => {
+		const input = new PassThrough();
+		// The peer's side of the output: nothing reads it until the test says so.
+		const output = new PassThrough({highWaterMark: 1024});
+		const line = new LineTransport(input, output, 1024 * 1024, undefined, 64 * 1024);
+		const answer = 'x'.repeat(8 * 1024);
+		let received = 0;
+		line.onmessage = message => {
+			received += 1;
+			void line.send({jsonrpc: '2.0', id: (message as {id: number}).id, result: {answer}} as JSONRPCMessage);
+		};
+		await line.start();
+		const requests = Array.from({length: 100}, (_, index) => ping(String(index + 1))).join('\n');
+		input.write(`${requests}\n`);
+		await new Promise(resolve => setImmediate(resolve));
+		await new Promise(resolve => setImmediate(resolve));
+		// All 100 came in one read, so all were taken; their answers (about 800 KB) now wait for the peer.
+		expect(received).toBe(100);
+		expect(input.isPaused()).toBe(true);
+		// More requests while it does not read: not taken, however many.
+		input.write(`${Array.from({length: 50}, (_, index) => ping(String(index + 101))).join('\n')}\n`);
+		await new Promise(resolve => setImmediate(resolve));
+		expect(received).toBe(100);
+
+		// The peer reads everything: the input is read again, and every request gets its answer.
+		const answered = new Set<number>();
+		let rest = '';
+		output.setEncoding('utf8');
+		output.on('data', (chunk: string) => {
+			const parts = (rest + chunk).split('\n');
+			rest = parts.pop()!;
+			for (const part of parts) answered.add((JSON.parse(part) as {id: number}).id);
+		});
+		await vi.waitFor(() => expect(answered.size).toBe(150));
+		expect(received).toBe(150);
+		expect(input.isPaused()).toBe(false);
 	});
 });
