@@ -158,6 +158,22 @@ describe('"instances": "auto" (the default), three clients on --stdio bridges', 
 	});
 });
 
+describe('a request an upstream sends right after its answer', () => {
+	it('belongs to no call, even when the answer and the request come in one read: refused, though the caller could answer', async () => {
+		const upstream = {command: process.execPath, args: [path.join(root, 'test', 'fixtures', 'answer-then-ask.mjs')], instances: 'shared' as const};
+		const file = writeConfig(tempDir(), {ask: upstream}, fastHangar);
+		await startDaemon(file);
+		const [ada] = await attach(file, ['ada']);
+		for (let round = 0; round < 20; round++) {
+			await ada!.client.callTool({name: 'ask__answer-then-ask', arguments: {}});
+			const outcome = await waitFor(async () => (structured(await ada!.client.callTool({name: 'ask__outcome', arguments: {}}))['outcome'] as {error?: {message: string}} | null) ?? undefined, 'the request after the answer to be answered');
+			expect(outcome.error?.message).toContain('no client has a call to "ask" in flight, so no client caused it');
+		}
+
+		expect(ada!.asked).toEqual([]);
+	});
+});
+
 describe('"instances": "shared", two clients', () => {
 	it('over --stdio bridges: relays a request to the only client with a call in flight, refuses one it cannot place; 50 concurrent rounds, none crosses', async () => {
 		const file = writeConfig(tempDir(), {probe: probe({instances: 'shared'})}, fastHangar);

@@ -514,7 +514,8 @@ export class UpstreamConnection {
 		params['_meta'] = {...(params['_meta'] as Record<string, unknown> | undefined), ...modernEnvelope(this.clientSide, noClientCapabilities, options.caller)};
 		this.extensionTasks.outgoing(method, params);
 		return sendInRounds(this.name, method, params, withSignal(options), this.clientSide, async (sent, timeoutMs) => {
-			const answer = await this.pending.send(method, sent, {...options, timeoutMs});
+			// A round's answer may ask for more input: the call is still in flight until the last one.
+			const answer = await this.pending.send(method, sent, {...options, timeoutMs, onAnswered: undefined});
 			return this.extensionTasks.incoming(method, sent, answer instanceof ForwardedResult ? answer.value() : answer);
 		}, this.log);
 	}

@@ -25,6 +25,13 @@ export type SendOptions = {
 	onprogress?: ((progress: Progress) => void) | undefined;
 	/** Who made the call, as the engine gave it: a request the upstream ties to this call is that caller's. */
 	caller?: unknown;
+	/**
+	 * Told as the upstream's answer (a result or an error) is read, before
+	 * the next line of its output: from then on the call is not in flight,
+	 * so a request the upstream sends after it belongs to no call, even when
+	 * both came in one read (the promise's reactions would run after it).
+	 */
+	onAnswered?: (() => void) | undefined;
 };
 
 /** What the requests are sent on. */
@@ -110,6 +117,8 @@ class OwnRequest implements Expiring {
 			this.reject(message);
 			return;
 		}
+
+		this.options.onAnswered?.();
 
 		const response = message as {result?: unknown; error?: {code?: unknown; message?: unknown; data?: unknown}};
 		if (response.error !== undefined) {

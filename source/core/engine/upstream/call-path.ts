@@ -329,6 +329,7 @@ export class CallPath {
 				task: context.task,
 				onprogress: progress === undefined ? undefined : update => progress.upstream(update),
 				caller,
+				onAnswered: caller === undefined ? undefined : () => this.callers.end(caller),
 			});
 			const now = deps.clock.now();
 			const ms = performance.now() - began;
@@ -392,6 +393,7 @@ export class CallPath {
 				timeoutMs: remaining,
 				onprogress: progress === undefined ? undefined : update => progress.upstream(update),
 				caller,
+				onAnswered: caller === undefined ? undefined : () => this.callers.end(caller),
 			});
 		} catch (error) {
 			if (error instanceof HangarError) throw error;
