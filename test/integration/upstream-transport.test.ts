@@ -53,6 +53,33 @@ describe('ChildProcessTransport', () => {
 		await transport.stop(100);
 	});
 
+	it('stops reading a child that floods requests and never reads the answers, past its backlog', async () => {
+		// Never reads its stdin; writes pings as fast as its stdout takes them.
+		const flood = `
+let id = 0;
+const next = () => JSON.stringify({jsonrpc: '2.0', id: ++id, method: 'ping'}) + '\\n';
+const write = () => { while (process.stdout.write(next())) {} process.stdout.once('drain', write); };
+write();
+setInterval(() => {}, 1000);
+`;
+		const tag = randomUUID();
+		const transport = new ChildProcessTransport(launch(flood, tag), new LogBuffer(10), undefined, 2000, 256 * 1024);
+		let received = 0;
+		transport.onmessage = message => {
+			received += 1;
+			void transport.send({jsonrpc: '2.0', id: (message as {id: number}).id, result: {pad: 'x'.repeat(1024)}}).catch(() => {});
+		};
+		await transport.start();
+		await waitFor(() => transport.backlogged, 'its stdout to be paused');
+		const atPause = received;
+		// About 256 KiB of 1 KiB answers, plus what its stdin pipe holds: a bound, not every ping it can write.
+		expect(atPause).toBeLessThan(2000);
+		// An absence can only be waited out: no more of its pings are read while it does not read.
+		await new Promise(resolve => setTimeout(resolve, 300));
+		expect(received).toBe(atPause);
+		await transport.stop(100);
+	});
+
 	it('stops a well-behaved child by closing stdin alone', async () => {
 		const tag = randomUUID();
 		const transport = new ChildProcessTransport(launch('process.stdin.resume(); process.stdin.on("end", () => process.exit(0));', tag), new LogBuffer(10));

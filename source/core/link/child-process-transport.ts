@@ -39,6 +39,7 @@ import {SpawnError} from './launch-problem.js';
 import {registerTree, signalTree, treeOf, unregisterTree} from './process-registry.js';
 import {hasProc, isStopped, newTreeMarker, startTimeOf, type TreeRoot} from './process-tree.js';
 import {CoalescingWriter} from '../wire/write-coalescer.js';
+import {Backlog} from '../wire/backlog.js';
 import {spawnUpstream, takeEarly} from './early-spawn.js';
 
 /** A send the writer took at once: every such send shares this settled promise. */
@@ -84,6 +85,7 @@ export class ChildProcessTransport implements Transport {
 	private closed = false;
 	private stopping: 'stdin-close' | 'SIGTERM' | 'SIGKILL' | undefined;
 	private writer: CoalescingWriter | undefined;
+	private backlog: Backlog | undefined;
 	/** This child's tree: every process that carries it in MCP_HANGAR_TREE. */
 	private marker = newTreeMarker();
 	private root: TreeRoot | undefined;
@@ -100,7 +102,14 @@ export class ChildProcessTransport implements Transport {
 		readonly maxLineBytes: number = defaults.maxUpstreamMessageBytes,
 		/** How long each step of ending a child that broke its link waits (stdin close, then SIGTERM). */
 		private readonly graceMs = 2000,
+		/** Past this many bytes waiting for the child's stdin, its stdout is not read until it reads them (backlog.ts). */
+		private readonly backlogLimit?: number,
 	) {}
+
+	/** Whether the child's stdout is not read now: it let more than the backlog limit of what hangar sent it pile up unread. */
+	get backlogged(): boolean {
+		return this.backlog?.backlogged ?? false;
+	}
 
 	get pid(): number | undefined {
 		return this.child?.pid;
@@ -307,7 +316,10 @@ export class ChildProcessTransport implements Transport {
 			return Promise.reject(error);
 		}
 
-		this.writer ??= new CoalescingWriter(stdin);
+		// An upstream that does not read what it is sent is not read either: what it asks (a flood of pings, say)
+		// cannot pile hangar's answers up in memory. Its calls then time out as a hung upstream's do.
+		this.backlog ??= new Backlog(stdin, backlogged => (backlogged ? this.child?.stdout?.pause() : this.child?.stdout?.resume()), this.backlogLimit);
+		this.writer ??= new CoalescingWriter(stdin, {backlog: this.backlog});
 		// The writer returns a promise only while the pipe holds writes back (write-coalescer.ts).
 		return this.writer.write(line) ?? written;
 	}
