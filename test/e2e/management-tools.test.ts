@@ -71,7 +71,9 @@ describe('management tools', () => {
 		const dir = tempDir();
 		// First run, nothing cached: the slow upstream is still learning its tools when the client searches (its
 		// initialize takes 10 s, far longer than fx takes to be ready on a busy machine; the test waits for it below).
-		const hangar = await openHangar(writeConfig(dir, {slow: fixture('slow-start', ['--delay-ms', '10000']), fx: fixture('normal', [], {lazy: false})}, fastHangar));
+		// The session's first list waits 1 s for launch discovery, not fastHangar's 10: with 10, the client's
+		// initialize was answered just as the slow upstream's 10 s ended, and it sometimes listed its tools first.
+		const hangar = await openHangar(writeConfig(dir, {slow: fixture('slow-start', ['--delay-ms', '10000']), fx: fixture('normal', [], {lazy: false})}, {...fastHangar, firstListWaitSeconds: 1}));
 		await waitFor(async () => (await statusOf(hangar.client, 'fx')).state === 'ready', 'fx to be ready');
 		const early = await tool<{hits: ToolHit[]; notYetKnown: Array<{server: string; state: string}>}>(hangar.client, 'hangar_find_tools', {query: 'echo'});
 		expect([...new Set(early.hits.map(hit => hit.server))]).toEqual(['fx']);
