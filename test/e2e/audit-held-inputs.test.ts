@@ -78,6 +78,26 @@ describe('held inputs against a careless or hostile 2026-07-28 client', () => {
 		expect(JSON.stringify(right.result)).toContain('Ada');
 	});
 
+	it('a retry with the state on another tool or resource is refused without using the state up: it never gets the held call\'s result', async () => {
+		const dir = tempDir();
+		const hangar = await serveHttp(writeConfig(dir, {fx: fixture('normal', ['--client-features', '--resources-count', '2'], {namespace: false, instances: 'shared'})}, fastHangar));
+		const meta = envelope('mixed-up');
+		const first = await modernRequest(hangar.url, 'tools/call', {name: 'ask', arguments: {kind: 'elicitation'}, _meta: meta});
+		expect(first.result?.['resultType']).toBe('input_required');
+		const {requestState, inputRequests} = first.result as {requestState: string; inputRequests: Record<string, unknown>};
+		const responses = {[Object.keys(inputRequests)[0]!]: {action: 'accept', content: {name: 'Ada'}}};
+
+		// The same method, another tool: the client asked for echo, and must not get ask's result as echo's.
+		const otherTool = await modernRequest(hangar.url, 'tools/call', {name: 'echo', arguments: {message: 'x'}, requestState, inputResponses: responses, _meta: meta});
+		expect(otherTool.error?.code).toBe(-32_602);
+		expect(otherTool.error?.message).toContain('belongs to a tools/call request of "ask"');
+
+		const right = await modernRequest(hangar.url, 'tools/call', {name: 'ask', arguments: {kind: 'elicitation'}, requestState, inputResponses: responses, _meta: meta});
+		expect(right.error).toBeUndefined();
+		expect(right.result?.['resultType']).toBe('complete');
+		expect(JSON.stringify(right.result)).toContain('Ada');
+	});
+
 	it('a --stdio client that disconnects with a held call: the upstream gets hangar\'s error for its request before its call is cancelled', async () => {
 		const dir = tempDir();
 		const config = writeConfig(dir, {fx: fixture('normal', ['--client-features'], {namespace: false, instances: 'shared'})}, fastHangar);

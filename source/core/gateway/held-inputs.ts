@@ -112,6 +112,8 @@ class HeldCall implements HeldCallPeer {
 		readonly clientKey: string,
 		readonly record: ClientRecord,
 		readonly method: string,
+		/** What the request named (a tool, a prompt, a resource's URI): its retries must name the same. */
+		readonly target: string | undefined,
 		first: RequestContext,
 		readonly who: string,
 		/** The session whose request started it: a connection that is its client ends it when it closes. */
@@ -289,6 +291,17 @@ class HeldCall implements HeldCallPeer {
 	}
 }
 
+/** What a tools/call or prompts/get names (`name`), or a resources/read (`uri`): a retry is the same request only if it names the same. */
+function targetOf(params: Params): string | undefined {
+	const target = params?.['name'] ?? params?.['uri'];
+	return typeof target === 'string' ? target : undefined;
+}
+
+/** A request as a refusal names it: `tools/call request of "echo"`. */
+function describe(method: string, target: string | undefined): string {
+	return target === undefined ? `${method} request` : `${method} request of ${JSON.stringify(target)}`;
+}
+
 /** What a held call is answered with when the client's retry cannot be taken. */
 function refused(message: string): JsonRpcError {
 	return new JsonRpcError(JsonRpcCode.InvalidParams, message);
@@ -331,7 +344,7 @@ export class HeldInputs {
 			if (record.capabilities.size === 0 && Object.keys(record.declaredCapabilities).length === 0) record.declaredCapabilities = declared;
 			if (params !== undefined && 'requestState' in params) return this.resume(context, key, declared, params);
 			const who = `the 2026-07-28 client ${record.name === null ? `of ${record.label}` : `"${record.name}" (${record.label})`}`;
-			const call = new HeldCall(this, key, record, context.method, context, who, scope);
+			const call = new HeldCall(this, key, record, context.method, targetOf(params), context, who, scope);
 			this.calls.set(call.id, call);
 			const {inputResponses: _responses, ...rest} = params ?? {};
 			call.start(handler, params === undefined ? undefined : rest);
@@ -340,10 +353,10 @@ export class HeldInputs {
 	}
 
 	private async resume(context: RequestContext, key: string, declared: Record<string, unknown>, params: Record<string, unknown>): Promise<unknown> {
-		const opened = this.states.open(params['requestState'], key, context.method);
+		const opened = this.states.open(params['requestState'], key, context.method, targetOf(params));
 		// An expired state's held call is freed now, with its error to the upstream, not only when its timer fires.
 		if (!opened.ok && opened.reason === 'expired') this.sweep();
-		if (!opened.ok && opened.reason === 'other-request') throw refused(`Invalid params: requestState belongs to a ${opened.held.method} request; retry that request with it, not ${context.method}`);
+		if (!opened.ok && opened.reason === 'other-request') throw refused(`Invalid params: requestState belongs to a ${describe(opened.held.method, opened.held.target)}; retry that request with it, not a ${describe(context.method, targetOf(params))}`);
 		if (!opened.ok) throw refused(refusedStateMessage(opened.reason));
 		const call = this.calls.get(String(opened.held.heldRequestId));
 		if (call === undefined) throw refused(refusedStateMessage('expired'));
@@ -356,7 +369,7 @@ export class HeldInputs {
 	mint(call: HeldCall): string | undefined {
 		// States of calls that ended before their client retried are outstanding until they expire: cleared here, so they never hold a place.
 		this.sweep();
-		return this.states.mint({client: call.clientKey, upstream: call.upstream, heldRequestId: call.id, method: call.method});
+		return this.states.mint({client: call.clientKey, upstream: call.upstream, heldRequestId: call.id, method: call.method, ...(call.target === undefined ? {} : {target: call.target})});
 	}
 
 	/** Why one more held request of `bytes` does not fit for `call`'s client, or undefined when it does. */

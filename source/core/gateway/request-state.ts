@@ -24,8 +24,10 @@ export type HeldInput = {
 	upstream: string;
 	/** The upstream's JSON-RPC id of the request held. */
 	heldRequestId: string | number;
-	/** What the upstream asked (sampling/createMessage, elicitation/create, roots/list). */
+	/** The client's request that was answered with input_required (tools/call, prompts/get, resources/read). */
 	method: string;
+	/** What that request named (the tool or prompt, the resource's URI), when it named one: a retry must name the same. */
+	target?: string;
 };
 
 export type OpenedState =
@@ -82,11 +84,11 @@ export class RequestStates {
 	}
 
 	/**
-	 * Opens `token` for `client`'s retry of a `method` request: what it holds,
-	 * once, or why not. A refused state stays outstanding (a wrong retry does
+	 * Opens `token` for `client`'s retry of a `method` request naming `target`:
+	 * what it holds, once, or why not. A refused state stays outstanding (a wrong retry does
 	 * not use it up, and an expired one is left for `expire()` to free).
 	 */
-	open(token: unknown, client: string, method?: string): OpenedState {
+	open(token: unknown, client: string, method?: string, target?: string): OpenedState {
 		if (typeof token !== 'string' || token.length > 16_384) return {ok: false, reason: 'malformed'};
 		const raw = Buffer.from(token, 'base64url');
 		if (raw.length <= ivBytes + tagBytes) return {ok: false, reason: 'malformed'};
@@ -103,7 +105,8 @@ export class RequestStates {
 
 		if (payload.held.client !== client) return {ok: false, reason: 'other-client'};
 		if (payload.exp <= this.now()) return {ok: false, reason: 'expired'};
-		if (method !== undefined && payload.held.method !== method && this.outstanding.has(payload.id)) return {ok: false, reason: 'other-request', held: payload.held};
+		const otherRequest = method !== undefined && (payload.held.method !== method || payload.held.target !== target);
+		if (otherRequest && this.outstanding.has(payload.id)) return {ok: false, reason: 'other-request', held: payload.held};
 
 		if (!this.outstanding.delete(payload.id)) return {ok: false, reason: 'replayed'};
 		return {ok: true, held: payload.held};

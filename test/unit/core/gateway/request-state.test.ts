@@ -54,6 +54,15 @@ describe('RequestStates', () => {
 		expect(states.open(token, 'session-1', 'tools/call')).toEqual({ok: false, reason: 'replayed'});
 	});
 
+	it('refuses a state retried on the same method naming another tool, prompt or resource, without using it up', () => {
+		const states = new RequestStates();
+		const named = {...held, method: 'tools/call', target: 'ask'};
+		const token = states.mint(named)!;
+		expect(states.open(token, 'session-1', 'tools/call', 'echo')).toEqual({ok: false, reason: 'other-request', held: named});
+		expect(states.open(token, 'session-1', 'tools/call')).toEqual({ok: false, reason: 'other-request', held: named});
+		expect(states.open(token, 'session-1', 'tools/call', 'ask')).toEqual({ok: true, held: named});
+	});
+
 	it('keeps at most maxOutstanding states', () => {
 		const states = new RequestStates({maxOutstanding: 2});
 		expect(states.mint(held)).toBeDefined();
