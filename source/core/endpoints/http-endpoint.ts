@@ -23,7 +23,8 @@
  *   request's log line and in the log lines of the upstream call it made;
  * - a server-side deadline per call (hangar.httpCallTimeoutSeconds), shorter
  *   than the usual client timeout;
- * - sessions with no request open for hangar.httpSessionIdleSeconds closed;
+ * - sessions with no request open for hangar.httpSessionIdleSeconds closed,
+ *   and at most maxHttpSessions kept (http-session-cap.ts);
  * - unauthenticated `/healthz` and `/readyz` that reveal nothing else;
  * - Prometheus metrics at `/metrics`, behind the same token and Host/Origin
  *   checks as `/mcp` (metrics-endpoint.ts).
@@ -47,6 +48,7 @@ import {HttpSessionTransport} from './http-session.js';
 import {ModernEndpoint, modernHeaderRefusal} from './http-modern.js';
 import {isModernVersion, requestEra} from '../gateway/protocol-era.js';
 import {resumeBudget} from './sse-event-log.js';
+import {makeRoomForSession} from './http-session-cap.js';
 
 export const mcpPath = '/mcp';
 
@@ -464,14 +466,8 @@ export class HttpEndpoint {
 		}
 
 		if (message?.method !== 'initialize') {
-			sendRpcError(
-				res,
-				400,
-				-32_000,
-				'Bad Request: no Mcp-Session-Id header. Open a session with "initialize" first, then send the Mcp-Session-Id header it returns with every request.',
-				message?.id ?? null,
-			);
-			return;
+			const refusal = 'Bad Request: no Mcp-Session-Id header. Open a session with "initialize" first, then send the Mcp-Session-Id header it returns with every request.';
+			return sendRpcError(res, 400, -32_000, refusal, message?.id ?? null);
 		}
 
 		// Checked before a session is opened: a malformed initialize opens none.
@@ -481,6 +477,8 @@ export class HttpEndpoint {
 			return;
 		}
 
+		const full = makeRoomForSession(this.sessions, this.logger);
+		if (full !== undefined) return sendRpcError(res, 503, -32_000, full, message.id ?? null);
 		const session = await this.openSession();
 		await this.handleInSession(session, req, res, record, message);
 		// Refused before initialize was read (e.g. a wrong Accept header): no session came of it.
