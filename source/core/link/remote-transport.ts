@@ -4,7 +4,9 @@
  * Basic auth. An upstream whose config sets no Authorization header gets
  * hangar's own OAuth access token when it has signed in (oauth-bearer.ts);
  * one that answers 401 without a sign-in needs one, and no other transport
- * is tried. One of the few modules that import the MCP SDK.
+ * is tried. An upstream that answers 404 to hangar's session lost it: the
+ * connection is closed, so the upstream restarts with a new session. One of
+ * the few modules that import the MCP SDK.
  */
 import {SSEClientTransport, StreamableHTTPClientTransport, type Client, type Transport} from '@modelcontextprotocol/client';
 import {withTraceHeaders} from './trace-headers.js';
@@ -55,10 +57,15 @@ export async function connectRemote(
 	for (const kind of order) {
 		signal.throwIfAborted();
 		// A request's trace context in _meta goes in its HTTP headers too (trace-headers.ts).
+		const lost = (): void => {
+			log.push('hangar', 'the upstream answered HTTP 404 to hangar\'s session (it restarted, or ended the session): closing the connection, to start a new session');
+			void transport.close();
+		};
+
 		const transport: Transport =
 			kind === 'sse'
 				? new SSEClientTransport(url, {requestInit, fetch: withAuth(withTraceHeaders(bounded))})
-				: new StreamableHTTPClientTransport(url, {requestInit, fetch: withAuth(origins.wrap(withTraceHeaders(bounded)))});
+				: new StreamableHTTPClientTransport(url, {requestInit, fetch: withAuth(origins.wrap(withTraceHeaders(sessionWatch(bounded, lost))))});
 		try {
 			await client.connect(transport, {signal, timeout: NO_SDK_TIMEOUT});
 			log.push('hangar', `connected to ${url.origin} over ${kind}`);
@@ -75,6 +82,22 @@ export async function connectRemote(
 	}
 
 	throw new Error(`cannot connect to ${maskText(config.launch.url)} (${failures.join('; ')})`);
+}
+
+/**
+ * `base`, calling `lost` when a request of hangar's session (one with an
+ * Mcp-Session-Id) is answered HTTP 404: the server no longer knows the
+ * session, and the Streamable HTTP transport says the client must start a
+ * new one. Closing the connection does: the upstream is restarted by the
+ * usual policy, with a new `initialize`. The DELETE that ends a session
+ * (hangar's own close) is not watched.
+ */
+function sessionWatch(base: typeof fetch, lost: () => void): typeof fetch {
+	return async (input, init) => {
+		const response = await base(input, init);
+		if (response.status === 404 && init?.method !== 'DELETE' && new Headers(init?.headers).has('mcp-session-id')) lost();
+		return response;
+	};
 }
 
 /** The most specific reason in an error chain (fetch hides ECONNREFUSED in `cause`). */
