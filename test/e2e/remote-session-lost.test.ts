@@ -6,10 +6,11 @@
  * that upstream until a person restarts it. Real processes: the built
  * hangar (`--stdio`) and the v1 SDK upstream of test/fixtures/matrix-upstream.mjs.
  */
-import type {ChildProcess} from 'node:child_process';
+import {spawn, type ChildProcess} from 'node:child_process';
+import net from 'node:net';
 import {afterEach, describe, expect, it} from 'vitest';
 import {startMatrixUpstreamOverHttp} from '../support/compat-matrix.js';
-import {closeHangars, fastHangar, openHangar, tempDir, waitFor, writeConfig} from '../support/hangar.js';
+import {closeHangars, everythingPath, fastHangar, openHangar, tempDir, waitFor, writeConfig} from '../support/hangar.js';
 
 const children: ChildProcess[] = [];
 
@@ -17,6 +18,36 @@ afterEach(async () => {
 	await closeHangars();
 	for (const child of children.splice(0)) child.kill();
 });
+
+/** A port free now on loopback. */
+async function freePort(): Promise<number> {
+	const server = net.createServer();
+	await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve));
+	const {port} = server.address() as net.AddressInfo;
+	await new Promise(resolve => server.close(resolve));
+	return port;
+}
+
+/** server-everything serving Streamable HTTP on `port`, once it listens. */
+async function everythingOverHttp(port: number): Promise<ChildProcess> {
+	const child = spawn(process.execPath, [everythingPath, 'streamableHttp'], {env: {...process.env, PORT: String(port)}, stdio: ['ignore', 'ignore', 'pipe']});
+	children.push(child);
+	let output = '';
+	for await (const chunk of child.stderr!) {
+		output += String(chunk);
+		if (output.includes('listening on port')) return child;
+	}
+
+	throw new Error(`server-everything ended before it listened: ${output}`);
+}
+
+async function echoes(client: {callTool: (request: {name: string; arguments: Record<string, unknown>}) => Promise<unknown>}, message: string): Promise<string | undefined> {
+	try {
+		return textOf(await client.callTool({name: 'echo', arguments: {message}}));
+	} catch {
+		return undefined;
+	}
+}
 
 function textOf(result: unknown): string {
 	return (result as {content: Array<{text?: string}>}).content[0]?.text ?? '';
@@ -46,5 +77,20 @@ describe('a remote upstream that lost hangar\'s session', () => {
 		expect(after).toBe('Echo: after');
 		// And it stays usable: not a single lucky call.
 		expect(textOf(await client.callTool({name: 'echo', arguments: {message: 'again'}}))).toBe('Echo: again');
+	});
+
+	it('gets a new session from a server that restarted and answers the old one 400 "No valid session ID" (server-everything, the SDK example\'s way)', async () => {
+		const port = await freePort();
+		const first = await everythingOverHttp(port);
+		const dir = tempDir();
+		const config = writeConfig(dir, {remote: {url: `http://127.0.0.1:${port}/mcp`, namespace: false, instances: 'shared'}}, fastHangar);
+		const {client} = await openHangar(config);
+		expect(await echoes(client, 'before')).toBe('Echo: before');
+
+		first.kill();
+		await new Promise(resolve => first.once('exit', resolve));
+		await everythingOverHttp(port);
+		expect(await waitFor(async () => echoes(client, 'after'), 'a call to succeed on a new session', 15_000)).toBe('Echo: after');
+		expect(await echoes(client, 'again')).toBe('Echo: again');
 	});
 });

@@ -4,9 +4,10 @@
  * Basic auth. An upstream whose config sets no Authorization header gets
  * hangar's own OAuth access token when it has signed in (oauth-bearer.ts);
  * one that answers 401 without a sign-in needs one, and no other transport
- * is tried. An upstream that answers 404 to hangar's session lost it: the
- * connection is closed, so the upstream restarts with a new session. One of
- * the few modules that import the MCP SDK.
+ * is tried. An upstream that answers 404 (or a 400 naming the session) to
+ * hangar's session lost it: the connection is closed, so the upstream
+ * restarts with a new session. One of the few modules that import the MCP
+ * SDK.
  */
 import {SSEClientTransport, StreamableHTTPClientTransport, type Client, type Transport} from '@modelcontextprotocol/client';
 import {withTraceHeaders} from './trace-headers.js';
@@ -58,7 +59,7 @@ export async function connectRemote(
 		signal.throwIfAborted();
 		// A request's trace context in _meta goes in its HTTP headers too (trace-headers.ts).
 		const lost = (): void => {
-			log.push('hangar', 'the upstream answered HTTP 404 to hangar\'s session (it restarted, or ended the session): closing the connection, to start a new session');
+			log.push('hangar', 'the upstream no longer knows hangar\'s session (HTTP 404, or 400 naming the session: it restarted, or ended the session): closing the connection, to start a new session');
 			void transport.close();
 		};
 
@@ -89,15 +90,24 @@ export async function connectRemote(
  * Mcp-Session-Id) is answered HTTP 404: the server no longer knows the
  * session, and the Streamable HTTP transport says the client must start a
  * new one. Closing the connection does: the upstream is restarted by the
- * usual policy, with a new `initialize`. The DELETE that ends a session
- * (hangar's own close) is not watched.
+ * usual policy, with a new `initialize`. Servers built on the SDK's example
+ * (server-everything among them) answer an unknown session with 400 "No
+ * valid session ID provided" instead: a 400 whose body says the session
+ * is unknown counts too. The DELETE that ends a session (hangar's own close)
+ * is not watched.
  */
 function sessionWatch(base: typeof fetch, lost: () => void): typeof fetch {
 	return async (input, init) => {
 		const response = await base(input, init);
-		if (response.status === 404 && init?.method !== 'DELETE' && new Headers(init?.headers).has('mcp-session-id')) lost();
+		if ((response.status !== 404 && response.status !== 400) || init?.method === 'DELETE' || !new Headers(init?.headers).has('mcp-session-id')) return response;
+		if (response.status === 404 || unknownSession(await response.clone().text().catch(() => ''))) lost();
 		return response;
 	};
+}
+
+/** A 400 body that says the session is not known ("No valid session ID provided", "Session not found", "invalid or expired session"). */
+function unknownSession(body: string): boolean {
+	return /session/i.test(body) && /\b(no valid|invalid|unknown|not found|expired|terminated)\b/i.test(body);
 }
 
 /** The most specific reason in an error chain (fetch hides ECONNREFUSED in `cause`). */
