@@ -12,7 +12,8 @@
  *   constant time; listening beyond loopback without one is refused, and on
  *   loopback the Host header must name loopback (DNS rebinding);
  * - on every address, a browser's Origin must be allowed
- *   (hangar.httpAllowedOrigins, or a loopback page on a loopback endpoint);
+ *   (hangar.httpAllowedOrigins, or a loopback page on a loopback endpoint),
+ *   and an allowed page gets CORS (http-cors.ts);
  * - its own reading of the body, by the JSON-RPC rule every endpoint uses
  *   (message-classifier.ts), so malformed input gets a 400 whose JSON-RPC
  *   error says what was wrong (with the id as received), and a 413 past
@@ -49,6 +50,7 @@ import {ModernEndpoint, modernHeaderRefusal} from './http-modern.js';
 import {isModernVersion, requestEra} from '../gateway/protocol-era.js';
 import {resumeBudget} from './sse-event-log.js';
 import {makeRoomForSession} from './http-session-cap.js';
+import {allowOrigin, answeredPreflight} from './http-cors.js';
 
 export const mcpPath = '/mcp';
 
@@ -274,7 +276,7 @@ export class HttpEndpoint {
 		}
 
 		if (path === metricsPath) {
-			if (this.checkOrigin(req, res) && this.checkToken(req, res)) await serveMetrics(await metricsOf(this.options.supervisor), req, res);
+			if (this.checkOrigin(req, res) && !answeredPreflight(req, res, 'GET') && this.checkToken(req, res)) await serveMetrics(await metricsOf(this.options.supervisor), req, res);
 			return;
 		}
 
@@ -283,7 +285,7 @@ export class HttpEndpoint {
 			return;
 		}
 
-		if (!this.checkOrigin(req, res) || !this.checkToken(req, res)) return;
+		if (!this.checkOrigin(req, res) || answeredPreflight(req, res, 'GET, POST, DELETE') || !this.checkToken(req, res)) return;
 		if (this.closing !== undefined) {
 			sendRpcError(res, 503, ErrorCode.ShuttingDown, 'hangar is shutting down and accepts no new requests; retry once it is running again', null, {Connection: 'close'});
 			return;
@@ -330,7 +332,7 @@ export class HttpEndpoint {
 		} catch {}
 
 		const allowed = this.options.supervisor.config.hangar.httpAllowedOrigins;
-		if (url !== undefined && (allowed.includes(url.origin) || (loopback && isLoopbackHost(url.hostname)))) return true;
+		if (url !== undefined && (allowed.includes(url.origin) || (loopback && isLoopbackHost(url.hostname)))) return allowOrigin(res, origin);
 		sendJson(res, 403, {
 			error: 'forbidden_origin',
 			message: `Origin ${JSON.stringify(origin)} is not allowed: web pages may call this endpoint only from ${loopback ? 'loopback origins or ' : ''}the origins in hangar.httpAllowedOrigins (${allowed.length === 0 ? 'none set' : allowed.join(', ')}). Add the page's origin there to allow it.`,
