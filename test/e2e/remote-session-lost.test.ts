@@ -53,6 +53,29 @@ function textOf(result: unknown): string {
 	return (result as {content: Array<{text?: string}>}).content[0]?.text ?? '';
 }
 
+describe('a remote upstream whose server went away', () => {
+	it('fails the call with what to check: its server at its origin (not a subprocess\'s stderr, and never the url\'s query)', async () => {
+		const port = await freePort();
+		const server = await everythingOverHttp(port);
+		const dir = tempDir();
+		const config = writeConfig(dir, {remote: {url: `http://127.0.0.1:${port}/mcp?key=sekret-in-query`, namespace: false, instances: 'shared'}}, fastHangar);
+		const {client} = await openHangar(config);
+		expect(await echoes(client, 'before')).toBe('Echo: before');
+
+		server.kill();
+		await new Promise(resolve => server.once('exit', resolve));
+		const error = await client.callTool({name: 'echo', arguments: {message: 'after'}}).then(
+			() => undefined,
+			(caught: unknown) => caught as Error,
+		);
+		expect(error, 'the call to a server that is gone fails').toBeDefined();
+		expect(error!.message).toContain('upstream "remote"');
+		expect(error!.message).toContain(`its server at http://127.0.0.1:${port} is running and reachable`);
+		expect(error!.message).not.toContain('stderr');
+		expect(error!.message).not.toContain('sekret');
+	});
+});
+
 describe('a remote upstream that lost hangar\'s session', () => {
 	it('gets a new session: calls work again without a person restarting it', async () => {
 		const url = await startMatrixUpstreamOverHttp('legacy', 'forgetful', children);

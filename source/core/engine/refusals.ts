@@ -337,7 +337,25 @@ export function callTimeout(options: {
  * failed on the way: no answer in time, the connection lost, or a transport
  * failure. The upstream's own JSON-RPC errors are forwarded instead.
  */
-export function requestFailed(upstream: string, operation: string, why: {kind: 'timeout'; timeoutMs: number; setting: string | undefined} | {kind: 'lost' | 'failed'; message: string}): HangarError {
+/**
+ * What to do about a request that failed without an answer: a subprocess's
+ * stderr says why; a remote upstream has none, and the failure is most often
+ * that its server is down or unreachable (fetch failed, ECONNREFUSED).
+ */
+function failedRequestHint(remoteUrl: string | undefined): string {
+	if (remoteUrl === undefined) return 'Check the upstream\'s stderr in hangar\'s log.';
+	let origin: string;
+	try {
+		// Only the origin: a path or query may carry a key.
+		origin = new URL(remoteUrl).origin;
+	} catch {
+		origin = 'its url';
+	}
+
+	return `Check that its server at ${origin} is running and reachable from this machine; hangar's log for it has the details.`;
+}
+
+export function requestFailed(upstream: string, operation: string, why: {kind: 'timeout'; timeoutMs: number; setting: string | undefined} | {kind: 'lost' | 'failed'; message: string; remoteUrl?: string | undefined}): HangarError {
 	if (why.kind === 'timeout') {
 		return new HangarError({
 			code: 'CallTimeout',
@@ -354,7 +372,7 @@ export function requestFailed(upstream: string, operation: string, why: {kind: '
 		upstream,
 		operation,
 		message: why.message,
-		hint: why.kind === 'lost' ? 'Retry; hangar restarts crashed upstreams automatically.' : 'Check the upstream\'s stderr in hangar\'s log.',
+		hint: why.kind === 'lost' ? 'Retry; hangar restarts crashed upstreams automatically.' : failedRequestHint(why.remoteUrl),
 	});
 }
 
@@ -373,8 +391,8 @@ export function callCrashed(upstream: string, tool: string, options: {what: stri
 	});
 }
 
-export function callFailed(upstream: string, tool: string, message: string): HangarError {
-	return new HangarError({code: 'UpstreamError', upstream, operation: `tools/call "${tool}"`, message, hint: 'Check the upstream\'s stderr in hangar\'s log.'});
+export function callFailed(upstream: string, tool: string, message: string, remoteUrl?: string): HangarError {
+	return new HangarError({code: 'UpstreamError', upstream, operation: `tools/call "${tool}"`, message, hint: failedRequestHint(remoteUrl)});
 }
 
 export function startInterrupted(upstream: string): HangarError {

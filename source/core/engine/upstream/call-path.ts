@@ -123,6 +123,8 @@ export type UpstreamFacts = {
 	/** What to do about a crash, and when it restarts. */
 	crashHint: () => Hint;
 	nextRetryAt: number | undefined;
+	/** A remote upstream's url: what to check when a request to it fails (only its origin is said: a path or query may carry a key). */
+	remoteUrl?: string | undefined;
 	/** Why it needs sign-in, when a lost sign-in is what ended the call (its connection is closed for that). */
 	signInNeeded?: string | undefined;
 };
@@ -171,7 +173,7 @@ export function describeCallFailure(error: unknown, context: FailureContext): {e
 		};
 	}
 
-	return {error: callFailed(upstream, tool, errorMessage(error)), countsForBreaker: true};
+	return {error: callFailed(upstream, tool, errorMessage(error), context.remoteUrl), countsForBreaker: true};
 }
 
 /**
@@ -404,7 +406,7 @@ export class CallPath {
 			}
 
 			if (error instanceof ConnectionLostError) throw requestFailed(deps.name, operation, {kind: 'lost', message: 'the connection to the upstream closed while the request was in flight'});
-			throw requestFailed(deps.name, operation, {kind: 'failed', message: errorMessage(error)});
+			throw requestFailed(deps.name, operation, {kind: 'failed', message: errorMessage(error), remoteUrl: deps.failureFacts().remoteUrl});
 		} finally {
 			if (caller !== undefined) this.callers.end(caller);
 			this.ended();
