@@ -141,6 +141,8 @@ export class GatewaySession {
 		if ('onInputEnd' in transport) {
 			const drainMs = options.drainMs ?? 5000;
 			transport.onInputEnd = () => {
+				// A client whose input ended answers nothing: what an upstream asks it fails now, not when the drain ends.
+				this.asks.closeAll('the client closed its connection before answering');
 				void this.drain(drainMs).then(async () => transport.close());
 			};
 		}
