@@ -245,8 +245,13 @@ describe('"instances": "per-client"', () => {
 		const rich = {sampling: {tools: {}}, elicitation: {form: {}, url: {}}, roots: {listChanged: true}, experimental: {probe: {on: true}}};
 		const [ada] = await attach(file, ['ada'], rich);
 		const [bare] = await attach(file, ['bare'], {});
+		// The spec reads an empty elicitation object as form-only; the client sent it empty, and so is its instance told.
+		const plain = {sampling: {}, elicitation: {}};
+		const [old] = await attach(file, ['old'], plain);
 		expect(structured(await ada!.client.callTool({name: 'probe__client-capabilities', arguments: {}}))['capabilities']).toEqual(rich);
 		expect(structured(await bare!.client.callTool({name: 'probe__client-capabilities', arguments: {}}))['capabilities']).toEqual({});
+		expect(structured(await old!.client.callTool({name: 'probe__client-capabilities', arguments: {}}))['capabilities']).toEqual(plain);
+		expect(answeredBy(structured(await old!.client.callTool({name: 'probe__ask', arguments: {kind: 'elicitation'}})))).toBe('old');
 	});
 });
 

@@ -198,6 +198,8 @@ describe('a client first: --stdio with no supervisor running', () => {
 		await a.close();
 		await b.close();
 		await waitFor(() => processesWithTag(a.tag).length === 0 && processesWithTag(b.tag).length === 0, 'no process left');
+		// The loser was stopped by its own bridge, on purpose: nothing failed, so nothing says so.
+		expect(daemonLog(stateDir)).not.toMatch(/could not serve|is gone/);
 	});
 });
 

@@ -269,6 +269,8 @@ describe('upstream lifecycle with real fixture upstreams', () => {
 		expect(error.message).toContain('cancelled by the client');
 		await expectEventually(() => t.supervisor.upstream('fx').log.tail(50, 'stderr').some(line => line.text.startsWith('cancelled ')));
 		expect(t.supervisor.upstream('fx').snapshot().consecutiveFailures).toBe(0);
+		// A client's cancel is no failure of the upstream: every other client would see it in status as one.
+		expect(t.supervisor.upstream('fx').snapshot()).toMatchObject({failures: 0, lastError: undefined});
 	});
 
 	it('relays upstream progress after its own startup progress, always increasing', async () => {

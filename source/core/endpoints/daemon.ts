@@ -153,10 +153,12 @@ export function keepDaemon(
 	const minGapMs = options.minGapMs ?? 2000;
 	const maxTries = options.maxTries ?? 5;
 	let retry: NodeJS.Timeout | undefined;
+	// The daemon this bridge stopped itself (it lost the race to another): its exit is no problem.
+	let stopped: StartedDaemon | undefined;
 	// A daemon that exits without serving: the bridge's held requests are answered with why.
 	const tellProblem = (started: StartedDaemon): void => {
 		void started.exited.then(() => {
-			const problem = started.problem();
+			const problem = started === stopped ? undefined : started.problem();
 			if (problem !== undefined) {
 				logger.warn(`bridge: the supervisor this client started could not serve: ${problem}`);
 				bridge.daemonFailed(problem);
@@ -199,6 +201,7 @@ export function keepDaemon(
 			if (daemon !== undefined && !daemon.hasExited() && owner !== undefined && owner.pid !== daemon.pid && isAlive(owner.pid)) {
 				try {
 					process.kill(daemon.pid, 'SIGTERM');
+					stopped = daemon;
 				} catch {}
 
 				daemon = undefined;

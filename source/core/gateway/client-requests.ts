@@ -35,6 +35,8 @@ export class ClientRequests {
 	 * of the old session, which must not pass for the answer to a new one.
 	 */
 	private readonly nonce = randomBytes(4).toString('hex');
+	/** Why no request can be answered any more (the client's input ended), once it cannot. */
+	private unanswerable: string | undefined;
 
 	constructor(
 		private readonly send: (message: JSONRPCMessage, options: {relatedRequestId: string | number} | undefined) => void,
@@ -49,6 +51,7 @@ export class ClientRequests {
 	 * own: the upstream decides how long it waits, and cancels.
 	 */
 	async ask(method: RelayedMethod, params: Record<string, unknown> | undefined, options: AskOptions): Promise<Record<string, unknown>> {
+		if (this.unanswerable !== undefined) throw this.noAnswer(method, this.unanswerable);
 		const id = `${askedPrefix}${this.nonce}-${++this.next}`;
 		const meta = params?.['_meta'];
 		const outgoing = isPlainObject(meta) && meta['progressToken'] !== undefined ? {...params, _meta: {...meta, progressToken: id}} : params;
@@ -65,7 +68,7 @@ export class ClientRequests {
 				settle: message => {
 					options.signal.removeEventListener('abort', onAbort);
 					if (message instanceof Error) {
-						reject(new HangarError({code: 'NoClientAnswer', operation: method, message: `${message.message} (${this.who()})`, hint: 'The upstream may send it again; another client can answer it then.'}));
+						reject(this.noAnswer(method, message.message));
 					} else if (message.error !== undefined) {
 						const {code, message: text, data} = message.error;
 						reject(new JsonRpcError(typeof code === 'number' ? code : JsonRpcCode.InternalError, typeof text === 'string' ? text : 'the client answered with an error', data));
@@ -103,10 +106,20 @@ export class ClientRequests {
 		this.asked.get(token)?.onProgress?.(progress);
 	}
 
-	/** The session closed: every request still waiting fails. */
-	closeAll(): void {
+	/**
+	 * The session closed, or the client's input ended (it can send no answer
+	 * then, though hangar may still write it the answers to its calls): every
+	 * request still waiting fails, and so does every later one, at once. The
+	 * calls they belong to can end, and stop counting as in flight.
+	 */
+	closeAll(why = 'the client disconnected before answering'): void {
+		this.unanswerable ??= why;
 		const asked = [...this.asked.values()];
 		this.asked.clear();
-		for (const request of asked) request.settle(new Error('the client disconnected before answering'));
+		for (const request of asked) request.settle(new Error(why));
+	}
+
+	private noAnswer(method: RelayedMethod, why: string): HangarError {
+		return new HangarError({code: 'NoClientAnswer', operation: method, message: `${why} (${this.who()})`, hint: 'The upstream may send it again; another client can answer it then.'});
 	}
 }

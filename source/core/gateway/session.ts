@@ -141,6 +141,8 @@ export class GatewaySession {
 		if ('onInputEnd' in transport) {
 			const drainMs = options.drainMs ?? 5000;
 			transport.onInputEnd = () => {
+				// A client whose input ended answers nothing: what an upstream asks it fails now, not when the drain ends.
+				this.asks.closeAll('the client closed its connection before answering');
 				void this.drain(drainMs).then(async () => transport.close());
 			};
 		}
@@ -214,8 +216,10 @@ export class GatewaySession {
 			this.client.identify(String(params.clientInfo.name), String(params.clientInfo.version));
 			this.pipeline.audience = kind === 'socket' && params.clientInfo.name === cliClientName ? 'cli' : 'mcp';
 			const declared = Object.values(relayedRequests).filter(capability => isPlainObject(params.capabilities?.[capability]));
-			// As the client declared them: its own instances of per-client servers are told exactly these.
-			const declaredCapabilities: Record<string, unknown> = isPlainObject(params.capabilities) ? params.capabilities : {};
+			// As the client declared them: its own instances of per-client servers are told exactly these (as sent, not as
+			// the SDK's schema reads them: it turns an empty `elicitation` into `{form: {}}`).
+			const sent = isPlainObject(raw) ? raw['capabilities'] : undefined;
+			const declaredCapabilities: Record<string, unknown> = isPlainObject(sent) ? sent : isPlainObject(params.capabilities) ? params.capabilities : {};
 			// Known from now on (a tools/list may come before initialized, and lists what a client like it sees);
 			// requests are relayed to it only once it has initialized (the relayed kinds, below).
 			this.client.declaredCapabilities = declaredCapabilities;

@@ -353,7 +353,8 @@ export class CallPath {
 			// A refusal (breaker open, dead, stopped, ...) is not a new failure of the upstream: counting it,
 			// and storing its message as lastError, would bury the real cause under copies of itself.
 			const refused = phase === 'start' && mapped.error instanceof HangarError && refusalCodes.has(mapped.error.codeName);
-			if (!refused) {
+			// Nor is a client's cancel (or its going away): every other client would see it in status as the upstream's error.
+			if (!refused && !(error instanceof RequestCancelledError)) {
 				deps.metrics.recordFailure(ms, mapped.error.message);
 				this.history.tool(tool).recordFailure(ms, mapped.error.message);
 			}
