@@ -14,10 +14,16 @@ function home(): string {
 	return os.homedir();
 }
 
+/** An XDG base dir from `name`, or `fallback`: the spec says to ignore one that is empty or relative (it would land in the current directory). */
+function xdgDir(name: string, fallback: string): string {
+	const value = process.env[name];
+	return value !== undefined && path.isAbsolute(value) ? value : fallback;
+}
+
 export function userConfigDir(): string {
 	if (process.platform === 'win32') return path.join(process.env['APPDATA'] ?? path.join(home(), 'AppData', 'Roaming'), 'mcp-hangar');
 	if (process.platform === 'darwin') return path.join(home(), 'Library', 'Application Support', 'mcp-hangar');
-	return path.join(process.env['XDG_CONFIG_HOME'] ?? path.join(home(), '.config'), 'mcp-hangar');
+	return path.join(xdgDir('XDG_CONFIG_HOME', path.join(home(), '.config')), 'mcp-hangar');
 }
 
 export function defaultStateDir(): string {
@@ -25,7 +31,7 @@ export function defaultStateDir(): string {
 	if (fromEnv !== undefined && fromEnv !== '') return path.resolve(fromEnv);
 	if (process.platform === 'win32') return path.join(process.env['LOCALAPPDATA'] ?? path.join(home(), 'AppData', 'Local'), 'mcp-hangar', 'state');
 	if (process.platform === 'darwin') return path.join(home(), 'Library', 'Application Support', 'mcp-hangar', 'state');
-	return path.join(process.env['XDG_STATE_HOME'] ?? path.join(home(), '.local', 'state'), 'mcp-hangar');
+	return path.join(xdgDir('XDG_STATE_HOME', path.join(home(), '.local', 'state')), 'mcp-hangar');
 }
 
 export function defaultConfigCandidates(): string[] {
