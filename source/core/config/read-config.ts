@@ -22,6 +22,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {z} from 'zod';
 import {closestMatch} from '../base/closest-match.js';
+import {maskText} from '../base/secret-mask.js';
 import type {Logger} from '../base/logger.js';
 import {defaultStateDir} from './paths.js';
 import {parseDotenv} from './dotenv.js';
@@ -29,6 +30,8 @@ import {foreignServerKeys, foreignTopLevelKeys, recogniseShape} from './foreign-
 import {
 	defaults,
 	hangarSchema,
+	httpUrlError,
+	isHttpUrl,
 	serverNameMaxLength,
 	serverSchema,
 	isValidPrefix,
@@ -374,7 +377,7 @@ export function parseConfig(raw: unknown, file: string, options: {stateDir?: str
 						}
 					: {
 							kind: 'remote',
-							url: expand(server.url, ['url']),
+							url: expandUrl(server.url, expand, errors, jsonPath(['mcpServers', name, 'url']), name),
 							headers: expandAll(server.headers, 'headers'),
 							transport: server.type === 'sse' ? 'sse' : server.type === 'http' || server.type === 'streamable-http' ? 'streamable-http' : 'auto',
 							auth: {
@@ -482,6 +485,14 @@ function expandVariables(value: string, variables: Record<string, string | undef
 		issues.push({path: at, message: unsetVariable(name), cause: 'unset-variable', server});
 		return whole;
 	});
+}
+
+/** A url with its variables expanded, checked as the schema checks one without variables. */
+function expandUrl(url: string, expand: (value: string, at: Array<string | number>) => string, errors: ConfigIssue[], at: string, server: string): string {
+	const before = errors.length;
+	const expanded = expand(url, ['url']);
+	if (errors.length === before && !isHttpUrl(expanded)) errors.push({path: at, message: `${httpUrlError} (it is ${JSON.stringify(maskText(expanded))} with its variables expanded)`, server});
+	return expanded;
 }
 
 /** Reads and validates a config file. Throws ConfigError for every problem, including unreadable files. */
