@@ -395,7 +395,8 @@ export type ConfigIssue = {
 	/** `error` (the default): something does not work as written; `notice`: another client's key, ignored. */
 	severity?: 'error' | 'notice';
 	/** Set for an unset `${VAR}`: the config editors accept it (the file is used in another environment). */
-	cause?: 'unset-variable';
+	/** What in the environment made it an error (an editor writes the entry anyway: the environment hangar runs in may differ, or the file come later). */
+	cause?: 'unset-variable' | 'unreadable-env-file';
 	/** The server entry it belongs to, when it belongs to one. */
 	server?: string;
 };

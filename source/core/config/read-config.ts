@@ -448,6 +448,7 @@ function readEnvFile(
 		errors.push({
 			path: jsonPath(['mcpServers', server, 'envFile']),
 			message: `cannot read the env file ${file} (${(error as NodeJS.ErrnoException).code ?? String(error)}); create it, or fix the path (relative to the config file)`,
+			cause: 'unreadable-env-file',
 			server,
 		});
 		return {};
