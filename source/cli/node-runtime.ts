@@ -17,6 +17,7 @@ import fs from 'node:fs';
 import module from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
+import {shellWord} from '../core/base/shell-words.js';
 
 /** The oldest Node major hangar runs on (package.json `engines`). */
 export const minimumNodeMajor = 22;
@@ -37,11 +38,6 @@ export function installRoot(script: string | undefined): string | undefined {
 	} catch {
 		return undefined;
 	}
-}
-
-/** `word` as a POSIX shell reads it back. */
-function shellWord(word: string): string {
-	return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
 }
 
 /**

@@ -9,6 +9,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import {shellWord} from '../base/shell-words.js';
 
 function home(): string {
 	return os.homedir();
@@ -53,6 +54,19 @@ export function stateDirOf(file: string, options: {stateDir?: string | undefined
 	} catch {}
 
 	return defaultStateDir();
+}
+
+/**
+ * The flags a command needs to reach the supervisor of `configPath` on
+ * `stateDir`, ready to copy into a message: `--config PATH`, and
+ * `--state-dir DIR` when the config alone would lead to another state dir
+ * (it was given on the command line), so the command named reaches this
+ * supervisor, not the default one.
+ */
+export function supervisorFlags(configPath: string, stateDir: string): string {
+	const flags = ['--config', path.resolve(configPath)];
+	if (stateDirOf(configPath) !== path.resolve(stateDir)) flags.push('--state-dir', path.resolve(stateDir));
+	return flags.map(word => shellWord(word)).join(' ');
 }
 
 /** The config file to use: the explicit one, else ./mcp-hangar.json, else the user config dir. */

@@ -1,7 +1,8 @@
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {afterEach, describe, expect, it} from 'vitest';
-import {defaultStateDir, userConfigDir} from '../../../../source/core/config/paths.js';
+import {defaultStateDir, supervisorFlags, userConfigDir} from '../../../../source/core/config/paths.js';
 
 const saved = {...process.env};
 afterEach(() => {
@@ -28,5 +29,19 @@ describe.runIf(process.platform === 'linux')('the XDG dirs', () => {
 			expect(userConfigDir()).toBe(path.join(os.homedir(), '.config', 'mcp-hangar'));
 			expect(defaultStateDir()).toBe(path.join(os.homedir(), '.local', 'state', 'mcp-hangar'));
 		}
+	});
+});
+
+describe('the flags a message names to reach a supervisor', () => {
+	it('are --config alone when the config leads to that state dir, and add --state-dir when it was given on the command line', () => {
+		const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hangar-paths-'));
+		const config = path.join(dir, 'my config.json');
+		fs.writeFileSync(config, JSON.stringify({hangar: {stateDir: 'state'}, mcpServers: {}}));
+		expect(supervisorFlags(config, path.join(dir, 'state'))).toBe(`--config '${config}'`);
+		expect(supervisorFlags(config, path.join(dir, 'elsewhere'))).toBe(`--config '${config}' --state-dir ${path.join(dir, 'elsewhere')}`);
+		const plain = path.join(dir, 'plain.json');
+		fs.writeFileSync(plain, JSON.stringify({mcpServers: {}}));
+		expect(supervisorFlags(plain, defaultStateDir())).toBe(`--config ${plain}`);
+		fs.rmSync(dir, {recursive: true});
 	});
 });
