@@ -24,7 +24,8 @@ import {z} from 'zod';
 import {closestMatch} from '../base/closest-match.js';
 import {maskText} from '../base/secret-mask.js';
 import type {Logger} from '../base/logger.js';
-import {defaultStateDir} from './paths.js';
+import {defaultConfigCandidates, defaultStateDir} from './paths.js';
+import {shellWord} from '../base/shell-words.js';
 import {parseDotenv} from './dotenv.js';
 import {foreignServerKeys, foreignTopLevelKeys, recogniseShape} from './foreign-keys.js';
 import {
@@ -68,6 +69,19 @@ export class ConfigError extends Error {
 				'Fix these entries (see the configuration reference, docs/configuration.md) and run `mcp-hangar --check-config` again.',
 		);
 		this.name = 'ConfigError';
+	}
+}
+
+/** No file where the config was looked for: what a person meets before import or add made one, said as such, with how to make one. */
+export class ConfigMissingError extends ConfigError {
+	constructor(file: string) {
+		super(file, [{path: '$', message: 'file not found'}]);
+		const [local, user] = defaultConfigCandidates();
+		const flag = file === local || file === user ? '' : ` --config ${shellWord(file)}`;
+		this.message =
+			`no config file at ${file}.\n  Without --config, hangar uses ./mcp-hangar.json, else ${user}.\n` +
+			`  To make one: \`mcp-hangar import\` lists the servers your MCP clients already have (\`mcp-hangar import CLIENT${flag}\` copies them), ` +
+			`or \`mcp-hangar add NAME${flag} -- COMMAND [ARGS...]\` adds one. Then \`mcp-hangar --check-config${flag}\` checks it.`;
 	}
 }
 
@@ -504,9 +518,8 @@ export function loadConfig(file: string, options: {stateDir?: string | undefined
 		text = fs.readFileSync(absolute, 'utf8');
 	} catch (error) {
 		const code = (error as NodeJS.ErrnoException).code;
-		throw new ConfigError(absolute, [
-			{path: '$', message: code === 'ENOENT' ? 'file not found (pass --config PATH, or create ./mcp-hangar.json)' : `cannot read the file (${code ?? String(error)})`},
-		]);
+		if (code === 'ENOENT') throw new ConfigMissingError(absolute);
+		throw new ConfigError(absolute, [{path: '$', message: `cannot read the file (${code ?? String(error)})`}]);
 	}
 
 	return parseConfigText(text, absolute, options);
