@@ -14,6 +14,7 @@ import type {ClientId} from './client-model.js';
 import {parseDotenv} from '../core/config/dotenv.js';
 import {fromMcpRemote} from './mcp-remote.js';
 import {fromWindowsLaunch} from './windows-launch.js';
+import {fromCommandLine} from './command-line-entry.js';
 
 export type ConvertContext = {
 	client: ClientId;
@@ -273,6 +274,7 @@ export function convertServer(name: string, raw: unknown, dialect: Dialect, cont
 	if (draft.problems.length > 0) return {...base, entry: undefined, notes: draft.notes, problem: draft.problems.join('; ')};
 
 	rewriteStrings(entry, draft.variables);
+	fromCommandLine(entry, draft.notes);
 	fromWindowsLaunch(entry, draft.notes, context.platform ?? process.platform);
 	fromMcpRemote(entry, draft.notes);
 
