@@ -19,10 +19,10 @@
  * file, and quick-main.ts with what it loads into dist/bundle/
  * (scripts/bundle.js): fewer modules for the ESM loader to resolve.
  */
-import {enableCompileCache, installRoot, unsupportedNode} from './cli/node-runtime.js';
+import {enableCompileCache, unsupportedNode} from './cli/node-runtime.js';
 import {lingeringServeArgs, plainStdioArgs, standaloneStdioArgs} from './cli/stdio-args.js';
 
-const unsupported = unsupportedNode(undefined, undefined, {root: installRoot(process.argv[1]), argv: process.argv.slice(2)});
+const unsupported = unsupportedNode(undefined, undefined, {script: process.argv[1], argv: process.argv.slice(2)});
 if (unsupported === undefined) {
 	enableCompileCache();
 	const argv = process.argv.slice(2);

