@@ -22,7 +22,7 @@
 import {enableCompileCache, unsupportedNode} from './cli/node-runtime.js';
 import {lingeringServeArgs, plainStdioArgs, standaloneStdioArgs} from './cli/stdio-args.js';
 
-const unsupported = unsupportedNode();
+const unsupported = unsupportedNode(undefined, undefined, {script: process.argv[1], argv: process.argv.slice(2)});
 if (unsupported === undefined) {
 	enableCompileCache();
 	const argv = process.argv.slice(2);

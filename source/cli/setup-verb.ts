@@ -16,7 +16,7 @@ import {editableConfigPath, openHangarConfig} from '../client-files/hangar-confi
 import {hangarLaunch, selfCommand} from '../client-files/hangar-launch.js';
 import {applySetup, planSetup, setupLocation, undoSetup} from '../client-files/setup.js';
 import {displayPath} from './server-summary.js';
-import {commandLine, shellWord} from '../client-files/shell-words.js';
+import {commandLine, shellWord} from '../core/base/shell-words.js';
 import {UsageError} from '../core/base/usage-error.js';
 
 type Output = {out: (text: string) => void; err: (text: string) => void};

@@ -12,6 +12,8 @@ import {terminalText} from '../core/base/terminal-text.js';
 import {ConsoleClient, ownerLabel} from '../core/endpoints/console-client.js';
 import {mcpClients, type ClientView} from '../core/engine/clients/clients.js';
 import {readConfig, type VerbOptions} from './supervisor-verbs.js';
+import {supervisorFlags} from '../core/config/paths.js';
+import {selfCommand} from '../client-files/hangar-launch.js';
 
 type Output = {out: (text: string) => void; err: (text: string) => void};
 /** Asks a yes/no question on the terminal; false when there is none to ask on. */
@@ -103,7 +105,7 @@ export async function shutdownVerb(options: VerbOptions & {yes: boolean}, io: Ou
 	if (others.length > 0 && !options.yes) {
 		const answer = await confirm(`Stop ${who}? ${attached}. ${restart} [y/N] `);
 		if (answer === undefined) {
-			io.err(`mcp-hangar: not stopping ${who}: ${attached}.\n  Run \`mcp-hangar shutdown --yes\` to stop it anyway. ${restart}\n`);
+			io.err(`mcp-hangar: not stopping ${who}: ${attached}.\n  Run \`${selfCommand()} shutdown --yes ${supervisorFlags(config.path, config.hangar.stateDir)}\` to stop it anyway. ${restart}\n`);
 			return 1;
 		}
 

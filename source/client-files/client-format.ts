@@ -5,6 +5,7 @@
  * `hangar` entry. One module per client in ./clients implements it.
  */
 import path from 'node:path';
+import {closestMatch} from '../core/base/closest-match.js';
 import type {ClientEnvironment, ClientId, ClientLocation, ServerGroup} from './client-model.js';
 import type {Dialect} from './server-entry.js';
 
@@ -55,10 +56,23 @@ export function objectAt(root: unknown, path: readonly string[]): Record<string,
 	return isRecord(node) ? node : undefined;
 }
 
+/**
+ * When the map of servers is missing but a key next to where it should be
+ * is a near miss (`mcpServer`, `mcp_servers`), a note saying so: otherwise
+ * a typo in the one key that matters reads as "0 servers", with no reason.
+ */
+export function nearMissNotes(root: unknown, serversPath: readonly string[]): string[] {
+	const parent = objectAt(root, serversPath.slice(0, -1));
+	const wanted = serversPath.at(-1)!;
+	if (parent === undefined || wanted in parent) return [];
+	const near = Object.keys(parent).find(key => closestMatch(key.replaceAll(/[-_\s]/g, ''), [wanted]) !== undefined);
+	return near === undefined ? [] : [`"${near}" is not "${wanted}", so none of its servers are read: rename the key to "${wanted}" in the file`];
+}
+
 /** The servers of files that keep them in one map at `path` (`mcpServers` for most clients). */
 export function singleGroup(root: unknown, location: ClientLocation, serversPath: string[]): {groups: ServerGroup[]; notes: string[]} {
 	const servers = objectAt(root, serversPath);
-	if (servers === undefined) return {groups: [], notes: []};
+	if (servers === undefined) return {groups: [], notes: nearMissNotes(root, serversPath)};
 	const projectDir = location.scope === 'project' ? projectDirOf(location) : undefined;
 	return {groups: [{path: serversPath, projectDir, servers}], notes: []};
 }

@@ -3,9 +3,10 @@
  * one server at a time, through the text, so the person's formatting, key
  * order and other entries stay as they were. Every write is validated with
  * the same schema hangar loads the file with, before anything is written,
- * and is atomic. A variable that is unset here is not a reason to refuse the
- * write: the file is usually written in a shell, and used in a client's
- * environment.
+ * and is atomic. A variable that is unset here, or an `envFile` that does
+ * not exist yet, is not a reason to refuse the write: the file is usually
+ * written in a shell, and used in a client's environment (and a project's
+ * `.env` is often created after its config).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -31,7 +32,8 @@ export function editableConfigPath(explicit: string | undefined): string {
 }
 
 /**
- * The problems hangar would report for this text, except unset variables.
+ * The problems hangar would report for this text, except unset variables
+ * and env files that cannot be read now (the environment's, not the text's).
  * Hangar would run a file with some unusable entries (they show as
  * `invalid`), but an editor does not write one: every error counts here;
  * other clients' keys that hangar ignores (notices) do not.
@@ -52,10 +54,10 @@ export function configIssues(file: string, text: string): ConfigIssue[] {
 		issues = error.issues;
 	}
 
-	return issues.filter(issue => issue.cause !== 'unset-variable');
+	return issues.filter(issue => issue.cause === undefined);
 }
 
-/** Why hangar would refuse this one entry (its problems joined), or undefined. Unset variables do not count. */
+/** Why hangar would refuse this one entry (its problems joined), or undefined. Unset variables and unreadable env files do not count. */
 export function entryProblem(entry: unknown): string | undefined {
 	const name = 'entry';
 	const issues = configIssues('(imported entry)', JSON.stringify({mcpServers: {[name]: entry}}));

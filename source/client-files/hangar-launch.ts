@@ -12,7 +12,7 @@ import path from 'node:path';
 import process from 'node:process';
 import {fileURLToPath} from 'node:url';
 import {defaultStateDir} from '../core/config/paths.js';
-import {commandLine, shellWord} from './shell-words.js';
+import {commandLine, shellWord} from '../core/base/shell-words.js';
 import type {HangarLaunch} from './client-format.js';
 
 /** dist/cli.js of the running installation. */

@@ -52,7 +52,7 @@ export function clientFileFromText(location: ClientLocation, text: string, envir
 	const {groups, notes} = format.groups(root, location);
 	const servers = groups.flatMap(group =>
 		Object.entries(group.servers).map(([name, raw]) =>
-			convertServer(name, raw, format.dialect, {client: location.client, file: location.file, group, home: environment.home}),
+			convertServer(name, raw, format.dialect, {client: location.client, file: location.file, group, home: environment.home, platform: environment.platform}),
 		),
 	);
 	return {location: {...location, file: path.resolve(location.file)}, servers, notes};

@@ -13,12 +13,16 @@ import type {ForeignServer, HangarEntry, ServerGroup} from './client-model.js';
 import type {ClientId} from './client-model.js';
 import {parseDotenv} from '../core/config/dotenv.js';
 import {fromMcpRemote} from './mcp-remote.js';
+import {fromWindowsLaunch} from './windows-launch.js';
+import {fromCommandLine} from './command-line-entry.js';
 
 export type ConvertContext = {
 	client: ClientId;
 	file: string;
 	group: ServerGroup;
 	home: string;
+	/** The OS whose commands are written (a Windows `npx.cmd` is rewritten elsewhere); the running one when not given. */
+	platform?: NodeJS.Platform;
 };
 
 /** The mutable entry a rule writes into, and where its notes go. */
@@ -270,6 +274,8 @@ export function convertServer(name: string, raw: unknown, dialect: Dialect, cont
 	if (draft.problems.length > 0) return {...base, entry: undefined, notes: draft.notes, problem: draft.problems.join('; ')};
 
 	rewriteStrings(entry, draft.variables);
+	fromCommandLine(entry, draft.notes);
+	fromWindowsLaunch(entry, draft.notes, context.platform ?? process.platform);
 	fromMcpRemote(entry, draft.notes);
 
 	// A command server's keys that a remote one cannot have (and the other way round) would fail hangar's validation.

@@ -17,6 +17,7 @@ import process from 'node:process';
 import {supervisorSource} from './components/hangar-source.js';
 import {remoteSource} from './components/remote-source.js';
 import {loadConfig, type HangarConfig} from '../core/config/read-config.js';
+import {supervisorFlags} from '../core/config/paths.js';
 import {ConsoleClient} from '../core/endpoints/console-client.js';
 import {Logger, fileSink, type LogLevel} from '../core/base/logger.js';
 import {terminalOutput} from '../core/base/terminal-text.js';
@@ -24,7 +25,7 @@ import type {HttpListenOptions} from '../core/endpoints/http-endpoint.js';
 import {startOwner} from '../core/endpoints/runtime.js';
 import {parseDemoTarget, startDemoTraffic} from './demo-traffic.js';
 import {selfCommand} from '../client-files/hangar-launch.js';
-import {shellWord} from '../client-files/shell-words.js';
+import {shellWord} from '../core/base/shell-words.js';
 import {shareInkOutputCaches} from './ink-output-caches.js';
 import {clearForUi, enterAlternateScreen, leaveAlternateScreen} from './terminal-screen.js';
 
@@ -115,7 +116,7 @@ async function runAttached(config: HangarConfig, link: ConsoleClient, options: T
 		await link.close();
 		terminalOutput.err(
 			`mcp-hangar tui: ${ownFlag} needs the supervisor to run in this process, but ${link.owner} already runs ${config.path}. ` +
-				`Drop ${ownFlag} to attach to it, or stop it first: mcp-hangar shutdown --config ${config.path}\n`,
+				`Drop ${ownFlag} to attach to it, or stop it first: mcp-hangar shutdown ${supervisorFlags(config.path, config.hangar.stateDir)}\n`,
 		);
 		process.exit(1);
 	}

@@ -207,12 +207,28 @@ describe('mcp-hangar --check-config', () => {
 		]);
 	});
 
-	it('reports a missing file with its path', async () => {
+	it('reports a missing file with its path, and how to make one for it', async () => {
 		const file = path.join(tempDir('hangar-config-'), 'nope', 'missing.json');
 		const result = await checkConfig(file);
-		expect(result.exitCode).not.toBe(0);
-		expect(result.stderr).toContain(`Invalid configuration in ${file}:`);
-		expect(result.stderr).toContain('  - $: file not found');
+		expect(result.exitCode).toBe(1);
+		expect(result.stderr).toContain(`no config file at ${file}.`);
+		expect(result.stderr).toContain(`\`mcp-hangar import CLIENT --config ${file}\` copies them`);
+		expect(result.stderr).not.toContain('Fix these entries');
+	});
+
+	it('with no config anywhere (a new user), names where it looked and the commands that make one, for every command that needs it', async () => {
+		const home = tempDir('hangar-home-');
+		const env: Record<string, string> = {PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: home, MCP_HANGAR_STATE_DIR: path.join(home, 'state')};
+		const userConfig = path.join(home, '.config', 'mcp-hangar', 'config.json');
+		for (const args of [['--check-config'], ['status'], ['call', 'x', 'y']]) {
+			const result = await execa(process.execPath, [cliPath, ...args], {cwd: home, env, extendEnv: false, reject: false, timeout: 30_000});
+			expect(result.exitCode, args.join(' ')).toBe(1);
+			const stderr = String(result.stderr);
+			expect(stderr).toContain(`no config file at ${path.join(home, 'mcp-hangar.json')}.`);
+			expect(stderr).toContain(`Without --config, hangar uses ./mcp-hangar.json, else ${userConfig}.`);
+			expect(stderr).toContain('`mcp-hangar import` lists the servers your MCP clients already have (`mcp-hangar import CLIENT` copies them), or `mcp-hangar add NAME -- COMMAND [ARGS...]` adds one.');
+			expect(stderr).not.toContain('Invalid configuration');
+		}
 	});
 
 	it('reports invalid JSON with its path and where in the file', async () => {

@@ -37,7 +37,7 @@ const self = `node ${cliPath}`;
 const secretMarker = /SECRET/;
 
 /** The variables the imported servers reference, as a client's environment would set them. */
-const variables = {SENTRY_TOKEN: 's', NOTION_TOKEN: 'n', PERPLEXITY_KEY: 'p', DB_URL: 'd', DB_CONNECTION_STRING: 'c', EXTERNAL_API_KEY: 'e', FIGMA_OAUTH_TOKEN: 'f'};
+const variables = {DOCS_API_KEY: 'k', SENTRY_TOKEN: 's', NOTION_TOKEN: 'n', PERPLEXITY_KEY: 'p', DB_URL: 'd', DB_CONNECTION_STRING: 'c', EXTERNAL_API_KEY: 'e', FIGMA_OAUTH_TOKEN: 'f'};
 
 const importedNames = [
 	'filesystem',
@@ -49,6 +49,7 @@ const importedNames = [
 	'sentry',
 	'postgres',
 	'playwright',
+	'api-docs',
 	'memory-2',
 	'context7',
 	'notion',
@@ -97,7 +98,7 @@ describe('mcp-hangar import', () => {
 			expect(run.stdout).toContain(where);
 		}
 
-		expect(run.stdout).toContain('30 servers would be added to');
+		expect(run.stdout).toContain('31 servers would be added to');
 		expect(run.stdout).toContain('Nothing was written.');
 		expect(run.stdout).toContain(`To import: ${self} import all --config`);
 		expect(fs.existsSync(config)).toBe(false);
@@ -120,7 +121,8 @@ describe('mcp-hangar import', () => {
 		// Windsurf's figma.remote sends other headers than figma: another upstream, imported under its own name.
 		expect(line('+ figma-remote')).toContain('headers: Authorization');
 		expect(line('! half-written')).toContain('not imported: it has neither "command" nor a URL; fix it in ~/.codeium/windsurf/mcp_config.json');
-		expect(line('! api-docs')).toContain('not imported: url: expected an http(s) URL');
+		// Claude Code's ${VAR:-default} in a url is expanded by hangar as it is by Claude Code: the entry is imported as written.
+		expect(line('+ api-docs')).toBe('  + api-docs                 ${DOCS_URL:-https://docs.example.com/mcp}  (http)  headers: X-Api-Key');
 		expect(line('+ sentry')).toBe('  + sentry                   https://mcp.sentry.dev/mcp  (http)  headers: Authorization');
 		expect(line('+ figma ')).toBe('  + figma                    https://mcp.figma.com/mcp  headers: Authorization');
 		expect(line('+ shop-tools')).toBe(`  + shop-tools               node ${home.project}/tools/mcp-server.js --verbose  env: LOG_LEVEL  envFile: ${home.project}/.env`);
@@ -142,14 +144,14 @@ describe('mcp-hangar import', () => {
 		const run = await hangar(home, ['import', 'all', '--config', config]);
 		expect(run.stderr).toBe('');
 		expect(run.code).toBe(0);
-		expect(run.stdout).toContain(`Added 30 servers to ${config} (a new file): ${importedNames.join(', ')}.`);
+		expect(run.stdout).toContain(`Added 31 servers to ${config} (a new file): ${importedNames.join(', ')}.`);
 		expect(run.stdout).not.toMatch(secretMarker);
 		expect((fs.statSync(config).mode & 0o777).toString(8)).toBe('600');
 
 		const check = await hangar(home, ['--check-config', '--config', config], variables);
 		expect(check.stderr).toBe('');
 		const [ok, ...rest] = check.stdout.split('\n');
-		expect(ok).toBe(`${config}: OK, 30 upstreams (${importedNames.join(', ')})`);
+		expect(ok).toBe(`${config}: OK, 31 upstreams (${importedNames.join(', ')})`);
 		// The pasted configs name directories and programs this machine does not have: warnings, not errors.
 		expect(rest.filter(line => line.startsWith('warning: ')).map(line => /^warning: "([^"]+)"/.exec(line)?.[1])).toEqual(expect.arrayContaining(['postgres', 'pythonTools']));
 		expect(check.code).toBe(0);

@@ -252,7 +252,8 @@ describe('stopping the daemon a client started', () => {
 		const refused = await runCli(['shutdown', '--config', config]);
 		expect(refused.code).toBe(1);
 		expect(refused.stderr).toContain(`not stopping hangar pid ${daemon.pid} (serve daemon started by a client): 1 MCP client is attached:`);
-		expect(refused.stderr).toContain('mcp-hangar shutdown --yes');
+		// The command it names reaches this supervisor as written: its config, and the state dir the config leads to.
+		expect(refused.stderr).toContain(`shutdown --yes --config ${config}\``);
 		expect(isAlive(daemon.pid)).toBe(true);
 
 		const stopped = await runCli(['shutdown', '--yes', '--config', config]);

@@ -5,7 +5,9 @@
  * spans (OTLP JSON) in the client's trace, and the stdio upstream gets the
  * upstream call's span as its parent in `_meta`.
  */
+import fs from 'node:fs';
 import http from 'node:http';
+import path from 'node:path';
 import type net from 'node:net';
 import {afterEach, describe, expect, it} from 'vitest';
 import {fastHangar, tempDir, waitFor, writeConfig} from '../support/hangar.js';
@@ -23,7 +25,7 @@ afterEach(async () => {
 });
 
 /** An OTLP/HTTP trace receiver: every POST to /v1/traces parsed and kept. */
-async function otlpReceiver(): Promise<{endpoint: string; exports: OtlpExport[]; contentTypes: string[]}> {
+async function otlpReceiver(options: {refuse?: () => boolean} = {}): Promise<{endpoint: string; exports: OtlpExport[]; contentTypes: string[]}> {
 	const exports: OtlpExport[] = [];
 	const contentTypes: string[] = [];
 	const server = http.createServer((req, res) => {
@@ -32,6 +34,12 @@ async function otlpReceiver(): Promise<{endpoint: string; exports: OtlpExport[];
 			text += chunk;
 		});
 		req.on('end', () => {
+			if (options.refuse?.() === true) {
+				// A collector that is up but refuses (misconfigured, overloaded): a 400 is not retried by the exporter.
+				res.writeHead(400, {'Content-Type': 'application/json'}).end('{"message":"refused by the test"}');
+				return;
+			}
+
 			if (req.url === '/v1/traces') {
 				contentTypes.push(req.headers['content-type'] ?? '');
 				exports.push(JSON.parse(text) as OtlpExport);
@@ -84,5 +92,34 @@ describe('OTLP traces', () => {
 		expect([attribute(server, 'hangar.upstream'), attribute(server, 'hangar.target'), attribute(server, 'hangar.outcome')]).toEqual(['echo', 'meta', 'ok']);
 		expect(attribute(server, 'hangar.correlation_id')).toMatch(/.+/);
 		expect(received['traceparent']).toBe(`00-${traceId}-${upstreamCall.spanId}-01`);
+	});
+
+	it('says in its log when the spans cannot be exported, naming the endpoint, once, and when they get through again', async () => {
+		let refusing = true;
+		let refused = 0;
+		const receiver = await otlpReceiver({refuse: () => refusing && ++refused > 0});
+		const dir = tempDir();
+		const logFile = path.join(dir, 'hangar.log');
+		const hangar = await serveHttp(writeConfig(dir, {echo: metaEchoServer(dir)}, fastHangar), {
+			args: ['--log-file', logFile],
+			env: {OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_BSP_SCHEDULE_DELAY: '50'},
+		});
+		const log = () => (fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8') : '');
+		expect(log()).toContain(`exporting OpenTelemetry traces over OTLP/HTTP to ${receiver.endpoint}/v1/traces`);
+		const {client} = await connectHttp(hangar.url);
+		await waitFor(async () => (await client.listTools()).tools.some(tool => tool.name === 'echo__meta'), 'echo to list its tools');
+		for (let index = 1; index <= 3; index++) {
+			await client.callTool({name: 'echo__meta', arguments: {}});
+			// Each call's spans in a batch of their own: three failed exports in a row.
+			await waitFor(() => refused >= index, 'the export to be refused');
+		}
+
+		await waitFor(() => /warn \[traces\] cannot export traces to http:\/\/127\.0\.0\.1:\d+\/v1\/traces: .+Spans are dropped until it answers; check OTEL_EXPORTER_OTLP_ENDPOINT/.test(log()), 'the failure to be logged');
+		refusing = false;
+		await client.callTool({name: 'echo__meta', arguments: {}});
+		await waitFor(() => log().includes(`traces reach ${receiver.endpoint}/v1/traces again`), 'the recovery to be logged');
+		await waitFor(() => receiver.exports.length > 0, 'the spans to arrive');
+		await client.close();
+		expect(log().match(/cannot export traces/g)).toHaveLength(1);
 	});
 });

@@ -6,7 +6,7 @@
  * `${VAR}` / `${VAR:-default}` exactly as hangar does. ~/.claude.json holds
  * much else (history, settings), which setup leaves untouched.
  */
-import {objectAt, pathsOf, projectDirOf, type ClientFormat} from '../client-format.js';
+import {nearMissNotes, objectAt, pathsOf, projectDirOf, type ClientFormat} from '../client-format.js';
 import type {ServerGroup} from '../client-model.js';
 import {oauthRule} from '../server-entry.js';
 
@@ -32,7 +32,7 @@ export const claudeCode: ClientFormat = {
 			}
 		}
 
-		return {groups, notes: []};
+		return {groups, notes: top === undefined ? nearMissNotes(root, ['mcpServers']) : []};
 	},
 	dialect: {keys: {oauth: oauthRule}},
 	serversPath: () => ['mcpServers'],

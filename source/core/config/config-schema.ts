@@ -31,6 +31,18 @@ const seconds = (what: string) =>
 		.nonnegative({error: `expected ${what} to be 0 or more`})
 		.max(maxSeconds, atMost(what));
 
+/** Whether `text` is an absolute http(s) URL. */
+export function isHttpUrl(text: string): boolean {
+	try {
+		const url = new URL(text);
+		return url.protocol === 'http:' || url.protocol === 'https:';
+	} catch {
+		return false;
+	}
+}
+
+export const httpUrlError = 'expected an http(s) URL';
+
 /** A web origin (scheme, host and port, as a browser sends it in Origin), e.g. "https://app.example.com". */
 const webOrigin = z.string().refine(
 	text => {
@@ -102,7 +114,11 @@ export const serverSchema = z
 		args: z.array(z.string(), {error: 'expected an array of strings'}).optional(),
 		env: z.record(z.string(), z.string(), {error: 'expected an object of string values'}).optional(),
 		cwd: z.string().optional(),
-		url: z.url({error: 'expected an http(s) URL'}).optional(),
+		// One with a ${VAR} in it is checked once the variables are expanded (read-config.ts): `${BASE}/mcp`, `http://localhost:${PORT}/mcp`.
+		url: z
+			.string()
+			.refine(text => text.includes('${') || isHttpUrl(text), {error: httpUrlError})
+			.optional(),
 		headers: z.record(z.string(), z.string()).optional(),
 		oauth: oauthSchema.optional(),
 		lazy: z.boolean().optional(),
@@ -379,7 +395,8 @@ export type ConfigIssue = {
 	/** `error` (the default): something does not work as written; `notice`: another client's key, ignored. */
 	severity?: 'error' | 'notice';
 	/** Set for an unset `${VAR}`: the config editors accept it (the file is used in another environment). */
-	cause?: 'unset-variable';
+	/** What in the environment made it an error (an editor writes the entry anyway: the environment hangar runs in may differ, or the file come later). */
+	cause?: 'unset-variable' | 'unreadable-env-file';
 	/** The server entry it belongs to, when it belongs to one. */
 	server?: string;
 };

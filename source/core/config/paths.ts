@@ -9,15 +9,22 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import {shellWord} from '../base/shell-words.js';
 
 function home(): string {
 	return os.homedir();
 }
 
+/** An XDG base dir from `name`, or `fallback`: the spec says to ignore one that is empty or relative (it would land in the current directory). */
+function xdgDir(name: string, fallback: string): string {
+	const value = process.env[name];
+	return value !== undefined && path.isAbsolute(value) ? value : fallback;
+}
+
 export function userConfigDir(): string {
 	if (process.platform === 'win32') return path.join(process.env['APPDATA'] ?? path.join(home(), 'AppData', 'Roaming'), 'mcp-hangar');
 	if (process.platform === 'darwin') return path.join(home(), 'Library', 'Application Support', 'mcp-hangar');
-	return path.join(process.env['XDG_CONFIG_HOME'] ?? path.join(home(), '.config'), 'mcp-hangar');
+	return path.join(xdgDir('XDG_CONFIG_HOME', path.join(home(), '.config')), 'mcp-hangar');
 }
 
 export function defaultStateDir(): string {
@@ -25,7 +32,7 @@ export function defaultStateDir(): string {
 	if (fromEnv !== undefined && fromEnv !== '') return path.resolve(fromEnv);
 	if (process.platform === 'win32') return path.join(process.env['LOCALAPPDATA'] ?? path.join(home(), 'AppData', 'Local'), 'mcp-hangar', 'state');
 	if (process.platform === 'darwin') return path.join(home(), 'Library', 'Application Support', 'mcp-hangar', 'state');
-	return path.join(process.env['XDG_STATE_HOME'] ?? path.join(home(), '.local', 'state'), 'mcp-hangar');
+	return path.join(xdgDir('XDG_STATE_HOME', path.join(home(), '.local', 'state')), 'mcp-hangar');
 }
 
 export function defaultConfigCandidates(): string[] {
@@ -47,6 +54,19 @@ export function stateDirOf(file: string, options: {stateDir?: string | undefined
 	} catch {}
 
 	return defaultStateDir();
+}
+
+/**
+ * The flags a command needs to reach the supervisor of `configPath` on
+ * `stateDir`, ready to copy into a message: `--config PATH`, and
+ * `--state-dir DIR` when the config alone would lead to another state dir
+ * (it was given on the command line), so the command named reaches this
+ * supervisor, not the default one.
+ */
+export function supervisorFlags(configPath: string, stateDir: string): string {
+	const flags = ['--config', path.resolve(configPath)];
+	if (stateDirOf(configPath) !== path.resolve(stateDir)) flags.push('--state-dir', path.resolve(stateDir));
+	return flags.map(word => shellWord(word)).join(' ');
 }
 
 /** The config file to use: the explicit one, else ./mcp-hangar.json, else the user config dir. */

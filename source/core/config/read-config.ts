@@ -22,13 +22,17 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {z} from 'zod';
 import {closestMatch} from '../base/closest-match.js';
+import {maskText} from '../base/secret-mask.js';
 import type {Logger} from '../base/logger.js';
-import {defaultStateDir} from './paths.js';
+import {defaultConfigCandidates, defaultStateDir} from './paths.js';
+import {shellWord} from '../base/shell-words.js';
 import {parseDotenv} from './dotenv.js';
 import {foreignServerKeys, foreignTopLevelKeys, recogniseShape} from './foreign-keys.js';
 import {
 	defaults,
 	hangarSchema,
+	httpUrlError,
+	isHttpUrl,
 	serverNameMaxLength,
 	serverSchema,
 	isValidPrefix,
@@ -65,6 +69,19 @@ export class ConfigError extends Error {
 				'Fix these entries (see the configuration reference, docs/configuration.md) and run `mcp-hangar --check-config` again.',
 		);
 		this.name = 'ConfigError';
+	}
+}
+
+/** No file where the config was looked for: what a person meets before import or add made one, said as such, with how to make one. */
+export class ConfigMissingError extends ConfigError {
+	constructor(file: string) {
+		super(file, [{path: '$', message: 'file not found'}]);
+		const [local, user] = defaultConfigCandidates();
+		const flag = file === local || file === user ? '' : ` --config ${shellWord(file)}`;
+		this.message =
+			`no config file at ${file}.\n  Without --config, hangar uses ./mcp-hangar.json, else ${user}.\n` +
+			`  To make one: \`mcp-hangar import\` lists the servers your MCP clients already have (\`mcp-hangar import CLIENT${flag}\` copies them), ` +
+			`or \`mcp-hangar add NAME${flag} -- COMMAND [ARGS...]\` adds one. Then \`mcp-hangar --check-config${flag}\` checks it.`;
 	}
 }
 
@@ -374,7 +391,7 @@ export function parseConfig(raw: unknown, file: string, options: {stateDir?: str
 						}
 					: {
 							kind: 'remote',
-							url: expand(server.url, ['url']),
+							url: expandUrl(server.url, expand, errors, jsonPath(['mcpServers', name, 'url']), name),
 							headers: expandAll(server.headers, 'headers'),
 							transport: server.type === 'sse' ? 'sse' : server.type === 'http' || server.type === 'streamable-http' ? 'streamable-http' : 'auto',
 							auth: {
@@ -445,6 +462,7 @@ function readEnvFile(
 		errors.push({
 			path: jsonPath(['mcpServers', server, 'envFile']),
 			message: `cannot read the env file ${file} (${(error as NodeJS.ErrnoException).code ?? String(error)}); create it, or fix the path (relative to the config file)`,
+			cause: 'unreadable-env-file',
 			server,
 		});
 		return {};
@@ -484,6 +502,14 @@ function expandVariables(value: string, variables: Record<string, string | undef
 	});
 }
 
+/** A url with its variables expanded, checked as the schema checks one without variables. */
+function expandUrl(url: string, expand: (value: string, at: Array<string | number>) => string, errors: ConfigIssue[], at: string, server: string): string {
+	const before = errors.length;
+	const expanded = expand(url, ['url']);
+	if (errors.length === before && !isHttpUrl(expanded)) errors.push({path: at, message: `${httpUrlError} (it is ${JSON.stringify(maskText(expanded))} with its variables expanded)`, server});
+	return expanded;
+}
+
 /** Reads and validates a config file. Throws ConfigError for every problem, including unreadable files. */
 export function loadConfig(file: string, options: {stateDir?: string | undefined} = {}): HangarConfig {
 	const absolute = path.resolve(file);
@@ -492,9 +518,8 @@ export function loadConfig(file: string, options: {stateDir?: string | undefined
 		text = fs.readFileSync(absolute, 'utf8');
 	} catch (error) {
 		const code = (error as NodeJS.ErrnoException).code;
-		throw new ConfigError(absolute, [
-			{path: '$', message: code === 'ENOENT' ? 'file not found (pass --config PATH, or create ./mcp-hangar.json)' : `cannot read the file (${code ?? String(error)})`},
-		]);
+		if (code === 'ENOENT') throw new ConfigMissingError(absolute);
+		throw new ConfigError(absolute, [{path: '$', message: `cannot read the file (${code ?? String(error)})`}]);
 	}
 
 	return parseConfigText(text, absolute, options);

@@ -29,6 +29,7 @@ import {drainingNotification} from '../wire/protocol.js';
 import {bridgeSettings, connectSocket, maxSocketPathBytes, ownerFile, readOwner, socketPath, type BridgeSettings, type EndpointOwner} from './socket-client.js';
 import type {Logger} from '../base/logger.js';
 import {isAlive} from '../base/process-alive.js';
+import {supervisorFlags} from '../config/paths.js';
 import {describeShortage} from '../base/resource-limits.js';
 import {settleWithin} from '../base/settle.js';
 import type {Supervisor} from '../engine/supervisor.js';
@@ -42,7 +43,7 @@ export class EndpointBusyError extends Error {
 		const who = owner === undefined ? 'another hangar' : `hangar pid ${owner.pid} (mcp-hangar ${owner.kind}, config ${owner.config})`;
 		super(
 			`the state dir ${stateDir} is already served by ${who}. ` +
-				`Clients started with \`mcp-hangar --stdio\` attach to it. Stop it first (\`mcp-hangar shutdown${owner === undefined ? '' : ` --config ${owner.config}`}\`) to run another supervisor here, or give this one its own --state-dir.`,
+				`Clients started with \`mcp-hangar --stdio\` attach to it. Stop it first (\`mcp-hangar shutdown${owner === undefined ? ` --state-dir ${stateDir}` : ` ${supervisorFlags(owner.config, stateDir)}`}\`) to run another supervisor here, or give this one its own --state-dir.`,
 		);
 		this.name = 'EndpointBusyError';
 	}

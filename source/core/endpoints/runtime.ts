@@ -28,6 +28,7 @@ import {Supervisor} from '../engine/supervisor.js';
 import {registerAndWatch} from '../engine/supervisor-registry.js';
 import {startAudit} from '../engine/observe/audit-log.js';
 import {tracingEnabled} from '../engine/observe/trace-scope.js';
+import {maskText} from '../base/secret-mask.js';
 import {settleWithin} from '../base/settle.js';
 
 export async function createSupervisor(
@@ -52,9 +53,9 @@ export async function createSupervisor(
 		startAudit(supervisor, logger.child('audit'));
 		// OpenTelemetry is loaded only when the OTEL_* variables ask for traces.
 		if (tracingEnabled(process.env)) {
-			const {tracerFromEnv} = await import('../engine/observe/tracing.js');
-			supervisor.tracing = await tracerFromEnv(process.env);
-			logger.info('exporting OpenTelemetry traces over OTLP/HTTP (OTEL_* environment variables)');
+			const {tracerFromEnv, otlpTracesUrl} = await import('../engine/observe/tracing.js');
+			supervisor.tracing = await tracerFromEnv(process.env, logger.child('traces'));
+			logger.info(`exporting OpenTelemetry traces over OTLP/HTTP to ${maskText(otlpTracesUrl(process.env))} (OTEL_* environment variables)`);
 		}
 	}
 

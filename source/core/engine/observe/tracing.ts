@@ -24,6 +24,10 @@ import {HangarError, JsonRpcError} from '../../base/errors.js';
 import {hangarVersion} from '../../wire/protocol.js';
 import type {RequestTracing, TraceScope} from './trace-scope.js';
 import type {RequestContext} from '../request-context.js';
+import type {Logger} from '../../base/logger.js';
+import {otlpTracesUrl, watchedExporter} from './trace-export-watch.js';
+
+export {otlpTracesUrl};
 
 const propagator = new CompositePropagator({propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()]});
 
@@ -110,10 +114,12 @@ export function tracerWith(processor: SpanProcessor, serviceName = 'mcp-hangar')
 /**
  * The tracer the OTEL_* variables ask for: spans batched to the OTLP/HTTP
  * exporter (endpoint, headers and timeouts from OTEL_EXPORTER_OTLP_*),
+ * its failures logged to `logger`,
  * service.name from OTEL_SERVICE_NAME (default mcp-hangar).
  */
-export async function tracerFromEnv(env: NodeJS.ProcessEnv): Promise<RequestTracer> {
+export async function tracerFromEnv(env: NodeJS.ProcessEnv, logger: Logger): Promise<RequestTracer> {
 	const {OTLPTraceExporter} = await import('@opentelemetry/exporter-trace-otlp-http');
-	const exporter: SpanExporter = new OTLPTraceExporter();
+	// A failed export is logged (once per run of failures), not only counted inside the exporter.
+	const exporter: SpanExporter = watchedExporter(new OTLPTraceExporter(), otlpTracesUrl(env), logger);
 	return tracerWith(new BatchSpanProcessor({exporter}), env['OTEL_SERVICE_NAME'] ?? 'mcp-hangar');
 }

@@ -173,6 +173,48 @@ describe('parseConfig', () => {
 		]);
 	});
 
+	it('refuses a url that is not http(s), as its message says (ftp://, file://, a typo of the scheme)', () => {
+		for (const url of ['ftp://example.com/mcp', 'file:///tmp/x', 'htps://example.com/mcp', 'localhost:8080/mcp']) {
+			let thrown: unknown;
+			try {
+				parseConfig({mcpServers: {r: {url}}}, file);
+			} catch (error) {
+				thrown = error;
+			}
+
+			expect(thrown, url).toBeInstanceOf(ConfigError);
+			expect((thrown as ConfigError).issues.map(issue => `${issue.path}: ${issue.message}`)).toEqual(['$.mcpServers.r.url: expected an http(s) URL']);
+		}
+
+	});
+
+	it('expands variables anywhere in a url before checking it (docs/configuration.md, Variables): ${BASE}/mcp, a port, a default', () => {
+		process.env['HANGAR_TEST_URL_BASE'] = 'https://mcp.example.com';
+		process.env['HANGAR_TEST_URL_PORT'] = '8931';
+		try {
+			const config = parseConfig(
+				{
+					mcpServers: {
+						base: {url: '${HANGAR_TEST_URL_BASE}/mcp'},
+						port: {type: 'sse', url: 'http://127.0.0.1:${HANGAR_TEST_URL_PORT}/sse'},
+						fallback: {url: `\${${unset}:-http://127.0.0.1:9}/mcp`},
+					},
+				},
+				file,
+			);
+			expect(config.servers.map(server => (server.launch.kind === 'remote' ? server.launch.url : server.invalid))).toEqual([
+				'https://mcp.example.com/mcp',
+				'http://127.0.0.1:8931/sse',
+				'http://127.0.0.1:9/mcp',
+			]);
+			const mixed = parseConfig({mcpServers: {ok: {url: 'https://example.com/mcp'}, ftp: {url: '${HANGAR_TEST_URL_PORT}/mcp'}, unset: {url: `\${${unset}}/mcp`}}}, file);
+			expect(mixed.servers.map(server => server.invalid)).toEqual([undefined, 'url: expected an http(s) URL (it is "8931/mcp" with its variables expanded)', expect.stringContaining(`variable \${${unset}} is not set`)]);
+		} finally {
+			delete process.env['HANGAR_TEST_URL_BASE'];
+			delete process.env['HANGAR_TEST_URL_PORT'];
+		}
+	});
+
 	it('reads a remote server\'s oauth settings, naming the secret\'s variable and never holding its value', () => {
 		const config = parseConfig(
 			{
