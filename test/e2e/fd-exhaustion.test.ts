@@ -10,7 +10,7 @@ import {spawn} from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
 import {afterEach, describe, expect, it} from 'vitest';
-import {cliPath, fastHangar, fixture, tempDir, waitFor, writeConfig} from '../support/hangar.js';
+import {cliPath, fastHangar, fixture, runCli, tempDir, waitFor, writeConfig} from '../support/hangar.js';
 
 /** A line-speaking MCP client on the local socket. */
 class RawClient {
@@ -109,6 +109,17 @@ describe('a supervisor at its open-file limit', () => {
 		const echoed = await client.request('tools/call', {name: 'steady__echo', arguments: {message: 'still here'}});
 		expect(JSON.stringify(echoed.result)).toContain('still here');
 
+		// A person's CLI finds no descriptor left for it either: it says so in a sentence that names the supervisor, never
+		// a stack trace, nor "no hangar is running"; and its quarantine is refused, not acknowledged and lost.
+		const [status, quarantine] = await Promise.all([runCli(['status', '--config', config]), runCli(['quarantine', 'steady', '--config', config])]);
+		for (const [what, run] of [['status', status], ['quarantine', quarantine]] as const) {
+			expect(run.code, `${what}: ${run.stdout}${run.stderr}`).toBe(1);
+			expect(run.stderr, what).not.toMatch(/^\s+at /m);
+			expect(run.stderr, what).toMatch(new RegExp(`hangar pid ${hangar.pid} .*(closed the connection|did not answer)`));
+			expect(run.stderr, what).toMatch(/open-file limit/);
+			expect(run.stdout + run.stderr, what).not.toMatch(/no hangar (process )?is running/i);
+		}
+
 		flooding = false;
 		for (const socket of flood) socket.destroy();
 		await waitFor(async () => (await client.status('crash')).state === 'ready', 'the upstream to start again', 30_000);
@@ -118,5 +129,7 @@ describe('a supervisor at its open-file limit', () => {
 		expect(await exited).toBe(0);
 		expect(stderr).not.toMatch(/internal error/);
 		expect(stderr).not.toMatch(/^\s+at /m);
+		// The quarantine the CLI could not deliver was not applied behind its back.
+		expect(stderr).not.toMatch(/quarantined by a person/);
 	});
 });
