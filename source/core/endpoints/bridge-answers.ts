@@ -1,8 +1,12 @@
 /**
  * The words of the SupervisorUnavailable error the `--stdio` bridge
  * (bridge.ts) answers a request with when no supervisor took it: why, and
- * what the person can do about it.
+ * what the person can do about it; and which requests it may send again.
  */
+import {isHangarMethod} from '../wire/protocol.js';
+
+/** Methods that only read: safe to send again when the supervisor vanished before answering. */
+export const resendable = (method: string): boolean => method !== 'tools/call' && !isHangarMethod(method);
 
 export type Unavailability = {
 	/** The request's method, when known. */

@@ -50,21 +50,15 @@ import {
 } from '../wire/message-classifier.js';
 import {ByteLines, Outlet, readSupervisorLine} from './bridge-wire.js';
 import {tuneJitForServing} from '../base/serving-jit.js';
-import {closedAtOnce, unavailableMessage} from './bridge-answers.js';
+import {closedAtOnce, resendable, unavailableMessage} from './bridge-answers.js';
 import {connectSocket, type ConnectFailure} from './socket-client.js';
 import type {BridgeOptions} from './bridge-options.js';
 import {settleWithin} from '../base/settle.js';
 import {systemClock, type Cancel, type Clock} from '../base/clock.js';
 
-/** What the bridge needs to know of a line. */
-type Shape = Peek;
-
 const replayPrefix = 'mcp-hangar-bridge:replay:';
 
-/** Methods that only read: safe to send again when the supervisor vanished before answering. */
-const resendable = (method: string): boolean => method !== 'tools/call' && !isHangarMethod(method);
-
-type Held = {line: string; shape: Shape; timer?: Cancel; heldSince: number};
+type Held = {line: string; shape: Peek; timer?: Cancel; heldSince: number};
 
 export type {BridgeOptions} from './bridge-options.js';
 
@@ -152,7 +146,7 @@ export class StdioBridge {
 
 		const {method, id} = checked;
 		if (method !== undefined) tuneJitForServing(); // A client now: the line path is compiled soon (serving-jit.ts).
-		const shape: Shape = {id, method, response: checked.kind === 'response', error: checked.kind === 'response' && 'error' in checked.value};
+		const shape: Peek = {id, method, response: checked.kind === 'response', error: checked.kind === 'response' && 'error' in checked.value};
 		if (method !== undefined && isHangarMethod(method)) {
 			// A person's commands come from the CLI on the socket itself, never from an MCP client.
 			if (id !== undefined) this.answerError(id, JsonRpcCode.MethodNotFound, `Method not found: "${method}" is not available to MCP clients (${personActionMethod} is for mcp-hangar's own CLI)`);
@@ -494,10 +488,11 @@ export class StdioBridge {
 		this.settled();
 	}
 
-	/** The supervisor this client started exited without serving, for `why`: held requests are told (see answerUnavailable). */
-	daemonFailed(why: string): void {
+	/** The supervisor this client started exited without serving, for `why`: held requests are told (see answerUnavailable), at once when `final` (no more starts). */
+	daemonFailed(why: string, final = false): void {
 		if (this.machine.state === 'open' || this.machine.state === 'replaying') return;
 		this.daemonProblem = why;
+		if (final) this.answerHeld();
 	}
 
 	/** The supervisor closed the connection before a byte: said once, and after 5 in a row the held requests are answered why. */
@@ -506,6 +501,11 @@ export class StdioBridge {
 		if (this.closedAtOnce === 1) this.options.logger.warn(`bridge: the supervisor at ${this.options.socketPath} closed the connection before a word (if it goes on, it is at its open-file limit); reconnecting with backoff`);
 		if (this.closedAtOnce < 5) return;
 		this.lastFailure = {kind: 'temporary', code: 'ECONNRESET', message: closedAtOnce(this.options.socketPath)};
+		this.answerHeld();
+	}
+
+	/** Answers every held request now, with why (see answerUnavailable); held notifications and answers wait on. */
+	private answerHeld(): void {
 		this.queue = this.queue.filter(held => {
 			if (held.shape.id === undefined || held.shape.method === undefined) return true;
 			held.timer?.();
