@@ -12,6 +12,7 @@ import {ConfigError, loadConfig, resolveConfigPath} from '../core/config/read-co
 import {Logger, fileSink, logLevels, stderrSink, type LogLevel} from '../core/base/logger.js';
 import type {HttpListenOptions} from '../core/endpoints/http-endpoint.js';
 import {UsageError} from '../core/base/usage-error.js';
+import {HangarError} from '../core/base/errors.js';
 import {terminalOutput} from '../core/base/terminal-text.js';
 import {commandHelpText, verbNames, generalHelpText} from './help.js';
 import {didYouMean} from '../core/base/closest-match.js';
@@ -353,6 +354,12 @@ main().catch((error: unknown) => {
 	if (error instanceof UsageError || (error instanceof Error && error.name === 'HttpSetupError')) usage((error as Error).message);
 	if (error instanceof ConfigError) {
 		terminalOutput.err(`mcp-hangar: ${error.message}\n`);
+		process.exit(1);
+	}
+
+	// Hangar's own errors say who, what happened and what to do: a sentence, not a stack trace.
+	if (error instanceof HangarError) {
+		terminalOutput.err(`mcp-hangar: ${error.messageFor('cli')}\n`);
 		process.exit(1);
 	}
 

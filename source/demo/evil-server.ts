@@ -3,7 +3,8 @@
  * shows of it: its tool names, descriptions, stderr lines, error messages and
  * results carry OSC 52 (writes the clipboard), OSC 0 (sets the window or pane
  * title), a screen clear, a cursor-position request (the terminal would type
- * its answer), an 8-bit CSI (U+009B) and bidi controls. The test of the output
+ * its answer), an 8-bit CSI (U+009B), bidi controls and invisible characters
+ * (a zero-width space, a BOM, a Unicode tag). The test of the output
  * rule (test/e2e/terminal-safe.test.ts) feeds it to every surface.
  *
  * Run as `node dist/demo/evil-server.js`. Newline-delimited JSON-RPC on
@@ -24,6 +25,7 @@ export const evilPayload = [
 	'\u001B[6n',
 	'\u009B31m',
 	'\u202Eevil\u2066x\u2069\u202A',
+	'hid\u200Bden\uFEFF\u{E0041}',
 ].join('');
 
 export const evilToolName = `evil${evilPayload}`;

@@ -102,7 +102,8 @@ describe('a client whose daemon cannot start on a full disk', () => {
 		const dir = tempDir();
 		const stateDir = path.join(dir, 'state');
 		fs.mkdirSync(stateDir, {mode: 0o700});
-		const config = writeConfig(dir, {fx: fixture('normal')}, {...fastHangar, callTimeoutSeconds: 4});
+		// The default 60 s that the bridge holds a request: the client must learn why well before that, and before its own timeout.
+		const config = writeConfig(dir, {fx: fixture('normal')}, fastHangar);
 		const script = `mount -t tmpfs -o size=64k,mode=700 tmpfs "$1" && (cat /dev/zero > "$1/filler" 2>/dev/null; true) && exec "$2" "$3" --stdio --config "$4"`;
 		const transport = new StdioClientTransport({
 			command: 'unshare',
@@ -116,7 +117,7 @@ describe('a client whose daemon cannot start on a full disk', () => {
 		});
 		const client = new Client({name: 'full-disk', version: '1.0.0'});
 		try {
-			const refused = await client.connect(transport).then(() => undefined, (error: unknown) => error as Error);
+			const refused = await client.connect(transport, {timeout: 30_000}).then(() => undefined, (error: unknown) => error as Error);
 			expect(refused?.message).toMatch(/the supervisor this client started could not start: no space left on device.*Fix that, then restart this client/s);
 		} finally {
 			await client.close();

@@ -23,14 +23,14 @@ const evilName = `bad${evilPayload}`;
 const evilClient = {name: `client${evilPayload}`, version: '6.6.6'};
 const servers = (): Record<string, ServerEntry> => ({mallory: {command: process.execPath, args: [evilServer], lazy: false}, [evilName]: {command: process.execPath, args: [evilServer]}});
 
-/** Any character a terminal acts on, or that reorders a line, except the newline and tab of whole-line output. */
+/** Any character a terminal acts on, that reorders a line or that draws nothing, except the newline and tab of whole-line output. */
 // eslint-disable-next-line no-control-regex
-const raw = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u061C\u200E\u200F\u2028\u2029\u202A-\u202E\u2066-\u2069]/u;
+const raw = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u2028\u2029\p{Cf}]/u;
 
 /** What a person sees of the payload on a terminal surface: every part of it, escaped. */
-const shownEscaped = ['\\x1b]52;c;ZXZpbC1jbGlwYm9hcmQ=\\x07', '\\x1b]0;evil-title\\x07', '\\x1b[2J', '\\x1b[6n', '\\u009b31m', '\\u202eevil\\u2066x\\u2069\\u202a'];
+const shownEscaped = ['\\x1b]52;c;ZXZpbC1jbGlwYm9hcmQ=\\x07', '\\x1b]0;evil-title\\x07', '\\x1b[2J', '\\x1b[6n', '\\u009b31m', '\\u202eevil\\u2066x\\u2069\\u202a', 'hid\\u200bden\\ufeff\\udb40\\udc41'];
 /** The same in JSON: C0 as JSON escapes it, C1 and bidi the same way. */
-const jsonEscaped = ['\\u001b]52;c;ZXZpbC1jbGlwYm9hcmQ=\\u0007', '\\u001b]0;evil-title\\u0007', '\\u001b[2J', '\\u001b[6n', '\\u009b31m', '\\u202eevil\\u2066x\\u2069\\u202a'];
+const jsonEscaped = ['\\u001b]52;c;ZXZpbC1jbGlwYm9hcmQ=\\u0007', '\\u001b]0;evil-title\\u0007', '\\u001b[2J', '\\u001b[6n', '\\u009b31m', '\\u202eevil\\u2066x\\u2069\\u202a', 'hid\\u200bden\\ufeff\\udb40\\udc41'];
 
 function expectSafe(what: string, text: string, escaped: readonly string[] = shownEscaped): void {
 	const found = raw.exec(text);

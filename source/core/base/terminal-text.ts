@@ -12,11 +12,17 @@
  *
  * What is escaped, each character on its own, so an escape sequence is shown
  * whole (`\x1b]52;c;…\x07`): C0 controls and DEL, C1 controls
- * (U+0080–U+009F: U+009B is an 8-bit CSI), the bidi controls (U+061C,
- * U+200E, U+200F, U+202A–U+202E, U+2066–U+2069) and the line and paragraph
- * separators (U+2028, U+2029). A character below DEL is written `\xHH`; DEL
- * and above `\uHHHH`, which is also how JSON writes it, so the same rule
- * keeps `--json` output valid JSON with the same meaning (`terminalJson`).
+ * (U+0080–U+009F: U+009B is an 8-bit CSI), the line and paragraph separators
+ * (U+2028, U+2029), and every invisible character: the format characters
+ * (Unicode's Cf: the bidi controls U+061C, U+200E, U+200F, U+202A–U+202E,
+ * U+2066–U+2069; zero-width space, non-joiner and joiner; word joiner; BOM;
+ * soft hyphen; Unicode tags, which can smuggle ASCII no one sees) and the
+ * Hangul fillers, so text cannot hide in a name or make two names look the
+ * same. The one exception is a zero-width joiner between two emoji, which is
+ * part of the emoji (👩‍💻). A character below DEL is written `\xHH`; DEL and
+ * above `\uHHHH` (beyond U+FFFF, its two UTF-16 halves), which is also how
+ * JSON writes it, so the same rule keeps `--json` output valid JSON with the
+ * same meaning (`terminalJson`).
  * Backslashes are left as they are, so the rule can be applied twice (at a
  * caller and again at the sink) without changing anything the second time.
  *
@@ -28,17 +34,33 @@ import process from 'node:process';
 
 export type TerminalKeep = 'none' | 'lines';
 
-// eslint-disable-next-line no-control-regex
-const unsafeAll = /[\u0000-\u001F\u007F-\u009F\u061C\u200E\u200F\u2028\u2029\u202A-\u202E\u2066-\u2069]/g;
-// eslint-disable-next-line no-control-regex
-const unsafeKeepingLines = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u061C\u200E\u200F\u2028\u2029\u202A-\u202E\u2066-\u2069]|\r(?!\n)/g;
+// What is never written raw, besides the C0 controls: DEL and the C1 controls, the line and paragraph separators,
+// every invisible format character (\p{Cf}: the bidi controls, zero-width space, non-joiner and joiner, word joiner,
+// BOM, soft hyphen, Mongolian vowel separator, interlinear annotations, Unicode tags) and the Hangul fillers, which
+// are letters that draw nothing.
+const unsafeRest = String.raw`\u007F-\u009F\u2028\u2029\u115F\u1160\u3164\uFFA0\p{Cf}`;
+const unsafeAll = new RegExp(String.raw`[\u0000-\u001F${unsafeRest}]`, 'gu');
+const unsafeKeepingLines = new RegExp(String.raw`[\u0000-\u0008\u000B\u000C\u000E-\u001F${unsafeRest}]|\r(?!\n)`, 'gu');
 // JSON.stringify already escapes C0 controls; these are what it leaves raw.
-const unsafeInJson = /[\u007F-\u009F\u061C\u200E\u200F\u2028\u2029\u202A-\u202E\u2066-\u2069]/g;
+const unsafeInJson = new RegExp(`[${unsafeRest}]`, 'gu');
+const zeroWidthJoiner = '\u200D';
+// An emoji a joiner glues to the next (👩‍💻), with its optional presentation selector or skin tone before the joiner.
+const emojiBeforeJoiner = /\p{Extended_Pictographic}(?:\uFE0F|\u{1F3FB}|\u{1F3FC}|\u{1F3FD}|\u{1F3FE}|\u{1F3FF})?$/u;
+const emojiAfterJoiner = /^\p{Extended_Pictographic}/u;
 
-/** One character as its visible escape: `\x1b`, `\u009b`, `\u202e`. */
+/** One character as its visible escape: `\x1b`, `\u009b`, `\u202e`; one beyond U+FFFF as its two UTF-16 halves (`\udb40\udc41`), as JSON writes it. */
 export function escapedCharacter(character: string): string {
 	const code = character.codePointAt(0) ?? 0;
-	return code < 0x7f ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+	if (code < 0x7f) return `\\x${code.toString(16).padStart(2, '0')}`;
+	let shown = '';
+	for (let index = 0; index < character.length; index++) shown += `\\u${character.charCodeAt(index).toString(16).padStart(4, '0')}`;
+	return shown;
+}
+
+/** `escapedCharacter`, except for a zero-width joiner between two emoji: that one is part of what the emoji shows. */
+function escapedUnlessEmojiJoiner(character: string, offset: number, text: string): string {
+	if (character === zeroWidthJoiner && emojiBeforeJoiner.test(text.slice(Math.max(0, offset - 4), offset)) && emojiAfterJoiner.test(text.slice(offset + 1, offset + 3))) return character;
+	return escapedCharacter(character);
 }
 
 /**
@@ -47,7 +69,7 @@ export function escapedCharacter(character: string): string {
  * newlines (and CRLF) and tabs, for a surface that prints whole lines.
  */
 export function terminalText(text: string, keep: TerminalKeep = 'none'): string {
-	return text.replace(keep === 'lines' ? unsafeKeepingLines : unsafeAll, escapedCharacter);
+	return text.replace(keep === 'lines' ? unsafeKeepingLines : unsafeAll, escapedUnlessEmojiJoiner);
 }
 
 /**
@@ -56,7 +78,7 @@ export function terminalText(text: string, keep: TerminalKeep = 'none'): string 
  * same value and none of it acts on the terminal.
  */
 export function terminalJson(value: unknown, space?: number): string {
-	return JSON.stringify(value, null, space).replace(unsafeInJson, escapedCharacter);
+	return JSON.stringify(value, null, space).replace(unsafeInJson, escapedUnlessEmojiJoiner);
 }
 
 /**

@@ -1,8 +1,12 @@
 /**
  * The words of the SupervisorUnavailable error the `--stdio` bridge
  * (bridge.ts) answers a request with when no supervisor took it: why, and
- * what the person can do about it.
+ * what the person can do about it; and which requests it may send again.
  */
+import {isHangarMethod} from '../wire/protocol.js';
+
+/** Methods that only read: safe to send again when the supervisor vanished before answering. */
+export const resendable = (method: string): boolean => method !== 'tools/call' && !isHangarMethod(method);
 
 export type Unavailability = {
 	/** The request's method, when known. */
@@ -18,12 +22,21 @@ export type Unavailability = {
 	daemonProblem?: string | undefined;
 	/** The last connect failure that may go away by itself. */
 	lastFailure?: string | undefined;
+	/** The supervisor runs but closes each connection before answering (see closedAtOnce). */
+	refusing?: boolean | undefined;
 };
 
-export function unavailableMessage({method, stateDir, waitedSeconds, why, permanent, daemonProblem, lastFailure}: Unavailability): string {
+/** Why a supervisor that accepts a connection and closes it before a byte does so: most likely its open-file limit. */
+export function closedAtOnce(socketPath: string): string {
+	return `the supervisor at ${socketPath} closed the connection before answering, again and again: it is most likely at its open-file limit (ulimit -n), with no descriptor left for this client`;
+}
+
+export function unavailableMessage({method, stateDir, waitedSeconds, why, permanent, daemonProblem, lastFailure, refusing}: Unavailability): string {
 	const started = daemonProblem === undefined ? undefined : `the supervisor this client started could not start: ${daemonProblem}`;
 	const reason = why ?? permanent ?? started ?? lastFailure ?? 'no supervisor is listening';
-	const fix = permanent === undefined && daemonProblem !== undefined && why === undefined
+	const fix = refusing === true && why === undefined && permanent === undefined
+		? `Its log (where it was started, or ${stateDir}/hangar.log for one a client started) says how many files it may open; raise that limit where it starts (ulimit -n 4096, or LimitNOFILE= for a service) or close some of its clients. This client reconnects by itself.`
+		: permanent === undefined && daemonProblem !== undefined && why === undefined
 		? `Fix that, then restart this client (the supervisor's log: ${stateDir}/hangar.log); or start this client with \`mcp-hangar --stdio --standalone\` to run its own supervisor.`
 		: permanent === undefined
 		? 'Start it with `mcp-hangar tui` or `mcp-hangar serve` (same --config or --state-dir); this client reconnects by itself. To run without a shared supervisor, start this client with `mcp-hangar --stdio --standalone`.'

@@ -32,7 +32,7 @@
  * written to stdout.
  */
 import type net from 'node:net';
-import {Duplex, type Readable, type Writable} from 'node:stream';
+import {Duplex} from 'node:stream';
 import {createBridgeMachine} from './bridge-state.js';
 import {ErrorCode, JsonRpcCode} from '../base/errors.js';
 import {batchVersion, personActionMethod, drainingNotification, isHangarMethod} from '../wire/protocol.js';
@@ -50,46 +50,17 @@ import {
 } from '../wire/message-classifier.js';
 import {ByteLines, Outlet, readSupervisorLine} from './bridge-wire.js';
 import {tuneJitForServing} from '../base/serving-jit.js';
-import {unavailableMessage} from './bridge-answers.js';
+import {closedAtOnce, resendable, unavailableMessage} from './bridge-answers.js';
 import {connectSocket, type ConnectFailure} from './socket-client.js';
-import type {Logger} from '../base/logger.js';
+import type {BridgeOptions} from './bridge-options.js';
 import {settleWithin} from '../base/settle.js';
 import {systemClock, type Cancel, type Clock} from '../base/clock.js';
 
-/** What the bridge needs to know of a line. */
-type Shape = Peek;
-
 const replayPrefix = 'mcp-hangar-bridge:replay:';
 
-/** Methods that only read: safe to send again when the supervisor vanished before answering. */
-const resendable = (method: string): boolean => method !== 'tools/call' && !isHangarMethod(method);
+type Held = {line: string; shape: Peek; timer?: Cancel; heldSince: number};
 
-type Held = {line: string; shape: Shape; timer?: Cancel; heldSince: number};
-
-export type BridgeOptions = {
-	socketPath: string;
-	/** The state dir, for messages. */
-	stateDir: string;
-	input: Readable;
-	output: Writable;
-	logger: Logger;
-	maxMessageBytes: number;
-	/** How long a request may wait for a supervisor before it is answered with SupervisorUnavailable. */
-	requestTimeoutMs: number;
-	/** A connection already made (the one that told `--stdio` a supervisor is there). */
-	socket?: Duplex | undefined;
-	/** How a connection to the supervisor is made (default: the socket at `socketPath`, within 2 s); a unit test passes in-memory streams. */
-	connect?: (() => Promise<Duplex | ConnectFailure>) | undefined;
-	/** Past this many bytes waiting for stdout (the socket), the socket (stdin) is not read until it drains (default 8 MiB, core/wire/backlog.ts). */
-	backlogBytes?: number;
-	/** When stdin closes, how long answers still owed may take (default 5 s). */
-	drainMs?: number;
-	backoff?: {initialMs: number; maxMs: number};
-	/** How many messages may wait for a supervisor at once (default 10,000); past it requests are answered at once. */
-	maxHeld?: number;
-	/** Time for the held requests' deadlines and the reconnect backoff (a unit test moves it by hand). */
-	clock?: Clock;
-};
+export type {BridgeOptions} from './bridge-options.js';
 
 export class StdioBridge {
 	readonly machine = createBridgeMachine('stdio');
@@ -109,6 +80,9 @@ export class StdioBridge {
 	private clientInitialized = false;
 	private replayId: string | undefined;
 	private connections = 0;
+	/** Whether the current connection's supervisor has sent a byte; connections in a row it closed before one. */
+	private heard = false;
+	private closedAtOnce = 0;
 	private delayMs: number;
 	private retryTimer: Cancel | undefined;
 	private readonly clock: Clock;
@@ -172,7 +146,7 @@ export class StdioBridge {
 
 		const {method, id} = checked;
 		if (method !== undefined) tuneJitForServing(); // A client now: the line path is compiled soon (serving-jit.ts).
-		const shape: Shape = {id, method, response: checked.kind === 'response', error: checked.kind === 'response' && 'error' in checked.value};
+		const shape: Peek = {id, method, response: checked.kind === 'response', error: checked.kind === 'response' && 'error' in checked.value};
 		if (method !== undefined && isHangarMethod(method)) {
 			// A person's commands come from the CLI on the socket itself, never from an MCP client.
 			if (id !== undefined) this.answerError(id, JsonRpcCode.MethodNotFound, `Method not found: "${method}" is not available to MCP clients (${personActionMethod} is for mcp-hangar's own CLI)`);
@@ -365,7 +339,12 @@ export class StdioBridge {
 		(socket as Partial<net.Socket>).setNoDelay?.(true);
 		// The supervisor checked what it writes: no limit, no check, its lines pass on as they came.
 		const lines = new ByteLines((bytes, start, end) => this.fromSupervisor(bytes, start, end), bytes => this.out.write(bytes));
-		socket.on('data', (chunk: Buffer | string) => Outlet.holdingDuring(writer, this.out, () => lines.write(typeof chunk === 'string' ? Buffer.from(chunk) : chunk)));
+		this.heard = false;
+		socket.on('data', (chunk: Buffer | string) => {
+			// The backoff starts over once a supervisor talks, not on connecting: one at its open-file limit accepts and closes.
+			if (!this.heard) [this.heard, this.closedAtOnce, this.delayMs] = [true, 0, this.options.backoff?.initialMs ?? 100];
+			Outlet.holdingDuring(writer, this.out, () => lines.write(typeof chunk === 'string' ? Buffer.from(chunk) : chunk));
+		});
 		if (this.out.backlog?.backlogged) socket.pause(); // The client has not read what the last supervisor sent yet.
 		socket.on('error', error => this.options.logger.debug(`bridge: socket error: ${error.message}`));
 		// The supervisor ended its side (it stopped, or it was killed): the connection is over.
@@ -388,7 +367,6 @@ export class StdioBridge {
 
 	/** The connection is ready: send what was held, in order. */
 	private opened(reconnect: boolean): void {
-		this.delayMs = this.options.backoff?.initialMs ?? 100;
 		this.lastFailure = undefined;
 		this.daemonProblem = undefined;
 		for (const held of this.queue.splice(0)) {
@@ -489,7 +467,8 @@ export class StdioBridge {
 		const lost = this.replayId !== undefined || again.length > 0;
 		this.replayId = undefined;
 		for (const held of again.reverse()) {
-			held.heldSince = this.clock.now();
+			// A supervisor that never said a word did not take the request: its deadline stands.
+			if (this.heard) held.heldSince = this.clock.now();
 			this.queue.unshift(held);
 		}
 
@@ -501,17 +480,38 @@ export class StdioBridge {
 			void this.connect();
 		} else {
 			this.machine.apply('lost', 'the connection to the supervisor closed');
-			this.options.logger.warn(`bridge: lost the supervisor at ${this.options.socketPath}; reconnecting with backoff`);
+			if (this.heard) this.options.logger.warn(`bridge: lost the supervisor at ${this.options.socketPath}; reconnecting with backoff`);
+			else this.closedUnheard();
 			this.scheduleRetry();
 		}
 
 		this.settled();
 	}
 
-	/** The supervisor this client started exited without serving, for `why`: held requests are told (see answerUnavailable). */
-	daemonFailed(why: string): void {
+	/** The supervisor this client started exited without serving, for `why`: held requests are told (see answerUnavailable), at once when `final` (no more starts). */
+	daemonFailed(why: string, final = false): void {
 		if (this.machine.state === 'open' || this.machine.state === 'replaying') return;
 		this.daemonProblem = why;
+		if (final) this.answerHeld();
+	}
+
+	/** The supervisor closed the connection before a byte: said once, and after 5 in a row the held requests are answered why. */
+	private closedUnheard(): void {
+		this.closedAtOnce += 1;
+		if (this.closedAtOnce === 1) this.options.logger.warn(`bridge: the supervisor at ${this.options.socketPath} closed the connection before a word (if it goes on, it is at its open-file limit); reconnecting with backoff`);
+		if (this.closedAtOnce < 5) return;
+		this.lastFailure = {kind: 'temporary', code: 'ECONNRESET', message: closedAtOnce(this.options.socketPath)};
+		this.answerHeld();
+	}
+
+	/** Answers every held request now, with why (see answerUnavailable); held notifications and answers wait on. */
+	private answerHeld(): void {
+		this.queue = this.queue.filter(held => {
+			if (held.shape.id === undefined || held.shape.method === undefined) return true;
+			held.timer?.();
+			this.answerUnavailable(held);
+			return false;
+		});
 	}
 
 	/** A held request is answered with SupervisorUnavailable once it has waited requestTimeoutMs. */
@@ -531,7 +531,7 @@ export class StdioBridge {
 	private answerUnavailable(held: Held, why?: string): void {
 		const {stateDir, socketPath} = this.options;
 		const waitedSeconds = Math.round((this.clock.now() - held.heldSince) / 1000);
-		const facts = {why, permanent: this.permanent?.message, daemonProblem: this.daemonProblem, lastFailure: this.lastFailure?.message};
+		const facts = {why, permanent: this.permanent?.message, daemonProblem: this.daemonProblem, lastFailure: this.lastFailure?.message, refusing: this.closedAtOnce >= 5};
 		const message = unavailableMessage({method: held.shape.method, stateDir, waitedSeconds, ...facts});
 		this.answerError(held.shape.id!, ErrorCode.SupervisorUnavailable, message, {error: 'SupervisorUnavailable', operation: held.shape.method, socket: socketPath, permanent: this.permanent !== undefined});
 		this.settled();

@@ -161,7 +161,8 @@ export function keepDaemon(
 			const problem = started === stopped ? undefined : started.problem();
 			if (problem !== undefined) {
 				logger.warn(`bridge: the supervisor this client started could not serve: ${problem}`);
-				bridge.daemonFailed(problem);
+				// The last start it will make: its held requests learn why now, not at their deadline (a client's own is often as long).
+				bridge.daemonFailed(problem, tries >= maxTries);
 			}
 		});
 	};

@@ -12,13 +12,14 @@
  * below are imported as types, which compile to nothing.
  */
 import net from 'node:net';
-import {Client, ProtocolError, type CallToolResult} from '@modelcontextprotocol/client';
+import {Client, ProtocolError, SdkError, SdkErrorCode, type CallToolResult} from '@modelcontextprotocol/client';
 import {z} from 'zod';
 import type {CallsPage, ConfigAnswer, LogPage} from '../gateway/admin-methods.js';
 import {LineTransport} from '../wire/line-transport.js';
 import {callsMethod, cliClientName, personActionMethod, signInMethod, configMethod, implementationInfo, logsMethod, maxListLimit, personMethod} from '../wire/protocol.js';
 import type {HangarConfig} from '../config/read-config.js';
 import {attachToSupervisor, type EndpointOwner} from './socket-client.js';
+import {supervisorLost} from './supervisor-lost.js';
 import type {StatusEntry} from '../views/views.js';
 import type {StatusPage} from '../gateway/management-tools.js';
 import type {PersonAction} from '../engine/supervisor.js';
@@ -69,9 +70,16 @@ export class SupervisorClient {
 
 		const client = new Client({name: clientName, version: implementationInfo.version});
 		const {socket, path, owner} = attachment;
-		await client.connect(new LineTransport(socket, socket, Number.MAX_SAFE_INTEGER));
-		// A person runs the CLI: hangar.managementTools (for MCP clients) does not narrow what it may do.
-		await client.request({method: personMethod}, z.object({}));
+		try {
+			await client.connect(new LineTransport(socket, socket, Number.MAX_SAFE_INTEGER));
+			// A person runs the CLI: hangar.managementTools (for MCP clients) does not narrow what it may do.
+			await client.request({method: personMethod}, z.object({}));
+		} catch (error) {
+			socket.destroy();
+			// A supervisor with no descriptor left accepts and closes at once: say that, never "no hangar is running".
+			throw isClosed(error) ? supervisorLost(owner, path, 'connecting', error) : error;
+		}
+
 		return new SupervisorClient(client, socket, owner, path);
 	}
 
@@ -110,7 +118,7 @@ export class SupervisorClient {
 			const result = await this.client.request({method: personActionMethod, params: {server, action, via}}, commandResult);
 			return result.message;
 		} catch (error) {
-			throw toError(error);
+			throw this.toError(error, `${action} "${server}"`, {sent: true});
 		}
 	}
 
@@ -119,7 +127,7 @@ export class SupervisorClient {
 		try {
 			return await this.client.request({method: signInMethod, params: {server, via}}, signInResult);
 		} catch (error) {
-			throw toError(error);
+			throw this.toError(error, `sign-in to "${server}"`);
 		}
 	}
 
@@ -128,7 +136,7 @@ export class SupervisorClient {
 		try {
 			return await this.client.request({method, params}, schema);
 		} catch (error) {
-			throw toError(error);
+			throw this.toError(error, method);
 		}
 	}
 
@@ -137,7 +145,7 @@ export class SupervisorClient {
 		try {
 			return (await this.client.request({method: configMethod, params: reload === undefined ? {} : {reload: true, via: reload.via}}, configResult)) as ConfigAnswer;
 		} catch (error) {
-			throw toError(error);
+			throw this.toError(error, reload === undefined ? 'reading the config' : 'reload', {sent: reload !== undefined});
 		}
 	}
 
@@ -156,7 +164,7 @@ export class SupervisorClient {
 		try {
 			return (await this.client.request({method: logsMethod, params: {server, after, wait}}, logsResult, {timeout: 60_000})) as LogPage;
 		} catch (error) {
-			throw toError(error);
+			throw this.toError(error, `reading the log of "${server}"`);
 		}
 	}
 
@@ -165,7 +173,7 @@ export class SupervisorClient {
 		try {
 			return (await this.client.request({method: callsMethod, params: {after, wait}}, callsResult, {timeout: 60_000})) as CallsPage;
 		} catch (error) {
-			throw toError(error);
+			throw this.toError(error, 'reading the calls');
 		}
 	}
 
@@ -178,13 +186,19 @@ export class SupervisorClient {
 		try {
 			return await this.client.callTool({name, arguments: args}, options);
 		} catch (error) {
-			throw toError(error);
+			throw this.toError(error, name === 'hangar_call' ? `calling "${String(args['server'])}"/"${String(args['tool'])}"` : 'reading the status', {sent: name === 'hangar_call'});
 		}
+	}
+
+	/** The supervisor's JSON-RPC error, with its own sentence; a closed connection, said with who closed it and what became of the request. */
+	private toError(error: unknown, operation: string, options: {sent?: boolean} = {}): Error {
+		if (error instanceof ProtocolError) return new SupervisorCallError(error.code, error.message, error.data);
+		if (isClosed(error)) return supervisorLost(this.owner, this.socket, operation, error, options.sent === true);
+		return error as Error;
 	}
 }
 
-/** The supervisor's JSON-RPC error, with its own sentence. */
-function toError(error: unknown): Error {
-	if (error instanceof ProtocolError) return new SupervisorCallError(error.code, error.message, error.data);
-	return error as Error;
+/** Whether the SDK gave up on the request because the connection closed. */
+function isClosed(error: unknown): boolean {
+	return error instanceof SdkError && (error.code === SdkErrorCode.ConnectionClosed || error.code === SdkErrorCode.NotConnected);
 }

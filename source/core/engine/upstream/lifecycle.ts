@@ -12,6 +12,7 @@
  */
 import type {Clock} from '../../base/clock.js';
 import {HangarError, errorMessage} from '../../base/errors.js';
+import {describeShortage} from '../../base/resource-limits.js';
 import type {HangarSettings, ServerConfig, ToolDefinition} from '../../config/read-config.js';
 import {describeExit, type ExitInfo} from '../../link/child-process-transport.js';
 import type {ClientSide} from '../../link/client-side.js';
@@ -405,7 +406,8 @@ export class Lifecycle {
 
 		const detail = `${what}${stderr.length > 0 ? `; last stderr${earlier ? ' (from an earlier start)' : ''}: ${stderr.join(' | ')}` : ''}`;
 		deps.metrics.lastError = `start failed: ${detail}`;
-		const plan = this.countFailure();
+		// Hangar's own shortage at spawn (the open-file limit, ...) is not the upstream's failure: retried, no budget spent.
+		const plan = error instanceof SpawnError && describeShortage(error.code) !== undefined ? `${this.planRestart(deps.restartPolicy.shortageDelayMs)} (hangar's shortage: no restart budget spent)` : this.countFailure();
 		deps.machine.apply('start_failed', `start failed after ${ms} ms: ${detail}; ${plan}`);
 		return startFailed(deps.name, {detail, restartAt: this.restartTime, remote: deps.config.launch.kind !== 'stdio', stderr});
 	}

@@ -27,6 +27,17 @@ export class RestartPolicy {
 		return Math.min(this.options.maxDelayMs, this.options.minDelayMs * 2 ** exponent);
 	}
 
+	/**
+	 * The delay before retrying a start that failed because hangar itself ran
+	 * out of a resource (EMFILE, ENFILE, EAGAIN, ENOMEM at spawn): not the
+	 * upstream's crash, so it spends no budget and is retried for as long as
+	 * the shortage lasts, at the longest backoff but at most every 10 s, so it
+	 * starts soon after the resource is back.
+	 */
+	get shortageDelayMs(): number {
+		return Math.min(this.options.maxDelayMs, Math.max(this.options.minDelayMs, 10_000));
+	}
+
 	get budget(): {maxRestarts: number; windowMs: number} {
 		return {maxRestarts: this.options.maxRestarts, windowMs: this.options.windowMs};
 	}

@@ -35,6 +35,20 @@ describe('the output rule for text hangar did not write', () => {
 		expect(terminalText('héllo ✓ 日本 🚀 \\x1b')).toBe('héllo ✓ 日本 🚀 \\x1b');
 	});
 
+	it('shows invisible characters escaped: zero-width, word joiners, the BOM, the soft hyphen and Unicode tags', () => {
+		// An upstream can hide text (tag characters smuggle ASCII) or make two names look the same.
+		expect(terminalText('read\u200Bfile\u200C\u2060\uFEFF\u00AD\u180E')).toBe('read\\u200bfile\\u200c\\u2060\\ufeff\\u00ad\\u180e');
+		expect(terminalText('a\u{E0041}\u{E007F}b\uFFF9')).toBe('a\\udb40\\udc41\\udb40\\udc7fb\\ufff9');
+		expect(terminalText('x\u200Dy')).toBe('x\\u200dy');
+		// An emoji's joiner stays, or the emoji would fall apart.
+		expect(terminalText('👩\u200D💻 👨\uFE0F\u200D👩')).toBe('👩\u200D💻 👨\uFE0F\u200D👩');
+		const value = {name: 'a\u200Bb\u{E0041}c\uFEFF'};
+		const json = terminalJson(value);
+		expect(json).toBe(String.raw`{"name":"a\u200bb\udb40\udc41c\ufeff"}`);
+		expect(JSON.parse(json)).toEqual(value);
+		expect(terminalText(terminalText('\u{E0041}\u200B'))).toBe(terminalText('\u{E0041}\u200B'));
+	});
+
 	it('keeps newlines, CRLF and tabs for a surface that prints whole lines, but not a lone carriage return', () => {
 		expect(terminalText('one\tcell\r\ntwo\n', 'lines')).toBe('one\tcell\r\ntwo\n');
 		expect(terminalText('safe\rforged', 'lines')).toBe('safe\\x0dforged');

@@ -261,6 +261,40 @@ describe('the --stdio bridge', () => {
 	});
 });
 
+describe('the --stdio bridge and a supervisor that closes every connection at once (at its open-file limit)', () => {
+	it('backs off, says so once, and answers the held initialize with the reason well before the client gives up', async () => {
+		const lines: string[] = [];
+		const clock = new ManualClock();
+		const input = new PassThrough();
+		const output = new PassThrough();
+		const client = new Lines(output);
+		let tries = 0;
+		const bridge = new StdioBridge({
+			...memoryOptions(input, output),
+			logger: new Logger(line => lines.push(line), 'info'),
+			backoff: {initialMs: 100, maxMs: 1000},
+			clock,
+			connect: async () => {
+				tries += 1;
+				const {bridgeSide} = connectionPair();
+				setImmediate(() => bridgeSide.destroy());
+				return bridgeSide;
+			},
+		});
+		bridges.push(bridge);
+		inputs.push(input);
+		bridge.start();
+		input.write(`${JSON.stringify({jsonrpc: '2.0', id: 1, method: 'initialize', params: {protocolVersion: '2025-06-18', capabilities: {}, clientInfo: {name: 'c', version: '1'}}})}\n`);
+		await clock.advance(10_000);
+		const answer = client.all.find(message => message.id === 1);
+		expect(answer?.error?.code).toBe(ErrorCode.SupervisorUnavailable);
+		expect(answer?.error?.message).toMatch(/closed the connection before answering.*open-file limit/);
+		// The backoff grows as for a supervisor that is not listening: about 14 tries in 10 s, not 100.
+		expect(tries).toBeLessThan(25);
+		expect(lines.filter(line => line.includes('lost the supervisor') || line.includes('closed the connection')).length).toBeLessThanOrEqual(2);
+	});
+});
+
 describe('the --stdio bridge and a side that does not read', () => {
 	/** A bridge on a connection whose two far ends (the client's stdout, the supervisor's input) nobody reads until asked. */
 	function unread() {
