@@ -10,7 +10,7 @@ import path from 'node:path';
 import {spawn, type ChildProcessWithoutNullStreams} from 'node:child_process';
 import {randomUUID} from 'node:crypto';
 import {afterEach, describe, expect, it} from 'vitest';
-import {cliPath, fastHangar, fixture, processesWithTag, tempDir, waitFor, writeConfig, type ServerEntry} from '../support/hangar.js';
+import {cliPath, everything, fastHangar, fixture, processesWithTag, tempDir, waitFor, writeConfig, type ServerEntry} from '../support/hangar.js';
 
 type Id = string | number | null;
 
@@ -283,6 +283,17 @@ describe('mcp-hangar --stdio on the wire', () => {
 		const list = await hangar.request('tools/list');
 		expect(list.error).toBeUndefined();
 		expect((list.result!['tools'] as Array<{name: string}>).map(tool => tool.name)).toContain('hangar_list');
+	});
+
+	it('answers initialize first when a client sends initialize, initialized and a call at once on a first run (no notification before it)', async () => {
+		// A fresh state dir: initialize waits for the upstream's start (its capabilities were never known), and the
+		// tool list changes during that wait. A pipe (printf … | mcp-hangar --stdio) sends everything in one write.
+		const hangar = startRaw(everything({lazy: false}));
+		const init = {jsonrpc: '2.0', id: 1, method: 'initialize', params: {protocolVersion, capabilities: {}, clientInfo: {name: 'pipe', version: '1'}}};
+		const call = {jsonrpc: '2.0', id: 2, method: 'tools/call', params: {name: 'fx__echo', arguments: {message: 'piped'}}};
+		hangar.writeLine([JSON.stringify(init), JSON.stringify({jsonrpc: '2.0', method: 'notifications/initialized'}), JSON.stringify(call)].join('\n'));
+		expect((await hangar.responseTo(2, 45_000)).error).toBeUndefined();
+		expect(hangar.messages[0], `the first message written: ${JSON.stringify(hangar.messages[0]).slice(0, 200)}`).toMatchObject({id: 1, result: {protocolVersion}});
 	});
 
 	it('refuses a second initialize with -32003, before and after notifications/initialized', async () => {

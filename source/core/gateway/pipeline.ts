@@ -92,6 +92,14 @@ export type PipelineOptions = {
 
 export class Pipeline {
 	readonly machine;
+	/**
+	 * Whether the client's initialize has its result (written in order, before
+	 * anything written after it): until then a client knows nothing of what
+	 * hangar serves, and is sent no notification of it (session.ts).
+	 */
+	initializeAnswered = false;
+	/** A notifications/initialized that arrived before the initialize was answered: applied once it is. */
+	private earlyInitialized: {params: Params} | undefined;
 	/** Who reads this connection's errors; the initialize handler sets it (hangar's own CLI: 'cli'). */
 	audience: Audience = 'mcp';
 	/** Told of every response the client sends (answers to what hangar asked it for an upstream). */
@@ -333,9 +341,17 @@ export class Pipeline {
 			// Written as the SDK's server wrote answers, byte for byte; tools/call as hangar always wrote it.
 			else if (context.method === 'tools/call') sent = this.sendNow({jsonrpc: '2.0', id: context.id, result} as JSONRPCMessage);
 			else sent = this.sendNow({result, jsonrpc: '2.0', id: context.id} as JSONRPCMessage);
+			if (context.method === 'initialize') this.initializeAnswered = true;
 		} catch (error) {
 			this.failed(request, error);
 			return;
+		}
+
+		// A notifications/initialized that came before this answer (a client that pipes its lines) takes effect now, after it.
+		if (context.method === 'initialize' && this.earlyInitialized !== undefined) {
+			const params = this.earlyInitialized.params;
+			this.earlyInitialized = undefined;
+			this.notified('notifications/initialized', params);
 		}
 
 		// In flight until the transport took the answer (a client that does not read holds a session's drain).
@@ -349,8 +365,11 @@ export class Pipeline {
 
 	private failed(request: InFlight, error: unknown): void {
 		const {context, modern} = request;
-		// A refused initialize leaves the connection waiting for a corrected one.
-		if (context.method === 'initialize' && this.machine.can('initialize_failed')) this.machine.apply('initialize_failed', 'initialize was answered with an error');
+		// A refused initialize leaves the connection waiting for a corrected one (an initialized sent ahead of it went with it).
+		if (context.method === 'initialize' && this.machine.can('initialize_failed')) {
+			this.earlyInitialized = undefined;
+			this.machine.apply('initialize_failed', 'initialize was answered with an error');
+		}
 		if (context.unanswerable) {
 			this.done(request); // Cancelled (or closed): the protocol says no response.
 			return;
@@ -404,6 +423,12 @@ export class Pipeline {
 		if (method === 'notifications/initialized') {
 			if (!this.machine.can('initialized')) {
 				this.logger.warn(`ignored notifications/initialized in state ${this.machine.state}`);
+				return;
+			}
+
+			if (!this.initializeAnswered) {
+				// Sent before its initialize was answered: nothing may reach the client ahead of that answer (answer()).
+				this.earlyInitialized = {params};
 				return;
 			}
 

@@ -147,7 +147,8 @@ export class GatewaySession {
 			};
 		}
 
-		const listening = () => this.pipeline.machine.state === 'ready' || this.pipeline.machine.state === 'initializing';
+		// From its initialize's result on: a list that changes while initialize waits for the first starts is listed in full after it.
+		const listening = () => this.pipeline.machine.state === 'ready' || (this.pipeline.machine.state === 'initializing' && this.pipeline.initializeAnswered);
 		const changed = (method: string, served: boolean) => (meta?: ListMeta) => {
 			if (served && listening()) this.pipeline.notify(method, meta === undefined ? undefined : {_meta: meta});
 		};
