@@ -196,10 +196,11 @@ export function contextLine(context: {exposure: 'direct' | 'search'; current: nu
 
 /** What reading the state dir found wrong, and whether the supervisor saves there, for a person reading status. */
 function stateLines(state: StateView): string {
-	const lines = state.problems.slice(0, 10).map(problem => `State: ${problem}\n`);
+	// One line each: a problem can quote the damaged file (a JSON parse error does), newlines and all.
+	const lines = state.problems.slice(0, 10).map(problem => `State: ${terminalText(problem)}\n`);
 	if (state.problems.length > 10) lines.push(`State: and ${state.problems.length - 10} more problems (see hangar's log)\n`);
 	// An older supervisor's state view has no `others`.
-	for (const other of state.others ?? []) lines.push(`Warning: ${other.advice}.\n`);
+	for (const other of state.others ?? []) lines.push(`Warning: ${terminalText(other.advice)}.\n`);
 	if (!state.writer) lines.push(`State: hangar pid ${state.writerPid ?? '?'} writes ${state.dir}; quarantine and approve are refused here until it exits, then this supervisor takes the dir over.\n`);
 	return lines.join('');
 }
