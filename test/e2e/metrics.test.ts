@@ -4,6 +4,7 @@
  * with a Prometheus text parser; `hangar.metricsPort` on a supervisor
  * without an HTTP endpoint.
  */
+import http from 'node:http';
 import {afterEach, describe, expect, it} from 'vitest';
 import {fastHangar, fixture, freePort, openHangar, closeHangars, rpcError, tempDir, waitFor, writeConfig} from '../support/hangar.js';
 import {connectHttp, serveHttp, stopHttpHangars} from '../support/http-hangar.js';
@@ -74,5 +75,19 @@ describe('metrics', () => {
 		const families = parseMetrics(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text());
 		expect(total(families, 'hangar_upstream_calls_total', {upstream: 'fx', tool: 'echo', outcome: 'ok'})).toBe(4);
 		expect((await fetch(`http://127.0.0.1:${port}/mcp`)).status).toBe(404);
+		// A page whose name resolves to 127.0.0.1 (DNS rebinding) names itself in Host: refused, as on serve --http.
+		expect(await statusWithHost(port, `rebind.example:${port}`)).toBe(403);
+		expect(await statusWithHost(port, `localhost:${port}`)).toBe(200);
 	});
 });
+
+/** GET /metrics on loopback `port` with the Host header `host` (fetch does not let a caller set Host). */
+async function statusWithHost(port: number, host: string): Promise<number | undefined> {
+	return new Promise((resolve, reject) => {
+		const request = http.get({host: '127.0.0.1', port, path: '/metrics', headers: {Host: host}}, response => {
+			response.resume();
+			resolve(response.statusCode);
+		});
+		request.on('error', reject);
+	});
+}

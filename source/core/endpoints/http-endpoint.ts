@@ -35,6 +35,7 @@ import {once} from 'node:events';
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
+import {hostIsLoopback, isLoopbackHost} from './loopback-host.js';
 import {ErrorCode, JsonRpcCode, errorMessage} from '../base/errors.js';
 import {sequenceError} from '../gateway/connection-state.js';
 import {GatewaySession, invalidInitialize} from '../gateway/session.js';
@@ -71,14 +72,6 @@ export class HttpSetupError extends Error {
 
 export const minTokenLength = 16;
 
-/** Whether `host` is a loopback name or address (what only this machine can reach). */
-export function isLoopbackHost(host: string): boolean {
-	const bare = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
-	if (bare.toLowerCase() === 'localhost') return true;
-	if (net.isIPv4(bare)) return bare.startsWith('127.');
-	if (net.isIPv6(bare)) return bare === '::1' || /^::ffff:127\./i.test(bare);
-	return false;
-}
 
 /**
  * Resolves the `--http` flags: the port, the token (`--token-file` wins over
@@ -126,13 +119,6 @@ export function resolveHttpOptions(flags: {host?: string | undefined; port?: num
 function correlationIdOf(header: string | string[] | undefined): string {
 	if (typeof header === 'string' && /^[\w.:@/+=-]{1,128}$/.test(header)) return header;
 	return randomUUID();
-}
-
-/** The host name of a Host header value ("127.0.0.1:8080", "[::1]:80", "localhost"). */
-function hostName(hostHeader: string): string {
-	if (hostHeader.startsWith('[')) return hostHeader.slice(0, hostHeader.indexOf(']') + 1);
-	const colon = hostHeader.lastIndexOf(':');
-	return colon === -1 ? hostHeader : hostHeader.slice(0, colon);
 }
 
 /**
@@ -316,7 +302,7 @@ export class HttpEndpoint {
 	private checkOrigin(req: http.IncomingMessage, res: http.ServerResponse): boolean {
 		const loopback = isLoopbackHost(this.options.host);
 		const host = req.headers.host;
-		if (loopback && (host === undefined || !isLoopbackHost(hostName(host)))) {
+		if (loopback && !hostIsLoopback(host)) {
 			sendJson(res, 403, {
 				error: 'forbidden_host',
 				message: `Host header ${JSON.stringify(host ?? '')} is not a loopback name: this endpoint listens on loopback and accepts only localhost, 127.0.0.1 and [::1] (DNS rebinding protection).`,

@@ -3,7 +3,7 @@
  * on `serve --http` (behind the same bearer token and Host/Origin rules as
  * `/mcp`) and on `hangar.metricsPort`, a loopback-only port any supervisor
  * can open (the daemon a client's `--stdio` started has no HTTP endpoint of
- * its own). The metrics themselves are engine/observe/hangar-metrics.ts,
+ * its own), which checks Host as `/mcp` does (DNS rebinding). The metrics themselves are engine/observe/hangar-metrics.ts,
  * loaded only when one of these is asked for: prom-client costs start-up
  * time a supervisor that exports nothing should not pay.
  */
@@ -14,6 +14,7 @@ import {errorMessage} from '../base/errors.js';
 import type {Logger} from '../base/logger.js';
 import type {HangarMetrics} from '../engine/observe/hangar-metrics.js';
 import type {Supervisor} from '../engine/supervisor.js';
+import {hostIsLoopback} from './loopback-host.js';
 
 export const metricsPath = '/metrics';
 
@@ -50,6 +51,12 @@ export async function serveMetrics(metrics: HangarMetrics, req: http.IncomingMes
 export async function listenMetrics(supervisor: Supervisor, port: number, logger: Logger): Promise<http.Server | undefined> {
 	const metrics = await metricsOf(supervisor);
 	const server = http.createServer((req, res) => {
+		// It listens on loopback only; a web page whose name resolves to 127.0.0.1 (DNS rebinding) names itself in Host.
+		if (!hostIsLoopback(req.headers.host)) {
+			res.writeHead(403, {'Content-Type': 'application/json'}).end(JSON.stringify({error: 'forbidden_host', message: `Host header ${JSON.stringify(req.headers.host ?? '')} is not a loopback name: the metrics port accepts only localhost, 127.0.0.1 and [::1] (DNS rebinding protection).`}));
+			return;
+		}
+
 		const path = (req.url ?? '/').split('?')[0];
 		if (path !== metricsPath) {
 			res.writeHead(404, {'Content-Type': 'application/json'}).end(JSON.stringify({error: 'not_found', message: `Not found. Metrics are served at ${metricsPath}.`}));

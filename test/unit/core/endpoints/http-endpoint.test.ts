@@ -5,7 +5,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
-import {HttpSetupError, isLoopbackHost, resolveHttpOptions} from '../../../../source/core/endpoints/http-endpoint.js';
+import {HttpSetupError, resolveHttpOptions} from '../../../../source/core/endpoints/http-endpoint.js';
+import {isLoopbackHost} from '../../../../source/core/endpoints/loopback-host.js';
 import {tempDir} from '../../../support/hangar.js';
 
 const token = 'a-token-of-sixteen+chars';
