@@ -285,7 +285,8 @@ export function notSaved(upstream: string, action: 'quarantine' | 'approve', don
 		code: 'StateNotSaved',
 		upstream,
 		operation: action,
-		message: `${done}, but saving it failed (${error.message}): it holds only until hangar exits`,
+		// What matters first, where a narrow surface (the TUI's flash at 80 columns) cuts the rest.
+		message: `not saved, it holds only until hangar exits: ${done}, but saving it failed (${error.message})`,
 		hint: `Free space on the state dir's disk or fix its permissions (hangar's log says which file), then ${action} it again to save it.`,
 		details: {saved: false},
 	});

@@ -94,7 +94,7 @@ describe('a person\'s action while another hangar writes the state dir', () => {
 		fs.mkdirSync(path.join(stateDir, 'state.json', 'x'), {recursive: true});
 		const error = await rejection(supervisor.act('fx', 'quarantine', 'a person in the TUI'), HangarError);
 		expect(error.codeName).toBe('StateNotSaved');
-		expect(error.message).toMatch(/quarantine failed: quarantined "fx": .*, but saving it failed \(.*\): it holds only until hangar exits/);
+		expect(error.message).toMatch(/quarantine failed: not saved, it holds only until hangar exits: quarantined "fx": .*, but saving it failed \(.*\)/);
 	});
 });
 
