@@ -45,6 +45,11 @@ describe('upstream lifecycle with real fixture upstreams', () => {
 		await t.waitForState('fx', 'ready');
 		expect(t.path('fx')).toEqual(['cold->starting', 'starting->ready', 'ready->dead', 'dead->starting', 'starting->ready']);
 		expect(t.transitions.at(-2)!.reason).toBe('automatic restart after 0.3 s backoff');
+		// Status keeps what happened, not the hint of that moment ("retry after that"): read now, it is restarted.
+		const {lastError} = t.supervisor.upstream('fx').snapshot();
+		expect(lastError).toContain('the upstream exited with code 3 while the call was in flight');
+		expect(error.message).toMatch(/retry/i);
+		expect(lastError).not.toMatch(/retry|restarts/i);
 	});
 
 	it('reports a crash during initialize as a failed start and stops restarting when the budget is spent', async () => {

@@ -354,12 +354,14 @@ export class CallPath {
 			// and storing its message as lastError, would bury the real cause under copies of itself.
 			const refused = phase === 'start' && mapped.error instanceof HangarError && refusalCodes.has(mapped.error.codeName);
 			// Nor is a client's cancel (or its going away): every other client would see it in status as the upstream's error.
+			// Kept without its hint: "it restarts in 0.2 s; retry after that" is true when the call fails, not when status is read later.
+			const kept = mapped.error instanceof HangarError ? mapped.error.sentence : mapped.error.message;
 			if (!refused && !(error instanceof RequestCancelledError)) {
-				deps.metrics.recordFailure(ms, mapped.error.message);
-				this.history.tool(tool).recordFailure(ms, mapped.error.message);
+				deps.metrics.recordFailure(ms, kept);
+				this.history.tool(tool).recordFailure(ms, kept);
 			}
 
-			this.history.remember({at: deps.clock.now(), tool, ms, ok: false, error: mapped.error.message});
+			this.history.remember({at: deps.clock.now(), tool, ms, ok: false, error: kept});
 			if (context.correlationId !== undefined) {
 				deps.logger.warn(`tools/call "${tool}" failed after ${Math.round(ms)} ms: ${mapped.error.message}`, {correlationId: context.correlationId});
 				deps.log.push('hangar', `tools/call "${tool}" failed (correlation id ${context.correlationId}): ${mapped.error.message}`);
