@@ -252,6 +252,9 @@ describe('"instances": "per-client"', () => {
 		expect(structured(await bare!.client.callTool({name: 'probe__client-capabilities', arguments: {}}))['capabilities']).toEqual({});
 		expect(structured(await old!.client.callTool({name: 'probe__client-capabilities', arguments: {}}))['capabilities']).toEqual(plain);
 		expect(answeredBy(structured(await old!.client.callTool({name: 'probe__ask', arguments: {kind: 'elicitation'}})))).toBe('old');
+		// And who connects: each instance is told its own client's clientInfo, as it would be directly.
+		expect(structured(await ada!.client.callTool({name: 'probe__client-capabilities', arguments: {}}))['clientInfo']).toEqual({name: 'ada', version: '1.0.0'});
+		expect(structured(await bare!.client.callTool({name: 'probe__client-capabilities', arguments: {}}))['clientInfo']).toEqual({name: 'bare', version: '1.0.0'});
 	});
 });
 

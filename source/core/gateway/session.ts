@@ -224,6 +224,7 @@ export class GatewaySession {
 			// Known from now on (a tools/list may come before initialized, and lists what a client like it sees);
 			// requests are relayed to it only once it has initialized (the relayed kinds, below).
 			this.client.declaredCapabilities = declaredCapabilities;
+			this.client.clientInfo = isPlainObject(raw) && isPlainObject(raw['clientInfo']) ? raw['clientInfo'] : undefined;
 			// Upstreams' requests reach the client only once it has finished initializing, as the protocol says.
 			this.pipeline.on('notifications/initialized', () => this.client.declare(declared, declaredCapabilities));
 			const requested = params.protocolVersion;

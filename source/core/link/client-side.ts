@@ -105,6 +105,12 @@ export type ClientSide = {
 	 */
 	readonly capabilities: Record<string, unknown>;
 	/**
+	 * The `clientInfo` the upstream is told at `initialize`, when the
+	 * connection is one client's own (a per-client instance: its client's, as
+	 * it would be directly); absent or undefined: hangar's own.
+	 */
+	readonly clientInfo?: Readonly<Record<string, unknown>> | undefined;
+	/**
 	 * The capabilities a modern upstream is told in the `_meta` of one call's
 	 * requests, when they are the calling client's own rather than
 	 * `capabilities` (an era twin's: each 2026-07-28 client declares its own,

@@ -185,7 +185,7 @@ export class UpstreamConnection {
 		attempt.exit = undefined;
 		// The SDK's negotiation for the era (modern-mode.ts); hangar relays input requests itself (input-rounds.ts).
 		// The SDK builds its JSON Schema validator only when one is needed, which hangar's client never does.
-		const client = new Client(implementationInfo, {
+		const client = new Client((clientSide?.clientInfo ?? implementationInfo) as typeof implementationInfo, {
 			capabilities: (clientSide?.capabilities ?? noClientCapabilities) as ClientCapabilities,
 			versionNegotiation: negotiationFor(hint, config.startTimeoutMs),
 			inputRequired: {autoFulfill: false},

@@ -334,6 +334,10 @@ export class SessionRelay implements ClientSide {
 		return sessionCapabilities(this.record.declaredCapabilities);
 	}
 
+	get clientInfo(): Readonly<Record<string, unknown>> | undefined {
+		return this.record.clientInfo;
+	}
+
 	async request(server: string, method: RelayedMethod, params: Record<string, unknown> | undefined, options: RelayOptions): Promise<Record<string, unknown>> {
 		const need = neededCapability(method, params);
 		const {record} = this;

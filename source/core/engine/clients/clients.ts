@@ -121,6 +121,8 @@ export class ClientRecord {
 	capabilities: ReadonlySet<ClientCapability> = new Set();
 	/** Its client's `capabilities` from initialize, as declared: what its per-client instances are told. */
 	declaredCapabilities: Readonly<Record<string, unknown>> = {};
+	/** Its client's `clientInfo` from initialize, as sent: what its per-client instances are told of who connects. */
+	clientInfo: Readonly<Record<string, unknown>> | undefined;
 	/** Orders sessions by their last message (a counter: two in the same millisecond still differ). */
 	activity = 0;
 	/** When it last sent anything (ms since the epoch). */
