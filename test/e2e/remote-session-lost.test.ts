@@ -7,10 +7,9 @@
  * hangar (`--stdio`) and the v1 SDK upstream of test/fixtures/matrix-upstream.mjs.
  */
 import {spawn, type ChildProcess} from 'node:child_process';
-import net from 'node:net';
 import {afterEach, describe, expect, it} from 'vitest';
 import {startMatrixUpstreamOverHttp} from '../support/compat-matrix.js';
-import {closeHangars, everythingPath, fastHangar, openHangar, tempDir, waitFor, writeConfig} from '../support/hangar.js';
+import {closeHangars, everythingPath, fastHangar, freePort, openHangar, tempDir, waitFor, writeConfig} from '../support/hangar.js';
 
 const children: ChildProcess[] = [];
 
@@ -18,15 +17,6 @@ afterEach(async () => {
 	await closeHangars();
 	for (const child of children.splice(0)) child.kill();
 });
-
-/** A port free now on loopback. */
-async function freePort(): Promise<number> {
-	const server = net.createServer();
-	await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve));
-	const {port} = server.address() as net.AddressInfo;
-	await new Promise(resolve => server.close(resolve));
-	return port;
-}
 
 /** server-everything serving Streamable HTTP on `port`, once it listens. */
 async function everythingOverHttp(port: number): Promise<ChildProcess> {
