@@ -61,6 +61,8 @@ describe('upstream lifecycle with real fixture upstreams', () => {
 		expect(error.codeName).toBe('StartFailed');
 		expect(error.message).toContain('upstream "fx": start failed: the process exited with code 4 during initialization; last stderr:');
 		expect(error.message).toContain('fatal: cannot initialize');
+		// Its first start spawns it twice (the 2026-07-28 probe, then initialize): the stderr quoted is the last process's.
+		expect(error.message.split('fatal: cannot initialize').length - 1, error.message).toBe(1);
 
 		await t.waitForState('fx', 'dead');
 		await t.supervisor.upstream('fx').snapshot();

@@ -128,6 +128,7 @@ export class ChildProcessTransport implements Transport {
 			this.root = treeOf(adopted.child.pid!);
 		}
 
+		this.log.spawnedAt = Date.now();
 		const child = adopted?.child ?? spawnUpstream(this.launch, this.marker);
 		this.child = child;
 

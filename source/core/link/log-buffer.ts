@@ -47,6 +47,12 @@ function size(bytes: number): string {
 }
 
 export class LogBuffer {
+	/**
+	 * When hangar last spawned the upstream's process (ms since the epoch): a
+	 * start can spawn it more than once (the 2026-07-28 era probe, then the
+	 * 2025 initialize), and a failed start quotes the last process's stderr.
+	 */
+	spawnedAt: number | undefined;
 	private readonly lines: LogLine[] = [];
 	private readonly listeners = new Set<(line: LogLine) => void>();
 	private evicted = 0;

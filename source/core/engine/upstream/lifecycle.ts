@@ -383,7 +383,7 @@ export class Lifecycle {
 		}
 
 		const startedAtWallClock = deps.clock.now() - ms;
-		const {lines: stderr, earlier} = attemptStderr(deps.log.tail(5, 'stderr'), startedAtWallClock);
+		const {lines: stderr, earlier} = attemptStderr(deps.log.tail(5, 'stderr'), Math.max(startedAtWallClock, deps.log.spawnedAt ?? 0));
 		const exit = this.exit !== undefined && this.exit.at >= startedAtWallClock ? this.exit : undefined;
 		const problem = this.launchProblem(error, exit);
 		if (problem !== undefined) return this.onPermanentFailure(problem, ms, stderr);
