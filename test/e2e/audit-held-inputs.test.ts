@@ -57,45 +57,46 @@ afterEach(async () => {
 	await stopHttpHangars();
 });
 
+/** A 2026-07-28 client (`label`) of serve --http whose tools/call of ask is held for an elicitation: its state and the answer to it. */
+async function heldElicitation(label: string) {
+	const hangar = await serveHttp(writeConfig(tempDir(), {fx: fixture('normal', ['--client-features', '--resources-count', '2'], {namespace: false, instances: 'shared'})}, fastHangar));
+	const meta = envelope(label);
+	const first = await modernRequest(hangar.url, 'tools/call', {name: 'ask', arguments: {kind: 'elicitation'}, _meta: meta});
+	expect(first.result?.['resultType']).toBe('input_required');
+	const {requestState, inputRequests} = first.result as {requestState: string; inputRequests: Record<string, unknown>};
+	const responses = {[Object.keys(inputRequests)[0]!]: {action: 'accept', content: {name: 'Ada'}}};
+	return {hangar, meta, requestState, responses};
+}
+
+/** The retry the state was given for (tools/call of ask) still answers the upstream: the refusal before it used nothing up. */
+async function expectRightRetryAnswers(url: string, meta: Record<string, unknown>, requestState: string, responses: Record<string, unknown>): Promise<void> {
+	const right = await modernRequest(url, 'tools/call', {name: 'ask', arguments: {kind: 'elicitation'}, requestState, inputResponses: responses, _meta: meta});
+	expect(right.error).toBeUndefined();
+	expect(right.result?.['resultType']).toBe('complete');
+	expect(JSON.stringify(right.result)).toContain('Ada');
+}
+
 describe('held inputs against a careless or hostile 2026-07-28 client', () => {
 	it('a retry with the state on another method is refused without using the state up: the right retry still answers the upstream', async () => {
-		const dir = tempDir();
-		const hangar = await serveHttp(writeConfig(dir, {fx: fixture('normal', ['--client-features', '--resources-count', '2'], {namespace: false, instances: 'shared'})}, fastHangar));
-		const meta = envelope('careless');
-		const first = await modernRequest(hangar.url, 'tools/call', {name: 'ask', arguments: {kind: 'elicitation'}, _meta: meta});
-		expect(first.result?.['resultType']).toBe('input_required');
-		const {requestState, inputRequests} = first.result as {requestState: string; inputRequests: Record<string, unknown>};
-		const responses = {[Object.keys(inputRequests)[0]!]: {action: 'accept', content: {name: 'Ada'}}};
+		const {hangar, meta, requestState, responses} = await heldElicitation('careless');
 
 		const wrong = await modernRequest(hangar.url, 'resources/read', {uri: 'fixture://item/0', requestState, inputResponses: responses, _meta: meta});
 		expect(wrong.error?.code).toBe(-32_602);
 		expect(wrong.error?.message).toContain('belongs to a tools/call request');
 
 		// The error told the client to retry the tools/call with this state: that works, and the upstream gets the answer.
-		const right = await modernRequest(hangar.url, 'tools/call', {name: 'ask', arguments: {kind: 'elicitation'}, requestState, inputResponses: responses, _meta: meta});
-		expect(right.error).toBeUndefined();
-		expect(right.result?.['resultType']).toBe('complete');
-		expect(JSON.stringify(right.result)).toContain('Ada');
+		await expectRightRetryAnswers(hangar.url, meta, requestState, responses);
 	});
 
 	it('a retry with the state on another tool or resource is refused without using the state up: it never gets the held call\'s result', async () => {
-		const dir = tempDir();
-		const hangar = await serveHttp(writeConfig(dir, {fx: fixture('normal', ['--client-features', '--resources-count', '2'], {namespace: false, instances: 'shared'})}, fastHangar));
-		const meta = envelope('mixed-up');
-		const first = await modernRequest(hangar.url, 'tools/call', {name: 'ask', arguments: {kind: 'elicitation'}, _meta: meta});
-		expect(first.result?.['resultType']).toBe('input_required');
-		const {requestState, inputRequests} = first.result as {requestState: string; inputRequests: Record<string, unknown>};
-		const responses = {[Object.keys(inputRequests)[0]!]: {action: 'accept', content: {name: 'Ada'}}};
+		const {hangar, meta, requestState, responses} = await heldElicitation('mixed-up');
 
 		// The same method, another tool: the client asked for echo, and must not get ask's result as echo's.
 		const otherTool = await modernRequest(hangar.url, 'tools/call', {name: 'echo', arguments: {message: 'x'}, requestState, inputResponses: responses, _meta: meta});
 		expect(otherTool.error?.code).toBe(-32_602);
 		expect(otherTool.error?.message).toContain('belongs to a tools/call request of "ask"');
 
-		const right = await modernRequest(hangar.url, 'tools/call', {name: 'ask', arguments: {kind: 'elicitation'}, requestState, inputResponses: responses, _meta: meta});
-		expect(right.error).toBeUndefined();
-		expect(right.result?.['resultType']).toBe('complete');
-		expect(JSON.stringify(right.result)).toContain('Ada');
+		await expectRightRetryAnswers(hangar.url, meta, requestState, responses);
 	});
 
 	it('a --stdio client that disconnects with a held call: the upstream gets hangar\'s error for its request before its call is cancelled', async () => {
