@@ -397,7 +397,12 @@ export async function checkConfigVerb(options: VerbOptions, io: Output = stdio):
 		io.err(`${new ConfigError(config.path, errors).message}\n`);
 		if (invalid.length > 0) io.err(`Until then hangar serves the other ${usable} upstream${usable === 1 ? '' : 's'}; ${invalid.map(name => `"${name}"`).join(', ')} show${invalid.length === 1 ? 's' : ''} as invalid, and ${invalid.length === 1 ? 'its' : 'their'} calls say why.\n`);
 	} else {
-		io.out(`${config.path}: OK, ${config.servers.length} upstream${config.servers.length === 1 ? '' : 's'} (${config.servers.map(server => server.name).join(', ')})\n`);
+		const names = config.servers.map(server => server.name);
+		io.out(
+			names.length === 0
+				? `${config.path}: OK, but it has no upstreams yet: add one under "mcpServers" (\`mcp-hangar add --help\`), or import your clients' servers (\`mcp-hangar import --help\`)\n`
+				: `${config.path}: OK, ${names.length} upstream${names.length === 1 ? '' : 's'} (${names.join(', ')})\n`,
+		);
 	}
 
 	const report = errors.length > 0 ? io.err : io.out;

@@ -444,7 +444,7 @@ describe('mcp-hangar setup', () => {
 				resolve({code: error === null ? 0 : typeof error.code === 'number' ? error.code : null, stdout, stderr});
 			});
 		});
-		expect(launched).toMatchObject({code: 0, stdout: `${config}: OK, 0 upstreams ()\n`});
+		expect(launched).toMatchObject({code: 0, stdout: `${config}: OK, but it has no upstreams yet: add one under "mcpServers" (\`mcp-hangar add --help\`), or import your clients' servers (\`mcp-hangar import --help\`)\n`});
 
 		const undo = await hangar(home, ['setup', 'claude-desktop', '--undo']);
 		expect(undo.stdout).toContain('it did not exist before setup');
