@@ -1,0 +1,158 @@
+/**
+ * User-space instructions per call, counted by valgrind's callgrind: the
+ * one measure of a call's cost here that a busy machine does not move.
+ * `bench:peers` reads CPU time, which on this 2-core host moves ±15–25%
+ * from run to run (docs/performance.md, "Noise"); an instruction count of
+ * the same build moves about 2%.
+ *
+ *   npm run bench:instructions [-- --calls N --warm N --only hop,hangarStandalone]
+ *
+ * Each path gets its own server-everything and an SDK client that calls
+ * `echo` sequentially: `--warm` calls uninstrumented (the JIT settles),
+ * then `--calls` calls counted. Counted: every thread of the proxy process
+ * (the daemon and the bridge each, for the default path), less the
+ * functions of V8's optimizing compiler, which compiles once and, slowed
+ * down by valgrind, may still be at it when counting begins. Not counted:
+ * the kernel (the reads, writes and waits of a call, the same four system
+ * calls on every path, are a large part of a call's CPU time), so these
+ * ratios are larger than bench:peers' CPU ratios, which have the same
+ * kernel time on both sides.
+ *
+ * Needs valgrind (`apt-get install valgrind`); without it, says so and
+ * exits 2.
+ */
+import {execFileSync, spawn, spawnSync} from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import {parseArgs} from 'node:util';
+import {callTool, cliPath, connect, hopPath, root, tempDir, writeHangarConfig} from './lib/paths.js';
+import {realUpstream} from './lib/real-upstreams.js';
+import {sleep, sweep} from './lib/processes.js';
+
+const {values: options} = parseArgs({
+	options: {
+		calls: {type: 'string', default: '2000'},
+		warm: {type: 'string', default: '10000'},
+		only: {type: 'string'},
+	},
+});
+const calls = Number(options.calls);
+const warm = Number(options.warm);
+
+if (spawnSync('valgrind', ['--version']).status !== 0 || spawnSync('callgrind_annotate', ['--version']).status === null) {
+	process.stderr.write('bench:instructions needs valgrind (callgrind and callgrind_annotate): apt-get install valgrind\n');
+	process.exit(2);
+}
+
+const out = tempDir('hangar-instructions-');
+const valgrind = ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${path.join(out, '%p.out')}`];
+/** V8's optimizing compiler (TurboFan and its zones): a one-time cost, see the module comment. */
+const compilerFrame = /v8::internal::compiler::|v8::internal::Zone|turboshaft/;
+
+const paths = {
+	hop: 'the minimal stdio hop (bench/hop.js)',
+	supervisedHop: 'the hop + what a supervisor adds per call (bench/supervised-hop.js)',
+	hangarStandalone: 'hangar --stdio --standalone',
+	hangar: 'hangar --stdio, the default: the bridge + the daemon',
+};
+const chosen = options.only === undefined ? Object.keys(paths) : options.only.split(',');
+
+/** Instructions counted in `pid` since the last zeroing, without the compiler's. */
+function countedSinceZero(pid) {
+	execFileSync('callgrind_control', ['-d', String(pid)], {stdio: 'ignore'});
+	const dumps = fs.readdirSync(out).filter(file => file.startsWith(`${pid}.out.`));
+	const newest = dumps.sort((a, b) => Number(b.split('.').pop()) - Number(a.split('.').pop()))[0];
+	const annotated = execFileSync('callgrind_annotate', ['--threshold=100', path.join(out, newest)], {encoding: 'utf8', maxBuffer: 256 * 1024 * 1024});
+	let total = 0;
+	let compiler = 0;
+	for (const line of annotated.split('\n')) {
+		const match = /^\s*([\d,]+) \([\s\d.]+%\)\s+(.*)$/.exec(line);
+		if (match === null) continue;
+		const count = Number(match[1].replaceAll(',', ''));
+		if (match[2].includes('PROGRAM TOTALS')) total = count;
+		else if (compilerFrame.test(match[2])) compiler += count;
+	}
+
+	return {total, compiler};
+}
+
+const control = (pids, ...args) => {
+	for (const pid of pids) execFileSync('callgrind_control', [...args, String(pid)], {stdio: 'ignore'});
+};
+
+/** Calls until one succeeds: a start under valgrind takes tens of seconds. */
+async function firstCall(client, tool, args) {
+	for (let attempt = 0; ; attempt++) {
+		try {
+			await callTool(client, tool, args);
+			return;
+		} catch (error) {
+			if (attempt > 300) throw error;
+			await sleep(200);
+		}
+	}
+}
+
+async function measure(name) {
+	const up = realUpstream('everything');
+	const dir = tempDir();
+	const under = args => ['valgrind', [...valgrind, process.execPath, ...args]];
+	let session;
+	let tool = 'up__echo';
+	let daemon;
+	const config = () => writeHangarConfig(dir, {up: {command: up.command, args: up.args, env: up.env, lazy: false, instances: 'shared'}});
+	if (name === 'hop') {
+		session = await connect(...under([hopPath, up.command, ...up.args]), {env: up.env});
+		tool = 'echo';
+	} else if (name === 'supervisedHop') {
+		session = await connect(...under([path.join(root, 'bench', 'supervised-hop.js'), path.join(dir, 'audit.jsonl'), 'up', up.command, ...up.args]), {env: up.env});
+	} else if (name === 'hangarStandalone') {
+		session = await connect(...under([cliPath, '--stdio', '--config', config(), '--standalone']), {env: up.env});
+	} else {
+		// The daemon is the supervisor a bridge would start: started here first, under valgrind, then a bridge attaches to it.
+		const file = config();
+		const [command, args] = under([cliPath, 'serve', '--config', file]);
+		const child = spawn(command, args, {stdio: 'ignore', env: {...process.env, ...up.env}});
+		daemon = child.pid;
+		const endpoint = path.join(dir, 'state', 'endpoint.json');
+		for (let waited = 0; !fs.existsSync(endpoint); waited += 200) {
+			if (waited > 120_000) throw new Error('the daemon under valgrind did not start within 120 s');
+			await sleep(200);
+		}
+
+		session = await connect(...under([cliPath, '--stdio', '--config', file]), {env: up.env});
+	}
+
+	await firstCall(session.client, tool, up.callArgs);
+	for (let index = 0; index < warm; index++) await callTool(session.client, tool, up.callArgs);
+	const pids = daemon === undefined ? [session.pid] : [session.pid, daemon];
+	control(pids, '-z');
+	control(pids, '-i', 'on');
+	for (let index = 0; index < calls; index++) await callTool(session.client, tool, up.callArgs);
+	control(pids, '-i', 'off');
+	const counted = pids.map(pid => countedSinceZero(pid));
+	await session.close();
+	if (daemon !== undefined) process.kill(daemon, 'SIGTERM');
+	await sweep(5000);
+	up.cleanup?.();
+	const perCall = counted.map(({total, compiler}) => (total - compiler) / calls);
+	const compilerPerCall = counted.reduce((sum, {compiler}) => sum + compiler, 0) / calls;
+	return {perCall: perCall.reduce((sum, value) => sum + value, 0), parts: perCall, compilerPerCall};
+}
+
+const results = {};
+for (const name of chosen) {
+	if (!(name in paths)) throw new Error(`unknown path "${name}"; the paths are ${Object.keys(paths).join(', ')}`);
+	process.stderr.write(`${name}: ${paths[name]} ...\n`);
+	results[name] = await measure(name);
+}
+
+const thousands = value => `${(value / 1000).toFixed(1)}k`;
+console.log(`user-space instructions per sequential echo call (${calls} counted after ${warm}), V8's optimizing compiler left out`);
+for (const [name, result] of Object.entries(results)) {
+	const ratio = results.hop === undefined ? '' : `  ${(result.perCall / results.hop.perCall).toFixed(2)}× the hop`;
+	const parts = result.parts.length > 1 ? ` (bridge ${thousands(result.parts[0])} + daemon ${thousands(result.parts[1])})` : '';
+	console.log(`${name.padEnd(18)} ${thousands(result.perCall).padStart(7)}${ratio}${parts}  [compiler still at work: ${thousands(result.compilerPerCall)}]`);
+}
+
+fs.rmSync(out, {recursive: true, force: true});
