@@ -153,3 +153,53 @@ export function scriptedBrowser(dir: string): {browser: string; page: string} {
 	fs.chmodSync(browser, 0o755);
 	return {browser, page};
 }
+
+/**
+ * Refresh tokens that are good once (rotation, as OAuth 2.1 asks of public
+ * clients): a refresh with one already redeemed is refused `invalid_grant`.
+ * Returns the refresh tokens redeemed, in order (refused ones included).
+ */
+export function rotateRefreshTokens(auth: AuthServer): string[] {
+	const redeemed: string[] = [];
+	auth.server.service.on('beforeResponse', (response: {body: Record<string, unknown>; statusCode: number}, request: {body: Record<string, unknown>}) => {
+		if (request.body['grant_type'] !== 'refresh_token') return;
+		const token = String(request.body['refresh_token']);
+		const used = redeemed.includes(token);
+		redeemed.push(token);
+		if (!used) return;
+		response.statusCode = 400;
+		response.body = {error: 'invalid_grant', error_description: 'the refresh token was already used'};
+	});
+	return redeemed;
+}
+
+/**
+ * A token endpoint that answers after `delayMs`, as a distant authorization
+ * server does: its metadata names a loopback proxy that waits, then forwards
+ * to the real one. Install before the sign-in (the metadata is stored with it).
+ */
+export async function slowTokenEndpoint(auth: AuthServer, delayMs: number): Promise<() => Promise<void>> {
+	const proxy = http.createServer((request, response) => {
+		const chunks: Buffer[] = [];
+		request.on('data', (chunk: Buffer) => chunks.push(chunk));
+		request.on('end', () => {
+			setTimeout(() => {
+				void (async () => {
+					const forwarded = await fetch(`${auth.issuer}/token`, {method: 'POST', headers: {'content-type': request.headers['content-type'] ?? 'application/x-www-form-urlencoded', ...(request.headers.authorization === undefined ? {} : {authorization: request.headers.authorization})}, body: Buffer.concat(chunks)});
+					response.writeHead(forwarded.status, {'content-type': forwarded.headers.get('content-type') ?? 'application/json'});
+					response.end(await forwarded.text());
+				})();
+			}, delayMs);
+		});
+	});
+	await new Promise<void>(resolve => proxy.listen(0, '127.0.0.1', resolve));
+	const endpoint = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/token`;
+	auth.server.service.on('beforeWellKnownOpenIdConfiguration', (response: {body: Record<string, unknown>}) => {
+		response.body['token_endpoint'] = endpoint;
+	});
+	return async () =>
+		new Promise<void>(resolve => {
+			proxy.close(() => resolve());
+			proxy.closeAllConnections();
+		});
+}

@@ -73,9 +73,11 @@ export function hasWorkingSignIn(upstream: string, launch: StdioLaunch | RemoteL
 	}
 }
 
+/** The refreshes running in this process, by token store file and upstream (see `refreshNow`). */
+const refreshesInFlight = new Map<string, Promise<string>>();
+
 export class OAuthBearer {
 	private readonly store: TokenStore;
-	private refreshing: Promise<string> | undefined;
 	/** The last sign-in this wrapper found needed: what a failed connect was about, however the transport wrapped the error. */
 	lastNeeded: SignInNeeded | undefined;
 
@@ -102,7 +104,7 @@ export class OAuthBearer {
 				const response = await inner(input, init);
 				if (response.status === 401) {
 					const why = signIn?.lost?.reason ?? (signIn === undefined || signIn.url === this.url ? 'it answered 401 and hangar has no sign-in for it' : 'its sign-in was made for another URL');
-					throw this.needed(why, false);
+					throw this.needed(why, undefined);
 				}
 
 				return response;
@@ -113,9 +115,9 @@ export class OAuthBearer {
 			if (response.status === 401) {
 				const challenge = await challengeOf(response);
 				this.log.push('hangar', `the upstream refused its access token (401${challenge.error === undefined ? '' : ` ${challenge.error}`}): refreshing it`);
-				token = await this.refreshNow(this.stored(), 'the upstream refused its access token');
+				token = await this.refreshNow(token, 'the upstream refused its access token');
 				response = await inner(input, withBearer(init, token));
-				if (response.status === 401) throw this.needed('the upstream refused a freshly refreshed access token', true);
+				if (response.status === 401) throw this.needed('the upstream refused a freshly refreshed access token', {token});
 			}
 
 			if (response.status === 403) {
@@ -146,26 +148,49 @@ export class OAuthBearer {
 			if (response.status !== 403) return response;
 			const again = await challengeOf(response);
 			if (again.error !== 'insufficient_scope') return response;
-			throw this.needed(`${asked}, and a token for "${wanted ?? ''}" was refused too: check the client's scopes with its authorization server`, true);
+			throw this.needed(`${asked}, and a token for "${wanted ?? ''}" was refused too: check the client's scopes with its authorization server`, {token: signIn.tokens?.access_token});
 		}
 
 		this.change(stored => (stored === undefined ? undefined : {...stored, stepUpScope: wanted}));
-		throw this.needed(`${asked}: sign in again to grant "${wanted ?? ''}"`, true);
+		throw this.needed(`${asked}: sign in again to grant "${wanted ?? ''}"`, {token: current?.tokens?.access_token});
 	}
 
 	/** The access token, refreshed first when it is expired or about to be by the wall clock now. */
 	private async fresh(signIn: StoredSignIn & {tokens: NonNullable<StoredSignIn['tokens']>}): Promise<string> {
 		const {expiresAt} = signIn.tokens;
-		if (expiresAt === undefined || expiresAt - this.now() > refreshSkewMs) return signIn.tokens.access_token;
-		return this.refreshNow(signIn, expiresAt <= this.now() ? 'its access token expired' : 'its access token expires within a minute');
+		if (!this.expiring(signIn.tokens)) return signIn.tokens.access_token;
+		return this.refreshNow(signIn.tokens.access_token, expiresAt! <= this.now() ? 'its access token expired' : 'its access token expires within a minute');
 	}
 
-	/** One refresh at a time per upstream connection; others wait for it. */
-	private async refreshNow(signIn: StoredSignIn | undefined, why: string): Promise<string> {
-		this.refreshing ??= this.runRefresh(signIn, why).finally(() => {
-			this.refreshing = undefined;
-		});
-		return this.refreshing;
+	/** Whether a token is expired or expires within `refreshSkewMs` by the wall clock now. */
+	private expiring(tokens: NonNullable<StoredSignIn['tokens']>): boolean {
+		return tokens.expiresAt !== undefined && tokens.expiresAt - this.now() <= refreshSkewMs;
+	}
+
+	/**
+	 * A new access token for the one a request used (`used`): one refresh at a
+	 * time per upstream in this process, whichever of its connections asks
+	 * (a per-client server's instances, an era twin each have their own), the
+	 * others waiting for it. A refresh token is often good once (rotation),
+	 * so a second refresh with it would be refused and lose the sign-in.
+	 */
+	private async refreshNow(used: string, why: string): Promise<string> {
+		const key = `${this.store.file}\n${this.upstream}`;
+		let running = refreshesInFlight.get(key);
+		const mine = running === undefined;
+		if (running === undefined) {
+			running = this.runRefresh(used, why).finally(() => refreshesInFlight.delete(key));
+			refreshesInFlight.set(key, running);
+		}
+
+		try {
+			return await running;
+		} catch (error) {
+			// The connection that ran the refresh told its engine; each one that waited for it tells its own.
+			const needed = signInNeededIn(error);
+			if (!mine && needed !== undefined) throw this.needed(needed.reason, undefined);
+			throw error;
+		}
 	}
 
 	/** A machine client's token (client-credentials grant), stored like a person's sign-in; a refusal needs a person to fix the client. */
@@ -175,29 +200,47 @@ export class OAuthBearer {
 			this.log.push('hangar', `${why}: got one with the client-credentials grant`);
 			return signIn;
 		} catch (error) {
-			throw this.needed(`${why} and the client-credentials grant failed (${errorMessage(error)}); check "oauth": {"clientId", "clientSecretEnv"}`, false);
+			throw this.needed(`${why} and the client-credentials grant failed (${errorMessage(error)}); check "oauth": {"clientId", "clientSecretEnv"}`, undefined);
 		}
 	}
 
-	private async runRefresh(signIn: StoredSignIn | undefined, why: string): Promise<string> {
+	private async runRefresh(used: string, why: string): Promise<string> {
+		const signIn = this.stored();
+		// Another connection or process refreshed since this request read its token (or a person signed in): that one is used.
+		const newer = this.newerThan(signIn, used);
+		if (newer !== undefined) return newer;
 		if (this.auth.grant === 'client_credentials' && signIn?.tokens?.refresh_token === undefined) {
 			const fresh = await this.machineToken(why);
 			return fresh.tokens!.access_token;
 		}
 
 		const refreshToken = signIn?.tokens?.refresh_token;
-		if (signIn === undefined || refreshToken === undefined) throw this.needed(`${why} and there is no refresh token`, true);
+		if (signIn === undefined || refreshToken === undefined) throw this.needed(`${why} and there is no refresh token`, {token: signIn?.tokens?.access_token});
 		let response: Awaited<ReturnType<typeof refresh>>;
 		try {
 			response = await refresh(signIn, credentialsOf(signIn, this.auth), {refreshToken, resource: signIn.resource});
 		} catch (error) {
-			throw this.needed(`${why} and the authorization server refused to refresh it (${errorMessage(error)})`, true);
+			// Another process (a second supervisor of this state dir) may have redeemed the same refresh token meanwhile: its tokens are good.
+			const since = this.newerThan(this.stored(), used);
+			if (since !== undefined) return since;
+			throw this.needed(`${why} and the authorization server refused to refresh it (${errorMessage(error)})`, {token: signIn.tokens?.access_token});
 		}
 
 		const now = this.now();
-		this.change(current => (current === undefined ? undefined : {...current, tokens: storedTokens(response, now, current.tokens), lost: undefined}));
+		this.change(current => {
+			if (current === undefined) return undefined;
+			// A person signed in while this refresh ran: their sign-in stays.
+			if (current.tokens !== undefined && current.tokens.refresh_token !== refreshToken) return current;
+			return {...current, tokens: storedTokens(response, now, current.tokens), lost: undefined};
+		});
 		this.log.push('hangar', `${why}: refreshed it`);
 		return response.access_token;
+	}
+
+	/** The stored access token when it is another than `used` and not about to expire (someone refreshed it since). */
+	private newerThan(signIn: StoredSignIn | undefined, used: string): string | undefined {
+		if (!usableSignIn(signIn, this.url) || signIn.tokens.access_token === used || this.expiring(signIn.tokens)) return undefined;
+		return signIn.tokens.access_token;
 	}
 
 	/** The stored sign-in; a store that cannot be read (the OS keychain locked or absent) needs a person, the reason saying what to do. */
@@ -205,7 +248,7 @@ export class OAuthBearer {
 		try {
 			return this.store.get(this.upstream);
 		} catch (error) {
-			throw this.needed(`its sign-in cannot be read: ${errorMessage(error)}`, false);
+			throw this.needed(`its sign-in cannot be read: ${errorMessage(error)}`, undefined);
 		}
 	}
 
@@ -214,16 +257,22 @@ export class OAuthBearer {
 		try {
 			this.store.update(this.upstream, change);
 		} catch (error) {
-			throw this.needed(`its sign-in cannot be stored: ${errorMessage(error)}`, false);
+			throw this.needed(`its sign-in cannot be stored: ${errorMessage(error)}`, undefined);
 		}
 	}
 
-	/** Marks the sign-in lost (a stored one: its tokens are dropped, its client kept), tells the engine, and returns the error to throw. */
-	private needed(reason: string, stored: boolean): SignInNeeded {
-		if (stored) {
+	/**
+	 * Tells the engine the upstream needs a person to sign in, and returns the
+	 * error to throw. With `lost`, the stored sign-in is marked lost (its
+	 * tokens dropped, its client kept), but only while it still holds the
+	 * access token that failed (`lost.token`): tokens a refresh elsewhere or a
+	 * person's new sign-in stored meanwhile are kept.
+	 */
+	private needed(reason: string, lost: {token: string | undefined} | undefined): SignInNeeded {
+		if (lost !== undefined) {
 			const at = this.now();
 			try {
-				this.store.update(this.upstream, current => (current === undefined ? undefined : {...current, tokens: undefined, lost: {at, reason}}));
+				this.store.update(this.upstream, current => (current === undefined || current.tokens?.access_token !== lost.token ? current : {...current, tokens: undefined, lost: {at, reason}}));
 			} catch (error) {
 				// The store failing too (the keychain was locked since) is said, and the person's sign-in still needed.
 				reason = `${reason}; marking it lost failed too: ${errorMessage(error)}`;

@@ -1,0 +1,79 @@
+/**
+ * One sign-in shared by every connection hangar holds to a remote upstream
+ * that asks for OAuth, when it holds several: a per-client server's
+ * instances (one per client session) each have their own connection. The
+ * built hangar as a shared daemon, four SDK clients, the loopback
+ * authorization server (oauth2-mock-server) with refresh tokens that are
+ * good once, and `mcp-hangar auth` through a scripted browser. Build first.
+ */
+import {execFile} from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import type {CallToolResult} from '@modelcontextprotocol/sdk/types.js';
+import {afterEach, describe, expect, it} from 'vitest';
+import {cliPath, closeHangars, openHangar, spawnEnv, tempDir, writeConfig, type HangarHandle} from '../support/hangar.js';
+import {rotateRefreshTokens, scriptedBrowser, slowTokenEndpoint, startAuthServer, startProtectedServer, type AuthServer, type ProtectedServer} from '../support/oauth-servers.js';
+
+const cleanups: Array<() => Promise<void>> = [];
+
+afterEach(async () => {
+	await closeHangars();
+	for (const cleanup of cleanups.splice(0)) await cleanup();
+});
+
+type Setup = {config: string; stateDir: string; auth: AuthServer; resource: ProtectedServer; signIn: () => Promise<{code: number | null; out: string}>};
+
+async function setup(): Promise<Setup> {
+	const auth = await startAuthServer();
+	const resource = await startProtectedServer(auth);
+	cleanups.push(async () => resource.close(), async () => auth.close());
+	const dir = tempDir('hangar-oauth-instances-');
+	fs.writeFileSync(path.join(dir, 'remote.env'), 'REMOTE_SECRET=instances-secret\n');
+	const config = writeConfig(dir, {remote: {url: resource.url, envFile: 'remote.env', instances: 'per-client', oauth: {clientId: 'hangar-test-client', clientSecretEnv: 'REMOTE_SECRET'}}}, {lingerSeconds: 2});
+	const {browser} = scriptedBrowser(dir);
+	const signIn = async () =>
+		new Promise<{code: number | null; out: string}>(resolve => {
+			execFile(process.execPath, [cliPath, 'auth', 'remote', '--config', config], {env: spawnEnv({BROWSER: browser}), timeout: 50_000}, (error, stdout, stderr) => {
+				resolve({code: error === null ? 0 : typeof error.code === 'number' ? error.code : null, out: stdout + stderr});
+			});
+		});
+	return {config, stateDir: path.join(dir, 'state'), auth, resource, signIn};
+}
+
+function text(result: unknown): string {
+	const content = (result as CallToolResult).content[0];
+	return content?.type === 'text' ? content.text : '';
+}
+
+/** Each client calls echo at once, each through its own instance; what each got back. */
+async function callAll(clients: HangarHandle[], tag: string): Promise<string[]> {
+	return Promise.all(clients.map(async (hangar, index) => text(await hangar.client.callTool({name: 'remote__echo', arguments: {message: `${tag}${index}`}}))));
+}
+
+/** The stored access token's expiry moved into the past, as a machine that slept past it finds it. */
+function expireStoredToken(stateDir: string): void {
+	const file = path.join(stateDir, 'oauth-tokens.json');
+	const store = JSON.parse(fs.readFileSync(file, 'utf8')) as {upstreams: Record<string, {tokens: {expiresAt?: number}}>};
+	store.upstreams['remote']!.tokens.expiresAt = Date.now() - 1000;
+	fs.writeFileSync(file, JSON.stringify(store), {mode: 0o600});
+}
+
+describe('a per-client remote server that asks for OAuth', () => {
+	it('refreshes an expired token once for all its instances, so a refresh token good once keeps the sign-in and every client\'s call goes through', async () => {
+		const s = await setup();
+		const redeemed = rotateRefreshTokens(s.auth);
+		// A distant authorization server: the instances' calls all find the token expired before the first refresh is back.
+		cleanups.push(await slowTokenEndpoint(s.auth, 500));
+		expect((await s.signIn()).code).toBe(0);
+		const clients = await Promise.all([1, 2, 3, 4].map(async () => openHangar(s.config, {shared: true})));
+		expect(await callAll(clients, 'warm')).toEqual(['echo: warm0', 'echo: warm1', 'echo: warm2', 'echo: warm3']);
+		expect(redeemed).toEqual([]);
+
+		expireStoredToken(s.stateDir);
+		expect(await callAll(clients, 'after')).toEqual(['echo: after0', 'echo: after1', 'echo: after2', 'echo: after3']);
+		expect(redeemed).toHaveLength(1);
+		// The sign-in is kept: later calls need no person.
+		expect(await callAll(clients, 'later')).toEqual(['echo: later0', 'echo: later1', 'echo: later2', 'echo: later3']);
+		expect(s.auth.authorizeRequests).toBe(1);
+	});
+});
