@@ -11,8 +11,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type {CallToolResult} from '@modelcontextprotocol/sdk/types.js';
 import {afterEach, describe, expect, it} from 'vitest';
-import {cliPath, closeHangars, openHangar, spawnEnv, tempDir, writeConfig, type HangarHandle} from '../support/hangar.js';
-import {rotateRefreshTokens, scriptedBrowser, slowTokenEndpoint, startAuthServer, startProtectedServer, type AuthServer, type ProtectedServer} from '../support/oauth-servers.js';
+import {cliPath, closeHangars, openHangar, rpcError, spawnEnv, tempDir, writeConfig, type HangarHandle} from '../support/hangar.js';
+import {revokeEverything, rotateRefreshTokens, scriptedBrowser, slowTokenEndpoint, startAuthServer, startProtectedServer, type AuthServer, type ProtectedServer} from '../support/oauth-servers.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 
@@ -75,5 +75,29 @@ describe('a per-client remote server that asks for OAuth', () => {
 		// The sign-in is kept: later calls need no person.
 		expect(await callAll(clients, 'later')).toEqual(['echo: later0', 'echo: later1', 'echo: later2', 'echo: later3']);
 		expect(s.auth.authorizeRequests).toBe(1);
+	});
+
+	it('names the server to sign in to when its instances lose the sign-in, and every client\'s call goes through after the person signs in once', async () => {
+		const s = await setup();
+		expect((await s.signIn()).code).toBe(0);
+		const clients = await Promise.all([1, 2, 3].map(async () => openHangar(s.config, {shared: true})));
+		expect(await callAll(clients, 'warm')).toEqual(['echo: warm0', 'echo: warm1', 'echo: warm2']);
+
+		revokeEverything(s.auth, s.resource);
+		const refused = await Promise.all(clients.map(async hangar => rpcError(hangar.client.callTool({name: 'remote__echo', arguments: {message: 'revoked'}}))));
+		for (const error of refused) {
+			expect(error.message).toContain('needs sign-in');
+			const {hint} = error.data as {hint: string};
+			// The command a person can run: the server's name, not an instance's (remote#2 is no server of the config).
+			expect(hint).toContain('mcp-hangar auth remote ');
+			expect(hint).not.toMatch(/auth remote#/);
+		}
+
+		// The authorization server takes refreshes again; the person signs in once.
+		s.auth.server.service.removeAllListeners('beforeResponse');
+		const again = await s.signIn();
+		expect(again.code, again.out).toBe(0);
+		expect(await callAll(clients, 'back')).toEqual(['echo: back0', 'echo: back1', 'echo: back2']);
+		expect(s.auth.authorizeRequests).toBe(2);
 	});
 });

@@ -104,7 +104,8 @@ export type Unavailable =
 	| {state: 'degraded'; consecutiveFailures: number; lastError: string | undefined; nextProbeAt: number | undefined}
 	| {state: 'dead'; reason: string; restartAt: number | undefined; permanent?: string | undefined}
 	| {state: 'invalid'; reason: string}
-	| {state: 'needs-sign-in'; reason: string}
+	/** `server`: the configured server a person signs in to (a per-client instance or era twin has its own name). */
+	| {state: 'needs-sign-in'; reason: string; server: string}
 	| {state: 'stopped'; reason: string}
 	| {state: 'quarantined'; reason: string; byConfig: boolean}
 	| {state: 'disabled'};
@@ -151,7 +152,7 @@ export function unavailable(upstream: string, operation: string, why: Unavailabl
 				upstream,
 				operation,
 				message: `the upstream needs sign-in (${why.reason})`,
-				hint: signInHint(upstream),
+				hint: signInHint(why.server),
 				details: {state: 'needs-sign-in'},
 			});
 		}

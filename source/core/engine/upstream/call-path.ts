@@ -127,6 +127,8 @@ export type UpstreamFacts = {
 	remoteUrl?: string | undefined;
 	/** Why it needs sign-in, when a lost sign-in is what ended the call (its connection is closed for that). */
 	signInNeeded?: string | undefined;
+	/** The configured server's name: what a person signs in to (an instance or era twin has its own name). */
+	server: string;
 };
 
 /** What the call path knows about the upstream when a call fails. */
@@ -158,7 +160,7 @@ export function describeCallFailure(error: unknown, context: FailureContext): {e
 	}
 
 	const signIn = signInNeededIn(error)?.reason ?? context.signInNeeded;
-	if (signIn !== undefined) return {error: unavailable(upstream, `call to tool "${tool}"`, {state: 'needs-sign-in', reason: signIn}), countsForBreaker: false};
+	if (signIn !== undefined) return {error: unavailable(upstream, `call to tool "${tool}"`, {state: 'needs-sign-in', reason: signIn, server: context.server}), countsForBreaker: false};
 	if (error instanceof ConnectionLostError || !context.connectionOpen) {
 		const exit = context.lastExit;
 		return {

@@ -224,12 +224,13 @@ export class Lifecycle {
 
 				case 'needs-sign-in': {
 					// A sign-in made since (mcp-hangar auth, while this supervisor was not reachable) is picked up by the first call.
-					if (hasWorkingSignIn(this.deps.name, this.deps.config.launch)) {
+					// Keyed by the configured server's name: an instance or era twin shares its server's sign-in.
+					if (hasWorkingSignIn(this.deps.config.name, this.deps.config.launch)) {
 						const starting = abortable(this.begin(`on demand: ${why} (a new sign-in is in the token store)`), signal);
 						return progress === undefined ? starting : progress.during(`starting upstream "${this.deps.name}"`, starting);
 					}
 
-					throw unavailable(this.deps.name, why, {state: 'needs-sign-in', reason: this.lastTransitionReason()});
+					throw unavailable(this.deps.name, why, {state: 'needs-sign-in', reason: this.lastTransitionReason(), server: this.deps.config.name});
 				}
 			}
 		}
@@ -379,7 +380,7 @@ export class Lifecycle {
 			// Not a failure to retry: nothing changes until a person signs in, so no restart, breaker or budget.
 			deps.metrics.lastError = `needs sign-in: ${signIn.reason}`;
 			deps.machine.apply('sign_in_needed', signIn.reason);
-			return unavailable(deps.name, 'start', {state: 'needs-sign-in', reason: signIn.reason});
+			return unavailable(deps.name, 'start', {state: 'needs-sign-in', reason: signIn.reason, server: deps.config.name});
 		}
 
 		const startedAtWallClock = deps.clock.now() - ms;

@@ -504,6 +504,7 @@ export class Upstream extends EventEmitter<{
 			crashHint: () => restartHint(this.state, this.lifecycle.restartAt, this.name),
 			nextRetryAt: this.nextRetryAt(),
 			signInNeeded: this.state === 'needs-sign-in' ? this.transitions.at(-1)?.reason : undefined,
+			server: this.config.name,
 			remoteUrl: this.config.launch.kind === 'stdio' ? undefined : this.config.launch.url,
 		};
 	}
