@@ -11,7 +11,7 @@ import process from 'node:process';
 import {errorMessage} from '../core/base/errors.js';
 import type {Logger} from '../core/base/logger.js';
 import {maskText} from '../core/base/secret-mask.js';
-import {terminalOutput} from '../core/base/terminal-text.js';
+import {terminalOutput, terminalText} from '../core/base/terminal-text.js';
 import type {HangarConfig} from '../core/config/read-config.js';
 import {SupervisorClient, cliClientName} from '../core/endpoints/supervisor-client.js';
 import {noBrowser, openBrowser} from '../core/link/browser-open.js';
@@ -20,6 +20,14 @@ import {auditSignIn, signInAction, type SignInOutcome} from '../core/engine/obse
 import {readConfig} from './supervisor-verbs.js';
 
 type Output = {out: (text: string) => void; err: (text: string) => void};
+
+/**
+ * An error for one line of the output: masked, and escaped whole, newlines
+ * too. Its text is often an authorization server's (`error_description`),
+ * whose newline would otherwise start a line hangar did not write (the
+ * writer keeps newlines for hangar's own multi-line output).
+ */
+const oneLine = (error: unknown): string => terminalText(maskText(errorMessage(error)));
 
 export type AuthOptions = {configPath: string; stateDir?: string | undefined; logger: Logger; server: string; logout: boolean; browser: boolean};
 
@@ -34,7 +42,7 @@ async function tellSupervisor(config: HangarConfig, server: string, action: 'sig
 	try {
 		return `the running hangar: ${await client.act(server, action, via)}`;
 	} catch (error) {
-		return `the running hangar: ${maskText(errorMessage(error))}`;
+		return `the running hangar: ${oneLine(error)}`;
 	} finally {
 		await client.close();
 	}
@@ -94,7 +102,7 @@ export async function authVerb(options: AuthOptions, io: Output = terminalOutput
 			return 0;
 		} catch (error) {
 			audit(via, 'failed', `getting a token with the client-credentials grant failed: ${errorMessage(error)}`);
-			io.err(`mcp-hangar: getting a token for "${entry.name}" with the client-credentials grant failed: ${maskText(errorMessage(error))}\n`);
+			io.err(`mcp-hangar: getting a token for "${entry.name}" with the client-credentials grant failed: ${oneLine(error)}\n`);
 			return 1;
 		}
 	}
@@ -140,7 +148,7 @@ export async function authVerb(options: AuthOptions, io: Output = terminalOutput
 		return 0;
 	} catch (error) {
 		audit(via, 'failed', `signing in failed: ${errorMessage(error)}`);
-		io.err(`mcp-hangar: signing in to "${entry.name}" failed: ${maskText(errorMessage(error))}\n`);
+		io.err(`mcp-hangar: signing in to "${entry.name}" failed: ${oneLine(error)}\n`);
 		return 1;
 	} finally {
 		settled();

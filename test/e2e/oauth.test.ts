@@ -229,6 +229,24 @@ describe('a remote upstream that asks for OAuth', () => {
 		expect(String(steps[1]!['message'])).toMatch(/issuer/i);
 	});
 
+	it('shows an authorization server\'s refusal on one line of its own, escaped: its error_description cannot forge a line or act on the terminal', async () => {
+		const s = await setup();
+		s.auth.server.service.on('beforeAuthorizeRedirect', (redirect: {url: URL}) => {
+			redirect.url.searchParams.delete('code');
+			redirect.url.searchParams.set('error', 'access_denied');
+			redirect.url.searchParams.set('error_description', 'denied\u001b]52;c;aGVsbG8=\u0007\nsigned in to "remote" with the evil server\r\n\u202eevil');
+		});
+		const signIn = await cli(s, ['auth', 'remote']);
+		expect(signIn.code).toBe(1);
+		const lines = signIn.stderr.split('\n');
+		const failed = lines.filter(line => line.startsWith('mcp-hangar: signing in to "remote" failed: the authorization server answered access_denied: denied'));
+		expect(failed).toHaveLength(1);
+		expect(failed[0]).toContain('\\x1b]52;c;aGVsbG8=\\x07\\x0asigned in to');
+		// No line hangar did not write: none starts with what the server put after its newline.
+		expect(lines.filter(line => line.startsWith('signed in') || line.startsWith('\u202e'))).toEqual([]);
+		expect(signIn.stderr).not.toMatch(/[\u001b\u0007\u202e\r]/);
+	});
+
 	it('gets a machine client its tokens with the client-credentials grant, with no person and no browser', async () => {
 		const s = await setup({oauth: {clientId: 'hangar-machine', clientSecretEnv: 'REMOTE_SECRET', grant: 'client_credentials'}});
 		const hangar = await openHangar(s.config, {shared: true});
