@@ -247,6 +247,41 @@ describe('a remote upstream that asks for OAuth', () => {
 		expect(signIn.stderr).not.toMatch(/[\u001b\u0007\u202e\r]/);
 	});
 
+	it('masks a token an authorization server echoes in its refusal of a refresh: the reason on status, logs, hangar_list and the call\'s error shows *** instead', async () => {
+		const s = await setup();
+		const hangar = await openHangar(s.config, {shared: true});
+		daemons.push(await daemonPid(s.stateDir));
+		expect((await cli(s, ['auth', 'remote'])).code).toBe(0);
+		await waitFor(async () => (await statusOf(hangar.client, 'remote')).state === 'ready', 'the daemon to start it with the new tokens');
+		expect(text(await hangar.client.callTool({name: 'remote__echo', arguments: {message: 'hi'}}))).toBe('echo: hi');
+
+		// Revoked, and the refusal names the refresh token it refused, and the access token too (a server that says too much).
+		s.resource.revokeAll();
+		const access = String(s.auth.grants.at(-1)!.body['access_token']);
+		s.auth.server.service.on('beforeResponse', (response: {body: Record<string, unknown>; statusCode: number}, request: {body: Record<string, unknown>}) => {
+			if (request.body['grant_type'] !== 'refresh_token') return;
+			response.statusCode = 400;
+			response.body = {error: 'invalid_grant', error_description: `refresh token ${String(request.body['refresh_token'])} (for access token ${access}) is not valid`};
+		});
+		const lost = await rpcError(hangar.client.callTool({name: 'remote__echo', arguments: {message: 'again'}}));
+		expect(lost.message).toContain('is not valid');
+		expect(lost.message).toContain('refresh token *** (for access token ***)');
+		const planted = s.auth.grants.flatMap(grant => [grant.body['access_token'], grant.body['refresh_token']]).filter((value): value is string => typeof value === 'string' && value !== '');
+		expect(planted.length).toBeGreaterThanOrEqual(2);
+		const surfaces: Array<[string, string]> = [
+			['error', `${lost.message} ${JSON.stringify(lost.data)}`],
+			['status', (await cli(s, ['status'])).stdout],
+			['status --json', (await cli(s, ['status', '--json'])).stdout],
+			['logs', (await cli(s, ['logs', 'remote'])).stdout],
+			['hangar_list', JSON.stringify(await hangar.client.callTool({name: 'hangar_list', arguments: {}}))],
+			['hangar_details', JSON.stringify(await hangar.client.callTool({name: 'hangar_details', arguments: {server: 'remote'}}))],
+			...stateFiles(s.stateDir).map(({file, text}): [string, string] => [file, text]),
+		];
+		for (const [surface, content] of surfaces) {
+			for (const value of planted) expect(content.includes(value), `${surface} shows a token`).toBe(false);
+		}
+	});
+
 	it('gets a machine client its tokens with the client-credentials grant, with no person and no browser', async () => {
 		const s = await setup({oauth: {clientId: 'hangar-machine', clientSecretEnv: 'REMOTE_SECRET', grant: 'client_credentials'}});
 		const hangar = await openHangar(s.config, {shared: true});

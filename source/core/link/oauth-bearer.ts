@@ -18,7 +18,7 @@
  */
 import {errorMessage} from '../base/errors.js';
 import type {RemoteAuth, RemoteLaunch, StdioLaunch} from '../config/config-schema.js';
-import {challengeOf, refresh, type ClientCredentials} from './oauth-sdk.js';
+import {challengeOf, refresh, refusalText, type ClientCredentials} from './oauth-sdk.js';
 import {TokenStore, scopeUnion, storedTokens, type StoredSignIn} from './oauth-store.js';
 import {clientSecretOf, signInAsMachine} from './oauth-sign-in.js';
 import type {LogBuffer} from './log-buffer.js';
@@ -200,7 +200,7 @@ export class OAuthBearer {
 			this.log.push('hangar', `${why}: got one with the client-credentials grant`);
 			return signIn;
 		} catch (error) {
-			throw this.needed(`${why} and the client-credentials grant failed (${errorMessage(error)}); check "oauth": {"clientId", "clientSecretEnv"}`, undefined);
+			throw this.needed(`${why} and the client-credentials grant failed (${refusalText(error, [clientSecretOf(this.auth)])}); check "oauth": {"clientId", "clientSecretEnv"}`, undefined);
 		}
 	}
 
@@ -217,13 +217,14 @@ export class OAuthBearer {
 		const refreshToken = signIn?.tokens?.refresh_token;
 		if (signIn === undefined || refreshToken === undefined) throw this.needed(`${why} and there is no refresh token`, {token: signIn?.tokens?.access_token});
 		let response: Awaited<ReturnType<typeof refresh>>;
+		const credentials = credentialsOf(signIn, this.auth);
 		try {
-			response = await refresh(signIn, credentialsOf(signIn, this.auth), {refreshToken, resource: signIn.resource});
+			response = await refresh(signIn, credentials, {refreshToken, resource: signIn.resource});
 		} catch (error) {
 			// Another process (a second supervisor of this state dir) may have redeemed the same refresh token meanwhile: its tokens are good.
 			const since = this.newerThan(this.stored(), used);
 			if (since !== undefined) return since;
-			throw this.needed(`${why} and the authorization server refused to refresh it (${errorMessage(error)})`, {token: signIn.tokens?.access_token});
+			throw this.needed(`${why} and the authorization server refused to refresh it (${refusalText(error, [refreshToken, signIn.tokens?.access_token, credentials.client_secret])})`, {token: signIn.tokens?.access_token});
 		}
 
 		const now = this.now();

@@ -11,6 +11,8 @@
  * oauth-sign-in.ts, oauth-bearer.ts and oauth-store.ts. The SDK is loaded
  * only when an upstream asks for OAuth.
  */
+import {errorMessage} from '../base/errors.js';
+import {maskSecrets} from '../base/secret-mask.js';
 import type {AuthorizationServerMetadata, OAuthClientInformationMixed, OAuthProtectedResourceMetadata, OAuthTokens} from '@modelcontextprotocol/client';
 
 export type {AuthorizationServerMetadata, OAuthProtectedResourceMetadata, OAuthTokens};
@@ -19,6 +21,21 @@ export type {AuthorizationServerMetadata, OAuthProtectedResourceMetadata, OAuthT
 export type ClientCredentials = {client_id: string; client_secret?: string | undefined; token_endpoint_auth_method?: string | undefined};
 
 const sdk = async () => import('@modelcontextprotocol/client');
+
+/** The most of an authorization server's refusal a reason keeps: an error page can be long, and the reason is shown on a line. */
+const refusalChars = 500;
+
+/**
+ * An authorization server's refusal (its `error_description`, or the raw
+ * body the SDK quotes when the answer is not an OAuth error) as a reason a
+ * person reads: every token, code, verifier or secret of the exchange it
+ * echoed replaced by ***, cut to `refusalChars`. A server that names the
+ * refresh token it refused must not put it on status, logs or errors.
+ */
+export function refusalText(error: unknown, exchanged: ReadonlyArray<string | undefined>): string {
+	const text = maskSecrets(errorMessage(error), exchanged.filter((value): value is string => value !== undefined && value !== '')) as string;
+	return text.length > refusalChars ? `${text.slice(0, refusalChars)}… (${text.length} characters)` : text;
+}
 
 /** The parameters of a 401's or 403's `WWW-Authenticate` challenge. */
 export async function challengeOf(response: Response): Promise<{resourceMetadataUrl?: URL; scope?: string; error?: string; errorDescription?: string}> {

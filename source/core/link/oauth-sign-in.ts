@@ -25,7 +25,7 @@ import type {RemoteAuth, RemoteLaunch} from '../config/config-schema.js';
 import fs from 'node:fs';
 import {parseDotenv} from '../config/dotenv.js';
 import type {Callback} from './oauth-loopback.js';
-import {authorizationUrl, challengeOf, clientCredentials, discover, exchange, register, resourceAllowed, type ServerInfo} from './oauth-sdk.js';
+import {authorizationUrl, challengeOf, clientCredentials, discover, exchange, refusalText, register, resourceAllowed, type ServerInfo} from './oauth-sdk.js';
 import {TokenStore, scopeUnion, storedTokens, type StoredClient, type StoredSignIn} from './oauth-store.js';
 
 /** The pre-registered client's secret, read from its variable when a token request needs it: the environment, then the entry's envFile. */
@@ -216,7 +216,8 @@ export async function signIn(options: SignInOptions): Promise<SignInResult> {
 			listener.finish(true, `Signed in to ${upstream}. mcp-hangar has the tokens; you can close this window.`);
 			return {issuer: info.metadata.issuer, client: client.kind, scope: saved.scope ?? scope, expiresAt: saved.expiresAt, registered};
 		} catch (error) {
-			const message = error instanceof Error ? error.message : String(error);
+			// The code, its verifier and the secret stay out of it, should the server echo them.
+			const message = refusalText(error, [callback.code, codeVerifier, secret]);
 			listener.finish(false, `Signing in to ${upstream} failed: ${message}. You can close this window; see the terminal.`);
 			throw new SignInError(`the authorization server's answer was refused: ${message}`);
 		}
@@ -244,7 +245,9 @@ export async function signInAsMachine(upstream: string, url: string, auth: Remot
 	const secret = clientSecretOf(auth);
 	if (auth.clientId === undefined || secret === undefined) throw new SignInError(`its client secret variable ${auth.clientSecret?.variable ?? '(none)'} is not set`);
 	const scope = scopeUnion(auth.scope ?? challenge?.scope ?? info.resourceMetadata?.scopes_supported?.join(' '), options.stepUpScope);
-	const tokens = await clientCredentials(info, {client_id: auth.clientId, client_secret: secret}, {scope, resource});
+	const tokens = await clientCredentials(info, {client_id: auth.clientId, client_secret: secret}, {scope, resource}).catch((error: unknown) => {
+		throw new SignInError(`the authorization server refused the client-credentials grant: ${refusalText(error, [secret])}`);
+	});
 	const signIn: StoredSignIn = {
 		url,
 		resource,
