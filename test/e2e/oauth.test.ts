@@ -282,6 +282,22 @@ describe('a remote upstream that asks for OAuth', () => {
 		}
 	});
 
+	it('refuses an authorization server whose metadata does not say it supports PKCE S256, before the browser is sent there', async () => {
+		for (const methods of [undefined, ['plain']]) {
+			const s = await setup();
+			s.auth.server.service.on('beforeWellKnownOpenIdConfiguration', (response: {body: Record<string, unknown>}) => {
+				if (methods === undefined) delete response.body['code_challenge_methods_supported'];
+				else response.body['code_challenge_methods_supported'] = methods;
+			});
+			const signIn = await cli(s, ['auth', 'remote']);
+			expect(signIn.code, signIn.stderr).toBe(1);
+			expect(signIn.stderr).toContain('PKCE');
+			expect(signIn.stderr).toContain('code_challenge_methods_supported');
+			expect(signIn.stderr).not.toContain('Opening the browser');
+			expect(s.auth.authorizeRequests).toBe(0);
+		}
+	});
+
 	it('gets a machine client its tokens with the client-credentials grant, with no person and no browser', async () => {
 		const s = await setup({oauth: {clientId: 'hangar-machine', clientSecretEnv: 'REMOTE_SECRET', grant: 'client_credentials'}});
 		const hangar = await openHangar(s.config, {shared: true});

@@ -109,6 +109,19 @@ async function resourceOf(url: string, info: ServerInfo): Promise<string> {
 	return resource;
 }
 
+/**
+ * PKCE S256 is how the code is protected, and the metadata is the only way
+ * to know the server checks it: the MCP authorization spec has a client
+ * refuse to go on when `code_challenge_methods_supported` is absent (for
+ * RFC 8414 and OpenID Connect metadata alike) or lacks S256.
+ */
+function requirePkce(info: ServerInfo): void {
+	const methods = info.metadata.code_challenge_methods_supported;
+	if (methods?.includes('S256') === true) return;
+	const said = methods === undefined ? 'does not list code_challenge_methods_supported' : `lists code_challenge_methods_supported ${JSON.stringify(methods)}, without S256`;
+	throw new SignInError(`the metadata of its authorization server ${info.metadata.issuer} ${said}, so it may not check PKCE (S256), which protects the code on its way back: refused, as the MCP authorization spec asks. Ask its operator to support PKCE with S256`);
+}
+
 /** The client to sign in as, in the spec's order. */
 async function clientFor(
 	auth: RemoteAuth,
@@ -177,6 +190,7 @@ export async function signIn(options: SignInOptions): Promise<SignInResult> {
 		throw new SignInError(`discovering its authorization server failed: ${(error as Error).message}`);
 	}
 
+	requirePkce(info);
 	const resource = await resourceOf(launch.url, info);
 	let stored = store.get(upstream);
 	if (stored !== undefined && stored.issuer !== info.metadata.issuer) stored = undefined; // Another authorization server: nothing of the old one applies.
