@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type {CallToolResult} from '@modelcontextprotocol/sdk/types.js';
 import {afterEach, describe, expect, it} from 'vitest';
-import {cliPath, closeHangars, openHangar, rpcError, spawnEnv, tempDir, writeConfig, type HangarHandle} from '../support/hangar.js';
+import {cliPath, closeHangars, openHangar, rpcError, spawnEnv, statusOf, tempDir, writeConfig, type HangarHandle} from '../support/hangar.js';
 import {revokeEverything, rotateRefreshTokens, scriptedBrowser, slowTokenEndpoint, startAuthServer, startProtectedServer, type AuthServer, type ProtectedServer} from '../support/oauth-servers.js';
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -21,7 +21,7 @@ afterEach(async () => {
 	for (const cleanup of cleanups.splice(0)) await cleanup();
 });
 
-type Setup = {config: string; stateDir: string; auth: AuthServer; resource: ProtectedServer; signIn: () => Promise<{code: number | null; out: string}>};
+type Setup = {config: string; stateDir: string; auth: AuthServer; resource: ProtectedServer; signIn: (...extra: string[]) => Promise<{code: number | null; out: string}>};
 
 async function setup(): Promise<Setup> {
 	const auth = await startAuthServer();
@@ -31,9 +31,9 @@ async function setup(): Promise<Setup> {
 	fs.writeFileSync(path.join(dir, 'remote.env'), 'REMOTE_SECRET=instances-secret\n');
 	const config = writeConfig(dir, {remote: {url: resource.url, envFile: 'remote.env', instances: 'per-client', oauth: {clientId: 'hangar-test-client', clientSecretEnv: 'REMOTE_SECRET'}}}, {lingerSeconds: 2});
 	const {browser} = scriptedBrowser(dir);
-	const signIn = async () =>
+	const signIn = async (...extra: string[]) =>
 		new Promise<{code: number | null; out: string}>(resolve => {
-			execFile(process.execPath, [cliPath, 'auth', 'remote', '--config', config], {env: spawnEnv({BROWSER: browser}), timeout: 50_000}, (error, stdout, stderr) => {
+			execFile(process.execPath, [cliPath, 'auth', 'remote', ...extra, '--config', config], {env: spawnEnv({BROWSER: browser}), timeout: 50_000}, (error, stdout, stderr) => {
 				resolve({code: error === null ? 0 : typeof error.code === 'number' ? error.code : null, out: stdout + stderr});
 			});
 		});
@@ -48,6 +48,11 @@ function text(result: unknown): string {
 /** Each client calls echo at once, each through its own instance; what each got back. */
 async function callAll(clients: HangarHandle[], tag: string): Promise<string[]> {
 	return Promise.all(clients.map(async (hangar, index) => text(await hangar.client.callTool({name: 'remote__echo', arguments: {message: `${tag}${index}`}}))));
+}
+
+/** The states of a per-client server's instances, as status shows them. */
+async function instanceStates(hangar: HangarHandle): Promise<string[]> {
+	return ((await statusOf(hangar.client, 'remote')).instances ?? []).map(instance => instance.state);
 }
 
 /** The stored access token's expiry moved into the past, as a machine that slept past it finds it. */
@@ -77,7 +82,7 @@ describe('a per-client remote server that asks for OAuth', () => {
 		expect(s.auth.authorizeRequests).toBe(1);
 	});
 
-	it('names the server to sign in to when its instances lose the sign-in, and every client\'s call goes through after the person signs in once', async () => {
+	it('names the server to sign in to when its instances lose the sign-in; the person\'s one sign-in, and a sign-out, reach every instance at once', async () => {
 		const s = await setup();
 		expect((await s.signIn()).code).toBe(0);
 		const clients = await Promise.all([1, 2, 3].map(async () => openHangar(s.config, {shared: true})));
@@ -97,7 +102,16 @@ describe('a per-client remote server that asks for OAuth', () => {
 		s.auth.server.service.removeAllListeners('beforeResponse');
 		const again = await s.signIn();
 		expect(again.code, again.out).toBe(0);
+		// The instances start with the new sign-in at once, so the status tells the truth before any call.
+		expect(again.out).toMatch(/the running hangar: "remote" is signed in: 3 instances restarted with the new tokens \(remote#\d: ready; remote#\d: ready; remote#\d: ready\)/);
+		expect(await instanceStates(clients[0]!)).toEqual(['ready', 'ready', 'ready']);
 		expect(await callAll(clients, 'back')).toEqual(['echo: back0', 'echo: back1', 'echo: back2']);
 		expect(s.auth.authorizeRequests).toBe(2);
+
+		// Signed out: every instance needs sign-in at once, not only after its next call fails.
+		const out = await s.signIn('--logout');
+		expect(out.code, out.out).toBe(0);
+		expect(await instanceStates(clients[0]!)).toEqual(['needs-sign-in', 'needs-sign-in', 'needs-sign-in']);
+		expect((await rpcError(clients[1]!.client.callTool({name: 'remote__echo', arguments: {message: 'gone'}}))).message).toContain('needs sign-in');
 	});
 });

@@ -131,10 +131,27 @@ export async function perClientAct(template: Upstream, instances: PerClientInsta
 			return `restarted "${name}": ${ofInstances(running.length)} (${running.map(instance => `${instance.name}: ${instance.state}${instance.pid === undefined ? '' : `, pid ${instance.pid}`}`).join('; ')})`;
 		}
 
-		case 'start':
-		case 'approve':
 		case 'sign-in':
 		case 'sign-out': {
+			// The template checks the sign-in; each instance that runs or waits for one reconnects with the new tokens (or none) at once, so its state says so before its next call.
+			const said = await upstreamAct(template, action, via);
+			const affected = instances.running().filter(instance => instance.state !== 'cold' && instance.state !== 'stopped');
+			if (affected.length === 0) return said;
+			const done = action === 'sign-in' ? 'signed in' : 'signed out';
+			await Promise.all(
+				affected.map(async instance =>
+					instance.restart(`${done} by ${via}`).catch((error: unknown) => {
+						// Without tokens the restart ends in needs-sign-in: what a sign-out is for, not a failure.
+						if (instance.state !== 'needs-sign-in') throw error;
+					}),
+				),
+			);
+			const states = affected.map(instance => `${instance.name}: ${instance.state}`).join('; ');
+			return action === 'sign-in' ? `"${name}" is signed in: ${ofInstances(affected.length)} restarted with the new tokens (${states})` : `signed out of "${name}": its tokens are forgotten; ${ofInstances(affected.length)} restarted (${states})`;
+		}
+
+		case 'start':
+		case 'approve': {
 			return upstreamAct(template, action, via);
 		}
 	}
