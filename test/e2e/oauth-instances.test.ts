@@ -23,13 +23,13 @@ afterEach(async () => {
 
 type Setup = {config: string; stateDir: string; auth: AuthServer; resource: ProtectedServer; signIn: (...extra: string[]) => Promise<{code: number | null; out: string}>};
 
-async function setup(): Promise<Setup> {
+async function setup(instances: 'per-client' | 'shared' = 'per-client'): Promise<Setup> {
 	const auth = await startAuthServer();
 	const resource = await startProtectedServer(auth);
 	cleanups.push(async () => resource.close(), async () => auth.close());
 	const dir = tempDir('hangar-oauth-instances-');
 	fs.writeFileSync(path.join(dir, 'remote.env'), 'REMOTE_SECRET=instances-secret\n');
-	const config = writeConfig(dir, {remote: {url: resource.url, envFile: 'remote.env', instances: 'per-client', oauth: {clientId: 'hangar-test-client', clientSecretEnv: 'REMOTE_SECRET'}}}, {lingerSeconds: 2});
+	const config = writeConfig(dir, {remote: {url: resource.url, envFile: 'remote.env', instances, oauth: {clientId: 'hangar-test-client', clientSecretEnv: 'REMOTE_SECRET'}}}, {lingerSeconds: 2});
 	const {browser} = scriptedBrowser(dir);
 	const signIn = async (...extra: string[]) =>
 		new Promise<{code: number | null; out: string}>(resolve => {
@@ -113,5 +113,20 @@ describe('a per-client remote server that asks for OAuth', () => {
 		expect(out.code, out.out).toBe(0);
 		expect(await instanceStates(clients[0]!)).toEqual(['needs-sign-in', 'needs-sign-in', 'needs-sign-in']);
 		expect((await rpcError(clients[1]!.client.callTool({name: 'remote__echo', arguments: {message: 'gone'}}))).message).toContain('needs sign-in');
+	});
+});
+
+describe('a shared remote server that asks for OAuth', () => {
+	it('refreshes once when the upstream stops taking a token that has not expired, whatever the number of calls it refused', async () => {
+		const s = await setup('shared');
+		const redeemed = rotateRefreshTokens(s.auth);
+		expect((await s.signIn()).code).toBe(0);
+		const clients = await Promise.all([1, 2, 3, 4, 5].map(async () => openHangar(s.config, {shared: true})));
+		expect(await callAll(clients, 'warm')).toEqual(['echo: warm0', 'echo: warm1', 'echo: warm2', 'echo: warm3', 'echo: warm4']);
+		// The upstream refuses the token it took so far (its keys rotated, say): every call in flight gets a 401 for it.
+		s.resource.revokeAll();
+		expect(await callAll(clients, 'after')).toEqual(['echo: after0', 'echo: after1', 'echo: after2', 'echo: after3', 'echo: after4']);
+		expect(redeemed).toHaveLength(1);
+		expect(await callAll(clients, 'later')).toEqual(['echo: later0', 'echo: later1', 'echo: later2', 'echo: later3', 'echo: later4']);
 	});
 });
