@@ -298,6 +298,21 @@ describe('a remote upstream that asks for OAuth', () => {
 		}
 	});
 
+	it('never opens, nor prints to open, an authorization endpoint that is not an http(s) URL (a file or another program\'s scheme)', async () => {
+		for (const endpoint of ['file:///usr/bin/xcalc', 'ms-msdt:/id PCWDiagnostic /skip force']) {
+			const s = await setup();
+			s.auth.server.service.on('beforeWellKnownOpenIdConfiguration', (response: {body: Record<string, unknown>}) => {
+				response.body['authorization_endpoint'] = endpoint;
+			});
+			const signIn = await cli(s, ['auth', 'remote']);
+			expect(signIn.code, signIn.stderr).toBe(1);
+			expect(signIn.stderr).toMatch(/authorization endpoint .* is not an http\(s\) URL/);
+			expect(signIn.stderr).not.toContain('Opening the browser');
+			expect(signIn.stderr).not.toContain('open this URL');
+			expect(fs.existsSync(s.browserPage)).toBe(false);
+		}
+	});
+
 	it('gets a machine client its tokens with the client-credentials grant, with no person and no browser', async () => {
 		const s = await setup({oauth: {clientId: 'hangar-machine', clientSecretEnv: 'REMOTE_SECRET', grant: 'client_credentials'}});
 		const hangar = await openHangar(s.config, {shared: true});

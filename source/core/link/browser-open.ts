@@ -14,8 +14,17 @@ export function noBrowser(env: NodeJS.ProcessEnv): string | undefined {
 	return undefined;
 }
 
-/** Starts $BROWSER, else the platform's opener, detached: it outlives nothing of hangar's and its failure is harmless (the URL is shown too). */
+/**
+ * Starts $BROWSER, else the platform's opener, detached: it outlives nothing
+ * of hangar's and its failure is harmless (the URL is shown too). Only an
+ * http(s) URL: an opener hands any other scheme to whichever program claims
+ * it. No shell parses the URL: on Windows `cmd /c start` would run what
+ * follows an `&` of its query as a command, so the URL goes to the URL
+ * protocol handler through rundll32.
+ */
 export function openBrowser(url: string): void {
+	const protocol = URL.canParse(url) ? new URL(url).protocol : '';
+	if (protocol !== 'https:' && protocol !== 'http:') return;
 	const browser = process.env['BROWSER'];
 	const [command, args] =
 		browser !== undefined && browser !== ''
@@ -23,7 +32,7 @@ export function openBrowser(url: string): void {
 			: process.platform === 'darwin'
 				? ['open', [url]]
 				: process.platform === 'win32'
-					? ['cmd', ['/c', 'start', '""', url]]
+					? ['rundll32', ['url.dll,FileProtocolHandler', url]]
 					: ['xdg-open', [url]];
 	const child = spawn(command, args, {detached: true, stdio: 'ignore'});
 	child.on('error', () => {});

@@ -206,6 +206,11 @@ export async function signIn(options: SignInOptions): Promise<SignInResult> {
 		const secret = client.kind === 'pre-registered' ? clientSecretOf(launch.auth) : client.client_secret;
 		const credentials = {client_id: client.client_id, ...(secret === undefined ? {} : {client_secret: secret}), ...(client.token_endpoint_auth_method === undefined ? {} : {token_endpoint_auth_method: client.token_endpoint_auth_method})};
 		const {url, codeVerifier} = await authorizationUrl(info, credentials, {redirectUri: listener.redirectUri, scope, state, resource});
+		// A browser opener hands any other scheme to the program that claims it (a file: URL runs a program on some systems).
+		if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+			throw new SignInError(`the authorization endpoint of ${info.metadata.issuer} (${JSON.stringify(info.metadata.authorization_endpoint)}) is not an http(s) URL: refused, and nothing was opened. Ask its operator to fix its metadata`);
+		}
+
 		// Registered before the browser is sent there: a failed sign-in later still keeps the registration for the next try.
 		if (registered) {
 			store.update(upstream, () => ({url: launch.url, resource, issuer: info.metadata.issuer, authorizationServerUrl: info.authorizationServerUrl, metadata: info.metadata, client, tokens: undefined, stepUpScope: stored?.stepUpScope}));
