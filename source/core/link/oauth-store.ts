@@ -92,8 +92,14 @@ function readFile(file: string): StoreFile {
 		throw error;
 	}
 
-	const parsed = JSON.parse(text) as Partial<StoreFile>;
-	if (parsed.version !== 1 || typeof parsed.upstreams !== 'object' || parsed.upstreams === null) {
+	let parsed: Partial<StoreFile>;
+	try {
+		parsed = JSON.parse(text) as Partial<StoreFile>;
+	} catch (error) {
+		throw new Error(`the token store ${file} is damaged (${(error as Error).message}): move it aside and sign in again (mcp-hangar auth NAME)`);
+	}
+
+	if (typeof parsed !== 'object' || parsed === null || parsed.version !== 1 || typeof parsed.upstreams !== 'object' || parsed.upstreams === null) {
 		throw new Error(`the token store ${file} is not one hangar wrote (version 1 expected); move it aside and sign in again`);
 	}
 
