@@ -13,7 +13,7 @@
  *   elicitation/create or roots/list during the call and returns
  *   `{tag, result}` or `{tag, error}`.
  * - `client-capabilities`: the `capabilities` of the initialize request as
- *   received (raw JSON), and the clientInfo.
+ *   received (raw JSON), the clientInfo and the protocolVersion asked for.
  * - `outside`: the outcome of each request it sent outside any call (at
  *   start-up with `--ask-at-start KIND`, `--ask-delay MS` after initialized,
  *   or `outside-now {kind}`).
@@ -108,7 +108,7 @@ function session(): {server: Server; watch: (transport: Transport) => void} {
 			}
 
 			case 'client-capabilities': {
-				return json({capabilities: rawInitialize?.['capabilities'] ?? null, clientInfo: rawInitialize?.['clientInfo'] ?? null});
+				return json({capabilities: rawInitialize?.['capabilities'] ?? null, clientInfo: rawInitialize?.['clientInfo'] ?? null, protocolVersion: rawInitialize?.['protocolVersion'] ?? null});
 			}
 
 			case 'outside': {

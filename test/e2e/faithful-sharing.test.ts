@@ -13,7 +13,8 @@ import path from 'node:path';
 import {Client} from '@modelcontextprotocol/sdk/client/index.js';
 import {CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema, type CallToolResult} from '@modelcontextprotocol/sdk/types.js';
 import {afterEach, describe, expect, it} from 'vitest';
-import {closeHangars, fastHangar, openHangar, root, statusOf, tempDir, waitFor, writeConfig, type ServerEntry} from '../support/hangar.js';
+import {cliPath, closeHangars, fastHangar, openHangar, root, statusOf, tempDir, waitFor, writeConfig, type ServerEntry} from '../support/hangar.js';
+import {rawSession, stopRawSessions} from '../support/raw-session.js';
 import {connectHttp, serveHttp, stopHttpHangars} from '../support/http-hangar.js';
 import {spawnServe, type Served} from '../support/serve.js';
 
@@ -24,6 +25,7 @@ const probes: ChildProcess[] = [];
 
 afterEach(async () => {
 	for (const child of probes.splice(0)) child.kill('SIGKILL');
+	stopRawSessions();
 	await closeHangars();
 	await Promise.all(httpClients.splice(0).map(async client => client.close()));
 	await stopHttpHangars();
@@ -255,6 +257,19 @@ describe('"instances": "per-client"', () => {
 		// And who connects: each instance is told its own client's clientInfo, as it would be directly.
 		expect(structured(await ada!.client.callTool({name: 'probe__client-capabilities', arguments: {}}))['clientInfo']).toEqual({name: 'ada', version: '1.0.0'});
 		expect(structured(await bare!.client.callTool({name: 'probe__client-capabilities', arguments: {}}))['clientInfo']).toEqual({name: 'bare', version: '1.0.0'});
+	});
+
+	it('asks each instance for the protocol version its client negotiated, as the client would directly', async () => {
+		const file = writeConfig(tempDir(), {probe: probe({instances: 'per-client'})}, fastHangar);
+		await startDaemon(file);
+		const told: Record<string, unknown> = {};
+		await Promise.all(['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'].map(async protocolVersion => {
+			const session = await rawSession([cliPath, '--stdio', '--config', file], {protocolVersion, clientInfo: {name: `v${protocolVersion}`, version: '1'}});
+			expect(session.initialized.result?.['protocolVersion']).toBe(protocolVersion);
+			const answer = await session.request(2, 'tools/call', {name: 'probe__client-capabilities', arguments: {}});
+			told[protocolVersion] = (answer.result?.['structuredContent'] as Record<string, unknown>)['protocolVersion'];
+		}));
+		expect(told).toEqual({'2024-11-05': '2024-11-05', '2025-03-26': '2025-03-26', '2025-06-18': '2025-06-18', '2025-11-25': '2025-11-25'});
 	});
 });
 

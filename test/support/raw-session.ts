@@ -22,8 +22,8 @@ export function stopRawSessions(): void {
 	for (const child of children.splice(0)) child.kill();
 }
 
-/** Spawns `node ...args`, initializes, and returns a request function and the messages received so far. */
-export async function rawSession(args: string[]) {
+/** Spawns `node ...args`, initializes (asking for `protocolVersion`, default 2025-11-25), and returns a request function and the messages received so far. */
+export async function rawSession(args: string[], options: {protocolVersion?: string; clientInfo?: {name: string; version: string}} = {}) {
 	const child = spawn(process.execPath, args, {stdio: ['pipe', 'pipe', 'ignore']});
 	children.push(child);
 	const received: RawMessage[] = [];
@@ -38,7 +38,7 @@ export async function rawSession(args: string[]) {
 			waiting.set(id, resolve);
 			child.stdin!.write(`${JSON.stringify({jsonrpc: '2.0', id, method, params})}\n`);
 		});
-	await request('init', 'initialize', {protocolVersion: '2025-11-25', capabilities: {}, clientInfo: {name: 'raw', version: '1'}});
+	const initialized = await request('init', 'initialize', {protocolVersion: options.protocolVersion ?? '2025-11-25', capabilities: {}, clientInfo: options.clientInfo ?? {name: 'raw', version: '1'}});
 	child.stdin!.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
-	return {request, received};
+	return {request, received, initialized};
 }

@@ -54,6 +54,8 @@ import {closedAtOnce, resendable, unavailableMessage} from './bridge-answers.js'
 import {connectSocket, type ConnectFailure} from './socket-client.js';
 import type {BridgeOptions} from './bridge-options.js';
 import {settleWithin} from '../base/settle.js';
+import {BridgeSession} from './bridge-session.js';
+import {batchAnswers, batchMembers} from './bridge-batches.js';
 import {systemClock, type Cancel, type Clock} from '../base/clock.js';
 
 const replayPrefix = 'mcp-hangar-bridge:replay:';
@@ -79,6 +81,8 @@ export class StdioBridge {
 	private initializeAnswered = false;
 	private clientInitialized = false;
 	private replayId: string | undefined;
+	/** The log level and subscriptions the client set up, sent again to a new supervisor after initialize. */
+	private readonly session: BridgeSession;
 	private connections = 0;
 	/** Whether the current connection's supervisor has sent a byte; connections in a row it closed before one. */
 	private heard = false;
@@ -102,6 +106,7 @@ export class StdioBridge {
 		this.clock = options.clock ?? systemClock;
 		this.out = Outlet.pausing(options.output, () => this.socket, options.backlogBytes);
 		this.delayMs = options.backoff?.initialMs ?? 100;
+		this.session = new BridgeSession(message => options.logger.warn(message));
 		// A line that passes goes to the supervisor as the bytes that came (fromClient says which).
 		this.inputSplitter = new ByteLines((bytes, start, end) => this.fromClient(bytes.toString('utf8', start, end)), bytes => this.socketWriter!.write(bytes), {
 			maxBytes: options.maxMessageBytes,
@@ -158,6 +163,7 @@ export class StdioBridge {
 			return false;
 		}
 
+		if (checked.kind === 'request') this.session.request(id!, method, checked.params);
 		if (method === 'initialize' && id !== undefined) {
 			this.initializeLine = line;
 			this.initializeId = id;
@@ -171,12 +177,16 @@ export class StdioBridge {
 				// Never sent: drop the request and the cancellation both (no answer is owed for a cancelled request).
 				this.queue[index]!.timer?.();
 				this.queue.splice(index, 1);
+				this.session.cancelled(target as Id);
 				this.settled();
 				return false;
 			}
 
 			// Sent: the supervisor will not answer it, and nothing is owed (a late answer still passes through).
-			if ((typeof target === 'string' || typeof target === 'number') && this.pending.delete(target)) this.settled();
+			if ((typeof target === 'string' || typeof target === 'number') && this.pending.delete(target)) {
+				this.session.cancelled(target);
+				this.settled();
+			}
 		}
 
 		const held: Held = {line, shape, heldSince: this.clock.now()};
@@ -197,18 +207,13 @@ export class StdioBridge {
 	 * for a line that is not a JSON array (checked as one message).
 	 */
 	private fromClientBatch(line: string): boolean {
-		let members: unknown;
-		try {
-			members = JSON.parse(line);
-		} catch {
-			return false;
-		}
-
-		if (!Array.isArray(members)) return false;
+		const members = batchMembers(line);
+		if (members === undefined) return false;
 		const helds: Held[] = [];
 		for (const member of members) {
 			const checked = checkJsonRpcMessage(member);
 			if (isProblem(checked) || checked.kind !== 'request' || this.owes(checked.id!)) continue;
+			if (this.machine.state === 'open') this.session.request(checked.id!, checked.method, checked.params);
 			helds.push({line: JSON.stringify(member), shape: {id: checked.id, method: checked.method, response: false, error: false}, heldSince: Date.now()});
 		}
 
@@ -230,16 +235,7 @@ export class StdioBridge {
 
 	/** A batch's answers from the supervisor: one array line, passed on as it came. */
 	private batchFromSupervisor(line: string): void {
-		try {
-			const answers = JSON.parse(line) as unknown;
-			if (Array.isArray(answers)) {
-				for (const answer of answers) {
-					const id = (answer as {id?: unknown} | null)?.id;
-					if (typeof id === 'string' || typeof id === 'number') this.pending.delete(id);
-				}
-			}
-		} catch {}
-
+		for (const {id, error} of batchAnswers(line)) if (this.pending.delete(id)) this.session.answered(id, error);
 		this.writeOut(`${line}\n`);
 		this.settled();
 	}
@@ -393,7 +389,9 @@ export class StdioBridge {
 				return false;
 			}
 
+			if (this.session.isOwn(shape.id)) return false;
 			if (this.pending.delete(shape.id)) {
+				this.session.answered(shape.id, shape.error);
 				if (shape.id === this.initializeId) {
 					this.initializeAnswered = !shape.error;
 					// Batches pass only for a session that negotiated the one version that has them.
@@ -433,6 +431,8 @@ export class StdioBridge {
 			this.socketWriter!.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
 			this.queue = this.queue.filter(held => held.shape.method !== 'notifications/initialized');
 		}
+
+		for (const line of this.session.replay(`${replayPrefix}${this.connections}:`)) this.socketWriter!.write(`${line}\n`);
 
 		this.machine.apply('replayed', 'the client\'s initialize was replayed');
 		this.opened(true);

@@ -280,6 +280,18 @@ export class LocalEndpoint {
 			socket.end();
 			logger.debug(`${label}: closed`);
 		});
+		// A peer that ended its side may still read what it is owed (a bridge finishing before a restart, a one-shot pipe), and
+		// its session answers it (the drain). A killed one ended it too but reads nothing: a write of no bytes tells the two
+		// apart at once (EPIPE only when it is gone), so a killed client's calls are cancelled now, not when the drain ends.
+		socket.once('end', () => {
+			if (!socket.writable) return;
+			const calls = session.inFlight;
+			socket.write(Buffer.alloc(0), error => {
+				if (error === undefined || error === null) return;
+				if (calls === 0) logger.debug(`${label}: the client closed its connection`);
+				else logger.info(`${label}: the client is gone with ${calls} request${calls === 1 ? '' : 's'} in flight (its connection closed, nobody reads the answers); cancelling ${calls === 1 ? 'it' : 'them'}`);
+			});
+		});
 		socket.on('close', () => {
 			// The peer vanished without ending its side: close the session too.
 			if (this.sessions.has(entry)) void session.close();

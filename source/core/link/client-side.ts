@@ -111,6 +111,13 @@ export type ClientSide = {
 	 */
 	readonly clientInfo?: Readonly<Record<string, unknown>> | undefined;
 	/**
+	 * The 2025 protocol version the upstream is asked for at `initialize`,
+	 * when the connection is one client's own (a per-client instance: the
+	 * version its client negotiated with hangar, as it would ask directly);
+	 * absent or undefined: hangar's latest.
+	 */
+	readonly protocolVersion?: string | undefined;
+	/**
 	 * The capabilities a modern upstream is told in the `_meta` of one call's
 	 * requests, when they are the calling client's own rather than
 	 * `capabilities` (an era twin's: each 2026-07-28 client declares its own,

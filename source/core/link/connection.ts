@@ -32,7 +32,7 @@ import type {ServerConfig, ToolDefinition} from '../config/read-config.js';
 import type {LogBuffer} from './log-buffer.js';
 import {isPlainObject} from '../wire/message-classifier.js';
 import {ForwardedResult} from '../wire/forwarded-result.js';
-import {implementationInfo} from '../wire/protocol.js';
+import {implementationInfo, supportedProtocolVersions} from '../wire/protocol.js';
 import {ChildProcessTransport, type ExitInfo} from './child-process-transport.js';
 import {sendInRounds} from './input-rounds.js';
 import {modernEnvelope, negotiationFor, openInEra, type ConnectionEra, type EraHint, type Opening, type UpstreamEra} from './modern-mode.js';
@@ -188,6 +188,8 @@ export class UpstreamConnection {
 		const client = new Client((clientSide?.clientInfo ?? implementationInfo) as typeof implementationInfo, {
 			capabilities: (clientSide?.capabilities ?? noClientCapabilities) as ClientCapabilities,
 			versionNegotiation: negotiationFor(hint, config.startTimeoutMs),
+			// A per-client instance is asked for its client's version first (the SDK offers the first 2025 one).
+			...(clientSide?.protocolVersion === undefined ? {} : {supportedProtocolVersions: [clientSide.protocolVersion, ...supportedProtocolVersions.filter(version => version !== clientSide.protocolVersion)]}),
 			inputRequired: {autoFulfill: false},
 		});
 		let connection: UpstreamConnection | undefined;

@@ -338,6 +338,10 @@ export class SessionRelay implements ClientSide {
 		return this.record.clientInfo;
 	}
 
+	get protocolVersion(): string | undefined {
+		return this.record.protocolVersion;
+	}
+
 	async request(server: string, method: RelayedMethod, params: Record<string, unknown> | undefined, options: RelayOptions): Promise<Record<string, unknown>> {
 		const need = neededCapability(method, params);
 		const {record} = this;

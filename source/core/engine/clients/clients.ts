@@ -123,6 +123,8 @@ export class ClientRecord {
 	declaredCapabilities: Readonly<Record<string, unknown>> = {};
 	/** Its client's `clientInfo` from initialize, as sent: what its per-client instances are told of who connects. */
 	clientInfo: Readonly<Record<string, unknown>> | undefined;
+	/** The 2025 protocol version its client negotiated at initialize: what its per-client instances are asked for. */
+	protocolVersion: string | undefined;
 	/** Orders sessions by their last message (a counter: two in the same millisecond still differ). */
 	activity = 0;
 	/** When it last sent anything (ms since the epoch). */

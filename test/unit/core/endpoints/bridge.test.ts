@@ -176,6 +176,52 @@ describe('the --stdio bridge', () => {
 		expect(bridge.state).toBe('open');
 	});
 
+	it('sets a new supervisor\'s session up as the client had it: the last level the supervisor took, the subscriptions still held; their answers stay with the bridge', async () => {
+		const {client, connections, send, clock} = bridgeOnMemory();
+		const first = await connection(connections, 0);
+		send(initialize);
+		await first.lines.next(message => message.id === 1);
+		first.send({jsonrpc: '2.0', id: 1, result: {protocolVersion: '2025-11-25', capabilities: {}, serverInfo: {name: 'hangar', version: '0'}}});
+		send({jsonrpc: '2.0', method: 'notifications/initialized'});
+		const setUp: Message[] = [
+			{jsonrpc: '2.0', id: 2, method: 'logging/setLevel', params: {level: 'warning'}},
+			{jsonrpc: '2.0', id: 3, method: 'logging/setLevel', params: {level: 'loud'}},
+			{jsonrpc: '2.0', id: 4, method: 'resources/subscribe', params: {uri: 'a://1'}},
+			{jsonrpc: '2.0', id: 5, method: 'resources/subscribe', params: {uri: 'a://2'}},
+			{jsonrpc: '2.0', id: 6, method: 'resources/unsubscribe', params: {uri: 'a://2'}},
+			{jsonrpc: '2.0', id: 7, method: 'resources/subscribe', params: {uri: 'a://3'}},
+		];
+		for (const message of setUp) send(message);
+		await first.lines.next(message => message.id === 7);
+		for (const id of [2, 4, 5, 6]) first.send({jsonrpc: '2.0', id, result: {}});
+		// The supervisor refused the level and the third subscription: neither holds.
+		first.send({jsonrpc: '2.0', id: 3, error: {code: -32_602, message: 'Invalid level'}});
+		first.send({jsonrpc: '2.0', id: 7, error: {code: -32_602, message: 'Unknown resource'}});
+		await client.next(message => message.id === 7);
+
+		first.close();
+		await clock.advance(200);
+		const second = await connection(connections, 1);
+		const replay = await second.lines.next(message => message.method === 'initialize');
+		second.send({jsonrpc: '2.0', id: replay.id!, result: {protocolVersion: '2025-11-25', capabilities: {}, serverInfo: {name: 'hangar', version: '1'}}});
+		const subscribed = await second.lines.next(message => message.method === 'resources/subscribe');
+		expect(second.lines.all.map(message => [message.method, message.params])).toEqual([
+			['initialize', initialize.params],
+			['notifications/initialized', undefined],
+			['logging/setLevel', {level: 'warning'}],
+			['resources/subscribe', {uri: 'a://1'}],
+		]);
+		const level = second.lines.all[2]!;
+		second.send({jsonrpc: '2.0', id: level.id!, result: {}});
+		second.send({jsonrpc: '2.0', id: subscribed.id!, result: {}});
+		send({jsonrpc: '2.0', id: 8, method: 'ping'});
+		await second.lines.next(message => message.id === 8);
+		second.send({jsonrpc: '2.0', id: 8, result: {}});
+		await client.next(message => message.id === 8);
+		// The client saw one answer per request it sent, none of the bridge's own.
+		expect(client.all.filter(message => message.id !== undefined).map(message => message.id)).toEqual([1, 2, 4, 5, 6, 3, 7, 8]);
+	});
+
 	it('passes the supervisor\'s lines on byte for byte however they are laid out or split, knows which requests they answer, and hides its draining notice', async () => {
 		const {client, connections, send, bridge, raw} = bridgeOnMemory();
 		const first = await connection(connections, 0);
