@@ -133,6 +133,12 @@ export class ClientRecord {
 	peer: ClientPeer | undefined;
 	/** It speaks 2026-07-28 (a modern identity, gateway/modern-clients.ts): a dual-era upstream serves it from its era twin. */
 	modern = false;
+	/**
+	 * A stdio or socket connection that carried a 2026-07-28 request: each is
+	 * served as its client's identity (its own record), so the connection is
+	 * no client of its own until it initializes (a 2025 session on it).
+	 */
+	carriesModern = false;
 	/** Its modern calls held for input, by the request id they run under upstream (see HeldCallPeer); they outlive a one-request HTTP session. */
 	readonly heldCalls = new Map<string | number, HeldCallPeer>();
 	private readonly inFlight: CallInFlight[] = [];
@@ -173,6 +179,11 @@ export class ClientRecord {
 	declare(capabilities: Iterable<ClientCapability>, declared: Readonly<Record<string, unknown>> = {}): void {
 		this.capabilities = new Set(capabilities);
 		this.declaredCapabilities = declared;
+	}
+
+	/** Whether it is shown and counted as a client: not a connection that only carries 2026-07-28 clients' requests. */
+	get listed(): boolean {
+		return !this.carriesModern || this.name !== null;
 	}
 
 	/** Something arrived from the client (`at`: when, ms since the epoch). On the hot path: no event. */
@@ -313,14 +324,16 @@ export class ClientRegistry extends EventEmitter<{
 	get mcpSize(): number {
 		const now = Date.now();
 		let n = 0;
-		for (const record of this.records.values()) if (!record.console && !record.idleAt(now)) n += 1;
+		for (const record of this.records.values()) if (!record.console && record.listed && !record.idleAt(now)) n += 1;
 		return n;
 	}
 
-	/** Oldest connection first. */
+	/** Oldest connection first; a connection that only carries modern clients' requests is left out (their identities are listed). */
 	list(): ClientView[] {
 		const now = Date.now();
-		return [...this.records.values()].map(record => record.view(now));
+		const views: ClientView[] = [];
+		for (const record of this.records.values()) if (record.listed) views.push(record.view(now));
+		return views;
 	}
 
 	/** @internal Records call this when they change. */
