@@ -4,7 +4,8 @@
  * is: its requests are served as its identity's record
  * (gateway/modern-clients.ts), and the connection that carries them, which
  * never sends `initialize`, is not listed or counted as a second client that
- * never initialized. Real LocalEndpoint, a raw socket client writing
+ * never initialized. Each client is listed with the protocol version it
+ * speaks. Real LocalEndpoint, a raw socket client writing
  * 2026-07-28 requests, a fixture upstream.
  */
 import type net from 'node:net';
@@ -57,7 +58,7 @@ async function socketClient(stateDir: string) {
 }
 
 describe('2026-07-28 clients on the local socket in the clients view', () => {
-	it('lists a modern client once, by its clientInfo, and counts it once', async () => {
+	it('lists a modern client once, by its clientInfo, and counts it once; each client with its protocol version', async () => {
 		const {supervisor, waitForState} = await startSupervisor({fx: fixture('normal')});
 		await waitForState('fx', 'ready');
 		const endpoint = await LocalEndpoint.listen({supervisor, logger: silentLogger, kind: 'serve', drainMs: 2000});
@@ -69,13 +70,17 @@ describe('2026-07-28 clients on the local socket in the clients view', () => {
 
 		const listed = supervisor.clients.list();
 		expect(listed.map(client => client.name)).toEqual(['modern-app']);
-		expect(listed[0]).toMatchObject({transport: 'socket', calls: 1, lastTool: 'fx__echo'});
+		expect(listed[0]).toMatchObject({transport: 'socket', protocolVersion: '2026-07-28', calls: 1, lastTool: 'fx__echo'});
 		expect(supervisor.clients.mcpSize).toBe(1);
 
 		// A connection that initializes (a 2025 client) is listed as before.
 		const legacy = await socketClient(supervisor.config.hangar.stateDir);
-		await legacy('initialize', {protocolVersion: '2025-11-25', capabilities: {}, clientInfo: {name: 'legacy-app', version: '1'}});
-		expect(supervisor.clients.list().map(client => client.name)).toEqual(['modern-app', 'legacy-app']);
+		await legacy('initialize', {protocolVersion: '2024-11-05', capabilities: {}, clientInfo: {name: 'legacy-app', version: '1'}});
+		// Each with the protocol version it speaks: the older client's, as its initialize negotiated it.
+		expect(supervisor.clients.list().map(client => [client.name, client.protocolVersion])).toEqual([
+			['modern-app', '2026-07-28'],
+			['legacy-app', '2024-11-05'],
+		]);
 		expect(supervisor.clients.mcpSize).toBe(2);
 	});
 });

@@ -240,6 +240,7 @@ export class GatewaySession {
 			const requested = params.protocolVersion;
 			// Hangar's own list (wire/protocol.ts), not the SDK's: it negotiates only the versions it serves.
 			const protocolVersion = (supportedProtocolVersions as readonly string[]).includes(requested) ? requested : latestProtocolVersion;
+			this.client.protocolVersion = protocolVersion;
 			const capabilities = await this.initializeCapabilities(atStart);
 			// Hangar's own, for its naming mode, then each upstream's, attributed (instructions.ts).
 			return {protocolVersion, capabilities, serverInfo: implementationInfo, instructions: sessionInstructions(this.supervisor.config, this.supervisor.store)};

@@ -1,6 +1,6 @@
 /**
  * The clients view's rows and columns: who each client is (clientInfo from
- * its initialize), how it is connected, since when, how many calls it made
+ * its initialize), how it is connected and which protocol version it speaks, since when, how many calls it made
  * and its last one. Ages are computed once per row at the resolution the
  * table shows them (seconds only in the first ten), and the display key
  * reads the same rows, so the screen is redrawn when a shown age moves and
@@ -64,17 +64,27 @@ const transportColumn: ColumnSpec<ClientRow> = {
 	cell: row => (row.client.console === true ? {text: 'console', tone: {color: 'cyan'}} : {text: row.client.transport}),
 };
 
+/** The protocol version it speaks (2025-11-25, 2024-11-05, 2026-07-28 ...): a person mixing generations sees which is which. */
+const protocolColumn: ColumnSpec<ClientRow> = {
+	id: 'protocol',
+	title: 'PROTOCOL',
+	width: 10,
+	align: 'left',
+	cell: row => (row.client.protocolVersion === null ? {text: '-', tone: {dim: true}} : {text: printable(row.client.protocolVersion)}),
+};
+
 /** Every column, when the width allows. */
 const clientColumns: Array<ColumnSpec<ClientRow>> = [
 	nameColumn,
 	transportColumn,
+	protocolColumn,
 	{id: 'label', title: 'LABEL', width: 10, align: 'left', cell: row => ({text: printable(row.client.label), tone: {dim: true}})},
 	{id: 'connected', title: 'CONNECTED', width: 9, align: 'right', cell: row => ({text: row.connected})},
 	callsColumn,
 	lastCallColumn,
 ];
 
-/** Narrower: the label and the connection's age give way to the calls. */
+/** Narrower: the protocol version, the label and the connection's age give way to the calls. */
 const mediumClientColumns: Array<ColumnSpec<ClientRow>> = [nameColumn, transportColumn, callsColumn, lastCallColumn];
 
 /** Under 60 columns: who, how many calls, the last one. */

@@ -38,6 +38,8 @@ export type ClientView = {
 	/** clientInfo from initialize; null until it arrives. */
 	name: string | null;
 	version: string | null;
+	/** The protocol version it speaks: the one its initialize negotiated, or a 2026-07-28 client's revision; null until initialize. */
+	protocolVersion: string | null;
 	connectedAt: number;
 	calls: number;
 	lastCallAt: number | null;
@@ -112,6 +114,8 @@ export function mcpClients<T extends Pick<ClientView, 'console'>>(clients: reado
 export class ClientRecord {
 	name: string | null = null;
 	version: string | null = null;
+	/** See ClientView.protocolVersion. */
+	protocolVersion: string | null = null;
 	calls = 0;
 	lastCallAt: number | null = null;
 	lastTool: string | null = null;
@@ -234,6 +238,7 @@ export class ClientRecord {
 			label: this.label,
 			name: this.name,
 			version: this.version,
+			protocolVersion: this.protocolVersion,
 			connectedAt: this.connectedAt,
 			calls: this.calls,
 			lastCallAt: this.lastCallAt,
