@@ -75,15 +75,7 @@ export function requestEra(id: string | number, method: string, params: Params):
 	if (outcome.kind === 'legacy') return legacy;
 	if (outcome.kind === 'reject') return {era: 'refused', code: outcome.code, message: outcome.message, data: outcome.data, httpStatus: outcome.httpStatus};
 	const revision = String(meta[protocolVersionKey]);
-	if (!(modernProtocolVersions as readonly string[]).includes(revision)) {
-		return {
-			era: 'refused',
-			code: modernErrorCode.unsupportedProtocolVersion,
-			message: `Unsupported protocol version: ${revision}; hangar serves ${[...modernProtocolVersions].join(', ')} per request, and ${supportedProtocolVersions.join(', ')} through initialize`,
-			data: {supported: [...modernProtocolVersions, ...supportedProtocolVersions], requested: revision},
-			httpStatus: 400,
-		};
-	}
+	if (!(modernProtocolVersions as readonly string[]).includes(revision)) return {era: 'refused', ...unsupportedVersion(revision), httpStatus: 400};
 
 	const info = meta[clientInfoKey];
 	const level = meta[logLevelKey];
@@ -95,6 +87,15 @@ export function requestEra(id: string | number, method: string, params: Params):
 			clientInfo: isPlainObject(info) && typeof info['name'] === 'string' ? {name: info['name'], version: String(info['version'] ?? '')} : undefined,
 			logLevel: typeof level === 'string' ? level : undefined,
 		},
+	};
+}
+
+/** The refusal of a request that names protocol version `requested`, which hangar does not speak: -32022 with the versions it does. */
+export function unsupportedVersion(requested: string): {code: number; message: string; data: {supported: string[]; requested: string}} {
+	return {
+		code: modernErrorCode.unsupportedProtocolVersion,
+		message: `Unsupported protocol version: ${requested}; hangar serves ${[...modernProtocolVersions].join(', ')} per request, and ${supportedProtocolVersions.join(', ')} through initialize`,
+		data: {supported: [...modernProtocolVersions, ...supportedProtocolVersions], requested},
 	};
 }
 
