@@ -584,6 +584,17 @@ describe('the detail view', () => {
 		expect(ui.frame()).not.toContain('(live)');
 	});
 
+	it('shows a dual-era upstream\'s era twin, its state and pid, while it runs', async () => {
+		const upstreams = threeUpstreams();
+		const twin = {name: 'alpha@2026-07-28', state: 'ready', breaker: 'closed', pid: 4242, calls: 7, failures: 0, inFlight: 0, restarts: 0, upSeconds: 5, idleSeconds: 1, lastError: null} as const;
+		upstreams[0] = {...upstreams[0]!, era: {era: 'dual', protocolVersion: '2025-11-25', learnedAt: at(120)}, eraTwin: twin};
+		const ui = open(new FakeSource(upstreams));
+		await ui.press('j', keys.enter);
+		await ui.see('launch  node alpha-server.js');
+		expect(ui.frame()).toContain('era  2025-11-25 and 2026-07-28 (dual-era: 2026-07-28 clients get its era twin, learned 2m00s ago)');
+		expect(ui.frame()).toMatch(/era twin {2}alpha@2026-07-28 {2}ready {2}pid 4242 {2}calls 7/);
+	});
+
 	it('shows the protocol generation an upstream speaks once its first start probed it, and nothing before', async () => {
 		const upstreams = threeUpstreams();
 		upstreams[0] = {...upstreams[0]!, era: {era: 'modern', protocolVersion: '2026-07-28', learnedAt: at(120)}};
