@@ -117,9 +117,9 @@ export class GatewaySession {
 			options.modernClient ??
 			((modern, notify, id) => {
 				// The connection carries this client's requests; the client is its identity's record, listed in its place.
-				if (!this.client.carriesModern) {
-					this.client.carriesModern = true;
-					supervisor.clients.membershipChanged();
+				if (this.client.carriesModern === undefined) {
+					this.client.carriesModern = () => modernClients!.size > 0;
+					this.client.protocolVersion ??= modern.revision;
 				}
 
 				return modernClients!.begin(connection, modern, notify, id);

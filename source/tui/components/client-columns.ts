@@ -12,7 +12,7 @@ import {fitColumns, type Column, type ColumnSpec} from './table-columns.js';
 
 export type ClientRow = {
 	client: ClientView;
-	/** "claude-code 1.0.3", or "(not initialized)" until initialize arrives; " (idle)" after it for an idle HTTP session. */
+	/** "claude-code 1.0.3", or "(not initialized)" until initialize arrives ("(no recent request)": a 2026-07-28 connection whose identity went idle); " (idle)" after it for an idle HTTP session. */
 	name: string;
 	/** Time since it connected: 7s, 4m10s, 3h. */
 	connected: string;
@@ -24,12 +24,15 @@ export type ClientRow = {
 
 const secondsShownMs = secondsShownBelow * 1000;
 
+/** A client that has not said who it is: a 2025 one before initialize, or a 2026-07-28 connection whose client has sent nothing for a while (its identity went). */
+const unnamed = (client: ClientView): string => (client.protocolVersion === null ? '(not initialized)' : '(no recent request)');
+
 export function clientRows(clients: readonly ClientView[], now: number): ClientRow[] {
 	return clients.map(client => {
 		const sinceCall = client.lastCallAt === null ? undefined : now - client.lastCallAt;
 		return {
 			client,
-			name: (client.name === null ? '(not initialized)' : printable([client.name, client.version ?? ''].join(' ').trim())) + (client.idle === true ? ' (idle)' : ''),
+			name: (client.name === null ? unnamed(client) : printable([client.name, client.version ?? ''].join(' ').trim())) + (client.idle === true ? ' (idle)' : ''),
 			connected: shortDuration((now - client.connectedAt) / 1000),
 			lastCall: sinceCall === undefined ? '-' : `${shortDuration(sinceCall / 1000)} ago`,
 			seconds: now - client.connectedAt < secondsShownMs || (sinceCall !== undefined && sinceCall < secondsShownMs),

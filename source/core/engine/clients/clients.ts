@@ -138,11 +138,13 @@ export class ClientRecord {
 	/** It speaks 2026-07-28 (a modern identity, gateway/modern-clients.ts): a dual-era upstream serves it from its era twin. */
 	modern = false;
 	/**
-	 * A stdio or socket connection that carried a 2026-07-28 request: each is
-	 * served as its client's identity (its own record), so the connection is
-	 * no client of its own until it initializes (a 2025 session on it).
+	 * Set on a stdio or socket connection that carried a 2026-07-28 request:
+	 * whether an identity of its is kept now. Each request is served as its
+	 * client's identity (a record of its own, listed), so the connection is
+	 * no client of its own meanwhile, unless it initializes (a 2025 session
+	 * on it); once its identities went idle, it is listed again.
 	 */
-	carriesModern = false;
+	carriesModern: (() => boolean) | undefined;
 	/** Its modern calls held for input, by the request id they run under upstream (see HeldCallPeer); they outlive a one-request HTTP session. */
 	readonly heldCalls = new Map<string | number, HeldCallPeer>();
 	private readonly inFlight: CallInFlight[] = [];
@@ -187,7 +189,7 @@ export class ClientRecord {
 
 	/** Whether it is shown and counted as a client: not a connection that only carries 2026-07-28 clients' requests. */
 	get listed(): boolean {
-		return !this.carriesModern || this.name !== null;
+		return this.name !== null || this.carriesModern?.() !== true;
 	}
 
 	/** Something arrived from the client (`at`: when, ms since the epoch). On the hot path: no event. */
