@@ -109,7 +109,7 @@ export const legacyOnlyMethods: ReadonlyMap<string, string> = new Map([
 ]);
 
 /** The 2026-07-28 methods a 2025 session has no use for: sent without the envelope, they are refused saying it is needed. */
-const modernOnlyMethods = new Set(['server/discover', 'subscriptions/listen']);
+const modernOnlyMethods = new Set(['server/discover', 'subscriptions/listen', 'tasks/update']);
 
 /** The -32601 message for `method`, which request `era` cannot use: what its generation uses instead, where hangar knows it. */
 export function methodNotFound(method: string, modern: boolean): string {

@@ -322,6 +322,7 @@ describe('a gateway session', () => {
 		for (const [id, method] of [
 			[6, 'server/discover'],
 			[7, 'subscriptions/listen'],
+			[8, 'tasks/update'],
 		] as const) {
 			transport.request(id, method, {});
 			const error = (await transport.answerTo(id)).error;
