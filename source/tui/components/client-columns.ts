@@ -24,8 +24,12 @@ export type ClientRow = {
 
 const secondsShownMs = secondsShownBelow * 1000;
 
-/** A client that has not said who it is: a 2025 one before initialize, or a 2026-07-28 connection whose client has sent nothing for a while (its identity went). */
-const unnamed = (client: ClientView): string => (client.protocolVersion === null ? '(not initialized)' : '(no recent request)');
+/**
+ * A client that has not said who it is: a 2025 one before initialize, a
+ * 2026-07-28 one whose requests carry no clientInfo, or a 2026-07-28
+ * connection whose client has sent nothing for a while (its identity went).
+ */
+const unnamed = (client: ClientView): string => (client.protocolVersion === null ? '(not initialized)' : client.modern === true ? '(no clientInfo)' : '(no recent request)');
 
 export function clientRows(clients: readonly ClientView[], now: number): ClientRow[] {
 	return clients.map(client => {

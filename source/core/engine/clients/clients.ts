@@ -47,6 +47,8 @@ export type ClientView = {
 	lastTool: string | null;
 	/** A hangar console (an attached terminal UI), not an MCP client (absent: an MCP client). */
 	console?: boolean;
+	/** A 2026-07-28 client's identity (its requests, on whichever connections: gateway/modern-clients.ts); absent otherwise. */
+	modern?: boolean;
 	/** When it last sent anything, in ms since the epoch. */
 	lastSeenAt: number;
 	/** An HTTP session silent for `httpIdleAfterMs` with no stream open (absent: not idle). */
@@ -247,6 +249,7 @@ export class ClientRecord {
 			lastTool: this.lastTool,
 			lastSeenAt: this.lastSeenAt,
 			...(this.console ? {console: true} : {}),
+			...(this.modern ? {modern: true} : {}),
 			...(this.idleAt(now) ? {idle: true} : {}),
 		};
 	}

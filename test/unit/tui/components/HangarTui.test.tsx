@@ -1016,18 +1016,21 @@ describe('the clients view', () => {
 			client(3, {name: 'modern-client', version: '2.0.0', protocolVersion: '2026-07-28', label: 'socket 2026-07-28 client #1', connectedAt: now - 5000}),
 			// A 2026-07-28 client's connection whose identity went idle: it says so, not that it never initialized.
 			client(4, {name: null, version: null, protocolVersion: '2026-07-28', connectedAt: now - 5000}),
+			// A 2026-07-28 client whose requests carry no clientInfo.
+			client(5, {name: null, version: null, protocolVersion: '2026-07-28', modern: true, label: 'socket 2026-07-28 client #2', connectedAt: now - 5000}),
 		];
 		const ui = open(source);
-		await ui.see('clients 4');
+		await ui.see('clients 5');
 		await ui.press('c');
 		const screen = await ui.see('CLIENTS');
-		expect(screen).toContain('4 attached, oldest first');
+		expect(screen).toContain('5 attached, oldest first');
 		expect(ui.lines().find(line => line.includes('CLIENT '))?.trimEnd()).toMatch(/^ {2}CLIENT\s+TRANSPORT\s+PROTOCOL\s+LABEL\s+CONNECTED\s+CALLS\s+LAST CALL$/);
 		const rows = ui.lines().filter(line => line.includes('socket'));
 		expect(rows[0]).toMatch(/^ {2}e2e-client 1\.2\.0\s+socket\s+2025-11-25\s+socket#1\s+5m00s\s+1234\s+3s ago {2}alpha__search_docs$/);
 		expect(rows[1]).toMatch(/^ {2}\(not initialized\)\s+socket\s+-\s+socket#2\s+7s\s+0\s+-$/);
 		expect(rows[2]).toMatch(/^ {2}modern-client 2\.0\.0\s+socket\s+2026-07-28\s+socket 20…\s+5s\s+0\s+-$/);
 		expect(rows[3]).toMatch(/^ {2}\(no recent request\)\s+socket\s+2026-07-28\s+socket#4\s+5s\s+0\s+-$/);
+		expect(rows[4]).toMatch(/^ {2}\(no clientInfo\)\s+socket\s+2026-07-28\s+socket 20…\s+5s\s+0\s+-$/);
 		expect(ui.lines().at(-1)).toMatch(/^\? help .*Esc back .*q quit$/);
 
 		// Live: a client leaves, the other calls.
