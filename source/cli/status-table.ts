@@ -26,6 +26,12 @@ function eraCell(entry: StatusEntry): string {
 	return entry.era.era === null ? '-' : entry.era.era === 'dual' ? 'dual-era' : (entry.era.protocolVersion ?? entry.era.era);
 }
 
+/** The row of one instance under its server's: its state, counts, pid and whom it serves (`serves`), then its last error. */
+function instanceRow(instance: NonNullable<StatusEntry['eraTwin']>, serves: string): string[] {
+	const last = `pid ${instance.pid ?? '-'}, ${serves}${instance.lastError === null ? '' : `: ${instance.lastError}`}`;
+	return [`  ${instance.name}`, instance.state, '', '', '', '', '', String(instance.calls), String(instance.failures), '', String(instance.restarts), '', '', last.replaceAll(/\s+/g, ' ')];
+}
+
 /**
  * Words of `text` in lines of at most `room` characters (a word longer than
  * that is cut where it must be).
@@ -77,23 +83,9 @@ export function statusTable(entries: readonly StatusEntry[], now = Date.now(), w
 		eraCell(entry),
 		(entry.quarantineReason ?? entry.lastError ?? '-').replaceAll(/\s+/g, ' '),
 	],
-	// A per-client server's instances, one row each under it.
-	...(entry.instances ?? []).map(instance => [
-		`  ${instance.name}`,
-		instance.state,
-		'',
-		'',
-		'',
-		'',
-		'',
-		String(instance.calls),
-		String(instance.failures),
-		'',
-		String(instance.restarts),
-		'',
-		'',
-		`pid ${instance.pid ?? '-'}, client ${instance.client}${instance.lastError === null ? '' : `: ${instance.lastError}`}`.replaceAll(/\s+/g, ' '),
-	])]);
+	// A per-client server's instances, one row each under it; a dual-era server's era twin too.
+	...(entry.instances ?? []).map(instance => instanceRow(instance, `client ${instance.client}`)),
+	...(entry.eraTwin === undefined ? [] : [instanceRow(entry.eraTwin, 'era twin: its 2026-07-28 mode, for 2026-07-28 clients')])]);
 	// Escaped before the columns are measured, so a name with a control in it still lines up.
 	const cells = rows.map(row => row.map(cell => terminalText(cell)));
 	const widths = header.map((title, column) => Math.max(title.length, ...cells.map(row => row[column]!.length)));

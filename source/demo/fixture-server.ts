@@ -41,6 +41,7 @@
 //   SIGHUP and runs until killed,
 // --ignore-stdin-close: keep running when stdin ends,
 // --starts-file PATH: append its pid to PATH at start (a test counts spawns),
+// --protocol-version V: answer initialize with protocol version V whatever the client asked for,
 // --tasks: the `tasks` capability and a task tool, task-steps (see fixture/tasks.ts),
 // --log-args: write the arguments after `--` to stderr at start. Arguments after `--` are
 //   otherwise ignored (tests plant things there, such as secrets).
@@ -51,7 +52,7 @@
 
 import { appendFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { ignoredArgs, args, mode, pageSize, delayMs, failRate, crashRate, errorRate, badPatchEveryMs, badPatchMs, exitAfterMs, changeDescription, echoDescription, ignoreSigterm, clientFeatures, rootsAtStart, ignoreStdinClose, tag, startsFile, resourcesCount, promptsCount, random, tasks } from './fixture/options.js';
+import { ignoredArgs, args, mode, pageSize, delayMs, failRate, crashRate, errorRate, badPatchEveryMs, badPatchMs, exitAfterMs, changeDescription, echoDescription, ignoreSigterm, clientFeatures, rootsAtStart, ignoreStdinClose, tag, startsFile, answeredVersion, resourcesCount, promptsCount, random, tasks } from './fixture/options.js';
 import { type RequestId, type JsonObject, terminating, markTerminating, log, terminate, writeGarbage, sendResponse, sendError, sendNotification, crash, RpcError, CancelledError, isObject, isRequestId, idKey, delay, forever, NO_RESPONSE } from './fixture/output.js';
 import { type ToolResult, type ToolDefinition, text, InvalidArguments, baseTools, extraTools } from './fixture/tools.js';
 import { LOG_LEVELS, clientFeatureTools, clientState, outgoing, clientProgress, requestClient, progressBurst } from './fixture/client-features.js';
@@ -117,7 +118,7 @@ function handleInitialize(params: JsonObject): JsonObject {
 	const requested = params['protocolVersion'];
 	clientState.clientCapabilities = isObject(params['capabilities']) ? params['capabilities'] : {};
 	return {
-		protocolVersion: typeof requested === 'string' ? requested : '2025-06-18',
+		protocolVersion: answeredVersion ?? (typeof requested === 'string' ? requested : '2025-06-18'),
 		capabilities: {
 			tools: { listChanged: true },
 			...(clientFeatures ? { logging: {} } : {}),

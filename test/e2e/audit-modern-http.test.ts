@@ -118,3 +118,28 @@ describe('serve --http: two 2026-07-28 clients\' listens on one shared upstream'
 		}
 	});
 });
+
+describe('serve --http and a protocol version hangar does not speak', () => {
+	it('a request whose MCP-Protocol-Version header names an unknown version is refused with the versions hangar speaks, with or without a session', async () => {
+		const hangar = await serveHttp(writeConfig(tempDir(), {fx: fixture('normal')}, fastHangar));
+		const speaks = ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07'];
+		// No session and no envelope, only the header: a client of a later revision than hangar's.
+		const future = await post(hangar.url, JSON.stringify({jsonrpc: '2.0', id: 1, method: 'tools/list', params: {}}), {'MCP-Protocol-Version': '2099-01-01', 'Mcp-Method': 'tools/list'});
+		expect(future.status).toBe(400);
+		const refusal = ((await future.json()) as {error: {code: number; message: string; data: {supported: string[]; requested: string}}}).error;
+		expect(refusal.code).toBe(-32_022);
+		expect(refusal.data).toEqual({supported: speaks, requested: '2099-01-01'});
+		for (const version of speaks) expect(refusal.message).toContain(version);
+
+		// A 2025 session whose request names 2026-07-28 in the header: hangar speaks it, not in a session, and says so.
+		const opened = await post(hangar.url, JSON.stringify({jsonrpc: '2.0', id: 2, method: 'initialize', params: {protocolVersion: '2025-11-25', capabilities: {}, clientInfo: {name: 'raw', version: '1'}}}));
+		const session = opened.headers.get('mcp-session-id')!;
+		await opened.text();
+		const mixed = await post(hangar.url, JSON.stringify({jsonrpc: '2.0', id: 3, method: 'tools/list', params: {}}), {'MCP-Protocol-Version': '2026-07-28', 'Mcp-Session-Id': session});
+		expect(mixed.status).toBe(400);
+		const message = ((await mixed.json()) as {error: {message: string}}).error.message;
+		expect(message).not.toMatch(/Unsupported protocol version: 2026-07-28 \(supported versions: 2025/);
+		expect(message).toContain('params._meta');
+		expect(message).toContain('2025-11-25');
+	});
+});

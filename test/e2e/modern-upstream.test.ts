@@ -120,6 +120,28 @@ describe('a 2025 upstream that exits on the server/discover probe', () => {
 	});
 });
 
+describe('a 2025 upstream of a protocol version hangar does not speak', () => {
+	it('fails to start with an error that names the version it answered and the ones hangar speaks', async () => {
+		const dir = tempDir();
+		const config = writeConfig(dir, {odd: fixture('normal', ['--protocol-version', '2023-01-01'], {namespace: false})}, fastHangar);
+		const run = await runCli(['call', 'odd', 'echo', '--args', '{"message": "a"}', '--config', config]);
+		expect(run.code).toBe(1);
+		expect(run.stderr).toContain('upstream "odd"');
+		expect(run.stderr).toContain('2023-01-01');
+		for (const version of ['2026-07-28', '2025-11-25', '2024-11-05']) expect(run.stderr).toContain(version);
+		// Not the advice for a command that cannot run: the server runs, and speaks another revision.
+		expect(run.stderr).not.toContain('check its command, args and env');
+	});
+
+	it('an older revision hangar speaks (2024-11-05) is driven, and status shows it as its era', async () => {
+		const dir = tempDir();
+		const config = writeConfig(dir, {old: fixture('normal', ['--protocol-version', '2024-11-05'], {namespace: false})}, fastHangar);
+		const hangar = await openHangar(config);
+		expect((await hangar.client.callTool({name: 'echo', arguments: {message: 'old'}})).content).toEqual([{type: 'text', text: 'old'}]);
+		expect((await statusOf(hangar.client, 'old')).era).toMatchObject({era: 'legacy', protocolVersion: '2024-11-05'});
+	});
+});
+
 describe('input requests of a 2026-07-28 upstream, for a 2025 client', () => {
 	function elicitingClient(answers: unknown[]): Client {
 		const client = new Client({name: 'legacy-with-elicitation', version: '1.0.0'}, {capabilities: {elicitation: {}}});

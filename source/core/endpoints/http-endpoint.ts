@@ -401,7 +401,7 @@ export class HttpEndpoint {
 			const misread = modernHeaderRefusal(message.method!, message.params, req.headers['mcp-protocol-version'], req.headers['mcp-session-id'] !== undefined);
 			if (misread !== undefined) {
 				record.rpcError = misread.code;
-				sendRpcError(res, 400, misread.code, misread.message, message.id ?? null);
+				sendJson(res, 400, {jsonrpc: '2.0', id: message.id ?? null, error: misread});
 				return;
 			}
 

@@ -24,7 +24,8 @@ import type {JSONRPCMessage} from '@modelcontextprotocol/server';
 import type {Logger} from '../base/logger.js';
 import type {Supervisor} from '../engine/supervisor.js';
 import {JsonRpcCode} from '../base/errors.js';
-import {clientCapabilitiesKey, headerProblem, isModernVersion, modernErrorCode, protocolVersionKey, type ModernRequest} from '../gateway/protocol-era.js';
+import {clientCapabilitiesKey, headerProblem, isModernVersion, modernErrorCode, protocolVersionKey, unsupportedVersion, type ModernRequest} from '../gateway/protocol-era.js';
+import {modernProtocolVersions} from '../wire/protocol.js';
 import {isPlainObject} from '../wire/message-classifier.js';
 import {GatewaySession, type SessionTransport} from '../gateway/session.js';
 import {ModernClients} from '../gateway/modern-clients.js';
@@ -97,9 +98,11 @@ class OneRequestTransport implements SessionTransport {
  * body's own era is read: a header that disagrees with the body's envelope
  * is a header mismatch (-32020), and a request without a session whose
  * header names a modern version but whose body carries no envelope is
- * missing its `_meta` (-32602). Both are HTTP 400; undefined: go on.
+ * missing its `_meta` (-32602), or, for a version hangar does not speak,
+ * refused with the versions it does (-32022). All are HTTP 400; undefined:
+ * go on.
  */
-export function modernHeaderRefusal(method: string, params: Record<string, unknown> | undefined, versionHeader: string | string[] | undefined, hasSession: boolean): {code: number; message: string} | undefined {
+export function modernHeaderRefusal(method: string, params: Record<string, unknown> | undefined, versionHeader: string | string[] | undefined, hasSession: boolean): {code: number; message: string; data?: unknown} | undefined {
 	if (typeof versionHeader !== 'string') return undefined;
 	const header = versionHeader.trim();
 	const meta = params?.['_meta'];
@@ -109,6 +112,8 @@ export function modernHeaderRefusal(method: string, params: Record<string, unkno
 	}
 
 	if (claimed === undefined && !hasSession && isModernVersion(header) && method !== 'initialize') {
+		// A revision hangar does not speak (a later one): say which it does, as for one the envelope names.
+		if (!(modernProtocolVersions as readonly string[]).includes(header)) return unsupportedVersion(header);
 		return {code: JsonRpcCode.InvalidParams, message: `Invalid params: a ${header} request carries its protocol version and client capabilities in params._meta ("${protocolVersionKey}", "${clientCapabilitiesKey}"); this one has none`};
 	}
 

@@ -36,7 +36,7 @@ import {maskedJson} from '../base/secret-mask.js';
 import type {SessionTransport} from '../gateway/session.js';
 import {answerIdText, duplicateIdProblem, errorLine, isProblem, peekMessage, type CheckedMessage, type MessageProblem} from '../wire/message-classifier.js';
 import {isDroppable, logDrops} from '../wire/line-transport.js';
-import {batchVersion, supportedProtocolVersions} from '../wire/protocol.js';
+import {batchVersion, modernProtocolVersions, supportedProtocolVersions} from '../wire/protocol.js';
 import {maxQueuedBytes} from '../wire/write-coalescer.js';
 import {event, isJsonContentType, refuse, sendProblem, sseHeaders, type RequestRecord} from './http-replies.js';
 import {SseEventLog, resumeBudget, resumeWindow, retryMs, type ResumeBudget} from './sse-event-log.js';
@@ -417,7 +417,11 @@ export class HttpSessionTransport implements SessionTransport {
 
 		const version = req.headers['mcp-protocol-version'];
 		if (typeof version === 'string' && !(supportedProtocolVersions as readonly string[]).includes(version)) {
-			refuse(res, 400, -32_000, `Bad Request: Unsupported protocol version: ${version} (supported versions: ${supportedProtocolVersions.join(', ')})`, record);
+			// A 2026-07-28 request is sessionless: hangar speaks that version, but not in a session.
+			const modern = (modernProtocolVersions as readonly string[]).includes(version)
+				? `; ${version} requests carry their protocol version and client capabilities in params._meta and need no Mcp-Session-Id`
+				: '';
+			refuse(res, 400, -32_000, `Bad Request: Unsupported protocol version for a session: ${version} (a session speaks the versions of initialize: ${supportedProtocolVersions.join(', ')})${modern}`, record);
 			return false;
 		}
 

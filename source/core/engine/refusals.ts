@@ -401,7 +401,7 @@ export function startInterrupted(upstream: string): HangarError {
 	return new HangarError({code: 'UpstreamUnavailable', upstream, operation: 'start', message: 'the start was interrupted because the upstream is being stopped'});
 }
 
-export function startFailed(upstream: string, options: {detail: string; restartAt: number | undefined; remote: boolean; stderr: string[]; permanent?: string | undefined}): HangarError {
+export function startFailed(upstream: string, options: {detail: string; restartAt: number | undefined; remote: boolean; stderr: string[]; permanent?: string | undefined; check?: string | undefined}): HangarError {
 	if (options.permanent !== undefined) {
 		return new HangarError({
 			code: 'StartFailed',
@@ -415,9 +415,9 @@ export function startFailed(upstream: string, options: {detail: string; restartA
 
 	const next = (audience: Audience): string =>
 		options.restartAt === undefined ? `It stays dead until it is started again (${where('start', upstream, audience)}).` : `Hangar retries in ${inAbout(options.restartAt)}.`;
-	const check = options.remote
+	const check = options.check ?? (options.remote
 		? 'If it keeps failing, check that the server is running and reachable at its url, and its headers.'
-		: 'If it keeps failing, check its command, args and env in the config and its stderr.';
+		: 'If it keeps failing, check its command, args and env in the config and its stderr.');
 	return new HangarError({
 		code: 'StartFailed',
 		upstream,

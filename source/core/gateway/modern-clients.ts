@@ -163,6 +163,7 @@ export class ModernClients {
 
 	private create(key: string, request: ModernRequest): Identity {
 		const record = this.options.clients.add(this.options.kind, `${this.options.kind} ${request.revision} client #${++this.labels}`);
+		record.protocolVersion = request.revision;
 		if (request.clientInfo !== undefined) record.identify(request.clientInfo.name, request.clientInfo.version);
 		// What its per-client instances are told it declared. Requests to it travel by input_required, not as requests.
 		record.declaredCapabilities = request.capabilities;

@@ -38,14 +38,13 @@ import {tuneJitForServing} from '../base/serving-jit.js';
 import {createConnectionMachine, sequenceError} from './connection-state.js';
 import {errorResponse, toRpcError} from './request-params.js';
 import type {BoundRequest} from './modern-clients.js';
-import {modernErrorCodeOf, modernResult, modernResultJson, requestEra, withoutEnvelope, type ModernRequest} from './protocol-era.js';
+import {isModernOnlyMethod, legacyOnlyMethods, methodNotFound, modernErrorCodeOf, modernResult, modernResultJson, requestEra, withoutEnvelope, type ModernRequest} from './protocol-era.js';
 
 /**
  * Methods of the legacy generation only: a modern (2026-07-28) request has no
  * handshake, no ping, its log level in its `_meta`, and no session to hold a
  * subscription, so these are not found for it.
  */
-const legacyOnlyMethods = new Set(['initialize', 'ping', 'logging/setLevel', 'resources/subscribe', 'resources/unsubscribe']);
 
 /** A result already serialized as JSON (a cached tools/list, hangar_list): written as it is where the transport takes lines. */
 export class Serialized {
@@ -209,6 +208,12 @@ export class Pipeline {
 		}
 
 		const modern = era.era === 'modern' ? era.request : undefined;
+		// A 2026-07-28 method without its envelope: the envelope is missing, not an initialize.
+		if (modern === undefined && this.machine.state !== 'closed' && isModernOnlyMethod(method) && !this.requests.has(method)) {
+			this.answerError(id, JsonRpcCode.MethodNotFound, methodNotFound(method, false));
+			return;
+		}
+
 		// A modern request needs no handshake: only a closed connection refuses it.
 		const refused = modern === undefined || this.machine.state === 'closed' ? sequenceError(this.machine.state, method) : undefined;
 		if (refused !== undefined) {
@@ -218,7 +223,7 @@ export class Pipeline {
 
 		const handler = modern === undefined ? this.requests.get(method) : (this.modernRequests.get(method) ?? (legacyOnlyMethods.has(method) ? undefined : this.requests.get(method)));
 		if (handler === undefined) {
-			this.answerError(id, JsonRpcCode.MethodNotFound, `Method not found: "${method}"`);
+			this.answerError(id, JsonRpcCode.MethodNotFound, methodNotFound(method, modern !== undefined));
 			return;
 		}
 

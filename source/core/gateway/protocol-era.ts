@@ -75,15 +75,7 @@ export function requestEra(id: string | number, method: string, params: Params):
 	if (outcome.kind === 'legacy') return legacy;
 	if (outcome.kind === 'reject') return {era: 'refused', code: outcome.code, message: outcome.message, data: outcome.data, httpStatus: outcome.httpStatus};
 	const revision = String(meta[protocolVersionKey]);
-	if (!(modernProtocolVersions as readonly string[]).includes(revision)) {
-		return {
-			era: 'refused',
-			code: modernErrorCode.unsupportedProtocolVersion,
-			message: `Unsupported protocol version: ${revision}; hangar serves ${[...modernProtocolVersions].join(', ')} per request, and ${supportedProtocolVersions.join(', ')} through initialize`,
-			data: {supported: [...modernProtocolVersions, ...supportedProtocolVersions], requested: revision},
-			httpStatus: 400,
-		};
-	}
+	if (!(modernProtocolVersions as readonly string[]).includes(revision)) return {era: 'refused', ...unsupportedVersion(revision), httpStatus: 400};
 
 	const info = meta[clientInfoKey];
 	const level = meta[logLevelKey];
@@ -96,6 +88,43 @@ export function requestEra(id: string | number, method: string, params: Params):
 			logLevel: typeof level === 'string' ? level : undefined,
 		},
 	};
+}
+
+/** The refusal of a request that names protocol version `requested`, which hangar does not speak: -32022 with the versions it does. */
+export function unsupportedVersion(requested: string): {code: number; message: string; data: {supported: string[]; requested: string}} {
+	return {
+		code: modernErrorCode.unsupportedProtocolVersion,
+		message: `Unsupported protocol version: ${requested}; hangar serves ${[...modernProtocolVersions].join(', ')} per request, and ${supportedProtocolVersions.join(', ')} through initialize`,
+		data: {supported: [...modernProtocolVersions, ...supportedProtocolVersions], requested},
+	};
+}
+
+/** The 2025 methods a 2026-07-28 request has no use for, each with what that revision uses instead (for the -32601 that refuses it). */
+export const legacyOnlyMethods: ReadonlyMap<string, string> = new Map([
+	['initialize', 'each request carries its version and capabilities in params._meta; server/discover tells what hangar serves'],
+	['ping', 'send server/discover to check that hangar answers'],
+	['logging/setLevel', `send the level as _meta "${logLevelKey}" on each request`],
+	['resources/subscribe', 'send subscriptions/listen with the URIs in resourceSubscriptions'],
+	['resources/unsubscribe', 'cancel the subscriptions/listen, or open one without the URI'],
+]);
+
+/** The 2026-07-28 methods a 2025 session has no use for: sent without the envelope, they are refused saying it is needed. */
+const modernOnlyMethods = new Set(['server/discover', 'subscriptions/listen', 'tasks/update']);
+
+/** The -32601 message for `method`, which request `era` cannot use: what its generation uses instead, where hangar knows it. */
+export function methodNotFound(method: string, modern: boolean): string {
+	const instead = modern ? legacyOnlyMethods.get(method) : undefined;
+	if (instead !== undefined) return `Method not found: "${method}" is not in protocol revision 2026-07-28 (a 2025 method): ${instead}`;
+	if (!modern && modernOnlyMethods.has(method)) {
+		return `Method not found: "${method}" is a 2026-07-28 method; send it with "${protocolVersionKey}" and "${clientCapabilitiesKey}" in params._meta (a 2025 client gets what it tells from initialize)`;
+	}
+
+	return `Method not found: "${method}"`;
+}
+
+/** Whether a request without the envelope, `method`, is one only 2026-07-28 has: refused as such before any handshake. */
+export function isModernOnlyMethod(method: string): boolean {
+	return modernOnlyMethods.has(method);
 }
 
 /** Whether `version` is of the modern generation (2026-07-28 or later; revisions are dates). */

@@ -113,7 +113,17 @@ export class GatewaySession {
 		const held = heldInputsOf(supervisor);
 		const modernClients = options.modernClient === undefined ? new ModernClients({clients: supervisor.clients, kind: options.kind, release: (record, then) => held.whenReleased(record, then)}) : undefined;
 		const connection = `session ${this.client.id}`;
-		const modernClient = options.modernClient ?? ((modern, notify, id) => modernClients!.begin(connection, modern, notify, id));
+		const modernClient =
+			options.modernClient ??
+			((modern, notify, id) => {
+				// The connection carries this client's requests; the client is its identity's record, listed in its place.
+				if (this.client.carriesModern === undefined) {
+					this.client.carriesModern = () => modernClients!.size > 0;
+					this.client.protocolVersion ??= modern.revision;
+				}
+
+				return modernClients!.begin(connection, modern, notify, id);
+			});
 		this.pipeline = new Pipeline({transport, subject: options.label, logger: options.logger, client: this.client, deadline: options.callDeadline, modernClient, cacheHints: method => aggregatedHint(supervisor, method)});
 		this.asks = new ClientRequests((message, sendOptions) => void this.pipeline.send(message, sendOptions).catch(() => {}), () => this.via);
 		if (ownRecord) this.client.peer = this.peer(transport.canSendUnrelated?.bind(transport));

@@ -35,7 +35,7 @@ import {ForwardedResult} from '../wire/forwarded-result.js';
 import {implementationInfo, supportedProtocolVersions} from '../wire/protocol.js';
 import {ChildProcessTransport, type ExitInfo} from './child-process-transport.js';
 import {sendInRounds} from './input-rounds.js';
-import {modernEnvelope, negotiationFor, openInEra, type ConnectionEra, type EraHint, type Opening, type UpstreamEra} from './modern-mode.js';
+import {modernEnvelope, negotiationFor, openInEra, withServerVersion, type ConnectionEra, type EraHint, type Opening, type UpstreamEra} from './modern-mode.js';
 import {isRelayedMethod, type ClientSide, type LoggingLevel, type RelayOptions} from './client-side.js';
 import {OwnRequests, type SendOptions} from './own-requests.js';
 import {signalOf} from '../base/cancellation.js';
@@ -251,7 +251,7 @@ export class UpstreamConnection {
 			// A process that ended by itself during the start (the probe can see it first): the engine records its exit, whose code says whether a retry can help (126, 127).
 			const own = child?.exit ?? closedWith;
 			if (!closeReported && own !== undefined && own.stoppedBy === undefined) events.onClose(own);
-			throw error;
+			throw withServerVersion(error);
 		} finally {
 			signal.removeEventListener('abort', abort);
 		}

@@ -7,7 +7,7 @@
  */
 import {CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, LOG_LEVEL_META_KEY, PROTOCOL_VERSION_META_KEY, type VersionNegotiationOptions} from '@modelcontextprotocol/client';
 import {isPlainObject} from '../wire/message-classifier.js';
-import {implementationInfo} from '../wire/protocol.js';
+import {implementationInfo, modernProtocolVersions, supportedProtocolVersions} from '../wire/protocol.js';
 import {errorMessage} from '../base/errors.js';
 import type {ServerConfig} from '../config/read-config.js';
 import {describeExit, type ExitInfo} from './child-process-transport.js';
@@ -51,6 +51,22 @@ export type ConnectionEra = {era: UpstreamEra; protocolVersion: string | undefin
  * sends `initialize` on the same pipe). Long enough for a cold `npx` start.
  */
 export const discoverProbeMs = 10_000;
+
+/** An upstream that answered initialize with a protocol version hangar does not speak: the SDK's bare refusal, with the versions hangar does. */
+export class UnsupportedServerVersion extends Error {
+	readonly check = 'A release of the server that speaks one of those versions is needed.';
+
+	constructor(readonly version: string) {
+		super(`it answered initialize with protocol version ${version}, which hangar does not speak (hangar speaks ${supportedProtocolVersions.join(', ')} through initialize, and ${modernProtocolVersions.join(', ')} per request)`);
+		this.name = 'UnsupportedServerVersion';
+	}
+}
+
+/** `error`, or, for the SDK's refusal of the server's negotiated version, an UnsupportedServerVersion naming what hangar speaks. */
+export function withServerVersion(error: unknown): unknown {
+	const refused = error instanceof Error ? /^Server's protocol version is not supported: (.*)$/.exec(error.message) : null;
+	return refused === null ? error : new UnsupportedServerVersion(refused[1]!.slice(0, 100));
+}
 
 /** The `_meta` key in which a 2026-07-28 server names itself on every result. */
 const serverInfoKey = 'io.modelcontextprotocol/serverInfo';

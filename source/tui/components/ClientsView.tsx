@@ -1,6 +1,6 @@
 /**
  * `c`: the MCP clients attached to this hangar, oldest first, one row each:
- * name and version, transport, label, connected since, calls, last call.
+ * name and version, transport, protocol version, label, connected since, calls, last call.
  * Consoles (terminal UIs attached to this supervisor) are listed too, as
  * "console" under TRANSPORT, and counted apart from the MCP clients.
  * Columns fit the width (see client-columns.ts); ↑↓ scroll when there are more

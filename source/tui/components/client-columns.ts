@@ -1,6 +1,6 @@
 /**
  * The clients view's rows and columns: who each client is (clientInfo from
- * its initialize), how it is connected, since when, how many calls it made
+ * its initialize), how it is connected and which protocol version it speaks, since when, how many calls it made
  * and its last one. Ages are computed once per row at the resolution the
  * table shows them (seconds only in the first ten), and the display key
  * reads the same rows, so the screen is redrawn when a shown age moves and
@@ -12,7 +12,7 @@ import {fitColumns, type Column, type ColumnSpec} from './table-columns.js';
 
 export type ClientRow = {
 	client: ClientView;
-	/** "claude-code 1.0.3", or "(not initialized)" until initialize arrives; " (idle)" after it for an idle HTTP session. */
+	/** "claude-code 1.0.3", or "(not initialized)" until initialize arrives ("(no recent request)": a 2026-07-28 connection whose identity went idle); " (idle)" after it for an idle HTTP session. */
 	name: string;
 	/** Time since it connected: 7s, 4m10s, 3h. */
 	connected: string;
@@ -24,12 +24,19 @@ export type ClientRow = {
 
 const secondsShownMs = secondsShownBelow * 1000;
 
+/**
+ * A client that has not said who it is: a 2025 one before initialize, a
+ * 2026-07-28 one whose requests carry no clientInfo, or a 2026-07-28
+ * connection whose client has sent nothing for a while (its identity went).
+ */
+const unnamed = (client: ClientView): string => (client.protocolVersion === null ? '(not initialized)' : client.modern === true ? '(no clientInfo)' : '(no recent request)');
+
 export function clientRows(clients: readonly ClientView[], now: number): ClientRow[] {
 	return clients.map(client => {
 		const sinceCall = client.lastCallAt === null ? undefined : now - client.lastCallAt;
 		return {
 			client,
-			name: (client.name === null ? '(not initialized)' : printable([client.name, client.version ?? ''].join(' ').trim())) + (client.idle === true ? ' (idle)' : ''),
+			name: (client.name === null ? unnamed(client) : printable([client.name, client.version ?? ''].join(' ').trim())) + (client.idle === true ? ' (idle)' : ''),
 			connected: shortDuration((now - client.connectedAt) / 1000),
 			lastCall: sinceCall === undefined ? '-' : `${shortDuration(sinceCall / 1000)} ago`,
 			seconds: now - client.connectedAt < secondsShownMs || (sinceCall !== undefined && sinceCall < secondsShownMs),
@@ -64,17 +71,27 @@ const transportColumn: ColumnSpec<ClientRow> = {
 	cell: row => (row.client.console === true ? {text: 'console', tone: {color: 'cyan'}} : {text: row.client.transport}),
 };
 
+/** The protocol version it speaks (2025-11-25, 2024-11-05, 2026-07-28 ...): a person mixing generations sees which is which. */
+const protocolColumn: ColumnSpec<ClientRow> = {
+	id: 'protocol',
+	title: 'PROTOCOL',
+	width: 10,
+	align: 'left',
+	cell: row => (row.client.protocolVersion === null ? {text: '-', tone: {dim: true}} : {text: printable(row.client.protocolVersion)}),
+};
+
 /** Every column, when the width allows. */
 const clientColumns: Array<ColumnSpec<ClientRow>> = [
 	nameColumn,
 	transportColumn,
+	protocolColumn,
 	{id: 'label', title: 'LABEL', width: 10, align: 'left', cell: row => ({text: printable(row.client.label), tone: {dim: true}})},
 	{id: 'connected', title: 'CONNECTED', width: 9, align: 'right', cell: row => ({text: row.connected})},
 	callsColumn,
 	lastCallColumn,
 ];
 
-/** Narrower: the label and the connection's age give way to the calls. */
+/** Narrower: the protocol version, the label and the connection's age give way to the calls. */
 const mediumClientColumns: Array<ColumnSpec<ClientRow>> = [nameColumn, transportColumn, callsColumn, lastCallColumn];
 
 /** Under 60 columns: who, how many calls, the last one. */

@@ -117,6 +117,11 @@ function summaryLines(details: UpstreamDetails, now: number, width: number): Lin
 
 	// Its protocol generation, once its first start probed it (unknown before: nothing to show).
 	if (s.era.era !== null) lines.push([label('era  '), {text: s.era.era === 'dual' ? `${s.era.protocolVersion ?? '2025'} and 2026-07-28 (dual-era: 2026-07-28 clients get its era twin, learned ${relative(s.era.learnedAt!, now)})` : `${s.era.protocolVersion ?? s.era.era} (${s.era.era}, learned ${relative(s.era.learnedAt!, now)})`}]);
+	if (s.eraTwin !== undefined) {
+		const twin = s.eraTwin;
+		lines.push([label('era twin  '), {text: twin.name, tone: {bold: true}}, {text: '  '}, {text: twin.state, tone: stateTone[twin.state]}, label(`  pid ${twin.pid ?? '-'}  calls ${count(twin.calls)}`)]);
+	}
+
 	if (s.instances !== undefined) {
 		lines.push([label('running instances  '), {text: `${s.instances.length} (one per client session)`}]);
 		for (const instance of s.instances) {

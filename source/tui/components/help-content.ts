@@ -34,8 +34,9 @@ const callNotes: Array<[string, string]> = [
 ];
 
 const clientNotes: Array<[string, string]> = [
-	['CLIENT', 'the name and version the client sent in initialize; "(not initialized)" until it does'],
+	['CLIENT', 'the name and version the client sent in initialize (a 2026-07-28 client: in each request); "(not initialized)" until it does; "(no clientInfo)": a 2026-07-28 client whose requests do not name it; "(no recent request)": a 2026-07-28 client connected but silent for 5 minutes'],
 	['TRANSPORT', 'socket: an `mcp-hangar --stdio` attached through the local socket; http: an HTTP session'],
+	['PROTOCOL', 'the protocol version it speaks: the one its initialize negotiated (2025-11-25, 2024-11-05, ...), or 2026-07-28'],
 	['LABEL', 'the session as hangar\'s log names it'],
 	['(idle)', 'an HTTP session with no request for 60 s and no stream open: not counted when quitting asks'],
 ];

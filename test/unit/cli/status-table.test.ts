@@ -50,4 +50,16 @@ describe('the status table', () => {
 		expect(lines.slice(2).every(line => line.startsWith('    '))).toBe(true);
 		expect(lines.slice(2).map(line => line.trim()).join(' ')).toBe(long);
 	});
+
+	it('shows a dual-era server\'s era twin in a row under it, with its state, pid and who it serves', () => {
+		const dual = {
+			...entry('dual', null),
+			era: {era: 'dual', protocolVersion: '2025-11-25', learnedAt: null},
+			eraTwin: {name: 'dual@2026-07-28', state: 'ready', breaker: 'closed', pid: 4242, calls: 3, failures: 0, inFlight: 0, restarts: 0, upSeconds: 5, idleSeconds: 1, lastError: null},
+		} as unknown as StatusEntry;
+		const lines = statusTable([dual]).trimEnd().split('\n');
+		expect(lines).toHaveLength(3);
+		expect(lines[1]).toMatch(/^dual\s+ready\s.*dual-era/);
+		expect(lines[2]).toMatch(/^ {2}dual@2026-07-28\s+ready\s+3\s+0\s+0\s+pid 4242, era twin: its 2026-07-28 mode, for 2026-07-28 clients$/);
+	});
 });

@@ -38,6 +38,8 @@ export type ClientView = {
 	/** clientInfo from initialize; null until it arrives. */
 	name: string | null;
 	version: string | null;
+	/** The protocol version it speaks: the one its initialize negotiated, or a 2026-07-28 client's revision; null until initialize. */
+	protocolVersion: string | null;
 	connectedAt: number;
 	calls: number;
 	lastCallAt: number | null;
@@ -45,6 +47,8 @@ export type ClientView = {
 	lastTool: string | null;
 	/** A hangar console (an attached terminal UI), not an MCP client (absent: an MCP client). */
 	console?: boolean;
+	/** A 2026-07-28 client's identity (its requests, on whichever connections: gateway/modern-clients.ts); absent otherwise. */
+	modern?: boolean;
 	/** When it last sent anything, in ms since the epoch. */
 	lastSeenAt: number;
 	/** An HTTP session silent for `httpIdleAfterMs` with no stream open (absent: not idle). */
@@ -112,6 +116,8 @@ export function mcpClients<T extends Pick<ClientView, 'console'>>(clients: reado
 export class ClientRecord {
 	name: string | null = null;
 	version: string | null = null;
+	/** See ClientView.protocolVersion. */
+	protocolVersion: string | null = null;
 	calls = 0;
 	lastCallAt: number | null = null;
 	lastTool: string | null = null;
@@ -135,6 +141,14 @@ export class ClientRecord {
 	peer: ClientPeer | undefined;
 	/** It speaks 2026-07-28 (a modern identity, gateway/modern-clients.ts): a dual-era upstream serves it from its era twin. */
 	modern = false;
+	/**
+	 * Set on a stdio or socket connection that carried a 2026-07-28 request:
+	 * whether an identity of its is kept now. Each request is served as its
+	 * client's identity (a record of its own, listed), so the connection is
+	 * no client of its own meanwhile, unless it initializes (a 2025 session
+	 * on it); once its identities went idle, it is listed again.
+	 */
+	carriesModern: (() => boolean) | undefined;
 	/** Its modern calls held for input, by the request id they run under upstream (see HeldCallPeer); they outlive a one-request HTTP session. */
 	readonly heldCalls = new Map<string | number, HeldCallPeer>();
 	private readonly inFlight: CallInFlight[] = [];
@@ -175,6 +189,11 @@ export class ClientRecord {
 	declare(capabilities: Iterable<ClientCapability>, declared: Readonly<Record<string, unknown>> = {}): void {
 		this.capabilities = new Set(capabilities);
 		this.declaredCapabilities = declared;
+	}
+
+	/** Whether it is shown and counted as a client: not a connection that only carries 2026-07-28 clients' requests. */
+	get listed(): boolean {
+		return this.name !== null || this.carriesModern?.() !== true;
 	}
 
 	/** Something arrived from the client (`at`: when, ms since the epoch). On the hot path: no event. */
@@ -225,12 +244,14 @@ export class ClientRecord {
 			label: this.label,
 			name: this.name,
 			version: this.version,
+			protocolVersion: this.protocolVersion,
 			connectedAt: this.connectedAt,
 			calls: this.calls,
 			lastCallAt: this.lastCallAt,
 			lastTool: this.lastTool,
 			lastSeenAt: this.lastSeenAt,
 			...(this.console ? {console: true} : {}),
+			...(this.modern ? {modern: true} : {}),
 			...(this.idleAt(now) ? {idle: true} : {}),
 		};
 	}
@@ -315,14 +336,16 @@ export class ClientRegistry extends EventEmitter<{
 	get mcpSize(): number {
 		const now = Date.now();
 		let n = 0;
-		for (const record of this.records.values()) if (!record.console && !record.idleAt(now)) n += 1;
+		for (const record of this.records.values()) if (!record.console && record.listed && !record.idleAt(now)) n += 1;
 		return n;
 	}
 
-	/** Oldest connection first. */
+	/** Oldest connection first; a connection that only carries modern clients' requests is left out (their identities are listed). */
 	list(): ClientView[] {
 		const now = Date.now();
-		return [...this.records.values()].map(record => record.view(now));
+		const views: ClientView[] = [];
+		for (const record of this.records.values()) if (record.listed) views.push(record.view(now));
+		return views;
 	}
 
 	/** @internal Records call this when they change. */

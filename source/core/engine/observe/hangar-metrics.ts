@@ -195,6 +195,7 @@ export class HangarMetrics {
 				this.reset();
 				const counts = new Map<string, number>();
 				for (const record of supervisor.clients.sessions()) {
+					if (!record.listed) continue;
 					const label = clientLabels.label('', normalizeClientName(record.name));
 					counts.set(label, (counts.get(label) ?? 0) + 1);
 				}

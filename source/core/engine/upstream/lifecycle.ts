@@ -18,6 +18,7 @@ import {describeExit, type ExitInfo} from '../../link/child-process-transport.js
 import type {ClientSide} from '../../link/client-side.js';
 import {ConnectionLostError, type OpenConnection, type UpstreamConnection} from '../../link/connection.js';
 import {diagnoseLaunch, SpawnError, type LaunchProblem} from '../../link/launch-problem.js';
+import {UnsupportedServerVersion} from '../../link/modern-mode.js';
 import {attemptStderr, type LogBuffer} from '../../link/log-buffer.js';
 import {rugPulled, seconds, startFailed, startInterrupted, unavailable} from '../refusals.js';
 import {hasWorkingSignIn, signInNeededIn} from '../../link/oauth-bearer.js';
@@ -410,7 +411,7 @@ export class Lifecycle {
 		// Hangar's own shortage at spawn (the open-file limit, ...) is not the upstream's failure: retried, no budget spent.
 		const plan = error instanceof SpawnError && describeShortage(error.code) !== undefined ? `${this.planRestart(deps.restartPolicy.shortageDelayMs)} (hangar's shortage: no restart budget spent)` : this.countFailure();
 		deps.machine.apply('start_failed', `start failed after ${ms} ms: ${detail}; ${plan}`);
-		return startFailed(deps.name, {detail, restartAt: this.restartTime, remote: deps.config.launch.kind !== 'stdio', stderr});
+		return startFailed(deps.name, {detail, restartAt: this.restartTime, remote: deps.config.launch.kind !== 'stdio', stderr, check: error instanceof UnsupportedServerVersion ? error.check : undefined});
 	}
 
 	/**

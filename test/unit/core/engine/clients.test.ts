@@ -24,3 +24,28 @@ describe('idle HTTP sessions', () => {
 		expect(registry.mcpSize).toBe(1);
 	});
 });
+
+describe('a connection that carries 2026-07-28 clients\' requests', () => {
+	it('is listed and counted only while none of its clients\' identities is kept, or once it initializes', () => {
+		const clients = new ClientRegistry();
+		const connection = clients.add('socket', 'socket#1');
+		let kept = true;
+		connection.carriesModern = () => kept;
+		connection.protocolVersion = '2026-07-28';
+		const identity = clients.add('socket', 'socket 2026-07-28 client #1');
+		identity.identify('modern-app', '2.0.0');
+		expect(clients.list().map(client => client.label)).toEqual(['socket 2026-07-28 client #1']);
+		expect(clients.mcpSize).toBe(1);
+
+		// Its client's identity went (idle): the connection, still open, is listed again rather than hidden.
+		kept = false;
+		identity.remove();
+		expect(clients.list()).toEqual([expect.objectContaining({label: 'socket#1', name: null, protocolVersion: '2026-07-28'})]);
+		expect(clients.mcpSize).toBe(1);
+
+		// A 2025 initialize on it: listed by its name whatever its identities.
+		kept = true;
+		connection.identify('legacy-app', '1');
+		expect(clients.list().map(client => client.name)).toEqual(['legacy-app']);
+	});
+});

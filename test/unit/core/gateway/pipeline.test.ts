@@ -292,6 +292,47 @@ describe('a gateway session', () => {
 		await Promise.all([session.close(), other.close()]);
 	});
 
+	it('answers a method of the other generation with -32601 saying what that generation uses instead', async () => {
+		const supervisor = await coldSupervisor();
+		const transport = new MemoryTransport();
+		const session = new GatewaySession({supervisor, transport, logger: silentLogger, label: 'unit', kind: 'stdio'});
+		await session.start();
+		const envelope = {'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {}};
+		const modern = async (id: number, method: string, params: Record<string, unknown> = {}) => {
+			transport.request(id, method, {...params, _meta: envelope});
+			return (await transport.answerTo(id)).error;
+		};
+
+		// 2025 methods a 2026-07-28 request cannot use, each with what replaces it.
+		for (const [id, method, instead] of [
+			[1, 'ping', 'server/discover'],
+			[2, 'logging/setLevel', 'io.modelcontextprotocol/logLevel'],
+			[3, 'resources/subscribe', 'subscriptions/listen'],
+			[4, 'resources/unsubscribe', 'subscriptions/listen'],
+			[5, 'initialize', 'server/discover'],
+		] as const) {
+			const error = await modern(id, method, {uri: 'demo://x', level: 'info'});
+			expect(error?.code, method).toBe(-32_601);
+			expect(error?.message, method).toContain(`"${method}"`);
+			expect(error?.message, method).toContain('2026-07-28');
+			expect(error?.message, method).toContain(instead);
+		}
+
+		// 2026-07-28 methods sent without the envelope: before initialize too, told of the envelope, not of initialize.
+		for (const [id, method] of [
+			[6, 'server/discover'],
+			[7, 'subscriptions/listen'],
+			[8, 'tasks/update'],
+		] as const) {
+			transport.request(id, method, {});
+			const error = (await transport.answerTo(id)).error;
+			expect(error?.code, method).toBe(-32_601);
+			expect(error?.message, method).toContain('io.modelcontextprotocol/protocolVersion');
+		}
+
+		await session.close();
+	});
+
 	it('serves hangar\'s own methods only where the local socket endpoint installed them', async () => {
 		const supervisor = await coldSupervisor();
 		const transport = new MemoryTransport();

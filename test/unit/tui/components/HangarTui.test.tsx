@@ -98,6 +98,7 @@ function client(id: number, overrides: Partial<ClientView> = {}): ClientView {
 		label: `socket#${id}`,
 		name: 'e2e-client',
 		version: '1.2.0',
+		protocolVersion: '2025-11-25',
 		connectedAt: now - 300_000,
 		calls: 0,
 		lastCallAt: null,
@@ -583,6 +584,17 @@ describe('the detail view', () => {
 		expect(ui.frame()).not.toContain('(live)');
 	});
 
+	it('shows a dual-era upstream\'s era twin, its state and pid, while it runs', async () => {
+		const upstreams = threeUpstreams();
+		const twin = {name: 'alpha@2026-07-28', state: 'ready', breaker: 'closed', pid: 4242, calls: 7, failures: 0, inFlight: 0, restarts: 0, upSeconds: 5, idleSeconds: 1, lastError: null} as const;
+		upstreams[0] = {...upstreams[0]!, era: {era: 'dual', protocolVersion: '2025-11-25', learnedAt: at(120)}, eraTwin: twin};
+		const ui = open(new FakeSource(upstreams));
+		await ui.press('j', keys.enter);
+		await ui.see('launch  node alpha-server.js');
+		expect(ui.frame()).toContain('era  2025-11-25 and 2026-07-28 (dual-era: 2026-07-28 clients get its era twin, learned 2m00s ago)');
+		expect(ui.frame()).toMatch(/era twin {2}alpha@2026-07-28 {2}ready {2}pid 4242 {2}calls 7/);
+	});
+
 	it('shows the protocol generation an upstream speaks once its first start probed it, and nothing before', async () => {
 		const upstreams = threeUpstreams();
 		upstreams[0] = {...upstreams[0]!, era: {era: 'modern', protocolVersion: '2026-07-28', learnedAt: at(120)}};
@@ -994,28 +1006,38 @@ describe('logs and help', () => {
 describe('the clients view', () => {
 	const twoClients = (): ClientView[] => [
 		client(1, {calls: 1234, lastCallAt: now - 3000, lastTool: 'alpha__search_docs'}),
-		client(2, {name: null, version: null, connectedAt: now - 7000}),
+		client(2, {name: null, version: null, protocolVersion: null, connectedAt: now - 7000}),
 	];
 
-	it('c lists the attached clients oldest first: name and version, transport, label, connected since, calls, last call; Esc goes back', async () => {
+	it('c lists the attached clients oldest first: name and version, transport, protocol version, label, connected since, calls, last call; Esc goes back', async () => {
 		const source = new FakeSource(threeUpstreams());
-		source.clients = twoClients();
+		source.clients = [
+			...twoClients(),
+			client(3, {name: 'modern-client', version: '2.0.0', protocolVersion: '2026-07-28', label: 'socket 2026-07-28 client #1', connectedAt: now - 5000}),
+			// A 2026-07-28 client's connection whose identity went idle: it says so, not that it never initialized.
+			client(4, {name: null, version: null, protocolVersion: '2026-07-28', connectedAt: now - 5000}),
+			// A 2026-07-28 client whose requests carry no clientInfo.
+			client(5, {name: null, version: null, protocolVersion: '2026-07-28', modern: true, label: 'socket 2026-07-28 client #2', connectedAt: now - 5000}),
+		];
 		const ui = open(source);
-		await ui.see('clients 2');
+		await ui.see('clients 5');
 		await ui.press('c');
 		const screen = await ui.see('CLIENTS');
-		expect(screen).toContain('2 attached, oldest first');
-		expect(ui.lines().find(line => line.includes('CLIENT '))?.trimEnd()).toMatch(/^ {2}CLIENT\s+TRANSPORT\s+LABEL\s+CONNECTED\s+CALLS\s+LAST CALL$/);
-		const rows = ui.lines().filter(line => line.includes('socket#'));
-		expect(rows[0]).toMatch(/^ {2}e2e-client 1\.2\.0\s+socket\s+socket#1\s+5m00s\s+1234\s+3s ago {2}alpha__search_docs$/);
-		expect(rows[1]).toMatch(/^ {2}\(not initialized\)\s+socket\s+socket#2\s+7s\s+0\s+-$/);
+		expect(screen).toContain('5 attached, oldest first');
+		expect(ui.lines().find(line => line.includes('CLIENT '))?.trimEnd()).toMatch(/^ {2}CLIENT\s+TRANSPORT\s+PROTOCOL\s+LABEL\s+CONNECTED\s+CALLS\s+LAST CALL$/);
+		const rows = ui.lines().filter(line => line.includes('socket'));
+		expect(rows[0]).toMatch(/^ {2}e2e-client 1\.2\.0\s+socket\s+2025-11-25\s+socket#1\s+5m00s\s+1234\s+3s ago {2}alpha__search_docs$/);
+		expect(rows[1]).toMatch(/^ {2}\(not initialized\)\s+socket\s+-\s+socket#2\s+7s\s+0\s+-$/);
+		expect(rows[2]).toMatch(/^ {2}modern-client 2\.0\.0\s+socket\s+2026-07-28\s+socket 20…\s+5s\s+0\s+-$/);
+		expect(rows[3]).toMatch(/^ {2}\(no recent request\)\s+socket\s+2026-07-28\s+socket#4\s+5s\s+0\s+-$/);
+		expect(rows[4]).toMatch(/^ {2}\(no clientInfo\)\s+socket\s+2026-07-28\s+socket 20…\s+5s\s+0\s+-$/);
 		expect(ui.lines().at(-1)).toMatch(/^\? help .*Esc back .*q quit$/);
 
 		// Live: a client leaves, the other calls.
 		source.change(s => {
 			s.clients = [client(2, {name: 'later', version: '0.1', connectedAt: now - 7000, calls: 1, lastCallAt: now, lastTool: 'echo'})];
 		});
-		await ui.see(/later 0\.1\s+socket\s+socket#2\s+7s\s+1\s+0s ago {2}echo/);
+		await ui.see(/later 0\.1\s+socket\s+2025-11-25\s+socket#2\s+7s\s+1\s+0s ago {2}echo/);
 		expect(ui.frame()).toContain('clients 1');
 		expect(ui.frame()).not.toContain('e2e-client');
 		await ui.press(keys.escape);
@@ -1035,7 +1057,7 @@ describe('the clients view', () => {
 		expect(screen).not.toContain('TRANSPORT');
 	});
 
-	it('gives up the label and connection age first when narrow, and under 60 columns shows client, calls and last call', async () => {
+	it('gives up the protocol version, the label and connection age first when narrow, and under 60 columns shows client, calls and last call', async () => {
 		const source = new FakeSource(threeUpstreams());
 		source.clients = twoClients();
 		const ui = open(source, {columns: 70, rows: 20});
@@ -1099,7 +1121,7 @@ describe('the clients view', () => {
 		expect(ui.frames.length - frames).toBe(1);
 
 		await ui.press('c');
-		await ui.see(/e2e-client 1\.2\.0\s+socket\s+socket#1\s+5m00s\s+1000\s+0s ago {2}alpha__echo/);
+		await ui.see(/e2e-client 1\.2\.0\s+socket\s+2025-11-25\s+socket#1\s+5m00s\s+1000\s+0s ago {2}alpha__echo/);
 		source.change(s => {
 			s.clients = s.clients.map(candidate => (candidate.id === 1 ? {...candidate, calls: 1001} : candidate));
 		});
