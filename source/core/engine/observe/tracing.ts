@@ -25,6 +25,7 @@ import {hangarVersion} from '../../wire/protocol.js';
 import type {RequestTracing, TraceScope} from './trace-scope.js';
 import type {RequestContext} from '../request-context.js';
 import type {Logger} from '../../base/logger.js';
+import {maskText} from '../../base/secret-mask.js';
 import {otlpTracesUrl, watchedExporter} from './trace-export-watch.js';
 
 export {otlpTracesUrl};
@@ -48,12 +49,19 @@ const metaSetter: TextMapSetter<Record<string, unknown>> = {
 /** The W3C keys hangar reads from a client's `_meta` and writes to an upstream's. */
 export const traceKeys = ['traceparent', 'tracestate', 'baggage'] as const;
 
-/** What the outcome of a request was, for its spans. */
+/**
+ * What the outcome of a request was, for its spans. The message goes to the
+ * collector: masked as the calls log masks it, since an upstream's error
+ * may quote a secret of its config (a token it was given).
+ */
 function describe(error: unknown): {code: string; message: string} {
-	if (error instanceof HangarError) return {code: error.codeName, message: error.message};
-	if (error instanceof JsonRpcError) return {code: String(error.code), message: error.message};
-	return {code: 'error', message: error instanceof Error ? error.message : String(error)};
+	if (error instanceof HangarError) return {code: error.codeName, message: maskText(error.message)};
+	if (error instanceof JsonRpcError) return {code: String(error.code), message: maskText(error.message)};
+	return {code: 'error', message: maskText(error instanceof Error ? error.message : String(error))};
 }
+
+/** error.type of a tool call answered with a result marked isError (the OpenTelemetry MCP conventions' value). */
+export const toolErrorType = 'tool_error';
 
 export class RequestTracer implements RequestTracing {
 	private readonly tracer: Tracer;
@@ -62,7 +70,9 @@ export class RequestTracer implements RequestTracing {
 		this.tracer = provider.getTracer('mcp-hangar', hangarVersion);
 	}
 
-	begin(context: RequestContext, upstream: string, target: string, instance: string): TraceScope {
+	begin(context: RequestContext, upstream: string, name: string, instance: string): TraceScope {
+		// A resource's URI may carry a token in its query or user part (a tool's or prompt's name does not).
+		const target = context.method === 'resources/read' ? maskText(name) : name;
 		const meta = context.meta;
 		const parent: Context = meta === undefined ? ROOT_CONTEXT : propagator.extract(ROOT_CONTEXT, meta, metaGetter);
 		const attributes = {
@@ -96,7 +106,11 @@ export class RequestTracer implements RequestTracing {
 
 function end(span: Span, outcome: string, error: unknown): void {
 	span.setAttribute('hangar.outcome', outcome);
-	if (error !== undefined) {
+	// The upstream answered, but its tool failed: an error to whoever watches the trace, though not to JSON-RPC.
+	if (outcome === 'tool-error') {
+		span.setAttribute('error.type', toolErrorType);
+		span.setStatus({code: SpanStatusCode.ERROR});
+	} else if (error !== undefined) {
 		const {code, message} = describe(error);
 		span.setAttribute('hangar.error_code', code);
 		span.setAttribute('error.type', code);
