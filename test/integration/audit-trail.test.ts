@@ -119,6 +119,20 @@ describe('audit trail', () => {
 		expect(tools(`${auditFileName}.2`)[0]).not.toBe('echo-0');
 	});
 
+	it('starts its first line on a line of its own when the file ends in a line an earlier run left cut (a full disk, a crash)', () => {
+		const dir = tempDir();
+		const state = path.join(dir, 'state');
+		fs.mkdirSync(state, {recursive: true});
+		fs.writeFileSync(path.join(state, auditFileName), '{"kind":"call","time":"2026-11-27T10:00:00.000Z","client":"c","ses');
+		const audit = new AuditLog(state, () => ({maxBytes: 1 << 20, files: 2, arguments: false}), silentLogger);
+		audit.append({kind: 'action', time: new Date().toISOString(), action: 'stop', upstream: 'fx', via: 'a person in the TUI', outcome: 'done', message: 'stopped "fx"'});
+		audit.close();
+		const lines = fs.readFileSync(path.join(state, auditFileName), 'utf8').split('\n');
+		expect(lines).toHaveLength(3);
+		expect(JSON.parse(lines[1]!)).toMatchObject({kind: 'action', action: 'stop', upstream: 'fx'});
+		expect(readAuditActions(state, 10).map(action => action.message)).toEqual(['stopped "fx"']);
+	});
+
 	it('reads back a sign-in\'s steps written from another process (mcp-hangar auth), masked, beside the supervisor\'s lines, across a rotation', () => {
 		const dir = tempDir();
 		const hangar = {stateDir: path.join(dir, 'state'), auditLog: true, auditMaxBytes: 4096, auditFiles: 3};
