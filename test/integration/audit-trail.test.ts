@@ -10,7 +10,7 @@ import {afterEach, describe, expect, it} from 'vitest';
 import {silentLogger} from '../../source/core/base/logger.js';
 import {parseConfig} from '../../source/core/config/read-config.js';
 import {createSupervisor} from '../../source/core/endpoints/runtime.js';
-import {AuditLog, auditFileName, readAuditActions, type AuditRecord} from '../../source/core/engine/observe/audit-log.js';
+import {AuditLog, auditFileName, readAuditActions, readAuditCalls, type AuditRecord} from '../../source/core/engine/observe/audit-log.js';
 import {auditSignIn, signInAction} from '../../source/core/engine/observe/sign-in-audit.js';
 import {actionLine} from '../../source/cli/actions-verb.js';
 import type {Supervisor} from '../../source/core/engine/supervisor.js';
@@ -131,6 +131,25 @@ describe('audit trail', () => {
 		expect(lines).toHaveLength(3);
 		expect(JSON.parse(lines[1]!)).toMatchObject({kind: 'action', action: 'stop', upstream: 'fx'});
 		expect(readAuditActions(state, 10).map(action => action.message)).toEqual(['stopped "fx"']);
+	});
+
+	it('leaves rotation to the supervisor that holds the file: a sign-in line from mcp-hangar auth that crosses auditMaxBytes does not move the file from under it', () => {
+		const dir = tempDir();
+		const hangar = {stateDir: path.join(dir, 'state'), auditLog: true, auditMaxBytes: 4096, auditFiles: 3};
+		const held = new AuditLog(hangar.stateDir, () => ({maxBytes: hangar.auditMaxBytes, files: hangar.auditFiles, arguments: false}), silentLogger);
+		const call = (tool: string): AuditRecord => ({kind: 'call', time: new Date().toISOString(), client: 'c', session: null, upstream: 'fx', tool, ms: 1, outcome: 'ok', code: null, error: null, argsBytes: 0});
+		// Just under the limit: the supervisor's own write does not rotate, the sign-in line would.
+		while (fs.existsSync(path.join(hangar.stateDir, auditFileName)) === false || fs.statSync(path.join(hangar.stateDir, auditFileName)).size < 4096 - 300) {
+			held.append(call('before'));
+			held.flush();
+		}
+
+		auditSignIn(hangar, silentLogger, signInAction('remote', 'a person (mcp-hangar auth)', 'started', 'sign-in started'));
+		held.append(call('after'));
+		held.close();
+		// What readers read (the current file and the one before) has the sign-in and, last, the supervisor's line after it.
+		expect(readAuditCalls(hangar.stateDir, 100).at(-1)?.tool).toBe('after');
+		expect(readAuditActions(hangar.stateDir, 10).map(action => action.outcome)).toEqual(['started']);
 	});
 
 	it('reads back a sign-in\'s steps written from another process (mcp-hangar auth), masked, beside the supervisor\'s lines, across a rotation', () => {
