@@ -94,6 +94,22 @@ describe('OTLP traces', () => {
 		expect(received['traceparent']).toBe(`00-${traceId}-${upstreamCall.spanId}-01`);
 	});
 
+	it('batches as the standard OTEL_BSP_* variables say: with OTEL_BSP_MAX_EXPORT_BATCH_SIZE=1 each span goes in an export of its own', async () => {
+		const receiver = await otlpReceiver();
+		const dir = tempDir();
+		const hangar = await serveHttp(writeConfig(dir, {echo: metaEchoServer(dir)}, fastHangar), {
+			env: {OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '1', OTEL_BSP_SCHEDULE_DELAY: '100'},
+		});
+		const {client} = await connectHttp(hangar.url);
+		await waitFor(async () => (await client.listTools()).tools.some(tool => tool.name === 'echo__meta'), 'echo to list its tools');
+		for (let index = 0; index < 3; index++) await client.callTool({name: 'echo__meta', arguments: {}});
+		await client.close();
+		const spansOf = (batch: OtlpExport) => batch.resourceSpans.flatMap(resource => resource.scopeSpans.flatMap(scope => scope.spans));
+		// Three calls, two spans each: six exports (the SDK's default of 512 a batch would send them in one or two).
+		await waitFor(() => receiver.exports.flatMap(spansOf).length >= 6 || undefined, 'the six spans to be exported');
+		expect(receiver.exports.map(batch => spansOf(batch).length)).toEqual([1, 1, 1, 1, 1, 1]);
+	});
+
 	it('says in its log when the spans cannot be exported, naming the endpoint, once, and when they get through again', async () => {
 		let refusing = true;
 		let refused = 0;

@@ -126,7 +126,7 @@ export function tracerWith(processor: SpanProcessor, serviceName = 'mcp-hangar')
 }
 
 /**
- * The tracer the OTEL_* variables ask for: spans batched to the OTLP/HTTP
+ * The tracer the OTEL_* variables ask for: spans batched (OTEL_BSP_*) to the OTLP/HTTP
  * exporter (endpoint, headers and timeouts from OTEL_EXPORTER_OTLP_*),
  * its failures logged to `logger`,
  * service.name from OTEL_SERVICE_NAME (default mcp-hangar).
@@ -135,5 +135,36 @@ export async function tracerFromEnv(env: NodeJS.ProcessEnv, logger: Logger): Pro
 	const {OTLPTraceExporter} = await import('@opentelemetry/exporter-trace-otlp-http');
 	// A failed export is logged (once per run of failures), not only counted inside the exporter.
 	const exporter: SpanExporter = watchedExporter(new OTLPTraceExporter(), otlpTracesUrl(env), logger);
-	return tracerWith(new BatchSpanProcessor({exporter}), env['OTEL_SERVICE_NAME'] ?? 'mcp-hangar');
+	return tracerWith(new BatchSpanProcessor({...batchSettings(env, logger), exporter}), env['OTEL_SERVICE_NAME'] ?? 'mcp-hangar');
+}
+
+/** The standard variables of the batch span processor, and its option each sets. */
+const batchVariables = {
+	OTEL_BSP_SCHEDULE_DELAY: 'scheduledDelayMillis',
+	OTEL_BSP_EXPORT_TIMEOUT: 'exportTimeoutMillis',
+	OTEL_BSP_MAX_QUEUE_SIZE: 'maxQueueSize',
+	OTEL_BSP_MAX_EXPORT_BATCH_SIZE: 'maxExportBatchSize',
+} as const;
+
+type BatchSettings = Partial<Record<(typeof batchVariables)[keyof typeof batchVariables], number>>;
+
+/**
+ * The batch processor's settings from the OTEL_BSP_* variables. The SDK's
+ * processor (3.x) no longer reads them itself; unset ones keep its defaults
+ * (5 s, 30 s, 2,048 spans queued, 512 a batch). A value that is not a
+ * whole number (at least 1 for the sizes) is named in a warning and left
+ * at its default.
+ */
+export function batchSettings(env: NodeJS.ProcessEnv, logger: Logger): BatchSettings {
+	const settings: BatchSettings = {};
+	for (const [variable, option] of Object.entries(batchVariables)) {
+		const raw = env[variable]?.trim();
+		if (raw === undefined || raw === '') continue;
+		const value = Number(raw);
+		const least = option === 'maxQueueSize' || option === 'maxExportBatchSize' ? 1 : 0;
+		if (Number.isInteger(value) && value >= least) settings[option] = value;
+		else logger.warn(`${variable}=${JSON.stringify(raw)} is not a whole number of ${least === 1 ? 'spans (at least 1)' : 'milliseconds'}; the OpenTelemetry default is used`);
+	}
+
+	return settings;
 }
