@@ -18,7 +18,7 @@
  */
 import {ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span, type TextMapGetter, type TextMapSetter, type Tracer} from '@opentelemetry/api';
 import {CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator} from '@opentelemetry/core';
-import {resourceFromAttributes} from '@opentelemetry/resources';
+import {detectResources, envDetector, resourceFromAttributes, type Resource} from '@opentelemetry/resources';
 import {BatchSpanProcessor, TracerProvider, type SpanExporter, type SpanProcessor} from '@opentelemetry/sdk-trace';
 import {HangarError, JsonRpcError} from '../../base/errors.js';
 import {hangarVersion} from '../../wire/protocol.js';
@@ -120,22 +120,30 @@ function end(span: Span, outcome: string, error: unknown): void {
 	span.end();
 }
 
+/** service.name mcp-hangar and hangar's version, under `overrides` (what the OTEL_* variables say). */
+function hangarResource(overrides?: Resource): Resource {
+	const own = resourceFromAttributes({'service.name': 'mcp-hangar', 'service.version': hangarVersion});
+	return overrides === undefined ? own : own.merge(overrides);
+}
+
 /** A tracer over `processor` (tests give one with an in-memory exporter). */
-export function tracerWith(processor: SpanProcessor, serviceName = 'mcp-hangar'): RequestTracer {
-	return new RequestTracer(new TracerProvider({resource: resourceFromAttributes({'service.name': serviceName, 'service.version': hangarVersion}), spanProcessors: [processor]}));
+export function tracerWith(processor: SpanProcessor, resource: Resource = hangarResource()): RequestTracer {
+	return new RequestTracer(new TracerProvider({resource, spanProcessors: [processor]}));
 }
 
 /**
  * The tracer the OTEL_* variables ask for: spans batched (OTEL_BSP_*) to the OTLP/HTTP
  * exporter (endpoint, headers and timeouts from OTEL_EXPORTER_OTLP_*),
- * its failures logged to `logger`,
- * service.name from OTEL_SERVICE_NAME (default mcp-hangar).
+ * its failures logged to `logger`, the resource's attributes from
+ * OTEL_RESOURCE_ATTRIBUTES and service.name from OTEL_SERVICE_NAME
+ * (default mcp-hangar).
  */
 export async function tracerFromEnv(env: NodeJS.ProcessEnv, logger: Logger): Promise<RequestTracer> {
 	const {OTLPTraceExporter} = await import('@opentelemetry/exporter-trace-otlp-http');
 	// A failed export is logged (once per run of failures), not only counted inside the exporter.
 	const exporter: SpanExporter = watchedExporter(new OTLPTraceExporter(), otlpTracesUrl(env), logger);
-	return tracerWith(new BatchSpanProcessor({...batchSettings(env, logger), exporter}), env['OTEL_SERVICE_NAME'] ?? 'mcp-hangar');
+	// OTEL_RESOURCE_ATTRIBUTES and OTEL_SERVICE_NAME (which wins over the former's service.name), read by the SDK's detector from process.env.
+	return tracerWith(new BatchSpanProcessor({...batchSettings(env, logger), exporter}), hangarResource(detectResources({detectors: [envDetector]})));
 }
 
 /** The standard variables of the batch span processor, and its option each sets. */
