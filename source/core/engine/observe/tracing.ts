@@ -25,7 +25,8 @@ import {hangarVersion} from '../../wire/protocol.js';
 import type {RequestTracing, TraceScope} from './trace-scope.js';
 import type {RequestContext} from '../request-context.js';
 import type {Logger} from '../../base/logger.js';
-import {maskText} from '../../base/secret-mask.js';
+import {maskText, maskTextWithin} from '../../base/secret-mask.js';
+import {callPreviewChars} from '../call-log.js';
 import {otlpTracesUrl, watchedExporter} from './trace-export-watch.js';
 
 export {otlpTracesUrl};
@@ -51,13 +52,14 @@ export const traceKeys = ['traceparent', 'tracestate', 'baggage'] as const;
 
 /**
  * What the outcome of a request was, for its spans. The message goes to the
- * collector: masked as the calls log masks it, since an upstream's error
- * may quote a secret of its config (a token it was given).
+ * collector: masked and cut as the calls log masks and cuts it, since an
+ * upstream's error may quote a secret of its config (a token it was given)
+ * and be megabytes long.
  */
 function describe(error: unknown): {code: string; message: string} {
-	if (error instanceof HangarError) return {code: error.codeName, message: maskText(error.message)};
-	if (error instanceof JsonRpcError) return {code: String(error.code), message: maskText(error.message)};
-	return {code: 'error', message: maskText(error instanceof Error ? error.message : String(error))};
+	if (error instanceof HangarError) return {code: error.codeName, message: maskTextWithin(error.message, callPreviewChars)};
+	if (error instanceof JsonRpcError) return {code: String(error.code), message: maskTextWithin(error.message, callPreviewChars)};
+	return {code: 'error', message: maskTextWithin(error instanceof Error ? error.message : String(error), callPreviewChars)};
 }
 
 /** error.type of a tool call answered with a result marked isError (the OpenTelemetry MCP conventions' value). */
