@@ -138,6 +138,23 @@ describe('tracing', () => {
 		expect((remote.calls[0]!.body['params'] as {_meta: Record<string, string>})._meta['traceparent']).toBe(expected);
 	});
 
+	it('forwards a client\'s malformed trace context to a remote upstream in _meta as it came, and copies into headers only what is a valid one', async () => {
+		const remote = await headerRecordingServer();
+		servers.push(remote);
+		const {supervisor} = await startSupervisor({remote: {url: remote.url}}, {}, {launch: false});
+		const broken = {traceparent: `00-${clientTrace}-${clientSpan}-01\r\nX-Injected: 1`, tracestate: 'vendor=€'};
+		await call(supervisor, 'remote', broken);
+		await call(supervisor, 'remote', {traceparent, tracestate: 'bad\nstate', baggage: 'user=alice'});
+		expect(remote.calls).toHaveLength(2);
+		expect((remote.calls[0]!.body['params'] as {_meta: unknown})._meta).toEqual(broken);
+		expect(remote.calls[0]!.headers['traceparent']).toBeUndefined();
+		expect(remote.calls[0]!.headers['x-injected']).toBeUndefined();
+		// A valid traceparent goes in its header; a field that cannot be a header value stays in _meta only.
+		expect(remote.calls[1]!.headers['traceparent']).toBe(traceparent);
+		expect(remote.calls[1]!.headers['tracestate']).toBeUndefined();
+		expect(remote.calls[1]!.headers['baggage']).toBe('user=alice');
+	});
+
 	it('forwards a client\'s traceparent untouched when tracing is off', async () => {
 		const dir = tempDir();
 		const {supervisor} = await startSupervisor({echo: metaEchoServer(dir)}, {}, {launch: false});
