@@ -58,7 +58,7 @@ describe('OTLP traces', () => {
 		const receiver = await otlpReceiver();
 		const dir = tempDir();
 		const hangar = await serveHttp(writeConfig(dir, {echo: metaEchoServer(dir)}, fastHangar), {
-			env: {OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_BSP_SCHEDULE_DELAY: '100', OTEL_SERVICE_NAME: 'hangar-under-test'},
+			env: {OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_BSP_SCHEDULE_DELAY: '100', OTEL_SERVICE_NAME: 'hangar-under-test', OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment.name=staging,service.name=overridden'},
 		});
 		const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
 		const traced: typeof fetch = async (input, init) => {
@@ -78,8 +78,11 @@ describe('OTLP traces', () => {
 			return all.length >= 2 ? all : undefined;
 		}, 'the spans to be exported');
 		expect(receiver.contentTypes[0]).toMatch(/application\/json/);
-		const service = receiver.exports[0]!.resourceSpans[0]!.resource.attributes.find(attribute => attribute.key === 'service.name');
-		expect(service?.value.stringValue).toBe('hangar-under-test');
+		// The resource: OTEL_SERVICE_NAME over OTEL_RESOURCE_ATTRIBUTES' service.name, the rest of those attributes, hangar's version.
+		const resource = new Map(receiver.exports[0]!.resourceSpans[0]!.resource.attributes.map(attribute => [attribute.key, attribute.value.stringValue]));
+		expect(resource.get('service.name')).toBe('hangar-under-test');
+		expect(resource.get('deployment.environment.name')).toBe('staging');
+		expect(resource.get('service.version')).toMatch(/^\d+\.\d+\.\d+/);
 
 		// OTLP JSON carries ids as hex strings.
 		const server = spans.find(span => span.kind === 2)!;
@@ -92,6 +95,22 @@ describe('OTLP traces', () => {
 		expect([attribute(server, 'hangar.upstream'), attribute(server, 'hangar.target'), attribute(server, 'hangar.outcome')]).toEqual(['echo', 'meta', 'ok']);
 		expect(attribute(server, 'hangar.correlation_id')).toMatch(/.+/);
 		expect(received['traceparent']).toBe(`00-${traceId}-${upstreamCall.spanId}-01`);
+	});
+
+	it('batches as the standard OTEL_BSP_* variables say: with OTEL_BSP_MAX_EXPORT_BATCH_SIZE=1 each span goes in an export of its own', async () => {
+		const receiver = await otlpReceiver();
+		const dir = tempDir();
+		const hangar = await serveHttp(writeConfig(dir, {echo: metaEchoServer(dir)}, fastHangar), {
+			env: {OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '1', OTEL_BSP_SCHEDULE_DELAY: '100'},
+		});
+		const {client} = await connectHttp(hangar.url);
+		await waitFor(async () => (await client.listTools()).tools.some(tool => tool.name === 'echo__meta'), 'echo to list its tools');
+		for (let index = 0; index < 3; index++) await client.callTool({name: 'echo__meta', arguments: {}});
+		await client.close();
+		const spansOf = (batch: OtlpExport) => batch.resourceSpans.flatMap(resource => resource.scopeSpans.flatMap(scope => scope.spans));
+		// Three calls, two spans each: six exports (the SDK's default of 512 a batch would send them in one or two).
+		await waitFor(() => receiver.exports.flatMap(spansOf).length >= 6 || undefined, 'the six spans to be exported');
+		expect(receiver.exports.map(batch => spansOf(batch).length)).toEqual([1, 1, 1, 1, 1, 1]);
 	});
 
 	it('says in its log when the spans cannot be exported, naming the endpoint, once, and when they get through again', async () => {

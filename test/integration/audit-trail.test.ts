@@ -10,7 +10,7 @@ import {afterEach, describe, expect, it} from 'vitest';
 import {silentLogger} from '../../source/core/base/logger.js';
 import {parseConfig} from '../../source/core/config/read-config.js';
 import {createSupervisor} from '../../source/core/endpoints/runtime.js';
-import {AuditLog, auditFileName, readAuditActions, type AuditRecord} from '../../source/core/engine/observe/audit-log.js';
+import {AuditLog, auditFileName, readAuditActions, readAuditCalls, type AuditRecord} from '../../source/core/engine/observe/audit-log.js';
 import {auditSignIn, signInAction} from '../../source/core/engine/observe/sign-in-audit.js';
 import {actionLine} from '../../source/cli/actions-verb.js';
 import type {Supervisor} from '../../source/core/engine/supervisor.js';
@@ -117,6 +117,39 @@ describe('audit trail', () => {
 		expect(tools(auditFileName).at(-1)).toBe('echo-99');
 		expect(Number(tools(`${auditFileName}.1`).at(-1)!.slice(5)) + 1).toBe(Number(tools(auditFileName)[0]!.slice(5)));
 		expect(tools(`${auditFileName}.2`)[0]).not.toBe('echo-0');
+	});
+
+	it('starts its first line on a line of its own when the file ends in a line an earlier run left cut (a full disk, a crash)', () => {
+		const dir = tempDir();
+		const state = path.join(dir, 'state');
+		fs.mkdirSync(state, {recursive: true});
+		fs.writeFileSync(path.join(state, auditFileName), '{"kind":"call","time":"2026-11-27T10:00:00.000Z","client":"c","ses');
+		const audit = new AuditLog(state, () => ({maxBytes: 1 << 20, files: 2, arguments: false}), silentLogger);
+		audit.append({kind: 'action', time: new Date().toISOString(), action: 'stop', upstream: 'fx', via: 'a person in the TUI', outcome: 'done', message: 'stopped "fx"'});
+		audit.close();
+		const lines = fs.readFileSync(path.join(state, auditFileName), 'utf8').split('\n');
+		expect(lines).toHaveLength(3);
+		expect(JSON.parse(lines[1]!)).toMatchObject({kind: 'action', action: 'stop', upstream: 'fx'});
+		expect(readAuditActions(state, 10).map(action => action.message)).toEqual(['stopped "fx"']);
+	});
+
+	it('leaves rotation to the supervisor that holds the file: a sign-in line from mcp-hangar auth that crosses auditMaxBytes does not move the file from under it', () => {
+		const dir = tempDir();
+		const hangar = {stateDir: path.join(dir, 'state'), auditLog: true, auditMaxBytes: 4096, auditFiles: 3};
+		const held = new AuditLog(hangar.stateDir, () => ({maxBytes: hangar.auditMaxBytes, files: hangar.auditFiles, arguments: false}), silentLogger);
+		const call = (tool: string): AuditRecord => ({kind: 'call', time: new Date().toISOString(), client: 'c', session: null, upstream: 'fx', tool, ms: 1, outcome: 'ok', code: null, error: null, argsBytes: 0});
+		// Just under the limit: the supervisor's own write does not rotate, the sign-in line would.
+		while (fs.existsSync(path.join(hangar.stateDir, auditFileName)) === false || fs.statSync(path.join(hangar.stateDir, auditFileName)).size < 4096 - 300) {
+			held.append(call('before'));
+			held.flush();
+		}
+
+		auditSignIn(hangar, silentLogger, signInAction('remote', 'a person (mcp-hangar auth)', 'started', 'sign-in started'));
+		held.append(call('after'));
+		held.close();
+		// What readers read (the current file and the one before) has the sign-in and, last, the supervisor's line after it.
+		expect(readAuditCalls(hangar.stateDir, 100).at(-1)?.tool).toBe('after');
+		expect(readAuditActions(hangar.stateDir, 10).map(action => action.outcome)).toEqual(['started']);
 	});
 
 	it('reads back a sign-in\'s steps written from another process (mcp-hangar auth), masked, beside the supervisor\'s lines, across a rotation', () => {

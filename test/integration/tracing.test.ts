@@ -4,7 +4,7 @@
  * context, and the upstream call's context as a stdio upstream receives it
  * (in `_meta`) and as a remote one does (in HTTP headers too).
  */
-import {SpanKind} from '@opentelemetry/api';
+import {SpanKind, SpanStatusCode} from '@opentelemetry/api';
 import {InMemorySpanExporter, SimpleSpanProcessor} from '@opentelemetry/sdk-trace';
 import {afterEach, describe, expect, it} from 'vitest';
 import {tracerWith} from '../../source/core/engine/observe/tracing.js';
@@ -26,12 +26,12 @@ afterEach(async () => {
 	await Promise.all(servers.splice(0).map(async server => server.close()));
 });
 
-async function call(supervisor: Supervisor, server: string, meta: Record<string, unknown> | undefined) {
+async function call(supervisor: Supervisor, server: string, meta: Record<string, unknown> | undefined, tool = 'meta', args: Record<string, unknown> = {}) {
 	const context = new LiveRequest({id: 7, method: 'tools/call', meta, correlationId: 'corr-1'});
-	const route = {kind: 'tool' as const, upstream: supervisor.upstream(server), localName: 'meta'};
+	const route = {kind: 'tool' as const, upstream: supervisor.upstream(server), localName: tool};
 	try {
 		// A stdio upstream's result comes as its text (forwarded-result.ts): parsed here to read it.
-		return parsedAnswer(await supervisor.call(route, {}, context));
+		return parsedAnswer(await supervisor.call(route, args, context));
 	} finally {
 		context.end();
 	}
@@ -84,6 +84,45 @@ describe('tracing', () => {
 		}
 	});
 
+	it('marks the spans of a tool call whose result is an error (isError) as failed, with error.type tool_error', async () => {
+		const dir = tempDir();
+		const {supervisor} = await startSupervisor({echo: metaEchoServer(dir)}, {}, {launch: false});
+		const exporter = new InMemorySpanExporter();
+		supervisor.tracing = tracerWith(new SimpleSpanProcessor({exporter}));
+		expect((await call(supervisor, 'echo', undefined, 'tool-error')).isError).toBe(true);
+		const spans = exporter.getFinishedSpans();
+		expect(spans).toHaveLength(2);
+		for (const span of spans) {
+			expect(span.attributes).toMatchObject({'hangar.outcome': 'tool-error', 'error.type': 'tool_error'});
+			expect(span.status.code).toBe(SpanStatusCode.ERROR);
+		}
+	});
+
+	it('masks the config\'s secrets in what a failed call\'s spans carry to the collector, as the calls log does', async () => {
+		const dir = tempDir();
+		const secret = 'planted-secret-0123456789';
+		const {supervisor} = await startSupervisor({echo: {...metaEchoServer(dir), env: {API_TOKEN: secret}}}, {}, {launch: false});
+		const exporter = new InMemorySpanExporter();
+		const tracer = tracerWith(new SimpleSpanProcessor({exporter}));
+		supervisor.tracing = tracer;
+		await expect(call(supervisor, 'echo', undefined, 'fail', {message: `the upstream refused ${secret}`})).rejects.toThrow();
+		const spans = exporter.getFinishedSpans();
+		expect(spans).toHaveLength(2);
+		for (const span of spans) {
+			expect(span.status.code).toBe(SpanStatusCode.ERROR);
+			expect(span.status.message).toContain('the upstream refused');
+			expect(JSON.stringify([span.status, span.attributes, span.name])).not.toContain(secret);
+		}
+
+		// A resource's URI with a token in its query: the spans name it masked.
+		const read = new LiveRequest({id: 8, method: 'resources/read'});
+		tracer.begin(read, 'echo', 'https://docs.example/page?access_token=abcdef123456', 'echo').end('ok');
+		read.end();
+		const readSpans = exporter.getFinishedSpans().slice(2);
+		expect(readSpans.map(span => span.attributes['hangar.target'])).toEqual(['https://docs.example/page?access_token=***', 'https://docs.example/page?access_token=***']);
+		expect(JSON.stringify(readSpans.map(span => [span.name, span.attributes]))).not.toContain('abcdef123456');
+	});
+
 	it('sends a remote upstream the upstream call\'s trace context in HTTP headers as well as in _meta', async () => {
 		const remote = await headerRecordingServer();
 		servers.push(remote);
@@ -97,6 +136,23 @@ describe('tracing', () => {
 		expect(remote.calls[0]!.headers['traceparent']).toBe(expected);
 		expect(remote.calls[0]!.headers['tracestate']).toBe('vendor=1');
 		expect((remote.calls[0]!.body['params'] as {_meta: Record<string, string>})._meta['traceparent']).toBe(expected);
+	});
+
+	it('forwards a client\'s malformed trace context to a remote upstream in _meta as it came, and copies into headers only what is a valid one', async () => {
+		const remote = await headerRecordingServer();
+		servers.push(remote);
+		const {supervisor} = await startSupervisor({remote: {url: remote.url}}, {}, {launch: false});
+		const broken = {traceparent: `00-${clientTrace}-${clientSpan}-01\r\nX-Injected: 1`, tracestate: 'vendor=€'};
+		await call(supervisor, 'remote', broken);
+		await call(supervisor, 'remote', {traceparent, tracestate: 'bad\nstate', baggage: 'user=alice'});
+		expect(remote.calls).toHaveLength(2);
+		expect((remote.calls[0]!.body['params'] as {_meta: unknown})._meta).toEqual(broken);
+		expect(remote.calls[0]!.headers['traceparent']).toBeUndefined();
+		expect(remote.calls[0]!.headers['x-injected']).toBeUndefined();
+		// A valid traceparent goes in its header; a field that cannot be a header value stays in _meta only.
+		expect(remote.calls[1]!.headers['traceparent']).toBe(traceparent);
+		expect(remote.calls[1]!.headers['tracestate']).toBeUndefined();
+		expect(remote.calls[1]!.headers['baggage']).toBe('user=alice');
 	});
 
 	it('forwards a client\'s traceparent untouched when tracing is off', async () => {

@@ -3,7 +3,9 @@
  * call: a stdio one (a Node script, newline-delimited JSON-RPC) whose one
  * tool answers with the `_meta` it received, and a Streamable HTTP one (a
  * loopback server answering in plain JSON) that keeps each request's
- * headers. Nothing else: what tracing tests need to see, and no more.
+ * headers. The stdio one also has a tool that answers a result marked
+ * isError and one that fails with a JSON-RPC error of the caller's words.
+ * Nothing else: what tracing tests need to see, and no more.
  */
 import fs from 'node:fs';
 import http from 'node:http';
@@ -11,7 +13,11 @@ import type net from 'node:net';
 import path from 'node:path';
 
 const stdioScript = `
-const tools = [{name: 'meta', description: 'Answers with the _meta it received', inputSchema: {type: 'object'}}];
+const tools = [
+	{name: 'meta', description: 'Answers with the _meta it received', inputSchema: {type: 'object'}},
+	{name: 'tool-error', description: 'Answers with a result marked isError', inputSchema: {type: 'object'}},
+	{name: 'fail', description: 'Answers with a JSON-RPC error whose message is its argument "message"', inputSchema: {type: 'object'}},
+];
 let buffer = '';
 process.stdin.on('data', chunk => {
 	buffer += chunk;
@@ -24,6 +30,8 @@ process.stdin.on('data', chunk => {
 		const answer = result => process.stdout.write(JSON.stringify({jsonrpc: '2.0', id: message.id, result}) + '\\n');
 		if (message.method === 'initialize') answer({protocolVersion: message.params.protocolVersion, capabilities: {tools: {}}, serverInfo: {name: 'meta-echo', version: '1.0.0'}});
 		else if (message.method === 'tools/list') answer({tools});
+		else if (message.method === 'tools/call' && message.params.name === 'tool-error') answer({content: [{type: 'text', text: 'it did not work'}], isError: true});
+		else if (message.method === 'tools/call' && message.params.name === 'fail') process.stdout.write(JSON.stringify({jsonrpc: '2.0', id: message.id, error: {code: -32000, message: String(message.params.arguments?.message)}}) + '\\n');
 		else if (message.method === 'tools/call') answer({content: [{type: 'text', text: JSON.stringify(message.params._meta ?? null)}]});
 		else if (message.method === 'ping') answer({});
 		else process.stdout.write(JSON.stringify({jsonrpc: '2.0', id: message.id, error: {code: -32601, message: 'Method not found'}}) + '\\n');

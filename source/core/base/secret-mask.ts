@@ -91,6 +91,22 @@ export function maskText(text: string): string {
 	return out;
 }
 
+/** Characters past a cut that are masked with the text before it: a secret that begins before the cut is masked whole. */
+const maskMargin = 8192;
+
+/**
+ * `maskText(text)` cut to `limit` characters, saying so: an upstream's
+ * error message may be megabytes, and whatever keeps it (the calls log, the
+ * audit file, a span) keeps a bounded part. Masked before it is cut, so a
+ * secret that crosses the cut is not left half shown.
+ */
+export function maskTextWithin(text: string, limit: number): string {
+	const head = text.length > limit + maskMargin ? text.slice(0, limit + maskMargin) : text;
+	const masked = maskText(head);
+	if (masked.length <= limit && head === text) return masked;
+	return `${masked.slice(0, limit)}… (cut at ${limit} characters)`;
+}
+
 /** An upstream's arguments with every secret value masked (`--token x`, `--token=x`, `API_KEY=x`, URLs with userinfo). */
 export function maskArgs(args: readonly string[]): string[] {
 	const out: string[] = [];

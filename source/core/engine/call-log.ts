@@ -5,13 +5,14 @@
  * call's arguments and result are kept only as a preview: serialized with
  * secret-looking keys masked and cut to `previewChars` while serializing
  * (a large result costs neither the time to serialize it whole nor the
- * memory to hold it), then passed through `maskText`, like its error: the
+ * memory to hold it), then passed through `maskText`, like its error (also
+ * cut to `previewChars`: an upstream's error message may be megabytes): the
  * config's secret values wherever they appear, and secrets by shape (auth
  * schemes, URL userinfo, `--token x`). The TUI's calls view and
  * `mcp-hangar logs --calls` read it.
  */
 import {HangarError, JsonRpcError, errorMessage} from '../base/errors.js';
-import {isSecretName, mask, maskText} from '../base/secret-mask.js';
+import {isSecretName, mask, maskText, maskTextWithin} from '../base/secret-mask.js';
 import {BoundedPreview} from '../base/bounded-preview.js';
 import type {RequestContext} from './request-context.js';
 import {ForwardedResult, maskedPreviewOfJson} from '../wire/forwarded-result.js';
@@ -165,7 +166,7 @@ export class CallLog {
 			ms: call.ms,
 			outcome: call.outcome,
 			code: call.code,
-			error: call.error === null ? null : maskText(call.error),
+			error: call.error === null ? null : maskTextWithin(call.error, this.previewChars),
 			args: '',
 			result: null,
 		};
@@ -257,7 +258,7 @@ export class CallLog {
 		if (update.status === 'failed' || update.status === 'cancelled') {
 			stored.outcome = 'error';
 			stored.code = `task ${update.status}`;
-			stored.error = update.error === null ? null : maskText(update.error);
+			stored.error = update.error === null ? null : maskTextWithin(update.error, this.previewChars);
 		}
 
 		for (const listener of this.listeners) listener();

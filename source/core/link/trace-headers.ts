@@ -5,8 +5,8 @@
  * a remote upstream's HTTP stack (and a proxy in front of it) looks.
  *
  * - `withTraceHeaders(fetch)`: the fetch a remote upstream's transport is
- *   given; a POST whose one JSON-RPC message carries a trace context in
- *   `params._meta` gets the same values as headers. A body without the
+ *   given; a POST whose one JSON-RPC message carries a valid trace context
+ *   in `params._meta` gets the same values as headers. A body without the
  *   word "traceparent" is not parsed.
  * - `metaWithTraceHeaders`: the HTTP endpoint's side: a client request whose
  *   `_meta` has no `traceparent` takes the HTTP request's headers into it.
@@ -15,10 +15,24 @@ import {isPlainObject} from '../wire/message-classifier.js';
 
 export const traceFields = ['traceparent', 'tracestate', 'baggage'] as const;
 
-/** The W3C fields of `meta` that are strings. */
+/** A W3C traceparent: version, trace id, parent id, flags (any version's first four fields). */
+const validTraceparent = /^[\da-f]{2}-[\da-f]{32}-[\da-f]{16}-[\da-f]{2}(?:-.*)?$/;
+/** What an HTTP header value may hold: visible ASCII, spaces and tabs (no CR, LF or NUL, nothing past 0x7E). */
+const headerValue = /^[\t\x20-\x7E]*$/;
+
+/**
+ * The W3C fields of `meta` that can go in headers: a valid traceparent,
+ * and the other fields that are header values. A client's `_meta` is its
+ * own words: anything else stays in `_meta` only, where the upstream gets
+ * it as the client sent it (a header value with CR LF would make the
+ * upstream's request fail, or add a header of the client's choosing).
+ */
 function traceOf(meta: unknown): Array<[string, string]> {
-	if (!isPlainObject(meta) || typeof meta['traceparent'] !== 'string') return [];
-	return traceFields.flatMap(field => (typeof meta[field] === 'string' ? [[field, meta[field]] as [string, string]] : []));
+	if (!isPlainObject(meta) || typeof meta['traceparent'] !== 'string' || !validTraceparent.test(meta['traceparent']) || !headerValue.test(meta['traceparent'])) return [];
+	return traceFields.flatMap(field => {
+		const value = meta[field];
+		return typeof value === 'string' && headerValue.test(value) ? [[field, value] as [string, string]] : [];
+	});
 }
 
 export function withTraceHeaders(base: typeof fetch): typeof fetch {

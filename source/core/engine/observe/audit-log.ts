@@ -17,7 +17,8 @@
  *   64 KiB): a write per call would cost more than the rest of a call's
  *   bookkeeping. What is pending is written when the supervisor has shut
  *   down and at process exit, so only a SIGKILL loses the last 100 ms. A
- *   write that fails (a full disk) is logged once and the trail goes on.
+ *   write that fails (a full disk) is logged once and the trail goes on;
+ *   a line the disk cut short is ended before the next one is written.
  *
  * The supervisor's calls log is seeded from the file at start, so the TUI's
  * calls view and `mcp-hangar logs --calls` show the calls of earlier runs.
@@ -86,6 +87,8 @@ export function isoTime(at: number): string {
 	return `${isoPrefix}${ms < 10 ? '00' : ms < 100 ? '0' : ''}${ms}Z`;
 }
 
+const newline = 0x0a;
+
 /** How long lines wait to be written together, and how much may wait. */
 const flushDelayMs = 100;
 const flushBytes = 64 * 1024;
@@ -98,6 +101,8 @@ export class AuditLog {
 	private pendingLength = 0;
 	private timer: NodeJS.Timeout | undefined;
 	private failed = false;
+	/** Whether the file ends in a line a failed write cut short (see write). */
+	private cut = false;
 	/** Unsubscribes it from what it records (see startAudit); run by close(). */
 	readonly detach: Array<() => void> = [];
 	private readonly onExit = (): void => this.flush();
@@ -169,8 +174,7 @@ export class AuditLog {
 		this.pendingLength = 0;
 		try {
 			this.fd ??= this.open();
-			fs.writeSync(this.fd, text);
-			this.size += Buffer.byteLength(text);
+			this.write(this.fd, text);
 			this.failed = false;
 			if (this.size >= this.settings().maxBytes) this.rotate();
 		} catch (error) {
@@ -179,12 +183,37 @@ export class AuditLog {
 		}
 	}
 
+	/**
+	 * Writes `text` whole, or as much as the disk takes: a full disk (or a
+	 * file-size limit) takes part of a write and refuses the rest. A line
+	 * cut that way is ended before the next write, so that the next record
+	 * starts a line of its own instead of being glued to a broken one.
+	 */
+	private write(fd: number, text: string): void {
+		const bytes = Buffer.from(this.cut ? `\n${text}` : text);
+		let written = 0;
+		try {
+			while (written < bytes.length) written += fs.writeSync(fd, bytes, written);
+		} finally {
+			this.size += written;
+			if (written > 0) this.cut = bytes[written - 1] !== newline;
+		}
+	}
+
 	private open(): number {
 		fs.mkdirSync(this.dir, {recursive: true, mode: 0o700});
-		const fd = fs.openSync(this.file, 'a', 0o600);
+		// Read as well as append: whether an earlier run left a cut line at the end.
+		const fd = fs.openSync(this.file, 'a+', 0o600);
 		// A file made by an older hangar or by hand is made owner-only too.
 		fs.fchmodSync(fd, 0o600);
 		this.size = fs.fstatSync(fd).size;
+		this.cut = false;
+		if (this.size > 0) {
+			const last = Buffer.alloc(1);
+			fs.readSync(fd, last, 0, 1, this.size - 1);
+			this.cut = last[0] !== newline;
+		}
+
 		return fd;
 	}
 

@@ -97,19 +97,26 @@ export class HangarMetrics {
 		});
 		this.latency = new Histogram({name: 'hangar_upstream_call_duration_seconds', help: 'Tool call latency as the client saw it, by upstream.', labelNames: ['upstream'], buckets: latencyBuckets, registers});
 		this.clientCalls = new Counter({name: 'hangar_client_calls_total', help: 'Tool calls by client name (normalised, capped; see docs/observability.md).', labelNames: ['client'], registers});
-		this.breakerOpens = new Counter({name: 'hangar_upstream_breaker_opens_total', help: 'Times the circuit breaker opened (ready to degraded).', labelNames: ['upstream'], registers});
-		this.restarts = new Counter({name: 'hangar_upstream_restarts_total', help: 'Automatic restarts after a crash or a failed start.', labelNames: ['upstream'], registers});
-		this.idleStops = new Counter({name: 'hangar_upstream_idle_stops_total', help: 'Stops after idleTimeoutSeconds without calls.', labelNames: ['upstream'], registers});
+		// Every upstream has these series from its first scrape, at zero (one a reload adds too): a series that appears at 1 is no increase to Prometheus.
+		const transitionCounter = (name: string, help: string): Counter<'upstream'> =>
+			new Counter({
+				name,
+				help,
+				labelNames: ['upstream'],
+				registers,
+				collect() {
+					for (const upstream of supervisor.upstreams.keys()) this.inc({upstream}, 0);
+				},
+			});
+		this.breakerOpens = transitionCounter('hangar_upstream_breaker_opens_total', 'Times the circuit breaker opened (ready to degraded).');
+		this.restarts = transitionCounter('hangar_upstream_restarts_total', 'Automatic restarts after a crash or a failed start.');
+		this.idleStops = transitionCounter('hangar_upstream_idle_stops_total', 'Stops after idleTimeoutSeconds without calls.');
 		this.levels(registers);
 
 		this.detach.push(supervisor.calls.observe((entry, context) => this.called(entry, context.client === undefined ? entry.client : context.client.name)));
 		const onTransition = (event: TransitionEvent): void => this.transition(event);
 		supervisor.on('transition', onTransition);
 		this.detach.push(() => supervisor.off('transition', onTransition));
-		// Every upstream and client has its series from the first scrape, at zero.
-		for (const name of supervisor.upstreams.keys()) {
-			for (const counter of [this.breakerOpens, this.restarts, this.idleStops]) counter.inc({upstream: name}, 0);
-		}
 	}
 
 	/** The gauges and counters read at scrape time from what the supervisor holds now. */

@@ -12,7 +12,7 @@
  * - `mcp-hangar auth` runs the flow in its own process, often with no
  *   supervisor running: it appends its lines to the state dir's audit file
  *   itself (`auditSignIn`), one write a line with O_APPEND, beside the
- *   supervisor's writes.
+ *   supervisor's writes, and leaves rotating the file to the supervisor.
  *
  * `via` names who asked ("a person (mcp-hangar auth)", "a person in the
  * TUI", "a person (socket#3)"). The message is what hangar says to the
@@ -34,7 +34,7 @@ export function signInAction(upstream: string, via: string, outcome: SignInOutco
 }
 
 /** What `mcp-hangar auth` reads of the config to write its sign-in lines. */
-export type SignInAuditTarget = Pick<HangarSettings, 'stateDir' | 'auditLog' | 'auditMaxBytes' | 'auditFiles'>;
+export type SignInAuditTarget = Pick<HangarSettings, 'stateDir' | 'auditLog' | 'auditFiles'>;
 
 /**
  * Appends a sign-in step to the audit file of `hangar.stateDir`, now, from
@@ -44,7 +44,9 @@ export type SignInAuditTarget = Pick<HangarSettings, 'stateDir' | 'auditLog' | '
  */
 export function auditSignIn(hangar: SignInAuditTarget, logger: Logger, record: AuditAction): void {
 	if (!hangar.auditLog) return;
-	const audit = new AuditLog(hangar.stateDir, () => ({maxBytes: hangar.auditMaxBytes, files: hangar.auditFiles, arguments: false}), logger);
+	// Never rotated from here: a supervisor may hold the file open, and would go on writing to the file renamed from under it.
+	// That supervisor, or the next one to open the file, rotates it when it next writes past auditMaxBytes.
+	const audit = new AuditLog(hangar.stateDir, () => ({maxBytes: Number.POSITIVE_INFINITY, files: hangar.auditFiles, arguments: false}), logger);
 	audit.append(record);
 	audit.close();
 }

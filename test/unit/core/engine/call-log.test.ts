@@ -44,6 +44,15 @@ describe('calls log', () => {
 		expect(log.get(2)?.result).toBeNull();
 	});
 
+	it('keeps an upstream\'s long error cut at the preview bound, masking a secret that crosses the cut', () => {
+		registerSecrets(['SEKRET-AT-THE-CUT']);
+		const log = new CallLog(3, 100);
+		log.record(call(1, {outcome: 'error', code: '-32000', error: `${'e'.repeat(90)}SEKRET-AT-THE-CUT${'x'.repeat(4_000_000)}`, result: undefined}));
+		log.record(call(2, {outcome: 'error', code: '-32000', error: 'short', result: undefined}));
+		expect(log.get(1)?.error).toBe(`${'e'.repeat(90)}***${'x'.repeat(7)}… (cut at 100 characters)`);
+		expect(log.newest(2).map(entry => entry.error)).toEqual(['short', log.get(1)?.error]);
+	});
+
 	it('shows a call as it was logged when its details are read later, small or large, whatever changed since', () => {
 		const log = new CallLog();
 		const small = {message: 'hello', token: 'tk-1', count: 3};

@@ -11,7 +11,7 @@ import {LiveRequest} from '../../../../../source/core/engine/request-context.js'
 import {silentLogger} from '../../../../../source/core/base/logger.js';
 import {logDrops} from '../../../../../source/core/wire/line-transport.js';
 import type {Supervisor} from '../../../../../source/core/engine/supervisor.js';
-import {fixture, root} from '../../../../support/hangar.js';
+import {fastHangar, fixture, root, tempDir} from '../../../../support/hangar.js';
 import {parseMetrics, samples, total} from '../../../../support/prometheus.js';
 import {closeAll, startSupervisor} from '../../../../support/supervisor.js';
 
@@ -74,6 +74,20 @@ describe('HangarMetrics', () => {
 		expect(total(families, 'hangar_upstream_breaker_opens_total', {upstream: 'fx'})).toBe(1);
 		expect(total(families, 'hangar_upstream_restarts_total', {upstream: 'fx'})).toBe(2);
 		expect(total(families, 'hangar_upstream_idle_stops_total', {upstream: 'fx'})).toBe(1);
+		metrics.close();
+	});
+
+	it('gives an upstream a reload adds its transition counters at zero too, so that its first restart is an increase', async () => {
+		const dir = tempDir();
+		const {supervisor} = await startSupervisor({fx: fixture('normal')}, {}, {launch: false, dir});
+		const metrics = new HangarMetrics(supervisor, {processMetrics: false});
+		fs.writeFileSync(path.join(dir, 'mcp-hangar.json'), JSON.stringify({hangar: {...fastHangar, stateDir: path.join(dir, 'state')}, mcpServers: {fx: fixture('normal'), later: fixture('normal', [], {lazy: true})}}));
+		expect((await supervisor.reload('a test')).outcome).toBe('applied');
+		const families = parseMetrics(await metrics.text());
+		for (const name of ['hangar_upstream_breaker_opens_total', 'hangar_upstream_restarts_total', 'hangar_upstream_idle_stops_total']) {
+			expect(samples(families, name, {upstream: 'later'}).map(sample => sample.value), name).toEqual(['0']);
+		}
+
 		metrics.close();
 	});
 
