@@ -339,7 +339,8 @@ export class SessionRelay implements ClientSide {
 	}
 
 	get protocolVersion(): string | undefined {
-		return this.record.protocolVersion;
+		// A 2026-07-28 client's instance negotiates by the modern era's rules (modern-mode.ts), not by a 2025 version.
+		return this.record.modern ? undefined : (this.record.protocolVersion ?? undefined);
 	}
 
 	async request(server: string, method: RelayedMethod, params: Record<string, unknown> | undefined, options: RelayOptions): Promise<Record<string, unknown>> {

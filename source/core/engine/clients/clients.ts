@@ -116,7 +116,10 @@ export function mcpClients<T extends Pick<ClientView, 'console'>>(clients: reado
 export class ClientRecord {
 	name: string | null = null;
 	version: string | null = null;
-	/** See ClientView.protocolVersion. */
+	/**
+	 * See ClientView.protocolVersion: the version its initialize negotiated (what its per-client
+	 * instances are asked for), or 2026-07-28 for a client of that revision.
+	 */
 	protocolVersion: string | null = null;
 	calls = 0;
 	lastCallAt: number | null = null;
@@ -129,8 +132,6 @@ export class ClientRecord {
 	declaredCapabilities: Readonly<Record<string, unknown>> = {};
 	/** Its client's `clientInfo` from initialize, as sent: what its per-client instances are told of who connects. */
 	clientInfo: Readonly<Record<string, unknown>> | undefined;
-	/** The 2025 protocol version its client negotiated at initialize: what its per-client instances are asked for. */
-	protocolVersion: string | undefined;
 	/** Orders sessions by their last message (a counter: two in the same millisecond still differ). */
 	activity = 0;
 	/** When it last sent anything (ms since the epoch). */
