@@ -59,6 +59,18 @@ function foldText(text: string, room: number): string[] {
 }
 
 /**
+ * LAST ERROR: the quarantine's reason or the last error, on one line. A
+ * server waiting for a sign-in also says how to give it one: its error is
+ * kept without the hint the caller got, and a person reading status is the
+ * one who can act.
+ */
+function lastErrorCell(entry: StatusEntry): string {
+	const text = (entry.quarantineReason ?? entry.lastError ?? '').replaceAll(/\s+/g, ' ');
+	if (entry.state === 'needs-sign-in') return `${text === '' ? 'it needs a sign-in' : text}; to sign in: mcp-hangar auth ${entry.name}`;
+	return text === '' ? '-' : text;
+}
+
+/**
  * The hangar_list view as an aligned table, one row per upstream. LAST ERROR
  * is never cut: piped or redirected (`width` undefined), each row is one
  * line; on a terminal `width` columns wide, a long error folds onto the next
@@ -81,7 +93,7 @@ export function statusTable(entries: readonly StatusEntry[], now = Date.now(), w
 		String(entry.restarts),
 		instancesCell(entry),
 		eraCell(entry),
-		(entry.quarantineReason ?? entry.lastError ?? '-').replaceAll(/\s+/g, ' '),
+		lastErrorCell(entry),
 	],
 	// A per-client server's instances, one row each under it; a dual-era server's era twin too.
 	...(entry.instances ?? []).map(instance => instanceRow(instance, `client ${instance.client}`)),

@@ -51,6 +51,14 @@ describe('the status table', () => {
 		expect(lines.slice(2).map(line => line.trim()).join(' ')).toBe(long);
 	});
 
+	it('tells a person how to sign in to a server that waits for one, after its error', () => {
+		const waiting = {...entry('remote', 'the upstream answered 401 Unauthorized: it needs a sign-in'), state: 'needs-sign-in'} as StatusEntry;
+		const never = {...entry('fresh', null), state: 'needs-sign-in'} as StatusEntry;
+		const lines = statusTable([waiting, never]).trimEnd().split('\n');
+		expect(lines[1]).toMatch(/^remote\s+needs-sign-in\s.*  the upstream answered 401 Unauthorized: it needs a sign-in; to sign in: mcp-hangar auth remote$/);
+		expect(lines[2]).toMatch(/^fresh\s+needs-sign-in\s.*  it needs a sign-in; to sign in: mcp-hangar auth fresh$/);
+	});
+
 	it('shows a dual-era server\'s era twin in a row under it, with its state, pid and who it serves', () => {
 		const dual = {
 			...entry('dual', null),
