@@ -95,7 +95,8 @@ describe('mcp-hangar tui with a supervisor already running', () => {
 		expect(screen).toContain('CLIENTS  1 attached, 1 console, oldest first');
 		const cells = (name: string) => screen.split('\n').find(line => line.startsWith(`  ${name} `))?.trim().split(/\s{2,}/);
 		expect(cells('e2e-client')?.[1]).toBe('socket');
-		expect(cells('e2e-client')?.[4]).toBe('5');
+		expect(cells('e2e-client')?.[2]).toBe('2025-11-25');
+		expect(cells('e2e-client')?.[5]).toBe('5');
 		expect(cells('mcp-hangar-tui')?.[1]).toBe('console');
 		tui.keys('Escape');
 		// Waited for: an Esc and the next key in one read would be one Alt-key.

@@ -231,9 +231,10 @@ describe('mcp-hangar tui in a terminal', () => {
 			?.trim()
 			.split(/\s{2,}/);
 		expect(cells?.[1]).toBe('socket');
-		expect(cells?.[2]).toMatch(/^socket#\d+$/);
-		expect(cells?.[4]).toBe('2');
-		expect(cells?.slice(5).join('  ')).toMatch(/^\d+s ago {2}fx__echo$/);
+		expect(cells?.[2]).toBe('2025-11-25');
+		expect(cells?.[3]).toMatch(/^socket#\d+$/);
+		expect(cells?.[5]).toBe('2');
+		expect(cells?.slice(6).join('  ')).toMatch(/^\d+s ago {2}fx__echo$/);
 
 		// It leaves: gone from the list and from the header's count.
 		await client.close();
