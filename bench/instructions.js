@@ -3,7 +3,10 @@
  * one measure of a call's cost here that a busy machine does not move.
  * `bench:peers` reads CPU time, which on this 2-core host moves ±15–25%
  * from run to run (docs/performance.md, "Noise"); an instruction count of
- * the same build moves about 2%.
+ * the same build moves well under 1% for the hop, and up to ±6% for
+ * hangar's paths, whose count depends on which of their functions V8 has
+ * optimized by then (run it twice or more before reading a difference
+ * under 10%).
  *
  *   npm run bench:instructions [-- --calls N --warm N --only hop,hangarStandalone]
  *
