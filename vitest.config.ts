@@ -6,10 +6,11 @@ import LongestFirstSequencer from './test/support/sequencer.js';
 // - integration: an in-process supervisor with real fixture upstreams;
 // - e2e: the built binary (dist/), tmux, the conformance suite;
 // - drift: docs and import rules checked against the code.
-// Tests drive real subprocesses, so they get generous timeouts. Three workers
+// Tests drive real subprocesses, so they get generous timeouts. Four workers
 // on the CI machine's two cores: most of a test's time is spent waiting on
-// the processes it drives, and a third worker took a full run from about
-// 750 s to about 470 s (measured 2026-11-27, load 5-8). The longest files
+// the processes it drives; a third worker took a full run from about 750 s
+// to about 470 s (measured 2026-11-27, load 5-8), and a fourth took the
+// run of 1,255 tests from 578 s to 537 s (2026-11-28). The longest files
 // start first, across projects (test/support/sequencer.ts). Unit test files
 // share their worker's module cache (isolate: false): they are pure code
 // that restores what it changes (fake timers, its own env variables), and
@@ -22,7 +23,7 @@ const shared = {testTimeout: 60_000, hookTimeout: 60_000, globalSetup: ['./test/
 export default defineConfig({
 	test: {
 		pool: 'forks',
-		maxWorkers: 3,
+		maxWorkers: 4,
 		sequence: {sequencer: LongestFirstSequencer},
 		reporters: ['default', './test/support/summary-reporter.ts'],
 		projects: [

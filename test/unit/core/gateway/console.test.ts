@@ -61,9 +61,15 @@ describe('hangar/console params', () => {
 describe('a console read', () => {
 	it('answers the snapshot the in-process TUI reads for the same focus', async () => {
 		const supervisor = await coldSupervisor();
-		for (const focus of [undefined, {name: 'fx', want: 'details' as const}, {want: 'clients' as const}]) {
-			const {snapshot} = consoleAnswer(supervisor, {focus});
-			expect({...snapshot, now: 0}).toEqual({...consoleSnapshot(supervisor, focus), now: 0});
+		// One clock for both reads: on a loaded machine they could fall on either side of a sparkline bucket's end.
+		vi.useFakeTimers({toFake: ['Date'], now: Date.now()});
+		try {
+			for (const focus of [undefined, {name: 'fx', want: 'details' as const}, {want: 'clients' as const}]) {
+				const {snapshot} = consoleAnswer(supervisor, {focus});
+				expect({...snapshot, now: 0}).toEqual({...consoleSnapshot(supervisor, focus), now: 0});
+			}
+		} finally {
+			vi.useRealTimers();
 		}
 
 		const {snapshot} = consoleAnswer(supervisor, {focus: {name: 'fx', want: 'details'}});
