@@ -18,7 +18,7 @@
  * path, a bridge before a daemon, such as hangar's default `--stdio`.
  */
 import {spawn} from 'node:child_process';
-import net from 'node:net';
+import {serveClient} from './lib/hop-client.js';
 import {lines} from './lib/json-lines.js';
 
 const argv = process.argv.slice(2);
@@ -64,13 +64,4 @@ function serve(input, output) {
 
 child.on('exit', code => process.exit(code ?? 1));
 child.stdin.on('error', () => {});
-if (listenAt === undefined) {
-	serve(process.stdin, process.stdout);
-} else {
-	const server = net.createServer({allowHalfOpen: true}, socket => {
-		server.close();
-		socket.setNoDelay?.(true);
-		serve(socket, socket);
-	});
-	server.listen(listenAt, () => process.stdout.write('listening\n'));
-}
+serveClient(listenAt, serve);

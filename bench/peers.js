@@ -8,7 +8,7 @@
  *
  *   --only LIST         comma-separated parts: calls, memory, cold, aggregate (default: all)
  *   --smoke             every part briefly: checks that the bench works, says nothing about speed
- *   --without-peers     only the project's own paths (direct, the two hops, hangar --stdio and
+ *   --without-peers     only the project's own paths (direct, the floors, hangar --stdio and
  *                       serve --http): needs nothing from bench/peers/
  *   --out FILE          where the JSON goes (default bench/results/peers.json, peers-smoke.json with --smoke)
  *   --hangar-cli PATH   run this hangar build instead of dist/cli.js
@@ -83,7 +83,7 @@ if (withPeers && missingPeers().length > 0) {
 }
 
 const smoke = flags.smoke;
-const ownPaths = ['direct', 'hop', 'twoHop', 'supervisedHop', 'hangar', 'hangarStandalone', 'httpHop', 'hangarHttp'];
+const ownPaths = ['direct', 'hop', 'twoHop', 'supervisedHop', 'supervisedTwoHop', 'hangar', 'hangarStandalone', 'httpHop', 'hangarHttp'];
 const paths = withPeers ? allPaths : ownPaths;
 const peerNames = ['mcpHub', 'supergateway', 'mcpProxy'].filter(name => paths.includes(name));
 const labels = {
@@ -91,6 +91,7 @@ const labels = {
 	hop: 'minimal stdio hop',
 	twoHop: 'two-process floor (a pipe to the hop on a socket)',
 	supervisedHop: 'the hop + what a supervisor adds per call',
+	supervisedTwoHop: 'two-process floor with a supervisor (a pipe to the supervised hop on a socket)',
 	hangar: 'hangar --stdio (bridge + daemon)',
 	hangarStandalone: 'hangar --stdio --standalone',
 	httpHop: 'minimal HTTP→stdio hop',
@@ -232,6 +233,7 @@ async function calls(kind, names, p) {
 		};
 
 		if (out.hangar !== undefined) out.hangar.vsTwoHop = against('hangar', 'twoHop');
+		if (out.hangar !== undefined) out.hangar.vsSupervisedTwoHop = against('hangar', 'supervisedTwoHop');
 		if (out.hangarStandalone !== undefined) out.hangarStandalone.vsSupervisedHop = against('hangarStandalone', 'supervisedHop');
 
 		return {upstream: kind, ...p, paths: out};
@@ -472,7 +474,8 @@ async function startAggregate(name, servers) {
 const parts = [
 	{name: 'calls', run: async () => calls('everything', paths, params.calls)},
 	{name: 'memory', run: async () => calls('memory', ['direct', 'hop', 'twoHop', 'supervisedHop', 'hangar', 'hangarStandalone', 'httpHop', 'hangarHttp'], params.memory)},
-	{name: 'cold', run: async () => cold([...paths, ...attachPaths])},
+	// The supervised two-process floor is a floor of the calls only.
+	{name: 'cold', run: async () => cold([...paths.filter(name => name !== 'supervisedTwoHop'), ...attachPaths])},
 	{name: 'aggregate', run: async () => aggregate(['hangarStandalone', 'hangarHttp', ...(withPeers ? ['mcpHub'] : [])])},
 ];
 const wanted = flags.only?.split(',').map(item => item.trim()) ?? parts.map(part => part.name);
@@ -520,11 +523,12 @@ function evaluate() {
 				add(`${kind}.${name}.throughput`, `${labels[name]}: calls/s at 32 in flight / the hop's (${kind})`, `>= ${goal.throughput * 100}%`, r.throughput, r.throughput !== null && r.throughput >= goal.throughput, `${fmt(r.throughput * 100, 1)}%`);
 			}
 
-			// What the floor of the path's shape itself reaches against the same goals: a miss it shares is the floor's.
-			const floorName = name === 'hangar' ? 'twoHop' : 'supervisedHop';
-			const own = results[part].result.paths[floorName]?.vsFloor;
-			if (own !== undefined) {
-				add(`${kind}.${floorName}.vsHop`, `${labels[floorName]} / the hop's (${kind}): added p50, CPU per call, calls/s at 32`, 'the floor', own, true, `${fmt(own.addedP50)}x, ${fmt(own.cpuPerCall)}x, ${fmt(own.throughput * 100, 1)}%`);
+			// What the floors of the path's shape themselves reach against the same goals: a miss they share is the floor's.
+			for (const floorName of name === 'hangar' ? ['twoHop', 'supervisedTwoHop'] : ['supervisedHop']) {
+				const own = results[part].result.paths[floorName]?.vsFloor;
+				if (own !== undefined) {
+					add(`${kind}.${floorName}.vsHop`, `${labels[floorName]} / the hop's (${kind}): added p50, CPU per call, calls/s at 32`, 'the floor', own, true, `${fmt(own.addedP50)}x, ${fmt(own.cpuPerCall)}x, ${fmt(own.throughput * 100, 1)}%`);
+				}
 			}
 		}
 	}
@@ -603,7 +607,7 @@ fs.mkdirSync(path.dirname(outFile), {recursive: true});
 fs.writeFileSync(outFile, `${JSON.stringify(report, null, 2)}\n`);
 
 /** A --stdio path's ratios to the floor of its own shape (the two-process floor, the supervised hop), if any. */
-const shapeFloor = r => r?.vsTwoHop ?? r?.vsSupervisedHop;
+const shapeFloor = r => r?.vsSupervisedTwoHop ?? r?.vsTwoHop ?? r?.vsSupervisedHop;
 
 /** An idle RSS in MiB, with the settled reading in brackets when there is one. */
 const rssPair = (kib, settledKib) => `${fmt(kib / 1024, 1)}${settledKib === undefined ? '' : ` (${fmt(settledKib / 1024, 1)})`} MiB`;

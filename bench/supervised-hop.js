@@ -4,7 +4,12 @@
  * plus what hangar must add" (issue 28) that `--stdio --standalone` is
  * compared with.
  *
- *   node bench/supervised-hop.js AUDIT_FILE PREFIX COMMAND [ARGS...]
+ *   node bench/supervised-hop.js [--listen SOCKET] AUDIT_FILE PREFIX COMMAND [ARGS...]
+ *
+ * With `--listen SOCKET` the client side is the first connection to a Unix
+ * socket, as with bench/hop.js: behind bench/socket-hop.js, the floor of a
+ * bridge in front of a daemon that supervises (the default `--stdio`'s
+ * shape with the least its two processes can do).
  *
  * Per tools/call, beyond the hop's split, JSON.parse, id rewrite,
  * JSON.stringify and write:
@@ -29,11 +34,14 @@
  */
 import {spawn} from 'node:child_process';
 import fs from 'node:fs';
+import {serveClient} from './lib/hop-client.js';
 import {lines} from './lib/json-lines.js';
 
-const [auditFile, prefix, command, ...args] = process.argv.slice(2);
+const argv = process.argv.slice(2);
+const listenAt = argv[0] === '--listen' ? argv[1] : undefined;
+const [auditFile, prefix, command, ...args] = listenAt === undefined ? argv : argv.slice(2);
 if (command === undefined) {
-	process.stderr.write('usage: node bench/supervised-hop.js AUDIT_FILE PREFIX COMMAND [ARGS...]\n');
+	process.stderr.write('usage: node bench/supervised-hop.js [--listen SOCKET] AUDIT_FILE PREFIX COMMAND [ARGS...]\n');
 	process.exit(2);
 }
 
@@ -48,7 +56,9 @@ let auditLines = [];
 let auditTimer;
 let nextId = 1;
 
-const toClient = message => process.stdout.write(`${JSON.stringify(message)}\n`);
+/** Where answers go: stdout, or the socket's connection with --listen. */
+let clientOutput = process.stdout;
+const toClient = message => clientOutput.write(`${JSON.stringify(message)}\n`);
 
 function record(call, outcome) {
 	const ms = performance.now() - call.began;
@@ -65,60 +75,65 @@ function record(call, outcome) {
 	}, 100);
 }
 
-// Client -> upstream.
-lines(process.stdin, line => {
-	const message = JSON.parse(line);
-	if (message.method === 'notifications/cancelled') {
-		const id = byClientId.get(message.params?.requestId);
-		if (id === undefined) return;
-		message.params.requestId = id;
-	} else if (typeof message.method === 'string' && message.id !== undefined) {
-		const id = nextId++;
-		const call = {clientId: message.id, began: performance.now(), tool: undefined, argsBytes: 0, timer: undefined};
-		if (message.method === 'tools/call') {
-			const name = message.params?.name;
-			if (typeof name !== 'string' || !name.startsWith(`${prefix}__`)) {
-				toClient({jsonrpc: '2.0', id: message.id, error: {code: -32602, message: `unknown tool ${name}`}});
-				return;
+function serve(input, output) {
+	clientOutput = output;
+	// Client -> upstream.
+	lines(input, line => {
+		const message = JSON.parse(line);
+		if (message.method === 'notifications/cancelled') {
+			const id = byClientId.get(message.params?.requestId);
+			if (id === undefined) return;
+			message.params.requestId = id;
+		} else if (typeof message.method === 'string' && message.id !== undefined) {
+			const id = nextId++;
+			const call = {clientId: message.id, began: performance.now(), tool: undefined, argsBytes: 0, timer: undefined};
+			if (message.method === 'tools/call') {
+				const name = message.params?.name;
+				if (typeof name !== 'string' || !name.startsWith(`${prefix}__`)) {
+					toClient({jsonrpc: '2.0', id: message.id, error: {code: -32602, message: `unknown tool ${name}`}});
+					return;
+				}
+
+				call.tool = name.slice(prefix.length + 2);
+				message.params.name = call.tool;
+				call.argsBytes = Buffer.byteLength(JSON.stringify(message.params.arguments ?? {}));
+				call.timer = setTimeout(() => {
+					pending.delete(id);
+					byClientId.delete(call.clientId);
+					record(call, 'timeout');
+					toClient({jsonrpc: '2.0', id: call.clientId, error: {code: -32001, message: `tools/call "${call.tool}" timed out`}});
+				}, deadlineMs);
 			}
 
-			call.tool = name.slice(prefix.length + 2);
-			message.params.name = call.tool;
-			call.argsBytes = Buffer.byteLength(JSON.stringify(message.params.arguments ?? {}));
-			call.timer = setTimeout(() => {
-				pending.delete(id);
-				byClientId.delete(call.clientId);
-				record(call, 'timeout');
-				toClient({jsonrpc: '2.0', id: call.clientId, error: {code: -32001, message: `tools/call "${call.tool}" timed out`}});
-			}, deadlineMs);
+			pending.set(id, call);
+			byClientId.set(message.id, id);
+			message.id = id;
 		}
 
-		pending.set(id, call);
-		byClientId.set(message.id, id);
-		message.id = id;
-	}
+		child.stdin.write(`${JSON.stringify(message)}\n`);
+	});
 
-	child.stdin.write(`${JSON.stringify(message)}\n`);
-});
-
-// Upstream -> client.
-lines(child.stdout, line => {
-	const message = JSON.parse(line);
-	const call = message.method === undefined && typeof message.id === 'number' ? pending.get(message.id) : undefined;
-	if (call !== undefined) {
-		pending.delete(message.id);
-		byClientId.delete(call.clientId);
-		message.id = call.clientId;
-		if (call.tool !== undefined) {
-			clearTimeout(call.timer);
-			record(call, message.error !== undefined ? 'error' : message.result?.isError === true ? 'tool-error' : 'ok');
+	// Upstream -> client.
+	lines(child.stdout, line => {
+		const message = JSON.parse(line);
+		const call = message.method === undefined && typeof message.id === 'number' ? pending.get(message.id) : undefined;
+		if (call !== undefined) {
+			pending.delete(message.id);
+			byClientId.delete(call.clientId);
+			message.id = call.clientId;
+			if (call.tool !== undefined) {
+				clearTimeout(call.timer);
+				record(call, message.error !== undefined ? 'error' : message.result?.isError === true ? 'tool-error' : 'ok');
+			}
 		}
-	}
 
-	toClient(message);
-});
+		toClient(message);
+	});
 
-process.stdin.on('end', () => child.stdin.end());
+	input.on('end', () => child.stdin.end());
+	output.on('error', () => process.exit(0));
+}
+
 child.on('exit', code => process.exit(code ?? 1));
 child.stdin.on('error', () => {});
-process.stdout.on('error', () => process.exit(0));
+serveClient(listenAt, serve);

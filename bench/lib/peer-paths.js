@@ -11,6 +11,8 @@
  *   supervisedHop client -> bench/supervised-hop.js -> upstream: the hop plus the least a supervisor adds
  *                 to each call (routing, a deadline, cancellation, metrics, history, an audit line): the
  *                 floor of "the hop's work plus what hangar must add" for --stdio --standalone
+ *   supervisedTwoHop  client -> bench/socket-hop.js -> bench/supervised-hop.js --listen SOCKET -> upstream:
+ *                 the default --stdio's shape with the least each of its processes can do (calls part only)
  *   hangar        client -> mcp-hangar --stdio (a bridge) -> mcp-hangar serve --linger (the daemon it starts) -> upstream
  *   hangarStandalone  client -> mcp-hangar --stdio --standalone -> upstream
  *   hangarAttached    (cold part only) a second `mcp-hangar --stdio` client, started while a first one's
@@ -293,54 +295,13 @@ export const connectors = {
 	// A bare node process piping its stdio to a Unix socket, where the hop listens: two processes, each
 	// doing the least its place can (the bridge not even reading the lines), the floor of the default --stdio.
 	async twoHop(upstream) {
-		const dir = tempDir('hangar-bench-two-hop-');
-		const socket = path.join(dir, 'hop.sock');
-		const startedAt = performance.now();
-		const daemon = spawn(process.execPath, [hopPath, '--listen', socket, upstream.command, ...upstream.args], {env: taggedEnv(upstream.env), stdio: ['ignore', 'pipe', 'ignore']});
-		const stopDaemon = async () => {
-			if (daemon.exitCode === null && daemon.signalCode === null) {
-				daemon.kill('SIGKILL');
-				await new Promise(resolve => daemon.once('exit', resolve));
-			}
+		return twoProcesses(upstream, upstream.tool, socket => [hopPath, '--listen', socket, upstream.command, ...upstream.args]);
+	},
 
-			fs.rmSync(dir, {recursive: true, force: true});
-		};
-
-		let session;
-		try {
-			await new Promise((resolve, reject) => {
-				let text = '';
-				daemon.stdout.on('data', chunk => {
-					text += chunk;
-					if (text.includes('listening')) resolve();
-				});
-				daemon.once('exit', code => reject(new Error(`bench/hop.js --listen exited with ${code}`)));
-			});
-			session = await connect(process.execPath, [socketHopPath, socket]);
-			await firstAnswer(session.client, upstream.tool, upstream);
-		} catch (error) {
-			await session?.close();
-			await stopDaemon();
-			throw error;
-		}
-
-		return {
-			...session,
-			tool: upstream.tool,
-			proxyPid: session.pid,
-			daemonPid: daemon.pid,
-			upstreamPid: upstreamUnder(daemon.pid, upstream),
-			startedAt,
-			answeredAt: performance.now(),
-			async close() {
-				await session.close();
-				// The hop exits with its upstream once the piping process closes the socket.
-				const timer = setTimeout(() => daemon.kill('SIGKILL'), 3000);
-				if (daemon.exitCode === null && daemon.signalCode === null) await new Promise(resolve => daemon.once('exit', resolve));
-				clearTimeout(timer);
-				await stopDaemon();
-			},
-		};
+	// The same with the supervised hop listening: the default --stdio's shape, each process doing the least
+	// its place can, the daemon's least being what a supervisor adds to a call.
+	async supervisedTwoHop(upstream) {
+		return twoProcesses(upstream, `up__${upstream.tool}`, (socket, dir) => [supervisedHopPath, '--listen', socket, path.join(dir, 'audit.jsonl'), 'up', upstream.command, ...upstream.args]);
 	},
 
 	async supervisedHop(upstream) {
@@ -503,8 +464,60 @@ async function httpSession({startedAt, upstream, tool, url, proc, dir, port, sse
 	};
 }
 
+/** A client -> bench/socket-hop.js -> a hop listening on a socket (`daemonArgs(socket, dir)`) -> upstream. */
+async function twoProcesses(upstream, tool, daemonArgs) {
+	const dir = tempDir('hangar-bench-two-hop-');
+	const socket = path.join(dir, 'hop.sock');
+	const startedAt = performance.now();
+	const daemon = spawn(process.execPath, daemonArgs(socket, dir), {env: taggedEnv(upstream.env), stdio: ['ignore', 'pipe', 'ignore']});
+	const stopDaemon = async () => {
+		if (daemon.exitCode === null && daemon.signalCode === null) {
+			daemon.kill('SIGKILL');
+			await new Promise(resolve => daemon.once('exit', resolve));
+		}
+
+		fs.rmSync(dir, {recursive: true, force: true});
+	};
+
+	let session;
+	try {
+		await new Promise((resolve, reject) => {
+			let text = '';
+			daemon.stdout.on('data', chunk => {
+				text += chunk;
+				if (text.includes('listening')) resolve();
+			});
+			daemon.once('exit', code => reject(new Error(`${path.basename(daemonArgs(socket, dir)[0])} --listen exited with ${code}`)));
+		});
+		session = await connect(process.execPath, [socketHopPath, socket]);
+		await firstAnswer(session.client, tool, upstream);
+	} catch (error) {
+		await session?.close();
+		await stopDaemon();
+		throw error;
+	}
+
+	return {
+		...session,
+		tool,
+		proxyPid: session.pid,
+		daemonPid: daemon.pid,
+		upstreamPid: upstreamUnder(daemon.pid, upstream),
+		startedAt,
+		answeredAt: performance.now(),
+		async close() {
+			await session.close();
+			// The hop exits with its upstream once the piping process closes the socket.
+			const timer = setTimeout(() => daemon.kill('SIGKILL'), 3000);
+			if (daemon.exitCode === null && daemon.signalCode === null) await new Promise(resolve => daemon.once('exit', resolve));
+			clearTimeout(timer);
+			await stopDaemon();
+		},
+	};
+}
+
 /** The paths in the order the tables show them. */
-export const stdioPaths = ['direct', 'hop', 'twoHop', 'supervisedHop', 'hangar', 'hangarStandalone'];
+export const stdioPaths = ['direct', 'hop', 'twoHop', 'supervisedHop', 'supervisedTwoHop', 'hangar', 'hangarStandalone'];
 export const httpPaths = ['httpHop', 'hangarHttp', 'mcpHub', 'supergateway', 'mcpProxy'];
 export const allPaths = [...stdioPaths, ...httpPaths];
 /** Measured in the cold part only: starting while a supervisor already runs. */

@@ -18,6 +18,7 @@ type PathResult = {
 	callsPerSecond: number;
 	steady: {p50Ms: number; proxyCpuUsPerCall?: number};
 	vsTwoHop?: {addedP50: number | null; cpuPerCall: number | null; throughput: number | null};
+	vsSupervisedTwoHop?: {floor: string; addedP50: number | null; cpuPerCall: number | null; throughput: number | null};
 	vsSupervisedHop?: {floor: string; addedP50: number | null; cpuPerCall: number | null; throughput: number | null};
 };
 type Report = {
@@ -44,7 +45,7 @@ describe('bench/peers.js --smoke --without-peers', () => {
 
 		const report = JSON.parse(fs.readFileSync(out, 'utf8')) as Report;
 		expect(report.withPeers).toBe(false);
-		const own = ['direct', 'hop', 'twoHop', 'supervisedHop', 'hangar', 'hangarStandalone', 'httpHop', 'hangarHttp'];
+		const own = ['direct', 'hop', 'twoHop', 'supervisedHop', 'supervisedTwoHop', 'hangar', 'hangarStandalone', 'httpHop', 'hangarHttp'];
 		expect(report.parts.calls.status, report.parts.calls.error).toBe('ok');
 		expect(Object.keys(report.parts.calls.result.paths).sort()).toEqual([...own].sort());
 		for (const name of own) {
@@ -64,6 +65,11 @@ describe('bench/peers.js --smoke --without-peers', () => {
 		expect(typeof paths['hangar']!.cpuUsPerCall['daemon']).toBe('number');
 		expect(paths['hangar']!.vsTwoHop?.throughput).toBeGreaterThan(0);
 		expect(report.targets.map(target => target.id)).toContain('everything.twoHop.vsHop');
+		// And with the two-process floor whose daemon does what a supervisor adds to a call (both processes metered).
+		expect(typeof paths['supervisedTwoHop']!.cpuUsPerCall['daemon']).toBe('number');
+		expect(paths['hangar']!.vsSupervisedTwoHop?.floor).toBe('supervisedTwoHop');
+		expect(paths['hangar']!.vsSupervisedTwoHop?.throughput).toBeGreaterThan(0);
+		expect(report.targets.map(target => target.id)).toContain('everything.supervisedTwoHop.vsHop');
 		// Standalone is also compared with the hop plus what a supervisor adds per call. CPU is read in
 		// clock ticks (10 ms), and the smoke's 120 calls can leave the cheap supervised hop at 0 ticks:
 		// then the ratio is null (no ratio to a zero), never 0 or Infinity.
@@ -75,7 +81,9 @@ describe('bench/peers.js --smoke --without-peers', () => {
 		expect(report.targets.map(target => target.id)).toContain('everything.supervisedHop.vsHop');
 
 		expect(report.parts.cold.status, report.parts.cold.error).toBe('ok');
-		for (const name of own) {
+		// Every path but the supervised two-process floor, a floor of the calls only.
+		expect(report.parts.cold.result.paths['supervisedTwoHop']).toBeUndefined();
+		for (const name of own.filter(path => path !== 'supervisedTwoHop')) {
 			const cold = report.parts.cold.result.paths[name]!;
 			expect(cold.startToFirstAnswerMs).toBeGreaterThan(0);
 			expect(cold.idleRssKiB).toBeGreaterThan(0);
