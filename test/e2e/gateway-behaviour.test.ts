@@ -14,6 +14,33 @@ describe('the stdio gateway end to end', () => {
 		expect(error.data).toMatchObject({error: 'CallTimeout', upstream: 'stuck', phase: 'call'});
 	});
 
+	it('keeps callTimeoutSeconds for a call that waits on a first run for its upstream to list its tools', async () => {
+		// Nothing cached or predefined: the call waits for the launch start to learn the tool, and that
+		// wait is part of the call (docs/architecture.md: the deadline covers an on-demand start).
+		const dir = tempDir();
+		const hangar = await openHangar(writeConfig(dir, {glacial: fixture('slow-start', ['--delay-ms', '30000'], {callTimeoutSeconds: 1})}, {...fastHangar, firstListWaitSeconds: 0}));
+		const error = await rpcError(hangar.client.callTool({name: 'glacial__echo', arguments: {message: 'x'}}));
+		expect(error.code).toBe(-32_007);
+		expect(error.message).toContain('upstream "glacial": tools/call "glacial__echo" failed: no answer within 1 s (timed out during the upstream\'s cold start, before it listed its tools)');
+		expect(error.message).toContain('Raise "callTimeoutSeconds" for this server');
+		expect(error.data).toMatchObject({error: 'CallTimeout', upstream: 'glacial', phase: 'start'});
+	});
+
+	it('keeps callTimeoutSeconds for a call, and a resources/read, that find their upstream starting', async () => {
+		// Its tools are known (predefined) and it starts at launch (lazy false): the call waits for that start.
+		const dir = tempDir();
+		const glacial = fixture('slow-start', ['--delay-ms', '30000', '--resources-count', '1'], {callTimeoutSeconds: 1, lazy: false, tools: [{name: 'echo'}]});
+		const hangar = await openHangar(writeConfig(dir, {glacial}, {...fastHangar, firstListWaitSeconds: 0}));
+		expect((await statusOf(hangar.client, 'glacial')).state).toBe('starting');
+		const error = await rpcError(hangar.client.callTool({name: 'glacial__echo', arguments: {message: 'x'}}));
+		expect(error.code).toBe(-32_007);
+		expect(error.message).toContain('upstream "glacial": tools/call "echo" failed: no answer within 1 s (timed out during the upstream\'s cold start)');
+		const read = await rpcError(hangar.client.readResource({uri: 'hangar://glacial/fixture://item/0'}));
+		expect(read.code).toBe(-32_007);
+		expect(read.message).toContain('upstream "glacial": resources/read "fixture://item/0" failed: no answer within 1 s');
+		expect((await statusOf(hangar.client, 'glacial')).state).toBe('starting');
+	});
+
 	it('passes progress through both ways with a real upstream', async () => {
 		const dir = tempDir();
 		const hangar = await openHangar(writeConfig(dir, {everything: everything({lazy: false, instances: 'shared'})}, fastHangar));

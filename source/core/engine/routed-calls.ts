@@ -9,13 +9,13 @@ import type {ClientRecord} from './clients/clients.js';
 import type {CallLog} from './call-log.js';
 import {LiveRequest, type ProgressUpdate, type RequestContext} from './request-context.js';
 import type {Upstream} from './upstream/upstream.js';
-import {shuttingDown, taskLost} from './refusals.js';
+import {callTimeout, requestFailed, shuttingDown, taskLost} from './refusals.js';
 import type {Route} from './routing/router.js';
 import {isCreateTaskResult, type TaskBook, type TaskEntry} from './routing/task-book.js';
 import {ForwardedResult, UpstreamRpcError, parsedAnswer, relatedTaskKey, type CallToolResult, type ToolAnswer} from '../link/connection.js';
 import {isPlainObject} from '../wire/message-classifier.js';
 import type {RequestTracing, TraceScope} from './observe/trace-scope.js';
-import type {CallContext} from './upstream/call-path.js';
+import {callLimit, type CallContext} from './upstream/call-path.js';
 
 /** What the routed calls are given by the supervisor. */
 export type RoutedCallDeps = {
@@ -61,11 +61,19 @@ export class RoutedCalls {
 		return instance !== upstream || upstream.state !== 'starting' || upstream.config.instances !== 'auto' ? instance : undefined;
 	}
 
-	/** The wait `instanceNow` calls for; a failed wait ends the request's time in flight (`ended`). */
-	private async instanceAfterStart(upstream: Upstream, context: RequestContext, ended: (() => void) | undefined): Promise<Upstream> {
+	/**
+	 * The wait `instanceNow` calls for, within the call's deadline (the
+	 * upstream's callTimeoutSeconds, or the caller's shorter one: the
+	 * deadline covers a start); a failed wait ends the request's time in
+	 * flight (`ended`).
+	 */
+	private async instanceAfterStart(upstream: Upstream, context: RequestContext, ended: (() => void) | undefined, timedOut: (limit: ReturnType<typeof callLimit>) => Error): Promise<Upstream> {
 		try {
+			const limit = callLimit(context.deadline, upstream.config.callTimeoutMs);
+			const timeout = AbortSignal.timeout(limit.timeoutMs);
 			// Only a start already in progress is waited for here (its errors reach the call below, as they would have): this starts nothing.
-			await upstream.warm('', context.signal);
+			await upstream.warm('', AbortSignal.any([context.signal, timeout]));
+			if (timeout.aborted && !context.signal.aborted && upstream.state === 'starting') throw timedOut(limit);
 			return this.deps.instanceFor(upstream, context.client);
 		} catch (error) {
 			ended?.();
@@ -86,7 +94,9 @@ export class RoutedCalls {
 		context.record.upstream = route.upstream.name;
 		context.record.target = route.localName;
 		const ended = context.client?.callBegan(route.upstream.name, context.id);
-		const instance = this.instanceNow(route.upstream, context) ?? (await this.instanceAfterStart(route.upstream, context, ended));
+		const instance =
+			this.instanceNow(route.upstream, context) ??
+			(await this.instanceAfterStart(route.upstream, context, ended, limit => requestFailed(route.upstream.name, operation, {kind: 'timeout', timeoutMs: limit.budget?.deadline.ms ?? limit.timeoutMs, setting: limit.budget?.deadline.setting})));
 		const scope = this.deps.tracing()?.begin(context, route.upstream.name, route.localName, instance.name);
 		try {
 			// The request's own `_meta` as the pipeline cleaned it (no progress token, no 2026-07-28 envelope: each upstream is told its own), as a tool call's.
@@ -155,7 +165,9 @@ export class RoutedCalls {
 		context.record.target = tool;
 		// In flight from here, before a start it waits for: what the upstream asks during that start is placed with this call's client.
 		const ended = context.client?.callBegan(upstream.name, context.id);
-		const instance = this.instanceNow(upstream, context) ?? (await this.instanceAfterStart(upstream, context, ended));
+		const instance =
+			this.instanceNow(upstream, context) ??
+			(await this.instanceAfterStart(upstream, context, ended, limit => callTimeout({upstream: upstream.name, tool, timeoutMs: limit.budget?.deadline.ms ?? limit.timeoutMs, phase: 'start', setting: limit.budget?.deadline.setting})));
 		const scope = this.deps.tracing()?.begin(context, upstream.name, tool, instance.name);
 		try {
 			const result = await instance.callTool(tool, args, scope === undefined ? context : traced(context, scope));

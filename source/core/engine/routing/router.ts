@@ -297,7 +297,8 @@ export class Router {
 	/**
 	 * Routes a `tools/call` by its exposed name. Waiting for an upstream to
 	 * list its tools (a cold start on the first run) ends with the request's
-	 * signal, and counts against its deadline when it has one. Unknown names
+	 * signal or that upstream's callTimeoutSeconds, and counts against the
+	 * request's deadline when it has one. Unknown names
 	 * are refused with the closest ones.
 	 */
 	async routeTool(name: string, scope: RouteScope): Promise<Route> {
@@ -305,14 +306,30 @@ export class Router {
 		const listed = this.listedRoute(name);
 		if (listed !== undefined) return listed;
 		const {deadline, signal} = scope;
-		if (deadline === undefined) return this.routeToolNow(name, signal);
-		const timeout = AbortSignal.timeout(deadline.remainingMs);
+		// The wait for a first list is part of the call: it ends at the callTimeoutSeconds of the upstreams
+		// that may own the name (the longest), or at the caller's own deadline when that comes first.
+		const learning = this.learning(name);
+		const ownMs = learning.length === 0 ? undefined : Math.max(...learning.map(upstream => upstream.config.callTimeoutMs));
+		const callers = deadline !== undefined && (ownMs === undefined || deadline.remainingMs <= ownMs) ? deadline : undefined;
+		const limitMs = callers?.remainingMs ?? ownMs;
+		if (limitMs === undefined) return this.routeToolNow(name, signal);
+		const timeout = AbortSignal.timeout(limitMs);
+		const timedOut = () => {
+			const upstream = this.owner(name)?.upstream.name ?? (learning.length === 1 ? learning[0]!.name : undefined);
+			return callTimeout({upstream, tool: name, timeoutMs: callers?.deadline.ms ?? limitMs, phase: 'discovery', setting: callers?.deadline.setting});
+		};
+
+		let route: Route;
 		try {
-			return await this.routeToolNow(name, AbortSignal.any([signal, timeout]));
+			route = await this.routeToolNow(name, AbortSignal.any([signal, timeout]));
 		} catch (error) {
 			if (!timeout.aborted || signal.aborted) throw error;
-			throw callTimeout({upstream: this.owner(name)?.upstream.name, tool: name, timeoutMs: deadline.deadline.ms, phase: 'discovery', setting: deadline.deadline.setting});
+			throw timedOut();
 		}
+
+		// The wait ended by the deadline while the upstream still learns its tools: a route to it would only wait on.
+		if (timeout.aborted && !signal.aborted && this.learning(name).length > 0) throw timedOut();
+		return route;
 	}
 
 	/** The route of a listed name, at once (most calls); undefined: `routeTool` decides, waiting if it must. */
