@@ -195,6 +195,12 @@ describe('tasks through hangar, compared with server-everything itself', () => {
 		const ownCancelled = await own.request({method: 'tasks/cancel', params: {taskId: ownTask.taskId}}, GetTaskResultSchema);
 		expect(cancelled).toMatchObject({taskId: onA.taskId, status: ownCancelled.status});
 		expect(await getTask(first.client, onA.taskId)).toMatchObject({status: 'cancelled'});
+		// The upstream's refusal names the task: by the id its client knows, never the upstream's own.
+		const ownRefused = await rpcError(own.request({method: 'tasks/result', params: {taskId: ownTask.taskId}}, CallToolResultSchema));
+		const refused = await rpcError(first.client.request({method: 'tasks/result', params: {taskId: onA.taskId}}, CallToolResultSchema));
+		expect(ownRefused.message).toContain(`Task ${ownTask.taskId} has no result stored`);
+		expect(refused.code).toBe(ownRefused.code);
+		expect(refused.message).toContain(`Task ${onA.taskId} has no result stored`);
 
 		// Another session cannot see, read, wait on or cancel them: to it they do not exist.
 		expect((await second.client.request({method: 'tasks/list', params: {}}, ListTasksResultSchema)).tasks).toEqual([]);

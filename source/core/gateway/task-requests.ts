@@ -21,6 +21,7 @@ import {unknownTask} from '../engine/refusals.js';
 import type {TaskEntry} from '../engine/routing/task-book.js';
 import type {ServedCapabilities, Supervisor} from '../engine/supervisor.js';
 import type {Upstream} from '../engine/upstream/upstream.js';
+import {UpstreamRpcError} from '../link/connection.js';
 import {isPlainObject} from '../wire/message-classifier.js';
 import {page} from './pagination.js';
 import type {Params, RequestHandler} from './pipeline.js';
@@ -28,6 +29,15 @@ import {toRpcError} from './request-params.js';
 
 /** Pages of an upstream's own tasks/list read for one answer, at most (a server that never ends its list is cut off). */
 const upstreamListPages = 20;
+
+/**
+ * An upstream's error about a task names it by the upstream's own id, which
+ * its client never saw: that id becomes the one hangar gave the client.
+ */
+function ownTaskId(error: unknown, entry: TaskEntry): unknown {
+	if (!(error instanceof UpstreamRpcError) || !error.message.includes(entry.upstreamId)) return error;
+	return new UpstreamRpcError(error.code, error.message.replaceAll(entry.upstreamId, entry.id), error.data);
+}
 
 /** The handlers of the tasks methods hangar offers, by method (none when it offers no `tasks`). */
 export function taskHandlers(supervisor: Supervisor, capabilities: ServedCapabilities): Record<string, RequestHandler> {
@@ -49,7 +59,7 @@ export function taskHandlers(supervisor: Supervisor, capabilities: ServedCapabil
 		try {
 			return await supervisor.taskRequest(entry, params ?? {}, context);
 		} catch (error) {
-			throw toRpcError(error, `upstream "${entry.instance.name}": ${context.method} "${entry.id}"`, context.audience);
+			throw toRpcError(ownTaskId(error, entry), `upstream "${entry.instance.name}": ${context.method} "${entry.id}"`, context.audience);
 		}
 	};
 
