@@ -18,12 +18,19 @@ describe('the stdio gateway end to end', () => {
 		// Nothing cached or predefined: the call waits for the launch start to learn the tool, and that
 		// wait is part of the call (docs/architecture.md: the deadline covers an on-demand start).
 		const dir = tempDir();
-		const hangar = await openHangar(writeConfig(dir, {glacial: fixture('slow-start', ['--delay-ms', '30000'], {callTimeoutSeconds: 1})}, {...fastHangar, firstListWaitSeconds: 0}));
+		const hangar = await openHangar(writeConfig(dir, {glacial: fixture('slow-start', ['--delay-ms', '30000', '--prompts-count', '1'], {callTimeoutSeconds: 1})}, {...fastHangar, firstListWaitSeconds: 0}));
 		const error = await rpcError(hangar.client.callTool({name: 'glacial__echo', arguments: {message: 'x'}}));
 		expect(error.code).toBe(-32_007);
 		expect(error.message).toContain('upstream "glacial": tools/call "glacial__echo" failed: no answer within 1 s (timed out during the upstream\'s cold start, before it listed its tools)');
 		expect(error.message).toContain('Raise "callTimeoutSeconds" for this server');
 		expect(error.data).toMatchObject({error: 'CallTimeout', upstream: 'glacial', phase: 'start'});
+		// A prompt, which the upstream has not listed yet either: the same deadline, not "unknown prompt" at the end of its start.
+		const prompt = await rpcError(hangar.client.getPrompt({name: 'glacial__prompt_0'}));
+		expect(prompt.code).toBe(-32_007);
+		expect(prompt.message).toContain('upstream "glacial": prompts/get "glacial__prompt_0" failed: no answer within 1 s');
+		const completion = await rpcError(hangar.client.complete({ref: {type: 'ref/prompt', name: 'glacial__prompt_0'}, argument: {name: 'topic', value: 'a'}}));
+		expect(completion.code).toBe(-32_007);
+		expect(completion.message).toContain('upstream "glacial": completion/complete "glacial__prompt_0" failed: no answer within 1 s');
 	});
 
 	it('keeps callTimeoutSeconds for a call, and a resources/read, that find their upstream starting', async () => {

@@ -23,7 +23,7 @@
  */
 import Fuse from 'fuse.js';
 import type {ToolDefinition} from '../../config/read-config.js';
-import {callTimeout, toolFiltered, resourceNotFound, unknownPrompt, unknownServer, unknownServerTool, unknownTool} from '../refusals.js';
+import {callTimeout, requestFailed, toolFiltered, resourceNotFound, unknownPrompt, unknownServer, unknownServerTool, unknownTool} from '../refusals.js';
 import type {RequestContext} from '../request-context.js';
 import type {PromptDefinition, ResourceDefinition, ResourceTemplateDefinition} from '../upstream/catalog.js';
 import type {Upstream} from '../upstream/upstream.js';
@@ -94,8 +94,19 @@ export type RouteKind = 'tool' | 'prompt' | 'resource' | 'template' | 'task';
  */
 export type Route = {kind: RouteKind; upstream: Upstream; localName: string};
 
+/**
+ * How long a request may wait for upstreams still learning what they serve:
+ * their callTimeoutSeconds (the longest), or the caller's deadline when it
+ * ends first (`setting` then names it). Undefined: no limit applies.
+ */
+function learningLimit(learning: Upstream[], deadline: RouteScope['deadline']): {remainingMs: number; ms: number; setting: string | undefined} | undefined {
+	const ownMs = learning.length === 0 ? undefined : Math.max(...learning.map(upstream => upstream.config.callTimeoutMs));
+	if (deadline !== undefined && (ownMs === undefined || deadline.remainingMs <= ownMs)) return {remainingMs: deadline.remainingMs, ms: deadline.deadline.ms, setting: deadline.deadline.setting};
+	return ownMs === undefined ? undefined : {remainingMs: ownMs, ms: ownMs, setting: undefined};
+}
+
 /** What routing reads of the request: its signal (a wait for an upstream's list ends with it) and its deadline. */
-export type RouteScope = Pick<RequestContext, 'signal' | 'deadline'>;
+export type RouteScope = Pick<RequestContext, 'signal' | 'deadline'> & Partial<Pick<RequestContext, 'method'>>;
 
 /** Everything that the exposed set of one kind is derived from, as one string. */
 type Signatures = Record<ExposedKind, string>;
@@ -309,14 +320,12 @@ export class Router {
 		// The wait for a first list is part of the call: it ends at the callTimeoutSeconds of the upstreams
 		// that may own the name (the longest), or at the caller's own deadline when that comes first.
 		const learning = this.learning(name);
-		const ownMs = learning.length === 0 ? undefined : Math.max(...learning.map(upstream => upstream.config.callTimeoutMs));
-		const callers = deadline !== undefined && (ownMs === undefined || deadline.remainingMs <= ownMs) ? deadline : undefined;
-		const limitMs = callers?.remainingMs ?? ownMs;
-		if (limitMs === undefined) return this.routeToolNow(name, signal);
-		const timeout = AbortSignal.timeout(limitMs);
+		const limit = learningLimit(learning, deadline);
+		if (limit === undefined) return this.routeToolNow(name, signal);
+		const timeout = AbortSignal.timeout(limit.remainingMs);
 		const timedOut = () => {
 			const upstream = this.owner(name)?.upstream.name ?? (learning.length === 1 ? learning[0]!.name : undefined);
-			return callTimeout({upstream, tool: name, timeoutMs: callers?.deadline.ms ?? limitMs, phase: 'discovery', setting: callers?.deadline.setting});
+			return callTimeout({upstream, tool: name, timeoutMs: limit.ms, phase: 'discovery', setting: limit.setting});
 		};
 
 		let route: Route;
@@ -379,9 +388,16 @@ export class Router {
 		if (found === undefined) {
 			const learning = this.learning(name);
 			if (learning.length > 0) {
-				await Promise.all(learning.map(async upstream => upstream.learnTools(scope.signal)));
+				// Within the deadline a tool call's wait has (routeTool): the upstreams' callTimeoutSeconds, or the caller's shorter one.
+				const limit = learningLimit(learning, scope.deadline)!;
+				const timeout = AbortSignal.timeout(limit.remainingMs);
+				await Promise.all(learning.map(async upstream => upstream.learnTools(AbortSignal.any([scope.signal, timeout]))));
 				this.ensureFresh();
 				found = listed();
+				if (found === undefined && timeout.aborted && !scope.signal.aborted && this.learning(name).length > 0) {
+					const upstream = this.owner(name)?.upstream.name ?? learning[0]!.name;
+					throw requestFailed(upstream, `${scope.method ?? 'prompts/get'} "${name}"`, {kind: 'timeout', timeoutMs: limit.ms, setting: limit.setting});
+				}
 			}
 		}
 
