@@ -13,26 +13,15 @@ import path from 'node:path';
 import type {CallToolResult} from '@modelcontextprotocol/sdk/types.js';
 import {afterEach, describe, expect, it} from 'vitest';
 import {cliPath, closeHangars, fastHangar, fixture, openHangar, processesWithTag, tempDir, waitFor, writeConfig} from '../support/hangar.js';
+import {killAll, procState} from '../support/proc-state.js';
 
 const parents: number[] = [];
 
 afterEach(async () => {
 	await closeHangars();
-	for (const pid of parents.splice(0)) {
-		try {
-			process.kill(pid, 'SIGKILL');
-		} catch {}
-	}
+	killAll(parents);
 });
 
-const procState = (pid: number): string | undefined => {
-	try {
-		const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-		return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
-	} catch {
-		return undefined;
-	}
-};
 
 describe('a supervisor killed and left a zombie', () => {
 	it('does not keep a --stdio client from starting the next one: the client is served at once', async () => {
