@@ -14,7 +14,7 @@ import type {HttpListenOptions} from '../core/endpoints/http-endpoint.js';
 import {UsageError} from '../core/base/usage-error.js';
 import {HangarError} from '../core/base/errors.js';
 import {terminalOutput} from '../core/base/terminal-text.js';
-import {systemErrorSentence} from './system-error.js';
+import {systemErrorSentence} from '../core/base/system-error.js';
 import {commandHelpText, verbNames, generalHelpText} from './help.js';
 import {didYouMean} from '../core/base/closest-match.js';
 import {clientIds} from '../client-files/client-model.js';

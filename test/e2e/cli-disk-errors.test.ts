@@ -44,4 +44,14 @@ describe('a command that cannot write its file', () => {
 			expect(run.after).toBe(config);
 		}
 	});
+
+	it('--stdio --standalone on a read-only file system says so in a sentence on stderr, not a stack trace', () => {
+		expect(canMountTmpfs(), 'unshare -rm cannot mount a tmpfs here (needs root or unprivileged user namespaces)').toBe(true);
+		const dir = path.join(tempDir(), 'disk');
+		fs.mkdirSync(dir);
+		const run = onSmallDisk(dir, config, 'mount -o remount,ro "$dir"', ['--stdio', '--standalone', '--config', path.join(dir, 'config.json'), '--state-dir', path.join(dir, 'state')]);
+		expect(run.code, run.stderr).toBe(1);
+		expect(run.stderr).toMatch(/^mcp-hangar: --stdio --standalone failed: E[A-Z]+: .*, then run it again\.\n$/s);
+		expect(run.stderr, 'no stack trace').not.toMatch(/\n\s+at /);
+	});
 });

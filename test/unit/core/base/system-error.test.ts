@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
-import {systemErrorSentence} from '../../../source/cli/system-error.js';
+import {systemErrorSentence} from '../../../../source/core/base/system-error.js';
 
 /** The error Node throws for `run`. */
 function thrown(run: () => void): unknown {

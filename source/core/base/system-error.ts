@@ -5,7 +5,7 @@
  * do, never a stack trace. (An error that is hangar's own bug keeps its
  * stack, for the report.)
  */
-import {describeShortage} from '../core/base/resource-limits.js';
+import {describeShortage} from './resource-limits.js';
 
 const remedies: Record<string, string> = {
 	ENOSPC: 'free space on that disk',
