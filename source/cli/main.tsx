@@ -14,6 +14,7 @@ import type {HttpListenOptions} from '../core/endpoints/http-endpoint.js';
 import {UsageError} from '../core/base/usage-error.js';
 import {HangarError} from '../core/base/errors.js';
 import {terminalOutput} from '../core/base/terminal-text.js';
+import {systemErrorSentence} from '../core/base/system-error.js';
 import {commandHelpText, verbNames, generalHelpText} from './help.js';
 import {didYouMean} from '../core/base/closest-match.js';
 import {clientIds} from '../client-files/client-model.js';
@@ -360,6 +361,13 @@ main().catch((error: unknown) => {
 	// Hangar's own errors say who, what happened and what to do: a sentence, not a stack trace.
 	if (error instanceof HangarError) {
 		terminalOutput.err(`mcp-hangar: ${error.messageFor('cli')}\n`);
+		process.exit(1);
+	}
+
+	// The system refused a file (a full disk, a read-only directory): the person's machine, said as a sentence.
+	const refused = systemErrorSentence(error, verb);
+	if (refused !== undefined) {
+		terminalOutput.err(`mcp-hangar: ${refused}\n`);
 		process.exit(1);
 	}
 

@@ -14,6 +14,10 @@ const ago = (iso: string | null, now: number): string => {
 	return `${Math.round(seconds / 86_400)}d ago`;
 };
 
+// A line's own breaks and runs of spaces fold to one space. Not \s: it also counts a BOM, the line separator and
+// other characters the output rule must show escaped, and folding them would hide them in plain sight.
+const oneLine = (text: string): string => text.replaceAll(/[\t\n\v\f\r ]+/g, ' ');
+
 /** "shared", "per-client", or what "auto" runs now ("auto: per-client" once the upstream asked a client for roots, sampling or elicitation). */
 function instancesCell(entry: StatusEntry): string {
 	const mode = entry.instanceMode;
@@ -29,7 +33,7 @@ function eraCell(entry: StatusEntry): string {
 /** The row of one instance under its server's: its state, counts, pid and whom it serves (`serves`), then its last error. */
 function instanceRow(instance: NonNullable<StatusEntry['eraTwin']>, serves: string): string[] {
 	const last = `pid ${instance.pid ?? '-'}, ${serves}${instance.lastError === null ? '' : `: ${instance.lastError}`}`;
-	return [`  ${instance.name}`, instance.state, '', '', '', '', '', String(instance.calls), String(instance.failures), '', String(instance.restarts), '', '', last.replaceAll(/\s+/g, ' ')];
+	return [`  ${instance.name}`, instance.state, '', '', '', '', '', String(instance.calls), String(instance.failures), '', String(instance.restarts), '', '', oneLine(last)];
 }
 
 /**
@@ -65,7 +69,7 @@ function foldText(text: string, room: number): string[] {
  * one who can act.
  */
 function lastErrorCell(entry: StatusEntry): string {
-	const text = (entry.quarantineReason ?? entry.lastError ?? '').replaceAll(/\s+/g, ' ');
+	const text = oneLine(entry.quarantineReason ?? entry.lastError ?? '');
 	if (entry.state === 'needs-sign-in') return `${text === '' ? 'it needs a sign-in' : text}; to sign in: mcp-hangar auth ${entry.name}`;
 	return text === '' ? '-' : text;
 }

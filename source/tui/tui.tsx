@@ -196,16 +196,22 @@ export async function runTui(options: TuiOptions): Promise<void> {
 
 	// MCP clients (`mcp-hangar --stdio`, the CLI, HTTP with --http) attach to this supervisor.
 	const {supervisor, controller, http} = await startOwner(config, logger, 'tui', options.http, {stateDir: options.stateDir});
-	const notices: string[] = [];
-	if (http !== undefined) notices.push(`MCP over HTTP: ${http.url}`);
-	const writer = supervisor.store.writerPid;
-	// Another hangar writes the state dir: quarantines and approvals are refused (with the reason) until it exits and this one takes over.
-	if (writer !== undefined) notices.push(`state dir held by hangar pid ${writer}: quarantine and approve are refused until it exits`);
 	const problems = supervisor.store.problems.length;
-	if (problems > 0) notices.push(`state.json: ${problems} problem${problems === 1 ? '' : 's'} at load, the rest kept (see ${logFile})`);
 	const traffic = target === undefined ? undefined : startDemoTraffic(supervisor, target);
-	if (traffic !== undefined) notices.push(`demo traffic: ${traffic.label}`);
-	const source = supervisorSource(supervisor, {logFile, ...(notices.length > 0 ? {notice: notices.join('  ·  ')} : {})});
+	// Read at every frame: the writer's notice goes once this hangar took the state dir over.
+	const notice = (): string | undefined => {
+		const writer = supervisor.store.writerPid;
+		const notices = [
+			...(http === undefined ? [] : [`MCP over HTTP: ${http.url}`]),
+			// Another hangar writes the state dir: quarantines and approvals are refused (with the reason) until it exits and this one takes over.
+			...(writer === undefined ? [] : [`state dir held by hangar pid ${writer}: quarantine and approve are refused until it exits`]),
+			...(problems > 0 ? [`state.json: ${problems} problem${problems === 1 ? '' : 's'} at load, the rest kept (see ${logFile})`] : []),
+			...(traffic === undefined ? [] : [`demo traffic: ${traffic.label}`]),
+		];
+		return notices.length > 0 ? notices.join('  ·  ') : undefined;
+	};
+
+	const source = supervisorSource(supervisor, {logFile, notice});
 	const quit = (): void => {
 		traffic?.stop();
 		logger.info('quit from the terminal UI');

@@ -14,13 +14,14 @@
  */
 import {ConfigError, loadConfig, resolveConfigPath} from '../config/read-config.js';
 import {Logger, fileSink, stderrSink} from '../base/logger.js';
+import {systemErrorSentence} from '../base/system-error.js';
 import {terminalOutput} from '../base/terminal-text.js';
 import {launchEarly} from './early-launch.js';
 
 export type QuickArgs = {config?: string; stateDir?: string; logLevel?: 'debug' | 'info' | 'warn' | 'error' | 'silent'; logFile?: string};
 
 export async function runLingeringServe(args: QuickArgs): Promise<void> {
-	await asTheCliWould(async () => {
+	await asTheCliWould('serve', async () => {
 		const configPath = resolveConfigPath(args.config);
 		const config = loadConfig(configPath, {stateDir: args.stateDir});
 		launchEarly(config, {standalone: false});
@@ -31,7 +32,7 @@ export async function runLingeringServe(args: QuickArgs): Promise<void> {
 }
 
 export async function runStandaloneStdio(args: QuickArgs): Promise<void> {
-	await asTheCliWould(async () => {
+	await asTheCliWould('--stdio --standalone', async () => {
 		const {serveStdio, stdioLogger} = await import('./stdio.js');
 		const configPath = resolveConfigPath(args.config);
 		const logger = stdioLogger({configPath, stateDir: args.stateDir, logLevel: args.logLevel, logFile: args.logFile});
@@ -39,13 +40,14 @@ export async function runStandaloneStdio(args: QuickArgs): Promise<void> {
 	});
 }
 
-async function asTheCliWould(run: () => Promise<void>): Promise<void> {
+async function asTheCliWould(command: string, run: () => Promise<void>): Promise<void> {
 	// The title meow gives the CLI's processes (its bin's name), which `ps` and the tests look for.
 	process.title = 'mcp-hangar';
 	try {
 		await run();
 	} catch (error) {
-		terminalOutput.err(`mcp-hangar: ${error instanceof ConfigError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+		const said = error instanceof ConfigError ? error.message : (systemErrorSentence(error, command) ?? (error instanceof Error ? (error.stack ?? error.message) : String(error)));
+		terminalOutput.err(`mcp-hangar: ${said}\n`);
 		process.exit(1);
 	}
 }

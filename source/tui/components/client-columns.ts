@@ -36,7 +36,7 @@ export function clientRows(clients: readonly ClientView[], now: number): ClientR
 		const sinceCall = client.lastCallAt === null ? undefined : now - client.lastCallAt;
 		return {
 			client,
-			name: (client.name === null ? unnamed(client) : printable([client.name, client.version ?? ''].join(' ').trim())) + (client.idle === true ? ' (idle)' : ''),
+			name: (client.name === null ? unnamed(client) : printable(client.version === null || client.version === '' ? client.name : `${client.name} ${client.version}`)) + (client.idle === true ? ' (idle)' : ''),
 			connected: shortDuration((now - client.connectedAt) / 1000),
 			lastCall: sinceCall === undefined ? '-' : `${shortDuration(sinceCall / 1000)} ago`,
 			seconds: now - client.connectedAt < secondsShownMs || (sinceCall !== undefined && sinceCall < secondsShownMs),

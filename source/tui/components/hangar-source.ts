@@ -62,14 +62,14 @@ export type SupervisorSourceOptions = {
 	logFile: string;
 	/** How commands are labelled in hangar's log and in transition reasons (default "a person in the TUI"). */
 	via?: string;
-	/** A note the header shows, e.g. "demo traffic: flaky-demo/echo at 2/s" (default none). */
-	notice?: string;
+	/** A note the header shows, e.g. "demo traffic: flaky-demo/echo at 2/s" (default none); a function is read at every frame, for a note that changes. */
+	notice?: string | (() => string | undefined);
 };
 
 export function supervisorSource(supervisor: Supervisor, options: SupervisorSourceOptions): HangarSource {
 	const via = options.via ?? 'a person in the TUI';
 	return {
-		read: focus => ({...consoleSnapshot(supervisor, focus), logFile: options.logFile, notice: options.notice}),
+		read: focus => ({...consoleSnapshot(supervisor, focus), logFile: options.logFile, notice: typeof options.notice === 'function' ? options.notice() : options.notice}),
 		subscribe: (focus, listener) => watchConsole(supervisor, focus, listener),
 		act: async (name, action) => supervisor.act(name, action, via),
 		startSignIn: async name => startSignIn(supervisor, name, via),

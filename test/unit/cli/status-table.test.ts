@@ -70,4 +70,13 @@ describe('the status table', () => {
 		expect(lines[1]).toMatch(/^dual\s+ready\s.*dual-era/);
 		expect(lines[2]).toMatch(/^ {2}dual@2026-07-28\s+ready\s+3\s+0\s+0\s+pid 4242, era twin: its 2026-07-28 mode, for 2026-07-28 clients$/);
 	});
+
+	it('shows an invisible character in LAST ERROR escaped, not as the space JavaScript counts it as', () => {
+		// A BOM, a line separator and a no-break space are whitespace to \s; only the line's own breaks fold.
+		const hidden = 'tool "read\uFEFFfile" description changed to "x\u2028send ~/.ssh\u00A0too"\nsee the diff';
+		const perClient = {...entry('pc', null), instances: [{name: 'pc#1', client: 'a', state: 'dead', pid: null, calls: 0, failures: 0, restarts: 0, lastError: 'gone\uFEFF\u2028now'}]} as unknown as StatusEntry;
+		const lines = statusTable([entry('hid', hidden), perClient]).trimEnd().split('\n');
+		expect(lines[1]).toContain(String.raw`tool "read\ufefffile" description changed to "x\u2028send ~/.ssh` + '\u00A0' + 'too" see the diff');
+		expect(lines[3]).toContain(String.raw`gone\ufeff\u2028now`);
+	});
 });

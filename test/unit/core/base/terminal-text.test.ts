@@ -49,6 +49,24 @@ describe('the output rule for text hangar did not write', () => {
 		expect(terminalText(terminalText('\u{E0041}\u200B'))).toBe(terminalText('\u{E0041}\u200B'));
 	});
 
+	it('shows every other character Unicode says draws nothing escaped: variation selectors, which can smuggle bytes, and the other ignorables', () => {
+		// 256 variation selectors after one letter encode any bytes an agent reads and a person never sees.
+		expect(terminalText('x\u{E0100}\u{E0131}\u{E01EF}y')).toBe(String.raw`x\udb40\udd00\udb40\udd31\udb40\uddefy`);
+		expect(terminalText('a\uFE00b\uFE0Dc\uFE0Fd\uFE0Ee')).toBe(String.raw`a\ufe00b\ufe0dc\ufe0fd\ufe0ee`);
+		// The combining grapheme joiner, Khmer's inherent vowels, Mongolian's free variation selectors.
+		expect(terminalText('a\u034Fb\u17B4c\u17B5d\u180Be\u180Ff')).toBe(String.raw`a\u034fb\u17b4c\u17b5d\u180be\u180ff`);
+		const value = {name: 'x\u{E0100}\uFE01'};
+		expect(terminalJson(value)).toBe(String.raw`{"name":"x\udb40\udd00\ufe01"}`);
+		expect(JSON.parse(terminalJson(value))).toEqual(value);
+	});
+
+	it('keeps the one presentation selector that makes a character an emoji or text, and a keycap', () => {
+		expect(terminalText('❤\uFE0F ☺\uFE0E ©\uFE0F 1\uFE0F\u20E3 #\uFE0F\u20E3')).toBe('❤\uFE0F ☺\uFE0E ©\uFE0F 1\uFE0F\u20E3 #\uFE0F\u20E3');
+		// A second one carries nothing a person sees.
+		expect(terminalText('❤\uFE0F\uFE0F')).toBe(String.raw`❤` + '\uFE0F' + String.raw`\ufe0f`);
+		expect(terminalText('1\uFE0F')).toBe(String.raw`1\ufe0f`);
+	});
+
 	it('keeps newlines, CRLF and tabs for a surface that prints whole lines, but not a lone carriage return', () => {
 		expect(terminalText('one\tcell\r\ntwo\n', 'lines')).toBe('one\tcell\r\ntwo\n');
 		expect(terminalText('safe\rforged', 'lines')).toBe('safe\\x0dforged');
