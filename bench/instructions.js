@@ -14,8 +14,9 @@
  * `echo` sequentially: `--warm` calls uninstrumented (the JIT settles),
  * then `--calls` calls counted. Counted: every thread of the proxy process
  * (the daemon and the bridge each, for the default path), less the
- * functions of V8's optimizing compiler, which compiles once and, slowed
- * down by valgrind, may still be at it when counting begins. Not counted:
+ * functions of V8's optimizing compiler, which compiles once and may still
+ * be at it when counting begins, and those of a major collection (both
+ * shown apart, see majorGcFrame). Not counted:
  * the kernel (the reads, writes and waits of a call, the same four system
  * calls on every path, are a large part of a call's CPU time), so these
  * ratios are larger than bench:peers' CPU ratios, which have the same
@@ -49,12 +50,32 @@ if (spawnSync('valgrind', ['--version']).status !== 0 || spawnSync('callgrind_an
 
 const out = tempDir('hangar-instructions-');
 const valgrind = ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${path.join(out, '%p.out')}`];
+/**
+ * TurboFan compiles on the thread that runs the code, not in the
+ * background: how much of the warm-up's code the background thread had
+ * optimized when counting began depended on how busy the machine was (a
+ * build counted 125.6k and 191.2k per standalone call in two runs with
+ * other work on the machine). Compiled in line, the hot code is optimized
+ * during the warm-up, whatever the load.
+ */
+const v8Flags = ['--no-concurrent-recompilation', '--no-concurrent-osr'];
 /** V8's optimizing compiler (TurboFan and its zones): a one-time cost, see the module comment. */
 const compilerFrame = /v8::internal::compiler::|v8::internal::Zone|turboshaft/;
+/**
+ * A major (mark-compact) collection of the old generation: it comes every
+ * so many thousand calls and costs tens of millions of instructions, so a
+ * window of 2,000 calls holds one or none, and a path's count doubled
+ * between runs with it (standalone: 105k against 184k, 59k of it this).
+ * Shown apart, like the compiler; the young generation's scavenges, paid in
+ * proportion to what each call allocates, stay counted.
+ */
+const majorGcFrame = /MarkCompact|ConcurrentMarking|MarkingVisitor|IncrementalMarking|MarkingWorklist|MarkingBarrier|Sweeper|ActiveSystemPages/;
 
 const paths = {
 	hop: 'the minimal stdio hop (bench/hop.js)',
 	supervisedHop: 'the hop + what a supervisor adds per call (bench/supervised-hop.js)',
+	twoHop: 'two-process floor: bench/socket-hop.js piping to bench/hop.js --listen',
+	supervisedTwoHop: 'two-process floor with a supervisor: bench/socket-hop.js piping to bench/supervised-hop.js --listen',
 	hangarStandalone: 'hangar --stdio --standalone',
 	hangar: 'hangar --stdio, the default: the bridge + the daemon',
 };
@@ -68,15 +89,17 @@ function countedSinceZero(pid) {
 	const annotated = execFileSync('callgrind_annotate', ['--threshold=100', path.join(out, newest)], {encoding: 'utf8', maxBuffer: 256 * 1024 * 1024});
 	let total = 0;
 	let compiler = 0;
+	let majorGc = 0;
 	for (const line of annotated.split('\n')) {
 		const match = /^\s*([\d,]+) \([\s\d.]+%\)\s+(.*)$/.exec(line);
 		if (match === null) continue;
 		const count = Number(match[1].replaceAll(',', ''));
 		if (match[2].includes('PROGRAM TOTALS')) total = count;
 		else if (compilerFrame.test(match[2])) compiler += count;
+		else if (majorGcFrame.test(match[2])) majorGc += count;
 	}
 
-	return {total, compiler};
+	return {total, compiler, majorGc};
 }
 
 const control = (pids, ...args) => {
@@ -99,7 +122,7 @@ async function firstCall(client, tool, args) {
 async function measure(name) {
 	const up = realUpstream('everything');
 	const dir = tempDir();
-	const under = args => ['valgrind', [...valgrind, process.execPath, ...args]];
+	const under = args => ['valgrind', [...valgrind, process.execPath, ...v8Flags, ...args]];
 	let session;
 	let tool = 'up__echo';
 	let daemon;
@@ -109,6 +132,22 @@ async function measure(name) {
 		tool = 'echo';
 	} else if (name === 'supervisedHop') {
 		session = await connect(...under([path.join(root, 'bench', 'supervised-hop.js'), path.join(dir, 'audit.jsonl'), 'up', up.command, ...up.args]), {env: up.env});
+	} else if (name === 'twoHop' || name === 'supervisedTwoHop') {
+		const socket = path.join(dir, 'hop.sock');
+		const hop = name === 'twoHop' ? [hopPath, '--listen', socket] : [path.join(root, 'bench', 'supervised-hop.js'), '--listen', socket, path.join(dir, 'audit.jsonl'), 'up'];
+		const [command, args] = under([...hop, up.command, ...up.args]);
+		const child = spawn(command, args, {stdio: ['ignore', 'pipe', 'ignore'], env: {...process.env, ...up.env}});
+		daemon = child.pid;
+		await new Promise((resolve, reject) => {
+			let text = '';
+			child.stdout.on('data', chunk => {
+				text += chunk;
+				if (text.includes('listening')) resolve();
+			});
+			child.once('exit', code => reject(new Error(`${name}'s hop exited with ${code} before it listened`)));
+		});
+		session = await connect(...under([path.join(root, 'bench', 'socket-hop.js'), socket]));
+		if (name === 'twoHop') tool = 'echo';
 	} else if (name === 'hangarStandalone') {
 		session = await connect(...under([cliPath, '--stdio', '--config', config(), '--standalone']), {env: up.env});
 	} else {
@@ -138,9 +177,10 @@ async function measure(name) {
 	if (daemon !== undefined) process.kill(daemon, 'SIGTERM');
 	await sweep(5000);
 	up.cleanup?.();
-	const perCall = counted.map(({total, compiler}) => (total - compiler) / calls);
+	const perCall = counted.map(({total, compiler, majorGc}) => (total - compiler - majorGc) / calls);
 	const compilerPerCall = counted.reduce((sum, {compiler}) => sum + compiler, 0) / calls;
-	return {perCall: perCall.reduce((sum, value) => sum + value, 0), parts: perCall, compilerPerCall};
+	const majorGcPerCall = counted.reduce((sum, {majorGc}) => sum + majorGc, 0) / calls;
+	return {perCall: perCall.reduce((sum, value) => sum + value, 0), parts: perCall, compilerPerCall, majorGcPerCall};
 }
 
 const results = {};
@@ -151,11 +191,11 @@ for (const name of chosen) {
 }
 
 const thousands = value => `${(value / 1000).toFixed(1)}k`;
-console.log(`user-space instructions per sequential echo call (${calls} counted after ${warm}), V8's optimizing compiler left out`);
+console.log(`user-space instructions per sequential echo call (${calls} counted after ${warm}), V8's optimizing compiler and major collections left out`);
 for (const [name, result] of Object.entries(results)) {
 	const ratio = results.hop === undefined ? '' : `  ${(result.perCall / results.hop.perCall).toFixed(2)}× the hop`;
-	const parts = result.parts.length > 1 ? ` (bridge ${thousands(result.parts[0])} + daemon ${thousands(result.parts[1])})` : '';
-	console.log(`${name.padEnd(18)} ${thousands(result.perCall).padStart(7)}${ratio}${parts}  [compiler still at work: ${thousands(result.compilerPerCall)}]`);
+	const parts = result.parts.length > 1 ? ` (${name === 'hangar' ? 'bridge' : 'socket-hop'} ${thousands(result.parts[0])} + ${name === 'hangar' ? 'daemon' : 'hop'} ${thousands(result.parts[1])})` : '';
+	console.log(`${name.padEnd(18)} ${thousands(result.perCall).padStart(7)}${ratio}${parts}  [compiler still at work: ${thousands(result.compilerPerCall)}; major GC in the window: ${thousands(result.majorGcPerCall)}]`);
 }
 
 fs.rmSync(out, {recursive: true, force: true});
