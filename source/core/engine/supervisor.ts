@@ -154,6 +154,7 @@ export class Supervisor extends EventEmitter<{
 			this.emit('toolsChanged');
 		});
 		this.tasks = new TaskBook(this.calls, logger.child('tasks'));
+		this.instanceModes.taskOwner = (instance, taskId) => this.tasks.ownerOf(instance, taskId);
 		this.eraTwins = new EraTwins({settings: () => this.current.hangar, store, logger, clients: this.clients, follow: (twin, template) => this.followInstance(twin, template), listsChanged: (kind, meta) => this.twinListsChanged(kind, meta), keepCounts: async (template, twin, stopped) => this.instanceTotals.retire(template, twin, stopped)});
 		this.routed = new RoutedCalls({
 			shuttingDown: () => this.shuttingDown,

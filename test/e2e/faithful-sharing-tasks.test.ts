@@ -1,0 +1,84 @@
+/**
+ * Several clients on one shared upstream, and the requests an upstream sends
+ * about a task (2025-11-25 tasks): one that names its task in the
+ * `related-task` `_meta` belongs to the client that created that task, and
+ * reaches that client only, whatever other clients have in flight on the
+ * instance. Real SDK clients on `--stdio` bridges attached to
+ * `mcp-hangar serve`, the real server-everything (whose
+ * `simulate-research-query` asks its client through the task's
+ * tasks/result stream).
+ */
+import path from 'node:path';
+import {Client} from '@modelcontextprotocol/sdk/client/index.js';
+import {CallToolResultSchema, CreateTaskResultSchema, ElicitRequestSchema, GetTaskResultSchema} from '@modelcontextprotocol/sdk/types.js';
+import {afterEach, describe, expect, it} from 'vitest';
+import {closeHangars, everything, fastHangar, openHangar, root, statusOf, tempDir, waitFor, writeConfig} from '../support/hangar.js';
+import {spawnServe, type Served} from '../support/serve.js';
+
+const daemons: Served[] = [];
+
+afterEach(async () => {
+	await closeHangars();
+	for (const daemon of daemons.splice(0)) await daemon.stop('SIGKILL');
+});
+
+async function startDaemon(config: string): Promise<Served> {
+	const {served} = await spawnServe(['serve', '--config', config], {listening: log => /serving \d+ upstreams? to MCP clients on/.test(log) || undefined});
+	daemons.push(served);
+	return served;
+}
+
+/** An SDK client that answers elicitation with its own name, and notes what it was asked. */
+function answering(name: string): {client: Client; asked: Array<Record<string, unknown> | undefined>} {
+	const client = new Client({name, version: '1.0.0'}, {capabilities: {elicitation: {}}});
+	const asked: Array<Record<string, unknown> | undefined> = [];
+	client.setRequestHandler(ElicitRequestSchema, async request => {
+		asked.push(request.params._meta);
+		return {action: 'accept', content: {interpretation: `${name}'s answer`}};
+	});
+	return {client, asked};
+}
+
+describe('a shared upstream asks about one client\'s task while another client\'s call is in flight', () => {
+	it('sends the request that names the task to the task\'s owner, not to the other client, and does not refuse it', async () => {
+		const file = writeConfig(tempDir(), {everything: everything({lazy: false, instances: 'shared'})}, fastHangar);
+		await startDaemon(file);
+		const ada = answering('ada');
+		const bob = answering('bob');
+		await openHangar(file, {client: ada.client, shared: true});
+		await openHangar(file, {client: bob.client, shared: true});
+		await waitFor(async () => (await statusOf(ada.client, 'everything')).state === 'ready', 'everything to be ready');
+
+		const created = await ada.client.request({method: 'tools/call', params: {name: 'everything__simulate-research-query', arguments: {topic: 'ships', ambiguous: true}, task: {ttl: 60_000}}}, CreateTaskResultSchema);
+		const taskId = created.task.taskId;
+		await waitFor(async () => (await ada.client.request({method: 'tasks/get', params: {taskId}}, GetTaskResultSchema)).status === 'input_required', 'the task to need input');
+		// Bob's call is in flight on the same instance for as long as ada's tasks/result waits for her answer.
+		const bobsCall = bob.client.callTool({name: 'everything__trigger-long-running-operation', arguments: {duration: 4, steps: 4}});
+		await waitFor(async () => (await statusOf(ada.client, 'everything')).inFlight === 1 || undefined, 'bob\'s call to be in flight');
+		const result = await ada.client.request({method: 'tasks/result', params: {taskId}}, CallToolResultSchema);
+		await bobsCall;
+
+		expect(bob.asked).toEqual([]);
+		expect(ada.asked).toEqual([{'io.modelcontextprotocol/related-task': {taskId}}]);
+		expect(JSON.stringify(result.content)).toContain('ada\'s answer');
+	}, 60_000);
+
+	it('sends it to the task\'s owner when only another client has a call in flight: never to that other client', async () => {
+		const asker = {command: process.execPath, args: [path.join(root, 'test', 'fixtures', 'task-asker.mjs')], instances: 'shared'};
+		const file = writeConfig(tempDir(), {asker}, fastHangar);
+		await startDaemon(file);
+		const ada = answering('ada');
+		const bob = answering('bob');
+		await openHangar(file, {client: ada.client, shared: true});
+		await openHangar(file, {client: bob.client, shared: true});
+
+		const created = await ada.client.request({method: 'tools/call', params: {name: 'asker__ask-later', arguments: {}, task: {ttl: 60_000}}}, CreateTaskResultSchema);
+		// Ada has nothing in flight now; bob's call is what the upstream serves when it asks about ada's task.
+		await bob.client.callTool({name: 'asker__wait', arguments: {}});
+		const result = await ada.client.request({method: 'tasks/result', params: {taskId: created.task.taskId}}, CallToolResultSchema);
+
+		expect(bob.asked).toEqual([]);
+		expect(ada.asked).toEqual([{'io.modelcontextprotocol/related-task': {taskId: created.task.taskId}}]);
+		expect(result.structuredContent).toEqual({outcome: {action: 'accept', content: {interpretation: 'ada\'s answer'}}});
+	}, 60_000);
+});
