@@ -10,7 +10,8 @@
  */
 import path from 'node:path';
 import {Client} from '@modelcontextprotocol/sdk/client/index.js';
-import {CallToolResultSchema, CreateTaskResultSchema, ElicitRequestSchema, GetTaskResultSchema} from '@modelcontextprotocol/sdk/types.js';
+import {InMemoryTaskStore} from '@modelcontextprotocol/sdk/experimental/tasks';
+import {CallToolResultSchema, CreateMessageRequestSchema, CreateTaskResultSchema, ElicitRequestSchema, GetTaskResultSchema} from '@modelcontextprotocol/sdk/types.js';
 import {afterEach, describe, expect, it} from 'vitest';
 import {closeHangars, everything, fastHangar, openHangar, root, statusOf, tempDir, waitFor, writeConfig} from '../support/hangar.js';
 import {spawnServe, type Served} from '../support/serve.js';
@@ -80,5 +81,51 @@ describe('a shared upstream asks about one client\'s task while another client\'
 		expect(bob.asked).toEqual([]);
 		expect(ada.asked).toEqual([{'io.modelcontextprotocol/related-task': {taskId: created.task.taskId}}]);
 		expect(result.structuredContent).toEqual({outcome: {action: 'accept', content: {interpretation: 'ada\'s answer'}}});
+	}, 60_000);
+});
+
+describe('a shared upstream polls the task a client runs for it while another client\'s call is in flight', () => {
+	it('sends its tasks/get and tasks/result to the client that created the task, so the call that asked completes', async () => {
+		const file = writeConfig(tempDir(), {everything: everything({lazy: false, instances: 'shared'})}, fastHangar);
+		await startDaemon(file);
+		// Ada runs sampling as a task, finishing only once bob's call is in flight: every poll of it comes while bob's call is.
+		let bobInFlight: () => void = () => {};
+		const bobStarted = new Promise<void>(resolve => {
+			bobInFlight = resolve;
+		});
+		let sampled: () => void = () => {};
+		const adaSampled = new Promise<void>(resolve => {
+			sampled = resolve;
+		});
+		const ada = new Client({name: 'ada', version: '1.0.0'}, {capabilities: {sampling: {}, tasks: {list: {}, cancel: {}, requests: {sampling: {createMessage: {}}}}}, taskStore: new InMemoryTaskStore()});
+		ada.setRequestHandler(CreateMessageRequestSchema, async (request, extra) => {
+			const completion = {role: 'assistant' as const, content: {type: 'text' as const, text: 'ada sampled it'}, model: 'ada-model', stopReason: 'endTurn'};
+			if (request.params.task === undefined) return completion;
+			const task = await extra.taskStore!.createTask({ttl: 60_000, pollInterval: 100});
+			sampled();
+			void bobStarted.then(() => setTimeout(() => void extra.taskStore!.storeTaskResult(task.taskId, 'completed', completion), 1500));
+			return {task};
+		});
+		const bob = new Client({name: 'bob', version: '1.0.0'}, {capabilities: {sampling: {}, tasks: {list: {}, cancel: {}, requests: {sampling: {createMessage: {}}}}}, taskStore: new InMemoryTaskStore()});
+		const bobAsked: string[] = [];
+		bob.fallbackRequestHandler = async request => {
+			bobAsked.push(request.method);
+			throw new Error(`bob was asked ${request.method}`);
+		};
+
+		await openHangar(file, {client: ada, shared: true});
+		await openHangar(file, {client: bob, shared: true});
+		await waitFor(async () => (await statusOf(ada, 'everything')).state === 'ready', 'everything to be ready');
+		const adasCall = ada.callTool({name: 'everything__trigger-sampling-request-async', arguments: {prompt: 'the tide', maxTokens: 10}});
+		await adaSampled;
+		const bobsCall = bob.callTool({name: 'everything__trigger-long-running-operation', arguments: {duration: 4, steps: 4}});
+		await waitFor(async () => (await statusOf(bob, 'everything')).inFlight === 2 || undefined, 'bob\'s call to be in flight beside ada\'s');
+		bobInFlight();
+		const result = await adasCall;
+		await bobsCall;
+
+		expect(bobAsked).toEqual([]);
+		expect(JSON.stringify(result.content)).toContain('[COMPLETED] Async sampling completed!');
+		expect(JSON.stringify(result.content)).toContain('ada sampled it');
 	}, 60_000);
 });

@@ -41,6 +41,7 @@ import type {ClientRecord, ClientRegistry, HeldCallPeer} from './clients.js';
 import type {Caller, CallersInFlight} from './calls-in-flight.js';
 import type {InstancesSetting} from './instance-mode.js';
 import {clientUnknown, noClientAnswer} from '../refusals.js';
+import {ClientTaskBook} from './client-tasks.js';
 import {relatedTaskKey} from '../../link/upstream-asks.js';
 import {isPlainObject} from '../../wire/message-classifier.js';
 
@@ -208,6 +209,7 @@ export const sharedCapabilities: Record<'auto' | 'shared', Record<string, unknow
 
 export class SharedRelay implements ClientSide {
 	private readonly elicitations = new ElicitationBook();
+	private readonly clientTasks = new ClientTaskBook();
 
 	constructor(
 		private readonly clients: ClientRegistry,
@@ -228,7 +230,7 @@ export class SharedRelay implements ClientSide {
 		const learned = host.setting === 'auto' && wasShared;
 		const forTask = heldForTask(this.clients.sessions(), server, params);
 		if (forTask !== undefined) return askHeld(forTask, server, method, params, options, this.logger);
-		const cause = this.causeOf(server, params, options);
+		const cause = this.causeOf(server, method, params, options);
 		if ('why' in cause) {
 			const hint =
 				host.setting === 'shared'
@@ -252,21 +254,24 @@ export class SharedRelay implements ClientSide {
 		if (!canAnswer(client, need)) throw this.unable(server, method, need.capability, notDeclared(client, `${describeClient(client)}, whose call it belongs to,`, need));
 		this.logger.debug(`relaying ${method} from upstream "${server}" to ${describeClient(client)}, ${requestId === undefined ? 'about its task' : `for its call ${JSON.stringify(requestId)}`}`);
 		this.elicitations.sent(method, params, client);
-		return client.peer.request(method, params, {signal: options.signal, relatedRequestId: requestId, onProgress: options.onProgress});
+		const answer = await client.peer.request(method, params, {signal: options.signal, relatedRequestId: requestId, onProgress: options.onProgress});
+		this.clientTasks.answered(params, answer, client);
+		return answer;
 	}
 
 	/**
 	 * The call the request belongs to, or why hangar cannot tell. A request
 	 * that names a task in its `related-task` `_meta` belongs to the session
 	 * that created that task (hangar's task ids are its own and random, so
-	 * the upstream can only name one it was given), whatever other sessions
-	 * have in flight: tied to that session's call the transport names, else
+	 * the upstream can only name one it was given), and a poll of a task a
+	 * client runs for the upstream (`client-tasks.ts`) to that client,
+	 * whatever other sessions have in flight: tied to that session's call the transport names, else
 	 * to its latest call on the instance (its tasks/result, say), else to
 	 * none (it is sent to the session on its own).
 	 */
-	private causeOf(server: string, params: Record<string, unknown> | undefined, options: RelayOptions): {caller: Caller | {client: ClientRecord; requestId: undefined}} | {why: string} {
+	private causeOf(server: string, method: RelayedMethod, params: Record<string, unknown> | undefined, options: RelayOptions): {caller: Caller | {client: ClientRecord; requestId: undefined}} | {why: string} {
 		const taskId = relatedTaskId(params);
-		const owner = taskId === undefined ? undefined : this.host.taskOwner(taskId);
+		const owner = taskId === undefined ? this.clientTasks.ownerOf(method, params) : this.host.taskOwner(taskId);
 		if (owner !== undefined) {
 			const named = options.origin?.kind === 'call' ? (options.origin.caller as Caller | undefined) : undefined;
 			return {caller: named?.client === owner ? named : (this.host.callers.latestOf(owner) ?? {client: owner, requestId: undefined})};

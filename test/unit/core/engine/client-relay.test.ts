@@ -148,6 +148,26 @@ describe('SharedRelay: a request reaches only the client whose call caused it', 
 		expect(b.asked).toEqual([]);
 	});
 
+	it('sends the upstream\'s polls of a task a client runs for it to that client, whatever else is in flight', async () => {
+		const registry = new ClientRegistry();
+		const {host, callers} = shared();
+		const relay = new SharedRelay(registry, host, silentLogger);
+		const a = session(registry, 'a', ['sampling', 'tasks']);
+		const b = session(registry, 'b', ['sampling', 'tasks']);
+		a.record.peer = {...a.record.peer!, request: async (method, _params, requestOptions) => (a.asked.push({method, relatedRequestId: requestOptions.relatedRequestId}), method === 'sampling/createMessage' ? {task: {taskId: 'client-task', status: 'working'}} : {status: 'working'})};
+		const adas = callers.begin(a.record, 5);
+		await relay.request('fx', 'sampling/createMessage', {messages: [], maxTokens: 1, task: {ttl: 1000}}, {signal});
+		// Bob's call begins (and ada's ends): the polls of ada's task are still ada's.
+		callers.begin(b.record, 9);
+		await relay.request('fx', 'tasks/get', {taskId: 'client-task'}, {signal});
+		callers.end(adas);
+		await relay.request('fx', 'tasks/result', {taskId: 'client-task'}, {signal});
+		expect(a.asked.map(ask => ask.method)).toEqual(['sampling/createMessage', 'tasks/get', 'tasks/result']);
+		// tasks/list names no task: placed as any request (here bob alone is in flight).
+		await relay.request('fx', 'tasks/list', {}, {signal});
+		expect(b.asked.map(ask => ask.method)).toEqual(['tasks/list']);
+	});
+
 	it('refuses a request outside any call, even with a capable client connected', async () => {
 		const registry = new ClientRegistry();
 		const {host} = shared();
