@@ -152,6 +152,7 @@ export class Supervisor extends EventEmitter<{
 			this.emit('activity', upstream.name);
 			// Each session now sees the list its own instance gives a client like it (client-tools.ts): tell them to list again.
 			this.emit('toolsChanged');
+			this.subscriptions.moveToInstances(upstream);
 		});
 		this.tasks = new TaskBook(this.calls, logger.child('tasks'));
 		this.instanceModes.taskOwner = (instance, taskId) => this.tasks.ownerOf(instance, taskId);
