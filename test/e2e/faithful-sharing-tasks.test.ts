@@ -84,6 +84,29 @@ describe('a shared upstream asks about one client\'s task while another client\'
 	}, 60_000);
 });
 
+describe('an "auto" upstream that learns from a task\'s request that it runs per client', () => {
+	it('keeps the shared instance, and the task it runs, until the task\'s result is fetched', async () => {
+		const asker = {command: process.execPath, args: [path.join(root, 'test', 'fixtures', 'task-asker.mjs')]};
+		const file = writeConfig(tempDir(), {asker}, fastHangar);
+		await startDaemon(file);
+		const ada = answering('ada');
+		const bob = answering('bob');
+		await openHangar(file, {client: ada.client, shared: true});
+		await openHangar(file, {client: bob.client, shared: true});
+
+		const created = await ada.client.request({method: 'tools/call', params: {name: 'asker__ask-later', arguments: {}, task: {ttl: 60_000}}}, CreateTaskResultSchema);
+		// The task's elicitation (during bob's call) teaches "auto" the per-client verdict; the shared instance still runs ada's task.
+		await bob.client.callTool({name: 'asker__wait', arguments: {}});
+		expect((await statusOf(ada.client, 'asker')).instanceMode?.runs).toBe('per-client');
+		const result = await ada.client.request({method: 'tasks/result', params: {taskId: created.task.taskId}}, CallToolResultSchema);
+
+		expect(result.structuredContent).toEqual({outcome: {action: 'accept', content: {interpretation: 'ada\'s answer'}}});
+		expect(bob.asked).toEqual([]);
+		// Its result fetched, the shared instance is no longer needed: it stops.
+		await waitFor(async () => (await statusOf(ada.client, 'asker')).state === 'cold' || undefined, 'the shared instance to stop');
+	}, 60_000);
+});
+
 describe('a shared upstream polls the task a client runs for it while another client\'s call is in flight', () => {
 	it('sends its tasks/get and tasks/result to the client that created the task, so the call that asked completes', async () => {
 		const file = writeConfig(tempDir(), {everything: everything({lazy: false, instances: 'shared'})}, fastHangar);

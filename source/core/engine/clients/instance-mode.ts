@@ -146,11 +146,15 @@ export class InstanceModes {
 		this.onLearned(upstream);
 	}
 
-	/** Stops the shared instance once it serves no call (a start in progress is left to finish: the supervisor stops it when ready). */
+	/**
+	 * Stops the shared instance once it serves no call and runs no task whose
+	 * result is still to be fetched (stopping would lose it); a start in
+	 * progress is left to finish: the supervisor stops it when ready.
+	 */
 	private drain(upstream: Upstream): void {
 		const reason = 'it runs one instance per client session now ("instances": "auto" learned it); this shared one served its last call';
 		const check = (): void => {
-			if (upstream.callsInFlight > 0) return;
+			if (upstream.callsInFlight > 0 || upstream.tasksLive > 0) return;
 			upstream.off('activity', check);
 			if (upstream.state === 'ready' || upstream.state === 'degraded') void upstream.stop('cold', reason).catch(() => {});
 		};
