@@ -40,6 +40,24 @@ function answering(name: string): {client: Client; asked: Array<Record<string, u
 	return {client, asked};
 }
 
+/**
+ * Ada and bob on the task asker (test/fixtures/task-asker.mjs): ada creates
+ * a task, and the task asks its client during bob's call, which ends once
+ * that request is answered.
+ */
+async function taskAskedDuringBobsCall(entry: Record<string, unknown>) {
+	const asker = {command: process.execPath, args: [path.join(root, 'test', 'fixtures', 'task-asker.mjs')], ...entry};
+	const file = writeConfig(tempDir(), {asker}, fastHangar);
+	await startDaemon(file);
+	const ada = answering('ada');
+	const bob = answering('bob');
+	await openHangar(file, {client: ada.client, shared: true});
+	await openHangar(file, {client: bob.client, shared: true});
+	const created = await ada.client.request({method: 'tools/call', params: {name: 'asker__ask-later', arguments: {}, task: {ttl: 60_000}}}, CreateTaskResultSchema);
+	await bob.client.callTool({name: 'asker__wait', arguments: {}});
+	return {ada, bob, created};
+}
+
 describe('a shared upstream asks about one client\'s task while another client\'s call is in flight', () => {
 	it('sends the request that names the task to the task\'s owner, not to the other client, and does not refuse it', async () => {
 		const file = writeConfig(tempDir(), {everything: everything({lazy: false, instances: 'shared'})}, fastHangar);
@@ -65,17 +83,8 @@ describe('a shared upstream asks about one client\'s task while another client\'
 	}, 60_000);
 
 	it('sends it to the task\'s owner when only another client has a call in flight: never to that other client', async () => {
-		const asker = {command: process.execPath, args: [path.join(root, 'test', 'fixtures', 'task-asker.mjs')], instances: 'shared'};
-		const file = writeConfig(tempDir(), {asker}, fastHangar);
-		await startDaemon(file);
-		const ada = answering('ada');
-		const bob = answering('bob');
-		await openHangar(file, {client: ada.client, shared: true});
-		await openHangar(file, {client: bob.client, shared: true});
-
-		const created = await ada.client.request({method: 'tools/call', params: {name: 'asker__ask-later', arguments: {}, task: {ttl: 60_000}}}, CreateTaskResultSchema);
-		// Ada has nothing in flight now; bob's call is what the upstream serves when it asks about ada's task.
-		await bob.client.callTool({name: 'asker__wait', arguments: {}});
+		// Ada has nothing in flight once her task is created; bob's call is what the upstream serves when it asks about ada's task.
+		const {ada, bob, created} = await taskAskedDuringBobsCall({instances: 'shared'});
 		const result = await ada.client.request({method: 'tasks/result', params: {taskId: created.task.taskId}}, CallToolResultSchema);
 
 		expect(bob.asked).toEqual([]);
@@ -86,17 +95,8 @@ describe('a shared upstream asks about one client\'s task while another client\'
 
 describe('an "auto" upstream that learns from a task\'s request that it runs per client', () => {
 	it('keeps the shared instance, and the task it runs, until the task\'s result is fetched', async () => {
-		const asker = {command: process.execPath, args: [path.join(root, 'test', 'fixtures', 'task-asker.mjs')]};
-		const file = writeConfig(tempDir(), {asker}, fastHangar);
-		await startDaemon(file);
-		const ada = answering('ada');
-		const bob = answering('bob');
-		await openHangar(file, {client: ada.client, shared: true});
-		await openHangar(file, {client: bob.client, shared: true});
-
-		const created = await ada.client.request({method: 'tools/call', params: {name: 'asker__ask-later', arguments: {}, task: {ttl: 60_000}}}, CreateTaskResultSchema);
 		// The task's elicitation (during bob's call) teaches "auto" the per-client verdict; the shared instance still runs ada's task.
-		await bob.client.callTool({name: 'asker__wait', arguments: {}});
+		const {ada, bob, created} = await taskAskedDuringBobsCall({});
 		expect((await statusOf(ada.client, 'asker')).instanceMode?.runs).toBe('per-client');
 		const result = await ada.client.request({method: 'tasks/result', params: {taskId: created.task.taskId}}, CallToolResultSchema);
 
