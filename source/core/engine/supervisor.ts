@@ -152,8 +152,10 @@ export class Supervisor extends EventEmitter<{
 			this.emit('activity', upstream.name);
 			// Each session now sees the list its own instance gives a client like it (client-tools.ts): tell them to list again.
 			this.emit('toolsChanged');
+			this.subscriptions.moveToInstances(upstream);
 		});
 		this.tasks = new TaskBook(this.calls, logger.child('tasks'));
+		this.instanceModes.taskOwner = (instance, taskId) => this.tasks.ownerOf(instance, taskId);
 		this.eraTwins = new EraTwins({settings: () => this.current.hangar, store, logger, clients: this.clients, follow: (twin, template) => this.followInstance(twin, template), listsChanged: (kind, meta) => this.twinListsChanged(kind, meta), keepCounts: async (template, twin, stopped) => this.instanceTotals.retire(template, twin, stopped)});
 		this.routed = new RoutedCalls({
 			shuttingDown: () => this.shuttingDown,

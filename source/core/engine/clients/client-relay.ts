@@ -10,8 +10,9 @@
  *   is told exactly the capabilities that client declared.
  * - `SharedRelay`: the client side of an instance every client shares. A
  *   request belongs to a client when that client's calls are the only ones
- *   in flight on the instance (`CallersInFlight`); outside any call, or
- *   with calls of several clients in flight, it is refused. With
+ *   in flight on the instance (`CallersInFlight`), or when it names a task
+ *   that client created (`related-task`); outside any call, or with calls
+ *   of several clients in flight, it is refused. With
  *   "instances": "auto" the first such request teaches the supervisor that
  *   the upstream is client-scoped (`instance-mode.ts`): from then on each
  *   client session gets its own instance.
@@ -40,6 +41,7 @@ import type {ClientRecord, ClientRegistry, HeldCallPeer} from './clients.js';
 import type {Caller, CallersInFlight} from './calls-in-flight.js';
 import type {InstancesSetting} from './instance-mode.js';
 import {clientUnknown, noClientAnswer} from '../refusals.js';
+import {ClientTaskBook} from './client-tasks.js';
 import {relatedTaskKey} from '../../link/upstream-asks.js';
 import {isPlainObject} from '../../wire/message-classifier.js';
 
@@ -97,6 +99,14 @@ async function askHeld(held: HeldCallPeer, server: string, method: RelayedMethod
 	return held.ask(server, method, params, options.signal, options.inputKey);
 }
 
+/** The task id an upstream's request names in its `related-task` `_meta` (hangar's id by then, when hangar handed it out). */
+function relatedTaskId(params: Record<string, unknown> | undefined): string | undefined {
+	const meta = params?.['_meta'];
+	const related = isPlainObject(meta) ? meta[relatedTaskKey] : undefined;
+	const taskId = isPlainObject(related) ? related['taskId'] : undefined;
+	return typeof taskId === 'string' ? taskId : undefined;
+}
+
 /**
  * The held peer collecting the questions of the task an upstream's request
  * names in its `related-task` `_meta` (hangar's id by then: upstream-asks.ts
@@ -106,10 +116,8 @@ async function askHeld(held: HeldCallPeer, server: string, method: RelayedMethod
  * reaches that task's owner alone, whatever else is in flight.
  */
 function heldForTask(records: Iterable<ClientRecord>, instance: string, params: Record<string, unknown> | undefined): HeldCallPeer | undefined {
-	const meta = params?.['_meta'];
-	const related = isPlainObject(meta) ? meta[relatedTaskKey] : undefined;
-	const taskId = isPlainObject(related) ? related['taskId'] : undefined;
-	if (typeof taskId !== 'string') return undefined;
+	const taskId = relatedTaskId(params);
+	if (taskId === undefined) return undefined;
 	for (const record of records) {
 		for (const held of record.heldCalls.values()) if (held.task?.id === taskId && held.task.instance === instance) return held;
 	}
@@ -174,6 +182,8 @@ export type SharedHost = {
 	readonly callers: CallersInFlight;
 	/** The upstream sent a client-scoped request: an "auto" one runs per client from now on. */
 	clientScoped(method: RelayedMethod): void;
+	/** The session that created the task hangar handed out as `taskId` on this instance (a 2025 tasks/call of a client's), if any. */
+	taskOwner(taskId: string): ClientRecord | undefined;
 };
 
 /**
@@ -199,6 +209,7 @@ export const sharedCapabilities: Record<'auto' | 'shared', Record<string, unknow
 
 export class SharedRelay implements ClientSide {
 	private readonly elicitations = new ElicitationBook();
+	private readonly clientTasks = new ClientTaskBook();
 
 	constructor(
 		private readonly clients: ClientRegistry,
@@ -219,7 +230,7 @@ export class SharedRelay implements ClientSide {
 		const learned = host.setting === 'auto' && wasShared;
 		const forTask = heldForTask(this.clients.sessions(), server, params);
 		if (forTask !== undefined) return askHeld(forTask, server, method, params, options, this.logger);
-		const cause = this.causeOf(server, options);
+		const cause = this.causeOf(server, method, params, options);
 		if ('why' in cause) {
 			const hint =
 				host.setting === 'shared'
@@ -235,18 +246,37 @@ export class SharedRelay implements ClientSide {
 			throw this.refuse(server, method, `it runs one instance for every client ("instances": "shared"), and one client's roots would scope it for all of them`, `Set "instances": "auto" or "per-client" for "${server}" in the config, so each client session's instance gets that client's roots.`);
 		}
 
-		const held = client.heldCalls.get(cause.caller.requestId);
+		const {requestId} = cause.caller;
+		const held = requestId === undefined ? undefined : client.heldCalls.get(requestId);
 		if (held !== undefined) return askHeld(held, server, method, params, options, this.logger);
 
 		if (client.peer === undefined) throw this.unable(server, method, need.capability, `${describeClient(client)}, whose call it belongs to, has disconnected`);
 		if (!canAnswer(client, need)) throw this.unable(server, method, need.capability, notDeclared(client, `${describeClient(client)}, whose call it belongs to,`, need));
-		this.logger.debug(`relaying ${method} from upstream "${server}" to ${describeClient(client)}, for its call ${JSON.stringify(cause.caller.requestId)}`);
+		this.logger.debug(`relaying ${method} from upstream "${server}" to ${describeClient(client)}, ${requestId === undefined ? 'about its task' : `for its call ${JSON.stringify(requestId)}`}`);
 		this.elicitations.sent(method, params, client);
-		return client.peer.request(method, params, {signal: options.signal, relatedRequestId: cause.caller.requestId, onProgress: options.onProgress});
+		const answer = await client.peer.request(method, params, {signal: options.signal, relatedRequestId: requestId, onProgress: options.onProgress});
+		this.clientTasks.answered(params, answer, client);
+		return answer;
 	}
 
-	/** The call the request belongs to, or why hangar cannot tell. */
-	private causeOf(server: string, options: RelayOptions): {caller: Caller} | {why: string} {
+	/**
+	 * The call the request belongs to, or why hangar cannot tell. A request
+	 * that names a task in its `related-task` `_meta` belongs to the session
+	 * that created that task (hangar's task ids are its own and random, so
+	 * the upstream can only name one it was given), and a poll of a task a
+	 * client runs for the upstream (`client-tasks.ts`) to that client,
+	 * whatever other sessions have in flight: tied to that session's call the transport names, else
+	 * to its latest call on the instance (its tasks/result, say), else to
+	 * none (it is sent to the session on its own).
+	 */
+	private causeOf(server: string, method: RelayedMethod, params: Record<string, unknown> | undefined, options: RelayOptions): {caller: Caller | {client: ClientRecord; requestId: undefined}} | {why: string} {
+		const taskId = relatedTaskId(params);
+		const owner = taskId === undefined ? this.clientTasks.ownerOf(method, params) : this.host.taskOwner(taskId);
+		if (owner !== undefined) {
+			const named = options.origin?.kind === 'call' ? (options.origin.caller as Caller | undefined) : undefined;
+			return {caller: named?.client === owner ? named : (this.host.callers.latestOf(owner) ?? {client: owner, requestId: undefined})};
+		}
+
 		if (options.origin?.kind === 'outside') return {why: `it came outside any call (on the upstream's own event stream), so no client caused it`};
 		if (options.origin?.kind === 'call') {
 			const caller = options.origin.caller as Caller | undefined;

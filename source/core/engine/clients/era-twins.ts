@@ -98,6 +98,8 @@ export class EraTwins {
 				return upstream!.callers;
 			},
 			clientScoped: (_method: RelayedMethod) => {},
+			// A 2026-07-28 upstream asks about its tasks in their input_required (held-inputs), never in a related-task request.
+			taskOwner: () => undefined,
 		};
 		upstream = new Upstream(template.config, this.host.settings(), this.host.store, logger, new TwinRelay(this.host.clients, relayHost, logger), name, {}, 'modern');
 		const twin = upstream;

@@ -17,7 +17,7 @@ import type {PersistedUpstream, StateStore} from '../state-store.js';
 import type {Upstream} from '../upstream/upstream.js';
 import {launchKey, serverKey} from '../upstream/upstream-era.js';
 import {SharedRelay, type SharedHost} from './client-relay.js';
-import type {ClientRegistry} from './clients.js';
+import type {ClientRecord, ClientRegistry} from './clients.js';
 
 export type InstancesSetting = ServerConfig['instances'];
 
@@ -71,6 +71,9 @@ export class InstanceModes {
 		private readonly onLearned: (upstream: Upstream) => void,
 	) {}
 
+	/** The session that created a task hangar handed out (its id) on an instance (its name); the supervisor's task book answers. */
+	taskOwner: (instance: string, taskId: string) => ClientRecord | undefined = () => undefined;
+
 	runsPerClient(upstream: Upstream): boolean {
 		const setting = upstream.config.instances;
 		// Read on every routed call: the state file is looked at only for an "auto" one.
@@ -121,6 +124,7 @@ export class InstanceModes {
 			},
 			runsPerClient: () => modes.runsPerClient(upstream()),
 			clientScoped: method => modes.learn(upstream(), method),
+			taskOwner: taskId => modes.taskOwner(upstream().name, taskId),
 		};
 		return new SharedRelay(this.clients, host, this.logger);
 	}
@@ -142,11 +146,15 @@ export class InstanceModes {
 		this.onLearned(upstream);
 	}
 
-	/** Stops the shared instance once it serves no call (a start in progress is left to finish: the supervisor stops it when ready). */
+	/**
+	 * Stops the shared instance once it serves no call and runs no task whose
+	 * result is still to be fetched (stopping would lose it); a start in
+	 * progress is left to finish: the supervisor stops it when ready.
+	 */
 	private drain(upstream: Upstream): void {
 		const reason = 'it runs one instance per client session now ("instances": "auto" learned it); this shared one served its last call';
 		const check = (): void => {
-			if (upstream.callsInFlight > 0) return;
+			if (upstream.callsInFlight > 0 || upstream.tasksLive > 0) return;
 			upstream.off('activity', check);
 			if (upstream.state === 'ready' || upstream.state === 'degraded') void upstream.stop('cold', reason).catch(() => {});
 		};

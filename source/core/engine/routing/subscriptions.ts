@@ -8,7 +8,9 @@
  * subscriptions: they are sent again once it is ready.
  *
  * A per-client server's resource is watched on the subscribing session's
- * own instance (`pick`), and that instance's updates go to that session.
+ * own instance (`pick`), and that instance's updates go to that session;
+ * when an "auto" server learns that it runs per client, what its sessions
+ * watch moves to their own instances (`moveToInstances`).
  *
  * Bounded: a session may hold at most `perSessionLimit` subscriptions, so no
  * client can grow this without end.
@@ -115,6 +117,29 @@ export class Subscriptions {
 			upstream.request('resources/subscribe', {uri: entry.own}, `resources/subscribe "${entry.own}"`).catch((error: unknown) => {
 				this.logger.warn(`subscribing again to ${entry.own} after a restart failed: ${errorMessage(error)}`, {upstream: upstream.name});
 			});
+		}
+	}
+
+	/**
+	 * `template` runs one instance per client session from now on (an
+	 * "auto" one learned it): what sessions watch on it moves to each
+	 * session's own instance (started for it), which that session then hears
+	 * from alone. The shared instance, stopping once its calls end, is told
+	 * to stop watching.
+	 */
+	moveToInstances(template: Upstream): void {
+		for (const [key, entry] of [...this.entries]) {
+			if (entry.upstream !== template || entry.routed !== template) continue;
+			for (const [subscriber, uri] of [...entry.subscribers]) {
+				if (subscriber.client === undefined || this.pick(template, subscriber) === template) continue;
+				if (this.leave(key, entry, subscriber) && template.readyConnection !== undefined) {
+					template.request('resources/unsubscribe', {uri: entry.own}, `resources/unsubscribe "${entry.own}"`).catch(() => {});
+				}
+
+				this.subscribe(subscriber, uri).catch((error: unknown) => {
+					this.logger.warn(`watching ${uri} on its session's own instance failed: ${errorMessage(error)}`, {upstream: template.name});
+				});
+			}
 		}
 	}
 

@@ -133,6 +133,12 @@ export class TaskBook {
 		return entry === undefined || entry.client !== client ? undefined : entry;
 	}
 
+	/** The session that created the task hangar handed out as `id`, when `instance` (its name) runs it. */
+	ownerOf(instance: string, id: string): ClientRecord | undefined {
+		const entry = this.byId.get(id);
+		return entry?.instance.name === instance ? entry.client : undefined;
+	}
+
 	/** The id hangar handed out for an instance's task, for the `related-task` `_meta` of what it sends that task's client. */
 	exposedIdOf(instance: string, upstreamId: string): string | undefined {
 		return this.byUpstream.get(keyOf(instance, upstreamId))?.id;

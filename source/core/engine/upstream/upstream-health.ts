@@ -42,7 +42,7 @@ export type HealthDeps = {
 	/** Calls in flight, and since when it is idle (see `Upstream.idleSince`). */
 	load: {readonly inFlight: number; readonly idleSince: number};
 	refreshTools(why: string): void;
-	/** Something the surfaces show changed (a failed ping). */
+	/** Something the surfaces show changed (a failed ping, a live task's end). */
 	onActivity(): void;
 };
 
@@ -104,6 +104,8 @@ export class UpstreamHealth {
 			this.liveTasks -= 1;
 			this.lastTaskEndedAt = this.deps.clock.now();
 			this.scheduleIdle();
+			// A stop that waits for its tasks (an "auto" upstream's shared instance draining) looks again.
+			this.deps.onActivity();
 		};
 	}
 

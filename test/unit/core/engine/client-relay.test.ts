@@ -1,7 +1,7 @@
 import {describe, expect, it} from 'vitest';
 import {HangarError} from '../../../../source/core/base/errors.js';
 import {silentLogger} from '../../../../source/core/base/logger.js';
-import {ClientRegistry, type ClientPeer} from '../../../../source/core/engine/clients/clients.js';
+import {ClientRegistry, type ClientPeer, type ClientRecord} from '../../../../source/core/engine/clients/clients.js';
 import {CallersInFlight} from '../../../../source/core/engine/clients/calls-in-flight.js';
 import {ElicitationBook, SessionRelay, SharedRelay, pendingElicitationLimit, sessionCapabilities, type SharedHost} from '../../../../source/core/engine/clients/client-relay.js';
 import type {InstancesSetting} from '../../../../source/core/engine/clients/instance-mode.js';
@@ -38,8 +38,10 @@ function session(registry: ClientRegistry, name: string, capabilities: ClientCap
 function shared(setting: InstancesSetting = 'shared') {
 	const callers = new CallersInFlight();
 	const learned: string[] = [];
-	const host: SharedHost = {setting, callers, runsPerClient: () => setting === 'per-client' || learned.length > 0, clientScoped: method => learned.push(method)};
-	return {host, callers, learned};
+	/** The 2025 tasks hangar handed out on this instance, by its id: their sessions (the task book's answer). */
+	const tasks = new Map<string, ClientRecord>();
+	const host: SharedHost = {setting, callers, runsPerClient: () => setting === 'per-client' || learned.length > 0, clientScoped: method => learned.push(method), taskOwner: taskId => tasks.get(taskId)};
+	return {host, callers, learned, tasks};
 }
 
 const signal = new AbortController().signal;
@@ -121,6 +123,49 @@ describe('SharedRelay: a request reaches only the client whose call caused it', 
 		await refusal(relay.request('fx', 'elicitation/create', naming('task-x'), {signal}));
 		expect(asked).toEqual(['task-a@fx']);
 		expect([...a.asked, ...b.asked]).toEqual([]);
+	});
+
+	it('hands a request that names a 2025 task of a client\'s to that client, never to the one whose call is in flight', async () => {
+		const registry = new ClientRegistry();
+		const {host, callers, tasks} = shared();
+		const relay = new SharedRelay(registry, host, silentLogger);
+		const a = session(registry, 'a', ['elicitation']);
+		const b = session(registry, 'b', ['elicitation']);
+		tasks.set('task-a', a.record);
+		const naming = (taskId: string) => ({message: 'which?', requestedSchema: {type: 'object'}, _meta: {'io.modelcontextprotocol/related-task': {taskId}}});
+		// Only b has a call in flight: a request about a's task is still a's, sent on its own (no call of a's to tie it to).
+		const bobs = callers.begin(b.record, 7);
+		await expect(relay.request('fx', 'elicitation/create', naming('task-a'), {signal})).resolves.toEqual({answeredBy: 'a'});
+		expect(a.asked).toEqual([{method: 'elicitation/create', relatedRequestId: undefined}]);
+		// Both in flight (a waits in tasks/result): a's, tied to a's call.
+		callers.begin(a.record, 3);
+		await expect(relay.request('fx', 'elicitation/create', naming('task-a'), {signal})).resolves.toEqual({answeredBy: 'a'});
+		expect(a.asked[1]).toEqual({method: 'elicitation/create', relatedRequestId: 3});
+		expect(b.asked).toEqual([]);
+		// A task no session created here is placed as any request: with two clients in flight, refused.
+		await refusal(relay.request('fx', 'elicitation/create', naming('task-x'), {signal}));
+		callers.end(bobs);
+		expect(b.asked).toEqual([]);
+	});
+
+	it('sends the upstream\'s polls of a task a client runs for it to that client, whatever else is in flight', async () => {
+		const registry = new ClientRegistry();
+		const {host, callers} = shared();
+		const relay = new SharedRelay(registry, host, silentLogger);
+		const a = session(registry, 'a', ['sampling', 'tasks']);
+		const b = session(registry, 'b', ['sampling', 'tasks']);
+		a.record.peer = {...a.record.peer!, request: async (method, _params, requestOptions) => (a.asked.push({method, relatedRequestId: requestOptions.relatedRequestId}), method === 'sampling/createMessage' ? {task: {taskId: 'client-task', status: 'working'}} : {status: 'working'})};
+		const adas = callers.begin(a.record, 5);
+		await relay.request('fx', 'sampling/createMessage', {messages: [], maxTokens: 1, task: {ttl: 1000}}, {signal});
+		// Bob's call begins (and ada's ends): the polls of ada's task are still ada's.
+		callers.begin(b.record, 9);
+		await relay.request('fx', 'tasks/get', {taskId: 'client-task'}, {signal});
+		callers.end(adas);
+		await relay.request('fx', 'tasks/result', {taskId: 'client-task'}, {signal});
+		expect(a.asked.map(ask => ask.method)).toEqual(['sampling/createMessage', 'tasks/get', 'tasks/result']);
+		// tasks/list names no task: placed as any request (here bob alone is in flight).
+		await relay.request('fx', 'tasks/list', {}, {signal});
+		expect(b.asked.map(ask => ask.method)).toEqual(['tasks/list']);
 	});
 
 	it('refuses a request outside any call, even with a capable client connected', async () => {
