@@ -368,7 +368,25 @@ describe('mcp-hangar setup', () => {
 		await hangar(home, ['import', 'all', '--config', config]);
 		const unusable = await hangar(home, ['setup', 'windsurf', '--config', config]);
 		expect(unusable.code).toBe(1);
-		expect(unusable.stderr).toContain('half-written: cannot be imported (it has neither "command" nor a URL); fix or remove it in the file');
+		expect(unusable.stderr).toContain('half-written: cannot be imported (it has neither "command" nor a URL); fix or remove it in ~/.codeium/windsurf/mcp_config.json, then setup again');
+	});
+
+	it('names an entry import refuses with the reason, rather than sending the person back to import it', async () => {
+		const home = clientHome(() => false);
+		const config = path.join(home.root, 'hangar.json');
+		const file = home.file('~/.cursor/mcp.json');
+		fs.mkdirSync(path.dirname(file), {recursive: true});
+		const local = {command: 'python', args: ['${workspaceFolder}/server.py']};
+		fs.writeFileSync(file, `${JSON.stringify({mcpServers: {memory: {command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory']}, 'local-py': local}}, null, 2)}\n`);
+		const imported = await hangar(home, ['import', 'cursor', '--config', config]);
+		expect(imported.stdout).toContain('! local-py');
+
+		const refused = await hangar(home, ['setup', 'cursor', '--config', config]);
+		expect(refused.code).toBe(1);
+		expect(refused.stderr).toContain('  local-py: import refuses it (args[0]: "${workspaceFolder}" is VS Code\'s own variable');
+		expect(refused.stderr).toContain('fix or remove it in ~/.cursor/mcp.json, then setup again');
+		// Importing again would change nothing: the advice is not to.
+		expect(refused.stderr).not.toContain('import cursor');
 	});
 
 	it.each(setupCases)('$client: replaces its servers with one hangar entry, keeps the rest, and --undo restores the file byte for byte', async ({client, at, servers}) => {
