@@ -555,7 +555,7 @@ describe('the CLI as a good citizen', () => {
 		for (const flag of ['--help', '-h']) {
 			const run = await hangar(where, [flag]);
 			expect(run.code).toBe(0);
-			expect(run.stdout).toContain('$ mcp-hangar import [--config PATH]');
+			expect(run.stdout).toContain('$ mcp-hangar import [CLIENT|all|FILE] [--dry-run] [--config PATH]');
 			expect(run.stdout).toContain('Run mcp-hangar help COMMAND');
 		}
 
