@@ -237,6 +237,10 @@ describe('mcp-hangar --check-config', () => {
 		expect(result.exitCode).not.toBe(0);
 		expect(result.stderr).toContain(`Invalid configuration in ${file}:`);
 		expect(result.stderr).toMatch(/ {2}- \$: not valid JSON: .*\(line 3, column 29\)/);
+		// Said once, whether or not this Node's own message already names the line.
+		expect(result.stderr.match(/line 3,? column 29/g)).toHaveLength(1);
+		// A comma before "}" is what editors that read JSON with comments let through: say so, and where to go.
+		expect(result.stderr).toContain(`a comma before "}" or "]" (JSON allows none; VS Code and Cursor accept it): remove it, or, for another client's file, run: mcp-hangar import ${file}`);
 	});
 
 	it('reports an empty file as invalid JSON', async () => {

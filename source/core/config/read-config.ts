@@ -548,6 +548,7 @@ function otherClientsFormat(text: string, file: string): string {
 	const importIt = `To bring its servers into hangar, run: mcp-hangar import ${file} --config mcp-hangar.json`;
 	if (/^\s*\[[\w."-]+\]\s*(#.*)?$/m.test(text) && /^\s*[\w"-]+\s*=/m.test(text)) return `. This looks like TOML (Codex's config.toml); hangar's config is JSON. ${importIt}`;
 	if (/^\s*(\/\/|\/\*)/m.test(text)) return `. This looks like JSON with comments (as VS Code and Zed write it); hangar's config is plain JSON. ${importIt}`;
+	if (/,\s*[}\]]/.test(text)) return `. It has a comma before "}" or "]" (JSON allows none; VS Code and Cursor accept it): remove it, or, for another client's file, run: mcp-hangar import ${file} --config mcp-hangar.json`;
 	return '';
 }
 
@@ -555,11 +556,13 @@ function otherClientsFormat(text: string, file: string): string {
 function describeJsonError(text: string, error: Error): string {
 	const match = /at position (\d+)/.exec(error.message);
 	if (match === null) return error.message;
+	// Node 22 names the line itself ("(line 3 column 29)"); it is said once, in hangar's words.
+	const message = error.message.replace(/ \(line \d+ column \d+\)/, '');
 	const position = Number(match[1]);
 	const before = text.slice(0, position);
 	const line = before.split('\n').length;
 	const column = position - before.lastIndexOf('\n');
-	return `${error.message} (line ${line}, column ${column})`;
+	return `${message} (line ${line}, column ${column})`;
 }
 
 export {resolveConfigPath, stateDirOf} from './paths.js';
