@@ -496,6 +496,24 @@ describe('mcp-hangar add and remove', () => {
 		expect(fs.readFileSync(config, 'utf8')).toBe(original);
 	});
 
+	it('add writes a command it cannot find here, or a value the shell emptied, and warns about each', async () => {
+		const home = clientHome(() => false);
+		const config = path.join(home.root, 'hangar.json');
+		fs.writeFileSync(config, original);
+		const missing = await hangar(home, ['add', 'nowhere', '--config', config, '--', 'surely-not-a-command-xyz', '--port', '1']);
+		expect(missing.code).toBe(0);
+		expect(missing.stdout).toContain('Added "nowhere"');
+		expect(missing.stderr).toMatch(/^warning: "nowhere": command "surely-not-a-command-xyz" was not found on PATH \(searched: .*\)\. Check the spelling/);
+		expect(missing.stderr).toContain('the client that starts hangar may have another PATH');
+
+		// What `--header "Authorization: Bearer ${TOKEN}"` and `--env KEY="$KEY"` leave when the shell has no such variable.
+		const emptied = await hangar(home, ['add', 'docs', '--url', 'https://docs.example.com/mcp', '--header', 'Authorization: Bearer', '--config', config]);
+		expect(emptied.code).toBe(0);
+		expect(emptied.stderr).toBe('warning: "docs": header Authorization is "Bearer" with no token after it. A ${VAR} in double quotes is expanded by the shell before hangar sees it: write it in single quotes (\'Authorization: Bearer ${TOKEN}\'), or edit the config file.\n');
+		const empty = await hangar(home, ['add', 'mem', '--env', 'API_KEY=', '--config', config, '--', 'npx', 'x']);
+		expect(empty.stderr).toBe('warning: "mem": env API_KEY is empty. A ${VAR} in double quotes is expanded by the shell before hangar sees it: write it in single quotes (\'API_KEY=${API_KEY}\'), or edit the config file.\n');
+	});
+
 	it('refuses a taken name, a bad name, a missing or doubled command and an invalid result, writing nothing', async () => {
 		const home = clientHome(() => false);
 		const config = path.join(home.root, 'hangar.json');
