@@ -78,11 +78,16 @@ type Located = {config: HangarConfig | {path: string; hangar: {stateDir: string}
  */
 export function readConfig(options: VerbOptions): Located {
 	try {
-		return {config: loadConfig(options.configPath, {stateDir: options.stateDir}), invalid: undefined};
+		return {config: loadConfig(options.configPath, {stateDir: options.stateDir, environmentOf: shellEnvironment()}), invalid: undefined};
 	} catch (error) {
 		if (!(error instanceof ConfigError)) throw error;
 		return {config: {path: error.file, hangar: {stateDir: stateDirOf(options.configPath, {stateDir: options.stateDir})}}, invalid: error};
 	}
+}
+
+/** Whose environment a one-shot command read `${VAR}`s from: the person's shell, not a client's supervisor. */
+function shellEnvironment(command?: string): string {
+	return `this shell's environment, where ${command === undefined ? 'this command' : `mcp-hangar ${command}`} ran; a supervisor a client starts has that client's environment instead`;
 }
 
 /** A HangarError's message already ends with its hint (worded for a shell: this is the CLI). */
@@ -387,7 +392,7 @@ async function adminStandalone(config: HangarConfig, options: VerbOptions & {ser
  * that hangar ignores are notes, not failures.
  */
 export async function checkConfigVerb(options: VerbOptions, io: Output = stdio): Promise<number> {
-	const config = loadConfig(options.configPath, {stateDir: options.stateDir});
+	const config = loadConfig(options.configPath, {stateDir: options.stateDir, environmentOf: shellEnvironment('--check-config')});
 	const errors = config.issues.filter(issue => issue.severity !== 'notice');
 	const notices = config.issues.filter(issue => issue.severity === 'notice');
 	// Errors and warnings come together: fixing the errors first should not hide what else is wrong.

@@ -256,9 +256,10 @@ describe('mcp-hangar --check-config', () => {
 		expect(result.exitCode, result.stderr).toBe(0);
 	});
 
-	it('refuses ${UNSET_VAR} in args, naming the variable and the element', async () => {
+	it('refuses ${UNSET_VAR} in args, naming the variable, the element and whose environment it was looked up in', async () => {
+		// The check runs in the person's shell, and exits: not "hangar pid N", a process gone when they read it.
 		await expectInvalid({mcpServers: {x: {command: 'node', args: ['server.js', `--token=\${${unset}}`]}}}, [
-			['$.mcpServers.x.args[1]', /variable \$\{HANGAR_TEST_SURELY_UNSET_VARIABLE\} is not set \(in the environment of hangar pid \d+\): set it in this server's "env" or in its "envFile" \(read again on mcp-hangar reload\), or write \$\{HANGAR_TEST_SURELY_UNSET_VARIABLE:-default\}/],
+			['$.mcpServers.x.args[1]', /variable \$\{HANGAR_TEST_SURELY_UNSET_VARIABLE\} is not set \(in this shell's environment, where mcp-hangar --check-config ran; a supervisor a client starts has that client's environment instead\): set it in this server's "env" or in its "envFile" \(read again on mcp-hangar reload\), or write \$\{HANGAR_TEST_SURELY_UNSET_VARIABLE:-default\}/],
 		]);
 	});
 

@@ -278,7 +278,17 @@ function readableLaunch(raw: unknown, baseDir: string, store: TokenStoreLocation
 }
 
 /** Validates parsed JSON; returns the resolved config, with `issues` for what did not stop it, or throws ConfigError when nothing of it can be used. */
-export function parseConfig(raw: unknown, file: string, options: {stateDir?: string | undefined} = {}): HangarConfig {
+export type LoadOptions = {
+	stateDir?: string | undefined;
+	/**
+	 * Whose environment `${VAR}`s are read from, as an unset one's error names
+	 * it ("this shell's environment, where …"); by default this process's, a
+	 * supervisor's: its pid and the client that started it.
+	 */
+	environmentOf?: string | undefined;
+};
+
+export function parseConfig(raw: unknown, file: string, options: LoadOptions = {}): HangarConfig {
 	if (!isRecord(raw)) throw new ConfigError(file, [{path: '$', message: `expected a JSON object with "mcpServers", got ${describeValue(raw)}`}]);
 	if (raw['mcpServers'] === undefined) {
 		throw new ConfigError(file, [{path: '$', message: recogniseShape(raw) ?? 'expected "mcpServers": an object mapping server names to servers'}]);
@@ -377,7 +387,7 @@ export function parseConfig(raw: unknown, file: string, options: {stateDir?: str
 		// A disabled entry never runs: its variables are not needed, so an unset one is no error.
 		const disabled = server?.disabled ?? (isRecord(draft.raw) && draft.raw['disabled'] === true);
 		if (server !== undefined && errors.length === 0 && !disabled) {
-			const expand = (value: string, at: Array<string | number>) => expandVariables(value, variables, jsonPath(['mcpServers', name, ...at]), errors, name);
+			const expand = (value: string, at: Array<string | number>) => expandVariables(value, variables, jsonPath(['mcpServers', name, ...at]), errors, name, options.environmentOf);
 			const expandAll = (record: Record<string, string> | undefined, key: string) =>
 				Object.fromEntries(Object.entries(record ?? {}).map(([k, v]) => [k, expand(v, [key, k])]));
 			launch =
@@ -482,12 +492,12 @@ function readEnvFile(
  * reload), since a variable set in a shell afterwards never reaches a
  * supervisor that is already running.
  */
-function unsetVariable(name: string): string {
-	const whose = `hangar pid ${process.pid}${startedBy === undefined ? '' : `, started by ${startedBy}, whose environment it has`}`;
-	return `variable \${${name}} is not set (in the environment of ${whose}): set it in this server's "env" or in its "envFile" (read again on mcp-hangar reload), or write \${${name}:-default}`;
+function unsetVariable(name: string, environmentOf: string | undefined): string {
+	const whose = environmentOf ?? `the environment of hangar pid ${process.pid}${startedBy === undefined ? '' : `, started by ${startedBy}, whose environment it has`}`;
+	return `variable \${${name}} is not set (in ${whose}): set it in this server's "env" or in its "envFile" (read again on mcp-hangar reload), or write \${${name}:-default}`;
 }
 
-function expandVariables(value: string, variables: Record<string, string | undefined>, at: string, issues: ConfigIssue[], server: string): string {
+function expandVariables(value: string, variables: Record<string, string | undefined>, at: string, issues: ConfigIssue[], server: string, environmentOf: string | undefined): string {
 	const promptVariable = /\$\{(input:[^}]*|workspaceFolder[^}]*|userHome)\}/.exec(value);
 	if (promptVariable !== null) {
 		issues.push({path: at, message: `"\${${promptVariable[1]}}" is VS Code's own variable, which hangar does not expand: write \${VAR} and set VAR in the environment hangar starts in`, server});
@@ -497,7 +507,7 @@ function expandVariables(value: string, variables: Record<string, string | undef
 		const found = variables[name];
 		if (found !== undefined && found !== '') return found;
 		if (fallback !== undefined) return fallback;
-		issues.push({path: at, message: unsetVariable(name), cause: 'unset-variable', server});
+		issues.push({path: at, message: unsetVariable(name, environmentOf), cause: 'unset-variable', server});
 		return whole;
 	});
 }
@@ -511,7 +521,7 @@ function expandUrl(url: string, expand: (value: string, at: Array<string | numbe
 }
 
 /** Reads and validates a config file. Throws ConfigError for every problem, including unreadable files. */
-export function loadConfig(file: string, options: {stateDir?: string | undefined} = {}): HangarConfig {
+export function loadConfig(file: string, options: LoadOptions = {}): HangarConfig {
 	const absolute = path.resolve(file);
 	let text: string;
 	try {
@@ -526,7 +536,7 @@ export function loadConfig(file: string, options: {stateDir?: string | undefined
 }
 
 /** Validates the text of a config file read from `file` (a reload reads it itself, to know which text it applied). */
-export function parseConfigText(text: string, file: string, options: {stateDir?: string | undefined} = {}): HangarConfig {
+export function parseConfigText(text: string, file: string, options: LoadOptions = {}): HangarConfig {
 	// Editors on Windows may start the file with a byte order mark, which JSON.parse refuses.
 	if (text.startsWith('\uFEFF')) text = text.slice(1);
 	let raw: unknown;
