@@ -231,6 +231,16 @@ describe('mcp-hangar --check-config', () => {
 		}
 	});
 
+	it('reports a misspelt "command" as the typo and the missing command, not as arguments without a command', async () => {
+		const file = configFile({mcpServers: {typo: {comand: 'node', args: ['x.js'], env: {A: 'b'}}, ok: server}});
+		const result = await checkConfig(file);
+		expect(result.exitCode).toBe(1);
+		expect(result.stderr).toContain('$.mcpServers.typo.comand: unknown key "comand" (did you mean "command"?)');
+		expect(result.stderr).toContain('$.mcpServers.typo: expected either "command" (a subprocess) or "url" (a remote server)');
+		// Its args are what a command takes: telling the person they only apply to command servers sends them the wrong way.
+		expect(result.stderr).not.toContain('only apply to "command" servers');
+	});
+
 	it('reports invalid JSON with its path and where in the file', async () => {
 		const file = configFile('{\n  "mcpServers": {\n    "x": {"command": "node",}\n  }\n}\n');
 		const result = await checkConfig(file);
