@@ -256,6 +256,9 @@ describe('mcp-hangar import', () => {
 		expect(run.stderr).toBe('');
 		expect(run.code).toBe(0);
 		expect(JSON.parse(fs.readFileSync(config, 'utf8')).mcpServers.echo).toMatchObject({command: 'node', args: ['server.js']});
+		// The file is no client's: setup of the client whose format it was read in would rewrite that client's own file instead.
+		expect(run.stdout).not.toContain('setup claude-code');
+		expect(run.stdout).toContain(`Then point your client at hangar: ${self} setup CLIENT --config ${config} (CLIENT: claude-desktop, claude-code, cursor, vscode, windsurf, cline, gemini, codex).`);
 	});
 
 	it('reads a file once when the project is the home directory, and suggests every client a short name starts', async () => {
