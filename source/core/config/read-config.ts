@@ -387,7 +387,12 @@ export function parseConfig(raw: unknown, file: string, options: LoadOptions = {
 		// A disabled entry never runs: its variables are not needed, so an unset one is no error.
 		const disabled = server?.disabled ?? (isRecord(draft.raw) && draft.raw['disabled'] === true);
 		if (server !== undefined && errors.length === 0 && !disabled) {
-			const expand = (value: string, at: Array<string | number>) => expandVariables(value, variables, jsonPath(['mcpServers', name, ...at]), errors, name, options.environmentOf);
+			const expandWith = (from: Record<string, string | undefined>) => (value: string, at: Array<string | number>) =>
+				expandVariables(value, from, jsonPath(['mcpServers', name, ...at]), errors, name, options.environmentOf);
+			// The entry's envFile is read first (its path expands from the environment): its variables expand the
+			// entry's own ${VAR}s too, which is where an unset variable's error tells the person to put it.
+			const fileVariables = readEnvFile(server.envFile, baseDir, expandWith(variables), errors, name);
+			const expand = expandWith({...variables, ...fileVariables, HANGAR_CONFIG_DIR: baseDir, HANGAR_STATE_DIR: settings.stateDir});
 			const expandAll = (record: Record<string, string> | undefined, key: string) =>
 				Object.fromEntries(Object.entries(record ?? {}).map(([k, v]) => [k, expand(v, [key, k])]));
 			launch =
@@ -396,7 +401,7 @@ export function parseConfig(raw: unknown, file: string, options: LoadOptions = {
 							kind: 'stdio',
 							command: expand(server.command!, ['command']),
 							args: (server.args ?? []).map((arg, index) => expand(arg, ['args', index])),
-							env: {...readEnvFile(server.envFile, baseDir, expand, errors, name), ...expandAll(server.env, 'env')},
+							env: {...fileVariables, ...expandAll(server.env, 'env')},
 							cwd: path.resolve(baseDir, expand(server.cwd ?? '.', ['cwd'])),
 						}
 					: {
