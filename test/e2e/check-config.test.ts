@@ -290,6 +290,13 @@ describe('mcp-hangar --check-config', () => {
 		);
 	});
 
+	it('tells a url server to put an unset variable in its envFile, not in an "env" it cannot have', async () => {
+		const file = configFile({mcpServers: {remote: {url: 'https://example.com/mcp', headers: {Authorization: `Bearer \${${unset}}`}}, ok: server}});
+		const result = await checkConfig(file);
+		expect(result.stderr).toContain(`variable \${${unset}} is not set`);
+		expect(result.stderr).toContain(`: set it in this server's "envFile" (read again on mcp-hangar reload), or write \${${unset}:-default}`);
+	});
+
 	it('ignores unset variables in a disabled entry, which never runs', async () => {
 		const file = configFile({mcpServers: {off: {command: 'node', args: ['server.js'], env: {TOKEN: `\${${unset}}`}, disabled: true}, on: server}});
 		const result = await checkConfig(file);

@@ -388,7 +388,7 @@ export function parseConfig(raw: unknown, file: string, options: LoadOptions = {
 		const disabled = server?.disabled ?? (isRecord(draft.raw) && draft.raw['disabled'] === true);
 		if (server !== undefined && errors.length === 0 && !disabled) {
 			const expandWith = (from: Record<string, string | undefined>) => (value: string, at: Array<string | number>) =>
-				expandVariables(value, from, jsonPath(['mcpServers', name, ...at]), errors, name, options.environmentOf);
+				expandVariables(value, from, jsonPath(['mcpServers', name, ...at]), errors, name, options.environmentOf, server.url !== undefined);
 			// The entry's envFile is read first (its path expands from the environment): its variables expand the
 			// entry's own ${VAR}s too, which is where an unset variable's error tells the person to put it.
 			const fileVariables = readEnvFile(server.envFile, baseDir, expandWith(variables), errors, name);
@@ -497,12 +497,14 @@ function readEnvFile(
  * reload), since a variable set in a shell afterwards never reaches a
  * supervisor that is already running.
  */
-function unsetVariable(name: string, environmentOf: string | undefined): string {
+function unsetVariable(name: string, environmentOf: string | undefined, remote: boolean): string {
 	const whose = environmentOf ?? `the environment of hangar pid ${process.pid}${startedBy === undefined ? '' : `, started by ${startedBy}, whose environment it has`}`;
-	return `variable \${${name}} is not set (in ${whose}): set it in this server's "env" or in its "envFile" (read again on mcp-hangar reload), or write \${${name}:-default}`;
+	// A url server has no "env" of its own: its envFile is where a value goes.
+	const where = remote ? 'in this server\'s "envFile"' : 'in this server\'s "env" or in its "envFile"';
+	return `variable \${${name}} is not set (in ${whose}): set it ${where} (read again on mcp-hangar reload), or write \${${name}:-default}`;
 }
 
-function expandVariables(value: string, variables: Record<string, string | undefined>, at: string, issues: ConfigIssue[], server: string, environmentOf: string | undefined): string {
+function expandVariables(value: string, variables: Record<string, string | undefined>, at: string, issues: ConfigIssue[], server: string, environmentOf: string | undefined, remote = false): string {
 	const promptVariable = /\$\{(input:[^}]*|workspaceFolder[^}]*|userHome)\}/.exec(value);
 	if (promptVariable !== null) {
 		issues.push({path: at, message: `"\${${promptVariable[1]}}" is VS Code's own variable, which hangar does not expand: write \${VAR} and set VAR in the environment hangar starts in`, server});
@@ -512,7 +514,7 @@ function expandVariables(value: string, variables: Record<string, string | undef
 		const found = variables[name];
 		if (found !== undefined && found !== '') return found;
 		if (fallback !== undefined) return fallback;
-		issues.push({path: at, message: unsetVariable(name, environmentOf), cause: 'unset-variable', server});
+		issues.push({path: at, message: unsetVariable(name, environmentOf, remote), cause: 'unset-variable', server});
 		return whole;
 	});
 }
