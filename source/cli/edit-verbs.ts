@@ -14,6 +14,8 @@ import {editableConfigPath, entryProblem, openHangarConfig, saveHangarConfig, wi
 import {isValidServerName, validServerName} from '../client-files/server-name.js';
 import {selfCommand} from '../client-files/hangar-launch.js';
 import {displayPath, summarizeEntry} from './server-summary.js';
+import {emptiedValueWarnings, launchWarnings} from './launch-warnings.js';
+import {ConfigError, parseConfig, type ServerConfig} from '../core/config/read-config.js';
 import {UsageError} from '../core/base/usage-error.js';
 
 type Output = {out: (text: string) => void; err: (text: string) => void};
@@ -58,6 +60,16 @@ export function entryFromFlags(options: AddOptions): HangarEntry {
 	return {command, ...(args.length > 0 ? {args} : {}), ...(Object.keys(env).length > 0 ? {env} : {})};
 }
 
+/** The entry as hangar would load it from `configPath` (none when it cannot be used here yet, e.g. an unset variable: the entry's own status says so). */
+function serversOf(name: string, entry: HangarEntry, configPath: string): ServerConfig[] {
+	try {
+		return parseConfig({mcpServers: {[name]: entry}}, configPath).servers;
+	} catch (error) {
+		if (error instanceof ConfigError) return [];
+		throw error;
+	}
+}
+
 export function addVerb(options: AddOptions, io: Output): number {
 	if (!isValidServerName(options.name)) {
 		throw new UsageError(
@@ -80,6 +92,9 @@ export function addVerb(options: AddOptions, io: Output): number {
 
 	saveHangarConfig(config, withServer(config.text, options.name, entry));
 	io.out(`Added "${options.name}" to ${displayPath(configPath)}${config.exists ? '' : ' (a new file)'}: ${summarizeEntry(entry)}\n`);
+	// Written, as asked; but what would not start as written is said now, not at its first call.
+	const warnings = [...emptiedValueWarnings(options.name, entry.env, entry.headers), ...launchWarnings(serversOf(options.name, entry, configPath))];
+	for (const line of warnings) io.err(`${line}\n`);
 	return 0;
 }
 

@@ -173,7 +173,7 @@ export const commandHelps: VerbHelp[] = [
 	},
 	{
 		name: 'import',
-		usage: ['mcp-hangar import [--config PATH]', 'mcp-hangar import CLIENT|all|FILE [--dry-run] [--config PATH]'],
+		usage: ['mcp-hangar import [CLIENT|all|FILE] [--dry-run] [--config PATH]'],
 		summary: "Copy other MCP clients' servers into hangar's config",
 		details: [
 			'With no argument: find every client config on this machine (and in this directory) and list what',
@@ -205,11 +205,14 @@ export const commandHelps: VerbHelp[] = [
 		name: 'add',
 		usage: ['mcp-hangar add NAME [--env K=V]... [--config PATH] -- COMMAND [ARGS...]', 'mcp-hangar add NAME --url URL [--header "K: V"]... [--config PATH]'],
 		summary: "Add a server to hangar's config",
-		details: ['Edits the config in place (everything else stays as written), validated before it is written.'],
+		details: [
+			'Edits the config in place (everything else stays as written), validated before it is written.',
+			"Put a ${VAR} in single quotes, so that the shell passes it as written: hangar expands it where it runs.",
+		],
 		flags: ['config', 'env', 'url', 'header'],
 		examples: [
 			'mcp-hangar add memory --env MEMORY_FILE_PATH=/tmp/memory.jsonl -- npx -y @modelcontextprotocol/server-memory',
-			'mcp-hangar add docs --url https://example.com/mcp --header "Authorization: Bearer ${DOCS_TOKEN}"',
+			"mcp-hangar add docs --url https://example.com/mcp --header 'Authorization: Bearer ${DOCS_TOKEN}'",
 		],
 	},
 	{

@@ -190,7 +190,14 @@ export function importVerb(options: ImportOptions, io: Output): number {
 	for (const item of added) text = withServer(text, item.name, item.entry);
 	saveHangarConfig(config, text);
 	io.out(`Added ${added.length} server${added.length === 1 ? '' : 's'} to ${target}: ${added.map(item => item.name).join(', ')}.\n`);
-	const clients = [...new Set(added.map(item => item.server.client))];
-	io.out(`Check it: ${self} --check-config --config ${shellWord(configPath)}\nThen point a client at hangar: ${clients.map(id => `${self} setup ${id} --config ${shellWord(configPath)}`).join(', ')}.\n`);
+	// A file no client names (given by path) was only read in a client's format: setting up that client would rewrite its own file.
+	const guessed = new Set(files.filter(file => file.location.lenient === true).map(file => file.location.file));
+	const clients = [...new Set(added.filter(item => !guessed.has(item.server.file)).map(item => item.server.client))];
+	const configFlag = `--config ${shellWord(configPath)}`;
+	const next =
+		clients.length === 0
+			? `Then point your client at hangar: ${self} setup CLIENT ${configFlag} (CLIENT: ${clientFormats.map(format => format.id).join(', ')}).`
+			: `Then point a client at hangar: ${clients.map(id => `${self} setup ${id} ${configFlag}`).join(', ')}.`;
+	io.out(`Check it: ${self} --check-config ${configFlag}\n${next}\n`);
 	return failed ? 1 : 0;
 }

@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import {didYouMean} from '../core/base/closest-match.js';
 import {clientFormats, currentEnvironment, findClientFormat} from '../client-files/client-formats.js';
 import type {ClientEnvironment} from '../client-files/client-model.js';
-import {editableConfigPath, openHangarConfig} from '../client-files/hangar-config-file.js';
+import {editableConfigPath, entryProblem, openHangarConfig} from '../client-files/hangar-config-file.js';
 import {hangarLaunch, selfCommand} from '../client-files/hangar-launch.js';
 import {applySetup, planSetup, setupLocation, undoSetup} from '../client-files/setup.js';
 import {displayPath} from './server-summary.js';
@@ -22,6 +22,12 @@ import {UsageError} from '../core/base/usage-error.js';
 type Output = {out: (text: string) => void; err: (text: string) => void};
 
 export type SetupOptions = {client: string; undo: boolean; dryRun: boolean; config: string | undefined; environment?: ClientEnvironment};
+
+/** Why import would not copy this entry into hangar's config (undefined: it would). */
+function refusalOf(entry: unknown): string | undefined {
+	const problem = entryProblem(entry);
+	return problem === undefined ? undefined : `import refuses it (${problem})`;
+}
 
 export function setupVerb(options: SetupOptions, io: Output): number {
 	const environment = options.environment ?? currentEnvironment();
@@ -66,13 +72,19 @@ export function setupVerb(options: SetupOptions, io: Output): number {
 	}
 
 	if (plan.missing.length > 0) {
-		const lines = plan.missing.map(server =>
-			server.entry === undefined ? `  ${server.name}: cannot be imported (${server.problem ?? 'unusable'}); fix or remove it in the file` : `  ${server.name}`,
-		);
+		// An entry import refuses cannot be fixed by importing again: say why, and where to fix it.
+		const refusals = plan.missing.map(server => (server.entry === undefined ? `cannot be imported (${server.problem ?? 'unusable'})` : refusalOf(server.entry)));
+		const lines = plan.missing.map((server, index) => {
+			const refusal = refusals[index];
+			return refusal === undefined ? `  ${server.name}` : `  ${server.name}: ${refusal}; fix or remove it in ${file}, then setup again`;
+		});
+		const importable = refusals.some(refusal => refusal === undefined);
 		io.err(
 			`mcp-hangar: setup ${format.id}: not changing ${file}: ${plan.missing.length} of its servers ${plan.missing.length === 1 ? 'is' : 'are'} not in hangar's config (${displayPath(configPath)}), and setup would remove ${plan.missing.length === 1 ? 'it' : 'them'} from ${format.label}:\n` +
 				`${lines.join('\n')}\n` +
-				`Run ${self} import ${format.id}${options.config === undefined ? '' : ` --config ${shellWord(configPath)}`} first (${self} import ${format.id} --dry-run shows what it would add), then setup again.\n`,
+				(importable
+					? `Run ${self} import ${format.id}${options.config === undefined ? '' : ` --config ${shellWord(configPath)}`} first (${self} import ${format.id} --dry-run shows what it would add), then setup again.\n`
+					: ''),
 		);
 		return 1;
 	}

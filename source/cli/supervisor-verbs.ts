@@ -17,7 +17,6 @@ import {ConfigError, loadConfig, stateDirOf, type HangarConfig} from '../core/co
 import {HangarError, errorMessage} from '../core/base/errors.js';
 import {silentLogger, type Logger} from '../core/base/logger.js';
 import {killAllTreesSync} from '../core/link/process-registry.js';
-import {diagnoseLaunch} from '../core/link/launch-problem.js';
 import {maskText} from '../core/base/secret-mask.js';
 import {terminalJson, terminalOutput, terminalText} from '../core/base/terminal-text.js';
 import {createSupervisor} from '../core/endpoints/runtime.js';
@@ -26,6 +25,7 @@ import {isPlainObject} from '../core/wire/message-classifier.js';
 import {UsageError} from '../core/base/usage-error.js';
 import {configIssueViews, stateView, statusEntries, type ConfigIssueView, type StateView} from '../core/views/views.js';
 import {statusTable} from './status-table.js';
+import {launchWarnings} from './launch-warnings.js';
 
 export {statusTable} from './status-table.js';
 import {SupervisorCallError, SupervisorClient, cliClientName, type ConfigAnswer} from '../core/endpoints/supervisor-client.js';
@@ -78,11 +78,16 @@ type Located = {config: HangarConfig | {path: string; hangar: {stateDir: string}
  */
 export function readConfig(options: VerbOptions): Located {
 	try {
-		return {config: loadConfig(options.configPath, {stateDir: options.stateDir}), invalid: undefined};
+		return {config: loadConfig(options.configPath, {stateDir: options.stateDir, environmentOf: shellEnvironment()}), invalid: undefined};
 	} catch (error) {
 		if (!(error instanceof ConfigError)) throw error;
 		return {config: {path: error.file, hangar: {stateDir: stateDirOf(options.configPath, {stateDir: options.stateDir})}}, invalid: error};
 	}
+}
+
+/** Whose environment a one-shot command read `${VAR}`s from: the person's shell, not a client's supervisor. */
+function shellEnvironment(command?: string): string {
+	return `this shell's environment, where ${command === undefined ? 'this command' : `mcp-hangar ${command}`} ran; a supervisor a client starts has that client's environment instead`;
 }
 
 /** A HangarError's message already ends with its hint (worded for a shell: this is the CLI). */
@@ -387,7 +392,7 @@ async function adminStandalone(config: HangarConfig, options: VerbOptions & {ser
  * that hangar ignores are notes, not failures.
  */
 export async function checkConfigVerb(options: VerbOptions, io: Output = stdio): Promise<number> {
-	const config = loadConfig(options.configPath, {stateDir: options.stateDir});
+	const config = loadConfig(options.configPath, {stateDir: options.stateDir, environmentOf: shellEnvironment('--check-config')});
 	const errors = config.issues.filter(issue => issue.severity !== 'notice');
 	const notices = config.issues.filter(issue => issue.severity === 'notice');
 	// Errors and warnings come together: fixing the errors first should not hide what else is wrong.
@@ -409,18 +414,7 @@ export async function checkConfigVerb(options: VerbOptions, io: Output = stdio):
 	for (const notice of notices) report(`note: ${notice.path}: ${notice.message}\n`);
 	// Its own log lines (state, shutdown) are not the check's to print: stderr stays for errors.
 	const supervisor = await createSupervisor(config, silentLogger, {readOnly: true});
-	// A command that cannot run here is a warning, not a failure: the client that launches hangar
-	// may have another PATH (Claude Desktop's is short), and the entry's own start would say why.
-	let launchWarnings = 0;
-	for (const server of config.servers) {
-		if (server.disabled || server.invalid !== undefined || server.launch.kind !== 'stdio') continue;
-		const problem = diagnoseLaunch(server.launch);
-		if (problem === undefined) continue;
-		launchWarnings += 1;
-		report(`warning: "${server.name}": ${problem.message}. ${problem.hint}\n`);
-	}
-
-	if (launchWarnings > 0) report('note: commands were looked up with this shell\'s PATH and files; the client that starts hangar may have another PATH.\n');
+	for (const line of launchWarnings(config.servers)) report(`${line}\n`);
 
 	try {
 		for (const clash of supervisor.clashes()) report(`warning: ${describeClash(clash)}\n`);

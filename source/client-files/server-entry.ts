@@ -13,7 +13,7 @@ import type {ForeignServer, HangarEntry, ServerGroup} from './client-model.js';
 import type {ClientId} from './client-model.js';
 import {parseDotenv} from '../core/config/dotenv.js';
 import {fromMcpRemote} from './mcp-remote.js';
-import {fromWindowsLaunch} from './windows-launch.js';
+import {fromWindowsLaunch, noteWindowsPaths} from './windows-launch.js';
 import {fromCommandLine} from './command-line-entry.js';
 
 export type ConvertContext = {
@@ -277,6 +277,7 @@ export function convertServer(name: string, raw: unknown, dialect: Dialect, cont
 	fromCommandLine(entry, draft.notes);
 	fromWindowsLaunch(entry, draft.notes, context.platform ?? process.platform);
 	fromMcpRemote(entry, draft.notes);
+	noteWindowsPaths(entry, draft.notes, context.platform ?? process.platform);
 
 	// A command server's keys that a remote one cannot have (and the other way round) would fail hangar's validation.
 	if (entry.url === undefined) {

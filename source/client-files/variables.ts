@@ -48,6 +48,8 @@ export function shellVariables(text: string): string {
 export function literalVariables(text: string, draft: Draft): string {
 	const env = text.replaceAll(/\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g, '${$1}');
 	for (const match of env.matchAll(/\$\{[A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\}/g)) {
+		// A reference a key rule wrote itself (Codex's bearer_token_env_var) has its own note: the client never wrote it.
+		if (draft.notes.some(note => note.includes(match[0]))) continue;
 		draft.notes.push(`${match[0]} is expanded by hangar from its environment (${draft.context.client} passed it as written)`);
 	}
 

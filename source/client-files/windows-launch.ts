@@ -6,7 +6,8 @@
  * guides; as written they would not start here (there is no `cmd`, and no
  * `npx.cmd` on PATH). Import rewrites them to the command they run, with a
  * note, and setup compares the rewritten launch, as it is what hangar runs.
- * On Windows they are kept as written.
+ * On Windows they are kept as written. A Windows path (`C:\\…`, `\\\\server\\…`)
+ * cannot be rewritten: it is kept, with a note that it names no file here.
  */
 import type {HangarEntry} from './client-model.js';
 
@@ -35,4 +36,20 @@ export function fromWindowsLaunch(entry: HangarEntry, notes: string[], platform:
 	if (entry.args !== undefined && entry.args.length === 0) delete entry.args;
 	const now = [entry.command, ...(entry.args ?? [])].join(' ');
 	if (now !== written) notes.push(`"${written}" is Windows' way to start it; written as "${now}" for ${platform}`);
+}
+
+/** `C:\\…`, `C:/…` or `\\\\server\\share…`: a path only Windows has. */
+const windowsPath = /^(?:[A-Za-z]:[\\/]|\\\\[^\\])/;
+
+/** Notes each Windows path left in the command or its arguments on another platform: the entry would not find them. */
+export function noteWindowsPaths(entry: HangarEntry, notes: string[], platform: NodeJS.Platform): void {
+	if (platform === 'win32' || entry.command === undefined) return;
+	const found = [
+		...(windowsPath.test(entry.command) ? [`"${entry.command}" (command)`] : []),
+		...(entry.args ?? []).flatMap((arg, index) => (windowsPath.test(arg) ? [`"${arg}" (args[${index}])`] : [])),
+	];
+	if (found.length === 0) return;
+	const listed = found.length === 1 ? found[0]! : `${found.slice(0, -1).join(', ')} and ${found.at(-1)!}`;
+	const one = found.length === 1;
+	notes.push(`${listed} ${one ? 'is a Windows path' : 'are Windows paths'}, which name${one ? 's' : ''} no file on ${platform}: write this machine's ${one ? 'path' : 'paths'} in hangar's config`);
 }

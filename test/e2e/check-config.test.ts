@@ -231,12 +231,26 @@ describe('mcp-hangar --check-config', () => {
 		}
 	});
 
+	it('reports a misspelt "command" as the typo and the missing command, not as arguments without a command', async () => {
+		const file = configFile({mcpServers: {typo: {comand: 'node', args: ['x.js'], env: {A: 'b'}}, ok: server}});
+		const result = await checkConfig(file);
+		expect(result.exitCode).toBe(1);
+		expect(result.stderr).toContain('$.mcpServers.typo.comand: unknown key "comand" (did you mean "command"?)');
+		expect(result.stderr).toContain('$.mcpServers.typo: expected either "command" (a subprocess) or "url" (a remote server)');
+		// Its args are what a command takes: telling the person they only apply to command servers sends them the wrong way.
+		expect(result.stderr).not.toContain('only apply to "command" servers');
+	});
+
 	it('reports invalid JSON with its path and where in the file', async () => {
 		const file = configFile('{\n  "mcpServers": {\n    "x": {"command": "node",}\n  }\n}\n');
 		const result = await checkConfig(file);
 		expect(result.exitCode).not.toBe(0);
 		expect(result.stderr).toContain(`Invalid configuration in ${file}:`);
 		expect(result.stderr).toMatch(/ {2}- \$: not valid JSON: .*\(line 3, column 29\)/);
+		// Said once, whether or not this Node's own message already names the line.
+		expect(result.stderr.match(/line 3,? column 29/g)).toHaveLength(1);
+		// A comma before "}" is what editors that read JSON with comments let through: say so, and where to go.
+		expect(result.stderr).toContain(`a comma before "}" or "]" (JSON allows none; VS Code and Cursor accept it): remove it, or, for another client's file, run: mcp-hangar import ${file}`);
 	});
 
 	it('reports an empty file as invalid JSON', async () => {
@@ -252,9 +266,10 @@ describe('mcp-hangar --check-config', () => {
 		expect(result.exitCode, result.stderr).toBe(0);
 	});
 
-	it('refuses ${UNSET_VAR} in args, naming the variable and the element', async () => {
+	it('refuses ${UNSET_VAR} in args, naming the variable, the element and whose environment it was looked up in', async () => {
+		// The check runs in the person's shell, and exits: not "hangar pid N", a process gone when they read it.
 		await expectInvalid({mcpServers: {x: {command: 'node', args: ['server.js', `--token=\${${unset}}`]}}}, [
-			['$.mcpServers.x.args[1]', /variable \$\{HANGAR_TEST_SURELY_UNSET_VARIABLE\} is not set \(in the environment of hangar pid \d+\): set it in this server's "env" or in its "envFile" \(read again on mcp-hangar reload\), or write \$\{HANGAR_TEST_SURELY_UNSET_VARIABLE:-default\}/],
+			['$.mcpServers.x.args[1]', /variable \$\{HANGAR_TEST_SURELY_UNSET_VARIABLE\} is not set \(in this shell's environment, where mcp-hangar --check-config ran; a supervisor a client starts has that client's environment instead\): set it in this server's "env" or in its "envFile" \(read again on mcp-hangar reload\), or write \$\{HANGAR_TEST_SURELY_UNSET_VARIABLE:-default\}/],
 		]);
 	});
 
@@ -273,6 +288,13 @@ describe('mcp-hangar --check-config', () => {
 				['$.mcpServers.remote.headers.Authorization', `variable \${${unset}} is not set`],
 			],
 		);
+	});
+
+	it('tells a url server to put an unset variable in its envFile, not in an "env" it cannot have', async () => {
+		const file = configFile({mcpServers: {remote: {url: 'https://example.com/mcp', headers: {Authorization: `Bearer \${${unset}}`}}, ok: server}});
+		const result = await checkConfig(file);
+		expect(result.stderr).toContain(`variable \${${unset}} is not set`);
+		expect(result.stderr).toContain(`: set it in this server's "envFile" (read again on mcp-hangar reload), or write \${${unset}:-default}`);
 	});
 
 	it('ignores unset variables in a disabled entry, which never runs', async () => {

@@ -256,6 +256,9 @@ describe('mcp-hangar import', () => {
 		expect(run.stderr).toBe('');
 		expect(run.code).toBe(0);
 		expect(JSON.parse(fs.readFileSync(config, 'utf8')).mcpServers.echo).toMatchObject({command: 'node', args: ['server.js']});
+		// The file is no client's: setup of the client whose format it was read in would rewrite that client's own file instead.
+		expect(run.stdout).not.toContain('setup claude-code');
+		expect(run.stdout).toContain(`Then point your client at hangar: ${self} setup CLIENT --config ${config} (CLIENT: claude-desktop, claude-code, cursor, vscode, windsurf, cline, gemini, codex).`);
 	});
 
 	it('reads a file once when the project is the home directory, and suggests every client a short name starts', async () => {
@@ -368,7 +371,25 @@ describe('mcp-hangar setup', () => {
 		await hangar(home, ['import', 'all', '--config', config]);
 		const unusable = await hangar(home, ['setup', 'windsurf', '--config', config]);
 		expect(unusable.code).toBe(1);
-		expect(unusable.stderr).toContain('half-written: cannot be imported (it has neither "command" nor a URL); fix or remove it in the file');
+		expect(unusable.stderr).toContain('half-written: cannot be imported (it has neither "command" nor a URL); fix or remove it in ~/.codeium/windsurf/mcp_config.json, then setup again');
+	});
+
+	it('names an entry import refuses with the reason, rather than sending the person back to import it', async () => {
+		const home = clientHome(() => false);
+		const config = path.join(home.root, 'hangar.json');
+		const file = home.file('~/.cursor/mcp.json');
+		fs.mkdirSync(path.dirname(file), {recursive: true});
+		const local = {command: 'python', args: ['${workspaceFolder}/server.py']};
+		fs.writeFileSync(file, `${JSON.stringify({mcpServers: {memory: {command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory']}, 'local-py': local}}, null, 2)}\n`);
+		const imported = await hangar(home, ['import', 'cursor', '--config', config]);
+		expect(imported.stdout).toContain('! local-py');
+
+		const refused = await hangar(home, ['setup', 'cursor', '--config', config]);
+		expect(refused.code).toBe(1);
+		expect(refused.stderr).toContain('  local-py: import refuses it (args[0]: "${workspaceFolder}" is VS Code\'s own variable');
+		expect(refused.stderr).toContain('fix or remove it in ~/.cursor/mcp.json, then setup again');
+		// Importing again would change nothing: the advice is not to.
+		expect(refused.stderr).not.toContain('import cursor');
 	});
 
 	it.each(setupCases)('$client: replaces its servers with one hangar entry, keeps the rest, and --undo restores the file byte for byte', async ({client, at, servers}) => {
@@ -478,6 +499,24 @@ describe('mcp-hangar add and remove', () => {
 		expect(fs.readFileSync(config, 'utf8')).toBe(original);
 	});
 
+	it('add writes a command it cannot find here, or a value the shell emptied, and warns about each', async () => {
+		const home = clientHome(() => false);
+		const config = path.join(home.root, 'hangar.json');
+		fs.writeFileSync(config, original);
+		const missing = await hangar(home, ['add', 'nowhere', '--config', config, '--', 'surely-not-a-command-xyz', '--port', '1']);
+		expect(missing.code).toBe(0);
+		expect(missing.stdout).toContain('Added "nowhere"');
+		expect(missing.stderr).toMatch(/^warning: "nowhere": command "surely-not-a-command-xyz" was not found on PATH \(searched: .*\)\. Check the spelling/);
+		expect(missing.stderr).toContain('the client that starts hangar may have another PATH');
+
+		// What `--header "Authorization: Bearer ${TOKEN}"` and `--env KEY="$KEY"` leave when the shell has no such variable.
+		const emptied = await hangar(home, ['add', 'docs', '--url', 'https://docs.example.com/mcp', '--header', 'Authorization: Bearer', '--config', config]);
+		expect(emptied.code).toBe(0);
+		expect(emptied.stderr).toBe('warning: "docs": header Authorization is "Bearer" with no token after it. A ${VAR} in double quotes is expanded by the shell before hangar sees it: write it in single quotes (\'Authorization: Bearer ${TOKEN}\'), or edit the config file.\n');
+		const empty = await hangar(home, ['add', 'mem', '--env', 'API_KEY=', '--config', config, '--', 'npx', 'x']);
+		expect(empty.stderr).toBe('warning: "mem": env API_KEY is empty. A ${VAR} in double quotes is expanded by the shell before hangar sees it: write it in single quotes (\'API_KEY=${API_KEY}\'), or edit the config file.\n');
+	});
+
 	it('refuses a taken name, a bad name, a missing or doubled command and an invalid result, writing nothing', async () => {
 		const home = clientHome(() => false);
 		const config = path.join(home.root, 'hangar.json');
@@ -537,7 +576,7 @@ describe('the CLI as a good citizen', () => {
 		for (const flag of ['--help', '-h']) {
 			const run = await hangar(where, [flag]);
 			expect(run.code).toBe(0);
-			expect(run.stdout).toContain('$ mcp-hangar import [--config PATH]');
+			expect(run.stdout).toContain('$ mcp-hangar import [CLIENT|all|FILE] [--dry-run] [--config PATH]');
 			expect(run.stdout).toContain('Run mcp-hangar help COMMAND');
 		}
 

@@ -165,7 +165,8 @@ export const serverSchema = z
 			context.addIssue({code: 'custom', path: ['lazy'], message: '"lazy": false does not apply to a "per-client" server: each instance starts at its client session\'s first request'});
 		}
 
-		if (server.command === undefined && (server.args !== undefined || server.env !== undefined || server.cwd !== undefined)) {
+		// With neither "command" nor "url" the entry lacks its command (often a misspelt key): its args are not the mistake.
+		if (server.command === undefined && server.url !== undefined && (server.args !== undefined || server.env !== undefined || server.cwd !== undefined)) {
 			context.addIssue({code: 'custom', message: '"args", "env" and "cwd" only apply to "command" servers'});
 		}
 	});

@@ -278,7 +278,17 @@ function readableLaunch(raw: unknown, baseDir: string, store: TokenStoreLocation
 }
 
 /** Validates parsed JSON; returns the resolved config, with `issues` for what did not stop it, or throws ConfigError when nothing of it can be used. */
-export function parseConfig(raw: unknown, file: string, options: {stateDir?: string | undefined} = {}): HangarConfig {
+export type LoadOptions = {
+	stateDir?: string | undefined;
+	/**
+	 * Whose environment `${VAR}`s are read from, as an unset one's error names
+	 * it ("this shell's environment, where …"); by default this process's, a
+	 * supervisor's: its pid and the client that started it.
+	 */
+	environmentOf?: string | undefined;
+};
+
+export function parseConfig(raw: unknown, file: string, options: LoadOptions = {}): HangarConfig {
 	if (!isRecord(raw)) throw new ConfigError(file, [{path: '$', message: `expected a JSON object with "mcpServers", got ${describeValue(raw)}`}]);
 	if (raw['mcpServers'] === undefined) {
 		throw new ConfigError(file, [{path: '$', message: recogniseShape(raw) ?? 'expected "mcpServers": an object mapping server names to servers'}]);
@@ -377,7 +387,12 @@ export function parseConfig(raw: unknown, file: string, options: {stateDir?: str
 		// A disabled entry never runs: its variables are not needed, so an unset one is no error.
 		const disabled = server?.disabled ?? (isRecord(draft.raw) && draft.raw['disabled'] === true);
 		if (server !== undefined && errors.length === 0 && !disabled) {
-			const expand = (value: string, at: Array<string | number>) => expandVariables(value, variables, jsonPath(['mcpServers', name, ...at]), errors, name);
+			const expandWith = (from: Record<string, string | undefined>) => (value: string, at: Array<string | number>) =>
+				expandVariables(value, from, jsonPath(['mcpServers', name, ...at]), errors, name, options.environmentOf, server.url !== undefined);
+			// The entry's envFile is read first (its path expands from the environment): its variables expand the
+			// entry's own ${VAR}s too, which is where an unset variable's error tells the person to put it.
+			const fileVariables = readEnvFile(server.envFile, baseDir, expandWith(variables), errors, name);
+			const expand = expandWith({...variables, ...fileVariables, HANGAR_CONFIG_DIR: baseDir, HANGAR_STATE_DIR: settings.stateDir});
 			const expandAll = (record: Record<string, string> | undefined, key: string) =>
 				Object.fromEntries(Object.entries(record ?? {}).map(([k, v]) => [k, expand(v, [key, k])]));
 			launch =
@@ -386,7 +401,7 @@ export function parseConfig(raw: unknown, file: string, options: {stateDir?: str
 							kind: 'stdio',
 							command: expand(server.command!, ['command']),
 							args: (server.args ?? []).map((arg, index) => expand(arg, ['args', index])),
-							env: {...readEnvFile(server.envFile, baseDir, expand, errors, name), ...expandAll(server.env, 'env')},
+							env: {...fileVariables, ...expandAll(server.env, 'env')},
 							cwd: path.resolve(baseDir, expand(server.cwd ?? '.', ['cwd'])),
 						}
 					: {
@@ -482,12 +497,14 @@ function readEnvFile(
  * reload), since a variable set in a shell afterwards never reaches a
  * supervisor that is already running.
  */
-function unsetVariable(name: string): string {
-	const whose = `hangar pid ${process.pid}${startedBy === undefined ? '' : `, started by ${startedBy}, whose environment it has`}`;
-	return `variable \${${name}} is not set (in the environment of ${whose}): set it in this server's "env" or in its "envFile" (read again on mcp-hangar reload), or write \${${name}:-default}`;
+function unsetVariable(name: string, environmentOf: string | undefined, remote: boolean): string {
+	const whose = environmentOf ?? `the environment of hangar pid ${process.pid}${startedBy === undefined ? '' : `, started by ${startedBy}, whose environment it has`}`;
+	// A url server has no "env" of its own: its envFile is where a value goes.
+	const where = remote ? 'in this server\'s "envFile"' : 'in this server\'s "env" or in its "envFile"';
+	return `variable \${${name}} is not set (in ${whose}): set it ${where} (read again on mcp-hangar reload), or write \${${name}:-default}`;
 }
 
-function expandVariables(value: string, variables: Record<string, string | undefined>, at: string, issues: ConfigIssue[], server: string): string {
+function expandVariables(value: string, variables: Record<string, string | undefined>, at: string, issues: ConfigIssue[], server: string, environmentOf: string | undefined, remote = false): string {
 	const promptVariable = /\$\{(input:[^}]*|workspaceFolder[^}]*|userHome)\}/.exec(value);
 	if (promptVariable !== null) {
 		issues.push({path: at, message: `"\${${promptVariable[1]}}" is VS Code's own variable, which hangar does not expand: write \${VAR} and set VAR in the environment hangar starts in`, server});
@@ -497,7 +514,7 @@ function expandVariables(value: string, variables: Record<string, string | undef
 		const found = variables[name];
 		if (found !== undefined && found !== '') return found;
 		if (fallback !== undefined) return fallback;
-		issues.push({path: at, message: unsetVariable(name), cause: 'unset-variable', server});
+		issues.push({path: at, message: unsetVariable(name, environmentOf, remote), cause: 'unset-variable', server});
 		return whole;
 	});
 }
@@ -511,7 +528,7 @@ function expandUrl(url: string, expand: (value: string, at: Array<string | numbe
 }
 
 /** Reads and validates a config file. Throws ConfigError for every problem, including unreadable files. */
-export function loadConfig(file: string, options: {stateDir?: string | undefined} = {}): HangarConfig {
+export function loadConfig(file: string, options: LoadOptions = {}): HangarConfig {
 	const absolute = path.resolve(file);
 	let text: string;
 	try {
@@ -526,7 +543,7 @@ export function loadConfig(file: string, options: {stateDir?: string | undefined
 }
 
 /** Validates the text of a config file read from `file` (a reload reads it itself, to know which text it applied). */
-export function parseConfigText(text: string, file: string, options: {stateDir?: string | undefined} = {}): HangarConfig {
+export function parseConfigText(text: string, file: string, options: LoadOptions = {}): HangarConfig {
 	// Editors on Windows may start the file with a byte order mark, which JSON.parse refuses.
 	if (text.startsWith('\uFEFF')) text = text.slice(1);
 	let raw: unknown;
@@ -548,6 +565,7 @@ function otherClientsFormat(text: string, file: string): string {
 	const importIt = `To bring its servers into hangar, run: mcp-hangar import ${file} --config mcp-hangar.json`;
 	if (/^\s*\[[\w."-]+\]\s*(#.*)?$/m.test(text) && /^\s*[\w"-]+\s*=/m.test(text)) return `. This looks like TOML (Codex's config.toml); hangar's config is JSON. ${importIt}`;
 	if (/^\s*(\/\/|\/\*)/m.test(text)) return `. This looks like JSON with comments (as VS Code and Zed write it); hangar's config is plain JSON. ${importIt}`;
+	if (/,\s*[}\]]/.test(text)) return `. It has a comma before "}" or "]" (JSON allows none; VS Code and Cursor accept it): remove it, or, for another client's file, run: mcp-hangar import ${file} --config mcp-hangar.json`;
 	return '';
 }
 
@@ -555,11 +573,13 @@ function otherClientsFormat(text: string, file: string): string {
 function describeJsonError(text: string, error: Error): string {
 	const match = /at position (\d+)/.exec(error.message);
 	if (match === null) return error.message;
+	// Node 22 names the line itself ("(line 3 column 29)"); it is said once, in hangar's words.
+	const message = error.message.replace(/ \(line \d+ column \d+\)/, '');
 	const position = Number(match[1]);
 	const before = text.slice(0, position);
 	const line = before.split('\n').length;
 	const column = position - before.lastIndexOf('\n');
-	return `${error.message} (line ${line}, column ${column})`;
+	return `${message} (line ${line}, column ${column})`;
 }
 
 export {resolveConfigPath, stateDirOf} from './paths.js';

@@ -90,6 +90,10 @@ describe('reading the sample files', () => {
 	it('Codex: TOML tables, sub-tables and inline tables; its own keys mapped', () => {
 		expect(read('codex', 'github').entry).toEqual({command: 'npx', args: ['-y', '@modelcontextprotocol/server-github'], env: {GITHUB_PERSONAL_ACCESS_TOKEN: 'ghp_codexSECRETcodexSECRET7777'}});
 		expect(read('codex', 'figma.remote').entry).toEqual({url: 'https://mcp.figma.com/mcp', headers: {Authorization: 'Bearer ${FIGMA_OAUTH_TOKEN}', 'X-Figma-Region': 'us-east-1'}});
+		// The ${FIGMA_OAUTH_TOKEN} is hangar's own rewrite of bearer_token_env_var, said once; Codex never wrote it.
+		expect(read('codex', 'figma.remote').notes.filter(note => note.includes('${FIGMA_OAUTH_TOKEN}'))).toEqual([
+			'bearer_token_env_var → headers.Authorization "Bearer ${FIGMA_OAUTH_TOKEN}" (set FIGMA_OAUTH_TOKEN where hangar runs)',
+		]);
 		expect(read('codex', 'old_server').entry).toEqual({command: '/usr/local/bin/old-mcp', env: {LEGACY: '1', RETRIES: '3'}, disabled: true});
 		expect(read('codex', 'context7').entry).toEqual({command: 'npx', args: ['-y', '@upstash/context7-mcp'], callTimeoutSeconds: 90.5, startTimeoutSeconds: 20});
 	});

@@ -30,4 +30,20 @@ describe('a command written for Windows, imported on Linux or macOS', () => {
 		expect(plain.entry).toEqual({command: 'npx', args: ['-y', 'x']});
 		expect(plain.notes).toEqual([]);
 	});
+
+	it('a Windows path in the command or an argument is kept, with a note that it names no file here', () => {
+		const converted = convertServer(
+			'memory',
+			{command: 'C:\\Program Files\\nodejs\\node.exe', args: ['C:\\Users\\me\\AppData\\Roaming\\npm\\node_modules\\server-memory\\dist\\index.js']},
+			{},
+			{...context, platform: 'linux'},
+		);
+		expect(converted.entry?.command).toBe('C:\\Program Files\\nodejs\\node.exe');
+		expect(converted.notes).toEqual([
+			'"C:\\Program Files\\nodejs\\node.exe" (command) and "C:\\Users\\me\\AppData\\Roaming\\npm\\node_modules\\server-memory\\dist\\index.js" (args[0]) are Windows paths, which name no file on linux: write this machine\'s paths in hangar\'s config',
+		]);
+		const data = convertServer('sqlite', {command: 'uvx', args: ['mcp-server-sqlite', '--db-path', '\\\\server\\share\\test.db']}, {}, {...context, platform: 'darwin'});
+		expect(data.notes).toEqual(['"\\\\server\\share\\test.db" (args[2]) is a Windows path, which names no file on darwin: write this machine\'s path in hangar\'s config']);
+		expect(convertServer('w', {command: 'C:\\tools\\x.exe'}, {}, {...context, platform: 'win32'}).notes).toEqual([]);
+	});
 });

@@ -377,6 +377,31 @@ describe('parseConfig, tolerant of one bad entry', () => {
 		expect(servers['y']!.invalid).toMatch(/^envFile: cannot read the env file .*missing\.env \(ENOENT\)/);
 	});
 
+	it('expands an entry\'s ${VAR}s from its envFile too, as the unset variable\'s error advises', () => {
+		const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hangar-envfile-'));
+		const configFile = path.join(dir, 'mcp-hangar.json');
+		const name = 'HANGAR_TEST_ONLY_IN_ENV_FILE';
+		fs.writeFileSync(path.join(dir, '.env'), `${name}=/data/memory.jsonl\nTOKEN=t0k\n`);
+		const config = parseConfig(
+			{
+				mcpServers: {
+					local: {...server, args: [`--file=\${${name}}`], env: {MEMORY_FILE_PATH: `\${${name}}`}, envFile: '.env'},
+					remote: {url: 'https://example.com/mcp', headers: {Authorization: 'Bearer ${TOKEN}'}, envFile: '.env'},
+					other: {...server, env: {MEMORY_FILE_PATH: `\${${name}}`}},
+				},
+			},
+			configFile,
+		);
+		const servers = byName(config);
+		expect(servers['local']!.invalid).toBeUndefined();
+		expect((servers['local']!.launch as StdioLaunch).args).toEqual(['--file=/data/memory.jsonl']);
+		expect((servers['local']!.launch as StdioLaunch).env).toEqual({[name]: '/data/memory.jsonl', TOKEN: 't0k', MEMORY_FILE_PATH: '/data/memory.jsonl'});
+		expect(servers['remote']!.invalid).toBeUndefined();
+		expect(servers['remote']!.launch).toMatchObject({headers: {Authorization: 'Bearer t0k'}});
+		// Another entry's envFile is not this one's environment.
+		expect(servers['other']!.invalid).toContain(`variable \${${name}} is not set`);
+	});
+
 	it('expands VS Code\'s ${env:VAR} and refuses its ${input:…} prompts', () => {
 		process.env['HANGAR_TEST_SET_VARIABLE'] = 'v';
 		try {
