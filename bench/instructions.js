@@ -16,7 +16,9 @@
  * (the daemon and the bridge each, for the default path), less the
  * functions of V8's optimizing compiler, which compiles once and may still
  * be at it when counting begins, and those of a major collection (both
- * shown apart, see majorGcFrame). Not counted:
+ * shown apart, see majorGcFrame), and less what the process runs idle
+ * over as long (its timers), which the slowness of valgrind would
+ * otherwise spread over the calls. Not counted:
  * the kernel (the reads, writes and waits of a call, the same four system
  * calls on every path, are a large part of a call's CPU time), so these
  * ratios are larger than bench:peers' CPU ratios, which have the same
@@ -170,9 +172,26 @@ async function measure(name) {
 	const pids = daemon === undefined ? [session.pid] : [session.pid, daemon];
 	control(pids, '-z');
 	control(pids, '-i', 'on');
+	const began = performance.now();
 	for (let index = 0; index < calls; index++) await callTool(session.client, tool, up.callArgs);
+	const windowMs = performance.now() - began;
 	control(pids, '-i', 'off');
 	const counted = pids.map(pid => countedSinceZero(pid));
+	// What the process runs with no call at all (timers: health checks, state polls), counted over as
+	// long again (at most a minute) and taken off in proportion: valgrind stretches the window fiftyfold
+	// or more, and a loaded machine further, so per second work would otherwise count as per call.
+	const idleMs = Math.min(windowMs, 60_000);
+	control(pids, '-z');
+	control(pids, '-i', 'on');
+	await sleep(idleMs);
+	control(pids, '-i', 'off');
+	const idle = pids.map(pid => countedSinceZero(pid));
+	for (const [index, part] of counted.entries()) {
+		const scale = windowMs / idleMs;
+		part.idle = Math.round((idle[index].total - idle[index].compiler - idle[index].majorGc) * scale);
+		part.total -= part.idle;
+	}
+
 	await session.close();
 	if (daemon !== undefined) process.kill(daemon, 'SIGTERM');
 	await sweep(5000);
@@ -180,7 +199,8 @@ async function measure(name) {
 	const perCall = counted.map(({total, compiler, majorGc}) => (total - compiler - majorGc) / calls);
 	const compilerPerCall = counted.reduce((sum, {compiler}) => sum + compiler, 0) / calls;
 	const majorGcPerCall = counted.reduce((sum, {majorGc}) => sum + majorGc, 0) / calls;
-	return {perCall: perCall.reduce((sum, value) => sum + value, 0), parts: perCall, compilerPerCall, majorGcPerCall};
+	const idlePerCall = counted.reduce((sum, {idle}) => sum + idle, 0) / calls;
+	return {perCall: perCall.reduce((sum, value) => sum + value, 0), parts: perCall, compilerPerCall, majorGcPerCall, idlePerCall};
 }
 
 const results = {};
@@ -191,11 +211,11 @@ for (const name of chosen) {
 }
 
 const thousands = value => `${(value / 1000).toFixed(1)}k`;
-console.log(`user-space instructions per sequential echo call (${calls} counted after ${warm}), V8's optimizing compiler and major collections left out`);
+console.log(`user-space instructions per sequential echo call (${calls} counted after ${warm}), V8's optimizing compiler, major collections and idle work left out`);
 for (const [name, result] of Object.entries(results)) {
 	const ratio = results.hop === undefined ? '' : `  ${(result.perCall / results.hop.perCall).toFixed(2)}× the hop`;
 	const parts = result.parts.length > 1 ? ` (${name === 'hangar' ? 'bridge' : 'socket-hop'} ${thousands(result.parts[0])} + ${name === 'hangar' ? 'daemon' : 'hop'} ${thousands(result.parts[1])})` : '';
-	console.log(`${name.padEnd(18)} ${thousands(result.perCall).padStart(7)}${ratio}${parts}  [compiler still at work: ${thousands(result.compilerPerCall)}; major GC in the window: ${thousands(result.majorGcPerCall)}]`);
+	console.log(`${name.padEnd(18)} ${thousands(result.perCall).padStart(7)}${ratio}${parts}  [compiler still at work: ${thousands(result.compilerPerCall)}; major GC in the window: ${thousands(result.majorGcPerCall)}; idle work taken off: ${thousands(result.idlePerCall)}]`);
 }
 
 fs.rmSync(out, {recursive: true, force: true});

@@ -13,6 +13,8 @@
  * length.
  */
 
+import {readTurn} from './read-turn.js';
+
 export type Overflow =
 	| {maxBytes: number; policy: 'discard'; onDiscarded: (prefix: string, bytes: number, suffix: string) => void}
 	| {maxBytes: number; policy: 'split'};
@@ -38,6 +40,7 @@ export class LineSplitter {
 	}
 
 	write(chunk: string): void {
+		readTurn.count += 1;
 		let start = 0;
 		while (start < chunk.length) {
 			const newline = chunk.indexOf('\n', start);
