@@ -15,7 +15,11 @@ import LongestFirstSequencer from './test/support/sequencer.js';
 // share their worker's module cache (isolate: false): they are pure code
 // that restores what it changes (fake timers, its own env variables), and
 // loading zod, the SDK, Ink and React once per worker instead of once per
-// file halves the unit project's CPU time. The state dir guard gives the
+// file halves the unit project's CPU time. E2e and drift files share their
+// worker too: they drive the built binary in processes of their own, and a
+// new worker per file cost each file a Node start and the SDK's import
+// (about 0.3 s of CPU a file, measured 2026-11-28). Integration files run
+// supervisors in-process, so each keeps a worker of its own. The state dir guard gives the
 // whole run a temporary HOME and fails it if a test touched the real hangar
 // state or config dir.
 const shared = {testTimeout: 60_000, hookTimeout: 60_000, globalSetup: ['./test/support/state-dir-guard.ts']};
@@ -29,8 +33,8 @@ export default defineConfig({
 		projects: [
 			{test: {...shared, name: 'unit', isolate: false, include: ['test/unit/**/*.test.{ts,tsx}']}},
 			{test: {...shared, name: 'integration', include: ['test/integration/**/*.test.ts']}},
-			{test: {...shared, name: 'e2e', include: ['test/e2e/**/*.test.ts']}},
-			{test: {...shared, name: 'drift', include: ['test/drift/**/*.test.ts']}},
+			{test: {...shared, name: 'e2e', isolate: false, include: ['test/e2e/**/*.test.ts']}},
+			{test: {...shared, name: 'drift', isolate: false, include: ['test/drift/**/*.test.ts']}},
 		],
 	},
 });

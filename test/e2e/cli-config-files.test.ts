@@ -16,13 +16,19 @@ afterEach(closeHangars);
 
 type Run = {code: number | null; stdout: string; stderr: string};
 
+/**
+ * The run's Node compile cache (test/support/state-dir-guard.ts), so that each run of the CLI does not compile
+ * it again in a home of its own: a cache dir, not a place a client file is read from.
+ */
+const compileCache: Record<string, string> = process.env['NODE_COMPILE_CACHE'] === undefined ? {} : {NODE_COMPILE_CACHE: process.env['NODE_COMPILE_CACHE']};
+
 /** The built CLI, seeing only `home` as the user's (no real client file can leak in), run in its project dir. */
 async function hangar(home: ClientHome, args: string[], env: Record<string, string> = {}, cwd = home.project): Promise<Run> {
 	return new Promise(resolve => {
 		execFile(
 			process.execPath,
 			[cliPath, ...args],
-			{cwd, env: {PATH: process.env['PATH'] ?? '/usr/bin:/bin', ...home.env, ...env}, timeout: 50_000},
+			{cwd, env: {PATH: process.env['PATH'] ?? '/usr/bin:/bin', ...compileCache, ...home.env, ...env}, timeout: 50_000},
 			(error, stdout, stderr) => {
 				resolve({code: error === null ? 0 : typeof error.code === 'number' ? error.code : null, stdout, stderr});
 			},

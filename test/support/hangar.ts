@@ -194,6 +194,13 @@ export function processesWithTag(tag: string): number[] {
 	return found;
 }
 
+/**
+ * Checks `check` until it gives a value (not undefined or false), or fails
+ * naming `what` after `timeoutMs`. It checks again after `intervalMs`, then
+ * less often the longer it waits, up to every 100 ms: a check is often a
+ * call to a supervisor or a read of the whole process table, and a long wait
+ * at the first pace spent the CPU the suite's other workers need.
+ */
 export async function waitFor<T>(
 	check: () => T | undefined | false | Promise<T | undefined | false>,
 	what: string,
@@ -201,6 +208,8 @@ export async function waitFor<T>(
 	intervalMs = 25,
 ): Promise<T> {
 	const deadline = Date.now() + timeoutMs;
+	const slowest = Math.max(intervalMs, 100);
+	let pause = intervalMs;
 	let last: unknown;
 	for (;;) {
 		try {
@@ -211,7 +220,8 @@ export async function waitFor<T>(
 		}
 
 		if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last === undefined ? '' : ` (last error: ${String(last)})`}`);
-		await new Promise(resolve => setTimeout(resolve, intervalMs));
+		await new Promise(resolve => setTimeout(resolve, pause));
+		pause = Math.min(slowest, Math.ceil(pause * 1.5));
 	}
 }
 

@@ -75,11 +75,21 @@ export default function setup(): () => void {
 	process.env['XDG_DATA_HOME'] = path.join(home, '.local', 'share');
 	process.env['XDG_CACHE_HOME'] = path.join(home, '.cache');
 	delete process.env['MCP_HANGAR_STATE_DIR'];
+	// One Node compile cache for every node process the run starts (upstreams such as server-everything and
+	// the conformance fixture, the bench, the test workers): each script is compiled once per run instead of
+	// once per process. Hangar's own processes then use it too, instead of their cache in XDG_CACHE_HOME
+	// (test/e2e/compile-cache.test.ts runs hangar without it to check that one). A dir of its own, removed
+	// as well as can be: processes still exiting when the run ends write to it.
+	const compileCache = process.env['NODE_COMPILE_CACHE'] === undefined ? fs.mkdtempSync(path.join(os.tmpdir(), 'hangar-test-compile-cache-')) : undefined;
+	if (compileCache !== undefined) process.env['NODE_COMPILE_CACHE'] = compileCache;
 	process.env[guardedHomeVariable] = home;
 
 	return () => {
 		const touched = real.flatMap((dir, index) => changes(before[index]!, snapshot(dir)));
 		fs.rmSync(home, {recursive: true, force: true});
+		try {
+			if (compileCache !== undefined) fs.rmSync(compileCache, {recursive: true, force: true, maxRetries: 5});
+		} catch {}
 		if (touched.length > 0) {
 			// Vitest reports an error thrown here but still exits 0, so the exit code is set as well.
 			process.exitCode = 1;
