@@ -14,7 +14,7 @@
  * before it: a sequential call writes one line per turn (the request to the
  * upstream in the turn that read it from the client, the answer to the
  * client in the turn that read it from the upstream), and scheduling a
- * flush for it cost about 5% of a call's instructions and a wait for the
+ * flush for it cost a tenth of standalone's instructions a call and a wait for the
  * turn's end on every hop. Only the lines after it wait to be joined. A
  * turn is told from the next by the count of chunks read (read-turn.ts).
  *
