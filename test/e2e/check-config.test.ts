@@ -107,6 +107,7 @@ describe('mcp-hangar --check-config', () => {
 
 	it('refuses an unknown key in a server', async () => {
 		await expectInvalid({mcpServers: {x: {...server, lazzy: true}}}, [['$.mcpServers.x.lazzy', 'unknown key "lazzy" (did you mean "lazy"?)']]);
+		await expectInvalid({mcpServers: {x: {...server, enviroment: {TOKEN: 'x'}}}}, [['$.mcpServers.x.enviroment', 'unknown key "enviroment" (did you mean "env"?)']]);
 	});
 
 	it('refuses an unknown key in hangar and in hangar.restartBudget', async () => {
