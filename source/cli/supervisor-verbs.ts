@@ -395,6 +395,16 @@ export async function checkConfigVerb(options: VerbOptions, io: Output = stdio):
 	const config = loadConfig(options.configPath, {stateDir: options.stateDir, environmentOf: shellEnvironment('--check-config')});
 	const errors = config.issues.filter(issue => issue.severity !== 'notice');
 	const notices = config.issues.filter(issue => issue.severity === 'notice');
+	// The clashes come from the state dir, read before anything is printed: a failure there never follows an "OK".
+	// Its own log lines (state, shutdown) are not the check's to print: stderr stays for errors.
+	const supervisor = await createSupervisor(config, silentLogger, {readOnly: true});
+	let clashes: string[];
+	try {
+		clashes = supervisor.clashes().map(clash => describeClash(clash));
+	} finally {
+		await supervisor.shutdown('check finished');
+	}
+
 	// Errors and warnings come together: fixing the errors first should not hide what else is wrong.
 	if (errors.length > 0) {
 		const invalid = config.servers.filter(server => server.invalid !== undefined && !server.disabled).map(server => server.name);
@@ -412,16 +422,8 @@ export async function checkConfigVerb(options: VerbOptions, io: Output = stdio):
 
 	const report = errors.length > 0 ? io.err : io.out;
 	for (const notice of notices) report(`note: ${notice.path}: ${notice.message}\n`);
-	// Its own log lines (state, shutdown) are not the check's to print: stderr stays for errors.
-	const supervisor = await createSupervisor(config, silentLogger, {readOnly: true});
 	for (const line of launchWarnings(config.servers)) report(`${line}\n`);
-
-	try {
-		for (const clash of supervisor.clashes()) report(`warning: ${describeClash(clash)}\n`);
-	} finally {
-		await supervisor.shutdown('check finished');
-	}
-
+	for (const clash of clashes) report(`warning: ${clash}\n`);
 	return errors.length > 0 ? 1 : 0;
 }
 

@@ -66,6 +66,20 @@ describe('mcp-hangar --check-config', () => {
 		expect(result.stdout).toBe(`${file}: OK, 3 upstreams (alpha, beta-2, gamma_1)\n`);
 	});
 
+	it('writes nothing: a missing state dir is not created, and one that cannot be (a read-only disk) never turns an OK into a failure', async () => {
+		const file = configFile({mcpServers: {alpha: server}});
+		const missing = path.join(tempDir('hangar-state-'), 'not-yet');
+		const checked = await checkConfig(file, {args: ['--state-dir', missing]});
+		expect([checked.exitCode, checked.stdout, checked.stderr]).toEqual([0, `${file}: OK, 1 upstream (alpha)\n`, '']);
+		expect(fs.existsSync(missing)).toBe(false);
+
+		// mkdir under a regular file fails (ENOTDIR) as it does on a read-only disk (EROFS), even for root.
+		const blocker = path.join(tempDir('hangar-state-'), 'a-file');
+		fs.writeFileSync(blocker, '');
+		const unwritable = await checkConfig(file, {args: ['--state-dir', path.join(blocker, 'state')]});
+		expect([unwritable.exitCode, unwritable.stdout, unwritable.stderr]).toEqual([0, `${file}: OK, 1 upstream (alpha)\n`, '']);
+	});
+
 	it('warns, exit 0, about a command this PATH does not have, and one that does not exist at its path', async () => {
 		const file = configFile({mcpServers: {good: server, typo: {command: 'surely-not-a-command-hangar-xyz'}, gone: {command: './bin/missing-server'}, off: {command: 'also-missing-xyz', disabled: true}}});
 		const result = await checkConfig(file);
@@ -93,6 +107,7 @@ describe('mcp-hangar --check-config', () => {
 
 	it('refuses an unknown key in a server', async () => {
 		await expectInvalid({mcpServers: {x: {...server, lazzy: true}}}, [['$.mcpServers.x.lazzy', 'unknown key "lazzy" (did you mean "lazy"?)']]);
+		await expectInvalid({mcpServers: {x: {...server, enviroment: {TOKEN: 'x'}}}}, [['$.mcpServers.x.enviroment', 'unknown key "enviroment" (did you mean "env"?)']]);
 	});
 
 	it('refuses an unknown key in hangar and in hangar.restartBudget', async () => {

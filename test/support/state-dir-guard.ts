@@ -59,6 +59,30 @@ export function changes(before: Map<string, string>, after: Map<string, string>)
 	return lines;
 }
 
+/**
+ * Removes `dir`, again while something still writes in it, for up to
+ * `withinMs`: a node process that exits as the run ends writes Node's
+ * compile cache at exit (the run's NODE_COMPILE_CACHE dir, or hangar's own
+ * under $XDG_CACHE_HOME when a test runs it without that), and a removal racing those writes
+ * fails with ENOTEMPTY. Node 22's own `maxRetries` does not help: it retries
+ * the failed rmdir, not the files written since.
+ */
+export function removeTree(dir: string, withinMs = 10_000): void {
+	const until = Date.now() + withinMs;
+	for (;;) {
+		try {
+			fs.rmSync(dir, {recursive: true, force: true});
+			return;
+		} catch (error) {
+			const code = (error as NodeJS.ErrnoException).code;
+			if ((code !== 'ENOTEMPTY' && code !== 'EBUSY') || Date.now() >= until) throw error;
+		}
+
+		// A teardown is synchronous: wait 50 ms without spinning.
+		Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
+	}
+}
+
 export default function setup(): () => void {
 	// Set up once per run, however many projects ask for it.
 	if (process.env[guardedHomeVariable] !== undefined) return () => {};
@@ -86,9 +110,9 @@ export default function setup(): () => void {
 
 	return () => {
 		const touched = real.flatMap((dir, index) => changes(before[index]!, snapshot(dir)));
-		fs.rmSync(home, {recursive: true, force: true});
+		removeTree(home);
 		try {
-			if (compileCache !== undefined) fs.rmSync(compileCache, {recursive: true, force: true, maxRetries: 5});
+			if (compileCache !== undefined) removeTree(compileCache);
 		} catch {}
 		if (touched.length > 0) {
 			// Vitest reports an error thrown here but still exits 0, so the exit code is set as well.

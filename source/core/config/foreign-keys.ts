@@ -6,6 +6,35 @@
  * `mcpServers`). A key in none of these tables is unknown: an error for its
  * entry, so a typo never silently does nothing.
  */
+import {closestMatch} from '../base/closest-match.js';
+
+/**
+ * Other names people write for a server key: the word spelt out, or another
+ * tool's word for it (Docker Compose's "environment", "working_dir"). They
+ * are not read as the key (a file with one is refused like any unknown key),
+ * but one of them, or a typo of one ("enviroment"), suggests the key.
+ */
+export const serverKeyAliases: Readonly<Record<string, string>> = {
+	environment: 'env',
+	environmentVariables: 'env',
+	envVars: 'env',
+	arguments: 'args',
+	argv: 'args',
+	cmd: 'command',
+	workingDirectory: 'cwd',
+	workingDir: 'cwd',
+};
+
+/**
+ * The known key nearest to `key` (see closestMatch), counting a near alias
+ * as its key; a known key wins a tie. Undefined when none is near.
+ */
+export function closestKey(key: string, known: Iterable<string>, aliases: Readonly<Record<string, string>> = {}): string | undefined {
+	const names = new Map<string, string>([...known].map(name => [name, name]));
+	for (const [alias, name] of Object.entries(aliases)) if (!names.has(alias)) names.set(alias, name);
+	const match = closestMatch(key, names.keys());
+	return match === undefined ? undefined : names.get(match);
+}
 
 /** A server entry key of another client: mapped onto hangar's (`as` says to what), or ignored (`why` says why). */
 export type ForeignKey = {who: string; use: 'understood'; as: string} | {who: string; use: 'ignored'; why: string};

@@ -21,13 +21,12 @@ import {startedBy} from '../base/process-origin.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import {z} from 'zod';
-import {closestMatch} from '../base/closest-match.js';
 import {maskText} from '../base/secret-mask.js';
 import type {Logger} from '../base/logger.js';
 import {defaultConfigCandidates, defaultStateDir} from './paths.js';
 import {shellWord} from '../base/shell-words.js';
 import {parseDotenv} from './dotenv.js';
-import {foreignServerKeys, foreignTopLevelKeys, recogniseShape} from './foreign-keys.js';
+import {closestKey, foreignServerKeys, foreignTopLevelKeys, recogniseShape, serverKeyAliases} from './foreign-keys.js';
 import {
 	defaults,
 	hangarSchema,
@@ -112,9 +111,9 @@ function describeValue(value: unknown): string {
 	return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }
 
-/** " (did you mean "x"?)" for a key near a known one, else "". */
-function didYouMean(key: string, known: Iterable<string>): string {
-	const match = closestMatch(key, known);
+/** " (did you mean "x"?)" for a key near a known one, or near another name for one (`aliases`), else "". */
+function didYouMean(key: string, known: Iterable<string>, aliases?: Readonly<Record<string, string>>): string {
+	const match = closestKey(key, known, aliases);
 	return match === undefined ? '' : ` (did you mean "${match}"?)`;
 }
 
@@ -214,7 +213,7 @@ function readEntry(name: string, raw: unknown): EntryDraft {
 
 		const foreign = foreignServerKeys[key];
 		if (foreign === undefined) {
-			error(at(key), `unknown key "${key}"${didYouMean(key, serverKeys)}: not a key of hangar's, nor one another MCP client is known to write (see the configuration reference, docs/configuration.md)`);
+			error(at(key), `unknown key "${key}"${didYouMean(key, serverKeys, serverKeyAliases)}: not a key of hangar's, nor one another MCP client is known to write (see the configuration reference, docs/configuration.md)`);
 		} else if (foreign.use === 'ignored') {
 			notice(key, `"${key}" (${foreign.who}) is ignored: ${foreign.why}`);
 		} else {

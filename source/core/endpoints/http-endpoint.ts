@@ -45,7 +45,7 @@ import {maskSecrets, maskedJson} from '../base/secret-mask.js';
 import type {Supervisor} from '../engine/supervisor.js';
 import {metricsOf, metricsPath, serveMetrics} from './metrics-endpoint.js';
 import {metaWithTraceHeaders} from '../link/trace-headers.js';
-import {sendJson, sendProblem, sendRpcError, type RequestRecord} from './http-replies.js';
+import {refusedMediaType, sendJson, sendProblem, sendRpcError, type RequestRecord} from './http-replies.js';
 import {HttpSessionTransport} from './http-session.js';
 import {ModernEndpoint, modernHeaderRefusal} from './http-modern.js';
 import {isModernVersion, requestEra} from '../gateway/protocol-era.js';
@@ -361,6 +361,7 @@ export class HttpEndpoint {
 		let message: CheckedMessage | undefined;
 		let batch: Array<CheckedMessage | MessageProblem> | undefined;
 		if (method === 'POST') {
+			if (refusedMediaType(req, res, record)) return;
 			const limit = this.options.supervisor.config.hangar.maxMessageBytes;
 			const read = await readBody(req, limit);
 			if ('tooLarge' in read) {

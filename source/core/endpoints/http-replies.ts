@@ -69,7 +69,18 @@ export function event(json: string): string {
 	return `event: message\ndata: ${json}\n\n`;
 }
 
-export function isJsonContentType(header: string | undefined): boolean {
+/**
+ * Refuses a POST whose media type is not application/json with 415, before its
+ * body is read, as the SDK's Streamable HTTP servers do (v1's transport and
+ * v2's createMcpHandler, for both protocol generations); true when refused.
+ */
+export function refusedMediaType(req: http.IncomingMessage, res: http.ServerResponse, record: RequestRecord): boolean {
+	if (isJsonContentType(req.headers['content-type'])) return false;
+	refuse(res, 415, -32_000, 'Unsupported Media Type: Content-Type must be application/json', record);
+	return true;
+}
+
+function isJsonContentType(header: string | undefined): boolean {
 	if (header === 'application/json') return true;
 	return (header?.split(';', 1)[0] ?? '').trim().toLowerCase() === 'application/json';
 }

@@ -38,7 +38,7 @@ import {answerIdText, duplicateIdProblem, errorLine, isProblem, peekMessage, typ
 import {isDroppable, logDrops} from '../wire/line-transport.js';
 import {batchVersion, modernProtocolVersions, supportedProtocolVersions} from '../wire/protocol.js';
 import {maxQueuedBytes} from '../wire/write-coalescer.js';
-import {event, isJsonContentType, refuse, sendProblem, sseHeaders, type RequestRecord} from './http-replies.js';
+import {event, refuse, sendProblem, sseHeaders, type RequestRecord} from './http-replies.js';
 import {SseEventLog, resumeBudget, resumeWindow, retryMs, type ResumeBudget} from './sse-event-log.js';
 
 /** A comment line on every open event stream this often, so proxies and clients do not take a quiet stream for a dead one (the SDK's interval). */
@@ -151,16 +151,11 @@ export class HttpSessionTransport implements SessionTransport {
 		else if (message !== undefined) this.post(req, res, record, message);
 	}
 
-	/** The header checks of a POST; false when it was refused. */
+	/** The Accept check of a POST (its media type was checked before its body was read: refusedMediaType); false when it was refused. */
 	private checkPost(req: http.IncomingMessage, res: http.ServerResponse, record: RequestRecord): boolean {
 		const accept = req.headers.accept;
 		if (!accept?.includes('application/json') || !accept.includes('text/event-stream')) {
 			refuse(res, 406, -32_000, 'Not Acceptable: Client must accept both application/json and text/event-stream', record);
-			return false;
-		}
-
-		if (!isJsonContentType(req.headers['content-type'])) {
-			refuse(res, 415, -32_000, 'Unsupported Media Type: Content-Type must be application/json', record);
 			return false;
 		}
 

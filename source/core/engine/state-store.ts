@@ -251,7 +251,8 @@ export class StateStore {
 	}
 
 	private async load(): Promise<void> {
-		fs.mkdirSync(this.dir, {recursive: true, mode: 0o700});
+		// A reader (status, --check-config) writes nothing, not even the directory: a missing one reads as empty state.
+		if (!this.readOnly) fs.mkdirSync(this.dir, {recursive: true, mode: 0o700});
 		if (this.readOnly) {
 			const status = safeLockStatus(this.dir);
 			if (status?.kind === 'held' && status.holder.pid !== process.pid && holderAlive(status.holder)) this.holder = status.holder;

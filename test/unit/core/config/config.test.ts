@@ -413,4 +413,38 @@ describe('parseConfig, tolerant of one bad entry', () => {
 			delete process.env['HANGAR_TEST_SET_VARIABLE'];
 		}
 	});
+
+	it('suggests the short key for its spelt-out form and its typos ("enviroment": env), and nothing for a word near none', () => {
+		const suggestionOf = (key: string): string | undefined => {
+			const invalid = byName(parseConfig({mcpServers: {good: server, x: {...server, [key]: {}}}}, file))['x']!.invalid!;
+			expect(invalid).toContain(`unknown key "${key}"`);
+			return /\(did you mean "([^"]+)"\?\)/.exec(invalid)?.[1];
+		};
+		const expected: Record<string, string | undefined> = {
+			enviroment: 'env',
+			environment: 'env',
+			enviornment: 'env',
+			environement: 'env',
+			Environment: 'env',
+			environmentVariables: 'env',
+			envVars: 'env',
+			env_vars: 'env',
+			arguments: 'args',
+			argument: 'args',
+			arguements: 'args',
+			cmd: 'command',
+			workingDirectory: 'cwd',
+			working_dir: 'cwd',
+			// Typos of the keys themselves keep their suggestion.
+			comand: 'command',
+			envFiles: 'envFile',
+			heders: 'headers',
+			// Near nothing: no guess.
+			envelope: undefined,
+			argon: undefined,
+			commentary: undefined,
+			priority: undefined,
+		};
+		expect(Object.fromEntries(Object.keys(expected).map(key => [key, suggestionOf(key)]))).toEqual(expected);
+	});
 });
