@@ -25,7 +25,7 @@ import {hasWorkingSignIn, signInNeededIn} from '../../link/oauth-bearer.js';
 import {AbortReason, abortable, type ProgressRelay} from './call-path.js';
 import {catalogKinds, servesKind, type CatalogKind, type CatalogLists, type ServerCapabilities} from './catalog.js';
 import type {CircuitBreaker} from './circuit-breaker.js';
-import type {CallMetrics} from './metrics.js';
+import {type CallMetrics, quarantinedPrefix} from './metrics.js';
 import {pinTools, rugPullReason, type ToolChange} from './pins.js';
 import type {RestartPolicy} from './restart-policy.js';
 import {RugPull, type ToolList} from './tool-list.js';
@@ -447,7 +447,7 @@ export class Lifecycle {
 		deps.record.update(upstream => {
 			upstream.admin = {state: 'quarantined', at: deps.clock.now(), reason, changes, seen: pinTools(tools)};
 		});
-		deps.metrics.lastError = `quarantined: ${reason}`;
+		deps.metrics.lastError = `${quarantinedPrefix}${reason}`;
 		if (how === 'stop') {
 			this.stopTarget = 'quarantined';
 			deps.machine.apply('stop', reason);
