@@ -87,6 +87,8 @@ const settleEvent: Record<StopTarget, UpstreamEvent> = {
 };
 
 export class Lifecycle {
+	/** Its last failure's restart plan ("restarting in 8 s"): a refusal says the time still ahead instead. */
+	private plan = '';
 	private current: UpstreamConnection | undefined;
 	private startPromise: Promise<UpstreamConnection> | undefined;
 	private startAbort: AbortController | undefined;
@@ -201,7 +203,7 @@ export class Lifecycle {
 					// The reason of the transition to dead says how it ended (exit, stderr, restart plan).
 					throw unavailable(this.deps.name, why, {
 						state: 'dead',
-						reason: this.lastTransitionReason(),
+						reason: this.restartTime === undefined ? this.lastTransitionReason() : this.lastTransitionReason().replace(`; ${this.plan}`, ''),
 						restartAt: this.restartTime,
 						permanent: this.permanent?.hint,
 					});
@@ -487,7 +489,7 @@ export class Lifecycle {
 			this.restarts += 1;
 			this.begin(`automatic restart after ${seconds(delay)} backoff`).catch(() => {});
 		});
-		return `restarting in ${seconds(delay)}`;
+		return (this.plan = `restarting in ${seconds(delay)}`);
 	}
 
 	/**

@@ -146,6 +146,22 @@ describe('an upstream that crashes', () => {
 		expect(upstream.snapshot().restarts).toBe(1);
 	});
 
+	it('refuses a call while it waits to restart with one restart time, the one still ahead', async () => {
+		const {upstream, fake, clock} = await upstreamOnFake({hangar: {backoffMinSeconds: 8}});
+		// Hints count from the wall clock: make it this test's clock.
+		vi.useFakeTimers({toFake: ['Date']});
+		vi.setSystemTime(clock.now());
+		await upstream.start();
+		await fake.crash();
+		await reaches(upstream, 'dead');
+		expect(upstream.transitions.at(-1)?.reason).toContain('restarting in 8 s');
+		await clock.advance(2200);
+		vi.setSystemTime(clock.now());
+		const error = await refusal(upstream.callTool('echo', {}));
+		expect(error.message).toMatch(/^upstream "fx": call to tool "echo" failed: the upstream is dead: the connection closed\. Hangar restarts it by itself in 5\.8 s \(at [\dT:.-]+Z\); retry after that\.$/);
+		expect(error.message.match(/ in \d+(\.\d)? s/g)).toEqual([' in 5.8 s']);
+	});
+
 	it('doubles the backoff on each failed start and stays dead once the restart budget is spent', async () => {
 		const {upstream, fake, clock} = await upstreamOnFake({hangar: {restartBudget: {maxRestarts: 2, windowSeconds: 60}, failureThreshold: 10}});
 		fake.startBehaviour = 'crash';
