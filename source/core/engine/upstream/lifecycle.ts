@@ -16,7 +16,7 @@ import {describeShortage} from '../../base/resource-limits.js';
 import type {HangarSettings, ServerConfig, ToolDefinition} from '../../config/read-config.js';
 import {describeExit, type ExitInfo} from '../../link/child-process-transport.js';
 import type {ClientSide} from '../../link/client-side.js';
-import {ConnectionLostError, type OpenConnection, type UpstreamConnection} from '../../link/connection.js';
+import {ConnectionLostError, listMethods, type OpenConnection, type UpstreamConnection} from '../../link/connection.js';
 import {diagnoseLaunch, SpawnError, type LaunchProblem} from '../../link/launch-problem.js';
 import {UnsupportedServerVersion} from '../../link/modern-mode.js';
 import {attemptStderr, type LogBuffer} from '../../link/log-buffer.js';
@@ -31,6 +31,7 @@ import type {RestartPolicy} from './restart-policy.js';
 import {RugPull, type ToolList} from './tool-list.js';
 import type {UpstreamRecord} from './upstream-record.js';
 import {startDeadline, type StartDeadline} from './start-deadline.js';
+import {StartSteps} from './start-steps.js';
 import {runningStates, type StopTarget, type UpstreamEvent, type UpstreamMachine, type UpstreamState} from './upstream-state.js';
 import type {UpstreamTimers} from './upstream-timers.js';
 import {eraHint, nextVerdict} from './upstream-era.js';
@@ -263,14 +264,14 @@ export class Lifecycle {
 		deps.machine.apply('start', reason);
 		const controller = new AbortController();
 		this.startAbort = controller;
-		const deadline = startDeadline(deps.config, deps.record.read().tools === undefined, this.timeoutsInARow);
+		const deadline = {...startDeadline(deps.config, deps.record.read().tools === undefined, this.timeoutsInARow), steps: new StartSteps()};
 		this.deadline = deadline;
-		const cancelTimeout = deps.clock.after(deadline.ms, () => controller.abort(new AbortReason('start-timeout')));
+		const cancelTimeout = deps.clock.after(deadline.ms, () => controller.abort(new AbortReason('start-timeout', deadline.steps.waitingOn('its start requests'))));
 		const began = performance.now();
 		const promise = (async () => {
 			let connection: UpstreamConnection | undefined;
 			try {
-				connection = await deps.openConnection(
+				connection = await deadline.steps.wait('initialize', deps.openConnection(
 					deps.config,
 					deps.log,
 					{
@@ -292,14 +293,14 @@ export class Lifecycle {
 					deps.settings.stopGraceMs,
 					deps.clientSide,
 					deps.eraPin ?? eraHint(deps.record.read().era, deps.config),
-				);
+				));
 				// The catalog is read beside the tools: it adds no round trip to the start, and a list
 				// that fails to read is logged and left as it was rather than failing the start.
-				const [tools, catalog] = await Promise.all([connection.listTools(controller.signal), this.readCatalog(connection, controller.signal)]);
+				const [tools, catalog] = await Promise.all([deadline.steps.wait('tools/list', connection.listTools(controller.signal)), this.readCatalog(connection, controller.signal, deadline.steps)]);
 				// What it asked its client while starting (roots) is answered before it serves a call; whether it asks is learned.
 				const told = deps.clientSide?.capabilities['roots'] !== undefined;
 				const expected = deps.record.read().rootsAtStart?.asked;
-				const {askedRoots} = await connection.clientRequestsSettled(controller.signal, deps.settings.pingTimeoutMs, {told, expected});
+				const {askedRoots} = await deadline.steps.wait('ping', connection.clientRequestsSettled(controller.signal, deps.settings.pingTimeoutMs, {told, expected}));
 				if (told && expected === true && !askedRoots) {
 					// It used to ask and did not within the wait: the next start does not wait for it (onRootsAtStart learns it again).
 					deps.record.update(upstream => {
@@ -355,7 +356,7 @@ export class Lifecycle {
 	}
 
 	/** The capabilities of a fresh connection and every list they say it serves. */
-	private async readCatalog(connection: UpstreamConnection, signal: AbortSignal): Promise<OpenedCatalog> {
+	private async readCatalog(connection: UpstreamConnection, signal: AbortSignal, steps: StartSteps): Promise<OpenedCatalog> {
 		const capabilities = (connection.serverCapabilities ?? {}) as ServerCapabilities;
 		const lists: Partial<CatalogLists> = {};
 		await Promise.all(
@@ -363,7 +364,7 @@ export class Lifecycle {
 				.filter(kind => servesKind(capabilities, kind))
 				.map(async kind => {
 					try {
-						lists[kind] = (await connection.listAll(kind, signal)) as never;
+						lists[kind] = (await steps.wait(listMethods[kind].method, connection.listAll(kind, signal))) as never;
 					} catch (error) {
 						if (!signal.aborted) this.deps.log.push('hangar', `reading its ${kind} failed at start: ${errorMessage(error)}`);
 					}
@@ -395,7 +396,7 @@ export class Lifecycle {
 		if (reason instanceof AbortReason && reason.kind === 'start-timeout') {
 			const {ms: limit, why} = this.deadline ?? {ms: deps.config.startTimeoutMs, why: undefined};
 			this.timeoutsInARow += 1;
-			what = `no answer to initialize/tools/list within the start timeout of ${seconds(limit)}${why === undefined ? '' : ` (${why})`}; the next start gets ${seconds(startDeadline(deps.config, deps.record.read().tools === undefined, this.timeoutsInARow).ms)} (startTimeoutSeconds)`;
+			what = `no answer to ${reason.waitingOn ?? 'its start requests'} within the start timeout of ${seconds(limit)}${why === undefined ? '' : ` (${why})`}; the next start gets ${seconds(startDeadline(deps.config, deps.record.read().tools === undefined, this.timeoutsInARow).ms)} (startTimeoutSeconds)`;
 		} else if (error instanceof SpawnError) {
 			this.timeoutsInARow = 0;
 			what = error.message;

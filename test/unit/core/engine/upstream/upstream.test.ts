@@ -125,7 +125,17 @@ describe('an upstream, started on demand', () => {
 		await settle();
 		await clock.advance(10_000);
 		await reaches(upstream, 'dead');
-		expect(upstream.transitions.at(-1)?.reason).toMatch(/start timeout of 10 s.*restarting in 1 s/);
+		expect(upstream.transitions.at(-1)?.reason).toMatch(/^start failed after \d+ ms: no answer to tools\/list within the start timeout of 10 s;.*restarting in 1 s/);
+	});
+
+	it('names the request a timed-out start was still waiting on: one of the lists read beside the tools', async () => {
+		const {upstream, fake, clock} = await upstreamOnFake({server: {startTimeoutSeconds: 10}});
+		fake.startBehaviour = 'hang-prompts';
+		void upstream.start().catch(() => {});
+		await settle();
+		await clock.advance(10_000);
+		await reaches(upstream, 'dead');
+		expect(upstream.transitions.at(-1)?.reason).toMatch(/^start failed after \d+ ms: no answer to prompts\/list within the start timeout of 10 s;/);
 	});
 });
 
