@@ -14,7 +14,7 @@
  */
 import process from 'node:process';
 import {ConfigError, loadConfig, stateDirOf, type HangarConfig} from '../core/config/read-config.js';
-import {HangarError, errorMessage} from '../core/base/errors.js';
+import {HangarError, errorMessage, type Audience} from '../core/base/errors.js';
 import {silentLogger, type Logger} from '../core/base/logger.js';
 import {killAllTreesSync} from '../core/link/process-registry.js';
 import {maskText} from '../core/base/secret-mask.js';
@@ -91,8 +91,9 @@ function shellEnvironment(command?: string): string {
 }
 
 /** A HangarError's message already ends with its hint (worded for a shell: this is the CLI). */
-function describe(error: unknown): string {
-	return `mcp-hangar: ${error instanceof HangarError ? error.messageFor('cli') : maskText(errorMessage(error))}\n`;
+/** `cli-once`: said by a command that ran its own hangar, which exits with it. */
+function describe(error: unknown, audience: Audience = 'cli'): string {
+	return `mcp-hangar: ${error instanceof HangarError ? error.messageFor(audience) : maskText(errorMessage(error))}\n`;
 }
 
 /** A path as a shell word: quoted when it holds anything a shell would read otherwise. */
@@ -338,7 +339,7 @@ async function callStandalone(config: HangarConfig, options: CallOptions, io: Ou
 
 			return printResult(options, await supervisor.callByName(options.server, options.tool, options.args), io);
 		} catch (error) {
-			io.err(describe(error));
+			io.err(describe(error, 'cli-once'));
 			return 1;
 		}
 	});

@@ -88,6 +88,17 @@ describe('mcp-hangar status, call, approve, quarantine', () => {
 		expect(missing.stderr).toContain('"call" needs SERVER and TOOL');
 	});
 
+	it('says a one-shot call\'s failed start is not retried, since its own hangar exits with it', async () => {
+		const dir = tempDir();
+		const config = writeConfig(dir, {broken: {command: process.execPath, args: ['-e', 'process.stderr.write("boom\\n"); process.exit(3)']}}, fastHangar);
+		const failed = await runCli(['call', 'broken', 'echo', '--config', config]);
+		expect(failed.code).toBe(1);
+		expect(failed.stderr).toBe(
+			'mcp-hangar: upstream "broken": start failed: the process exited with code 3 during initialization; last stderr: boom. No hangar is running for this config, and the one this command ran for itself exits with it: run the command again, or keep a hangar running (mcp-hangar serve, or mcp-hangar tui) to restart "broken" by itself. If it keeps failing, check its command, args and env in the config and its stderr.\n',
+		);
+		expect(failed.stderr).not.toMatch(/retries in|restarts it by itself in/);
+	});
+
 	it('quarantines and approves through the state dir, and refuses when another hangar owns it', async () => {
 		const dir = tempDir();
 		const config = writeConfig(dir, {fx: fixture('normal')}, fastHangar);

@@ -173,7 +173,7 @@ describe('upstream lifecycle with real fixture upstreams', () => {
 		const t = await startSupervisor({fx: fixture('slow-start', ['--delay-ms', '5000'], {startTimeoutSeconds: 0.5, tools: [{name: 'echo'}]})});
 		const error = await callError(t.supervisor.callByName('fx', 'echo', {message: 'x'}));
 		expect(error.codeName).toBe('StartFailed');
-		expect(error.message).toContain('no answer to initialize/tools/list within the start timeout of 0.5 s');
+		expect(error.message).toContain('no answer to initialize within the start timeout of 0.5 s');
 		expect(t.path('fx').slice(0, 2)).toEqual(['cold->starting', 'starting->dead']);
 	});
 

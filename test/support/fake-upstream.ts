@@ -6,13 +6,16 @@
  */
 import {InMemoryTransport} from '@modelcontextprotocol/sdk/inMemory.js';
 import {Server} from '@modelcontextprotocol/sdk/server/index.js';
-import {CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult} from '@modelcontextprotocol/sdk/types.js';
+import {CallToolRequestSchema, ListPromptsRequestSchema, ListToolsRequestSchema, type CallToolResult} from '@modelcontextprotocol/sdk/types.js';
 import {UpstreamConnection, type OpenConnection} from '../../source/core/link/connection.js';
 
 export type FakeTool = (args: Record<string, unknown>) => CallToolResult | Promise<CallToolResult>;
 
-/** What the next starts do at `tools/list`, the second half of a start: answer, hang, or close the connection (a crash during start). */
-export type StartBehaviour = 'answer' | 'hang' | 'crash';
+/**
+ * What the next starts do at `tools/list`, the second half of a start: answer, hang, or close the connection (a crash
+ * during start); `hang-prompts`: it serves prompts too, and answers tools/list but never `prompts/list` (until `release`).
+ */
+export type StartBehaviour = 'answer' | 'hang' | 'crash' | 'hang-prompts';
 
 export class FakeUpstream {
 	/** Connections opened so far: one per start. */
@@ -45,8 +48,15 @@ export class FakeUpstream {
 		this.starts += 1;
 		const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
 		this.serverSide = serverSide;
-		const server = new Server({name: 'fake', version: '1.0.0'}, {capabilities: {tools: {listChanged: true}}});
 		const behaviour = this.startBehaviour;
+		const server = new Server({name: 'fake', version: '1.0.0'}, {capabilities: {tools: {listChanged: true}, ...(behaviour === 'hang-prompts' ? {prompts: {}} : {})}});
+		if (behaviour === 'hang-prompts') {
+			server.setRequestHandler(ListPromptsRequestSchema, async () => {
+				await new Promise<void>(resolve => this.held.push(resolve));
+				return {prompts: []};
+			});
+		}
+
 		server.setRequestHandler(ListToolsRequestSchema, async () => {
 			if (behaviour === 'crash') {
 				void serverSide.close();

@@ -53,8 +53,10 @@ export const JsonRpcCode = {
  * TUI open), or a person at a shell running `mcp-hangar` commands. A hint
  * that sends the reader somewhere names what that reader has: a management
  * tool for a client, a command for a shell (and the TUI key for both).
+ * `cli-once` is a shell command that ran its own hangar (none was running):
+ * that hangar exits with the command, so nothing it planned happens later.
  */
-export type Audience = 'mcp' | 'cli';
+export type Audience = 'mcp' | 'cli' | 'cli-once';
 
 /** A hint, fixed or worded per audience. */
 export type Hint = string | ((audience: Audience) => string);

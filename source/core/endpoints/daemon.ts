@@ -33,6 +33,14 @@ export function daemonLogFile(stateDir: string): string {
 	return path.join(stateDir, 'hangar.log');
 }
 
+/**
+ * The log scope of a `--stdio` bridge's lines (`... warn [bridge] ...`): it
+ * writes the daemon's log too, and why a daemon did not serve is never the
+ * bridge's own words about it.
+ */
+export const bridgeScope = 'bridge';
+const bridgeLine = new RegExp(String.raw`^\S+ \w+ \[${bridgeScope}\] `);
+
 export type StartedDaemon = {
 	pid: number;
 	logFile: string;
@@ -108,7 +116,7 @@ function reasonOf(error: unknown): string {
 /**
  * Why a daemon exited without serving: a full file system under the state
  * dir first (its own log may not have been written then), else the last
- * line it logged, else its exit code.
+ * line it logged (not a bridge's: they share the file), else its exit code.
  */
 function whyNotServing(stateDir: string, logFile: string, logStart: number, code: number | null): string {
 	try {
@@ -122,14 +130,14 @@ function whyNotServing(stateDir: string, logFile: string, logStart: number, code
 			const size = Math.min(fs.fstatSync(fd).size - logStart, 4096);
 			const buffer = Buffer.alloc(Math.max(size, 0));
 			fs.readSync(fd, buffer, 0, buffer.length, Math.max(logStart, fs.fstatSync(fd).size - 4096));
-			const last = buffer.toString('utf8').trim().split('\n').at(-1)?.trim();
-			if (last !== undefined && last !== '') return `${last.slice(0, 500)} (exit code ${code ?? 'unknown'}, log ${logFile})`;
+			const last = buffer.toString('utf8').trim().split('\n').findLast(line => line.trim() !== '' && !bridgeLine.test(line))?.trim();
+			if (last !== undefined) return `${last.slice(0, 500)} (exit code ${code ?? 'unknown'}, log ${logFile})`;
 		} finally {
 			fs.closeSync(fd);
 		}
 	} catch {}
 
-	return `it exited with code ${code ?? 'unknown'}; see ${logFile}`;
+	return `it exited with code ${code ?? 'unknown'} and logged nothing of its own; see ${logFile}`;
 }
 
 /**

@@ -28,7 +28,7 @@ import fs from 'node:fs';
 import {resolveConfigPath, stateDirOf} from '../config/paths.js';
 import {fileSink, logLevels, splitLogger, stderrSink, type Logger, type LogLevel} from '../base/logger.js';
 import {StdioBridge} from './bridge.js';
-import {daemonLogFile, keepDaemon, startDaemon, type DaemonTarget, type StartedDaemon} from './daemon.js';
+import {bridgeScope, daemonLogFile, keepDaemon, startDaemon, type DaemonTarget, type StartedDaemon} from './daemon.js';
 import {attachToSupervisor, type Attached, type Attachment, type BridgeSettings} from './socket-client.js';
 
 /**
@@ -96,7 +96,7 @@ export async function attachQuickly(options: QuickStdioOptions): Promise<boolean
 		return false;
 	}
 
-	const logger = stdioLogger({configPath, stateDir: options.stateDir, logLevel: options.logLevel, logFile: options.logFile});
+	const logger = stdioLogger({configPath, stateDir: options.stateDir, logLevel: options.logLevel, logFile: options.logFile}).child(bridgeScope);
 	if (started !== undefined) logger.info(`no supervisor for ${stateDir} (${started.why}); started one (pid ${started.daemon.pid}, mcp-hangar serve --linger, log ${started.daemon.logFile})`);
 	await runBridge(target, settings, attachment, logger, options.logLevel, started?.daemon);
 	return true;

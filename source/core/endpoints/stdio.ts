@@ -14,7 +14,7 @@
  */
 import {ConfigError, loadConfig, parseConfig, stateDirOf, type HangarConfig} from '../config/read-config.js';
 import type {Logger, LogLevel} from '../base/logger.js';
-import {startDaemon, type StartedDaemon} from './daemon.js';
+import {bridgeScope, startDaemon, type StartedDaemon} from './daemon.js';
 import {attachToSupervisor, bridgeSettings, socketPath} from './socket-client.js';
 import {runBridge, stopDaemon, takeEarlyDaemon} from './stdio-bridge.js';
 
@@ -46,21 +46,23 @@ export async function serveStdio(options: StdioOptions): Promise<void> {
 
 	if (options.standalone !== true) {
 		const attachment = await attachToSupervisor(config);
+		// A bridge's lines in the log it shares with the daemon are its own (daemon.ts quotes only the daemon's).
+		const bridgeLog = logger.child(bridgeScope);
 		const started = (daemon: StartedDaemon, why: string): void => {
-			logger.info(`no supervisor for ${config.hangar.stateDir} (${why}); started one (pid ${daemon.pid}, mcp-hangar serve --linger, log ${daemon.logFile})`);
+			bridgeLog.info(`no supervisor for ${config.hangar.stateDir} (${why}); started one (pid ${daemon.pid}, mcp-hangar serve --linger, log ${daemon.logFile})`);
 		};
 
 		if (attachment.socket !== undefined) {
 			// The early daemon may be the one that answered by now, or have lost to it (keepDaemon stops it then).
 			if (early !== undefined) started(early.daemon, early.why);
-			await runBridge(config, bridgeSettings(config), attachment, logger, options.logLevel, early?.daemon);
+			await runBridge(config, bridgeSettings(config), attachment, bridgeLog, options.logLevel, early?.daemon);
 			return;
 		}
 
 		if (!attachment.permanent) {
 			const daemon = early?.daemon ?? startDaemon(config, {logLevel: options.logLevel});
 			started(daemon, early?.why ?? attachment.why);
-			await runBridge(config, bridgeSettings(config), {socket: undefined, path: socketPath(config.hangar.stateDir), owner: undefined}, logger, options.logLevel, daemon);
+			await runBridge(config, bridgeSettings(config), {socket: undefined, path: socketPath(config.hangar.stateDir), owner: undefined}, bridgeLog, options.logLevel, daemon);
 			return;
 		}
 
@@ -84,8 +86,9 @@ async function attachDespite(error: ConfigError, options: StdioOptions): Promise
 	const stateDir = stateDirOf(options.configPath, {stateDir: options.stateDir});
 	const attachment = await attachToSupervisor({path: error.file, hangar: {stateDir}});
 	if (attachment.socket === undefined) throw error;
-	options.logger.warn(`${error.message}\nAttaching to the supervisor that runs its previous version.`);
+	const bridgeLog = options.logger.child(bridgeScope);
+	bridgeLog.warn(`${error.message}\nAttaching to the supervisor that runs its previous version.`);
 	// Its own settings are unknown: the bridge runs on the defaults, and starts no daemon with a file that cannot run.
 	const defaults = parseConfig({mcpServers: {}}, error.file, {stateDir});
-	await runBridge(defaults, bridgeSettings(defaults), attachment, options.logger, options.logLevel, undefined, false);
+	await runBridge(defaults, bridgeSettings(defaults), attachment, bridgeLog, options.logLevel, undefined, false);
 }

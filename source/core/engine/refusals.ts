@@ -47,7 +47,7 @@ function tui(action: SurfaceAction): string {
  */
 function other(action: SurfaceAction, audience: Audience): {kind: 'tool'; name: string} | {kind: 'cli'; name: string} {
 	const {tool, cli} = surfaces[action];
-	const preferCli = audience === 'cli' ? cli !== undefined : tool === undefined;
+	const preferCli = audience !== 'mcp' ? cli !== undefined : tool === undefined;
 	return preferCli ? {kind: 'cli', name: cli!} : {kind: 'tool', name: tool!};
 }
 
@@ -73,6 +73,12 @@ function inAbout(at: number): string {
 	return `${seconds(Math.max(0, at - Date.now()))} (at ${new Date(at).toISOString()})`;
 }
 
+/** When a dead upstream restarts: the one time a message gives, from now (a one-shot command's own hangar exits with it: never). */
+function restartsItself(at: number, upstream: string, audience: Audience): string {
+	if (audience === 'cli-once') return `No hangar is running for this config, and the one this command ran for itself exits with it: run the command again, or keep a hangar running (mcp-hangar serve, or mcp-hangar tui) to restart "${upstream}" by itself.`;
+	return `Hangar restarts it by itself in ${inAbout(at)}; retry after that.`;
+}
+
 const removeDisabled = 'Remove "disabled": true from its entry in the config and restart hangar.';
 
 /** What to do about an entry hangar cannot use: fix the file, which a running hangar reloads when it is saved. */
@@ -88,10 +94,10 @@ const removeQuarantined = 'Remove "quarantined": true from its entry in the conf
 
 /** What to do about a crashed or dead upstream, given when (if ever) it restarts by itself. */
 export function restartHint(state: string, restartAt: number | undefined, upstream = 'SERVER'): Hint {
-	if (state === 'dead' && restartAt !== undefined) return `It restarts automatically in ${inAbout(restartAt)}; retry after that.`;
+	if (state === 'dead' && restartAt !== undefined) return audience => restartsItself(restartAt, upstream, audience);
 	if (state === 'dead') {
 		return audience => {
-			const logs = audience === 'cli' ? `mcp-hangar logs ${upstream}` : surfaces.logs.tool!;
+			const logs = audience !== 'mcp' ? `mcp-hangar logs ${upstream}` : surfaces.logs.tool!;
 			return `Its restart budget is spent: fix the cause (see its stderr: ${logs}, or ${tui('logs')}), then start it again (${whereBrief('start', audience, upstream)}).`;
 		};
 	}
@@ -267,15 +273,15 @@ export function cannotSave(upstream: string, action: 'quarantine' | 'approve', w
 	const pid = why.holder.pid;
 	const there: (audience: Audience) => string =
 		action === 'quarantine'
-			? audience => `its client can quarantine there (the ${surfaces.quarantine.tool!} tool), or stop it (kill ${pid}) and ${audience === 'cli' ? `run mcp-hangar ${surfaces.quarantine.cli!} ${upstream} again` : 'retry'}`
-			: audience => `stop it (kill ${pid}) and ${audience === 'cli' ? `run mcp-hangar ${surfaces.approve.cli!} ${upstream} again` : 'retry'}`;
+			? audience => `its client can quarantine there (the ${surfaces.quarantine.tool!} tool), or stop it (kill ${pid}) and ${audience !== 'mcp' ? `run mcp-hangar ${surfaces.quarantine.cli!} ${upstream} again` : 'retry'}`
+			: audience => `stop it (kill ${pid}) and ${audience !== 'mcp' ? `run mcp-hangar ${surfaces.approve.cli!} ${upstream} again` : 'retry'}`;
 	return new HangarError({
 		code: 'StateNotSaved',
 		upstream,
 		operation: action,
 		message: `hangar process ${pid} writes the state dir ${stateDir}, so this hangar could not save the change and did not ${action} it`,
 		hint: audience =>
-			`This hangar takes the state dir over once that process exits (it checks every second): retry in a moment. If it keeps running, it is a hangar serving one client on its own (\`mcp-hangar --stdio\` with no tui or serve): ${there(audience)}${audience === 'cli' ? '; to avoid this, run `mcp-hangar serve` or the tui, which clients and these commands share' : ''}.`,
+			`This hangar takes the state dir over once that process exits (it checks every second): retry in a moment. If it keeps running, it is a hangar serving one client on its own (\`mcp-hangar --stdio\` with no tui or serve): ${there(audience)}${audience !== 'mcp' ? '; to avoid this, run `mcp-hangar serve` or the tui, which clients and these commands share' : ''}.`,
 		details: {saved: false, writerPid: pid, stateDir},
 	});
 }
@@ -414,7 +420,7 @@ export function startFailed(upstream: string, options: {detail: string; restartA
 	}
 
 	const next = (audience: Audience): string =>
-		options.restartAt === undefined ? `It stays dead until it is started again (${where('start', upstream, audience)}).` : `Hangar retries in ${inAbout(options.restartAt)}.`;
+		options.restartAt === undefined ? `It stays dead until it is started again (${where('start', upstream, audience)}).` : restartsItself(options.restartAt, upstream, audience);
 	const check = options.check ?? (options.remote
 		? 'If it keeps failing, check that the server is running and reachable at its url, and its headers.'
 		: 'If it keeps failing, check its command, args and env in the config and its stderr.');
@@ -434,7 +440,7 @@ export function rugPulled(upstream: string, reason: string, changes: unknown[]):
 		upstream,
 		operation: 'tools/list',
 		message: `quarantined: ${reason}`,
-		hint: audience => `See the diff with ${audience === 'cli' ? tui('details') : surfaces.details.tool!}; if the change is expected, a person approves it again (${where('approve', upstream, audience)}).`,
+		hint: audience => `See the diff with ${audience !== 'mcp' ? tui('details') : surfaces.details.tool!}; if the change is expected, a person approves it again (${where('approve', upstream, audience)}).`,
 		details: {state: 'quarantined', changes},
 	});
 }

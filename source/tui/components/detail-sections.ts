@@ -89,7 +89,10 @@ function summaryLines(details: UpstreamDetails, now: number, width: number): Lin
 	if (s.idleSeconds !== null) state.push([label('idle '), {text: duration(s.idleSeconds)}]);
 	const calls: Group[] = [
 		[label('calls '), {text: count(s.calls)}],
-		[label('failures '), {text: `${s.consecutiveFailures}/${s.failures}`, tone: s.consecutiveFailures > 0 ? {color: 'red'} : {}}, label(' (consecutive/total)')],
+		// Two counts of different things: calls that failed, and the breaker's failures in a row of any kind (starts, crashes,
+		// calls, pings: a failed start counts there, not as a call). Short enough to share a line at 50 columns.
+		[label('failed calls '), {text: count(s.failures), tone: s.failures > 0 ? {color: 'yellow'} : {}}],
+		[label('failures in a row '), {text: String(s.consecutiveFailures), tone: s.consecutiveFailures > 0 ? {color: 'red'} : {}}],
 		[label('tool errors '), {text: String(s.toolErrors)}],
 		[label('in flight '), {text: String(s.inFlight)}],
 		[label('p50/p95 '), {text: latency(s.latencyMs)}],

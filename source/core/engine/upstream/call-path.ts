@@ -91,7 +91,11 @@ function countFailedCall(upstream: PersistedUpstream): void {
 
 /** Why a wait inside a call was given up. */
 export class AbortReason extends Error {
-	constructor(readonly kind: 'deadline' | 'cancelled' | 'stopping' | 'start-timeout') {
+	/** `waitingOn`: for a start that ran out of time, the requests it was still waiting on (start-steps.ts). */
+	constructor(
+		readonly kind: 'deadline' | 'cancelled' | 'stopping' | 'start-timeout',
+		readonly waitingOn?: string,
+	) {
 		super(kind);
 	}
 }

@@ -16,7 +16,7 @@ import {describeShortage} from '../../base/resource-limits.js';
 import type {HangarSettings, ServerConfig, ToolDefinition} from '../../config/read-config.js';
 import {describeExit, type ExitInfo} from '../../link/child-process-transport.js';
 import type {ClientSide} from '../../link/client-side.js';
-import {ConnectionLostError, type OpenConnection, type UpstreamConnection} from '../../link/connection.js';
+import {ConnectionLostError, listMethods, type OpenConnection, type UpstreamConnection} from '../../link/connection.js';
 import {diagnoseLaunch, SpawnError, type LaunchProblem} from '../../link/launch-problem.js';
 import {UnsupportedServerVersion} from '../../link/modern-mode.js';
 import {attemptStderr, type LogBuffer} from '../../link/log-buffer.js';
@@ -25,12 +25,13 @@ import {hasWorkingSignIn, signInNeededIn} from '../../link/oauth-bearer.js';
 import {AbortReason, abortable, type ProgressRelay} from './call-path.js';
 import {catalogKinds, servesKind, type CatalogKind, type CatalogLists, type ServerCapabilities} from './catalog.js';
 import type {CircuitBreaker} from './circuit-breaker.js';
-import type {CallMetrics} from './metrics.js';
+import {type CallMetrics, quarantinedPrefix} from './metrics.js';
 import {pinTools, rugPullReason, type ToolChange} from './pins.js';
 import type {RestartPolicy} from './restart-policy.js';
 import {RugPull, type ToolList} from './tool-list.js';
 import type {UpstreamRecord} from './upstream-record.js';
 import {startDeadline, type StartDeadline} from './start-deadline.js';
+import {StartSteps} from './start-steps.js';
 import {runningStates, type StopTarget, type UpstreamEvent, type UpstreamMachine, type UpstreamState} from './upstream-state.js';
 import type {UpstreamTimers} from './upstream-timers.js';
 import {eraHint, nextVerdict} from './upstream-era.js';
@@ -87,6 +88,8 @@ const settleEvent: Record<StopTarget, UpstreamEvent> = {
 };
 
 export class Lifecycle {
+	/** Its last failure's restart plan ("restarting in 8 s"): a refusal says the time still ahead instead. */
+	private plan = '';
 	private current: UpstreamConnection | undefined;
 	private startPromise: Promise<UpstreamConnection> | undefined;
 	private startAbort: AbortController | undefined;
@@ -201,7 +204,7 @@ export class Lifecycle {
 					// The reason of the transition to dead says how it ended (exit, stderr, restart plan).
 					throw unavailable(this.deps.name, why, {
 						state: 'dead',
-						reason: this.lastTransitionReason(),
+						reason: this.restartTime === undefined ? this.lastTransitionReason() : this.lastTransitionReason().replace(`; ${this.plan}`, ''),
 						restartAt: this.restartTime,
 						permanent: this.permanent?.hint,
 					});
@@ -261,14 +264,14 @@ export class Lifecycle {
 		deps.machine.apply('start', reason);
 		const controller = new AbortController();
 		this.startAbort = controller;
-		const deadline = startDeadline(deps.config, deps.record.read().tools === undefined, this.timeoutsInARow);
+		const deadline = {...startDeadline(deps.config, deps.record.read().tools === undefined, this.timeoutsInARow), steps: new StartSteps()};
 		this.deadline = deadline;
-		const cancelTimeout = deps.clock.after(deadline.ms, () => controller.abort(new AbortReason('start-timeout')));
+		const cancelTimeout = deps.clock.after(deadline.ms, () => controller.abort(new AbortReason('start-timeout', deadline.steps.waitingOn('its start requests'))));
 		const began = performance.now();
 		const promise = (async () => {
 			let connection: UpstreamConnection | undefined;
 			try {
-				connection = await deps.openConnection(
+				connection = await deadline.steps.wait('initialize', deps.openConnection(
 					deps.config,
 					deps.log,
 					{
@@ -290,14 +293,14 @@ export class Lifecycle {
 					deps.settings.stopGraceMs,
 					deps.clientSide,
 					deps.eraPin ?? eraHint(deps.record.read().era, deps.config),
-				);
+				));
 				// The catalog is read beside the tools: it adds no round trip to the start, and a list
 				// that fails to read is logged and left as it was rather than failing the start.
-				const [tools, catalog] = await Promise.all([connection.listTools(controller.signal), this.readCatalog(connection, controller.signal)]);
+				const [tools, catalog] = await Promise.all([deadline.steps.wait('tools/list', connection.listTools(controller.signal)), this.readCatalog(connection, controller.signal, deadline.steps)]);
 				// What it asked its client while starting (roots) is answered before it serves a call; whether it asks is learned.
 				const told = deps.clientSide?.capabilities['roots'] !== undefined;
 				const expected = deps.record.read().rootsAtStart?.asked;
-				const {askedRoots} = await connection.clientRequestsSettled(controller.signal, deps.settings.pingTimeoutMs, {told, expected});
+				const {askedRoots} = await deadline.steps.wait('ping', connection.clientRequestsSettled(controller.signal, deps.settings.pingTimeoutMs, {told, expected}));
 				if (told && expected === true && !askedRoots) {
 					// It used to ask and did not within the wait: the next start does not wait for it (onRootsAtStart learns it again).
 					deps.record.update(upstream => {
@@ -353,7 +356,7 @@ export class Lifecycle {
 	}
 
 	/** The capabilities of a fresh connection and every list they say it serves. */
-	private async readCatalog(connection: UpstreamConnection, signal: AbortSignal): Promise<OpenedCatalog> {
+	private async readCatalog(connection: UpstreamConnection, signal: AbortSignal, steps: StartSteps): Promise<OpenedCatalog> {
 		const capabilities = (connection.serverCapabilities ?? {}) as ServerCapabilities;
 		const lists: Partial<CatalogLists> = {};
 		await Promise.all(
@@ -361,7 +364,7 @@ export class Lifecycle {
 				.filter(kind => servesKind(capabilities, kind))
 				.map(async kind => {
 					try {
-						lists[kind] = (await connection.listAll(kind, signal)) as never;
+						lists[kind] = (await steps.wait(listMethods[kind].method, connection.listAll(kind, signal))) as never;
 					} catch (error) {
 						if (!signal.aborted) this.deps.log.push('hangar', `reading its ${kind} failed at start: ${errorMessage(error)}`);
 					}
@@ -393,7 +396,7 @@ export class Lifecycle {
 		if (reason instanceof AbortReason && reason.kind === 'start-timeout') {
 			const {ms: limit, why} = this.deadline ?? {ms: deps.config.startTimeoutMs, why: undefined};
 			this.timeoutsInARow += 1;
-			what = `no answer to initialize/tools/list within the start timeout of ${seconds(limit)}${why === undefined ? '' : ` (${why})`}; the next start gets ${seconds(startDeadline(deps.config, deps.record.read().tools === undefined, this.timeoutsInARow).ms)} (startTimeoutSeconds)`;
+			what = `no answer to ${reason.waitingOn ?? 'its start requests'} within the start timeout of ${seconds(limit)}${why === undefined ? '' : ` (${why})`}; the next start gets ${seconds(startDeadline(deps.config, deps.record.read().tools === undefined, this.timeoutsInARow).ms)} (startTimeoutSeconds)`;
 		} else if (error instanceof SpawnError) {
 			this.timeoutsInARow = 0;
 			what = error.message;
@@ -447,7 +450,7 @@ export class Lifecycle {
 		deps.record.update(upstream => {
 			upstream.admin = {state: 'quarantined', at: deps.clock.now(), reason, changes, seen: pinTools(tools)};
 		});
-		deps.metrics.lastError = `quarantined: ${reason}`;
+		deps.metrics.lastError = `${quarantinedPrefix}${reason}`;
 		if (how === 'stop') {
 			this.stopTarget = 'quarantined';
 			deps.machine.apply('stop', reason);
@@ -487,7 +490,7 @@ export class Lifecycle {
 			this.restarts += 1;
 			this.begin(`automatic restart after ${seconds(delay)} backoff`).catch(() => {});
 		});
-		return `restarting in ${seconds(delay)}`;
+		return (this.plan = `restarting in ${seconds(delay)}`);
 	}
 
 	/**

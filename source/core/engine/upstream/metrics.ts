@@ -145,6 +145,9 @@ export class CallSeries {
 	}
 }
 
+/** A rug pull's last error starts with it; an approval clears that error (person-actions.ts). */
+export const quarantinedPrefix = 'quarantined: ';
+
 export type CallMetricsSnapshot = {
 	calls: number;
 	failures: number;

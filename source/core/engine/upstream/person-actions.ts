@@ -12,6 +12,7 @@ import type {ServerConfig} from '../../config/read-config.js';
 import {notApprovable, notStartable, unavailable} from '../refusals.js';
 import type {CircuitBreaker} from './circuit-breaker.js';
 import type {Lifecycle} from './lifecycle.js';
+import {type CallMetrics, quarantinedPrefix} from './metrics.js';
 import type {RestartPolicy} from './restart-policy.js';
 import type {ApprovalPlan, ToolList} from './tool-list.js';
 import type {UpstreamRecord} from './upstream-record.js';
@@ -24,6 +25,8 @@ export type PersonActionDeps = {
 	config: ServerConfig;
 	machine: UpstreamMachine;
 	lifecycle: Lifecycle;
+	/** Its last error: a lifted quarantine's reason is cleared from it (the transitions keep it in the log). */
+	metrics: CallMetrics;
 	record: UpstreamRecord;
 	restartPolicy: RestartPolicy;
 	breaker: CircuitBreaker;
@@ -93,7 +96,7 @@ export class PersonActions {
 		if (machine.state === 'disabled') throw notApprovable(name, 'disabled');
 		if (machine.state === 'invalid') throw unavailable(name, 'approve', {state: 'invalid', reason: config.invalid ?? 'see its details'});
 		const plan = this.deps.toolList.approve();
-		if (machine.state === 'quarantined') machine.apply('release', reason);
+		if (machine.state === 'quarantined') this.release(reason);
 		return plan;
 	}
 
@@ -110,7 +113,16 @@ export class PersonActions {
 			return true;
 		}
 
-		if (admin === undefined && machine.state === 'quarantined' && !config.quarantined) machine.apply('release', 'approved in another hangar process');
+		if (admin === undefined && machine.state === 'quarantined' && !config.quarantined) this.release('approved in another hangar process');
 		return false;
+	}
+
+	/**
+	 * Lifts the quarantine. Its reason was the last error while it held; once a
+	 * person approved it, showing it as the current error would be false.
+	 */
+	private release(reason: string): void {
+		this.deps.machine.apply('release', reason);
+		if (this.deps.metrics.lastError?.startsWith(quarantinedPrefix)) this.deps.metrics.lastError = undefined;
 	}
 }

@@ -104,7 +104,6 @@ export class Upstream extends EventEmitter<{
 	private readonly actions: PersonActions;
 	private readonly lists: ListRefresh;
 	private readonly createdAt: number;
-	/** Its tasks that are live now (held by the supervisor's task book), and when the last one ended. */
 	/** Hangar's id for one of its task ids (set by the supervisor, which hands them out). */
 	exposedTaskId: (upstreamTaskId: string) => string | undefined = () => undefined;
 
@@ -262,6 +261,7 @@ export class Upstream extends EventEmitter<{
 			config,
 			machine,
 			lifecycle: this.lifecycle,
+			metrics: this.metrics,
 			record,
 			restartPolicy,
 			breaker: this.breaker,

@@ -446,6 +446,15 @@ describe('the main screen', () => {
 		for (const line of ui.lines()) expect([...line].length).toBeLessThanOrEqual(50);
 	});
 
+	it('says what each failure count counts: failed calls, and the breaker\'s failures in a row of any kind', async () => {
+		// Six failed starts and not one call: the two counts are of different things.
+		const ui = open(new FakeSource([entry('sick', {state: 'dead', ready: false, pid: null, breaker: 'open', upSeconds: null, idleSeconds: null, calls: 0, failures: 0, consecutiveFailures: 6})]));
+		await ui.press(keys.enter);
+		const screen = (await ui.see('TOOLS (2')).replaceAll(/\s+/g, ' ');
+		expect(screen).toContain('calls 0 failed calls 0 failures in a row 6');
+		expect(screen).not.toContain('consecutive/total');
+	});
+
 	it('shows the keys of the current screen in the footer, from the keymap', async () => {
 		const ui = open(new FakeSource(threeUpstreams()));
 		const screen = await ui.see('Enter details');

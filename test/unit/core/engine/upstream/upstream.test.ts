@@ -125,7 +125,17 @@ describe('an upstream, started on demand', () => {
 		await settle();
 		await clock.advance(10_000);
 		await reaches(upstream, 'dead');
-		expect(upstream.transitions.at(-1)?.reason).toMatch(/start timeout of 10 s.*restarting in 1 s/);
+		expect(upstream.transitions.at(-1)?.reason).toMatch(/^start failed after \d+ ms: no answer to tools\/list within the start timeout of 10 s;.*restarting in 1 s/);
+	});
+
+	it('names the request a timed-out start was still waiting on: one of the lists read beside the tools', async () => {
+		const {upstream, fake, clock} = await upstreamOnFake({server: {startTimeoutSeconds: 10}});
+		fake.startBehaviour = 'hang-prompts';
+		void upstream.start().catch(() => {});
+		await settle();
+		await clock.advance(10_000);
+		await reaches(upstream, 'dead');
+		expect(upstream.transitions.at(-1)?.reason).toMatch(/^start failed after \d+ ms: no answer to prompts\/list within the start timeout of 10 s;/);
 	});
 });
 
@@ -144,6 +154,22 @@ describe('an upstream that crashes', () => {
 		await reaches(upstream, 'ready');
 		expect(fake.starts).toBe(2);
 		expect(upstream.snapshot().restarts).toBe(1);
+	});
+
+	it('refuses a call while it waits to restart with one restart time, the one still ahead', async () => {
+		const {upstream, fake, clock} = await upstreamOnFake({hangar: {backoffMinSeconds: 8}});
+		// Hints count from the wall clock: make it this test's clock.
+		vi.useFakeTimers({toFake: ['Date']});
+		vi.setSystemTime(clock.now());
+		await upstream.start();
+		await fake.crash();
+		await reaches(upstream, 'dead');
+		expect(upstream.transitions.at(-1)?.reason).toContain('restarting in 8 s');
+		await clock.advance(2200);
+		vi.setSystemTime(clock.now());
+		const error = await refusal(upstream.callTool('echo', {}));
+		expect(error.message).toMatch(/^upstream "fx": call to tool "echo" failed: the upstream is dead: the connection closed\. Hangar restarts it by itself in 5\.8 s \(at [\dT:.-]+Z\); retry after that\.$/);
+		expect(error.message.match(/ in \d+(\.\d)? s/g)).toEqual([' in 5.8 s']);
 	});
 
 	it('doubles the backoff on each failed start and stays dead once the restart budget is spent', async () => {
