@@ -95,8 +95,7 @@ describe('TaskInputs: a 2025 task\'s questions for a 2026-07-28 client', () => {
 		await inputs.pending(entry, context, {elicitation: {}}, {});
 		await inputs.pending(other, context, {elicitation: {}}, {});
 		const [first, second] = [...record.heldCalls.values()];
-		void first!.ask('fx', 'elicitation/create', elicitation, signal);
-		void second!.ask('fx', 'elicitation/create', elicitation, signal);
+		const asked = [first!.ask('fx', 'elicitation/create', elicitation, signal), second!.ask('fx', 'elicitation/create', elicitation, signal)];
 		const key = Object.keys(await inputs.pending(entry, context, {}, {}))[0]!;
 		const otherKey = Object.keys(await inputs.pending(other, context, {}, {}))[0]!;
 		expect(key).not.toBe(otherKey);
@@ -108,6 +107,10 @@ describe('TaskInputs: a 2025 task\'s questions for a 2026-07-28 client', () => {
 		// Both questions are still open.
 		expect(Object.keys(await inputs.pending(entry, context, {}, {}))).toEqual([key]);
 		expect(Object.keys(await inputs.pending(other, context, {}, {}))).toEqual([otherKey]);
+		// Cancelled, they end now, not when their 60 s run out in whatever test file runs then.
+		inputs.cancelled(entry);
+		inputs.cancelled(other);
+		for (const question of asked) await expect(question).rejects.toThrow(/but the client cancelled the task/);
 	});
 
 	it('frees a question the client does not answer in time with an error naming hangar and the setting, and says so to a late answer', async () => {

@@ -1,8 +1,8 @@
 import {spawn} from 'node:child_process';
 import {afterEach, describe, expect, it, vi} from 'vitest';
-import {isAlive} from '../../../../source/core/base/process-alive.js';
-import {waitFor} from '../../../support/hangar.js';
-import {killAll, procState} from '../../../support/proc-state.js';
+import {isAlive} from '../../source/core/base/process-alive.js';
+import {waitFor} from '../support/hangar.js';
+import {killAll, procState} from '../support/proc-state.js';
 
 const parents: number[] = [];
 

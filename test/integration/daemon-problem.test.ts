@@ -8,9 +8,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
-import {bridgeScope, daemonLogFile, startDaemon} from '../../../../source/core/endpoints/daemon.js';
-import {stdioLogger} from '../../../../source/core/endpoints/stdio.js';
-import {tempDir, waitFor} from '../../../support/hangar.js';
+import {bridgeScope, daemonLogFile, startDaemon} from '../../source/core/endpoints/daemon.js';
+import {stdioLogger} from '../../source/core/endpoints/stdio.js';
+import {tempDir, waitFor} from '../support/hangar.js';
 
 /** A "daemon" that writes `ownLine` (if any), then exits with code 3 once a bridge has logged. */
 function fakeDaemon(dir: string, ownLine: string | undefined): string {
