@@ -86,6 +86,32 @@ describe('server-filesystem with different roots per client', () => {
 		await checkScopes(setup);
 	});
 
+	it('two clients whose first calls start a cold upstream whose verdict was forgotten each reach only their own roots', async () => {
+		// A warm run whose launch changed (another argument): its tools are cached, its verdict forgotten, and it stays cold until
+		// a call. Two clients' first calls start it at once; its roots/list at start-up (two clients' calls waiting) is refused and
+		// teaches per-client again; neither call may run on the shared instance, which serves the server's own directory.
+		const setup = layout();
+		const first = await startDaemon(setup.file);
+		await checkScopes(setup);
+		await closeHangars();
+		await first.stop();
+		daemons.splice(0);
+		const config = JSON.parse(fs.readFileSync(setup.file, 'utf8')) as {mcpServers: {fs: {args: string[]}}};
+		config.mcpServers.fs.args.push(setup.dirs.c);
+		fs.writeFileSync(setup.file, JSON.stringify(config));
+		await startDaemon(setup.file);
+		const b = rootedClient('b', setup.dirs.b);
+		const c = rootedClient('c', setup.dirs.c);
+		await openHangar(setup.file, {client: b, shared: true});
+		await openHangar(setup.file, {client: c, shared: true});
+		expect((await statusOf(b, 'fs')).state).toBe('cold');
+		const [fromB, fromC] = await Promise.all([read(b, setup.at('server')), read(c, setup.at('server'))]);
+		expect(fromB).toMatch(/^denied: .*outside allowed directories/);
+		expect(fromC).toMatch(/^denied: .*outside allowed directories/);
+		expect(await read(b, setup.at('c'))).toMatch(/^denied: /);
+		expect(await read(c, setup.at('c'))).toBe('c\'s file');
+	});
+
 	it('two clients whose first calls wait for the start that teaches "auto" per-client instances each get their own instance, not the shared one', async () => {
 		// An upstream that asks for roots at start-up, before it lists its tools, and whose start (at launch) is slow: both calls
 		// wait for that start, its roots/list (two clients' calls in flight) is refused and teaches per-client; each call then runs

@@ -9,13 +9,13 @@ import type {ClientRecord} from './clients/clients.js';
 import type {CallLog} from './call-log.js';
 import {LiveRequest, type ProgressUpdate, type RequestContext} from './request-context.js';
 import type {Upstream} from './upstream/upstream.js';
-import {callTimeout, requestFailed, shuttingDown, taskLost} from './refusals.js';
+import {shuttingDown, taskLost} from './refusals.js';
 import type {Route} from './routing/router.js';
 import {isCreateTaskResult, type TaskBook, type TaskEntry} from './routing/task-book.js';
-import {ForwardedResult, UpstreamRpcError, parsedAnswer, relatedTaskKey, type CallToolResult, type ToolAnswer} from '../link/connection.js';
+import {ForwardedResult, RequestCancelledError, UpstreamRpcError, UpstreamTimeoutError, parsedAnswer, relatedTaskKey, type CallToolResult, type ToolAnswer} from '../link/connection.js';
 import {isPlainObject} from '../wire/message-classifier.js';
-import type {RequestTracing, TraceScope} from './observe/trace-scope.js';
-import {callLimit, type CallContext} from './upstream/call-path.js';
+import type {RequestTracing} from './observe/trace-scope.js';
+import type {CallContext, StartedBefore} from './upstream/call-path.js';
 
 /** What the routed calls are given by the supervisor. */
 export type RoutedCallDeps = {
@@ -47,38 +47,33 @@ export class RoutedCalls {
 
 	/**
 	 * The instance that serves `context`'s client for `upstream`, or
-	 * undefined when it must wait for a start in progress first
-	 * (`instanceAfterStart`). An `"auto"` server's shared instance that is
-	 * starting may learn in that start (a roots/list at start-up) that it runs
-	 * one instance per client: a call that waited for it goes to its client's
-	 * own instance then, not to the shared one, which stops and could not
-	 * answer for that client. (A call that starts a cold one runs on it as
-	 * before: see docs/protocol.md.) Not async: an await costs every call a
-	 * turn of the microtask queue.
+	 * undefined when a start must come first (`instanceAfterStart`): an
+	 * `"auto"` server that still runs one shared instance may learn in its
+	 * start (a roots/list, sampling or elicitation while it starts) that it
+	 * runs one instance per client. A call waits for that start before it
+	 * chooses, so that it goes to its client's own instance then, never to
+	 * the shared one, which was asked for roots no client gave it (with two
+	 * clients' calls waiting, say) and stops. Not async: an await costs
+	 * every call a turn of the microtask queue.
 	 */
 	private instanceNow(upstream: Upstream, context: RequestContext): Upstream | undefined {
 		const instance = this.deps.instanceFor(upstream, context.client);
-		return instance !== upstream || upstream.state !== 'starting' || upstream.config.instances !== 'auto' ? instance : undefined;
+		if (instance !== upstream || upstream.config.instances !== 'auto') return instance;
+		return upstream.state === 'starting' || upstream.state === 'cold' ? undefined : instance;
 	}
 
 	/**
-	 * The wait `instanceNow` calls for, within the call's deadline (the
-	 * upstream's callTimeoutSeconds, or the caller's shorter one: the
-	 * deadline covers a start); a failed wait ends the request's time in
-	 * flight (`ended`).
+	 * The start `instanceNow` calls for, waited for (or begun) on the shared
+	 * instance as the call's own start would be: within its deadline, with
+	 * its progress notes; then the instance, and what the call goes on from.
+	 * The start's failure is the call's when the call stays on that instance
+	 * (its own instance starts afresh); the call's deadline or cancel always.
 	 */
-	private async instanceAfterStart(upstream: Upstream, context: RequestContext, ended: (() => void) | undefined, timedOut: (limit: ReturnType<typeof callLimit>) => Error): Promise<Upstream> {
-		try {
-			const limit = callLimit(context.deadline, upstream.config.callTimeoutMs);
-			const timeout = AbortSignal.timeout(limit.timeoutMs);
-			// Only a start already in progress is waited for here (its errors reach the call below, as they would have): this starts nothing.
-			await upstream.warm('', AbortSignal.any([context.signal, timeout]));
-			if (timeout.aborted && !context.signal.aborted && upstream.state === 'starting') throw timedOut(limit);
-			return this.deps.instanceFor(upstream, context.client);
-		} catch (error) {
-			ended?.();
-			throw error;
-		}
+	private async instanceAfterStart(upstream: Upstream, why: string, context: RequestContext): Promise<{instance: Upstream; before: StartedBefore}> {
+		const before = await upstream.startBefore(why, context);
+		const instance = this.deps.instanceFor(upstream, context.client);
+		if (instance === upstream || before.failure instanceof UpstreamTimeoutError || before.failure instanceof RequestCancelledError) return {instance, before};
+		return {instance, before: {...before, failure: undefined}};
 	}
 
 	/**
@@ -94,15 +89,15 @@ export class RoutedCalls {
 		context.record.upstream = route.upstream.name;
 		context.record.target = route.localName;
 		const ended = context.client?.callBegan(route.upstream.name, context.id);
-		const instance =
-			this.instanceNow(route.upstream, context) ??
-			(await this.instanceAfterStart(route.upstream, context, ended, limit => requestFailed(route.upstream.name, operation, {kind: 'timeout', timeoutMs: limit.budget?.deadline.ms ?? limit.timeoutMs, setting: limit.budget?.deadline.setting})));
+		let instance = this.instanceNow(route.upstream, context);
+		let before: StartedBefore | undefined;
+		if (instance === undefined) ({instance, before} = await this.instanceAfterStart(route.upstream, operation, context));
 		const scope = this.deps.tracing()?.begin(context, route.upstream.name, route.localName, instance.name);
 		try {
 			// The request's own `_meta` as the pipeline cleaned it (no progress token, no 2026-07-28 envelope: each upstream is told its own), as a tool call's.
 			const {_meta: _sent, ...rest} = params;
 			const meta = scope?.meta ?? context.meta;
-			const result = await instance.request(context.method, meta === undefined ? rest : {...rest, _meta: meta}, operation, context);
+			const result = await instance.request(context.method, meta === undefined ? rest : {...rest, _meta: meta}, operation, before === undefined ? context : callContextOf(context, context.meta, before));
 			scope?.end('ok');
 			return result;
 		} catch (error) {
@@ -165,12 +160,12 @@ export class RoutedCalls {
 		context.record.target = tool;
 		// In flight from here, before a start it waits for: what the upstream asks during that start is placed with this call's client.
 		const ended = context.client?.callBegan(upstream.name, context.id);
-		const instance =
-			this.instanceNow(upstream, context) ??
-			(await this.instanceAfterStart(upstream, context, ended, limit => callTimeout({upstream: upstream.name, tool, timeoutMs: limit.budget?.deadline.ms ?? limit.timeoutMs, phase: 'start', setting: limit.budget?.deadline.setting})));
+		let instance = this.instanceNow(upstream, context);
+		let before: StartedBefore | undefined;
+		if (instance === undefined) ({instance, before} = await this.instanceAfterStart(upstream, `call to tool "${tool}"`, context));
 		const scope = this.deps.tracing()?.begin(context, upstream.name, tool, instance.name);
 		try {
-			const result = await instance.callTool(tool, args, scope === undefined ? context : traced(context, scope));
+			const result = await instance.callTool(tool, args, scope === undefined && before === undefined ? context : callContextOf(context, scope?.meta ?? context.meta, before));
 			scope?.end(result.isError === true ? 'tool-error' : 'ok');
 			if (instance !== upstream) upstream.metrics.recordInHistory(performance.now() - context.record.began, false);
 			this.deps.calls.write(context, args, {result});
@@ -210,8 +205,9 @@ export class RoutedCalls {
 }
 
 /** A call's context with the `_meta` its trace gives the upstream (only when tracing is on). */
-function traced(context: RequestContext, scope: TraceScope): CallContext {
-	return {cancellation: context.cancellation, deadline: context.deadline, onProgress: context.onProgress, meta: scope.meta, correlationId: context.correlationId, client: context.client, id: context.id};
+/** The request's context as a call reads it, with the trace's `_meta` in place of its own or a start it waited for (see StartedBefore). */
+function callContextOf(context: RequestContext, meta: Record<string, unknown> | undefined, startedBefore: StartedBefore | undefined): CallContext {
+	return {cancellation: context.cancellation, deadline: context.deadline, onProgress: context.onProgress, meta, task: context.task, correlationId: context.correlationId, client: context.client, id: context.id, startedBefore};
 }
 
 /** What an in-process caller may give a tool call (see Supervisor.callByName). */

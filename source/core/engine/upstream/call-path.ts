@@ -72,11 +72,32 @@ export function callLimit(budget: CallBudget | undefined, callTimeoutMs: number)
 export type CallContext = Partial<Pick<RequestContext, 'signal' | 'cancellation' | 'deadline' | 'onProgress' | 'meta' | 'task' | 'correlationId' | 'client' | 'id'>> & {
 	/** A deadline of its own, in place of callTimeoutSeconds and the caller's (tasks/result, which waits for its task to end). */
 	ownDeadline?: CallDeadline | undefined;
+	/** A start the call already waited for before it was given to this instance (see `CallPath.startBefore`). */
+	startedBefore?: StartedBefore | undefined;
+};
+
+/**
+ * A start waited for before a call chose its instance: an "auto" upstream may
+ * learn in its start that the call belongs on its client's own instance
+ * (routed-calls.ts). The call goes on from it: its deadline counts from
+ * `began` within `limit`, its progress is numbered on by `relay`, and a
+ * `failure` (the start's, or the call's own deadline or cancel) is the call's.
+ */
+export type StartedBefore = {
+	began: number;
+	limit: ReturnType<typeof callLimit>;
+	relay: ProgressRelay | undefined;
+	failure?: unknown;
 };
 
 /** What cancels a call: the request's cancellation (no AbortSignal made for it), else the signal it was given. */
 function cancelOf(context: CallContext): CancelSource | undefined {
 	return context.cancellation ?? context.signal;
+}
+
+/** What is left of a call's `limit` that began at `began` (at least 1 ms). */
+function remainingOf(limit: {timeoutMs: number}, began: number): number {
+	return Math.max(1, Math.round(limit.timeoutMs - (performance.now() - began)));
 }
 
 /** The call state file counters, one function each rather than a closure per call. */
@@ -311,22 +332,24 @@ export class CallPath {
 		// The hot path: a ready upstream costs no extra timer or AbortController here; the
 		// connection's deadline book is the deadline and the request's cancellation cancels it.
 		const deps = this.deps;
-		const began = performance.now();
+		const before = context.startedBefore;
+		const began = before?.began ?? performance.now();
 		this.began();
 		// While the call is in flight, a request the upstream sends its client can belong to this session (see CallersInFlight).
 		const caller = context.client === undefined || context.id === undefined ? undefined : this.callers.begin(context.client, context.id);
 		let phase: 'start' | 'call' = 'start';
-		const progress = context.onProgress === undefined ? undefined : new ProgressRelay(context.onProgress);
-		const limit = callLimit(context.deadline, deps.callTimeoutMs);
+		const progress = before === undefined ? (context.onProgress === undefined ? undefined : new ProgressRelay(context.onProgress)) : before.relay;
+		const limit = before?.limit ?? callLimit(context.deadline, deps.callTimeoutMs);
 		const cancel = cancelOf(context);
 		let failed = false;
 		try {
 			if (cancel?.aborted) throw new RequestCancelledError();
 			let connection = deps.connector.ready();
 			let timeoutMs = limit.timeoutMs;
-			if (connection === undefined) {
-				connection = await this.readyWithin(`call to tool "${tool}"`, cancel, progress, limit.timeoutMs);
-				timeoutMs = Math.max(1, Math.round(limit.timeoutMs - (performance.now() - began)));
+			if (connection === undefined || before !== undefined) {
+				if (before?.failure !== undefined) throw before.failure;
+				connection ??= await this.readyWithin(`call to tool "${tool}"`, cancel, progress, remainingOf(limit, began));
+				timeoutMs = remainingOf(limit, began);
 			}
 
 			phase = 'call';
@@ -389,16 +412,18 @@ export class CallPath {
 	 */
 	async request(method: string, params: Record<string, unknown>, operation: string, context: CallContext): Promise<Record<string, unknown>> {
 		const deps = this.deps;
-		const began = performance.now();
-		const limit = context.ownDeadline === undefined ? callLimit(context.deadline, deps.callTimeoutMs) : {timeoutMs: context.ownDeadline.ms, budget: new CallBudget(context.ownDeadline)};
+		const before = context.startedBefore;
+		const began = before?.began ?? performance.now();
+		const limit = before?.limit ?? (context.ownDeadline === undefined ? callLimit(context.deadline, deps.callTimeoutMs) : {timeoutMs: context.ownDeadline.ms, budget: new CallBudget(context.ownDeadline)});
 		this.began();
 		const caller = context.client === undefined || context.id === undefined ? undefined : this.callers.begin(context.client, context.id);
-		const progress = context.onProgress === undefined ? undefined : new ProgressRelay(context.onProgress);
+		const progress = before === undefined ? (context.onProgress === undefined ? undefined : new ProgressRelay(context.onProgress)) : before.relay;
 		const cancel = cancelOf(context);
 		try {
 			if (cancel?.aborted) throw new RequestCancelledError();
-			const connection = deps.connector.ready() ?? (await this.readyWithin(operation, cancel, progress, limit.timeoutMs));
-			const remaining = Math.max(1, Math.round(limit.timeoutMs - (performance.now() - began)));
+			if (before?.failure !== undefined) throw before.failure;
+			const connection = deps.connector.ready() ?? (await this.readyWithin(operation, cancel, progress, remainingOf(limit, began)));
+			const remaining = remainingOf(limit, began);
 			return await connection.forward(method, params, {
 				signal: cancel,
 				timeoutMs: remaining,
@@ -419,6 +444,29 @@ export class CallPath {
 		} finally {
 			if (caller !== undefined) this.callers.end(caller);
 			this.ended();
+		}
+	}
+
+	/**
+	 * Waits for (or triggers) a start before a call or request chooses its
+	 * instance (`why` as the call would say it), within its deadline and
+	 * cancel, as the call's own start would, progress notes included; what
+	 * the call goes on from (`StartedBefore`), its failure not thrown. The
+	 * caller counts as in flight here meanwhile, so that what the upstream
+	 * asks while starting is placed with it as during the call.
+	 */
+	async startBefore(why: string, context: CallContext): Promise<StartedBefore> {
+		const began = performance.now();
+		const limit = callLimit(context.deadline, this.deps.callTimeoutMs);
+		const relay = context.onProgress === undefined ? undefined : new ProgressRelay(context.onProgress);
+		const caller = context.client === undefined || context.id === undefined ? undefined : this.callers.begin(context.client, context.id);
+		try {
+			await this.readyWithin(why, cancelOf(context), relay, limit.timeoutMs);
+			return {began, limit, relay};
+		} catch (failure) {
+			return {began, limit, relay, failure};
+		} finally {
+			if (caller !== undefined) this.callers.end(caller);
 		}
 	}
 

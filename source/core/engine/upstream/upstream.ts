@@ -37,7 +37,7 @@ import {UpstreamConnection, type OpenConnection, type ToolAnswer} from '../../li
 import type {ClientSide} from '../../link/client-side.js';
 import type {ToolChange} from './pins.js';
 import type {CallersInFlight} from '../clients/calls-in-flight.js';
-import {CallPath, abortable, type CallContext, type UpstreamFacts} from './call-path.js';
+import {CallPath, abortable, type CallContext, type StartedBefore, type UpstreamFacts} from './call-path.js';
 import type {CallHistory, CallRecord} from './call-history.js';
 import {UpstreamHealth} from './upstream-health.js';
 import {UpstreamTimers} from './upstream-timers.js';
@@ -45,7 +45,6 @@ import {ToolList, type ApprovalPlan, type ToolsSource} from './tool-list.js';
 import {Catalog, type CatalogKind, type ServerCapabilities} from './catalog.js';
 import {ListRefresh} from './list-refresh.js';
 import {Lifecycle} from './lifecycle.js';
-
 export {attemptStderr} from '../../link/log-buffer.js';
 import {initialState, recordFirstSeen, upstreamRecord, type UpstreamRecord} from './upstream-record.js';
 import {eraView, isDualEra, type EraView} from './upstream-era.js';
@@ -486,13 +485,14 @@ export class Upstream extends EventEmitter<{
 		return this.toolList.filtered;
 	}
 
-	/**
-	 * Sends a request other than a tool call (resources/read, prompts/get,
-	 * completion/complete, resources/subscribe, ...): started on demand, within
-	 * the call deadline; see `CallPath.request`.
-	 */
+	/** Sends a request other than a tool call (resources/read, prompts/get, ...): see `CallPath.request`. */
 	async request(method: string, params: Record<string, unknown>, operation: string, context: CallContext = {}): Promise<Record<string, unknown>> {
 		return this.calls.request(method, params, operation, context);
+	}
+
+	/** Waits for (or triggers) a start before a call chooses its instance: see `CallPath.startBefore`. */
+	async startBefore(why: string, context: CallContext): Promise<StartedBefore> {
+		return this.calls.startBefore(why, context);
 	}
 
 	/** What the call path needs to say why a call failed. */
