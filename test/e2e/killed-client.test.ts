@@ -43,8 +43,12 @@ describe('a --stdio client killed while its call is in flight', () => {
 		const {stays, served} = await killMidCall('shared');
 		// Long before the call's own 60 s or its 120 s deadline.
 		await waitFor(async () => (await statusOf(stays.client, 'fx')).inFlight === 0, 'the killed client\'s call to end');
-		const details = JSON.stringify((await stays.client.callTool({name: 'hangar_details', arguments: {server: 'fx'}})).structuredContent);
-		// The fixture's stderr: one request cancelled, the killed client's call (it names hangar's id of it).
+		// The fixture's stderr: one request cancelled, the killed client's call (it names hangar's id of it). The fixture writes it
+		// when the cancel reaches it, which on a loaded machine may be after hangar has ended the call: waited for, then counted.
+		const details = await waitFor(async () => {
+			const text = JSON.stringify((await stays.client.callTool({name: 'hangar_details', arguments: {server: 'fx'}})).structuredContent);
+			return /cancelled h\d+/.test(text) ? text : undefined;
+		}, 'the fixture to log the cancel');
 		expect(details.match(/cancelled h\d+/g)).toHaveLength(1);
 		// Told apart from a client that only stopped sending (whose calls are still answered): the log says it is gone.
 		expect(served.stderr()).toMatch(/socket#\d+: the client is gone with 1 request in flight .*; cancelling it/);
