@@ -73,14 +73,19 @@ async function checkScopes(setup: ReturnType<typeof layout>): Promise<void> {
 	expect((await statusOf(b, 'fs')).instanceMode).toMatchObject({setting: 'auto', runs: 'per-client', learned: {method: 'roots/list'}});
 }
 
+/** A first run on a fresh state dir, checked, then ended: the state dir keeps its tool list and verdict. */
+async function firstRun(setup: ReturnType<typeof layout>): Promise<void> {
+	const first = await startDaemon(setup.file);
+	await checkScopes(setup);
+	await closeHangars();
+	await first.stop();
+	daemons.splice(0);
+}
+
 describe('server-filesystem with different roots per client', () => {
 	it('lets no client read outside its own roots, on a first run and on a warm one', async () => {
 		const setup = layout();
-		const first = await startDaemon(setup.file);
-		await checkScopes(setup);
-		await closeHangars();
-		await first.stop();
-		daemons.splice(0);
+		await firstRun(setup);
 		// Warm: the same state dir, whose tool list and verdict the second supervisor reads at start.
 		await startDaemon(setup.file);
 		await checkScopes(setup);
@@ -91,11 +96,7 @@ describe('server-filesystem with different roots per client', () => {
 		// a call. Two clients' first calls start it at once; its roots/list at start-up (two clients' calls waiting) is refused and
 		// teaches per-client again; neither call may run on the shared instance, which serves the server's own directory.
 		const setup = layout();
-		const first = await startDaemon(setup.file);
-		await checkScopes(setup);
-		await closeHangars();
-		await first.stop();
-		daemons.splice(0);
+		await firstRun(setup);
 		const config = JSON.parse(fs.readFileSync(setup.file, 'utf8')) as {mcpServers: {fs: {args: string[]}}};
 		config.mcpServers.fs.args.push(setup.dirs.c);
 		fs.writeFileSync(setup.file, JSON.stringify(config));
