@@ -36,23 +36,12 @@ import {
 	writeConfig,
 	type HangarHandle,
 } from '../support/hangar.js';
-import {spawnServe, type Served} from '../support/serve.js';
-
-const daemons: Served[] = [];
+import {startDaemon, stopDaemons, type Served} from '../support/serve.js';
 
 afterEach(async () => {
 	await closeHangars();
-	for (const daemon of daemons.splice(0)) await daemon.stop('SIGKILL');
+	await stopDaemons('SIGKILL');
 });
-
-/** Starts `mcp-hangar serve` and resolves once it listens. */
-async function startDaemon(config: string): Promise<Served> {
-	const {served} = await spawnServe(['serve', '--config', config], {
-		listening: log => /serving \d+ upstreams? to MCP clients on/.test(log) || undefined,
-	});
-	daemons.push(served);
-	return served;
-}
 
 /** A daemon serving one fixture upstream, fx, with fast timings (and `extra` in the config's hangar section). */
 async function fxDaemon(extra: Record<string, unknown> = {}): Promise<{dir: string; config: string; daemon: Served}> {

@@ -11,13 +11,11 @@ import {Client} from '@modelcontextprotocol/sdk/client/index.js';
 import {CreateMessageRequestSchema, ResourceUpdatedNotificationSchema} from '@modelcontextprotocol/sdk/types.js';
 import {afterEach, describe, expect, it} from 'vitest';
 import {closeHangars, fastHangar, fixture, openHangar, statusOf, tempDir, waitFor, writeConfig} from '../support/hangar.js';
-import {spawnServe, type Served} from '../support/serve.js';
-
-const daemons: Served[] = [];
+import {startDaemon, stopDaemons} from '../support/serve.js';
 
 afterEach(async () => {
 	await closeHangars();
-	for (const daemon of daemons.splice(0)) await daemon.stop('SIGKILL');
+	await stopDaemons('SIGKILL');
 });
 
 /** A client that answers sampling, and notes every resource update it hears. */
@@ -34,8 +32,7 @@ function watcher(name: string): {client: Client; updates: string[]} {
 describe('an "auto" upstream that learns it runs per client while clients watch its resources', () => {
 	it('moves each client\'s subscription to that client\'s own instance', async () => {
 		const file = writeConfig(tempDir(), {fx: fixture('normal', ['--client-features', '--resources-count', '1'])}, fastHangar);
-		const {served} = await spawnServe(['serve', '--config', file], {listening: log => /serving \d+ upstreams? to MCP clients on/.test(log) || undefined});
-		daemons.push(served);
+		await startDaemon(file);
 		const ada = watcher('ada');
 		const bob = watcher('bob');
 		await openHangar(file, {client: ada.client, shared: true});

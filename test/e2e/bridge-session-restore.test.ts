@@ -8,21 +8,13 @@
 import {LoggingMessageNotificationSchema, ResourceUpdatedNotificationSchema} from '@modelcontextprotocol/sdk/types.js';
 import {afterEach, describe, expect, it} from 'vitest';
 import {closeHangars, fastHangar, fixture, openHangar, statusOf, tempDir, waitFor, writeConfig, type HangarHandle} from '../support/hangar.js';
-import {spawnServe, type Served} from '../support/serve.js';
+import {startDaemon, stopDaemons} from '../support/serve.js';
 import {ErrorCode} from '../../source/core/base/errors.js';
-
-const daemons: Served[] = [];
 
 afterEach(async () => {
 	await closeHangars();
-	for (const daemon of daemons.splice(0)) await daemon.stop('SIGKILL');
+	await stopDaemons('SIGKILL');
 });
-
-async function startDaemon(config: string): Promise<Served> {
-	const {served} = await spawnServe(['serve', '--config', config], {listening: log => /serving \d+ upstreams? to MCP clients on/.test(log) || undefined});
-	daemons.push(served);
-	return served;
-}
 
 /** The log levels and resource updates a client receives. */
 function watch(handle: HangarHandle): {levels: string[]; updates: string[]} {

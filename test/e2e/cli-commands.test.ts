@@ -1,12 +1,10 @@
 import {afterEach, describe, expect, it} from 'vitest';
 import {fastHangar, fixture, processesWithTag, closeHangars, openHangar, runCli, statusOf, tempDir, waitFor, writeConfig} from '../support/hangar.js';
-import {spawnServe, type Served} from '../support/serve.js';
-
-const daemons: Served[] = [];
+import {startDaemon, stopDaemons} from '../support/serve.js';
 
 afterEach(async () => {
 	await closeHangars();
-	for (const daemon of daemons.splice(0)) await daemon.stop('SIGKILL');
+	await stopDaemons('SIGKILL');
 });
 
 describe('mcp-hangar status, call, approve, quarantine', () => {
@@ -53,8 +51,7 @@ describe('mcp-hangar status, call, approve, quarantine', () => {
 			['$.mcpServers.bad.args[3]', 'error'],
 		]);
 
-		const {served} = await spawnServe(['serve', '--config', config], {listening: log => /serving \d+ upstreams? to MCP clients on/.test(log) || undefined});
-		daemons.push(served);
+		await startDaemon(config);
 		const live = await runCli(['status', '--config', config]);
 		expect(live.stderr).toContain('Live state of');
 		expect(live.stderr).toMatch(problem);

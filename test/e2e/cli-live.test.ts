@@ -7,17 +7,14 @@
 import {spawn} from 'node:child_process';
 import {afterEach, describe, expect, it} from 'vitest';
 import {cliPath, fastHangar, fixture, runCli, tempDir, waitFor, waitForExit, writeConfig} from '../support/hangar.js';
-import {spawnServe, type Served} from '../support/serve.js';
-
-const daemons: Served[] = [];
+import {startDaemon, stopDaemons, type Served} from '../support/serve.js';
 
 afterEach(async () => {
-	for (const daemon of daemons.splice(0)) await daemon.stop('SIGKILL');
+	await stopDaemons('SIGKILL');
 });
 
 async function serve(config: string): Promise<Served> {
-	const {served} = await spawnServe(['serve', '--config', config], {listening: log => /serving \d+ upstreams? to MCP clients on/.test(log) || undefined});
-	daemons.push(served);
+	const served = await startDaemon(config);
 	return served;
 }
 

@@ -14,16 +14,15 @@ import {StdioClientTransport} from '@modelcontextprotocol/sdk/client/stdio.js';
 import {CreateMessageRequestSchema, ElicitRequestSchema, ElicitationCompleteNotificationSchema, ListRootsRequestSchema, type CallToolResult, type Tool} from '@modelcontextprotocol/sdk/types.js';
 import {afterEach, describe, expect, it} from 'vitest';
 import {closeHangars, everything, fastHangar, openHangar, root, spawnEnv, statusOf, tempDir, waitFor, writeConfig, type ServerEntry} from '../support/hangar.js';
-import {spawnServe, type Served} from '../support/serve.js';
+import {startDaemon, stopDaemons} from '../support/serve.js';
 
 const probePath = path.join(root, 'dist', 'demo', 'probe-server.js');
-const daemons: Served[] = [];
 const direct: Client[] = [];
 
 afterEach(async () => {
 	await closeHangars();
 	await Promise.all(direct.splice(0).map(async client => client.close()));
-	for (const daemon of daemons.splice(0)) await daemon.stop('SIGKILL');
+	await stopDaemons('SIGKILL');
 });
 
 /** Everything a client can declare that these upstreams look at. */
@@ -82,11 +81,6 @@ async function connectDirect(entry: ServerEntry, named: TestClient): Promise<Tes
 	await named.client.connect(transport);
 	direct.push(named.client);
 	return named;
-}
-
-async function startDaemon(config: string): Promise<void> {
-	const {served} = await spawnServe(['serve', '--config', config], {listening: log => /serving \d+ upstreams? to MCP clients on/.test(log) || undefined});
-	daemons.push(served);
 }
 
 /** A client through a `--stdio` bridge to the config's supervisor. */
@@ -240,8 +234,7 @@ describe('roots at an instance\'s start', () => {
 		const dir = tempDir();
 		// The wait for the start-up request is capped at pingTimeoutSeconds: room for a loaded machine.
 		const file = writeConfig(dir, {probe: {command: process.execPath, args: [probePath, '--ask-at-start', 'roots', '--ask-delay', '500'], instances: 'per-client'}}, {...fastHangar, pingTimeoutSeconds: 10});
-		const {served: first} = await spawnServe(['serve', '--config', file], {listening: log => /serving \d+ upstreams? to MCP clients on/.test(log) || undefined});
-		daemons.push(first);
+		const first = await startDaemon(file);
 		// First run: hangar does not know yet that it asks; it learns it when the request comes, 500 ms after initialized.
 		const ada = await throughHangar(file, testClient('ada', {roots: {}}));
 		await ada.client.callTool({name: 'probe__pid', arguments: {}});
@@ -255,7 +248,6 @@ describe('roots at an instance\'s start', () => {
 		await closeHangars();
 		// A graceful stop writes the state file.
 		await first.stop('SIGTERM');
-		daemons.splice(0);
 
 		// Warm: the instance's start waits for that request, so the first call finds it answered.
 		await startDaemon(file);

@@ -13,14 +13,13 @@ import {StdioClientTransport} from '@modelcontextprotocol/sdk/client/stdio.js';
 import {afterEach, describe, expect, it} from 'vitest';
 import {clientHome} from '../support/client-homes.js';
 import {cliPath, fixture, waitFor} from '../support/hangar.js';
-import {spawnServe, type Served} from '../support/serve.js';
+import {startDaemon, stopDaemons} from '../support/serve.js';
 
-const daemons: Served[] = [];
 const clients: Client[] = [];
 
 afterEach(async () => {
 	await Promise.all(clients.splice(0).map(async client => client.close()));
-	for (const daemon of daemons.splice(0)) await daemon.stop();
+	await stopDaemons();
 });
 
 describe('a client that trims its environment', () => {
@@ -40,8 +39,7 @@ describe('a client that trims its environment', () => {
 		const entry = (JSON.parse(fs.readFileSync(home.file('~/.config/Claude/claude_desktop_config.json'), 'utf8')) as {mcpServers: Record<string, {command: string; args: string[]}>}).mcpServers['hangar']!;
 		expect(entry.args.slice(-2)).toEqual(['--state-dir', path.join(stateHome, 'mcp-hangar')]);
 
-		const {served} = await spawnServe(['serve', '--config', config], {env: shell, listening: log => /serving \d+ upstreams? to MCP clients on/.test(log) || undefined});
-		daemons.push(served);
+		const served = await startDaemon(config, {env: shell});
 		// The SDK's default stdio environment, as Claude Desktop and most clients pass it.
 		const bare = {HOME: home.home, PATH: process.env['PATH'] ?? '/usr/bin:/bin', SHELL: '/bin/sh', TERM: 'dumb'};
 		const transport = new StdioClientTransport({command: entry.command, args: [...entry.args, '--log-level', 'info'], env: bare, stderr: 'pipe'});

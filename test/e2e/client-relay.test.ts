@@ -22,16 +22,15 @@ import type {RequestHandlerExtra} from '@modelcontextprotocol/sdk/shared/protoco
 import {afterEach, describe, expect, it} from 'vitest';
 import {closeHangars, everything, everythingPath, fastHangar, fixture, openHangar, statusOf, tempDir, waitFor, writeConfig, type ServerEntry} from '../support/hangar.js';
 import {connectHttp, serveHttp, stopHttpHangars} from '../support/http-hangar.js';
-import {spawnServe, type Served} from '../support/serve.js';
+import {startDaemon, stopDaemons} from '../support/serve.js';
 
-const daemons: Served[] = [];
 const direct: Client[] = [];
 
 afterEach(async () => {
 	await closeHangars();
 	await stopHttpHangars();
 	await Promise.all(direct.splice(0).map(async client => client.close()));
-	for (const daemon of daemons.splice(0)) await daemon.stop('SIGKILL');
+	await stopDaemons('SIGKILL');
 });
 
 type Extra = RequestHandlerExtra<never, never>;
@@ -92,12 +91,6 @@ async function directTrio(): Promise<string[]> {
 	direct.push(client);
 	await client.connect(new StdioClientTransport({command: process.execPath, args: [everythingPath, 'stdio'], stderr: 'pipe'}));
 	return callTrio(client, '');
-}
-
-async function startDaemon(config: string): Promise<Served> {
-	const {served} = await spawnServe(['serve', '--config', config], {listening: log => /serving \d+ upstreams? to MCP clients on/.test(log) || undefined});
-	daemons.push(served);
-	return served;
 }
 
 function config(servers: Record<string, ServerEntry>, hangar: Record<string, unknown> = {}): string {

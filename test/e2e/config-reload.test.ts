@@ -12,13 +12,11 @@ import path from 'node:path';
 import {ToolListChangedNotificationSchema, type CallToolResult} from '@modelcontextprotocol/sdk/types.js';
 import {afterEach, describe, expect, it} from 'vitest';
 import {closeHangars, fastHangar, fixture, isAlive, openHangar, runCli, statusOf, tempDir, waitFor, waitForExit, type HangarHandle, type ServerEntry} from '../support/hangar.js';
-import {spawnServe, type Served} from '../support/serve.js';
-
-const daemons: Served[] = [];
+import {startDaemon, stopDaemons} from '../support/serve.js';
 
 afterEach(async () => {
 	await closeHangars();
-	for (const daemon of daemons.splice(0)) await daemon.stop('SIGKILL');
+	await stopDaemons('SIGKILL');
 });
 
 function text(result: unknown): string {
@@ -59,8 +57,7 @@ describe('a config edit while clients are attached', () => {
 		const file = path.join(dir, 'mcp-hangar.json');
 		const eager = (extra: ServerEntry = {}) => fixture('normal', [], {lazy: false, ...extra});
 		write(file, dir, {fx: eager(), gone: eager(), chg: eager({env: {LEVEL: '1'}})});
-		const {served} = await spawnServe(['serve', '--config', file], {listening: log => /serving \d+ upstreams? to MCP clients on/.test(log) || undefined});
-		daemons.push(served);
+		const served = await startDaemon(file);
 		const a = await openHangar(file, {shared: true});
 		const b = await openHangar(file, {shared: true});
 		const changesA = watch(a);
@@ -133,8 +130,7 @@ describe('a config edit while clients are attached', () => {
 		const envFile = path.join(dir, 'tokens.env');
 		fs.writeFileSync(envFile, 'TOKEN=first\n');
 		write(file, dir, {fx: fixture('normal', [], {lazy: false, envFile}), same: fixture('normal', [], {lazy: false})});
-		const {served} = await spawnServe(['serve', '--config', file], {listening: log => /serving \d+ upstreams? to MCP clients on/.test(log) || undefined});
-		daemons.push(served);
+		const served = await startDaemon(file);
 		const client = await openHangar(file, {shared: true});
 		for (const name of ['fx', 'same']) await waitFor(async () => (await statusOf(client.client, name)).state === 'ready', `${name} ready`);
 		const fxPid = (await statusOf(client.client, 'fx')).pid!;

@@ -14,17 +14,15 @@ import {Client} from '@modelcontextprotocol/sdk/client/index.js';
 import {CreateMessageRequestSchema, type CallToolResult} from '@modelcontextprotocol/sdk/types.js';
 import {afterEach, describe, expect, it} from 'vitest';
 import {closeHangars, fastHangar, openHangar, root, tempDir, writeConfig} from '../support/hangar.js';
-import {spawnServe, type Served} from '../support/serve.js';
+import {startDaemon, stopDaemons} from '../support/serve.js';
 
 type Message = {id?: string | number; method?: string; params?: Record<string, unknown>; result?: Record<string, unknown>; error?: {message: string}};
 
 const sockets: net.Socket[] = [];
-const daemons: Served[] = [];
-
 afterEach(async () => {
 	for (const socket of sockets.splice(0)) socket.destroy();
 	await closeHangars();
-	for (const daemon of daemons.splice(0)) await daemon.stop('SIGKILL');
+	await stopDaemons('SIGKILL');
 });
 
 /** A JSON-RPC client on the supervisor's socket: what it sent, and a wait for a message it receives. */
@@ -61,8 +59,7 @@ describe('a client that closes its connection while an upstream asks it somethin
 		const dir = tempDir();
 		const probe = {command: process.execPath, args: [path.join(root, 'dist', 'demo', 'probe-server.js')], instances: 'shared'};
 		const file = writeConfig(dir, {probe}, fastHangar);
-		const {served} = await spawnServe(['serve', '--config', file], {listening: log => /serving \d+ upstreams? to MCP clients on/.test(log) || undefined});
-		daemons.push(served);
+		await startDaemon(file);
 		const bob = new Client({name: 'bob', version: '1.0.0'}, {capabilities: {sampling: {}}});
 		bob.setRequestHandler(CreateMessageRequestSchema, () => ({role: 'assistant', content: {type: 'text', text: 'bob'}, model: 'bob'}));
 		await openHangar(file, {client: bob, shared: true});

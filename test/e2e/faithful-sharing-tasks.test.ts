@@ -14,20 +14,12 @@ import {InMemoryTaskStore} from '@modelcontextprotocol/sdk/experimental/tasks';
 import {CallToolResultSchema, CreateMessageRequestSchema, CreateTaskResultSchema, ElicitRequestSchema, GetTaskResultSchema} from '@modelcontextprotocol/sdk/types.js';
 import {afterEach, describe, expect, it} from 'vitest';
 import {closeHangars, everything, fastHangar, openHangar, root, statusOf, tempDir, waitFor, writeConfig} from '../support/hangar.js';
-import {spawnServe, type Served} from '../support/serve.js';
-
-const daemons: Served[] = [];
+import {startDaemon, stopDaemons} from '../support/serve.js';
 
 afterEach(async () => {
 	await closeHangars();
-	for (const daemon of daemons.splice(0)) await daemon.stop('SIGKILL');
+	await stopDaemons('SIGKILL');
 });
-
-async function startDaemon(config: string): Promise<Served> {
-	const {served} = await spawnServe(['serve', '--config', config], {listening: log => /serving \d+ upstreams? to MCP clients on/.test(log) || undefined});
-	daemons.push(served);
-	return served;
-}
 
 /** An SDK client that answers elicitation with its own name, and notes what it was asked. */
 function answering(name: string): {client: Client; asked: Array<Record<string, unknown> | undefined>} {

@@ -16,10 +16,9 @@ import {afterEach, describe, expect, it} from 'vitest';
 import {cliPath, closeHangars, fastHangar, openHangar, root, statusOf, tempDir, waitFor, writeConfig, type ServerEntry} from '../support/hangar.js';
 import {rawSession, stopRawSessions} from '../support/raw-session.js';
 import {connectHttp, serveHttp, stopHttpHangars} from '../support/http-hangar.js';
-import {spawnServe, type Served} from '../support/serve.js';
+import {startDaemon, stopDaemons} from '../support/serve.js';
 
 const probePath = path.join(root, 'dist', 'demo', 'probe-server.js');
-const daemons: Served[] = [];
 const httpClients: Client[] = [];
 const probes: ChildProcess[] = [];
 
@@ -29,7 +28,7 @@ afterEach(async () => {
 	await closeHangars();
 	await Promise.all(httpClients.splice(0).map(async client => client.close()));
 	await stopHttpHangars();
-	for (const daemon of daemons.splice(0)) await daemon.stop('SIGKILL');
+	await stopDaemons('SIGKILL');
 });
 
 function probe(extra: ServerEntry = {}, args: string[] = []): ServerEntry {
@@ -110,12 +109,6 @@ function expectNoCrossing(seen: Array<Record<string, string>>): void {
 			if (!by.startsWith('refused: ')) expect(by).toBe(caller);
 		}
 	}
-}
-
-async function startDaemon(config: string): Promise<Served> {
-	const {served} = await spawnServe(['serve', '--config', config], {listening: log => /serving \d+ upstreams? to MCP clients on/.test(log) || undefined});
-	daemons.push(served);
-	return served;
 }
 
 async function attach(file: string, names: string[], capabilities: Record<string, unknown> = allCapabilities): Promise<Named[]> {

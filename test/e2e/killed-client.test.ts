@@ -9,13 +9,11 @@
 import {afterEach, describe, expect, it} from 'vitest';
 import type {CallToolResult} from '@modelcontextprotocol/sdk/types.js';
 import {closeHangars, fastHangar, fixture, openHangar, startHangar, statusOf, tempDir, waitFor, waitForExit, writeConfig} from '../support/hangar.js';
-import {spawnServe, type Served} from '../support/serve.js';
-
-const daemons: Served[] = [];
+import {startDaemon, stopDaemons} from '../support/serve.js';
 
 afterEach(async () => {
 	await closeHangars();
-	for (const daemon of daemons.splice(0)) await daemon.stop('SIGKILL');
+	await stopDaemons('SIGKILL');
 });
 
 function text(result: unknown): string {
@@ -26,8 +24,7 @@ function text(result: unknown): string {
 /** The daemon, a client that stays, and one whose bridge is killed while its 60 s call (no progress) is in flight. */
 async function killMidCall(instances: 'shared' | 'per-client') {
 	const config = writeConfig(tempDir(), {fx: fixture('normal', [], {instances})}, {...fastHangar, callTimeoutSeconds: 120});
-	const {served} = await spawnServe(['serve', '--config', config], {listening: log => /serving \d+ upstreams? to MCP clients on/.test(log) || undefined});
-	daemons.push(served);
+	const served = await startDaemon(config);
 	const stays = await openHangar(config, {shared: true, clientInfo: {name: 'stays', version: '1'}});
 	const killed = await startHangar(config, {shared: true, clientInfo: {name: 'killed', version: '1'}});
 	const killedPid = Number(text(await killed.client.callTool({name: 'fx__pid', arguments: {}})));

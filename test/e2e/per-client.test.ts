@@ -10,15 +10,13 @@ import {Client} from '@modelcontextprotocol/sdk/client/index.js';
 import {ListRootsRequestSchema, ResourceUpdatedNotificationSchema, type CallToolResult} from '@modelcontextprotocol/sdk/types.js';
 import {afterEach, describe, expect, it} from 'vitest';
 import {closeHangars, everything, fastHangar, fixture, isAlive, openHangar, runCli, statusOf, tempDir, waitFor, writeConfig} from '../support/hangar.js';
-import {spawnServe, type Served} from '../support/serve.js';
+import {startDaemon, stopDaemons} from '../support/serve.js';
 import {connectHttp, serveHttp, stopHttpHangars} from '../support/http-hangar.js';
-
-const daemons: Served[] = [];
 
 afterEach(async () => {
 	await closeHangars();
 	await stopHttpHangars();
-	for (const daemon of daemons.splice(0)) await daemon.stop('SIGKILL');
+	await stopDaemons('SIGKILL');
 });
 
 /** An SDK client that declares roots and answers roots/list with its own folder. */
@@ -55,8 +53,7 @@ async function twoClients() {
 		},
 		fastHangar,
 	);
-	const {served} = await spawnServe(['serve', '--config', file], {listening: log => /serving \d+ upstreams? to MCP clients on/.test(log) || undefined});
-	daemons.push(served);
+	await startDaemon(file);
 	const a = rootsClient('a');
 	const b = rootsClient('b');
 	const handleA = await openHangar(file, {client: a.client, shared: true});

@@ -14,14 +14,12 @@ import {Client} from '@modelcontextprotocol/sdk/client/index.js';
 import {ListRootsRequestSchema, type CallToolResult} from '@modelcontextprotocol/sdk/types.js';
 import {afterEach, describe, expect, it} from 'vitest';
 import {closeHangars, fastHangar, fixture, openHangar, root, statusOf, tempDir, writeConfig} from '../support/hangar.js';
-import {spawnServe, type Served} from '../support/serve.js';
+import {startDaemon, stopDaemons} from '../support/serve.js';
 
 const filesystemPath = path.join(root, 'node_modules', '@modelcontextprotocol', 'server-filesystem', 'dist', 'index.js');
-const daemons: Served[] = [];
-
 afterEach(async () => {
 	await closeHangars();
-	for (const daemon of daemons.splice(0)) await daemon.stop();
+	await stopDaemons();
 });
 
 /** An SDK client whose roots are `dir`. */
@@ -51,12 +49,6 @@ function layout() {
 	return {dirs, file, at: (name: keyof typeof dirs) => path.join(dirs[name], 'file.txt')};
 }
 
-async function startDaemon(config: string): Promise<Served> {
-	const {served} = await spawnServe(['serve', '--config', config], {listening: log => /serving \d+ upstreams? to MCP clients on/.test(log) || undefined});
-	daemons.push(served);
-	return served;
-}
-
 /** Two clients with different roots on one supervisor: each reads its own file only. */
 async function checkScopes(setup: ReturnType<typeof layout>): Promise<void> {
 	const b = rootedClient('b', setup.dirs.b);
@@ -79,7 +71,6 @@ async function firstRun(setup: ReturnType<typeof layout>): Promise<void> {
 	await checkScopes(setup);
 	await closeHangars();
 	await first.stop();
-	daemons.splice(0);
 }
 
 describe('server-filesystem with different roots per client', () => {

@@ -15,15 +15,14 @@ import {StdioClientTransport} from '@modelcontextprotocol/sdk/client/stdio.js';
 import {afterEach, describe, expect, it} from 'vitest';
 import {clientHome} from '../support/client-homes.js';
 import {cliPath, fixture, waitFor} from '../support/hangar.js';
-import {spawnServe, type Served} from '../support/serve.js';
+import {startDaemon, stopDaemons} from '../support/serve.js';
 
-const daemons: Served[] = [];
 const clients: Client[] = [];
 const cleanups: Array<() => Promise<void>> = [];
 
 afterEach(async () => {
 	await Promise.all(clients.splice(0).map(async client => client.close()));
-	for (const daemon of daemons.splice(0)) await daemon.stop();
+	await stopDaemons();
 	for (const cleanup of cleanups.splice(0)) await cleanup();
 });
 
@@ -50,8 +49,7 @@ describe('a second supervisor of the same config', () => {
 		const shell = {...home.env, PATH: process.env['PATH'] ?? '/usr/bin:/bin', XDG_STATE_HOME: stateHome, MCP_HANGAR_STATE_DIR: ''};
 		const bare = {HOME: home.home, PATH: process.env['PATH'] ?? '/usr/bin:/bin', SHELL: '/bin/sh', TERM: 'dumb'};
 
-		const {served} = await spawnServe(['serve', '--config', config], {env: shell, listening: log => /serving \d+ upstreams? to MCP clients on/.test(log) || undefined});
-		daemons.push(served);
+		const served = await startDaemon(config, {env: shell});
 
 		// A hand-written client entry: no --state-dir, and the SDK's default environment.
 		const transport = new StdioClientTransport({command: process.execPath, args: [cliPath, '--stdio', '--config', config], env: bare, stderr: 'pipe'});

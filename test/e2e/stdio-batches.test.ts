@@ -8,14 +8,12 @@ import {spawn, type ChildProcess} from 'node:child_process';
 import readline from 'node:readline';
 import {afterEach, describe, expect, it} from 'vitest';
 import {cliPath, fastHangar, fixture, tempDir, waitFor, writeConfig} from '../support/hangar.js';
-import {spawnServe, type Served} from '../support/serve.js';
+import {startDaemon, stopDaemons} from '../support/serve.js';
 
 const children: ChildProcess[] = [];
-const daemons: Served[] = [];
-
 afterEach(async () => {
 	for (const child of children.splice(0)) child.kill();
-	await Promise.all(daemons.splice(0).map(async daemon => daemon.stop()));
+	await stopDaemons();
 });
 
 /** `mcp-hangar --stdio` (with `args`), initialized at `version`: the lines it wrote, parsed, and a way to write one. */
@@ -68,8 +66,7 @@ describe('JSON-RPC batches on --stdio', () => {
 
 	it('passes a 2025-03-26 session\'s batch through the bridge to a running supervisor intact, and its answer back', async () => {
 		const config = writeConfig(tempDir(), {fx: fixture('normal', [], {lazy: false})}, fastHangar);
-		const {served} = await spawnServe(['serve', '--config', config], {listening: log => /serving \d+ upstreams? to MCP clients on/.test(log) || undefined});
-		daemons.push(served);
+		await startDaemon(config);
 		await expectBatchAnswered(await stdioSession(config, '2025-03-26'));
 	});
 });

@@ -15,22 +15,19 @@ import {type CallToolResult} from '@modelcontextprotocol/sdk/types.js';
 import {afterEach, describe, expect, it} from 'vitest';
 import {z} from 'zod';
 import {cliPath, closeHangars, fastHangar, fixture, isAlive, openHangar, processesWithTag, tempDir, waitFor, writeConfig, type HangarHandle} from '../support/hangar.js';
-import {spawnServe, type Served} from '../support/serve.js';
+import {startDaemon, stopDaemons, type Served} from '../support/serve.js';
 import {tableCell, tableRow} from '../support/screen-table.js';
 import {TmuxSession} from '../support/tmux.js';
 
 const sessions: TmuxSession[] = [];
-const daemons: Served[] = [];
-
 afterEach(async () => {
 	await closeHangars();
 	for (const session of sessions.splice(0)) session.kill();
-	for (const daemon of daemons.splice(0)) await daemon.stop('SIGKILL');
+	await stopDaemons('SIGKILL');
 });
 
 async function startServe(config: string): Promise<Served> {
-	const {served} = await spawnServe(['serve', '--config', config], {listening: log => /serving \d+ upstreams? to MCP clients on/.test(log) || undefined});
-	daemons.push(served);
+	const served = await startDaemon(config);
 	return served;
 }
 
@@ -157,8 +154,7 @@ describe('mcp-hangar tui with a supervisor already running', () => {
 	it('with --demo-traffic, offers to take over from a client\'s daemon; yes stops it and the TUI runs the supervisor, no refuses saying how', async () => {
 		const dir = tempDir('hangar-attach-');
 		const config = writeConfig(dir, {fx: fixture('normal')}, fastHangar);
-		const {served: daemon} = await spawnServe(['serve', '--linger', '--config', config], {listening: log => /serving \d+ upstreams? to MCP clients on/.test(log) || undefined});
-		daemons.push(daemon);
+		const daemon = await startDaemon(config, {args: ['--linger']});
 		const start = (): TmuxSession => {
 			const tui = new TmuxSession();
 			sessions.push(tui);

@@ -17,17 +17,16 @@ import {afterEach, describe, expect, it} from 'vitest';
 import {cliPath, closeHangars, tempDir, writeConfig} from '../support/hangar.js';
 import {startAuthServer, startProtectedServer, type AuthServer} from '../support/oauth-servers.js';
 import {tableCell} from '../support/screen-table.js';
-import {spawnServe, type Served} from '../support/serve.js';
+import {startDaemon, stopDaemons} from '../support/serve.js';
 import {TmuxSession} from '../support/tmux.js';
 
 const sessions: TmuxSession[] = [];
-const daemons: Served[] = [];
 const cleanups: Array<() => Promise<void>> = [];
 
 afterEach(async () => {
 	await closeHangars();
 	for (const session of sessions.splice(0)) session.kill();
-	for (const daemon of daemons.splice(0)) await daemon.stop('SIGKILL');
+	await stopDaemons('SIGKILL');
 	for (const cleanup of cleanups.splice(0)) await cleanup();
 });
 
@@ -106,15 +105,12 @@ describe('the TUI sign-in key', () => {
 
 	it.each(['in process', 'attached to serve'])('%s, replaces the URL with the failure and its reason when the authorization server refuses the code after the browser came back', async where => {
 		const {config, auth} = await setup();
-		if (where === 'attached to serve') {
-			const {served} = await spawnServe(['serve', '--config', config], {env: headless, listening: log => /serving \d+ upstreams? to MCP clients on/.test(log) || undefined});
-			daemons.push(served);
-		}
+		const daemon = where === 'attached to serve' ? await startDaemon(config, {env: headless}) : undefined;
 
 		const tui = new TmuxSession();
 		sessions.push(tui);
 		tui.start([process.execPath, cliPath, 'tui', '--config', config], {env: {...headless, HANGAR_TEST_TAG: randomUUID(), CI: 'true'}, columns: 80, rows: 24});
-		if (where === 'attached to serve') await tui.waitForScreen(`attached to pid ${daemons.at(-1)!.pid}`, 'the TUI attached to serve');
+		if (where === 'attached to serve') await tui.waitForScreen(`attached to pid ${daemon!.pid}`, 'the TUI attached to serve');
 		const url = await urlFromTheScreen(tui);
 		// The person clicks "allow", but the token endpoint refuses the code.
 		auth.server.service.on('beforeResponse', (response: {body: Record<string, unknown>; statusCode: number}, request: {body: Record<string, unknown>}) => {
@@ -135,8 +131,7 @@ describe('the TUI sign-in key', () => {
 
 	it('attached to serve over the socket, does the same: the supervisor in serve runs the sign-in', async () => {
 		const {config, stateDir} = await setup();
-		const {served} = await spawnServe(['serve', '--config', config], {env: headless, listening: log => /serving \d+ upstreams? to MCP clients on/.test(log) || undefined});
-		daemons.push(served);
+		const served = await startDaemon(config, {env: headless});
 		const tui = new TmuxSession();
 		sessions.push(tui);
 		tui.start([process.execPath, cliPath, 'tui', '--config', config], {env: {...headless, HANGAR_TEST_TAG: randomUUID(), CI: 'true'}, columns: 80, rows: 24});

@@ -73,3 +73,27 @@ export async function spawnServe<T>(args: string[], options: ServeOptions<T>): P
 	const ready = found.value;
 	return {served, ready};
 }
+
+/** What `serve` logs once it listens on its socket (stdio clients attach then). */
+export function listensOnSocket(log: string): true | undefined {
+	return /serving \d+ upstreams? to MCP clients on/.test(log) || undefined;
+}
+
+/** The daemons `startDaemon` started and `stopDaemons` has not stopped yet. */
+const daemons: Served[] = [];
+
+/**
+ * Starts `mcp-hangar serve --config config` (with `args` before `--config`,
+ * e.g. `--linger`) and resolves once it listens; `stopDaemons` (an afterEach)
+ * stops it unless the test did.
+ */
+export async function startDaemon(config: string, options: {args?: string[]; env?: Record<string, string>} = {}): Promise<Served> {
+	const {served} = await spawnServe(['serve', ...(options.args ?? []), '--config', config], {env: options.env, listening: listensOnSocket});
+	daemons.push(served);
+	return served;
+}
+
+/** Stops every daemon `startDaemon` started (with SIGTERM, a graceful stop, or `signal`), one after another. */
+export async function stopDaemons(signal?: NodeJS.Signals): Promise<void> {
+	for (const daemon of daemons.splice(0)) await daemon.stop(signal);
+}
