@@ -244,7 +244,7 @@ describe('a client answering an upstream\'s request', () => {
 });
 
 describe('logging', () => {
-	it('filters each session at its own level, asks the upstream for the most verbose, and names the upstream as logger', async () => {
+	it('sends a shared upstream\'s messages during a call to that call\'s client only, at its own level, asks the upstream for the most verbose, and names the upstream as logger', async () => {
 		const file = config({fx: fixture('normal', ['--client-features'], {lazy: false})});
 		await startDaemon(file);
 		const quiet = capableClient('quiet');
@@ -255,14 +255,20 @@ describe('logging', () => {
 		await verbose.client.setLoggingLevel('debug');
 		await waitFor(async () => structured(await silent.client.callTool({name: 'fx__logging-level', arguments: {}}))['level'] === 'debug', 'the upstream to be asked for debug');
 
+		// Over stdio nothing in a message names its call: with quiet's the only call in flight, its messages are quiet's.
 		await quiet.client.callTool({name: 'fx__log', arguments: {}});
-		await waitFor(() => verbose.logs.length === 8 && quiet.logs.length === 5, 'eight messages for verbose, five for quiet');
+		await waitFor(() => quiet.logs.length === 5, 'five messages for quiet');
 		expect(quiet.logs).toEqual(['warning', 'error', 'critical', 'alert', 'emergency'].map(level => ({level, logger: 'fx/fixture', data: `message at ${level}`})));
+		await verbose.client.callTool({name: 'fx__log', arguments: {}});
+		await waitFor(() => verbose.logs.length === 8, 'eight messages for verbose');
 		expect(verbose.logs.map(log => log.level)).toEqual(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']);
 		await verbose.client.callTool({name: 'fx__log', arguments: {levels: ['alert'], logger: ''}});
 		await waitFor(() => verbose.logs.length === 9, 'the message without a logger');
 		expect(verbose.logs[8]).toEqual({level: 'alert', logger: 'fx', data: 'message at alert'});
+		// A session that set no level gets none, even of its own calls; and none of another session's reached quiet.
+		await silent.client.callTool({name: 'fx__log', arguments: {}});
 		expect(silent.logs).toEqual([]);
+		expect(quiet.logs).toHaveLength(5);
 	});
 
 	it('relays server-everything\'s simulated log messages to a session that set a level', async () => {

@@ -119,7 +119,7 @@ describe('a 2026-07-28 upstream behind hangar: its listen stream', () => {
 });
 
 describe('a 2026-07-28 upstream\'s log messages', () => {
-	it('reach each 2025 client whose level admits them (as a shared 2025 upstream\'s do), and not one whose level is higher', async () => {
+	it('reach the calling 2025 client when its level admits them (as a shared 2025 upstream\'s do), and no other client', async () => {
 		const dir = tempDir();
 		const {url} = await serveHttp(writeConfig(dir, {modern: modernOnly()}, fastHangar));
 		const caller = await legacyClient(url);
@@ -134,7 +134,13 @@ describe('a 2026-07-28 upstream\'s log messages', () => {
 		await other.client.setLoggingLevel('error');
 		await caller.client.callTool({name: 'log', arguments: {message: 'from the call'}});
 		await waitFor(() => seen.caller.includes('from the call') || undefined, 'the log message at the calling client');
-		await waitFor(() => seen.verbose.includes('from the call') || undefined, 'the log message at the client at debug');
+		// Nothing in a stdio message names its call: with the caller's the only call in flight, it was the caller's alone.
+		await verbose.client.callTool({name: 'log', arguments: {message: 'from verbose\'s call'}});
+		await waitFor(() => seen.verbose.includes('from verbose\'s call') || undefined, 'the log message at the client at debug');
+		expect(seen.verbose).toEqual(['from verbose\'s call']);
+		expect(seen.caller).toEqual(['from the call']);
+		// Its own call's message at info is below its level (error).
+		await other.client.callTool({name: 'log', arguments: {message: 'from other\'s call'}});
 		await other.client.listTools();
 		expect(seen.other).toEqual([]);
 	});

@@ -305,17 +305,39 @@ export class SharedRelay implements ClientSide {
 	}
 
 	/**
-	 * Sends the message to the client of the call it came with (`caller`), or
-	 * when nothing ties it to a call, to every session; each time when that
-	 * session's level admits it, with `logger` naming the upstream:
-	 * "<server>", or "<server>/<its own logger>".
+	 * Sends the message to the client of the call it came with (`caller`),
+	 * else to the one session it can only be for: the session whose calls
+	 * are the only ones in flight on this instance, or, with none in flight,
+	 * the only session there is. Otherwise (calls of several sessions in
+	 * flight, or several sessions and none) nothing tells whose it is, and no
+	 * client gets it: it could carry one client's data to another. It is in
+	 * the upstream's log either way. A session gets it when its level admits
+	 * it, with `logger` naming the upstream: "<server>", or "<server>/<its own logger>".
 	 */
 	log(server: string, params: Record<string, unknown>, caller?: unknown): void {
 		const level = params['level'];
 		if (!isLoggingLevel(level)) return;
 		const call = caller as Caller | undefined;
-		if (call !== undefined) logTo(call.client, server, params, level, call.requestId);
-		else for (const record of this.clients.sessions()) logTo(record, server, params, level);
+		if (call !== undefined) {
+			logTo(call.client, server, params, level, call.requestId);
+			return;
+		}
+
+		const only = this.onlySession();
+		if (only !== undefined) logTo(only, server, params, level);
+	}
+
+	/** The session an untied message of this instance can only be for (see `log`), if there is one. */
+	private onlySession(): ClientRecord | undefined {
+		const busy = this.host.callers.sessions();
+		if (busy.length > 0) return busy.length === 1 ? busy[0] : undefined;
+		let only: ClientRecord | undefined;
+		for (const record of this.clients.sessions()) {
+			if (only !== undefined) return undefined;
+			only = record;
+		}
+
+		return only;
 	}
 
 	get logLevel(): LoggingLevel | undefined {
