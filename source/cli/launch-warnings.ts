@@ -9,7 +9,11 @@
 import {diagnoseLaunch} from '../core/link/launch-problem.js';
 import type {ServerConfig} from '../core/config/read-config.js';
 
-/** One `warning:` line per entry whose command cannot run here, then a note on whose PATH that was; empty when all can. */
+/**
+ * One `warning:` line per entry whose command cannot run here (then a note
+ * on whose PATH that was) and per value left as an example's placeholder;
+ * empty when there is none.
+ */
 export function launchWarnings(servers: readonly ServerConfig[]): string[] {
 	const lines: string[] = [];
 	for (const server of servers) {
@@ -19,6 +23,47 @@ export function launchWarnings(servers: readonly ServerConfig[]): string[] {
 	}
 
 	if (lines.length > 0) lines.push('note: commands were looked up with this shell\'s PATH and files; the client that starts hangar may have another PATH.');
+	return [...lines, ...servers.flatMap(server => placeholderWarnings(server))];
+}
+
+/**
+ * A value as a README's example writes it for the reader to replace:
+ * `<YOUR_TOKEN>`, `<api key>`, `YOUR_API_KEY`, `your-token-here`. A real
+ * key is none of these shapes.
+ */
+export function looksLikePlaceholder(value: string): boolean {
+	const text = value.trim();
+	if (/^<[^<>]{1,60}>$/.test(text) || /^\[[A-Z][A-Z0-9 _-]{1,60}\]$/.test(text)) return true;
+	return /^(?:your|my)[ _-]?[a-z0-9 _-]{0,40}?(?:token|key|secret|password|pat|id|here)$/i.test(text) || /[_-]here$/i.test(text);
+}
+
+/** The env values, headers and arguments of an entry that are still an example's placeholders, one warning each. */
+function placeholderWarnings(server: ServerConfig): string[] {
+	if (server.disabled || server.invalid !== undefined) return [];
+	const lines: string[] = [];
+	const replace = 'which looks like an example\'s placeholder, not a real value: put the real one in the config file';
+	const {launch} = server;
+	const variable = (name: string) => `\${${name.replaceAll(/[^A-Za-z0-9_]/g, '_').toUpperCase()}}`;
+	if (launch.kind === 'stdio') {
+		for (const [key, value] of Object.entries(launch.env)) {
+			if (looksLikePlaceholder(value)) lines.push(`warning: "${server.name}": env ${key} is ${JSON.stringify(value)}, ${replace}, or write "${variable(key)}" to take it from the environment hangar runs in.`);
+		}
+	} else {
+		for (const [key, value] of Object.entries(launch.headers)) {
+			// A header's scheme stays ("Bearer <TOKEN>"): the token after it is what is checked.
+			const scheme = /^(?:Bearer|Basic|Token)\s+/i.exec(value)?.[0] ?? '';
+			if (looksLikePlaceholder(value.slice(scheme.length))) {
+				lines.push(`warning: "${server.name}": header ${key} is ${JSON.stringify(value)}, ${replace}, or write "${scheme}${variable(`${server.name}_token`)}" to take it from the environment hangar runs in.`);
+			}
+		}
+	}
+
+	if (launch.kind === 'stdio') {
+		for (const [index, arg] of launch.args.entries()) {
+			if (looksLikePlaceholder(arg)) lines.push(`warning: "${server.name}": argument ${index + 1} is ${JSON.stringify(arg)}, ${replace}.`);
+		}
+	}
+
 	return lines;
 }
 
