@@ -11,7 +11,9 @@
  * process code. Node's own NODE_COMPILE_CACHE (another dir) and
  * NODE_DISABLE_COMPILE_CACHE=1 (none) still decide first. A cache that cannot be
  * created is skipped without a word: nothing here may write to stdout,
- * which a `--stdio` client reads as protocol.
+ * which a `--stdio` client reads as protocol. Node writes what it compiled
+ * at a clean exit; a supervisor writes it also once its launch has settled
+ * (core/endpoints/runtime.ts), since it may run for days or end by SIGKILL.
  */
 import fs from 'node:fs';
 import module from 'node:module';

@@ -30,6 +30,7 @@ import {startAudit} from '../engine/observe/audit-log.js';
 import {tracingEnabled} from '../engine/observe/trace-scope.js';
 import {maskText} from '../base/secret-mask.js';
 import {settleWithin} from '../base/settle.js';
+import module from 'node:module';
 
 export async function createSupervisor(
 	config: HangarConfig,
@@ -168,8 +169,22 @@ export async function serveStandalone(config: HangarConfig, logger: Logger, stat
 	controller.beforeShutdown(async () => registration.close());
 	supervisor.watchConfig();
 	// What was spawned early for an upstream the launch did not start after all is not kept.
-	void supervisor.launch().then(dropEarly);
+	void supervisor.launch().then(launched);
 	logger.info(`serving MCP on stdio with ${config.servers.length} upstreams`, {config: config.path, stateDir: config.hangar.stateDir});
+}
+
+/**
+ * Once the launch has settled: what was spawned early for an upstream the
+ * launch did not start after all is not kept, and the compile cache (turned
+ * on by dist/cli.js, cli/node-runtime.ts) is written now, with the modules a
+ * start and a first call load, rather than only at a clean exit: a
+ * supervisor that runs for days, or ends by a signal no hook survives, would
+ * otherwise leave the next one (another config's, or its own successor) to
+ * compile them all again. Modules loaded from the cache are not written again.
+ */
+function launched(): void {
+	dropEarly();
+	if (typeof module.flushCompileCache === 'function') module.flushCompileCache();
 }
 
 export type ServeOptions = {
@@ -273,7 +288,7 @@ export async function serveDaemon(options: ServeOptions): Promise<void> {
 		logger.warn(`hangar pid ${supervisor.store.writerPid ?? '?'} holds the state lock of ${config.hangar.stateDir}: quarantines and approvals are refused here until it exits, then this process takes the state dir over`);
 	}
 
-	void supervisor.launch().then(dropEarly);
+	void supervisor.launch().then(launched);
 	logger.info(`serving ${config.servers.length} upstreams to MCP clients on ${endpoint.path}${http === undefined ? '' : ` and ${http.url}`}`, {config: config.path, stateDir: config.hangar.stateDir});
 }
 

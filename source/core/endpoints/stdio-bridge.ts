@@ -25,11 +25,12 @@
  * the config and explains, or bridges to that daemon as before.
  */
 import fs from 'node:fs';
+import path from 'node:path';
 import {resolveConfigPath, stateDirOf} from '../config/paths.js';
 import {fileSink, logLevels, splitLogger, stderrSink, type Logger, type LogLevel} from '../base/logger.js';
 import {StdioBridge} from './bridge.js';
 import {bridgeScope, daemonLogFile, keepDaemon, startDaemon, type DaemonTarget, type StartedDaemon} from './daemon.js';
-import {attachToSupervisor, type Attached, type Attachment, type BridgeSettings} from './socket-client.js';
+import {attachToSupervisor, socketPath, type Attached, type Attachment, type BridgeSettings} from './socket-client.js';
 
 /**
  * The log of `--stdio`: stderr is the client's, which shows it to people as
@@ -113,30 +114,49 @@ const serveWaitMs = 5000;
  * Gives up, and the CLI decides as before (its config check explains a
  * config that does not load), when the daemon exits, the socket can never
  * work, or nothing answers within serveWaitMs.
+ *
+ * Each try is woken by an event: the socket appearing in the state dir (a
+ * change the watch cannot name counts too), or the daemon's exit. Polling
+ * is the fallback where the state dir cannot be watched, or the socket is
+ * there but refused (bound, not listening yet), and a slow safety net
+ * where it is watched; until then the bridge makes no connect() and takes
+ * no CPU from the daemon's start.
  */
 async function whenServing(target: DaemonTarget, daemon: StartedDaemon): Promise<Attachment> {
 	const deadline = Date.now() + serveWaitMs;
 	let exited = false;
+	let changed = false;
 	let wake: (() => void) | undefined;
 	void daemon.exited.then(() => {
 		exited = true;
 		wake?.();
 	});
-	// The socket appearing in the state dir wakes the wait at once; the polls below are the fallback.
+	const where = socketPath(target.hangar.stateDir);
+	const socketName = path.basename(where);
 	let watcher: fs.FSWatcher | undefined;
 	try {
-		watcher = fs.watch(target.hangar.stateDir, () => wake?.());
-		watcher.on('error', () => watcher?.close());
+		watcher = fs.watch(target.hangar.stateDir, (_event, name) => {
+			if (name !== null && name !== socketName) return;
+			changed = true;
+			wake?.();
+		});
+		watcher.on('error', () => {
+			watcher?.close();
+			watcher = undefined;
+		});
 	} catch {}
 
 	try {
 		let pauseMs = 5;
 		for (;;) {
+			changed = false;
 			const attachment = await attachToSupervisor(target, 500);
 			if (attachment.socket !== undefined || attachment.permanent || exited || daemon.hasExited() || Date.now() >= deadline) return attachment;
-			// Polling: a socket that does not exist yet costs one failed connect().
+			// A change during that try (the socket appearing while it failed) is tried again at once.
+			if (changed) continue;
 			await new Promise<void>(resolve => {
-				const timer = setTimeout(resolve, pauseMs);
+				const polling = watcher === undefined || fs.existsSync(where);
+				const timer = setTimeout(resolve, Math.min(polling ? pauseMs : watchedSafetyMs, Math.max(deadline - Date.now(), 0)));
 				wake = () => {
 					clearTimeout(timer);
 					resolve();
@@ -149,6 +169,9 @@ async function whenServing(target: DaemonTarget, daemon: StartedDaemon): Promise
 		watcher?.close();
 	}
 }
+
+/** How often whenServing tries while the state dir is watched: only in case the watch missed the socket appearing. */
+const watchedSafetyMs = 250;
 
 /**
  * Where the daemon attachQuickly started waits for the CLI: on globalThis, not
