@@ -208,29 +208,39 @@ function skipValue(bytes: Uint8Array, at: number, end: number): number {
 }
 
 /** Whether the bytes from `at` to `end` are `name` (ASCII). */
-function isWord(bytes: Uint8Array, at: number, end: number, name: string): boolean {
+function isWord(bytes: Uint8Array, at: number, end: number, name: Uint8Array): boolean {
 	if (end - at !== name.length) return false;
-	for (let index = 0; index < name.length; index++) if (bytes[at + index] !== name.charCodeAt(index)) return false;
+	for (let index = 0; index < name.length; index++) if (bytes[at + index] !== name[index]) return false;
 	return true;
 }
+
+const word = (text: string): Uint8Array => Buffer.from(text, 'latin1');
+const idWord = word('id');
+const jsonrpcWord = word('jsonrpc');
+const methodWord = word('method');
+const paramsWord = word('params');
+const metaWord = word('_meta');
+const versionWord = word('"2.0"');
 
 /** Which of the members the rule reads a top-level key (its text from `at` to `end`, quotes excluded, just read by skipString) is: a bit, 0 for another, -1 when written with escapes. */
 function topLevelKey(bytes: Uint8Array, at: number, end: number): number {
 	if (sawEscape) return -1;
 	const length = end - at;
-	if (length === 2 && isWord(bytes, at, end, 'id')) return keyId;
-	if (length === 7 && isWord(bytes, at, end, 'jsonrpc')) return keyJsonrpc;
-	if (length === 6 && bytes[at] === 0x6d /* m */ && isWord(bytes, at, end, 'method')) return keyMethod;
-	if (length === 6 && bytes[at] === 0x70 /* p */ && isWord(bytes, at, end, 'params')) return keyParams;
+	if (length === 2 && isWord(bytes, at, end, idWord)) return keyId;
+	if (length === 7 && isWord(bytes, at, end, jsonrpcWord)) return keyJsonrpc;
+	if (length === 6 && bytes[at] === 0x6d /* m */ && isWord(bytes, at, end, methodWord)) return keyMethod;
+	if (length === 6 && bytes[at] === 0x70 /* p */ && isWord(bytes, at, end, paramsWord)) return keyParams;
 	return 0;
 }
 
 /** The methods clients send most, read from their bytes without decoding them. */
 const commonMethods = ['tools/call', 'tools/list', 'ping', 'resources/read', 'resources/list', 'resources/templates/list', 'prompts/get', 'prompts/list', 'completion/complete', 'notifications/initialized', 'notifications/progress', 'notifications/roots/list_changed'];
 
+const commonMethodWords = commonMethods.map(method => [method, word(method)] as const);
+
 /** The method written from `at` to `end` (no escapes). */
 function methodAt(bytes: Buffer, at: number, end: number): string {
-	for (const method of commonMethods) if (method.length === end - at && isWord(bytes, at, end, method)) return method;
+	for (const [method, bytesOf] of commonMethodWords) if (bytesOf.length === end - at && isWord(bytes, at, end, bytesOf)) return method;
 	return bytes.toString('utf8', at, end);
 }
 
@@ -242,7 +252,7 @@ function skipParams(bytes: Uint8Array, at: number, end: number): number {
 	for (;;) {
 		if (byteAt(bytes, index, end) !== quote) return -1;
 		const keyEnd = skipString(bytes, index, end);
-		if (keyEnd === -1 || sawEscape || isWord(bytes, index + 1, keyEnd - 1, '_meta')) return -1;
+		if (keyEnd === -1 || sawEscape || isWord(bytes, index + 1, keyEnd - 1, metaWord)) return -1;
 		index = skipSpace(bytes, keyEnd, end);
 		if (byteAt(bytes, index, end) !== colon) return -1;
 		index = skipValue(bytes, index + 1, end);
@@ -296,7 +306,7 @@ export function scanRequest(bytes: Buffer, start: number, end: number): ScannedR
 		if (byteAt(bytes, index, end) !== colon) return undefined;
 		const at = skipSpace(bytes, index + 1, end);
 		if (key === keyJsonrpc) {
-			index = at + 5 <= end && isWord(bytes, at, at + 5, '"2.0"') ? at + 5 : -1;
+			index = at + 5 <= end && isWord(bytes, at, at + 5, versionWord) ? at + 5 : -1;
 		} else if (key === keyId) {
 			if (byteAt(bytes, at, end) === quote) {
 				index = skipString(bytes, at, end);
