@@ -3,8 +3,8 @@
  * `--stdio` bridge (endpoints/bridge.ts), which must know of each line only
  * its id and method and whether the JSON-RPC rule (message-classifier.ts)
  * lets it pass. Parsing and checking the whole line for that was about a
- * sixth of the bridge's instructions per call (docs/performance.md,
- * "thirteenth round").
+ * quarter of the bridge's instructions per call (docs/performance.md, "the
+ * bridge reads a client's request from its bytes").
  *
  * `scanRequest` checks that the bytes are one well-formed JSON object, in
  * one pass that builds nothing, and reads its top-level `id` and `method`.
