@@ -4,9 +4,14 @@
  * what the person can do about it; and which requests it may send again.
  */
 import {isHangarMethod} from '../wire/protocol.js';
+import {setupMethods} from './bridge-session.js';
 
 /** Methods that only read: safe to send again when the supervisor vanished before answering. */
 export const resendable = (method: string): boolean => method !== 'tools/call' && !isHangarMethod(method);
+
+/** Methods whose params the bridge keeps (initialize, the session's set-up, a cancellation's target): their lines are parsed whole. */
+const paramsRead = new Set(['initialize', 'notifications/cancelled', ...setupMethods]);
+export const readsParams = (method: string): boolean => paramsRead.has(method);
 
 export type Unavailability = {
 	/** The request's method, when known. */

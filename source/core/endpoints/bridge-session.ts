@@ -18,6 +18,8 @@ import type {Id} from '../wire/message-classifier.js';
 const setLevel = 'logging/setLevel';
 const subscribe = 'resources/subscribe';
 const unsubscribe = 'resources/unsubscribe';
+/** The methods whose requests set the session up (their params are kept). */
+export const setupMethods: readonly string[] = [setLevel, subscribe, unsubscribe];
 const maxKeptBytes = 1024 * 1024;
 /** Requests of these methods awaiting their answer, at most (a client that never gets answers cannot grow it). */
 const maxAwaiting = 1024;

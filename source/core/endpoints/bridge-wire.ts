@@ -79,9 +79,12 @@ function idAt(bytes: Buffer, at: number, end: number): {id: Id; next: number} | 
 
 	let index = bytes[at] === minus ? at + 1 : at;
 	const digits = index;
-	while (index < end && bytes[index]! >= 0x30 && bytes[index]! <= 0x39) index += 1;
+	let value = 0;
+	while (index < end && bytes[index]! >= 0x30 && bytes[index]! <= 0x39) value = value * 10 + (bytes[index++]! - 0x30);
 	if (index === digits) return undefined;
-	return {id: Number(bytes.toString('latin1', at, index)), next: index};
+	// Read in place while exact (below 2^53; a supervisor's ids are); a longer number as Number() reads it.
+	if (!Number.isSafeInteger(value)) value = Number(bytes.toString('latin1', digits, index));
+	return {id: digits === at ? value : -value, next: index};
 }
 
 /**
@@ -161,7 +164,8 @@ export class ByteLines {
 		}
 
 		const maxBytes = this.limit?.maxBytes ?? Infinity;
-		for (;;) {
+		// A read that ends with its last line's newline (the usual one) is not searched past it.
+		while (start < chunk.length) {
 			const newline = chunk.indexOf(0x0a, start);
 			if (newline === -1) break;
 			if (newline - start > maxBytes) this.limit!.onDiscarded(prefixOf([chunk.subarray(start, newline)]), newline - start);
@@ -252,6 +256,8 @@ const largeWrite = 16 * 1024;
  */
 export class Outlet {
 	private held: Array<string | Buffer> | undefined;
+	/** The array of the last hold, kept for the next (a hold per read, on every read). */
+	private spare: Array<string | Buffer> | undefined;
 
 	/** `backlog`: checked after each write, to stop reading what feeds a peer that does not read (core/wire/backlog.ts). */
 	constructor(
@@ -297,12 +303,15 @@ export class Outlet {
 
 	/** Holds the writes until release. */
 	hold(): void {
-		this.held ??= [];
+		if (this.held !== undefined) return;
+		this.held = this.spare ?? [];
+		this.spare = undefined;
 	}
 
 	/** Writes what is held and stops holding. */
 	release(): void {
 		this.flush();
+		if (this.held?.length === 0) this.spare = this.held;
 		this.held = undefined;
 	}
 
@@ -310,10 +319,10 @@ export class Outlet {
 	flush(): void {
 		const held = this.held;
 		if (held === undefined || held.length === 0) return;
-		this.held = [];
-		if (held.length === 1) this.writeNow(held[0]!);
-		else if (held.every(piece => typeof piece === 'string')) this.writeNow(held.join(''));
-		else this.writeNow(Buffer.concat(held.map(piece => (typeof piece === 'string' ? Buffer.from(piece) : piece))));
+		const data = held.length === 1 ? held[0]! : held.every(piece => typeof piece === 'string') ? held.join('') : Buffer.concat(held.map(piece => (typeof piece === 'string' ? Buffer.from(piece) : piece)));
+		// Emptied before the write: what the write makes the bridge write (an error it handles) is held after it.
+		held.length = 0;
+		this.writeNow(data);
 	}
 
 	private writeNow(data: string | Buffer): void {

@@ -7,9 +7,11 @@
  * - Each line from the client is checked by the rule every endpoint of
  *   hangar uses (message-classifier.ts): one that breaks it is answered here,
  *   as the supervisor would answer it, and never sent on; so is a request
- *   that reuses the id of one still owed. The rest pass through unchanged,
- *   and so do the supervisor's lines, as the bytes that came: of those the
- *   bridge reads only the ends, to know what is in flight (bridge-wire.ts).
+ *   that reuses the id of one still owed (a request or notification the
+ *   rule certainly passes is read from its bytes, request-scan.ts). The rest
+ *   pass through unchanged, and so do the supervisor's lines, as the bytes
+ *   that came: of those the bridge reads only the ends, to know what is in
+ *   flight (bridge-wire.ts).
  * - When the connection is lost it reconnects with backoff. On the new
  *   connection it replays the client's initialize (its answer is kept from
  *   the client) and notifications/initialized, then sends what arrived in
@@ -50,7 +52,9 @@ import {
 } from '../wire/message-classifier.js';
 import {ByteLines, Outlet, readSupervisorLine} from './bridge-wire.js';
 import {tuneJitForServing} from '../base/serving-jit.js';
-import {closedAtOnce, resendable, unavailableMessage} from './bridge-answers.js';
+import {closedAtOnce, readsParams, resendable, unavailableMessage} from './bridge-answers.js';
+import {scanRequest} from '../wire/request-scan.js';
+import {HeldMessages, isRequest, type Held} from './bridge-held.js';
 import {connectSocket, type ConnectFailure} from './socket-client.js';
 import type {BridgeOptions} from './bridge-options.js';
 import {settleWithin} from '../base/settle.js';
@@ -59,8 +63,6 @@ import {batchAnswers, batchMembers} from './bridge-batches.js';
 import {systemClock, type Cancel, type Clock} from '../base/clock.js';
 
 const replayPrefix = 'mcp-hangar-bridge:replay:';
-
-type Held = {line: string; shape: Peek; timer?: Cancel; heldSince: number};
 
 export type {BridgeOptions} from './bridge-options.js';
 
@@ -73,7 +75,7 @@ export class StdioBridge {
 	/** Requests sent on the current connection and not yet answered, in the order sent. */
 	private readonly pending = new Map<Id, Held>();
 	/** Messages waiting for an open connection, in the order received. */
-	private queue: Held[] = [];
+	private readonly queue: HeldMessages;
 	private initializeLine: string | undefined;
 	/** The client's session negotiated 2025-03-26: its batch lines pass through intact (see fromClientBatch). */
 	private takesBatches = false;
@@ -106,9 +108,10 @@ export class StdioBridge {
 		this.clock = options.clock ?? systemClock;
 		this.out = Outlet.pausing(options.output, () => this.socket, options.backlogBytes);
 		this.delayMs = options.backoff?.initialMs ?? 100;
+		this.queue = new HeldMessages(this.clock, options.requestTimeoutMs, held => this.answerUnavailable(held));
 		this.session = new BridgeSession(message => options.logger.warn(message));
 		// A line that passes goes to the supervisor as the bytes that came (fromClient says which).
-		this.inputSplitter = new ByteLines((bytes, start, end) => this.fromClient(bytes.toString('utf8', start, end)), bytes => this.socketWriter!.write(bytes), {
+		this.inputSplitter = new ByteLines((bytes, start, end) => this.fromClientBytes(bytes, start, end), bytes => this.socketWriter!.write(bytes), {
 			maxBytes: options.maxMessageBytes,
 			onDiscarded: (prefix, bytes) => {
 				this.writeOut(`${errorLine(idTextOfPrefix(prefix), ErrorCode.MessageTooLarge, `message of ${bytes} bytes refused: the limit is ${options.maxMessageBytes} bytes (hangar.maxMessageBytes)`)}\n`);
@@ -139,7 +142,23 @@ export class StdioBridge {
 	// -------------------------------------------------------------------------
 	// From the client
 
-	/** A line from the client: true when it goes to the supervisor as it came (the connection is open). */
+	/**
+	 * A line from the client: true when it goes to the supervisor as it came (the connection is open).
+	 * A request or notification the rule certainly passes is read from its bytes (request-scan.ts),
+	 * unless the bridge keeps something of its params; any other line is decoded and checked in full.
+	 */
+	private fromClientBytes(bytes: Buffer, start: number, end: number): boolean {
+		const scanned = scanRequest(bytes, start, end);
+		if (scanned === undefined || readsParams(scanned.method)) return this.fromClient(bytes.toString('utf8', start, end));
+		const {id, method} = scanned;
+		const shape: Peek = {id, method, response: false, error: false};
+		if (!this.admits(shape)) return false;
+		if (method === 'notifications/initialized') this.clientInitialized = true;
+		// The text is kept only for a message that may be sent later, or again (a call in flight never is).
+		const open = this.machine.state === 'open';
+		return this.route({line: open && (id === undefined || !resendable(method)) ? undefined : bytes.toString('utf8', start, end), shape, heldSince: this.clock.now()});
+	}
+
 	private fromClient(line: string): boolean {
 		if (line.trim() === '') return false;
 		if (this.takesBatches && line.trimStart().startsWith('[') && this.fromClientBatch(line)) return false;
@@ -150,19 +169,8 @@ export class StdioBridge {
 		}
 
 		const {method, id} = checked;
-		if (method !== undefined) tuneJitForServing(); // A client now: the line path is compiled soon (serving-jit.ts).
 		const shape: Peek = {id, method, response: checked.kind === 'response', error: checked.kind === 'response' && 'error' in checked.value};
-		if (method !== undefined && isHangarMethod(method)) {
-			// A person's commands come from the CLI on the socket itself, never from an MCP client.
-			if (id !== undefined) this.answerError(id, JsonRpcCode.MethodNotFound, `Method not found: "${method}" is not available to MCP clients (${personActionMethod} is for mcp-hangar's own CLI)`);
-			return false;
-		}
-
-		if (checked.kind === 'request' && this.owes(id!)) {
-			this.refuse(duplicateIdProblem(id!));
-			return false;
-		}
-
+		if (!this.admits(shape)) return false;
 		if (checked.kind === 'request') this.session.request(id!, method, checked.params);
 		if (method === 'initialize' && id !== undefined) {
 			this.initializeLine = line;
@@ -172,11 +180,8 @@ export class StdioBridge {
 			this.clientInitialized = true;
 		} else if (method === 'notifications/cancelled') {
 			const target = checked.params?.['requestId'];
-			const index = this.queue.findIndex(held => held.shape.id !== undefined && held.shape.id === target);
-			if (index !== -1) {
+			if (this.queue.remove(target) !== undefined) {
 				// Never sent: drop the request and the cancellation both (no answer is owed for a cancelled request).
-				this.queue[index]!.timer?.();
-				this.queue.splice(index, 1);
 				this.session.cancelled(target as Id);
 				this.settled();
 				return false;
@@ -189,9 +194,30 @@ export class StdioBridge {
 			}
 		}
 
-		const held: Held = {line, shape, heldSince: this.clock.now()};
+		return this.route({line, shape, heldSince: this.clock.now()});
+	}
+
+	/** What the bridge itself refuses of a message the rule passes: hangar's own methods, and a request id still owed. */
+	private admits({id, method, response}: Peek): boolean {
+		if (method !== undefined) tuneJitForServing(); // A client now: the line path is compiled soon (serving-jit.ts).
+		if (method !== undefined && isHangarMethod(method)) {
+			// A person's commands come from the CLI on the socket itself, never from an MCP client.
+			if (id !== undefined) this.answerError(id, JsonRpcCode.MethodNotFound, `Method not found: "${method}" is not available to MCP clients (${personActionMethod} is for mcp-hangar's own CLI)`);
+			return false;
+		}
+
+		if (method !== undefined && id !== undefined && !response && this.owes(id)) {
+			this.refuse(duplicateIdProblem(id));
+			return false;
+		}
+
+		return true;
+	}
+
+	/** A message that passed: sent (true: as it came), held for a connection, or answered when none can be. */
+	private route(held: Held): boolean {
 		if (this.machine.state === 'unusable') {
-			if (id !== undefined && !shape.response) this.answerUnavailable(held);
+			if (held.shape.id !== undefined && !held.shape.response) this.answerUnavailable(held);
 			return false;
 		}
 
@@ -242,7 +268,7 @@ export class StdioBridge {
 
 	/** Whether a request with this id was received and is not answered yet (sent, or held). */
 	private owes(id: Id): boolean {
-		return this.pending.has(id) || this.queue.some(held => held.shape.id === id && held.shape.method !== undefined);
+		return this.pending.has(id) || this.queue.owes(id);
 	}
 
 	/** Answers a line that breaks the JSON-RPC rule, as the supervisor would; a notification's or a response's problem is only logged. */
@@ -257,7 +283,7 @@ export class StdioBridge {
 
 	private send(held: Held): void {
 		this.track(held);
-		this.socketWriter!.write(`${held.line}\n`);
+		this.socketWriter!.write(`${held.line!}\n`);
 	}
 
 	/** A request sent is owed an answer. */
@@ -269,12 +295,11 @@ export class StdioBridge {
 	private hold(held: Held): void {
 		if (this.queue.length >= (this.options.maxHeld ?? 10_000)) {
 			// A client flooding a long outage: refuse rather than grow without bound.
-			if (held.shape.id !== undefined && held.shape.method !== undefined) this.answerUnavailable(held, `${this.queue.length} messages are already waiting`);
+			if (isRequest(held)) this.answerUnavailable(held, `${this.queue.length} messages are already waiting`);
 			else this.options.logger.warn(`bridge: dropped a ${held.shape.method ?? 'message'} from the client: ${this.queue.length} messages are already waiting for a supervisor`);
 			return;
 		}
 
-		this.armTimer(held);
 		this.queue.push(held);
 	}
 
@@ -302,10 +327,7 @@ export class StdioBridge {
 			this.permanent = failure;
 			this.machine.apply('refused', failure.message);
 			this.options.logger.error(`bridge: the supervisor's socket can never work as configured: ${failure.message}`);
-			for (const held of this.queue.splice(0)) {
-				held.timer?.();
-				if (held.shape.id !== undefined && !held.shape.response) this.answerUnavailable(held);
-			}
+			for (const held of this.queue.takeAll()) if (held.shape.id !== undefined && !held.shape.response) this.answerUnavailable(held);
 
 			return;
 		}
@@ -365,11 +387,7 @@ export class StdioBridge {
 	private opened(reconnect: boolean): void {
 		this.lastFailure = undefined;
 		this.daemonProblem = undefined;
-		for (const held of this.queue.splice(0)) {
-			held.timer?.();
-			held.timer = undefined;
-			this.send(held);
-		}
+		for (const held of this.queue.takeAll()) this.send(held);
 
 		// The new supervisor's tool set may differ from the old one's.
 		if (reconnect && this.clientInitialized) this.writeOut('{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}\n');
@@ -429,7 +447,7 @@ export class StdioBridge {
 
 		if (this.clientInitialized) {
 			this.socketWriter!.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
-			this.queue = this.queue.filter(held => held.shape.method !== 'notifications/initialized');
+			this.queue.filter(held => held.shape.method !== 'notifications/initialized');
 		}
 
 		for (const line of this.session.replay(`${replayPrefix}${this.connections}:`)) this.socketWriter!.write(`${line}\n`);
@@ -466,13 +484,9 @@ export class StdioBridge {
 		this.pending.clear();
 		const lost = this.replayId !== undefined || again.length > 0;
 		this.replayId = undefined;
-		for (const held of again.reverse()) {
-			// A supervisor that never said a word did not take the request: its deadline stands.
-			if (this.heard) held.heldSince = this.clock.now();
-			this.queue.unshift(held);
-		}
-
-		for (const held of again) this.armTimer(held);
+		// A supervisor that never said a word did not take the request: its deadline stands.
+		if (this.heard) for (const held of again) held.heldSince = this.clock.now();
+		this.queue.putBack(again);
 
 		if (state === 'draining' && !lost) {
 			this.machine.apply('drained', 'the stopping supervisor answered everything and closed the connection');
@@ -506,23 +520,7 @@ export class StdioBridge {
 
 	/** Answers every held request now, with why (see answerUnavailable); held notifications and answers wait on. */
 	private answerHeld(): void {
-		this.queue = this.queue.filter(held => {
-			if (held.shape.id === undefined || held.shape.method === undefined) return true;
-			held.timer?.();
-			this.answerUnavailable(held);
-			return false;
-		});
-	}
-
-	/** A held request is answered with SupervisorUnavailable once it has waited requestTimeoutMs. */
-	private armTimer(held: Held): void {
-		if (held.timer !== undefined || held.shape.id === undefined || held.shape.method === undefined) return;
-		held.timer = this.clock.after(Math.max(0, this.options.requestTimeoutMs - (this.clock.now() - held.heldSince)), () => {
-			const index = this.queue.indexOf(held);
-			if (index === -1) return;
-			this.queue.splice(index, 1);
-			this.answerUnavailable(held);
-		});
+		for (const held of this.queue.takeRequests()) this.answerUnavailable(held);
 	}
 
 	// -------------------------------------------------------------------------
@@ -552,7 +550,7 @@ export class StdioBridge {
 
 	/** Everything owed has been answered: nothing pending, no request held. */
 	private get owesNothing(): boolean {
-		return this.pending.size === 0 && !this.queue.some(held => held.shape.id !== undefined);
+		return this.pending.size === 0 && !this.queue.holdsIds;
 	}
 
 	private settled(): void {
@@ -574,10 +572,7 @@ export class StdioBridge {
 		// The wait may have ended with the bridge closed by another path (stdout broke meanwhile).
 		if ((this.machine.state as string) === 'closed') return;
 		// Still owed after the wait: answered, so no request goes unanswered.
-		for (const held of this.queue.splice(0)) {
-			held.timer?.();
-			if (held.shape.id !== undefined && held.shape.method !== undefined) this.answerUnavailable(held);
-		}
+		for (const held of this.queue.takeAll()) if (isRequest(held)) this.answerUnavailable(held);
 
 		for (const held of this.pending.values()) {
 			this.answerError(held.shape.id!, ErrorCode.SupervisorUnavailable, `mcp-hangar: "${held.shape.method ?? 'request'}" was not answered within ${drainMs} ms of stdin closing; the bridge is exiting.`, {

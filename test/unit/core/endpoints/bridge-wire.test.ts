@@ -26,6 +26,8 @@ const lines = [
 	// hangar's own layout, id first
 	'{"jsonrpc":"2.0","id":12,"result":{"content":[{"type":"text","text":"hi"}]}}',
 	'{"jsonrpc":"2.0","id":-3,"error":{"code":-32601,"message":"no"}}',
+	'{"jsonrpc":"2.0","id":12345678901234567890,"result":{}}',
+	'{"result":{},"jsonrpc":"2.0","id":-9007199254740993}',
 	'{"jsonrpc":"2.0","id":"a\\"b","result":{}}',
 	'{"jsonrpc":"2.0","id":"é☃𝄞","result":{}}',
 	'{"jsonrpc":"2.0","id":"\\u00e9","result":{}}',
