@@ -310,8 +310,9 @@ export class Outlet {
 
 	/** Writes what is held and stops holding. */
 	release(): void {
-		this.flush();
-		if (this.held?.length === 0) this.spare = this.held;
+		// A write that the flush's own write caused (an error it handles) is held meanwhile: written too, never dropped.
+		while (this.held !== undefined && this.held.length > 0) this.flush();
+		this.spare = this.held;
 		this.held = undefined;
 	}
 

@@ -200,3 +200,25 @@ describe('an outlet', () => {
 		expect(stream.writableLength).toBe(0);
 	});
 });
+
+describe('an outlet holding its writes', () => {
+	it('writes, at its release, what its own flush caused to be written meanwhile, never dropping it', () => {
+		const stream = new PassThrough();
+		const written: string[] = [];
+		const outlet = new Outlet(stream);
+		let answered = false;
+		stream.on('data', (chunk: Buffer) => {
+			written.push(chunk.toString());
+			// A write the flush's own write causes, at once (as an error handler may): the outlet still holds.
+			if (!answered) {
+				answered = true;
+				outlet.write('caused\n');
+			}
+		});
+		outlet.hold();
+		outlet.write('first\n');
+		outlet.release();
+		outlet.write('after\n');
+		expect(written.join('')).toBe('first\ncaused\nafter\n');
+	});
+});
