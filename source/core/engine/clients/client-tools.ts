@@ -46,7 +46,7 @@ export type ClientToolsHost = {
 	/** A session's instance of a template (its own, or the era twin it is served by), if it has one. */
 	instanceOf(template: Upstream, client: ClientRecord): Upstream | undefined;
 	/** A session's instance of a template, created when it has none. */
-	instanceFor(template: Upstream, client: ClientRecord): Upstream;
+	instanceFor(template: Upstream, client: ClientRecord, operation?: string): Upstream;
 };
 
 type View = {base: readonly ExposedTool[]; lists: ReadonlyArray<readonly ToolDefinition[] | undefined>; tools: readonly ExposedTool[]; byName?: Map<string, ExposedTool>; byOwn?: Map<string, ExposedTool>};
@@ -111,7 +111,14 @@ export class ClientTools {
 				const reason = this.host.servesModern(template, client)
 					? `on demand: a 2026-07-28 client needs what its 2026-07-28 mode lists`
 					: `on demand: its client session listed tools, and what it lists depends on its client's capabilities`;
-				const instance = this.host.instanceFor(template, client);
+				let instance: Upstream;
+				try {
+					instance = this.host.instanceFor(template, client, 'tools/list');
+				} catch {
+					// The per-client instance limit is reached (clients/instance-limit.ts): the template's list stays; its calls are refused, saying why.
+					return;
+				}
+
 				// A session that closed, or a server switched off meanwhile, gets no instance: nothing to wait for.
 				if (instance !== template) await instance.warm(reason, signal);
 			}),
