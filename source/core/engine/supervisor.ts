@@ -80,8 +80,10 @@ export class Supervisor extends EventEmitter<{
 	reload: [ReloadRecord];
 	/** A person's (or a management tool's) command on one upstream, as it settled (the audit file's). */
 	action: [ActionRecord];
-	/** Shutdown is over: every upstream stopped, the state saved. */
-	closed: [];
+	/** Shutdown is over: every upstream stopped, the state saved; when and why it shut down, and how many configured upstreams it stopped (the audit's shutdown line). */
+	closed: [{at: number; reason: string; upstreams: number}];
+	/** A person asked over the local socket to stop this hangar (mcp-hangar shutdown): the process exits (runtime.ts). */
+	exitAsked: [string];
 }> {
 	readonly upstreams = new Map<string, Upstream>();
 	/** Where each request goes: exposed names, hangar_call, hidden owners, "did you mean". */
@@ -214,7 +216,6 @@ export class Supervisor extends EventEmitter<{
 		}
 	}
 
-
 	/** The config that runs now (a reload replaces it). */
 	get config(): HangarConfig {
 		return this.current;
@@ -245,9 +246,7 @@ export class Supervisor extends EventEmitter<{
 		};
 
 		const onResourceUpdated = (uri: string, meta: Record<string, unknown> | undefined): void => this.subscriptions.updated(server.name, uri, meta);
-		const onActivity = (): void => {
-			this.emit('activity', server.name);
-		};
+		const onActivity = (): void => void this.emit('activity', server.name);
 
 		const unfollowTasks = this.followTasks(upstream);
 		upstream.on('transition', onTransition);
@@ -556,7 +555,7 @@ export class Supervisor extends EventEmitter<{
 		await Promise.all([...this.upstreams.values(), ...instances].map(async upstream => upstream.shutdown(`hangar is shutting down (${reason})`)));
 		await Promise.all(this.retiring);
 		await this.store.close();
-		this.emit('closed');
+		this.emit('closed', {at: Date.now(), reason, upstreams: this.upstreams.size});
 	}
 
 	/**
