@@ -215,6 +215,9 @@ describe('a per-client upstream', () => {
 		expect(isAlive(pidA)).toBe(true);
 		expect(await pidOf(a.client, 'fs__pid')).toBe(pidA);
 		expect((await statusOf(a.client, 'fs')).instances?.map(instance => instance.pid)).toEqual([pidA]);
+		expect((await statusOf(a.client, 'fs')).instanceMode).toMatchObject({runs: 'per-client', limit: 1});
+		const status = await runCli(['status', '--config', file]);
+		expect(status.stdout).toMatch(/^fs +cold +.* per-client 1\/1 /m);
 
 		// Across servers: fs's one and fs2's one make maxInstances (2); a third anywhere is refused.
 		await pidOf(b.client, 'fs2__pid');
