@@ -56,9 +56,10 @@ export async function offerTakeOver(options: VerbOptions, io: Output, confirm: C
 	return (await stop(owner.pid, who, config.hangar.stateDir, io)) === 0;
 }
 
-async function stop(pid: number, who: string, stateDir: string, io: Output): Promise<number> {
+/** Stops the supervisor `pid` and waits for it to exit: asked over its socket when `ask` does (its audit then names who asked), else with SIGTERM. */
+async function stop(pid: number, who: string, stateDir: string, io: Output, ask?: () => Promise<boolean>): Promise<number> {
 	try {
-		process.kill(pid, 'SIGTERM');
+		if (ask === undefined || !(await ask())) process.kill(pid, 'SIGTERM');
 	} catch (error) {
 		const code = (error as NodeJS.ErrnoException).code;
 		if (code === 'ESRCH') return 0;
@@ -78,7 +79,8 @@ async function stop(pid: number, who: string, stateDir: string, io: Output): Pro
 
 export async function shutdownVerb(options: VerbOptions & {yes: boolean}, io: Output, confirm: Confirm = onTerminal): Promise<number> {
 	const {config} = readConfig(options);
-	const link = await ConsoleClient.connect(config, 'a person (mcp-hangar shutdown)');
+	const via = 'a person (mcp-hangar shutdown)';
+	const link = await ConsoleClient.connect(config, via);
 	if (typeof link === 'string') {
 		io.out(`No hangar is running for ${config.path} (state dir ${config.hangar.stateDir}): nothing to stop (${link}).\n`);
 		return 0;
@@ -120,7 +122,25 @@ export async function shutdownVerb(options: VerbOptions & {yes: boolean}, io: Ou
 		return 0;
 	}
 
-	if ((await stop(owner.pid, who, config.hangar.stateDir, io)) !== 0) return 1;
+	const ask = async (): Promise<boolean> => {
+		const asking = await ConsoleClient.connect(config, via);
+		if (typeof asking === 'string' || asking.endpoint?.pid !== owner.pid) {
+			if (typeof asking !== 'string') await asking.close();
+			return false;
+		}
+
+		try {
+			await asking.shutdown();
+			return true;
+		} catch {
+			// A hangar from before this request: the signal does it, its audit naming the signal.
+			return false;
+		} finally {
+			await asking.close();
+		}
+	};
+
+	if ((await stop(owner.pid, who, config.hangar.stateDir, io, ask)) !== 0) return 1;
 	io.out(`Stopped ${who} and its upstreams.${others.length === 0 ? '' : ` ${restart}`}\n`);
 	return 0;
 }

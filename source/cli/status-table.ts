@@ -18,11 +18,12 @@ const ago = (iso: string | null, now: number): string => {
 // other characters the output rule must show escaped, and folding them would hide them in plain sight.
 const oneLine = (text: string): string => text.replaceAll(/[\t\n\v\f\r ]+/g, ' ');
 
-/** "shared", "per-client", or what "auto" runs now ("auto: per-client" once the upstream asked a client for roots, sampling or elicitation). */
+/** "shared", "per-client", or what "auto" runs now ("auto: per-client" once the upstream asked a client for roots, sampling or elicitation); per client, how many of the limit run ("per-client 2/32"). */
 function instancesCell(entry: StatusEntry): string {
 	const mode = entry.instanceMode;
 	if (mode === undefined) return '-';
-	return mode.setting === 'auto' ? `auto: ${mode.runs}` : mode.setting;
+	const setting = mode.setting === 'auto' ? `auto: ${mode.runs}` : mode.setting;
+	return mode.limit === undefined ? setting : `${setting} ${entry.instances?.length ?? 0}/${mode.limit}`;
 }
 
 /** The revision it is driven in ("2026-07-28", "2025-11-25"), "-" before its first start told. */

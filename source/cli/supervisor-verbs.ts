@@ -131,7 +131,8 @@ async function onlyLive(options: VerbOptions, io: Output, what: string, live: (c
 	}
 }
 
-async function withSupervisor<T>(config: HangarConfig, options: VerbOptions & {readOnly?: boolean}, work: (supervisor: Supervisor) => Promise<T>): Promise<T> {
+/** Runs `work` on a supervisor of this command's own (none runs this config); `command` names it in the audit's shutdown line ("mcp-hangar call finished"). */
+async function withSupervisor<T>(config: HangarConfig, options: VerbOptions & {readOnly?: boolean}, work: (supervisor: Supervisor) => Promise<T>, command = 'mcp-hangar status'): Promise<T> {
 	// A read-only supervisor serves status, which shows the config's issues and the state's problems in its output.
 	const supervisor = await createSupervisor(config, options.logger, {readOnly: options.readOnly, quiet: options.readOnly});
 	const stop = () => {
@@ -144,7 +145,7 @@ async function withSupervisor<T>(config: HangarConfig, options: VerbOptions & {r
 	try {
 		return await work(supervisor);
 	} finally {
-		await supervisor.shutdown('command finished');
+		await supervisor.shutdown(`${command} finished`);
 		process.off('SIGINT', stop);
 		process.off('SIGTERM', stop);
 	}
@@ -342,7 +343,7 @@ async function callStandalone(config: HangarConfig, options: CallOptions, io: Ou
 			io.err(describe(error, 'cli-once'));
 			return 1;
 		}
-	});
+	}, 'mcp-hangar call');
 }
 
 // ---------------------------------------------------------------------------
@@ -377,7 +378,7 @@ async function adminStandalone(config: HangarConfig, options: VerbOptions & {ser
 			io.err(describe(error));
 			return 1;
 		}
-	});
+	}, `mcp-hangar ${options.action}`);
 }
 
 /**

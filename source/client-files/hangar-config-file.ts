@@ -1,9 +1,9 @@
 /**
  * Hangar's own config file, edited in place by `import`, `add` and `remove`:
  * one server at a time, through the text, so the person's formatting, key
- * order and other entries stay as they were. Every write is validated with
- * the same schema hangar loads the file with, before anything is written,
- * and is atomic. A variable that is unset here, or an `envFile` that does
+ * order and other entries stay as they were (an invalid one too: it does not
+ * block an edit of another). Every write is validated with the same schema
+ * hangar loads the file with, before anything is written, and is atomic. A variable that is unset here, or an `envFile` that does
  * not exist yet, is not a reason to refuse the write: the file is usually
  * written in a shell, and used in a client's environment (and a project's
  * `.env` is often created after its config).
@@ -21,6 +21,8 @@ export type HangarConfigFile = {
 	text: string;
 	/** The `mcpServers` entries as written in the file. */
 	servers: Record<string, unknown>;
+	/** The problems of its entries as read (each names its server): an edit keeps them as they are, and adds none. */
+	issues: ConfigIssue[];
 };
 
 const emptyConfig = '{\n  "mcpServers": {}\n}\n';
@@ -66,20 +68,26 @@ export function entryProblem(entry: unknown): string | undefined {
 	return issues.map(issue => `${issue.path === prefix ? '' : `${issue.path.replace(prefix, '').replace(/^\./, '')}: `}${issue.message}`).join('; ');
 }
 
-/** Reads hangar's config for editing. Throws ConfigError when it exists but is not valid: fixing it comes first. */
+/**
+ * Reads hangar's config for editing. Throws ConfigError when the file as a
+ * whole is not valid (not JSON, a bad hangar setting, no mcpServers object):
+ * fixing it comes first. Entries that are not valid are no reason to refuse
+ * an edit of another one (hangar runs the rest too): they are kept as they
+ * are, and the edit may be their removal.
+ */
 export function openHangarConfig(file: string): HangarConfigFile {
 	let text: string;
 	try {
 		text = fs.readFileSync(file, 'utf8');
 	} catch (error) {
-		if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {path: file, exists: false, text: emptyConfig, servers: {}};
+		if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {path: file, exists: false, text: emptyConfig, servers: {}, issues: []};
 		throw new ConfigError(file, [{path: '$', message: `cannot read the file (${(error as NodeJS.ErrnoException).code ?? String(error)})`}]);
 	}
 
 	const issues = configIssues(file, text);
-	if (issues.length > 0) throw new ConfigError(file, issues);
+	if (issues.some(issue => issue.server === undefined)) throw new ConfigError(file, issues);
 	const root = parseJson(text) as {mcpServers: Record<string, unknown>};
-	return {path: file, exists: true, text, servers: root.mcpServers};
+	return {path: file, exists: true, text, servers: root.mcpServers, issues};
 }
 
 /** The text with server `name` set to `entry` (added after the last server when new), or removed when `entry` is undefined. */
@@ -87,9 +95,15 @@ export function withServer(text: string, name: string, entry: unknown): string {
 	return setJsonValue(text, ['mcpServers', name], entry);
 }
 
-/** Validates the new text as hangar would load it and writes it atomically. Throws ConfigError and writes nothing when it is not valid. */
+/**
+ * Validates the new text as hangar would load it and writes it atomically.
+ * Throws ConfigError and writes nothing when the edit brings a problem the
+ * file did not have (the problems of entries it left alone stay).
+ */
 export function saveHangarConfig(config: HangarConfigFile, text: string): void {
-	const issues = configIssues(config.path, text);
+	const key = (issue: ConfigIssue): string => `${issue.path}\n${issue.message}`;
+	const before = new Set(config.issues.map(issue => key(issue)));
+	const issues = configIssues(config.path, text).filter(issue => !before.has(key(issue)));
 	if (issues.length > 0) throw new ConfigError(config.path, issues);
 	writeFileAtomic(config.path, text);
 }

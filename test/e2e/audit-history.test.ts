@@ -45,7 +45,10 @@ describe('calls history', () => {
 		expect(calls.map(call => `${call.client} ${call.tool}`)).toEqual(['first-run echo', 'first-run fail', 'second-run echo']);
 
 		const audit = fs.readFileSync(path.join(dir, 'state', 'audit.jsonl'), 'utf8');
-		expect(audit.trim().split('\n')).toHaveLength(3);
+		const records = audit.trim().split('\n').map(line => JSON.parse(line) as {kind: string; action?: string; via?: string});
+		expect(records.filter(record => record.kind === 'call')).toHaveLength(3);
+		// Each run's end is audited too: its client closed stdin.
+		expect(records.filter(record => record.kind === 'action').map(record => `${record.action} ${record.via}`)).toEqual(['shutdown stdin closed', 'shutdown stdin closed']);
 		expect(audit + json.stdout + offline.stdout).not.toContain(planted);
 	});
 });

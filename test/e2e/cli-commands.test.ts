@@ -63,6 +63,9 @@ describe('mcp-hangar status, call, approve, quarantine', () => {
 		const ok = await runCli(['call', 'fx', 'echo', '--args', '{"message":"hi there"}', '--config', config]);
 		expect(ok).toMatchObject({code: 0, stdout: 'hi there\n'});
 		expect(processesWithTag(ok.tag)).toEqual([]);
+		// Its own hangar's end is in the audit trail, named after the command.
+		const actions = await runCli(['logs', '--actions', '--json', '--config', config]);
+		expect(actions.stdout.trim().split('\n').map(line => JSON.parse(line) as Record<string, unknown>)).toEqual([expect.objectContaining({action: 'shutdown', upstream: null, via: 'mcp-hangar call finished', outcome: 'done'})]);
 
 		const toolError = await runCli(['call', 'fx', 'fail', '--args', '{"message":"bad input"}', '--config', config]);
 		expect(toolError.code).toBe(1);

@@ -549,14 +549,26 @@ describe('mcp-hangar add and remove', () => {
 		expect(fs.readdirSync(home.root).filter(name => name.endsWith('.tmp'))).toEqual([]);
 	});
 
-	it('refuses to edit a config that is already invalid, and says what is wrong', async () => {
+	it('edits a config with an invalid entry, keeping that entry as written, and removes it when asked; a file invalid as a whole is refused', async () => {
 		const home = clientHome(() => false);
 		const config = path.join(home.root, 'hangar.json');
-		fs.writeFileSync(config, '{"mcpServers": {"a": {"comand": "x"}}}');
-		const run = await hangar(home, ['add', 'b', '--config', config, '--', 'y']);
-		expect(run.code).toBe(1);
-		expect(run.stderr).toContain('$.mcpServers.a.comand: unknown key "comand" (did you mean "command"?)');
-		expect(fs.readFileSync(config, 'utf8')).toBe('{"mcpServers": {"a": {"comand": "x"}}}');
+		fs.writeFileSync(config, '{"mcpServers": {"a": {"comand": "x"}, "c": {"command": "z"}}}');
+		// Hangar runs the other entries of such a file: an editor does not refuse them either.
+		const added = await hangar(home, ['add', 'b', '--config', config, '--', 'y']);
+		expect(added.code, added.stderr).toBe(0);
+		expect(JSON.parse(fs.readFileSync(config, 'utf8'))).toEqual({mcpServers: {a: {comand: 'x'}, c: {command: 'z'}, b: {command: 'y'}}});
+		expect(await hangar(home, ['remove', 'c', '--config', config])).toMatchObject({code: 0});
+		expect(JSON.parse(fs.readFileSync(config, 'utf8'))).toEqual({mcpServers: {a: {comand: 'x'}, b: {command: 'y'}}});
+		const removed = await hangar(home, ['remove', 'a', '--config', config]);
+		expect(removed).toMatchObject({code: 0, stdout: `Removed "a" from ${config}.\n`});
+		expect(JSON.parse(fs.readFileSync(config, 'utf8'))).toEqual({mcpServers: {b: {command: 'y'}}});
+
+		// Invalid as a whole (a setting hangar does not know): fixing it comes first, and it says what is wrong.
+		fs.writeFileSync(config, '{"hangar": {"bogus": 1}, "mcpServers": {}}');
+		const refused = await hangar(home, ['add', 'b', '--config', config, '--', 'y']);
+		expect(refused.code).toBe(1);
+		expect(refused.stderr).toContain('$.hangar.bogus: unknown setting "bogus"');
+		expect(fs.readFileSync(config, 'utf8')).toBe('{"hangar": {"bogus": 1}, "mcpServers": {}}');
 	});
 });
 

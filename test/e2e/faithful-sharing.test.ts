@@ -133,7 +133,7 @@ describe('"instances": "auto" (the default), three clients on --stdio bridges', 
 		}
 
 		const entry = await statusOf(clients[0]!.client, 'probe');
-		expect(entry.instanceMode).toEqual({setting: 'auto', runs: 'per-client', learned: {at: expect.any(String) as unknown, method: expect.stringMatching(/^(sampling\/createMessage|elicitation\/create|roots\/list)$/) as unknown}});
+		expect(entry.instanceMode).toEqual({setting: 'auto', runs: 'per-client', learned: {at: expect.any(String) as unknown, method: expect.stringMatching(/^(sampling\/createMessage|elicitation\/create|roots\/list)$/) as unknown}, limit: 32});
 		expect(entry.instances?.map(instance => instance.client).sort()).toEqual(['socket#1 ("ada")', 'socket#2 ("bob")', 'socket#3 ("cy")'].sort());
 	});
 

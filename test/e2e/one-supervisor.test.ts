@@ -261,6 +261,11 @@ describe('stopping the daemon a client started', () => {
 		expect(stopped.stdout).toContain(`Stopped hangar pid ${daemon.pid} (serve daemon started by a client) and its upstreams.`);
 		expect(isAlive(daemon.pid)).toBe(false);
 		await waitForExit(upstream);
+		// The person's shutdown is in the audit trail, as their other actions are: who asked, and what it stopped.
+		const audited = fs.readFileSync(path.join(stateDir, 'audit.jsonl'), 'utf8').trim().split('\n').map(line => JSON.parse(line) as Record<string, unknown>);
+		expect(audited.filter(line => line['action'] === 'shutdown')).toEqual([
+			{kind: 'action', time: expect.any(String), action: 'shutdown', upstream: null, via: 'asked by a person (mcp-hangar shutdown)', outcome: 'done', message: `stopped hangar (pid ${daemon.pid}) and its 1 upstream`},
+		]);
 
 		// The client's bridge started the next one; with the client gone, shutdown stops it without asking.
 		const next = await owner(stateDir);

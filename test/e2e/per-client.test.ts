@@ -195,4 +195,36 @@ describe('a per-client upstream', () => {
 		await a.client.callTool({name: 'everything__toggle-subscriber-updates', arguments: {}});
 		await b.client.callTool({name: 'everything__toggle-subscriber-updates', arguments: {}});
 	});
+
+	it('refuses a new session\'s instance past hangar.maxInstancesPerServer and maxInstances, naming the limit, and stops no other session\'s instance', async () => {
+		const perClient = fixture('normal', ['--client-features'], {instances: 'per-client'});
+		const file = writeConfig(tempDir(), {fs: perClient, fs2: perClient, fs3: perClient}, {...fastHangar, maxInstancesPerServer: 1, maxInstances: 2});
+		const hangar = await serveHttp(file);
+		const [a, b, c] = [await connectHttp(hangar.url), await connectHttp(hangar.url), await connectHttp(hangar.url)];
+		const pidA = await pidOf(a.client, 'fs__pid');
+		const refused = await b.client.callTool({name: 'fs__pid', arguments: {}}).catch((error: unknown) => error as Error);
+		expect(refused).toBeInstanceOf(Error);
+		const message = (refused as Error).message;
+		expect(message).toContain('upstream "fs": tools/call "pid" failed');
+		expect(message).toContain('the limit of 1 instances of this server is reached (hangar.maxInstancesPerServer)');
+		expect(message).toMatch(/Close client sessions you no longer use .*raise hangar\.maxInstancesPerServer/);
+		// Nobody else's instance went to make room, and the refused session is not counted.
+		expect(isAlive(pidA)).toBe(true);
+		expect(await pidOf(a.client, 'fs__pid')).toBe(pidA);
+		expect((await statusOf(a.client, 'fs')).instances?.map(instance => instance.pid)).toEqual([pidA]);
+		expect((await statusOf(a.client, 'fs')).instanceMode).toMatchObject({runs: 'per-client', limit: 1});
+		const status = await runCli(['status', '--config', file]);
+		expect(status.stdout).toMatch(/^fs +cold +.* per-client 1\/1 /m);
+
+		// Across servers: fs's one and fs2's one make maxInstances (2); a third anywhere is refused.
+		await pidOf(b.client, 'fs2__pid');
+		const total = await c.client.callTool({name: 'fs3__pid', arguments: {}}).catch((error: unknown) => error as Error);
+		expect((total as Error).message).toMatch(/upstream "fs3": tools\/call "pid" failed: .*the limit of 2 instances of all per-client servers together is reached \(hangar\.maxInstances\)/);
+
+		// Once a's session ends its instance stops, and the next session gets one.
+		await a.transport.terminateSession();
+		await waitFor(() => !isAlive(pidA), 'the ended session\'s instance to stop');
+		await waitFor(async () => (await statusOf(b.client, 'fs')).instances?.length === 0, 'a\'s instance to leave the list');
+		expect(isAlive(await pidOf(c.client, 'fs__pid'))).toBe(true);
+	});
 });

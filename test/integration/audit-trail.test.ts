@@ -73,7 +73,10 @@ describe('audit trail', () => {
 			['stop', 'fx', 'a person in the TUI', 'done'],
 			['quarantine', 'fx', 'mcp-hangar quarantine', 'done'],
 			['start', 'fx', 'mcp-hangar start', 'refused'],
+			// Hangar's own stop, last, with why.
+			['shutdown', null, 'test restart', 'done'],
 		]);
+		expect(actions.at(-1)!.message).toBe(`stopped hangar (pid ${process.pid}) and its 1 upstream`);
 
 		// A restart: the calls view and `logs --calls` (both read the calls log) show the earlier run's calls.
 		const second = await start(dir);
@@ -82,7 +85,7 @@ describe('audit trail', () => {
 		// Its config was never written to a file: the reload is refused, and the refusal is recorded with its reason.
 		await second.reload('a person: mcp-hangar reload');
 		await stop(second);
-		expect(records(dir).at(-1)).toMatchObject({kind: 'action', action: 'reload', upstream: null, via: 'a person: mcp-hangar reload', outcome: 'refused', message: expect.stringContaining('mcp-hangar.json')});
+		expect(records(dir).at(-2)).toMatchObject({kind: 'action', action: 'reload', upstream: null, via: 'a person: mcp-hangar reload', outcome: 'refused', message: expect.stringContaining('mcp-hangar.json')});
 	});
 
 	it('writes arguments only with hangar.auditArguments, masked: secret-looking keys and the config\'s secret values', async () => {

@@ -29,7 +29,7 @@ export const ErrorCode = {
 	ShuttingDown: -32011,
 	/** The `--stdio` bridge could not reach the supervisor (TUI or serve) before the request's deadline, or lost it while a call was in flight. */
 	SupervisorUnavailable: -32012,
-	/** Sent to an upstream: no connected client can answer its request for sampling, elicitation or roots (none declared the capability), or the client asked went away before answering. */
+	/** Sent to an upstream: no connected client can answer its request for sampling, elicitation or roots (none declared the capability), the client asked went away before answering, or 256 of its requests already wait for answers. */
 	NoClientAnswer: -32013,
 	/** A person's action (quarantine, approve) that this hangar cannot save: another live hangar process writes the state dir, or writing failed. */
 	StateNotSaved: -32014,

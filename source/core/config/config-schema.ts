@@ -209,6 +209,8 @@ export const hangarSchema = z.strictObject({
 	lingerSeconds: seconds('lingerSeconds').optional(),
 	inputRequiredSeconds: positiveSeconds('inputRequiredSeconds').max(3600, {error: 'expected inputRequiredSeconds to be at most 3600: hangar holds the upstream\'s request (and its call) that long'}).optional(),
 	firstListWaitSeconds: seconds('firstListWaitSeconds').max(60, {error: 'expected firstListWaitSeconds to be at most 60: clients give up on a list long before that'}).optional(),
+	maxInstancesPerServer: z.int({error: 'expected maxInstancesPerServer to be a whole number of at least 1'}).min(1).optional(),
+	maxInstances: z.int({error: 'expected maxInstances to be a whole number of at least 1'}).min(1).optional(),
 	metricsPort: z.int({error: 'expected metricsPort to be a whole number from 0 to 65535 (0: no metrics port)'}).min(0).max(65_535).optional(),
 	auditLog: z.boolean().optional(),
 	auditMaxBytes: z.int().min(4096, {error: 'expected auditMaxBytes to be at least 4096'}).optional(),
@@ -326,6 +328,10 @@ export type HangarSettings = {
 	inputRequiredMs: number;
 	/** How long a client's first tools/list (or prompts/list) waits for the upstreams with nothing cached to list theirs. 0: not at all. */
 	firstListWaitMs: number;
+	/** At most this many per-client instances of one server run at once (one per client session); a new session's request past it is refused. */
+	maxInstancesPerServer: number;
+	/** At most this many per-client instances run at once across all servers. */
+	maxInstances: number;
 	/** A loopback port serving Prometheus metrics at /metrics for any supervisor (a daemon a client started too); 0: none. */
 	metricsPort: number;
 	/** Every call and every person's action appended to STATE_DIR/audit.jsonl (engine/observe/audit-log.ts). */
@@ -380,6 +386,8 @@ export const defaults = {
 	lingerSeconds: 300,
 	inputRequiredSeconds: 300,
 	firstListWaitSeconds: 2,
+	maxInstancesPerServer: 32,
+	maxInstances: 128,
 	taskResultTimeoutSeconds: 3600,
 	metricsPort: 0,
 	auditLog: true,

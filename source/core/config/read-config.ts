@@ -366,6 +366,8 @@ export function parseConfig(raw: unknown, file: string, options: LoadOptions = {
 		lingerMs: ms(h.lingerSeconds ?? defaults.lingerSeconds),
 		inputRequiredMs: ms(h.inputRequiredSeconds ?? defaults.inputRequiredSeconds),
 		firstListWaitMs: ms(h.firstListWaitSeconds ?? defaults.firstListWaitSeconds),
+		maxInstancesPerServer: h.maxInstancesPerServer ?? defaults.maxInstancesPerServer,
+		maxInstances: h.maxInstances ?? defaults.maxInstances,
 		metricsPort: h.metricsPort ?? defaults.metricsPort,
 		auditLog: h.auditLog ?? defaults.auditLog,
 		auditMaxBytes: h.auditMaxBytes ?? defaults.auditMaxBytes,

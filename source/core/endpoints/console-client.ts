@@ -112,6 +112,11 @@ export class ConsoleClient implements ConsoleLink {
 		return this.client.act(name, action, this.via);
 	}
 
+	/** Asks the supervisor to stop, naming this console's person (mcp-hangar shutdown); rejects when it does not serve that (then signal it). */
+	async shutdown(): Promise<void> {
+		await this.client.shutdown(this.via);
+	}
+
 	async startSignIn(name: string): Promise<SignInStart> {
 		return this.client.startSignIn(name, this.via);
 	}

@@ -133,6 +133,9 @@ export function installExitHandlers(
 		});
 	}
 
+	// mcp-hangar shutdown over the local socket (admin-methods.ts): as SIGTERM, its reason naming who asked.
+	supervisor.on('exitAsked', who => void exit(`asked by ${who}`, 0));
+
 	process.on('uncaughtException', error => {
 		logger.error(`internal error: ${error.stack ?? error.message}`);
 		void exit('internal error', 1);

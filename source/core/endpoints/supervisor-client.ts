@@ -16,7 +16,7 @@ import {Client, ProtocolError, SdkError, SdkErrorCode, type CallToolResult} from
 import {z} from 'zod';
 import type {CallsPage, ConfigAnswer, LogPage} from '../gateway/admin-methods.js';
 import {LineTransport} from '../wire/line-transport.js';
-import {callsMethod, cliClientName, personActionMethod, signInMethod, configMethod, implementationInfo, logsMethod, maxListLimit, personMethod} from '../wire/protocol.js';
+import {callsMethod, cliClientName, personActionMethod, signInMethod, configMethod, implementationInfo, logsMethod, maxListLimit, personMethod, shutdownMethod} from '../wire/protocol.js';
 import type {HangarConfig} from '../config/read-config.js';
 import {attachToSupervisor, type EndpointOwner} from './socket-client.js';
 import {supervisorLost} from './supervisor-lost.js';
@@ -26,6 +26,7 @@ import type {PersonAction} from '../engine/supervisor.js';
 import type {SignInStart} from '../engine/sign-in-start.js';
 
 const commandResult = z.object({message: z.string()});
+const emptyResult = z.looseObject({});
 const signInResult = z.object({upstream: z.string(), url: z.string(), startedAt: z.string(), browser: z.union([z.object({opened: z.literal(true)}), z.object({opened: z.literal(false), why: z.string()})])});
 // The supervisor's own answers: checked for shape only, as they come from the same build.
 const configResult = z.looseObject({config: z.looseObject({path: z.string()}), reload: z.unknown()});
@@ -128,6 +129,15 @@ export class SupervisorClient {
 			return await this.client.request({method: signInMethod, params: {server, via}}, signInResult);
 		} catch (error) {
 			throw this.toError(error, `sign-in to "${server}"`);
+		}
+	}
+
+	/** Asks the supervisor to stop (mcp-hangar shutdown): it answers, then exits; `via` names who asked in its audit. */
+	async shutdown(via: string): Promise<void> {
+		try {
+			await this.client.request({method: shutdownMethod, params: {via}}, emptyResult);
+		} catch (error) {
+			throw this.toError(error, 'shutdown', {sent: true});
 		}
 	}
 

@@ -22,7 +22,7 @@ export type RoutedCallDeps = {
 	/** Whether the supervisor is shutting down: every call is refused then. */
 	shuttingDown(): boolean;
 	/** The upstream that serves a client's requests for a server (see Supervisor.instanceFor). */
-	instanceFor(template: Upstream, client: ClientRecord | undefined): Upstream;
+	instanceFor(template: Upstream, client: ClientRecord | undefined, operation?: string): Upstream;
 	/** OpenTelemetry spans, when tracing is on (set on the supervisor after it starts). */
 	tracing(): RequestTracing | undefined;
 	calls: CallLog;
@@ -32,6 +32,14 @@ export type RoutedCallDeps = {
 	/** hangar.taskResultTimeoutSeconds, as now configured (ms). */
 	taskResultTimeoutMs(): number;
 };
+
+/** The instance a request goes to, and the start it waited for (if it did). */
+type Chosen = {instance: Upstream; before: StartedBefore | undefined};
+
+/** A request's operation as its errors name it: `tools/call "echo"`. */
+function operationOf(context: RequestContext): string {
+	return context.record.target === undefined ? context.method : `${context.method} "${context.record.target}"`;
+}
 
 /** A tasks/result answer's `related-task` `_meta` with hangar's id for the task. */
 function exposeRelatedTask(result: Record<string, unknown>, entry: TaskEntry): Record<string, unknown> {
@@ -57,7 +65,7 @@ export class RoutedCalls {
 	 * every call a turn of the microtask queue.
 	 */
 	private instanceNow(upstream: Upstream, context: RequestContext): Upstream | undefined {
-		const instance = this.deps.instanceFor(upstream, context.client);
+		const instance = this.deps.instanceFor(upstream, context.client, operationOf(context));
 		if (instance !== upstream || upstream.config.instances !== 'auto') return instance;
 		return upstream.state === 'starting' || upstream.state === 'cold' ? undefined : instance;
 	}
@@ -71,9 +79,31 @@ export class RoutedCalls {
 	 */
 	private async instanceAfterStart(upstream: Upstream, why: string, context: RequestContext): Promise<{instance: Upstream; before: StartedBefore}> {
 		const before = await upstream.startBefore(why, context);
-		const instance = this.deps.instanceFor(upstream, context.client);
+		const instance = this.deps.instanceFor(upstream, context.client, operationOf(context));
 		if (instance === upstream || before.failure instanceof UpstreamTimeoutError || before.failure instanceof RequestCancelledError) return {instance, before};
 		return {instance, before: {...before, failure: undefined}};
+	}
+
+	/**
+	 * The instance a request goes to (`instanceNow`, or after the start it
+	 * waits for). When none can serve it (the per-client instance limit is
+	 * reached: clients/instance-limit.ts), the request is no longer in flight
+	 * and `failed` records it before the refusal is thrown.
+	 */
+	private instanceOrEnd(upstream: Upstream, why: string, context: RequestContext, ended: (() => void) | undefined, failed?: (error: unknown) => void): Chosen | Promise<Chosen> {
+		const fail = (error: unknown): never => {
+			ended?.();
+			failed?.(error);
+			throw error;
+		};
+
+		try {
+			const instance = this.instanceNow(upstream, context);
+			// Not async when the instance is known: an await costs every call a turn of the microtask queue.
+			return instance === undefined ? this.instanceAfterStart(upstream, why, context).catch(fail) : {instance, before: undefined};
+		} catch (error) {
+			return fail(error);
+		}
 	}
 
 	/**
@@ -89,9 +119,8 @@ export class RoutedCalls {
 		context.record.upstream = route.upstream.name;
 		context.record.target = route.localName;
 		const ended = context.client?.callBegan(route.upstream.name, context.id);
-		let instance = this.instanceNow(route.upstream, context);
-		let before: StartedBefore | undefined;
-		if (instance === undefined) ({instance, before} = await this.instanceAfterStart(route.upstream, operation, context));
+		const chosen = this.instanceOrEnd(route.upstream, operation, context, ended);
+		const {instance, before} = chosen instanceof Promise ? await chosen : chosen;
 		const scope = this.deps.tracing()?.begin(context, route.upstream.name, route.localName, instance.name);
 		try {
 			// The request's own `_meta` as the pipeline cleaned it (no progress token, no 2026-07-28 envelope: each upstream is told its own), as a tool call's.
@@ -160,9 +189,8 @@ export class RoutedCalls {
 		context.record.target = tool;
 		// In flight from here, before a start it waits for: what the upstream asks during that start is placed with this call's client.
 		const ended = context.client?.callBegan(upstream.name, context.id);
-		let instance = this.instanceNow(upstream, context);
-		let before: StartedBefore | undefined;
-		if (instance === undefined) ({instance, before} = await this.instanceAfterStart(upstream, `call to tool "${tool}"`, context));
+		const chosen = this.instanceOrEnd(upstream, `call to tool "${tool}"`, context, ended, error => this.deps.calls.write(context, args, {error}));
+		const {instance, before} = chosen instanceof Promise ? await chosen : chosen;
 		const scope = this.deps.tracing()?.begin(context, upstream.name, tool, instance.name);
 		try {
 			const result = await instance.callTool(tool, args, scope === undefined && before === undefined ? context : callContextOf(context, scope?.meta ?? context.meta, before));

@@ -23,6 +23,7 @@ import {ClientCatalog} from './clients/client-catalog.js';
 import {waitForDiscovery} from './discovery-wait.js';
 import {InstanceModes} from './clients/instance-mode.js';
 import {InstanceTotals} from './clients/instance-totals.js';
+import {instanceLimitRefusal} from './clients/instance-limit.js';
 import type {HangarConfig, ServerConfig, ToolDefinition} from '../config/read-config.js';
 import {ContextCost, type ContextCostView} from './upstream/context-cost.js';
 import {ConfigReload} from './config/config-reload.js';
@@ -79,8 +80,10 @@ export class Supervisor extends EventEmitter<{
 	reload: [ReloadRecord];
 	/** A person's (or a management tool's) command on one upstream, as it settled (the audit file's). */
 	action: [ActionRecord];
-	/** Shutdown is over: every upstream stopped, the state saved. */
-	closed: [];
+	/** Shutdown is over: every upstream stopped, the state saved; when and why it shut down, and how many configured upstreams it stopped (the audit's shutdown line). */
+	closed: [{at: number; reason: string; upstreams: number}];
+	/** A person asked over the local socket to stop this hangar (mcp-hangar shutdown): the process exits (runtime.ts). */
+	exitAsked: [string];
 }> {
 	readonly upstreams = new Map<string, Upstream>();
 	/** Where each request goes: exposed names, hangar_call, hidden owners, "did you mean". */
@@ -122,7 +125,7 @@ export class Supervisor extends EventEmitter<{
 		ownListTemplates: client => [...this.upstreams.values()].filter(upstream => this.instanceModes.runsPerClient(upstream) || servesModern(upstream, client)),
 		servesModern,
 		instanceOf: (template, client) => this.instanceSets.get(template)?.get(client.id)?.upstream ?? (servesModern(template, client) ? this.eraTwins.twinOf(template) : undefined),
-		instanceFor: (template, client) => this.instanceFor(template, client),
+		instanceFor: (template, client, operation) => this.instanceFor(template, client, operation),
 	});
 	/** The era twins of dual-era upstreams, for 2026-07-28 clients (see clients/era-twins.ts). */
 	readonly eraTwins: EraTwins;
@@ -159,14 +162,14 @@ export class Supervisor extends EventEmitter<{
 		this.eraTwins = new EraTwins({settings: () => this.current.hangar, store, logger, clients: this.clients, follow: (twin, template) => this.followInstance(twin, template), listsChanged: (kind, meta) => this.twinListsChanged(kind, meta), keepCounts: async (template, twin, stopped) => this.instanceTotals.retire(template, twin, stopped)});
 		this.routed = new RoutedCalls({
 			shuttingDown: () => this.shuttingDown,
-			instanceFor: (template, client) => this.instanceFor(template, client),
+			instanceFor: (template, client, operation) => this.instanceFor(template, client, operation),
 			tracing: () => this.tracing,
 			calls: this.calls,
 			tasks: this.tasks,
 			upstream: name => this.upstream(name),
 			taskResultTimeoutMs: () => this.current.hangar.taskResultTimeoutMs,
 		});
-		this.subscriptions = new Subscriptions(this.router, logger, (upstream, subscriber) => this.instanceFor(upstream, subscriber.client));
+		this.subscriptions = new Subscriptions(this.router, logger, (upstream, subscriber) => this.instanceFor(upstream, subscriber.client, 'resources/subscribe'));
 		this.current = config;
 		this.configFile = new ConfigFile(config.path);
 		this.reloads = new ConfigReload({
@@ -213,7 +216,6 @@ export class Supervisor extends EventEmitter<{
 		}
 	}
 
-
 	/** The config that runs now (a reload replaces it). */
 	get config(): HangarConfig {
 		return this.current;
@@ -244,9 +246,7 @@ export class Supervisor extends EventEmitter<{
 		};
 
 		const onResourceUpdated = (uri: string, meta: Record<string, unknown> | undefined): void => this.subscriptions.updated(server.name, uri, meta);
-		const onActivity = (): void => {
-			this.emit('activity', server.name);
-		};
+		const onActivity = (): void => void this.emit('activity', server.name);
 
 		const unfollowTasks = this.followTasks(upstream);
 		upstream.on('transition', onTransition);
@@ -275,21 +275,20 @@ export class Supervisor extends EventEmitter<{
 	 * server, created on its first request. While a person or the config has
 	 * switched the server off, the template answers (with its refusal).
 	 */
-	instanceFor(template: Upstream, client: ClientRecord | undefined): Upstream {
+	instanceFor(template: Upstream, client: ClientRecord | undefined, operation = `a request of the client session ${client?.label}`): Upstream {
 		if (client === undefined || template.admin !== 'enabled' || template.state === 'invalid' || this.shuttingDown) return template;
 		// A dual-era upstream serves a 2026-07-28 client from its 2026-07-28 mode: the shared era twin, or its own instance opened so.
 		const modern = servesModern(template, client);
 		if (!this.instanceModes.runsPerClient(template)) return modern ? this.eraTwins.twinFor(template) : template;
 		// A session that has closed gets no instance: nothing would ever stop it.
 		if (!this.clients.has(client)) return template;
-		let set = this.instanceSets.get(template);
-		if (set === undefined) {
-			set = new Map();
-			this.instanceSets.set(template, set);
-		}
-
+		const set = this.instanceSets.get(template) ?? new Map<number, Instance>();
 		const existing = set.get(client.id);
 		if (existing !== undefined) return existing.upstream;
+		// Bounded (clients/instance-limit.ts): past the limit this session's request is refused; no other session's instance goes.
+		const full = instanceLimitRefusal({server: template.name, session: client.label, operation, ofServer: set.size, total: [...this.instanceSets.values()].reduce((sum, each) => sum + each.size, 0), settings: this.current.hangar});
+		if (full !== undefined) throw full;
+		this.instanceSets.set(template, set);
 		const name = `${template.name}#${client.id}`;
 		const logger = this.logger.child(name);
 		const upstream = new Upstream(template.config, this.current.hangar, this.store, logger, new SessionRelay(this.clients, client, name, logger), name, {}, modern ? 'modern' : undefined);
@@ -556,7 +555,7 @@ export class Supervisor extends EventEmitter<{
 		await Promise.all([...this.upstreams.values(), ...instances].map(async upstream => upstream.shutdown(`hangar is shutting down (${reason})`)));
 		await Promise.all(this.retiring);
 		await this.store.close();
-		this.emit('closed');
+		this.emit('closed', {at: Date.now(), reason, upstreams: this.upstreams.size});
 	}
 
 	/**

@@ -11,7 +11,8 @@
  * - `hangar/logs`: an upstream's log lines, waiting for the next one;
  * - `hangar/calls`: the calls log, waiting for the next call;
  * - `hangar/console`: a console's snapshot (see console.ts);
- * - `hangar/person`: the session is a person's (management tools are not narrowed).
+ * - `hangar/person`: the session is a person's (management tools are not narrowed);
+ * - `hangar/shutdown`: a person stops this hangar (mcp-hangar shutdown), named in the audit's shutdown line.
  */
 import {JsonRpcCode, JsonRpcError} from '../base/errors.js';
 import type {ClientRecord} from '../engine/clients/clients.js';
@@ -20,7 +21,7 @@ import {startSignIn} from '../engine/sign-in-start.js';
 import {isPersonAction, personActions, type Supervisor} from '../engine/supervisor.js';
 import type {LogBuffer} from '../link/log-buffer.js';
 import {configView, type ConfigView, type ReloadView} from '../views/views.js';
-import {callsMethod, personActionMethod, signInMethod, configMethod, consoleChangedNotification, consoleMethod, logsMethod, personMethod} from '../wire/protocol.js';
+import {callsMethod, shutdownMethod, personActionMethod, signInMethod, configMethod, consoleChangedNotification, consoleMethod, logsMethod, personMethod} from '../wire/protocol.js';
 import {ConsoleChannel, parseConsoleParams} from './console.js';
 import type {Params, RequestHandler} from './pipeline.js';
 
@@ -91,6 +92,15 @@ export function installAdminMethods(session: AdminSession): void {
 		}
 
 		return {message: await supervisor.act(server, action, via(params))};
+	});
+
+	session.handle(shutdownMethod, async (_context, params) => {
+		// Only a process that exits on it listens (runtime.ts): elsewhere the asker falls back to SIGTERM.
+		if (supervisor.listenerCount('exitAsked') === 0) throw new JsonRpcError(JsonRpcCode.MethodNotFound, `"${shutdownMethod}" is not served by this hangar: stop its process instead`);
+		const who = via(params);
+		// Answered first: the exit drains this session.
+		setImmediate(() => supervisor.emit('exitAsked', who));
+		return {};
 	});
 
 	session.handle(signInMethod, async (_context, params) => {

@@ -57,6 +57,18 @@ export function answerError(error: unknown): {code: number; message: string; dat
 	return {code: JsonRpcCode.InternalError, message: `hangar could not relay the request to a client: ${errorMessage(error)}`};
 }
 
+/** An upstream's request past the most hangar relays for it at once, unanswered (`limit`): refused at once, not held. */
+export function tooManyAsks(server: string, method: RelayedMethod, limit: number): HangarError {
+	return new HangarError({
+		code: 'NoClientAnswer',
+		upstream: server,
+		operation: method,
+		message: `${limit} of its requests to clients are still waiting for their answers, the most hangar holds for one upstream, so this one is not relayed`,
+		hint: 'Wait for the answers (or cancel those requests) before asking more.',
+		details: {limit},
+	});
+}
+
 export function noClientSide(server: string, method: RelayedMethod): HangarError {
 	return new HangarError({code: 'NoClientAnswer', upstream: server, operation: method, message: 'this hangar relays no requests to clients'});
 }

@@ -9,7 +9,7 @@
  */
 import {isPlainObject} from '../wire/message-classifier.js';
 import {DeadlineBook} from '../base/deadline-book.js';
-import {answerError, noClientSide} from './connection-errors.js';
+import {answerError, noClientSide, tooManyAsks} from './connection-errors.js';
 import type {ClientSide, RelayOptions, RelayedMethod} from './client-side.js';
 import type {LogBuffer} from './log-buffer.js';
 import {RootsRequest, type StartRoots} from './roots-request.js';
@@ -18,6 +18,15 @@ type RequestId = string | number;
 
 /** The `_meta` key that ties a message to a task (2025-11-25 tasks). */
 export const relatedTaskKey = 'io.modelcontextprotocol/related-task';
+
+/**
+ * The most of one upstream connection's requests (sampling, elicitation,
+ * roots) relayed to clients and not answered yet: an elicitation may wait
+ * for a person for long, and an upstream that keeps asking must not grow
+ * hangar's memory (and its client's) without end. Past it, a request is
+ * answered at once with an error saying so.
+ */
+export const maxRelayedAsks = 256;
 
 /** How long after answering its roots/list an upstream gets to apply them before its first call (see settled). */
 const rootsSettleMs = 150;
@@ -86,6 +95,13 @@ export class UpstreamAsks {
 	 */
 	relay(id: RequestId, method: RelayedMethod, given: Record<string, unknown> | undefined): void {
 		const {clientSide, name} = this.deps;
+		if (this.relayed.size >= maxRelayedAsks && !this.relayed.has(id)) {
+			const {code, message, data} = answerError(tooManyAsks(name, method, maxRelayedAsks));
+			this.deps.log.push('hangar', `${method} from the upstream was refused: ${message}`);
+			void this.deps.send({jsonrpc: '2.0', id, error: {code, message, data}});
+			return;
+		}
+
 		const params = this.exposeRelatedTask(given);
 		if (method === 'roots/list') {
 			// Its first, outside any call: it asks on its own (at start-up), and will again at its next start.

@@ -171,6 +171,7 @@ export function serverEntry(supervisor: Supervisor, upstream: Upstream, now = Da
 	}
 
 	if (entry.instanceMode.runs !== 'per-client') return entry;
+	entry.instanceMode.limit = supervisor.config.hangar.maxInstancesPerServer;
 	entry.instances = supervisor.instancesOf(upstream.name).map(({upstream: instance, client}) => {
 		const {name, state, breaker, pid, calls, failures, inFlight, restarts, upSeconds, idleSeconds, lastError} = statusEntry(instance, now);
 		return {name, client: client.name === null ? client.label : `${client.label} ("${client.name}")`, state, breaker, pid, calls, failures, inFlight, restarts, upSeconds, idleSeconds, lastError};

@@ -80,6 +80,13 @@ export const signInMethod = `${hangarMethodPrefix}sign-in`;
 export const personMethod = `${hangarMethodPrefix}person`;
 
 /**
+ * `mcp-hangar shutdown` over the local socket: params {via}; the supervisor
+ * answers, then exits as at SIGTERM, its audit line naming who asked.
+ * Socket-only, like personActionMethod, and never forwarded by the bridge.
+ */
+export const shutdownMethod = `${hangarMethodPrefix}shutdown`;
+
+/**
  * Sent to socket clients when the supervisor is about to stop: a bridge stops
  * sending on that connection, ends its side (so everything it sent is read and
  * answered), and reconnects to the next supervisor.

@@ -115,7 +115,8 @@ function summaryLines(details: UpstreamDetails, now: number, width: number): Lin
 		const mode = s.instanceMode;
 		const runs = mode.runs === 'per-client' ? 'one per client session' : 'one shared by every client';
 		const why = mode.setting !== 'auto' ? '' : mode.learned === null ? ' (it has asked no client for roots, sampling or elicitation)' : ` (learned: it sent ${mode.learned.method} ${relative(mode.learned.at, now)})`;
-		lines.push([label('instances  '), {text: `${mode.setting}: ${runs}${why}`}]);
+		const limit = mode.limit === undefined ? '' : `; ${s.instances?.length ?? 0} of at most ${mode.limit} (hangar.maxInstancesPerServer)`;
+		lines.push([label('instances  '), {text: `${mode.setting}: ${runs}${why}${limit}`}]);
 	}
 
 	// Its protocol generation, once its first start probed it (unknown before: nothing to show).

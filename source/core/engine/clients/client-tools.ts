@@ -17,6 +17,7 @@
  * 2026-07-28 client sees its era twin's list (era-twins.ts), as it would
  * directly, and a tool only that path has routes there (`route`).
  */
+import {createHash} from 'node:crypto';
 import type {ToolDefinition} from '../../config/read-config.js';
 import {isHidden, uniqueOwnNames} from '../routing/exposed-names.js';
 import type {ExposedTool, Route, RouteScope} from '../routing/router.js';
@@ -26,14 +27,30 @@ import type {Upstream} from '../upstream/upstream.js';
 import {sessionCapabilities, sharedCapabilities} from './client-relay.js';
 import type {ClientRecord} from './clients.js';
 
-/** The capabilities a session's per-client instances are told, as one comparable string; `modern`: of an instance in 2026-07-28 mode, whose list is its own path's. */
+/**
+ * The capabilities a session's per-client instances are told, as one
+ * comparable key of fixed size (their canonical JSON's SHA-256: a client
+ * declares what it likes, of any size); `modern`: of an instance in
+ * 2026-07-28 mode, whose list is its own path's.
+ */
 export function profileOf(client: ClientRecord, modern = false): string {
-	const profile = canonicalJson(sessionCapabilities(client.declaredCapabilities));
-	return modern ? `2026-07-28 ${profile}` : profile;
+	return profileKey(canonicalJson(sessionCapabilities(client.declaredCapabilities)), modern);
+}
+
+function profileKey(profile: string, modern = false): string {
+	return createHash('sha256').update(modern ? `2026-07-28 ${profile}` : profile).digest('base64');
 }
 
 /** What a per-client server's template is told (and so what its own list is the list of). */
-const templateProfile = canonicalJson(sharedCapabilities.auto);
+const templateProfile = profileKey(canonicalJson(sharedCapabilities.auto));
+
+/**
+ * Lists kept per template, at most: clients choose their capabilities, so
+ * sessions that each declare new ones must not grow memory without end. Past
+ * it the oldest learned profile goes; a session of it lists from its own
+ * instance again.
+ */
+export const maxProfilesKept = 64;
 
 /** What the session views need of the supervisor. */
 export type ClientToolsHost = {
@@ -46,7 +63,7 @@ export type ClientToolsHost = {
 	/** A session's instance of a template (its own, or the era twin it is served by), if it has one. */
 	instanceOf(template: Upstream, client: ClientRecord): Upstream | undefined;
 	/** A session's instance of a template, created when it has none. */
-	instanceFor(template: Upstream, client: ClientRecord): Upstream;
+	instanceFor(template: Upstream, client: ClientRecord, operation?: string): Upstream;
 };
 
 type View = {base: readonly ExposedTool[]; lists: ReadonlyArray<readonly ToolDefinition[] | undefined>; tools: readonly ExposedTool[]; byName?: Map<string, ExposedTool>; byOwn?: Map<string, ExposedTool>};
@@ -76,7 +93,10 @@ export class ClientTools {
 			this.byProfile.set(template, lists);
 		}
 
-		lists.set(profileOf(client, instance.drivenIn === 'modern'), instance.tools);
+		const profile = profileOf(client, instance.drivenIn === 'modern');
+		lists.delete(profile);
+		if (lists.size >= maxProfilesKept) lists.delete(lists.keys().next().value!);
+		lists.set(profile, instance.tools);
 	}
 
 	/** The list a session sees of one per-client or dual-era server, or undefined where that is the template's. */
@@ -111,7 +131,14 @@ export class ClientTools {
 				const reason = this.host.servesModern(template, client)
 					? `on demand: a 2026-07-28 client needs what its 2026-07-28 mode lists`
 					: `on demand: its client session listed tools, and what it lists depends on its client's capabilities`;
-				const instance = this.host.instanceFor(template, client);
+				let instance: Upstream;
+				try {
+					instance = this.host.instanceFor(template, client, 'tools/list');
+				} catch {
+					// The per-client instance limit is reached (clients/instance-limit.ts): the template's list stays; its calls are refused, saying why.
+					return;
+				}
+
 				// A session that closed, or a server switched off meanwhile, gets no instance: nothing to wait for.
 				if (instance !== template) await instance.warm(reason, signal);
 			}),

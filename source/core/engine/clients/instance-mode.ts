@@ -31,6 +31,8 @@ export type InstanceModeView = {
 	runs: 'shared' | 'per-client';
 	/** Why an "auto" upstream runs per client: the request it sent, and when (ISO); null otherwise. */
 	learned: {at: string; method: string} | null;
+	/** While it runs per client: at most this many instances of it at once (hangar.maxInstancesPerServer; clients/instance-limit.ts). */
+	limit?: number;
 };
 
 /** Whether each client session gets its own instance of the upstream. */

@@ -10,7 +10,8 @@
  * - An action line: a person's start, stop, restart, quarantine, approve,
  *   OAuth sign-in (each step: sign-in-audit.ts) or sign-out of a remote upstream (never a token) (who
  *   through which surface, what it said or why it was refused), a config
- *   reload and its outcome.
+ *   reload and its outcome, and hangar's own shutdown (who asked, or what
+ *   ended it).
  * - Past `hangar.auditMaxBytes` the file is rotated: audit.jsonl becomes
  *   audit.jsonl.1, .1 becomes .2, …, keeping `hangar.auditFiles` files.
  * - Lines are buffered and written together, every 100 ms (or at once past
@@ -54,8 +55,8 @@ export type AuditCall = Pick<CallLogEntry, 'client' | 'upstream' | 'tool' | 'ms'
 export type AuditAction = {
 	kind: 'action';
 	time: string;
-	action: ActionRecord['action'] | 'reload';
-	/** The upstream acted on; null for a reload. */
+	action: ActionRecord['action'] | 'reload' | 'shutdown';
+	/** The upstream acted on; null for a reload or a shutdown of hangar. */
 	upstream: string | null;
 	/** Who, as hangar names them ("a person in the TUI", "mcp-hangar reload", "SIGHUP"). */
 	via: string;
@@ -328,7 +329,15 @@ export function startAudit(supervisor: Supervisor, logger: Logger): AuditLog | u
 		audit.append({kind: 'action', time: new Date(record.at).toISOString(), action: 'reload', upstream: null, via: record.trigger, outcome: record.outcome, message: maskText(record.error ?? record.summary)});
 	};
 
-	const onClosed = (): void => audit.close();
+	// Hangar's own stop, last: who asked (mcp-hangar shutdown names the person), or what ended it (a signal, the linger, the TUI's quit).
+	const onClosed = (record: {at: number; reason: string; upstreams: number}): void => {
+		if (supervisor.config.hangar.auditLog) {
+			const message = `stopped hangar (pid ${process.pid}) and its ${record.upstreams} upstream${record.upstreams === 1 ? '' : 's'}`;
+			audit.append({kind: 'action', time: new Date(record.at).toISOString(), action: 'shutdown', upstream: null, via: maskText(record.reason), outcome: 'done', message});
+		}
+
+		audit.close();
+	};
 	supervisor.on('action', onAction);
 	supervisor.on('reload', onReload);
 	supervisor.once('closed', onClosed);

@@ -131,7 +131,7 @@ export class Subscriptions {
 		for (const [key, entry] of [...this.entries]) {
 			if (entry.upstream !== template || entry.routed !== template) continue;
 			for (const [subscriber, uri] of [...entry.subscribers]) {
-				if (subscriber.client === undefined || this.pick(template, subscriber) === template) continue;
+				if (subscriber.client === undefined || this.ownInstance(template, subscriber) === template) continue;
 				if (this.leave(key, entry, subscriber) && template.readyConnection !== undefined) {
 					template.request('resources/unsubscribe', {uri: entry.own}, `resources/unsubscribe "${entry.own}"`).catch(() => {});
 				}
@@ -140,6 +140,16 @@ export class Subscriptions {
 					this.logger.warn(`watching ${uri} on its session's own instance failed: ${errorMessage(error)}`, {upstream: template.name});
 				});
 			}
+		}
+	}
+
+	/** The subscriber's own instance of `template`, or `template` when it can have none now (the per-client instance limit is reached: logged). */
+	private ownInstance(template: Upstream, subscriber: Subscriber): Upstream {
+		try {
+			return this.pick(template, subscriber);
+		} catch (error) {
+			this.logger.warn(`a subscription stays on the shared instance: ${errorMessage(error)}`, {upstream: template.name});
+			return template;
 		}
 	}
 

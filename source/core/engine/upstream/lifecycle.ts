@@ -325,12 +325,11 @@ export class Lifecycle {
 				});
 				const ms = Math.round(performance.now() - began);
 				const pid = connection.pid === undefined ? '' : `pid ${connection.pid}, `;
-				if (deps.breaker.state === 'closed') {
-					deps.machine.apply('started', `started in ${ms} ms (${pid}${tools.length} tools)`);
-				} else {
-					deps.breaker.recordSuccess();
-					deps.machine.apply('started', `started in ${ms} ms (${pid}${tools.length} tools); circuit closed`);
-				}
+				// Status shows the last failure since this start: a crash or failed start before it is over (hangar_details' recentErrors keep it, with its time).
+				deps.metrics.lastError = undefined;
+				const closing = deps.breaker.state !== 'closed';
+				if (closing) deps.breaker.recordSuccess();
+				deps.machine.apply('started', `started in ${ms} ms (${pid}${tools.length} tools)${closing ? '; circuit closed' : ''}`);
 
 				deps.events.ready();
 				return connection;

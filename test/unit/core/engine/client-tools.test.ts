@@ -1,7 +1,7 @@
 import {describe, expect, it} from 'vitest';
 import type {ToolDefinition} from '../../../../source/core/config/read-config.js';
 import {sharedCapabilities} from '../../../../source/core/engine/clients/client-relay.js';
-import {ClientTools, type ClientToolsHost} from '../../../../source/core/engine/clients/client-tools.js';
+import {ClientTools, maxProfilesKept, type ClientToolsHost} from '../../../../source/core/engine/clients/client-tools.js';
 import {ClientRegistry, type ClientRecord} from '../../../../source/core/engine/clients/clients.js';
 import type {ExposedTool} from '../../../../source/core/engine/routing/router.js';
 import type {Upstream} from '../../../../source/core/engine/upstream/upstream.js';
@@ -115,6 +115,28 @@ describe('ClientTools: each session sees a per-client server\'s tools as its own
 		const second = client({sampling: {}}, []);
 		await tools.prepare(second, new AbortController().signal);
 		expect(names(tools.toolsFor(second))).toEqual(['ev__a', 'ev__b', 'other__x']);
+	});
+
+	it('keeps at most maxProfilesKept learned lists, whatever capabilities clients make up, the oldest going first', async () => {
+		const {template, tools, instances, client} = setup();
+		const learn = async (capabilities: Record<string, unknown>) => {
+			const session = client(capabilities, [tool('a')]);
+			await tools.prepare(session, new AbortController().signal);
+			tools.learned(template as unknown as Upstream, instances.get(session) as unknown as Upstream, session);
+		};
+
+		// A big made-up capability: what is kept of it is a fixed-size key, not its text.
+		await learn({experimental: {nonce: 'first', padding: 'x'.repeat(100_000)}});
+		for (let index = 0; index < maxProfilesKept; index++) await learn({experimental: {nonce: index}});
+		const started = instances.size;
+		// The first profile was let go: a session of it starts its own instance to list again; the newest is still known.
+		const again = client({experimental: {nonce: 'first', padding: 'x'.repeat(100_000)}}, [tool('b')]);
+		await tools.prepare(again, new AbortController().signal);
+		expect(instances.size).toBe(started + 1);
+		const newest = client({experimental: {nonce: maxProfilesKept - 1}}, []);
+		await tools.prepare(newest, new AbortController().signal);
+		expect(instances.size).toBe(started + 1);
+		expect(names(tools.toolsFor(newest))).toEqual(['ev__a', 'other__x']);
 	});
 
 	it('leaves the shared list to a server a person switched off', async () => {
