@@ -50,6 +50,7 @@ import {LineSplitter} from './line-splitter.js';
 import {batchVersion} from './protocol.js';
 import {CoalescingWriter} from './write-coalescer.js';
 import {Backlog} from './backlog.js';
+import {SteadySet} from '../base/steady-collections.js';
 
 /** Notifications an upstream can send at any rate and a client can do without: dropped rather than queued without bound. */
 export function isDroppable(message: JSONRPCMessage): boolean {
@@ -82,7 +83,7 @@ export class LineTransport implements Transport {
 	private closed = false;
 	private readonly writer: CoalescingWriter;
 	/** Ids of the peer's requests passed on and not answered yet. */
-	private readonly inFlight = new Set<Id>();
+	private readonly inFlight = new SteadySet<Id>();
 	/** The batch each request of a batch belongs to, until it is answered (see handleBatch). */
 	private readonly batchOf = new Map<Id, Batch>();
 	/** The id of the peer's initialize, and the protocol version its answer gave (batches are read only under 2025-03-26). */
