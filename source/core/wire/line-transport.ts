@@ -267,7 +267,8 @@ export class LineTransport implements Transport {
 			const id = message.id as Id;
 			this.inFlight.delete(id);
 			if ('result' in message) this.noteAnswer(id, message.result);
-			if (this.batchAnswered(id, JSON.stringify(message))) return undefined;
+			// Serialized for a batch only when there is one: answered on its own, it is serialized once, below.
+			if (this.batchOf.size > 0 && this.batchAnswered(id, JSON.stringify(message))) return undefined;
 		}
 
 		return this.write(`${JSON.stringify(message)}\n`, isDroppable(message));
@@ -285,7 +286,7 @@ export class LineTransport implements Transport {
 		const id = answerTo ?? answeredId(line);
 		if (id !== undefined) {
 			this.inFlight.delete(id);
-			if (this.batchAnswered(id, line.endsWith('\n') ? line.slice(0, -1) : line)) return undefined;
+			if (this.batchOf.size > 0 && this.batchAnswered(id, line.endsWith('\n') ? line.slice(0, -1) : line)) return undefined;
 		}
 
 		return this.write(line);
