@@ -1,7 +1,7 @@
 /**
  * A Set and a Map that keep their table when they empty. V8 shrinks a
- * Set's or a Map's table whenever a delete leaves it less than half full
- * (a call into the runtime and a new table), so one that holds a member
+ * Set's or a Map's table whenever a delete leaves it with fewer members than
+ * half its buckets (a call into the runtime and a new table), so one that holds a member
  * while a call is in flight and loses it when the call ends (the calls in
  * flight of a connection, a transport, an upstream) made a new table on
  * every call: six of them cost about 2,000 instructions a call. A member of
