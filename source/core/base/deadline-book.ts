@@ -14,6 +14,7 @@
  * unref'd: a request in flight keeps the process alive by its own
  * transport, and a book with nothing to wait for must not.
  */
+import {SteadySet} from './steady-collections.js';
 
 /** Who a deadline is for: told once, when it expires. */
 export type Expiring = {expire(): void};
@@ -27,7 +28,7 @@ export class Deadline {
 }
 
 export class DeadlineBook {
-	private readonly deadlines = new Set<Deadline>();
+	private readonly deadlines = new SteadySet<Deadline>();
 	private timer: NodeJS.Timeout | undefined;
 	/** The due time the timer is set for (Infinity: none set). */
 	private armedFor = Number.POSITIVE_INFINITY;

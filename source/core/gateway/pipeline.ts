@@ -39,6 +39,7 @@ import {createConnectionMachine, sequenceError} from './connection-state.js';
 import {errorResponse, toRpcError} from './request-params.js';
 import type {BoundRequest} from './modern-clients.js';
 import {isModernOnlyMethod, legacyOnlyMethods, methodNotFound, modernErrorCodeOf, modernResult, modernResultJson, requestEra, withoutEnvelope, type ModernRequest} from './protocol-era.js';
+import {SteadyMap} from '../base/steady-collections.js';
 
 /**
  * Methods of the legacy generation only: a modern (2026-07-28) request has no
@@ -110,7 +111,7 @@ export class Pipeline {
 	private readonly modernRequests = new Map<string, RequestHandler>();
 	private readonly notifications = new Map<string, NotificationHandler>();
 	/** Requests in flight: from their arrival until their answer is written (or they are owed none). */
-	private readonly inflight = new Map<string | number, InFlight>();
+	private readonly inflight = new SteadyMap<string | number, InFlight>();
 	/** Told when the last request in flight is done (see drain). */
 	private idleWaiters: Array<() => void> = [];
 	private readonly transport: SessionTransport;

@@ -41,6 +41,7 @@ import {hasProc, isStopped, newTreeMarker, startTimeOf, type TreeRoot} from './p
 import {CoalescingWriter} from '../wire/write-coalescer.js';
 import {Backlog} from '../wire/backlog.js';
 import {spawnUpstream, takeEarly} from './early-spawn.js';
+import {SteadySet} from '../base/steady-collections.js';
 
 /** A send the writer took at once: every such send shares this settled promise. */
 const written: Promise<void> = Promise.resolve();
@@ -92,7 +93,7 @@ export class ChildProcessTransport implements Transport {
 	/** Set once the child was found unreachable while running (see the module comment). */
 	private brokenLink: string | undefined;
 	/** Ids of the requests sent and not yet answered: while there are any, the child is checked for being stopped. */
-	private readonly awaited = new Set<string | number>();
+	private readonly awaited = new SteadySet<string | number>();
 	private stopCheck: NodeJS.Timeout | undefined;
 
 	constructor(

@@ -14,6 +14,7 @@ import {isPlainObject} from '../wire/message-classifier.js';
 import {ConnectionLostError, RequestCancelledError, UpstreamRpcError, UpstreamTimeoutError} from './connection-errors.js';
 import type {Progress} from './connection.js';
 import type {UpstreamAsks} from './upstream-asks.js';
+import {SteadyMap} from '../base/steady-collections.js';
 
 /** A JSON-RPC message as the transport carries it. */
 type Message = Record<string, unknown>;
@@ -150,7 +151,7 @@ class OwnRequest implements Expiring {
 
 export class OwnRequests {
 	/** In flight, by their ("h"-prefixed string) id, which is also their progress token. */
-	private readonly pending = new Map<string, OwnRequest>();
+	private readonly pending = new SteadyMap<string, OwnRequest>();
 	private nextId = 0;
 
 	constructor(private readonly deps: OwnRequestDeps) {}

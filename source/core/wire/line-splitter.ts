@@ -26,7 +26,10 @@ export class LineSplitter {
 	// The pieces of the unfinished line, joined once when it ends: re-scanning
 	// a growing string on every chunk made long lines quadratic.
 	private chunks: string[] = [];
+	/** Bytes of the first `measured` chunks; the characters of the rest, `unmeasured` (see write). */
 	private size = 0;
+	private measured = 0;
+	private unmeasured = 0;
 	private discarding: {prefix: string; bytes: number; suffix: string} | undefined;
 	/** The current line was split (policy 'split'): an empty rest is not a line of its own. */
 	private split = false;
@@ -52,10 +55,15 @@ export class LineSplitter {
 				this.discarding.suffix = (this.discarding.suffix + piece.slice(-discardedPrefixLength)).slice(-discardedPrefixLength);
 			} else if (piece !== '') {
 				this.chunks.push(piece);
-				// The limit is in bytes: a character outside ASCII takes 2-4 of them.
+				// The limit is in bytes, and a UTF-16 unit takes at most 3 of them: the pieces are measured
+				// (each once) only when that bound could pass the limit, not every line that stays far below it.
 				if (this.maxBytes !== Infinity) {
-					this.size += Buffer.byteLength(piece, 'utf8');
-					if (this.size > this.maxBytes) this.overflowed();
+					this.unmeasured += piece.length;
+					if (this.size + this.unmeasured * 3 > this.maxBytes) {
+						for (; this.measured < this.chunks.length; this.measured++) this.size += Buffer.byteLength(this.chunks[this.measured]!, 'utf8');
+						this.unmeasured = 0;
+						if (this.size > this.maxBytes) this.overflowed();
+					}
 				}
 			}
 
@@ -88,6 +96,8 @@ export class LineSplitter {
 		for (let index = this.chunks.length - 1; index >= 0 && suffix.length < discardedPrefixLength; index--) suffix = this.chunks[index]!.slice(-(discardedPrefixLength - suffix.length)) + suffix;
 		this.chunks = [];
 		this.size = 0;
+		this.measured = 0;
+		this.unmeasured = 0;
 		this.discarding = {prefix, bytes, suffix};
 	}
 
@@ -112,6 +122,8 @@ export class LineSplitter {
 		const line = this.chunks.length === 1 ? this.chunks[0]! : this.chunks.join('');
 		this.chunks = [];
 		this.size = 0;
+		this.measured = 0;
+		this.unmeasured = 0;
 		return line;
 	}
 }

@@ -50,6 +50,7 @@ import {LineSplitter} from './line-splitter.js';
 import {batchVersion} from './protocol.js';
 import {CoalescingWriter} from './write-coalescer.js';
 import {Backlog} from './backlog.js';
+import {SteadySet} from '../base/steady-collections.js';
 
 /** Notifications an upstream can send at any rate and a client can do without: dropped rather than queued without bound. */
 export function isDroppable(message: JSONRPCMessage): boolean {
@@ -82,7 +83,7 @@ export class LineTransport implements Transport {
 	private closed = false;
 	private readonly writer: CoalescingWriter;
 	/** Ids of the peer's requests passed on and not answered yet. */
-	private readonly inFlight = new Set<Id>();
+	private readonly inFlight = new SteadySet<Id>();
 	/** The batch each request of a batch belongs to, until it is answered (see handleBatch). */
 	private readonly batchOf = new Map<Id, Batch>();
 	/** The id of the peer's initialize, and the protocol version its answer gave (batches are read only under 2025-03-26). */
@@ -266,7 +267,8 @@ export class LineTransport implements Transport {
 			const id = message.id as Id;
 			this.inFlight.delete(id);
 			if ('result' in message) this.noteAnswer(id, message.result);
-			if (this.batchAnswered(id, JSON.stringify(message))) return undefined;
+			// Serialized for a batch only when there is one: answered on its own, it is serialized once, below.
+			if (this.batchOf.size > 0 && this.batchAnswered(id, JSON.stringify(message))) return undefined;
 		}
 
 		return this.write(`${JSON.stringify(message)}\n`, isDroppable(message));
@@ -284,7 +286,7 @@ export class LineTransport implements Transport {
 		const id = answerTo ?? answeredId(line);
 		if (id !== undefined) {
 			this.inFlight.delete(id);
-			if (this.batchAnswered(id, line.endsWith('\n') ? line.slice(0, -1) : line)) return undefined;
+			if (this.batchOf.size > 0 && this.batchAnswered(id, line.endsWith('\n') ? line.slice(0, -1) : line)) return undefined;
 		}
 
 		return this.write(line);

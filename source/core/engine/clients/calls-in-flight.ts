@@ -8,12 +8,13 @@
  * request context that carries the caller can feed it as well.
  */
 import type {ClientRecord} from './clients.js';
+import {SteadySet} from '../../base/steady-collections.js';
 
 /** Who sent a call: its session and the session's own id for the request. */
 export type Caller = {client: ClientRecord; requestId: string | number};
 
 export class CallersInFlight {
-	private readonly calls = new Set<Caller>();
+	private readonly calls = new SteadySet<Caller>();
 
 	/**
 	 * A call of `client` began on this instance: the object returned stands

@@ -162,7 +162,7 @@ export class AuditLog {
 			argsBytes,
 		};
 		if (settings.arguments) record.args = maskText(maskedPreview(args ?? {}, auditArgumentChars));
-		this.appendLine(`${callLine(record, this.quotes)}\n`);
+		this.appendLine(`${callLine(record, this.quotes, true)}\n`);
 	}
 
 	/** Writes what is pending now, synchronously. */

@@ -322,9 +322,10 @@ export class CallPath {
 		this.deps.onActivity();
 	}
 
-	private ended(): void {
+	/** `now`: the clock as the caller last read it, if it just did (a read of the clock less per call). */
+	private ended(now = this.deps.clock.now()): void {
 		this.inFlightCount -= 1;
-		this.lastActivity = this.deps.clock.now();
+		this.lastActivity = now;
 		this.deps.onActivity();
 	}
 
@@ -342,6 +343,7 @@ export class CallPath {
 		const limit = before?.limit ?? callLimit(context.deadline, deps.callTimeoutMs);
 		const cancel = cancelOf(context);
 		let failed = false;
+		let endedAt: number | undefined;
 		try {
 			if (cancel?.aborted) throw new RequestCancelledError();
 			let connection = deps.connector.ready();
@@ -363,6 +365,7 @@ export class CallPath {
 				onAnswered: caller === undefined ? undefined : () => this.callers.end(caller),
 			});
 			const now = deps.clock.now();
+			endedAt = now;
 			const ms = performance.now() - began;
 			const isError = result.isError === true;
 			deps.metrics.recordSuccess(ms, now);
@@ -390,7 +393,8 @@ export class CallPath {
 				this.history.tool(tool).recordFailure(ms, kept);
 			}
 
-			this.history.remember({at: deps.clock.now(), tool, ms, ok: false, error: kept});
+			endedAt = deps.clock.now();
+			this.history.remember({at: endedAt, tool, ms, ok: false, error: kept});
 			if (context.correlationId !== undefined) {
 				deps.logger.warn(`tools/call "${tool}" failed after ${Math.round(ms)} ms: ${mapped.error.message}`, {correlationId: context.correlationId});
 				deps.log.push('hangar', `tools/call "${tool}" failed (correlation id ${context.correlationId}): ${mapped.error.message}`);
@@ -399,7 +403,7 @@ export class CallPath {
 			throw mapped.error;
 		} finally {
 			if (caller !== undefined) this.callers.end(caller);
-			this.callEnded(tool, failed);
+			this.callEnded(tool, failed, endedAt);
 		}
 	}
 
@@ -471,10 +475,10 @@ export class CallPath {
 	}
 
 	/** A call ended, either way; `failed`: it counts against the breaker. Counted in the state file, lazily. */
-	private callEnded(tool: string, failed: boolean): void {
+	private callEnded(tool: string, failed: boolean, now: number | undefined): void {
 		if (failed) this.deps.outcomes.failed(`call to "${tool}" failed`);
 		this.deps.record.update(failed ? countFailedCall : countCall, true);
-		this.ended();
+		this.ended(now);
 	}
 
 	/** The slow path: wait for (or trigger) a start, within the call's deadline and the caller's signal. */

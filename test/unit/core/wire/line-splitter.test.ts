@@ -50,6 +50,20 @@ describe('LineSplitter', () => {
 		expect(split([`${'e'.repeat(60)}\n`], discard(100)).lines).toEqual(['e'.repeat(60)]);
 	});
 
+	it('keeps a line at its byte limit and discards one past it, with its exact size, whatever chunks it came in', () => {
+		// Lines far below the limit are not measured: what is counted must still be exact near it.
+		for (const [unit, bytes] of [['a', 1], ['é', 2], ['€', 3]] as const) {
+			const fits = unit.repeat(Math.floor(90 / bytes));
+			const over = unit.repeat(Math.floor(90 / bytes) + 1);
+			for (const size of [1, 7, 29, 200]) {
+				const chunks = (text: string) => [...`${text}\n`.matchAll(new RegExp(`[^]{1,${size}}`, 'g'))].map(match => match[0]);
+				const limit = fits.length * bytes;
+				expect(split(chunks(fits), discard(limit)).lines, `${unit} ${size}`).toEqual([fits]);
+				expect(split(chunks(over), discard(limit)).discarded, `${unit} ${size}`).toEqual([[over, over.length * bytes]]);
+			}
+		}
+	});
+
 	it('passes a runaway line on in pieces, each cut where a chunk ends past the limit, when the policy is to split', () => {
 		expect(split(['abcdefghij', 'kl\nm\n'], {maxBytes: 4, policy: 'split'}).lines).toEqual(['abcdefghij', 'kl', 'm']);
 		expect(split(['abc', 'def', 'gh', 'ij\n'], {maxBytes: 4, policy: 'split'}).lines).toEqual(['abcdef', 'ghij']);

@@ -4,7 +4,7 @@
  */
 import {describe, expect, it} from 'vitest';
 import {JsonQuotes, callLine, millisText} from '../../../../../source/core/engine/observe/audit-line.js';
-import type {AuditCall} from '../../../../../source/core/engine/observe/audit-log.js';
+import {isoTime, type AuditCall} from '../../../../../source/core/engine/observe/audit-log.js';
 
 const plain: AuditCall = {
 	kind: 'call',
@@ -33,6 +33,14 @@ describe('callLine', () => {
 		];
 		// Twice: the second time from the quotes kept.
 		for (const record of [...records, ...records]) expect(callLine(record, quotes)).toBe(JSON.stringify(record));
+	});
+
+	it('writes a time isoTime made as JSON.stringify does without checking it', () => {
+		const quotes = new JsonQuotes();
+		for (const at of [0, Date.UTC(2026, 10, 28, 1, 2, 3, 4), Date.UTC(9999, 11, 31, 23, 59, 59, 999), 8.64e15, -5, 1.5]) {
+			const record = {...plain, time: isoTime(at)};
+			expect(callLine(record, quotes, true)).toBe(JSON.stringify(record));
+		}
 	});
 
 	it('keeps a bounded number of quoted strings', () => {
