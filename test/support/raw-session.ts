@@ -23,8 +23,8 @@ export function stopRawSessions(): void {
 }
 
 /** Spawns `node ...args`, initializes (asking for `protocolVersion`, default 2025-11-25), and returns a request function and the messages received so far. */
-export async function rawSession(args: string[], options: {protocolVersion?: string; clientInfo?: {name: string; version: string}} = {}) {
-	const child = spawn(process.execPath, args, {stdio: ['pipe', 'pipe', 'ignore']});
+export async function rawSession(args: string[], options: {protocolVersion?: string; clientInfo?: {name: string; version: string}; env?: Record<string, string>} = {}) {
+	const child = spawn(process.execPath, args, {stdio: ['pipe', 'pipe', 'ignore'], env: options.env === undefined ? undefined : {...process.env, ...options.env}});
 	children.push(child);
 	const received: RawMessage[] = [];
 	const waiting = new Map<string | number, (message: RawMessage) => void>();

@@ -308,8 +308,7 @@ export class Supervisor extends EventEmitter<{
 		};
 
 		const onTools = (): void => {
-			this.clientTools.learned(template, upstream, client);
-			toolsChanged();
+			if (this.clientTools.listed(template, upstream, client)) toolsChanged();
 		};
 
 		const onListMeta = (kind: ExposedKind, meta: ListMeta): void => {

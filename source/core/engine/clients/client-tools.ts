@@ -73,6 +73,8 @@ export class ClientTools {
 	private readonly byProfile = new WeakMap<Upstream, Map<string, readonly ToolDefinition[]>>();
 	/** The instances whose first live list was learned already (see `learned`). */
 	private readonly taught = new WeakSet<Upstream>();
+	/** What each instance's session was last shown of its list (JSON), to tell a list that changed from one that did not. */
+	private readonly shown = new WeakMap<Upstream, string>();
 	/** The last view built for each session, reused while nothing it was built from changed. */
 	private readonly views = new WeakMap<ClientRecord, View>();
 
@@ -97,6 +99,25 @@ export class ClientTools {
 		lists.delete(profile);
 		if (lists.size >= maxProfilesKept) lists.delete(lists.keys().next().value!);
 		lists.set(profile, instance.tools);
+	}
+
+	/**
+	 * An instance listed its tools: learns them (see `learned`) and says
+	 * whether its session's list of that server changed. Before the
+	 * instance's first live list its session saw its profile's list, or the
+	 * template's; an instance that lists just that (the common case: every
+	 * session of a per-client server starts its own) changes nothing its
+	 * client could see, and its client gets no list_changed, as it would get
+	 * none from the upstream directly.
+	 */
+	listed(template: Upstream, instance: Upstream, client: ClientRecord): boolean {
+		// Not live: the session's list is not the instance's (listOf); it may have gone back to the shared one.
+		if (instance.toolsSource !== 'live') return true;
+		const before = this.shown.get(instance) ?? JSON.stringify(this.byProfile.get(template)?.get(profileOf(client, instance.drivenIn === 'modern')) ?? template.tools);
+		const now = JSON.stringify(instance.tools);
+		this.shown.set(instance, now);
+		this.learned(template, instance, client);
+		return now !== before;
 	}
 
 	/** The list a session sees of one per-client or dual-era server, or undefined where that is the template's. */

@@ -117,6 +117,34 @@ describe('ClientTools: each session sees a per-client server\'s tools as its own
 		expect(names(tools.toolsFor(second))).toEqual(['ev__a', 'ev__b', 'other__x']);
 	});
 
+	it('says an instance\'s list changed its session\'s list only when it differs from what that session saw before it', async () => {
+		const {template, tools, instances, client} = setup();
+		template.tools = [tool('a'), tool('b'), tool('c')];
+		const listed = (session: ClientRecord) => tools.listed(template as unknown as Upstream, instances.get(session) as unknown as Upstream, session);
+		// An instance that lists what the template lists: nothing changed for its client (no list_changed, as directly).
+		const same = client({roots: {}}, [tool('a'), tool('b'), tool('c')]);
+		await tools.prepare(same, new AbortController().signal);
+		expect(listed(same)).toBe(false);
+		expect(listed(same)).toBe(false);
+		// It grows a tool: changed, once.
+		instances.get(same)!.tools = [tool('a'), tool('b'), tool('c'), tool('d')];
+		expect(listed(same)).toBe(true);
+		expect(listed(same)).toBe(false);
+		// A client whose instance lists less than the template: changed.
+		const fewer = client({sampling: {}}, [tool('a')]);
+		await tools.prepare(fewer, new AbortController().signal);
+		expect(listed(fewer)).toBe(true);
+		// The next client of that profile saw the learned list: its own instance listing it again changes nothing.
+		const next = client({sampling: {}}, [tool('a')]);
+		instances.set(next, fakeUpstream('ev#next', [tool('a')]));
+		await instances.get(next)!.warm();
+		expect(listed(next)).toBe(false);
+		// An instance not live (yet): its session's list may be the shared one again, so it counts as changed.
+		const cold = client({elicitation: {}}, [tool('a')]);
+		instances.set(cold, fakeUpstream('ev#cold', [tool('a')]));
+		expect(listed(cold)).toBe(true);
+	});
+
 	it('keeps at most maxProfilesKept learned lists, whatever capabilities clients make up, the oldest going first', async () => {
 		const {template, tools, instances, client} = setup();
 		const learn = async (capabilities: Record<string, unknown>) => {
