@@ -6,11 +6,12 @@
  * upstream did not: no `notifications/tools/list_changed` where the upstream
  * sent none, also when the server runs one instance per client session,
  * whose own list (equal to the one the session saw before it) arrives as it
- * starts.
+ * starts. And where the docs say hangar answers otherwise (docs/protocol.md,
+ * "Errors from upstreams and from hangar"), it does, and nowhere else.
  */
 import path from 'node:path';
 import {afterEach, describe, expect, it} from 'vitest';
-import {cliPath, memoryPath, root, tempDir, writeConfig, type ServerEntry} from '../support/hangar.js';
+import {cliPath, everythingPath, memoryPath, root, tempDir, writeConfig, type ServerEntry} from '../support/hangar.js';
 import {rawSession, stopRawSessions, type RawMessage} from '../support/raw-session.js';
 
 afterEach(() => stopRawSessions());
@@ -68,5 +69,37 @@ describe('an upstream directly and through hangar, on the wire', () => {
 		];
 		const {direct, hangar} = await sideBySide({args: [memoryPath], env}, 'per-client', requests);
 		expect(notifications(hangar)).toEqual(notifications(direct));
+	});
+
+	it('server-everything: an upstream\'s JSON-RPC error keeps its code and message behind hangar\'s prefix; hangar\'s own checks answer as documented', async () => {
+		const dir = tempDir();
+		const args = [everythingPath, 'stdio'];
+		const config = writeConfig(dir, {up: {command: process.execPath, args, namespace: false, instances: 'shared'}}, {managementTools: 'none', firstListWaitSeconds: 10});
+		const direct = await rawSession(args);
+		const hangar = await rawSession([cliPath, '--stdio', '--standalone', '--config', config]);
+		const both = async (id: number, method: string, params: Record<string, unknown>) => Promise.all([direct.request(id, method, params), hangar.request(id, method, params)]);
+
+		// The upstream's own error: code and data as it said, its message after "upstream "<name>": <method> "<what>" failed: ".
+		const [ownRead, viaRead] = await both(1, 'resources/read', {uri: 'demo://no-such-resource'});
+		expect(viaRead.error).toEqual({...ownRead.error, message: `upstream "up": resources/read "demo://no-such-resource" failed: ${ownRead.error!.message}`});
+		const [ownPrompt, viaPrompt] = await both(2, 'prompts/get', {name: 'args-prompt'});
+		expect(viaPrompt.error).toEqual({...ownPrompt.error, message: `upstream "up": prompts/get "args-prompt" failed: ${ownPrompt.error!.message}`});
+		// A tool's execution error (isError) is a result, passed through unchanged.
+		const [ownSum, viaSum] = await both(3, 'tools/call', {name: 'get-sum', arguments: {a: 'x'}});
+		expect(ownSum.result?.['isError']).toBe(true);
+		expect(viaSum.result).toEqual(ownSum.result);
+
+		// Hangar's own: an unknown tool is -32602 UnknownTool (the SDK server answers a tool execution error) ...
+		const [ownUnknown, viaUnknown] = await both(4, 'tools/call', {name: 'no-such-tool', arguments: {}});
+		expect(ownUnknown.result?.['isError']).toBe(true);
+		expect(viaUnknown.error).toMatchObject({code: -32_602, data: {error: 'UnknownTool', tool: 'no-such-tool'}});
+		// ... params of the wrong shape are -32602 (the SDK server answers -32603 with its validator's dump) ...
+		const [ownShape, viaShape] = await both(5, 'tools/call', {name: 'echo', arguments: 'not an object'});
+		expect(ownShape.error?.code).toBe(-32_603);
+		expect(viaShape.error?.code).toBe(-32_602);
+		// ... and a list cursor hangar did not give is -32602 (the SDK server ignores it and answers the first page).
+		const [ownCursor, viaCursor] = await both(6, 'resources/list', {cursor: 'not-a-cursor'});
+		expect(ownCursor.result?.['resources']).toBeDefined();
+		expect(viaCursor.error).toMatchObject({code: -32_602, data: {error: 'InvalidCursor'}});
 	});
 });
