@@ -32,6 +32,14 @@ async function sideBySide(upstream: {args: string[]; env?: (side: string) => Rec
 		expect(withoutIds([await hangar.request(index, method, params)]), `${method} ${JSON.stringify(params)}`).toEqual(withoutIds([await direct.request(index, method, params)]));
 	}
 
+	// Methods of capabilities the upstream does not offer (nor hangar, in front of it): not found, on a first run too.
+	for (const [index, method] of ['resources/list', 'resources/read', 'prompts/list', 'prompts/get', 'completion/complete'].entries()) {
+		const params = {uri: 'file:///x', name: 'x', ref: {type: 'ref/prompt', name: 'x'}, argument: {name: 'a', value: ''}};
+		const own = await direct.request(`absent-${index}`, method, params);
+		if (own.error?.code !== -32_601) continue;
+		expect((await hangar.request(`absent-${index}`, method, params)).error?.code, method).toBe(-32_601);
+	}
+
 	return {direct: direct.received, hangar: hangar.received, config};
 }
 

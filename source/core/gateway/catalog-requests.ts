@@ -46,6 +46,13 @@ export function advertised(capabilities: ServedCapabilities): ServerCapabilities
 	return {tools: {listChanged: true}, ...capabilities};
 }
 
+/** The methods each catalog capability serves (catalogHandlers serves them when the capability is offered). */
+export const catalogMethods = {
+	resources: ['resources/list', 'resources/templates/list', 'resources/read', 'resources/subscribe', 'resources/unsubscribe'],
+	prompts: ['prompts/list', 'prompts/get'],
+	completions: ['completion/complete'],
+} as const;
+
 /** The handlers of the catalog methods hangar advertised the capability for, by method. */
 export function catalogHandlers(options: CatalogRequestsOptions): Record<string, RequestHandler> {
 	const {supervisor, capabilities, subscriber} = options;

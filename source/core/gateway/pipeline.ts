@@ -139,6 +139,11 @@ export class Pipeline {
 		this.requests.set(method, handler);
 	}
 
+	/** Stops serving `method` (a 2025 request for it is then not found). */
+	unhandle(method: string): void {
+		this.requests.delete(method);
+	}
+
 	/** The handler `method` is served with (both eras), if any. */
 	handlerOf(method: string): RequestHandler | undefined {
 		return this.requests.get(method);

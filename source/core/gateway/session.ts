@@ -34,7 +34,7 @@ import type {Logger} from '../base/logger.js';
 import type {ManagementToolsSetting} from './management-tools.js';
 import type {ListMeta, ServedCapabilities, Supervisor} from '../engine/supervisor.js';
 import type {Subscriber} from '../engine/routing/subscriptions.js';
-import {advertised, catalogHandlers} from './catalog-requests.js';
+import {advertised, catalogHandlers, catalogMethods} from './catalog-requests.js';
 import {ClientRequests} from './client-requests.js';
 import {heldInputsOf, inputRequiredMethods} from './held-inputs.js';
 import type {ConnectionState} from './connection-state.js';
@@ -159,14 +159,15 @@ export class GatewaySession {
 
 		// From its initialize's result on: a list that changes while initialize waits for the first starts is listed in full after it.
 		const listening = () => this.pipeline.machine.state === 'ready' || (this.pipeline.machine.state === 'initializing' && this.pipeline.initializeAnswered);
-		const changed = (method: string, served: boolean) => (meta?: ListMeta) => {
-			if (served && listening()) this.pipeline.notify(method, meta === undefined ? undefined : {_meta: meta});
+		const changed = (method: string, served: boolean | (() => boolean)) => (meta?: ListMeta) => {
+			if ((typeof served === 'boolean' ? served : served()) && listening()) this.pipeline.notify(method, meta === undefined ? undefined : {_meta: meta});
 		};
 
 		// In search exposure the list is the fixed set of hangar_* tools: upstream changes do not change it.
 		const onTools = changed('notifications/tools/list_changed', this.exposure === 'direct');
-		const onResources = changed('notifications/resources/list_changed', capabilities.resources !== undefined);
-		const onPrompts = changed('notifications/prompts/list_changed', capabilities.prompts !== undefined);
+		// While served: a first run's initialize may find them not offered after all (initializeCapabilities).
+		const onResources = changed('notifications/resources/list_changed', () => this.pipeline.handlerOf('resources/list') !== undefined);
+		const onPrompts = changed('notifications/prompts/list_changed', () => this.pipeline.handlerOf('prompts/list') !== undefined);
 		// A per-client server's list as this session sees it (its own instance listed it).
 		const onClientTools = (id: number, meta?: ListMeta): void => {
 			if (id === this.client.id) onTools(meta);
@@ -210,6 +211,11 @@ export class GatewaySession {
 		const now = this.supervisor.capabilities();
 		if (atStart.tasks === undefined && now.tasks !== undefined) {
 			for (const [method, handler] of Object.entries(taskHandlers(this.supervisor, now))) this.handle(method, handler);
+		}
+
+		// Offered at start for upstreams not known yet, and not after all: not served either, so the session gets "Method not found" for them, as from its upstreams directly.
+		for (const [capability, methods] of Object.entries(catalogMethods)) {
+			if (now[capability as keyof typeof catalogMethods] === undefined) for (const method of methods) this.pipeline.unhandle(method);
 		}
 
 		return {...advertised(now), logging: {}};
