@@ -3,15 +3,19 @@
  * them; a recursive walk or JSON.stringify overflows the stack): hangar
  * answers each call with an error that names the upstream, the operation and
  * what happened, and keeps serving. Real processes: the built hangar
- * (`--stdio --standalone`) and a small upstream written by the test.
+ * (`--stdio --standalone`, `serve --http`) and a small upstream written by the test.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import {afterEach, describe, expect, it} from 'vitest';
 import {cliPath, fastHangar, tempDir, writeConfig} from '../support/hangar.js';
+import {connectHttp, serveHttp, stopHttpHangars} from '../support/http-hangar.js';
 import {rawSession, stopRawSessions} from '../support/raw-session.js';
 
-afterEach(stopRawSessions);
+afterEach(async () => {
+	stopRawSessions();
+	await stopHttpHangars();
+});
 
 /** Answers tools/call `deep-result` with a deep structuredContent, `deep-error` with a deep error data, anything else with "ok". */
 const upstream = String.raw`
@@ -30,12 +34,17 @@ createInterface({input: process.stdin}).on('line', line => {
 });
 `;
 
+/** A config with the deep upstream as "deep". */
+function deepConfig(): string {
+	const dir = tempDir();
+	const script = path.join(dir, 'deep-upstream.mjs');
+	fs.writeFileSync(script, upstream);
+	return writeConfig(dir, {deep: {command: process.execPath, args: [script]}}, fastHangar);
+}
+
 describe('an upstream that answers with JSON nested 100,000 levels deep', () => {
 	it('gets its calls answered with errors that say so, and hangar keeps serving', async () => {
-		const dir = tempDir();
-		const script = path.join(dir, 'deep-upstream.mjs');
-		fs.writeFileSync(script, upstream);
-		const config = writeConfig(dir, {deep: {command: process.execPath, args: [script]}}, fastHangar);
+		const config = deepConfig();
 		const {request} = await rawSession([cliPath, '--stdio', '--standalone', '--config', config]);
 
 		// A result hangar cannot write as JSON: an error naming the upstream, the tool and why, not "Maximum call stack size exceeded" alone.
@@ -51,5 +60,13 @@ describe('an upstream that answers with JSON nested 100,000 levels deep', () => 
 		expect(JSON.stringify(error.error?.data)).toContain('nested deeper than 512 levels: left out');
 
 		expect(await request(3, 'tools/call', {name: 'deep__fine', arguments: {}})).toMatchObject({result: {content: [{type: 'text', text: 'ok'}]}});
+	});
+
+	it('gets the same error over serve --http, whose answers go out on an event stream', async () => {
+		const served = await serveHttp(deepConfig());
+		const {client} = await connectHttp(served.url);
+		await expect(client.callTool({name: 'deep__deep-result', arguments: {}})).rejects.toThrow(/upstream "deep": tools\/call "deep-result" failed: its answer could not be written as JSON/);
+		expect(await client.callTool({name: 'deep__fine', arguments: {}})).toMatchObject({content: [{type: 'text', text: 'ok'}]});
+		await client.close();
 	});
 });

@@ -365,7 +365,7 @@ export class Pipeline {
 		else
 			sent.then(
 				() => this.done(request),
-				(error: unknown) => this.failed(request, error),
+				(error: unknown) => this.failed(request, error instanceof RangeError ? unwritableAnswer(context, error) : error),
 			);
 	}
 
