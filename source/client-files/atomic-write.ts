@@ -7,6 +7,7 @@
 import {randomBytes} from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import {makeDirectory} from '../core/base/make-directory.js';
 
 /** The file a path names, following symlinks (the path itself when it does not exist yet). */
 function target(file: string): string {
@@ -27,7 +28,7 @@ export function writeFileAtomic(file: string, content: string | Uint8Array, newF
 	try {
 		mode = fs.statSync(destination).mode & 0o7777;
 	} catch {
-		fs.mkdirSync(path.dirname(destination), {recursive: true});
+		makeDirectory(path.dirname(destination));
 	}
 
 	const temporary = path.join(path.dirname(destination), `.${path.basename(destination)}.${randomBytes(6).toString('hex')}.tmp`);

@@ -14,6 +14,7 @@ import {launchesHangar, serverIdentity, type ClientEnvironment, type ClientLocat
 import {existingIdentity} from './import-plan.js';
 import {setJsonValue} from './json-text.js';
 import {clientFileFromText} from './read-client-file.js';
+import {makeDirectory} from '../core/base/make-directory.js';
 
 export type SetupPlan = {
 	format: ClientFormat;
@@ -113,7 +114,7 @@ export function applySetup(plan: SetupPlan, now = new Date()): string {
 	let backup = `${file}${backupMarker}${stamp}`;
 	if (plan.before === undefined) {
 		backup += absentSuffix;
-		fs.mkdirSync(path.dirname(file), {recursive: true});
+		makeDirectory(path.dirname(file));
 		fs.writeFileSync(backup, '', {mode: 0o600, flag: 'wx'});
 	} else {
 		fs.copyFileSync(file, backup, fs.constants.COPYFILE_EXCL);

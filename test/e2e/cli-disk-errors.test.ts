@@ -11,13 +11,13 @@ import path from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {cliPath, tempDir} from '../support/hangar.js';
 
-/** Runs the CLI with `args` inside `unshare -rm`, after a 64 KiB tmpfs is mounted on `dir` with `config` in it and `prepare` ran. */
-function onSmallDisk(dir: string, config: string, prepare: string, args: string[]): {code: number | null; stderr: string; after: string} {
+/** Runs the CLI with `args` inside `unshare -rm` (`input` on its stdin), after a 64 KiB tmpfs is mounted on `dir` with `config` in it and `prepare` ran. */
+function onSmallDisk(dir: string, config: string, prepare: string, args: string[], input = ''): {code: number | null; stdout: string; stderr: string; after: string} {
 	const script = `dir=$1; config=$2; node=$3; cli=$4; shift 4
 mount -t tmpfs -o size=64k tmpfs "$dir" && printf '%s' "$config" > "$dir/config.json" && ${prepare} && "$node" "$cli" "$@"
 code=$?; cat "$dir/config.json" > "$dir.after"; exit $code`;
-	const run = spawnSync('unshare', ['-rm', 'sh', '-c', script, 'sh', dir, config, process.execPath, cliPath, ...args], {encoding: 'utf8'});
-	return {code: run.status, stderr: run.stderr, after: fs.readFileSync(`${dir}.after`, 'utf8')};
+	const run = spawnSync('unshare', ['-rm', 'sh', '-c', script, 'sh', dir, config, process.execPath, cliPath, ...args], {encoding: 'utf8', input});
+	return {code: run.status, stdout: run.stdout, stderr: run.stderr, after: fs.readFileSync(`${dir}.after`, 'utf8')};
 }
 
 /** Whether this machine lets a process mount a tmpfs in a mount namespace of its own (root, or unprivileged user namespaces). */
@@ -51,7 +51,22 @@ describe('a command that cannot write its file', () => {
 		fs.mkdirSync(dir);
 		const run = onSmallDisk(dir, config, 'mount -o remount,ro "$dir"', ['--stdio', '--standalone', '--config', path.join(dir, 'config.json'), '--state-dir', path.join(dir, 'state')]);
 		expect(run.code, run.stderr).toBe(1);
-		expect(run.stderr).toMatch(/^mcp-hangar: --stdio --standalone failed: E[A-Z]+: .*, then run it again\.\n$/s);
+		// The system's own reason, not the ENOENT ("no such file or directory") Node's recursive mkdir reports for it.
+		expect(run.stderr).toMatch(/^mcp-hangar: --stdio --standalone failed: EROFS: read-only file system, mkdir .*It stopped there; the file system is mounted read-only: .*, then run it again\.\n$/s);
 		expect(run.stderr, 'no stack trace').not.toMatch(/\n\s+at /);
+	});
+
+	it('--stdio bridged to a supervisor on a read-only file system answers its client with the reason the system gave', () => {
+		expect(canMountTmpfs(), 'unshare -rm cannot mount a tmpfs here (needs root or unprivileged user namespaces)').toBe(true);
+		const dir = path.join(tempDir(), 'disk');
+		fs.mkdirSync(dir);
+		const initialize = JSON.stringify({jsonrpc: '2.0', id: 1, method: 'initialize', params: {protocolVersion: '2025-06-18', capabilities: {}, clientInfo: {name: 'c', version: '1'}}});
+		const run = onSmallDisk(dir, config, 'mount -o remount,ro "$dir"', ['--stdio', '--config', path.join(dir, 'config.json'), '--state-dir', path.join(dir, 'state')], `${initialize}\n`);
+		const answer = JSON.parse(run.stdout) as {id: number; error: {code: number; message: string}};
+		expect(answer.id).toBe(1);
+		expect(answer.error.code).toBe(-32_012);
+		expect(answer.error.message).toMatch(/could not start: .*EROFS: read-only file system/);
+		expect(run.stderr).toMatch(/EROFS: read-only file system/);
+		expect(run.stderr + run.stdout).not.toMatch(/ENOENT/);
 	});
 });

@@ -17,6 +17,7 @@ import path from 'node:path';
 import type {Writable} from 'node:stream';
 import {maskText} from './secret-mask.js';
 import {terminalText} from './terminal-text.js';
+import {makeDirectory} from './make-directory.js';
 
 export const logLevels = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 export type LogLevel = (typeof logLevels)[number];
@@ -144,7 +145,7 @@ export function stderrSink(stream: Writable = process.stderr, maxQueuedBytes = m
  * and nothing waits in memory.
  */
 export function fileSink(file: string): LogSink {
-	fs.mkdirSync(path.dirname(file), {recursive: true});
+	makeDirectory(path.dirname(file));
 	const fd = fs.openSync(file, 'a', 0o600);
 	try {
 		// A file an older hangar created 644; never a device (--log-file /dev/stderr).

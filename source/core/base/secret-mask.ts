@@ -15,6 +15,7 @@
  * Message bodies logged at debug level also have their secret-looking keys
  * masked (`maskSecrets`).
  */
+import {maxNestingDepth, nestedTooDeep} from './nesting.js';
 
 const secretKey = /pass(?:word|wd|phrase)?|secret|token|api[-_]?key|authori[sz]ation|cookie|credential|private[-_]?key|session[-_]?key/i;
 
@@ -172,30 +173,38 @@ export function launchSecrets(launch: LaunchSecrets): string[] {
 	return found.filter(value => value.length >= minSecretLength);
 }
 
-/** A copy of `value` with secret-looking keys' values and every `secrets` string replaced by ***. */
-export function maskSecrets(value: unknown, secrets: readonly string[] = []): unknown {
+/**
+ * A copy of `value` with secret-looking keys' values and every `secrets` string replaced by ***,
+ * and what is nested deeper than `maxNestingDepth` by `nestedTooDeep`.
+ */
+export function maskSecrets(value: unknown, secrets: readonly string[] = [], depth = 0): unknown {
+	if (depth > maxNestingDepth) return nestedTooDeep;
 	if (typeof value === 'string') {
 		let text = value;
 		for (const secret of secrets) if (secret !== '') text = text.replaceAll(secret, mask);
 		return text;
 	}
 
-	if (Array.isArray(value)) return value.map(item => maskSecrets(item, secrets));
+	if (Array.isArray(value)) return value.map(item => maskSecrets(item, secrets, depth + 1));
 	if (typeof value === 'object' && value !== null) {
 		return Object.fromEntries(
-			Object.entries(value).map(([key, inner]) => [key, secretKey.test(key) ? mask : maskSecrets(inner, secrets)]),
+			Object.entries(value).map(([key, inner]) => [key, secretKey.test(key) ? mask : maskSecrets(inner, secrets, depth + 1)]),
 		);
 	}
 
 	return value;
 }
 
-/** A copy of `value` with `maskText` applied to every string in it (keys and structure untouched). */
-export function maskStrings<T>(value: T): T {
+/**
+ * A copy of `value` with `maskText` applied to every string in it (keys and structure untouched),
+ * except that what is nested deeper than `maxNestingDepth` is replaced by `nestedTooDeep`.
+ */
+export function maskStrings<T>(value: T, depth = 0): T {
+	if (depth > maxNestingDepth) return nestedTooDeep as T;
 	if (typeof value === 'string') return maskText(value) as T;
-	if (Array.isArray(value)) return value.map(item => maskStrings(item as unknown)) as T;
+	if (Array.isArray(value)) return value.map(item => maskStrings(item as unknown, depth + 1)) as T;
 	if (typeof value === 'object' && value !== null) {
-		return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, maskStrings(inner as unknown)])) as T;
+		return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, maskStrings(inner as unknown, depth + 1)])) as T;
 	}
 
 	return value;

@@ -24,6 +24,7 @@ import {readOwner} from './socket-client.js';
 import {isAlive} from '../base/process-alive.js';
 import {startedByVariable} from '../base/process-origin.js';
 import {describeShortage} from '../base/resource-limits.js';
+import {makeDirectory} from '../base/make-directory.js';
 
 /** What a daemon is started for: its config file and state dir (a loaded config is one; the quick attach has no more). */
 export type DaemonTarget = {path: string; hangar: {stateDir: string}};
@@ -74,7 +75,7 @@ export function startDaemon(config: DaemonTarget, options: {logLevel?: LogLevel 
 	let fd: number;
 	let logStart = 0;
 	try {
-		fs.mkdirSync(stateDir, {recursive: true, mode: 0o700});
+		makeDirectory(stateDir, 0o700);
 		fd = fs.openSync(logFile, 'a', 0o600);
 		logStart = fs.fstatSync(fd).size;
 	} catch (error) {

@@ -33,6 +33,7 @@ import {supervisorFlags} from '../config/paths.js';
 import {describeShortage} from '../base/resource-limits.js';
 import {settleWithin} from '../base/settle.js';
 import type {Supervisor} from '../engine/supervisor.js';
+import {makeDirectory} from '../base/make-directory.js';
 
 /** Another hangar serves this state dir; it is never replaced. */
 export class EndpointBusyError extends Error {
@@ -69,7 +70,7 @@ async function probeEndpoint(stateDir: string): Promise<{busy: boolean; owner: E
 
 /** Makes sure the state dir exists, belongs to this user and lets nobody else in. */
 function secureDir(dir: string, logger: Logger): void {
-	fs.mkdirSync(dir, {recursive: true, mode: 0o700});
+	makeDirectory(dir, 0o700);
 	const stat = fs.statSync(dir);
 	const uid = process.getuid?.();
 	if (uid !== undefined && stat.uid !== uid) {

@@ -31,6 +31,7 @@ import {fileSink, logLevels, splitLogger, stderrSink, type Logger, type LogLevel
 import {StdioBridge} from './bridge.js';
 import {bridgeScope, daemonLogFile, keepDaemon, startDaemon, type DaemonTarget, type StartedDaemon} from './daemon.js';
 import {attachToSupervisor, socketPath, type Attached, type Attachment, type BridgeSettings} from './socket-client.js';
+import {makeDirectory} from '../base/make-directory.js';
 
 /**
  * The log of `--stdio`: stderr is the client's, which shows it to people as
@@ -45,7 +46,7 @@ export function stdioLogger(options: {configPath: string; stateDir?: string | un
 	const stateDir = stateDirOf(options.configPath, {stateDir: options.stateDir});
 	const fileLevel = logLevels.indexOf(level) < logLevels.indexOf('info') ? level : 'info';
 	try {
-		fs.mkdirSync(stateDir, {recursive: true, mode: 0o700});
+		makeDirectory(stateDir, 0o700);
 		return splitLogger([
 			{sink: stderrSink(), level},
 			{sink: fileSink(daemonLogFile(stateDir)), level: fileLevel},

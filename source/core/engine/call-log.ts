@@ -14,6 +14,7 @@
 import {HangarError, JsonRpcError, errorMessage} from '../base/errors.js';
 import {isSecretName, mask, maskText, maskTextWithin} from '../base/secret-mask.js';
 import {BoundedPreview} from '../base/bounded-preview.js';
+import {maxNestingDepth, nestedTooDeep} from '../base/nesting.js';
 import type {RequestContext} from './request-context.js';
 import {ForwardedResult, maskedPreviewOfJson} from '../wire/forwarded-result.js';
 
@@ -51,8 +52,13 @@ export const callPreviewChars = 2000;
  */
 export function maskedPreview(value: unknown, limit: number, secrets: readonly string[] = []): string {
 	const preview = new BoundedPreview(limit, secrets);
-	const walk = (item: unknown): void => {
+	const walk = (item: unknown, depth: number): void => {
 		if (preview.cut) return;
+		if (depth > maxNestingDepth) {
+			preview.put(JSON.stringify(nestedTooDeep));
+			return;
+		}
+
 		if (typeof item === 'string') {
 			// Only the part that can still be shown is masked and quoted.
 			preview.put(JSON.stringify(preview.scrub(item.length > limit ? item.slice(0, limit) : item)));
@@ -63,7 +69,7 @@ export function maskedPreview(value: unknown, limit: number, secrets: readonly s
 			preview.put('[');
 			item.forEach((inner, index) => {
 				if (index > 0) preview.put(',');
-				walk(inner);
+				walk(inner, depth + 1);
 			});
 			preview.put(']');
 			return;
@@ -78,7 +84,7 @@ export function maskedPreview(value: unknown, limit: number, secrets: readonly s
 				first = false;
 				preview.put(`${JSON.stringify(key)}:`);
 				if (isSecretName(key)) preview.put(JSON.stringify(mask));
-				else walk(inner);
+				else walk(inner, depth + 1);
 				if (preview.cut) return;
 			}
 
@@ -89,7 +95,7 @@ export function maskedPreview(value: unknown, limit: number, secrets: readonly s
 		preview.put(item === undefined ? 'null' : (JSON.stringify(item) ?? 'null'));
 	};
 
-	walk(value);
+	walk(value, 0);
 	return preview.text();
 }
 

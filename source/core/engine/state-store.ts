@@ -44,6 +44,7 @@ import {holderAlive, lockPath, lockStatus, releaseLock, takeLock, type LockHolde
 import {makePrivate, PrivateJsonFile, writeNow} from './state-files.js';
 import {mergeState} from './state-merge.js';
 import {emptyState, emptyUpstream, quarantinesOf, readDir, readStateTextAsync, type DirContent, type QuarantineFile, type StateText} from './state-read.js';
+import {makeDirectory} from '../base/make-directory.js';
 
 export type PersistedExit = {code: number | null; signal: string | null; at: number; stderrTail: string[]};
 
@@ -252,7 +253,7 @@ export class StateStore {
 
 	private async load(): Promise<void> {
 		// A reader (status, --check-config) writes nothing, not even the directory: a missing one reads as empty state.
-		if (!this.readOnly) fs.mkdirSync(this.dir, {recursive: true, mode: 0o700});
+		if (!this.readOnly) makeDirectory(this.dir, 0o700);
 		if (this.readOnly) {
 			const status = safeLockStatus(this.dir);
 			if (status?.kind === 'held' && status.holder.pid !== process.pid && holderAlive(status.holder)) this.holder = status.holder;

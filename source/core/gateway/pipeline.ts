@@ -29,7 +29,7 @@
  *   the client for an upstream) to `onResponse`.
  */
 import type {JSONRPCMessage, Transport} from '@modelcontextprotocol/server';
-import {JsonRpcCode, type Audience} from '../base/errors.js';
+import {JsonRpcCode, JsonRpcError, type Audience} from '../base/errors.js';
 import type {Logger} from '../base/logger.js';
 import type {ClientRecord} from '../engine/clients/clients.js';
 import {LiveRequest, type CallDeadline, type ProgressUpdate, type RequestContext} from '../engine/request-context.js';
@@ -354,7 +354,7 @@ export class Pipeline {
 			else sent = this.sendNow({result, jsonrpc: '2.0', id: context.id} as JSONRPCMessage);
 			if (context.method === 'initialize') this.initializeAnswered = true;
 		} catch (error) {
-			this.failed(request, error);
+			this.failed(request, error instanceof RangeError ? unwritableAnswer(context, error) : error);
 			return;
 		}
 
@@ -370,7 +370,7 @@ export class Pipeline {
 		else
 			sent.then(
 				() => this.done(request),
-				(error: unknown) => this.failed(request, error),
+				(error: unknown) => this.failed(request, error instanceof RangeError ? unwritableAnswer(context, error) : error),
 			);
 	}
 
@@ -462,6 +462,22 @@ export class Pipeline {
 }
 
 /** A request in flight: its context, its generation, and its binding to a modern client's identity (ended with it). */
+/**
+ * An answer JSON.stringify could not write (a RangeError: nested thousands of
+ * levels deep, which an upstream's result may be), as an error that says so
+ * rather than a bare "Maximum call stack size exceeded".
+ */
+function unwritableAnswer(context: LiveRequest, error: RangeError): JsonRpcError {
+	const {upstream, target} = context.record;
+	const operation = target === undefined ? context.method : `${context.method} "${target}"`;
+	const hint = 'Retrying gets the same answer: the upstream must answer with JSON nested less deeply.';
+	return new JsonRpcError(
+		JsonRpcCode.InternalError,
+		`${upstream === undefined ? '' : `upstream "${upstream}": `}${operation} failed: its answer could not be written as JSON (${error.message}; nested too deeply), so hangar cannot pass it on. ${hint}`,
+		{error: 'AnswerNotWritable', upstream: upstream ?? null, operation, hint},
+	);
+}
+
 type InFlight = {readonly context: LiveRequest; readonly modern: ModernRequest | undefined; readonly bound: BoundRequest | undefined};
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {

@@ -36,6 +36,7 @@ import path from 'node:path';
 import type {TokenStoreLocation} from '../config/config-schema.js';
 import {KeychainItem} from './oauth-keychain.js';
 import type {AuthorizationServerMetadata} from './oauth-sdk.js';
+import {makeDirectory} from '../base/make-directory.js';
 
 /** How the client was obtained, in the spec's order of preference. */
 export type ClientKind = 'pre-registered' | 'metadata-document' | 'dynamic';
@@ -108,7 +109,7 @@ function readFile(file: string): StoreFile {
 
 /** Writes the whole file: a 0600 temporary file beside it, then a rename (atomic on one file system). */
 function writeFile(file: string, content: StoreFile): void {
-	fs.mkdirSync(path.dirname(file), {recursive: true, mode: 0o700});
+	makeDirectory(path.dirname(file), 0o700);
 	const temporary = `${file}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`;
 	const handle = fs.openSync(temporary, 'wx', 0o600);
 	try {
@@ -137,7 +138,7 @@ const sleeper = new Int32Array(new SharedArrayBuffer(4));
 /** Runs `body` holding the store's lock: an exclusively created file beside it, removed after. */
 function withLock<T>(file: string, body: () => T): T {
 	const lock = `${file}.lock`;
-	fs.mkdirSync(path.dirname(file), {recursive: true, mode: 0o700});
+	makeDirectory(path.dirname(file), 0o700);
 	const deadline = Date.now() + lockWaitMs;
 	for (let wait = 1; ; wait = Math.min(wait * 2, 50)) {
 		try {

@@ -34,6 +34,7 @@ import type {ReloadRecord} from '../config/running-config.js';
 import type {RequestContext} from '../request-context.js';
 import {JsonQuotes, callLine} from './audit-line.js';
 import type {ActionRecord, Supervisor} from '../supervisor.js';
+import {makeDirectory} from '../../base/make-directory.js';
 
 export const auditFileName = 'audit.jsonl';
 /** Characters kept of a call's arguments when they are written (hangar.auditArguments). */
@@ -202,7 +203,7 @@ export class AuditLog {
 	}
 
 	private open(): number {
-		fs.mkdirSync(this.dir, {recursive: true, mode: 0o700});
+		makeDirectory(this.dir, 0o700);
 		// Read as well as append: whether an earlier run left a cut line at the end.
 		const fd = fs.openSync(this.file, 'a+', 0o600);
 		// A file made by an older hangar or by hand is made owner-only too.

@@ -14,6 +14,7 @@
  */
 import {createHash} from 'node:crypto';
 import {canonicalJson} from '../../base/canonical-json.js';
+import {NestingTooDeepError} from '../../base/nesting.js';
 import type {ToolDefinition} from '../../config/read-config.js';
 
 /** JSON with object keys sorted (base/canonical-json.ts), as pins hash it. */
@@ -41,7 +42,15 @@ export type ToolChange = {
 function pinOf(tool: ToolDefinition): PinnedTool {
 	const description = tool.description ?? null;
 	const inputSchema = tool.inputSchema ?? null;
-	const hash = createHash('sha256').update(canonicalJson({name: tool.name, description, inputSchema})).digest('hex');
+	let canonical: string;
+	try {
+		canonical = canonicalJson({name: tool.name, description, inputSchema});
+	} catch (error) {
+		if (!(error instanceof NestingTooDeepError)) throw error;
+		throw new NestingTooDeepError(`its tool list cannot be pinned: the input schema of tool ${JSON.stringify(tool.name.slice(0, 200))}`);
+	}
+
+	const hash = createHash('sha256').update(canonical).digest('hex');
 	return {hash, description, inputSchema};
 }
 
