@@ -466,6 +466,23 @@ describe('the main screen', () => {
 });
 
 describe('selection', () => {
+	it('says on the title line which rows a scrolled list shows, within the width', async () => {
+		const names = Array.from({length: 30}, (_, index) => `up${String(index).padStart(2, '0')}`);
+		const ui = open(new FakeSource(names.map(name => entry(name))), {columns: 80, rows: 24});
+		await ui.see('› up00');
+		const title = (): string => ui.lines().find(line => line.includes('NAME')) ?? '';
+		expect(title()).toMatch(/NAME .*\s rows 1-\d+ of 30$/);
+		await ui.press('j'.repeat(20));
+		await ui.see('› up20');
+		expect(title()).toMatch(/ rows \d+-\d+ of 30$/);
+		expect(title()).not.toContain('rows 1-');
+		expect(ui.lines().every(line => line.length <= 80)).toBe(true);
+		// Every row in view: no note.
+		const few = open(new FakeSource(names.slice(0, 3).map(name => entry(name))), {columns: 80, rows: 24});
+		await few.see('› up00');
+		expect(few.frame()).not.toMatch(/rows \d/);
+	});
+
 	it('moves with j/k and the arrows and follows the upstream by name when rows re-sort', async () => {
 		const source = new FakeSource(threeUpstreams());
 		const ui = open(source);
