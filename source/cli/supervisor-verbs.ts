@@ -28,6 +28,7 @@ import {statusTable} from './status-table.js';
 import {launchWarnings} from './launch-warnings.js';
 
 export {statusTable} from './status-table.js';
+import {didYouMean, namesInBrief} from '../core/base/closest-match.js';
 import {SupervisorCallError, SupervisorClient, cliClientName, type ConfigAnswer} from '../core/endpoints/supervisor-client.js';
 import {argumentErrorKey} from '../core/gateway/tool-requests.js';
 import type {DriftView} from '../core/views/views.js';
@@ -324,7 +325,7 @@ export async function callVerb(options: CallOptions, io: Output = stdio): Promis
 }
 
 const unknownTool = (options: CallOptions, tools: readonly string[]): string =>
-	`mcp-hangar: upstream "${options.server}": unknown tool "${options.tool}" (its tools: ${tools.join(', ') || 'none'}).\n  Run mcp-hangar status to see the upstreams; tool names here are the upstream's own, without "${options.server}__".\n`;
+	`mcp-hangar: upstream "${options.server}": unknown tool "${options.tool}".${didYouMean(options.tool, tools)} Its ${tools.length} tools: ${namesInBrief(tools)}.\n  Run mcp-hangar status to see the upstreams; tool names here are the upstream's own, without "${options.server}__".\n`;
 
 const unknownServer = (options: CallOptions, known: readonly string[]): string =>
 	`mcp-hangar: upstream "${options.server}": lookup failed: no upstream of that name is configured. ${known.length > 0 ? `Configured upstreams: ${known.join(', ')}.` : 'The config has no upstreams.'}\n`;

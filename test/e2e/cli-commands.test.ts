@@ -74,7 +74,7 @@ describe('mcp-hangar status, call, approve, quarantine', () => {
 
 		const unknownTool = await runCli(['call', 'fx', 'ecko', '--config', config]);
 		expect(unknownTool.code).toBe(1);
-		expect(unknownTool.stderr).toContain('upstream "fx": unknown tool "ecko" (its tools: echo, add, sleep, fail, stderr, pid)');
+		expect(unknownTool.stderr).toContain('upstream "fx": unknown tool "ecko". Did you mean "echo"? Its 6 tools: echo, add, sleep, fail, stderr, pid.');
 
 		const unknownServer = await runCli(['call', 'fy', 'echo', '--config', config]);
 		expect(unknownServer.code).toBe(1);

@@ -13,6 +13,7 @@
  */
 import {HangarError, JsonRpcError, JsonRpcCode, type Audience, type Hint} from '../base/errors.js';
 import type {ClientCapability} from '../link/client-side.js';
+import {didYouMean, namesInBrief} from '../base/closest-match.js';
 
 /** The actions a hint may send a person to, and where each can be done. */
 export type SurfaceAction = 'start' | 'stop' | 'restart' | 'quarantine' | 'approve' | 'details' | 'logs';
@@ -102,7 +103,6 @@ export function restartHint(state: string, restartAt: number | undefined, upstre
 			return `Its restart budget is spent: fix the cause (see its stderr: ${logs}, or ${tui('logs')}), then start it again (${whereBrief('start', audience, upstream)}).`;
 		};
 	}
-
 	return 'Retry the call; hangar restarts crashed upstreams automatically.';
 }
 
@@ -460,7 +460,7 @@ export function unknownServer(server: string, known: string[]): JsonRpcError {
 export function unknownServerTool(server: string, tool: string, tools: string[]): JsonRpcError {
 	return new JsonRpcError(
 		JsonRpcCode.InvalidParams,
-		`Unknown tool "${tool}" on server "${server}" (hangar_call). Its tools: ${tools.join(', ') || 'none'}. Use hangar_find_tools to search every server.`,
+		`Unknown tool "${tool}" on server "${server}" (hangar_call).${didYouMean(tool, tools)} Its ${tools.length} tools: ${namesInBrief(tools)}. Use hangar_find_tools to search every server.`,
 		{error: 'UnknownTool', server, tool, tools},
 	);
 }

@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest';
-import {startFailed, unavailable} from '../../../../source/core/engine/refusals.js';
+import {startFailed, unavailable, unknownServerTool} from '../../../../source/core/engine/refusals.js';
 
 // A one-shot command (`mcp-hangar call` with no hangar running) runs a hangar of its own that exits with it:
 // its hints must not send the reader to `mcp-hangar start`, which refuses when no hangar runs.
@@ -18,5 +18,15 @@ describe('hints of a one-shot command', () => {
 		const error = unavailable('ghost', 'tools/call', {state: 'dead', reason: 'gone', restartAt: undefined, permanent});
 		expect(error.hintFor('cli-once')).not.toContain('mcp-hangar start');
 		expect(startFailed('fx', {detail: 'exited', restartAt: undefined, remote: false, stderr: []}).hintFor('cli-once')).toContain('Run the command again');
+	});
+});
+
+describe('an unknown tool of an upstream with many', () => {
+	it('names the closest tool and lists the first 20 of 500 with how many more, keeping every name in the data', () => {
+		const tools = Array.from({length: 500}, (_, i) => `tool_${i + 1}`);
+		const error = unknownServerTool('many', 'tool-7', tools);
+		expect(error.message).toBe(`Unknown tool "tool-7" on server "many" (hangar_call). Did you mean "tool_7"? Its 500 tools: ${tools.slice(0, 20).join(', ')}, … and 480 more. Use hangar_find_tools to search every server.`);
+		expect((error.data as {tools: string[]}).tools).toHaveLength(500);
+		expect(unknownServerTool('none', 'x', []).message).toContain('Its 0 tools: none.');
 	});
 });
