@@ -863,6 +863,16 @@ describe('commands', () => {
 		]);
 	});
 
+	it('asks the whole quarantine question for a long name at 80 columns, not cut before "(y/n)"', async () => {
+		const name = 'a-really-long-upstream-name-that';
+		const ui = open(new FakeSource([entry(name)]), {columns: 80, rows: 24});
+		await ui.see(`› ${name.slice(0, 10)}`);
+		await ui.press('u');
+		await ui.see('Quarantine "');
+		expect(ui.frame().replace(/\s+/g, ' ')).toContain(`Quarantine "${name}"? It is stopped, its tools are hidden and its calls refused until a person lifts it, also after a restart of hangar. (y/n)`);
+		expect(ui.lines().every(line => line.length <= 80)).toBe(true);
+	});
+
 	it('shows an error in the message line with its hint apart', async () => {
 		const source = new FakeSource(threeUpstreams());
 		source.answer = async () => {
