@@ -135,6 +135,8 @@ class FakeSource implements HangarSource {
 
 	/** The config's state the header reads: drift from the file on disk, the last reload. */
 	config: HangarSnapshot['config'] = {drift: null, lastReload: null};
+	/** Set to read as a screen whose supervisor went away. */
+	stale: HangarSnapshot['stale'];
 
 	constructor(entries: StatusEntry[]) {
 		this.entries = entries;
@@ -151,6 +153,7 @@ class FakeSource implements HangarSource {
 			clients: this.clients,
 			notice: this.notice,
 			...(this.owner === undefined ? {} : {owner: this.owner}),
+			...(this.stale === undefined ? {} : {stale: this.stale}),
 			entries: this.entries,
 			toolNames: Object.fromEntries(this.entries.map(candidate => [candidate.name, candidate.name === 'alpha' ? ['search_docs', 'echo'] : ['echo']])),
 			details: focused !== undefined && focus?.want === 'details' ? {...detailsOf(focused), ...this.moreDetails} : undefined,
@@ -321,6 +324,19 @@ describe('the main screen', () => {
 		source.config = {drift: '/home/me/.config/mcp-hangar/config.json does not validate; the running config stays', lastReload: null};
 		const ui = open(source);
 		await ui.see(/1 cold\s+⚠ \/home\/me\/\.config\/mcp-hangar\/config\.json does not validate/);
+	});
+
+	it('at 80 columns, says whole how old an attached screen is and why, ahead of the counts', async () => {
+		const source = new FakeSource(threeUpstreams());
+		source.owner = 'hangar pid 24704 (mcp-hangar serve)';
+		source.configPath = '/tmp/fh3/c.json';
+		source.stale = {seconds: 7, why: 'hangar pid 24704 (mcp-hangar serve) stopped; reconnecting…'};
+		const ui = open(source, {columns: 80, rows: 24});
+		await ui.see('⚠ 7s old: hangar pid 24704 (mcp-hangar serve) stopped; reconnecting…');
+		expect(ui.lines().every(line => line.length <= 80)).toBe(true);
+		// Wide, the counts come first, as before.
+		const wide = open(source, {columns: 200, rows: 24});
+		await wide.see(/3 upstreams:.*⚠ 7s old: hangar pid 24704 \(mcp-hangar serve\) stopped; reconnecting…/);
 	});
 
 	it('says in the header when another supervisor runs the same config', async () => {
