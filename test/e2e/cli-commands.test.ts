@@ -16,7 +16,7 @@ describe('mcp-hangar status, call, approve, quarantine', () => {
 		const lines = table.stdout.trimEnd().split('\n');
 		expect(lines[0]).toMatch(/^NAME\s+STATE\s+ADMIN\s+CALLABLE\s+TOOLS\s+~TOKENS\s+VERIFIED\s+CALLS\s+FAILED\s+P50\s+RESTARTS\s+INSTANCES\s+ERA\s+LAST ERROR$/);
 		// fx's one predefined tool, as clients list it: {"name":"fx__echo","inputSchema":{"type":"object"}} is 52 characters, 13 tokens.
-		expect(lines[1]).toMatch(/^fx\s+cold\s+enabled\s+yes\s+1 \(stale\)\s+13\s+-\s+0\s+0\/0\s+-\s+0\s+auto: shared\s+-\s+-$/);
+		expect(lines[1]).toMatch(/^fx\s+cold\s+enabled\s+yes\s+1 \(stale\)\s+13\s+-\s+0\s+0\s+-\s+0\s+auto: shared\s+-\s+-$/);
 		expect(lines[2]).toMatch(/^off\s+disabled\s+disabled\s+no\s/);
 		expect(table.stderr).toContain('No hangar process is running on this state dir');
 		expect(table.stderr).toMatch(/Context: ~\d+ tokens of tool and prompt definitions to each client \(direct exposure; search exposure would send ~\d+; estimated at 4 characters a token\)\./);
