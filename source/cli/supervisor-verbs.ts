@@ -247,6 +247,8 @@ async function statusStandalone(config: HangarConfig, options: VerbOptions & {js
 			io.out(statusTable(entries, Date.now(), terminalWidth(io)));
 			io.err(contextLine(context));
 			io.err(issueLines(supervisor.config.path, issues));
+			// Nothing runs to find out that an entry cannot start: said as --check-config says it.
+			for (const line of launchWarnings(supervisor.config.servers)) io.err(`${line}\n`);
 			io.err(stateLines({...state, writer: true}));
 			io.err(`${note ?? 'No hangar process is running on this state dir: upstreams start when a client calls (mcp-hangar --stdio) or in mcp-hangar tui.'}\n`);
 		}

@@ -35,7 +35,7 @@ describe('mcp-hangar status, call, approve, quarantine', () => {
 		const dir = tempDir();
 		const config = writeConfig(
 			dir,
-			{fx: fixture('normal', [], {alwaysAllow: ['echo']}), bad: fixture('normal', ['${HANGAR_TEST_UNSET_VARIABLE}'])},
+			{fx: fixture('normal', [], {alwaysAllow: ['echo']}), bad: fixture('normal', ['${HANGAR_TEST_UNSET_VARIABLE}']), ghost: {command: '/nonexistent/hangar-test-ghost'}},
 			{...fastHangar, lingerSeconds: 0},
 		);
 		const problem = /^Config: \$\.mcpServers\.bad\.args\[3\]: variable \$\{HANGAR_TEST_UNSET_VARIABLE\} is not set/m;
@@ -43,6 +43,8 @@ describe('mcp-hangar status, call, approve, quarantine', () => {
 		expect(saved.code).toBe(0);
 		expect(saved.stderr).toMatch(problem);
 		expect(saved.stderr).toContain('Config: 1 key of other clients ignored (mcp-hangar --check-config lists it)');
+		// Nothing runs to say ghost cannot start: the saved state says so as --check-config does, not a bare "cold, callable".
+		expect(saved.stderr).toContain('warning: "ghost": command "/nonexistent/hangar-test-ghost" does not exist');
 		// Said once, in status's words: no timestamped log line repeats it.
 		expect(saved.stderr).not.toMatch(/^\d{4}-\d\d-\d\dT.* warn /m);
 		const json = JSON.parse((await runCli(['status', '--json', '--config', config])).stdout) as {configIssues: Array<{path: string; severity: string}>};
