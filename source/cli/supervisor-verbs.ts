@@ -472,9 +472,11 @@ const logLine = (line: {at: string; source: string; text: string}): string => `$
 /**
  * Runs `next` (a read that waits for new lines, then prints them) until
  * Ctrl-C or SIGTERM, which close the connection; the read that close cuts
- * short ends the loop quietly.
+ * short ends the loop quietly. A supervisor that closes the connection
+ * mid-follow has stopped (shutdown, its linger): said so, not taken for a
+ * connection refused at its open-file limit.
  */
-async function follow(client: {close(): Promise<void>}, next: () => Promise<void>): Promise<void> {
+async function follow(client: {close(): Promise<void>; label: string}, next: () => Promise<void>, io: Output): Promise<void> {
 	let stopped = false;
 	const stop = (): void => {
 		stopped = true;
@@ -489,7 +491,9 @@ async function follow(client: {close(): Promise<void>}, next: () => Promise<void
 				await next();
 			} catch (error) {
 				if (stopped) break;
-				throw error;
+				if (!(error instanceof HangarError && error.codeName === 'SupervisorUnavailable')) throw error;
+				io.err(`mcp-hangar: ${client.label} closed the connection: it stopped or is stopping, so there is nothing more to follow. Run the command again to follow the supervisor that runs next.\n`);
+				return;
 			}
 		}
 	} finally {
@@ -512,7 +516,7 @@ export async function logsVerb(options: VerbOptions & {server: string; follow: b
 			page = await client.logs(options.server, page.next, true);
 			if (page.gap) io.err(`mcp-hangar: (lines of "${options.server}" were skipped: its log buffer moved on, or a reload replaced it)\n`);
 			for (const line of page.lines) io.out(logLine(line));
-		});
+		}, io);
 		return 0;
 	});
 }
@@ -558,7 +562,7 @@ export async function callsVerb(options: VerbOptions & {server: string | undefin
 			page = await client.calls(page.next, true);
 			if (page.gap) io.err('mcp-hangar: (calls were skipped: more finished than the calls log keeps between two reads)\n');
 			print(page.calls);
-		});
+		}, io);
 		return 0;
 	};
 
