@@ -83,7 +83,7 @@ function lastErrorCell(entry: StatusEntry): string {
  * right), so its hint is still there.
  */
 export function statusTable(entries: readonly StatusEntry[], now = Date.now(), width?: number): string {
-	const header = ['NAME', 'STATE', 'ADMIN', 'CALLABLE', 'TOOLS', '~TOKENS', 'VERIFIED', 'CALLS', 'FAILURES', 'P50', 'RESTARTS', 'INSTANCES', 'ERA', 'LAST ERROR'];
+	const header = ['NAME', 'STATE', 'ADMIN', 'CALLABLE', 'TOOLS', '~TOKENS', 'VERIFIED', 'CALLS', 'FAILED', 'P50', 'RESTARTS', 'INSTANCES', 'ERA', 'LAST ERROR'];
 	const rows = entries.flatMap(entry => [[
 		entry.name,
 		entry.state,
@@ -93,7 +93,8 @@ export function statusTable(entries: readonly StatusEntry[], now = Date.now(), w
 		entry.contextTokens === undefined || entry.contextTokens === 0 ? '-' : String(entry.contextTokens),
 		ago(entry.lastVerifiedAt, now),
 		String(entry.calls),
-		`${entry.consecutiveFailures}/${entry.failures}`,
+		// As the TUI's FAILED column and reason line: failed calls, then the failures in a row (starts included) that open the breaker.
+		entry.consecutiveFailures > 0 ? `${entry.failures} (${entry.consecutiveFailures} in a row)` : String(entry.failures),
 		entry.latencyMs.p50 === null ? '-' : `${entry.latencyMs.p50}ms`,
 		String(entry.restarts),
 		instancesCell(entry),

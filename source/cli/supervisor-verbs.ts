@@ -28,6 +28,7 @@ import {statusTable} from './status-table.js';
 import {launchWarnings} from './launch-warnings.js';
 
 export {statusTable} from './status-table.js';
+import {didYouMean, namesInBrief} from '../core/base/closest-match.js';
 import {SupervisorCallError, SupervisorClient, cliClientName, type ConfigAnswer} from '../core/endpoints/supervisor-client.js';
 import {argumentErrorKey} from '../core/gateway/tool-requests.js';
 import type {DriftView} from '../core/views/views.js';
@@ -246,6 +247,8 @@ async function statusStandalone(config: HangarConfig, options: VerbOptions & {js
 			io.out(statusTable(entries, Date.now(), terminalWidth(io)));
 			io.err(contextLine(context));
 			io.err(issueLines(supervisor.config.path, issues));
+			// Nothing runs to find out that an entry cannot start: said as --check-config says it.
+			for (const line of launchWarnings(supervisor.config.servers)) io.err(`${line}\n`);
 			io.err(stateLines({...state, writer: true}));
 			io.err(`${note ?? 'No hangar process is running on this state dir: upstreams start when a client calls (mcp-hangar --stdio) or in mcp-hangar tui.'}\n`);
 		}
@@ -324,7 +327,7 @@ export async function callVerb(options: CallOptions, io: Output = stdio): Promis
 }
 
 const unknownTool = (options: CallOptions, tools: readonly string[]): string =>
-	`mcp-hangar: upstream "${options.server}": unknown tool "${options.tool}" (its tools: ${tools.join(', ') || 'none'}).\n  Run mcp-hangar status to see the upstreams; tool names here are the upstream's own, without "${options.server}__".\n`;
+	`mcp-hangar: upstream "${options.server}": unknown tool "${options.tool}".${didYouMean(options.tool, tools)} Its ${tools.length} tools: ${namesInBrief(tools)}.\n  Run mcp-hangar status to see the upstreams; tool names here are the upstream's own, without "${options.server}__".\n`;
 
 const unknownServer = (options: CallOptions, known: readonly string[]): string =>
 	`mcp-hangar: upstream "${options.server}": lookup failed: no upstream of that name is configured. ${known.length > 0 ? `Configured upstreams: ${known.join(', ')}.` : 'The config has no upstreams.'}\n`;
@@ -469,9 +472,11 @@ const logLine = (line: {at: string; source: string; text: string}): string => `$
 /**
  * Runs `next` (a read that waits for new lines, then prints them) until
  * Ctrl-C or SIGTERM, which close the connection; the read that close cuts
- * short ends the loop quietly.
+ * short ends the loop quietly. A supervisor that closes the connection
+ * mid-follow has stopped (shutdown, its linger): said so, not taken for a
+ * connection refused at its open-file limit.
  */
-async function follow(client: {close(): Promise<void>}, next: () => Promise<void>): Promise<void> {
+async function follow(client: {close(): Promise<void>; label: string}, next: () => Promise<void>, io: Output): Promise<void> {
 	let stopped = false;
 	const stop = (): void => {
 		stopped = true;
@@ -486,7 +491,9 @@ async function follow(client: {close(): Promise<void>}, next: () => Promise<void
 				await next();
 			} catch (error) {
 				if (stopped) break;
-				throw error;
+				if (!(error instanceof HangarError && error.codeName === 'SupervisorUnavailable')) throw error;
+				io.err(`mcp-hangar: ${client.label} closed the connection: it stopped or is stopping, so there is nothing more to follow. Run the command again to follow the supervisor that runs next.\n`);
+				return;
 			}
 		}
 	} finally {
@@ -509,7 +516,7 @@ export async function logsVerb(options: VerbOptions & {server: string; follow: b
 			page = await client.logs(options.server, page.next, true);
 			if (page.gap) io.err(`mcp-hangar: (lines of "${options.server}" were skipped: its log buffer moved on, or a reload replaced it)\n`);
 			for (const line of page.lines) io.out(logLine(line));
-		});
+		}, io);
 		return 0;
 	});
 }
@@ -555,7 +562,7 @@ export async function callsVerb(options: VerbOptions & {server: string | undefin
 			page = await client.calls(page.next, true);
 			if (page.gap) io.err('mcp-hangar: (calls were skipped: more finished than the calls log keeps between two reads)\n');
 			print(page.calls);
-		});
+		}, io);
 		return 0;
 	};
 

@@ -4,7 +4,7 @@
  * none is running. Errors seen through the CLI name CLI commands, not the
  * tools an MCP client would use. The built binary, real processes.
  */
-import {spawn} from 'node:child_process';
+import {spawn, type ChildProcess} from 'node:child_process';
 import {afterEach, describe, expect, it} from 'vitest';
 import {cliPath, fastHangar, fixture, runCli, tempDir, waitFor, waitForExit, writeConfig} from '../support/hangar.js';
 import {startDaemon, stopDaemons, type Served} from '../support/serve.js';
@@ -16,6 +16,30 @@ afterEach(async () => {
 async function serve(config: string): Promise<Served> {
 	const served = await startDaemon(config);
 	return served;
+}
+
+/** A served config whose one upstream, fx, is ready. */
+async function servedFx(): Promise<string> {
+	const config = writeConfig(tempDir(), {fx: fixture('normal', [], {lazy: false})}, fastHangar);
+	await serve(config);
+	await waitFor(async () => (await entry(config, 'fx')).state === 'ready', 'fx ready');
+	return config;
+}
+
+/** `mcp-hangar logs fx -f` running: what it printed so far, and its exit code once it exits. */
+function followLog(config: string): {child: ChildProcess; readonly out: string; readonly err: string; exited: Promise<number | null>} {
+	const child = spawn(process.execPath, [cliPath, 'logs', 'fx', '-f', '--config', config], {stdio: ['ignore', 'pipe', 'pipe']});
+	const printed = {out: '', err: ''};
+	child.stdout!.on('data', (chunk: Buffer) => {
+		printed.out += chunk.toString();
+	});
+	child.stderr!.on('data', (chunk: Buffer) => {
+		printed.err += chunk.toString();
+	});
+	const exited = new Promise<number | null>(resolve => {
+		child.on('exit', code => resolve(code));
+	});
+	return {child, get out() { return printed.out; }, get err() { return printed.err; }, exited};
 }
 
 type Entry = {name: string; state: string; pid: number | null};
@@ -80,25 +104,29 @@ describe('the CLI verbs against a running supervisor', () => {
 	});
 
 	it('follows an upstream\'s log with -f until Ctrl-C', async () => {
-		const dir = tempDir();
-		const config = writeConfig(dir, {fx: fixture('normal', [], {lazy: false})}, fastHangar);
-		await serve(config);
-		await waitFor(async () => (await entry(config, 'fx')).state === 'ready', 'fx ready');
-
-		const follow = spawn(process.execPath, [cliPath, 'logs', 'fx', '-f', '--config', config], {stdio: ['ignore', 'pipe', 'pipe']});
-		let out = '';
-		follow.stdout.on('data', (chunk: Buffer) => {
-			out += chunk.toString();
-		});
-		const exited = new Promise<number | null>(resolve => {
-			follow.on('exit', code => resolve(code));
-		});
-		await waitFor(() => out.includes('starting -> ready'), 'the log so far');
-		expect(out).not.toContain('stopped by a person');
+		const config = await servedFx();
+		const follow = followLog(config);
+		await waitFor(() => follow.out.includes('starting -> ready'), 'the log so far');
+		expect(follow.out).not.toContain('stopped by a person');
 
 		expect((await runCli(['stop', 'fx', '--config', config])).code).toBe(0);
-		await waitFor(() => out.includes('stopping -> stopped: stopped by a person (mcp-hangar stop)'), 'the new lines to follow');
-		follow.kill('SIGINT');
-		expect(await exited).toBe(0);
+		await waitFor(() => follow.out.includes('stopping -> stopped: stopped by a person (mcp-hangar stop)'), 'the new lines to follow');
+		follow.child.kill('SIGINT');
+		expect(await follow.exited).toBe(0);
+	});
+
+	it('is no MCP client while it follows: shutdown stops the supervisor without asking over it, and the follower says its supervisor went', async () => {
+		const config = await servedFx();
+		const follow = followLog(config);
+		await waitFor(() => follow.out.includes('starting -> ready'), 'the log so far');
+
+		// Without a terminal, shutdown refuses while MCP clients are attached: the follower is a person's command, not one.
+		const stopped = await runCli(['shutdown', '--config', config]);
+		expect(stopped.stderr).not.toContain('MCP client is attached');
+		expect(stopped.code, stopped.stderr).toBe(0);
+		// Its supervisor gone, the follower says so and ends, not blaming an open-file limit.
+		expect(await follow.exited).toBe(0);
+		expect(follow.err).toMatch(/^mcp-hangar: hangar pid \d+ \(mcp-hangar serve\) closed the connection: it stopped or is stopping, so there is nothing more to follow\./);
+		expect(follow.err).not.toContain('ulimit');
 	});
 });

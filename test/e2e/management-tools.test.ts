@@ -133,7 +133,7 @@ describe('management tools', () => {
 		const wrongServer = await toolErrorText(hangar.client.callTool({name: 'hangar_call', arguments: {server: 'fy', tool: 'echo'}}));
 		expect(wrongServer).toBe('Unknown server "fy" in hangar_call. Configured servers: fx.');
 		const wrongTool = await toolErrorText(hangar.client.callTool({name: 'hangar_call', arguments: {server: 'fx', tool: 'ecko'}}));
-		expect(wrongTool).toBe('Unknown tool "ecko" on server "fx" (hangar_call). Its tools: echo, add, sleep, fail, stderr, pid. Use hangar_find_tools to search every server.');
+		expect(wrongTool).toBe('Unknown tool "ecko" on server "fx" (hangar_call). Did you mean "echo"? Its 6 tools: echo, add, sleep, fail, stderr, pid. Use hangar_find_tools to search every server.');
 	});
 
 	it('answers unknown and ill-typed arguments with a tool execution error naming each problem (SEP-1303)', async () => {

@@ -58,3 +58,9 @@ export function didYouMean(word: string, candidates: Iterable<string>, format: (
 	const shown = matches.map(format);
 	return ` Did you mean ${shown.length === 1 ? shown[0] : `${shown.slice(0, -1).join(', ')} or ${shown.at(-1)}`}?`;
 }
+
+/** Names for an error message: all of them, or the first `max` and how many more (an upstream of 500 tools must not bury the message). */
+export function namesInBrief(names: readonly string[], max = 20): string {
+	if (names.length === 0) return 'none';
+	return names.length <= max ? names.join(', ') : `${names.slice(0, max).join(', ')}, … and ${names.length - max} more`;
+}

@@ -13,6 +13,7 @@
  */
 import {HangarError, JsonRpcError, JsonRpcCode, type Audience, type Hint} from '../base/errors.js';
 import type {ClientCapability} from '../link/client-side.js';
+import {didYouMean, namesInBrief} from '../base/closest-match.js';
 
 /** The actions a hint may send a person to, and where each can be done. */
 export type SurfaceAction = 'start' | 'stop' | 'restart' | 'quarantine' | 'approve' | 'details' | 'logs';
@@ -73,6 +74,7 @@ function inAbout(at: number): string {
 	return `${seconds(Math.max(0, at - Date.now()))} (at ${new Date(at).toISOString()})`;
 }
 
+/** Why a one-shot command's hint cannot send the reader to start or wait: nothing outlives the command. */ const onceExits = 'no hangar is running for this config: the one this command ran for itself exits with it';
 /** When a dead upstream restarts: the one time a message gives, from now (a one-shot command's own hangar exits with it: never). */
 function restartsItself(at: number, upstream: string, audience: Audience): string {
 	if (audience === 'cli-once') return `No hangar is running for this config, and the one this command ran for itself exits with it: run the command again, or keep a hangar running (mcp-hangar serve, or mcp-hangar tui) to restart "${upstream}" by itself.`;
@@ -80,7 +82,6 @@ function restartsItself(at: number, upstream: string, audience: Audience): strin
 }
 
 const removeDisabled = 'Remove "disabled": true from its entry in the config and restart hangar.';
-
 /** What to do about an entry hangar cannot use: fix the file, which a running hangar reloads when it is saved. */
 function fixEntry(upstream: string): string {
 	return `Fix the entry "${upstream}" in hangar's config file (\`mcp-hangar --check-config\` lists every problem of the file at once); a running hangar applies the file when it is saved.`;
@@ -88,7 +89,8 @@ function fixEntry(upstream: string): string {
 
 /** A problem a retry cannot fix (command not found, bad interpreter, ...): what to change, and that it is not retried by itself. */
 function permanentHint(upstream: string, fix: string): Hint {
-	return audience => `${fix} Hangar does not retry this by itself, since a retry cannot fix it: once fixed, start it again (${where('start', upstream, audience)}); a change to its config entry is tried at once.`;
+	return audience => `${fix} ${audience === 'cli-once' ? `Once fixed, run the command again (${onceExits}).`
+		: `Hangar does not retry this by itself, since a retry cannot fix it: once fixed, start it again (${where('start', upstream, audience)}); a change to its config entry is tried at once.`}`;
 }
 const removeQuarantined = 'Remove "quarantined": true from its entry in the config and restart hangar';
 
@@ -101,7 +103,6 @@ export function restartHint(state: string, restartAt: number | undefined, upstre
 			return `Its restart budget is spent: fix the cause (see its stderr: ${logs}, or ${tui('logs')}), then start it again (${whereBrief('start', audience, upstream)}).`;
 		};
 	}
-
 	return 'Retry the call; hangar restarts crashed upstreams automatically.';
 }
 
@@ -419,8 +420,8 @@ export function startFailed(upstream: string, options: {detail: string; restartA
 		});
 	}
 
-	const next = (audience: Audience): string =>
-		options.restartAt === undefined ? `It stays dead until it is started again (${where('start', upstream, audience)}).` : restartsItself(options.restartAt, upstream, audience);
+	const next = (audience: Audience): string => options.restartAt !== undefined ? restartsItself(options.restartAt, upstream, audience)
+		: (audience === 'cli-once' ? `Run the command again (${onceExits}).` : `It stays dead until it is started again (${where('start', upstream, audience)}).`);
 	const check = options.check ?? (options.remote
 		? 'If it keeps failing, check that the server is running and reachable at its url, and its headers.'
 		: 'If it keeps failing, check its command, args and env in the config and its stderr.');
@@ -459,7 +460,7 @@ export function unknownServer(server: string, known: string[]): JsonRpcError {
 export function unknownServerTool(server: string, tool: string, tools: string[]): JsonRpcError {
 	return new JsonRpcError(
 		JsonRpcCode.InvalidParams,
-		`Unknown tool "${tool}" on server "${server}" (hangar_call). Its tools: ${tools.join(', ') || 'none'}. Use hangar_find_tools to search every server.`,
+		`Unknown tool "${tool}" on server "${server}" (hangar_call).${didYouMean(tool, tools)} Its ${tools.length} tools: ${namesInBrief(tools)}. Use hangar_find_tools to search every server.`,
 		{error: 'UnknownTool', server, tool, tools},
 	);
 }

@@ -232,6 +232,8 @@ export class GatewaySession {
 			const params = checkParams(InitializeRequestSchema, 'initialize', raw);
 			this.client.identify(String(params.clientInfo.name), String(params.clientInfo.version));
 			this.pipeline.audience = kind === 'socket' && params.clientInfo.name === cliClientName ? 'cli' : 'mcp';
+			// A person's command (`logs -f`, `status`) is no MCP client: counted as one, it made shutdown and the TUI's q ask about it.
+			if (this.pipeline.audience === 'cli') this.client.markConsole();
 			const declared = Object.values(relayedRequests).filter(capability => isPlainObject(params.capabilities?.[capability]));
 			// As the client declared them: its own instances of per-client servers are told exactly these (as sent, not as
 			// the SDK's schema reads them: it turns an empty `elicitation` into `{form: {}}`).

@@ -11,6 +11,7 @@ import {implementationInfo, modernProtocolVersions, supportedProtocolVersions} f
 import {errorMessage} from '../base/errors.js';
 import type {ServerConfig} from '../config/read-config.js';
 import {describeExit, type ExitInfo} from './child-process-transport.js';
+import {SpawnError} from './launch-problem.js';
 import type {ClientSide} from './client-side.js';
 import type {LogBuffer} from './log-buffer.js';
 
@@ -220,7 +221,8 @@ async function openProbing<Events, Given, Connection extends EraAware>(
 		}
 
 		const exited = attempt.exit;
-		if (hint !== undefined || config.launch.kind !== 'stdio' || exited === undefined || exited.code === 126 || exited.code === 127) throw error;
+		// A process that never ran (command not found, not executable) did not exit on the probe: a second spawn fails the same way.
+		if (hint !== undefined || config.launch.kind !== 'stdio' || exited === undefined || exited.code === 126 || exited.code === 127 || error instanceof SpawnError) throw error;
 		log.push('hangar', `it exited on the server/discover probe (${describeExit(exited)}): a 2025 server; starting it again with initialize`);
 		const connection = await connect(opening, 'legacy', attempt);
 		connection.markProbed();

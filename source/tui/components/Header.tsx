@@ -3,7 +3,8 @@
  * MCP clients are attached; then how many upstreams are in each state, and
  * where hangar's log goes. Attached to a supervisor another process owns,
  * the first line names that process, and data that is not fresh says how
- * old it is and why, first thing on the second line.
+ * old it is and why on the second line, ahead of the counts when the line
+ * cannot hold both.
  */
 import {Box} from 'ink';
 import type {UpstreamState} from '../../core/engine/upstream/upstream-state.js';
@@ -98,7 +99,12 @@ export function Header() {
 
 	// The config's name and the client count stay on the first line at any width; the owner moves to the second line when both do not fit beside it.
 	const {first, ownerAbove} = firstLine(title, snapshot.owner, snapshot.configPath, right, width);
-	const second: Segment[] = [...ownerAbove, {text: `${total} upstream${total === 1 ? '' : 's'}:`}, ...counts, ...stale, ...drift];
+	const summary: Segment[] = [...ownerAbove, {text: `${total} upstream${total === 1 ? '' : 's'}:`}, ...counts];
+	const warnings = [...stale, ...drift];
+	// Warnings follow the counts when the line holds both; else they go first, so a narrow line cuts the counts, not why they are old.
+	const second: Segment[] = warnings.length === 0 || segmentsLength(summary) + segmentsLength(warnings) <= width
+		? [...summary, ...warnings]
+		: [{...warnings[0]!, text: warnings[0]!.text.trimStart()}, ...warnings.slice(1), {text: '  '}, ...summary];
 	if (snapshot.notice !== undefined) second.push({text: `  ${snapshot.notice}`, tone: {color: 'yellow'}});
 	// Only when it fits whole beside the rest: the states and warnings come first.
 	const cost = contextSegments(snapshot.context);

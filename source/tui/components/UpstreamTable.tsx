@@ -2,7 +2,7 @@
  * The main table: one row per upstream, columns fitted to the width by
  * priority (see table-columns.ts), the selected row marked with "›" and
  * shown inverse. When there are more rows than room, the window scrolls to
- * keep the selection in view. Under the table, the reason line: the whole
+ * keep the selection in view, and the title line says which rows it shows. Under the table, the reason line: the whole
  * last error of the selected upstream (or of the first broken one), wrapped
  * to up to four lines as room allows, so the cause is readable at any width.
  */
@@ -19,6 +19,21 @@ import {useTuiState} from './tui-context.js';
 function windowStart(selected: number, total: number, height: number): number {
 	if (total <= height || selected < 0) return 0;
 	return Math.min(Math.max(0, selected - Math.floor(height / 2)), total - height);
+}
+
+/**
+ * The column titles, and when the window scrolls, which rows it shows at the
+ * right end of that line ("rows 9-24 of 30"), so rows out of view are known
+ * to be there; left out when the titles leave no room for it.
+ */
+function titleLine(titles: Segment[], start: number, shown: number, total: number, width: number): Segment[] {
+	if (shown >= total) return titles;
+	const note = `rows ${start + 1}-${start + shown} of ${total}`;
+	const last = titles.at(-1)!;
+	const kept = [...titles.slice(0, -1), {...last, text: last.text.trimEnd()}];
+	const used = kept.reduce((sum, segment) => sum + segment.text.length, 0);
+	if (used + 2 + note.length > width) return titles;
+	return [...kept, {text: ' '.repeat(width - used - note.length)}, {text: note, tone: {dim: true}}];
 }
 
 const broken: ReadonlySet<StatusEntry['state']> = new Set(['dead', 'degraded']);
@@ -68,7 +83,7 @@ export function UpstreamTable({height}: {height: number}) {
 	const shown = rows.slice(start, start + room);
 	return (
 		<Box flexDirection="column">
-			<Segments segments={headerSegments(columns)} />
+			<Segments segments={titleLine(headerSegments(columns), start, shown.length, rows.length, size.columns)} />
 			{shown.map(entry => (
 				<StableSegments key={entry.name} segments={rowSegments(entry, columns, entry === selected, latest => latestEntry(latest, entry.name))} inverse={entry === selected} />
 			))}

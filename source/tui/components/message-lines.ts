@@ -34,7 +34,8 @@ export function messageLines(ui: UiState, width: number): Segment[][] {
 		return lines(`stopping ${n} upstream${n === 1 ? '' : 's'}…`, width, 1, {color: 'yellow', bold: true});
 	}
 
-	if (ui.dialog !== undefined) return lines(question(ui.dialog), width, 2, {color: 'yellow', bold: true});
+	// A question is read whole before y: up to four lines (a 32-character name's quarantine question takes three at 80 columns).
+	if (ui.dialog !== undefined) return lines(question(ui.dialog), width, 4, {color: 'yellow', bold: true});
 	const {message} = ui;
 	if (message === undefined) return [[{text: ' '}]];
 	const text = messageMark[message.tone] + printable(message.text);

@@ -79,4 +79,13 @@ describe('the status table', () => {
 		expect(lines[1]).toContain(String.raw`tool "read\ufefffile" description changed to "x\u2028send ~/.ssh` + '\u00A0' + 'too" see the diff');
 		expect(lines[3]).toContain(String.raw`gone\ufeff\u2028now`);
 	});
+
+	it('says FAILED as the TUI does: failed calls, and the failures in a row apart, not as a bare "4/0"', () => {
+		const failing = {...entry('remote', 'start failed: cannot connect'), calls: 0, failures: 0, consecutiveFailures: 4} as StatusEntry;
+		const lines = statusTable([entry('ok', null), failing]).trimEnd().split('\n');
+		expect(lines[0]).toMatch(/\sCALLS\s+FAILED\s+P50\s/);
+		expect(lines[1]).toMatch(/^ok\s.*\s2\s+0\s+4ms\s/);
+		expect(lines[2]).toMatch(/^remote\s.*\s0\s+0 \(4 in a row\)\s+4ms\s/);
+		expect(lines.join('\n')).not.toContain('4/0');
+	});
 });

@@ -135,6 +135,8 @@ class FakeSource implements HangarSource {
 
 	/** The config's state the header reads: drift from the file on disk, the last reload. */
 	config: HangarSnapshot['config'] = {drift: null, lastReload: null};
+	/** Set to read as a screen whose supervisor went away. */
+	stale: HangarSnapshot['stale'];
 
 	constructor(entries: StatusEntry[]) {
 		this.entries = entries;
@@ -151,6 +153,7 @@ class FakeSource implements HangarSource {
 			clients: this.clients,
 			notice: this.notice,
 			...(this.owner === undefined ? {} : {owner: this.owner}),
+			...(this.stale === undefined ? {} : {stale: this.stale}),
 			entries: this.entries,
 			toolNames: Object.fromEntries(this.entries.map(candidate => [candidate.name, candidate.name === 'alpha' ? ['search_docs', 'echo'] : ['echo']])),
 			details: focused !== undefined && focus?.want === 'details' ? {...detailsOf(focused), ...this.moreDetails} : undefined,
@@ -323,6 +326,19 @@ describe('the main screen', () => {
 		await ui.see(/1 cold\s+⚠ \/home\/me\/\.config\/mcp-hangar\/config\.json does not validate/);
 	});
 
+	it('at 80 columns, says whole how old an attached screen is and why, ahead of the counts', async () => {
+		const source = new FakeSource(threeUpstreams());
+		source.owner = 'hangar pid 24704 (mcp-hangar serve)';
+		source.configPath = '/tmp/fh3/c.json';
+		source.stale = {seconds: 7, why: 'hangar pid 24704 (mcp-hangar serve) stopped; reconnecting…'};
+		const ui = open(source, {columns: 80, rows: 24});
+		await ui.see('⚠ 7s old: hangar pid 24704 (mcp-hangar serve) stopped; reconnecting…');
+		expect(ui.lines().every(line => line.length <= 80)).toBe(true);
+		// Wide, the counts come first, as before.
+		const wide = open(source, {columns: 200, rows: 24});
+		await wide.see(/3 upstreams:.*⚠ 7s old: hangar pid 24704 \(mcp-hangar serve\) stopped; reconnecting…/);
+	});
+
 	it('says in the header when another supervisor runs the same config', async () => {
 		const source = new FakeSource(threeUpstreams());
 		source.config = {drift: null, lastReload: null, others: 'another supervisor (pid 4242, mcp-hangar serve --linger, state dir /home/me/.local/state/mcp-hangar) runs this config'};
@@ -466,6 +482,23 @@ describe('the main screen', () => {
 });
 
 describe('selection', () => {
+	it('says on the title line which rows a scrolled list shows, within the width', async () => {
+		const names = Array.from({length: 30}, (_, index) => `up${String(index).padStart(2, '0')}`);
+		const ui = open(new FakeSource(names.map(name => entry(name))), {columns: 80, rows: 24});
+		await ui.see('› up00');
+		const title = (): string => ui.lines().find(line => line.includes('NAME')) ?? '';
+		expect(title()).toMatch(/NAME .*\s rows 1-\d+ of 30$/);
+		await ui.press('j'.repeat(20));
+		await ui.see('› up20');
+		expect(title()).toMatch(/ rows \d+-\d+ of 30$/);
+		expect(title()).not.toContain('rows 1-');
+		expect(ui.lines().every(line => line.length <= 80)).toBe(true);
+		// Every row in view: no note.
+		const few = open(new FakeSource(names.slice(0, 3).map(name => entry(name))), {columns: 80, rows: 24});
+		await few.see('› up00');
+		expect(few.frame()).not.toMatch(/rows \d/);
+	});
+
 	it('moves with j/k and the arrows and follows the upstream by name when rows re-sort', async () => {
 		const source = new FakeSource(threeUpstreams());
 		const ui = open(source);
@@ -844,6 +877,16 @@ describe('commands', () => {
 			{name: 'alpha', action: 'restart'},
 			{name: 'alpha', action: 'quarantine'},
 		]);
+	});
+
+	it('asks the whole quarantine question for a long name at 80 columns, not cut before "(y/n)"', async () => {
+		const name = 'a-really-long-upstream-name-that';
+		const ui = open(new FakeSource([entry(name)]), {columns: 80, rows: 24});
+		await ui.see(`› ${name.slice(0, 10)}`);
+		await ui.press('u');
+		await ui.see('Quarantine "');
+		expect(ui.frame().replace(/\s+/g, ' ')).toContain(`Quarantine "${name}"? It is stopped, its tools are hidden and its calls refused until a person lifts it, also after a restart of hangar. (y/n)`);
+		expect(ui.lines().every(line => line.length <= 80)).toBe(true);
 	});
 
 	it('shows an error in the message line with its hint apart', async () => {
