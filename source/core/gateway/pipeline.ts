@@ -100,6 +100,12 @@ export class Pipeline {
 	initializeAnswered = false;
 	/** A notifications/initialized that arrived before the initialize was answered: applied once it is. */
 	private earlyInitialized: {params: Params} | undefined;
+	/**
+	 * Answers to requests a client sent behind its `initialize` (piped lines),
+	 * held until that is answered: a first run's initialize waits for the
+	 * upstreams, and its call would otherwise be answered first. Pings are not held.
+	 */
+	private heldAnswers: Array<() => void> | undefined;
 	/** Who reads this connection's errors; the initialize handler sets it (hangar's own CLI: 'cli'). */
 	audience: Audience = 'mcp';
 	/** Told of every response the client sends (answers to what hangar asked it for an upstream). */
@@ -241,7 +247,10 @@ export class Pipeline {
 		// A modern request belongs to its client's identity, not to the connection's session (modern-clients.ts).
 		const bound = modern === undefined ? undefined : this.modernClient?.(modern, (notification, params) => this.notify(notification, params, id), id);
 		const context = this.contextFor(id, method, record.params, modern, bound?.client ?? this.client, now);
-		if (method === 'initialize' && modern === undefined) this.machine.apply('initialize', 'initialize request received');
+		if (method === 'initialize' && modern === undefined) {
+			this.machine.apply('initialize', 'initialize request received');
+			this.heldAnswers = [];
+		}
 		const request: InFlight = {context, modern, bound};
 		this.inflight.set(id, request);
 		this.serve(handler, request, record.params);
@@ -335,8 +344,14 @@ export class Pipeline {
 
 	private answer(request: InFlight, value: unknown): void {
 		const {context, modern} = request;
+		if (this.heldAnswers !== undefined && context.method !== 'initialize' && context.method !== 'ping') {
+			this.heldAnswers.push(() => this.answer(request, value));
+			return;
+		}
+
 		if (context.unanswerable) {
 			this.done(request);
+			if (context.method === 'initialize') this.releaseAnswers();
 			return;
 		}
 
@@ -365,6 +380,8 @@ export class Pipeline {
 			this.notified('notifications/initialized', params);
 		}
 
+		if (context.method === 'initialize') this.releaseAnswers();
+
 		// In flight until the transport took the answer (a client that does not read holds a session's drain).
 		if (sent === undefined) this.done(request);
 		else
@@ -376,11 +393,19 @@ export class Pipeline {
 
 	private failed(request: InFlight, error: unknown): void {
 		const {context, modern} = request;
+		if (this.heldAnswers !== undefined && context.method !== 'initialize' && context.method !== 'ping') {
+			this.heldAnswers.push(() => this.failed(request, error));
+			return;
+		}
+
 		// A refused initialize leaves the connection waiting for a corrected one (an initialized sent ahead of it went with it).
 		if (context.method === 'initialize' && this.machine.can('initialize_failed')) {
 			this.earlyInitialized = undefined;
 			this.machine.apply('initialize_failed', 'initialize was answered with an error');
 		}
+
+		// The answers held behind it go after its error (queued: this one is sent below first).
+		if (context.method === 'initialize') queueMicrotask(() => this.releaseAnswers());
 		if (context.unanswerable) {
 			this.done(request); // Cancelled (or closed): the protocol says no response.
 			return;
@@ -408,6 +433,13 @@ export class Pipeline {
 	}
 
 	/** The request is answered (or owed no answer): it leaves the requests in flight. */
+	/** Sends the answers held behind initialize, in the order they were ready. */
+	private releaseAnswers(): void {
+		const held = this.heldAnswers;
+		this.heldAnswers = undefined;
+		if (held !== undefined) for (const send of held) send();
+	}
+
 	private done(request: InFlight): void {
 		if (this.inflight.get(request.context.id) === request) this.inflight.delete(request.context.id);
 		request.context.end();
