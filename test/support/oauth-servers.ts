@@ -34,6 +34,11 @@ export async function startAuthServer(options: {registration?: boolean} = {}): P
 	await server.start(0, '127.0.0.1');
 	const issuer = server.issuer.url!;
 	const result: AuthServer = {server, issuer, grants: [], authorizeRequests: 0, registrations: 0, close: async () => server.stop()};
+	// Each token unique, as a real server's (a jti): the mock signs the same claims to the same bytes, so a refresh within the
+	// second of the sign-in gave back the very token the protected server had just been told to refuse.
+	server.issuer.on('beforeSigning', (token: {payload: Record<string, unknown>}) => {
+		token.payload['jti'] = crypto.randomUUID();
+	});
 	server.service.on('beforeResponse', (response: {body: Record<string, unknown>}, request: {body: Record<string, unknown>}) => {
 		result.grants.push({grant: String(request.body['grant_type']), body: response.body});
 	});
