@@ -16,13 +16,14 @@ import {ForwardedResult, RequestCancelledError, UpstreamRpcError, UpstreamTimeou
 import {isPlainObject} from '../wire/message-classifier.js';
 import type {RequestTracing} from './observe/trace-scope.js';
 import type {CallContext, StartedBefore} from './upstream/call-path.js';
+import type {OperationOf} from './clients/instance-limit.js';
 
 /** What the routed calls are given by the supervisor. */
 export type RoutedCallDeps = {
 	/** Whether the supervisor is shutting down: every call is refused then. */
 	shuttingDown(): boolean;
 	/** The upstream that serves a client's requests for a server (see Supervisor.instanceFor). */
-	instanceFor(template: Upstream, client: ClientRecord | undefined, operation?: string): Upstream;
+	instanceFor(template: Upstream, client: ClientRecord | undefined, operation?: OperationOf): Upstream;
 	/** OpenTelemetry spans, when tracing is on (set on the supervisor after it starts). */
 	tracing(): RequestTracing | undefined;
 	calls: CallLog;
@@ -35,11 +36,6 @@ export type RoutedCallDeps = {
 
 /** The instance a request goes to, and the start it waited for (if it did). */
 type Chosen = {instance: Upstream; before: StartedBefore | undefined};
-
-/** A request's operation as its errors name it: `tools/call "echo"`. */
-function operationOf(context: RequestContext): string {
-	return context.record.target === undefined ? context.method : `${context.method} "${context.record.target}"`;
-}
 
 /** A tasks/result answer's `related-task` `_meta` with hangar's id for the task. */
 function exposeRelatedTask(result: Record<string, unknown>, entry: TaskEntry): Record<string, unknown> {
@@ -65,7 +61,7 @@ export class RoutedCalls {
 	 * every call a turn of the microtask queue.
 	 */
 	private instanceNow(upstream: Upstream, context: RequestContext): Upstream | undefined {
-		const instance = this.deps.instanceFor(upstream, context.client, operationOf(context));
+		const instance = this.deps.instanceFor(upstream, context.client, context);
 		if (instance !== upstream || upstream.config.instances !== 'auto') return instance;
 		return upstream.state === 'starting' || upstream.state === 'cold' ? undefined : instance;
 	}
@@ -79,7 +75,7 @@ export class RoutedCalls {
 	 */
 	private async instanceAfterStart(upstream: Upstream, why: string, context: RequestContext): Promise<{instance: Upstream; before: StartedBefore}> {
 		const before = await upstream.startBefore(why, context);
-		const instance = this.deps.instanceFor(upstream, context.client, operationOf(context));
+		const instance = this.deps.instanceFor(upstream, context.client, context);
 		if (instance === upstream || before.failure instanceof UpstreamTimeoutError || before.failure instanceof RequestCancelledError) return {instance, before};
 		return {instance, before: {...before, failure: undefined}};
 	}

@@ -12,11 +12,23 @@
 import {HangarError} from '../../base/errors.js';
 import type {HangarSettings} from '../../config/read-config.js';
 
+/**
+ * What a refusal names as the operation: its text, or the request it is
+ * made from (`tools/call "echo"`) only when a refusal is made, not on every
+ * call that fits.
+ */
+export type OperationOf = string | {readonly method: string; readonly record: {readonly target: string | undefined}};
+
+function operationText(operation: OperationOf): string {
+	if (typeof operation === 'string') return operation;
+	return operation.record.target === undefined ? operation.method : `${operation.method} "${operation.record.target}"`;
+}
+
 /** The refusal for a new instance of `server` for `session`, or undefined when it fits. */
 export function instanceLimitRefusal(options: {
 	server: string;
 	session: string;
-	operation: string;
+	operation: OperationOf;
 	/** Instances of this server now. */
 	ofServer: number;
 	/** Instances of every per-client server now. */
@@ -34,7 +46,7 @@ export function instanceLimitRefusal(options: {
 	return new HangarError({
 		code: 'UpstreamUnavailable',
 		upstream: options.server,
-		operation: options.operation,
+		operation: operationText(options.operation),
 		message: `it runs one instance per client session, and the limit of ${which.limit} instances ${which.of} is reached (hangar.${which.setting}), so the client session ${options.session} gets none; no other session's instance was stopped`,
 		hint: `Close client sessions you no longer use (each one's instance stops with it), or raise hangar.${which.setting} in the config.`,
 		details: {limit: which.limit, setting: `hangar.${which.setting}`, instances: which.setting === 'maxInstances' ? total : ofServer},
