@@ -102,3 +102,30 @@ export function enableCompileCache(directory: string = compileCacheDir()): Compi
 		return {status: 'failed'};
 	}
 }
+
+/** zod's index of its translations, which `import 'zod'` loads whole (`z.locales`). */
+const zodLocalesIndex = '/node_modules/zod/v4/locales/index.js';
+
+/**
+ * Keeps zod's 63 translations of its error messages out of the process:
+ * zod's index of them (`z.locales`) is read as an index of English alone.
+ * Hangar and the MCP SDK never call `z.config(z.locales.xx())`, and zod
+ * takes its English default from `locales/en.js` directly. They were 64 of
+ * the modules a supervisor loads before its first upstream may be spawned,
+ * about 15 ms of its CPU and 3.7 MiB of its idle memory
+ * (docs/performance.md, "fourteenth round"). Only that one file of zod is
+ * read differently, and only while `en.js` is beside it; on a Node without
+ * `module.registerHooks` (before 22.15) nothing changes.
+ */
+export function skipUnusedZodLocales(): void {
+	const register = (module as {registerHooks?: typeof module.registerHooks}).registerHooks;
+	if (typeof register !== 'function') return;
+	try {
+		register({
+			load(url, context, nextLoad) {
+				if (!url.endsWith(zodLocalesIndex) || !url.startsWith('file:') || !fs.existsSync(new URL('en.js', url))) return nextLoad(url, context);
+				return {format: 'module', source: 'export {default as en} from "./en.js";\n', shortCircuit: true};
+			},
+		});
+	} catch {}
+}
