@@ -75,7 +75,8 @@ describe('a remote upstream that lost hangar\'s session', () => {
 		expect(textOf(await client.callTool({name: 'echo', arguments: {message: 'before'}}))).toBe('Echo: before');
 
 		// The upstream forgets every session, as a restart does: hangar's next request gets 404.
-		children[0]!.kill('SIGUSR2');
+		const forgot = await fetch(new URL('/forget', url), {method: 'POST'});
+		expect(forgot.status).toBe(204);
 		const after = await waitFor(
 			async () => {
 				try {
