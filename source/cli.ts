@@ -19,7 +19,7 @@
  * file, and quick-main.ts with what it loads into dist/bundle/
  * (scripts/bundle.js): fewer modules for the ESM loader to resolve.
  */
-import {enableCompileCache, skipUnusedZodLocales, unsupportedNode} from './cli/node-runtime.js';
+import {enableCompileCache, skipUnusedModuleParts, unsupportedNode} from './cli/node-runtime.js';
 import {lingeringServeArgs, plainStdioArgs, standaloneStdioArgs} from './cli/stdio-args.js';
 
 const unsupported = unsupportedNode(undefined, undefined, {script: process.argv[1], argv: process.argv.slice(2)});
@@ -29,14 +29,14 @@ if (unsupported === undefined) {
 	const stdio = process.stdin.isTTY ? undefined : plainStdioArgs(argv);
 	const daemon = process.stdin.isTTY ? undefined : lingeringServeArgs(argv);
 	const standalone = process.stdin.isTTY ? undefined : standaloneStdioArgs(argv);
-	// Before anything that loads zod (not the quick attach, which loads nothing more).
-	if (daemon !== undefined || standalone !== undefined) skipUnusedZodLocales();
+	// Before anything that loads zod or the SDK (not the quick attach, which loads neither).
+	if (daemon !== undefined || standalone !== undefined) skipUnusedModuleParts();
 	if (daemon !== undefined) await (await import('./core/endpoints/quick-main.js')).runLingeringServe(daemon);
 	else if (standalone !== undefined) await (await import('./core/endpoints/quick-main.js')).runStandaloneStdio(standalone);
 	else {
 		const attached = stdio !== undefined && (await (await import('./core/endpoints/stdio-bridge.js')).attachQuickly(stdio).catch(() => false));
 		if (!attached) {
-			skipUnusedZodLocales();
+			skipUnusedModuleParts();
 			await import('./cli/main.js');
 		}
 	}

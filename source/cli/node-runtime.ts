@@ -19,6 +19,7 @@ import fs from 'node:fs';
 import module from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
+import {fileURLToPath} from 'node:url';
 import {shellWord} from '../core/base/shell-words.js';
 
 /** The oldest Node major hangar runs on (package.json `engines`). */
@@ -106,25 +107,69 @@ export function enableCompileCache(directory: string = compileCacheDir()): Compi
 /** zod's index of its translations, which `import 'zod'` loads whole (`z.locales`). */
 const zodLocalesIndex = '/node_modules/zod/v4/locales/index.js';
 
+/** The MCP SDK packages' Node shims, which load ajv (the SDK's JSON Schema validator) whole. */
+const sdkShims = /\/node_modules\/@modelcontextprotocol\/(client|server)\/dist\/shimsNode\.mjs$/;
+/** How those shims take ajv: their first line, which names the chunk that holds it and the export it is under. */
+const ajvImport = /^import \{ (\w+) as AjvJsonSchemaValidator \} from "(\.\/ajvProvider-[\w-]+\.mjs)";\n/;
+
 /**
- * Keeps zod's 63 translations of its error messages out of the process:
- * zod's index of them (`z.locales`) is read as an index of English alone.
- * Hangar and the MCP SDK never call `z.config(z.locales.xx())`, and zod
- * takes its English default from `locales/en.js` directly. They were 64 of
- * the modules a supervisor loads before its first upstream may be spawned,
- * about 15 ms of its CPU and 3.7 MiB of its idle memory
- * (docs/performance.md, "fourteenth round"). Only that one file of zod is
- * read differently, and only while `en.js` is beside it; on a Node without
- * `module.registerHooks` (before 22.15) nothing changes.
+ * The SDK's shims with ajv loaded on first use: the same class, whose
+ * `getValidator` (and `ajv`) load the SDK's own ajv chunk synchronously
+ * (`require` of an ES module) the first time a JSON Schema is compiled.
+ * Undefined unless the shims are exactly as expected: ajv imported on the
+ * first line and named only once more, in the export.
  */
-export function skipUnusedZodLocales(): void {
+export function ajvOnFirstUse(source: string, url: string): string | undefined {
+	const found = ajvImport.exec(source);
+	if (found === null) return undefined;
+	const rest = source.slice(found[0].length);
+	if (rest.split('AjvJsonSchemaValidator').length !== 2 || !/export \{[^}]*\bAjvJsonSchemaValidator as DefaultJsonSchemaValidator\b[^}]*\};/.test(rest)) return undefined;
+	const chunk = new URL(found[2]!, url);
+	const lazy = `import {createRequire as hangarRequire} from "node:module";
+let HangarAjvProvider;
+class AjvJsonSchemaValidator {
+	#ajv;
+	#real;
+	constructor(ajv) { this.#ajv = ajv; }
+	#provider() { HangarAjvProvider ??= hangarRequire(${JSON.stringify(chunk.href)})(${JSON.stringify(fileURLToPath(chunk))})[${JSON.stringify(found[1])}]; return (this.#real ??= new HangarAjvProvider(this.#ajv)); }
+	get ajv() { return this.#provider().ajv; }
+	getValidator(schema) { return this.#provider().getValidator(schema); }
+}
+`;
+	return lazy + rest;
+}
+
+/**
+ * Keeps what hangar never runs of its packages out of its processes, with
+ * a synchronous module hook (`module.registerHooks`, Node 22.15 and later;
+ * before that nothing changes):
+ *
+ * - zod's 63 translations of its error messages: its index of them
+ *   (`z.locales`) is read as an index of English alone, only while `en.js`
+ *   is beside it. Hangar and the SDK never call `z.config(z.locales.xx())`,
+ *   and zod takes its English default from `locales/en.js` directly.
+ * - ajv, the SDK's JSON Schema validator, which its Node shims load whole
+ *   (about 18 ms of CPU and 2.8 MiB): loaded when the SDK first compiles a
+ *   schema (a tool's output schema in the SDK's own `callTool`, which
+ *   hangar's calls do not go through), see ajvOnFirstUse.
+ *
+ * Before, these were 65 of the modules a supervisor loads at its start
+ * (docs/performance.md, "fourteenth round").
+ */
+export function skipUnusedModuleParts(): void {
 	const register = (module as {registerHooks?: typeof module.registerHooks}).registerHooks;
 	if (typeof register !== 'function') return;
 	try {
 		register({
 			load(url, context, nextLoad) {
-				if (!url.endsWith(zodLocalesIndex) || !url.startsWith('file:') || !fs.existsSync(new URL('en.js', url))) return nextLoad(url, context);
-				return {format: 'module', source: 'export {default as en} from "./en.js";\n', shortCircuit: true};
+				if (url.endsWith(zodLocalesIndex) && url.startsWith('file:') && fs.existsSync(new URL('en.js', url))) {
+					return {format: 'module', source: 'export {default as en} from "./en.js";\n', shortCircuit: true};
+				}
+
+				if (!sdkShims.test(url)) return nextLoad(url, context);
+				const loaded = nextLoad(url, context);
+				const lazy = loaded.source === undefined || loaded.source === null ? undefined : ajvOnFirstUse(String(loaded.source), url);
+				return lazy === undefined ? loaded : {...loaded, source: lazy};
 			},
 		});
 	} catch {}
