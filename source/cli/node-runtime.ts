@@ -2,8 +2,9 @@
  * What `dist/cli.js` does before the rest of the CLI loads: refuse a Node
  * older than the one hangar is built for (Ink 8 and the rest need Node 22),
  * with a sentence instead of a stack trace from deep inside a dependency,
- * and turn on Node's compile cache, so that the modules of a later start
- * are not compiled again (docs/performance.md, "Cold start").
+ * turn on Node's compile cache, so that the modules of a later start are
+ * not compiled again (docs/performance.md, "Cold start"), and keep out of
+ * the process what hangar never runs of its packages (skipUnusedModuleParts).
  *
  * The cache lives in the user's cache dir ($XDG_CACHE_HOME/mcp-hangar, else
  * ~/.cache/mcp-hangar), not next to the code: an install may be read-only
