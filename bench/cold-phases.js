@@ -27,32 +27,30 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {parseArgs} from 'node:util';
 import {cliPath, root, tempDir} from './lib/paths.js';
+import {lines} from './lib/json-lines.js';
+import {sleep} from './lib/processes.js';
 import {everythingBin} from './lib/real-upstreams.js';
+import {rotated} from './lib/rounds.js';
 import {median} from './lib/stats.js';
 
 const {values: options, positionals} = parseArgs({options: {rounds: {type: 'string', default: '10'}}, allowPositionals: true});
 const builds = positionals.length === 0 ? [['this', cliPath]] : positionals.map(word => [word.slice(0, word.indexOf('=')), path.resolve(word.slice(word.indexOf('=') + 1))]);
 const hook = path.join(root, 'bench', 'lib', 'phase-hook.mjs');
 
-/** One cold start: spawn `args`, initialize, call `tool`; the events every process logged, and the client's own times. */
-async function coldStart(args, tool, stateDir) {
-	const dir = tempDir('hangar-cold-phases-');
+/** One cold start: spawn `args`, initialize, call `tool`; the events every process logged, and the client's own times. `dir`: where the events go (a temp dir of its own when not given). */
+async function coldStart(args, tool, stateDir, given) {
+	const dir = given ?? tempDir('hangar-cold-phases-');
 	const phaseOut = path.join(dir, 'phases.jsonl');
 	const startedAt = performance.timeOrigin + performance.now();
 	const child = spawn(process.execPath, args, {stdio: ['pipe', 'pipe', 'pipe'], env: {...process.env, NODE_OPTIONS: `--import=${hook}`, PHASE_OUT: phaseOut}});
-	let buffer = '';
 	let stderr = '';
 	const waiting = new Map();
 	child.stderr.on('data', chunk => {
 		stderr += chunk;
 	});
-	child.stdout.on('data', chunk => {
-		buffer += chunk;
-		for (let end = buffer.indexOf('\n'); end >= 0; end = buffer.indexOf('\n')) {
-			const message = JSON.parse(buffer.slice(0, end));
-			buffer = buffer.slice(end + 1);
-			waiting.get(message.id)?.(message);
-		}
+	lines(child.stdout, line => {
+		const message = JSON.parse(line);
+		waiting.get(message.id)?.(message);
 	});
 	const request = async (id, method, params) =>
 		new Promise((resolve, reject) => {
@@ -80,7 +78,7 @@ async function coldStart(args, tool, stateDir) {
 			else resolve();
 		});
 		await stopDaemon(stateDir);
-		fs.rmSync(dir, {recursive: true, force: true});
+		if (given === undefined) fs.rmSync(dir, {recursive: true, force: true});
 	}
 }
 
@@ -102,7 +100,7 @@ async function stopDaemon(stateDir) {
 			return;
 		}
 
-		await new Promise(resolve => setTimeout(resolve, 20));
+		await sleep(20);
 	}
 }
 
@@ -134,7 +132,7 @@ const paths = [['direct'], ...builds];
 const samples = new Map(paths.map(([label]) => [label, []]));
 const rounds = Number(options.rounds);
 for (let round = 0; round < rounds; round++) {
-	for (const [label, cli] of [...paths.slice(round % paths.length), ...paths.slice(0, round % paths.length)]) {
+	for (const [label, cli] of rotated(paths, round)) {
 		if (cli === undefined) {
 			samples.get(label).push(phasesOf(await coldStart([everythingBin], 'echo')));
 			continue;
@@ -145,7 +143,7 @@ for (let round = 0; round < rounds; round++) {
 		const config = path.join(dir, 'mcp-hangar.json');
 		fs.writeFileSync(config, JSON.stringify({hangar: {stateDir}, mcpServers: {up: {command: process.execPath, args: [everythingBin], lazy: false, instances: 'shared'}}}));
 		try {
-			samples.get(label).push(phasesOf(await coldStart([cli, '--stdio', '--config', config], 'up__echo', stateDir)));
+			samples.get(label).push(phasesOf(await coldStart([cli, '--stdio', '--config', config], 'up__echo', stateDir, dir)));
 		} finally {
 			fs.rmSync(dir, {recursive: true, force: true});
 		}

@@ -18,6 +18,7 @@
 import fs from 'node:fs';
 import {parseArgs} from 'node:util';
 import {connectors} from './lib/peer-paths.js';
+import {rolePids, statTicks} from './lib/processes.js';
 import {realUpstream} from './lib/real-upstreams.js';
 import {median} from './lib/stats.js';
 
@@ -58,10 +59,10 @@ function read(pid) {
 			continue; // A thread that ended between the listing and the read.
 		}
 
-		const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+		const {user, system} = statTicks(stat);
 		const main = task === String(pid);
-		times[main ? 'mainUser' : 'otherUser'] += Number(fields[11]);
-		times[main ? 'mainSystem' : 'otherSystem'] += Number(fields[12]);
+		times[main ? 'mainUser' : 'otherUser'] += user;
+		times[main ? 'mainSystem' : 'otherSystem'] += system;
 	}
 
 	const io = Object.fromEntries(
@@ -89,19 +90,21 @@ async function drive(session, count) {
 const tickMicros = 10_000;
 /** rows[path][process][measure] = samples */
 const rows = {};
+/** rates[path] = calls a second, one per round */
+const rates = {};
 for (let round = 1; round <= rounds; round++) {
 	for (const name of paths) {
 		const session = await connectors[name](realUpstream('everything'));
 		try {
 			await drive(session, warm);
-			const processes = Object.entries({proxy: session.proxyPid, daemon: session.daemonPid, upstream: session.upstreamPid}).filter(([, pid]) => pid !== undefined);
+			const processes = rolePids(session);
 			const before = processes.map(([, pid]) => read(pid));
 			const startedAt = performance.now();
 			await drive(session, calls);
 			const seconds = (performance.now() - startedAt) / 1000;
 			const after = processes.map(([, pid]) => read(pid));
 			rows[name] ??= {};
-			(rows[name].path ??= {callsPerSecond: []}).callsPerSecond.push(calls / seconds);
+			(rates[name] ??= []).push(calls / seconds);
 			processes.forEach(([role], index) => {
 				const cell = (rows[name][role] ??= {});
 				for (const key of Object.keys(before[index])) {
@@ -121,9 +124,8 @@ const fixed = (value, digits = 1) => value.toFixed(digits);
 process.stdout.write(`${flight} in flight, ${calls} calls after ${warm}, median of ${rounds} interleaved rounds; µs per call (main thread + other threads), system calls per call\n\n`);
 process.stdout.write('| path | process | user | system | reads | writes |\n| --- | --- | --- | --- | --- | --- |\n');
 for (const name of paths) {
-	process.stdout.write(`| ${name} | (calls/s ${Math.round(median(rows[name].path.callsPerSecond))}) | | | | |\n`);
+	process.stdout.write(`| ${name} | (calls/s ${Math.round(median(rates[name]))}) | | | | |\n`);
 	for (const [role, cell] of Object.entries(rows[name])) {
-		if (role === 'path') continue;
 		const m = key => median(cell[key]);
 		process.stdout.write(`| | ${role} | ${fixed(m('mainUser'))} + ${fixed(m('otherUser'))} | ${fixed(m('mainSystem'))} + ${fixed(m('otherSystem'))} | ${fixed(m('reads'), 2)} | ${fixed(m('writes'), 2)} |\n`);
 	}

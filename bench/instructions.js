@@ -127,7 +127,8 @@ async function measure(name) {
 	const under = args => ['valgrind', [...valgrind, process.execPath, ...v8Flags, ...args]];
 	let session;
 	let tool = 'up__echo';
-	let daemon;
+	/** The daemon's process, when the path has one (spawned here). */
+	let daemonChild;
 	const config = () => writeHangarConfig(dir, {up: {command: up.command, args: up.args, env: up.env, lazy: false, instances: 'shared'}});
 	if (name === 'hop') {
 		session = await connect(...under([hopPath, up.command, ...up.args]), {env: up.env});
@@ -139,7 +140,7 @@ async function measure(name) {
 		const hop = name === 'twoHop' ? [hopPath, '--listen', socket] : [path.join(root, 'bench', 'supervised-hop.js'), '--listen', socket, path.join(dir, 'audit.jsonl'), 'up'];
 		const [command, args] = under([...hop, up.command, ...up.args]);
 		const child = spawn(command, args, {stdio: ['ignore', 'pipe', 'ignore'], env: {...process.env, ...up.env}});
-		daemon = child.pid;
+		daemonChild = child;
 		await new Promise((resolve, reject) => {
 			let text = '';
 			child.stdout.on('data', chunk => {
@@ -157,7 +158,7 @@ async function measure(name) {
 		const file = config();
 		const [command, args] = under([cliPath, 'serve', '--config', file]);
 		const child = spawn(command, args, {stdio: 'ignore', env: {...process.env, ...up.env}});
-		daemon = child.pid;
+		daemonChild = child;
 		const endpoint = path.join(dir, 'state', 'endpoint.json');
 		for (let waited = 0; !fs.existsSync(endpoint); waited += 200) {
 			if (waited > 120_000) throw new Error('the daemon under valgrind did not start within 120 s');
@@ -169,7 +170,7 @@ async function measure(name) {
 
 	await firstCall(session.client, tool, up.callArgs);
 	for (let index = 0; index < warm; index++) await callTool(session.client, tool, up.callArgs);
-	const pids = daemon === undefined ? [session.pid] : [session.pid, daemon];
+	const pids = daemonChild === undefined ? [session.pid] : [session.pid, daemonChild.pid];
 	control(pids, '-z');
 	control(pids, '-i', 'on');
 	const began = performance.now();
@@ -193,14 +194,8 @@ async function measure(name) {
 	}
 
 	await session.close();
-	// The hop behind a socket exits on its own when its one client goes: gone already is fine.
-	if (daemon !== undefined) {
-		try {
-			process.kill(daemon, 'SIGTERM');
-		} catch (error) {
-			if (error.code !== 'ESRCH') throw error;
-		}
-	}
+	// The hop behind a socket exits on its own when its one client goes: a child that has exited is not signalled.
+	daemonChild?.kill('SIGTERM');
 	await sweep(5000);
 	up.cleanup?.();
 	const perCall = counted.map(({total, compiler, majorGc}) => (total - compiler - majorGc) / calls);

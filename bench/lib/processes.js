@@ -93,12 +93,22 @@ export function rssKiB(pid) {
 	return Number(match[1]);
 }
 
+/** User and system time in clock ticks (100 per second on Linux) from the text of a /proc/<pid>/stat or /proc/<pid>/task/<tid>/stat. */
+export function statTicks(stat) {
+	// Fields after the command: state(0) ... utime(11) stime(12).
+	const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+	return {user: Number(fields[11]), system: Number(fields[12])};
+}
+
 /** CPU time (user + system) of one process in ms, from /proc/<pid>/stat. */
 export function cpuMs(pid) {
-	const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-	const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-	// Fields after the command: state(0) ... utime(11) stime(12), in clock ticks (100 per second on Linux).
-	return (Number(fields[11]) + Number(fields[12])) * 10;
+	const {user, system} = statTicks(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
+	return (user + system) * 10;
+}
+
+/** The processes of a session's path by role (proxy, daemon, upstream), leaving out the roles a path does not have. */
+export function rolePids({proxyPid, daemonPid, upstreamPid}) {
+	return Object.entries({proxy: proxyPid, daemon: daemonPid, upstream: upstreamPid}).filter(([, pid]) => pid !== undefined);
 }
 
 /** Direct children of a process (from /proc/<pid>/task/<tid>/children). */
@@ -124,8 +134,8 @@ export function childrenOf(pid) {
  * path only) and the upstream. `stop()` returns the CPU ms each used since
  * `start()`; roles a path does not have are left out.
  */
-export function cpuMeter({proxyPid, daemonPid, upstreamPid}) {
-	const pids = Object.entries({proxy: proxyPid, daemon: daemonPid, upstream: upstreamPid}).filter(([, pid]) => pid !== undefined);
+export function cpuMeter(session) {
+	const pids = rolePids(session);
 	const clientMs = () => {
 		const usage = process.cpuUsage();
 		return (usage.user + usage.system) / 1000;
