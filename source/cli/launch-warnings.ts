@@ -48,6 +48,10 @@ function placeholderWarnings(server: ServerConfig): string[] {
 		for (const [key, value] of Object.entries(launch.env)) {
 			if (looksLikePlaceholder(value)) lines.push(`warning: "${server.name}": env ${key} is ${JSON.stringify(value)}, ${replace}, or write "${variable(key)}" to take it from the environment hangar runs in.`);
 		}
+
+		for (const [index, arg] of launch.args.entries()) {
+			if (looksLikePlaceholder(arg)) lines.push(`warning: "${server.name}": argument ${index + 1} is ${JSON.stringify(arg)}, ${replace}.`);
+		}
 	} else {
 		for (const [key, value] of Object.entries(launch.headers)) {
 			// A header's scheme stays ("Bearer <TOKEN>"): the token after it is what is checked.
@@ -55,12 +59,6 @@ function placeholderWarnings(server: ServerConfig): string[] {
 			if (looksLikePlaceholder(value.slice(scheme.length))) {
 				lines.push(`warning: "${server.name}": header ${key} is ${JSON.stringify(value)}, ${replace}, or write "${scheme}${variable(`${server.name}_token`)}" to take it from the environment hangar runs in.`);
 			}
-		}
-	}
-
-	if (launch.kind === 'stdio') {
-		for (const [index, arg] of launch.args.entries()) {
-			if (looksLikePlaceholder(arg)) lines.push(`warning: "${server.name}": argument ${index + 1} is ${JSON.stringify(arg)}, ${replace}.`);
 		}
 	}
 

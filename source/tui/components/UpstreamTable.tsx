@@ -10,7 +10,7 @@ import {Box, Text} from 'ink';
 import {useMemo} from 'react';
 import type {StatusEntry} from '../../core/views/views.js';
 import {printable, wrap} from './cell-format.js';
-import {Segments, StableSegments, type Segment} from './Segments.js';
+import {Segments, StableSegments, segmentsLength, type Segment} from './Segments.js';
 import {compactColumns, fitColumns, headerSegments, rowSegments, upstreamColumns, withoutSubject} from './table-columns.js';
 import {latestEntry} from './tick-context.js';
 import {useTuiState} from './tui-context.js';
@@ -31,7 +31,7 @@ function titleLine(titles: Segment[], start: number, shown: number, total: numbe
 	const note = `rows ${start + 1}-${start + shown} of ${total}`;
 	const last = titles.at(-1)!;
 	const kept = [...titles.slice(0, -1), {...last, text: last.text.trimEnd()}];
-	const used = kept.reduce((sum, segment) => sum + segment.text.length, 0);
+	const used = segmentsLength(kept);
 	if (used + 2 + note.length > width) return titles;
 	return [...kept, {text: ' '.repeat(width - used - note.length)}, {text: note, tone: {dim: true}}];
 }
