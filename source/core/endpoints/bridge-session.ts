@@ -19,7 +19,7 @@ const setLevel = 'logging/setLevel';
 const subscribe = 'resources/subscribe';
 const unsubscribe = 'resources/unsubscribe';
 /** The methods whose requests set the session up (their params are kept). */
-export const setupMethods: readonly string[] = [setLevel, subscribe, unsubscribe];
+export const setupMethods: ReadonlySet<string> = new Set([setLevel, subscribe, unsubscribe]);
 const maxKeptBytes = 1024 * 1024;
 /** Requests of these methods awaiting their answer, at most (a client that never gets answers cannot grow it). */
 const maxAwaiting = 1024;
@@ -40,7 +40,7 @@ export class BridgeSession {
 
 	/** A request from the client: remembered until its answer when it sets the session up. */
 	request(id: Id, method: string | undefined, params: Record<string, unknown> | undefined): void {
-		if ((method === setLevel || method === subscribe || method === unsubscribe) && this.awaiting.size < maxAwaiting) this.awaiting.set(id, {method, params});
+		if (method !== undefined && setupMethods.has(method) && this.awaiting.size < maxAwaiting) this.awaiting.set(id, {method, params});
 	}
 
 	/** The supervisor answered the client's request `id`: what it set up now holds, unless refused. */

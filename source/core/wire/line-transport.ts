@@ -263,15 +263,15 @@ export class LineTransport implements Transport {
 	 * the pipeline answers with on the hot path (see sendSerialized).
 	 */
 	sendNow(message: JSONRPCMessage): Promise<void> | undefined {
+		const json = JSON.stringify(message);
 		if ('id' in message && ('result' in message || 'error' in message)) {
 			const id = message.id as Id;
 			this.inFlight.delete(id);
 			if ('result' in message) this.noteAnswer(id, message.result);
-			// Serialized for a batch only when there is one: answered on its own, it is serialized once, below.
-			if (this.batchOf.size > 0 && this.batchAnswered(id, JSON.stringify(message))) return undefined;
+			if (this.batchOf.size > 0 && this.batchAnswered(id, json)) return undefined;
 		}
 
-		return this.write(`${JSON.stringify(message)}\n`, isDroppable(message));
+		return this.write(`${json}\n`, isDroppable(message));
 	}
 
 	/**
