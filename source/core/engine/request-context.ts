@@ -180,3 +180,8 @@ export class RequestAbort extends Error {
 		super(kind === 'closed' ? 'the client\'s session closed' : 'the client cancelled the request');
 	}
 }
+
+/** How a request names itself in an error: its method, and the tool, prompt or resource it is for (`tools/call "echo"`). */
+export function requestOperation(request: {readonly method: string; readonly record: {readonly target: string | undefined}}): string {
+	return request.record.target === undefined ? request.method : `${request.method} "${request.record.target}"`;
+}

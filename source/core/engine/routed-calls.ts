@@ -23,7 +23,7 @@ export type RoutedCallDeps = {
 	/** Whether the supervisor is shutting down: every call is refused then. */
 	shuttingDown(): boolean;
 	/** The upstream that serves a client's requests for a server (see Supervisor.instanceFor). */
-	instanceFor(template: Upstream, client: ClientRecord | undefined, operation?: OperationOf): Upstream;
+	instanceFor(template: Upstream, client: ClientRecord | undefined, operation: OperationOf): Upstream;
 	/** OpenTelemetry spans, when tracing is on (set on the supervisor after it starts). */
 	tracing(): RequestTracing | undefined;
 	calls: CallLog;
@@ -84,22 +84,28 @@ export class RoutedCalls {
 	 * The instance a request goes to (`instanceNow`, or after the start it
 	 * waits for). When none can serve it (the per-client instance limit is
 	 * reached: clients/instance-limit.ts), the request is no longer in flight
-	 * and `failed` records it before the refusal is thrown.
+	 * and, for a tool call (`logged`), the calls log records it with `args` before
+	 * the refusal is thrown (see endWith). No closure is made when the
+	 * instance is known: this is on the path of every call.
 	 */
-	private instanceOrEnd(upstream: Upstream, why: string, context: RequestContext, ended: (() => void) | undefined, failed?: (error: unknown) => void): Chosen | Promise<Chosen> {
-		const fail = (error: unknown): never => {
-			ended?.();
-			failed?.(error);
-			throw error;
-		};
-
+	private instanceOrEnd(upstream: Upstream, why: string, context: RequestContext, ended: (() => void) | undefined, logged: boolean, args?: Record<string, unknown>): Chosen | Promise<Chosen> {
+		let instance: Upstream | undefined;
 		try {
-			const instance = this.instanceNow(upstream, context);
-			// Not async when the instance is known: an await costs every call a turn of the microtask queue.
-			return instance === undefined ? this.instanceAfterStart(upstream, why, context).catch(fail) : {instance, before: undefined};
+			instance = this.instanceNow(upstream, context);
 		} catch (error) {
-			return fail(error);
+			return this.endWith(error, context, ended, logged, args);
 		}
+
+		// Not async when the instance is known: an await costs every call a turn of the microtask queue.
+		if (instance !== undefined) return {instance, before: undefined};
+		return this.instanceAfterStart(upstream, why, context).catch((error: unknown) => this.endWith(error, context, ended, logged, args));
+	}
+
+	/** A request that got no instance: no longer in flight, a tool call written to the calls log with its error; the error thrown. */
+	private endWith(error: unknown, context: RequestContext, ended: (() => void) | undefined, logged: boolean, args: Record<string, unknown> | undefined): never {
+		ended?.();
+		if (logged) this.deps.calls.write(context, args, {error});
+		throw error;
 	}
 
 	/**
@@ -115,7 +121,7 @@ export class RoutedCalls {
 		context.record.upstream = route.upstream.name;
 		context.record.target = route.localName;
 		const ended = context.client?.callBegan(route.upstream.name, context.id);
-		const chosen = this.instanceOrEnd(route.upstream, operation, context, ended);
+		const chosen = this.instanceOrEnd(route.upstream, operation, context, ended, false);
 		const {instance, before} = chosen instanceof Promise ? await chosen : chosen;
 		const scope = this.deps.tracing()?.begin(context, route.upstream.name, route.localName, instance.name);
 		try {
@@ -185,7 +191,7 @@ export class RoutedCalls {
 		context.record.target = tool;
 		// In flight from here, before a start it waits for: what the upstream asks during that start is placed with this call's client.
 		const ended = context.client?.callBegan(upstream.name, context.id);
-		const chosen = this.instanceOrEnd(upstream, `call to tool "${tool}"`, context, ended, error => this.deps.calls.write(context, args, {error}));
+		const chosen = this.instanceOrEnd(upstream, `call to tool "${tool}"`, context, ended, true, args);
 		const {instance, before} = chosen instanceof Promise ? await chosen : chosen;
 		const scope = this.deps.tracing()?.begin(context, upstream.name, tool, instance.name);
 		try {

@@ -275,7 +275,7 @@ export class Supervisor extends EventEmitter<{
 	 * server, created on its first request. While a person or the config has
 	 * switched the server off, the template answers (with its refusal).
 	 */
-	instanceFor(template: Upstream, client: ClientRecord | undefined, operation: OperationOf = `a request of the client session ${client?.label}`): Upstream {
+	instanceFor(template: Upstream, client: ClientRecord | undefined, operation: OperationOf): Upstream {
 		if (client === undefined || template.admin !== 'enabled' || template.state === 'invalid' || this.shuttingDown) return template;
 		// A dual-era upstream serves a 2026-07-28 client from its 2026-07-28 mode: the shared era twin, or its own instance opened so.
 		const modern = servesModern(template, client);

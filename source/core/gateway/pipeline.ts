@@ -32,7 +32,7 @@ import type {JSONRPCMessage, Transport} from '@modelcontextprotocol/server';
 import {JsonRpcCode, JsonRpcError, type Audience} from '../base/errors.js';
 import type {Logger} from '../base/logger.js';
 import type {ClientRecord} from '../engine/clients/clients.js';
-import {LiveRequest, type CallDeadline, type ProgressUpdate, type RequestContext} from '../engine/request-context.js';
+import {LiveRequest, requestOperation, type CallDeadline, type ProgressUpdate, type RequestContext} from '../engine/request-context.js';
 import {settleWithin} from '../base/settle.js';
 import {tuneJitForServing} from '../base/serving-jit.js';
 import {createConnectionMachine, sequenceError} from './connection-state.js';
@@ -344,8 +344,8 @@ export class Pipeline {
 
 	private answer(request: InFlight, value: unknown): void {
 		const {context, modern} = request;
-		if (this.heldAnswers !== undefined && context.method !== 'initialize' && context.method !== 'ping') {
-			this.heldAnswers.push(() => this.answer(request, value));
+		if (this.holdsBack(context)) {
+			this.heldAnswers!.push(() => this.answer(request, value));
 			return;
 		}
 
@@ -369,7 +369,7 @@ export class Pipeline {
 			else sent = this.sendNow({result, jsonrpc: '2.0', id: context.id} as JSONRPCMessage);
 			if (context.method === 'initialize') this.initializeAnswered = true;
 		} catch (error) {
-			this.failed(request, error instanceof RangeError ? unwritableAnswer(context, error) : error);
+			this.failed(request, writeFailure(context, error));
 			return;
 		}
 
@@ -387,14 +387,14 @@ export class Pipeline {
 		else
 			sent.then(
 				() => this.done(request),
-				(error: unknown) => this.failed(request, error instanceof RangeError ? unwritableAnswer(context, error) : error),
+				(error: unknown) => this.failed(request, writeFailure(context, error)),
 			);
 	}
 
 	private failed(request: InFlight, error: unknown): void {
 		const {context, modern} = request;
-		if (this.heldAnswers !== undefined && context.method !== 'initialize' && context.method !== 'ping') {
-			this.heldAnswers.push(() => this.failed(request, error));
+		if (this.holdsBack(context)) {
+			this.heldAnswers!.push(() => this.failed(request, error));
 			return;
 		}
 
@@ -432,7 +432,11 @@ export class Pipeline {
 			);
 	}
 
-	/** The request is answered (or owed no answer): it leaves the requests in flight. */
+	/** Whether the answer to `context` waits behind initialize's (a piped client's requests before that answer). */
+	private holdsBack(context: LiveRequest): boolean {
+		return this.heldAnswers !== undefined && context.method !== 'initialize' && context.method !== 'ping';
+	}
+
 	/** Sends the answers held behind initialize, in the order they were ready. */
 	private releaseAnswers(): void {
 		const held = this.heldAnswers;
@@ -440,6 +444,7 @@ export class Pipeline {
 		if (held !== undefined) for (const send of held) send();
 	}
 
+	/** The request is answered (or owed no answer): it leaves the requests in flight. */
 	private done(request: InFlight): void {
 		if (this.inflight.get(request.context.id) === request) this.inflight.delete(request.context.id);
 		request.context.end();
@@ -493,15 +498,16 @@ export class Pipeline {
 	}
 }
 
-/** A request in flight: its context, its generation, and its binding to a modern client's identity (ended with it). */
 /**
- * An answer JSON.stringify could not write (a RangeError: nested thousands of
- * levels deep, which an upstream's result may be), as an error that says so
- * rather than a bare "Maximum call stack size exceeded".
+ * Why an answer could not be written, as its error: one JSON.stringify could
+ * not write (a RangeError: nested thousands of levels deep, which an
+ * upstream's result may be) as an error that says so rather than a bare
+ * "Maximum call stack size exceeded"; any other failure as it is.
  */
-function unwritableAnswer(context: LiveRequest, error: RangeError): JsonRpcError {
-	const {upstream, target} = context.record;
-	const operation = target === undefined ? context.method : `${context.method} "${target}"`;
+function writeFailure(context: LiveRequest, error: unknown): unknown {
+	if (!(error instanceof RangeError)) return error;
+	const {upstream} = context.record;
+	const operation = requestOperation(context);
 	const hint = 'Retrying gets the same answer: the upstream must answer with JSON nested less deeply.';
 	return new JsonRpcError(
 		JsonRpcCode.InternalError,
@@ -510,6 +516,7 @@ function unwritableAnswer(context: LiveRequest, error: RangeError): JsonRpcError
 	);
 }
 
+/** A request in flight: its context, its generation, and its binding to a modern client's identity (ended with it). */
 type InFlight = {readonly context: LiveRequest; readonly modern: ModernRequest | undefined; readonly bound: BoundRequest | undefined};
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {

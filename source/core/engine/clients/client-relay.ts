@@ -331,13 +331,7 @@ export class SharedRelay implements ClientSide {
 	private onlySession(): ClientRecord | undefined {
 		const busy = this.host.callers.sessions();
 		if (busy.length > 0) return busy.length === 1 ? busy[0] : undefined;
-		let only: ClientRecord | undefined;
-		for (const record of this.clients.sessions()) {
-			if (only !== undefined) return undefined;
-			only = record;
-		}
-
-		return only;
+		return this.clients.size === 1 ? this.clients.sessions().next().value : undefined;
 	}
 
 	get logLevel(): LoggingLevel | undefined {
@@ -356,7 +350,7 @@ export class SharedRelay implements ClientSide {
 
 	private refuse(server: string, method: RelayedMethod, why: string, hint: string): HangarError {
 		this.logger.info(`upstream "${server}" sent ${method}, answered with an error: hangar cannot tell which client it belongs to: ${why}`);
-		return clientUnknown(server, method, why, hint, {clients: [...this.clients.sessions()].length, instances: this.host.setting});
+		return clientUnknown(server, method, why, hint, {clients: this.clients.size, instances: this.host.setting});
 	}
 
 	private unable(server: string, method: RelayedMethod, capability: ClientCapability, why: string): HangarError {

@@ -63,7 +63,7 @@ export type ClientToolsHost = {
 	/** A session's instance of a template (its own, or the era twin it is served by), if it has one. */
 	instanceOf(template: Upstream, client: ClientRecord): Upstream | undefined;
 	/** A session's instance of a template, created when it has none. */
-	instanceFor(template: Upstream, client: ClientRecord, operation?: string): Upstream;
+	instanceFor(template: Upstream, client: ClientRecord, operation: string): Upstream;
 };
 
 type View = {base: readonly ExposedTool[]; lists: ReadonlyArray<readonly ToolDefinition[] | undefined>; tools: readonly ExposedTool[]; byName?: Map<string, ExposedTool>; byOwn?: Map<string, ExposedTool>};

@@ -11,6 +11,7 @@
  */
 import {HangarError} from '../../base/errors.js';
 import type {HangarSettings} from '../../config/read-config.js';
+import {requestOperation} from '../request-context.js';
 
 /**
  * What a refusal names as the operation: its text, or the request it is
@@ -19,10 +20,6 @@ import type {HangarSettings} from '../../config/read-config.js';
  */
 export type OperationOf = string | {readonly method: string; readonly record: {readonly target: string | undefined}};
 
-function operationText(operation: OperationOf): string {
-	if (typeof operation === 'string') return operation;
-	return operation.record.target === undefined ? operation.method : `${operation.method} "${operation.record.target}"`;
-}
 
 /** The refusal for a new instance of `server` for `session`, or undefined when it fits. */
 export function instanceLimitRefusal(options: {
@@ -46,7 +43,7 @@ export function instanceLimitRefusal(options: {
 	return new HangarError({
 		code: 'UpstreamUnavailable',
 		upstream: options.server,
-		operation: operationText(options.operation),
+		operation: typeof options.operation === 'string' ? options.operation : requestOperation(options.operation),
 		message: `it runs one instance per client session, and the limit of ${which.limit} instances ${which.of} is reached (hangar.${which.setting}), so the client session ${options.session} gets none; no other session's instance was stopped`,
 		hint: `Close client sessions you no longer use (each one's instance stops with it), or raise hangar.${which.setting} in the config.`,
 		details: {limit: which.limit, setting: `hangar.${which.setting}`, instances: which.setting === 'maxInstances' ? total : ofServer},
