@@ -41,7 +41,8 @@ const loadedLater = new Map([
 
 /**
  * The modules that use `import.meta` and may be inlined, each for a reason
- * that holds in that bundle: protocol.ts walks up to the nearest
+ * that holds in that bundle: cli.ts is the entry, always dist/cli.js, and
+ * finds dist/bundle/zod.js beside it; protocol.ts walks up to the nearest
  * package.json; process-registry.ts spawns watchdog.js from its own folder,
  * which dist/bundle/ has (dist/ does not); the other two only resolve
  * packages by name.
@@ -97,10 +98,41 @@ const supervisor = await build({
 	chunkNames: '[name]-[hash]',
 });
 
+/**
+ * zod as one file, dist/bundle/zod.js, which hangar's `import 'zod'` and the
+ * SDK's `import 'zod/v4'` both load (cli/node-runtime.ts,
+ * skipUnusedModuleParts): about 35 modules fewer for the ES loader at every
+ * start that loads zod. The only package bundled, because it is the only
+ * one with that many small modules; English alone, as the hook reads zod's
+ * index of translations (`z.locales`), and the build fails if that index
+ * is not where it was.
+ */
+const zodLocalesIndex = /[\\/]node_modules[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/;
+let englishOnly = false;
+const zod = await build({
+	...common,
+	packages: undefined,
+	stdin: {contents: "export * from 'zod';\nexport {default} from 'zod';\n", resolveDir: root, sourcefile: 'zod-entry.js'},
+	outfile: path.join(bundleDir, 'zod.js'),
+	plugins: [
+		{
+			name: 'zod-english-only',
+			setup(bundler) {
+				bundler.onLoad({filter: zodLocalesIndex}, args => {
+					if (!fs.existsSync(path.join(path.dirname(args.path), 'en.js'))) return undefined;
+					englishOnly = true;
+					return {contents: 'export {default as en} from "./en.js";\n', loader: 'js', resolveDir: path.dirname(args.path)};
+				});
+			},
+		},
+	],
+});
+
 const problems = [];
 for (const [name, result, allowed, placeFree] of [
-	['dist/cli.js', attach, specifier => [...loadedLater.values()].includes(specifier), placeIndependent],
+	['dist/cli.js', attach, specifier => [...loadedLater.values()].includes(specifier), [...placeIndependent, 'source/cli.ts']],
 	['dist/bundle/', supervisor, specifier => /^(node:|@?[a-z])/.test(specifier), [...placeIndependent, placeIndependentBeside.watchdog]],
+	['dist/bundle/zod.js', zod, specifier => specifier.startsWith('node:'), []],
 ]) {
 	for (const [file, output] of Object.entries(result.metafile.outputs)) {
 		for (const {path: specifier, external} of output.imports) if (external && !allowed(specifier)) problems.push(`${file} would import ${specifier}`);
@@ -111,6 +143,7 @@ for (const [name, result, allowed, placeFree] of [
 	}
 }
 
+if (!englishOnly) problems.push("dist/bundle/zod.js: zod's index of translations (zod/v4/locales/index.js, with en.js beside it) was not found");
 if (problems.length > 0) {
 	process.stderr.write(`scripts/bundle.js:\n  ${problems.join('\n  ')}\n`);
 	process.exit(1);

@@ -29,14 +29,15 @@ if (unsupported === undefined) {
 	const stdio = process.stdin.isTTY ? undefined : plainStdioArgs(argv);
 	const daemon = process.stdin.isTTY ? undefined : lingeringServeArgs(argv);
 	const standalone = process.stdin.isTTY ? undefined : standaloneStdioArgs(argv);
-	// Before anything that loads zod or the SDK (not the quick attach, which loads neither).
-	if (daemon !== undefined || standalone !== undefined) skipUnusedModuleParts();
+	// Before anything that loads zod or the SDK (not the quick attach, which loads neither). zod's one file is built beside the engine's.
+	const zodBundle = new URL('bundle/zod.js', import.meta.url);
+	if (daemon !== undefined || standalone !== undefined) skipUnusedModuleParts(zodBundle);
 	if (daemon !== undefined) await (await import('./core/endpoints/quick-main.js')).runLingeringServe(daemon);
 	else if (standalone !== undefined) await (await import('./core/endpoints/quick-main.js')).runStandaloneStdio(standalone);
 	else {
 		const attached = stdio !== undefined && (await (await import('./core/endpoints/stdio-bridge.js')).attachQuickly(stdio).catch(() => false));
 		if (!attached) {
-			skipUnusedModuleParts();
+			skipUnusedModuleParts(zodBundle);
 			await import('./cli/main.js');
 		}
 	}

@@ -140,11 +140,22 @@ class AjvJsonSchemaValidator {
 	return lazy + rest;
 }
 
+/** The specifiers by which hangar ('zod') and the MCP SDK ('zod/v4') import zod: both name the same exports. */
+const zodSpecifiers = new Set(['zod', 'zod/v4']);
+
 /**
- * Keeps what hangar never runs of its packages out of its processes, with
- * a synchronous module hook (`module.registerHooks`, Node 22.15 and later;
- * before that nothing changes):
+ * Keeps what hangar never runs of its packages out of its processes, and
+ * loads zod as one file, with synchronous module hooks
+ * (`module.registerHooks`, Node 22.15 and later; before that nothing
+ * changes):
  *
+ * - zod, when `zodBundle` is given and exists: `import 'zod'` (hangar) and
+ *   `import 'zod/v4'` (the SDK) both load that one file, which
+ *   scripts/bundle.js builds from the zod hangar pins, English alone (see
+ *   below). One module instead of about 35 for the ES loader to resolve,
+ *   read and link: 10–12 ms of CPU less at every start that loads zod, the
+ *   daemon's before it spawns its upstreams among them. Hangar and the SDK
+ *   share that one copy as they shared node_modules' before.
  * - zod's 63 translations of its error messages: its index of them
  *   (`z.locales`) is read as an index of English alone, only while `en.js`
  *   is beside it. Hangar and the SDK never call `z.config(z.locales.xx())`,
@@ -154,14 +165,20 @@ class AjvJsonSchemaValidator {
  *   schema (a tool's output schema in the SDK's own `callTool`, which
  *   hangar's calls do not go through), see ajvOnFirstUse.
  *
- * Before, these were 65 of the modules a supervisor loads at its start
- * (docs/performance.md, "fourteenth round").
+ * Before, these were about 100 of the modules a supervisor loads at its
+ * start (docs/performance.md, "fourteenth round" and "fifteenth round").
  */
-export function skipUnusedModuleParts(): void {
+export function skipUnusedModuleParts(zodBundle?: URL): void {
 	const register = (module as {registerHooks?: typeof module.registerHooks}).registerHooks;
 	if (typeof register !== 'function') return;
+	const zodUrl = zodBundle !== undefined && fs.existsSync(zodBundle) ? zodBundle.href : undefined;
 	try {
 		register({
+			resolve(specifier, context, nextResolve) {
+				// Only for `import`: a `require('zod')` takes zod's CommonJS build, a copy of its own, as without the hook.
+				if (zodUrl !== undefined && zodSpecifiers.has(specifier) && context.conditions.includes('import')) return {url: zodUrl, format: 'module', shortCircuit: true};
+				return nextResolve(specifier, context);
+			},
 			load(url, context, nextLoad) {
 				if (url.endsWith(zodLocalesIndex) && url.startsWith('file:') && fs.existsSync(new URL('en.js', url))) {
 					return {format: 'module', source: 'export {default as en} from "./en.js";\n', shortCircuit: true};

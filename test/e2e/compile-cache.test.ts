@@ -78,15 +78,15 @@ describe('the compile cache', () => {
 		const cache = path.join(cacheHome, 'mcp-hangar', 'compile-cache');
 		const entries = () => (fs.existsSync(cache) ? fs.readdirSync(cache).flatMap(version => fs.readdirSync(path.join(cache, version))).length : 0);
 		try {
-			// The engine, zod and the SDK: about 80 modules (zod's translations are not loaded: node-runtime.ts), written while the daemon runs.
-			await waitFor(() => entries() > 60, 'the running daemon to write its compile cache', 20_000);
+			// The engine, zod and the SDK: about 45 modules (zod is one file and its translations are not loaded: node-runtime.ts), written while the daemon runs.
+			await waitFor(() => entries() > 30, 'the running daemon to write its compile cache', 20_000);
 		} finally {
 			// A kill no exit hook survives: what Node writes at exit is never written.
 			daemon.kill('SIGKILL');
 			await exited;
 		}
 
-		expect(entries()).toBeGreaterThan(60);
+		expect(entries()).toBeGreaterThan(30);
 		// The watchdog stops the upstream of the killed daemon.
 		await waitFor(() => processesWithTag(tag).length === 0, 'the daemon\'s upstream to be stopped');
 	});

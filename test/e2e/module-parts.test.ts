@@ -16,9 +16,12 @@ import {root, tempDir} from '../support/hangar.js';
 
 const runtime = pathToFileURL(path.join(root, 'dist', 'cli', 'node-runtime.js')).href;
 
-/** Runs `body` as an ES module in a fresh node, in `cwd`, after the hook when `hooked`; its stdout as JSON. */
-function probe(body: string, hooked: boolean, cwd = root): unknown {
-	const script = `${hooked ? `import {skipUnusedModuleParts} from ${JSON.stringify(runtime)}; skipUnusedModuleParts();\n` : ''}${body}`;
+const zodBundle = pathToFileURL(path.join(root, 'dist', 'bundle', 'zod.js')).href;
+
+/** Runs `body` as an ES module in a fresh node, in `cwd`, after the hook when `hooked` (given zod's one file when `bundle`); its stdout as JSON. */
+function probe(body: string, hooked: boolean, cwd = root, bundle?: string): unknown {
+	const install = `import {skipUnusedModuleParts} from ${JSON.stringify(runtime)}; skipUnusedModuleParts(${bundle === undefined ? '' : `new URL(${JSON.stringify(bundle)})`});\n`;
+	const script = `${hooked ? install : ''}${body}`;
 	const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], {cwd, encoding: 'utf8', timeout: 30_000});
 	expect(result.stderr).toBe('');
 	expect(result.status).toBe(0);
@@ -58,6 +61,43 @@ describe("zod's translations", () => {
 		const body = `const index = await import(${JSON.stringify(pathToFileURL(path.join(locales, 'index.js')).href)});
 process.stdout.write(JSON.stringify(Object.keys(index).sort()));`;
 		expect(probe(body, true, dir)).toEqual(['de', 'fr']);
+	});
+});
+
+const sharedZod = `import {registerHooks} from 'node:module';
+const loaded = [];
+registerHooks({load(url, context, next) { loaded.push(url); return next(url, context); }});
+const z = await import('zod');
+const v4 = await import('zod/v4');
+const sdk = await import('@modelcontextprotocol/client');
+const issue = z.string().safeParse(1).error.issues[0];
+const parsed = sdk.specTypeSchemas.Implementation['~standard'].validate({name: 'x', version: 1});
+process.stdout.write(JSON.stringify({
+	same: z === v4 || (z.object === v4.object && z.default === v4.default),
+	zodFiles: loaded.filter(url => url.includes('/zod/') || url.endsWith('/zod.js')).map(url => url.endsWith('/dist/bundle/zod.js') ? 'dist/bundle/zod.js' : url.slice(url.lastIndexOf('node_modules/'))),
+	locales: Object.keys(z.locales), message: issue.message, sdkIssue: parsed.issues?.[0]?.message,
+	required: typeof (await import('node:module')).createRequire(import.meta.url)('zod').object,
+}));`;
+
+describe("zod as one file (dist/bundle/zod.js)", () => {
+	it("is what both hangar's 'zod' and the SDK's 'zod/v4' load, English alone, answering as node_modules' zod does", () => {
+		const without = probe(sharedZod, false) as {same: boolean; zodFiles: string[]; locales: string[]; message: string; sdkIssue: string; required: string};
+		const bundled = probe(sharedZod, true, root, zodBundle) as typeof without;
+		expect(without.zodFiles.length).toBeGreaterThan(30);
+		expect(bundled.zodFiles).toEqual(['dist/bundle/zod.js']);
+		expect(bundled.same).toBe(true);
+		expect(bundled.locales).toEqual(['en']);
+		expect(bundled.message).toBe(without.message);
+		expect(bundled.sdkIssue).toBe(without.sdkIssue);
+		expect(bundled.sdkIssue).toMatch(/expected string/);
+		// A require of zod is left to zod's own CommonJS build.
+		expect(bundled.required).toBe('function');
+	});
+
+	it('is not used when the file is missing: zod loads from node_modules as before', () => {
+		const missing = probe(sharedZod, true, root, pathToFileURL(path.join(tempDir('hangar-no-zod-'), 'zod.js')).href) as {zodFiles: string[]; locales: string[]};
+		expect(missing.zodFiles.every(file => file.startsWith('node_modules/'))).toBe(true);
+		expect(missing.locales).toEqual(['en']);
 	});
 });
 
