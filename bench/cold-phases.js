@@ -7,7 +7,13 @@
  * directly (initialize, then `echo`), in interleaved rounds, and split into
  * phases by bench/lib/phase-hook.mjs, preloaded into every node process:
  *
- *   node bench/cold-phases.js [--rounds N] [LABEL=PATH/TO/dist/cli.js ...]
+ *   node bench/cold-phases.js [--rounds N] [--known] [LABEL=PATH/TO/dist/cli.js ...]
+ *
+ * Each start has a new state dir, as a first run has (hangar knows nothing
+ * of the upstream yet, so it probes its protocol generation first), unless
+ * `--known`: then each build keeps one state dir, started once before the
+ * rounds, as every start after a config's first one finds it (the
+ * upstream's generation saved: no probe).
  *
  * Each build given (default: this one's dist/cli.js) is run in turn with
  * direct; each phase is a median over the rounds:
@@ -33,7 +39,7 @@ import {everythingBin} from './lib/real-upstreams.js';
 import {rotated} from './lib/rounds.js';
 import {median} from './lib/stats.js';
 
-const {values: options, positionals} = parseArgs({options: {rounds: {type: 'string', default: '10'}}, allowPositionals: true});
+const {values: options, positionals} = parseArgs({options: {rounds: {type: 'string', default: '10'}, known: {type: 'boolean', default: false}}, allowPositionals: true});
 const builds = positionals.length === 0 ? [['this', cliPath]] : positionals.map(word => [word.slice(0, word.indexOf('=')), path.resolve(word.slice(word.indexOf('=') + 1))]);
 const hook = path.join(root, 'bench', 'lib', 'phase-hook.mjs');
 
@@ -128,26 +134,52 @@ function phasesOf({startedAt, answeredAt, events}) {
 	};
 }
 
+/** A config of server-everything alone, started at launch, in a dir of its own; its state dir inside. */
+function configDir() {
+	const dir = tempDir('hangar-cold-phases-');
+	const stateDir = path.join(dir, 'state');
+	const config = path.join(dir, 'mcp-hangar.json');
+	fs.writeFileSync(config, JSON.stringify({hangar: {stateDir}, mcpServers: {up: {command: process.execPath, args: [everythingBin], lazy: false, instances: 'shared'}}}));
+	return {dir, stateDir, config};
+}
+
 const paths = [['direct'], ...builds];
 const samples = new Map(paths.map(([label]) => [label, []]));
-const rounds = Number(options.rounds);
-for (let round = 0; round < rounds; round++) {
-	for (const [label, cli] of rotated(paths, round)) {
-		if (cli === undefined) {
-			samples.get(label).push(phasesOf(await coldStart([everythingBin], 'echo')));
-			continue;
-		}
+/** With --known: each build's config dir, its first start made here and not counted. */
+const known = new Map();
+if (options.known) {
+	for (const [label, cli] of builds) {
+		const kept = configDir();
+		known.set(label, kept);
+		await coldStart([cli, '--stdio', '--config', kept.config], 'up__echo', kept.stateDir);
+	}
+}
 
-		const dir = tempDir('hangar-cold-phases-');
-		const stateDir = path.join(dir, 'state');
-		const config = path.join(dir, 'mcp-hangar.json');
-		fs.writeFileSync(config, JSON.stringify({hangar: {stateDir}, mcpServers: {up: {command: process.execPath, args: [everythingBin], lazy: false, instances: 'shared'}}}));
-		try {
-			samples.get(label).push(phasesOf(await coldStart([cli, '--stdio', '--config', config], 'up__echo', stateDir, dir)));
-		} finally {
-			fs.rmSync(dir, {recursive: true, force: true});
+const rounds = Number(options.rounds);
+try {
+	for (let round = 0; round < rounds; round++) {
+		for (const [label, cli] of rotated(paths, round)) {
+			if (cli === undefined) {
+				samples.get(label).push(phasesOf(await coldStart([everythingBin], 'echo')));
+				continue;
+			}
+
+			const kept = known.get(label);
+			if (kept !== undefined) {
+				samples.get(label).push(phasesOf(await coldStart([cli, '--stdio', '--config', kept.config], 'up__echo', kept.stateDir)));
+				continue;
+			}
+
+			const {dir, stateDir, config} = configDir();
+			try {
+				samples.get(label).push(phasesOf(await coldStart([cli, '--stdio', '--config', config], 'up__echo', stateDir, dir)));
+			} finally {
+				fs.rmSync(dir, {recursive: true, force: true});
+			}
 		}
 	}
+} finally {
+	for (const {dir} of known.values()) fs.rmSync(dir, {recursive: true, force: true});
 }
 
 const names = Object.keys(phasesOf({events: []}));
