@@ -42,7 +42,7 @@ const loadedLater = new Map([
 /**
  * The modules that use `import.meta` and may be inlined, each for a reason
  * that holds in that bundle: cli.ts is the entry, always dist/cli.js, and
- * finds dist/bundle/zod.js beside it; protocol.ts walks up to the nearest
+ * finds dist/bundle/zod.js from there; protocol.ts walks up to the nearest
  * package.json; process-registry.ts spawns watchdog.js from its own folder,
  * which dist/bundle/ has (dist/ does not); the other two only resolve
  * packages by name.

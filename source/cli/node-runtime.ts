@@ -153,7 +153,7 @@ const zodSpecifiers = new Set(['zod', 'zod/v4']);
  *   `import 'zod/v4'` (the SDK) both load that one file, which
  *   scripts/bundle.js builds from the zod hangar pins, English alone (see
  *   below). One module instead of about 35 for the ES loader to resolve,
- *   read and link: 10–12 ms of CPU less at every start that loads zod, the
+ *   read and link: 10–13 ms of CPU less at every start that loads zod, the
  *   daemon's before it spawns its upstreams among them. Hangar and the SDK
  *   share that one copy as they shared node_modules' before.
  * - zod's 63 translations of its error messages: its index of them
