@@ -147,16 +147,16 @@ const paths = [['direct'], ...builds];
 const samples = new Map(paths.map(([label]) => [label, []]));
 /** With --known: each build's config dir, its first start made here and not counted. */
 const known = new Map();
-if (options.known) {
-	for (const [label, cli] of builds) {
-		const kept = configDir();
-		known.set(label, kept);
-		await coldStart([cli, '--stdio', '--config', kept.config], 'up__echo', kept.stateDir);
-	}
-}
-
 const rounds = Number(options.rounds);
 try {
+	if (options.known) {
+		for (const [label, cli] of builds) {
+			const kept = configDir();
+			known.set(label, kept);
+			await coldStart([cli, '--stdio', '--config', kept.config], 'up__echo', kept.stateDir);
+		}
+	}
+
 	for (let round = 0; round < rounds; round++) {
 		for (const [label, cli] of rotated(paths, round)) {
 			if (cli === undefined) {

@@ -129,6 +129,11 @@ const zod = await build({
 });
 
 const problems = [];
+// Hangar imports 'zod', the SDK 'zod/v4', and both load the one file: only while both name the same bindings.
+const [zodRoot, zodV4] = await Promise.all([import('zod'), import('zod/v4')]);
+if (Object.keys(zodRoot).sort().join() !== Object.keys(zodV4).sort().join() || zodRoot.object !== zodV4.object) problems.push("dist/bundle/zod.js: 'zod' and 'zod/v4' no longer export the same bindings; hangar's one zod file cannot stand for both");
+const translations = Object.keys(zod.metafile.inputs).filter(input => /node_modules[\\/]zod[\\/]v4[\\/]locales[\\/]/.test(input));
+if (translations.map(input => path.basename(input)).sort().join() !== 'en.js,index.js') problems.push(`dist/bundle/zod.js: holds zod's translations ${translations.join(', ')}, not English alone`);
 for (const [name, result, allowed, placeFree] of [
 	['dist/cli.js', attach, specifier => [...loadedLater.values()].includes(specifier), [...placeIndependent, 'source/cli.ts']],
 	['dist/bundle/', supervisor, specifier => /^(node:|@?[a-z])/.test(specifier), [...placeIndependent, placeIndependentBeside.watchdog]],

@@ -140,8 +140,20 @@ class AjvJsonSchemaValidator {
 	return lazy + rest;
 }
 
-/** The specifiers by which hangar ('zod') and the MCP SDK ('zod/v4') import zod: both name the same exports. */
+/** The specifiers by which hangar ('zod') and the MCP SDK ('zod/v4') import zod: both name the same exports (scripts/bundle.js checks). */
 const zodSpecifiers = new Set(['zod', 'zod/v4']);
+const zodPackage = '/node_modules/zod/';
+
+/** Whether a resolve hook's conditions hold 'import': an array, or a Set for a `require` on Node 22.15 to 22.18. */
+function importing(conditions: unknown): boolean {
+	return Array.isArray(conditions) ? conditions.includes('import') : conditions instanceof Set && conditions.has('import');
+}
+
+/** The URL of the zod package a module of it is in, up to its folder's slash; undefined outside one. */
+export function zodPackageOf(url: string): string | undefined {
+	const at = url.lastIndexOf(zodPackage);
+	return at === -1 || !url.startsWith('file:') ? undefined : url.slice(0, at + zodPackage.length);
+}
 
 /**
  * Keeps what hangar never runs of its packages out of its processes, and
@@ -152,7 +164,8 @@ const zodSpecifiers = new Set(['zod', 'zod/v4']);
  * - zod, when `zodBundle` is given and exists: `import 'zod'` (hangar) and
  *   `import 'zod/v4'` (the SDK) both load that one file, which
  *   scripts/bundle.js builds from the zod hangar pins, English alone (see
- *   below). One module instead of about 35 for the ES loader to resolve,
+ *   below); only an import that lands in that zod, the one beside
+ *   hangar: a package with a zod of its own keeps it. One module instead of about 35 for the ES loader to resolve,
  *   read and link: 10–13 ms of CPU less at every start that loads zod, the
  *   daemon's before it spawns its upstreams among them. Hangar and the SDK
  *   share that one copy as they shared node_modules' before.
@@ -172,12 +185,23 @@ export function skipUnusedModuleParts(zodBundle?: URL): void {
 	const register = (module as {registerHooks?: typeof module.registerHooks}).registerHooks;
 	if (typeof register !== 'function') return;
 	const zodUrl = zodBundle !== undefined && fs.existsSync(zodBundle) ? zodBundle.href : undefined;
+	/** The zod package the file was built from: the one hangar resolves from beside it (null: none found). */
+	let zodHome: string | null | undefined;
 	try {
 		register({
 			resolve(specifier, context, nextResolve) {
 				// Only for `import`: a `require('zod')` takes zod's CommonJS build, a copy of its own, as without the hook.
-				if (zodUrl !== undefined && zodSpecifiers.has(specifier) && context.conditions.includes('import')) return {url: zodUrl, format: 'module', shortCircuit: true};
-				return nextResolve(specifier, context);
+				if (zodUrl === undefined || !zodSpecifiers.has(specifier) || !importing(context.conditions)) return nextResolve(specifier, context);
+				const resolved = nextResolve(specifier, context);
+				if (zodHome === undefined) {
+					try {
+						zodHome = zodPackageOf(nextResolve('zod', {...context, parentURL: zodUrl}).url) ?? null;
+					} catch {
+						zodHome = null;
+					}
+				}
+
+				return zodHome !== null && zodPackageOf(resolved.url) === zodHome ? {url: zodUrl, format: 'module', shortCircuit: true} : resolved;
 			},
 			load(url, context, nextLoad) {
 				if (url.endsWith(zodLocalesIndex) && url.startsWith('file:') && fs.existsSync(new URL('en.js', url))) {

@@ -11,7 +11,7 @@ import path from 'node:path';
 import {spawnSync} from 'node:child_process';
 import {pathToFileURL} from 'node:url';
 import {describe, expect, it} from 'vitest';
-import {ajvOnFirstUse} from '../../source/cli/node-runtime.js';
+import {ajvOnFirstUse, zodPackageOf} from '../../source/cli/node-runtime.js';
 import {root, tempDir} from '../support/hangar.js';
 
 const runtime = pathToFileURL(path.join(root, 'dist', 'cli', 'node-runtime.js')).href;
@@ -94,10 +94,36 @@ describe("zod as one file (dist/bundle/zod.js)", () => {
 		expect(bundled.required).toBe('function');
 	});
 
+	it('is not what a package with a zod of its own gets: only imports that land in the zod beside hangar are redirected', () => {
+		const dir = tempDir('hangar-own-zod-');
+		const pkg = path.join(dir, 'node_modules', 'has-own-zod');
+		const own = path.join(pkg, 'node_modules', 'zod');
+		fs.mkdirSync(path.join(own, 'v4'), {recursive: true});
+		fs.writeFileSync(path.join(pkg, 'package.json'), JSON.stringify({name: 'has-own-zod', type: 'module', exports: './index.js'}));
+		fs.writeFileSync(path.join(pkg, 'index.js'), "export {which} from 'zod';\nexport {which as v4} from 'zod/v4';\n");
+		fs.writeFileSync(path.join(own, 'package.json'), JSON.stringify({name: 'zod', type: 'module', exports: {'.': './index.js', './v4': './v4/index.js'}}));
+		fs.writeFileSync(path.join(own, 'index.js'), "export const which = 'its own';\n");
+		fs.writeFileSync(path.join(own, 'v4', 'index.js'), "export const which = 'its own v4';\n");
+		const body = `const own = await import(${JSON.stringify(pathToFileURL(path.join(pkg, 'index.js')).href)});
+process.stdout.write(JSON.stringify({which: own.which, v4: own.v4}));`;
+		expect(probe(body, true, dir, zodBundle)).toEqual({which: 'its own', v4: 'its own v4'});
+	});
+
 	it('is not used when the file is missing: zod loads from node_modules as before', () => {
 		const missing = probe(sharedZod, true, root, pathToFileURL(path.join(tempDir('hangar-no-zod-'), 'zod.js')).href) as {zodFiles: string[]; locales: string[]};
+		expect(missing.zodFiles.length).toBeGreaterThan(30);
 		expect(missing.zodFiles.every(file => file.startsWith('node_modules/'))).toBe(true);
 		expect(missing.locales).toEqual(['en']);
+	});
+});
+
+describe('zodPackageOf', () => {
+	it("names the zod package a module's URL is in, the innermost when zod is nested", () => {
+		expect(zodPackageOf('file:///a/node_modules/zod/v4/index.js')).toBe('file:///a/node_modules/zod/');
+		expect(zodPackageOf('file:///a/node_modules/zod/index.js')).toBe('file:///a/node_modules/zod/');
+		expect(zodPackageOf('file:///a/node_modules/x/node_modules/zod/index.js')).toBe('file:///a/node_modules/x/node_modules/zod/');
+		expect(zodPackageOf('file:///a/node_modules/zod-extra/index.js')).toBeUndefined();
+		expect(zodPackageOf('node:zod')).toBeUndefined();
 	});
 });
 

@@ -123,6 +123,12 @@ describe('a client first: --stdio with no supervisor running', () => {
 		expect(bridges, JSON.stringify(runs.map(hangarFiles))).toHaveLength(1);
 		expect(hangarFiles(bridges[0]!)).toEqual(['/dist/cli.js']);
 		expect(bridges[0]!.some(url => url.includes('/node_modules/zod/') || url.includes('/node_modules/meow/'))).toBe(false);
+		// The daemon takes zod as one file, hangar's and the SDK's alike (cli/node-runtime.ts, skipUnusedModuleParts).
+		const daemons = runs.filter(modules => hangarFiles(modules).includes('/dist/bundle/quick-main.js'));
+		expect(daemons).toHaveLength(1);
+		expect(hangarFiles(daemons[0]!)).toContain('/dist/bundle/zod.js');
+		expect(daemons[0]!.filter(url => url.includes('/node_modules/zod/'))).toEqual([]);
+		expect(daemons[0]!.some(url => url.includes('/node_modules/@modelcontextprotocol/client/'))).toBe(true);
 	});
 
 	it('starts one daemon that every client, the CLI and a quarantine share', async () => {
