@@ -165,8 +165,8 @@ export function zodPackageOf(url: string): string | undefined {
  *   `import 'zod/v4'` (the SDK) both load that one file, which
  *   scripts/bundle.js builds from the zod hangar pins, English alone (see
  *   below); only an import that lands in that zod, the one beside
- *   hangar: a package with a zod of its own keeps it. One module instead of about 35 for the ES loader to resolve,
- *   read and link: 10–13 ms of CPU less at every start that loads zod, the
+ *   hangar: a package with a zod of its own keeps it. One module instead
+ *   of about 35 for the ES loader to resolve, read and link: 10–13 ms of CPU less at every start that loads zod, the
  *   daemon's before it spawns its upstreams among them. Hangar and the SDK
  *   share that one copy as they shared node_modules' before.
  * - zod's 63 translations of its error messages: its index of them
