@@ -123,6 +123,18 @@ describe('a per-client upstream', () => {
 		expect(await cliRow()).toMatchObject({calls: 6});
 	});
 
+	it('serves a call no client session made (a one-shot `mcp-hangar call`) from its template, every time, and leaves no process', async () => {
+		const file = writeConfig(tempDir(), {fs: fixture('normal', ['--client-features'], {instances: 'per-client'})}, fastHangar);
+		for (const run of [1, 2]) {
+			const called = await runCli(['call', 'fs', 'pid', '--config', file]);
+			expect(called.stderr, `run ${run}`).not.toContain('failed');
+			expect(called.code, `run ${run}: ${called.stderr}`).toBe(0);
+			const pid = Number(called.stdout.trim());
+			expect(pid).toBeGreaterThan(0);
+			expect(isAlive(pid)).toBe(false);
+		}
+	});
+
 	it('takes a person\'s stop and quarantine for every instance', async () => {
 		const {a, b} = await twoClients();
 		const pids = [await pidOf(a.client, 'fs__pid'), await pidOf(b.client, 'fs__pid')];

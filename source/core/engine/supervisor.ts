@@ -232,9 +232,10 @@ export class Supervisor extends EventEmitter<{
 			this.markToolsDirty();
 			if (event.to === 'ready' && event.from === 'starting') this.subscriptions.resubscribe(upstream);
 			this.emit('transition', event);
-			// A per-client server's template runs only to learn its tools (at launch, or a person's start): no client is served by it.
+			// A per-client server's template runs to learn its tools (at launch, or a person's start), and serves only calls no client session made
+			// (a one-shot `mcp-hangar call`, the TUI's demo traffic): it stops once those have ended.
 			if (event.to === 'ready' && this.instanceModes.runsPerClient(upstream)) {
-				void upstream.stop('cold', `its tools are known; each client session runs its own instance ("instances": "${upstream.config.instances}")`).catch(() => {});
+				this.instanceModes.drain(upstream, `its tools are known and it serves no call; each client session runs its own instance ("instances": "${upstream.config.instances}")`);
 			}
 		};
 

@@ -149,12 +149,12 @@ export class InstanceModes {
 	}
 
 	/**
-	 * Stops the shared instance once it serves no call and runs no task whose
-	 * result is still to be fetched (stopping would lose it); a start in
-	 * progress is left to finish: the supervisor stops it when ready.
+	 * Stops the shared instance (or a per-client server's template) once it
+	 * serves no call and runs no task whose result is still to be fetched
+	 * (stopping would lose it); a start in progress is left to finish: the
+	 * supervisor drains it when ready.
 	 */
-	private drain(upstream: Upstream): void {
-		const reason = 'it runs one instance per client session now ("instances": "auto" learned it); this shared one served its last call';
+	drain(upstream: Upstream, reason = 'it runs one instance per client session now ("instances": "auto" learned it); this shared one served its last call'): void {
 		const check = (): void => {
 			if (upstream.callsInFlight > 0 || upstream.tasksLive > 0) return;
 			upstream.off('activity', check);
