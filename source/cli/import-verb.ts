@@ -17,7 +17,7 @@ import {planImport, type ImportItem} from '../client-files/import-plan.js';
 import {selfCommand} from '../client-files/hangar-launch.js';
 import {shellWord} from '../core/base/shell-words.js';
 import {ClientFileError, readClientFile} from '../client-files/read-client-file.js';
-import {displayPath, summarizeEntry} from './server-summary.js';
+import {displayPath, maskedOutput, summarizeEntry} from './server-summary.js';
 import {UsageError} from '../core/base/usage-error.js';
 
 type Output = {out: (text: string) => void; err: (text: string) => void};
@@ -134,7 +134,8 @@ function report(files: readonly ClientFile[], items: readonly ImportItem[], io: 
 	}
 }
 
-export function importVerb(options: ImportOptions, io: Output): number {
+export function importVerb(options: ImportOptions, unmasked: Output): number {
+	const io = maskedOutput(unmasked);
 	const environment = options.environment ?? currentEnvironment();
 	const self = selfCommand(environment.env);
 	const {locations, explicit} = sourceLocations(options.source, environment);

@@ -15,7 +15,7 @@ import type {ClientEnvironment} from '../client-files/client-model.js';
 import {editableConfigPath, entryProblem, openHangarConfig} from '../client-files/hangar-config-file.js';
 import {hangarLaunch, selfCommand} from '../client-files/hangar-launch.js';
 import {applySetup, planSetup, setupLocation, undoSetup} from '../client-files/setup.js';
-import {displayPath} from './server-summary.js';
+import {displayPath, maskedOutput} from './server-summary.js';
 import {commandLine, shellWord} from '../core/base/shell-words.js';
 import {UsageError} from '../core/base/usage-error.js';
 
@@ -29,7 +29,8 @@ function refusalOf(entry: unknown): string | undefined {
 	return problem === undefined ? undefined : `import refuses it (${problem})`;
 }
 
-export function setupVerb(options: SetupOptions, io: Output): number {
+export function setupVerb(options: SetupOptions, unmasked: Output): number {
+	const io = maskedOutput(unmasked);
 	const environment = options.environment ?? currentEnvironment();
 	const self = selfCommand(environment.env);
 	const format = findClientFormat(options.client);
