@@ -88,7 +88,12 @@ describe('reading the sample files', () => {
 	});
 
 	it('Codex: TOML tables, sub-tables and inline tables; its own keys mapped', () => {
-		expect(read('codex', 'github').entry).toEqual({command: 'npx', args: ['-y', '@modelcontextprotocol/server-github'], env: {GITHUB_PERSONAL_ACCESS_TOKEN: 'ghp_codexSECRETcodexSECRET7777'}});
+		expect(read('codex', 'github').entry).toEqual({
+			command: 'npx',
+			args: ['-y', '@modelcontextprotocol/server-github'],
+			env: {GITHUB_PERSONAL_ACCESS_TOKEN: 'ghp_codexSECRETcodexSECRET7777'},
+			includeTools: ['search_code'],
+		});
 		expect(read('codex', 'figma.remote').entry).toEqual({url: 'https://mcp.figma.com/mcp', headers: {Authorization: 'Bearer ${FIGMA_OAUTH_TOKEN}', 'X-Figma-Region': 'us-east-1'}});
 		// The ${FIGMA_OAUTH_TOKEN} is hangar's own rewrite of bearer_token_env_var, said once; Codex never wrote it.
 		expect(read('codex', 'figma.remote').notes.filter(note => note.includes('${FIGMA_OAUTH_TOKEN}'))).toEqual([
