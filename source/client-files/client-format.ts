@@ -21,6 +21,13 @@ export type ClientFormat = {
 	/** The server maps in a parsed file, plus notes about the file as a whole. */
 	groups(root: unknown, location: ClientLocation): {groups: ServerGroup[]; notes: string[]};
 	dialect: Dialect;
+	/**
+	 * The client runs the servers of all its user files at once (VS Code: the
+	 * profile's mcp.json and settings.json's `mcp`): setup puts the `hangar`
+	 * entry in one and removes the others' servers. Otherwise each user file
+	 * is another install's (Cline in each editor) and setup rewrites one.
+	 */
+	userFilesTogether?: boolean;
 	/** Where setup writes the `hangar` entry in this file. */
 	serversPath(location: ClientLocation): string[];
 	/** The `hangar` entry in this client's own shape. */
