@@ -95,3 +95,55 @@ describe('secrets in what import and add print', () => {
 		expect(servers(home.config)['u']!['url']).toBe('https://mcp.example.com/mcp?api_key=sk-abcdef0123456789abcdef');
 	});
 });
+
+describe('import of a file given by path', () => {
+	const filesystem = {command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '/home/alice']};
+
+	it('imports a README\'s bare snippet (no "mcpServers" around it), saying so', () => {
+		const home = tempHome();
+		const file = home.write('snippet.json', JSON.stringify({filesystem, remote: {url: 'https://mcp.example.com/mcp'}}));
+		const run = captured();
+		expect(importVerb({source: file, dryRun: false, config: home.config, environment: home.environment}, run.io)).toBe(0);
+		expect(run.out()).toContain('note: no "mcpServers" around the servers: read as a bare map of servers');
+		expect(servers(home.config)).toEqual({filesystem, remote: {url: 'https://mcp.example.com/mcp'}});
+
+		const again = captured();
+		expect(importVerb({source: file, dryRun: false, config: home.config, environment: home.environment}, again.io)).toBe(0);
+		expect(again.out()).toContain(`Nothing to add to ${home.config}: of the 2 servers found, 2 already in it.`);
+	});
+
+	it('imports both "mcpServers" and VS Code\'s "servers" of one file', () => {
+		const home = tempHome();
+		const file = home.write('mixed.json', JSON.stringify({mcpServers: {a: {command: 'npx', args: ['-y', 'x']}}, servers: {b: {command: 'npx', args: ['-y', 'y']}}}));
+		expect(importVerb({source: file, dryRun: false, config: home.config, environment: home.environment}, captured().io)).toBe(0);
+		expect(Object.keys(servers(home.config))).toEqual(['a', 'b']);
+	});
+
+	it('says a file with no servers in a form hangar knows is not one, what it holds and what was expected, and writes nothing', () => {
+		const home = tempHome();
+		const cases: Array<[string, string, string]> = [
+			['obj.json', '{}', 'it holds an empty object'],
+			['arr.json', '[1,2]', 'it holds an array'],
+			['empty.json', '\n', 'the file is empty'],
+			['package.json', JSON.stringify({name: 'my-app', version: '1.0.0', scripts: {start: 'node .'}}), 'its keys ("name", "version", "scripts") are neither "mcpServers" nor "servers"'],
+			['half.json', JSON.stringify({filesystem, logging: {level: 'debug'}}), 'its keys ("filesystem", "logging")'],
+		];
+		for (const [name, text, what] of cases) {
+			const run = captured();
+			expect(importVerb({source: home.write(name, text), dryRun: false, config: home.config, environment: home.environment}, run.io), name).toBe(1);
+			expect(run.err(), name).toContain(`holds no MCP servers in a form hangar knows (${what}`);
+			expect(run.err(), name).toContain('Expected {"mcpServers": {"NAME": {"command": "npx", "args": [...]}}}');
+			expect(run.out(), name).toBe('');
+		}
+
+		expect(fs.existsSync(home.config)).toBe(false);
+	});
+
+	it('says an empty "mcpServers" has no servers, not that hangar has them all', () => {
+		const home = tempHome();
+		const run = captured();
+		expect(importVerb({source: home.write('none.json', '{"mcpServers": {}}'), dryRun: false, config: home.config, environment: home.environment}, run.io)).toBe(0);
+		expect(run.out()).toContain('Nothing to add to');
+		expect(run.out()).toContain(': no servers found.');
+	});
+});
