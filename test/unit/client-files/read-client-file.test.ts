@@ -83,6 +83,10 @@ describe('reading the sample files', () => {
 			callTimeoutSeconds: 15,
 			includeTools: ['query', 'schema'],
 		});
+		// A user's relative cwd: Gemini resolves it where it runs, hangar where its config is; kept, and said.
+		expect(read('gemini', 'pythonTools').notes).toContain(
+			'cwd "./mcp-servers/python" is relative: gemini resolves it against the directory it runs in, hangar against its config file\'s directory; write the absolute path in hangar\'s config',
+		);
 		expect(read('gemini', 'httpServer').entry).toMatchObject({type: 'streamable-http', url: 'http://localhost:3000/mcp', callTimeoutSeconds: 5});
 		expect(read('gemini', 'sseServer').entry).toEqual({type: 'sse', url: 'http://localhost:8081/sse'});
 	});

@@ -96,6 +96,12 @@ describe('Codex entries', () => {
 		expect(server.notes).toEqual(['enabled_tools → includeTools', 'disabled_tools → excludeTools']);
 	});
 
+	it('a cwd under ~ is written out from the home directory (hangar does not expand ~), an absolute one kept as it is', () => {
+		expect(convert({command: 'tool', cwd: '~/work'})).toMatchObject({entry: {command: 'tool', cwd: '/home/me/work'}, notes: ['cwd "~/work" written as "/home/me/work": hangar does not expand ~']});
+		expect(convert({command: 'tool', cwd: '~'}).entry).toEqual({command: 'tool', cwd: '/home/me'});
+		expect(convert({command: 'tool', cwd: '/srv/work'})).toMatchObject({entry: {command: 'tool', cwd: '/srv/work'}, notes: []});
+	});
+
 	it('a tool list that is not one is dropped, saying so', () => {
 		expect(convert({command: 'npx', disabled_tools: 'all'})).toMatchObject({entry: {command: 'npx'}, notes: ['disabled_tools dropped: expected an array of tool names']});
 	});
