@@ -185,15 +185,25 @@ const approvalReason = 'hangar does not approve calls itself; the client keeps a
  * stay in that one file and a change to it reaches hangar. hangar reads it
  * when it loads the config, below the entry's own env, as the clients do.
  */
+/** Whether every `${…}` in `text` is one hangar expands (`${VAR}`, `${VAR:-default}`; not the editors' own names, which hangar refuses). */
+const isHangarVariables = (text: string): boolean =>
+	!/\$\{(?:workspaceFolder|workspaceRoot|userHome)/.test(text) && !text.replaceAll(/\$\{[A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\}/g, '').includes('${');
+
 const envFileRule: KeyRule = (value, draft, key) => {
 	if (typeof value !== 'string' || value === '') {
 		draft.notes.push(`${key} dropped: expected a path`);
 		return;
 	}
 
-	const base = draft.context.group.projectDir ?? path.dirname(draft.context.file);
-	const file = path.resolve(base, draft.variables(value).replace(/^~(?=$|[/\\])/, draft.context.home));
+	const written = draft.variables(value).replace(/^~(?=$|[/\\])/, draft.context.home);
+	const file = written.startsWith('${') ? written : path.resolve(draft.context.group.projectDir ?? path.dirname(draft.context.file), written);
 	draft.entry.envFile = file;
+	// A path with a variable in it is not read here: hangar expands it when it loads the config, or refuses the entry for a variable it has not (that variable's note and the refusal say so).
+	if (file.includes('${')) {
+		if (isHangarVariables(file)) draft.notes.push(`${key} "${file}" kept as written: hangar expands its variables, then reads the file, when it loads the config`);
+		return;
+	}
+
 	let text: string;
 	try {
 		text = fs.readFileSync(file, 'utf8');
