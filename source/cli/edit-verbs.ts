@@ -13,7 +13,8 @@ import type {HangarEntry} from '../client-files/client-model.js';
 import {editableConfigPath, entryProblem, openHangarConfig, saveHangarConfig, withServer} from '../client-files/hangar-config-file.js';
 import {isValidServerName, validServerName} from '../client-files/server-name.js';
 import {selfCommand} from '../client-files/hangar-launch.js';
-import {displayPath, summarizeEntry} from './server-summary.js';
+import {displayPath, maskedOutput, summarizeEntry} from './server-summary.js';
+import {maskText} from '../core/base/secret-mask.js';
 import {emptiedValueWarnings, launchWarnings} from './launch-warnings.js';
 import {ConfigError, parseConfig, type ServerConfig} from '../core/config/read-config.js';
 import {UsageError} from '../core/base/usage-error.js';
@@ -34,7 +35,7 @@ function parsePairs(values: readonly string[], flag: string, separator: '=' | ':
 	for (const value of values) {
 		const at = value.indexOf(separator);
 		const key = at === -1 ? '' : value.slice(0, at).trim();
-		if (key === '') throw new UsageError(`${flag} "${value}" is not ${separator === '=' ? 'KEY=VALUE' : '"Name: value"'}; e.g. ${flag} ${example}`);
+		if (key === '') throw new UsageError(`${flag} "${maskText(value)}" is not ${separator === '=' ? 'KEY=VALUE' : '"Name: value"'}; e.g. ${flag} ${example}`);
 		out[key] = separator === ':' ? value.slice(at + 1).trim() : value.slice(at + 1);
 	}
 
@@ -70,7 +71,8 @@ function serversOf(name: string, entry: HangarEntry, configPath: string): Server
 	}
 }
 
-export function addVerb(options: AddOptions, io: Output): number {
+export function addVerb(options: AddOptions, unmasked: Output): number {
+	const io = maskedOutput(unmasked);
 	if (!isValidServerName(options.name)) {
 		throw new UsageError(
 			`bad server name "${options.name}": expected 1-32 letters, digits, "-" or single "_" (no "__", not ending in "_"), because it becomes the tool prefix "<server>__<tool>"; e.g. "${validServerName(options.name)}"`,
@@ -94,7 +96,8 @@ export function addVerb(options: AddOptions, io: Output): number {
 	io.out(`Added "${options.name}" to ${displayPath(configPath)}${config.exists ? '' : ' (a new file)'}: ${summarizeEntry(entry)}\n`);
 	// Written, as asked; but what would not start as written is said now, not at its first call.
 	const warnings = [...emptiedValueWarnings(options.name, entry.env, entry.headers), ...launchWarnings(serversOf(options.name, entry, configPath))];
-	for (const line of warnings) io.err(`${line}\n`);
+	// Not masked: a warning quotes a value only when it looks like an example's placeholder ("Bearer YOUR_API_KEY"), and masking would hide which.
+	for (const line of warnings) unmasked.err(`${line}\n`);
 	return 0;
 }
 

@@ -17,7 +17,7 @@ import {planImport, type ImportItem} from '../client-files/import-plan.js';
 import {selfCommand} from '../client-files/hangar-launch.js';
 import {shellWord} from '../core/base/shell-words.js';
 import {ClientFileError, readClientFile} from '../client-files/read-client-file.js';
-import {displayPath, summarizeEntry} from './server-summary.js';
+import {displayPath, maskedOutput, summarizeEntry} from './server-summary.js';
 import {UsageError} from '../core/base/usage-error.js';
 
 type Output = {out: (text: string) => void; err: (text: string) => void};
@@ -134,7 +134,20 @@ function report(files: readonly ClientFile[], items: readonly ImportItem[], io: 
 	}
 }
 
-export function importVerb(options: ImportOptions, io: Output): number {
+/** Why an import added nothing, by what became of the servers found. */
+function nothingAdded(items: readonly ImportItem[]): string {
+	if (items.length === 0) return 'no servers found';
+	const count = (kinds: Array<ImportItem['kind']>) => items.filter(item => kinds.includes(item.kind)).length;
+	const parts: Array<[number, string]> = [
+		[count(['present', 'duplicate']), 'already in it'],
+		[count(['unusable']), 'not importable (see above)'],
+		[count(['hangar']), 'launching hangar itself'],
+	];
+	return `of the ${items.length} server${items.length === 1 ? '' : 's'} found, ${parts.filter(([n]) => n > 0).map(([n, what]) => `${n} ${what}`).join(', ')}`;
+}
+
+export function importVerb(options: ImportOptions, unmasked: Output): number {
+	const io = maskedOutput(unmasked);
 	const environment = options.environment ?? currentEnvironment();
 	const self = selfCommand(environment.env);
 	const {locations, explicit} = sourceLocations(options.source, environment);
@@ -163,6 +176,18 @@ export function importVerb(options: ImportOptions, io: Output): number {
 		return 0;
 	}
 
+	// A file given by path (no client's) that holds no servers in any form hangar reads is not "0 servers, nothing to add": it is not such a file.
+	const shapeless = files.find(file => file.location.lenient === true && !file.hasServerMap);
+	if (shapeless !== undefined) {
+		const why = shapeless.notes.length === 0 ? '' : ` (${shapeless.notes.join('; ')})`;
+		io.err(
+			`mcp-hangar: ${displayPath(shapeless.location.file)} holds no MCP servers in a form hangar knows${why}. ` +
+				`Expected {"mcpServers": {"NAME": {"command": "npx", "args": [...]}}} (or {"NAME": {"url": ...}} entries), VS Code's {"servers": {...}}, ` +
+				`or a README's bare {"NAME": {"command": ...}}. Nothing was written.\n`,
+		);
+		return 1;
+	}
+
 	const configPath = editableConfigPath(options.config);
 	const config = openHangarConfig(configPath);
 	const items = planImport(files, config.servers, entry => entryProblem(entry));
@@ -182,7 +207,7 @@ export function importVerb(options: ImportOptions, io: Output): number {
 	}
 
 	if (added.length === 0) {
-		io.out(`Nothing to add: ${target} already has every server found.\n`);
+		io.out(`Nothing to add to ${target}: ${nothingAdded(items)}.\n`);
 		return failed ? 1 : 0;
 	}
 

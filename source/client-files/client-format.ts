@@ -21,6 +21,13 @@ export type ClientFormat = {
 	/** The server maps in a parsed file, plus notes about the file as a whole. */
 	groups(root: unknown, location: ClientLocation): {groups: ServerGroup[]; notes: string[]};
 	dialect: Dialect;
+	/**
+	 * The client runs the servers of all its user files at once (VS Code: the
+	 * profile's mcp.json and settings.json's `mcp`): setup puts the `hangar`
+	 * entry in one and removes the others' servers. Otherwise each user file
+	 * is another install's (Cline in each editor) and setup rewrites one.
+	 */
+	userFilesTogether?: boolean;
 	/** Where setup writes the `hangar` entry in this file. */
 	serversPath(location: ClientLocation): string[];
 	/** The `hangar` entry in this client's own shape. */
@@ -75,6 +82,48 @@ export function singleGroup(root: unknown, location: ClientLocation, serversPath
 	if (servers === undefined) return {groups: [], notes: nearMissNotes(root, serversPath)};
 	const projectDir = location.scope === 'project' ? projectDirOf(location) : undefined;
 	return {groups: [{path: serversPath, projectDir, servers}], notes: []};
+}
+
+/** Keys that make an object a server entry, in any client's dialect. */
+const entryKeys = ['command', 'url', 'serverUrl', 'httpUrl'];
+
+/** Whether `value` is a map of server entries with no wrapper (`{"filesystem": {"command": …}}`), as READMEs show one server. */
+export function isBareServerMap(value: unknown): value is Record<string, unknown> {
+	if (!isRecord(value)) return false;
+	const entries = Object.values(value);
+	return entries.length > 0 && entries.every(entry => isRecord(entry) && entryKeys.some(key => typeof entry[key] === 'string'));
+}
+
+/**
+ * The servers of a file given by path that no client names (pasted from
+ * docs or another client), read as `format` reads it, plus what else such a
+ * file may hold: both `mcpServers` and VS Code's `servers`, or, with
+ * neither, a bare map of entries.
+ */
+export function pastedGroups(format: Pick<ClientFormat, 'groups'>, root: unknown, location: ClientLocation): {groups: ServerGroup[]; notes: string[]} {
+	const found = format.groups(root, location);
+	const groups = [...found.groups];
+	for (const key of ['mcpServers', 'servers']) {
+		const servers = objectAt(root, [key]);
+		if (servers !== undefined && !groups.some(group => group.path.length === 1 && group.path[0] === key)) groups.push({path: [key], projectDir: undefined, servers});
+	}
+
+	if (groups.length === 0 && isBareServerMap(root)) {
+		return {groups: [{path: [], projectDir: undefined, servers: root}], notes: ['no "mcpServers" around the servers: read as a bare map of servers, as READMEs show them']};
+	}
+
+	return {groups, notes: groups.length === 0 && found.notes.length === 0 ? [shapeNote(root)] : found.notes};
+}
+
+/** What a file with no map of servers holds instead, in a few words. */
+function shapeNote(root: unknown): string {
+	if (root === undefined) return 'the file is empty';
+	if (Array.isArray(root)) return 'it holds an array, not an object of servers';
+	if (!isRecord(root)) return `it holds ${root === null ? 'null' : `a ${typeof root}`}, not an object of servers`;
+	const keys = Object.keys(root);
+	if (keys.length === 0) return 'it holds an empty object';
+	const shown = keys.slice(0, 5).map(key => JSON.stringify(key)).join(', ');
+	return `its keys (${shown}${keys.length > 5 ? ', …' : ''}) are neither "mcpServers" nor "servers", and their values are not server entries`;
 }
 
 /** A project file sits in the project (`.mcp.json`) or one directory below it (`.cursor/mcp.json`, `.vscode/mcp.json`). */

@@ -71,6 +71,8 @@ export type ClientFile = {
 	servers: ForeignServer[];
 	/** Notes about the file as a whole (e.g. VS Code inputs). */
 	notes: string[];
+	/** Whether it has a map of servers in a form hangar knows (an empty one counts): otherwise its 0 servers mean it is not such a file. */
+	hasServerMap: boolean;
 };
 
 /** Same upstream, wherever it was configured: the command line, or the URL. */

@@ -24,9 +24,32 @@ function urlIndex(command: string, args: readonly string[]): number | undefined 
 	return url === -1 ? undefined : url;
 }
 
-/** With the entry's env values in place of `${VAR}` (mcp-remote expands its header values from its own environment). */
-function withEnv(text: string, env: Record<string, string> | undefined): string {
-	return text.replaceAll(/\$\{([A-Za-z_]\w*)\}/g, (whole, name: string) => env?.[name] ?? whole);
+/** With the entry's env values in place of `${VAR}` (mcp-remote expands its header values from its own environment), and the names it replaced. */
+function withEnv(text: string, env: Record<string, string> | undefined): {text: string; names: string[]} {
+	const names: string[] = [];
+	const out = text.replaceAll(/\$\{([A-Za-z_]\w*)\}/g, (whole, name: string) => {
+		const value = env?.[name];
+		if (value === undefined) return whole;
+		names.push(name);
+		return value;
+	});
+	return {text: out, names: [...new Set(names)]};
+}
+
+/**
+ * What a header whose `${VAR}`s the entry's env set holds now, said without
+ * the values; the note that a client passed `${VAR}` on for hangar to expand
+ * (variables.ts) is no longer true of those, and goes.
+ */
+function noteExpandedHeader(notes: string[], header: string, template: string, names: readonly string[], url: string): void {
+	const stale = names.filter(name => !url.includes(`\${${name}}`)).map(name => `\${${name}} is expanded by hangar`);
+	notes.splice(0, notes.length, ...notes.filter(note => !stale.some(prefix => note.startsWith(prefix))));
+	const shown = names.reduce((text, name) => text.replaceAll(`\${${name}}`, '***'), template);
+	const variables = names.join(' and ');
+	notes.push(
+		`headers.${header} written as ${JSON.stringify(shown)}: mcp-remote put the entry's env ${variables} in it, so hangar's config holds ${names.length === 1 ? 'that value' : 'those values'}; ` +
+			`to keep ${names.length === 1 ? 'it' : 'them'} out of the file, write ${JSON.stringify(template)} there and set ${variables} where hangar runs`,
+	);
 }
 
 /** Rewrites an mcp-remote entry in place as a `url` entry, with notes; false (nothing changed) for any other entry. */
@@ -45,7 +68,15 @@ export function fromMcpRemote(entry: HangarEntry, notes: string[]): boolean {
 		const value = args[index + 1];
 		if (flag === '--header' && value !== undefined) {
 			const colon = value.indexOf(':');
-			if (colon > 0) headers[value.slice(0, colon).trim()] = withEnv(value.slice(colon + 1).trim(), entry.env);
+			if (colon > 0) {
+				const header = value.slice(0, colon).trim();
+				const template = value.slice(colon + 1).trim();
+				const expanded = withEnv(template, entry.env);
+				headers[header] = expanded.text;
+				if (expanded.names.length > 0) noteExpandedHeader(notes, header, template, expanded.names, args[at]!);
+			}
+
+
 			index++;
 		} else if (flag === '--transport' && value !== undefined) {
 			type = value.startsWith('sse') ? 'sse' : value.startsWith('http') ? 'http' : undefined;

@@ -4,6 +4,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import {pastedGroups} from './client-format.js';
 import {clientFormat} from './client-formats.js';
 import type {ClientEnvironment, ClientFile, ClientLocation} from './client-model.js';
 import {parseJson} from './json-text.js';
@@ -44,16 +45,18 @@ export function clientFileFromText(location: ClientLocation, text: string, envir
 	let root: unknown;
 	try {
 		// An empty file is what some clients leave before their first server.
-		root = text.trim() === '' ? {} : parseClientText(text, location.lenient === true && format.syntax === 'json' ? 'jsonc' : format.syntax);
+		// A file given by path that is empty is not a client's: undefined says so (pastedGroups).
+		root = text.trim() === '' ? (location.lenient === true ? undefined : {}) : parseClientText(text, location.lenient === true && format.syntax === 'json' ? 'jsonc' : format.syntax);
 	} catch (error) {
 		throw new ClientFileError(location.file, `not valid ${format.syntax === 'toml' ? 'TOML' : 'JSON'}: ${(error as Error).message}`);
 	}
 
-	const {groups, notes} = format.groups(root, location);
+	// A file no client names may be any of their shapes, or a README's bare snippet.
+	const {groups, notes} = location.lenient === true ? pastedGroups(format, root, location) : format.groups(root, location);
 	const servers = groups.flatMap(group =>
 		Object.entries(group.servers).map(([name, raw]) =>
 			convertServer(name, raw, format.dialect, {client: location.client, file: location.file, group, home: environment.home, platform: environment.platform}),
 		),
 	);
-	return {location: {...location, file: path.resolve(location.file)}, servers, notes};
+	return {location: {...location, file: path.resolve(location.file)}, servers, notes, hasServerMap: groups.length > 0};
 }

@@ -185,15 +185,25 @@ const approvalReason = 'hangar does not approve calls itself; the client keeps a
  * stay in that one file and a change to it reaches hangar. hangar reads it
  * when it loads the config, below the entry's own env, as the clients do.
  */
+/** Whether every `${…}` in `text` is one hangar expands (`${VAR}`, `${VAR:-default}`; not the editors' own names, which hangar refuses). */
+const isHangarVariables = (text: string): boolean =>
+	!/\$\{(?:workspaceFolder|workspaceRoot|userHome)/.test(text) && !text.replaceAll(/\$\{[A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\}/g, '').includes('${');
+
 const envFileRule: KeyRule = (value, draft, key) => {
 	if (typeof value !== 'string' || value === '') {
 		draft.notes.push(`${key} dropped: expected a path`);
 		return;
 	}
 
-	const base = draft.context.group.projectDir ?? path.dirname(draft.context.file);
-	const file = path.resolve(base, draft.variables(value).replace(/^~(?=$|[/\\])/, draft.context.home));
+	const written = draft.variables(value).replace(/^~(?=$|[/\\])/, draft.context.home);
+	const file = written.startsWith('${') ? written : path.resolve(draft.context.group.projectDir ?? path.dirname(draft.context.file), written);
 	draft.entry.envFile = file;
+	// A path with a variable in it is not read here: hangar expands it when it loads the config, or refuses the entry for a variable it has not (that variable's note and the refusal say so).
+	if (file.includes('${')) {
+		if (isHangarVariables(file)) draft.notes.push(`${key} "${file}" kept as written: hangar expands its variables, then reads the file, when it loads the config`);
+		return;
+	}
+
 	let text: string;
 	try {
 		text = fs.readFileSync(file, 'utf8');
@@ -294,12 +304,35 @@ export function convertServer(name: string, raw: unknown, dialect: Dialect, cont
 		}
 	}
 
+	if (entry.cwd !== undefined) noteCwd(entry, draft.notes, context);
 	// A project's servers run in the project; hangar would run them in its config's directory.
 	if (entry.command !== undefined && context.group.projectDir !== undefined) {
 		entry.cwd = entry.cwd === undefined ? context.group.projectDir : path.resolve(context.group.projectDir, entry.cwd);
 	}
 
 	return {...base, entry: ordered(entry), notes: [...new Set(draft.notes)], problem: undefined};
+}
+
+/**
+ * A `cwd` hangar would read otherwise than the client: `~` is the home
+ * directory to a person, but hangar resolves the path as written, against
+ * its config's directory, so it is written out; a relative one outside a
+ * project the client resolved against the directory it ran in, which hangar
+ * cannot know, so it is kept with a note to write it absolute.
+ */
+function noteCwd(entry: HangarEntry, notes: string[], context: ConvertContext): void {
+	const cwd = entry.cwd!;
+	const paths = context.platform === 'win32' ? path.win32 : path.posix;
+	if (/^~(?=$|[/\\])/.test(cwd)) {
+		entry.cwd = paths.join(context.home, cwd.slice(1));
+		notes.push(`cwd "${cwd}" written as "${entry.cwd}": hangar does not expand ~`);
+		return;
+	}
+
+	if (context.group.projectDir !== undefined || paths.isAbsolute(cwd) || /^(?:[A-Za-z]:[\\/]|\\\\)/.test(cwd) || cwd.includes('${')) return;
+	notes.push(
+		`cwd "${cwd}" is relative: ${context.client} resolves it against the directory it runs in, hangar against its config file's directory; write the absolute path in hangar's config`,
+	);
 }
 
 /** Keys in the order hangar's README documents them, so imported entries read alike. */

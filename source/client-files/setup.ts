@@ -1,10 +1,12 @@
 /**
  * `setup`: a client's own servers replaced by one `hangar` entry, and back.
  * The plan is made first: which file, which servers go, which of them hangar
- * does not have yet (then nothing is written: import them first). Applying
- * it writes a timestamped byte-for-byte backup beside the file, then the new
- * file; undo puts the newest backup back, byte-identical, and removes it, so
- * each undo steps back one setup.
+ * does not have yet (then nothing is written: import them first). A client
+ * that runs the servers of several user files at once (VS Code: mcp.json and
+ * settings.json) gets the entry in one and the others' servers removed.
+ * Applying it writes a timestamped byte-for-byte backup beside each file it
+ * changes, then the new files; undo puts the newest setup's backups back,
+ * byte-identical, and removes them, so each undo steps back one setup.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -16,25 +18,32 @@ import {setJsonValue} from './json-text.js';
 import {clientFileFromText} from './read-client-file.js';
 import {makeDirectory} from '../core/base/make-directory.js';
 
+/** One file setup writes: its text now (undefined when it does not exist yet) and after. */
+export type SetupFile = {location: ClientLocation; before: string | undefined; after: string};
+
 export type SetupPlan = {
 	format: ClientFormat;
+	/** The file that gets the `hangar` entry. */
 	location: ClientLocation;
-	/** The file's text now; undefined when it does not exist yet. */
 	before: string | undefined;
 	after: string;
-	/** The servers the new file no longer has (hangar's own entry excluded). */
+	/** The client's other user files it runs servers from beside `location` (VS Code's settings.json), with their servers removed. */
+	others: SetupFile[];
+	/** The servers the new files no longer have (hangar's own entry excluded). */
 	dropped: ForeignServer[];
 	/** Dropped servers hangar's config does not have: setup refuses while there are any. */
 	missing: ForeignServer[];
-	/** The file already launches hangar this way and nothing else. */
+	/** The file already launches hangar this way and nothing else, and no other user file has servers. */
 	alreadySetUp: boolean;
 	/** Client files setup leaves alone (project files), that still have servers. */
 	untouched: ClientLocation[];
 };
 
+const userLocations = (format: ClientFormat, environment: ClientEnvironment): ClientLocation[] => format.locations(environment).filter(location => location.scope === 'user');
+
 /** The user file setup rewrites: the first that has servers, else the first that exists, else the first. */
 export function setupLocation(format: ClientFormat, environment: ClientEnvironment): ClientLocation {
-	const user = format.locations(environment).filter(location => location.scope === 'user');
+	const user = userLocations(format, environment);
 	const existing = user.filter(location => fs.existsSync(location.file));
 	const withServers = existing.find(location => {
 		try {
@@ -46,16 +55,32 @@ export function setupLocation(format: ClientFormat, environment: ClientEnvironme
 	return withServers ?? existing[0] ?? user[0]!;
 }
 
+/** The files `undoSetup` looks at: every user file of the client (the newest setup's backups say which it changed). */
+export function setupFiles(format: ClientFormat, environment: ClientEnvironment): string[] {
+	return userLocations(format, environment).map(location => location.file);
+}
+
 export function planSetup(format: ClientFormat, environment: ClientEnvironment, hangarServers: Record<string, unknown>, launch: HangarLaunch): SetupPlan {
 	const location = setupLocation(format, environment);
 	const before = fs.existsSync(location.file) ? fs.readFileSync(location.file, 'utf8') : undefined;
 	const file = clientFileFromText(location, before ?? '', environment);
+	// A client that runs the servers of all its user files: the others' servers go too, or they would keep running beside hangar.
+	const others = (format.userFilesTogether === true ? userLocations(format, environment) : [])
+		.filter(other => other.file !== location.file && fs.existsSync(other.file))
+		.map(other => {
+			const text = fs.readFileSync(other.file, 'utf8');
+			return {location: other, before: text, servers: clientFileFromText(other, text, environment).servers};
+		})
+		.filter(other => other.servers.length > 0);
+	const servers = [...file.servers, ...others.flatMap(other => other.servers)];
 	const identities = new Set(Object.values(hangarServers).map(raw => existingIdentity(raw)));
-	const dropped = file.servers.filter(server => server.entry === undefined || !launchesHangar(server.name, server.entry));
+	const isHangar = (server: ForeignServer) => server.entry !== undefined && launchesHangar(server.name, server.entry);
+	const dropped = servers.filter(server => !isHangar(server));
 	const missing = dropped.filter(server => server.entry === undefined || !identities.has(serverIdentity(server.entry)));
-	const hangarEntries = file.servers.filter(server => server.entry !== undefined && launchesHangar(server.name, server.entry));
+	const hangarEntries = file.servers.filter(server => isHangar(server));
 	const alreadySetUp =
 		dropped.length === 0 &&
+		others.length === 0 &&
 		hangarEntries.length === 1 &&
 		hangarEntries[0]!.name === 'hangar' &&
 		serverIdentity(hangarEntries[0]!.entry!) === serverIdentity(launch);
@@ -71,7 +96,24 @@ export function planSetup(format: ClientFormat, environment: ClientEnvironment, 
 			}
 		});
 
-	return {format, location, before, after: rewrite(format, location, before, file.servers, launch), dropped, missing, alreadySetUp, untouched};
+	return {
+		format,
+		location,
+		before,
+		after: rewrite(format, location, before, file.servers, launch),
+		others: others.map(other => ({location: other.location, before: other.before, after: withoutServers(format, other.before, other.servers)})),
+		dropped,
+		missing,
+		alreadySetUp,
+		untouched,
+	};
+}
+
+/** The text with each of its server maps emptied (JSON files only: the formats whose user files go together). */
+function withoutServers(format: ClientFormat, text: string, servers: ForeignServer[]): string {
+	let out = text;
+	for (const group of new Set(servers.map(server => server.group))) out = setJsonValue(out, group.path, {}, {jsonc: format.syntax === 'jsonc'});
+	return out;
 }
 
 function rewrite(format: ClientFormat, location: ClientLocation, before: string | undefined, servers: ForeignServer[], launch: HangarLaunch): string {
@@ -107,37 +149,54 @@ export function backupsOf(file: string): string[] {
 		.map(name => path.join(dir, name));
 }
 
-/** Writes the backup, then the new file. Returns the backup's path. */
-export function applySetup(plan: SetupPlan, now = new Date()): string {
-	const stamp = now.toISOString().replaceAll(':', '-');
-	const file = plan.location.file;
-	let backup = `${file}${backupMarker}${stamp}`;
-	if (plan.before === undefined) {
-		backup += absentSuffix;
-		makeDirectory(path.dirname(file));
-		fs.writeFileSync(backup, '', {mode: 0o600, flag: 'wx'});
-	} else {
-		fs.copyFileSync(file, backup, fs.constants.COPYFILE_EXCL);
-	}
+/** The time part of a backup's name, which every file of one setup shares. */
+const stampOf = (file: string, backup: string): string => path.basename(backup).slice(`${path.basename(file)}${backupMarker}`.length).replace(/\.absent$/, '');
 
-	writeFileAtomic(file, plan.after);
-	return backup;
+export type Backup = {file: string; backup: string};
+
+/** Writes a backup of every file the plan changes (one time stamp for all), then the new files. Returns the backups, the `hangar` entry's file first. */
+export function applySetup(plan: SetupPlan, now = new Date()): Backup[] {
+	const stamp = now.toISOString().replaceAll(':', '-');
+	const files: SetupFile[] = [{location: plan.location, before: plan.before, after: plan.after}, ...plan.others];
+	const backups = files.map(({location, before}) => {
+		const file = location.file;
+		let backup = `${file}${backupMarker}${stamp}`;
+		if (before === undefined) {
+			backup += absentSuffix;
+			makeDirectory(path.dirname(file));
+			fs.writeFileSync(backup, '', {mode: 0o600, flag: 'wx'});
+		} else {
+			fs.copyFileSync(file, backup, fs.constants.COPYFILE_EXCL);
+		}
+
+		return {file, backup};
+	});
+	for (const {location, after} of files) writeFileAtomic(location.file, after);
+	return backups;
 }
 
-export type UndoResult = {backup: string; removedFile: boolean};
+export type UndoResult = {file: string; backup: string; removedFile: boolean};
 
-/** Restores the newest backup of `file` (or removes the file, when setup created it) and deletes that backup. Undefined when there is none. */
-export function undoSetup(file: string): UndoResult | undefined {
-	const backup = backupsOf(file).at(-1);
-	if (backup === undefined) return undefined;
-	if (backup.endsWith(absentSuffix)) {
-		fs.rmSync(file, {force: true});
-		fs.rmSync(backup);
-		return {backup, removedFile: true};
-	}
+/**
+ * Restores the files of the newest setup among `files` from their backups
+ * (removing a file that setup created) and deletes those backups. Empty when
+ * there is none.
+ */
+export function undoSetup(files: readonly string[]): UndoResult[] {
+	const backups = files.flatMap(file => backupsOf(file).map(backup => ({file, backup, stamp: stampOf(file, backup)})));
+	const newest = backups.map(entry => entry.stamp).sort().at(-1);
+	return backups
+		.filter(entry => entry.stamp === newest)
+		.map(({file, backup}) => {
+			if (backup.endsWith(absentSuffix)) {
+				fs.rmSync(file, {force: true});
+				fs.rmSync(backup);
+				return {file, backup, removedFile: true};
+			}
 
-	writeFileAtomic(file, fs.readFileSync(backup));
-	fs.chmodSync(fs.realpathSync(file), fs.statSync(backup).mode & 0o7777);
-	fs.rmSync(backup);
-	return {backup, removedFile: false};
+			writeFileAtomic(file, fs.readFileSync(backup));
+			fs.chmodSync(fs.realpathSync(file), fs.statSync(backup).mode & 0o7777);
+			fs.rmSync(backup);
+			return {file, backup, removedFile: false};
+		});
 }

@@ -34,7 +34,7 @@ export function editorVariables(text: string, draft: Draft): string {
 			if (name === 'workspaceFolderBasename' && projectDir !== undefined) return path.basename(projectDir);
 		}
 
-		draft.notes.push(`${whole} kept as written: hangar has no such variable; replace it with a value or \${VAR}`);
+		draft.notes.push(`${whole}: hangar has no such variable; write a value or \${VAR} in its place`);
 		return whole;
 	});
 }

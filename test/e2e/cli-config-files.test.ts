@@ -454,6 +454,44 @@ describe('mcp-hangar setup', () => {
 		expect(nothing.stderr).toContain('no backup of');
 	});
 
+	it('vscode with servers in both user files: hangar goes in mcp.json, settings.json\'s servers go too (its other settings kept), and --undo restores both byte for byte', async () => {
+		const home = clientHome(entry => entry.client === 'vscode');
+		const mcpJson = home.file('~/.config/Code/User/mcp.json');
+		const settingsJson = home.file('~/.config/Code/User/settings.json');
+		fs.writeFileSync(mcpJson, '{\n  // mine\n  "servers": {"memory": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"]}}\n}\n');
+		const originals = [fs.readFileSync(mcpJson), fs.readFileSync(settingsJson)];
+		const config = path.join(home.root, 'hangar.json');
+		fs.writeFileSync(config, '{"mcpServers": {"memory": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"]}}}\n');
+
+		// settings.json's "time" is not in hangar's config yet: neither file changes.
+		const refused = await hangar(home, ['setup', 'vscode', '--config', config]);
+		expect(refused.code).toBe(1);
+		expect(refused.stderr).toContain('not changing ~/.config/Code/User/mcp.json and ~/.config/Code/User/settings.json: 1 of its servers is not in hangar\'s config');
+		expect(refused.stderr).toContain('  time\n');
+		expect([fs.readFileSync(mcpJson), fs.readFileSync(settingsJson)]).toEqual(originals);
+
+		expect((await hangar(home, ['import', 'vscode', '--config', config])).code).toBe(0);
+		const run = await hangar(home, ['setup', 'vscode', '--config', config]);
+		expect(run.stderr).toBe('');
+		expect(run.code).toBe(0);
+		expect(run.stdout).toMatch(/^Backed up ~\/\.config\/Code\/User\/mcp\.json to .*\n^Backed up ~\/\.config\/Code\/User\/settings\.json to .*$/m);
+		expect(run.stdout).toContain('instead of its 2 servers (memory, time)');
+		expect(run.stdout).toContain('Also removed the servers of:\n  ~/.config/Code/User/settings.json: time (VS Code runs them beside ~/.config/Code/User/mcp.json\'s)\n');
+		expect(Object.keys(readJson(mcpJson)['servers'] as object)).toEqual(['hangar']);
+		const settings = readJson(settingsJson);
+		expect(settings['mcp']).toEqual({inputs: [], servers: {}});
+		expect(settings['workbench.colorTheme']).toBe('Default Dark Modern');
+		expect(fs.readFileSync(settingsJson, 'utf8')).toContain('// MCP servers, as VS Code 1.99 kept them in settings.');
+		expect((await hangar(home, ['setup', 'vscode', '--config', config])).stdout).toContain('already launches hangar');
+
+		const undo = await hangar(home, ['setup', 'vscode', '--undo']);
+		expect(undo.code).toBe(0);
+		expect(undo.stdout).toContain('Restored ~/.config/Code/User/mcp.json from');
+		expect(undo.stdout).toContain('Restored ~/.config/Code/User/settings.json from');
+		expect([fs.readFileSync(mcpJson), fs.readFileSync(settingsJson)]).toEqual(originals);
+		expect(fs.readdirSync(path.dirname(mcpJson)).filter(name => name.includes('hangar-backup'))).toEqual([]);
+	});
+
 	it('writes a command that runs from a client\'s bare environment, and creates (then removes) a file the client did not have', async () => {
 		const home = clientHome(() => false);
 		const config = path.join(home.root, 'hangar.json');

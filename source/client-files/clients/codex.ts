@@ -3,12 +3,13 @@
  * `[mcp_servers.NAME]` table per server with `command`/`args`/`env`/`cwd` or
  * `url`, and keys of its own: `enabled`, `startup_timeout_sec`,
  * `tool_timeout_sec`, `bearer_token_env_var`, `http_headers`,
- * `env_http_headers`, tool lists. Setup cuts the server tables out of the
+ * `env_http_headers`, `enabled_tools` and `disabled_tools` (hangar's
+ * `includeTools` and `excludeTools`). Setup cuts the server tables out of the
  * text and appends one `[mcp_servers.hangar]`, leaving every other line
  * (comments included) as it was.
  */
 import {objectAt, pathsOf, type ClientFormat, type HangarLaunch} from '../client-format.js';
-import {ignoredRule, stringMapRule, timeoutRule, type KeyRule} from '../server-entry.js';
+import {ignoredRule, stringMapRule, timeoutRule, toolFilterRule, type KeyRule} from '../server-entry.js';
 import {literalVariables} from '../variables.js';
 import {tomlLayout, tomlString} from '../toml.js';
 
@@ -42,8 +43,6 @@ const envHeadersRule: KeyRule = (value, draft, key) => {
 	draft.notes.push(`${key} → headers as \${VARIABLE} references`);
 };
 
-const noToolFilter = ignoredRule('hangar has no per-server tool filter yet; every tool of the server is served');
-
 export const codex: ClientFormat = {
 	id: 'codex',
 	label: 'Codex',
@@ -67,8 +66,9 @@ export const codex: ClientFormat = {
 			http_headers: stringMapRule('headers'),
 			env_http_headers: envHeadersRule,
 			env_vars: ignoredRule('hangar passes its whole environment to the servers it starts'),
-			enabled_tools: noToolFilter,
-			disabled_tools: noToolFilter,
+			// Codex serves the enabled ones less the disabled ones: hangar's exclude wins over include the same way.
+			enabled_tools: toolFilterRule('includeTools'),
+			disabled_tools: toolFilterRule('excludeTools'),
 			required: ignoredRule('hangar starts even when a server cannot; that server reports its error'),
 			scopes: ignoredRule('hangar asks for the scope the server names when it signs in (set "oauth": {"scope": ...} to choose)'),
 		},

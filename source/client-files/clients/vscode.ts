@@ -47,6 +47,7 @@ export const vscode: ClientFormat = {
 		keys: {dev: ignoredRule('hangar does not watch or debug a server'), gallery: ignoredRule('a VS Code gallery reference'), version: ignoredRule('a VS Code gallery version')},
 		variables: editorVariables,
 	},
+	userFilesTogether: true,
 	serversPath: location => (isSettings(location) ? ['mcp', 'servers'] : ['servers']),
 	hangarEntry: (launch: HangarLaunch) => ({type: 'stdio', command: launch.command, args: launch.args}),
 };

@@ -12,7 +12,7 @@ describe('planning an import', () => {
 		notes: [],
 		problem: undefined,
 	});
-	const file = (...servers: Array<ReturnType<typeof server>>): ClientFile => ({location: {client: servers[0]!.client, scope: 'user', file: servers[0]!.file}, servers, notes: []});
+	const file = (...servers: Array<ReturnType<typeof server>>): ClientFile => ({location: {client: servers[0]!.client, scope: 'user', file: servers[0]!.file}, servers, notes: [], hasServerMap: true});
 
 	it('imports a server configured twice once, keeps what hangar has, skips hangar itself, and never reuses a name', () => {
 		const items = planImport(

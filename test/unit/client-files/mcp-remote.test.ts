@@ -1,4 +1,5 @@
 import {describe, expect, it} from 'vitest';
+import {claudeDesktop} from '../../../source/client-files/clients/claude-desktop.js';
 import {convertServer, oauthRule} from '../../../source/client-files/server-entry.js';
 
 const context = {client: 'claude-desktop' as const, file: '/home/u/claude_desktop_config.json', group: {kind: 'user' as const}, home: '/home/u'};
@@ -21,6 +22,25 @@ describe('an mcp-remote entry on import', () => {
 		expect(converted.notes.join('\n')).toContain('client_secret not copied');
 		expect(converted.notes.join('\n')).toContain('--allow-http 3334');
 		expect(JSON.stringify(converted)).not.toContain('s3cret');
+	});
+
+	it('says a header variable the entry\'s env set was written as its value (as mcp-remote sent it), never showing the value; one it did not set is left to hangar', () => {
+		const converted = convertServer(
+			'slack',
+			{
+				command: 'npx',
+				args: ['-y', 'mcp-remote', 'https://mcp.slack.example.com/sse', '--header', 'Authorization: Bearer ${SLACK_TOKEN}', '--header', 'X-Team: ${SLACK_TEAM}'],
+				env: {SLACK_TOKEN: 'xoxb-1234567890-secretslacktoken'},
+			},
+			claudeDesktop.dialect,
+			context as never,
+		);
+		expect(converted.entry).toEqual({url: 'https://mcp.slack.example.com/sse', headers: {Authorization: 'Bearer xoxb-1234567890-secretslacktoken', 'X-Team': '${SLACK_TEAM}'}});
+		expect(converted.notes.filter(note => note.includes('SLACK_'))).toEqual([
+			'${SLACK_TEAM} is expanded by hangar from its environment (claude-desktop passed it as written)',
+			'headers.Authorization written as "Bearer ***": mcp-remote put the entry\'s env SLACK_TOKEN in it, so hangar\'s config holds that value; to keep it out of the file, write "Bearer ${SLACK_TOKEN}" there and set SLACK_TOKEN where hangar runs',
+		]);
+		expect(JSON.stringify(converted.notes)).not.toContain('xoxb');
 	});
 
 	it('leaves other npx servers alone', () => {

@@ -83,12 +83,21 @@ describe('reading the sample files', () => {
 			callTimeoutSeconds: 15,
 			includeTools: ['query', 'schema'],
 		});
+		// A user's relative cwd: Gemini resolves it where it runs, hangar where its config is; kept, and said.
+		expect(read('gemini', 'pythonTools').notes).toContain(
+			'cwd "./mcp-servers/python" is relative: gemini resolves it against the directory it runs in, hangar against its config file\'s directory; write the absolute path in hangar\'s config',
+		);
 		expect(read('gemini', 'httpServer').entry).toMatchObject({type: 'streamable-http', url: 'http://localhost:3000/mcp', callTimeoutSeconds: 5});
 		expect(read('gemini', 'sseServer').entry).toEqual({type: 'sse', url: 'http://localhost:8081/sse'});
 	});
 
 	it('Codex: TOML tables, sub-tables and inline tables; its own keys mapped', () => {
-		expect(read('codex', 'github').entry).toEqual({command: 'npx', args: ['-y', '@modelcontextprotocol/server-github'], env: {GITHUB_PERSONAL_ACCESS_TOKEN: 'ghp_codexSECRETcodexSECRET7777'}});
+		expect(read('codex', 'github').entry).toEqual({
+			command: 'npx',
+			args: ['-y', '@modelcontextprotocol/server-github'],
+			env: {GITHUB_PERSONAL_ACCESS_TOKEN: 'ghp_codexSECRETcodexSECRET7777'},
+			includeTools: ['search_code'],
+		});
 		expect(read('codex', 'figma.remote').entry).toEqual({url: 'https://mcp.figma.com/mcp', headers: {Authorization: 'Bearer ${FIGMA_OAUTH_TOKEN}', 'X-Figma-Region': 'us-east-1'}});
 		// The ${FIGMA_OAUTH_TOKEN} is hangar's own rewrite of bearer_token_env_var, said once; Codex never wrote it.
 		expect(read('codex', 'figma.remote').notes.filter(note => note.includes('${FIGMA_OAUTH_TOKEN}'))).toEqual([

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import {describe, expect, it} from 'vitest';
-import {rewriteCodexConfig} from '../../../../source/client-files/clients/codex.js';
+import {codex, rewriteCodexConfig} from '../../../../source/client-files/clients/codex.js';
+import {convertServer} from '../../../../source/client-files/server-entry.js';
 import {parseToml} from '../../../../source/client-files/toml.js';
 
 describe('Codex setup rewrite', () => {
@@ -82,5 +83,26 @@ describe('Codex setup rewrite', () => {
 		expect(rewriteCodexConfig(rootKeys, launch)).toBe(expected);
 		const bareTable = 'model = "o3"\r\n\r\n[mcp_servers]\r\nb = { command = "y", env = { K = "v" } }\r\n';
 		expect(rewriteCodexConfig(bareTable, launch)).toBe(expected);
+	});
+});
+
+describe('Codex entries', () => {
+	const convert = (raw: Record<string, unknown>) =>
+		convertServer('x', raw, codex.dialect, {client: 'codex', file: '/home/me/.codex/config.toml', group: {path: ['mcp_servers'], projectDir: undefined, servers: {}}, home: '/home/me', platform: 'linux'});
+
+	it('enabled_tools and disabled_tools become includeTools and excludeTools, with a note each and no claim that every tool is served', () => {
+		const server = convert({command: 'npx', args: ['-y', 'gh'], enabled_tools: ['search_code', 'get_file'], disabled_tools: ['get_file']});
+		expect(server.entry).toEqual({command: 'npx', args: ['-y', 'gh'], includeTools: ['search_code', 'get_file'], excludeTools: ['get_file']});
+		expect(server.notes).toEqual(['enabled_tools → includeTools', 'disabled_tools → excludeTools']);
+	});
+
+	it('a cwd under ~ is written out from the home directory (hangar does not expand ~), an absolute one kept as it is', () => {
+		expect(convert({command: 'tool', cwd: '~/work'})).toMatchObject({entry: {command: 'tool', cwd: '/home/me/work'}, notes: ['cwd "~/work" written as "/home/me/work": hangar does not expand ~']});
+		expect(convert({command: 'tool', cwd: '~'}).entry).toEqual({command: 'tool', cwd: '/home/me'});
+		expect(convert({command: 'tool', cwd: '/srv/work'})).toMatchObject({entry: {command: 'tool', cwd: '/srv/work'}, notes: []});
+	});
+
+	it('a tool list that is not one is dropped, saying so', () => {
+		expect(convert({command: 'npx', disabled_tools: 'all'})).toMatchObject({entry: {command: 'npx'}, notes: ['disabled_tools dropped: expected an array of tool names']});
 	});
 });
