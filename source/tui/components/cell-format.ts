@@ -70,13 +70,16 @@ export function relative(iso: string, now: number): string {
 }
 
 /**
- * One printable line: tabs and newlines as spaces, then the output rule
- * (core/base/terminal-text.ts): controls, escape sequences and bidi controls
- * shown escaped. Cells are made printable before they are fitted, so a
- * column's width counts what is shown.
+ * One printable line: its line breaks (LF, CRLF) and tabs as spaces, then the
+ * output rule (core/base/terminal-text.ts): controls, escape sequences and
+ * bidi controls shown escaped. A lone carriage return is not a line break but
+ * a jump back over the line, so it is escaped (`\x0d`), as the CLI shows it,
+ * never turned into a space (`A\rB` and `A B` must not look the same). Cells
+ * are made printable before they are fitted, so a column's width counts what
+ * is shown.
  */
 export function printable(text: string): string {
-	return terminalText(text.replace(/[\t\n\r]+/g, ' '));
+	return terminalText(text.replace(/(?:\r?\n|\t)+/g, ' '));
 }
 
 /** `text` cut to `width` characters, with "…" when cut. */
