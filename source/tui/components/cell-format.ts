@@ -98,6 +98,19 @@ export function fit(text: string, width: number, align: 'left' | 'right' = 'left
 	return align === 'left' ? cutText + ' '.repeat(gap) : ' '.repeat(gap) + cutText;
 }
 
+/**
+ * `text` cut to `width` characters in its middle, with "…" where it is cut:
+ * "a-very-lo…name-num00". Names that share a long start (or end) stay
+ * apart, where a cut at the end would show them all the same.
+ */
+export function cutMiddle(text: string, width: number): string {
+	const chars = [...text];
+	if (chars.length <= width) return text;
+	if (width <= 2) return cut(text, width);
+	const head = Math.floor((width - 1) / 2);
+	return `${chars.slice(0, head).join('')}…${chars.slice(chars.length - (width - 1 - head)).join('')}`;
+}
+
 /** A path cut from the left, so its file name stays visible: "…/configs/hangar.json". */
 export function cutLeft(text: string, width: number): string {
 	const chars = [...text];

@@ -171,18 +171,32 @@ describe('the main screen', () => {
 
 	it('keeps TOOLS at 140 columns when names are long', async () => {
 		const ui = open(new FakeSource([entry('a-very-long-upstream-name-indeed', {lastError: 'start failed: the process exited with code 4'}), entry('another-long-upstream-name')]), {columns: 140, rows: 20});
-		await ui.see('another-long');
+		await ui.see('another-lo');
 		const header = ui.lines().find(line => line.includes('NAME')) ?? '';
 		expect(header).toContain('TOOLS');
 		expect(header).toContain('LAST ERROR');
 	});
 
-	it('cuts a name past 20 characters with an ellipsis, keeping the columns aligned', async () => {
+	it('cuts a name past 20 characters in the middle, keeping the columns aligned', async () => {
 		const ui = open(new FakeSource([entry('a-very-long-upstream-name-indeed'), entry('short')]), {columns: 120, rows: 20});
 		await ui.see('short');
-		const row = ui.lines().find(line => line.includes('a-very-long')) ?? '';
-		expect(row).toContain('a-very-long-upstrea… ');
+		const row = ui.lines().find(line => line.includes('a-very-lo…')) ?? '';
+		expect(row).toContain('a-very-lo…ame-indeed ');
 		expect(row.indexOf('ready')).toBe(ui.lines().find(line => line.includes('short'))!.indexOf('ready'));
+	});
+
+	it('keeps long names that share their start apart at every width, and whole when the terminal is wide', async () => {
+		const names = ['00', '05', '10', '15', '20', '25'].map(n => `a-very-long-upstream-name-num${n}`);
+		for (const columns of [50, 60, 80, 140, 200]) {
+			const ui = open(new FakeSource([...names.map(name => entry(name)), entry('srv1')]), {columns, rows: 20});
+			await ui.see('srv1');
+			const shown = ui.lines().filter(line => line.slice(2).startsWith('a-very')).map(line => line.slice(2).split(/\s{2,}/)[0]);
+			expect(shown, `${columns} columns`).toHaveLength(names.length);
+			expect(new Set(shown).size, `${columns} columns: ${shown.join(', ')}`).toBe(names.length);
+			if (columns >= 200) expect(shown).toEqual(names);
+			for (const line of ui.lines()) expect([...line].length, `${columns} columns`).toBeLessThanOrEqual(columns);
+			ui.unmount();
+		}
 	});
 
 	it('uses a compact layout under 60 columns', async () => {
@@ -627,7 +641,7 @@ describe('commands', () => {
 	it('asks the whole quarantine question for a long name at 80 columns, not cut before "(y/n)"', async () => {
 		const name = 'a-really-long-upstream-name-that';
 		const ui = open(new FakeSource([entry(name)]), {columns: 80, rows: 24});
-		await ui.see(`› ${name.slice(0, 10)}`);
+		await ui.see(`› ${name.slice(0, 9)}`);
 		await ui.press('u');
 		await ui.see('Quarantine "');
 		expect(ui.frame().replace(/\s+/g, ' ')).toContain(`Quarantine "${name}"? It is stopped, its tools are hidden and its calls refused until a person lifts it, also after a restart of hangar. (y/n)`);
