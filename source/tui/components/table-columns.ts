@@ -16,7 +16,7 @@ import {count, cut, cutMiddle, fit, latency, printable, shortDuration} from './c
 import type {HangarSnapshot} from './hangar-source.js';
 import type {Segment} from './Segments.js';
 import {mergeBuckets, sparkline} from './sparkline.js';
-import {breakerTone, stateTone, type Tone} from './state-style.js';
+import {breakerTone, shownState, stateTone, type Tone} from './state-style.js';
 
 export type Cell = {text: string; tone?: Tone};
 
@@ -72,7 +72,19 @@ function failedCell(entry: StatusEntry): Cell {
 
 // A name is cut in the middle, so six "a-very-long-upstream-name-numNN" stay apart; on a wide terminal it grows to the longest a name may be.
 const nameColumn: ColumnSpec = {id: 'name', title: 'NAME', width: 'name', wide: serverNameMaxLength, cutMiddle: true, align: 'left', priority: 0, cell: entry => ({text: printable(entry.name), tone: {bold: true}})};
-const stateColumn: ColumnSpec = {id: 'state', title: 'STATE', width: 11, align: 'left', priority: 0, cell: entry => ({text: entry.state, tone: stateTone[entry.state]})};
+const stateWidth = 11;
+// A per-client server resting cold while its instances serve shows theirs ("ready ×2"): cold would say nothing runs.
+const stateColumn: ColumnSpec = {
+	id: 'state',
+	title: 'STATE',
+	width: stateWidth,
+	align: 'left',
+	priority: 0,
+	cell(entry) {
+		const shown = shownState(entry, stateWidth);
+		return {text: shown.label, tone: stateTone[shown.state]};
+	},
+};
 // The row already names the upstream: a leading 'upstream "name": ' would only use up the cell.
 const errorColumn: ColumnSpec = {
 	id: 'error',

@@ -221,6 +221,28 @@ describe('the main screen', () => {
 		for (const line of ui.lines()) expect([...line].length).toBeLessThanOrEqual(50);
 	});
 
+	it('shows a per-client server whose instances serve by its instances\' state, not cold, at 80 columns', async () => {
+		const instance = (n: number, state: StatusEntry['state']) => ({name: `everything#${n}`, client: `socket#${n}`, state, breaker: 'closed' as const, pid: 5000 + n, calls: 1, failures: 0, inFlight: 0, restarts: 0, upSeconds: 10, idleSeconds: 2, lastError: null});
+		const cold = {state: 'cold' as const, ready: false, pid: null, upSeconds: null, idleSeconds: null};
+		const source = new FakeSource([
+			entry('everything', {...cold, instances: [instance(1, 'ready')]}),
+			entry('mixed', {...cold, instances: [instance(1, 'ready'), instance(2, 'dead'), instance(3, 'cold')]}),
+			entry('waiting', {...cold, instances: []}),
+			entry('memory'),
+		]);
+		const ui = open(source, {columns: 80, rows: 24});
+		await ui.see('everything');
+		expect(rowOf(ui.lines(), 'everything')).toMatch(/^. everything\s+ready ×1\s/);
+		// Instances in different states: the most urgent, of how many run (a cold one runs nothing); trouble sorts first.
+		expect(rowOf(ui.lines(), 'mixed')).toMatch(/^. mixed\s+dead 1\/2\s/);
+		expect(ui.lines().findIndex(line => line.includes('mixed'))).toBeLessThan(ui.lines().findIndex(line => line.includes('memory')));
+		expect(rowOf(ui.lines(), 'waiting')).toMatch(/^. waiting\s+cold\s/);
+		expect(ui.frame()).toMatch(/4 upstreams:\s+1 dead\s+2 ready\s+1 cold/);
+		// The filter by state goes by what is shown.
+		await ui.press('/', 'r', 'e', 'a', 'd', 'y');
+		await ui.see('2 of 4 match');
+	});
+
 	it('says what each failure count counts: failed calls, and the breaker\'s failures in a row of any kind', async () => {
 		// Six failed starts and not one call: the two counts are of different things.
 		const ui = open(new FakeSource([entry('sick', {state: 'dead', ready: false, pid: null, breaker: 'open', upSeconds: null, idleSeconds: null, calls: 0, failures: 0, consecutiveFailures: 6})]));
