@@ -232,6 +232,11 @@ export function open(source: FakeSource, size: TerminalSize = {columns: 140, row
 	const {outputMs, ...props} = options;
 	const timing = outputMs === undefined ? {frameMs: 10, tickMs: 60_000} : {frameMs: 10, tickMs: 60_000, outputMs};
 	const instance = render(<HangarTui source={source} size={size} timing={timing} {...props} />);
+	/** The terminal resized: the same TUI drawn at `size`. */
+	const resize = (to: TerminalSize): void => {
+		instance.rerender(<HangarTui source={source} size={to} timing={timing} {...props} />);
+	};
+
 	const frame = (): string => (instance.lastFrame() ?? '').replace(ansi, '');
 	const lines = (): string[] => frame().split('\n');
 	const withScreen = async <T,>(waiting: Promise<T>): Promise<T> =>
@@ -256,7 +261,7 @@ export function open(source: FakeSource, size: TerminalSize = {columns: 140, row
 		for (const key of keys) instance.stdin.write(key);
 	};
 
-	return {...instance, frame, lines, see, gone, press};
+	return {...instance, frame, lines, see, gone, press, resize};
 }
 
 export const keys = {up: '\u001B[A', down: '\u001B[B', pageDown: '\u001B[6~', enter: '\r', escape: '\u001B', ctrlC: '\u0003', backspace: '\u007F'};

@@ -280,6 +280,37 @@ describe('selection', () => {
 		expect(few.frame()).not.toMatch(/rows \d/);
 	});
 
+	it('scrolls the list only as far as the selection needs, and after a resize shows the top again when the selection fits with it', async () => {
+		// Names as long as the name column gets: at 60 columns the rows note has to find room beside LAST ERROR.
+		const names = Array.from({length: 30}, (_, index) => `up${String(index).padStart(2, '0')}-with-a-long-name`);
+		const ui = open(new FakeSource(names.map(name => entry(name))), {columns: 80, rows: 24});
+		const title = (): string => ui.lines().find(line => line.includes('NAME')) ?? '';
+		await ui.see('› up00-');
+		const room = Number(/rows 1-(\d+) of 30/.exec(title())?.[1]);
+		// Mid-list, with the top rows still in view: nothing scrolls.
+		await ui.press('j'.repeat(9));
+		await ui.see('› up09-');
+		expect(title()).toContain(`rows 1-${room} of 30`);
+		// Down past the window's last row but one: it moves one row at a time.
+		await ui.press('j'.repeat(room - 9 - 1));
+		await ui.see(`› up${room - 1}-`);
+		expect(title()).toContain(`rows 2-${room + 1} of 30`);
+		// Back up: the window stays until the selection reaches its top.
+		await ui.press('k'.repeat(room - 9 - 1));
+		await ui.see('› up09-');
+		expect(title()).toContain(`rows 2-${room + 1} of 30`);
+		// Smaller (60x15): the selection stays in view and the window still says which rows it shows.
+		ui.resize({columns: 60, rows: 15});
+		await ui.see(/rows \d+-\d+(?: of |\/)30/);
+		expect(ui.frame()).toContain('› up09-');
+		for (const line of ui.lines()) expect([...line].length).toBeLessThanOrEqual(60);
+		// Back to 80x24: from the top again, the selection mid-list.
+		ui.resize({columns: 80, rows: 24});
+		await ui.see(`rows 1-${room} of 30`);
+		expect(ui.frame()).toContain('  up00-');
+		expect(ui.frame()).toContain('› up09-');
+	});
+
 	it('moves with j/k and the arrows and follows the upstream by name when rows re-sort', async () => {
 		const source = new FakeSource(threeUpstreams());
 		const ui = open(source);
