@@ -92,6 +92,16 @@ describe('upstream lifecycle with real fixture upstreams', () => {
 		expect(after.lastError).toContain('fatal: cannot initialize');
 	});
 
+	it('says which module is missing when a node upstream\'s script path is wrong, not the tail of the stack', async () => {
+		const missing = '/nonexistent/hangar-test/server.js';
+		const t = await startSupervisor({fx: {command: process.execPath, args: [missing]}});
+		const error = await callError(t.supervisor.callByName('fx', 'echo', {}));
+		// Node's stderr ends in stack frames, "code: 'MODULE_NOT_FOUND'", "}" and "Node.js v22": the quote leads with the line that says why.
+		expect(error.message).toContain(`last stderr: Error: Cannot find module '${missing}' | code: 'MODULE_NOT_FOUND'`);
+		expect(error.message).not.toContain('run_main_module');
+		expect(t.supervisor.upstream('fx').snapshot().lastError).toContain(`Error: Cannot find module '${missing}'`);
+	});
+
 	it('times out a hung call at callTimeoutSeconds with a clear error and cancels it upstream', async () => {
 		const t = await startSupervisor({fx: fixture('hang', [], {lazy: false, callTimeoutSeconds: 0.5})});
 		await t.waitForState('fx', 'ready');

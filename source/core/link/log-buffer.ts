@@ -257,14 +257,52 @@ export class OutputLineSplitter {
 	}
 }
 
+/** How many of an upstream's newest stderr lines a failure message looks through for the ones that say why. */
+export const stderrLinesRead = 40;
+
+// What says nothing of why a process failed: blank lines, stack frames (JavaScript's and Java's "    at …",
+// Python's '  File "…", line 3'), a frame count ("... 4 more"), Node's version footer and lines of bare
+// punctuation (the "^" under a quoted line of code, the braces around an error's properties).
+const noise = /^\s*$|^\s+at\s|^\s+File ".*", line \d|^\s*\.\.\. \d+ more\b|^Node\.js v\d|^[\s{}[\]()^~]+$/;
+// A line that names the failure, at the start of an unindented line (an indented one is a quoted line of code
+// such as "    throw new TypeError(…)"): "Error: Cannot find module …", "Error [ERR_MODULE_NOT_FOUND]: …",
+// "ModuleNotFoundError: …", "java.lang.IllegalStateException: …", "error: …", "fatal: …", "panic: …", and the
+// same after a program's name ("docker: Error response …", "npm error …", "npm ERR! …").
+const failureLine = /^(?:[\w./@-]+: |npm )?(?:Uncaught )?(?:[\w.$]*(?:Error|Exception)\b|(?:error|ERROR|fatal|FATAL|panic)\b|ERR!)/;
+
+/**
+ * The stderr lines that say why a process failed, at most `max`: a crash's
+ * last lines are mostly its stack (Node's MODULE_NOT_FOUND ends in
+ * "at node:internal/main/run_main_module… { code: 'MODULE_NOT_FOUND' … }
+ * Node.js v22"), so the line that names the error comes first (the first
+ * such line: "Error: Cannot find module '/path/server.js'", npm's "npm error
+ * code E404" before its "npm error A complete log …"), then the newest lines
+ * after it; stack frames, blank lines and Node's version footer are left
+ * out. Without such a line, the newest lines that are not noise; when every
+ * line is noise, the newest lines as they are. Each without its indent: the
+ * quote is one line ("… | code: 'MODULE_NOT_FOUND'").
+ */
+export function stderrSummary(lines: readonly string[], max = 5): string[] {
+	if (max <= 0) return [];
+	const trimmed = (kept: readonly string[]): string[] => kept.map(line => line.trim());
+	const meaningful = lines.filter(line => !noise.test(line));
+	if (meaningful.length === 0) return trimmed(lines.filter(line => line.trim() !== '').slice(-max));
+	// Tested before the indent goes: an indented line is quoted code, not the error.
+	const failure = meaningful.findIndex(line => failureLine.test(line));
+	if (failure === -1) return trimmed(meaningful.slice(-max));
+	const after = max === 1 ? [] : meaningful.slice(failure + 1).slice(-(max - 1));
+	return trimmed([meaningful[failure]!, ...after]);
+}
+
 /**
  * The stderr lines a failed start should quote: this attempt's own (since
  * `since`), so a start that failed five times does not repeat every earlier
  * attempt's "boom"; when this attempt wrote nothing, the newest earlier
- * lines, marked `earlier` so the message says they are not this attempt's.
+ * line, marked `earlier` so the message says it is not this attempt's. Of
+ * either, the lines that say why (`stderrSummary`).
  */
-export function attemptStderr(tail: readonly LogLine[], since: number): {lines: string[]; earlier: boolean} {
+export function attemptStderr(tail: readonly LogLine[], since: number, max = 5): {lines: string[]; earlier: boolean} {
 	const own = tail.filter(line => line.at >= since).map(line => line.text);
-	if (own.length > 0 || tail.length === 0) return {lines: own, earlier: false};
-	return {lines: tail.slice(-1).map(line => line.text), earlier: true};
+	if (own.length > 0 || tail.length === 0) return {lines: stderrSummary(own, max), earlier: false};
+	return {lines: stderrSummary(tail.map(line => line.text), 1), earlier: true};
 }

@@ -11,7 +11,7 @@ import type {UpstreamState} from '../../core/engine/upstream/upstream-state.js';
 import {count, cutLeft, printable, uptime} from './cell-format.js';
 import {activeClientCount, mcpClientCount, type HangarSnapshot} from './hangar-source.js';
 import {Segments, segmentsLength, type Segment} from './Segments.js';
-import {stateTone, statesByRank} from './state-style.js';
+import {shownState, stateTone, statesByRank} from './state-style.js';
 import {useTuiState} from './tui-context.js';
 
 function stateCounts(states: readonly UpstreamState[]): Segment[] {
@@ -81,7 +81,7 @@ export function Header() {
 	const right: Segment[] = [{text: `clients ${clients}${idle > 0 ? ` (${idle} idle)` : ''}`}, {text: upFor(snapshot), ticks: true, live: upFor}];
 	const title: Segment = {text: 'mcp-hangar', tone: {bold: true, color: 'cyan'}};
 	const total = snapshot.entries.length;
-	const counts = stateCounts(snapshot.entries.map(entry => entry.state));
+	const counts = stateCounts(snapshot.entries.map(entry => shownState(entry).state));
 	const stale: Segment[] = snapshot.stale === undefined ? [] : [{text: `  ⚠ ${snapshot.stale.seconds}s old: ${printable(snapshot.stale.why)}`, tone: {color: 'red', bold: true}}];
 	// The file on disk says something else than what runs (a refused or pending reload): said before anything else on the line.
 	const drift: Segment[] = snapshot.config?.drift == null ? [] : [{text: `  ⚠ ${printable(snapshot.config.drift)}`, tone: {color: 'yellow', bold: true}}];

@@ -7,7 +7,7 @@
  * to up to four lines as room allows, so the cause is readable at any width.
  */
 import {Box, Text} from 'ink';
-import {useMemo} from 'react';
+import {useMemo, useRef} from 'react';
 import type {StatusEntry} from '../../core/views/views.js';
 import {printable, wrap} from './cell-format.js';
 import {Segments, StableSegments, segmentsLength, type Segment} from './Segments.js';
@@ -15,10 +15,23 @@ import {compactColumns, fitColumns, headerSegments, rowSegments, upstreamColumns
 import {latestEntry} from './tick-context.js';
 import {useTuiState} from './tui-context.js';
 
-/** The first row to show so that `selected` is inside a window of `height` rows. */
-function windowStart(selected: number, total: number, height: number): number {
+/** Where the window was, and how tall: it moves from there only as far as the selection needs. */
+type ListWindow = {start: number; height: number};
+
+/**
+ * The first row to show so that `selected` is inside a window of `height`
+ * rows: the window stays where it was (`previous`) while the selection is in
+ * view with a row beyond it, and moves only as far as it must when the
+ * selection leaves. A window of another height (the terminal was resized)
+ * starts again from the top, as if scrolled down to the selection, so a
+ * terminal grown back shows the first rows when the selection fits with them.
+ */
+export function windowStart(selected: number, total: number, height: number, previous?: ListWindow): number {
 	if (total <= height || selected < 0) return 0;
-	return Math.min(Math.max(0, selected - Math.floor(height / 2)), total - height);
+	const context = height >= 5 ? 1 : 0;
+	const from = previous?.height === height ? previous.start : 0;
+	const start = Math.min(Math.max(from, selected - height + 1 + context), selected - context);
+	return Math.max(0, Math.min(start, total - height));
 }
 
 /**
@@ -26,14 +39,21 @@ function windowStart(selected: number, total: number, height: number): number {
  * right end of that line ("rows 9-24 of 30"), so rows out of view are known
  * to be there; left out when the titles leave no room for it.
  */
-function titleLine(titles: Segment[], start: number, shown: number, total: number, width: number): Segment[] {
+function titleLine(titles: Segment[], start: number, shown: number, total: number, width: number, lastCuts: boolean): Segment[] {
 	if (shown >= total) return titles;
-	const note = `rows ${start + 1}-${start + shown} of ${total}`;
 	const last = titles.at(-1)!;
-	const kept = [...titles.slice(0, -1), {...last, text: last.text.trimEnd()}];
-	const used = segmentsLength(kept);
-	if (used + 2 + note.length > width) return titles;
-	return [...kept, {text: ' '.repeat(width - used - note.length)}, {text: note, tone: {dim: true}}];
+	const before = titles.slice(0, -1);
+	// Whole beside the titles; else shorter; else, in a narrow terminal, beside the last column's title cut short or
+	// in its place (LAST ERROR, whose red cells say what they are): rows out of view are worth saying at every width.
+	for (const note of [`rows ${start + 1}-${start + shown} of ${total}`, `rows ${start + 1}-${start + shown}/${total}`]) {
+		for (const title of lastCuts ? [last.text.trimEnd(), 'LAST…', ''] : [last.text.trimEnd()]) {
+			const kept = [...before, {...last, text: title}];
+			const used = segmentsLength(kept);
+			if (used + 2 + note.length <= width) return [...kept, {text: ' '.repeat(width - used - note.length)}, {text: note, tone: {dim: true}}];
+		}
+	}
+
+	return titles;
 }
 
 const broken: ReadonlySet<StatusEntry['state']> = new Set(['dead', 'degraded']);
@@ -64,6 +84,7 @@ export function UpstreamTable({height}: {height: number}) {
 	const {rows, selected, size, layout, snapshot, ui} = useTuiState();
 	const specs = useMemo(() => (layout === 'compact' ? compactColumns : upstreamColumns(snapshot.history ?? {})), [layout, snapshot.history]);
 	const columns = fitColumns(specs, size.columns, snapshot.entries);
+	const lastWindow = useRef<ListWindow | undefined>(undefined);
 	if (rows.length === 0) {
 		const why = snapshot.entries.length === 0 ? 'The config has no upstreams.' : `No upstream matches "${ui.filter.query}". Esc clears the filter.`;
 		return (
@@ -79,11 +100,12 @@ export function UpstreamTable({height}: {height: number}) {
 	const reason = reasonEntry === undefined || height < 4 ? [] : reasonLines(reasonEntry, size.columns, free);
 	const room = Math.max(1, height - 1 - reason.length);
 	const index = selected === undefined ? -1 : rows.indexOf(selected);
-	const start = windowStart(index, rows.length, room);
+	const start = windowStart(index, rows.length, room, lastWindow.current);
+	lastWindow.current = {start, height: room};
 	const shown = rows.slice(start, start + room);
 	return (
 		<Box flexDirection="column">
-			<Segments segments={titleLine(headerSegments(columns), start, shown.length, rows.length, size.columns)} />
+			<Segments segments={titleLine(headerSegments(columns), start, shown.length, rows.length, size.columns, columns.at(-1)?.id === 'error')} />
 			{shown.map(entry => (
 				<StableSegments key={entry.name} segments={rowSegments(entry, columns, entry === selected, latest => latestEntry(latest, entry.name))} inverse={entry === selected} />
 			))}

@@ -30,7 +30,7 @@ export function callColumns(rows: readonly CallLogEntry[]): Array<ColumnSpec<Cal
 		{id: 'time', title: 'TIME', width: 8, align: 'left', priority: 0, cell: row => ({text: clock(row.at), tone: {dim: true}})},
 		// Whose call it was stays at 80 columns: nothing may look as if it crossed clients.
 		{id: 'client', title: 'CLIENT', width: longest(rows, row => row.client, 'CLIENT', 18), align: 'left', priority: 1, cell: row => ({text: printable(row.client)})},
-		{id: 'upstream', title: 'UPSTREAM', width: longest(rows, row => row.upstream, 'UPSTREAM', 20), align: 'left', priority: 0, cell: row => ({text: printable(row.upstream), tone: {bold: true}})},
+		{id: 'upstream', title: 'UPSTREAM', width: longest(rows, row => row.upstream, 'UPSTREAM', 20), cutMiddle: true, align: 'left', priority: 0, cell: row => ({text: printable(row.upstream), tone: {bold: true}})},
 		{id: 'tool', title: 'TOOL', width: longest(rows, row => row.tool, 'TOOL', 24), align: 'left', priority: 0, cell: row => ({text: printable(row.tool)})},
 		{id: 'latency', title: 'LATENCY', width: 7, align: 'right', priority: 2, cell: row => ({text: millis(row.ms)})},
 		{id: 'result', title: 'RESULT', width: longest(rows, row => outcomeCell(row).text, 'RESULT', 16), align: 'left', priority: 1, cell: row => outcomeCell(row)},

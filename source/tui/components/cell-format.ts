@@ -70,13 +70,16 @@ export function relative(iso: string, now: number): string {
 }
 
 /**
- * One printable line: tabs and newlines as spaces, then the output rule
- * (core/base/terminal-text.ts): controls, escape sequences and bidi controls
- * shown escaped. Cells are made printable before they are fitted, so a
- * column's width counts what is shown.
+ * One printable line: its line breaks (LF, CRLF) and tabs as spaces, then the
+ * output rule (core/base/terminal-text.ts): controls, escape sequences and
+ * bidi controls shown escaped. A lone carriage return is not a line break but
+ * a jump back over the line, so it is escaped (`\x0d`), as the CLI shows it,
+ * never turned into a space (`A\rB` and `A B` must not look the same). Cells
+ * are made printable before they are fitted, so a column's width counts what
+ * is shown.
  */
 export function printable(text: string): string {
-	return terminalText(text.replace(/[\t\n\r]+/g, ' '));
+	return terminalText(text.replace(/(?:\r?\n|\t)+/g, ' '));
 }
 
 /** `text` cut to `width` characters, with "…" when cut. */
@@ -93,6 +96,19 @@ export function fit(text: string, width: number, align: 'left' | 'right' = 'left
 	const gap = width - [...cutText].length;
 	if (gap <= 0) return cutText;
 	return align === 'left' ? cutText + ' '.repeat(gap) : ' '.repeat(gap) + cutText;
+}
+
+/**
+ * `text` cut to `width` characters in its middle, with "…" where it is cut:
+ * "a-very-lo…name-num00". Names that share a long start (or end) stay
+ * apart, where a cut at the end would show them all the same.
+ */
+export function cutMiddle(text: string, width: number): string {
+	const chars = [...text];
+	if (chars.length <= width) return text;
+	if (width <= 2) return cut(text, width);
+	const head = Math.floor((width - 1) / 2);
+	return `${chars.slice(0, head).join('')}…${chars.slice(chars.length - (width - 1 - head)).join('')}`;
 }
 
 /** A path cut from the left, so its file name stays visible: "…/configs/hangar.json". */

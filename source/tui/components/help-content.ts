@@ -16,7 +16,7 @@ export type HelpLine = {kind: 'title'; text: string} | {kind: 'row'; key: string
 const helpIndent = (keyWidth: number): number => keyWidth + 4;
 
 const columnNotes: Array<[string, string]> = [
-	['STATE', 'cold, starting, ready, degraded, dead, stopping, stopped, quarantined, disabled (always the word, coloured)'],
+	['STATE', 'cold, starting, ready, degraded, dead, stopping, stopped, quarantined, disabled (always the word, coloured); a per-client server whose instances run: theirs and how many (ready ×2; dead 1/3: one of three)'],
 	['BRK', 'the breaker: ● closed (calls flow), ○ open (calls fail fast until a probe), ◐ half-open (a probe is running)'],
 	['UP/IDLE', 'time since it started / since its last call, while running (to the second under an hour)'],
 	['~TOKENS', 'estimated tokens its exposed tool and prompt definitions cost each client (JSON characters / 4)'],

@@ -6,6 +6,7 @@
  */
 import type {BreakerState} from '../../core/engine/upstream/circuit-breaker.js';
 import type {UpstreamState} from '../../core/engine/upstream/upstream-state.js';
+import type {StatusEntry} from '../../core/views/views.js';
 
 export type Tone = {color?: string; dim?: boolean; bold?: boolean};
 
@@ -46,3 +47,24 @@ export const stateRank: Record<UpstreamState, number> = {
 
 /** The states in `stateRank` order, for the header's counts. */
 export const statesByRank = (Object.keys(stateRank) as UpstreamState[]).sort((a, b) => stateRank[a] - stateRank[b]);
+
+/** An instance in one of these states runs no process and serves no call. */
+const restingStates: ReadonlySet<UpstreamState> = new Set(['cold', 'stopped', 'disabled', 'quarantined']);
+
+/**
+ * The state the list, its order, its `/` filter and the header's counts go
+ * by. A per-client server's own entry (its template) rests cold while one
+ * instance per client session serves the calls: then it is its running
+ * instances' state, the most urgent first, with their count: "ready ×2",
+ * or "dead 1/3" when they differ (one of three dead). `label` fits
+ * `width` when it can (the space goes first: "starting×12").
+ */
+export function shownState(entry: Pick<StatusEntry, 'state' | 'instances'>, width = Number.POSITIVE_INFINITY): {state: UpstreamState; label: string} {
+	const running = entry.state === 'cold' ? (entry.instances ?? []).filter(instance => !restingStates.has(instance.state)) : [];
+	if (running.length === 0) return {state: entry.state, label: entry.state};
+	const state = running.map(instance => instance.state).reduce((urgent, candidate) => (stateRank[candidate] < stateRank[urgent] ? candidate : urgent));
+	const inState = running.filter(instance => instance.state === state).length;
+	const label = inState === running.length ? `${state} ×${inState}` : `${state} ${inState}/${running.length}`;
+	return {state, label: label.length <= width ? label : label.replace(' ', '')};
+}
+

@@ -11,11 +11,12 @@
  */
 import type {SeriesView} from '../../core/engine/upstream/metrics.js';
 import type {StatusEntry} from '../../core/views/views.js';
-import {count, cut, fit, latency, printable, shortDuration} from './cell-format.js';
+import {serverNameMaxLength} from '../../core/config/config-schema.js';
+import {count, cut, cutMiddle, fit, latency, printable, shortDuration} from './cell-format.js';
 import type {HangarSnapshot} from './hangar-source.js';
 import type {Segment} from './Segments.js';
 import {mergeBuckets, sparkline} from './sparkline.js';
-import {breakerTone, stateTone, type Tone} from './state-style.js';
+import {breakerTone, shownState, stateTone, type Tone} from './state-style.js';
 
 export type Cell = {text: string; tone?: Tone};
 
@@ -35,6 +36,10 @@ export type ColumnSpec<Row = StatusEntry> = {
 	squeezesName?: boolean;
 	/** For 'name': its cap (default `nameBounds.max`); longer cells are cut with "…". */
 	max?: number;
+	/** For 'name': how wide it may grow past `max` with room the last column does not want (a wide terminal); default `max`. */
+	wide?: number;
+	/** Cut in the middle ("a-very-lo…name-num00"), not at the end: names that share a long start stay apart. */
+	cutMiddle?: boolean;
 	cell: (row: Row) => Cell;
 	/** Its text changes with the clock alone (ages): drawn as a text node of its own, so the rest of the row stays the same string from frame to frame (see Segments). */
 	ticks?: boolean;
@@ -65,8 +70,21 @@ function failedCell(entry: StatusEntry): Cell {
 	return {text: count(entry.failures), tone: entry.consecutiveFailures > 0 ? {color: 'red'} : entry.failures > 0 ? {color: 'yellow'} : {}};
 }
 
-const nameColumn: ColumnSpec = {id: 'name', title: 'NAME', width: 'name', align: 'left', priority: 0, cell: entry => ({text: printable(entry.name), tone: {bold: true}})};
-const stateColumn: ColumnSpec = {id: 'state', title: 'STATE', width: 11, align: 'left', priority: 0, cell: entry => ({text: entry.state, tone: stateTone[entry.state]})};
+// A name is cut in the middle, so six "a-very-long-upstream-name-numNN" stay apart; on a wide terminal it grows to the longest a name may be.
+const nameColumn: ColumnSpec = {id: 'name', title: 'NAME', width: 'name', wide: serverNameMaxLength, cutMiddle: true, align: 'left', priority: 0, cell: entry => ({text: printable(entry.name), tone: {bold: true}})};
+const stateWidth = 11;
+// A per-client server resting cold while its instances serve shows theirs ("ready ×2"): cold would say nothing runs.
+const stateColumn: ColumnSpec = {
+	id: 'state',
+	title: 'STATE',
+	width: stateWidth,
+	align: 'left',
+	priority: 0,
+	cell(entry) {
+		const shown = shownState(entry, stateWidth);
+		return {text: shown.label, tone: stateTone[shown.state]};
+	},
+};
 // The row already names the upstream: a leading 'upstream "name": ' would only use up the cell.
 const errorColumn: ColumnSpec = {
 	id: 'error',
@@ -188,6 +206,17 @@ export function fitColumns<Row>(specs: ReadonlyArray<ColumnSpec<Row>>, width: nu
 		used += gap + want;
 	}
 
+	// A wide terminal: what the last column does not want (or nobody takes) lets a long name show whole, up to its wide cap.
+	if (name !== undefined && chosen.has(name)) {
+		const rest = specs.find(spec => spec.width === 'rest' && chosen.has(spec));
+		const spare = width - used + (rest === undefined ? 0 : restHeld - (rest.want ?? rest.min ?? restMin));
+		const grow = Math.min(spare, Math.min(name.wide ?? name.max ?? nameBounds.max, longestName) - nameWidth);
+		if (grow > 0) {
+			nameWidth += grow;
+			used += grow;
+		}
+	}
+
 	const fitted: Array<Column<Row>> = [];
 	for (const spec of specs) {
 		if (!chosen.has(spec)) continue;
@@ -239,7 +268,8 @@ export function rowSegments<Row>(row: Row, columns: ReadonlyArray<Column<Row>>, 
 
 /** A cell's text in its column: fitted, or only cut when it is the unpadded last one. */
 function cellText<Row>(text: string, column: Column<Row>, last: boolean): string {
-	return last ? cut(text, column.width) : fit(text, column.width, column.align);
+	const shown = column.cutMiddle === true ? cutMiddle(text, column.width) : text;
+	return last ? cut(shown, column.width) : fit(shown, column.width, column.align);
 }
 
 /** An error without its leading 'upstream "name": ', where the line already names the upstream. */

@@ -6,10 +6,11 @@
  */
 import Fuse from 'fuse.js';
 import type {StatusEntry} from '../../core/views/views.js';
-import {stateRank} from './state-style.js';
+import {shownState, stateRank} from './state-style.js';
 
 export function orderEntries(entries: readonly StatusEntry[]): StatusEntry[] {
-	return [...entries].sort((a, b) => stateRank[a.state] - stateRank[b.state] || a.name.localeCompare(b.name));
+	const rank = new Map(entries.map(entry => [entry, stateRank[shownState(entry).state]]));
+	return [...entries].sort((a, b) => rank.get(a)! - rank.get(b)! || a.name.localeCompare(b.name));
 }
 
 /**
@@ -42,7 +43,7 @@ function filterEntries(
 	const search = (key: keyof Searchable, threshold: number): string[] =>
 		new Fuse(items, {keys: [key], threshold, ignoreLocation: true}).search(trimmed).map(hit => hit.item.name);
 	const matched = new Set([...search('name', nameThreshold), ...search('tools', toolThreshold)]);
-	return entries.filter(entry => entry.state.startsWith(lower) || matched.has(entry.name));
+	return entries.filter(entry => shownState(entry).state.startsWith(lower) || matched.has(entry.name));
 }
 
 /** The rows the table shows: ordered, then filtered. */

@@ -14,6 +14,7 @@ import {callDetailLines} from './call-lines.js';
 import {detailLayout} from './detail-sections.js';
 import {helpLines} from './help-content.js';
 import {bodyRows, scrollRoom} from './screen-layout.js';
+import {shownState} from './state-style.js';
 import type {TuiActions, TuiState} from './tui-context.js';
 import {currentView, type Message, type UiAction} from './ui-state.js';
 
@@ -36,9 +37,9 @@ const pendingVerb: Record<PersonAction, string> = {
 
 const runningStates: ReadonlySet<StatusEntry['state']> = new Set(['starting', 'ready', 'degraded', 'stopping']);
 
-/** Upstreams a quit has to stop. */
+/** Upstreams a quit has to stop (a per-client server whose instances run, too). */
 function runningCount(entries: readonly StatusEntry[]): number {
-	return entries.filter(entry => entry.pid !== null || runningStates.has(entry.state)).length;
+	return entries.filter(entry => entry.pid !== null || runningStates.has(shownState(entry).state)).length;
 }
 
 /**

@@ -19,7 +19,7 @@ import type {ClientSide} from '../../link/client-side.js';
 import {ConnectionLostError, listMethods, type OpenConnection, type UpstreamConnection} from '../../link/connection.js';
 import {diagnoseLaunch, SpawnError, type LaunchProblem} from '../../link/launch-problem.js';
 import {UnsupportedServerVersion} from '../../link/modern-mode.js';
-import {attemptStderr, type LogBuffer} from '../../link/log-buffer.js';
+import {attemptStderr, stderrLinesRead, stderrSummary, type LogBuffer} from '../../link/log-buffer.js';
 import {rugPulled, seconds, startFailed, startInterrupted, unavailable} from '../refusals.js';
 import {hasWorkingSignIn, signInNeededIn} from '../../link/oauth-bearer.js';
 import {AbortReason, abortable, type ProgressRelay} from './call-path.js';
@@ -387,7 +387,7 @@ export class Lifecycle {
 		}
 
 		const startedAtWallClock = deps.clock.now() - ms;
-		const {lines: stderr, earlier} = attemptStderr(deps.log.tail(5, 'stderr'), Math.max(startedAtWallClock, deps.log.spawnedAt ?? 0));
+		const {lines: stderr, earlier} = attemptStderr(deps.log.tail(stderrLinesRead, 'stderr'), Math.max(startedAtWallClock, deps.log.spawnedAt ?? 0));
 		const exit = this.exit !== undefined && this.exit.at >= startedAtWallClock ? this.exit : undefined;
 		const problem = this.launchProblem(error, exit);
 		if (problem !== undefined) return this.onPermanentFailure(problem, ms, stderr);
@@ -515,7 +515,7 @@ export class Lifecycle {
 		this.deps.events.gone();
 		if (this.state !== 'ready' && this.state !== 'degraded') return;
 
-		const stderr = this.deps.log.tail(3, 'stderr').map(line => line.text);
+		const stderr = stderrSummary(this.deps.log.tail(stderrLinesRead, 'stderr').map(line => line.text), 3);
 		const what = exit === undefined ? 'the connection closed' : `the process ${describeExit(exit)}`;
 		const detail = `${what}${stderr.length > 0 ? `; last stderr: ${stderr.join(' | ')}` : ''}`;
 		this.deps.metrics.lastError = `crashed: ${detail}`;

@@ -25,7 +25,7 @@ import {EventEmitter} from 'node:events';
 import {systemClock, type Clock} from '../../base/clock.js';
 import {CircuitBreaker} from './circuit-breaker.js';
 import type {HangarSettings, ServerConfig, ToolDefinition} from '../../config/read-config.js';
-import {LogBuffer, copyToLog} from '../../link/log-buffer.js';
+import {LogBuffer, copyToLog, stderrLinesRead, stderrSummary} from '../../link/log-buffer.js';
 import type {Logger} from '../../base/logger.js';
 import {CallMetrics} from './metrics.js';
 import {snapshotOf, type UpstreamSnapshot} from './upstream-snapshot.js';
@@ -500,7 +500,7 @@ export class Upstream extends EventEmitter<{
 		return {
 			connectionOpen: this.lifecycle.connection()?.isOpen ?? false,
 			lastExit: this.lifecycle.lastExit,
-			stderrTail: () => this.log.tail(5, 'stderr').map(line => line.text),
+			stderrTail: () => stderrSummary(this.log.tail(stderrLinesRead, 'stderr').map(line => line.text)),
 			crashHint: () => restartHint(this.state, this.lifecycle.restartAt, this.name),
 			nextRetryAt: this.nextRetryAt(),
 			signInNeeded: this.state === 'needs-sign-in' ? this.transitions.at(-1)?.reason : undefined,

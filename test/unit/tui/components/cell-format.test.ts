@@ -25,6 +25,8 @@ describe('cell formats', () => {
 		expect(fit('abcdef', 4)).toBe('abc…');
 		expect(printable('\u001B[31mred\u001B[0m\tand\nmore\u0007\u001B]0;title\u0007')).toBe('\\x1b[31mred\\x1b[0m and more\\x07\\x1b]0;title\\x07');
 		expect(printable('\u009B2J\u202Eevil')).toBe('\\u009b2J\\u202eevil');
+		// A line break (LF, CRLF) or a tab is a space on one line; a lone carriage return is escaped, as the CLI shows it.
+		expect(printable('A\bB\rC\r\nD\nE\tF\fG\u0085H\u2028I')).toBe('A\\x08B\\x0dC D E F\\x0cG\\u0085H\\u2028I');
 	});
 
 	it('wraps messages by word to a number of lines, marking what is cut', () => {

@@ -30,10 +30,10 @@ describe('table columns', () => {
 		expect(fitColumns(compactColumns, 50, entries).map(column => column.id)).toEqual(['name', 'state', 'failures', 'restarts']);
 	});
 
-	it('caps the name at 20 characters: a 19-character name fits whole, a longer one is cut with an ellipsis', () => {
+	it('caps the name at 20 characters: a 19-character name fits whole, a longer one is cut in the middle', () => {
 		const columns = fitColumns(fullColumns, 120, [entry('sequential-thinking', 'ready'), entry('an-upstream-with-a-longer-name', 'ready')]);
 		expect(columns[0]?.width).toBe(20);
-		expect(rowSegments(entry('an-upstream-with-a-longer-name', 'ready'), columns)[1]?.text).toBe('an-upstream-with-a-…');
+		expect(rowSegments(entry('an-upstream-with-a-longer-name', 'ready'), columns)[1]?.text).toBe('an-upstre…onger-name');
 		expect(rowSegments(entry('sequential-thinking', 'ready'), columns)[1]?.text).toBe('sequential-thinking ');
 	});
 
