@@ -296,6 +296,7 @@ export class Pipeline {
 			onProgress,
 			progressToken: token,
 			meta: forwarded,
+			params,
 			task: typeof task === 'object' && task !== null && !Array.isArray(task) ? (task as Record<string, unknown>) : undefined,
 		});
 	}
@@ -304,6 +305,11 @@ export class Pipeline {
 	private progressTo(id: string | number, progressToken: string | number): (update: ProgressUpdate) => void {
 		return update => {
 			if (this.inflight.get(id)?.context.unanswerable !== false) return;
+			if (update.upstream !== undefined) {
+				this.notify('notifications/progress', progressAsSent(update.upstream, progressToken, update), id);
+				return;
+			}
+
 			const params = {
 				progressToken,
 				progress: update.progress,
@@ -483,7 +489,7 @@ export class Pipeline {
 			this.machine.apply('initialized', 'notifications/initialized received');
 		} else if (method === 'notifications/cancelled') {
 			const requestId = params?.['requestId'];
-			if (typeof requestId === 'string' || typeof requestId === 'number') this.inflight.get(requestId)?.context.abort('cancelled');
+			if (typeof requestId === 'string' || typeof requestId === 'number') this.inflight.get(requestId)?.context.abort('cancelled', params);
 		}
 
 		this.notifications.get(method)?.(params);
@@ -514,6 +520,22 @@ function writeFailure(context: LiveRequest, error: unknown): unknown {
 		`${upstream === undefined ? '' : `upstream "${upstream}": `}${operation} failed: its answer could not be written as JSON (${error.message}; nested too deeply), so hangar cannot pass it on. ${hint}`,
 		{error: 'AnswerNotWritable', upstream: upstream ?? null, operation, hint},
 	);
+}
+
+/**
+ * An upstream's progress params as the client is sent them: every member as
+ * it came, in its order, but the token (the client's own) and the values
+ * hangar shifted past its own startup notes.
+ */
+function progressAsSent(upstream: Record<string, unknown>, progressToken: string | number, update: ProgressUpdate): Record<string, unknown> {
+	const params: Record<string, unknown> = {};
+	for (const key of Object.keys(upstream)) {
+		const value = key === 'progressToken' ? progressToken : key === 'progress' ? update.progress : key === 'total' ? update.total : upstream[key];
+		// defineProperty: a member named "__proto__" stays a member.
+		Object.defineProperty(params, key, {value, enumerable: true, writable: true, configurable: true});
+	}
+
+	return params;
 }
 
 /** A request in flight: its context, its generation, and its binding to a modern client's identity (ended with it). */
