@@ -40,6 +40,7 @@ import {errorResponse, toRpcError} from './request-params.js';
 import type {BoundRequest} from './modern-clients.js';
 import {isModernOnlyMethod, legacyOnlyMethods, methodNotFound, modernErrorCodeOf, modernResult, modernResultJson, requestEra, withoutEnvelope, type ModernRequest} from './protocol-era.js';
 import {SteadyMap} from '../base/steady-collections.js';
+import {duplicateIdProblem} from '../wire/message-classifier.js';
 
 /**
  * Methods of the legacy generation only: a modern (2026-07-28) request has no
@@ -118,6 +119,8 @@ export class Pipeline {
 	private readonly notifications = new Map<string, NotificationHandler>();
 	/** Requests in flight: from their arrival until their answer is written (or they are owed none). */
 	private readonly inflight = new SteadyMap<string | number, InFlight>();
+	/** Requests the client cancelled whose handlers have not ended: in flight still, but their ids free for new requests. */
+	private readonly cancelled = new Set<InFlight>();
 	/** Told when the last request in flight is done (see drain). */
 	private idleWaiters: Array<() => void> = [];
 	private readonly transport: SessionTransport;
@@ -185,12 +188,12 @@ export class Pipeline {
 
 	/** Requests in flight right now. */
 	get inFlight(): number {
-		return this.inflight.size;
+		return this.inflight.size + this.cancelled.size;
 	}
 
 	/** Resolves when every request in flight has been answered, or after `timeoutMs`. */
 	async drain(timeoutMs: number): Promise<void> {
-		if (this.inflight.size === 0) return;
+		if (this.inFlight === 0) return;
 		await settleWithin(new Promise<void>(resolve => this.idleWaiters.push(resolve)), timeoutMs);
 	}
 
@@ -240,7 +243,8 @@ export class Pipeline {
 		}
 
 		if (this.inflight.has(id)) {
-			this.answerError(id, JsonRpcCode.InvalidRequest, `Invalid Request: request id ${JSON.stringify(id)} is already in use by a request in flight`);
+			const problem = duplicateIdProblem(id);
+			this.answerError(id, problem.code, problem.message);
 			return;
 		}
 
@@ -279,13 +283,13 @@ export class Pipeline {
 			// The modern envelope is hangar's to read: each upstream is told its own.
 			forwarded = modern === undefined ? rest : withoutEnvelope(rest);
 			if (typeof progressToken === 'string' || typeof progressToken === 'number') {
-				onProgress = this.progressTo(id, progressToken);
+				onProgress = this.progressTo(id, progressToken, () => context);
 				token = progressToken;
 			}
 		}
 
 		const task = params?.['task'];
-		return new LiveRequest({
+		const context: LiveRequest = new LiveRequest({
 			id,
 			method,
 			client,
@@ -299,12 +303,15 @@ export class Pipeline {
 			params,
 			task: typeof task === 'object' && task !== null && !Array.isArray(task) ? (task as Record<string, unknown>) : undefined,
 		});
+		return context;
 	}
 
 	/** Progress for the client's request `id` under its own token; over HTTP it goes on that request's own stream. */
-	private progressTo(id: string | number, progressToken: string | number): (update: ProgressUpdate) => void {
+	private progressTo(id: string | number, progressToken: string | number, request: () => LiveRequest | undefined): (update: ProgressUpdate) => void {
 		return update => {
-			if (this.inflight.get(id)?.context.unanswerable !== false) return;
+			// This request's own, still answerable (its id may be a newer request's after a cancel).
+			const context = this.inflight.get(id)?.context;
+			if (context === undefined || context !== request() || context.unanswerable) return;
 			if (update.upstream !== undefined) {
 				this.notify('notifications/progress', progressAsSent(update.upstream, progressToken, update), id);
 				return;
@@ -453,9 +460,10 @@ export class Pipeline {
 	/** The request is answered (or owed no answer): it leaves the requests in flight. */
 	private done(request: InFlight): void {
 		if (this.inflight.get(request.context.id) === request) this.inflight.delete(request.context.id);
+		else this.cancelled.delete(request);
 		request.context.end();
 		request.bound?.end();
-		if (this.inflight.size === 0 && this.idleWaiters.length > 0) for (const wake of this.idleWaiters.splice(0)) wake();
+		if (this.inFlight === 0 && this.idleWaiters.length > 0) for (const wake of this.idleWaiters.splice(0)) wake();
 	}
 
 	/** Writes `message` to the client: a promise only while the transport holds writes back. */
@@ -489,7 +497,15 @@ export class Pipeline {
 			this.machine.apply('initialized', 'notifications/initialized received');
 		} else if (method === 'notifications/cancelled') {
 			const requestId = params?.['requestId'];
-			if (typeof requestId === 'string' || typeof requestId === 'number') this.inflight.get(requestId)?.context.abort('cancelled', params);
+			const request = typeof requestId === 'string' || typeof requestId === 'number' ? this.inflight.get(requestId) : undefined;
+			if (request !== undefined) {
+				request.context.abort('cancelled', params);
+				// A cancelled request is never answered: its id is free again at once (line-transport.ts, the bridge and HTTP free it too), while its handler winds down.
+				if (this.inflight.get(request.context.id) === request) {
+					this.inflight.delete(request.context.id);
+					this.cancelled.add(request);
+				}
+			}
 		}
 
 		this.notifications.get(method)?.(params);
@@ -500,6 +516,7 @@ export class Pipeline {
 		this.closed = true;
 		if (this.machine.can('close')) this.machine.apply('close', 'the transport closed');
 		for (const request of this.inflight.values()) request.context.abort('closed');
+		for (const request of this.cancelled) request.context.abort('closed');
 		this.onClose?.();
 	}
 }
