@@ -5,8 +5,12 @@
  * protocol revision defines reaches the upstream, as on resources/read).
  */
 
-/** The members of a tools/call's params hangar reads and sends itself. */
-const read: ReadonlySet<string> = new Set(['name', 'arguments', '_meta', 'task']);
+/**
+ * The members of a tools/call's params hangar reads and sends itself: a
+ * 2026-07-28 client's `inputResponses` and `requestState` answer hangar's
+ * own input rounds (gateway/held-inputs.ts), never the upstream's.
+ */
+const read: ReadonlySet<string> = new Set(['name', 'arguments', '_meta', 'task', 'inputResponses', 'requestState']);
 
 export function toolCallParams(
 	name: string,

@@ -539,7 +539,7 @@ export class UpstreamConnection {
 			meta?: Record<string, unknown> | undefined;
 			/** The client's `task` param: the upstream runs the call as a task and answers with a CreateTaskResult. */
 			task?: Record<string, unknown> | undefined;
-			/** The client's params: the members hangar does not read (all but name, arguments, _meta and task) go upstream as they came. */
+			/** The client's params: the members hangar does not read (all but name, arguments, _meta, task and the input rounds' own) go upstream as they came. */
 			clientParams?: Record<string, unknown> | undefined;
 		},
 	): Promise<ToolAnswer> {
