@@ -41,6 +41,7 @@ import type {BoundRequest} from './modern-clients.js';
 import {isModernOnlyMethod, legacyOnlyMethods, methodNotFound, modernErrorCodeOf, modernResult, modernResultJson, requestEra, withoutEnvelope, type ModernRequest} from './protocol-era.js';
 import {SteadyMap} from '../base/steady-collections.js';
 import {duplicateIdProblem} from '../wire/message-classifier.js';
+import {parseExact} from '../base/exact-json.js';
 
 /**
  * Methods of the legacy generation only: a modern (2026-07-28) request has no
@@ -474,7 +475,7 @@ export class Pipeline {
 	/** Answers request `id` with `json`, the result's JSON: written as it is where the transport takes lines. */
 	private sendResult(id: string | number, json: string): Promise<void> | undefined {
 		if (this.transport.sendSerialized !== undefined) return this.transport.sendSerialized(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${json}}\n`, id);
-		return this.transport.send({jsonrpc: '2.0', id, result: JSON.parse(json) as unknown} as JSONRPCMessage);
+		return this.transport.send({jsonrpc: '2.0', id, result: parseExact(json)} as JSONRPCMessage);
 	}
 
 	private answerError(id: string | number, code: number, message: string, data?: unknown): void {
