@@ -87,3 +87,14 @@ export function offCancel(source: CancelSource, listener: () => void): void {
 export function signalOf(source: CancelSource): AbortSignal {
 	return source instanceof Cancellation ? source.signal : source;
 }
+
+/**
+ * The params of the client's notifications/cancelled that cancelled
+ * `source`, when its reason carries them (the engine's `RequestAbort`):
+ * what the upstream is sent for its own request, so it reads the client's
+ * reason (and any other member) as the client wrote it.
+ */
+export function cancelNotice(source: CancelSource | undefined): Record<string, unknown> | undefined {
+	const notice: unknown = (source?.reason as {notice?: unknown} | undefined)?.notice;
+	return typeof notice === 'object' && notice !== null && !Array.isArray(notice) ? notice as Record<string, unknown> : undefined;
+}

@@ -1,4 +1,5 @@
 import {maxNestingDepth, NestingTooDeepError} from './nesting.js';
+import {isRawJson} from './exact-json.js';
 
 /**
  * JSON with object keys sorted, so equal values serialize equally whatever their key order.
@@ -6,6 +7,8 @@ import {maxNestingDepth, NestingTooDeepError} from './nesting.js';
  */
 export function canonicalJson(value: unknown, depth = 0): string {
 	if (depth > maxNestingDepth) throw new NestingTooDeepError('the value');
+	// A number kept as its text (base/exact-json.ts) as JSON.parse reads it: a tool pinned before numbers were kept hashes the same.
+	if (isRawJson(value)) return JSON.stringify(Number(value.rawJSON));
 	if (Array.isArray(value)) return `[${value.map(item => canonicalJson(item, depth + 1)).join(',')}]`;
 	if (typeof value === 'object' && value !== null) {
 		const entries = Object.entries(value as Record<string, unknown>)

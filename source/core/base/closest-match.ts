@@ -64,3 +64,31 @@ export function namesInBrief(names: readonly string[], max = 20): string {
 	if (names.length === 0) return 'none';
 	return names.length <= max ? names.join(', ') : `${names.slice(0, max).join(', ')}, … and ${names.length - max} more`;
 }
+
+/**
+ * Up to `limit` candidates close to `word`, closest first: one of whose
+ * names (`names`: a namespaced tool's exposed name and its own) is within
+ * closestMatch's distance of `word` or of its part after "__", or starts
+ * with it (three letters or more). A word that resembles none gets none.
+ */
+export function closeMatches<T>(word: string, candidates: readonly T[], names: (candidate: T) => string[], limit: number): T[] {
+	const lower = word.toLowerCase();
+	const split = lower.indexOf('__');
+	const words = split > 0 && split + 2 < lower.length ? [lower, lower.slice(split + 2)] : [lower];
+	const near: Array<{candidate: T; distance: number}> = [];
+	for (const candidate of candidates) {
+		let best = Number.POSITIVE_INFINITY;
+		for (const name of names(candidate)) {
+			const own = name.toLowerCase();
+			for (const typed of words) {
+				const limitFor = Math.max(1, Math.min(3, Math.floor(typed.length / 3)));
+				const distance = typed.length >= 3 && own.startsWith(typed) ? 0.5 : editDistance(typed, own);
+				if (distance <= limitFor && distance < best) best = distance;
+			}
+		}
+
+		if (best !== Number.POSITIVE_INFINITY) near.push({candidate, distance: best});
+	}
+
+	return near.sort((a, b) => a.distance - b.distance).slice(0, limit).map(match => match.candidate);
+}

@@ -16,6 +16,7 @@
  * masked (`maskSecrets`).
  */
 import {maxNestingDepth, nestedTooDeep} from './nesting.js';
+import {isRawJson} from './exact-json.js';
 
 const secretKey = /pass(?:word|wd|phrase)?|secret|token|api[-_]?key|authori[sz]ation|cookie|credential|private[-_]?key|session[-_]?key/i;
 
@@ -186,7 +187,8 @@ export function maskSecrets(value: unknown, secrets: readonly string[] = [], dep
 	}
 
 	if (Array.isArray(value)) return value.map(item => maskSecrets(item, secrets, depth + 1));
-	if (typeof value === 'object' && value !== null) {
+	// A number kept as its text (base/exact-json.ts) is a leaf.
+	if (typeof value === 'object' && value !== null && !isRawJson(value)) {
 		return Object.fromEntries(
 			Object.entries(value).map(([key, inner]) => [key, secretKey.test(key) ? mask : maskSecrets(inner, secrets, depth + 1)]),
 		);
@@ -203,7 +205,7 @@ export function maskStrings<T>(value: T, depth = 0): T {
 	if (depth > maxNestingDepth) return nestedTooDeep as T;
 	if (typeof value === 'string') return maskText(value) as T;
 	if (Array.isArray(value)) return value.map(item => maskStrings(item as unknown, depth + 1)) as T;
-	if (typeof value === 'object' && value !== null) {
+	if (typeof value === 'object' && value !== null && !isRawJson(value)) {
 		return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, maskStrings(inner as unknown, depth + 1)])) as T;
 	}
 

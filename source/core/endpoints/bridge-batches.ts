@@ -3,13 +3,14 @@
  * 2025-03-26 session may send: the members of a client's batch, and what a
  * supervisor's batch answer answers. Any other line is not decoded here.
  */
+import {numbersRead, parseExact} from '../base/exact-json.js';
 import type {Id} from '../wire/message-classifier.js';
 
 /** The members of a batch line, or undefined for a line that is not a JSON array (checked as one message). */
 export function batchMembers(line: string): unknown[] | undefined {
 	try {
-		const members = JSON.parse(line) as unknown;
-		return Array.isArray(members) ? members : undefined;
+		const members = parseExact(line);
+		return Array.isArray(members) ? members.map(numbersRead) : undefined;
 	} catch {
 		return undefined;
 	}

@@ -61,6 +61,7 @@ import {settleWithin} from '../base/settle.js';
 import {BridgeSession} from './bridge-session.js';
 import {batchAnswers, batchMembers} from './bridge-batches.js';
 import {systemClock, type Cancel, type Clock} from '../base/clock.js';
+import {parseExact} from '../base/exact-json.js';
 
 const replayPrefix = 'mcp-hangar-bridge:replay:';
 
@@ -373,7 +374,7 @@ export class StdioBridge {
 		if (this.initializeLine !== undefined && this.initializeAnswered) {
 			this.machine.apply('replay', 'connected to a new supervisor; replaying the client\'s initialize');
 			this.replayId = `${replayPrefix}${this.connections}`;
-			const replay = JSON.parse(this.initializeLine) as Record<string, unknown>;
+			const replay = parseExact(this.initializeLine) as Record<string, unknown>;
 			replay['id'] = this.replayId;
 			this.socketWriter.write(`${JSON.stringify(replay)}\n`);
 			return;

@@ -40,6 +40,7 @@ import {ErrorCode, JsonRpcCode, errorMessage} from '../base/errors.js';
 import {sequenceError} from '../gateway/connection-state.js';
 import {GatewaySession, invalidInitialize} from '../gateway/session.js';
 import {checkJsonRpcBody, checkJsonRpcMessage, isProblem, type CheckedMessage, type MessageProblem} from '../wire/message-classifier.js';
+import {numbersRead, parseExact} from '../base/exact-json.js';
 import type {Logger} from '../base/logger.js';
 import {maskSecrets, maskedJson} from '../base/secret-mask.js';
 import type {Supervisor} from '../engine/supervisor.js';
@@ -486,12 +487,12 @@ export class HttpEndpoint {
 		if (!json.trimStart().startsWith('[')) return undefined;
 		let value: unknown;
 		try {
-			value = JSON.parse(json);
+			value = parseExact(json);
 		} catch {
 			return undefined;
 		}
 
-		return Array.isArray(value) ? value.map(member => checkJsonRpcMessage(member)) : undefined;
+		return Array.isArray(value) ? value.map(member => checkJsonRpcMessage(numbersRead(member))) : undefined;
 	}
 
 	private async openSession(): Promise<HttpSession> {

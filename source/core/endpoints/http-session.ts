@@ -40,6 +40,7 @@ import {batchVersion, modernProtocolVersions, supportedProtocolVersions} from '.
 import {maxQueuedBytes} from '../wire/write-coalescer.js';
 import {event, refuse, sendProblem, sseHeaders, type RequestRecord} from './http-replies.js';
 import {SseEventLog, resumeBudget, resumeWindow, retryMs, type ResumeBudget} from './sse-event-log.js';
+import {parseExact, parseExactMessage} from '../base/exact-json.js';
 
 /** A comment line on every open event stream this often, so proxies and clients do not take a quiet stream for a dead one (the SDK's interval). */
 export const keepAliveMs = 15_000;
@@ -502,7 +503,7 @@ export class HttpSessionTransport implements SessionTransport {
 		const shape = peekMessage(line);
 		const stream = shape?.response === true && shape.id !== undefined ? this.pending.get(shape.id) : undefined;
 		if (stream === undefined || shape?.error === true || shape!.id === this.initializeId) {
-			await this.send(JSON.parse(line) as JSONRPCMessage);
+			await this.send(parseExactMessage(line) as JSONRPCMessage);
 			return;
 		}
 
@@ -511,7 +512,7 @@ export class HttpSessionTransport implements SessionTransport {
 
 	/** Answers request `id`: an event of its stream (the last one, if nothing else waits on it), or one JSON body with its length (no chunked encoding). */
 	private answer(id: string | number, stream: Stream, json: string): void {
-		if (this.logger.enabled('debug')) this.logger.debug('response body', {correlationId: stream.record.correlationId, body: maskedJson(JSON.parse(json), this.secrets)});
+		if (this.logger.enabled('debug')) this.logger.debug('response body', {correlationId: stream.record.correlationId, body: maskedJson(parseExact(json), this.secrets)});
 		try {
 			if (stream.streaming || stream.res === undefined) {
 				this.write(stream, json);

@@ -15,6 +15,7 @@ import {HangarError, JsonRpcError, errorMessage} from '../base/errors.js';
 import {isSecretName, mask, maskText, maskTextWithin} from '../base/secret-mask.js';
 import {BoundedPreview} from '../base/bounded-preview.js';
 import {maxNestingDepth, nestedTooDeep} from '../base/nesting.js';
+import {isRawJson} from '../base/exact-json.js';
 import type {RequestContext} from './request-context.js';
 import {ForwardedResult, maskedPreviewOfJson} from '../wire/forwarded-result.js';
 
@@ -75,7 +76,8 @@ export function maskedPreview(value: unknown, limit: number, secrets: readonly s
 			return;
 		}
 
-		if (typeof item === 'object' && item !== null) {
+		// A number kept as its text (base/exact-json.ts) is a leaf: JSON.stringify writes it.
+		if (typeof item === 'object' && item !== null && !isRawJson(item)) {
 			preview.put('{');
 			let first = true;
 			for (const [key, inner] of Object.entries(item)) {

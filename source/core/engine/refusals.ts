@@ -465,10 +465,10 @@ export function unknownServerTool(server: string, tool: string, tools: string[])
 	);
 }
 
-export function unknownTool(name: string, closest: string[]): JsonRpcError {
+export function unknownTool(name: string, closest: string[], naming = 'Tool names are "<server>__<tool>"'): JsonRpcError {
 	return new JsonRpcError(
 		JsonRpcCode.InvalidParams,
-		`Unknown tool "${name}".${closest.length > 0 ? ` Closest matches: ${closest.join(', ')}.` : ''} Tool names are "<server>__<tool>"; call tools/list, hangar_find_tools or hangar_list to see them.`,
+		`Unknown tool "${name}".${closest.length > 0 ? ` Closest matches: ${closest.join(', ')}.` : ''} ${naming}; call tools/list, hangar_find_tools or hangar_list to see them.`,
 		{error: 'UnknownTool', tool: name, closest},
 	);
 }

@@ -76,6 +76,8 @@ export type RequestContext = {
 	readonly meta: Record<string, unknown> | undefined;
 	/** Its `task` param (2025-11-25 tasks: run it as a task, answered with a CreateTaskResult), forwarded as it came. */
 	readonly task: Record<string, unknown> | undefined;
+	/** Its params as the client sent them: a tools/call's members hangar does not read go upstream as they came. */
+	readonly params?: Record<string, unknown> | undefined;
 	readonly record: RequestRecord;
 };
 
@@ -92,6 +94,7 @@ export type RequestInit = {
 	progressToken?: string | number | undefined;
 	meta?: Record<string, unknown> | undefined;
 	task?: Record<string, unknown> | undefined;
+	params?: Record<string, unknown> | undefined;
 	/** When it arrived, in ms since the epoch, if the caller already read the clock; else now. */
 	at?: number | undefined;
 	/** An outer signal that cancels this request too (an in-process caller's). */
@@ -114,6 +117,7 @@ export class LiveRequest implements RequestContext {
 	readonly progressToken: string | number | undefined;
 	readonly meta: Record<string, unknown> | undefined;
 	readonly task: Record<string, unknown> | undefined;
+	readonly params: Record<string, unknown> | undefined;
 	readonly record: RequestRecord;
 	readonly cancellation = new Cancellation();
 	private cause: AbortCause | undefined;
@@ -130,6 +134,7 @@ export class LiveRequest implements RequestContext {
 		this.progressToken = init.progressToken;
 		this.meta = init.meta;
 		this.task = init.task;
+		this.params = init.params;
 		this.record = {
 			at: init.at ?? Date.now(),
 			began: performance.now(),
@@ -161,11 +166,15 @@ export class LiveRequest implements RequestContext {
 		return this.cause !== undefined;
 	}
 
-	/** Aborts the signal, once; the first cause is the one that counts. */
-	abort(cause: AbortCause): void {
+	/**
+	 * Aborts the signal, once; the first cause is the one that counts.
+	 * `notice`: the params of the client's notifications/cancelled, which
+	 * the upstream is sent as they came (its own request's id in them).
+	 */
+	abort(cause: AbortCause, notice?: Record<string, unknown>): void {
 		if (this.cause !== undefined) return;
 		this.cause = cause;
-		this.cancellation.abort(new RequestAbort(cause));
+		this.cancellation.abort(new RequestAbort(cause, notice));
 	}
 
 	/** The request was answered (or dropped): its listener on an outer signal goes. */
@@ -176,7 +185,11 @@ export class LiveRequest implements RequestContext {
 
 /** The reason a request's signal carries when it aborts. */
 export class RequestAbort extends Error {
-	constructor(readonly kind: AbortCause) {
+	constructor(
+		readonly kind: AbortCause,
+		/** The params of the client's notifications/cancelled, when that is what cancelled it (see `cancelNotice`). */
+		readonly notice?: Record<string, unknown>,
+	) {
 		super(kind === 'closed' ? 'the client\'s session closed' : 'the client cancelled the request');
 	}
 }

@@ -237,7 +237,7 @@ export class RoutedCalls {
 /** A call's context with the `_meta` its trace gives the upstream (only when tracing is on). */
 /** The request's context as a call reads it, with the trace's `_meta` in place of its own or a start it waited for (see StartedBefore). */
 function callContextOf(context: RequestContext, meta: Record<string, unknown> | undefined, startedBefore: StartedBefore | undefined): CallContext {
-	return {cancellation: context.cancellation, deadline: context.deadline, onProgress: context.onProgress, meta, task: context.task, correlationId: context.correlationId, client: context.client, id: context.id, startedBefore};
+	return {cancellation: context.cancellation, deadline: context.deadline, onProgress: context.onProgress, meta, task: context.task, params: context.params, correlationId: context.correlationId, client: context.client, id: context.id, startedBefore};
 }
 
 /** What an in-process caller may give a tool call (see Supervisor.callByName). */

@@ -11,6 +11,7 @@ import {readFile} from 'node:fs/promises';
 import path from 'node:path';
 import {jsonrepair} from 'jsonrepair';
 import type {PersistedState, PersistedUpstream} from './state-store.js';
+import {parseExact} from '../base/exact-json.js';
 import {readText} from './state-files.js';
 import {readQuarantines, readState, type QuarantineRecord} from './state-schema.js';
 
@@ -72,7 +73,8 @@ export function readDir(dir: string, read: StateText = readStateText(path.join(d
 		let value: unknown;
 		let repaired = false;
 		try {
-			value = JSON.parse(text);
+			// A cached list keeps its numbers as the upstream wrote them (exact-json.ts).
+			value = parseExact(text);
 		} catch (error) {
 			repaired = true;
 			damaged = true;

@@ -43,6 +43,7 @@ import type {EraVerdict} from './upstream/upstream-era.js';
 import {holderAlive, lockPath, lockStatus, releaseLock, takeLock, type LockHolder} from './state-lock.js';
 import {makePrivate, PrivateJsonFile, writeNow} from './state-files.js';
 import {mergeState} from './state-merge.js';
+import {parseExact} from '../base/exact-json.js';
 import {emptyState, emptyUpstream, quarantinesOf, readDir, readStateTextAsync, type DirContent, type QuarantineFile, type StateText} from './state-read.js';
 import {makeDirectory} from '../base/make-directory.js';
 
@@ -277,7 +278,8 @@ export class StateStore {
 		}
 
 		if (!this.lockHeld && !this.readOnly) {
-			this.base = structuredClone(content.state);
+			// A copy through JSON: a number kept as its text (exact-json.ts) cannot be structuredClone'd.
+			this.base = parseExact(JSON.stringify(content.state)) as PersistedState;
 			this.logger.info(
 				`${this.holder === undefined ? 'the state dir cannot be written now' : `hangar pid ${this.holder.pid} writes this state dir`}; this one keeps its state changes in memory and takes over when it can`,
 				{dir: this.dir},

@@ -40,6 +40,8 @@ import {errorResponse, toRpcError} from './request-params.js';
 import type {BoundRequest} from './modern-clients.js';
 import {isModernOnlyMethod, legacyOnlyMethods, methodNotFound, modernErrorCodeOf, modernResult, modernResultJson, requestEra, withoutEnvelope, type ModernRequest} from './protocol-era.js';
 import {SteadyMap} from '../base/steady-collections.js';
+import {duplicateIdProblem} from '../wire/message-classifier.js';
+import {parseExact} from '../base/exact-json.js';
 
 /**
  * Methods of the legacy generation only: a modern (2026-07-28) request has no
@@ -118,6 +120,8 @@ export class Pipeline {
 	private readonly notifications = new Map<string, NotificationHandler>();
 	/** Requests in flight: from their arrival until their answer is written (or they are owed none). */
 	private readonly inflight = new SteadyMap<string | number, InFlight>();
+	/** Requests the client cancelled whose handlers have not ended: in flight still, but their ids free for new requests. */
+	private readonly cancelled = new Set<InFlight>();
 	/** Told when the last request in flight is done (see drain). */
 	private idleWaiters: Array<() => void> = [];
 	private readonly transport: SessionTransport;
@@ -185,12 +189,12 @@ export class Pipeline {
 
 	/** Requests in flight right now. */
 	get inFlight(): number {
-		return this.inflight.size;
+		return this.inflight.size + this.cancelled.size;
 	}
 
 	/** Resolves when every request in flight has been answered, or after `timeoutMs`. */
 	async drain(timeoutMs: number): Promise<void> {
-		if (this.inflight.size === 0) return;
+		if (this.inFlight === 0) return;
 		await settleWithin(new Promise<void>(resolve => this.idleWaiters.push(resolve)), timeoutMs);
 	}
 
@@ -240,7 +244,8 @@ export class Pipeline {
 		}
 
 		if (this.inflight.has(id)) {
-			this.answerError(id, JsonRpcCode.InvalidRequest, `Invalid Request: request id ${JSON.stringify(id)} is already in use by a request in flight`);
+			const problem = duplicateIdProblem(id);
+			this.answerError(id, problem.code, problem.message);
 			return;
 		}
 
@@ -279,13 +284,13 @@ export class Pipeline {
 			// The modern envelope is hangar's to read: each upstream is told its own.
 			forwarded = modern === undefined ? rest : withoutEnvelope(rest);
 			if (typeof progressToken === 'string' || typeof progressToken === 'number') {
-				onProgress = this.progressTo(id, progressToken);
+				onProgress = this.progressTo(id, progressToken, () => context);
 				token = progressToken;
 			}
 		}
 
 		const task = params?.['task'];
-		return new LiveRequest({
+		const context: LiveRequest = new LiveRequest({
 			id,
 			method,
 			client,
@@ -296,14 +301,23 @@ export class Pipeline {
 			onProgress,
 			progressToken: token,
 			meta: forwarded,
+			params,
 			task: typeof task === 'object' && task !== null && !Array.isArray(task) ? (task as Record<string, unknown>) : undefined,
 		});
+		return context;
 	}
 
 	/** Progress for the client's request `id` under its own token; over HTTP it goes on that request's own stream. */
-	private progressTo(id: string | number, progressToken: string | number): (update: ProgressUpdate) => void {
+	private progressTo(id: string | number, progressToken: string | number, request: () => LiveRequest | undefined): (update: ProgressUpdate) => void {
 		return update => {
-			if (this.inflight.get(id)?.context.unanswerable !== false) return;
+			// This request's own, still answerable (its id may be a newer request's after a cancel).
+			const context = this.inflight.get(id)?.context;
+			if (context === undefined || context !== request() || context.unanswerable) return;
+			if (update.upstream !== undefined) {
+				this.notify('notifications/progress', progressAsSent(update.upstream, progressToken, update), id);
+				return;
+			}
+
 			const params = {
 				progressToken,
 				progress: update.progress,
@@ -447,9 +461,10 @@ export class Pipeline {
 	/** The request is answered (or owed no answer): it leaves the requests in flight. */
 	private done(request: InFlight): void {
 		if (this.inflight.get(request.context.id) === request) this.inflight.delete(request.context.id);
+		else this.cancelled.delete(request);
 		request.context.end();
 		request.bound?.end();
-		if (this.inflight.size === 0 && this.idleWaiters.length > 0) for (const wake of this.idleWaiters.splice(0)) wake();
+		if (this.inFlight === 0 && this.idleWaiters.length > 0) for (const wake of this.idleWaiters.splice(0)) wake();
 	}
 
 	/** Writes `message` to the client: a promise only while the transport holds writes back. */
@@ -460,7 +475,7 @@ export class Pipeline {
 	/** Answers request `id` with `json`, the result's JSON: written as it is where the transport takes lines. */
 	private sendResult(id: string | number, json: string): Promise<void> | undefined {
 		if (this.transport.sendSerialized !== undefined) return this.transport.sendSerialized(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${json}}\n`, id);
-		return this.transport.send({jsonrpc: '2.0', id, result: JSON.parse(json) as unknown} as JSONRPCMessage);
+		return this.transport.send({jsonrpc: '2.0', id, result: parseExact(json)} as JSONRPCMessage);
 	}
 
 	private answerError(id: string | number, code: number, message: string, data?: unknown): void {
@@ -483,7 +498,15 @@ export class Pipeline {
 			this.machine.apply('initialized', 'notifications/initialized received');
 		} else if (method === 'notifications/cancelled') {
 			const requestId = params?.['requestId'];
-			if (typeof requestId === 'string' || typeof requestId === 'number') this.inflight.get(requestId)?.context.abort('cancelled');
+			const request = typeof requestId === 'string' || typeof requestId === 'number' ? this.inflight.get(requestId) : undefined;
+			if (request !== undefined) {
+				request.context.abort('cancelled', params);
+				// A cancelled request is never answered: its id is free again at once (line-transport.ts, the bridge and HTTP free it too), while its handler winds down.
+				if (this.inflight.get(request.context.id) === request) {
+					this.inflight.delete(request.context.id);
+					this.cancelled.add(request);
+				}
+			}
 		}
 
 		this.notifications.get(method)?.(params);
@@ -494,6 +517,7 @@ export class Pipeline {
 		this.closed = true;
 		if (this.machine.can('close')) this.machine.apply('close', 'the transport closed');
 		for (const request of this.inflight.values()) request.context.abort('closed');
+		for (const request of this.cancelled) request.context.abort('closed');
 		this.onClose?.();
 	}
 }
@@ -514,6 +538,22 @@ function writeFailure(context: LiveRequest, error: unknown): unknown {
 		`${upstream === undefined ? '' : `upstream "${upstream}": `}${operation} failed: its answer could not be written as JSON (${error.message}; nested too deeply), so hangar cannot pass it on. ${hint}`,
 		{error: 'AnswerNotWritable', upstream: upstream ?? null, operation, hint},
 	);
+}
+
+/**
+ * An upstream's progress params as the client is sent them: every member as
+ * it came, in its order, but the token (the client's own) and the values
+ * hangar shifted past its own startup notes.
+ */
+function progressAsSent(upstream: Record<string, unknown>, progressToken: string | number, update: ProgressUpdate): Record<string, unknown> {
+	const params: Record<string, unknown> = {};
+	for (const key of Object.keys(upstream)) {
+		const value = key === 'progressToken' ? progressToken : key === 'progress' ? update.progress : key === 'total' ? update.total : upstream[key];
+		// defineProperty: a member named "__proto__" stays a member.
+		Object.defineProperty(params, key, {value, enumerable: true, writable: true, configurable: true});
+	}
+
+	return params;
 }
 
 /** A request in flight: its context, its generation, and its binding to a modern client's identity (ended with it). */

@@ -31,6 +31,7 @@ import {NO_SDK_TIMEOUT, connectRemote} from './remote-transport.js';
 import type {ServerConfig, ToolDefinition} from '../config/read-config.js';
 import type {LogBuffer} from './log-buffer.js';
 import {isPlainObject} from '../wire/message-classifier.js';
+import {toolCallParams} from './call-params.js';
 import {ForwardedResult} from '../wire/forwarded-result.js';
 import {implementationInfo, supportedProtocolVersions} from '../wire/protocol.js';
 import {ChildProcessTransport, type ExitInfo} from './child-process-transport.js';
@@ -319,8 +320,11 @@ export class UpstreamConnection {
 				const token = record.params?.['progressToken'];
 				if (typeof token === 'string' && token.startsWith('h')) {
 					// Progress after the call ended (server-everything goes on after a cancel) is dropped.
-					const {progressToken: _token, ...progress} = record.params!;
-					if (!this.pending.progress(token, progress as Progress)) this.taskProgress(token, progress as Progress);
+					// Its params as they came (the client's note keeps their members: pipeline.ts), its token hangar's.
+					if (!this.pending.progress(token, record.params as Progress)) {
+						const {progressToken: _token, ...progress} = record.params!;
+						this.taskProgress(token, progress as Progress);
+					}
 					return;
 				}
 			} else if (typeof method === 'string' && isRelayedMethod(method) && (typeof record.id === 'string' || typeof record.id === 'number')) {
@@ -535,12 +539,11 @@ export class UpstreamConnection {
 			meta?: Record<string, unknown> | undefined;
 			/** The client's `task` param: the upstream runs the call as a task and answers with a CreateTaskResult. */
 			task?: Record<string, unknown> | undefined;
+			/** The client's params: the members hangar does not read (all but name, arguments, _meta, task and the input rounds' own) go upstream as they came. */
+			clientParams?: Record<string, unknown> | undefined;
 		},
 	): Promise<ToolAnswer> {
-		const params: Record<string, unknown> = {name};
-		if (args !== undefined) params['arguments'] = args;
-		if (options.meta !== undefined && Object.keys(options.meta).length > 0) params['_meta'] = options.meta;
-		if (options.task !== undefined) params['task'] = options.task;
+		const params = toolCallParams(name, args, options.meta, options.task, options.clientParams);
 		return this.sendRounds('tools/call', params, options) as Promise<ToolAnswer>;
 	}
 

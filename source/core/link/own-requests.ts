@@ -7,7 +7,7 @@
  * connection's `intercept` hands their answers and progress here, in
  * arrival order; the answer is passed on as it came.
  */
-import {offCancel, onCancel, type CancelSource} from '../base/cancellation.js';
+import {cancelNotice, offCancel, onCancel, type CancelSource} from '../base/cancellation.js';
 import type {Deadline, Expiring} from '../base/deadline-book.js';
 import {ForwardedResult} from '../wire/forwarded-result.js';
 import {isPlainObject} from '../wire/message-classifier.js';
@@ -87,20 +87,26 @@ class OwnRequest implements Expiring {
 		this.requests.forget(this.id);
 	}
 
-	private cancel(reason: string): void {
-		this.deps.sendMessage({jsonrpc: '2.0', method: 'notifications/cancelled', params: {requestId: this.id, reason}}).catch(() => {});
+	private cancel(params: Record<string, unknown>): void {
+		this.deps.sendMessage({jsonrpc: '2.0', method: 'notifications/cancelled', params}).catch(() => {});
 	}
 
-	/** The caller cancelled it (or had before it was sent). */
+	/**
+	 * The caller cancelled it (or had before it was sent). A client's
+	 * notifications/cancelled is passed on as it came, its requestId this
+	 * request's: the upstream reads the client's reason, or none.
+	 */
 	aborted(): void {
 		this.cleanup();
-		this.cancel('cancelled by the client');
+		const notice = cancelNotice(this.options.signal);
+		// Object.fromEntries: a member named "__proto__" stays a member.
+		this.cancel(notice === undefined ? {requestId: this.id, reason: 'cancelled by the client'} : Object.fromEntries(Object.entries(notice).map(([key, value]) => [key, key === 'requestId' ? this.id : value])));
 		this.reject(new RequestCancelledError());
 	}
 
 	expire(): void {
 		this.cleanup();
-		this.cancel(`no answer within ${this.options.timeoutMs} ms`);
+		this.cancel({requestId: this.id, reason: `no answer within ${this.options.timeoutMs} ms`});
 		this.reject(new UpstreamTimeoutError(this.options.timeoutMs));
 	}
 

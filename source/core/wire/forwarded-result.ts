@@ -15,6 +15,7 @@
  * id) or read in full is read by `value()`, a parse on demand.
  */
 import {BoundedPreview} from '../base/bounded-preview.js';
+import {parseExact} from '../base/exact-json.js';
 import {isSecretName, mask} from '../base/secret-mask.js';
 
 /** Deeper nesting than this is left to JSON.parse (which has its own limit). */
@@ -209,7 +210,7 @@ export class ForwardedResult {
 
 	/** The result parsed (and kept: a change made to it is what the client gets once it is written from `value()`). */
 	value(): Record<string, unknown> {
-		this.parsed ??= JSON.parse(this.json) as Record<string, unknown>;
+		this.parsed ??= parseExact(this.json) as Record<string, unknown>;
 		return this.parsed;
 	}
 }

@@ -47,6 +47,7 @@ import {
 	type MessageProblem,
 } from './message-classifier.js';
 import {LineSplitter} from './line-splitter.js';
+import {numbersRead, parseExact} from '../base/exact-json.js';
 import {batchVersion} from './protocol.js';
 import {CoalescingWriter} from './write-coalescer.js';
 import {Backlog} from './backlog.js';
@@ -173,7 +174,8 @@ export class LineTransport implements Transport {
 	private handleBatch(line: string): void {
 		let members: unknown;
 		try {
-			members = JSON.parse(line);
+			members = parseExact(line);
+			if (Array.isArray(members)) members = members.map(numbersRead);
 		} catch {
 			this.refuse(checkJsonRpcLine(line) as MessageProblem, line);
 			return;

@@ -33,6 +33,7 @@
  * knows what is in flight.
  */
 import {ErrorCode, JsonRpcCode} from '../base/errors.js';
+import {parseExactMessage} from '../base/exact-json.js';
 import {notificationPrefix} from './protocol.js';
 
 export type Id = string | number;
@@ -80,7 +81,7 @@ function classify(text: string, frame: 'line' | 'body'): CheckedMessage | Messag
 	const json = text.charCodeAt(0) === 0xfe_ff ? text.slice(1) : text;
 	let value: unknown;
 	try {
-		value = JSON.parse(json);
+		value = parseExactMessage(json);
 	} catch (error) {
 		const detail = json.trim() === '' ? `the ${frame} is empty` : `the ${frame} is not valid JSON (${(error as Error).message})`;
 		return {code: JsonRpcCode.ParseError, message: `Parse error: ${detail}. Send one JSON-RPC 2.0 message as a JSON object.`, id: null};

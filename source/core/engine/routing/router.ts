@@ -21,14 +21,14 @@
  * within the call's budget, for an upstream that has never listed its tools
  * to list them.
  */
-import Fuse from 'fuse.js';
 import type {ToolDefinition} from '../../config/read-config.js';
+import {closeMatches} from '../../base/closest-match.js';
 import {callTimeout, requestFailed, toolFiltered, resourceNotFound, unknownPrompt, unknownServer, unknownServerTool, unknownTool} from '../refusals.js';
 import type {RequestContext} from '../request-context.js';
 import type {PromptDefinition, ResourceDefinition, ResourceTemplateDefinition} from '../upstream/catalog.js';
 import type {Upstream} from '../upstream/upstream.js';
 import {hangarUri, parseHangarUri, TemplateMatcher, UriBook} from './resource-uris.js';
-import {exposedName, separator} from './tool-names.js';
+import {exposedName, separator, toolNaming} from './tool-names.js';
 import {isHidden, ownNames, takesPart, uniqueOwnNames} from './exposed-names.js';
 
 export {isHidden, takesPart};
@@ -135,7 +135,6 @@ export class Router {
 	private dirty = true;
 	private initialized = false;
 	private readonly changed = new Set<ExposedKind>();
-	private fuse: Fuse<ExposedTool> | undefined;
 	private searchIndex: ToolSearchIndex<ExposedTool> | undefined;
 	private promptIndex: ToolSearchIndex<ExposedPrompt & {tool: string}> | undefined;
 	private namespaceOwners: Map<string, Upstream> | undefined;
@@ -279,11 +278,14 @@ export class Router {
 		return undefined;
 	}
 
-	/** Up to `limit` exposed tool names closest to `name`, for "did you mean" hints. */
+	/**
+	 * Up to `limit` exposed tool names close to `name`, for "did you mean"
+	 * hints: a typo of it or of its tool part, or names it starts (see
+	 * closeMatches); a name that resembles none gets none.
+	 */
 	closest(name: string, limit = 3): string[] {
 		this.ensureFresh();
-		this.fuse ??= new Fuse(this.exposed, {keys: ['name'], threshold: 0.6, ignoreLocation: true});
-		return this.fuse.search(name, {limit}).map(hit => hit.item.name);
+		return closeMatches(name, this.exposed, tool => [tool.name, tool.tool], limit).map(tool => tool.name);
 	}
 
 	/**
@@ -369,7 +371,8 @@ export class Router {
 		if (route === undefined) {
 			const filtered = this.filteredOwner(name);
 			if (filtered !== undefined) throw toolFiltered(filtered.server, filtered.tool, filtered.rule);
-			throw unknownTool(name, this.closest(name));
+			const own = [...this.upstreams.values()].filter(upstream => upstream.config.namespace === false).length;
+			throw unknownTool(name, this.closest(name), toolNaming(own, this.upstreams.size));
 		}
 
 		return this.toolRoute(route.server, route.tool);
@@ -524,7 +527,6 @@ export class Router {
 		this.nameClashes.tool = named.clashes;
 		this.byName = new Map(this.exposed.map(tool => [tool.name, tool]));
 		this.toolByOwnName = uniqueOwnNames(this.exposed, tool => tool.tool, this.byName);
-		this.fuse = undefined;
 		this.searchIndex = undefined;
 	}
 

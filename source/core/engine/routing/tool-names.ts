@@ -35,3 +35,10 @@ export function exposedName(namespace: string | false, name: string): string {
 	const suffix = `_${shortHash(name)}`;
 	return `${name.replaceAll(/[^a-zA-Z0-9_-]/g, '_').slice(0, maxToolNameLength - suffix.length)}${suffix}`;
 }
+
+/** How tool names are made, as a sentence for an unknown tool's error: `own` of the `total` servers have `"namespace": false`. */
+export function toolNaming(own: number, total: number): string {
+	if (own === 0) return 'Tool names are "<server>__<tool>"';
+	if (own === total) return 'Tool names are the tools\' own (every server has "namespace": false)';
+	return 'Tool names are "<server>__<tool>", or the tool\'s own name for a server with "namespace": false';
+}

@@ -28,8 +28,20 @@ import {CallersInFlight} from '../clients/calls-in-flight.js';
 import {offCancel, onCancel, type CancelSource} from '../../base/cancellation.js';
 import type {PersistedUpstream} from '../state-store.js';
 
-/** One progress notification for a client: its values, and the upstream's `_meta` passed on as it came. */
-export type ProgressUpdate = {progress: number; total?: number | undefined; message?: string | undefined; _meta?: Record<string, unknown> | undefined};
+/**
+ * One progress notification for a client: its values, and the upstream's
+ * `_meta` passed on as it came. `upstream`: the upstream's own params, when
+ * it sent the note: the client's keeps each of their members, in their
+ * order, with its own progressToken (and `progress`/`total` shifted past
+ * hangar's own startup notes).
+ */
+export type ProgressUpdate = {
+	progress: number;
+	total?: number | undefined;
+	message?: string | undefined;
+	_meta?: Record<string, unknown> | undefined;
+	upstream?: Record<string, unknown> | undefined;
+};
 
 /** A deadline a caller sets for a whole call, from the request's arrival to its answer. */
 export type CallDeadline = {
@@ -69,7 +81,7 @@ export function callLimit(budget: CallBudget | undefined, callTimeoutMs: number)
  * (engine/request-context.ts) as the gateway made it. Every field may be
  * absent for hangar's own requests (a resubscribe after a restart).
  */
-export type CallContext = Partial<Pick<RequestContext, 'signal' | 'cancellation' | 'deadline' | 'onProgress' | 'meta' | 'task' | 'correlationId' | 'client' | 'id'>> & {
+export type CallContext = Partial<Pick<RequestContext, 'signal' | 'cancellation' | 'deadline' | 'onProgress' | 'meta' | 'task' | 'params' | 'correlationId' | 'client' | 'id'>> & {
 	/** A deadline of its own, in place of callTimeoutSeconds and the caller's (tasks/result, which waits for its task to end). */
 	ownDeadline?: CallDeadline | undefined;
 	/** A start the call already waited for before it was given to this instance (see `CallPath.startBefore`). */
@@ -243,6 +255,7 @@ export class ProgressRelay {
 			total: update.total === undefined ? undefined : this.offset + update.total,
 			message: update.message,
 			_meta: meta !== null && typeof meta === 'object' && !Array.isArray(meta) ? (meta as Record<string, unknown>) : undefined,
+			upstream: update as Record<string, unknown>,
 		});
 	}
 }
@@ -360,6 +373,7 @@ export class CallPath {
 				timeoutMs,
 				meta: context.meta,
 				task: context.task,
+				clientParams: context.params,
 				onprogress: progress === undefined ? undefined : update => progress.upstream(update),
 				caller,
 				onAnswered: caller === undefined ? undefined : () => this.callers.end(caller),

@@ -17,8 +17,8 @@ describe('progress relayed to a client', () => {
 		relay.upstream({progress: 3, total: 3});
 		expect(sent).toEqual([
 			{progress: 1, message: 'starting upstream "fx"'},
-			{progress: 2, total: 4, message: undefined},
-			{progress: 4, total: 4, message: undefined},
+			{progress: 2, total: 4, message: undefined, _meta: undefined, upstream: {progress: 1, total: 3}},
+			{progress: 4, total: 4, message: undefined, _meta: undefined, upstream: {progress: 3, total: 3}},
 		]);
 	});
 });

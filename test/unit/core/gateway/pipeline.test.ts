@@ -210,6 +210,41 @@ describe('a request\'s context', () => {
 		expect(transport.answersTo(5)).toEqual([]);
 	});
 
+	it('frees a cancelled request\'s id at once: a new request with it is served (its progress only its own), and the drain waits for both', async () => {
+		const {transport, pipeline: served} = await pipeline();
+		await ready(transport);
+		const call = held();
+		served.handle('tools/call', call.handler);
+		transport.request(77, 'tools/call', {name: 'x', _meta: {progressToken: 'old'}});
+		const cancelled = await call.next();
+		transport.notification('notifications/cancelled', {requestId: 77, reason: 'user gave up'});
+		expect((cancelled.signal.reason as RequestAbort).notice).toEqual({requestId: 77, reason: 'user gave up'});
+		transport.request(77, 'tools/call', {name: 'x', _meta: {progressToken: 'new'}});
+		const reused = await call.next();
+		expect(reused).not.toBe(cancelled);
+		expect(served.inFlight).toBe(2);
+		cancelled.onProgress?.({progress: 1});
+		reused.onProgress?.({progress: 2});
+		expect(transport.sent.filter(message => (message as {method?: string}).method === 'notifications/progress')).toEqual([{jsonrpc: '2.0', method: 'notifications/progress', params: {progressToken: 'new', progress: 2}}]);
+		call.release({content: []});
+		await served.drain(1000);
+		expect(served.inFlight).toBe(0);
+		expect(transport.answersTo(77)).toEqual([{jsonrpc: '2.0', id: 77, result: {content: []}}]);
+	});
+
+	it('refuses a request whose id is in flight with -32600 and the hint to give each its own id', async () => {
+		const {transport, pipeline: served} = await pipeline();
+		await ready(transport);
+		const call = held();
+		served.handle('tools/call', call.handler);
+		transport.request(8, 'tools/call', {name: 'x'});
+		await call.next();
+		transport.request(8, 'tools/call', {name: 'x'});
+		expect((await transport.answerTo(8)).error).toEqual({code: -32_600, message: 'Invalid Request: request id 8 is already in use by a request in flight; give each request its own id'});
+		call.release({content: []});
+		await served.drain(1000);
+	});
+
 	it('is aborted when the session closes', async () => {
 		const {transport, pipeline: served} = await pipeline();
 		await ready(transport);
