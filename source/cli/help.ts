@@ -165,7 +165,8 @@ export const commandHelps: VerbHelp[] = [
 		summary: 'Stop the supervisor running this config (a TUI, a serve, or the daemon a client started) and its upstreams',
 		details: [
 			'With MCP clients attached it asks first on a terminal, and refuses elsewhere unless --yes (they lose its tools).',
-			'Clients started with mcp-hangar --stdio start a new supervisor at once when theirs stops: to stop for good, close them too.',
+			'When it was the daemon a client started, clients started with mcp-hangar --stdio start a new one at once: to stop for good, close them too.',
+			'When a person started it (tui, serve), its clients start none: their calls wait and then fail with -32012 until it is started again.',
 			'With none running it says so and exits 0.',
 		],
 		flags: ['config', 'state-dir', 'log-level', 'yes'],

@@ -6,10 +6,14 @@
  */
 import {spawn, type ChildProcess} from 'node:child_process';
 import {afterEach, describe, expect, it} from 'vitest';
-import {cliPath, fastHangar, fixture, runCli, tempDir, waitFor, waitForExit, writeConfig} from '../support/hangar.js';
+import fs from 'node:fs';
+import path from 'node:path';
+import {ErrorCode} from '../../source/core/base/errors.js';
+import {cliPath, closeHangars, fastHangar, fixture, openHangar, rpcError, runCli, tempDir, waitFor, waitForExit, writeConfig} from '../support/hangar.js';
 import {startDaemon, stopDaemons, type Served} from '../support/serve.js';
 
 afterEach(async () => {
+	await closeHangars();
 	await stopDaemons('SIGKILL');
 });
 
@@ -128,5 +132,27 @@ describe('the CLI verbs against a running supervisor', () => {
 		expect(await follow.exited).toBe(0);
 		expect(follow.err).toMatch(/^mcp-hangar: hangar pid \d+ \(mcp-hangar serve\) closed the connection: it stopped or is stopping, so there is nothing more to follow\./);
 		expect(follow.err).not.toContain('ulimit');
+	});
+
+	it('says, stopping a serve a person started, that its clients start none and their calls fail, which they do', async () => {
+		const dir = tempDir();
+		const config = writeConfig(dir, {fx: fixture('normal', [], {lazy: false})}, {...fastHangar, callTimeoutSeconds: 2});
+		const served = await serve(config);
+		await waitFor(async () => (await entry(config, 'fx')).state === 'ready', 'fx ready');
+		const client = await openHangar(config, {shared: true});
+		await client.client.listTools();
+
+		const stopped = await runCli(['shutdown', '--yes', '--config', config]);
+		expect(stopped.code, stopped.stderr).toBe(0);
+		expect(stopped.stdout).toContain(`Stopped hangar pid ${served.pid} (mcp-hangar serve) and its upstreams. Its clients do not start another`);
+		expect(stopped.stdout).toContain('their calls wait for one and then fail (after 2 s, hangar.callTimeoutSeconds) with -32012 "supervisor unavailable"');
+		expect(stopped.stdout).toContain(`serve --config ${config}\``);
+		expect(stopped.stdout).not.toContain('start a new supervisor at once');
+		await served.exited;
+
+		// What it said is what happens: the client's next call waits and fails, and no supervisor was started for it.
+		const failed = await rpcError(client.client.callTool({name: 'fx__echo', arguments: {message: 'x'}}));
+		expect(failed.code).toBe(ErrorCode.SupervisorUnavailable);
+		expect(fs.existsSync(path.join(dir, 'state', 'endpoint.json'))).toBe(false);
 	});
 });

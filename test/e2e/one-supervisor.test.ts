@@ -265,6 +265,8 @@ describe('stopping the daemon a client started', () => {
 		const stopped = await runCli(['shutdown', '--yes', '--config', config]);
 		expect(stopped.code, stopped.stderr).toBe(0);
 		expect(stopped.stdout).toContain(`Stopped hangar pid ${daemon.pid} (serve daemon started by a client) and its upstreams.`);
+		// Its client's bridge starts the next one at once, and shutdown says so (unlike for a serve a person started).
+		expect(stopped.stdout).toContain('Clients started with `mcp-hangar --stdio` start a new supervisor at once when theirs stops');
 		expect(isAlive(daemon.pid)).toBe(false);
 		await waitForExit(upstream);
 		// The person's shutdown is in the audit trail, as their other actions are: who asked, and what it stopped.
