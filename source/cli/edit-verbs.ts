@@ -13,6 +13,7 @@ import type {HangarEntry} from '../client-files/client-model.js';
 import {editableConfigPath, entryProblem, openHangarConfig, saveHangarConfig, withServer} from '../client-files/hangar-config-file.js';
 import {isValidServerName, validServerName} from '../client-files/server-name.js';
 import {selfCommand} from '../client-files/hangar-launch.js';
+import {shellWord} from '../core/base/shell-words.js';
 import {displayPath, summarizeEntry} from './server-summary.js';
 import {emptiedValueWarnings, launchWarnings} from './launch-warnings.js';
 import {ConfigError, parseConfig, type ServerConfig} from '../core/config/read-config.js';
@@ -85,7 +86,7 @@ export function addVerb(options: AddOptions, io: Output): number {
 	const config = openHangarConfig(configPath);
 	if (Object.hasOwn(config.servers, options.name)) {
 		io.err(
-			`mcp-hangar: cannot add "${options.name}": ${displayPath(configPath)} already has a server of that name. Pick another name, or run ${selfCommand()} remove ${options.name} first to replace it.\n`,
+			`mcp-hangar: cannot add "${options.name}": ${displayPath(configPath)} already has a server of that name. Pick another name, or run ${selfCommand()} remove ${options.name}${options.config === undefined ? '' : ` --config ${shellWord(configPath)}`} first to replace it.\n`,
 		);
 		return 1;
 	}

@@ -528,7 +528,7 @@ describe('mcp-hangar add and remove', () => {
 		const config = path.join(home.root, 'hangar.json');
 		fs.writeFileSync(config, original);
 		const refusals: Array<[string[], number, string]> = [
-			[['add', 'a', '--', 'y'], 1, `cannot add "a": ${config} already has a server of that name. Pick another name, or run ${self} remove a first`],
+			[['add', 'a', '--', 'y'], 1, `cannot add "a": ${config} already has a server of that name. Pick another name, or run ${self} remove a --config ${config} first`],
 			[['add', 'my.server', '--', 'y'], 2, 'bad server name "my.server": expected 1-32 letters, digits, "-" or single "_"'],
 			[['add', 'b'], 2, '"add b" needs a command after -- (e.g. mcp-hangar add b -- npx -y @modelcontextprotocol/server-memory) or --url URL'],
 			[['add', 'b', '--url', 'https://x.example/mcp', '--', 'y'], 2, 'takes either --url or a command after --, not both'],

@@ -65,6 +65,12 @@ describe('the CLI verbs with no supervisor running', () => {
 			expect(run.stderr).toContain(`Start one with \`mcp-hangar serve --config ${config}\``);
 		}
 
+		// Given a --state-dir, every command it names carries it: following the hint reaches the same state dir.
+		const elsewhere = path.join(dir, 'elsewhere');
+		const given = await runCli(['start', 'fx', '--config', config, '--state-dir', elsewhere]);
+		const flags = `--config ${config} --state-dir ${elsewhere}`;
+		expect(given.stderr).toContain(`Start one with \`mcp-hangar serve ${flags}\` (or \`mcp-hangar tui ${flags}\`); an MCP client's \`mcp-hangar --stdio ${flags}\` starts one by itself.`);
+
 		expect((await runCli(['start', '--config', config])).code).toBe(2);
 		expect((await runCli(['reload', 'fx', '--config', config])).code).toBe(2);
 	});
