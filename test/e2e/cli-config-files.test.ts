@@ -618,6 +618,31 @@ describe('the CLI as a good citizen', () => {
 		expect((await hangar(where, ['status', '--', 'x'])).stderr).toContain('"--" only applies to "add"');
 	});
 
+	it('says a bad flag value in one line and exits 2: a log level that does not exist, a flag given twice or with no value', async () => {
+		const where = home();
+		const levels = 'use one of debug, info, warn, error, silent';
+		const cases: Array<[string[], string]> = [
+			[['status', '--log-level', 'loud'], `--log-level "loud" is not a log level: ${levels}. Run ${self} help status for its usage and examples.`],
+			[['tui', '--log-level', 'INFO'], `--log-level "INFO" is not a log level: ${levels}. Run ${self} help tui for`],
+			[['status', '-c', 'a.json', '-c', 'b.json'], `--config was given more than once: it takes one value. Run ${self} help status for`],
+			// With no value, --config read as "" was the current directory ("cannot read the file (EISDIR)"), and --port was dropped (8080).
+			[['status', '--config'], '--config needs a value: --config, -c PATH.'],
+			[['status', '--config', '--json'], '--config needs a value: --config, -c PATH.'],
+			[['serve', '--http', '--port'], '--port needs a value: --port N.'],
+			[['serve', '--http', '--port='], '--port needs a value: --port N.'],
+		];
+		for (const [args, message] of cases) {
+			const run = await hangar(where, args);
+			expect(run, args.join(' ')).toMatchObject({code: 2, stdout: ''});
+			expect(run.stderr, args.join(' ')).toContain(`mcp-hangar: ${message}`);
+			expect(run.stderr.trimEnd().split('\n'), args.join(' ')).toHaveLength(1);
+		}
+
+		// --stdio: stdout is the protocol's, so its usage errors go to stderr alone.
+		const stdio = await hangar(where, ['--stdio', '--log-level', 'verbose']);
+		expect(stdio).toMatchObject({code: 2, stdout: '', stderr: `mcp-hangar: --log-level "verbose" is not a log level: ${levels}. Run ${self} help for the commands.\n`});
+	});
+
 	it('--version prints the version from package.json', async () => {
 		const {version} = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as {version: string};
 		expect(await hangar(home(), ['--version'])).toEqual({code: 0, stdout: `${version}\n`, stderr: ''});
