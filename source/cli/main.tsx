@@ -198,7 +198,24 @@ function takes(count: number, what: string): string[] {
 	return rest;
 }
 
+/**
+ * A person's command piped into a reader that stops early (`| head -1`):
+ * the rest of its output has nowhere to go, which is no error of the
+ * command's. Later writes go nowhere; the command finishes what it was doing
+ * (a file `setup` writes is written whole, a one-shot supervisor stops its
+ * upstreams) and exits as it would have, and `-f`, which would follow for
+ * ever, ends at once. Never for --stdio, serve or tui, whose stdout is a
+ * protocol or a screen with its own handling.
+ */
+function endQuietlyWhenStdoutCloses(): void {
+	process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+		if (error.code !== 'EPIPE' && error.code !== 'ERR_STREAM_DESTROYED') throw error;
+		if (flags.follow) process.exit(0);
+	});
+}
+
 async function main(): Promise<void> {
+	if (!flags.stdio && verb !== 'serve' && verb !== 'tui') endQuietlyWhenStdoutCloses();
 	const problem = unknownFlag(ownArgv);
 	if (problem !== undefined) usage(problem);
 	if (flags.version) {

@@ -3,7 +3,7 @@
  * out as each client leaves it (test/fixtures/client-configs), and the CLI's
  * help, unknown-flag and version behaviour.
  */
-import {execFile} from 'node:child_process';
+import {execFile, spawn} from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import {afterEach, describe, expect, it} from 'vitest';
@@ -34,6 +34,18 @@ async function hangar(home: ClientHome, args: string[], env: Record<string, stri
 			},
 		);
 	});
+}
+
+/** The built CLI run as `hangar` runs it, its stdout a pipe whose reader has already gone (as after `| head -1`). */
+async function stdoutClosed(home: ClientHome, args: string[]): Promise<{code: number | null; stderr: string}> {
+	const child = spawn(process.execPath, [cliPath, ...args], {cwd: home.project, env: {PATH: process.env['PATH'] ?? '/usr/bin:/bin', ...compileCache, ...home.env}, stdio: ['ignore', 'pipe', 'pipe']});
+	child.stdout.destroy();
+	let stderr = '';
+	child.stderr.on('data', (chunk: Buffer) => {
+		stderr += chunk.toString();
+	});
+	const code = await new Promise<number | null>(resolve => child.on('close', resolve));
+	return {code, stderr};
 }
 
 /** How the CLI's messages name itself: mcp-hangar is not on the tests' PATH, so they give node and this cli.js, which run as written. */
@@ -452,6 +464,23 @@ describe('mcp-hangar setup', () => {
 		const nothing = await hangar(home, ['setup', client, '--undo']);
 		expect(nothing.code).toBe(1);
 		expect(nothing.stderr).toContain('no backup of');
+	});
+
+	it('ends quietly when its reader stops reading (| head): no EPIPE stack, the exit it would have had, the client file written whole', async () => {
+		const home = clientHome();
+		const config = path.join(home.root, 'hangar.json');
+		fs.writeFileSync(config, '{"mcpServers": {}}\n');
+		expect(await stdoutClosed(home, ['import', '--config', config])).toEqual({code: 0, stderr: ''});
+		expect(await stdoutClosed(home, ['--help'])).toEqual({code: 0, stderr: ''});
+		// Both write a file, which is written whole.
+		expect(await stdoutClosed(home, ['import', 'claude-desktop', '--config', config])).toEqual({code: 0, stderr: ''});
+		expect(Object.keys(readJson(config)['mcpServers'] as Record<string, unknown>)).toHaveLength(4);
+
+		const file = home.file('~/.config/Claude/claude_desktop_config.json');
+		const set = await stdoutClosed(home, ['setup', 'claude-desktop', '--config', config]);
+		expect(set).toEqual({code: 0, stderr: ''});
+		expect(Object.keys(readJson(file)['mcpServers'] as Record<string, unknown>)).toEqual(['hangar']);
+		expect((await hangar(home, ['setup', 'claude-desktop', '--undo'])).code).toBe(0);
 	});
 
 	it('writes a command that runs from a client\'s bare environment, and creates (then removes) a file the client did not have', async () => {

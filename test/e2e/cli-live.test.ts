@@ -9,7 +9,7 @@ import {afterEach, describe, expect, it} from 'vitest';
 import fs from 'node:fs';
 import path from 'node:path';
 import {ErrorCode} from '../../source/core/base/errors.js';
-import {cliPath, closeHangars, fastHangar, fixture, openHangar, rpcError, runCli, tempDir, waitFor, waitForExit, writeConfig} from '../support/hangar.js';
+import {cliPath, closeHangars, spawnEnv, fastHangar, fixture, openHangar, rpcError, runCli, tempDir, waitFor, waitForExit, writeConfig} from '../support/hangar.js';
 import {startDaemon, stopDaemons, type Served} from '../support/serve.js';
 
 afterEach(async () => {
@@ -123,6 +123,19 @@ describe('the CLI verbs against a running supervisor', () => {
 		await waitFor(() => follow.out.includes('stopping -> stopped: stopped by a person (mcp-hangar stop)'), 'the new lines to follow');
 		follow.child.kill('SIGINT');
 		expect(await follow.exited).toBe(0);
+	});
+
+	it('logs --calls ends quietly when its reader stops reading (| head): no EPIPE stack, exit 0', async () => {
+		const config = await servedFx();
+		expect((await runCli(['call', 'fx', 'echo', '--args', '{"message":"x"}', '--config', config])).code).toBe(0);
+		const child = spawn(process.execPath, [cliPath, 'logs', '--calls', '--config', config], {env: spawnEnv(), stdio: ['ignore', 'pipe', 'pipe']});
+		child.stdout.destroy();
+		let stderr = '';
+		child.stderr.on('data', (chunk: Buffer) => {
+			stderr += chunk.toString();
+		});
+		expect(await new Promise(resolve => child.on('close', resolve))).toBe(0);
+		expect(stderr).toBe('');
 	});
 
 	it('is no MCP client while it follows: shutdown stops the supervisor without asking over it, and the follower says its supervisor went', async () => {
