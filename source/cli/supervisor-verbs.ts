@@ -418,6 +418,8 @@ export async function checkConfigVerb(options: VerbOptions, io: Output = stdio):
 		const invalid = config.servers.filter(server => server.invalid !== undefined && !server.disabled).map(server => server.name);
 		const usable = config.servers.length - invalid.length;
 		io.err(`${new ConfigError(config.path, errors).message}\n`);
+		// A setting's problem does not stop hangar either: the file runs, as status and the TUI show.
+		if (errors.some(issue => issue.path === '$.hangar' || issue.path.startsWith('$.hangar.'))) io.err('Until then hangar runs this file with each of those settings ignored or at its default.\n');
 		if (invalid.length > 0) io.err(`Until then hangar serves the other ${usable} upstream${usable === 1 ? '' : 's'}; ${invalid.map(name => `"${name}"`).join(', ')} show${invalid.length === 1 ? 's' : ''} as invalid, and ${invalid.length === 1 ? 'its' : 'their'} calls say why.\n`);
 	} else {
 		const names = config.servers.map(server => server.name);

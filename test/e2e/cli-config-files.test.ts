@@ -592,12 +592,21 @@ describe('mcp-hangar add and remove', () => {
 		expect(removed).toMatchObject({code: 0, stdout: `Removed "a" from ${config}.\n`});
 		expect(JSON.parse(fs.readFileSync(config, 'utf8'))).toEqual({mcpServers: {b: {command: 'y'}}});
 
-		// Invalid as a whole (a setting hangar does not know): fixing it comes first, and it says what is wrong.
+		// A setting hangar does not know: hangar runs the file with it ignored (as status and --stdio do), so the edit is made, with a warning.
 		fs.writeFileSync(config, '{"hangar": {"bogus": 1}, "mcpServers": {}}');
+		const warned = await hangar(home, ['add', 'b', '--config', config, '--', 'y']);
+		expect(warned.code, warned.stderr).toBe(0);
+		expect(warned.stderr).toContain(`warning: ${config}: $.hangar.bogus: unknown setting "bogus", ignored`);
+		expect(JSON.parse(fs.readFileSync(config, 'utf8'))).toEqual({hangar: {bogus: 1}, mcpServers: {b: {command: 'y'}}});
+		const check = await hangar(home, ['--check-config', '--config', config]);
+		expect(check.code).toBe(1);
+		expect(check.stderr).toContain('Until then hangar runs this file with each of those settings ignored or at its default.');
+
+		// Invalid as a whole (not a config at all): fixing it comes first, and it says what is wrong.
+		fs.writeFileSync(config, '{"hangar": {}}');
 		const refused = await hangar(home, ['add', 'b', '--config', config, '--', 'y']);
 		expect(refused.code).toBe(1);
-		expect(refused.stderr).toContain('$.hangar.bogus: unknown setting "bogus"');
-		expect(fs.readFileSync(config, 'utf8')).toBe('{"hangar": {"bogus": 1}, "mcpServers": {}}');
+		expect(fs.readFileSync(config, 'utf8')).toBe('{"hangar": {}}');
 	});
 });
 
