@@ -238,6 +238,17 @@ export function noSignIn(upstream: string, operation: 'sign-in' | 'sign-out', wh
 	});
 }
 
+/** A sign-in or sign-out of a command upstream: there is nothing to sign in to, and `mcp-hangar auth` would refuse it too. */
+export function notRemote(upstream: string, operation: 'sign-in' | 'sign-out'): HangarError {
+	return new HangarError({
+		code: 'UpstreamUnavailable',
+		upstream,
+		operation,
+		message: 'it is a command, not a remote ("url") server',
+		hint: 'Sign-in applies only to remote ("url") servers that ask for OAuth; a command server takes its credentials from its config entry (env, args).',
+	});
+}
+
 /** A person's stop or quarantine of an upstream where it means nothing. */
 export function pointlessAction(upstream: string, action: 'stop' | 'quarantine', state: string): HangarError {
 	return action === 'stop'
