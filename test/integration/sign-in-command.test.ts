@@ -28,7 +28,7 @@ describe('sign-in of a command upstream', () => {
 		];
 		for (const error of refusals) {
 			expect(error.message).toContain('it is a command, not a remote ("url") server');
-			for (const audience of ['tui', 'cli', 'mcp'] as const) {
+			for (const audience of ['mcp', 'cli'] as const) {
 				expect(error.hintFor(audience)).toBe('Sign-in applies only to remote ("url") servers that ask for OAuth; a command server takes its credentials from its config entry (env, args).');
 				expect(error.messageFor(audience)).not.toContain('mcp-hangar auth');
 			}

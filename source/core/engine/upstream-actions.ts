@@ -10,7 +10,7 @@ import {describeApproval} from './upstream/pins.js';
 import type {Upstream} from './upstream/upstream.js';
 import {hasWorkingSignIn} from '../link/oauth-bearer.js';
 import {signOut} from '../link/oauth-sign-in.js';
-import {noSignIn, notRemote, pointlessAction} from './refusals.js';
+import {noSignIn, pointlessAction} from './refusals.js';
 
 /** A person's actions on one upstream (see `Supervisor.act`). */
 export const personActions = ['start', 'stop', 'restart', 'quarantine', 'approve', 'sign-in', 'sign-out'] as const;
@@ -59,7 +59,7 @@ export async function upstreamAct(upstream: Upstream, action: PersonAction, via:
 		case 'sign-in': {
 			// The person signed in (mcp-hangar auth wrote the token store): the upstream reconnects with the new tokens.
 			const {launch} = upstream.config;
-			if (launch.kind !== 'remote') throw notRemote(name, 'sign-in');
+			if (launch.kind !== 'remote') throw noSignIn(name, 'sign-in', 'it is a command, not a remote ("url") server', true);
 			if (launch.kind !== 'remote' || launch.auth === undefined) throw noSignIn(name, 'sign-in', 'it is not a remote server that signs in with OAuth');
 			if (!hasWorkingSignIn(name, launch)) throw noSignIn(name, 'sign-in', 'the token store holds no working sign-in for it');
 			await upstream.restart(`signed in by ${via}`);
@@ -68,7 +68,7 @@ export async function upstreamAct(upstream: Upstream, action: PersonAction, via:
 
 		case 'sign-out': {
 			const {launch} = upstream.config;
-			if (launch.kind !== 'remote') throw notRemote(name, 'sign-out');
+			if (launch.kind !== 'remote') throw noSignIn(name, 'sign-out', 'it is a command, not a remote ("url") server', true);
 			if (launch.kind !== 'remote' || launch.auth === undefined) throw noSignIn(name, 'sign-out', 'it is not a remote server that signs in with OAuth');
 			signOut(name, {...launch, auth: launch.auth});
 			// Without tokens the restart ends in needs-sign-in: what a sign-out is for, not a failure.
