@@ -10,11 +10,12 @@
  */
 import {didYouMean} from '../core/base/closest-match.js';
 import type {HangarEntry} from '../client-files/client-model.js';
-import {editableConfigPath, entryProblem, openHangarConfig, saveHangarConfig, withServer} from '../client-files/hangar-config-file.js';
+import {editableConfigPath, entryProblem, isSettingIssue, openHangarConfig, saveHangarConfig, withServer, type HangarConfigFile} from '../client-files/hangar-config-file.js';
 import {isValidServerName, validServerName} from '../client-files/server-name.js';
 import {selfCommand} from '../client-files/hangar-launch.js';
 import {displayPath, maskedOutput, summarizeEntry} from './server-summary.js';
 import {maskText} from '../core/base/secret-mask.js';
+import {shellWord} from '../core/base/shell-words.js';
 import {emptiedValueWarnings, launchWarnings} from './launch-warnings.js';
 import {ConfigError, parseConfig, type ServerConfig} from '../core/config/read-config.js';
 import {UsageError} from '../core/base/usage-error.js';
@@ -85,9 +86,10 @@ export function addVerb(options: AddOptions, unmasked: Output): number {
 	if (problem !== undefined) throw new UsageError(`"add ${options.name}": the entry these arguments make is not usable: ${problem}. Nothing was written`);
 	const configPath = editableConfigPath(options.config);
 	const config = openHangarConfig(configPath);
+	warnOfSettings(config, io);
 	if (Object.hasOwn(config.servers, options.name)) {
 		io.err(
-			`mcp-hangar: cannot add "${options.name}": ${displayPath(configPath)} already has a server of that name. Pick another name, or run ${selfCommand()} remove ${options.name} first to replace it.\n`,
+			`mcp-hangar: cannot add "${options.name}": ${displayPath(configPath)} already has a server of that name. Pick another name, or run ${selfCommand()} remove ${options.name}${options.config === undefined ? '' : ` --config ${shellWord(configPath)}`} first to replace it.\n`,
 		);
 		return 1;
 	}
@@ -101,9 +103,15 @@ export function addVerb(options: AddOptions, unmasked: Output): number {
 	return 0;
 }
 
+/** The file's `hangar` settings that hangar ignores or takes the default of: no reason to refuse the edit, but said. */
+function warnOfSettings(config: HangarConfigFile, io: Output): void {
+	for (const issue of config.issues.filter(found => isSettingIssue(found))) io.err(`warning: ${displayPath(config.path)}: ${issue.path}: ${issue.message}\n`);
+}
+
 export function removeVerb(options: {name: string; config: string | undefined}, io: Output): number {
 	const configPath = editableConfigPath(options.config);
 	const config = openHangarConfig(configPath);
+	warnOfSettings(config, io);
 	const names = Object.keys(config.servers);
 	if (!config.exists || !Object.hasOwn(config.servers, options.name)) {
 		const known = names.length === 0 ? 'It has no servers.' : `Its servers: ${names.join(', ')}.`;

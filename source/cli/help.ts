@@ -41,7 +41,7 @@ export const flagHelp: Record<string, string[]> = {
 	undo: ['--undo', 'setup: put back the client file as it was before the last setup'],
 	yes: ['-y, --yes', 'shutdown: stop even when MCP clients are attached, without asking'],
 	logout: ['--logout', 'auth: forget the upstream\'s tokens and client registration instead of signing in'],
-	browser: ['--no-browser', 'auth: print the sign-in URL instead of opening a browser (the default over ssh or without a display)'],
+	browser: ['--browser, --no-browser', 'auth: open a browser at the sign-in page (the default), or print the URL instead (also what happens over ssh or without a display)'],
 	env: ['--env K=V', 'add: an environment variable for the server (repeat for more)'],
 	url: ['--url URL', 'add: a remote server at this URL instead of a command'],
 	header: ['--header "K: V"', 'add: an HTTP header for a --url server (repeat for more)'],
@@ -149,7 +149,7 @@ export const commandHelps: VerbHelp[] = [
 	},
 	{
 		name: 'auth',
-		usage: ['mcp-hangar auth SERVER [--no-browser] [options]', 'mcp-hangar auth SERVER --logout [options]'],
+		usage: ['mcp-hangar auth SERVER [--no-browser | --logout] [options]'],
 		summary: 'Sign in to a remote upstream that asks for OAuth, once for every client of this hangar',
 		details: [
 			'Finds the upstream\'s authorization server, registers hangar with it when needed, and opens the browser at its sign-in page ($BROWSER when set; over ssh or without a display it prints the URL to open instead). The browser comes back to a listener on 127.0.0.1.',
@@ -165,7 +165,8 @@ export const commandHelps: VerbHelp[] = [
 		summary: 'Stop the supervisor running this config (a TUI, a serve, or the daemon a client started) and its upstreams',
 		details: [
 			'With MCP clients attached it asks first on a terminal, and refuses elsewhere unless --yes (they lose its tools).',
-			'Clients started with mcp-hangar --stdio start a new supervisor at once when theirs stops: to stop for good, close them too.',
+			'When it was the daemon a client started, clients started with mcp-hangar --stdio start a new one at once: to stop for good, close them too.',
+			'When a person started it (tui, serve), its clients start none: their calls wait and then fail with -32012 until it is started again.',
 			'With none running it says so and exits 0.',
 		],
 		flags: ['config', 'state-dir', 'log-level', 'yes'],
@@ -189,7 +190,7 @@ export const commandHelps: VerbHelp[] = [
 	},
 	{
 		name: 'setup',
-		usage: ['mcp-hangar setup CLIENT [--dry-run] [--config PATH]', 'mcp-hangar setup CLIENT --undo'],
+		usage: ['mcp-hangar setup CLIENT [--undo] [--dry-run] [--config PATH]'],
 		summary: "Point a client at hangar: its servers replaced by one hangar entry",
 		details: [
 			"Rewrites CLIENT's user config file so that it launches mcp-hangar --stdio --config PATH (as absolute",
@@ -260,13 +261,14 @@ export function commandHelpText(name: string): string {
 export function generalHelpText(): string {
 	const usages: Array<[string, string]> = [
 		['mcp-hangar --stdio [options]', "Serve every upstream's tools as one MCP server on stdin/stdout"],
-		...commandHelps.flatMap(help => help.usage.slice(0, 1).map((usage): [string, string] => [usage, help.summary])),
+		// Every form of each command, as docs/cli.md lists them; the summary beside the first.
+		...commandHelps.flatMap(help => help.usage.map((usage, index): [string, string] => [usage, index === 0 ? help.summary : ''])),
 		['mcp-hangar --check-config [options]', 'Validate the config file and exit (non-zero on errors)'],
 	];
 	const width = 40;
 	const lines = [
 		'Usage',
-		...usages.map(([usage, summary]) => (usage.length + 2 <= width ? `  $ ${usage.padEnd(width)}${summary}` : `  $ ${usage}\n    ${' '.repeat(width)}${summary}`)),
+		...usages.map(([usage, summary]) => (summary === '' ? `  $ ${usage}` : usage.length + 2 <= width ? `  $ ${usage.padEnd(width)}${summary}` : `  $ ${usage}\n    ${' '.repeat(width)}${summary}`)),
 		'',
 		'Options',
 		...flagLines(Object.keys(flagHelp)),

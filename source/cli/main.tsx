@@ -15,7 +15,7 @@ import {UsageError} from '../core/base/usage-error.js';
 import {HangarError} from '../core/base/errors.js';
 import {terminalOutput} from '../core/base/terminal-text.js';
 import {systemErrorSentence} from '../core/base/system-error.js';
-import {commandHelpText, verbNames, generalHelpText} from './help.js';
+import {commandHelpText, flagHelp, verbNames, generalHelpText} from './help.js';
 import {didYouMean} from '../core/base/closest-match.js';
 import {clientIds} from '../client-files/client-model.js';
 import {selfCommand} from '../client-files/hangar-launch.js';
@@ -38,7 +38,8 @@ const flagSpecs = {
 	config: {type: 'string', shortFlag: 'c'},
 	stateDir: {type: 'string'},
 	logFile: {type: 'string'},
-	logLevel: {type: 'string', choices: [...logLevels] as string[]},
+	// Its values are checked here, not by meow (whose refusal is a thrown stack trace).
+	logLevel: {type: 'string'},
 	json: {type: 'boolean', default: false},
 	args: {type: 'string'},
 	demoTraffic: {type: 'string'},
@@ -58,16 +59,61 @@ const flagSpecs = {
 	help: {type: 'boolean', default: false, shortFlag: 'h'},
 } as const;
 
-const cli = meow(generalHelpText(), {
-	importMeta: import.meta,
-	argv: ownArgv,
-	// Help and version are flags of every command here (tui --help, -h), not only of a bare `mcp-hangar --help`.
-	autoHelp: false,
-	autoVersion: false,
-	flags: flagSpecs,
-});
+/** The command usage() points to the help of: the first word naming one, until meow has parsed the line. */
+let helpTopic: string | undefined = ownArgv.find(word => verbNames.includes(word));
 
+/**
+ * The first flag that takes a value given without one (`--config` last, or
+ * before another flag, or `--port=`): meow would read it as an empty path,
+ * or drop it, which then means the default.
+ */
+function flagWithoutValue(words: readonly string[]): string | undefined {
+	const valued = new Map<string, string>();
+	for (const [name, spec] of Object.entries(flagSpecs) as Array<[string, {type: string; shortFlag?: string}]>) {
+		if (spec.type === 'boolean') continue;
+		const kebab = name.replaceAll(/[A-Z]/g, letter => `-${letter.toLowerCase()}`);
+		valued.set(`--${kebab}`, kebab);
+		if (spec.shortFlag !== undefined) valued.set(`-${spec.shortFlag}`, kebab);
+	}
+
+	for (let index = 0; index < words.length; index++) {
+		const word = words[index]!;
+		const equals = word.startsWith('--') ? word.indexOf('=') : -1;
+		const kebab = valued.get(equals === -1 ? word : word.slice(0, equals));
+		if (kebab === undefined) continue;
+		const value = equals === -1 ? words[++index] : word.slice(equals + 1);
+		if (value === undefined || value === '' || /^--?[A-Za-z]/.test(value)) return kebab;
+	}
+
+	return undefined;
+}
+
+const missing = flagWithoutValue(ownArgv);
+if (missing !== undefined) usage(`--${missing} needs a value: ${flagHelp[missing]?.[0] ?? `--${missing} VALUE`}`);
+
+function parseCommandLine() {
+	try {
+		return meow(generalHelpText(), {
+			importMeta: import.meta,
+			argv: ownArgv,
+			// Help and version are flags of every command here (tui --help, -h), not only of a bare `mcp-hangar --help`.
+			autoHelp: false,
+			autoVersion: false,
+			flags: flagSpecs,
+		});
+	} catch (error) {
+		// meow's validation throws: said as bad usage, with no stack trace.
+		const message = error instanceof Error ? error.message : String(error);
+		const twice = /The flag --(\S+) can only be set once/.exec(message);
+		usage(twice === null ? message.replaceAll('`', '') : `--${twice[1]} was given more than once: it takes one value`);
+	}
+}
+
+const cli = parseCommandLine();
 const {flags} = cli;
+if (flags.logLevel !== undefined && !(logLevels as readonly string[]).includes(flags.logLevel)) {
+	usage(`--log-level "${flags.logLevel}" is not a log level: use one of ${logLevels.join(', ')}`);
+}
 
 /** Every flag this CLI knows, as typed: --kebab-name, with --no-NAME for booleans, and the short ones. */
 function knownFlags(): {long: Set<string>; short: Set<string>} {
@@ -100,6 +146,7 @@ function unknownFlag(words: readonly string[]): string | undefined {
 }
 
 const verb = cli.input[0];
+helpTopic = verb;
 // One-shot commands keep stderr for their own messages: the engine's info lines would bury them.
 const oneShot = ['status', 'call', 'approve', 'quarantine', 'start', 'stop', 'restart', 'logs', 'reload', 'shutdown', 'auth'].includes(verb ?? '');
 const logLevel = (flags.logLevel ?? (oneShot ? 'warn' : 'info')) as LogLevel;
@@ -151,7 +198,24 @@ function takes(count: number, what: string): string[] {
 	return rest;
 }
 
+/**
+ * A person's command piped into a reader that stops early (`| head -1`):
+ * the rest of its output has nowhere to go, which is no error of the
+ * command's. Later writes go nowhere; the command finishes what it was doing
+ * (a file `setup` writes is written whole, a one-shot supervisor stops its
+ * upstreams) and exits as it would have, and `-f`, which would follow for
+ * ever, ends at once. Never for --stdio, serve or tui, whose stdout is a
+ * protocol or a screen with its own handling.
+ */
+function endQuietlyWhenStdoutCloses(): void {
+	process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+		if (error.code !== 'EPIPE' && error.code !== 'ERR_STREAM_DESTROYED') throw error;
+		if (flags.follow) process.exit(0);
+	});
+}
+
 async function main(): Promise<void> {
+	if (!flags.stdio && verb !== 'serve' && verb !== 'tui') endQuietlyWhenStdoutCloses();
 	const problem = unknownFlag(ownArgv);
 	if (problem !== undefined) usage(problem);
 	if (flags.version) {
@@ -345,7 +409,7 @@ async function main(): Promise<void> {
 }
 
 function usage(problem: string): never {
-	const topic = verb !== undefined && verb !== 'help' && verbNames.includes(verb) ? ` ${verb}` : '';
+	const topic = helpTopic !== undefined && helpTopic !== 'help' && verbNames.includes(helpTopic) ? ` ${helpTopic}` : '';
 	terminalOutput.err(`mcp-hangar: ${problem}${/[.?!]$/.test(problem) ? '' : '.'} Run ${selfCommand()} help${topic} for ${topic === '' ? 'the commands' : 'its usage and examples'}.\n`);
 	process.exit(2);
 }

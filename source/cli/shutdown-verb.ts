@@ -3,13 +3,16 @@
  * a `serve`, or the daemon a client's `--stdio` started), with its upstreams,
  * as at any exit (SIGTERM: sessions drained, upstreams stopped in order).
  * Like the TUI's q, it asks first when MCP clients are attached, because
- * they lose its tools; their `--stdio` bridges start a new supervisor at
- * once, so stopping for good means closing them too, and it says so.
+ * they lose its tools, and it says what happens to them next: the bridges
+ * of a daemon a client started start a new one at once (stopping for good
+ * means closing them too), while those of a supervisor a person started
+ * (`tui`, `serve`) start none: their calls wait for it and then fail.
  */
 import readline from 'node:readline/promises';
 import {isAlive} from '../core/base/process-alive.js';
 import {terminalText} from '../core/base/terminal-text.js';
 import {ConsoleClient, ownerLabel} from '../core/endpoints/console-client.js';
+import type {EndpointOwner} from '../core/endpoints/socket-client.js';
 import {mcpClients, type ClientView} from '../core/engine/clients/clients.js';
 import {readConfig, type VerbOptions} from './supervisor-verbs.js';
 import {supervisorFlags} from '../core/config/paths.js';
@@ -77,6 +80,22 @@ async function stop(pid: number, who: string, stateDir: string, io: Output, ask?
 	return 0;
 }
 
+/**
+ * What the attached clients do once `owner` stops (docs/supervisor.md): the
+ * bridges of a daemon a client started start another at once; those of one
+ * a person started (`tui`, `serve`) wait for a person to start it again.
+ */
+function whatClientsDo(owner: EndpointOwner | undefined, config: {path: string; hangar: {stateDir: string}}): string {
+	if (owner?.kind === 'serve' && owner.linger === true) {
+		return 'Clients started with `mcp-hangar --stdio` start a new supervisor at once when theirs stops: to stop for good, close them too (or remove hangar from their config).';
+	}
+
+	const started = owner?.kind === 'tui' ? 'tui' : 'serve';
+	// What the bridges wait: the settings the supervisor gave them (the config's hangar.callTimeoutSeconds).
+	const wait = owner?.bridge === undefined ? 'hangar.callTimeoutSeconds' : `${owner.bridge.requestTimeoutMs / 1000} s, hangar.callTimeoutSeconds`;
+	return `Its clients do not start another (one a person started is started again only by a person): their calls wait for one and then fail (after ${wait}) with -32012 "supervisor unavailable". To serve them again, run \`${selfCommand()} ${started} ${supervisorFlags(config.path, config.hangar.stateDir)}\`.`;
+}
+
 export async function shutdownVerb(options: VerbOptions & {yes: boolean}, io: Output, confirm: Confirm = onTerminal): Promise<number> {
 	const {config} = readConfig(options);
 	const via = 'a person (mcp-hangar shutdown)';
@@ -103,7 +122,7 @@ export async function shutdownVerb(options: VerbOptions & {yes: boolean}, io: Ou
 	}
 
 	const attached = others.length === 0 ? '' : `${others.length} MCP client${others.length === 1 ? ' is' : 's are'} attached: ${describeClients(others)}`;
-	const restart = 'Clients started with `mcp-hangar --stdio` start a new supervisor at once when theirs stops: to stop for good, close them too (or remove hangar from their config).';
+	const restart = whatClientsDo(owner, config);
 	if (others.length > 0 && !options.yes) {
 		const answer = await confirm(`Stop ${who}? ${attached}. ${restart} [y/N] `);
 		if (answer === undefined) {

@@ -12,8 +12,11 @@
  * Output contract: results on stdout, messages and errors on stderr, exit
  * code 0 on success, 1 when the operation failed, 2 for bad usage.
  */
+import path from 'node:path';
 import process from 'node:process';
 import {ConfigError, loadConfig, stateDirOf, type HangarConfig} from '../core/config/read-config.js';
+import {supervisorFlags} from '../core/config/paths.js';
+import {shellWord} from '../core/base/shell-words.js';
 import {HangarError, errorMessage, type Audience} from '../core/base/errors.js';
 import {silentLogger, type Logger} from '../core/base/logger.js';
 import {killAllTreesSync} from '../core/link/process-registry.js';
@@ -97,9 +100,9 @@ function describe(error: unknown, audience: Audience = 'cli'): string {
 	return `mcp-hangar: ${error instanceof HangarError ? error.messageFor(audience) : maskText(errorMessage(error))}\n`;
 }
 
-/** A path as a shell word: quoted when it holds anything a shell would read otherwise. */
-function shellWord(text: string): string {
-	return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
+/** `mcp-hangar VERB` with the flags that reach this config's supervisor (its --state-dir too, when one was given): to copy as it is. */
+function command(verb: string, config: {path: string; hangar: {stateDir: string}}): string {
+	return `mcp-hangar ${verb} ${supervisorFlags(config.path, config.hangar.stateDir)}`;
 }
 
 /**
@@ -113,10 +116,9 @@ async function onlyLive(options: VerbOptions, io: Output, what: string, live: (c
 		skipped = why;
 	});
 	if (client === undefined) {
-		const flags = `--config ${shellWord(config.path)}`;
 		io.err(
 			`mcp-hangar: cannot ${what}: ${skipped ?? `no hangar is running for ${config.path} (state dir ${config.hangar.stateDir})`}.\n` +
-				`  Upstreams run inside a supervisor. Start one with \`mcp-hangar serve ${flags}\` (or \`mcp-hangar tui ${flags}\`); an MCP client's \`mcp-hangar --stdio ${flags}\` starts one by itself. Then run this again.\n`,
+				`  Upstreams run inside a supervisor. Start one with \`${command('serve', config)}\` (or \`${command('tui', config)}\`); an MCP client's \`${command('--stdio', config)}\` starts one by itself. Then run this again.\n`,
 		);
 		return 1;
 	}
@@ -221,9 +223,10 @@ function stateLines(state: StateView): string {
 function issueLines(file: string, issues: readonly ConfigIssueView[]): string {
 	const errors = issues.filter(issue => issue.severity === 'error');
 	const notices = issues.length - errors.length;
+	const check = `mcp-hangar --check-config --config ${shellWord(path.resolve(file))}`;
 	const lines = errors.slice(0, 20).map(issue => `Config: ${issue.path}: ${issue.message}\n`);
-	if (errors.length > 20) lines.push(`Config: and ${errors.length - 20} more problems in ${file} (mcp-hangar --check-config lists them all)\n`);
-	if (notices > 0) lines.push(`Config: ${notices} ${notices === 1 ? 'key' : 'keys'} of other clients ignored (mcp-hangar --check-config lists ${notices === 1 ? 'it' : 'them'})\n`);
+	if (errors.length > 20) lines.push(`Config: and ${errors.length - 20} more problems in ${file} (${check} lists them all)\n`);
+	if (notices > 0) lines.push(`Config: ${notices} ${notices === 1 ? 'key' : 'keys'} of other clients ignored (${check} lists ${notices === 1 ? 'it' : 'them'})\n`);
 	return lines.join('');
 }
 
@@ -250,7 +253,7 @@ async function statusStandalone(config: HangarConfig, options: VerbOptions & {js
 			// Nothing runs to find out that an entry cannot start: said as --check-config says it.
 			for (const line of launchWarnings(supervisor.config.servers)) io.err(`${line}\n`);
 			io.err(stateLines({...state, writer: true}));
-			io.err(`${note ?? 'No hangar process is running on this state dir: upstreams start when a client calls (mcp-hangar --stdio) or in mcp-hangar tui.'}\n`);
+			io.err(`${note ?? `No hangar process is running on this state dir: upstreams start when a client calls (${command('--stdio', supervisor.config)}) or in ${command('tui', supervisor.config)}.`}\n`);
 		}
 
 		return 0;
@@ -327,7 +330,7 @@ export async function callVerb(options: CallOptions, io: Output = stdio): Promis
 }
 
 const unknownTool = (options: CallOptions, tools: readonly string[]): string =>
-	`mcp-hangar: upstream "${options.server}": unknown tool "${options.tool}".${didYouMean(options.tool, tools)} Its ${tools.length} tools: ${namesInBrief(tools)}.\n  Run mcp-hangar status to see the upstreams; tool names here are the upstream's own, without "${options.server}__".\n`;
+	`mcp-hangar: upstream "${options.server}": unknown tool "${options.tool}".${didYouMean(options.tool, tools)} Its ${tools.length} tools: ${namesInBrief(tools)}.\n  Run ${command('status', {path: options.configPath, hangar: {stateDir: stateDirOf(options.configPath, options)}})} to see the upstreams; tool names here are the upstream's own, without "${options.server}__".\n`;
 
 const unknownServer = (options: CallOptions, known: readonly string[]): string =>
 	`mcp-hangar: upstream "${options.server}": lookup failed: no upstream of that name is configured. ${known.length > 0 ? `Configured upstreams: ${known.join(', ')}.` : 'The config has no upstreams.'}\n`;
@@ -415,6 +418,8 @@ export async function checkConfigVerb(options: VerbOptions, io: Output = stdio):
 		const invalid = config.servers.filter(server => server.invalid !== undefined && !server.disabled).map(server => server.name);
 		const usable = config.servers.length - invalid.length;
 		io.err(`${new ConfigError(config.path, errors).message}\n`);
+		// A setting's problem does not stop hangar either: the file runs, as status and the TUI show.
+		if (errors.some(issue => issue.path === '$.hangar' || issue.path.startsWith('$.hangar.'))) io.err('Until then hangar runs this file with each of those settings ignored or at its default.\n');
 		if (invalid.length > 0) io.err(`Until then hangar serves the other ${usable} upstream${usable === 1 ? '' : 's'}; ${invalid.map(name => `"${name}"`).join(', ')} show${invalid.length === 1 ? 's' : ''} as invalid, and ${invalid.length === 1 ? 'its' : 'their'} calls say why.\n`);
 	} else {
 		const names = config.servers.map(server => server.name);

@@ -70,10 +70,11 @@ export function entryProblem(entry: unknown): string | undefined {
 
 /**
  * Reads hangar's config for editing. Throws ConfigError when the file as a
- * whole is not valid (not JSON, a bad hangar setting, no mcpServers object):
- * fixing it comes first. Entries that are not valid are no reason to refuse
- * an edit of another one (hangar runs the rest too): they are kept as they
- * are, and the edit may be their removal.
+ * whole is not valid (not JSON, no mcpServers object): fixing it comes
+ * first. Entries that are not valid, and `hangar` settings hangar ignores or
+ * takes the default of, are no reason to refuse an edit of another one
+ * (hangar runs the file with them too): they are kept as they are (the
+ * command warns of a setting's), and the edit may be an entry's removal.
  */
 export function openHangarConfig(file: string): HangarConfigFile {
 	let text: string;
@@ -85,9 +86,14 @@ export function openHangarConfig(file: string): HangarConfigFile {
 	}
 
 	const issues = configIssues(file, text);
-	if (issues.some(issue => issue.server === undefined)) throw new ConfigError(file, issues);
+	if (issues.some(issue => issue.server === undefined && !isSettingIssue(issue))) throw new ConfigError(file, issues);
 	const root = parseJson(text) as {mcpServers: Record<string, unknown>};
 	return {path: file, exists: true, text, servers: root.mcpServers, issues};
+}
+
+/** A problem of the `hangar` settings: hangar runs the file anyway, that setting ignored or at its default. */
+export function isSettingIssue(issue: ConfigIssue): boolean {
+	return issue.path === '$.hangar' || issue.path.startsWith('$.hangar.');
 }
 
 /** The text with server `name` set to `entry` (added after the last server when new), or removed when `entry` is undefined. */

@@ -17,7 +17,7 @@ import process from 'node:process';
 import {supervisorSource} from './components/hangar-source.js';
 import {remoteSource} from './components/remote-source.js';
 import {loadConfig, type HangarConfig} from '../core/config/read-config.js';
-import {supervisorFlags} from '../core/config/paths.js';
+import {stateDirOf, supervisorFlags} from '../core/config/paths.js';
 import {ConsoleClient} from '../core/endpoints/console-client.js';
 import {Logger, fileSink, type LogLevel} from '../core/base/logger.js';
 import {terminalOutput} from '../core/base/terminal-text.js';
@@ -25,7 +25,6 @@ import type {HttpListenOptions} from '../core/endpoints/http-endpoint.js';
 import {startOwner} from '../core/endpoints/runtime.js';
 import {parseDemoTarget, startDemoTraffic} from './demo-traffic.js';
 import {selfCommand} from '../client-files/hangar-launch.js';
-import {shellWord} from '../core/base/shell-words.js';
 import {shareInkOutputCaches} from './ink-output-caches.js';
 import {clearForUi, enterAlternateScreen, leaveAlternateScreen} from './terminal-screen.js';
 
@@ -41,8 +40,9 @@ export type TuiOptions = {
 };
 
 /** What to run instead, for the config this TUI was asked to open, so the commands can be copied as they are. */
-function noTerminalMessage(configPath: string): string {
-	const config = `--config ${shellWord(configPath)}`;
+function noTerminalMessage(configPath: string, stateDir: string | undefined): string {
+	// Its --state-dir too, when one was given: the commands reach the same state as this TUI would have.
+	const config = supervisorFlags(configPath, stateDirOf(configPath, {stateDir}));
 	const self = selfCommand();
 	return (
 		'mcp-hangar tui needs an interactive terminal (stdin and stdout must be a TTY that supports raw mode).\n' +
@@ -128,7 +128,7 @@ async function runAttached(config: HangarConfig, link: ConsoleClient, options: T
 		await link.close();
 		terminalOutput.err(
 			`mcp-hangar tui: ${link.owner} runs ${config.path} but did not answer the terminal UI (${(error as Error).message}). ` +
-				'It may be an older mcp-hangar: restart it with this version, or use mcp-hangar status.\n',
+				`It may be an older mcp-hangar: restart it with this version, or use mcp-hangar status ${supervisorFlags(config.path, config.hangar.stateDir)}.\n`,
 		);
 		process.exit(1);
 	}
@@ -175,7 +175,7 @@ async function runAttached(config: HangarConfig, link: ConsoleClient, options: T
 
 export async function runTui(options: TuiOptions): Promise<void> {
 	if (!interactive()) {
-		terminalOutput.err(noTerminalMessage(options.configPath));
+		terminalOutput.err(noTerminalMessage(options.configPath, options.stateDir));
 		process.exit(2);
 	}
 

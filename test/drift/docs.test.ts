@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
 import {describe, expect, it} from 'vitest';
-import {commandHelps, verbNames, flagHelp} from '../../source/cli/help.js';
+import {commandHelps, generalHelpText, verbNames, flagHelp} from '../../source/cli/help.js';
 import {defaults, parseConfig, topLevelKeys} from '../../source/core/config/read-config.js';
 import {connectionTransitions} from '../../source/core/gateway/connection-state.js';
 import {bridgeTransitions} from '../../source/core/endpoints/bridge-state.js';
@@ -321,6 +321,18 @@ describe('README.md', () => {
 		for (const name of verbNames) expect(cli, `README CLI section shows mcp-hangar ${name}`).toContain(`mcp-hangar ${name}`);
 		expect(Object.keys(flagHelp).sort()).toEqual(cliFlags().map(flag => flag.long.slice(2)).sort());
 		for (const help of commandHelps) for (const flag of help.flags) expect(flagHelp, `${help.name}'s flag ${flag}`).toHaveProperty([flag]);
+	});
+
+	it('gives in the help overview every form of each command and every flag that docs/cli.md lists', () => {
+		const cli = section(reference, 'CLI');
+		const block = /```\n([\s\S]*?)```/.exec(cli)![1]!;
+		const documented = block.split('\n').filter(line => line.startsWith('mcp-hangar ')).map(line => line.split(/\s{2,}/)[0]!.trim());
+		const overview = generalHelpText();
+		const usage = overview.slice(0, overview.indexOf('\nOptions\n'));
+		const shown = [...usage.matchAll(/^ {2}\$ (mcp-hangar .*?)(?: {2,}|$)/gm)].map(match => match[1]!.trim());
+		expect(shown.sort()).toEqual(documented.sort());
+		const options = overview.slice(overview.indexOf('\nOptions\n'), overview.indexOf('\nExamples\n'));
+		for (const flag of firstColumnNames(cli).filter(name => name.startsWith('--'))) expect(options, `the overview's options show ${flag}`).toMatch(new RegExp(`(^|[ ,])${flag}([ ,]|$)`, 'm'));
 	});
 
 	it('documents every key of the hangar settings, with its default', () => {

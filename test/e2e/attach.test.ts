@@ -273,7 +273,7 @@ describe('mcp-hangar serve with --stdio clients attached', () => {
 		expect(failing.code).toBe(1);
 		// Worded as the CLI words it on its own, not as the supervisor tells MCP clients.
 		expect(failing.stderr).toBe(
-			'mcp-hangar: upstream "fx": unknown tool "nope". Its 6 tools: echo, add, sleep, fail, stderr, pid.\n  Run mcp-hangar status to see the upstreams; tool names here are the upstream\'s own, without "fx__".\n',
+			`mcp-hangar: upstream "fx": unknown tool "nope". Its 6 tools: echo, add, sleep, fail, stderr, pid.\n  Run mcp-hangar status --config ${config} to see the upstreams; tool names here are the upstream's own, without "fx__".\n`,
 		);
 		const noServer = await runCli(['call', 'nosuch', 'echo', '--config', config]);
 		expect(noServer).toMatchObject({code: 1, stderr: 'mcp-hangar: upstream "nosuch": lookup failed: no upstream of that name is configured. Configured upstreams: fx.\n'});

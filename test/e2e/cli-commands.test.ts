@@ -1,3 +1,4 @@
+import path from 'node:path';
 import {afterEach, describe, expect, it} from 'vitest';
 import {fastHangar, fixture, processesWithTag, closeHangars, openHangar, runCli, statusOf, tempDir, waitFor, writeConfig} from '../support/hangar.js';
 import {startDaemon, stopDaemons} from '../support/serve.js';
@@ -18,7 +19,11 @@ describe('mcp-hangar status, call, approve, quarantine', () => {
 		// fx's one predefined tool, as clients list it: {"name":"fx__echo","inputSchema":{"type":"object"}} is 52 characters, 13 tokens.
 		expect(lines[1]).toMatch(/^fx\s+cold\s+enabled\s+yes\s+1 \(stale\)\s+13\s+-\s+0\s+0\s+-\s+0\s+auto: shared\s+-\s+-$/);
 		expect(lines[2]).toMatch(/^off\s+disabled\s+disabled\s+no\s/);
-		expect(table.stderr).toContain('No hangar process is running on this state dir');
+		expect(table.stderr).toContain(`No hangar process is running on this state dir: upstreams start when a client calls (mcp-hangar --stdio --config ${config}) or in mcp-hangar tui --config ${config}.`);
+		// Given a --state-dir, the commands it names carry it: without it they would start a supervisor on another state dir.
+		const elsewhere = path.join(dir, 'elsewhere');
+		const other = await runCli(['status', '--config', config, '--state-dir', elsewhere]);
+		expect(other.stderr).toContain(`(mcp-hangar --stdio --config ${config} --state-dir ${elsewhere}) or in mcp-hangar tui --config ${config} --state-dir ${elsewhere}.`);
 		expect(table.stderr).toMatch(/Context: ~\d+ tokens of tool and prompt definitions to each client \(direct exposure; search exposure would send ~\d+; estimated at 4 characters a token\)\./);
 
 		const json = await runCli(['status', '--json', '--config', config]);
@@ -42,7 +47,8 @@ describe('mcp-hangar status, call, approve, quarantine', () => {
 		const saved = await runCli(['status', '--config', config]);
 		expect(saved.code).toBe(0);
 		expect(saved.stderr).toMatch(problem);
-		expect(saved.stderr).toContain('Config: 1 key of other clients ignored (mcp-hangar --check-config lists it)');
+		// The command it names checks this config, not the default one.
+		expect(saved.stderr).toContain(`Config: 1 key of other clients ignored (mcp-hangar --check-config --config ${config} lists it)`);
 		// Nothing runs to say ghost cannot start: the saved state says so as --check-config does, not a bare "cold, callable".
 		expect(saved.stderr).toContain('warning: "ghost": command "/nonexistent/hangar-test-ghost" does not exist');
 		// Said once, in status's words: no timestamped log line repeats it.

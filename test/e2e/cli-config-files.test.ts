@@ -3,7 +3,7 @@
  * out as each client leaves it (test/fixtures/client-configs), and the CLI's
  * help, unknown-flag and version behaviour.
  */
-import {execFile} from 'node:child_process';
+import {execFile, spawn} from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import {afterEach, describe, expect, it} from 'vitest';
@@ -34,6 +34,18 @@ async function hangar(home: ClientHome, args: string[], env: Record<string, stri
 			},
 		);
 	});
+}
+
+/** The built CLI run as `hangar` runs it, its stdout a pipe whose reader has already gone (as after `| head -1`). */
+async function stdoutClosed(home: ClientHome, args: string[]): Promise<{code: number | null; stderr: string}> {
+	const child = spawn(process.execPath, [cliPath, ...args], {cwd: home.project, env: {PATH: process.env['PATH'] ?? '/usr/bin:/bin', ...compileCache, ...home.env}, stdio: ['ignore', 'pipe', 'pipe']});
+	child.stdout.destroy();
+	let stderr = '';
+	child.stderr.on('data', (chunk: Buffer) => {
+		stderr += chunk.toString();
+	});
+	const code = await new Promise<number | null>(resolve => child.on('close', resolve));
+	return {code, stderr};
 }
 
 /** How the CLI's messages name itself: mcp-hangar is not on the tests' PATH, so they give node and this cli.js, which run as written. */
@@ -492,6 +504,23 @@ describe('mcp-hangar setup', () => {
 		expect(fs.readdirSync(path.dirname(mcpJson)).filter(name => name.includes('hangar-backup'))).toEqual([]);
 	});
 
+	it('ends quietly when its reader stops reading (| head): no EPIPE stack, the exit it would have had, the client file written whole', async () => {
+		const home = clientHome();
+		const config = path.join(home.root, 'hangar.json');
+		fs.writeFileSync(config, '{"mcpServers": {}}\n');
+		expect(await stdoutClosed(home, ['import', '--config', config])).toEqual({code: 0, stderr: ''});
+		expect(await stdoutClosed(home, ['--help'])).toEqual({code: 0, stderr: ''});
+		// Both write a file, which is written whole.
+		expect(await stdoutClosed(home, ['import', 'claude-desktop', '--config', config])).toEqual({code: 0, stderr: ''});
+		expect(Object.keys(readJson(config)['mcpServers'] as Record<string, unknown>)).toHaveLength(4);
+
+		const file = home.file('~/.config/Claude/claude_desktop_config.json');
+		const set = await stdoutClosed(home, ['setup', 'claude-desktop', '--config', config]);
+		expect(set).toEqual({code: 0, stderr: ''});
+		expect(Object.keys(readJson(file)['mcpServers'] as Record<string, unknown>)).toEqual(['hangar']);
+		expect((await hangar(home, ['setup', 'claude-desktop', '--undo'])).code).toBe(0);
+	});
+
 	it('writes a command that runs from a client\'s bare environment, and creates (then removes) a file the client did not have', async () => {
 		const home = clientHome(() => false);
 		const config = path.join(home.root, 'hangar.json');
@@ -566,7 +595,7 @@ describe('mcp-hangar add and remove', () => {
 		const config = path.join(home.root, 'hangar.json');
 		fs.writeFileSync(config, original);
 		const refusals: Array<[string[], number, string]> = [
-			[['add', 'a', '--', 'y'], 1, `cannot add "a": ${config} already has a server of that name. Pick another name, or run ${self} remove a first`],
+			[['add', 'a', '--', 'y'], 1, `cannot add "a": ${config} already has a server of that name. Pick another name, or run ${self} remove a --config ${config} first`],
 			[['add', 'my.server', '--', 'y'], 2, 'bad server name "my.server": expected 1-32 letters, digits, "-" or single "_"'],
 			[['add', 'b'], 2, '"add b" needs a command after -- (e.g. mcp-hangar add b -- npx -y @modelcontextprotocol/server-memory) or --url URL'],
 			[['add', 'b', '--url', 'https://x.example/mcp', '--', 'y'], 2, 'takes either --url or a command after --, not both'],
@@ -601,12 +630,21 @@ describe('mcp-hangar add and remove', () => {
 		expect(removed).toMatchObject({code: 0, stdout: `Removed "a" from ${config}.\n`});
 		expect(JSON.parse(fs.readFileSync(config, 'utf8'))).toEqual({mcpServers: {b: {command: 'y'}}});
 
-		// Invalid as a whole (a setting hangar does not know): fixing it comes first, and it says what is wrong.
+		// A setting hangar does not know: hangar runs the file with it ignored (as status and --stdio do), so the edit is made, with a warning.
 		fs.writeFileSync(config, '{"hangar": {"bogus": 1}, "mcpServers": {}}');
+		const warned = await hangar(home, ['add', 'b', '--config', config, '--', 'y']);
+		expect(warned.code, warned.stderr).toBe(0);
+		expect(warned.stderr).toContain(`warning: ${config}: $.hangar.bogus: unknown setting "bogus", ignored`);
+		expect(JSON.parse(fs.readFileSync(config, 'utf8'))).toEqual({hangar: {bogus: 1}, mcpServers: {b: {command: 'y'}}});
+		const check = await hangar(home, ['--check-config', '--config', config]);
+		expect(check.code).toBe(1);
+		expect(check.stderr).toContain('Until then hangar runs this file with each of those settings ignored or at its default.');
+
+		// Invalid as a whole (not a config at all): fixing it comes first, and it says what is wrong.
+		fs.writeFileSync(config, '{"hangar": {}}');
 		const refused = await hangar(home, ['add', 'b', '--config', config, '--', 'y']);
 		expect(refused.code).toBe(1);
-		expect(refused.stderr).toContain('$.hangar.bogus: unknown setting "bogus"');
-		expect(fs.readFileSync(config, 'utf8')).toBe('{"hangar": {"bogus": 1}, "mcpServers": {}}');
+		expect(fs.readFileSync(config, 'utf8')).toBe('{"hangar": {}}');
 	});
 });
 
@@ -654,6 +692,31 @@ describe('the CLI as a good citizen', () => {
 		expect((await hangar(where, ['help', 'imprt'])).stderr).toContain('no help for "imprt": not a command. Did you mean "import"?');
 		expect((await hangar(where, ['status', '--dry-run'])).stderr).toContain('--dry-run only applies to "import" and "setup"');
 		expect((await hangar(where, ['status', '--', 'x'])).stderr).toContain('"--" only applies to "add"');
+	});
+
+	it('says a bad flag value in one line and exits 2: a log level that does not exist, a flag given twice or with no value', async () => {
+		const where = home();
+		const levels = 'use one of debug, info, warn, error, silent';
+		const cases: Array<[string[], string]> = [
+			[['status', '--log-level', 'loud'], `--log-level "loud" is not a log level: ${levels}. Run ${self} help status for its usage and examples.`],
+			[['tui', '--log-level', 'INFO'], `--log-level "INFO" is not a log level: ${levels}. Run ${self} help tui for`],
+			[['status', '-c', 'a.json', '-c', 'b.json'], `--config was given more than once: it takes one value. Run ${self} help status for`],
+			// With no value, --config read as "" was the current directory ("cannot read the file (EISDIR)"), and --port was dropped (8080).
+			[['status', '--config'], '--config needs a value: --config, -c PATH.'],
+			[['status', '--config', '--json'], '--config needs a value: --config, -c PATH.'],
+			[['serve', '--http', '--port'], '--port needs a value: --port N.'],
+			[['serve', '--http', '--port='], '--port needs a value: --port N.'],
+		];
+		for (const [args, message] of cases) {
+			const run = await hangar(where, args);
+			expect(run, args.join(' ')).toMatchObject({code: 2, stdout: ''});
+			expect(run.stderr, args.join(' ')).toContain(`mcp-hangar: ${message}`);
+			expect(run.stderr.trimEnd().split('\n'), args.join(' ')).toHaveLength(1);
+		}
+
+		// --stdio: stdout is the protocol's, so its usage errors go to stderr alone.
+		const stdio = await hangar(where, ['--stdio', '--log-level', 'verbose']);
+		expect(stdio).toMatchObject({code: 2, stdout: '', stderr: `mcp-hangar: --log-level "verbose" is not a log level: ${levels}. Run ${self} help for the commands.\n`});
 	});
 
 	it('--version prints the version from package.json', async () => {

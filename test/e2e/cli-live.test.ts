@@ -6,10 +6,14 @@
  */
 import {spawn, type ChildProcess} from 'node:child_process';
 import {afterEach, describe, expect, it} from 'vitest';
-import {cliPath, fastHangar, fixture, runCli, tempDir, waitFor, waitForExit, writeConfig} from '../support/hangar.js';
+import fs from 'node:fs';
+import path from 'node:path';
+import {ErrorCode} from '../../source/core/base/errors.js';
+import {cliPath, closeHangars, spawnEnv, fastHangar, fixture, openHangar, rpcError, runCli, tempDir, waitFor, waitForExit, writeConfig} from '../support/hangar.js';
 import {startDaemon, stopDaemons, type Served} from '../support/serve.js';
 
 afterEach(async () => {
+	await closeHangars();
 	await stopDaemons('SIGKILL');
 });
 
@@ -60,6 +64,12 @@ describe('the CLI verbs with no supervisor running', () => {
 			expect(run.stderr, args.join(' ')).toContain(`no hangar is running for ${config} (state dir ${dir}/state).`);
 			expect(run.stderr).toContain(`Start one with \`mcp-hangar serve --config ${config}\``);
 		}
+
+		// Given a --state-dir, every command it names carries it: following the hint reaches the same state dir.
+		const elsewhere = path.join(dir, 'elsewhere');
+		const given = await runCli(['start', 'fx', '--config', config, '--state-dir', elsewhere]);
+		const flags = `--config ${config} --state-dir ${elsewhere}`;
+		expect(given.stderr).toContain(`Start one with \`mcp-hangar serve ${flags}\` (or \`mcp-hangar tui ${flags}\`); an MCP client's \`mcp-hangar --stdio ${flags}\` starts one by itself.`);
 
 		expect((await runCli(['start', '--config', config])).code).toBe(2);
 		expect((await runCli(['reload', 'fx', '--config', config])).code).toBe(2);
@@ -115,6 +125,19 @@ describe('the CLI verbs against a running supervisor', () => {
 		expect(await follow.exited).toBe(0);
 	});
 
+	it('logs --calls ends quietly when its reader stops reading (| head): no EPIPE stack, exit 0', async () => {
+		const config = await servedFx();
+		expect((await runCli(['call', 'fx', 'echo', '--args', '{"message":"x"}', '--config', config])).code).toBe(0);
+		const child = spawn(process.execPath, [cliPath, 'logs', '--calls', '--config', config], {env: spawnEnv(), stdio: ['ignore', 'pipe', 'pipe']});
+		child.stdout.destroy();
+		let stderr = '';
+		child.stderr.on('data', (chunk: Buffer) => {
+			stderr += chunk.toString();
+		});
+		expect(await new Promise(resolve => child.on('close', resolve))).toBe(0);
+		expect(stderr).toBe('');
+	});
+
 	it('is no MCP client while it follows: shutdown stops the supervisor without asking over it, and the follower says its supervisor went', async () => {
 		const config = await servedFx();
 		const follow = followLog(config);
@@ -128,5 +151,27 @@ describe('the CLI verbs against a running supervisor', () => {
 		expect(await follow.exited).toBe(0);
 		expect(follow.err).toMatch(/^mcp-hangar: hangar pid \d+ \(mcp-hangar serve\) closed the connection: it stopped or is stopping, so there is nothing more to follow\./);
 		expect(follow.err).not.toContain('ulimit');
+	});
+
+	it('says, stopping a serve a person started, that its clients start none and their calls fail, which they do', async () => {
+		const dir = tempDir();
+		const config = writeConfig(dir, {fx: fixture('normal', [], {lazy: false})}, {...fastHangar, callTimeoutSeconds: 2});
+		const served = await serve(config);
+		await waitFor(async () => (await entry(config, 'fx')).state === 'ready', 'fx ready');
+		const client = await openHangar(config, {shared: true});
+		await client.client.listTools();
+
+		const stopped = await runCli(['shutdown', '--yes', '--config', config]);
+		expect(stopped.code, stopped.stderr).toBe(0);
+		expect(stopped.stdout).toContain(`Stopped hangar pid ${served.pid} (mcp-hangar serve) and its upstreams. Its clients do not start another`);
+		expect(stopped.stdout).toContain('their calls wait for one and then fail (after 2 s, hangar.callTimeoutSeconds) with -32012 "supervisor unavailable"');
+		expect(stopped.stdout).toContain(`serve --config ${config}\``);
+		expect(stopped.stdout).not.toContain('start a new supervisor at once');
+		await served.exited;
+
+		// What it said is what happens: the client's next call waits and fails, and no supervisor was started for it.
+		const failed = await rpcError(client.client.callTool({name: 'fx__echo', arguments: {message: 'x'}}));
+		expect(failed.code).toBe(ErrorCode.SupervisorUnavailable);
+		expect(fs.existsSync(path.join(dir, 'state', 'endpoint.json'))).toBe(false);
 	});
 });

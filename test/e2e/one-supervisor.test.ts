@@ -155,7 +155,8 @@ describe('a client first: --stdio with no supervisor running', () => {
 		const status = await runCli(['status', '--json', '--config', config]);
 		expect(status.code).toBe(0);
 		const json = JSON.parse(status.stdout) as {live: boolean; note: string; drift: unknown; upstreams: Array<{name: string; pid: number}>};
-		expect(json).toMatchObject({live: true, note: `live state of hangar pid ${daemon.pid} (mcp-hangar serve)`, drift: null});
+		// Named as the TUI and shutdown name it: the daemon a client started, not a person's serve.
+		expect(json).toMatchObject({live: true, note: `live state of hangar pid ${daemon.pid} (serve daemon started by a client)`, drift: null});
 		expect(json.upstreams).toEqual([expect.objectContaining({name: 'memory', pid: upstream})]);
 
 		// A person's quarantine from a shell reaches the clients' supervisor.
@@ -253,6 +254,9 @@ describe('stopping the daemon a client started', () => {
 		const client = await openHangar(config, {shared: true, args: ['--log-level', 'info']});
 		const daemon = await owner(stateDir);
 		const upstream = Number(text(await client.client.callTool({name: 'fx__pid', arguments: {}})));
+		// status names it as the TUI and shutdown do: a daemon a client started, not a person's serve.
+		const shown = await runCli(['status', '--config', config]);
+		expect(shown.stderr).toContain(`Live state of hangar pid ${daemon.pid} (serve daemon started by a client).`);
 
 		// No terminal to ask on: it refuses, naming the client and the flag.
 		const refused = await runCli(['shutdown', '--config', config]);
@@ -265,6 +269,8 @@ describe('stopping the daemon a client started', () => {
 		const stopped = await runCli(['shutdown', '--yes', '--config', config]);
 		expect(stopped.code, stopped.stderr).toBe(0);
 		expect(stopped.stdout).toContain(`Stopped hangar pid ${daemon.pid} (serve daemon started by a client) and its upstreams.`);
+		// Its client's bridge starts the next one at once, and shutdown says so (unlike for a serve a person started).
+		expect(stopped.stdout).toContain('Clients started with `mcp-hangar --stdio` start a new supervisor at once when theirs stops');
 		expect(isAlive(daemon.pid)).toBe(false);
 		await waitForExit(upstream);
 		// The person's shutdown is in the audit trail, as their other actions are: who asked, and what it stopped.

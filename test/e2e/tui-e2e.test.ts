@@ -294,6 +294,11 @@ describe('mcp-hangar tui in a terminal', () => {
 		expect(result.stderr).toContain(`node ${cliPath} status --config ${config}\n`);
 		expect(result.stderr).not.toContain('FILE');
 		expect(result.stdout).toBe('');
+		// And with the --state-dir it was given: without it, the commands would use another state dir.
+		const stateDir = path.join(dir, 'elsewhere');
+		const given = spawnSync(process.execPath, [cliPath, 'tui', '--config', config, '--state-dir', stateDir], {encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'], timeout: 30_000});
+		expect(given.stderr).toContain(`node ${cliPath} --stdio --config ${config} --state-dir ${stateDir}\n`);
+		expect(given.stderr).toContain(`node ${cliPath} status --config ${config} --state-dir ${stateDir}\n`);
 	});
 
 	it('refuses to start a second supervisor for a state dir a running one serves with another config, naming it', async () => {

@@ -14,7 +14,9 @@ import {drainingNotification} from '../wire/protocol.js';
 import type {PersonAction} from '../engine/supervisor.js';
 import type {SignInStart} from '../engine/sign-in-start.js';
 import type {EndpointOwner} from './socket-client.js';
-import {SupervisorClient} from './supervisor-client.js';
+import {SupervisorClient, ownerLabel} from './supervisor-client.js';
+
+export {ownerLabel};
 
 /** What a console needs of its supervisor; `ConsoleClient` is the one over the socket. */
 export type ConsoleLink = {
@@ -43,18 +45,6 @@ const consoleAnswerSchema = z.looseObject({
 	approvals: z.record(z.string(), z.unknown()),
 	logsHeldFrom: z.number().optional(),
 });
-
-/**
- * Which process owns a supervisor and how it runs, as the header says it:
- * "hangar pid 123 (mcp-hangar serve)", "(mcp-hangar tui)", or for the
- * lingering daemon a client's `--stdio` started, "(serve daemon started by a
- * client)".
- */
-export function ownerLabel(owner: EndpointOwner | undefined, socket: string): string {
-	if (owner === undefined) return `the hangar at ${socket}`;
-	const daemon = owner.kind === 'serve' && 'linger' in owner && owner.linger === true;
-	return `hangar pid ${owner.pid} (${daemon ? 'serve daemon started by a client' : `mcp-hangar ${owner.kind}`})`;
-}
 
 export class ConsoleClient implements ConsoleLink {
 	private lostListener: ((why: string) => void) | undefined;

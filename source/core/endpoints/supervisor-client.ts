@@ -36,6 +36,18 @@ const callsResult = z.looseObject({calls: z.array(z.unknown()), next: z.number()
 export {cliClientName};
 export type {CallsPage, ConfigAnswer, LogPage};
 
+/**
+ * Which process owns a supervisor and how it runs, as the TUI's header,
+ * `status` and `shutdown` say it: "hangar pid 123 (mcp-hangar serve)",
+ * "(mcp-hangar tui)", or for the lingering daemon a client's `--stdio`
+ * started, "(serve daemon started by a client)".
+ */
+export function ownerLabel(owner: EndpointOwner | undefined, socket: string): string {
+	if (owner === undefined) return `the hangar at ${socket}`;
+	const daemon = owner.kind === 'serve' && owner.linger === true;
+	return `hangar pid ${owner.pid} (${daemon ? 'serve daemon started by a client' : `mcp-hangar ${owner.kind}`})`;
+}
+
 /** A JSON-RPC error from the supervisor, with its message (which names the fix). */
 export class SupervisorCallError extends Error {
 	constructor(
@@ -84,9 +96,9 @@ export class SupervisorClient {
 		return new SupervisorClient(client, socket, owner, path);
 	}
 
-	/** Who this is, for messages: "hangar pid 123 (mcp-hangar tui)". */
+	/** Who this is, for messages: "hangar pid 123 (mcp-hangar tui)", as ownerLabel says it. */
 	get label(): string {
-		return this.owner === undefined ? `the hangar at ${this.socket}` : `hangar pid ${this.owner.pid} (mcp-hangar ${this.owner.kind})`;
+		return ownerLabel(this.owner, this.socket);
 	}
 
 	/** Every upstream's entry, page by page. */

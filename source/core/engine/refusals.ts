@@ -227,14 +227,14 @@ export function notApprovable(upstream: string, why: 'quarantined-by-config' | '
 	});
 }
 
-/** A sign-in or sign-out the supervisor cannot apply to this upstream. */
-export function noSignIn(upstream: string, operation: 'sign-in' | 'sign-out', why: string): HangarError {
+/** A sign-in or sign-out the supervisor cannot apply to this upstream; of a `command` one, whose sign-in `mcp-hangar auth` refuses too, there is none. */
+export function noSignIn(upstream: string, operation: 'sign-in' | 'sign-out', why: string, command = false): HangarError {
 	return new HangarError({
 		code: 'UpstreamUnavailable',
 		upstream,
 		operation,
 		message: why,
-		hint: `A person signs in in a terminal: mcp-hangar auth ${upstream} (--logout to sign out).`,
+		hint: command ? 'Sign-in applies only to remote ("url") servers that ask for OAuth; a command server takes its credentials from its config entry (env, args).' : `A person signs in in a terminal: mcp-hangar auth ${upstream} (--logout to sign out).`,
 	});
 }
 

@@ -60,6 +60,7 @@ export class SignInStarts {
 	async start(upstream: Upstream, via: string): Promise<SignInStart> {
 		const {name} = upstream;
 		const {launch} = upstream.config;
+		if (launch.kind !== 'remote') throw noSignIn(name, 'sign-in', 'it is a command, not a remote ("url") server', true);
 		if (launch.kind !== 'remote' || launch.auth === undefined) throw noSignIn(name, 'sign-in', 'it is not a remote server that signs in with OAuth');
 		if (launch.auth.grant === 'client_credentials') throw noSignIn(name, 'sign-in', 'it is a machine client (client-credentials grant): hangar gets its tokens itself, no browser needed');
 		const under = this.running.get(name);

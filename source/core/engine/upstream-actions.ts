@@ -59,6 +59,7 @@ export async function upstreamAct(upstream: Upstream, action: PersonAction, via:
 		case 'sign-in': {
 			// The person signed in (mcp-hangar auth wrote the token store): the upstream reconnects with the new tokens.
 			const {launch} = upstream.config;
+			if (launch.kind !== 'remote') throw noSignIn(name, 'sign-in', 'it is a command, not a remote ("url") server', true);
 			if (launch.kind !== 'remote' || launch.auth === undefined) throw noSignIn(name, 'sign-in', 'it is not a remote server that signs in with OAuth');
 			if (!hasWorkingSignIn(name, launch)) throw noSignIn(name, 'sign-in', 'the token store holds no working sign-in for it');
 			await upstream.restart(`signed in by ${via}`);
@@ -67,6 +68,7 @@ export async function upstreamAct(upstream: Upstream, action: PersonAction, via:
 
 		case 'sign-out': {
 			const {launch} = upstream.config;
+			if (launch.kind !== 'remote') throw noSignIn(name, 'sign-out', 'it is a command, not a remote ("url") server', true);
 			if (launch.kind !== 'remote' || launch.auth === undefined) throw noSignIn(name, 'sign-out', 'it is not a remote server that signs in with OAuth');
 			signOut(name, {...launch, auth: launch.auth});
 			// Without tokens the restart ends in needs-sign-in: what a sign-out is for, not a failure.
