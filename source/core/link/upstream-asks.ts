@@ -44,6 +44,8 @@ export type UpstreamAskDeps = {
 	};
 	/** How many of hangar's own requests are in flight on the connection. */
 	callsInFlight(): number;
+	/** How many requests hangar sent on its own, for no client, are in flight (see RelayOptions.hangarRequests). */
+	hangarRequests(): number;
 	/** Which call the upstream's request belongs to, as its transport tells (Streamable HTTP only). */
 	origin(id: RequestId): RelayOptions['origin'];
 	/** Which call a log message belongs to, as its transport tells (Streamable HTTP only; taken once per message). */
@@ -119,7 +121,7 @@ export class UpstreamAsks {
 						if (!controller.signal.aborted) void this.deps.send({jsonrpc: '2.0', method: 'notifications/progress', params: {...progress, progressToken: token}});
 					}
 				: undefined;
-		const answer = clientSide === undefined ? Promise.reject(noClientSide(name, method)) : clientSide.request(name, method, params, {signal: controller.signal, onProgress, origin: this.deps.origin(id)});
+		const answer = clientSide === undefined ? Promise.reject(noClientSide(name, method)) : clientSide.request(name, method, params, {signal: controller.signal, onProgress, origin: this.deps.origin(id), hangarRequests: this.deps.hangarRequests()});
 		const answered = answer
 			.then(
 				async result => {
@@ -211,6 +213,6 @@ export class UpstreamAsks {
 		// An upstream's log messages are its output too: they share its budget (see log-buffer.ts).
 		if (this.deps.log.admit('stdout', text.length)) this.deps.log.push('hangar', text);
 		const origin = this.deps.logOrigin(params);
-		this.deps.clientSide?.log(this.deps.name, params, origin?.kind === 'call' ? origin.caller : undefined);
+		this.deps.clientSide?.log(this.deps.name, params, origin?.kind === 'call' ? origin.caller : undefined, this.deps.hangarRequests());
 	}
 }

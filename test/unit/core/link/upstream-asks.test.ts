@@ -23,6 +23,7 @@ function silentClient() {
 		clientSide,
 		events: {},
 		callsInFlight: () => 0,
+		hangarRequests: () => 0,
 		origin: () => undefined,
 		logOrigin: () => undefined,
 		async send(message) {
