@@ -117,8 +117,6 @@ export class UpstreamConnection {
 	private readonly listening: UpstreamListen;
 	/** A modern upstream's tasks extension, driven as 2025 tasks (extension-tasks.ts). */
 	private readonly extensionTasks: ExtensionTasks;
-	/** Requests hangar sends on its own through the SDK in flight (initialize, pings, list reads, logging/setLevel): see RelayOptions.hangarRequests. */
-	private housekeeping = 0;
 	/** The era this connection speaks (set once it is open; see modern-mode.ts). */
 	private eraState: ConnectionEra = {era: 'legacy', protocolVersion: undefined, probed: false};
 
@@ -139,7 +137,6 @@ export class UpstreamConnection {
 			clientSide,
 			events,
 			callsInFlight: () => this.pending.size,
-			hangarRequests: () => this.housekeeping,
 			origin: id => this.originOf(this.origins?.take(id)),
 			logOrigin: params => this.originOf(this.origins?.takeLog(params)),
 			send: async message => this.send(message as JSONRPCMessage),
@@ -238,8 +235,7 @@ export class UpstreamConnection {
 		};
 
 		signal.addEventListener('abort', abort, {once: true});
-		// Initialize (or the era probe) is hangar's own: what the upstream says meanwhile is no client's.
-		connection.housekeeping += 1;
+		connection.asks.hangarRequests += 1; // initialize (or the era probe): what the upstream says meanwhile is no client's
 		try {
 			if (!remote) await client.connect(transport, {signal, timeout: NO_SDK_TIMEOUT, ...(hint === 'legacy' ? {prior: {kind: 'legacy'}} : {})});
 			const era: UpstreamEra = client.getProtocolEra() === 'modern' ? 'modern' : 'legacy';
@@ -258,7 +254,7 @@ export class UpstreamConnection {
 			if (!closeReported && own !== undefined && own.stoppedBy === undefined) events.onClose(own);
 			throw withServerVersion(error);
 		} finally {
-			connection.housekeeping -= 1;
+			connection.asks.hangarRequests -= 1;
 			signal.removeEventListener('abort', abort);
 		}
 	}
@@ -435,13 +431,10 @@ export class UpstreamConnection {
 	 */
 	private setLogLevel(level: LoggingLevel | undefined): void {
 		if (level === undefined || this.closed || this.client.getServerCapabilities()?.logging === undefined) return;
-		this.housekeeping += 1;
-		this.client.setLoggingLevel(level).then(
+		this.request(async () => this.client.setLoggingLevel(level)).then(
 			() => this.log.push('hangar', `asked for log messages from level ${level} on (logging/setLevel)`),
 			(error: unknown) => this.log.push('hangar', `logging/setLevel ${level} failed: ${errorMessage(error)}`),
-		).finally(() => {
-			this.housekeeping -= 1;
-		});
+		);
 	}
 
 	private async send(message: JSONRPCMessage): Promise<void> {
@@ -581,7 +574,7 @@ export class UpstreamConnection {
 
 	/** Maps the SDK's errors to hangar's: the upstream's own JSON-RPC errors (ProtocolError) vs the SDK's local ones (SdkError: closed, never open, its timer). */
 	private async request<T>(run: () => Promise<T>, signal?: AbortSignal, timeoutMs?: number): Promise<T> {
-		this.housekeeping += 1;
+		this.asks.hangarRequests += 1;
 		try {
 			return await run();
 		} catch (error) {
@@ -596,7 +589,7 @@ export class UpstreamConnection {
 
 			throw error;
 		} finally {
-			this.housekeeping -= 1;
+			this.asks.hangarRequests -= 1;
 		}
 	}
 }

@@ -23,7 +23,6 @@ function silentClient() {
 		clientSide,
 		events: {},
 		callsInFlight: () => 0,
-		hangarRequests: () => 0,
 		origin: () => undefined,
 		logOrigin: () => undefined,
 		async send(message) {
