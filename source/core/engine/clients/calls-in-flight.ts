@@ -53,6 +53,8 @@ export class CallersInFlight {
 	private droppedUntil = 0;
 	/** Hangar's own requests in flight (no client's). */
 	private own = 0;
+	/** The session whose request began here last: an untied message with nothing in flight may be about it. */
+	private last: ClientRecord | undefined;
 
 	constructor(private readonly now: () => number = Date.now) {}
 
@@ -64,6 +66,7 @@ export class CallersInFlight {
 	begin(client: ClientRecord, requestId: string | number): Caller {
 		const call: Caller = {client, requestId};
 		this.calls.add(call);
+		this.last = client;
 		return call;
 	}
 
@@ -95,6 +98,11 @@ export class CallersInFlight {
 
 	endOwn(): void {
 		this.own -= 1;
+	}
+
+	/** The session whose request began on this instance last, if any did: with nothing in flight, what the upstream says may be about it. */
+	get lastSession(): ClientRecord | undefined {
+		return this.last;
 	}
 
 	/** How many client calls are in flight (cancelled ones not counted). */

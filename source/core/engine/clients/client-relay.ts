@@ -300,7 +300,8 @@ export class SharedRelay implements ClientSide {
 	 * Sends the message to the client of the call it came with (`caller`),
 	 * else to the one session it can only be for (`CallersInFlight.attribute`):
 	 * the session whose requests are the only ones in flight on this
-	 * instance, or, with nothing in flight at all, the only session there is.
+	 * instance, or, with nothing in flight at all, the only session there is
+	 * when no other session's request was the last to run here.
 	 * Otherwise (requests of several sessions in flight, a call cancelled
 	 * that may still run, a request of hangar's own in flight, or several
 	 * sessions and nothing in flight) nothing tells whose it is, and no
@@ -321,11 +322,18 @@ export class SharedRelay implements ClientSide {
 		if (only !== undefined) logTo(only, server, params, level);
 	}
 
-	/** The session an untied message of this instance can only be for (see `log`), if there is one. */
+	/**
+	 * The session an untied message of this instance can only be for (see
+	 * `log`), if there is one. With nothing in flight, the only session, unless
+	 * another session's request was the last to run here: the message may be
+	 * about that one, gone since.
+	 */
 	private onlySession(hangarRequests: number | undefined): ClientRecord | undefined {
 		const attribution = this.host.callers.attribute(hangarRequests);
 		if (attribution.kind !== 'idle') return attribution.kind === 'one' ? attribution.client : undefined;
-		return this.clients.size === 1 ? this.clients.sessions().next().value : undefined;
+		const only = this.clients.size === 1 ? this.clients.sessions().next().value : undefined;
+		const last = this.host.callers.lastSession;
+		return last === undefined || last === only ? only : undefined;
 	}
 
 	get logLevel(): LoggingLevel | undefined {

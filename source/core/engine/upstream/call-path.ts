@@ -312,12 +312,13 @@ export class CallPath {
 	/**
 	 * It ended. One its client cancelled after it was sent may still run at
 	 * the upstream (cancellation is advisory): it counts for what is left of
-	 * `limit`, unless the upstream answers it sooner or the connection closes
-	 * (the connection tells `onAnswered`).
+	 * `limit`, at most callTimeoutSeconds (a tasks/result's own deadline of an
+	 * hour is a wait for its task, not work of its own), unless the upstream
+	 * answers it sooner or the connection closes (the connection tells `onAnswered`).
 	 */
 	private endCaller(caller: Caller | undefined, cancelledAfterSend: boolean, limit: {timeoutMs: number}, began: number): void {
 		if (caller === undefined) this.callers.endOwn();
-		else if (cancelledAfterSend) this.callers.cancelled(caller, remainingOf(limit, began));
+		else if (cancelledAfterSend) this.callers.cancelled(caller, Math.min(remainingOf(limit, began), this.deps.callTimeoutMs));
 		else this.callers.end(caller);
 	}
 

@@ -308,7 +308,9 @@ describe('SharedRelay: a request reaches only the client whose call caused it', 
 		relay.log('fx', {level: 'info', data: 'maybe about the link\'s ping'}, undefined, 1);
 		callers.end(own);
 		registry.remove(b.record);
-		// a is the only session now, and nothing runs: it is a's.
+		// a is the only session now and nothing runs, but b's request was the last to run here: it may be about b.
+		relay.log('fx', {level: 'info', data: 'maybe about b\'s last request'});
+		callers.end(callers.begin(a.record, 4));
 		relay.log('fx', {level: 'info', data: 'a alone'});
 		callers.beginOwn();
 		relay.log('fx', {level: 'info', data: 'maybe about b\'s unsubscribe on leaving'});
