@@ -33,8 +33,9 @@
 // ask (sends its client sampling/createMessage, elicitation/create or roots/list and returns the
 // answer; optionally waits for open-gate first, or asks for the client's progress), open-gate, log
 // (one notifications/message per level), logging-level, progress-burst (progress and the result in
-// one write), roots-seen (roots it fetched after each notifications/roots/list_changed) and
-// client-capabilities (what its client declared at initialize),
+// one write), roots-seen (roots it fetched after each notifications/roots/list_changed),
+// subscriptions-seen (its resources/subscribe and unsubscribe requests, each also logged at info before
+// its answer) and client-capabilities (what its client declared at initialize),
 // --flood-stderr / --flood-stdout: write to stderr / garbage to stdout as fast as the pipe takes it
 //   (lines of ~100 bytes, now and then one of 1 MiB), while requests are still answered,
 // --setsid-grandchild: start a grandchild in its own session (setsid) that ignores SIGTERM and
@@ -264,6 +265,7 @@ async function dispatch(
 		case 'resources/unsubscribe': {
 			if (resourcesCount === 0) throw new RpcError(-32601, `Method not found: ${method}`);
 			const uri = params['uri'];
+			if (clientFeatures) logSubscription(method, uri);
 			// Told at once that it changed, after the answer: a subscriber's first update, with `_meta`.
 			if (method === 'resources/subscribe' && typeof uri === 'string') setTimeout(() => sendNotification('notifications/resources/updated', { uri, _meta: { 'fixture/why': 'subscribed' } }), 20);
 			return {};
@@ -275,6 +277,19 @@ async function dispatch(
 			return handlePrompts(method, params);
 		default:
 			throw new RpcError(-32601, `Method not found: ${method}`);
+	}
+}
+
+/**
+ * --client-features: a subscription request is recorded (the tool subscriptions-seen) and logged (info, as the level set
+ * admits) before its answer, naming its URI, as server-everything logs them: a message about whichever client subscribed.
+ */
+function logSubscription(method: string, uri: unknown): void {
+	const line = `${method} ${String(uri)}`;
+	clientState.subscriptionRequests.push(line);
+	if (clientState.subscriptionRequests.length > 100) clientState.subscriptionRequests.shift();
+	if (clientState.logLevel === undefined || LOG_LEVELS.indexOf('info') >= LOG_LEVELS.indexOf(clientState.logLevel)) {
+		sendNotification('notifications/message', { level: 'info', logger: 'fixture', data: `received ${line}` });
 	}
 }
 

@@ -108,7 +108,7 @@ export function catalogHandlers(options: CatalogRequestsOptions): Record<string,
 		handlers['resources/unsubscribe'] = async (context, raw) => {
 			const {uri} = checkParams(UnsubscribeRequestSchema, context.method, raw);
 			try {
-				await supervisor.subscriptions.unsubscribe(subscriber, uri);
+				await supervisor.subscriptions.unsubscribe(subscriber, uri, context);
 			} catch (error) {
 				throw toRpcError(error, `resources/unsubscribe "${uri}"`, context.audience);
 			}

@@ -96,6 +96,13 @@ export type RelayOptions = {
 	origin?: {kind: 'call'; caller: unknown} | {kind: 'outside'} | undefined;
 	/** A modern upstream's own key for this input request (link/input-rounds.ts): a 2026-07-28 client is asked under it, as it would be directly. */
 	inputKey?: string | undefined;
+	/**
+	 * How many requests hangar sent the upstream on its own are in flight as
+	 * the request arrives (initialize, pings, list reads, logging/setLevel:
+	 * no client caused them, so a message that came while one ran may be
+	 * that request's, not a client's).
+	 */
+	hangarRequests?: number | undefined;
 };
 
 export type ClientSide = {
@@ -140,9 +147,10 @@ export type ClientSide = {
 	/**
 	 * An upstream's `notifications/message` params, for the sessions whose
 	 * level admits it; with `caller` (the call whose stream carried it, as
-	 * the engine gave it), for that call's client only.
+	 * the engine gave it), for that call's client only. `hangarRequests`: as
+	 * in `RelayOptions`, when it arrived.
 	 */
-	log(server: string, params: Record<string, unknown>, caller?: unknown): void;
+	log(server: string, params: Record<string, unknown>, caller?: unknown, hangarRequests?: number): void;
 	/** The most verbose level any session asked for with `logging/setLevel`; undefined while none did. */
 	readonly logLevel: LoggingLevel | undefined;
 	/** Tells `listener` about changes of `logLevel`; returns the unsubscribe. */

@@ -236,6 +236,7 @@ export class UpstreamConnection {
 		};
 
 		signal.addEventListener('abort', abort, {once: true});
+		connection.asks.hangarRequests += 1; // initialize (or the era probe): what the upstream says meanwhile is no client's
 		try {
 			if (!remote) await client.connect(transport, {signal, timeout: NO_SDK_TIMEOUT, ...(hint === 'legacy' ? {prior: {kind: 'legacy'}} : {})});
 			const era: UpstreamEra = client.getProtocolEra() === 'modern' ? 'modern' : 'legacy';
@@ -254,6 +255,7 @@ export class UpstreamConnection {
 			if (!closeReported && own !== undefined && own.stoppedBy === undefined) events.onClose(own);
 			throw withServerVersion(error);
 		} finally {
+			connection.asks.hangarRequests -= 1;
 			signal.removeEventListener('abort', abort);
 		}
 	}
@@ -433,7 +435,7 @@ export class UpstreamConnection {
 	 */
 	private setLogLevel(level: LoggingLevel | undefined): void {
 		if (level === undefined || this.closed || this.client.getServerCapabilities()?.logging === undefined) return;
-		this.client.setLoggingLevel(level).then(
+		this.request(async () => this.client.setLoggingLevel(level)).then(
 			() => this.log.push('hangar', `asked for log messages from level ${level} on (logging/setLevel)`),
 			(error: unknown) => this.log.push('hangar', `logging/setLevel ${level} failed: ${errorMessage(error)}`),
 		);
@@ -575,6 +577,7 @@ export class UpstreamConnection {
 
 	/** Maps the SDK's errors to hangar's: the upstream's own JSON-RPC errors (ProtocolError) vs the SDK's local ones (SdkError: closed, never open, its timer). */
 	private async request<T>(run: () => Promise<T>, signal?: AbortSignal, timeoutMs?: number): Promise<T> {
+		this.asks.hangarRequests += 1;
 		try {
 			return await run();
 		} catch (error) {
@@ -588,6 +591,8 @@ export class UpstreamConnection {
 			}
 
 			throw error;
+		} finally {
+			this.asks.hangarRequests -= 1;
 		}
 	}
 }

@@ -31,6 +31,10 @@ export type SendOptions = {
 	 * the next line of its output: from then on the call is not in flight,
 	 * so a request the upstream sends after it belongs to no call, even when
 	 * both came in one read (the promise's reactions would run after it).
+	 * For a request its caller cancelled after it was sent (which the
+	 * upstream may go on running: cancellation is advisory), told when the
+	 * upstream answers it anyway or the connection closes (see
+	 * `OwnRequests.cancelledLimit`).
 	 */
 	onAnswered?: (() => void) | undefined;
 };
@@ -92,15 +96,17 @@ class OwnRequest implements Expiring {
 	}
 
 	/**
-	 * The caller cancelled it (or had before it was sent). A client's
-	 * notifications/cancelled is passed on as it came, its requestId this
-	 * request's: the upstream reads the client's reason, or none.
+	 * The caller cancelled it (`sent`: after it was sent, so the upstream may
+	 * still run it). A client's notifications/cancelled is passed on as it
+	 * came, its requestId this request's: the upstream reads the client's
+	 * reason, or none.
 	 */
-	aborted(): void {
+	aborted(sent = true): void {
 		this.cleanup();
 		const notice = cancelNotice(this.options.signal);
 		// Object.fromEntries: a member named "__proto__" stays a member.
 		this.cancel(notice === undefined ? {requestId: this.id, reason: 'cancelled by the client'} : Object.fromEntries(Object.entries(notice).map(([key, value]) => [key, key === 'requestId' ? this.id : value])));
+		if (sent && this.options.onAnswered !== undefined) this.requests.cancelledRunning(this.id, this.options.onAnswered);
 		this.reject(new RequestCancelledError());
 	}
 
@@ -155,9 +161,19 @@ class OwnRequest implements Expiring {
 	}
 }
 
+/**
+ * The requests a caller cancelled after they were sent kept per connection,
+ * so that an answer the upstream sends anyway tells their caller they no
+ * longer run; past it the oldest is forgotten (its caller counts it until
+ * the deadline it had: engine/clients/calls-in-flight.ts).
+ */
+export const cancelledLimit = 256;
+
 export class OwnRequests {
 	/** In flight, by their ("h"-prefixed string) id, which is also their progress token. */
 	private readonly pending = new SteadyMap<string, OwnRequest>();
+	/** Cancelled after they were sent, by id: told (`onAnswered`) when the upstream answers anyway or the connection closes. */
+	private readonly cancelled = new Map<string, () => void>();
 	private nextId = 0;
 
 	constructor(private readonly deps: OwnRequestDeps) {}
@@ -179,8 +195,26 @@ export class OwnRequests {
 	/** Its answer (or the error that ends it): a late answer to a request that timed out or was cancelled is dropped. */
 	settle(id: string, message: Message | Error): void {
 		const call = this.pending.get(id);
+		if (call === undefined) {
+			this.answeredAfterCancel(id);
+			return;
+		}
+
 		this.pending.delete(id);
-		call?.settle(message);
+		call.settle(message);
+	}
+
+	/** Its caller cancelled request `id` after it was sent: `done` is told when the upstream answers it anyway, or the connection closes. */
+	cancelledRunning(id: string, done: () => void): void {
+		this.cancelled.set(id, done);
+		if (this.cancelled.size > cancelledLimit) this.cancelled.delete(this.cancelled.keys().next().value!);
+	}
+
+	private answeredAfterCancel(id: string): void {
+		const done = this.cancelled.get(id);
+		if (done === undefined) return;
+		this.cancelled.delete(id);
+		done();
 	}
 
 	/** Its progress; false when no request in flight has that token (progress after it ended: a task's, or dropped). */
@@ -198,6 +232,10 @@ export class OwnRequests {
 		const calls = [...this.pending.values()];
 		this.pending.clear();
 		for (const call of calls) call.settle(new ConnectionLostError());
+		// Cancelled ones run no more either.
+		const cancelled = [...this.cancelled.values()];
+		this.cancelled.clear();
+		for (const done of cancelled) done();
 	}
 
 	/** It ended: its id is free of it (a late answer is dropped). */
@@ -225,7 +263,7 @@ export class OwnRequests {
 			const request = new OwnRequest(this, this.deps, id, method, params, options, resolve, reject);
 			this.pending.set(id, request);
 			if (options.signal?.aborted === true) {
-				request.aborted();
+				request.aborted(false);
 				return;
 			}
 

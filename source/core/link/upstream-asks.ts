@@ -64,6 +64,8 @@ export class UpstreamAsks {
 	/** The deadlines of the calls in flight: paused while the upstream waits for a client's answer (one added meanwhile starts paused). */
 	readonly deadlines = new DeadlineBook();
 	private holds = 0;
+	/** Requests hangar sent on its own through the SDK, for no client, in flight (initialize, pings, list reads, logging/setLevel): see RelayOptions.hangarRequests. */
+	hangarRequests = 0;
 
 	constructor(private readonly deps: UpstreamAskDeps) {}
 
@@ -119,7 +121,7 @@ export class UpstreamAsks {
 						if (!controller.signal.aborted) void this.deps.send({jsonrpc: '2.0', method: 'notifications/progress', params: {...progress, progressToken: token}});
 					}
 				: undefined;
-		const answer = clientSide === undefined ? Promise.reject(noClientSide(name, method)) : clientSide.request(name, method, params, {signal: controller.signal, onProgress, origin: this.deps.origin(id)});
+		const answer = clientSide === undefined ? Promise.reject(noClientSide(name, method)) : clientSide.request(name, method, params, {signal: controller.signal, onProgress, origin: this.deps.origin(id), hangarRequests: this.hangarRequests});
 		const answered = answer
 			.then(
 				async result => {
@@ -211,6 +213,6 @@ export class UpstreamAsks {
 		// An upstream's log messages are its output too: they share its budget (see log-buffer.ts).
 		if (this.deps.log.admit('stdout', text.length)) this.deps.log.push('hangar', text);
 		const origin = this.deps.logOrigin(params);
-		this.deps.clientSide?.log(this.deps.name, params, origin?.kind === 'call' ? origin.caller : undefined);
+		this.deps.clientSide?.log(this.deps.name, params, origin?.kind === 'call' ? origin.caller : undefined, this.hangarRequests);
 	}
 }

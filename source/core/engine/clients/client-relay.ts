@@ -38,17 +38,12 @@ import {
 	type RelayedMethod,
 } from '../../link/client-side.js';
 import type {ClientRecord, ClientRegistry, HeldCallPeer} from './clients.js';
-import type {Caller, CallersInFlight} from './calls-in-flight.js';
+import {describeClient, type Caller, type CallersInFlight} from './calls-in-flight.js';
 import type {InstancesSetting} from './instance-mode.js';
 import {clientUnknown, noClientAnswer} from '../refusals.js';
 import {ClientTaskBook} from './client-tasks.js';
 import {relatedTaskKey} from '../../link/upstream-asks.js';
 import {isPlainObject} from '../../wire/message-classifier.js';
-
-/** A session's name in log lines and errors: `MCP client "cursor" (socket#3)`. */
-function describeClient(record: ClientRecord): string {
-	return record.name === null ? `the client of session ${record.label}` : `MCP client "${record.name}" (${record.label})`;
-}
 
 /**
  * Sends an upstream's log message to one session, when its level admits it;
@@ -283,14 +278,11 @@ export class SharedRelay implements ClientSide {
 			return caller === undefined ? {why: 'it belongs to a call hangar made itself, not a client'} : {caller};
 		}
 
-		const sessions = this.host.callers.sessions();
-		if (sessions.length === 0) return {why: `no client has a call to "${server}" in flight, so no client caused it`};
-		if (sessions.length > 1) {
-			return {why: `calls of ${sessions.length} clients (${sessions.map(describeClient).join(', ')}) are in flight on its shared instance, and nothing in the request says which one it belongs to`};
-		}
-
+		const attribution = this.host.callers.attribute(options.hangarRequests);
+		if (attribution.kind === 'idle') return {why: `no client has a call to "${server}" in flight, so no client caused it`};
+		if (attribution.kind === 'unknown') return {why: attribution.why};
 		// A modern client's several calls (over HTTP, on several connections): the one that asked gets the question in its answer, so never a guess.
-		const only = sessions[0]!;
+		const only = attribution.client;
 		const calls = this.host.callers.callsOf(only);
 		if (calls.length > 1 && calls.some(call => only.heldCalls.has(call.requestId))) {
 			return {why: `${calls.length} calls of ${describeClient(only)} are in flight on its shared instance, and nothing in the request says which one it belongs to`};
@@ -306,15 +298,18 @@ export class SharedRelay implements ClientSide {
 
 	/**
 	 * Sends the message to the client of the call it came with (`caller`),
-	 * else to the one session it can only be for: the session whose calls
-	 * are the only ones in flight on this instance, or, with none in flight,
-	 * the only session there is. Otherwise (calls of several sessions in
-	 * flight, or several sessions and none) nothing tells whose it is, and no
+	 * else to the one session it can only be for (`CallersInFlight.attribute`):
+	 * the session whose requests are the only ones in flight on this
+	 * instance, or, with nothing in flight at all, the only session there is
+	 * when no other session's request was the last to run here.
+	 * Otherwise (requests of several sessions in flight, a call cancelled
+	 * that may still run, a request of hangar's own in flight, or several
+	 * sessions and nothing in flight) nothing tells whose it is, and no
 	 * client gets it: it could carry one client's data to another. It is in
 	 * the upstream's log either way. A session gets it when its level admits
 	 * it, with `logger` naming the upstream: "<server>", or "<server>/<its own logger>".
 	 */
-	log(server: string, params: Record<string, unknown>, caller?: unknown): void {
+	log(server: string, params: Record<string, unknown>, caller?: unknown, hangarRequests?: number): void {
 		const level = params['level'];
 		if (!isLoggingLevel(level)) return;
 		const call = caller as Caller | undefined;
@@ -323,15 +318,22 @@ export class SharedRelay implements ClientSide {
 			return;
 		}
 
-		const only = this.onlySession();
+		const only = this.onlySession(hangarRequests);
 		if (only !== undefined) logTo(only, server, params, level);
 	}
 
-	/** The session an untied message of this instance can only be for (see `log`), if there is one. */
-	private onlySession(): ClientRecord | undefined {
-		const busy = this.host.callers.sessions();
-		if (busy.length > 0) return busy.length === 1 ? busy[0] : undefined;
-		return this.clients.size === 1 ? this.clients.sessions().next().value : undefined;
+	/**
+	 * The session an untied message of this instance can only be for (see
+	 * `log`), if there is one. With nothing in flight, the only session, unless
+	 * another session's request was the last to run here: the message may be
+	 * about that one, gone since.
+	 */
+	private onlySession(hangarRequests: number | undefined): ClientRecord | undefined {
+		const attribution = this.host.callers.attribute(hangarRequests);
+		if (attribution.kind !== 'idle') return attribution.kind === 'one' ? attribution.client : undefined;
+		const only = this.clients.size === 1 ? this.clients.sessions().next().value : undefined;
+		const last = this.host.callers.lastSession;
+		return last === undefined || last === only ? only : undefined;
 	}
 
 	get logLevel(): LoggingLevel | undefined {

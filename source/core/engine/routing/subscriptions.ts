@@ -77,8 +77,14 @@ export class Subscriptions {
 		}
 	}
 
-	/** Unsubscribes; the upstream is told when no session watches the URI any more (if it runs: a stopped one has forgotten). */
-	async unsubscribe(subscriber: Subscriber, uri: string): Promise<void> {
+	/**
+	 * Unsubscribes; the upstream is told when no session watches the URI any
+	 * more (if it runs: a stopped one has forgotten). `context`: the
+	 * session's request, so that what the upstream says while it handles the
+	 * unsubscribe counts as that session's (calls-in-flight.ts); without it
+	 * (a session that closed), the request is hangar's own.
+	 */
+	async unsubscribe(subscriber: Subscriber, uri: string, context: CallContext = {}): Promise<void> {
 		const route = this.router.routeUri(uri);
 		// Found, not picked: unsubscribing must not create a per-client instance.
 		const found = [...this.entries].find(([, entry]) => entry.routed === route.upstream && entry.own === route.localName && entry.subscribers.has(subscriber));
@@ -86,7 +92,7 @@ export class Subscriptions {
 		const [key, entry] = found;
 		const last = this.leave(key, entry, subscriber);
 		if (last && entry.upstream.readyConnection !== undefined) {
-			await entry.upstream.request('resources/unsubscribe', {uri: entry.own}, `resources/unsubscribe "${entry.own}"`);
+			await entry.upstream.request('resources/unsubscribe', {uri: entry.own}, `resources/unsubscribe "${entry.own}"`, context);
 		}
 	}
 

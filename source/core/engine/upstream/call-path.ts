@@ -24,7 +24,7 @@ import {signInNeededIn} from '../../link/oauth-bearer.js';
 import {ConnectionLostError, RequestCancelledError, UpstreamRpcError, UpstreamTimeoutError, type Progress, type ToolAnswer, type UpstreamConnection} from '../../link/connection.js';
 import {describeExit, type ExitInfo} from '../../link/child-process-transport.js';
 import {callCancelled, callCrashed, callFailed, callTimeout, requestFailed, unavailable} from '../refusals.js';
-import {CallersInFlight} from '../clients/calls-in-flight.js';
+import {CallersInFlight, type Caller} from '../clients/calls-in-flight.js';
 import {offCancel, onCancel, type CancelSource} from '../../base/cancellation.js';
 import type {PersistedUpstream} from '../state-store.js';
 
@@ -304,14 +304,35 @@ export type CallPathDeps = {
  */
 export class CallPath {
 	readonly history = new CallHistory();
-	/** The calls and requests in flight here, by the client session that sent each (see `CallersInFlight`). */
-	readonly callers = new CallersInFlight();
+	/** The calls and requests in flight here, by the client session that sent each, and hangar's own (see `CallersInFlight`). */
+	readonly callers: CallersInFlight;
 	private inFlightCount = 0;
 	private lastActivity: number;
 	private toolErrorCount = 0;
 
 	constructor(private readonly deps: CallPathDeps) {
 		this.lastActivity = deps.clock.now();
+		this.callers = new CallersInFlight(() => deps.clock.now());
+	}
+
+	/** Who a call or request stands for while in flight (see `CallersInFlight`): its session's call, else one of hangar's own. */
+	private beginCaller(context: CallContext): Caller | undefined {
+		if (context.client !== undefined && context.id !== undefined) return this.callers.begin(context.client, context.id);
+		this.callers.beginOwn();
+		return undefined;
+	}
+
+	/**
+	 * It ended. One its client cancelled after it was sent may still run at
+	 * the upstream (cancellation is advisory): it counts for what is left of
+	 * `limit`, at most callTimeoutSeconds (a tasks/result's own deadline of an
+	 * hour is a wait for its task, not work of its own), unless the upstream
+	 * answers it sooner or the connection closes (the connection tells `onAnswered`).
+	 */
+	private endCaller(caller: Caller | undefined, cancelledAfterSend: boolean, limit: {timeoutMs: number}, began: number): void {
+		if (caller === undefined) this.callers.endOwn();
+		else if (cancelledAfterSend) this.callers.cancelled(caller, Math.min(remainingOf(limit, began), this.deps.callTimeoutMs));
+		else this.callers.end(caller);
 	}
 
 	/** Calls and other requests in flight now. */
@@ -350,12 +371,13 @@ export class CallPath {
 		const began = before?.began ?? performance.now();
 		this.began();
 		// While the call is in flight, a request the upstream sends its client can belong to this session (see CallersInFlight).
-		const caller = context.client === undefined || context.id === undefined ? undefined : this.callers.begin(context.client, context.id);
+		const caller = this.beginCaller(context);
 		let phase: 'start' | 'call' = 'start';
 		const progress = before === undefined ? (context.onProgress === undefined ? undefined : new ProgressRelay(context.onProgress)) : before.relay;
 		const limit = before?.limit ?? callLimit(context.deadline, deps.callTimeoutMs);
 		const cancel = cancelOf(context);
 		let failed = false;
+		let cancelledAfterSend = false;
 		let endedAt: number | undefined;
 		try {
 			if (cancel?.aborted) throw new RequestCancelledError();
@@ -393,6 +415,7 @@ export class CallPath {
 
 			return result;
 		} catch (error) {
+			cancelledAfterSend = phase === 'call' && error instanceof RequestCancelledError;
 			const mapped = describeCallFailure(error, {...deps.failureFacts(), upstream: deps.name, tool, phase, timeoutMs: limit.timeoutMs, budget: limit.budget});
 			failed = mapped.countsForBreaker;
 			const ms = performance.now() - began;
@@ -416,7 +439,7 @@ export class CallPath {
 
 			throw mapped.error;
 		} finally {
-			if (caller !== undefined) this.callers.end(caller);
+			this.endCaller(caller, cancelledAfterSend, limit, began);
 			this.callEnded(tool, failed, endedAt);
 		}
 	}
@@ -434,14 +457,17 @@ export class CallPath {
 		const began = before?.began ?? performance.now();
 		const limit = before?.limit ?? (context.ownDeadline === undefined ? callLimit(context.deadline, deps.callTimeoutMs) : {timeoutMs: context.ownDeadline.ms, budget: new CallBudget(context.ownDeadline)});
 		this.began();
-		const caller = context.client === undefined || context.id === undefined ? undefined : this.callers.begin(context.client, context.id);
+		const caller = this.beginCaller(context);
 		const progress = before === undefined ? (context.onProgress === undefined ? undefined : new ProgressRelay(context.onProgress)) : before.relay;
 		const cancel = cancelOf(context);
+		let sent = false;
+		let cancelledAfterSend = false;
 		try {
 			if (cancel?.aborted) throw new RequestCancelledError();
 			if (before?.failure !== undefined) throw before.failure;
 			const connection = deps.connector.ready() ?? (await this.readyWithin(operation, cancel, progress, remainingOf(limit, began)));
 			const remaining = remainingOf(limit, began);
+			sent = true;
 			return await connection.forward(method, params, {
 				signal: cancel,
 				timeoutMs: remaining,
@@ -450,6 +476,7 @@ export class CallPath {
 				onAnswered: caller === undefined ? undefined : () => this.callers.end(caller),
 			});
 		} catch (error) {
+			cancelledAfterSend = sent && error instanceof RequestCancelledError;
 			if (error instanceof HangarError) throw error;
 			if (error instanceof UpstreamRpcError) throw new UpstreamRpcError(error.code, `upstream "${deps.name}": ${operation} failed: ${error.message}`, error.data);
 			if (error instanceof RequestCancelledError) throw requestFailed(deps.name, operation, {kind: 'failed', message: 'cancelled by the client'});
@@ -460,7 +487,7 @@ export class CallPath {
 			if (error instanceof ConnectionLostError) throw requestFailed(deps.name, operation, {kind: 'lost', message: 'the connection to the upstream closed while the request was in flight'});
 			throw requestFailed(deps.name, operation, {kind: 'failed', message: errorMessage(error), remoteUrl: deps.failureFacts().remoteUrl});
 		} finally {
-			if (caller !== undefined) this.callers.end(caller);
+			this.endCaller(caller, cancelledAfterSend, limit, began);
 			this.ended();
 		}
 	}
@@ -477,14 +504,14 @@ export class CallPath {
 		const began = performance.now();
 		const limit = callLimit(context.deadline, this.deps.callTimeoutMs);
 		const relay = context.onProgress === undefined ? undefined : new ProgressRelay(context.onProgress);
-		const caller = context.client === undefined || context.id === undefined ? undefined : this.callers.begin(context.client, context.id);
+		const caller = this.beginCaller(context);
 		try {
 			await this.readyWithin(why, cancelOf(context), relay, limit.timeoutMs);
 			return {began, limit, relay};
 		} catch (failure) {
 			return {began, limit, relay, failure};
 		} finally {
-			if (caller !== undefined) this.callers.end(caller);
+			this.endCaller(caller, false, limit, began);
 		}
 	}
 

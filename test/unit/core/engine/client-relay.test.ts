@@ -2,7 +2,7 @@ import {describe, expect, it} from 'vitest';
 import {HangarError} from '../../../../source/core/base/errors.js';
 import {silentLogger} from '../../../../source/core/base/logger.js';
 import {ClientRegistry, type ClientPeer, type ClientRecord} from '../../../../source/core/engine/clients/clients.js';
-import {CallersInFlight} from '../../../../source/core/engine/clients/calls-in-flight.js';
+import {CallersInFlight, cancelledLimit} from '../../../../source/core/engine/clients/calls-in-flight.js';
 import {ElicitationBook, SessionRelay, SharedRelay, pendingElicitationLimit, sessionCapabilities, type SharedHost} from '../../../../source/core/engine/clients/client-relay.js';
 import type {InstancesSetting} from '../../../../source/core/engine/clients/instance-mode.js';
 import type {ClientCapability, LoggingLevel} from '../../../../source/core/link/client-side.js';
@@ -278,6 +278,66 @@ describe('SharedRelay: a request reaches only the client whose call caused it', 
 		callers.end(other);
 		expect(a.logs.map(log => log.data)).toEqual(['during a\'s call']);
 		expect(b.logs.map(log => log.data)).toEqual(['during b\'s call']);
+	});
+
+	it('places an untied message by every request in flight: a call cancelled that may still run, or a request of hangar\'s own, keeps it from the only busy or the only session', () => {
+		const registry = new ClientRegistry();
+		let now = 1000;
+		const callers = new CallersInFlight(() => now);
+		const host: SharedHost = {setting: 'shared', callers, runsPerClient: () => false, clientScoped: () => {}, taskOwner: () => undefined};
+		const relay = new SharedRelay(registry, host, silentLogger);
+		const a = session(registry, 'a', []);
+		const b = session(registry, 'b', []);
+		a.record.setLogLevel('debug');
+		b.record.setLogLevel('debug');
+		const own = callers.begin(a.record, 1);
+		const cancelled = callers.begin(b.record, 2);
+		// b cancelled its call with 5 s of its deadline left: the upstream may still be running it.
+		callers.cancelled(cancelled, 5000);
+		relay.log('fx', {level: 'info', data: 'maybe about b\'s cancelled call'});
+		now += 5000;
+		relay.log('fx', {level: 'info', data: 'a\'s, b\'s deadline passed'});
+		const answered = callers.begin(b.record, 3);
+		callers.cancelled(answered, 60_000);
+		callers.end(answered); // The upstream answered it anyway (or the connection closed): it runs no more.
+		relay.log('fx', {level: 'info', data: 'a\'s, b\'s answered'});
+		// Hangar's own request (an unsubscribe for a session that left), counted here or by the link.
+		callers.beginOwn();
+		relay.log('fx', {level: 'info', data: 'maybe about hangar\'s own request'});
+		callers.endOwn();
+		relay.log('fx', {level: 'info', data: 'maybe about the link\'s ping'}, undefined, 1);
+		callers.end(own);
+		registry.remove(b.record);
+		// a is the only session now and nothing runs, but b's request was the last to run here: it may be about b.
+		relay.log('fx', {level: 'info', data: 'maybe about b\'s last request'});
+		callers.end(callers.begin(a.record, 4));
+		relay.log('fx', {level: 'info', data: 'a alone'});
+		callers.beginOwn();
+		relay.log('fx', {level: 'info', data: 'maybe about b\'s unsubscribe on leaving'});
+		callers.endOwn();
+		expect(a.logs.map(log => log.data)).toEqual(['a\'s, b\'s deadline passed', 'a\'s, b\'s answered', 'a alone']);
+		expect(b.logs).toEqual([]);
+	});
+
+	it('refuses a request while another client\'s cancelled call may still run, and keeps counting cancelled calls past its limit by their deadline', async () => {
+		const registry = new ClientRegistry();
+		let now = 0;
+		const callers = new CallersInFlight(() => now);
+		const host: SharedHost = {setting: 'shared', callers, runsPerClient: () => false, clientScoped: () => {}, taskOwner: () => undefined};
+		const relay = new SharedRelay(registry, host, silentLogger);
+		const a = session(registry, 'a', ['sampling']);
+		const b = session(registry, 'b', ['sampling']);
+		callers.begin(a.record, 1);
+		for (let id = 0; id <= cancelledLimit; id++) callers.cancelled(callers.begin(b.record, `b${id}`), 1000 + id);
+		const error = await refusal(relay.request('fx', 'sampling/createMessage', {}, {signal}));
+		expect(error.message).toContain('hangar cannot tell which client it belongs to: a call MCP client "b" (socket#b) cancelled may still be running on it');
+		// The oldest was dropped to stay within the limit, but its deadline still counts; the last ends at 1000 + limit.
+		now = 1000 + cancelledLimit - 1;
+		await refusal(relay.request('fx', 'sampling/createMessage', {}, {signal}));
+		now = 1000 + cancelledLimit;
+		await expect(relay.request('fx', 'sampling/createMessage', {}, {signal, hangarRequests: 1})).rejects.toThrow(/a request hangar sent it on its own, not for a client, is in flight/);
+		await expect(relay.request('fx', 'sampling/createMessage', {}, {signal})).resolves.toEqual({answeredBy: 'a'});
+		expect(b.asked).toEqual([]);
 	});
 
 	it('logs a message its transport tied to a call to that call\'s client only, tied to the call, at its level', () => {
