@@ -38,3 +38,41 @@ describe('--stdio spawns its launch upstreams early', () => {
 		expect(startsIn(countFile)).toEqual([ready.pid]);
 	});
 });
+
+/** Launch upstreams the system cannot spawn: Node throws for each (a NUL byte, ENOTDIR, E2BIG) where hangar spawns them early. */
+function unspawnable(dir: string) {
+	const file = path.join(dir, 'a-file');
+	fs.writeFileSync(file, '');
+	return {
+		nulenv: fixture('normal', [], {lazy: false, env: {A: 'x\u0000y'}}),
+		nularg: {...fixture('normal', [], {lazy: false}), args: ['-e', 'x\u0000y']},
+		cwdfile: fixture('normal', [], {lazy: false, cwd: file}),
+		bigenv: fixture('normal', [], {lazy: false, env: {BIG: 'x'.repeat(200_000)}}),
+	};
+}
+
+describe.each([
+	['--stdio --standalone', false],
+	['the daemon a --stdio bridge starts', true],
+])('a launch upstream the system cannot spawn (%s)', (_how, shared) => {
+	it('fails only that upstream, for good, with the reason; the others serve', async () => {
+		const dir = tempDir();
+		const hangar = await openHangar(writeConfig(dir, {good: fixture('normal', [], {lazy: false}), ...unspawnable(dir)}, {lingerSeconds: 1}), {shared});
+		const result = await hangar.client.callTool({name: 'good__echo', arguments: {message: 'still here'}});
+		expect(result.content).toEqual([{type: 'text', text: 'still here'}]);
+		const reasons = {
+			nulenv: 'its env value A holds a NUL byte, which no process environment can carry',
+			nularg: 'its "args"[1] holds a NUL byte',
+			cwdfile: 'is not a directory',
+			bigenv: 'its env variable BIG is 200005 bytes, more than the 131072 the system allows one variable',
+		};
+		for (const [name, reason] of Object.entries(reasons)) {
+			const entry = await waitFor(async () => {
+				const found = await statusOf(hangar.client, name);
+				return found.state === 'dead' && found;
+			}, `${name} to be dead`);
+			expect(entry.lastError).toContain(reason);
+			expect(entry.restarts).toBe(0);
+		}
+	});
+});

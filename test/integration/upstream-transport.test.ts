@@ -5,6 +5,8 @@ import path from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {LogBuffer} from '../../source/core/link/log-buffer.js';
 import {ChildProcessTransport} from '../../source/core/link/child-process-transport.js';
+import type {StdioLaunch} from '../../source/core/config/read-config.js';
+import {SpawnError} from '../../source/core/link/launch-problem.js';
 import {dropEarly, spawnEarly} from '../../source/core/link/early-spawn.js';
 import {psSnapshot, treeMembers} from '../../source/core/link/process-tree.js';
 import {processesWithTag, waitFor} from '../support/hangar.js';
@@ -110,6 +112,26 @@ setInterval(() => {}, 1000);
 			new LogBuffer(10),
 		);
 		await expect(transport.start()).rejects.toThrow('cannot spawn "definitely-not-a-command-hangar": ENOENT');
+	});
+
+	it('rejects start with a SpawnError saying why, never throws Node\'s own, when the system cannot spawn the launch at all', async () => {
+		const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'hangar-spawn-')), 'a-file');
+		fs.writeFileSync(file, '');
+		const cases: Array<[Partial<StdioLaunch>, string, string]> = [
+			// Node throws ENOTDIR at once: a working directory that is a file.
+			[{cwd: file}, 'ENOTDIR', 'cannot spawn "node": ENOTDIR: a part of the path of its "command" or of its "cwd" is a file, not a directory'],
+			// Refused before the spawn: Node would throw ERR_INVALID_ARG_VALUE.
+			[{env: {A: 'x\u0000y'}}, 'ERR_INVALID_ARG_VALUE', 'its env value A holds a NUL byte'],
+			[{args: ['-e', 'x\u0000']}, 'ERR_INVALID_ARG_VALUE', 'its "args"[1] holds a NUL byte'],
+		];
+		if (process.platform === 'linux') cases.push([{env: {BIG: 'x'.repeat(200_000)}}, 'E2BIG', 'its env variable BIG is 200005 bytes']);
+		for (const [extra, code, words] of cases) {
+			const transport = new ChildProcessTransport({...launch('', randomUUID()), command: 'node', ...extra}, new LogBuffer(10));
+			const error = (await transport.start().catch((error: unknown) => error)) as SpawnError;
+			expect(error).toBeInstanceOf(SpawnError);
+			expect(error.code).toBe(code);
+			expect(error.message).toContain(words);
+		}
 	});
 
 	it('takes over a child spawned early, with what it wrote before, and answers through it', async () => {

@@ -9,10 +9,24 @@
  * when its launch is the same. Until then the child's stdout and stderr are
  * paused, so nothing it writes is lost. `dropEarly` kills those nobody took.
  */
-import {spawn, type ChildProcess} from 'node:child_process';
+import {ChildProcess, spawn} from 'node:child_process';
 import type {StdioLaunch} from '../config/read-config.js';
+import {SpawnError} from './launch-problem.js';
+import {launchRefusal} from './launch-refusal.js';
 import {ensureWatchdog, registerTree, signalTree, treeOf, unregisterTree} from './process-registry.js';
 import {newTreeMarker, treeVariable} from './process-tree.js';
+
+/** What Node's `ChildProcess#spawn` takes (as `child_process.spawn` builds it) and fills in: `stdio` becomes its pipes. */
+type SpawnOptions = {
+	file: string;
+	args: string[];
+	cwd: string;
+	envPairs: string[];
+	stdio: string | Array<{type: string; handle?: {close(): void}; socket?: unknown}>;
+	detached: boolean;
+	windowsHide: boolean;
+};
+type Spawnable = ChildProcess & {spawn(options: SpawnOptions): number | undefined};
 
 /**
  * The one way hangar spawns a stdio upstream: its own process group, its tree
@@ -23,16 +37,51 @@ import {newTreeMarker, treeVariable} from './process-tree.js';
  * Node's child reports every failure on its `error` event, which the caller
  * handles (ChildProcessTransport.start). The exit hook and the watchdog
  * (process-registry.ts) do what execa's `cleanup` did.
+ *
+ * A launch no system can carry out (a NUL byte, an environment past the
+ * kernel's limit: launch-refusal.ts) and a spawn that fails at once
+ * (ENOTDIR, E2BIG, which Node throws) throw a `SpawnError` with the reason.
+ *
+ * A failed spawn gives back every descriptor it took. Node opens the
+ * child's stdio pipes before it knows whether the spawn worked, and keeps
+ * them after a spawn that failed: at EMFILE and ENFILE it returns before it
+ * wraps them in streams (nothing can close them then but their handles,
+ * which only the options object it filled in holds: hence `ChildProcess#spawn`
+ * with hangar's own options, built as `child_process.spawn` builds them),
+ * and after ENOENT or EACCES it leaves its streams open. Each failure at the
+ * open-file limit would otherwise keep three descriptors for good.
  */
 export function spawnUpstream(launch: StdioLaunch, marker: string): ChildProcess {
+	const refusal = launchRefusal(launch);
+	if (refusal !== undefined) throw new SpawnError(launch.command, refusal.code, `${refusal.message}. ${refusal.hint}`);
 	ensureWatchdog();
-	return spawn(launch.command, launch.args, {
+	const env = {...process.env, ...launch.env, [treeVariable]: marker};
+	if (process.platform === 'win32') return spawn(launch.command, launch.args, {cwd: launch.cwd, env, stdio: 'pipe', detached: true, windowsHide: true});
+	const options: SpawnOptions = {
+		file: launch.command,
+		args: [launch.command, ...launch.args],
 		cwd: launch.cwd,
-		env: {...process.env, ...launch.env, [treeVariable]: marker},
+		envPairs: Object.entries(env).flatMap(([name, value]) => (value === undefined ? [] : [`${name}=${value}`])),
 		stdio: 'pipe',
 		detached: true,
 		windowsHide: true,
-	});
+	};
+	const child = new ChildProcess() as Spawnable;
+	let failed: number | undefined;
+	try {
+		failed = child.spawn(options);
+	} catch (error) {
+		// Node closed the pipes itself before it threw.
+		throw new SpawnError(launch.command, (error as NodeJS.ErrnoException).code ?? (error instanceof Error ? error.message : String(error)));
+	}
+
+	if (failed !== undefined && failed !== 0) {
+		// The `error` event (with the code) still comes, on the next tick: the caller reports it.
+		for (const pipe of typeof options.stdio === 'string' ? [] : options.stdio) if (pipe.socket === undefined) pipe.handle?.close();
+		for (const stream of [child.stdin, child.stdout, child.stderr]) stream?.destroy();
+	}
+
+	return child;
 }
 
 /** A child spawned early, with the tree marker it carries. */
@@ -49,7 +98,14 @@ export function spawnEarly(launch: StdioLaunch): void {
 	const key = keyOf(launch);
 	if (early.has(key)) return;
 	const marker = newTreeMarker();
-	const child = spawnUpstream(launch, marker);
+	let child: ChildProcess;
+	try {
+		child = spawnUpstream(launch, marker);
+	} catch {
+		// Nothing to take: the transport spawns it again, and reports the same failure as its upstream's.
+		return;
+	}
+
 	// Held until a transport takes the child, so that whatever the child writes before then is read by it.
 	child.stdout?.pause();
 	child.stderr?.pause();

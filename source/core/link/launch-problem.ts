@@ -15,9 +15,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type {StdioLaunch} from '../config/read-config.js';
-import {describeShortage} from '../base/resource-limits.js';
+import {describeSpawnCode, launchRefusal} from './launch-refusal.js';
 
-export type LaunchProblemKind = 'missing-cwd' | 'command-not-found' | 'not-executable' | 'bad-interpreter';
+export type LaunchProblemKind = 'missing-cwd' | 'command-not-found' | 'not-executable' | 'bad-interpreter' | 'unspawnable';
 
 export type LaunchProblem = {
 	kind: LaunchProblemKind;
@@ -29,15 +29,18 @@ export type LaunchProblem = {
 
 /**
  * The spawn of a subprocess failed before it ran (the child's `error` event):
- * the system's code, e.g. ENOENT, said in words when a resource ran out
- * (EMFILE at the open-file limit, EAGAIN, ENOMEM).
+ * the system's code, e.g. ENOENT, said in words (launch-refusal.ts): a
+ * resource that ran out (EMFILE at the open-file limit, EAGAIN, ENOMEM), or
+ * a launch the system cannot carry out (ENOTDIR, E2BIG, a NUL byte), or
+ * `detail` when the caller knows more.
  */
 export class SpawnError extends Error {
 	constructor(
 		readonly command: string,
 		readonly code: string,
+		detail?: string,
 	) {
-		super(`cannot spawn "${command}": ${describeShortage(code) ?? code}`);
+		super(`cannot spawn "${command}": ${detail ?? describeSpawnCode(code).text}`);
 		this.name = 'SpawnError';
 	}
 }
@@ -154,6 +157,8 @@ function checkInterpreter(file: string, launch: StdioLaunch): LaunchProblem | un
  * only the working directory is checked.
  */
 export function diagnoseLaunch(launch: StdioLaunch): LaunchProblem | undefined {
+	const refusal = launchRefusal(launch);
+	if (refusal !== undefined) return {kind: 'unspawnable', message: refusal.message, hint: refusal.hint};
 	const cwd = statOf(launch.cwd);
 	if (cwd === undefined) {
 		return {kind: 'missing-cwd', message: `its working directory "${launch.cwd}" (the entry's "cwd") does not exist`, hint: 'Create that directory, or fix "cwd" in its config entry (a relative "cwd" is read from the config file\'s directory).'};
@@ -176,7 +181,21 @@ export function diagnoseLaunch(launch: StdioLaunch): LaunchProblem | undefined {
 
 	if ('nonExecutable' in found) return notExecutable(found.nonExecutable, 'is the only match on PATH, and it is not executable');
 	const stat = statOf(found.file);
-	if (stat?.isDirectory() === true) return notExecutable(found.file, 'is a directory, not a program');
+	if (stat?.isDirectory() === true) {
+		return {kind: 'not-executable', message: `"${found.file}" is a directory, not a program`, hint: `Give the path of the program to run (a file, perhaps one inside "${found.file}") as "command" in its config entry.`};
+	}
 	if (!isExecutable(found.file)) return notExecutable(found.file, 'is not executable');
 	return checkInterpreter(found.file, launch);
+}
+
+/**
+ * Why a spawn that failed with `code` cannot succeed by itself, or undefined
+ * when a retry may fix it: what the file system shows (above), else the
+ * code's own meaning when it is one no retry changes (ENOTDIR, E2BIG, EINVAL…).
+ */
+export function diagnoseSpawnFailure(launch: StdioLaunch, code: string | undefined): LaunchProblem | undefined {
+	const found = diagnoseLaunch(launch);
+	if (found !== undefined || code === undefined) return found;
+	const permanent = describeSpawnCode(code).permanent;
+	return permanent === undefined ? undefined : {kind: 'unspawnable', message: `cannot spawn "${launch.command}": ${code}: ${permanent.message}`, hint: permanent.hint};
 }

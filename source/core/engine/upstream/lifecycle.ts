@@ -17,7 +17,7 @@ import type {HangarSettings, ServerConfig, ToolDefinition} from '../../config/re
 import {describeExit, type ExitInfo} from '../../link/child-process-transport.js';
 import type {ClientSide} from '../../link/client-side.js';
 import {ConnectionLostError, listMethods, type OpenConnection, type UpstreamConnection} from '../../link/connection.js';
-import {diagnoseLaunch, SpawnError, type LaunchProblem} from '../../link/launch-problem.js';
+import {diagnoseSpawnFailure, SpawnError, type LaunchProblem} from '../../link/launch-problem.js';
 import {UnsupportedServerVersion} from '../../link/modern-mode.js';
 import {attemptStderr, stderrLinesRead, stderrSummary, type LogBuffer} from '../../link/log-buffer.js';
 import {rugPulled, seconds, startFailed, startInterrupted, unavailable} from '../refusals.js';
@@ -419,13 +419,14 @@ export class Lifecycle {
 	/**
 	 * Whether a failed start is one a retry cannot fix: the spawn itself
 	 * failed, or the process exited at once with 126/127 (the shell's and
-	 * env's "cannot execute" and "not found"), and the file system says why.
+	 * env's "cannot execute" and "not found"), and the file system or the
+	 * spawn's error code (ENOTDIR, E2BIG, a NUL byte…) says why.
 	 */
 	private launchProblem(error: unknown, exit: ExitInfo | undefined): LaunchProblem | undefined {
 		const launch = this.deps.config.launch;
 		if (launch.kind !== 'stdio') return undefined;
 		if (!(error instanceof SpawnError) && exit?.code !== 127 && exit?.code !== 126) return undefined;
-		return diagnoseLaunch(launch);
+		return diagnoseSpawnFailure(launch, error instanceof SpawnError ? error.code : undefined);
 	}
 
 	/** Straight to dead with the reason, no retry, no breaker or budget spent: only a person's start or a config change tries again. */
