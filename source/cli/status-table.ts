@@ -14,9 +14,10 @@ const ago = (iso: string | null, now: number): string => {
 	return `${Math.round(seconds / 86_400)}d ago`;
 };
 
-// A line's own breaks and runs of spaces fold to one space. Not \s: it also counts a BOM, the line separator and
-// other characters the output rule must show escaped, and folding them would hide them in plain sight.
-const oneLine = (text: string): string => text.replaceAll(/[\t\n\v\f\r ]+/g, ' ');
+// A line's own breaks (LF, CRLF), tabs and runs of spaces fold to one space, as the TUI folds them. Not \s: it also
+// counts a BOM, the line separator and other characters the output rule must show escaped, and folding them would
+// hide them in plain sight; a lone carriage return, a vertical tab and a form feed are left to it too (\x0d …).
+const oneLine = (text: string): string => text.replaceAll(/(?:\r\n|[\t\n ])+/g, ' ');
 
 /** "shared", "per-client", or what "auto" runs now ("auto: per-client" once the upstream asked a client for roots, sampling or elicitation); per client, how many of the limit run ("per-client 2/32"). */
 function instancesCell(entry: StatusEntry): string {

@@ -80,6 +80,11 @@ describe('the status table', () => {
 		expect(lines[3]).toContain(String.raw`gone\ufeff\u2028now`);
 	});
 
+	it('shows a lone carriage return, a vertical tab and a form feed in LAST ERROR escaped, folding only line breaks and tabs', () => {
+		const lines = statusTable([entry('cr', 'boom A\rB\vC\fD\r\nE\tF')]).trimEnd().split('\n');
+		expect(lines[1]).toContain(String.raw`boom A\x0dB\x0bC\x0cD E F`);
+	});
+
 	it('says FAILED as the TUI does: failed calls, and the failures in a row apart, not as a bare "4/0"', () => {
 		const failing = {...entry('remote', 'start failed: cannot connect'), calls: 0, failures: 0, consecutiveFailures: 4} as StatusEntry;
 		const lines = statusTable([entry('ok', null), failing]).trimEnd().split('\n');
