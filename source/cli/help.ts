@@ -193,9 +193,9 @@ export const commandHelps: VerbHelp[] = [
 		usage: ['mcp-hangar setup CLIENT [--undo] [--dry-run] [--config PATH]'],
 		summary: "Point a client at hangar: its servers replaced by one hangar entry",
 		details: [
-			"Rewrites CLIENT's user config file so that it launches mcp-hangar --stdio --config PATH (as absolute",
+			"Rewrites CLIENT's user config file (VS Code: mcp.json, and settings.json's servers) so that it launches mcp-hangar --stdio --config PATH (as absolute",
 			'paths of node and dist/cli.js, so it works from a desktop app) instead of its own servers. Refuses while one of them is not in',
-			"hangar's config: run mcp-hangar import CLIENT first. A timestamped backup is written beside the file;",
+			"hangar's config: run mcp-hangar import CLIENT first. A timestamped backup is written beside each file it changes;",
 			'--undo puts it back byte for byte. CLIENT is one of:',
 			`  ${clientList}`,
 		],

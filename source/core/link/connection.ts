@@ -12,18 +12,8 @@
  * The requests an upstream sends its client (sampling, elicitation, roots) are
  * relayed through `ClientSide`; a modern upstream's listen is upstream-listen.ts.
  */
-import {
-	Client,
-	ProtocolError,
-	SdkError,
-	SdkErrorCode,
-	type CallToolResult,
-	type ClientCapabilities,
-	type JSONRPCMessage,
-	type Progress,
-	type StreamableHTTPClientTransport,
-	type Transport,
-} from '@modelcontextprotocol/client';
+import {Client, ProtocolError, SdkError, SdkErrorCode} from '@modelcontextprotocol/client';
+import type {CallToolResult, ClientCapabilities, JSONRPCMessage, Progress, StreamableHTTPClientTransport, Transport} from '@modelcontextprotocol/client';
 import {z} from 'zod';
 import {errorMessage} from '../base/errors.js';
 import {ConnectionLostError, RequestCancelledError, UpstreamRpcError, UpstreamTimeoutError, stripSdkPrefix, tooLargeAnswer} from './connection-errors.js';
