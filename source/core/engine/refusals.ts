@@ -482,15 +482,6 @@ export function toolFiltered(server: string, tool: string, rule: string): JsonRp
 	);
 }
 
-/** A call to a tool its upstream lists but hangar leaves out of tools/list, since clients would reject it (tool-check.ts). */
-export function toolLeftOut(server: string, tool: string, reason: string): JsonRpcError {
-	return new JsonRpcError(
-		JsonRpcCode.InvalidParams,
-		`Tool "${tool}" of server "${server}" is not served: hangar left it out of tools/list because ${reason}, which MCP clients reject. The server is broken: fix its tool definition (or report it to its authors); its other tools are served.`,
-		{error: 'ToolLeftOut', server, tool, reason},
-	);
-}
-
 /** What a client does with each capability an upstream's request needs. */
 const capabilityMeaning: Record<ClientCapability, string> = {
 	sampling: 'LLM completions for servers',

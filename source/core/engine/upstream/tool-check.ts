@@ -8,6 +8,7 @@
  * served as the upstream wrote them.
  */
 import {ToolSchema} from '@modelcontextprotocol/core';
+import {JsonRpcCode, JsonRpcError} from '../../base/errors.js';
 
 type Issue = {code: string; path: PropertyKey[]; message: string; expected?: unknown; values?: unknown[]};
 
@@ -62,4 +63,13 @@ export type LeftOutTool = {name: string; reason: string};
 /** The log line for a tool left out: what, why, and what to do. */
 export function leftOutNote(tool: LeftOutTool): string {
 	return `tool "${tool.name}" left out of tools/list: ${tool.reason}. MCP clients reject a list with such a tool in it; fix the server's tool definition (the rest of its tools are served)`;
+}
+
+/** A call to a tool its upstream lists but hangar leaves out of tools/list, since clients would reject it (tool-check.ts). */
+export function toolLeftOut(server: string, tool: string, reason: string): JsonRpcError {
+	return new JsonRpcError(
+		JsonRpcCode.InvalidParams,
+		`Tool "${tool}" of server "${server}" is not served: hangar left it out of tools/list because ${reason}, which MCP clients reject. The server is broken: fix its tool definition (or report it to its authors); its other tools are served.`,
+		{error: 'ToolLeftOut', server, tool, reason},
+	);
 }

@@ -13,7 +13,8 @@ import type {ServerConfig, ToolDefinition} from '../../config/read-config.js';
 import type {LogBuffer} from '../../link/log-buffer.js';
 import {approvalPins, checkListing, pinTools, pinnedAt, pinnedBy, type PinningMode, type ToolChange} from './pins.js';
 import {ToolFilter} from '../routing/tool-filter.js';
-import {leftOutNote, toolProblem, type LeftOutTool} from './tool-check.js';
+import {leftOutNote, toolLeftOut, toolProblem, type LeftOutTool} from './tool-check.js';
+import type {JsonRpcError} from '../../base/errors.js';
 import type {StateStore} from '../state-store.js';
 
 export type ToolsSource = 'live' | 'cache' | 'config' | 'none';
@@ -127,7 +128,13 @@ export class ToolList {
 
 	/** Why `tool` is left out of the list (tool-check.ts); undefined when it is not. */
 	leftOutReason(tool: string): string | undefined {
-		return this.leftOutTools.find(left => left.name === tool)?.reason;
+		return this.leftOutTools.length === 0 ? undefined : this.leftOutTools.find(left => left.name === tool)?.reason;
+	}
+
+	/** The refusal of a call to `tool` when it is left out of the list, saying why; undefined when it is not. */
+	leftOutRefusal(tool: string): JsonRpcError | undefined {
+		const reason = this.leftOutReason(tool);
+		return reason === undefined ? undefined : toolLeftOut(this.name, tool, reason);
 	}
 
 	/** Undefined when `tool` may be served; else the filter rule that keeps it out (whether or not the upstream lists it). */

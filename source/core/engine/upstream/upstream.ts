@@ -48,7 +48,7 @@ import {Lifecycle} from './lifecycle.js';
 export {attemptStderr} from '../../link/log-buffer.js';
 import {initialState, recordFirstSeen, upstreamRecord, type UpstreamRecord} from './upstream-record.js';
 import {eraView, isDualEra, type EraView} from './upstream-era.js';
-import {toolFiltered, toolLeftOut, restartHint} from '../refusals.js';
+import {toolFiltered, restartHint} from '../refusals.js';
 import {PersonActions} from './person-actions.js';
 
 /**
@@ -475,8 +475,8 @@ export class Upstream extends EventEmitter<{
 	/** Calls a tool of this upstream: see `CallPath`. A tool its filter keeps out, or left out as malformed, is refused, however the call named it. Not async: a layer of promise less on every call. */
 	callTool(tool: string, args: Record<string, unknown> | undefined, context: CallContext = {}): Promise<ToolAnswer> {
 		const rule = this.toolList.filterRule(tool);
-		const malformed = this.toolList.leftOutReason(tool); // left out of tools/list: clients would reject it (tool-check.ts)
-		if (rule !== undefined || malformed !== undefined) return Promise.reject(rule === undefined ? toolLeftOut(this.name, tool, malformed!) : toolFiltered(this.name, tool, rule));
+		const malformed = this.toolList.leftOutRefusal(tool); // left out of tools/list: clients would reject it (tool-check.ts)
+		if (rule !== undefined || malformed !== undefined) return Promise.reject(rule === undefined ? malformed : toolFiltered(this.name, tool, rule));
 		return this.calls.run(tool, args, context);
 	}
 

@@ -10,9 +10,8 @@ import {afterEach, describe, expect, it} from 'vitest';
 import {Logger} from '../../../../../source/core/base/logger.js';
 import {parseConfig, type ToolDefinition} from '../../../../../source/core/config/read-config.js';
 import {StateStore} from '../../../../../source/core/engine/state-store.js';
-import {toolProblem} from '../../../../../source/core/engine/upstream/tool-check.js';
+import {toolLeftOut, toolProblem} from '../../../../../source/core/engine/upstream/tool-check.js';
 import {ToolList} from '../../../../../source/core/engine/upstream/tool-list.js';
-import {toolLeftOut} from '../../../../../source/core/engine/refusals.js';
 import {LogBuffer} from '../../../../../source/core/link/log-buffer.js';
 
 const cleanups: Array<() => Promise<void>> = [];
