@@ -39,6 +39,8 @@ export const sdkModules = [
 	'endpoints/http-modern.ts',
 	// Resource template matching is the SDK's UriTemplate (RFC 6570), so hangar matches a URI as the upstream's SDK would.
 	'engine/routing/resource-uris.ts',
+	// Which upstream tools MCP clients accept: the SDK's own Tool schema, as clients check tools/list.
+	'engine/upstream/tool-check.ts',
 ];
 
 export type SourceImport = {

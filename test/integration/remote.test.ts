@@ -71,8 +71,30 @@ describe('remote upstreams over HTTP', () => {
 			const error = await rejection(t.supervisor.callByName('remote', 'echo', {message: 'x'}), HangarError);
 			expect(seen.length).toBeGreaterThan(0);
 			expect(seen[0]).toEqual({authorization: `Basic ${Buffer.from('me:p@ss-word').toString('base64')}`, url: '/mcp?x=1'});
-			expect(error.message).toContain(`cannot connect to http://***@127.0.0.1:${port}/mcp?x=1`);
+			expect(error.message).toContain(`no MCP session could be opened at http://***@127.0.0.1:${port}/mcp?x=1`);
+			expect(error.message).toContain('the server answered POST with HTTP 401 Unauthorized with an empty body');
 			expect(error.message).not.toContain('ss-word');
+		} finally {
+			server.close();
+		}
+	});
+
+	it('says what a server that answered did: its HTTP error status and the first line of its body (escaped), or a redirect loop', async () => {
+		const server = http.createServer((req, res) => {
+			if (req.url === '/loop') res.writeHead(307, {location: '/loop'}).end();
+			else if (req.method === 'GET') res.writeHead(405).end();
+			else res.writeHead(500, {'content-type': 'text/html'}).end('\n<html>\u001b[2J boom</html>\nsecond line');
+		});
+		await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve));
+		const {port} = server.address() as net.AddressInfo;
+		try {
+			const t = await startSupervisor({failing: {url: `http://127.0.0.1:${port}/mcp`, tools: [{name: 'echo'}]}, loop: {url: `http://127.0.0.1:${port}/loop`, tools: [{name: 'echo'}]}});
+			const failing = await rejection(t.supervisor.callByName('failing', 'echo', {}), HangarError);
+			expect(failing.message).toContain(`no MCP session could be opened at http://127.0.0.1:${port}/mcp (streamable-http: the server answered POST with HTTP 500 Internal Server Error: "<html>\\x1b[2J boom</html>" (the server failed: see its own logs)`);
+			expect(failing.message).not.toMatch(/ERA_NEGOTIATION|second line/);
+			const loop = await rejection(t.supervisor.callByName('loop', 'echo', {}), HangarError);
+			expect(loop.message).toContain('the server answered POST with a redirect to the same url (HTTP 307 Temporary Redirect), a redirect loop');
+			expect(loop.message).not.toContain('CLIENT_HTTP_NOT_IMPLEMENTED');
 		} finally {
 			server.close();
 		}
@@ -85,6 +107,7 @@ describe('remote upstreams over HTTP', () => {
 		expect(error).toBeInstanceOf(HangarError);
 		expect((error as HangarError).codeName).toBe('StartFailed');
 		expect((error as HangarError).message).toMatch(/^upstream "remote": start failed: /);
+		expect((error as HangarError).message).toContain(`cannot connect to http://127.0.0.1:${port}/mcp (streamable-http and sse: nothing accepts connections on 127.0.0.1 port ${port} (ECONNREFUSED): start the server, or fix the url)`);
 		expect(t.supervisor.upstream('remote').state).toBe('dead');
 	});
 });

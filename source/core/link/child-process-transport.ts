@@ -41,7 +41,7 @@ import {hasProc, isStopped, newTreeMarker, startTimeOf, type TreeRoot} from './p
 import {CoalescingWriter} from '../wire/write-coalescer.js';
 import {Backlog} from '../wire/backlog.js';
 import {spawnUpstream, takeEarly} from './early-spawn.js';
-import {SteadySet} from '../base/steady-collections.js';
+import {SteadyMap} from '../base/steady-collections.js';
 
 /** A send the writer took at once: every such send shares this settled promise. */
 const written: Promise<void> = Promise.resolve();
@@ -79,6 +79,8 @@ export class ChildProcessTransport implements Transport {
 	 * that request at once, instead of letting it wait out its deadline.
 	 */
 	onOversized?: (id: string | number | undefined, bytes: number) => void;
+	/** Told of an answer that breaks the protocol to a request in flight (`"result": null`, ...): its request is failed at once. */
+	onMalformedAnswer?: (id: string | number, method: string, answer: Record<string, unknown>, problem: string) => void;
 
 	private child: ChildProcess | undefined;
 	private exitInfo: ExitInfo | undefined;
@@ -92,8 +94,8 @@ export class ChildProcessTransport implements Transport {
 	private root: TreeRoot | undefined;
 	/** Set once the child was found unreachable while running (see the module comment). */
 	private brokenLink: string | undefined;
-	/** Ids of the requests sent and not yet answered: while there are any, the child is checked for being stopped. */
-	private readonly awaited = new SteadySet<string | number>();
+	/** Ids of the requests sent and not yet answered, with their methods: while there are any, the child is checked for being stopped. */
+	private readonly awaited = new SteadyMap<string | number, string>();
 	private stopCheck: NodeJS.Timeout | undefined;
 
 	constructor(
@@ -235,12 +237,16 @@ export class ChildProcessTransport implements Transport {
 		const first = line.trimStart()[0];
 		const checked = first === '{' || first === '[' ? checkJsonRpcLine(line) : undefined;
 		if (checked === undefined || isProblem(checked)) {
+			// A broken answer to a request in flight fails it now (the connection says why): no other answer will come.
+			const method = checked?.silent === true && checked.id !== null && checked.idText === undefined ? this.awaited.get(checked.id) : undefined;
+			const failed = method !== undefined && this.awaited.delete(checked!.id!);
 			// Garbage is the upstream's output: it shares its budget, and only the start of a line is kept.
 			if (this.log.admit('stdout', line.length)) {
 				const why = checked === undefined || checked.code === JsonRpcCode.ParseError ? '' : `: ${checked.message}`;
-				this.log.push('stdout', `not JSON-RPC (ignored${why}): ${detached(line.slice(0, keptBytes))}${line.length > keptBytes ? `… (${line.length} chars)` : ''}`);
+				this.log.push('stdout', `not JSON-RPC (${failed ? 'its request fails' : 'ignored'}${why}): ${detached(line.slice(0, keptBytes))}${line.length > keptBytes ? `… (${line.length} chars)` : ''}`);
 			}
 
+			if (failed) this.onMalformedAnswer?.(checked!.id!, method, JSON.parse(line) as Record<string, unknown>, checked!.message);
 			return;
 		}
 
@@ -304,7 +310,7 @@ export class ChildProcessTransport implements Transport {
 
 		if ('method' in message) {
 			if ('id' in message) {
-				this.awaited.add(message.id);
+				this.awaited.set(message.id, message.method);
 				this.watchForStop();
 			} else if (message.method === 'notifications/cancelled') {
 				this.awaited.delete((message.params as {requestId?: string | number} | undefined)?.requestId ?? '');

@@ -18,6 +18,31 @@ export function tooLargeAnswer(upstream: string, id: string | number | null, byt
 	return {jsonrpc: '2.0', id, error: {code: ErrorCode.MessageTooLarge, message, data: {error: 'MessageTooLarge', upstream, bytes, limit, setting: 'hangar.maxUpstreamMessageBytes'}}};
 }
 
+/** A JSON value, short, for a message: at most `max` characters of its JSON. */
+function shortJson(value: unknown, max = 80): string {
+	const text = JSON.stringify(value) ?? String(value);
+	return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
+/** What is wrong with an answer that is not a valid JSON-RPC response (`problem`: the classifier's words, for anything else). */
+export function answerFault(method: string, answer: Record<string, unknown>, problem: string): string {
+	if ('result' in answer && 'error' in answer) return `answered ${method} with both "result" and "error" (a response has one of them)`;
+	if ('result' in answer) return `answered ${method} with "result": ${shortJson(answer['result'])}, which is not an object`;
+	if ('error' in answer) return `answered ${method} with "error": ${shortJson(answer['error'])}, which is not an object with an integer "code" and a string "message"`;
+	return `answered ${method} with a message that is not a JSON-RPC response (${problem.replace(/^Invalid Request: /, '')})`;
+}
+
+/**
+ * What answers a request whose answer broke the protocol (`"result": null`,
+ * both "result" and "error", an error without a message...): an error
+ * saying what was wrong, at once, instead of a wait for the deadline for an
+ * answer that never comes. The same server will answer the same again.
+ */
+export function malformedAnswer(upstream: string, id: string | number, fault: string): {jsonrpc: '2.0'; id: string | number; error: {code: number; message: string; data: Record<string, unknown>}} {
+	const message = `the upstream ${fault}, which breaks the MCP protocol. The server is broken: report it to its authors, or quarantine it (mcp-hangar quarantine ${upstream}) until it is fixed`;
+	return {jsonrpc: '2.0', id, error: {code: JsonRpcCode.InternalError, message, data: {error: 'MalformedAnswer', upstream, fault}}};
+}
+
 /** A JSON-RPC error the upstream itself answered with (not a transport failure). */
 export class UpstreamRpcError extends JsonRpcError {
 	constructor(code: number, message: string, data: unknown) {

@@ -16,7 +16,7 @@ import {Client, ProtocolError, SdkError, SdkErrorCode} from '@modelcontextprotoc
 import type {CallToolResult, ClientCapabilities, JSONRPCMessage, Progress, StreamableHTTPClientTransport, Transport} from '@modelcontextprotocol/client';
 import {z} from 'zod';
 import {errorMessage} from '../base/errors.js';
-import {ConnectionLostError, RequestCancelledError, UpstreamRpcError, UpstreamTimeoutError, stripSdkPrefix, tooLargeAnswer} from './connection-errors.js';
+import {ConnectionLostError, RequestCancelledError, UpstreamRpcError, UpstreamTimeoutError, answerFault, malformedAnswer, stripSdkPrefix, tooLargeAnswer} from './connection-errors.js';
 import {NO_SDK_TIMEOUT, connectRemote} from './remote-transport.js';
 import type {ServerConfig, ToolDefinition} from '../config/read-config.js';
 import type {LogBuffer} from './log-buffer.js';
@@ -36,6 +36,7 @@ import {UpstreamAsks} from './upstream-asks.js';
 import type {ConnectionEvents} from './connection-events.js';
 import {isTerminalTaskStatus, TaskProgressTokens} from './task-progress.js';
 import {ListHints} from './list-hints.js';
+import {eachPage} from './list-pages.js';
 import {ExtensionTasks} from './extension-tasks.js';
 import {UpstreamListen, withoutListenId} from './upstream-listen.js';
 
@@ -194,6 +195,7 @@ export class UpstreamConnection {
 		} else if (config.launch.kind === 'stdio') {
 			child = new ChildProcessTransport(config.launch, log, config.maxUpstreamMessageBytes, graceMs);
 			child.onOversized = (id, bytes) => connection?.answerTooLarge(id, bytes);
+			child.onMalformedAnswer = (id, method, answer, problem) => connection?.answerMalformed(id, answerFault(method, answer, problem));
 			transport = child;
 		} else {
 			origins = new StreamOrigins();
@@ -360,6 +362,11 @@ export class UpstreamConnection {
 		this.transport.onmessage?.(tooLargeAnswer(this.name, id, bytes, limit) as JSONRPCMessage);
 	}
 
+	/** An answer that broke the protocol: its request is answered now with hangar's error saying what was wrong (see `malformedAnswer`). */
+	private answerMalformed(id: RequestId, fault: string): void {
+		this.transport.onmessage?.(malformedAnswer(this.name, id, fault) as JSONRPCMessage);
+	}
+
 	/** Progress under the token of a call that became a task: the task's (a late one of a plain call is dropped). */
 	private taskProgress(token: string, progress: Progress): void {
 		const taskId = this.taskTokens.taskOf(token);
@@ -440,10 +447,9 @@ export class UpstreamConnection {
 	// Calls
 
 	/**
-	 * Lists every tool, following `nextCursor` pages. Each definition is kept
-	 * as the upstream wrote it, keys in its order (the SDK's schema would put
-	 * the keys it knows first, `$schema` and `icons` among them): only a tool
-	 * without a string name is left out.
+	 * Lists every tool, following `nextCursor` pages. Each definition is kept as the upstream wrote it, keys in its
+	 * order (the SDK's schema would put the keys it knows first, `$schema` and `icons` among them): only a tool
+	 * without a string name is left out here (one clients would reject is left out of what is served: tool-check.ts).
 	 */
 	async listTools(signal: AbortSignal): Promise<ToolDefinition[]> {
 		const tools: ToolDefinition[] = [];
@@ -458,18 +464,13 @@ export class UpstreamConnection {
 		return tools;
 	}
 
-	/** Reads every page of a list, following `nextCursor`, and keeps the listing's caching hints (list-hints.ts). */
+	/** Reads every page of a list, following `nextCursor` (list-pages.ts), and keeps the listing's caching hints (list-hints.ts). */
 	private async eachPage(method: string, signal: AbortSignal, take: (page: Record<string, unknown>) => void): Promise<void> {
-		let cursor: string | undefined;
-		const seen = new Set<string>();
-		do {
-			const page = await this.request(() => this.client.request({method, params: cursor === undefined ? {} : {cursor}} as never, passthroughObject, {signal, timeout: NO_SDK_TIMEOUT}));
+		const read = async (cursor: string | undefined) => this.request(() => this.client.request({method, params: cursor === undefined ? {} : {cursor}} as never, passthroughObject, {signal, timeout: NO_SDK_TIMEOUT}));
+		await eachPage(method, read, (page, first) => {
 			take(page);
-			this.listHints.page(method, page, cursor === undefined);
-			cursor = typeof page['nextCursor'] === 'string' ? page['nextCursor'] : undefined;
-			if (cursor !== undefined && seen.has(cursor)) break; // A server that repeats a cursor would loop forever.
-			if (cursor !== undefined) seen.add(cursor);
-		} while (cursor !== undefined);
+			this.listHints.page(method, page, first);
+		}, this.log);
 	}
 
 	/** What the upstream answered `initialize` with (undefined before it did). */

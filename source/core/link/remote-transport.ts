@@ -18,6 +18,7 @@ import type {LogBuffer} from './log-buffer.js';
 import type {StreamOrigins} from './stream-origins.js';
 import {OAuthBearer, signInNeededIn} from './oauth-bearer.js';
 import {boundedFetch} from './bounded-fetch.js';
+import {HttpWitness} from './http-witness.js';
 
 /** Connect without the SDK's own request timeout: hangar's start timeout (an abort signal) applies. */
 export const NO_SDK_TIMEOUT = 2_147_000_000;
@@ -52,11 +53,14 @@ export async function connectRemote(
 	const bearer = configuredAuthorization || config.launch.auth === undefined ? undefined : new OAuthBearer(config.name, config.launch.url, config.launch.auth, log, onSignInNeeded, headers);
 	const withAuth = (base: typeof fetch): typeof fetch => (bearer === undefined ? base : bearer.wrap(base));
 	// hangar.maxUpstreamMessageBytes, per message, as for a stdio upstream's lines (bounded-fetch.ts).
-	const bounded = boundedFetch(fetch, config.name, config.maxUpstreamMessageBytes ?? defaults.maxUpstreamMessageBytes, log);
+	const witness = new HttpWitness();
+	const bounded = boundedFetch(witness.wrap(fetch, url), config.name, config.maxUpstreamMessageBytes ?? defaults.maxUpstreamMessageBytes, log);
 	const order = config.launch.transport === 'auto' ? (['streamable-http', 'sse'] as const) : [config.launch.transport];
 	const failures: string[] = [];
+	let answered = false;
 	for (const kind of order) {
 		signal.throwIfAborted();
+		witness.watch(kind);
 		// A request's trace context in _meta goes in its HTTP headers too (trace-headers.ts).
 		const lost = (): void => {
 			log.push('hangar', 'the upstream no longer knows hangar\'s session (HTTP 404, or 400 naming the session: it restarted, or ended the session): closing the connection, to start a new session');
@@ -69,6 +73,7 @@ export async function connectRemote(
 				: new StreamableHTTPClientTransport(url, {requestInit, fetch: withAuth(origins.wrap(withTraceHeaders(sessionWatch(bounded, lost))))});
 		try {
 			await client.connect(transport, {signal, timeout: NO_SDK_TIMEOUT});
+			witness.stop();
 			log.push('hangar', `connected to ${url.origin} over ${kind}`);
 			return transport;
 		} catch (error) {
@@ -76,13 +81,20 @@ export async function connectRemote(
 			// Another transport would meet the same 401: the upstream needs a sign-in, not a fallback.
 			const signIn = signInNeededIn(error) ?? bearer?.lastNeeded;
 			if (signIn !== undefined) throw signIn;
-			const reason = networkReason(error);
-			failures.push(`${kind}: ${reason}`);
+			witness.stop();
+			// What the HTTP layer saw says more than the SDK's codes (ERA_NEGOTIATION_FAILED, CLIENT_HTTP_NOT_IMPLEMENTED).
+			const reason = witness.said ?? networkReason(error);
+			answered ||= witness.answered;
+			// Both transports meeting the same failure (a refused connection, a blocked port) say it once.
+			const same = failures.length === 1 && failures[0]!.endsWith(`: ${reason}`);
+			if (same) failures[0] = `${failures[0]!.slice(0, failures[0]!.length - reason.length - 2)} and ${kind}: ${reason}`;
+			else failures.push(`${kind}: ${reason}`);
 			log.push('hangar', `connecting over ${kind} failed: ${reason}`);
 		}
 	}
 
-	throw new Error(`cannot connect to ${maskText(config.launch.url)} (${failures.join('; ')})`);
+	const opening = answered ? `no MCP session could be opened at ${maskText(config.launch.url)}` : `cannot connect to ${maskText(config.launch.url)}`;
+	throw new Error(`${opening} (${failures.join('; ')})`);
 }
 
 /**

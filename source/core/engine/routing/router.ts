@@ -23,6 +23,7 @@
  */
 import type {ToolDefinition} from '../../config/read-config.js';
 import {closeMatches} from '../../base/closest-match.js';
+import type {JsonRpcError} from '../../base/errors.js';
 import {callTimeout, requestFailed, toolFiltered, resourceNotFound, unknownPrompt, unknownServer, unknownServerTool, unknownTool} from '../refusals.js';
 import type {RequestContext} from '../request-context.js';
 import type {PromptDefinition, ResourceDefinition, ResourceTemplateDefinition} from '../upstream/catalog.js';
@@ -264,8 +265,8 @@ export class Router {
 		return {server: owner.upstream.name, tool: owner.rest};
 	}
 
-	/** For the name a tool would have if its server's filter did not keep it out: the server, the tool and the rule. */
-	private filteredOwner(name: string): {server: string; tool: string; rule: string} | undefined {
+	/** For the name a tool would have if its server's filter did not keep it out (or it were not left out as malformed: `malformed` says why): the server, the tool and the rule. */
+	private filteredOwner(name: string): {server: string; tool: string; rule: string; malformed?: JsonRpcError} | undefined {
 		const candidates = [...this.upstreams.values()].filter(upstream => upstream.config.namespace === false);
 		const prefixed = this.owner(name);
 		const found: Array<{upstream: Upstream; tool: string}> = candidates.map(upstream => ({upstream, tool: name}));
@@ -273,6 +274,8 @@ export class Router {
 		for (const {upstream, tool} of found) {
 			const rule = upstream.filteredTools.find(filtered => filtered.name === tool)?.rule;
 			if (rule !== undefined) return {server: upstream.name, tool, rule};
+			const malformed = upstream.toolList.leftOutRefusal(tool);
+			if (malformed !== undefined) return {server: upstream.name, tool, rule: '', malformed};
 		}
 
 		return undefined;
@@ -356,6 +359,8 @@ export class Router {
 		if (upstream === undefined) throw unknownServer(server, [...this.upstreams.keys()]);
 		const rule = upstream.toolList.filterRule(tool);
 		if (rule !== undefined) throw toolFiltered(server, tool, rule);
+		const malformed = upstream.toolList.leftOutRefusal(tool);
+		if (malformed !== undefined) throw malformed;
 		if (!upstream.listsTool(tool)) throw unknownServerTool(server, tool, upstream.tools.map(definition => definition.name));
 		return {kind: 'tool', upstream, localName: tool};
 	}
@@ -370,6 +375,7 @@ export class Router {
 		const route = (await this.resolveTool(name, signal)) ?? this.hiddenOwner(name) ?? this.unlistedOwner(name);
 		if (route === undefined) {
 			const filtered = this.filteredOwner(name);
+			if (filtered?.malformed !== undefined) throw filtered.malformed;
 			if (filtered !== undefined) throw toolFiltered(filtered.server, filtered.tool, filtered.rule);
 			const own = [...this.upstreams.values()].filter(upstream => upstream.config.namespace === false).length;
 			throw unknownTool(name, this.closest(name), toolNaming(own, this.upstreams.size));

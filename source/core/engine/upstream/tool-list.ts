@@ -13,6 +13,8 @@ import type {ServerConfig, ToolDefinition} from '../../config/read-config.js';
 import type {LogBuffer} from '../../link/log-buffer.js';
 import {approvalPins, checkListing, pinTools, pinnedAt, pinnedBy, type PinningMode, type ToolChange} from './pins.js';
 import {ToolFilter} from '../routing/tool-filter.js';
+import {leftOutNote, toolLeftOut, toolProblem, type LeftOutTool} from './tool-check.js';
+import type {JsonRpcError} from '../../base/errors.js';
 import type {StateStore} from '../state-store.js';
 
 export type ToolsSource = 'live' | 'cache' | 'config' | 'none';
@@ -42,6 +44,8 @@ export class ToolList {
 	/** What is served: `all` through the filter. */
 	private list: readonly ToolDefinition[] = [];
 	private filteredOut: FilteredTool[] = [];
+	/** Tools the upstream listed that clients would reject (tool-check.ts): never served, each with why. */
+	private leftOutTools: LeftOutTool[] = [];
 	private readonly filter: ToolFilter;
 	private from: ToolsSource = 'none';
 	private verified: number | undefined;
@@ -75,7 +79,24 @@ export class ToolList {
 		}
 	}
 
-	private take(tools: readonly ToolDefinition[]): void {
+	/** Keeps the tools clients accept (the others are left out, logged once each time the set of them changes); returns those. */
+	private check(tools: readonly ToolDefinition[]): readonly ToolDefinition[] {
+		const leftOut: LeftOutTool[] = [];
+		const kept: ToolDefinition[] = [];
+		for (const tool of tools) {
+			// A missing or null inputSchema is served as {"type":"object"} (tool-requests.ts): checked as such.
+			const reason = toolProblem(tool.inputSchema == null ? {...tool, inputSchema: {type: 'object'}} : tool);
+			if (reason === undefined) kept.push(tool);
+			else leftOut.push({name: tool.name, reason});
+		}
+
+		if (JSON.stringify(leftOut) !== JSON.stringify(this.leftOutTools)) for (const tool of leftOut) this.log.push('hangar', leftOutNote(tool));
+		this.leftOutTools = leftOut;
+		return leftOut.length === 0 ? tools : kept;
+	}
+
+	private take(listed: readonly ToolDefinition[]): void {
+		const tools = this.check(listed);
 		this.all = tools;
 		if (!this.filter.active) {
 			this.list = tools;
@@ -98,6 +119,22 @@ export class ToolList {
 	/** The tools the upstream lists that its filter keeps from every surface, each with its rule. */
 	get filtered(): readonly FilteredTool[] {
 		return this.filteredOut;
+	}
+
+	/** The tools the upstream lists that clients would reject, each with why (tool-check.ts). */
+	get leftOut(): readonly LeftOutTool[] {
+		return this.leftOutTools;
+	}
+
+	/** Why `tool` is left out of the list (tool-check.ts); undefined when it is not. */
+	leftOutReason(tool: string): string | undefined {
+		return this.leftOutTools.length === 0 ? undefined : this.leftOutTools.find(left => left.name === tool)?.reason;
+	}
+
+	/** The refusal of a call to `tool` when it is left out of the list, saying why; undefined when it is not. */
+	leftOutRefusal(tool: string): JsonRpcError | undefined {
+		const reason = this.leftOutReason(tool);
+		return reason === undefined ? undefined : toolLeftOut(this.name, tool, reason);
 	}
 
 	/** Undefined when `tool` may be served; else the filter rule that keeps it out (whether or not the upstream lists it). */
@@ -133,9 +170,12 @@ export class ToolList {
 	}
 
 	/** Takes a list read from the upstream (or its source): persisted at once, revision bumped when its content changed. */
-	set(tools: ToolDefinition[], source: ToolsSource): void {
-		const changed = JSON.stringify(tools) !== JSON.stringify(this.all);
-		this.take(tools);
+	set(listed: ToolDefinition[], source: ToolsSource): void {
+		const before = this.all;
+		this.take(listed);
+		// Only what is served is kept: a tool left out is learned again (and left out again) at the next listing.
+		const tools = this.all as ToolDefinition[];
+		const changed = JSON.stringify(tools) !== JSON.stringify(before);
 		this.from = source;
 		this.verified = Date.now();
 		if (changed) this.revision += 1;

@@ -472,11 +472,11 @@ export class Upstream extends EventEmitter<{
 	// ---------------------------------------------------------------------
 	// Calls
 
-	/** Calls a tool of this upstream: see `CallPath`. A tool its filter keeps out is refused, however the call named it. */
+	/** Calls a tool of this upstream: see `CallPath`. A tool its filter keeps out, or left out as malformed, is refused, however the call named it. Not async: a layer of promise less on every call. */
 	callTool(tool: string, args: Record<string, unknown> | undefined, context: CallContext = {}): Promise<ToolAnswer> {
-		// Not async: a layer of promise less on every call.
 		const rule = this.toolList.filterRule(tool);
-		if (rule !== undefined) return Promise.reject(toolFiltered(this.name, tool, rule));
+		const malformed = this.toolList.leftOutRefusal(tool); // left out of tools/list: clients would reject it (tool-check.ts)
+		if (rule !== undefined || malformed !== undefined) return Promise.reject(rule === undefined ? malformed : toolFiltered(this.name, tool, rule));
 		return this.calls.run(tool, args, context);
 	}
 
