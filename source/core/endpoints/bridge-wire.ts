@@ -17,7 +17,7 @@
  * (write-coalescer.ts waits for it because a turn may read many HTTP
  * requests; here one read already carries all that arrived together).
  */
-import type {Readable, Writable} from 'node:stream';
+import type {Writable} from 'node:stream';
 import {peekMessage, type Id} from '../wire/message-classifier.js';
 import {Backlog} from '../wire/backlog.js';
 
@@ -284,9 +284,9 @@ export class Outlet {
 		}
 	}
 
-	/** An outlet to `stream` that pauses `feeder()`, the stream whose reads make its writes, while `stream` is backlogged. */
-	static pausing(stream: Writable, feeder: () => Readable | undefined, limit?: number): Outlet {
-		return new Outlet(stream, new Backlog(stream, backlogged => (backlogged ? feeder()?.pause() : feeder()?.resume()), limit));
+	/** An outlet to `stream` that tells `onBacklog` when `stream` becomes backlogged (true) and when it drained (false). */
+	static pausing(stream: Writable, onBacklog: (backlogged: boolean) => void, limit?: number): Outlet {
+		return new Outlet(stream, new Backlog(stream, onBacklog, limit));
 	}
 
 	/** Runs `work` (the handling of one read) holding the writes of both outlets, then writes what each holds. */

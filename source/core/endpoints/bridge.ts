@@ -28,7 +28,8 @@
  *   before the connection closes: an orderly restart loses nothing.
  * - It never exits while stdin is open; when stdin closes it waits briefly
  *   for the answers still owed and exits.
- * - A client that does not read its stdout is not read either (core/wire/backlog.ts).
+ * - A client that does not read its stdout is not read either, nor is the
+ *   supervisor's socket for it (core/wire/backlog.ts).
  *
  * Nothing but the supervisor's own lines and JSON-RPC errors are ever
  * written to stdout.
@@ -52,7 +53,7 @@ import {
 } from '../wire/message-classifier.js';
 import {ByteLines, Outlet, readSupervisorLine} from './bridge-wire.js';
 import {tuneJitForServing} from '../base/serving-jit.js';
-import {closedAtOnce, readsParams, resendable, unavailableMessage} from './bridge-answers.js';
+import {closedAtOnce, lostInFlight, readsParams, resendable, unavailableMessage} from './bridge-answers.js';
 import {scanRequest} from '../wire/request-scan.js';
 import {HeldMessages, isRequest, type Held} from './bridge-held.js';
 import {connectSocket, type ConnectFailure} from './socket-client.js';
@@ -61,6 +62,7 @@ import {settleWithin} from '../base/settle.js';
 import {BridgeSession} from './bridge-session.js';
 import {batchAnswers, batchMembers} from './bridge-batches.js';
 import {systemClock, type Cancel, type Clock} from '../base/clock.js';
+import {ReadGate} from '../wire/backlog.js';
 
 const replayPrefix = 'mcp-hangar-bridge:replay:';
 
@@ -71,6 +73,8 @@ export class StdioBridge {
 	private socket: Duplex | undefined;
 	private socketWriter: Outlet | undefined;
 	private readonly out: Outlet;
+	/** The client's stdin, paused while stdout or the socket is backlogged. */
+	private readonly stdin: ReadGate;
 	private readonly inputSplitter: ByteLines;
 	/** Requests sent on the current connection and not yet answered, in the order sent. */
 	private readonly pending = new Map<Id, Held>();
@@ -106,7 +110,8 @@ export class StdioBridge {
 
 	constructor(private readonly options: BridgeOptions) {
 		this.clock = options.clock ?? systemClock;
-		this.out = Outlet.pausing(options.output, () => this.socket, options.backlogBytes);
+		this.stdin = new ReadGate(options.input);
+		this.out = Outlet.pausing(options.output, backlogged => this.outputBacklogged(backlogged), options.backlogBytes);
 		this.delayMs = options.backoff?.initialMs ?? 100;
 		this.queue = new HeldMessages(this.clock, options.requestTimeoutMs, held => this.answerUnavailable(held));
 		this.session = new BridgeSession(message => options.logger.warn(message));
@@ -133,6 +138,13 @@ export class StdioBridge {
 		output.on('error', () => void this.clientClosed('stdout closed (the client went away)'));
 		if (this.options.socket === undefined) void this.connect();
 		else this.attach(this.options.socket);
+	}
+
+	/** Past the limit unread on stdout neither the socket nor stdin is read, until the client read it (core/wire/backlog.ts). */
+	private outputBacklogged(backlogged: boolean): void {
+		if (backlogged) this.socket?.pause();
+		else this.socket?.resume();
+		this.stdin.hold(backlogged);
 	}
 
 	get state(): string {
@@ -194,7 +206,9 @@ export class StdioBridge {
 			}
 		}
 
-		return this.route({line, shape, heldSince: this.clock.now()});
+		// The text is kept only for a message that may be sent later, or again (as in fromClientBytes).
+		const kept = this.machine.state !== 'open' || (id !== undefined && method !== undefined && resendable(method));
+		return this.route({line: kept ? line : undefined, shape, heldSince: this.clock.now()});
 	}
 
 	/** What the bridge itself refuses of a message the rule passes: hangar's own methods, and a request id still owed. */
@@ -350,7 +364,7 @@ export class StdioBridge {
 
 	private attach(socket: Duplex): void {
 		this.socket = socket;
-		const writer = Outlet.pausing(socket, () => this.options.input, this.options.backlogBytes);
+		const writer = Outlet.pausing(socket, backlogged => this.stdin.hold(backlogged), this.options.backlogBytes);
 		this.socketWriter = writer;
 		this.connections += 1;
 		const reconnect = this.connections > 1;
@@ -471,13 +485,7 @@ export class StdioBridge {
 			if (held.shape.method !== undefined && resendable(held.shape.method)) {
 				again.push(held);
 			} else {
-				this.answerError(
-					held.shape.id!,
-					ErrorCode.SupervisorUnavailable,
-					`mcp-hangar: the supervisor went away while "${held.shape.method ?? 'request'}" was in flight, so it may or may not have run; nothing was retried. ` +
-						'Its clients reconnect by themselves; call again once it is back.',
-					{error: 'SupervisorUnavailable', operation: held.shape.method, socket: this.options.socketPath},
-				);
+				this.answerError(held.shape.id!, ErrorCode.SupervisorUnavailable, lostInFlight(held.shape.method), {error: 'SupervisorUnavailable', operation: held.shape.method, socket: this.options.socketPath});
 			}
 		}
 
@@ -560,27 +568,13 @@ export class StdioBridge {
 	private async clientClosed(reason: string): Promise<void> {
 		if (this.machine.state === 'closed') return;
 		const drainMs = this.options.drainMs ?? 5000;
-		if (!this.owesNothing && !reason.startsWith('stdout')) {
-			await settleWithin(
-				new Promise<void>(resolve => {
-					this.onSettled = resolve;
-				}),
-				drainMs,
-			);
-		}
-
+		if (!this.owesNothing && !reason.startsWith('stdout')) await settleWithin(new Promise<void>(resolve => (this.onSettled = resolve)), drainMs);
 		// The wait may have ended with the bridge closed by another path (stdout broke meanwhile).
 		if ((this.machine.state as string) === 'closed') return;
 		// Still owed after the wait: answered, so no request goes unanswered.
 		for (const held of this.queue.takeAll()) if (isRequest(held)) this.answerUnavailable(held);
 
-		for (const held of this.pending.values()) {
-			this.answerError(held.shape.id!, ErrorCode.SupervisorUnavailable, `mcp-hangar: "${held.shape.method ?? 'request'}" was not answered within ${drainMs} ms of stdin closing; the bridge is exiting.`, {
-				error: 'SupervisorUnavailable',
-				operation: held.shape.method,
-			});
-		}
-
+		for (const {shape} of this.pending.values()) this.answerError(shape.id!, ErrorCode.SupervisorUnavailable, `mcp-hangar: "${shape.method ?? 'request'}" was not answered within ${drainMs} ms of stdin closing; the bridge is exiting.`, {error: 'SupervisorUnavailable', operation: shape.method});
 		this.pending.clear();
 		this.machine.apply('client_closed', reason);
 		this.retryTimer?.();

@@ -384,6 +384,17 @@ describe('the --stdio bridge and a side that does not read', () => {
 		expect(socket.isPaused()).toBe(false);
 	});
 
+	it('stops reading the client too while it has not read 64 KiB of its stdout (its writes stall), and reads on once it has', async () => {
+		const {input, output, socket, toSupervisor, toBridge} = unread();
+		toSupervisor.resume();
+		for (let id = 1; id <= 20; id++) toBridge.write(answer(id));
+		await vi.waitFor(() => expect(socket.isPaused()).toBe(true));
+		expect(input.isPaused()).toBe(true);
+		idsReadFrom(output);
+		await vi.waitFor(() => expect(input.isPaused()).toBe(false));
+		expect(socket.isPaused()).toBe(false);
+	});
+
 	it('stops reading the client while the supervisor has not read 64 KiB it was sent, and reads on once it has', async () => {
 		const {input, toSupervisor} = unread();
 		for (let id = 1; id <= 20; id++) input.write(request(id));
