@@ -30,6 +30,8 @@
  *   for the answers still owed and exits.
  * - A client that does not read its stdout is not read either, nor is the
  *   supervisor's socket for it (core/wire/backlog.ts).
+ * - The supervisor's requests to the client still unanswered when the
+ *   connection is lost are cancelled at the client (bridge-asks.ts).
  *
  * Nothing but the supervisor's own lines and JSON-RPC errors are ever
  * written to stdout.
@@ -63,6 +65,7 @@ import {BridgeSession} from './bridge-session.js';
 import {batchAnswers, batchMembers} from './bridge-batches.js';
 import {systemClock, type Cancel, type Clock} from '../base/clock.js';
 import {ReadGate} from '../wire/backlog.js';
+import {SupervisorAsks} from './bridge-asks.js';
 
 const replayPrefix = 'mcp-hangar-bridge:replay:';
 
@@ -75,6 +78,7 @@ export class StdioBridge {
 	private readonly out: Outlet;
 	/** The client's stdin, paused while stdout or the socket is backlogged. */
 	private readonly stdin: ReadGate;
+	private readonly asks: SupervisorAsks;
 	private readonly inputSplitter: ByteLines;
 	/** Requests sent on the current connection and not yet answered, in the order sent. */
 	private readonly pending = new Map<Id, Held>();
@@ -115,6 +119,7 @@ export class StdioBridge {
 		this.delayMs = options.backoff?.initialMs ?? 100;
 		this.queue = new HeldMessages(this.clock, options.requestTimeoutMs, held => this.answerUnavailable(held));
 		this.session = new BridgeSession(message => options.logger.warn(message));
+		this.asks = new SupervisorAsks(message => options.logger.debug(message));
 		// A line that passes goes to the supervisor as the bytes that came (fromClient says which).
 		this.inputSplitter = new ByteLines((bytes, start, end) => this.fromClientBytes(bytes, start, end), bytes => this.socketWriter!.write(bytes), {
 			maxBytes: options.maxMessageBytes,
@@ -182,6 +187,7 @@ export class StdioBridge {
 
 		const {method, id} = checked;
 		const shape: Peek = {id, method, response: checked.kind === 'response', error: checked.kind === 'response' && 'error' in checked.value};
+		if (shape.response && id !== undefined && this.asks.any && !this.asks.answered(id)) return false;
 		if (!this.admits(shape)) return false;
 		if (checked.kind === 'request') this.session.request(id!, method, checked.params);
 		if (method === 'initialize' && id !== undefined) {
@@ -447,6 +453,9 @@ export class StdioBridge {
 			return false;
 		}
 
+		// A request to the client is owed its answer; the supervisor may withdraw it.
+		if (shape.id !== undefined) this.asks.asked(shape.id);
+		else if (shape.method === 'notifications/cancelled' && this.asks.waiting) this.asks.cancelled(bytes.toString('utf8', start, end));
 		return true;
 	}
 
@@ -479,6 +488,8 @@ export class StdioBridge {
 			return;
 		}
 
+		// Its requests to the client: nobody takes their answers now.
+		for (const line of this.asks.lost()) this.writeOut(line);
 		// Requests the lost supervisor never answered: read-only ones are sent again, calls are answered.
 		const again: Held[] = [];
 		for (const held of this.pending.values()) {
