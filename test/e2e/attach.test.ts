@@ -13,7 +13,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {pathToFileURL} from 'node:url';
 import {PassThrough} from 'node:stream';
-import {ToolListChangedNotificationSchema, type CallToolResult} from '@modelcontextprotocol/sdk/types.js';
+import {Client} from '@modelcontextprotocol/sdk/client/index.js';
+import {ElicitRequestSchema, ToolListChangedNotificationSchema, type CallToolResult} from '@modelcontextprotocol/sdk/types.js';
 import {afterEach, describe, expect, it} from 'vitest';
 import {StdioBridge} from '../../source/core/endpoints/bridge.js';
 import {ErrorCode} from '../../source/core/base/errors.js';
@@ -177,6 +178,45 @@ describe('mcp-hangar serve with --stdio clients attached', () => {
 		expect(isAlive(client.pid)).toBe(true);
 		expect(seen.errors).toEqual([]);
 		await client.close();
+		await next.stop();
+	});
+
+	it('cancels at the client an elicitation the killed supervisor was waiting on, and goes on with the next one', async () => {
+		const dir = tempDir();
+		const config = writeConfig(dir, {fx: fixture('normal', ['--client-features'])}, fastHangar);
+		const daemon = await startDaemon(config);
+		const client = new Client({name: 'asked', version: '1'}, {capabilities: {elicitation: {}}});
+		let asked: (id: string | number) => void = () => {};
+		const sawRequest = new Promise<string | number>(resolve => {
+			asked = resolve;
+		});
+		const cancelled: string[] = [];
+		// Its person never answers: only a cancellation ends the question.
+		client.setRequestHandler(ElicitRequestSchema, async (_request, extra) => {
+			asked(extra.requestId);
+			return new Promise(resolve => {
+				extra.signal.addEventListener('abort', () => {
+					cancelled.push(String(extra.signal.reason));
+					resolve({action: 'cancel'});
+				});
+			});
+		});
+		const handle = await openHangar(config, {client, shared: true, args: ['--log-level', 'info']});
+		const seen = watch(handle);
+		const call = rpcError(client.callTool({name: 'fx__ask', arguments: {kind: 'elicitation'}}));
+		const requestId = await sawRequest;
+		daemon.child.kill('SIGKILL');
+
+		expect((await call).code).toBe(ErrorCode.SupervisorUnavailable);
+		await waitFor(() => cancelled.length === 1, 'the pending elicitation to be cancelled at the client');
+		expect(cancelled[0]).toContain('the supervisor went away');
+		expect(String(requestId)).toMatch(/^hangar-/);
+
+		const next = await startDaemon(config);
+		expect(text(await client.callTool({name: 'fx__echo', arguments: {message: 'back'}}))).toBe('back');
+		expect(cancelled).toHaveLength(1);
+		expect(seen.errors).toEqual([]);
+		await handle.close();
 		await next.stop();
 	});
 

@@ -9,7 +9,12 @@
  *   memory growing with every answer; once it reads, hangar reads on, and
  *   every request it sent gets exactly one answer;
  * - past 1,000 requests in flight, another one is refused at once with
- *   TooManyInFlight, and the 1,000 are answered as usual.
+ *   TooManyInFlight, and the 1,000 are answered as usual;
+ * - a client that sends large requests (1 MiB each) through the bridge and
+ *   reads nothing is stopped too: its bridge and the daemon stay within a
+ *   bound (a large request past 16 MiB of them in flight is refused with
+ *   TooManyInFlight) while another client of the daemon is served, and it
+ *   gets every answer once it reads.
  */
 import {spawn, type ChildProcessWithoutNullStreams} from 'node:child_process';
 import {once} from 'node:events';
@@ -17,11 +22,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {afterEach, describe, expect, it} from 'vitest';
 import {ErrorCode} from '../../source/core/base/errors.js';
-import {cliPath, fixture, spawnEnv, tempDir, waitForExit, writeConfig} from '../support/hangar.js';
+import {cliPath, closeHangars, fixture, openHangar, spawnEnv, tempDir, waitForExit, writeConfig} from '../support/hangar.js';
 
 const children: ChildProcessWithoutNullStreams[] = [];
 const stateDirs: string[] = [];
 afterEach(async () => {
+	await closeHangars();
 	for (const child of children.splice(0)) {
 		child.stdin.end();
 		child.kill('SIGTERM');
@@ -66,12 +72,16 @@ function collectAnswers(child: ChildProcessWithoutNullStreams): {byId: Map<numbe
 	return {byId, until};
 }
 
-/** Hangar on a fixture upstream with a `big` tool, past its handshake, its answers collected by id. */
-async function startClient(standalone: boolean) {
+/** A config of a fixture upstream with a `big` tool, and its state dir (stopped after the test). */
+function fxConfig(): {config: string; stateDir: string} {
 	const dir = tempDir('hangar-slow-reader-');
 	const stateDir = path.join(dir, 'state');
 	stateDirs.push(stateDir);
-	const config = writeConfig(dir, {fx: fixture('normal', ['--big-answers'], {lazy: false})});
+	return {config: writeConfig(dir, {fx: fixture('normal', ['--big-answers'], {lazy: false, instances: 'shared'})}), stateDir};
+}
+
+/** Hangar on a fixture upstream with a `big` tool (`config`'s, or a new one), past its handshake, its answers collected by id. */
+async function startClient(standalone: boolean, {config, stateDir} = fxConfig()) {
 	const child = spawn(process.execPath, [cliPath, '--stdio', ...(standalone ? ['--standalone'] : []), '--config', config], {env: spawnEnv(), stdio: ['pipe', 'pipe', 'pipe']});
 	children.push(child);
 	child.stderr.resume();
@@ -129,7 +139,48 @@ async function refusesPastTheCap(standalone: boolean): Promise<void> {
 	expect(all.filter(([, answer]) => answer === 'result')).toHaveLength(1000);
 }
 
+/** The pid of the daemon serving `stateDir`. */
+const daemonOf = (stateDir: string) => (JSON.parse(fs.readFileSync(path.join(stateDir, 'endpoint.json'), 'utf8')) as {pid: number}).pid;
+
 describe('a client that does not read or wait for its answers', () => {
+	it('is held to a bounded memory when it sends large requests through the bridge, while another client of the daemon is served, and gets every answer once it reads', async () => {
+		const fx = fxConfig();
+		// Another client, an SDK one that reads its answers, starts the daemon.
+		const other = await openHangar(fx.config, {shared: true});
+		const echo = async (message: string) => ((await other.client.callTool({name: 'fx__echo', arguments: {message}})) as {content: Array<{text: string}>}).content[0]!.text;
+		expect(await echo('warm')).toBe('warm');
+		const {child, answers, call} = await startClient(false, fx);
+		const daemon = daemonOf(fx.stateDir);
+		const before = {daemon: rssMiB(daemon), bridge: rssMiB(child.pid!)};
+
+		// It reads nothing from here on, and writes calls of 1 MiB as fast as its pipe takes them, at most 300 of them.
+		child.stdout.pause();
+		const message = 'm'.repeat(1024 * 1024);
+		let sent = 0;
+		let stalled = false;
+		while (!stalled && sent < 300) {
+			sent += 1;
+			stalled = !(await written(child, call(sent, 'fx__echo', {message})));
+		}
+
+		expect(stalled, `the bridge read all ${sent} calls of 1 MiB a client sent and read no answer of`).toBe(true);
+		for (let index = 0; index < 20; index++) expect(await echo(`still served ${index}`)).toBe(`still served ${index}`);
+		// Measured: the daemon grew 53–112 MiB (most of it garbage not collected yet), the bridge 42–53; without the
+		// bounds both grew by gigabytes and the upstream's pipe failed.
+		if (process.platform === 'linux') {
+			expect(rssMiB(daemon) - before.daemon, 'what the daemon grew, in MiB').toBeLessThan(200);
+			expect(rssMiB(child.pid!) - before.bridge, 'what the bridge grew, in MiB').toBeLessThan(200);
+		}
+
+		// It reads now: every call it sent gets exactly one answer, the echoes in the order sent.
+		child.stdout.resume();
+		await answers.until(sent + 1);
+		const results = [...answers.byId.entries()].filter(([id, answer]) => id !== 0 && answer === 'result').map(([id]) => id);
+		expect(results.length).toBeGreaterThanOrEqual(8);
+		expect(results).toEqual([...results].sort((a, b) => a - b));
+		expect([...answers.byId.values()].filter(answer => answer !== 'result' && answer !== ErrorCode.TooManyInFlight)).toEqual([]);
+	}, 120_000);
+
 	it('is not read past a backlog of answers by --stdio --standalone, and is read again once it reads', async () => {
 		await stopsReadingThenReadsOn(true);
 	}, 120_000);

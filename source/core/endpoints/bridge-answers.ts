@@ -13,6 +13,10 @@ export const resendable = (method: string): boolean => method !== 'tools/call' &
 const paramsRead = new Set(['initialize', 'notifications/cancelled', ...setupMethods]);
 export const readsParams = (method: string): boolean => paramsRead.has(method);
 
+/** The answer to a request in flight when the supervisor went away (not one that only reads: those are sent again). */
+export const lostInFlight = (method: string | undefined): string =>
+	`mcp-hangar: the supervisor went away while "${method ?? 'request'}" was in flight, so it may or may not have run; nothing was retried. Its clients reconnect by themselves; call again once it is back.`;
+
 export type Unavailability = {
 	/** The request's method, when known. */
 	method: string | undefined;

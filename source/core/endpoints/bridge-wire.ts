@@ -7,9 +7,11 @@
  * only whole lines the bridge passes on goes out as the very Buffer it came
  * in. Of each line it reads only the ends, to learn which request it answers
  * (the id sits right after `"jsonrpc":"2.0"` in hangar's own writes, and
- * last in the SDK's) or which notification it is; a line of any other
- * layout is decoded and parsed (peekMessage). The bridge's own lines (its
- * errors, the replayed initialize) are strings, written in the same order.
+ * last in the SDK's) or which notification it is, or whether it is a request
+ * to the client (a line that starts with its method is searched for an
+ * `"id":` key); a line of any other layout is decoded and parsed
+ * (peekMessage). The bridge's own lines (its errors, the replayed
+ * initialize, its cancellations) are strings, written in the same order.
  *
  * Both streams are written once per read: what a read from the client or
  * the supervisor makes the bridge write is held until the read is handled,
@@ -17,7 +19,7 @@
  * (write-coalescer.ts waits for it because a turn may read many HTTP
  * requests; here one read already carries all that arrived together).
  */
-import type {Readable, Writable} from 'node:stream';
+import type {Writable} from 'node:stream';
 import {peekMessage, type Id} from '../wire/message-classifier.js';
 import {Backlog} from '../wire/backlog.js';
 
@@ -25,8 +27,11 @@ import {Backlog} from '../wire/backlog.js';
 export type SupervisorLine =
 	| {kind: 'answer'; id: Id; error: boolean}
 	| {kind: 'batch'}
-	/** A notification or a request to the client; `method` is undefined when the line has none (or is not a JSON object). */
-	| {kind: 'other'; method: string | undefined};
+	/**
+	 * A notification, or a request to the client (`id` set); `method` is undefined when the line has
+	 * none (or is not a JSON object).
+	 */
+	| {kind: 'other'; method: string | undefined; id?: Id | undefined};
 
 const quote = 0x22;
 const backslash = 0x5c;
@@ -41,6 +46,7 @@ const afterIdError = Buffer.from(',"error"');
 const resultFirst = Buffer.from('{"result":');
 const errorFirst = Buffer.from('{"error":');
 const tailIdKey = Buffer.from(',"id":');
+const idKey = Buffer.from('"id":');
 
 function startsWithAt(bytes: Buffer, at: number, end: number, prefix: Buffer): boolean {
 	if (end - at < prefix.length) return false;
@@ -87,12 +93,26 @@ function idAt(bytes: Buffer, at: number, end: number): {id: Id; next: number} | 
 	return {id: digits === at ? value : -value, next: index};
 }
 
+/** The number id of a line that ends with `,"id":N}`, or undefined (a string id, another end). */
+function tailNumberId(bytes: Buffer, start: number, end: number): Id | undefined {
+	if (bytes[end - 1] !== closingBrace) return undefined;
+	let index = end - 2;
+	while (index > start && bytes[index]! >= 0x30 && bytes[index]! <= 0x39) index--;
+	if (bytes[index] === minus) index--;
+	const key = index + 1 - tailIdKey.length;
+	if (key <= start || !startsWithAt(bytes, key, end, tailIdKey)) return undefined;
+	const id = idAt(bytes, key + tailIdKey.length, end);
+	return id?.next === end - 1 ? id.id : undefined;
+}
+
 /**
  * Reads what the bridge needs of one line from the supervisor, `bytes` from
  * `start` to `end` (no newline). Only layouts whose ends are unambiguous in
  * valid JSON are read from the ends: a key right after the opening brace is
  * a member of the outermost object, and so is a `,"id":N}` that ends the
  * line (`,"id":` cannot occur inside a string, whose quotes are escaped).
+ * A request to the client (hangar's own layout puts its id right after
+ * `"jsonrpc":"2.0"`, the SDK's last) is rare: one whose ends say less is parsed.
  */
 export function readSupervisorLine(bytes: Buffer, start: number, end: number): SupervisorLine {
 	if (bytes[start] === 0x5b /* [ */) return {kind: 'batch'};
@@ -114,13 +134,18 @@ export function readSupervisorLine(bytes: Buffer, start: number, end: number): S
 			const at = start + head.length - 1;
 			const stop = stringEndAt(bytes, at, end);
 			// The method must be followed by another member or the end of the object.
-			if (stop !== -1 && (bytes[stop] === comma || bytes[stop] === closingBrace)) return {kind: 'other', method: stringValue(bytes, at, stop)};
+			if (stop === -1 || (bytes[stop] !== comma && bytes[stop] !== closingBrace)) break;
+			// No `"id":` anywhere: a notification. A number id that ends the line is the request's (the SDK's layout).
+			if (bytes.subarray(stop, end).indexOf(idKey) === -1) return {kind: 'other', method: stringValue(bytes, at, stop)};
+			const id = tailNumberId(bytes, start, end);
+			if (id !== undefined) return {kind: 'other', method: stringValue(bytes, at, stop), id};
+			break;
 		}
 	}
 
 	const peek = peekMessage(bytes.toString('utf8', start, end));
 	if (peek?.response === true && peek.id !== undefined) return {kind: 'answer', id: peek.id, error: peek.error};
-	return {kind: 'other', method: peek?.method};
+	return {kind: 'other', method: peek?.method, id: peek?.method === undefined ? undefined : peek.id};
 }
 
 /** A byte limit on a line: a longer one is discarded as it streams in, and `onDiscarded` told its start and size. */
@@ -284,9 +309,9 @@ export class Outlet {
 		}
 	}
 
-	/** An outlet to `stream` that pauses `feeder()`, the stream whose reads make its writes, while `stream` is backlogged. */
-	static pausing(stream: Writable, feeder: () => Readable | undefined, limit?: number): Outlet {
-		return new Outlet(stream, new Backlog(stream, backlogged => (backlogged ? feeder()?.pause() : feeder()?.resume()), limit));
+	/** An outlet to `stream` that tells `onBacklog` when `stream` becomes backlogged (true) and when it drained (false). */
+	static pausing(stream: Writable, onBacklog: (backlogged: boolean) => void, limit?: number): Outlet {
+		return new Outlet(stream, new Backlog(stream, onBacklog, limit));
 	}
 
 	/** Runs `work` (the handling of one read) holding the writes of both outlets, then writes what each holds. */

@@ -28,7 +28,10 @@
  *   before the connection closes: an orderly restart loses nothing.
  * - It never exits while stdin is open; when stdin closes it waits briefly
  *   for the answers still owed and exits.
- * - A client that does not read its stdout is not read either (core/wire/backlog.ts).
+ * - A client that does not read its stdout is not read either, nor is the
+ *   supervisor's socket for it (core/wire/backlog.ts).
+ * - The supervisor's requests to the client still unanswered when the
+ *   connection is lost are cancelled at the client (bridge-asks.ts).
  *
  * Nothing but the supervisor's own lines and JSON-RPC errors are ever
  * written to stdout.
@@ -52,7 +55,7 @@ import {
 } from '../wire/message-classifier.js';
 import {ByteLines, Outlet, readSupervisorLine} from './bridge-wire.js';
 import {tuneJitForServing} from '../base/serving-jit.js';
-import {closedAtOnce, readsParams, resendable, unavailableMessage} from './bridge-answers.js';
+import {closedAtOnce, lostInFlight, readsParams, resendable, unavailableMessage} from './bridge-answers.js';
 import {scanRequest} from '../wire/request-scan.js';
 import {HeldMessages, isRequest, type Held} from './bridge-held.js';
 import {connectSocket, type ConnectFailure} from './socket-client.js';
@@ -62,9 +65,10 @@ import {BridgeSession} from './bridge-session.js';
 import {batchAnswers, batchMembers} from './bridge-batches.js';
 import {systemClock, type Cancel, type Clock} from '../base/clock.js';
 import {parseExact} from '../base/exact-json.js';
+import {ReadGate} from '../wire/backlog.js';
+import {SupervisorAsks} from './bridge-asks.js';
 
 const replayPrefix = 'mcp-hangar-bridge:replay:';
-
 export type {BridgeOptions} from './bridge-options.js';
 
 export class StdioBridge {
@@ -72,6 +76,9 @@ export class StdioBridge {
 	private socket: Duplex | undefined;
 	private socketWriter: Outlet | undefined;
 	private readonly out: Outlet;
+	/** The client's stdin, paused while stdout or the socket is backlogged. */
+	private readonly stdin: ReadGate;
+	private readonly asks: SupervisorAsks;
 	private readonly inputSplitter: ByteLines;
 	/** Requests sent on the current connection and not yet answered, in the order sent. */
 	private readonly pending = new Map<Id, Held>();
@@ -107,10 +114,12 @@ export class StdioBridge {
 
 	constructor(private readonly options: BridgeOptions) {
 		this.clock = options.clock ?? systemClock;
-		this.out = Outlet.pausing(options.output, () => this.socket, options.backlogBytes);
+		this.stdin = new ReadGate(options.input);
+		this.out = Outlet.pausing(options.output, backlogged => this.outputBacklogged(backlogged), options.backlogBytes);
 		this.delayMs = options.backoff?.initialMs ?? 100;
 		this.queue = new HeldMessages(this.clock, options.requestTimeoutMs, held => this.answerUnavailable(held));
 		this.session = new BridgeSession(message => options.logger.warn(message));
+		this.asks = new SupervisorAsks(message => options.logger.debug(message));
 		// A line that passes goes to the supervisor as the bytes that came (fromClient says which).
 		this.inputSplitter = new ByteLines((bytes, start, end) => this.fromClientBytes(bytes, start, end), bytes => this.socketWriter!.write(bytes), {
 			maxBytes: options.maxMessageBytes,
@@ -134,6 +143,13 @@ export class StdioBridge {
 		output.on('error', () => void this.clientClosed('stdout closed (the client went away)'));
 		if (this.options.socket === undefined) void this.connect();
 		else this.attach(this.options.socket);
+	}
+
+	/** Past the limit unread on stdout neither the socket nor stdin is read, until the client read it (core/wire/backlog.ts). */
+	private outputBacklogged(backlogged: boolean): void {
+		if (backlogged) this.socket?.pause();
+		else this.socket?.resume();
+		this.stdin.hold(backlogged);
 	}
 
 	get state(): string {
@@ -171,6 +187,7 @@ export class StdioBridge {
 
 		const {method, id} = checked;
 		const shape: Peek = {id, method, response: checked.kind === 'response', error: checked.kind === 'response' && 'error' in checked.value};
+		if (shape.response && id !== undefined && this.asks.any && !this.asks.answered(id)) return false;
 		if (!this.admits(shape)) return false;
 		if (checked.kind === 'request') this.session.request(id!, method, checked.params);
 		if (method === 'initialize' && id !== undefined) {
@@ -195,7 +212,9 @@ export class StdioBridge {
 			}
 		}
 
-		return this.route({line, shape, heldSince: this.clock.now()});
+		// The text is kept only for a message that may be sent later, or again (as in fromClientBytes).
+		const kept = this.machine.state !== 'open' || (id !== undefined && method !== undefined && resendable(method));
+		return this.route({line: kept ? line : undefined, shape, heldSince: this.clock.now()});
 	}
 
 	/** What the bridge itself refuses of a message the rule passes: hangar's own methods, and a request id still owed. */
@@ -351,7 +370,7 @@ export class StdioBridge {
 
 	private attach(socket: Duplex): void {
 		this.socket = socket;
-		const writer = Outlet.pausing(socket, () => this.options.input, this.options.backlogBytes);
+		const writer = Outlet.pausing(socket, backlogged => this.stdin.hold(backlogged), this.options.backlogBytes);
 		this.socketWriter = writer;
 		this.connections += 1;
 		const reconnect = this.connections > 1;
@@ -434,6 +453,9 @@ export class StdioBridge {
 			return false;
 		}
 
+		// A request to the client is owed its answer; the supervisor may withdraw it.
+		if (shape.id !== undefined) this.asks.asked(shape.id);
+		else if (shape.method === 'notifications/cancelled' && this.asks.waiting) this.asks.cancelled(bytes.toString('utf8', start, end));
 		return true;
 	}
 
@@ -466,19 +488,15 @@ export class StdioBridge {
 			return;
 		}
 
+		// Its requests to the client: nobody takes their answers now.
+		for (const line of this.asks.lost()) this.writeOut(line);
 		// Requests the lost supervisor never answered: read-only ones are sent again, calls are answered.
 		const again: Held[] = [];
 		for (const held of this.pending.values()) {
 			if (held.shape.method !== undefined && resendable(held.shape.method)) {
 				again.push(held);
 			} else {
-				this.answerError(
-					held.shape.id!,
-					ErrorCode.SupervisorUnavailable,
-					`mcp-hangar: the supervisor went away while "${held.shape.method ?? 'request'}" was in flight, so it may or may not have run; nothing was retried. ` +
-						'Its clients reconnect by themselves; call again once it is back.',
-					{error: 'SupervisorUnavailable', operation: held.shape.method, socket: this.options.socketPath},
-				);
+				this.answerError(held.shape.id!, ErrorCode.SupervisorUnavailable, lostInFlight(held.shape.method), {error: 'SupervisorUnavailable', operation: held.shape.method, socket: this.options.socketPath});
 			}
 		}
 
@@ -561,27 +579,13 @@ export class StdioBridge {
 	private async clientClosed(reason: string): Promise<void> {
 		if (this.machine.state === 'closed') return;
 		const drainMs = this.options.drainMs ?? 5000;
-		if (!this.owesNothing && !reason.startsWith('stdout')) {
-			await settleWithin(
-				new Promise<void>(resolve => {
-					this.onSettled = resolve;
-				}),
-				drainMs,
-			);
-		}
-
+		if (!this.owesNothing && !reason.startsWith('stdout')) await settleWithin(new Promise<void>(resolve => (this.onSettled = resolve)), drainMs);
 		// The wait may have ended with the bridge closed by another path (stdout broke meanwhile).
 		if ((this.machine.state as string) === 'closed') return;
 		// Still owed after the wait: answered, so no request goes unanswered.
 		for (const held of this.queue.takeAll()) if (isRequest(held)) this.answerUnavailable(held);
 
-		for (const held of this.pending.values()) {
-			this.answerError(held.shape.id!, ErrorCode.SupervisorUnavailable, `mcp-hangar: "${held.shape.method ?? 'request'}" was not answered within ${drainMs} ms of stdin closing; the bridge is exiting.`, {
-				error: 'SupervisorUnavailable',
-				operation: held.shape.method,
-			});
-		}
-
+		for (const {shape} of this.pending.values()) this.answerError(shape.id!, ErrorCode.SupervisorUnavailable, `mcp-hangar: "${shape.method ?? 'request'}" was not answered within ${drainMs} ms of stdin closing; the bridge is exiting.`, {error: 'SupervisorUnavailable', operation: shape.method});
 		this.pending.clear();
 		this.machine.apply('client_closed', reason);
 		this.retryTimer?.();

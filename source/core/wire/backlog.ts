@@ -11,16 +11,18 @@
  *
  * - the daemon's and standalone's line transport stop reading that
  *   client's requests (other clients are not affected);
- * - the bridge stops reading the supervisor's socket while its stdout is
- *   backlogged, and the client's stdin while the socket is, so the chain
- *   reaches the daemon as the same pause.
+ * - the bridge stops reading the supervisor's socket and the client's stdin
+ *   while its stdout is backlogged (the client's own writes stall then, and
+ *   the daemon's backlog for that connection holds what it still has for
+ *   it), and the client's stdin while the socket is: the chain reaches the
+ *   daemon as the same pause.
  *
  * The limit is far above what one burst of answers holds (the streams' own
  * high-water mark is 16 KiB): a slow reader is not slowed further, only one
  * that let megabytes pile up. A peer that writes everything before it reads
  * anything is also stopped, as it would be by a full pipe.
  */
-import type {Writable} from 'node:stream';
+import type {Readable, Writable} from 'node:stream';
 
 /** Past this many bytes waiting for a peer, what feeds its writer is paused. */
 export const backlogBytes = 8 * 1024 * 1024;
@@ -51,5 +53,23 @@ export class Backlog {
 		this.stream.on('drain', release);
 		this.stream.on('close', release);
 		this.onChange(true);
+	}
+}
+
+/**
+ * A stream that more than one backlog pauses (the bridge's stdin: by its
+ * stdout's and by the supervisor socket's): paused while any holds it,
+ * read again once the last lets go. Each Backlog tells it true once, then
+ * false once.
+ */
+export class ReadGate {
+	private holds = 0;
+
+	constructor(private readonly stream: Readable) {}
+
+	hold(held: boolean): void {
+		this.holds += held ? 1 : -1;
+		if (held && this.holds === 1) this.stream.pause();
+		else if (!held && this.holds === 0) this.stream.resume();
 	}
 }

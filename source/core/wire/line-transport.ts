@@ -11,9 +11,12 @@
  * - a request that reuses the id of one still in flight gets -32600, and the
  *   one in flight still gets its own answer;
  * - a request while `maxInFlight` (1,000) are in flight gets -32015
- *   (TooManyInFlight), and a peer that lets answers pile up unread is not
- *   read until it reads them (backlog.ts): what one client sends cannot grow
- *   hangar's memory without bound;
+ *   (TooManyInFlight), and so does a large one (16 KiB or more) while the
+ *   large requests in flight already take 16 MiB (`maxInFlightLength`): a
+ *   request is held until it is answered, and an upstream slower than the
+ *   client would otherwise hold a thousand of the largest; a peer that lets
+ *   answers pile up unread is not read until it reads them (backlog.ts):
+ *   what one client sends cannot grow hangar's memory without bound;
  * - a line longer than `maxMessageBytes` is discarded as it streams in and
  *   gets -32009, with the request id if one can be found at its start.
  *
@@ -72,6 +75,22 @@ export function logDrops(logger: Logger, reader: string): (dropped: number) => v
 	};
 }
 
+/** From this length a request counts toward `maxInFlightLength` (the count bounds the smaller ones: 1,000 × 16 KiB). */
+const largeRequestLength = 16 * 1024;
+
+/** The most the large requests of one client in flight may take together (characters of their lines); past it, another large one is refused. */
+export const maxInFlightLength = 16 * 1024 * 1024;
+
+/** A large request refused while the client's large requests in flight take `length` of at most `limit` characters. */
+function tooLargeInFlightProblem(id: Id, length: number, limit: number): MessageProblem {
+	const mib = (characters: number) => `${Math.round((characters / 1024 / 1024) * 10) / 10} MiB`;
+	return {
+		code: ErrorCode.TooManyInFlight,
+		message: `request refused: this client's requests in flight already take ${mib(length)}, and this one would pass ${mib(limit)}, the most hangar holds for one client; wait for answers before sending more`,
+		id,
+	};
+}
+
 /** A batch's requests not answered yet, and the answers (and member errors) ready so far, as JSON. */
 type Batch = {waiting: Set<Id>; answers: string[]};
 
@@ -85,6 +104,9 @@ export class LineTransport implements Transport {
 	private readonly writer: CoalescingWriter;
 	/** Ids of the peer's requests passed on and not answered yet. */
 	private readonly inFlight = new SteadySet<Id>();
+	/** The length of each large request in flight (see maxInFlightLength), and their sum. */
+	private readonly largeInFlight = new Map<Id, number>();
+	private largeInFlightLength = 0;
 	/** The batch each request of a batch belongs to, until it is answered (see handleBatch). */
 	private readonly batchOf = new Map<Id, Batch>();
 	/** The id of the peer's initialize, and the protocol version its answer gave (batches are read only under 2025-03-26). */
@@ -101,6 +123,8 @@ export class LineTransport implements Transport {
 		backlogLimit?: number,
 		/** Requests past this many in flight are refused with TooManyInFlight. */
 		private readonly maxInFlight = maxInFlightPerClient,
+		/** Large requests past this length in flight together are refused with TooManyInFlight. */
+		private readonly maxLargeInFlight = maxInFlightLength,
 	) {
 		// A peer that does not read its answers is not read either: what it sends cannot pile up answers in memory without bound.
 		const backlog = new Backlog(output, backlogged => (backlogged ? input.pause() : this.closed || input.resume()), backlogLimit);
@@ -156,13 +180,18 @@ export class LineTransport implements Transport {
 				return;
 			}
 
+			if (line.length >= largeRequestLength && !this.takeLarge(checked.id!, line.length)) {
+				this.refuse(tooLargeInFlightProblem(checked.id!, this.largeInFlightLength, this.maxLargeInFlight), line);
+				return;
+			}
+
 			this.inFlight.add(checked.id!);
 			if (checked.method === 'initialize') this.initializeId = checked.id;
 		} else if (checked.method === 'notifications/cancelled') {
 			// A cancelled request is never answered: its id is free again.
 			const target = checked.params?.['requestId'];
 			if (typeof target === 'string' || typeof target === 'number') {
-				this.inFlight.delete(target);
+				this.settle(target);
 				this.batchAnswered(target, undefined);
 			}
 		}
@@ -188,6 +217,8 @@ export class LineTransport implements Transport {
 
 		const batch: Batch = {waiting: new Set(), answers: []};
 		const take: JSONRPCMessage[] = [];
+		// A large batch's requests share its length.
+		const share = line.length >= largeRequestLength ? Math.ceil(line.length / members.length) : 0;
 		for (const member of members) {
 			const checked = checkJsonRpcMessage(member);
 			if (isProblem(checked)) {
@@ -196,8 +227,12 @@ export class LineTransport implements Transport {
 				take.push(checked.value as JSONRPCMessage);
 			} else if (checked.method === 'initialize') {
 				batch.answers.push(errorLine(JSON.stringify(checked.id), JsonRpcCode.InvalidRequest, 'Invalid Request: initialize must not be part of a JSON-RPC batch'));
-			} else if (this.inFlight.has(checked.id!) || this.inFlight.size >= this.maxInFlight) {
-				const problem = this.inFlight.has(checked.id!) ? duplicateIdProblem(checked.id!) : tooManyInFlightProblem(checked.id!, this.maxInFlight);
+			} else if (this.inFlight.has(checked.id!) || this.inFlight.size >= this.maxInFlight || (share > 0 && !this.takeLarge(checked.id!, share))) {
+				const problem = this.inFlight.has(checked.id!)
+					? duplicateIdProblem(checked.id!)
+					: this.inFlight.size >= this.maxInFlight
+						? tooManyInFlightProblem(checked.id!, this.maxInFlight)
+						: tooLargeInFlightProblem(checked.id!, this.largeInFlightLength, this.maxLargeInFlight);
 				batch.answers.push(errorLine(answerIdText(problem), problem.code, problem.message));
 			} else {
 				this.inFlight.add(checked.id!);
@@ -211,12 +246,30 @@ export class LineTransport implements Transport {
 		for (const message of take) {
 			const target = (message as {method?: string; params?: Record<string, unknown>}).method === 'notifications/cancelled' ? (message as {params?: Record<string, unknown>}).params?.['requestId'] : undefined;
 			if (typeof target === 'string' || typeof target === 'number') {
-				this.inFlight.delete(target);
+				this.settle(target);
 				this.batchAnswered(target, undefined);
 			}
 
 			this.onmessage?.(message);
 		}
+	}
+
+	/** Counts a large request in flight: false (not counted) when it would take the large ones past the limit (one alone always passes). */
+	private takeLarge(id: Id, length: number): boolean {
+		if (this.largeInFlightLength > 0 && this.largeInFlightLength + length > this.maxLargeInFlight) return false;
+		this.largeInFlight.set(id, length);
+		this.largeInFlightLength += length;
+		return true;
+	}
+
+	/** The peer's request `id` is answered or cancelled: no longer in flight. */
+	private settle(id: Id): void {
+		this.inFlight.delete(id);
+		if (this.largeInFlight.size === 0) return;
+		const length = this.largeInFlight.get(id);
+		if (length === undefined) return;
+		this.largeInFlight.delete(id);
+		this.largeInFlightLength -= length;
 	}
 
 	/**
@@ -268,7 +321,7 @@ export class LineTransport implements Transport {
 		const json = JSON.stringify(message);
 		if ('id' in message && ('result' in message || 'error' in message)) {
 			const id = message.id as Id;
-			this.inFlight.delete(id);
+			this.settle(id);
 			if ('result' in message) this.noteAnswer(id, message.result);
 			if (this.batchOf.size > 0 && this.batchAnswered(id, json)) return undefined;
 		}
@@ -287,7 +340,7 @@ export class LineTransport implements Transport {
 	sendSerialized(line: string, answerTo?: Id): Promise<void> | undefined {
 		const id = answerTo ?? answeredId(line);
 		if (id !== undefined) {
-			this.inFlight.delete(id);
+			this.settle(id);
 			if (this.batchOf.size > 0 && this.batchAnswered(id, line.endsWith('\n') ? line.slice(0, -1) : line)) return undefined;
 		}
 

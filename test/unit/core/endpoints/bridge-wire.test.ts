@@ -19,7 +19,8 @@ function parsed(line: string): SupervisorLine {
 	if (line.startsWith('[')) return {kind: 'batch'};
 	const value = JSON.parse(line) as {id?: unknown; method?: unknown; error?: unknown};
 	if (typeof value.method !== 'string' && (typeof value.id === 'string' || typeof value.id === 'number')) return {kind: 'answer', id: value.id, error: 'error' in value};
-	return {kind: 'other', method: typeof value.method === 'string' ? value.method : undefined};
+	if (typeof value.method !== 'string') return {kind: 'other', method: undefined};
+	return {kind: 'other', method: value.method, id: typeof value.id === 'string' || typeof value.id === 'number' ? value.id : undefined};
 }
 
 const lines = [
@@ -45,6 +46,15 @@ const lines = [
 	'{"jsonrpc":"2.0","method":"notifications/\\u0068angar/draining","params":{}}',
 	'{"jsonrpc":"2.0","id":4,"method":"roots/list"}',
 	'{"method":"sampling/createMessage","params":{"x":{"id":2}},"jsonrpc":"2.0","id":8}',
+	'{"method":"elicitation/create","params":{},"jsonrpc":"2.0","id":-12}',
+	'{"method":"roots/list","jsonrpc":"2.0","id":"hangar-1"}',
+	'{"method":"ping","id":3,"jsonrpc":"2.0"}',
+	'{"jsonrpc":"2.0","method":"ping","id":5}',
+	'{"jsonrpc":"2.0","method":"ping","id":"x,\\"id\\":5}"}',
+	'{"method":"notifications/message","params":{"data":",\\"id\\":7"},"jsonrpc":"2.0"}',
+	'{"method":"notifications/message","params":{"level":"info","id":7}}',
+	'{"jsonrpc":"2.0","method":"notifications/message","params":{"list":[{"a":1,"id":7}]}}',
+	'{"jsonrpc":"2.0","id":"hangar-ab12-3","method":"elicitation/create","params":{"message":"m"}}',
 	'[{"jsonrpc":"2.0","id":1,"result":{}}]',
 ];
 

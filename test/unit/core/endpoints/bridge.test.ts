@@ -252,6 +252,51 @@ describe('the --stdio bridge', () => {
 		expect(client.all.filter(message => message.error !== undefined).map(message => message.id)).toEqual([3]);
 	});
 
+	it('cancels at the client the supervisor\'s requests it has not answered when the connection is lost, and drops a late answer to one', async () => {
+		const {client, connections, send, bridge, clock} = bridgeOnMemory();
+		const first = await connection(connections, 0);
+		send(initialize);
+		await first.lines.next(message => message.id === 1);
+		first.send({jsonrpc: '2.0', id: 1, result: {protocolVersion: '2025-11-25', capabilities: {}, serverInfo: {name: 'hangar', version: '0'}}});
+		send({jsonrpc: '2.0', method: 'notifications/initialized'});
+		send({jsonrpc: '2.0', id: 2, method: 'tools/call', params: {name: 'fx__ask', arguments: {}}});
+		await first.lines.next(message => message.id === 2);
+		// Four requests to the client, in hangar's layout and the SDK's: one it answers, one the supervisor withdraws, two left waiting.
+		first.sendRaw(
+			Buffer.from(
+				[
+					'{"jsonrpc":"2.0","id":"hangar-a-1","method":"elicitation/create","params":{"message":"answered"}}',
+					'{"jsonrpc":"2.0","id":"hangar-a-2","method":"elicitation/create","params":{"message":"withdrawn"}}',
+					'{"jsonrpc":"2.0","id":"hangar-a-3","method":"elicitation/create","params":{"message":"waiting"}}',
+					'{"method":"sampling/createMessage","params":{"messages":[]},"jsonrpc":"2.0","id":17}',
+					'{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"hangar-a-2","reason":"the upstream cancelled its request"}}',
+					'',
+				].join('\n'),
+			),
+		);
+		await client.next(message => message.method === 'notifications/cancelled');
+		send({jsonrpc: '2.0', id: 'hangar-a-1', result: {action: 'decline'}});
+		await first.lines.next(message => message.id === 'hangar-a-1' && message.result !== undefined);
+
+		// The supervisor is killed: the call fails, and each request still waiting at the client is cancelled there, once.
+		first.close();
+		await client.next(message => message.id === 2);
+		const cancelled = client.all.filter(message => message.method === 'notifications/cancelled').map(message => message.params!);
+		expect(cancelled.map(params => params['requestId'])).toEqual(['hangar-a-2', 'hangar-a-3', 17]);
+		expect(cancelled[1]!['reason']).toMatch(/supervisor went away/);
+
+		// The client answers one of them late: the answer goes nowhere, not to the next supervisor.
+		send({jsonrpc: '2.0', id: 'hangar-a-3', result: {action: 'accept', content: {}}});
+		send({jsonrpc: '2.0', id: 3, method: 'ping'});
+		await clock.advance(200);
+		const second = await connection(connections, 1);
+		const replay = await second.lines.next(message => message.method === 'initialize');
+		second.send({jsonrpc: '2.0', id: replay.id!, result: {protocolVersion: '2025-11-25', capabilities: {}, serverInfo: {name: 'hangar', version: '1'}}});
+		await second.lines.next(message => message.id === 3);
+		expect(second.lines.all.filter(message => message.result !== undefined)).toEqual([]);
+		expect(bridge.state).toBe('open');
+	});
+
 	it('refuses a request that reuses the id of one still in flight, and lets the first one be answered', async () => {
 		const {client, connections, send} = bridgeOnMemory();
 		const first = await connection(connections, 0);
@@ -381,6 +426,17 @@ describe('the --stdio bridge and a side that does not read', () => {
 		await vi.waitFor(() => expect(socket.isPaused()).toBe(true));
 		const got = idsReadFrom(output);
 		await vi.waitFor(() => expect(got.size).toBe(20));
+		expect(socket.isPaused()).toBe(false);
+	});
+
+	it('stops reading the client too while it has not read 64 KiB of its stdout (its writes stall), and reads on once it has', async () => {
+		const {input, output, socket, toSupervisor, toBridge} = unread();
+		toSupervisor.resume();
+		for (let id = 1; id <= 20; id++) toBridge.write(answer(id));
+		await vi.waitFor(() => expect(socket.isPaused()).toBe(true));
+		expect(input.isPaused()).toBe(true);
+		idsReadFrom(output);
+		await vi.waitFor(() => expect(input.isPaused()).toBe(false));
 		expect(socket.isPaused()).toBe(false);
 	});
 

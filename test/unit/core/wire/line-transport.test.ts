@@ -4,7 +4,7 @@ import {describe, expect, it, vi} from 'vitest';
 import {LineTransport} from '../../../../source/core/wire/line-transport.js';
 
 /** A LineTransport on in-memory streams: what it passes on, what it writes, what it reports. */
-async function transport(maxMessageBytes = 1024 * 1024) {
+async function transport(maxMessageBytes = 1024 * 1024, maxLargeInFlight?: number) {
 	const input = new PassThrough();
 	const output = new PassThrough();
 	const written: string[] = [];
@@ -15,7 +15,7 @@ async function transport(maxMessageBytes = 1024 * 1024) {
 		rest = parts.pop()!;
 		written.push(...parts);
 	});
-	const line = new LineTransport(input, output, maxMessageBytes);
+	const line = new LineTransport(input, output, maxMessageBytes, undefined, undefined, undefined, maxLargeInFlight);
 	const received: JSONRPCMessage[] = [];
 	const errors: string[] = [];
 	line.onmessage = message => received.push(message);
@@ -32,6 +32,8 @@ async function transport(maxMessageBytes = 1024 * 1024) {
 }
 
 const ping = (id: string) => `{"jsonrpc":"2.0","id":${id},"method":"ping"}`;
+/** A tools/call of about `kib` KiB. */
+const large = (id: number, kib = 20) => `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"x","arguments":{"text":"${'z'.repeat(kib * 1024)}"}}}`;
 
 describe('LineTransport', () => {
 	it('passes a checked message on, less the members JSON-RPC does not define', async () => {
@@ -88,6 +90,39 @@ describe('LineTransport', () => {
 		await send(ping('"s"'));
 		expect(received).toHaveLength(2);
 		expect(written).toEqual(['{"jsonrpc":"2.0", "id":"s","result":{}}']);
+	});
+
+	it('refuses a large request while the large ones in flight would pass their limit, and takes large ones again as they are answered', async () => {
+		const {line, received, written, send} = await transport(1024 * 1024, 64 * 1024);
+		// Three of about 20 KiB fit in 64 KiB; the fourth does not, however many small ones are in flight beside them.
+		await send(large(1), large(2), large(3), large(4), ping('5'));
+		expect(received.map(message => (message as {id: number}).id)).toEqual([1, 2, 3, 5]);
+		expect(written.map(text => JSON.parse(text) as {id?: number; error?: {code: number; message: string}})).toMatchObject([
+			{id: 4, error: {code: -32_015, message: expect.stringMatching(/requests in flight already take 0\.1 MiB.*wait for answers/)}},
+		]);
+
+		// Answered or cancelled, a large request frees its share.
+		await line.send({jsonrpc: '2.0', id: 1, result: {}});
+		await line.sendSerialized('{"jsonrpc":"2.0","id":2,"result":{}}\n');
+		await send('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}', large(7), large(8), large(9), large(10));
+		expect(received.map(message => (message as {id?: number}).id).filter(id => id !== undefined)).toEqual([1, 2, 3, 5, 7, 8, 9]);
+		// One larger than the whole limit passes when no other large one is in flight.
+		for (const id of [7, 8, 9]) await line.send({jsonrpc: '2.0', id, result: {}});
+		await send(large(11, 100));
+		expect(received.at(-1)).toMatchObject({id: 11});
+	});
+
+	it('counts the requests of a large batch by their share of its line', async () => {
+		const {line, received, written, send} = await transport(1024 * 1024, 64 * 1024);
+		await send('{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}');
+		await line.send({jsonrpc: '2.0', id: 0, result: {protocolVersion: '2025-03-26', capabilities: {}, serverInfo: {name: 'x', version: '1'}}});
+		// Four requests of about 20 KiB in one batch line: three fit in 64 KiB, the fourth is refused in the batch's answer.
+		await send(`[${[1, 2, 3, 4].map(id => large(id)).join(',')}]`);
+		expect(received.map(message => (message as {id: number}).id)).toEqual([0, 1, 2, 3]);
+		for (const id of [1, 2, 3]) await line.send({jsonrpc: '2.0', id, result: {}});
+		await new Promise(resolve => setImmediate(resolve));
+		const batch = JSON.parse(written.at(-1)!) as Array<{id: number; error?: {code: number}}>;
+		expect(batch.map(answer => [answer.id, answer.error?.code])).toEqual([[4, -32_015], [1, undefined], [2, undefined], [3, undefined]]);
 	});
 
 	it('answers an oversized line with -32009 and the id it can find at its start', async () => {
