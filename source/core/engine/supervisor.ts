@@ -42,7 +42,7 @@ import {Router, type ExposedKind, type ExposedTool, type NameClash, type Route} 
 import {Subscriptions} from './routing/subscriptions.js';
 import {TaskBook, type TaskEntry} from './routing/task-book.js';
 import {servedCapabilities, type ServedCapabilities} from './served-capabilities.js';
-import type {StateStore} from './state-store.js';
+import {StateSaveError, type StateStore} from './state-store.js';
 import type {ToolSearchHit} from './routing/tool-search.js';
 import type {CallToolResult, ToolAnswer} from '../link/connection.js';
 import type {RequestTracing} from './observe/trace-scope.js';
@@ -510,6 +510,11 @@ export class Supervisor extends EventEmitter<{
 		try {
 			this.store.saveNow();
 		} catch (error) {
+			// quarantine.json alone keeps a quarantine across restarts: saved there, it is saved.
+			if (action === 'quarantine' && error instanceof StateSaveError && error.quarantinesSaved) {
+				return `${said} (saved in ${this.store.quarantineFile}; ${this.store.file} could not be written: ${error.message})`;
+			}
+
 			throw notSaved(name, action, said, error as Error);
 		}
 
