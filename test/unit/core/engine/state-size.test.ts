@@ -15,7 +15,7 @@ import {StateStore} from '../../../../source/core/engine/state-store.js';
 import {pinTools} from '../../../../source/core/engine/upstream/pins.js';
 import {tempDir} from '../../../support/hangar.js';
 
-const tools = (count: number, size: number) => Array.from({length: count}, (_, i) => ({name: `tool_${i}`, description: 'z'.repeat(size), inputSchema: {type: 'object'}}));
+const tools = (count: number, size: number) => Array.from({length: count}, (_, i) => ({name: `tool_${i}`, description: 'z'.repeat(size), inputSchema: {type: 'object' as const}}));
 
 describe('jsonChunks', () => {
 	it('writes what JSON.stringify(data, null, 2) writes, one piece per upstream', () => {
