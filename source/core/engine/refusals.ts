@@ -287,32 +287,18 @@ export function cannotSave(upstream: string, action: 'quarantine' | 'approve', w
 	});
 }
 
-/** What to do about a write of the state dir that failed, for that error. */
-export function saveAdvice(code: string | undefined, message: string): string {
-	if (code === 'ENOSPC' || code === 'EDQUOT') return "free space on the state dir's disk (or raise the user's quota)";
-	if (code === 'EACCES' || code === 'EPERM') return 'make the state dir and its files writable by the user hangar runs as';
-	if (code === 'EROFS') return 'the state dir is on a read-only file system: start hangar with a writable --state-dir';
-	if (code === 'EMFILE' || code === 'ENFILE') return 'hangar is out of file descriptors: raise its limit (ulimit -n) or close some of its clients';
-	if (code === 'EISDIR' || code === 'ENOTDIR') return 'something other than a file is in the way of that file (a directory?): move it away';
-	if (code === 'EIO') return "check the state dir's disk (an I/O error)";
-	return `this is not a disk or permission problem (${message}): report it with hangar's log`;
-}
-
 /** A person's action made in this run whose save failed: it holds until hangar exits, and the person is told so. */
-export function notSaved(upstream: string, action: 'quarantine' | 'approve', done: string, error: Error & {file?: string; code?: string | undefined}): HangarError {
-	const file = error.file ?? 'the state dir';
+export function notSaved(upstream: string, action: 'quarantine' | 'approve', done: string, error: Error & {file?: string; advice?: string}): HangarError {
 	return new HangarError({
 		code: 'StateNotSaved',
 		upstream,
 		operation: action,
 		// What matters first, where a narrow surface (the TUI's flash at 80 columns) cuts the rest.
-		message: `not saved, it holds only until hangar exits: ${done}, but writing ${file} failed (${error.message})`,
-		hint: `${capitalized(saveAdvice(error.code, error.message))}, then ${action} it again to save it.`,
-		details: {saved: false, file},
+		message: `not saved, it holds only until hangar exits: ${done}, but writing ${error.file ?? 'the state dir'} failed (${error.message})`,
+		hint: `${error.advice ?? "Free space on the state dir's disk or fix its permissions"}, then ${action} it again to save it.`,
+		details: {saved: false, file: error.file ?? null},
 	});
 }
-
-const capitalized = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1);
 
 export function shuttingDown(upstream: string | undefined, operation: string): HangarError {
 	return new HangarError({code: 'ShuttingDown', upstream, operation, message: 'hangar is shutting down', hint: 'Retry once hangar is running again.'});

@@ -125,3 +125,13 @@ export function makePrivate(file: string): void {
 	} catch {}
 }
 
+/** What to do about a write of the state dir that failed, for that error. */
+export function saveAdvice(code: string | undefined, message: string): string {
+	if (code === 'ENOSPC' || code === 'EDQUOT') return "free space on the state dir's disk (or raise the user's quota)";
+	if (code === 'EACCES' || code === 'EPERM') return 'make the state dir and its files writable by the user hangar runs as';
+	if (code === 'EROFS') return 'the state dir is on a read-only file system: start hangar with a writable --state-dir';
+	if (code === 'EMFILE' || code === 'ENFILE') return 'hangar is out of file descriptors: raise its limit (ulimit -n) or close some of its clients';
+	if (code === 'EISDIR' || code === 'ENOTDIR') return 'something other than a file is in the way of that file (a directory?): move it away';
+	if (code === 'EIO') return "check the state dir's disk (an I/O error)";
+	return `this is not a disk or permission problem (${message}): report it with hangar's log`;
+}

@@ -41,7 +41,7 @@ import type {PinRecord, PinnedTool, ToolChange} from './upstream/pins.js';
 import type {PersistedCatalog} from './upstream/catalog.js';
 import type {EraVerdict} from './upstream/upstream-era.js';
 import {holderAlive, lockPath, lockStatus, releaseLock, takeLock, type LockHolder} from './state-lock.js';
-import {makePrivate, PrivateJsonFile, writeNow} from './state-files.js';
+import {makePrivate, PrivateJsonFile, saveAdvice, writeNow} from './state-files.js';
 import {mergeState} from './state-merge.js';
 import {stateToWrite} from './state-size.js';
 import {emptyState, emptyUpstream, quarantinesOf, readDir, readStateTextAsync, type DirContent, type QuarantineFile, type StateText} from './state-read.js';
@@ -107,6 +107,11 @@ export class StateSaveError extends Error {
 
 	get code(): string | undefined {
 		return (this.cause as NodeJS.ErrnoException).code;
+	}
+
+	/** What to do about it, for that error (a sentence's start). */
+	get advice(): string {
+		return saveAdvice(this.code, this.message).replace(/^./, first => first.toUpperCase());
 	}
 }
 
@@ -254,6 +259,22 @@ export class StateStore {
 
 		this.dirty = this.writesUnderWay > 0;
 		if (this.dirty) this.schedule();
+	}
+
+	/**
+	 * Saves a person's action now (saveNow): '' once saved whole. A
+	 * quarantine is saved once quarantine.json is (that file alone keeps it
+	 * across restarts): then a note says state.json was not. Throws when the
+	 * action is not saved.
+	 */
+	saveAction(action: string): string {
+		try {
+			this.saveNow();
+			return '';
+		} catch (error) {
+			if (action !== 'quarantine' || !(error instanceof StateSaveError) || !error.quarantinesSaved) throw error;
+			return ` (saved in ${this.quarantineFile}; ${this.file} could not be written: ${error.message})`;
+		}
 	}
 
 	/** Told when this process takes over the state dir, with the upstreams whose quarantine the holder changed. */

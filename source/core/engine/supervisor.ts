@@ -42,7 +42,7 @@ import {Router, type ExposedKind, type ExposedTool, type NameClash, type Route} 
 import {Subscriptions} from './routing/subscriptions.js';
 import {TaskBook, type TaskEntry} from './routing/task-book.js';
 import {servedCapabilities, type ServedCapabilities} from './served-capabilities.js';
-import {StateSaveError, type StateStore} from './state-store.js';
+import type {StateStore} from './state-store.js';
 import type {ToolSearchHit} from './routing/tool-search.js';
 import type {CallToolResult, ToolAnswer} from '../link/connection.js';
 import type {RequestTracing} from './observe/trace-scope.js';
@@ -508,17 +508,10 @@ export class Supervisor extends EventEmitter<{
 		const said = await this.dispatch(upstream, action, via);
 		// Synchronous, so a command that settled without waiting (an upstream that was not running) still does.
 		try {
-			this.store.saveNow();
+			return `${said}${this.store.saveAction(action)}`;
 		} catch (error) {
-			// quarantine.json alone keeps a quarantine across restarts: saved there, it is saved.
-			if (action === 'quarantine' && error instanceof StateSaveError && error.quarantinesSaved) {
-				return `${said} (saved in ${this.store.quarantineFile}; ${this.store.file} could not be written: ${error.message})`;
-			}
-
 			throw notSaved(name, action, said, error as Error);
 		}
-
-		return said;
 	}
 
 	private async dispatch(upstream: Upstream, action: PersonAction, via: string): Promise<string> {

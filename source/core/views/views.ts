@@ -26,7 +26,7 @@ import type {CatalogSource, ServerCapabilities} from '../engine/upstream/catalog
 import type {OutputDrops, OutputSource} from '../link/log-buffer.js';
 import {maskArgs, maskText} from '../base/secret-mask.js';
 import {logFileFailures} from '../base/logger.js';
-import {saveAdvice} from '../engine/refusals.js';
+import {saveAdvice} from '../engine/state-files.js';
 import {signInAttemptOf, type SignInAttempt} from '../engine/sign-in-start.js';
 
 export type StatusEntry = {
