@@ -144,6 +144,9 @@ export const logFileMaxBytes = 10 * 1024 * 1024;
 /** Log files kept, the current one included (like audit.jsonl's default); the oldest goes. */
 export const logFilesKept = 3;
 
+/** Free space kept on the log's file system (at most a quarter of it) before older log lines are removed. */
+export const lowSpaceReserve = 1024 * 1024;
+
 /** A log file this process cannot write now: since when, and why (for status). */
 export type LogFileFailure = {file: string; error: string; code: string | undefined; since: number; lostLines: number};
 
@@ -205,6 +208,16 @@ export function fileSink(file: string, options: {maxBytes?: number; files?: numb
 		reopen();
 	};
 
+	/** Whether the file system is short of room, keeping a reserve (a quarter of a small one, else 1 MiB) for the state files. */
+	const short = (): boolean => {
+		try {
+			const room = fs.statfsSync(path.dirname(file));
+			return room.bavail * room.bsize < Math.min(lowSpaceReserve, (room.blocks * room.bsize) / 4);
+		} catch {
+			return false;
+		}
+	};
+
 	/** Follows another process's rotation, and rotates when the file is past its size. */
 	const check = (): void => {
 		checked = Date.now();
@@ -216,6 +229,12 @@ export function fileSink(file: string, options: {maxBytes?: number; files?: numb
 		if (onDisk?.ino !== ino) reopen();
 		else size = onDisk.size;
 		if (size >= maxBytes) rotate();
+		if (size === 0 || !short()) return;
+		// The state files (a person's quarantine) matter more than old log lines: the rotated ones go, then this one is emptied.
+		for (let index = 1; index < files; index++) fs.rmSync(`${file}.${index}`, {force: true});
+		if (!short()) return;
+		fs.ftruncateSync(fd, 0);
+		size = fs.writeSync(fd, `${new Date().toISOString()} warn [hangar] emptied ${file}: the disk of ${path.dirname(file)} is nearly full, and its room is kept for the state files\n`);
 	};
 
 	const sink = (line: string): void => {
