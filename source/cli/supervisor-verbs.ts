@@ -208,6 +208,13 @@ export function contextLine(context: {exposure: 'direct' | 'search'; current: nu
 function stateLines(state: StateView): string {
 	// One line each: a problem can quote the damaged file (a JSON parse error does), newlines and all.
 	const lines = state.problems.slice(0, 10).map(problem => `State: ${terminalText(problem)}\n`);
+	// An older supervisor's state view has neither.
+	for (const failure of state.writeFailures ?? []) {
+		const lost = failure.lostLines === undefined ? '' : ` (${failure.lostLines} log lines lost)`;
+		lines.push(`State: cannot write ${failure.file} since ${failure.since}: ${terminalText(failure.error)}${lost}; ${failure.advice}.\n`);
+	}
+
+	for (const what of state.notWritten ?? []) lines.push(`State: not saved in state.json for its size: ${terminalText(what)}\n`);
 	if (state.problems.length > 10) lines.push(`State: and ${state.problems.length - 10} more problems (see hangar's log)\n`);
 	// An older supervisor's state view has no `others`.
 	for (const other of state.others ?? []) lines.push(`Warning: ${terminalText(other.advice)}.\n`);

@@ -19,7 +19,7 @@ import {remoteSource} from './components/remote-source.js';
 import {loadConfig, type HangarConfig} from '../core/config/read-config.js';
 import {stateDirOf, supervisorFlags} from '../core/config/paths.js';
 import {ConsoleClient} from '../core/endpoints/console-client.js';
-import {Logger, fileSink, type LogLevel} from '../core/base/logger.js';
+import {Logger, fileSink, logFileFailures, type LogLevel} from '../core/base/logger.js';
 import {terminalOutput} from '../core/base/terminal-text.js';
 import type {HttpListenOptions} from '../core/endpoints/http-endpoint.js';
 import {startOwner} from '../core/endpoints/runtime.js';
@@ -206,6 +206,10 @@ export async function runTui(options: TuiOptions): Promise<void> {
 			// Another hangar writes the state dir: quarantines and approvals are refused (with the reason) until it exits and this one takes over.
 			...(writer === undefined ? [] : [`state dir held by hangar pid ${writer}: quarantine and approve are refused until it exits`]),
 			...(problems > 0 ? [`state.json: ${problems} problem${problems === 1 ? '' : 's'} at load, the rest kept (see ${logFile})`] : []),
+			// Read at every frame: gone once a write succeeds again.
+			...[supervisor.store.writeFailure, ...logFileFailures()].map(failure =>
+				failure === undefined ? '' : `cannot write ${path.basename(failure.file)} since ${new Date(failure.since).toISOString().slice(11, 19)}: ${failure.error} (mcp-hangar status says what to do)`,
+			).filter(text => text !== ''),
 			...(traffic === undefined ? [] : [`demo traffic: ${traffic.label}`]),
 		];
 		return notices.length > 0 ? notices.join('  ·  ') : undefined;

@@ -139,24 +139,121 @@ export function stderrSink(stream: Writable = process.stderr, maxQueuedBytes = m
 	return Object.assign(sink, {kind: 'stderr' as const});
 }
 
+/** Past this size a log file is rotated: hangar.log becomes hangar.log.1, .1 becomes .2, and so on. */
+export const logFileMaxBytes = 10 * 1024 * 1024;
+/** Log files kept, the current one included (like audit.jsonl's default); the oldest goes. */
+export const logFilesKept = 3;
+
+/** Free space kept on the log's file system (at most a quarter of it) before older log lines are removed. */
+export const lowSpaceReserve = 1024 * 1024;
+
+/** A log file this process cannot write now: since when, and why (for status). */
+export type LogFileFailure = {file: string; error: string; code: string | undefined; since: number; lostLines: number};
+
+const failures = new Map<string, LogFileFailure>();
+
+/** The log files of this process whose writes fail now. */
+export function logFileFailures(): LogFileFailure[] {
+	return [...failures.values()].map(failure => ({...failure}));
+}
+
 /**
  * Appends to a file (created 600: logs hold what upstreams print); the
  * directory is created if needed. Synchronous, so nothing is lost on exit
- * and nothing waits in memory.
+ * and nothing waits in memory. A regular file is rotated past `maxBytes`
+ * (`files` kept); several processes share hangar.log (a daemon and its
+ * bridges), so each one checks the file's size and identity at least every
+ * second and follows another's rotation. A write that fails (a full disk)
+ * loses its line, never the process: the failure is kept for status
+ * (`logFileFailures`) and, once writes succeed again, a line says how many
+ * were lost.
  */
-export function fileSink(file: string): LogSink {
+export function fileSink(file: string, options: {maxBytes?: number; files?: number} = {}): LogSink {
+	const maxBytes = options.maxBytes ?? logFileMaxBytes;
+	const files = Math.max(1, options.files ?? logFilesKept);
 	makeDirectory(path.dirname(file));
-	const fd = fs.openSync(file, 'a', 0o600);
+	let fd = fs.openSync(file, 'a', 0o600);
+	let regular = false;
+	let ino = 0;
+	let size = 0;
+	let checked = Date.now();
+	const learn = (): void => {
+		const stats = fs.fstatSync(fd);
+		regular = stats.isFile();
+		ino = stats.ino;
+		size = stats.size;
+	};
+
 	try {
+		learn();
 		// A file an older hangar created 644; never a device (--log-file /dev/stderr).
-		if (fs.fstatSync(fd).isFile()) fs.fchmodSync(fd, 0o600);
+		if (regular) fs.fchmodSync(fd, 0o600);
 	} catch {}
 
-	const sink = (line: string): void => {
+	const reopen = (): void => {
+		const next = fs.openSync(file, 'a', 0o600);
+		fs.closeSync(fd);
+		fd = next;
+		learn();
+	};
+
+	const rotate = (): void => {
+		for (let index = files - 1; index >= 1; index--) {
+			try {
+				fs.renameSync(index === 1 ? file : `${file}.${index - 1}`, `${file}.${index}`);
+			} catch {}
+		}
+
+		if (files === 1) fs.rmSync(file, {force: true});
+		reopen();
+	};
+
+	/** Whether the file system is short of room, keeping a reserve (a quarter of a small one, else 1 MiB) for the state files. */
+	const short = (): boolean => {
 		try {
-			fs.writeSync(fd, `${line}\n`);
+			const room = fs.statfsSync(path.dirname(file));
+			return room.bavail * room.bsize < Math.min(lowSpaceReserve, (room.blocks * room.bsize) / 4);
 		} catch {
-			// A full disk must not take the gateway down with it.
+			return false;
+		}
+	};
+
+	/** Follows another process's rotation, and rotates when the file is past its size. */
+	const check = (): void => {
+		checked = Date.now();
+		let onDisk: fs.Stats | undefined;
+		try {
+			onDisk = fs.statSync(file);
+		} catch {}
+
+		if (onDisk?.ino !== ino) reopen();
+		else size = onDisk.size;
+		if (size >= maxBytes) rotate();
+		if (size === 0 || !short()) return;
+		// The state files (a person's quarantine) matter more than old log lines: the rotated ones go, then this one is emptied.
+		for (let index = 1; index < files; index++) fs.rmSync(`${file}.${index}`, {force: true});
+		if (!short()) return;
+		fs.ftruncateSync(fd, 0);
+		size = fs.writeSync(fd, `${new Date().toISOString()} warn [hangar] emptied ${file}: the disk of ${path.dirname(file)} is nearly full, and its room is kept for the state files\n`);
+	};
+
+	const sink = (line: string): void => {
+		const text = `${line}\n`;
+		try {
+			if (regular && (size >= maxBytes || Date.now() - checked >= 1000)) check();
+			const failure = failures.get(file);
+			if (failure !== undefined) {
+				fs.writeSync(fd, `${new Date().toISOString()} warn [hangar] lost ${failure.lostLines} log line${failure.lostLines === 1 ? '' : 's'} since ${new Date(failure.since).toISOString()}: writing ${file} failed (${failure.error})\n`);
+				failures.delete(file);
+			}
+
+			size += fs.writeSync(fd, text);
+		} catch (error) {
+			// A full disk must not take the gateway down with it. The next line checks the file again (a failed reopen left the old one).
+			checked = 0;
+			const failure = failures.get(file);
+			if (failure === undefined) failures.set(file, {file, error: (error as Error).message, code: (error as NodeJS.ErrnoException).code, since: Date.now(), lostLines: 1});
+			else failure.lostLines += 1;
 		}
 	};
 

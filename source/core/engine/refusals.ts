@@ -288,15 +288,15 @@ export function cannotSave(upstream: string, action: 'quarantine' | 'approve', w
 }
 
 /** A person's action made in this run whose save failed: it holds until hangar exits, and the person is told so. */
-export function notSaved(upstream: string, action: 'quarantine' | 'approve', done: string, error: Error): HangarError {
+export function notSaved(upstream: string, action: 'quarantine' | 'approve', done: string, error: Error & {file?: string; advice?: string}): HangarError {
 	return new HangarError({
 		code: 'StateNotSaved',
 		upstream,
 		operation: action,
 		// What matters first, where a narrow surface (the TUI's flash at 80 columns) cuts the rest.
-		message: `not saved, it holds only until hangar exits: ${done}, but saving it failed (${error.message})`,
-		hint: `Free space on the state dir's disk or fix its permissions (hangar's log says which file), then ${action} it again to save it.`,
-		details: {saved: false},
+		message: `not saved, it holds only until hangar exits: ${done}, but writing ${error.file ?? 'the state dir'} failed (${error.message})`,
+		hint: `${error.advice ?? "Free space on the state dir's disk or fix its permissions"}, then ${action} it again to save it.`,
+		details: {saved: false, file: error.file ?? null},
 	});
 }
 

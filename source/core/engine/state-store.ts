@@ -41,9 +41,10 @@ import type {PinRecord, PinnedTool, ToolChange} from './upstream/pins.js';
 import type {PersistedCatalog} from './upstream/catalog.js';
 import type {EraVerdict} from './upstream/upstream-era.js';
 import {holderAlive, lockPath, lockStatus, releaseLock, takeLock, type LockHolder} from './state-lock.js';
-import {makePrivate, PrivateJsonFile, writeNow} from './state-files.js';
+import {makePrivate, PrivateJsonFile, saveAdvice, writeNow} from './state-files.js';
 import {mergeState} from './state-merge.js';
 import {parseExact} from '../base/exact-json.js';
+import {stateToWrite} from './state-size.js';
 import {emptyState, emptyUpstream, quarantinesOf, readDir, readStateTextAsync, type DirContent, type QuarantineFile, type StateText} from './state-read.js';
 import {makeDirectory} from '../base/make-directory.js';
 
@@ -88,6 +89,33 @@ export type StoreOptions = {
 	takeoverPollMs?: number | undefined;
 };
 
+/** A write of the state dir that failed, and since when it has (cleared by the next write that succeeds). */
+export type WriteFailure = {file: string; error: string; code: string | undefined; since: number};
+
+/**
+ * A person's action not saved (or saved in part): which file failed and
+ * whether quarantine.json, which alone keeps a quarantine across restarts,
+ * was written before it.
+ */
+export class StateSaveError extends Error {
+	constructor(
+		readonly file: string,
+		readonly quarantinesSaved: boolean,
+		override readonly cause: Error,
+	) {
+		super(cause.message);
+	}
+
+	get code(): string | undefined {
+		return (this.cause as NodeJS.ErrnoException).code;
+	}
+
+	/** What to do about it, for that error (a sentence's start). */
+	get advice(): string {
+		return saveAdvice(this.code, this.message).replace(/^./, first => first.toUpperCase());
+	}
+}
+
 /** Why this process cannot save: another live process writes the state dir, or the dir cannot be written at all. */
 export type NotWriter = {holder: LockHolder} | {reason: string};
 
@@ -109,6 +137,11 @@ export class StateStore {
 	private readonly takeoverListeners: Array<(changed: string[]) => void> = [];
 	/** Problems found while loading (or at a takeover), for the log and for status. */
 	readonly problems: string[] = [];
+	/** The last write that failed, while writes fail. */
+	private failure: WriteFailure | undefined;
+	/** Per upstream, what its record in state.json leaves out for its size (state-size.ts). */
+	private leftOut = new Map<string, string>();
+	private readonly stateFile: PrivateJsonFile<PersistedState>;
 
 	private constructor(
 		readonly dir: string,
@@ -116,7 +149,9 @@ export class StateStore {
 		private readonly debounceMs: number,
 		private readonly readOnly: boolean,
 		private readonly takeoverPollMs: number,
-	) {}
+	) {
+		this.stateFile = new PrivateJsonFile<PersistedState>(this.file);
+	}
 
 	get file(): string {
 		return path.join(this.dir, 'state.json');
@@ -209,17 +244,38 @@ export class StateStore {
 		if (db === undefined || !this.lockHeld) throw new Error('this process does not write the state dir');
 		const quarantines = quarantinesOf(db.data);
 		const text = JSON.stringify(quarantines);
+		let file = this.quarantineFile;
+		let quarantinesSaved = false;
 		try {
-			writeNow(this.quarantineFile, quarantines);
+			writeNow(file, quarantines);
 			this.writtenQuarantines = text;
-			writeNow(this.file, db.data);
+			quarantinesSaved = true;
+			file = this.file;
+			writeNow(file, this.toWrite(db.data));
+			this.written();
 		} catch (error) {
-			this.logger.error(`cannot write ${this.file}: ${(error as Error).message}`);
-			throw error;
+			this.failed(file, error as Error);
+			throw new StateSaveError(file, quarantinesSaved, error as Error);
 		}
 
 		this.dirty = this.writesUnderWay > 0;
 		if (this.dirty) this.schedule();
+	}
+
+	/**
+	 * Saves a person's action now (saveNow): '' once saved whole. A
+	 * quarantine is saved once quarantine.json is (that file alone keeps it
+	 * across restarts): then a note says state.json was not. Throws when the
+	 * action is not saved.
+	 */
+	saveAction(action: string): string {
+		try {
+			this.saveNow();
+			return '';
+		} catch (error) {
+			if (action !== 'quarantine' || !(error instanceof StateSaveError) || !error.quarantinesSaved) throw error;
+			return ` (saved in ${this.quarantineFile}; ${this.file} could not be written: ${error.message})`;
+		}
 	}
 
 	/** Told when this process takes over the state dir, with the upstreams whose quarantine the holder changed. */
@@ -346,6 +402,38 @@ export class StateStore {
 		for (const listener of this.takeoverListeners) listener(changed);
 	}
 
+	/** The last write that failed, while writes fail (for status). */
+	get writeFailure(): WriteFailure | undefined {
+		return this.failure;
+	}
+
+	/** What state.json leaves out of an upstream's record for its size, one line per upstream (for status). */
+	get notWritten(): string[] {
+		return [...this.leftOut].map(([name, what]) => `${name}: ${what}`);
+	}
+
+	/** The state as written, saying in the log what an upstream's record leaves out the first time it does. */
+	private toWrite(data: PersistedState): PersistedState {
+		const {state, leftOut} = stateToWrite(data);
+		for (const [name, what] of leftOut) if (this.leftOut.get(name) !== what) this.logger.warn(`state.json: upstream ${name}: ${what}`);
+		this.leftOut = leftOut;
+		return state;
+	}
+
+	private written(): void {
+		if (this.failure === undefined) return;
+		this.logger.info(`wrote ${this.file} again (writes had failed since ${new Date(this.failure.since).toISOString()}: ${this.failure.error})`);
+		this.failure = undefined;
+	}
+
+	/** Logs a failed write once per error (not at every write while the disk stays full), and keeps it for status. */
+	private failed(file: string, error: Error): void {
+		const code = (error as NodeJS.ErrnoException).code;
+		if (this.failure?.file === file && this.failure.error === error.message) return;
+		this.failure = {file, error: error.message, code, since: this.failure?.since ?? Date.now()};
+		this.logger.error(`cannot write ${file}: ${error.message}; the state is kept in memory and written again at its next change`);
+	}
+
 	private schedule(): void {
 		if (!this.lockHeld || this.timer !== undefined) return;
 		this.timer = setTimeout(() => {
@@ -362,17 +450,20 @@ export class StateStore {
 		this.dirty = false;
 		this.writesUnderWay += 1;
 		this.writing = this.writing.then(async () => {
+			let file = this.quarantineFile;
 			try {
 				const quarantines = quarantinesOf(db.data);
 				const text = JSON.stringify(quarantines);
 				if (text !== this.writtenQuarantines) {
-					await new PrivateJsonFile<QuarantineFile>(this.quarantineFile).write(quarantines);
+					await new PrivateJsonFile<QuarantineFile>(file).write(quarantines);
 					this.writtenQuarantines = text;
 				}
 
-				await db.write();
+				file = this.file;
+				await this.stateFile.write(this.toWrite(db.data));
+				this.written();
 			} catch (error) {
-				this.logger.error(`cannot write ${this.file}: ${(error as Error).message}`);
+				this.failed(file, error as Error);
 			} finally {
 				this.writesUnderWay -= 1;
 			}

@@ -508,12 +508,10 @@ export class Supervisor extends EventEmitter<{
 		const said = await this.dispatch(upstream, action, via);
 		// Synchronous, so a command that settled without waiting (an upstream that was not running) still does.
 		try {
-			this.store.saveNow();
+			return `${said}${this.store.saveAction(action)}`;
 		} catch (error) {
 			throw notSaved(name, action, said, error as Error);
 		}
-
-		return said;
 	}
 
 	private async dispatch(upstream: Upstream, action: PersonAction, via: string): Promise<string> {

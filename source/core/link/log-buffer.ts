@@ -171,18 +171,51 @@ export class LogBuffer {
 	}
 }
 
+/** An upstream's output lines copied to hangar's log at most this many a second on average… */
+export const copiedLinesPerSecond = 20;
+/** …in bursts of at most this many (a stack trace); the rest is counted and said at most every 5 s. */
+export const copiedLinesBurst = 200;
+
 /**
  * Copies an upstream's log into hangar's own log. Its output (stderr, stray
  * stdout) goes there only when hangar logs to a file (`--log-file`, the TUI's
  * hangar.log), or at debug level: on hangar's stderr, which an MCP client
  * may show or may never read, it would be every upstream's chatter at once.
- * Reports of dropped output are always logged, at warn.
+ * At most `copiedLinesPerSecond` lines a second of each upstream are copied
+ * (bursts of `copiedLinesBurst`), so one upstream's flood cannot fill the
+ * file or crowd out the rest; the lines left out are counted and said at
+ * most every 5 s (its own log, `mcp-hangar logs NAME`, still has its recent
+ * lines). Reports of dropped output are always logged, at warn.
  */
-export function copyToLog(log: LogBuffer, logger: Logger, upstream: string): void {
+export function copyToLog(log: LogBuffer, logger: Logger, upstream: string, now: () => number = Date.now): void {
 	const level = logger.toFile ? 'info' : 'debug';
+	let tokens = copiedLinesBurst;
+	let refilled = now();
+	let skipped = 0;
+	let skippedSince = 0;
+	let report: NodeJS.Timeout | undefined;
+	const tell = (): void => {
+		report = undefined;
+		if (skipped === 0) return;
+		logger.warn(`${skipped} line${skipped === 1 ? '' : 's'} of its output not written to this log in ${((now() - skippedSince) / 1000).toFixed(1)} s (more than ${copiedLinesPerSecond} a second); mcp-hangar logs ${upstream} shows its recent lines`, {upstream});
+		skipped = 0;
+	};
+
 	log.onLine(line => {
 		if (line.source !== 'hangar') {
-			if (logger.enabled(level)) logger[level](`${line.source}: ${line.text}`, {upstream});
+			if (!logger.enabled(level)) return;
+			const at = now();
+			tokens = Math.min(copiedLinesBurst, tokens + ((at - refilled) / 1000) * copiedLinesPerSecond);
+			refilled = at;
+			if (tokens < 1) {
+				if (skipped === 0) skippedSince = at;
+				skipped += 1;
+				report ??= setTimeout(tell, 5000).unref();
+				return;
+			}
+
+			tokens -= 1;
+			logger[level](`${line.source}: ${line.text}`, {upstream});
 		} else if (line.text.startsWith('dropped ')) {
 			logger.warn(`output ${line.text}`, {upstream});
 		}

@@ -25,6 +25,8 @@ import type {NameClash} from '../engine/routing/router.js';
 import type {CatalogSource, ServerCapabilities} from '../engine/upstream/catalog.js';
 import type {OutputDrops, OutputSource} from '../link/log-buffer.js';
 import {maskArgs, maskText} from '../base/secret-mask.js';
+import {logFileFailures} from '../base/logger.js';
+import {saveAdvice} from '../engine/state-files.js';
 import {signInAttemptOf, type SignInAttempt} from '../engine/sign-in-start.js';
 
 export type StatusEntry = {
@@ -290,9 +292,15 @@ export type StateView = {
 	writerPid: number | null;
 	/** Fields of state.json dropped at load (or at a takeover) and why; empty when it read cleanly. */
 	problems: string[];
+	/** Files of the state dir this supervisor fails to write now (state.json, quarantine.json, hangar.log): the error, since when, what to do. Empty once writes succeed. */
+	writeFailures: WriteFailureView[];
+	/** Per upstream, what its record in state.json leaves out for its size ("name: ..."). */
+	notWritten: string[];
 	/** Other live supervisors of the same config in another state dir (see supervisor-registry.ts), each with what to do. */
 	others: OtherSupervisorView[];
 };
+
+export type WriteFailureView = {file: string; error: string; since: string; advice: string; lostLines?: number | undefined};
 
 export type OtherSupervisorView = {pid: number; kind: string; stateDir: string; socket: string | null; startedAt: string; advice: string};
 
@@ -311,7 +319,21 @@ export function otherSupervisorViews(supervisor: Supervisor): OtherSupervisorVie
 /** `readOthers: false` leaves `others` empty, for a caller that reads them itself. */
 export function stateView(supervisor: Supervisor, readOthers = true): StateView {
 	const store = supervisor.store;
-	return {dir: store.dir, writer: store.isWriter, writerPid: store.writerPid ?? null, problems: [...store.problems], others: readOthers ? otherSupervisorViews(supervisor) : []};
+	const failure = (file: string, error: string, code: string | undefined, since: number, lostLines?: number): WriteFailureView => ({file, error, since: isoString(since), advice: saveAdvice(code, error), lostLines});
+	const written = store.writeFailure;
+	const failures = [
+		...(written === undefined ? [] : [failure(written.file, written.error, written.code, written.since)]),
+		...logFileFailures().map(log => failure(log.file, log.error, log.code, log.since, log.lostLines)),
+	];
+	return {
+		dir: store.dir,
+		writer: store.isWriter,
+		writerPid: store.writerPid ?? null,
+		problems: [...store.problems],
+		writeFailures: failures,
+		notWritten: store.notWritten,
+		others: readOthers ? otherSupervisorViews(supervisor) : [],
+	};
 }
 
 function reloadView(record: ReloadRecord): ReloadView {

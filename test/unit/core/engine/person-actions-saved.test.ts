@@ -84,17 +84,40 @@ describe('a person\'s action while another hangar writes the state dir', () => {
 		expect(supervisor.upstream('other').quarantineInfo?.reason).toBe('quarantined by a person elsewhere');
 	});
 
-	it('is reported as not saved when the write fails, saying it holds only for this run', async () => {
+	it('is reported as not saved when the write fails, saying it holds only for this run, which file failed and what to do for that error', async () => {
 		const dir = tempDir();
 		const stateDir = path.join(dir, 'state');
 		const config = parseConfig({hangar: {stateDir}, mcpServers: {fx: fixture('normal')}}, path.join(dir, 'mcp-hangar.json'));
 		const supervisor = new Supervisor(config, await StateStore.open(stateDir, silentLogger, 10), silentLogger);
 		supervisors.push(supervisor);
 		// A directory where the file goes: the rename fails whoever runs the test (root included).
-		fs.mkdirSync(path.join(stateDir, 'state.json', 'x'), {recursive: true});
+		fs.mkdirSync(path.join(stateDir, 'quarantine.json', 'x'), {recursive: true});
 		const error = await rejection(supervisor.act('fx', 'quarantine', 'a person in the TUI'), HangarError);
 		expect(error.codeName).toBe('StateNotSaved');
-		expect(error.message).toMatch(/quarantine failed: not saved, it holds only until hangar exits: quarantined "fx": .*, but saving it failed \(.*\)/);
+		expect(error.message).toMatch(/quarantine failed: not saved, it holds only until hangar exits: quarantined "fx": .*, but writing .*quarantine\.json failed \(.*\)/);
+		expect(error.message).toContain('move it away');
+		expect(error.message).not.toContain('Free space');
+		expect(supervisor.store.writeFailure).toMatchObject({file: path.join(stateDir, 'quarantine.json'), code: 'EISDIR'});
+		fs.rmSync(path.join(stateDir, 'quarantine.json'), {recursive: true});
+		await supervisor.act('fx', 'approve', 'a person in the TUI');
+		expect(supervisor.store.writeFailure).toBeUndefined();
+	});
+
+	it('is saved when quarantine.json is written though state.json is not, and says so', async () => {
+		const dir = tempDir();
+		const stateDir = path.join(dir, 'state');
+		const config = parseConfig({hangar: {stateDir}, mcpServers: {fx: fixture('normal')}}, path.join(dir, 'mcp-hangar.json'));
+		const supervisor = new Supervisor(config, await StateStore.open(stateDir, silentLogger, 10), silentLogger);
+		supervisors.push(supervisor);
+		fs.mkdirSync(path.join(stateDir, 'state.json', 'x'), {recursive: true});
+		const said = await supervisor.act('fx', 'quarantine', 'a person in the TUI');
+		expect(said).toMatch(/quarantined "fx".*saved in .*quarantine\.json; .*state\.json could not be written/);
+		expect(savedQuarantines(stateDir)).toEqual(['fx']);
+		expect(supervisor.store.writeFailure?.file).toBe(path.join(stateDir, 'state.json'));
+		// An approval lives in state.json (the pins): not saved, with the advice for that error.
+		const error = await rejection(supervisor.act('fx', 'approve', 'a person in the TUI'), HangarError);
+		expect(error.message).toMatch(/writing .*state\.json failed/);
+		expect(error.message).toContain('move it away');
 	});
 });
 
