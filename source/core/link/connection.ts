@@ -432,7 +432,9 @@ export class UpstreamConnection {
 	 */
 	private setLogLevel(level: LoggingLevel | undefined): void {
 		if (level === undefined || this.closed || this.client.getServerCapabilities()?.logging === undefined) return;
-		this.request(async () => this.client.setLoggingLevel(level)).then(
+		// Not counted as hangar's own: the level is its clients', and the count would drop until its answer's
+		// continuation ran (a microtask after the lines that came with the answer) the log messages of the call sent beside it.
+		this.request(async () => this.client.setLoggingLevel(level), undefined, undefined, false).then(
 			() => this.log.push('hangar', `asked for log messages from level ${level} on (logging/setLevel)`),
 			(error: unknown) => this.log.push('hangar', `logging/setLevel ${level} failed: ${errorMessage(error)}`),
 		);
@@ -567,8 +569,9 @@ export class UpstreamConnection {
 	}
 
 	/** Maps the SDK's errors to hangar's: the upstream's own JSON-RPC errors (ProtocolError) vs the SDK's local ones (SdkError: closed, never open, its timer). */
-	private async request<T>(run: () => Promise<T>, signal?: AbortSignal, timeoutMs?: number): Promise<T> {
-		this.asks.hangarRequests += 1;
+	private async request<T>(run: () => Promise<T>, signal?: AbortSignal, timeoutMs?: number, counted = true): Promise<T> {
+		const own = counted ? 1 : 0;
+		this.asks.hangarRequests += own;
 		try {
 			return await run();
 		} catch (error) {
@@ -583,7 +586,7 @@ export class UpstreamConnection {
 
 			throw error;
 		} finally {
-			this.asks.hangarRequests -= 1;
+			this.asks.hangarRequests -= own;
 		}
 	}
 }
