@@ -46,6 +46,7 @@ const afterIdError = Buffer.from(',"error"');
 const resultFirst = Buffer.from('{"result":');
 const errorFirst = Buffer.from('{"error":');
 const tailIdKey = Buffer.from(',"id":');
+const notificationsPrefix = Buffer.from('notifications/');
 const idKey = Buffer.from('"id":');
 
 function startsWithAt(bytes: Buffer, at: number, end: number, prefix: Buffer): boolean {
@@ -135,8 +136,9 @@ export function readSupervisorLine(bytes: Buffer, start: number, end: number): S
 			const stop = stringEndAt(bytes, at, end);
 			// The method must be followed by another member or the end of the object.
 			if (stop === -1 || (bytes[stop] !== comma && bytes[stop] !== closingBrace)) break;
-			// No `"id":` anywhere: a notification. A number id that ends the line is the request's (the SDK's layout).
-			if (bytes.subarray(stop, end).indexOf(idKey) === -1) return {kind: 'other', method: stringValue(bytes, at, stop)};
+			// A notifications/ method, or no `"id":` anywhere: a notification (its params may hold an "id", a log's data say).
+			// A number id that ends the line is the request's (the SDK's layout).
+			if (startsWithAt(bytes, at + 1, stop, notificationsPrefix) || bytes.subarray(stop, end).indexOf(idKey) === -1) return {kind: 'other', method: stringValue(bytes, at, stop)};
 			const id = tailNumberId(bytes, start, end);
 			if (id !== undefined) return {kind: 'other', method: stringValue(bytes, at, stop), id};
 			break;

@@ -147,8 +147,7 @@ export class StdioBridge {
 
 	/** Past the limit unread on stdout neither the socket nor stdin is read, until the client read it (core/wire/backlog.ts). */
 	private outputBacklogged(backlogged: boolean): void {
-		if (backlogged) this.socket?.pause();
-		else this.socket?.resume();
+		void (backlogged ? this.socket?.pause() : this.socket?.resume());
 		this.stdin.hold(backlogged);
 	}
 
@@ -313,6 +312,8 @@ export class StdioBridge {
 	}
 
 	private hold(held: Held): void {
+		// An answer is owed to the connection that asked (its ids are that supervisor's): never to the next one.
+		if (held.shape.response) return void this.options.logger.debug(`bridge: dropped the client's answer to ${JSON.stringify(held.shape.id)}: the supervisor that asked is gone`);
 		if (this.queue.length >= (this.options.maxHeld ?? 10_000)) {
 			// A client flooding a long outage: refuse rather than grow without bound.
 			if (isRequest(held)) this.answerUnavailable(held, `${this.queue.length} messages are already waiting`);
@@ -408,7 +409,6 @@ export class StdioBridge {
 		this.lastFailure = undefined;
 		this.daemonProblem = undefined;
 		for (const held of this.queue.takeAll()) this.send(held);
-
 		// The new supervisor's tool set may differ from the old one's.
 		if (reconnect && this.clientInitialized) this.writeOut('{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}\n');
 	}

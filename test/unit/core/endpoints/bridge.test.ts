@@ -297,6 +297,27 @@ describe('the --stdio bridge', () => {
 		expect(bridge.state).toBe('open');
 	});
 
+	it('drops an answer its client gives while the supervisor that asked drains: it is owed to that connection, never to the next', async () => {
+		const {connections, send, bridge, clock} = bridgeOnMemory();
+		const first = await connection(connections, 0);
+		send(initialize);
+		await first.lines.next(message => message.id === 1);
+		first.send({jsonrpc: '2.0', id: 1, result: {protocolVersion: '2025-11-25', capabilities: {}, serverInfo: {name: 'hangar', version: '0'}}});
+		send({jsonrpc: '2.0', method: 'notifications/initialized'});
+		first.sendRaw(Buffer.from('{"jsonrpc":"2.0","id":"hangar-a-1","method":"elicitation/create","params":{"message":"m"}}\n{"jsonrpc":"2.0","method":"notifications/hangar/draining"}\n'));
+		await clock.advance(10);
+		send({jsonrpc: '2.0', id: 'hangar-a-1', result: {action: 'decline'}});
+		send({jsonrpc: '2.0', id: 3, method: 'ping'});
+		first.close();
+		await clock.advance(200);
+		const second = await connection(connections, 1);
+		const replay = await second.lines.next(message => message.method === 'initialize');
+		second.send({jsonrpc: '2.0', id: replay.id!, result: {protocolVersion: '2025-11-25', capabilities: {}, serverInfo: {name: 'hangar', version: '1'}}});
+		await second.lines.next(message => message.id === 3);
+		expect(second.lines.all.filter(message => message.result !== undefined)).toEqual([]);
+		expect(bridge.state).toBe('open');
+	});
+
 	it('refuses a request that reuses the id of one still in flight, and lets the first one be answered', async () => {
 		const {client, connections, send} = bridgeOnMemory();
 		const first = await connection(connections, 0);
