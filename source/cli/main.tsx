@@ -19,6 +19,7 @@ import {commandHelpText, flagHelp, verbNames, generalHelpText} from './help.js';
 import {didYouMean} from '../core/base/closest-match.js';
 import {clientIds} from '../client-files/client-model.js';
 import {selfCommand} from '../client-files/hangar-launch.js';
+import {ClientFileError} from '../client-files/read-client-file.js';
 
 // Words after a lone "--" are the command of `add`, never flags of hangar's own.
 const argv = process.argv.slice(2);
@@ -417,8 +418,9 @@ function usage(problem: string): never {
 main().catch((error: unknown) => {
 	// HttpSetupError by name: its module is loaded only for --http.
 	if (error instanceof UsageError || (error instanceof Error && error.name === 'HttpSetupError')) usage((error as Error).message);
-	if (error instanceof ConfigError) {
-		terminalOutput.err(`mcp-hangar: ${error.message}\n`);
+	// A client's file that does not parse (setup and import read them): its path and the problem, then how to go on.
+	if (error instanceof ConfigError || error instanceof ClientFileError) {
+		terminalOutput.err(`mcp-hangar: ${error.message}${error instanceof ClientFileError ? '. Fix that file (or move it away), then run the command again.' : ''}\n`);
 		process.exit(1);
 	}
 

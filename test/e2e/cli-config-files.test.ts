@@ -466,6 +466,18 @@ describe('mcp-hangar setup', () => {
 		expect(nothing.stderr).toContain('no backup of');
 	});
 
+	it('vscode with a settings.json that does not parse: refused in a sentence naming the file, no stack trace', async () => {
+		const home = clientHome(entry => entry.client === 'vscode');
+		fs.writeFileSync(home.file('~/.config/Code/User/mcp.json'), '{"servers": {"memory": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"]}}}\n');
+		fs.writeFileSync(home.file('~/.config/Code/User/settings.json'), '{"editor.fontSize": 14,,}\n');
+		const config = path.join(home.root, 'hangar.json');
+		fs.writeFileSync(config, '{"mcpServers": {"memory": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"]}}}\n');
+		const run = await hangar(home, ['setup', 'vscode', '--dry-run', '--config', config]);
+		expect(run.code).toBe(1);
+		expect(run.stderr).toMatch(/settings\.json: .*Fix that file \(or move it away\), then run the command again\.\n$/);
+		expect(run.stderr).not.toContain('    at ');
+	});
+
 	it('vscode with servers in both user files: hangar goes in mcp.json, settings.json\'s servers go too (its other settings kept), and --undo restores both byte for byte', async () => {
 		const home = clientHome(entry => entry.client === 'vscode');
 		const mcpJson = home.file('~/.config/Code/User/mcp.json');
