@@ -18,13 +18,13 @@ afterEach(() => {
 });
 
 /** A stdio upstream: initialize answered with `init` (a JSON text), tools/call with `call`. */
-function server(init: string, call: string): string {
+function server(init: string, call: string, callPrefix = ''): string {
 	return `
 let buf = '';
-const out = o => process.stdout.write(JSON.stringify(o) + '\\n');
+const out = (o, prefix = '') => process.stdout.write(prefix + JSON.stringify(o) + '\\n');
 process.stdin.on('data', d => { buf += d; let i; while ((i = buf.indexOf('\\n')) >= 0) { const m = JSON.parse(buf.slice(0, i)); buf = buf.slice(i + 1);
   if (m.method === 'initialize') out({jsonrpc: '2.0', id: m.id, ...${init}});
-  else if (m.method === 'tools/call') out({jsonrpc: '2.0', id: m.id, ...${call}});
+  else if (m.method === 'tools/call') out({jsonrpc: '2.0', id: m.id, ...${call}}, ${JSON.stringify(callPrefix)});
   else if (m.id !== undefined && m.method) out({jsonrpc: '2.0', id: m.id, result: {}});
 } });
 process.stdin.on('end', () => process.exit(0));
@@ -33,10 +33,10 @@ process.stdin.on('end', () => process.exit(0));
 
 const goodInit = `{result: {protocolVersion: m.params.protocolVersion, capabilities: {tools: {}}, serverInfo: {name: 'p', version: '1'}}}`;
 
-async function open(init: string, call = '{result: {content: []}}'): Promise<{connection: UpstreamConnection; log: LogBuffer}> {
+async function open(init: string, call = '{result: {content: []}}', callPrefix = ''): Promise<{connection: UpstreamConnection; log: LogBuffer}> {
 	const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hangar-malformed-'));
 	dirs.push(dir);
-	const config = parseConfig({mcpServers: {broken: {command: process.execPath, args: ['-e', server(init, call)], startTimeoutSeconds: 30}}}, path.join(dir, 'config.json'), {stateDir: dir});
+	const config = parseConfig({mcpServers: {broken: {command: process.execPath, args: ['-e', server(init, call, callPrefix)], startTimeoutSeconds: 30}}}, path.join(dir, 'config.json'), {stateDir: dir});
 	const log = new LogBuffer(100);
 	const connection = await UpstreamConnection.open(config.servers[0]!, log, {onClose() {}, onToolsChanged() {}}, AbortSignal.timeout(30_000), 500, undefined, 'legacy');
 	return {connection, log};
@@ -60,6 +60,19 @@ describe('malformed answers', () => {
 			expect(error?.message).toContain(fault);
 			expect(error?.message).toContain('The server is broken: report it to its authors, or quarantine it (mcp-hangar quarantine broken)');
 			expect(log.tail(10, 'stdout').map(line => line.text)).toEqual([expect.stringContaining('not JSON-RPC (its request fails: Invalid Request')]);
+		} finally {
+			await connection.close(500);
+		}
+	});
+
+	it('fails a call whose malformed answer starts with a byte order mark (the rule allows one) the same way, and goes on', async () => {
+		const {connection} = await open(goodInit, '{result: null}', '\uFEFF');
+		try {
+			const error = await connection.callTool('echo', {}, {timeoutMs: 60_000}).then(
+				() => undefined,
+				(error: unknown) => error as Error,
+			);
+			expect(error?.message).toContain('answered tools/call with "result": null, which is not an object');
 		} finally {
 			await connection.close(500);
 		}

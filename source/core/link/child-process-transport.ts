@@ -246,7 +246,7 @@ export class ChildProcessTransport implements Transport {
 				this.log.push('stdout', `not JSON-RPC (${failed ? 'its request fails' : 'ignored'}${why}): ${detached(line.slice(0, keptBytes))}${line.length > keptBytes ? `… (${line.length} chars)` : ''}`);
 			}
 
-			if (failed) this.onMalformedAnswer?.(checked!.id!, method, JSON.parse(line) as Record<string, unknown>, checked!.message);
+			if (failed) this.onMalformedAnswer?.(checked!.id!, method, parsedAnswer(line), checked!.message);
 			return;
 		}
 
@@ -380,5 +380,15 @@ export class ChildProcessTransport implements Transport {
 
 			this.exitWaiters.push(done);
 		});
+	}
+}
+
+/** A malformed answer's object, for what says what was wrong with it (a BOM before it, as the rule allows; {} if it is not one). */
+function parsedAnswer(line: string): Record<string, unknown> {
+	try {
+		const value: unknown = JSON.parse(line.trimStart().replace(/^\uFEFF/, ''));
+		return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+	} catch {
+		return {};
 	}
 }
