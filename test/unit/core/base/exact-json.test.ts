@@ -22,6 +22,14 @@ describe('numbers read exactly', () => {
 		expect(value).toEqual({a: 123_456_789_012_345, b: 1e99, c: '9007199254740993'});
 	});
 
+	it('finds them after a space, in an array, signed, with a fraction; and keeps a task\'s ttl and pollInterval numbers', () => {
+		const text = '{"a": 1e400, "b":[ 9007199254740993], "c":-12345678901234567890, "d":1.5E+308, "task":{"ttl":9223372036854775807,"pollInterval":1e400}}';
+		const value = parseExact(text) as {task: {ttl: unknown; pollInterval: unknown}};
+		expect(JSON.stringify(value)).toBe('{"a":1e400,"b":[9007199254740993],"c":-12345678901234567890,"d":1.5e+308,"task":{"ttl":9223372036854776000,"pollInterval":null}}');
+		expect(typeof value.task.ttl).toBe('number');
+		expect(typeof value.task.pollInterval).toBe('number');
+	});
+
 	it('keeps the numbers hangar reads numbers, so an unsafe id is still refused and echoed as written', () => {
 		const line = '{"jsonrpc":"2.0","id":9007199254740993,"method":"tools/call","params":{"name":"x","arguments":{"n":9007199254740993},"_meta":{"progressToken":12345678901234567890}}}';
 		const message = parseExactMessage(line) as {id: unknown; params: {arguments: {n: unknown}; _meta: {progressToken: unknown}}};
