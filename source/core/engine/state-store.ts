@@ -299,6 +299,7 @@ export class StateStore {
 		if (this.poll !== undefined) clearInterval(this.poll);
 		this.poll = undefined;
 		await this.flush();
+		clearTimeout(this.retry);
 		if (this.lockHeld) {
 			try {
 				releaseLock(lockPath(this.dir));
@@ -434,6 +435,9 @@ export class StateStore {
 		this.logger.error(`cannot write ${file}: ${error.message}; the state is kept in memory and written again at its next change`);
 	}
 
+	/** The retry of a failed write (see write). */
+	private retry: NodeJS.Timeout | undefined;
+
 	private schedule(): void {
 		if (!this.lockHeld || this.timer !== undefined) return;
 		this.timer = setTimeout(() => {
@@ -464,12 +468,21 @@ export class StateStore {
 				this.written();
 			} catch (error) {
 				this.failed(file, error as Error);
+				// Still to be written: at the next change, at exit (flush), and by itself every retryMs meanwhile.
+				this.dirty = true;
+				this.retry ??= setTimeout(() => {
+					this.retry = undefined;
+					if (this.dirty) this.schedule();
+				}, retryMs).unref();
 			} finally {
 				this.writesUnderWay -= 1;
 			}
 		});
 	}
 }
+
+/** How long after a failed write the state is written again when nothing changes meanwhile. */
+const retryMs = 5000;
 
 function safeLockStatus(dir: string): ReturnType<typeof lockStatus> | undefined {
 	try {

@@ -98,7 +98,7 @@ export type RelayOptions = {
 	inputKey?: string | undefined;
 	/**
 	 * How many requests hangar sent the upstream on its own are in flight as
-	 * the request arrives (initialize, pings, list reads, logging/setLevel:
+	 * the request arrives (initialize, list reads; pings and logging/setLevel are not counted):
 	 * no client caused them, so a message that came while one ran may be
 	 * that request's, not a client's).
 	 */

@@ -544,8 +544,10 @@ export class UpstreamConnection {
 
 	/** A health check: `ping`, or `server/discover` for a modern upstream, whose era has no ping. */
 	async ping(timeoutMs: number): Promise<void> {
-		if (this.modern) await this.request(async () => this.client.discover({timeout: timeoutMs}), undefined, timeoutMs);
-		else await this.request(async () => this.client.ping({timeout: timeoutMs}), undefined, timeoutMs);
+		// Not counted as hangar's own (a health check makes no upstream ask or log anything of a client's): a slow
+		// answer would otherwise hold every untied message and request of its clients off for pingTimeoutMs.
+		if (this.modern) await this.request(async () => this.client.discover({timeout: timeoutMs}), undefined, timeoutMs, false);
+		else await this.request(async () => this.client.ping({timeout: timeoutMs}), undefined, timeoutMs, false);
 	}
 
 	/** Closes the session and stops the process (stdin close, SIGTERM, SIGKILL). */

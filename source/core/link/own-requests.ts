@@ -113,6 +113,8 @@ class OwnRequest implements Expiring {
 	expire(): void {
 		this.cleanup();
 		this.cancel({requestId: this.id, reason: `no answer within ${this.options.timeoutMs} ms`});
+		// The upstream may run on past hangar's deadline: a late answer tells the engine it stopped.
+		if (this.options.onAnswered !== undefined) this.requests.cancelledRunning(this.id, this.options.onAnswered);
 		this.reject(new UpstreamTimeoutError(this.options.timeoutMs));
 	}
 

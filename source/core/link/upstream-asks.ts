@@ -64,7 +64,7 @@ export class UpstreamAsks {
 	/** The deadlines of the calls in flight: paused while the upstream waits for a client's answer (one added meanwhile starts paused). */
 	readonly deadlines = new DeadlineBook();
 	private holds = 0;
-	/** Requests hangar sent on its own through the SDK, for no client, in flight (initialize, pings, list reads; not logging/setLevel, its clients' level): see RelayOptions.hangarRequests. */
+	/** Requests hangar sent on its own through the SDK, for no client, in flight (initialize, list reads; not pings, nor logging/setLevel, its clients' level): see RelayOptions.hangarRequests. */
 	hangarRequests = 0;
 
 	constructor(private readonly deps: UpstreamAskDeps) {}

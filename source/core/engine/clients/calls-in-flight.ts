@@ -53,8 +53,8 @@ export class CallersInFlight {
 	private droppedUntil = 0;
 	/** Hangar's own requests in flight (no client's). */
 	private own = 0;
-	/** The session whose request began here last: an untied message with nothing in flight may be about it. */
-	private last: ClientRecord | undefined;
+	/** The session whose request began here last ('hangar' for one of hangar's own): an untied message with nothing in flight may be about it. */
+	private last: ClientRecord | 'hangar' | undefined;
 
 	constructor(private readonly now: () => number = Date.now) {}
 
@@ -94,14 +94,17 @@ export class CallersInFlight {
 	/** A request hangar sent on its own (no client's) began; `endOwn` when it ends. */
 	beginOwn(): void {
 		this.own += 1;
+		this.last = 'hangar';
 	}
 
-	endOwn(): void {
+	/** `mayRunMs`: it was cancelled or timed out after it was sent, and may still run at the upstream that long. */
+	endOwn(mayRunMs?: number): void {
 		this.own -= 1;
+		if (mayRunMs !== undefined) this.droppedUntil = Math.max(this.droppedUntil, this.now() + mayRunMs);
 	}
 
-	/** The session whose request began on this instance last, if any did: with nothing in flight, what the upstream says may be about it. */
-	get lastSession(): ClientRecord | undefined {
+	/** The session whose request began on this instance last, if any did ('hangar' for one of its own): with nothing in flight, what the upstream says may be about it. */
+	get lastSession(): ClientRecord | 'hangar' | undefined {
 		return this.last;
 	}
 

@@ -73,6 +73,9 @@ export class InstanceModes {
 		private readonly onLearned: (upstream: Upstream) => void,
 	) {}
 
+	/** The upstreams `drain` waits on. */
+	private readonly draining = new WeakSet<Upstream>();
+
 	/** The session that created a task hangar handed out (its id) on an instance (its name); the supervisor's task book answers. */
 	taskOwner: (instance: string, taskId: string) => ClientRecord | undefined = () => undefined;
 
@@ -155,9 +158,13 @@ export class InstanceModes {
 	 * supervisor drains it when ready.
 	 */
 	drain(upstream: Upstream, reason = 'it runs one instance per client session now ("instances": "auto" learned it); this shared one served its last call'): void {
+		// Once per upstream at a time: each ready transition (a restart, a recovery) would add another listener.
+		if (this.draining.has(upstream)) return;
+		this.draining.add(upstream);
 		const check = (): void => {
 			if (upstream.callsInFlight > 0 || upstream.tasksLive > 0) return;
 			upstream.off('activity', check);
+			this.draining.delete(upstream);
 			if (upstream.state === 'ready' || upstream.state === 'degraded') void upstream.stop('cold', reason).catch(() => {});
 		};
 

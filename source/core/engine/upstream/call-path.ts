@@ -329,9 +329,11 @@ export class CallPath {
 	 * hour is a wait for its task, not work of its own), unless the upstream
 	 * answers it sooner or the connection closes (the connection tells `onAnswered`).
 	 */
-	private endCaller(caller: Caller | undefined, cancelledAfterSend: boolean, limit: {timeoutMs: number}, began: number): void {
-		if (caller === undefined) this.callers.endOwn();
-		else if (cancelledAfterSend) this.callers.cancelled(caller, Math.min(remainingOf(limit, began), this.deps.callTimeoutMs));
+	private endCaller(caller: Caller | undefined, mayRun: 'cancelled' | 'timed out' | undefined, limit: {timeoutMs: number}, began: number): void {
+		// One hangar gave up on (its deadline passed) is the likeliest to run on: it counts for a whole callTimeoutSeconds.
+		const forMs = mayRun === undefined ? 0 : mayRun === 'timed out' ? this.deps.callTimeoutMs : Math.min(remainingOf(limit, began), this.deps.callTimeoutMs);
+		if (caller === undefined) this.callers.endOwn(mayRun === undefined ? undefined : forMs);
+		else if (mayRun !== undefined) this.callers.cancelled(caller, forMs);
 		else this.callers.end(caller);
 	}
 
@@ -377,7 +379,7 @@ export class CallPath {
 		const limit = before?.limit ?? callLimit(context.deadline, deps.callTimeoutMs);
 		const cancel = cancelOf(context);
 		let failed = false;
-		let cancelledAfterSend = false;
+		let mayRun: 'cancelled' | 'timed out' | undefined;
 		let endedAt: number | undefined;
 		try {
 			if (cancel?.aborted) throw new RequestCancelledError();
@@ -415,7 +417,7 @@ export class CallPath {
 
 			return result;
 		} catch (error) {
-			cancelledAfterSend = phase === 'call' && error instanceof RequestCancelledError;
+			mayRun = phase !== 'call' ? undefined : error instanceof RequestCancelledError ? 'cancelled' : error instanceof UpstreamTimeoutError ? 'timed out' : undefined;
 			const mapped = describeCallFailure(error, {...deps.failureFacts(), upstream: deps.name, tool, phase, timeoutMs: limit.timeoutMs, budget: limit.budget});
 			failed = mapped.countsForBreaker;
 			const ms = performance.now() - began;
@@ -439,7 +441,7 @@ export class CallPath {
 
 			throw mapped.error;
 		} finally {
-			this.endCaller(caller, cancelledAfterSend, limit, began);
+			this.endCaller(caller, mayRun, limit, began);
 			this.callEnded(tool, failed, endedAt);
 		}
 	}
@@ -461,7 +463,7 @@ export class CallPath {
 		const progress = before === undefined ? (context.onProgress === undefined ? undefined : new ProgressRelay(context.onProgress)) : before.relay;
 		const cancel = cancelOf(context);
 		let sent = false;
-		let cancelledAfterSend = false;
+		let mayRun: 'cancelled' | 'timed out' | undefined;
 		try {
 			if (cancel?.aborted) throw new RequestCancelledError();
 			if (before?.failure !== undefined) throw before.failure;
@@ -476,7 +478,7 @@ export class CallPath {
 				onAnswered: caller === undefined ? undefined : () => this.callers.end(caller),
 			});
 		} catch (error) {
-			cancelledAfterSend = sent && error instanceof RequestCancelledError;
+			mayRun = !sent ? undefined : error instanceof RequestCancelledError ? 'cancelled' : error instanceof UpstreamTimeoutError ? 'timed out' : undefined;
 			if (error instanceof HangarError) throw error;
 			if (error instanceof UpstreamRpcError) throw new UpstreamRpcError(error.code, `upstream "${deps.name}": ${operation} failed: ${error.message}`, error.data);
 			if (error instanceof RequestCancelledError) throw requestFailed(deps.name, operation, {kind: 'failed', message: 'cancelled by the client'});
@@ -487,7 +489,7 @@ export class CallPath {
 			if (error instanceof ConnectionLostError) throw requestFailed(deps.name, operation, {kind: 'lost', message: 'the connection to the upstream closed while the request was in flight'});
 			throw requestFailed(deps.name, operation, {kind: 'failed', message: errorMessage(error), remoteUrl: deps.failureFacts().remoteUrl});
 		} finally {
-			this.endCaller(caller, cancelledAfterSend, limit, began);
+			this.endCaller(caller, mayRun, limit, began);
 			this.ended();
 		}
 	}
@@ -511,7 +513,7 @@ export class CallPath {
 		} catch (failure) {
 			return {began, limit, relay, failure};
 		} finally {
-			this.endCaller(caller, false, limit, began);
+			this.endCaller(caller, undefined, limit, began);
 		}
 	}
 

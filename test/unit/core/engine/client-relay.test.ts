@@ -319,6 +319,31 @@ describe('SharedRelay: a request reaches only the client whose call caused it', 
 		expect(b.logs).toEqual([]);
 	});
 
+	it('keeps an untied message from the only session after a call of hangar\'s own: while it may still run (cancelled, timed out), and as the last request to run', () => {
+		const registry = new ClientRegistry();
+		let now = 0;
+		const callers = new CallersInFlight(() => now);
+		const host: SharedHost = {setting: 'shared', callers, runsPerClient: () => false, clientScoped: () => {}, taskOwner: () => undefined};
+		const relay = new SharedRelay(registry, host, silentLogger);
+		const c = session(registry, 'c', []);
+		c.record.setLogLevel('debug');
+		callers.end(callers.begin(c.record, 1));
+		relay.log('fx', {level: 'info', data: 'c alone'});
+		// A one-shot `mcp-hangar call` on the same instance, answered: what comes next may be about its arguments.
+		callers.beginOwn();
+		callers.endOwn();
+		relay.log('fx', {level: 'info', data: 'maybe about the own call'});
+		// Then c's call, during which an own call timed out: it may run on for that long.
+		const call = callers.begin(c.record, 2);
+		callers.beginOwn();
+		callers.endOwn(60_000);
+		relay.log('fx', {level: 'info', data: 'maybe the timed-out own call\'s'});
+		now += 60_000;
+		relay.log('fx', {level: 'info', data: 'c\'s'});
+		callers.end(call);
+		expect(c.logs.map(log => log.data)).toEqual(['c alone', 'c\'s']);
+	});
+
 	it('refuses a request while another client\'s cancelled call may still run, and keeps counting cancelled calls past its limit by their deadline', async () => {
 		const registry = new ClientRegistry();
 		let now = 0;

@@ -36,6 +36,17 @@ describe('OwnRequests: a request its caller cancelled after it was sent', () => 
 		expect(answered).toEqual(['one', 'two']);
 	});
 
+	it('keeps one that timed out as may-still-run too, until the upstream answers it', async () => {
+		const {own, sent} = requests();
+		const answered: string[] = [];
+		const call = own.send('tools/call', {name: 'slow'}, {timeoutMs: 1, onAnswered: () => answered.push('slow')});
+		await expect(call).rejects.toThrow();
+		expect(sent.filter(message => message['method'] === 'notifications/cancelled')).toHaveLength(1);
+		expect(answered).toEqual([]);
+		own.settle('h0', {jsonrpc: '2.0', id: 'h0', result: {content: []}});
+		expect(answered).toEqual(['slow']);
+	});
+
 	it('tells nothing for one cancelled before it was sent, and keeps at most cancelledLimit', async () => {
 		const {own} = requests();
 		const answered: number[] = [];
