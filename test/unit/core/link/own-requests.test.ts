@@ -1,4 +1,4 @@
-import {describe, expect, it} from 'vitest';
+import {describe, expect, it, vi} from 'vitest';
 import {DeadlineBook} from '../../../../source/core/base/deadline-book.js';
 import {RequestCancelledError} from '../../../../source/core/link/connection-errors.js';
 import {OwnRequests, cancelledLimit} from '../../../../source/core/link/own-requests.js';
@@ -37,10 +37,14 @@ describe('OwnRequests: a request its caller cancelled after it was sent', () => 
 	});
 
 	it('keeps one that timed out as may-still-run too, until the upstream answers it', async () => {
+		vi.useFakeTimers({toFake: ['setTimeout', 'clearTimeout', 'performance']});
 		const {own, sent} = requests();
 		const answered: string[] = [];
-		const call = own.send('tools/call', {name: 'slow'}, {timeoutMs: 1, onAnswered: () => answered.push('slow')});
-		await expect(call).rejects.toThrow();
+		const call = own.send('tools/call', {name: 'slow'}, {timeoutMs: 1000, onAnswered: () => answered.push('slow')});
+		const failed = expect(call).rejects.toThrow(/1000/);
+		await vi.advanceTimersByTimeAsync(1000);
+		vi.useRealTimers();
+		await failed;
 		expect(sent.filter(message => message['method'] === 'notifications/cancelled')).toHaveLength(1);
 		expect(answered).toEqual([]);
 		own.settle('h0', {jsonrpc: '2.0', id: 'h0', result: {content: []}});
