@@ -126,6 +126,17 @@ async function connection(connections: SupervisorEnd[], index: number): Promise<
 	return connections[index]!;
 }
 
+/** After a lost connection and a ping (id 3) the client sent: the next supervisor gets the ping, and no answer of the client's. */
+async function expectNoAnswerReachesTheNext(connections: Parameters<typeof connection>[0], clock: {advance(ms: number): Promise<void>}, bridge: {state: string}): Promise<void> {
+	await clock.advance(200);
+	const second = await connection(connections, 1);
+	const replay = await second.lines.next(message => message.method === 'initialize');
+	second.send({jsonrpc: '2.0', id: replay.id!, result: {protocolVersion: '2025-11-25', capabilities: {}, serverInfo: {name: 'hangar', version: '1'}}});
+	await second.lines.next(message => message.id === 3);
+	expect(second.lines.all.filter(message => message.result !== undefined)).toEqual([]);
+	expect(bridge.state).toBe('open');
+}
+
 describe('the --stdio bridge', () => {
 	it('passes the client\'s session through to the supervisor and back, unchanged', async () => {
 		const {client, connections, send, bridge} = bridgeOnMemory();
@@ -288,13 +299,7 @@ describe('the --stdio bridge', () => {
 		// The client answers one of them late: the answer goes nowhere, not to the next supervisor.
 		send({jsonrpc: '2.0', id: 'hangar-a-3', result: {action: 'accept', content: {}}});
 		send({jsonrpc: '2.0', id: 3, method: 'ping'});
-		await clock.advance(200);
-		const second = await connection(connections, 1);
-		const replay = await second.lines.next(message => message.method === 'initialize');
-		second.send({jsonrpc: '2.0', id: replay.id!, result: {protocolVersion: '2025-11-25', capabilities: {}, serverInfo: {name: 'hangar', version: '1'}}});
-		await second.lines.next(message => message.id === 3);
-		expect(second.lines.all.filter(message => message.result !== undefined)).toEqual([]);
-		expect(bridge.state).toBe('open');
+		await expectNoAnswerReachesTheNext(connections, clock, bridge);
 	});
 
 	it('drops an answer its client gives while the supervisor that asked drains: it is owed to that connection, never to the next', async () => {
@@ -309,13 +314,7 @@ describe('the --stdio bridge', () => {
 		send({jsonrpc: '2.0', id: 'hangar-a-1', result: {action: 'decline'}});
 		send({jsonrpc: '2.0', id: 3, method: 'ping'});
 		first.close();
-		await clock.advance(200);
-		const second = await connection(connections, 1);
-		const replay = await second.lines.next(message => message.method === 'initialize');
-		second.send({jsonrpc: '2.0', id: replay.id!, result: {protocolVersion: '2025-11-25', capabilities: {}, serverInfo: {name: 'hangar', version: '1'}}});
-		await second.lines.next(message => message.id === 3);
-		expect(second.lines.all.filter(message => message.result !== undefined)).toEqual([]);
-		expect(bridge.state).toBe('open');
+		await expectNoAnswerReachesTheNext(connections, clock, bridge);
 	});
 
 	it('refuses a request that reuses the id of one still in flight, and lets the first one be answered', async () => {
