@@ -172,15 +172,17 @@ describe('a request an upstream sends right after its answer', () => {
 describe('"instances": "shared", two clients', () => {
 	it('over --stdio bridges: relays a request to the only client with a call in flight, refuses one it cannot place; 50 concurrent rounds, none crosses', async () => {
 		const file = writeConfig(tempDir(), {probe: probe({instances: 'shared'})}, fastHangar);
-		await startDaemon(file);
+		const daemon = await startDaemon(file, {args: ['--log-level', 'info']});
 		const [ada, bob] = await attach(file, ['ada', 'bob']);
 		// Alone in flight: it is ada's.
 		expect(answeredBy(structured(await ada!.client.callTool({name: 'probe__ask', arguments: {kind: 'sampling'}})))).toBe('ada');
 		expectNoCrossing(await concurrentRounds([ada!, bob!], 'probe__ask', 50));
 		// Roots are never answered on an instance every client shares.
 		expect(answeredBy(structured(await bob!.client.callTool({name: 'probe__ask', arguments: {kind: 'roots'}})))).toContain('one client\'s roots would scope it for all of them');
-		// Outside any call: refused, though both clients could answer.
+		// Outside any call: refused, though both clients could answer. No call is made until hangar has answered it
+		// (its log says so): a call in flight when it came would make it that call's client's, as the rule says.
 		await ada!.client.callTool({name: 'probe__outside-now', arguments: {kind: 'sampling'}});
+		await waitFor(() => (daemon.stderr().includes('"probe" sent sampling/createMessage, answered with an error: hangar cannot tell which client it belongs to: no client') ? true : undefined), 'hangar to answer the outside request');
 		const outside = await waitFor(async () => {
 			const {outside: list} = structured(await bob!.client.callTool({name: 'probe__outside', arguments: {}})) as {outside: Array<{error?: {message: string}}>};
 			return list[0];
