@@ -11,7 +11,8 @@
 import readline from 'node:readline/promises';
 import {isAlive} from '../core/base/process-alive.js';
 import {terminalText} from '../core/base/terminal-text.js';
-import {ConsoleClient, ownerLabel} from '../core/endpoints/console-client.js';
+import {ConsoleClient} from '../core/endpoints/console-client.js';
+import {ownerLabel} from '../core/endpoints/supervisor-client.js';
 import type {EndpointOwner} from '../core/endpoints/socket-client.js';
 import {mcpClients, type ClientView} from '../core/engine/clients/clients.js';
 import {readConfig, type VerbOptions} from './supervisor-verbs.js';

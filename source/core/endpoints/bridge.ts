@@ -257,11 +257,11 @@ export class StdioBridge {
 		const helds: Held[] = [];
 		for (const member of members) {
 			const checked = checkJsonRpcMessage(member);
+			if (!isProblem(checked) && checked.kind === 'response' && checked.id !== undefined) this.asks.answered(checked.id); // in a batch as alone
 			if (isProblem(checked) || checked.kind !== 'request' || this.owes(checked.id!)) continue;
 			if (this.machine.state === 'open') this.session.request(checked.id!, checked.method, checked.params);
 			helds.push({line: JSON.stringify(member), shape: {id: checked.id, method: checked.method, response: false, error: false}, heldSince: Date.now()});
 		}
-
 		if (this.machine.state === 'unusable') {
 			for (const held of helds) this.answerUnavailable(held);
 			return true;

@@ -16,8 +16,6 @@ import type {SignInStart} from '../engine/sign-in-start.js';
 import type {EndpointOwner} from './socket-client.js';
 import {SupervisorClient, ownerLabel} from './supervisor-client.js';
 
-export {ownerLabel};
-
 /** What a console needs of its supervisor; `ConsoleClient` is the one over the socket. */
 export type ConsoleLink = {
 	/** Who owns the supervisor, for the header: "hangar pid 123 (mcp-hangar serve)". */

@@ -516,8 +516,8 @@ export class Pipeline {
 		if (this.closed) return;
 		this.closed = true;
 		if (this.machine.can('close')) this.machine.apply('close', 'the transport closed');
+		// A cancelled request (this.cancelled) was aborted already: an abort is once.
 		for (const request of this.inflight.values()) request.context.abort('closed');
-		for (const request of this.cancelled) request.context.abort('closed');
 		this.onClose?.();
 	}
 }
